@@ -1,0 +1,2 @@
+/* daemon/acl_list.c: to be written */
+#include "config.h"

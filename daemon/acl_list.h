@@ -1,0 +1,35 @@
+/* daemon/acl_list.h - access-control: which clients may ask what.
+ * Longest-prefix match of the client address over the configured
+ * netblocks, built once per config snapshot, read-only afterwards. */
+#ifndef DAEMON_ACL_LIST_H
+#define DAEMON_ACL_LIST_H
+#include <sys/socket.h>
+
+struct config_file;
+
+enum acl_access {
+	acl_deny = 0,          /* drop the query */
+	acl_refuse,            /* answer REFUSED */
+	acl_deny_non_local,    /* local zones answer; everything else dropped */
+	acl_refuse_non_local,  /* local zones answer; everything else REFUSED */
+	acl_allow,             /* recursion for RD=1 queries */
+	acl_allow_setrd,       /* as allow, RD=0 treated as RD=1 */
+	acl_allow_snoop        /* as allow, RD=0 (cache snooping) allowed too */
+};
+
+struct acl_list;
+
+/* Build from cfg->acls over Unbound's defaults (0.0.0.0/0 and ::0/0
+ * refuse, 127.0.0.0/8, ::1 and ::ffff:127.0.0.1 allow). A later line for
+ * the same netblock replaces an earlier one. A bad netblock or action is
+ * printed as an error to stderr; returns NULL then. */
+struct acl_list* acl_list_create(struct config_file* cfg);
+void acl_list_delete(struct acl_list* acl);
+/* The action for a client address. Lock-free, read-only. */
+enum acl_access acl_list_lookup(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* Parse an action name ("allow_snoop"); -1 if unknown. */
+int acl_parse_action(const char* s);
+const char* acl_action_str(enum acl_access a);
+
+#endif

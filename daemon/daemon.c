@@ -1,0 +1,2 @@
+/* daemon/daemon.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* daemon/query.c: to be written */
+#include "config.h"

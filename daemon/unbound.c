@@ -1,0 +1,2 @@
+/* daemon/unbound.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* daemon/worker.c: to be written */
+#include "config.h"

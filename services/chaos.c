@@ -1,0 +1,2 @@
+/* services/chaos.c: to be written */
+#include "config.h"

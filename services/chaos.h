@@ -1,0 +1,18 @@
+/* services/chaos.h - CHAOS class TXT answers: id.server, hostname.bind,
+ * version.server, version.bind, honouring hide-identity, hide-version,
+ * identity and version as Unbound does. */
+#ifndef SERVICES_CHAOS_H
+#define SERVICES_CHAOS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct config_file;
+struct query_info;
+
+/* If qi is a CH TXT query for one of the names above, write the reply to
+ * out and return 1. A hidden one is answered REFUSED, like Unbound.
+ * Returns 0 when the query is not one of these. */
+int chaos_answer(const struct config_file* cfg, const struct query_info* qi,
+	uint8_t* out, size_t limit, uint16_t edns_size, size_t* outlen);
+
+#endif

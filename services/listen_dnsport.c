@@ -1,0 +1,2 @@
+/* services/listen_dnsport.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* services/localzone.c: to be written */
+#include "config.h"

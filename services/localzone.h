@@ -1,0 +1,54 @@
+/* services/localzone.h - local-zone: and local-data: answers.
+ *
+ * Built once per config snapshot from local-zone, local-data and
+ * local-data-ptr and Unbound's default zones (services/localzone_default.c),
+ * then read-only and shared by all worker threads without locks.
+ * RR text is parsed with ldns; records are kept in uncompressed wire
+ * format so answering is a copy into the reply builder. */
+#ifndef SERVICES_LOCALZONE_H
+#define SERVICES_LOCALZONE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct config_file;
+struct query_info;
+
+enum localzone_type {
+	local_zone_deny = 0, local_zone_refuse, local_zone_static,
+	local_zone_transparent, local_zone_typetransparent, local_zone_redirect,
+	local_zone_nodefault, local_zone_inform, local_zone_inform_deny,
+	local_zone_inform_redirect, local_zone_always_transparent,
+	local_zone_block_a, local_zone_always_refuse, local_zone_always_nxdomain,
+	local_zone_always_null, local_zone_noview, local_zone_always_nodata,
+	local_zone_always_deny, local_zone_invalid
+};
+
+struct local_zones;
+
+/* Build from the config. Errors (bad zone type, RR text ldns cannot
+ * parse, local-data outside any zone is fine: a transparent zone is made
+ * for it as Unbound does) are printed to stderr; returns NULL then. */
+struct local_zones* local_zones_create(struct config_file* cfg);
+void local_zones_delete(struct local_zones* zones);
+
+enum localzone_result {
+	LZ_NO_ANSWER = 0, /* not answered locally: go on (cache/recursion) */
+	LZ_ANSWERED,      /* reply written to out, *outlen set */
+	LZ_DROP           /* deny/inform_deny: send nothing */
+};
+
+/* Answer qi from local zones, writing the reply into out (at most limit
+ * bytes; the reply is truncated with TC=1 if it does not fit).
+ * edns_size is the size to advertise in an OPT record when qi has EDNS.
+ * The inform types log the client address, hence addr. Lock-free. */
+enum localzone_result local_zones_answer(const struct local_zones* zones,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
+	size_t* outlen);
+
+/* Name to type ("static") and back; local_zone_invalid if unknown. */
+enum localzone_type local_zone_str2type(const char* s);
+const char* local_zone_type2str(enum localzone_type t);
+
+#endif

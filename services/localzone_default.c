@@ -1,0 +1,2 @@
+/* services/localzone_default.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* services/tcp_conn.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* smallapp/unbound-checkconf.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* util/config_file.c: to be written */
+#include "config.h"

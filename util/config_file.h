@@ -1,0 +1,215 @@
+/* util/config_file.h - the parsed unbound.conf.
+ *
+ * One config_file is a complete snapshot: the daemon reads a new one on
+ * SIGHUP and swaps it in whole. Every option name of unbound.conf(5) (as
+ * of Unbound 1.17) is known to the option table in util/config_options.c;
+ * options that are not implemented yet are accepted, type-checked, kept
+ * in cfg->unimplemented (for `unbound-checkconf -o`) and listed once at
+ * start-up by config_log_unimplemented(). */
+#ifndef UTIL_CONFIG_FILE_H
+#define UTIL_CONFIG_FILE_H
+#include <stddef.h>
+#include <stdio.h>
+
+struct config_strlist {
+	struct config_strlist* next;
+	char* str;
+};
+
+struct config_str2list {
+	struct config_str2list* next;
+	char* str;
+	char* str2;
+};
+
+/* a stub-zone: or forward-zone: clause */
+struct config_stub {
+	struct config_stub* next;
+	char* name;
+	struct config_strlist* hosts;   /* stub-host / forward-host */
+	struct config_strlist* addrs;   /* stub-addr / forward-addr */
+	int isprime;                    /* stub-prime */
+	int isfirst;                    /* stub-first / forward-first */
+	int tcp_upstream;
+	int ssl_upstream;
+	int no_cache;
+};
+
+/* a view: clause */
+struct config_view {
+	struct config_view* next;
+	char* name;
+	struct config_str2list* local_zones;
+	struct config_strlist* local_data;
+	int view_first;
+};
+
+/* an auth-zone: or rpz: clause (kept for later work) */
+struct config_auth {
+	struct config_auth* next;
+	char* name;
+	struct config_strlist* masters;
+	struct config_strlist* urls;
+	struct config_strlist* allow_notify;
+	char* zonefile;
+	int for_downstream, for_upstream, fallback_enabled, isrpz;
+};
+
+struct config_file {
+	/* where it was read from */
+	char* filename;
+
+	/* server: general */
+	int verbosity;
+	int num_threads;
+	int port;
+	struct config_strlist* ifs;      /* interface: (text, may have @port) */
+	int num_ifs;
+	struct config_strlist* out_ifs;  /* outgoing-interface: */
+	int do_ip4, do_ip6, do_udp, do_tcp;
+	int prefer_ip4, prefer_ip6;
+	size_t so_rcvbuf;               /* 0: leave the OS default */
+	size_t so_sndbuf;
+	int so_reuseport;
+	int ip_freebind;
+	int ip_transparent;
+	int ip_dscp;
+	size_t edns_buffer_size;        /* default 1232 */
+	size_t max_udp_size;            /* default 1232 */
+	size_t msg_buffer_size;         /* default 65552 */
+	int incoming_num_tcp;           /* per thread, default 10 */
+	int outgoing_num_tcp;
+	int tcp_idle_timeout;           /* msec, default 30000 */
+	int tcp_mss;
+
+	/* server: daemon life cycle and logging */
+	int do_daemonize;               /* default yes */
+	char* pidfile;
+	char* logfile;
+	int use_syslog;                 /* default yes (as Unbound) */
+	char* log_identity;
+	int log_time_ascii;
+	int log_queries;
+	int log_replies;
+	int log_local_actions;
+	int log_servfail;
+	char* username;
+	char* chrootdir;
+	char* directory;
+	int use_systemd;
+
+	/* server: access control */
+	struct config_str2list* acls;   /* access-control: netblock action */
+	struct config_str2list* interface_actions; /* interface-action: */
+
+	/* server: local zones */
+	struct config_str2list* local_zones;   /* local-zone: name type */
+	struct config_strlist* local_zones_nodefault; /* names with nodefault */
+	struct config_strlist* local_data;      /* local-data: "RR text" */
+	struct config_strlist* local_data_ptr;  /* local-data-ptr: "ip name" */
+	int unblock_lan_zones;
+	int insecure_lan_zones;
+
+	/* server: identity */
+	int hide_identity;
+	int hide_version;
+	int hide_trustanchor;
+	char* identity;   /* NULL: hostname */
+	char* version;    /* NULL: package version */
+	char* nsid;
+
+	/* server: resolution (used from the iterator issue on) */
+	struct config_strlist* root_hints;
+	int outgoing_num_ports;          /* outgoing-range */
+	int do_not_query_localhost;      /* default yes */
+	struct config_strlist* donotqueryaddrs;
+	int qname_minimisation;
+	int qname_minimisation_strict;
+	int use_caps_for_id;
+	int harden_glue;
+	int harden_dnssec_stripped;
+	int harden_below_nxdomain;
+	int harden_referral_path;
+	int minimal_responses;
+	int rrset_roundrobin;
+	int prefetch;
+	int tcp_upstream;
+	int udp_connect;
+	char* target_fetch_policy;
+	struct config_strlist* private_address;
+	struct config_strlist* private_domain;
+	size_t msg_cache_size;
+	int msg_cache_slabs;
+	size_t rrset_cache_size;
+	int rrset_cache_slabs;
+	int num_queries_per_thread;
+	int jostle_time;
+	int max_ttl, min_ttl, max_negative_ttl;
+	int infra_host_ttl;
+	int infra_cache_numhosts;
+	int infra_cache_min_rtt;
+	int serve_expired;
+	int serve_expired_ttl;
+	int serve_expired_reply_ttl;
+	int serve_expired_client_timeout;
+	char* module_conf;
+
+	/* server: statistics */
+	int stat_interval;
+	int stat_cumulative;
+	int stat_extended;
+
+	/* clauses */
+	struct config_stub* stubs;
+	struct config_stub* forwards;
+	struct config_view* views;
+	struct config_auth* auths;
+
+	/* remote-control: */
+	int remote_control_enable;
+	struct config_strlist* control_ifs;
+	int control_port;
+	int control_use_cert;
+	char* server_key_file;
+	char* server_cert_file;
+	char* control_key_file;
+	char* control_cert_file;
+
+	/* Options accepted but not implemented yet: str is "clause:option"
+	 * ("server:prefetch-key"), str2 the value as written. */
+	struct config_str2list* unimplemented;
+};
+
+/* A config with Unbound's defaults. NULL when out of memory. */
+struct config_file* config_create(void);
+/* Read filename into cfg (include: and include-toplevel: with globs are
+ * followed; chroot, when not NULL, is prepended to relative includes as
+ * Unbound does). Every error is printed to stderr as
+ *   FILE:LINE: error: MESSAGE
+ * and reading goes on to report more; returns 1 when there was no error,
+ * 0 otherwise (and then prints "read FILE failed: N errors in
+ * configuration file"). */
+int config_read(struct config_file* cfg, const char* filename,
+	const char* chroot);
+/* Free everything. NULL is fine. */
+void config_delete(struct config_file* cfg);
+/* Print the value of option opt (name without the colon, e.g.
+ * "num-threads") as unbound-checkconf -o does: one value a line, lists
+ * one item a line. Returns 1 if the option is known, 0 if not. */
+int config_print_option(struct config_file* cfg, const char* opt, FILE* out);
+/* Log, once, at verbosity >= 1, the options set in this config that are
+ * accepted but not implemented yet (one line each). */
+void config_log_unimplemented(struct config_file* cfg);
+/* Semantic checks across options (interfaces parse as addresses,
+ * num-threads >= 1, sizes in range, port in range, ...) as
+ * unbound-checkconf does after parsing. Access control and local zones
+ * are checked by building them (acl_list_create, local_zones_create).
+ * Errors are printed to stderr; returns 1 when fine. */
+int config_check(struct config_file* cfg);
+/* Parse "yes"/"no" (1/0), -1 if neither. */
+int cfg_parse_yesno(const char* s);
+/* Parse a size with optional k/m/g (case-insensitive, binary multiples
+ * as Unbound: 1k = 1024). Returns 1 and sets *res on success. */
+int cfg_parse_memsize(const char* s, size_t* res);
+
+#endif

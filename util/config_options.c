@@ -1,0 +1,2 @@
+/* util/config_options.c: to be written */
+#include "config.h"

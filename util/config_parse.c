@@ -1,0 +1,2 @@
+/* util/config_parse.c: to be written */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* util/dname.c: to be written */
+#include "config.h"

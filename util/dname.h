@@ -1,0 +1,36 @@
+/* util/dname.h - domain names in uncompressed wire format
+ * (length-prefixed labels ending with the root label 0). */
+#ifndef UTIL_DNAME_H
+#define UTIL_DNAME_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define LDNS_MAX_DOMAINLEN 255
+#define LDNS_MAX_LABELLEN 63
+
+/* Read a possibly compressed name from pkt at *pos (advancing *pos past
+ * it in the packet) into out (uncompressed, at least 256 bytes).
+ * Rejects pointer loops, pointers forward or past the end, labels over
+ * 63 and names over 255. Returns the name length, or 0 on error. */
+size_t dname_read_wire(const uint8_t* pkt, size_t pktlen, size_t* pos,
+	uint8_t* out);
+/* Length of an uncompressed wire name in a buffer of maxlen; 0 if bad. */
+size_t dname_valid(const uint8_t* dname, size_t maxlen);
+/* Lowercase a wire name in place. */
+void dname_tolower(uint8_t* dname);
+/* Case-insensitive compare of two wire names; 0 when equal. */
+int query_dname_compare(const uint8_t* a, const uint8_t* b);
+/* Number of labels, counting the root label (so "." is 1). */
+int dname_count_labels(const uint8_t* dname);
+/* Is name a subdomain of (or equal to) zone? Case-insensitive. */
+int dname_subdomain_c(const uint8_t* name, const uint8_t* zone);
+/* Strip the leftmost label: returns pointer into dname, unchanged at root. */
+const uint8_t* dname_remove_label(const uint8_t* dname);
+/* Text "www.example.com." (or "example.com") to wire; returns length or 0. */
+size_t dname_from_str(const char* str, uint8_t* out);
+/* Wire to text with trailing dot into buf (size >= 1024 for worst case). */
+void dname_to_str(const uint8_t* dname, char* buf, size_t buflen);
+/* Hash of a name, case-insensitive. */
+uint32_t dname_hash(const uint8_t* dname, uint32_t seed);
+
+#endif

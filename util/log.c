@@ -1,0 +1,2 @@
+/* util/log.c: to be written */
+#include "config.h"

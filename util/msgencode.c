@@ -1,0 +1,2 @@
+/* util/msgencode.c: to be written */
+#include "config.h"

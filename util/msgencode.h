@@ -1,0 +1,69 @@
+/* util/msgencode.h - build a reply packet into a caller's buffer, with
+ * name compression, truncation (TC=1) when a section does not fit, and
+ * the EDNS OPT record. No allocation: the builder lives on the stack. */
+#ifndef UTIL_MSGENCODE_H
+#define UTIL_MSGENCODE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "util/msgparse.h"
+
+#define MSGENCODE_MAX_PTRS 128  /* remembered names for compression */
+#define EDNS_OPT_LEN 11         /* an OPT RR without options */
+
+/* A resource record set in uncompressed wire form, as stored by local
+ * zones (and later the cache). rdata[i] points at rdlen[i] bytes. */
+struct packed_rrset {
+	const uint8_t* owner;   /* uncompressed wire name */
+	size_t owner_len;
+	uint16_t type;
+	uint16_t rclass;
+	uint32_t ttl;
+	size_t count;
+	const uint8_t* const* rdata;
+	const uint16_t* rdlen;
+};
+
+enum msg_section { SEC_ANSWER = 0, SEC_AUTHORITY = 1, SEC_ADDITIONAL = 2 };
+
+struct msg_builder {
+	uint8_t* buf;
+	size_t limit;        /* max reply size (client's UDP size, or 65535) */
+	size_t len;          /* bytes written */
+	size_t reserve;      /* kept free at the end for the OPT record */
+	uint16_t counts[3];  /* an, ns, ar */
+	int truncated;       /* set when an RRset did not fit */
+	int section;         /* last section written to (sections go in order) */
+	/* compression: offsets of names already in the packet */
+	uint16_t ptr_off[MSGENCODE_MAX_PTRS];
+	int num_ptrs;
+};
+
+/* Start a reply to qi: header with qi->id, QR=1, opcode, RD and CD copied
+ * from the query, the given extra flags (AA, RA, ...) and rcode (low 4
+ * bits), and the question echoed (qname as received). When qi->has_edns,
+ * room for an OPT record is reserved. limit is the largest packet the
+ * client accepts; at least 512 must be given. */
+void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
+	const struct query_info* qi, uint16_t flags, int rcode);
+/* Append a whole RRset to a section (sections must be added in order).
+ * Owner names and the names inside RDATA of NS, CNAME, PTR, MX, SOA (and
+ * other RFC 1035 types) are compressed. Returns 1 if it fit; if not, the
+ * RRset is left out entirely, and for the answer and authority sections
+ * b->truncated is set so msg_finish sets TC=1 (additional section
+ * overflow only drops records, as RFC 2181 allows). */
+int msg_add_rrset(struct msg_builder* b, enum msg_section sec,
+	const struct packed_rrset* rrset);
+/* Finish: write the counts, TC if truncated, the OPT record when the
+ * query had EDNS (udp size edns_size, extended rcode bits from rcode,
+ * DO echoed), and return the packet length. */
+size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
+	uint16_t edns_size, int rcode);
+
+/* Convenience: a reply with no records, only the question (if known) and
+ * the rcode; used for FORMERR, NOTIMP, REFUSED, SERVFAIL, BADVERS.
+ * When qi->qname_len is 0 the question section is left empty. Returns
+ * the length written (always fits in 512 bytes). */
+size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
+	int rcode, uint16_t edns_size);
+
+#endif

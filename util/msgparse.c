@@ -1,0 +1,2 @@
+/* util/msgparse.c: to be written */
+#include "config.h"

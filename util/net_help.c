@@ -1,0 +1,2 @@
+/* util/net_help.c: to be written */
+#include "config.h"
