@@ -1,2 +1,307 @@
-/* daemon/daemon.c: to be written */
+/* daemon/daemon.c - start-up order as Unbound's: config is read and
+ * checked, sockets are bound, then the process daemonizes, writes its
+ * pidfile, chroots and drops privileges, and only then starts the worker
+ * threads. The main thread keeps only signals: HUP reloads, TERM/INT
+ * stop. */
 #include "config.h"
+#include "daemon/daemon.h"
+#include "daemon/worker.h"
+#include "daemon/acl_list.h"
+#include "services/listen_dnsport.h"
+#include "services/localzone.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
+{
+	struct serve_env* env = calloc(1, sizeof(*env));
+	if(!env)
+		return NULL;
+	atomic_init(&env->refs, 1);
+	env->cfg = config_create();
+	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
+		!config_check(env->cfg))
+		goto fail;
+	env->cfg->verbosity += cmdline_verbose;
+	if(!(env->acl = acl_list_create(env->cfg)))
+		goto fail;
+	if(!(env->lz = local_zones_create(env->cfg)))
+		goto fail;
+	return env;
+fail:
+	serve_env_release(env);
+	return NULL;
+}
+
+void serve_env_release(struct serve_env* env)
+{
+	if(!env || atomic_fetch_sub(&env->refs, 1) != 1)
+		return;
+	local_zones_delete(env->lz);
+	acl_list_delete(env->acl);
+	config_delete(env->cfg);
+	free(env);
+}
+
+struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen)
+{
+	struct serve_env* env;
+	pthread_mutex_lock(&d->env_lock);
+	env = d->env;
+	atomic_fetch_add(&env->refs, 1);
+	*gen = atomic_load(&d->env_gen);
+	pthread_mutex_unlock(&d->env_lock);
+	return env;
+}
+
+/* Logging settings from a config; -dd keeps everything on stderr. */
+static void apply_log_settings(struct daemon* d, struct config_file* cfg)
+{
+	verbosity = (enum verbosity_value)cfg->verbosity;
+	log_ident_set(cfg->log_identity);
+	log_time_asc(cfg->log_time_ascii);
+	if(d->debug_mode >= 2)
+		log_init(NULL, 0, NULL);
+	else	log_init(cfg->logfile, cfg->use_syslog, cfg->chrootdir);
+}
+
+/* SIGHUP: build a new env from the file; keep the old one on error. */
+static void daemon_reload(struct daemon* d)
+{
+	struct serve_env* env, *old;
+	const char* file = d->cfgfile;
+	const char* chr = d->env->cfg->chrootdir;
+	/* once chrooted, the file is found relative to the new root */
+	if(chr && chr[0] && strncmp(file, chr, strlen(chr)) == 0)
+		file += strlen(chr);
+	log_info("service reload: reading %s", file);
+	env = serve_env_create(file, d->cmdline_verbose);
+	if(!env) {
+		log_err("reload of %s failed: errors in the configuration; "
+			"still serving the previous configuration", file);
+		return;
+	}
+	if(env->cfg->num_threads != d->env->cfg->num_threads)
+		log_warn("num-threads changed: takes effect at restart");
+	apply_log_settings(d, env->cfg);
+	pthread_mutex_lock(&d->env_lock);
+	old = d->env;
+	d->env = env;
+	atomic_fetch_add_explicit(&d->env_gen, 1, memory_order_release);
+	pthread_mutex_unlock(&d->env_lock);
+	serve_env_release(old);
+	config_log_unimplemented(env->cfg);
+	log_info("service reloaded");
+}
+
+static void signal_cb(evutil_socket_t sig, short ev, void* arg)
+{
+	struct daemon* d = arg;
+	(void)ev;
+	switch(sig) {
+	case SIGHUP:
+		daemon_reload(d);
+		break;
+	case SIGTERM:
+	case SIGINT:
+	case SIGQUIT:
+		verbose(VERB_QUERY, "caught signal %d, exiting", (int)sig);
+		event_base_loopbreak(d->base);
+		break;
+	default:
+		break;
+	}
+}
+
+static int write_pidfile(const char* file)
+{
+	char buf[32];
+	int fd, n;
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if(fd == -1) {
+		log_err("cannot write pidfile %s: %s", file, strerror(errno));
+		return 0;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if(write(fd, buf, (size_t)n) != n)
+		log_err("cannot write pidfile %s: %s", file, strerror(errno));
+	close(fd);
+	return 1;
+}
+
+static int do_daemonize(void)
+{
+	int fd;
+	pid_t pid = fork();
+	if(pid == -1) {
+		log_err("fork failed: %s", strerror(errno));
+		return 0;
+	}
+	if(pid != 0)
+		_exit(0);
+	if(setsid() == -1)
+		log_err("setsid failed: %s", strerror(errno));
+	if((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if(fd > 2)
+			close(fd);
+	}
+	return 1;
+}
+
+/* chdir, chroot and setuid, in that order; 0 on failure. */
+static int drop_privileges(struct config_file* cfg, const char* pidfile)
+{
+	struct passwd* pw = NULL;
+	if(cfg->username && cfg->username[0]) {
+		if(!(pw = getpwnam(cfg->username))) {
+			log_err("user '%s' does not exist", cfg->username);
+			return 0;
+		}
+		/* so the pidfile can be removed after the drop */
+		if(pidfile && chown(pidfile, pw->pw_uid, pw->pw_gid) != 0)
+			verbose(VERB_QUERY, "chown %s: %s", pidfile,
+				strerror(errno));
+	}
+	if(cfg->chrootdir && cfg->chrootdir[0]) {
+		if(chroot(cfg->chrootdir) != 0) {
+			log_err("unable to chroot to %s: %s", cfg->chrootdir,
+				strerror(errno));
+			return 0;
+		}
+		if(chdir("/") != 0)
+			log_err("chdir / failed: %s", strerror(errno));
+		verbose(VERB_QUERY, "chroot to %s", cfg->chrootdir);
+	}
+	if(cfg->directory && cfg->directory[0]) {
+		const char* dir = cfg->directory;
+		size_t cl = cfg->chrootdir ? strlen(cfg->chrootdir) : 0;
+		if(cl && strncmp(dir, cfg->chrootdir, cl) == 0)
+			dir += cl;
+		if(dir[0] && chdir(dir) != 0) {
+			log_err("could not chdir to %s: %s", dir,
+				strerror(errno));
+			return 0;
+		}
+	}
+	if(pw) {
+		if(setgroups(1, &pw->pw_gid) != 0 && errno != EPERM)
+			log_warn("setgroups: %s", strerror(errno));
+		if(setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) != 0 ||
+			setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0) {
+			log_err("cannot drop privileges to %s: %s",
+				cfg->username, strerror(errno));
+			return 0;
+		}
+		verbose(VERB_QUERY, "drop user privileges, run as %s",
+			cfg->username);
+	}
+	return 1;
+}
+
+static void stop_workers(struct daemon* d, int started)
+{
+	int i;
+	for(i = 0; i < started; i++)
+		worker_stop(d->workers[i]);
+	for(i = 0; i < d->num_workers; i++)
+		worker_delete(d->workers[i]);
+	free(d->workers);
+	d->workers = NULL;
+}
+
+int daemon_run(struct daemon* d, struct serve_env* env)
+{
+	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
+	struct event* sigev[4] = { NULL, NULL, NULL, NULL };
+	struct config_file* cfg = env->cfg;
+	char* pidfile = NULL;
+	int i, started = 0, rc = 1;
+
+	evthread_use_pthreads();
+	pthread_mutex_init(&d->env_lock, NULL);
+	d->env = env;
+	atomic_init(&d->env_gen, 1);
+	verbosity = (enum verbosity_value)cfg->verbosity;
+	/* with -d, start-up errors go to the terminal */
+	if(!d->debug_mode)
+		apply_log_settings(d, cfg);
+	config_log_unimplemented(cfg);
+	signal(SIGPIPE, SIG_IGN);
+
+	d->num_workers = cfg->num_threads;
+	d->ports = listen_sockets_open(cfg, d->num_workers);
+	if(!d->ports) {
+		log_err("could not open ports");
+		goto out;
+	}
+	if(cfg->do_daemonize && !d->debug_mode && !do_daemonize())
+		goto out;
+	if(cfg->pidfile && cfg->pidfile[0] && write_pidfile(cfg->pidfile))
+		pidfile = strdup(cfg->pidfile);
+	if(!drop_privileges(cfg, pidfile))
+		goto out;
+	if(d->debug_mode)
+		apply_log_settings(d, cfg);
+
+	d->base = event_base_new();
+	if(!d->base)
+		goto out;
+	for(i = 0; i < 4; i++) {
+		sigev[i] = evsignal_new(d->base, sigs[i], signal_cb, d);
+		if(!sigev[i] || event_add(sigev[i], NULL) != 0)
+			goto out;
+	}
+	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
+	if(!d->workers)
+		goto out;
+	for(i = 0; i < d->num_workers; i++)
+		if(!(d->workers[i] = worker_create(d, i)))
+			goto out;
+	for(; started < d->num_workers; started++)
+		if(!worker_start(d->workers[started]))
+			goto out;
+	log_info("start of service (unbound %s).", PACKAGE_VERSION);
+	event_base_dispatch(d->base);
+	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
+	rc = 0;
+out:
+	if(d->workers)
+		stop_workers(d, started);
+	for(i = 0; i < 4; i++)
+		if(sigev[i])
+			event_free(sigev[i]);
+	if(d->base)
+		event_base_free(d->base);
+	listen_sockets_close(d->ports);
+	if(pidfile) {
+		const char* p = pidfile;
+		size_t cl = d->env->cfg->chrootdir ?
+			strlen(d->env->cfg->chrootdir) : 0;
+		/* inside the chroot the path is relative to it */
+		if(cl && strncmp(p, d->env->cfg->chrootdir, cl) == 0)
+			p += cl;
+		if(unlink(p) != 0)
+			verbose(VERB_OPS, "could not remove pidfile %s: %s",
+				p, strerror(errno));
+		free(pidfile);
+	}
+	serve_env_release(d->env);
+	pthread_mutex_destroy(&d->env_lock);
+	libevent_global_shutdown();
+	return rc;
+}

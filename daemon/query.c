@@ -1,2 +1,164 @@
-/* daemon/query.c: to be written */
+/* daemon/query.c - the steps every query goes through, in Unbound's
+ * order: access control, sanity checks, CHAOS, local zones, the
+ * non-local access checks, then (for now) SERVFAIL where recursion and
+ * the cache will go. */
 #include "config.h"
+#include "daemon/query.h"
+#include "daemon/daemon.h"
+#include "daemon/worker.h"
+#include "daemon/acl_list.h"
+#include "services/localzone.h"
+#include "services/chaos.h"
+#include "util/config_file.h"
+#include "util/msgparse.h"
+#include "util/msgencode.h"
+#include "util/net_help.h"
+#include "util/log.h"
+#include <ldns/ldns.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cold path: "127.0.0.1 www.example.com. A IN" as Unbound logs it. */
+static void log_query_line(const struct query_info* qi,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* reply, size_t replylen)
+{
+	char ip[64], name[1024], *t, *c;
+	addr_to_str(addr, addrlen, ip, sizeof(ip));
+	if(qi->qname_len)
+		dname_to_str(qi->qname, name, sizeof(name));
+	else	snprintf(name, sizeof(name), "<none>");
+	t = ldns_rr_type2str((ldns_rr_type)qi->qtype);
+	c = ldns_rr_class2str((ldns_rr_class)qi->qclass);
+	if(!reply) {
+		log_info("%s %s %s %s", ip, name, t ? t : "?", c ? c : "?");
+	} else {
+		ldns_lookup_table* rc = ldns_lookup_by_id(ldns_rcodes,
+			reply[3] & 0xf);
+		log_info("%s %s %s %s %s 0.000000 0 %d", ip, name,
+			t ? t : "?", c ? c : "?", rc ? rc->name : "?",
+			(int)replylen);
+	}
+	free(t);
+	free(c);
+}
+
+/* The largest reply the client accepts, as Unbound computes it. */
+static size_t reply_limit(const struct config_file* cfg,
+	const struct query_info* qi, int is_tcp, size_t outcap)
+{
+	size_t lim;
+	if(is_tcp)
+		lim = 65535;
+	else if(!qi->has_edns)
+		lim = 512;
+	else {
+		lim = qi->edns_udp_size < 512 ? 512 : qi->edns_udp_size;
+		if(lim > cfg->max_udp_size)
+			lim = cfg->max_udp_size;
+		if(lim < 512)
+			lim = 512;
+	}
+	return lim > outcap ? outcap : lim;
+}
+
+static int qtype_is_meta(uint16_t t)
+{
+	/* OPT, TSIG, TKEY, MAILA/MAILB and the meta range: FORMERR */
+	return t == TYPE_OPT || t == 250 || t == 249 || t == TYPE_MAILA ||
+		t == TYPE_MAILB || (t >= 128 && t <= 248);
+}
+
+static size_t answer(const struct serve_env* env, struct worker_stats* st,
+	const uint8_t* pkt, size_t len, const struct sockaddr_storage* addr,
+	socklen_t addrlen, int is_tcp, uint8_t* out, size_t outcap)
+{
+	const struct config_file* cfg = env->cfg;
+	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
+	struct query_info qi;
+	enum parse_result pr;
+	enum acl_access acl;
+	size_t n, limit;
+
+	acl = acl_list_lookup(env->acl, addr, addrlen);
+	if(acl == acl_deny) {
+		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
+		return 0;
+	}
+	pr = query_parse(pkt, len, &qi);
+	if(pr == PARSE_DROP)
+		return 0;
+	if(acl == acl_refuse) {
+		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
+		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size);
+	}
+	if(pr == PARSE_FORMERR)
+		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
+			edns_size);
+	if(pr == PARSE_NOTIMPL)
+		return msg_error_reply(out, outcap, &qi, RCODE_NOTIMPL,
+			edns_size);
+	if(cfg->log_queries)
+		log_query_line(&qi, addr, addrlen, NULL, 0);
+	if(qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR)
+		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size);
+	if(qtype_is_meta(qi.qtype))
+		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
+			edns_size);
+	if(pr == PARSE_BADVERS)
+		return msg_error_reply(out, outcap, &qi, RCODE_BADVERS,
+			edns_size);
+
+	limit = reply_limit(cfg, &qi, is_tcp, outcap);
+	if(qi.qclass == CLASS_CH &&
+		chaos_answer(cfg, &qi, out, limit, edns_size, &n)) {
+		st->num_local++;
+		return n;
+	}
+	switch(local_zones_answer(env->lz, &qi, addr, addrlen, out, limit,
+		edns_size, &n)) {
+	case LZ_ANSWERED:
+		st->num_local++;
+		return n;
+	case LZ_DROP:
+		return 0;
+	case LZ_NO_ANSWER:
+		break;
+	}
+	/* Not answered locally: the non-local access rules apply now. */
+	if(acl == acl_deny_non_local)
+		return 0;
+	if(acl == acl_refuse_non_local)
+		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size);
+	if(!(qi.flags & FLAG_RD)) {
+		if(acl == acl_allow_setrd)
+			qi.flags |= FLAG_RD;
+		else if(acl != acl_allow_snoop)
+			return msg_error_reply(out, outcap, &qi,
+				RCODE_REFUSED, edns_size);
+	}
+	/* Recursion and the cache come with the iterator. */
+	return msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL, edns_size);
+}
+
+size_t query_answer(const struct serve_env* env, struct worker_stats* st,
+	const uint8_t* pkt, size_t len, const struct sockaddr_storage* addr,
+	socklen_t addrlen, int is_tcp, uint8_t* out, size_t outcap)
+{
+	size_t n;
+	st->num_queries++;
+	if(is_tcp)
+		st->num_tcp++;
+	n = answer(env, st, pkt, len, addr, addrlen, is_tcp, out, outcap);
+	if(n == 0)
+		st->num_dropped++;
+	else if(env->cfg->log_replies) {
+		struct query_info qi;
+		if(query_parse(pkt, len, &qi) != PARSE_DROP)
+			log_query_line(&qi, addr, addrlen, out, n);
+	}
+	return n;
+}

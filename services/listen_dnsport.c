@@ -1,2 +1,271 @@
-/* services/listen_dnsport.c: to be written */
+/* services/listen_dnsport.c - open the listening sockets, probing
+ * SO_REUSEPORT at run time and falling back to shared sockets. */
 #include "config.h"
+#include "services/listen_dnsport.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/net_help.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#define TCP_BACKLOG 256
+
+/* How an open attempt went. */
+enum open_result { OPEN_OK, OPEN_FAIL, OPEN_NO_REUSEPORT };
+
+static void set_bufsize(int fd, int opt, int force_opt, size_t size,
+	const char* name)
+{
+	int sz = size > 0x7fffffff ? 0x7fffffff : (int)size;
+	if(size == 0)
+		return;
+	/* root may exceed the system maximum with the FORCE variant */
+	if(setsockopt(fd, SOL_SOCKET, force_opt, &sz, sizeof(sz)) == 0)
+		return;
+	if(setsockopt(fd, SOL_SOCKET, opt, &sz, sizeof(sz)) != 0)
+		log_warn("setsockopt(%s, %d) failed: %s", name, sz,
+			strerror(errno));
+}
+
+/* Socket options that do not depend on SO_REUSEPORT. */
+static int set_common_opts(int fd, const struct config_file* cfg,
+	int family, int is_tcp)
+{
+	int on = 1;
+	if(family == AF_INET6 &&
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) != 0) {
+		log_err("setsockopt(IPV6_V6ONLY) failed: %s", strerror(errno));
+		return 0;
+	}
+	if(is_tcp && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+		sizeof(on)) != 0)
+		log_warn("setsockopt(SO_REUSEADDR) failed: %s", strerror(errno));
+	if(cfg->ip_freebind && setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on,
+		sizeof(on)) != 0)
+		log_warn("setsockopt(IP_FREEBIND) failed: %s", strerror(errno));
+	if(cfg->ip_transparent && setsockopt(fd, IPPROTO_IP, IP_TRANSPARENT,
+		&on, sizeof(on)) != 0)
+		log_warn("setsockopt(IP_TRANSPARENT) failed: %s",
+			strerror(errno));
+	if(!is_tcp) {
+		/* Replies must not be dropped for a path MTU we learned from
+		 * a spoofed ICMP; fragment if needed (as Unbound does). */
+		int omit = IP_PMTUDISC_OMIT;
+		if(family == AF_INET)
+			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &omit,
+				sizeof(omit));
+		set_bufsize(fd, SO_RCVBUF, SO_RCVBUFFORCE, cfg->so_rcvbuf,
+			"SO_RCVBUF");
+		set_bufsize(fd, SO_SNDBUF, SO_SNDBUFFORCE, cfg->so_sndbuf,
+			"SO_SNDBUF");
+	}
+	return 1;
+}
+
+/* Create and bind one socket. *fd is -1 on failure. */
+static enum open_result open_one(const struct config_file* cfg,
+	const struct sockaddr_storage* addr, socklen_t addrlen, int is_tcp,
+	int reuseport, int is_first, int* fd, const char* ifname)
+{
+	int on = 1, s;
+	*fd = -1;
+	s = socket(addr->ss_family, (is_tcp ? SOCK_STREAM : SOCK_DGRAM) |
+		SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if(s == -1) {
+		log_err("cannot open %s socket for %s: %s", is_tcp ? "tcp" :
+			"udp", ifname, strerror(errno));
+		return OPEN_FAIL;
+	}
+	if(!set_common_opts(s, cfg, addr->ss_family, is_tcp)) {
+		close(s);
+		return OPEN_FAIL;
+	}
+	if(reuseport && setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &on,
+		sizeof(on)) != 0) {
+		log_warn("setsockopt(SO_REUSEPORT) failed: %s; falling back "
+			"to one shared socket per interface (fallback)",
+			strerror(errno));
+		close(s);
+		return OPEN_NO_REUSEPORT;
+	}
+	if(bind(s, (const struct sockaddr*)addr, addrlen) != 0) {
+		int e = errno;
+		close(s);
+		if(reuseport && !is_first && e == EADDRINUSE) {
+			log_warn("second bind with SO_REUSEPORT on %s failed: "
+				"%s; falling back to one shared socket per "
+				"interface (fallback)", ifname, strerror(e));
+			return OPEN_NO_REUSEPORT;
+		}
+		log_err("cannot bind %s socket to %s port %d: %s",
+			is_tcp ? "tcp" : "udp", ifname, addr_port(addr),
+			strerror(e));
+		return OPEN_FAIL;
+	}
+	if(is_tcp) {
+		int qlen = 5;
+		/* queries arrive with the handshake's final ACK mostly */
+		(void)setsockopt(s, IPPROTO_TCP, TCP_DEFER_ACCEPT, &qlen,
+			sizeof(qlen));
+		if(listen(s, TCP_BACKLOG) != 0) {
+			log_err("listen on %s failed: %s", ifname,
+				strerror(errno));
+			close(s);
+			return OPEN_FAIL;
+		}
+	}
+	*fd = s;
+	return OPEN_OK;
+}
+
+/* The interfaces to listen on: the configured ones, or localhost. */
+static int collect_addrs(const struct config_file* cfg,
+	struct sockaddr_storage** addrs, socklen_t** lens, char*** names,
+	int* implicit)
+{
+	const struct config_strlist* p;
+	static const char* const defaults[] = { "127.0.0.1", "::1" };
+	int n = 0, cap = cfg->num_ifs > 0 ? cfg->num_ifs : 2;
+	*addrs = calloc((size_t)cap, sizeof(**addrs));
+	*lens = calloc((size_t)cap, sizeof(**lens));
+	*names = calloc((size_t)cap, sizeof(**names));
+	*implicit = cfg->ifs == NULL;
+	if(!*addrs || !*lens || !*names)
+		return -1;
+	if(cfg->ifs) {
+		for(p = cfg->ifs; p && n < cap; p = p->next) {
+			if(!extstrtoaddr(p->str, cfg->port, &(*addrs)[n],
+				&(*lens)[n])) {
+				log_err("cannot parse interface '%s'", p->str);
+				return -1;
+			}
+			(*names)[n++] = p->str;
+		}
+	} else {
+		int i;
+		for(i = 0; i < 2; i++) {
+			if((i == 0 && !cfg->do_ip4) || (i == 1 && !cfg->do_ip6))
+				continue;
+			if(!ipstrtoaddr(defaults[i], cfg->port, &(*addrs)[n],
+				&(*lens)[n]))
+				return -1;
+			(*names)[n++] = (char*)defaults[i];
+		}
+	}
+	return n;
+}
+
+static int family_enabled(const struct config_file* cfg, int family)
+{
+	return family == AF_INET6 ? cfg->do_ip6 : cfg->do_ip4;
+}
+
+/* Open everything in one mode; OPEN_NO_REUSEPORT asks the caller to try
+ * again without SO_REUSEPORT. */
+static enum open_result open_all(const struct config_file* cfg,
+	int num_threads, int reuseport, struct listen_sockets* ls)
+{
+	struct sockaddr_storage* addrs;
+	socklen_t* lens;
+	char** names;
+	int implicit, n, i, proto, t;
+	int per = reuseport ? num_threads : 1;
+	enum open_result res = OPEN_OK;
+
+	n = collect_addrs(cfg, &addrs, &lens, &names, &implicit);
+	ls->num = 0;
+	ls->socks = n > 0 ? calloc((size_t)(n * 2 * per),
+		sizeof(*ls->socks)) : NULL;
+	if(n <= 0 || !ls->socks) {
+		if(n == 0)
+			log_err("no interfaces to listen on");
+		res = OPEN_FAIL;
+		goto out;
+	}
+	for(i = 0; i < n && res == OPEN_OK; i++) {
+		if(!family_enabled(cfg, addrs[i].ss_family))
+			continue;
+		for(proto = 0; proto < 2 && res == OPEN_OK; proto++) {
+			int is_tcp = proto == 1;
+			if((is_tcp && !cfg->do_tcp) || (!is_tcp && !cfg->do_udp))
+				continue;
+			for(t = 0; t < per; t++) {
+				struct listen_socket* s = &ls->socks[ls->num];
+				res = open_one(cfg, &addrs[i], lens[i], is_tcp,
+					reuseport, t == 0, &s->fd, names[i]);
+				if(res == OPEN_FAIL && implicit &&
+					addrs[i].ss_family == AF_INET6 &&
+					t == 0 && proto == 0) {
+					/* no IPv6 on this host: the implicit
+					 * ::1 is optional */
+					verbose(VERB_OPS, "skipping ::1");
+					res = OPEN_OK;
+					break;
+				}
+				if(res != OPEN_OK)
+					break;
+				s->is_tcp = is_tcp;
+				s->thread = reuseport ? t : -1;
+				memcpy(&s->addr, &addrs[i], lens[i]);
+				s->addrlen = lens[i];
+				ls->num++;
+			}
+		}
+	}
+	if(res == OPEN_OK && ls->num == 0) {
+		log_err("no sockets to listen on (check do-udp, do-tcp, "
+			"do-ip4, do-ip6 and interface)");
+		res = OPEN_FAIL;
+	}
+out:
+	if(res != OPEN_OK) {
+		for(i = 0; i < ls->num; i++)
+			close(ls->socks[i].fd);
+		free(ls->socks);
+		ls->socks = NULL;
+		ls->num = 0;
+	}
+	free(addrs);
+	free(lens);
+	free(names);
+	return res;
+}
+
+struct listen_sockets* listen_sockets_open(const struct config_file* cfg,
+	int num_threads)
+{
+	struct listen_sockets* ls = calloc(1, sizeof(*ls));
+	enum open_result r;
+	if(!ls)
+		return NULL;
+	ls->reuseport = cfg->so_reuseport;
+	r = open_all(cfg, num_threads, ls->reuseport, ls);
+	if(r == OPEN_NO_REUSEPORT) {
+		/* the warning was logged where it failed, once */
+		ls->reuseport = 0;
+		r = open_all(cfg, num_threads, 0, ls);
+	}
+	if(r != OPEN_OK) {
+		free(ls);
+		return NULL;
+	}
+	verbose(VERB_ALGO, "opened %d listening sockets%s", ls->num,
+		ls->reuseport ? " (per-thread SO_REUSEPORT)" : " (shared)");
+	return ls;
+}
+
+void listen_sockets_close(struct listen_sockets* ls)
+{
+	int i;
+	if(!ls)
+		return;
+	for(i = 0; i < ls->num; i++)
+		if(ls->socks[i].fd != -1)
+			close(ls->socks[i].fd);
+	free(ls->socks);
+	free(ls);
+}

@@ -1,0 +1,58 @@
+/* daemon/daemon.h - the daemon's life cycle: config snapshots, listening
+ * sockets, worker threads, signals and reload.
+ *
+ * Threads share only the current serve_env (immutable once published)
+ * and the listening sockets. A reload builds a whole new serve_env and
+ * publishes it; workers pick it up before their next query and the old
+ * one is freed when the last worker lets go of it. */
+#ifndef DAEMON_DAEMON_H
+#define DAEMON_DAEMON_H
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct config_file;
+struct acl_list;
+struct local_zones;
+struct listen_sockets;
+struct worker;
+struct event_base;
+
+/* Everything a worker needs to answer, built from one config. Read-only
+ * after daemon_env_create, shared by the workers by reference count. */
+struct serve_env {
+	struct config_file* cfg;
+	struct acl_list* acl;
+	struct local_zones* lz;
+	atomic_int refs;
+};
+
+struct daemon {
+	/* the config file named on the command line (absolute path) */
+	char* cfgfile;
+	int cmdline_verbose;   /* -v count, added to the config's */
+	int debug_mode;        /* -d count */
+	int num_workers;
+	struct worker** workers;
+	struct listen_sockets* ports;
+	struct event_base* base;   /* main thread: signals */
+
+	/* the current serve_env, swapped under env_lock on reload */
+	pthread_mutex_t env_lock;
+	struct serve_env* env;
+	atomic_uint env_gen;
+	int need_reload;
+};
+
+/* Build a serve_env from a config file: read, check, build acl and local
+ * zones. Errors are printed; NULL on any error. */
+struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
+/* Drop a reference; frees at zero. */
+void serve_env_release(struct serve_env* env);
+/* A worker's reference to the current env (takes env_lock briefly). */
+struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
+
+/* Run the daemon: open sockets, daemonize, start workers, serve until
+ * stopped. Returns the process exit code. */
+int daemon_run(struct daemon* d, struct serve_env* env);
+
+#endif

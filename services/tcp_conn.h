@@ -1,0 +1,39 @@
+/* services/tcp_conn.h - DNS over TCP for one worker (RFC 7766):
+ * 2-byte length framing, several queries per connection answered as they
+ * complete, partial reads and writes, an idle timeout and a bounded
+ * number of connections and bytes per connection.
+ *
+ * Memory per connection is fixed (one input message, two output
+ * messages): a client that never reads its answers stops being read
+ * from, and one that trickles bytes or stalls is closed at the idle
+ * timeout, which only a whole query or written bytes restart. */
+#ifndef SERVICES_TCP_CONN_H
+#define SERVICES_TCP_CONN_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct event_base;
+struct event;
+
+/* Answers one query; returns the reply length (0: no reply). */
+typedef size_t (*tcp_answer_fn)(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap);
+
+struct tcp_pool;
+
+/* A pool of max_conns connection slots for one event base. */
+struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
+	int idle_timeout_ms, tcp_answer_fn answer, void* arg);
+/* Closes every connection and frees the pool. */
+void tcp_pool_delete(struct tcp_pool* pool);
+/* Listen for connections on fd (a listening socket) in this pool's
+ * event base. Returns 0 on failure. */
+int tcp_pool_add_listener(struct tcp_pool* pool, int fd);
+/* Change the idle timeout (on reload); applies to new activity. */
+void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
+/* Connections open now. */
+int tcp_pool_num_open(const struct tcp_pool* pool);
+
+#endif
