@@ -1,2 +1,270 @@
-/* daemon/acl_list.c: to be written */
+/* daemon/acl_list.c - access-control: longest-prefix match of the client.
+ *
+ * Per address family, the prefix lengths that occur are kept in an array
+ * (longest first); each length has a small open-addressing hash table of
+ * the masked netblock addresses. A lookup masks the client address to each
+ * length in turn and probes; the first hit is the longest match. All of it
+ * is built once and only read afterwards, so lookups need no lock. */
 #include "config.h"
+#include "daemon/acl_list.h"
+#include "util/config_file.h"
+#include "util/net_help.h"
+#include "util/log.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One netblock: the masked address bytes and its action. */
+struct acl_entry {
+	uint8_t addr[16];
+	enum acl_access action;
+	int used;
+};
+
+/* All netblocks of one prefix length, hashed on the masked address. */
+struct acl_prefix {
+	int net;
+	size_t size;           /* power of two */
+	size_t count;
+	struct acl_entry* tab;
+};
+
+/* One address family. */
+struct acl_family {
+	int nbytes;            /* 4 or 16 */
+	int num;               /* prefix lengths present */
+	struct acl_prefix prefix[129]; /* sorted, longest first */
+};
+
+struct acl_list {
+	struct acl_family v4, v6;
+};
+
+static const char* action_names[] = {
+	"deny", "refuse", "deny_non_local", "refuse_non_local", "allow",
+	"allow_setrd", "allow_snoop"
+};
+
+int
+acl_parse_action(const char* s)
+{
+	size_t i;
+	if(!s)
+		return -1;
+	for(i = 0; i < sizeof(action_names)/sizeof(action_names[0]); i++)
+		if(strcmp(s, action_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char*
+acl_action_str(enum acl_access a)
+{
+	if((size_t)a < sizeof(action_names)/sizeof(action_names[0]))
+		return action_names[a];
+	return "unknown";
+}
+
+/* FNV-1a over the address bytes. */
+static size_t
+acl_hash(const uint8_t* a, int n)
+{
+	uint32_t h = 2166136261u;
+	int i;
+	for(i = 0; i < n; i++) {
+		h ^= a[i];
+		h *= 16777619u;
+	}
+	return (size_t)h;
+}
+
+static struct acl_entry*
+prefix_find(const struct acl_prefix* p, const uint8_t* a, int n)
+{
+	size_t mask = p->size - 1, i = acl_hash(a, n) & mask;
+	while(p->tab[i].used) {
+		if(memcmp(p->tab[i].addr, a, (size_t)n) == 0)
+			return &p->tab[i];
+		i = (i + 1) & mask;
+	}
+	return NULL;
+}
+
+/* Insert or (when replace) overwrite; returns 0 on out of memory. */
+static int
+prefix_insert(struct acl_prefix* p, const uint8_t* a, int n,
+	enum acl_access action, int replace)
+{
+	struct acl_entry* e;
+	size_t mask, i;
+	if(p->size && (e = prefix_find(p, a, n))) {
+		if(replace)
+			e->action = action;
+		return 1;
+	}
+	if((p->count + 1) * 2 > p->size) {
+		/* grow to keep the load at most one half */
+		size_t nsize = p->size ? p->size * 2 : 8, k;
+		struct acl_entry* old = p->tab;
+		size_t osize = p->size;
+		p->tab = calloc(nsize, sizeof(*p->tab));
+		if(!p->tab) {
+			p->tab = old;
+			return 0;
+		}
+		p->size = nsize;
+		p->count = 0;
+		for(k = 0; k < osize; k++)
+			if(old[k].used)
+				(void)prefix_insert(p, old[k].addr, n,
+					old[k].action, 0);
+		free(old);
+	}
+	mask = p->size - 1;
+	i = acl_hash(a, n) & mask;
+	while(p->tab[i].used)
+		i = (i + 1) & mask;
+	memcpy(p->tab[i].addr, a, (size_t)n);
+	p->tab[i].action = action;
+	p->tab[i].used = 1;
+	p->count++;
+	return 1;
+}
+
+/* The table for prefix length net, created (kept sorted) if absent. */
+static struct acl_prefix*
+family_prefix(struct acl_family* f, int net)
+{
+	int i, j;
+	for(i = 0; i < f->num; i++) {
+		if(f->prefix[i].net == net)
+			return &f->prefix[i];
+		if(f->prefix[i].net < net)
+			break;
+	}
+	for(j = f->num; j > i; j--)
+		f->prefix[j] = f->prefix[j-1];
+	memset(&f->prefix[i], 0, sizeof(f->prefix[i]));
+	f->prefix[i].net = net;
+	f->num++;
+	return &f->prefix[i];
+}
+
+static const uint8_t*
+sockaddr_bytes(const struct sockaddr_storage* addr, socklen_t len, int* n)
+{
+	if(addr_is_ip6(addr, len)) {
+		*n = 16;
+		return ((const struct sockaddr_in6*)addr)->sin6_addr.s6_addr;
+	}
+	if(addr->ss_family == AF_INET &&
+		len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		*n = 4;
+		return (const uint8_t*)&((const struct sockaddr_in*)addr)->
+			sin_addr;
+	}
+	return NULL;
+}
+
+/* Add "netblock action"; replace says whether it overrides an existing
+ * entry for the same netblock (config lines do; defaults do not). */
+static int
+acl_add(struct acl_list* acl, const char* block, const char* action,
+	int replace)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int net, n, a = acl_parse_action(action);
+	const uint8_t* bytes;
+	struct acl_family* f;
+	if(a < 0) {
+		log_err("access control type %s unknown",
+			action ? action : "(null)");
+		return 0;
+	}
+	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
+		!(bytes = sockaddr_bytes(&addr, addrlen, &n))) {
+		log_err("cannot parse access control: %s %s",
+			block ? block : "(null)", action);
+		return 0;
+	}
+	f = (n == 16) ? &acl->v6 : &acl->v4;
+	if(!prefix_insert(family_prefix(f, net), bytes, n,
+		(enum acl_access)a, replace)) {
+		log_err("out of memory");
+		return 0;
+	}
+	return 1;
+}
+
+struct acl_list*
+acl_list_create(struct config_file* cfg)
+{
+	struct config_str2list* p;
+	struct acl_list* acl = calloc(1, sizeof(*acl));
+	if(!acl) {
+		log_err("out of memory");
+		return NULL;
+	}
+	acl->v4.nbytes = 4;
+	acl->v6.nbytes = 16;
+	for(p = cfg ? cfg->acls : NULL; p; p = p->next) {
+		if(!acl_add(acl, p->str, p->str2, 1)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	/* Unbound's defaults, used only where the config has no line for
+	 * that exact netblock */
+	if(!acl_add(acl, "0.0.0.0/0", "refuse", 0) ||
+		!acl_add(acl, "127.0.0.0/8", "allow", 0) ||
+		((!cfg || cfg->do_ip6) &&
+		(!acl_add(acl, "::0/0", "refuse", 0) ||
+		!acl_add(acl, "::1", "allow", 0) ||
+		!acl_add(acl, "::ffff:127.0.0.1", "allow", 0)))) {
+		acl_list_delete(acl);
+		return NULL;
+	}
+	return acl;
+}
+
+void
+acl_list_delete(struct acl_list* acl)
+{
+	int i;
+	if(!acl)
+		return;
+	for(i = 0; i < acl->v4.num; i++)
+		free(acl->v4.prefix[i].tab);
+	for(i = 0; i < acl->v6.num; i++)
+		free(acl->v6.prefix[i].tab);
+	free(acl);
+}
+
+enum acl_access
+acl_list_lookup(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	const struct acl_family* f;
+	const uint8_t* bytes;
+	uint8_t m[16];
+	int n, i;
+	if(!acl || !addr || !(bytes = sockaddr_bytes(addr, addrlen, &n)))
+		return acl_deny;
+	f = (n == 16) ? &acl->v6 : &acl->v4;
+	for(i = 0; i < f->num; i++) {
+		const struct acl_prefix* p = &f->prefix[i];
+		const struct acl_entry* e;
+		int net = p->net, full = net / 8, rest = net % 8;
+		memcpy(m, bytes, (size_t)n);
+		if(full < n) {
+			m[full] = rest ? (uint8_t)(m[full] &
+				(0xff << (8 - rest))) : 0;
+			memset(m + full + 1, 0, (size_t)(n - full - 1));
+		}
+		if((e = prefix_find(p, m, n)) != NULL)
+			return e->action;
+	}
+	/* no netblock matches: Unbound drops */
+	return acl_deny;
+}
