@@ -1,2 +1,256 @@
-/* util/dname.c: to be written */
+/* util/dname.c - domain name helpers on wire-format names. ASCII-only
+ * case folding through a table: no locale, no allocation. */
 #include "config.h"
+#include "util/dname.h"
+#include <string.h>
+
+/* ASCII lowercase table; bytes other than A-Z map to themselves. */
+#define L4(x) (x), (x) + 1, (x) + 2, (x) + 3
+#define L16(x) L4(x), L4((x) + 4), L4((x) + 8), L4((x) + 12)
+#define L64(x) L16(x), L16((x) + 16), L16((x) + 32), L16((x) + 48)
+static const uint8_t lower_tab[256] = {
+	L64(0), 64, L16(97), L4(113), L4(117), 121, 122, 91, 92, 93, 94,
+	95, L16(96), L16(112), L64(128), L64(192)
+};
+#define LOWER(c) (lower_tab[(uint8_t)(c)])
+
+size_t dname_read_wire(const uint8_t* pkt, size_t pktlen, size_t* pos,
+	uint8_t* out)
+{
+	size_t p = *pos, len = 0, end = 0;
+	/* Each pointer must point before the start of the labels read so far
+	 * (segment start), so targets strictly decrease: no loop can form. */
+	size_t seg = p;
+	int jumped = 0;
+	for(;;) {
+		uint8_t lab;
+		if(p >= pktlen)
+			return 0;
+		lab = pkt[p];
+		if((lab & 0xc0) == 0xc0) {
+			size_t target;
+			if(p + 1 >= pktlen)
+				return 0;
+			target = ((size_t)(lab & 0x3f) << 8) | pkt[p + 1];
+			if(target >= seg)
+				return 0; /* forward, self, or loop */
+			if(!jumped) {
+				end = p + 2;
+				jumped = 1;
+			}
+			p = seg = target;
+			continue;
+		}
+		if(lab & 0xc0)
+			return 0; /* 01/10: extended or reserved label type */
+		if(len + 1 + lab > LDNS_MAX_DOMAINLEN)
+			return 0;
+		if(p + 1 + lab > pktlen)
+			return 0; /* truncated label */
+		memcpy(out + len, pkt + p, (size_t)lab + 1);
+		len += (size_t)lab + 1;
+		p += (size_t)lab + 1;
+		if(lab == 0)
+			break;
+	}
+	*pos = jumped ? end : p;
+	return len;
+}
+
+size_t dname_valid(const uint8_t* dname, size_t maxlen)
+{
+	size_t len = 0;
+	for(;;) {
+		uint8_t lab;
+		if(len >= maxlen)
+			return 0;
+		lab = dname[len];
+		if(lab > LDNS_MAX_LABELLEN)
+			return 0; /* also rejects compression pointers */
+		len += (size_t)lab + 1;
+		if(len > LDNS_MAX_DOMAINLEN || len > maxlen)
+			return 0;
+		if(lab == 0)
+			return len;
+	}
+}
+
+void dname_tolower(uint8_t* dname)
+{
+	uint8_t lab;
+	while((lab = *dname++) != 0) {
+		while(lab--) {
+			*dname = LOWER(*dname);
+			dname++;
+		}
+	}
+}
+
+int query_dname_compare(const uint8_t* a, const uint8_t* b)
+{
+	for(;;) {
+		uint8_t la = *a++, lb = *b++;
+		if(la != lb)
+			return (int)la - (int)lb;
+		if(la == 0)
+			return 0;
+		while(la--) {
+			uint8_t ca = LOWER(*a++), cb = LOWER(*b++);
+			if(ca != cb)
+				return (int)ca - (int)cb;
+		}
+	}
+}
+
+int dname_count_labels(const uint8_t* dname)
+{
+	int n = 1;
+	while(*dname) {
+		dname += *dname + 1;
+		n++;
+	}
+	return n;
+}
+
+int dname_subdomain_c(const uint8_t* name, const uint8_t* zone)
+{
+	int ln = dname_count_labels(name), lz = dname_count_labels(zone);
+	if(ln < lz)
+		return 0;
+	while(ln-- > lz)
+		name += *name + 1;
+	return query_dname_compare(name, zone) == 0;
+}
+
+const uint8_t* dname_remove_label(const uint8_t* dname)
+{
+	if(*dname == 0)
+		return dname;
+	return dname + *dname + 1;
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+size_t dname_from_str(const char* str, uint8_t* out)
+{
+	size_t len = 0, labstart = 0;
+	if(str[0] == '.' && str[1] == 0) {
+		out[0] = 0;
+		return 1;
+	}
+	if(str[0] == 0)
+		return 0;
+	out[0] = 0;
+	len = 1;
+	while(*str) {
+		uint8_t c;
+		if(*str == '.') {
+			size_t lab = len - labstart - 1;
+			if(lab == 0)
+				return 0; /* empty label */
+			out[labstart] = (uint8_t)lab;
+			labstart = len;
+			if(len >= LDNS_MAX_DOMAINLEN)
+				return 0;
+			out[len++] = 0;
+			str++;
+			continue;
+		}
+		if(*str == '\\') {
+			str++;
+			if(is_digit(str[0]) && is_digit(str[1]) && is_digit(str[2])) {
+				int v = (str[0]-'0')*100 + (str[1]-'0')*10 + (str[2]-'0');
+				if(v > 255)
+					return 0;
+				c = (uint8_t)v;
+				str += 3;
+			} else if(*str) {
+				c = (uint8_t)*str++;
+			} else	return 0;
+		} else	c = (uint8_t)*str++;
+		if(len - labstart > LDNS_MAX_LABELLEN || len >= LDNS_MAX_DOMAINLEN)
+			return 0;
+		out[len++] = c;
+	}
+	/* close the last label; absolute even without a trailing dot */
+	if(len - labstart - 1 > 0) {
+		out[labstart] = (uint8_t)(len - labstart - 1);
+		if(len >= LDNS_MAX_DOMAINLEN)
+			return 0;
+		out[len++] = 0;
+	}
+	return len;
+}
+
+/* Append s to buf at *n, keeping room for the terminator. */
+static void put(char* buf, size_t buflen, size_t* n, const char* s, size_t k)
+{
+	if(*n + k + 1 > buflen)
+		k = buflen - 1 - *n;
+	memcpy(buf + *n, s, k);
+	*n += k;
+}
+
+void dname_to_str(const uint8_t* dname, char* buf, size_t buflen)
+{
+	size_t n = 0;
+	uint8_t lab;
+	if(buflen == 0)
+		return;
+	if(*dname == 0) {
+		put(buf, buflen, &n, ".", 1);
+		buf[n] = 0;
+		return;
+	}
+	while((lab = *dname++) != 0) {
+		while(lab--) {
+			uint8_t c = *dname++;
+			char esc[5];
+			/* escaped as ldns does */
+			if(c == '.' || c == ';' || c == '(' || c == ')' ||
+				c == '\\') {
+				esc[0] = '\\';
+				esc[1] = (char)c;
+				put(buf, buflen, &n, esc, 2);
+			} else if(c <= 0x20 || c >= 0x7f) {
+				esc[0] = '\\';
+				esc[1] = (char)('0' + c / 100);
+				esc[2] = (char)('0' + (c / 10) % 10);
+				esc[3] = (char)('0' + c % 10);
+				put(buf, buflen, &n, esc, 4);
+			} else {
+				esc[0] = (char)c;
+				put(buf, buflen, &n, esc, 1);
+			}
+		}
+		put(buf, buflen, &n, ".", 1);
+	}
+	buf[n] = 0;
+}
+
+uint32_t dname_hash(const uint8_t* dname, uint32_t seed)
+{
+	/* Word at a time over the whole name. OR-ing 0x20 folds A-Z onto
+	 * a-z; it also merges some other byte pairs, which only costs an
+	 * occasional collision, never a miss for equal names. */
+	const uint64_t fold = 0x2020202020202020ULL;
+	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
+	uint64_t h = seed ^ 0x5bd1e995ULL, w;
+	size_t len = 0, i;
+	while(dname[len])
+		len += (size_t)dname[len] + 1;
+	for(i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, dname + i, 8);
+		h = (h ^ (w | fold)) * mul;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, dname + i, len - i);
+	h = (h ^ (w | fold) ^ len) * mul;
+	h ^= h >> 32;
+	h *= mul;
+	return (uint32_t)(h >> 32);
+}

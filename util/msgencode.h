@@ -36,6 +36,9 @@ struct msg_builder {
 	/* compression: offsets of names already in the packet */
 	uint16_t ptr_off[MSGENCODE_MAX_PTRS];
 	int num_ptrs;
+	/* label count of the name at each ptr_off (root counts as 1) */
+	uint8_t ptr_labs[MSGENCODE_MAX_PTRS];
+	int full;            /* an RRset did not fit: add nothing more */
 };
 
 /* Start a reply to qi: header with qi->id, QR=1, opcode, RD and CD copied
@@ -61,9 +64,21 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 
 /* Convenience: a reply with no records, only the question (if known) and
  * the rcode; used for FORMERR, NOTIMP, REFUSED, SERVFAIL, BADVERS.
- * When qi->qname_len is 0 the question section is left empty. Returns
- * the length written (always fits in 512 bytes). */
+ * When qi->qname_len is 0 the question section is left empty. Flags are
+ * QR, RA, RD and CD copied, opcode copied (Unbound's error_encode).
+ * When rcode equals qi->echo_rcode, the reply is instead the query
+ * itself echoed with QR set, TC cleared and the rcode, as Unbound does
+ * (if it fits limit; else the form above). Returns the length written
+ * (always fits in 512 bytes, except for an echo of a larger query). */
 size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
 	int rcode, uint16_t edns_size);
+
+/* Unbound's access-control "refuse" reply: the query header only, its
+ * flags kept (opcode, RD, CD, AA, ...), QR set, TC cleared, rcode
+ * REFUSED, all counts 0. Needs qi->id and qi->flags (set by query_parse
+ * for all results but a too-short PARSE_DROP). Returns 12 (0 if
+ * limit < 12). */
+size_t msg_refuse_reply(uint8_t* buf, size_t limit,
+	const struct query_info* qi);
 
 #endif

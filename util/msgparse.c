@@ -1,2 +1,170 @@
-/* util/msgparse.c: to be written */
+/* util/msgparse.c - parse an incoming query in one pass, in the order
+ * Unbound 1.17 checks it (worker_check_request, query_info_parse,
+ * parse_edns_from_query_pkt), so the same rcode and reply form result. */
 #include "config.h"
+#include "util/msgparse.h"
+#include <string.h>
+
+#define OPCODE_QUERY 0
+#define OPCODE_NOTIFY 4
+
+static uint16_t rd16(const uint8_t* p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* Read the question: an uncompressed name (queries may not compress it,
+ * as in Unbound's query_dname_len) then type and class. 0 if malformed. */
+static int read_question(const uint8_t* pkt, size_t len,
+	struct query_info* qi)
+{
+	size_t p = LDNS_HEADER_SIZE, n = 0;
+	for(;;) {
+		uint8_t lab;
+		if(p >= len)
+			return 0;
+		lab = pkt[p];
+		if(lab > LDNS_MAX_LABELLEN)
+			return 0; /* pointer or bad label type */
+		if(n + 1 + lab > LDNS_MAX_DOMAINLEN || p + 1 + lab > len)
+			return 0;
+		memcpy(qi->qname + n, pkt + p, (size_t)lab + 1);
+		n += (size_t)lab + 1;
+		p += (size_t)lab + 1;
+		if(lab == 0)
+			break;
+	}
+	if(len - p < 4)
+		return 0;
+	qi->qtype = rd16(pkt + p);
+	qi->qclass = rd16(pkt + p + 2);
+	qi->qname_len = n;
+	qi->question_end = p + 4;
+	return 1;
+}
+
+/* Skip one resource record at *pos; 0 if it is not inside the packet. */
+static int skip_rr(const uint8_t* pkt, size_t len, size_t* pos)
+{
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	size_t rdlen;
+	if(!dname_read_wire(pkt, len, pos, name))
+		return 0;
+	if(len - *pos < 10)
+		return 0;
+	rdlen = rd16(pkt + *pos + 8);
+	*pos += 10;
+	if(len - *pos < rdlen)
+		return 0;
+	*pos += rdlen;
+	return 1;
+}
+
+static int qtype_is_meta(uint16_t t)
+{
+	return t == TYPE_OPT || t == 249 /* TKEY */ || t == 250 /* TSIG */ ||
+		t == TYPE_MAILA || t == TYPE_MAILB || (t >= 128 && t <= 248);
+}
+
+/* A FORMERR found in the EDNS stage: Unbound answers it with the
+ * question and an OPT record of its own (no DO). */
+static enum parse_result edns_formerr(struct query_info* qi)
+{
+	qi->has_edns = 1;
+	qi->edns_do = 0;
+	qi->edns_version = 0;
+	qi->edns_udp_size = 512;
+	return PARSE_FORMERR;
+}
+
+enum parse_result query_parse(const uint8_t* pkt, size_t len,
+	struct query_info* qi)
+{
+	uint16_t flags, qd, an, ns, ar;
+	int opcode, err_rcode = 0;
+	size_t pos;
+	uint8_t root[LDNS_MAX_DOMAINLEN + 1];
+
+	qi->qname_len = 0;
+	qi->qtype = qi->qclass = 0;
+	qi->has_edns = 0;
+	qi->edns_udp_size = 512;
+	qi->edns_version = 0;
+	qi->edns_do = 0;
+	qi->question_end = 0;
+	qi->pkt = pkt;
+	qi->pkt_len = len;
+	qi->echo_rcode = 0;
+	if(len < LDNS_HEADER_SIZE)
+		return PARSE_DROP;
+	qi->id = rd16(pkt);
+	qi->flags = flags = rd16(pkt + 2);
+	if(flags & FLAG_QR)
+		return PARSE_DROP;
+	qd = rd16(pkt + 4);
+	an = rd16(pkt + 6);
+	ns = rd16(pkt + 8);
+	ar = rd16(pkt + 10);
+	opcode = FLAGS_OPCODE(flags);
+
+	/* Header checks (worker_check_request): echoed replies. */
+	if(flags & FLAG_TC)
+		err_rcode = RCODE_FORMERR;
+	else if(opcode != OPCODE_QUERY && opcode != OPCODE_NOTIFY)
+		err_rcode = RCODE_NOTIMPL;
+	else if(qd != 1 || ns != 0 || ar > 1 ||
+		(an != 0 && (an != 1 || opcode != OPCODE_NOTIFY)))
+		err_rcode = RCODE_FORMERR;
+	/* Read the question even then, for logging. */
+	if(qd == 0 || !read_question(pkt, len, qi)) {
+		qi->qname_len = 0;
+		qi->qtype = qi->qclass = 0;
+		if(!err_rcode)
+			err_rcode = RCODE_FORMERR;
+	}
+	if(err_rcode) {
+		qi->echo_rcode = err_rcode;
+		return err_rcode == RCODE_NOTIMPL ? PARSE_NOTIMPL : PARSE_FORMERR;
+	}
+
+	/* Qtype checks come before EDNS in Unbound; the caller does them. */
+	if(qi->qtype == TYPE_AXFR || qi->qtype == TYPE_IXFR) {
+		qi->echo_rcode = RCODE_REFUSED;
+		return PARSE_OK;
+	}
+	if(qtype_is_meta(qi->qtype)) {
+		qi->echo_rcode = RCODE_FORMERR;
+		return PARSE_OK;
+	}
+
+	/* EDNS stage (parse_edns_from_query_pkt). */
+	pos = qi->question_end;
+	if(an && !skip_rr(pkt, len, &pos))
+		return edns_formerr(qi);
+	if(ar) {
+		uint8_t ver;
+		uint16_t udp, rdlen;
+		if(dname_read_wire(pkt, len, &pos, root) != 1)
+			return edns_formerr(qi);
+		if(len - pos < 10 || rd16(pkt + pos) != TYPE_OPT)
+			return edns_formerr(qi);
+		udp = rd16(pkt + pos + 2);
+		/* pkt[pos+4] is the extended rcode: ignored in queries */
+		ver = pkt[pos + 5];
+		rdlen = rd16(pkt + pos + 8);
+		if(len - pos - 10 < rdlen)
+			return edns_formerr(qi);
+		/* Options are not needed yet; a partial option is ignored,
+		 * as Unbound does. */
+		qi->has_edns = 1;
+		qi->edns_version = ver;
+		qi->edns_do = (pkt[pos + 6] & 0x80) != 0;
+		/* harden-short-bufsize (default yes): small sizes mean 512 */
+		qi->edns_udp_size = udp < 512 ? 512 : udp;
+		if(ver != 0)
+			return PARSE_BADVERS;
+	}
+	if(opcode == OPCODE_NOTIFY)
+		return PARSE_REFUSED;
+	return PARSE_OK;
+}
