@@ -1,0 +1,463 @@
+"""Integration test harness: runs the unbound daemon on loopback.
+
+The binary is taken from env UNBOUND_BIN, else $UNBOUND_BUILDDIR/unbound
+(`make check` sets UNBOUND_BUILDDIR to the build directory), else ./unbound
+at the top of the source tree. unbound-checkconf is looked up next to it
+(or env UNBOUND_CHECKCONF_BIN).
+
+With UNBOUND_BIN=/usr/sbin/unbound the suite runs against Debian's real
+Unbound 1.17, the reference for behaviour; tests of things the reference
+does differently on purpose are marked with `ours_only`.
+
+Every daemon is stopped by its PID (SIGTERM, then SIGKILL after a timeout)
+in a fixture finalizer; a clean SIGTERM must give exit status 0. Nothing is
+ever sent outside 127.0.0.0/8 and ::1: the reference gets a root-hints
+file that names only 127.0.0.254, never the real root servers.
+"""
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+import dns.edns
+import dns.exception
+import dns.flags
+import dns.message
+import dns.query
+import dns.rcode
+import dns.rdataclass
+import dns.rdatatype
+import pytest
+
+SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
+UNBOUND_BIN = os.environ.get("UNBOUND_BIN",
+                             os.path.join(BUILDDIR, "unbound"))
+CHECKCONF_BIN = os.environ.get(
+    "UNBOUND_CHECKCONF_BIN",
+    os.path.join(os.path.dirname(os.path.abspath(UNBOUND_BIN)),
+                 "unbound-checkconf"))
+SHIM = os.environ.get("UNBOUND_SHIM",
+                      os.path.join(BUILDDIR, "testdata", "reuseport_shim.so"))
+
+# Debian's installed Unbound: the reference implementation.
+REFERENCE = (os.environ.get("UNBOUND_REFERENCE") == "1" or
+             os.path.realpath(UNBOUND_BIN).startswith("/usr/"))
+
+# Sanitizer builds are slower to start and to answer.
+SLOW = 3 if os.environ.get("ASAN_OPTIONS") else 1
+START_TIMEOUT = 15 * SLOW
+STOP_TIMEOUT = 10 * SLOW
+
+ROOT_HINTS = (". 3600000 IN NS a.root.test.\n"
+              "a.root.test. 3600000 IN A 127.0.0.254\n")
+
+ours_only = pytest.mark.skipif(
+    REFERENCE, reason="checks behaviour particular to this implementation")
+
+
+def reference_differs(why):
+    """Skip a test for the reference binary, saying why."""
+    return pytest.mark.skipif(REFERENCE, reason="real Unbound 1.17: " + why)
+
+
+def have_ipv6():
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+HAVE_IPV6 = have_ipv6()
+needs_ipv6 = pytest.mark.skipif(not HAVE_IPV6, reason="::1 not available")
+
+
+def free_port(ipv6=False):
+    """A port free for both UDP and TCP on 127.0.0.1 (and ::1): bind TCP
+    to port 0, then check the others can bind the same number."""
+    for _ in range(200):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
+            t.bind(("127.0.0.1", 0))
+            port = t.getsockname()[1]
+            if port < 1024:
+                continue
+            ok = True
+            families = [(socket.AF_INET, "127.0.0.1")]
+            if ipv6:
+                families.append((socket.AF_INET6, "::1"))
+            for fam, addr in families:
+                for typ in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+                    if fam == socket.AF_INET and typ == socket.SOCK_STREAM:
+                        continue
+                    try:
+                        with socket.socket(fam, typ) as s:
+                            s.bind((addr, port))
+                    except OSError:
+                        ok = False
+            if ok:
+                return port
+    raise RuntimeError("no free port found")
+
+
+def sockets_on_port(port, proto, pid=None):
+    """Listening sockets on port from `ss` (proto 'udp' or 'tcp'); when pid
+    is given, only those the process owns."""
+    flag = "-lunpH" if proto == "udp" else "-ltnpH"
+    out = subprocess.run(["ss", flag, "sport = :%d" % port],
+                         capture_output=True, text=True, check=True).stdout
+    lines = [l for l in out.splitlines() if l.strip()]
+    if pid is not None:
+        lines = [l for l in lines if re.search(r"pid=%d," % pid, l)]
+    return lines
+
+
+def proc_status(pid):
+    """/proc/PID/status as a dict (empty when the process is gone)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return dict(l.split(":", 1) for l in f.read().splitlines()
+                        if ":" in l)
+    except OSError:
+        return {}
+
+
+def rss_kib(pid):
+    return int(proc_status(pid).get("VmRSS", "0 kB").split()[0])
+
+
+def pid_alive(pid):
+    """True while pid runs (a zombie counts as gone)."""
+    st = proc_status(pid)
+    return bool(st) and not st.get("State", "").strip().startswith("Z")
+
+
+def make_query(name, rdtype="A", rdclass="IN", rd=True, edns=None,
+               payload=None, want_dnssec=False, qid=None):
+    """A dns.message query; edns=None means no OPT record."""
+    use_edns = edns if edns is not None else (
+        0 if (payload is not None or want_dnssec) else False)
+    if use_edns is False:
+        use_edns = -1
+    q = dns.message.make_query(name, rdtype, rdclass, use_edns=use_edns,
+                               payload=payload or 1232,
+                               want_dnssec=want_dnssec)
+    if not rd:
+        q.flags &= ~dns.flags.RD
+    if qid is not None:
+        q.id = qid
+    return q
+
+
+def tcp_frame(wire):
+    return struct.pack("!H", len(wire)) + wire
+
+
+def recv_exact(sock, n):
+    """n bytes from sock, or None if it closes first."""
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def recv_tcp_msg(sock):
+    """One length-framed DNS message from sock, None on close."""
+    hdr = recv_exact(sock, 2)
+    if hdr is None:
+        return None
+    (length,) = struct.unpack("!H", hdr)
+    return recv_exact(sock, length)
+
+
+class Server:
+    """One daemon under test: config in a temporary directory, started
+    with `-d -c FILE`, stopped by PID."""
+
+    def __init__(self, tmpdir, ipv6=False):
+        self.dir = str(tmpdir)
+        self.ipv6 = ipv6
+        self.port = free_port(ipv6)
+        self.conf = os.path.join(self.dir, "unbound.conf")
+        self.logfile = os.path.join(self.dir, "unbound.log")
+        self.pidfile = os.path.join(self.dir, "unbound.pid")
+        self.stdout = os.path.join(self.dir, "stdout.txt")
+        self.stderr = os.path.join(self.dir, "stderr.txt")
+        self.proc = None
+        self.pid = None
+        self.exit_status = None
+
+    # -- configuration --------------------------------------------------
+    def config_text(self, body="", extra="", threads=1, verbosity=1,
+                    logfile=True, daemonize=False, username=""):
+        """The full unbound.conf: the harness's fixed lines, then body
+        (lines of the server: clause), then extra (further clauses)."""
+        lines = ["server:",
+                 "verbosity: %d" % verbosity,
+                 "num-threads: %d" % threads,
+                 "interface: 127.0.0.1"]
+        if self.ipv6:
+            lines.append("interface: ::1")
+        lines += ["port: %d" % self.port,
+                  "do-daemonize: %s" % ("yes" if daemonize else "no"),
+                  "use-syslog: no",
+                  'chroot: ""',
+                  'username: "%s"' % username,
+                  'directory: "%s"' % self.dir,
+                  'pidfile: "%s"' % self.pidfile]
+        if logfile:
+            lines.append('logfile: "%s"' % self.logfile)
+        if REFERENCE:
+            hints = os.path.join(self.dir, "root.hints")
+            with open(hints, "w") as f:
+                f.write(ROOT_HINTS)
+            lines += ['module-config: "iterator"',
+                      'root-hints: "%s"' % hints,
+                      "do-not-query-localhost: no"]
+        text = lines[0] + "\n" + "".join("\t%s\n" % l for l in lines[1:])
+        for l in body.strip("\n").splitlines():
+            text += "\t%s\n" % l.strip()
+        if extra:
+            text += extra.strip("\n") + "\n"
+        return text
+
+    def write_config(self, body="", **kw):
+        text = self.config_text(body, **kw)
+        with open(self.conf, "w") as f:
+            f.write(text)
+        return self.conf
+
+    def config_line(self, needle):
+        """1-based line number of the first config line containing
+        needle."""
+        with open(self.conf) as f:
+            for i, l in enumerate(f, 1):
+                if needle in l:
+                    return i
+        raise KeyError(needle)
+
+    # -- process life ---------------------------------------------------
+    def run_args(self, args):
+        return [UNBOUND_BIN] + list(args) + ["-c", self.conf]
+
+    def start(self, body="", args=("-d",), wait=True, env=None,
+              ready_source="127.0.0.1", **kw):
+        """Write the config, start the daemon in the foreground, wait
+        until it answers a query from ready_source."""
+        self.write_config(body, **kw)
+        penv = dict(os.environ)
+        if env:
+            penv.update(env)
+        with open(self.stdout, "wb") as out, open(self.stderr, "wb") as err:
+            self.proc = subprocess.Popen(self.run_args(args), stdout=out,
+                                         stderr=err, stdin=subprocess.DEVNULL,
+                                         env=penv, cwd=self.dir)
+        self.pid = self.proc.pid
+        if wait:
+            self.wait_ready(source=ready_source)
+        return self
+
+    def wait_ready(self, timeout=START_TIMEOUT, source="127.0.0.1"):
+        """Poll with a CHAOS query until any reply comes back."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise AssertionError(
+                    "daemon exited with %s during start:\n%s" %
+                    (self.proc.returncode, self.output()))
+            try:
+                self.query("version.server.", "TXT", "CH", timeout=0.3,
+                           source=source)
+                return
+            except (dns.exception.Timeout, OSError):
+                time.sleep(0.1)
+        raise AssertionError("daemon did not answer within %ds:\n%s" %
+                             (timeout, self.output()))
+
+    def alive(self):
+        if self.proc is not None:
+            return self.proc.poll() is None
+        return self.pid is not None and pid_alive(self.pid)
+
+    def send_signal(self, sig):
+        os.kill(self.pid, sig)
+
+    def stop(self, sig=signal.SIGTERM, timeout=STOP_TIMEOUT):
+        """Stop by PID: sig, then SIGKILL after timeout. Returns the exit
+        status (None when the process is not our child)."""
+        if self.pid is None:
+            return self.exit_status
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(sig)
+                try:
+                    self.proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+                    self.exit_status = "killed after %ds" % timeout
+                    return self.exit_status
+            self.exit_status = self.proc.returncode
+        else:
+            if pid_alive(self.pid):
+                os.kill(self.pid, sig)
+                deadline = time.time() + timeout
+                while pid_alive(self.pid) and time.time() < deadline:
+                    time.sleep(0.05)
+                if pid_alive(self.pid):
+                    os.kill(self.pid, signal.SIGKILL)
+                    self.exit_status = "killed after %ds" % timeout
+        self.pid = None
+        return self.exit_status
+
+    def output(self):
+        """stderr, stdout and logfile together, for messages and
+        assertions."""
+        parts = []
+        for p in (self.stderr, self.stdout, self.logfile):
+            try:
+                with open(p, errors="replace") as f:
+                    parts.append(f.read())
+            except OSError:
+                pass
+        return "\n".join(parts)
+
+    def log(self):
+        try:
+            with open(self.logfile, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    # -- queries --------------------------------------------------------
+    def addr(self, v6=False):
+        return "::1" if v6 else "127.0.0.1"
+
+    def query(self, name, rdtype="A", rdclass="IN", tcp=False, v6=False,
+              source=None, timeout=2.0, retries=1, **kw):
+        """Send a query (dnspython), return the reply message. Raises
+        dns.exception.Timeout when no reply comes after all tries."""
+        q = name if isinstance(name, dns.message.Message) else \
+            make_query(name, rdtype, rdclass, **kw)
+        last = None
+        for _ in range(retries):
+            try:
+                if tcp:
+                    return dns.query.tcp(q, self.addr(v6), port=self.port,
+                                         timeout=timeout, source=source)
+                return dns.query.udp(q, self.addr(v6), port=self.port,
+                                     timeout=timeout, source=source,
+                                     ignore_trailing=True)
+            except dns.exception.Timeout as e:
+                last = e
+        raise last
+
+    def udp_raw(self, wire, timeout=1.0, source="127.0.0.1"):
+        """Send raw bytes over UDP; the reply bytes or None (dropped)."""
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind((source, 0))
+            s.settimeout(timeout)
+            s.sendto(wire, ("127.0.0.1", self.port))
+            try:
+                return s.recv(65535)
+            except socket.timeout:
+                return None
+
+    def tcp_connect(self, timeout=2.0, source=None):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout,
+                                     source_address=(source, 0)
+                                     if source else None)
+        s.settimeout(timeout)
+        return s
+
+    def tcp_raw(self, wire, timeout=2.0):
+        """Send raw bytes (framing included by the caller) over a new TCP
+        connection; the first framed reply or None."""
+        with self.tcp_connect(timeout) as s:
+            s.sendall(wire)
+            try:
+                return recv_tcp_msg(s)
+            except (socket.timeout, ConnectionResetError):
+                return None
+
+
+@pytest.fixture
+def unbound(tmp_path):
+    """A Server, not started yet; stopped by PID when the test ends, and a
+    clean SIGTERM exit is checked."""
+    srv = Server(tmp_path)
+    yield srv
+    _finish(srv)
+
+
+@pytest.fixture
+def unbound6(tmp_path):
+    """Like `unbound`, also listening on ::1."""
+    if not HAVE_IPV6:
+        pytest.skip("::1 not available")
+    srv = Server(tmp_path, ipv6=True)
+    yield srv
+    _finish(srv)
+
+
+def _finish(srv):
+    if srv.pid is None:
+        return
+    was_running = srv.alive()
+    status = srv.stop()
+    if was_running and srv.proc is not None:
+        assert status == 0, "daemon exit status on SIGTERM: %s\n%s" % (
+            status, srv.output()[-3000:])
+
+
+@pytest.fixture
+def world_tmpdir():
+    """A directory under /tmp that an unprivileged user can use (pytest's
+    tmp_path sits in a 0700 directory of root)."""
+    d = tempfile.mkdtemp(prefix="unbound-itest-", dir="/tmp")
+    os.chmod(d, 0o777)
+    yield d
+    subprocess.run(["rm", "-rf", d], check=False)
+
+
+def rcode_of(reply):
+    return dns.rcode.to_text(reply.rcode())
+
+
+def answer_texts(reply):
+    """Answer section RRs as sorted 'name type rdata' strings (no TTL)."""
+    out = []
+    for rrset in reply.answer:
+        for rd in rrset:
+            out.append("%s %s %s" % (rrset.name, dns.rdatatype.to_text(
+                rrset.rdtype), rd.to_text()))
+    return sorted(out)
+
+
+def assert_recursion(srv, name, rdtype="A", **kw):
+    """The query is not answered locally but goes to recursion. There is
+    no recursion in this implementation yet, so SERVFAIL; the reference
+    tries the (unreachable) root at 127.0.0.254 and does not answer
+    quickly, or says SERVFAIL."""
+    try:
+        r = srv.query(name, rdtype, timeout=1.5, **kw)
+    except dns.exception.Timeout:
+        assert REFERENCE, "no reply to %s %s" % (name, rdtype)
+        return None
+    assert rcode_of(r) == "SERVFAIL", "%s %s: %s" % (name, rdtype, r)
+    return r
+
+
+def assert_dropped(srv, name, rdtype="A", timeout=1.0, **kw):
+    """No reply at all (the query was dropped)."""
+    with pytest.raises(dns.exception.Timeout):
+        srv.query(name, rdtype, timeout=timeout, **kw)

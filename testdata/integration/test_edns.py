@@ -1,0 +1,128 @@
+"""EDNS0 and truncation: OPT echoed, advertised size, DO echoed, BADVERS
+(in test_malformed), TC=1 when the answer does not fit, full over TCP."""
+import pytest
+
+from conftest import answer_texts, make_query, rcode_of
+
+# 40 TXT records of ~95 bytes: about 4 KB, over every UDP limit here.
+BIG = "\n".join('local-data: "big.test. TXT %s%02d"' % ("x" * 90, i)
+                for i in range(40))
+# 8 of them: about 870 bytes, over 512 and under 1232.
+MID = "\n".join('local-data: "mid.test. TXT %s%02d"' % ("y" * 90, i)
+                for i in range(8))
+# 25 of them: about 2600 bytes.
+LARGE = "\n".join('local-data: "large.test. TXT %s%02d"' % ("z" * 90, i)
+                  for i in range(25))
+DATA = BIG + "\n" + MID + "\n" + LARGE + \
+    '\nlocal-data: "small.test. A 192.0.2.1"'
+
+
+@pytest.fixture
+def edns(unbound):
+    return unbound.start(DATA)
+
+
+def tc(reply):
+    return bool(reply.flags & 0x0200)
+
+
+def count(reply):
+    return sum(len(rrset) for rrset in reply.answer)
+
+
+def test_no_opt_in_query_no_opt_in_reply(edns):
+    r = edns.query("small.test.", "A")
+    assert r.edns == -1
+    assert answer_texts(r) == ["small.test. A 192.0.2.1"]
+
+
+def test_opt_echoed_with_size(edns):
+    r = edns.query("small.test.", "A", payload=4096)
+    assert r.edns == 0
+    # the server advertises its edns-buffer-size (default 1232)
+    assert r.payload == 1232
+    assert not (r.ednsflags & 0x8000)
+
+
+def test_do_bit_echoed(edns):
+    r = edns.query("small.test.", "A", payload=1232, want_dnssec=True)
+    assert r.edns == 0
+    assert r.ednsflags & 0x8000
+    r = edns.query("localhost.", "A", payload=1232, want_dnssec=True)
+    assert r.ednsflags & 0x8000
+
+
+def test_opt_over_tcp(edns):
+    r = edns.query("small.test.", "A", payload=4096, tcp=True)
+    assert r.edns == 0
+    assert answer_texts(r) == ["small.test. A 192.0.2.1"]
+
+
+def test_big_truncated_over_udp(edns):
+    for kw in ({}, {"payload": 512}, {"payload": 1232}, {"payload": 4096},
+               {"payload": 65000}):
+        r = edns.query("big.test.", "TXT", **kw)
+        assert tc(r), kw
+        assert rcode_of(r) == "NOERROR", kw
+        assert len(r.to_wire()) <= max(512, min(kw.get("payload", 512),
+                                                1232)), kw
+
+
+def test_big_full_over_tcp(edns):
+    r = edns.query("big.test.", "TXT", tcp=True)
+    assert not tc(r)
+    assert count(r) == 40
+    r = edns.query("big.test.", "TXT", tcp=True, payload=1232)
+    assert not tc(r) and count(r) == 40
+
+
+def test_mid_needs_edns(edns):
+    # no EDNS: 512 limit
+    r = edns.query("mid.test.", "TXT")
+    assert tc(r)
+    # EDNS 1232 (or more, capped at 1232): fits
+    for size in (1232, 4096):
+        r = edns.query("mid.test.", "TXT", payload=size)
+        assert not tc(r), size
+        assert count(r) == 8
+    # a client size under 512 is taken as 512
+    r = edns.query("mid.test.", "TXT", payload=100)
+    assert tc(r)
+
+
+def test_tc_answer_over_udp_is_resolvable_over_tcp(edns):
+    """What a stub resolver does: UDP, TC=1, retry over TCP."""
+    q = make_query("big.test.", "TXT", payload=1232)
+    import dns.query
+    r, used_tcp = dns.query.udp_with_fallback(q, "127.0.0.1", port=edns.port,
+                                              timeout=2)
+    assert used_tcp
+    assert count(r) == 40
+
+
+def test_max_udp_size_lower_than_client(unbound):
+    unbound.start(DATA + "\nmax-udp-size: 600")
+    r = unbound.query("mid.test.", "TXT", payload=1232)
+    assert tc(r)
+    assert len(r.to_wire()) <= 600
+    r = unbound.query("small.test.", "A", payload=1232)
+    assert not tc(r) and count(r) == 1
+
+
+def test_larger_buffers(unbound):
+    unbound.start(DATA + "\nedns-buffer-size: 4096\nmax-udp-size: 4096")
+    r = unbound.query("large.test.", "TXT", payload=4096)
+    assert not tc(r)
+    assert count(r) == 25
+    assert r.payload == 4096
+    # the client's smaller size still limits
+    r = unbound.query("large.test.", "TXT", payload=1232)
+    assert tc(r)
+
+
+def test_edns_buffer_size_smaller(unbound):
+    unbound.start(DATA + "\nedns-buffer-size: 512")
+    # it is the size advertised; replies are limited by max-udp-size
+    r = unbound.query("mid.test.", "TXT", payload=4096)
+    assert r.payload == 512
+    assert not tc(r) and count(r) == 8
