@@ -51,4 +51,14 @@ enum localzone_result local_zones_answer(const struct local_zones* zones,
 enum localzone_type local_zone_str2type(const char* s);
 const char* local_zone_type2str(enum localzone_type t);
 
+/* Unbound's default zones (services/localzone_default.c), for
+ * local_zones_create: cb is called for each zone with its name, type,
+ * whether it is a LAN zone (AS112 / RFC 6303 reverse zone, left out when
+ * unblock_lan_zones is set; insecure-lan-zones applies to these) and its
+ * records as RR text. A 0 from cb stops the walk; returns 0 then. */
+typedef int (*local_zone_default_cb)(void* arg, const char* name,
+	enum localzone_type type, int lan, const char* const* rrs, size_t n);
+int local_zone_defaults(int unblock_lan_zones, local_zone_default_cb cb,
+	void* arg);
+
 #endif
