@@ -75,31 +75,60 @@ size_t dname_valid(const uint8_t* dname, size_t maxlen)
 	}
 }
 
+/* Length of a valid uncompressed name, root byte included. */
+static size_t name_len(const uint8_t* d)
+{
+	size_t n = 0;
+	while(d[n])
+		n += (size_t)d[n] + 1;
+	return n + 1;
+}
+
+/* Lowercase 8 bytes at once (ASCII A-Z only). Label length bytes are
+ * at most 63, below 'A', so a whole wire name can go through this. */
+static uint64_t lower8(uint64_t w)
+{
+	const uint64_t h = 0x8080808080808080ULL, m = 0x7f7f7f7f7f7f7f7fULL;
+	uint64_t t = w & m;
+	uint64_t ge_a = t + 0x3f3f3f3f3f3f3f3fULL;  /* >= 'A' sets bit 7 */
+	uint64_t gt_z = t + 0x2525252525252525ULL;  /* > 'Z' sets bit 7 */
+	uint64_t up = (ge_a ^ gt_z) & ~w & h;       /* ASCII and in range */
+	return w | (up >> 2);
+}
+
 void dname_tolower(uint8_t* dname)
 {
-	uint8_t lab;
-	while((lab = *dname++) != 0) {
-		while(lab--) {
-			*dname = LOWER(*dname);
-			dname++;
-		}
+	size_t len = name_len(dname), i;
+	uint64_t w;
+	for(i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, dname + i, 8);
+		w = lower8(w);
+		memcpy(dname + i, &w, 8);
 	}
+	for(; i < len; i++)
+		dname[i] = LOWER(dname[i]);
 }
 
 int query_dname_compare(const uint8_t* a, const uint8_t* b)
 {
-	for(;;) {
-		uint8_t la = *a++, lb = *b++;
-		if(la != lb)
-			return (int)la - (int)lb;
-		if(la == 0)
-			return 0;
-		while(la--) {
-			uint8_t ca = LOWER(*a++), cb = LOWER(*b++);
-			if(ca != cb)
-				return (int)ca - (int)cb;
-		}
+	/* Lowercase byte streams are equal exactly when the names are:
+	 * label lengths are not changed by lowercasing. The order is the
+	 * lowercase byte order, consistent but not DNSSEC canonical. */
+	size_t la = name_len(a), lb = name_len(b);
+	size_t n = la < lb ? la : lb, i;
+	uint64_t x, y;
+	for(i = 0; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if(x != y && lower8(x) != lower8(y))
+			break;
 	}
+	for(; i < n; i++) {
+		uint8_t ca = LOWER(a[i]), cb = LOWER(b[i]);
+		if(ca != cb)
+			return (int)ca - (int)cb;
+	}
+	return (int)la - (int)lb;
 }
 
 int dname_count_labels(const uint8_t* dname)
@@ -233,23 +262,18 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen)
 
 uint32_t dname_hash(const uint8_t* dname, uint32_t seed)
 {
-	/* Word at a time over the whole name. OR-ing 0x20 folds A-Z onto
-	 * a-z; it also merges some other byte pairs, which only costs an
-	 * occasional collision, never a miss for equal names. */
-	const uint64_t fold = 0x2020202020202020ULL;
+	/* Word at a time over the lowercased name. */
 	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
 	uint64_t h = seed ^ 0x5bd1e995ULL, w;
-	size_t len = 0, i;
-	while(dname[len])
-		len += (size_t)dname[len] + 1;
+	size_t len = name_len(dname) - 1, i;
 	for(i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, dname + i, 8);
-		h = (h ^ (w | fold)) * mul;
+		h = (h ^ lower8(w)) * mul;
 		h ^= h >> 29;
 	}
-	w = 0;
-	memcpy(&w, dname + i, len - i);
-	h = (h ^ (w | fold) ^ len) * mul;
+	for(w = 0; i < len; i++)
+		w = (w << 8) | dname[i];
+	h = (h ^ lower8(w) ^ len) * mul;
 	h ^= h >> 32;
 	h *= mul;
 	return (uint32_t)(h >> 32);

@@ -28,10 +28,15 @@ static uint8_t lower(uint8_t c)
 }
 
 /* Is the name at off in our packet (pointers in it are our own, always
- * backward) equal to the uncompressed name n? Label counts are known
- * to be equal, and buf[off] is a label length, not a pointer. */
-static int pkt_name_equal(const uint8_t* buf, size_t off, const uint8_t* n)
+ * backward) equal to the uncompressed name n of nlen bytes? Label counts
+ * are known to be equal, and buf[off] is a label length. */
+static int pkt_name_equal(const struct msg_builder* b, size_t off,
+	const uint8_t* n, size_t nlen)
 {
+	const uint8_t* buf = b->buf;
+	/* fast: the same bytes in one piece (the usual repeat of a name) */
+	if(off + nlen <= b->len && memcmp(buf + off, n, nlen) == 0)
+		return 1;
 	for(;;) {
 		uint8_t lab = buf[off];
 		if((lab & 0xc0) == 0xc0) {
@@ -83,7 +88,7 @@ static int write_name(struct msg_builder* b, const uint8_t* name,
 		for(j = 0; j < b->num_ptrs; j++) {
 			size_t off = b->ptr_off[j];
 			if(b->ptr_labs[j] == labs && b->buf[off] == s[0] &&
-				pkt_name_equal(b->buf, off, s)) {
+				pkt_name_equal(b, off, s, p + 1 - loff[i])) {
 				match = i;
 				ptr = (long)off;
 				break;
@@ -191,8 +196,15 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	memset(buf + 6, 0, 6);
 	b->len = LDNS_HEADER_SIZE;
 	if(withq) {
-		long t;
-		write_name(b, qi->qname, b->limit, &t);
+		/* nothing to compress against yet: copy, remember labels */
+		size_t p = 0;
+		int labs = dname_count_labels(qi->qname);
+		memcpy(buf + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
+		while(qi->qname[p]) {
+			remember(b, LDNS_HEADER_SIZE + p, labs--);
+			p += (size_t)qi->qname[p] + 1;
+		}
+		b->len += qi->qname_len;
 		wr16(buf + b->len, qi->qtype);
 		wr16(buf + b->len + 2, qi->qclass);
 		b->len += 4;

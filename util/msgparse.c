@@ -18,7 +18,8 @@ static uint16_t rd16(const uint8_t* p)
 static int read_question(const uint8_t* pkt, size_t len,
 	struct query_info* qi)
 {
-	size_t p = LDNS_HEADER_SIZE, n = 0;
+	size_t p = LDNS_HEADER_SIZE, n;
+	/* find and check the label lengths, then copy in one go */
 	for(;;) {
 		uint8_t lab;
 		if(p >= len)
@@ -26,16 +27,16 @@ static int read_question(const uint8_t* pkt, size_t len,
 		lab = pkt[p];
 		if(lab > LDNS_MAX_LABELLEN)
 			return 0; /* pointer or bad label type */
-		if(n + 1 + lab > LDNS_MAX_DOMAINLEN || p + 1 + lab > len)
-			return 0;
-		memcpy(qi->qname + n, pkt + p, (size_t)lab + 1);
-		n += (size_t)lab + 1;
 		p += (size_t)lab + 1;
+		if(p - LDNS_HEADER_SIZE > LDNS_MAX_DOMAINLEN)
+			return 0;
 		if(lab == 0)
 			break;
 	}
-	if(len - p < 4)
+	if(p + 4 > len)
 		return 0;
+	n = p - LDNS_HEADER_SIZE;
+	memcpy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
 	qi->qtype = rd16(pkt + p);
 	qi->qclass = rd16(pkt + p + 2);
 	qi->qname_len = n;
@@ -58,6 +59,13 @@ static int skip_rr(const uint8_t* pkt, size_t len, size_t* pos)
 		return 0;
 	*pos += rdlen;
 	return 1;
+}
+
+/* A compressed OPT owner: must still be the root (a pointer to a 0). */
+static int opt_owner_root(const uint8_t* pkt, size_t len, size_t* pos)
+{
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	return dname_read_wire(pkt, len, pos, name) == 1;
 }
 
 static int qtype_is_meta(uint16_t t)
@@ -83,7 +91,6 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 	uint16_t flags, qd, an, ns, ar;
 	int opcode, err_rcode = 0;
 	size_t pos;
-	uint8_t root[LDNS_MAX_DOMAINLEN + 1];
 
 	qi->qname_len = 0;
 	qi->qtype = qi->qclass = 0;
@@ -144,7 +151,9 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 	if(ar) {
 		uint8_t ver;
 		uint16_t udp, rdlen;
-		if(dname_read_wire(pkt, len, &pos, root) != 1)
+		if(pos < len && pkt[pos] == 0)
+			pos++; /* the usual plain root owner */
+		else if(!opt_owner_root(pkt, len, &pos))
 			return edns_formerr(qi);
 		if(len - pos < 10 || rd16(pkt + pos) != TYPE_OPT)
 			return edns_formerr(qi);

@@ -112,6 +112,50 @@ static void test_dname_compare_hash(void** state)
 	assert_int_equal(dname_valid((const uint8_t*)"\x40", 80), 0);
 }
 
+/* The word-at-a-time paths: every byte value at every offset of a long
+ * label, against a plain per-byte reference. */
+static void test_dname_swar(void** state)
+{
+	int v, pos;
+	(void)state;
+	for(v = 0; v < 256; v++) {
+		for(pos = 0; pos < 20; pos++) {
+			uint8_t a[40], b[40], c[40];
+			int i, want = (v >= 'A' && v <= 'Z') ? v + 32 : v;
+			a[0] = 20;
+			for(i = 0; i < 20; i++)
+				a[1 + i] = (uint8_t)('a' + i % 26);
+			a[1 + pos] = (uint8_t)v;
+			a[21] = 2;
+			a[22] = 'N';
+			a[23] = 'l';
+			a[24] = 0;
+			memcpy(b, a, 25);
+			memcpy(c, a, 25);
+			dname_tolower(b);
+			assert_int_equal(b[1 + pos], want);
+			assert_int_equal(b[22], 'n');
+			assert_int_equal(query_dname_compare(a, b), 0);
+			assert_int_equal(dname_hash(a, 3), dname_hash(b, 3));
+			/* a different byte at pos is a different name, unless the
+			 * two only differ in case */
+			c[1 + pos] = (uint8_t)(v ^ 0x20);
+			if((v | 0x20) >= 'a' && (v | 0x20) <= 'z')
+				assert_int_equal(query_dname_compare(a, c), 0);
+			else {
+				assert_int_not_equal(query_dname_compare(a, c), 0);
+				assert_true((query_dname_compare(a, c) < 0) ==
+					(query_dname_compare(c, a) > 0));
+			}
+		}
+	}
+	/* prefix-shaped names: different lengths never compare equal */
+	assert_int_not_equal(query_dname_compare((const uint8_t*)"\1a",
+		(const uint8_t*)"\1a\1b"), 0);
+	assert_int_not_equal(query_dname_compare(
+		(const uint8_t*)"\10abcdefgh\1x", (const uint8_t*)"\10ABCDEFGH"), 0);
+}
+
 static void test_dname_read_wire(void** state)
 {
 	uint8_t out[256];
@@ -510,6 +554,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dname_from_to_str),
 		cmocka_unit_test(test_dname_compare_hash),
+		cmocka_unit_test(test_dname_swar),
 		cmocka_unit_test(test_dname_read_wire),
 		cmocka_unit_test(test_dname_read_wire_long),
 		cmocka_unit_test(test_bad_packets),
