@@ -1,2 +1,127 @@
-/* smallapp/unbound-checkconf.c: to be written */
+/* smallapp/unbound-checkconf.c - check unbound.conf for errors, or print
+ * the value of one option (-o), as Unbound's unbound-checkconf. */
 #include "config.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "daemon/acl_list.h"
+#include "services/localzone.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE* out)
+{
+	fprintf(out, "Usage:\tunbound-checkconf [-h] [-f] [-q] [-o option] "
+		"[file]\n");
+	fprintf(out, "\tChecks unbound configuration file for errors.\n");
+	fprintf(out, "file\tif omitted %s is used.\n", CONFIGFILE);
+	fprintf(out, "-o option\tprint value of option to stdout.\n");
+	fprintf(out, "-f \t\toutput full pathname with chroot applied, eg. "
+		"with -o pidfile.\n");
+	fprintf(out, "-q \t\tquiet (suppress output on success).\n");
+	fprintf(out, "-h\t\tshow this usage help.\n");
+	fprintf(out, "Version %s\n", PACKAGE_VERSION);
+}
+
+/* -o: print the option; with -f, pidfile as seen outside the chroot. */
+static int print_option(struct config_file* cfg, const char* opt, int final)
+{
+	if(final && strcmp(opt, "pidfile") == 0) {
+		char* p = cfg_fname_after_chroot(cfg->pidfile ?
+			cfg->pidfile : "", cfg, 1);
+		if(!p) {
+			fprintf(stderr, "unbound-checkconf: out of memory\n");
+			return 1;
+		}
+		printf("%s\n", p);
+		free(p);
+		return 0;
+	}
+	if(!config_print_option(cfg, opt, stdout)) {
+		fprintf(stderr, "unbound-checkconf: cannot print option '%s'\n",
+			opt);
+		return 1;
+	}
+	return 0;
+}
+
+/* Build what the daemon builds from the config, to find its errors. */
+static int build_checks(struct config_file* cfg)
+{
+	struct acl_list* acl;
+	struct local_zones* lz;
+	int ok = 1;
+	if(!(acl = acl_list_create(cfg)))
+		ok = 0;
+	acl_list_delete(acl);
+	if(!(lz = local_zones_create(cfg)))
+		ok = 0;
+	local_zones_delete(lz);
+	return ok;
+}
+
+static int checkconf(const char* file, const char* opt, int final, int quiet)
+{
+	struct config_file* cfg = config_create();
+	char full[PATH_MAX];
+	int ok;
+	if(!cfg) {
+		fprintf(stderr, "unbound-checkconf: out of memory\n");
+		return 1;
+	}
+	if(!config_read(cfg, file, NULL)) {
+		config_delete(cfg);
+		return 1;
+	}
+	if(opt) {
+		ok = print_option(cfg, opt, final);
+		config_delete(cfg);
+		return ok;
+	}
+	ok = config_check(cfg);
+	ok = build_checks(cfg) && ok;
+	if(ok && !quiet) {
+		verbosity = (enum verbosity_value)cfg->verbosity;
+		config_log_unimplemented(cfg);
+		if(final && realpath(file, full))
+			file = full;
+		printf("unbound-checkconf: no errors in %s\n", file);
+	}
+	config_delete(cfg);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv)
+{
+	const char* opt = NULL;
+	int c, final = 0, quiet = 0;
+	log_ident_set("unbound-checkconf");
+	while((c = getopt(argc, argv, "fhqo:")) != -1) {
+		switch(c) {
+		case 'f':
+			final = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'o':
+			opt = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if(argc > 1) {
+		usage(stderr);
+		return 1;
+	}
+	return checkconf(argc == 1 ? argv[0] : CONFIGFILE, opt, final, quiet);
+}

@@ -5,7 +5,8 @@
  * of Unbound 1.17) is known to the option table in util/config_options.c;
  * options that are not implemented yet are accepted, type-checked, kept
  * in cfg->unimplemented (for `unbound-checkconf -o`) and listed once at
- * start-up by config_log_unimplemented(). */
+ * start-up by config_log_unimplemented(). Lists keep file order (the
+ * first line of the file is the head of the list). */
 #ifndef UTIL_CONFIG_FILE_H
 #define UTIL_CONFIG_FILE_H
 #include <stddef.h>
@@ -41,6 +42,7 @@ struct config_view {
 	char* name;
 	struct config_str2list* local_zones;
 	struct config_strlist* local_data;
+	struct config_strlist* local_data_ptr;
 	int view_first;
 };
 
@@ -75,7 +77,7 @@ struct config_file {
 	int ip_transparent;
 	int ip_dscp;
 	size_t edns_buffer_size;        /* default 1232 */
-	size_t max_udp_size;            /* default 1232 */
+	size_t max_udp_size;            /* default 4096 (as Unbound 1.17) */
 	size_t msg_buffer_size;         /* default 65552 */
 	int incoming_num_tcp;           /* per thread, default 10 */
 	int outgoing_num_tcp;
@@ -175,16 +177,20 @@ struct config_file {
 	char* control_key_file;
 	char* control_cert_file;
 
-	/* Options accepted but not implemented yet: str is "clause:option"
-	 * ("server:prefetch-key"), str2 the value as written. */
+	/* Options accepted but not implemented yet, set in the file to a
+	 * value other than their default: str is "clause:option"
+	 * ("server:prefetch-key"), str2 the value(s) as written. */
 	struct config_str2list* unimplemented;
 };
 
 /* A config with Unbound's defaults. NULL when out of memory. */
 struct config_file* config_create(void);
 /* Read filename into cfg (include: and include-toplevel: with globs are
- * followed; chroot, when not NULL, is prepended to relative includes as
- * Unbound does). Every error is printed to stderr as
+ * followed, relative names from the current directory or from a
+ * directory: given earlier; chroot, when not NULL, is stripped from the
+ * front of the file name and include names that start with it, as
+ * Unbound does when it reloads inside its chroot). Every error is
+ * printed to stderr as
  *   FILE:LINE: error: MESSAGE
  * and reading goes on to report more; returns 1 when there was no error,
  * 0 otherwise (and then prints "read FILE failed: N errors in
@@ -206,6 +212,12 @@ void config_log_unimplemented(struct config_file* cfg);
  * are checked by building them (acl_list_create, local_zones_create).
  * Errors are printed to stderr; returns 1 when fine. */
 int config_check(struct config_file* cfg);
+/* The path of fname as seen from outside the chroot (for
+ * unbound-checkconf -f -o pidfile): chrootdir is prepended unless fname
+ * already starts with it, and directory too when fname is relative and
+ * use_chdir is set. Malloced; NULL when out of memory. */
+char* cfg_fname_after_chroot(const char* fname, struct config_file* cfg,
+	int use_chdir);
 /* Parse "yes"/"no" (1/0), -1 if neither. */
 int cfg_parse_yesno(const char* s);
 /* Parse a size with optional k/m/g (case-insensitive, binary multiples

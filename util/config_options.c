@@ -1,2 +1,802 @@
-/* util/config_options.c: to be written */
+/* util/config_options.c - the one table of unbound.conf options (as of
+ * Unbound 1.17), their value types, storage, defaults and whether this
+ * daemon implements them; plus checking and storing one option's values. */
 #include "config.h"
+#include "util/config_options.h"
+#include "util/config_file.h"
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
+	char** args);
+static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
+	char** args);
+
+#define NOF CFG_NOFIELD
+#define F(f) offsetof(struct config_file, f)
+#define FS(f) offsetof(struct config_stub, f)
+#define FV(f) offsetof(struct config_view, f)
+#define FA(f) offsetof(struct config_auth, f)
+
+/* clause start */
+#define CLAUSE(n, c) { n, c, CT_CLAUSE, NOF, NULL, 1, 0, NULL }
+/* implemented server: option stored in struct config_file */
+#define IMPL(n, t, f, d) { n, CL_SERVER, t, F(f), NULL, 1, 0, d }
+/* not implemented, kept in a field of the clause's struct */
+#define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d }
+/* not implemented, no field: only checked and recorded */
+#define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d }
+#define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d }
+
+/* a number of slabs: a power of 2 */
+#define SLABS(n, c) { n, c, CT_INT, NOF, NULL, 0, CFGF_POW2, "4" }
+
+#define CACHE_4M "4194304"
+
+const struct cfg_option cfg_options[] = {
+	CLAUSE("server", CL_SERVER),
+	CLAUSE("remote-control", CL_REMOTE),
+	CLAUSE("stub-zone", CL_STUB),
+	CLAUSE("forward-zone", CL_FORWARD),
+	CLAUSE("auth-zone", CL_AUTH),
+	CLAUSE("view", CL_VIEW),
+	CLAUSE("python", CL_PYTHON),
+	CLAUSE("dynlib", CL_DYNLIB),
+	CLAUSE("dnscrypt", CL_DNSCRYPT),
+	CLAUSE("cachedb", CL_CACHEDB),
+	CLAUSE("dnstap", CL_DNSTAP),
+	CLAUSE("rpz", CL_RPZ),
+	CLAUSE("ipset", CL_IPSET),
+	{ "include", CL_NONE, CT_INCLUDE, NOF, NULL, 1, 0, NULL },
+	{ "include-toplevel", CL_NONE, CT_INCLUDE_TOP, NOF, NULL, 1, 0, NULL },
+
+	/* server: implemented */
+	IMPL("verbosity", CT_INT, verbosity, "1"),
+	IMPL("num-threads", CT_INT, num_threads, "1"),
+	IMPL("port", CT_INT, port, "53"),
+	{ "interface", CL_SERVER, CT_STRLIST, F(ifs), h_interface, 1, 0, NULL },
+	{ "ip-address", CL_SERVER, CT_STRLIST, F(ifs), h_interface, 1, 0,
+		NULL },
+	IMPL("do-ip4", CT_YESNO, do_ip4, "yes"),
+	IMPL("do-ip6", CT_YESNO, do_ip6, "yes"),
+	IMPL("do-udp", CT_YESNO, do_udp, "yes"),
+	IMPL("do-tcp", CT_YESNO, do_tcp, "yes"),
+	IMPL("so-rcvbuf", CT_MEMSIZE, so_rcvbuf, "0"),
+	IMPL("so-sndbuf", CT_MEMSIZE, so_sndbuf, "0"),
+	IMPL("so-reuseport", CT_YESNO, so_reuseport, "yes"),
+	IMPL("ip-freebind", CT_YESNO, ip_freebind, "no"),
+	IMPL("ip-transparent", CT_YESNO, ip_transparent, "no"),
+	IMPL("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232"),
+	IMPL("max-udp-size", CT_NUMSIZE, max_udp_size, "4096"),
+	IMPL("msg-buffer-size", CT_NUMSIZE, msg_buffer_size, "65552"),
+	IMPL("incoming-num-tcp", CT_INT, incoming_num_tcp, "10"),
+	IMPL("tcp-idle-timeout", CT_INT, tcp_idle_timeout, "30000"),
+	IMPL("do-daemonize", CT_YESNO, do_daemonize, "yes"),
+	IMPL("pidfile", CT_STR, pidfile, PIDFILE),
+	IMPL("logfile", CT_STR, logfile, NULL),
+	IMPL("use-syslog", CT_YESNO, use_syslog, "yes"),
+	IMPL("log-identity", CT_STR, log_identity, NULL),
+	IMPL("log-time-ascii", CT_YESNO, log_time_ascii, "no"),
+	IMPL("log-queries", CT_YESNO, log_queries, "no"),
+	IMPL("log-replies", CT_YESNO, log_replies, "no"),
+	IMPL("username", CT_STR, username, UB_USERNAME),
+	IMPL("chroot", CT_STR, chrootdir, ""),
+	IMPL("directory", CT_STR, directory, RUN_DIR),
+	IMPL("access-control", CT_STR2LIST, acls, NULL),
+	{ "local-zone", CL_SERVER, CT_STR2LIST, F(local_zones), h_local_zone,
+		1, 0, NULL },
+	IMPL("local-data", CT_STRLIST, local_data, NULL),
+	IMPL("local-data-ptr", CT_STRLIST, local_data_ptr, NULL),
+	IMPL("unblock-lan-zones", CT_YESNO, unblock_lan_zones, "no"),
+	IMPL("hide-identity", CT_YESNO, hide_identity, "no"),
+	IMPL("hide-version", CT_YESNO, hide_version, "no"),
+	IMPL("identity", CT_STR, identity, NULL),
+	IMPL("version", CT_STR, version, NULL),
+
+	/* server: kept in struct config_file for later work */
+	{ "statistics-interval", CL_SERVER, CT_INT, F(stat_interval), NULL, 0,
+		CFGF_EMPTY0, "0" },
+	KEEP("statistics-cumulative", CL_SERVER, CT_YESNO, F(stat_cumulative),
+		"no"),
+	KEEP("extended-statistics", CL_SERVER, CT_YESNO, F(stat_extended),
+		"no"),
+	KEEP("outgoing-interface", CL_SERVER, CT_STRLIST, F(out_ifs), NULL),
+	KEEP("outgoing-range", CL_SERVER, CT_INT, F(outgoing_num_ports),
+		"4096"),
+	KEEP("outgoing-num-tcp", CL_SERVER, CT_INT, F(outgoing_num_tcp), "10"),
+	KEEP("prefer-ip4", CL_SERVER, CT_YESNO, F(prefer_ip4), "no"),
+	KEEP("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
+	KEEP("ip-dscp", CL_SERVER, CT_INT, F(ip_dscp), "0"),
+	KEEP("tcp-mss", CL_SERVER, CT_INT, F(tcp_mss), "0"),
+	KEEP("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
+		"no"),
+	KEEP("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
+	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
+	KEEP("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
+		NULL),
+	KEEP("insecure-lan-zones", CL_SERVER, CT_YESNO, F(insecure_lan_zones),
+		"no"),
+	KEEP("hide-trustanchor", CL_SERVER, CT_YESNO, F(hide_trustanchor),
+		"no"),
+	KEEP("nsid", CL_SERVER, CT_STR, F(nsid), NULL),
+	KEEP("root-hints", CL_SERVER, CT_STRLIST, F(root_hints), NULL),
+	KEEP("do-not-query-localhost", CL_SERVER, CT_YESNO,
+		F(do_not_query_localhost), "yes"),
+	KEEP("do-not-query-address", CL_SERVER, CT_STRLIST,
+		F(donotqueryaddrs), NULL),
+	KEEP("qname-minimisation", CL_SERVER, CT_YESNO, F(qname_minimisation),
+		"yes"),
+	KEEP("qname-minimisation-strict", CL_SERVER, CT_YESNO,
+		F(qname_minimisation_strict), "no"),
+	KEEP("use-caps-for-id", CL_SERVER, CT_YESNO, F(use_caps_for_id), "no"),
+	KEEP("harden-glue", CL_SERVER, CT_YESNO, F(harden_glue), "yes"),
+	KEEP("harden-dnssec-stripped", CL_SERVER, CT_YESNO,
+		F(harden_dnssec_stripped), "yes"),
+	KEEP("harden-below-nxdomain", CL_SERVER, CT_YESNO,
+		F(harden_below_nxdomain), "yes"),
+	KEEP("harden-referral-path", CL_SERVER, CT_YESNO,
+		F(harden_referral_path), "no"),
+	KEEP("minimal-responses", CL_SERVER, CT_YESNO, F(minimal_responses),
+		"yes"),
+	KEEP("rrset-roundrobin", CL_SERVER, CT_YESNO, F(rrset_roundrobin),
+		"yes"),
+	KEEP("prefetch", CL_SERVER, CT_YESNO, F(prefetch), "no"),
+	KEEP("tcp-upstream", CL_SERVER, CT_YESNO, F(tcp_upstream), "no"),
+	KEEP("udp-connect", CL_SERVER, CT_YESNO, F(udp_connect), "yes"),
+	KEEP("target-fetch-policy", CL_SERVER, CT_STR, F(target_fetch_policy),
+		"3 2 1 0 0"),
+	KEEP("private-address", CL_SERVER, CT_STRLIST, F(private_address),
+		NULL),
+	KEEP("private-domain", CL_SERVER, CT_STRLIST, F(private_domain), NULL),
+	KEEP("msg-cache-size", CL_SERVER, CT_MEMSIZE, F(msg_cache_size),
+		CACHE_4M),
+	{ "msg-cache-slabs", CL_SERVER, CT_INT, F(msg_cache_slabs), NULL, 0,
+		CFGF_POW2, "4" },
+	KEEP("rrset-cache-size", CL_SERVER, CT_MEMSIZE, F(rrset_cache_size),
+		CACHE_4M),
+	{ "rrset-cache-slabs", CL_SERVER, CT_INT, F(rrset_cache_slabs), NULL,
+		0, CFGF_POW2, "4" },
+	KEEP("num-queries-per-thread", CL_SERVER, CT_INT,
+		F(num_queries_per_thread), "1024"),
+	KEEP("jostle-timeout", CL_SERVER, CT_INT, F(jostle_time), "200"),
+	KEEP("cache-max-ttl", CL_SERVER, CT_INT, F(max_ttl), "86400"),
+	KEEP("cache-min-ttl", CL_SERVER, CT_INT, F(min_ttl), "0"),
+	KEEP("cache-max-negative-ttl", CL_SERVER, CT_INT, F(max_negative_ttl),
+		"3600"),
+	KEEP("infra-host-ttl", CL_SERVER, CT_INT, F(infra_host_ttl), "900"),
+	KEEP("infra-cache-numhosts", CL_SERVER, CT_INT,
+		F(infra_cache_numhosts), "10000"),
+	KEEP("infra-cache-min-rtt", CL_SERVER, CT_INT, F(infra_cache_min_rtt),
+		"50"),
+	KEEP("serve-expired", CL_SERVER, CT_YESNO, F(serve_expired), "no"),
+	KEEP("serve-expired-ttl", CL_SERVER, CT_INT, F(serve_expired_ttl),
+		"0"),
+	KEEP("serve-expired-reply-ttl", CL_SERVER, CT_INT,
+		F(serve_expired_reply_ttl), "30"),
+	KEEP("serve-expired-client-timeout", CL_SERVER, CT_INT,
+		F(serve_expired_client_timeout), "0"),
+	KEEP("module-config", CL_SERVER, CT_STR, F(module_conf),
+		"validator iterator"),
+
+	/* server: not implemented, no field */
+	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
+	SRV("interface-automatic", CT_YESNO, "no"),
+	SRV("interface-automatic-ports", CT_STR, ""),
+	SRV("outgoing-port-permit", CT_STRLIST, NULL),
+	SRV("outgoing-port-avoid", CT_STRLIST, NULL),
+	SRV("stream-wait-size", CT_MEMSIZE, CACHE_4M),
+	SRV("delay-close", CT_INT, "0"),
+	SRV("unknown-server-time-limit", CT_INT, "376"),
+	SRV("discard-timeout", CT_INT, "1900"),
+	SRV("wait-limit", CT_INT, "1000"),
+	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
+		CFGF_NUM2, NULL },
+	SLABS("infra-cache-slabs", CL_SERVER),
+	SRV("infra-cache-max-rtt", CT_INT, "120000"),
+	SRV("infra-keep-probing", CT_YESNO, "no"),
+	SRV("define-tag", CT_STRLIST, NULL),
+	SRV("outgoing-tcp-mss", CT_INT, "0"),
+	SRV("tcp-reuse-timeout", CT_INT, "60000"),
+	SRV("max-reuse-tcp-queries", CT_INT, "200"),
+	SRV("tcp-auth-query-timeout", CT_INT, "3000"),
+	SRV("edns-tcp-keepalive", CT_YESNO, "no"),
+	SRV("edns-tcp-keepalive-timeout", CT_INT, "120000"),
+	SRV("udp-upstream-without-downstream", CT_YESNO, "no"),
+	SRV("tls-upstream", CT_YESNO, "no"),
+	SRV("ssl-upstream", CT_YESNO, "no"),
+	SRV("tls-service-key", CT_STR, ""),
+	SRV("ssl-service-key", CT_STR, ""),
+	SRV("tls-service-pem", CT_STR, ""),
+	SRV("ssl-service-pem", CT_STR, ""),
+	SRV("tls-port", CT_INT, "853"),
+	SRV("ssl-port", CT_INT, "853"),
+	SRV("tls-cert-bundle", CT_STR, ""),
+	SRV("ssl-cert-bundle", CT_STR, ""),
+	SRV("tls-win-cert", CT_YESNO, "no"),
+	SRV("tls-system-cert", CT_YESNO, "no"),
+	SRV("tls-additional-port", CT_STRLIST, NULL),
+	SRV("additional-tls-port", CT_STRLIST, NULL),
+	SRV("additional-ssl-port", CT_STRLIST, NULL),
+	SRV("tls-session-ticket-keys", CT_STRLIST, NULL),
+	SRV("tls-ciphers", CT_STR, ""),
+	SRV("tls-ciphersuites", CT_STR, ""),
+	SRV("pad-responses", CT_YESNO, "yes"),
+	SRV("pad-responses-block-size", CT_INT, "468"),
+	SRV("pad-queries", CT_YESNO, "yes"),
+	SRV("pad-queries-block-size", CT_INT, "128"),
+	SRV("tls-use-sni", CT_YESNO, "yes"),
+	SRV("https-port", CT_INT, "443"),
+	SRV("http-endpoint", CT_STR, "/dns-query"),
+	SRV("http-max-streams", CT_INT, "100"),
+	SRV("http-query-buffer-size", CT_MEMSIZE, CACHE_4M),
+	SRV("http-response-buffer-size", CT_MEMSIZE, CACHE_4M),
+	SRV("http-nodelay", CT_YESNO, "yes"),
+	SRV("http-notls-downstream", CT_YESNO, "no"),
+	SRV("proxy-protocol-port", CT_STRLIST, NULL),
+	{ "tcp-connection-limit", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
+		CFGF_NUM2, NULL },
+	SRV("access-control-tag", CT_STR2LIST, NULL),
+	SRV("access-control-tag-action", CT_STR3, NULL),
+	SRV("access-control-tag-data", CT_STR3, NULL),
+	SRV("access-control-view", CT_STR2LIST, NULL),
+	SRV("interface-tag", CT_STR2LIST, NULL),
+	SRV("interface-tag-action", CT_STR3, NULL),
+	SRV("interface-tag-data", CT_STR3, NULL),
+	SRV("interface-view", CT_STR2LIST, NULL),
+	SRV("log-tag-queryreply", CT_YESNO, "no"),
+	SRV("hide-http-user-agent", CT_YESNO, "no"),
+	SRV("http-user-agent", CT_STR, ""),
+	SRV("harden-short-bufsize", CT_YESNO, "yes"),
+	SRV("harden-large-queries", CT_YESNO, "no"),
+	SRV("harden-algo-downgrade", CT_YESNO, "no"),
+	SRV("caps-exempt", CT_STRLIST, NULL),
+	SRV("caps-whitelist", CT_STRLIST, NULL),
+	SRV("aggressive-nsec", CT_YESNO, "yes"),
+	SRV("unwanted-reply-threshold", CT_INT, "0"),
+	SRV("prefetch-key", CT_YESNO, "no"),
+	SRV("deny-any", CT_YESNO, "no"),
+	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),
+	SRV("trust-anchor-file", CT_STRLIST, NULL),
+	SRV("auto-trust-anchor-file", CT_STRLIST, NULL),
+	SRV("trust-anchor", CT_STRLIST, NULL),
+	SRV("trusted-keys-file", CT_STRLIST, NULL),
+	SRV("trust-anchor-signaling", CT_YESNO, "yes"),
+	SRV("root-key-sentinel", CT_YESNO, "yes"),
+	SRV("domain-insecure", CT_STRLIST, NULL),
+	SRV("val-override-date", CT_STR, "0"),
+	SRV("val-sig-skew-min", CT_INT, "3600"),
+	SRV("val-sig-skew-max", CT_INT, "86400"),
+	SRV("val-max-restart", CT_INT, "5"),
+	SRV("val-bogus-ttl", CT_INT, "60"),
+	SRV("val-clean-additional", CT_YESNO, "yes"),
+	SRV("val-log-level", CT_INT, "0"),
+	SRV("val-permissive-mode", CT_YESNO, "no"),
+	SRV("ignore-cd-flag", CT_YESNO, "no"),
+	SRV("serve-expired-ttl-reset", CT_YESNO, "no"),
+	SRV("serve-original-ttl", CT_YESNO, "no"),
+	SRV("val-nsec3-keysize-iterations", CT_STR,
+		"1024 150 2048 150 4096 150"),
+	SRV("zonemd-permissive-mode", CT_YESNO, "no"),
+	SRV("add-holddown", CT_INT, "2592000"),
+	SRV("del-holddown", CT_INT, "2592000"),
+	SRV("keep-missing", CT_INT, "31622400"),
+	SRV("permit-small-holddown", CT_YESNO, "no"),
+	SRV("key-cache-size", CT_MEMSIZE, CACHE_4M),
+	SLABS("key-cache-slabs", CL_SERVER),
+	SRV("neg-cache-size", CT_MEMSIZE, "1048576"),
+	SRV("local-zone-tag", CT_STR2LIST, NULL),
+	SRV("local-zone-override", CT_STR3, NULL),
+	OTHER("response-ip", CL_SERVER | CL_VIEW, CT_STR2LIST, NULL),
+	OTHER("response-ip-data", CL_SERVER | CL_VIEW, CT_STR2LIST, NULL),
+	SRV("response-ip-tag", CT_STR2LIST, NULL),
+	SRV("ratelimit", CT_INT, "0"),
+	SRV("ratelimit-size", CT_MEMSIZE, CACHE_4M),
+	SLABS("ratelimit-slabs", CL_SERVER),
+	SRV("ratelimit-factor", CT_INT, "10"),
+	SRV("ratelimit-backoff", CT_YESNO, "no"),
+	{ "ratelimit-for-domain", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
+		CFGF_NUM2, NULL },
+	{ "ratelimit-below-domain", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
+		CFGF_NUM2, NULL },
+	SRV("ip-ratelimit", CT_INT, "0"),
+	SRV("ip-ratelimit-size", CT_MEMSIZE, CACHE_4M),
+	SLABS("ip-ratelimit-slabs", CL_SERVER),
+	SRV("ip-ratelimit-factor", CT_INT, "10"),
+	SRV("ip-ratelimit-backoff", CT_YESNO, "no"),
+	SRV("outbound-msg-retry", CT_INT, "5"),
+	SRV("max-sent-count", CT_INT, "32"),
+	SRV("max-query-restarts", CT_INT, "11"),
+	SRV("iter-scrub-promiscuous", CT_YESNO, "yes"),
+	SRV("fast-server-permil", CT_INT, "0"),
+	SRV("fast-server-num", CT_INT, "3"),
+	SRV("edns-client-string", CT_STR2LIST, NULL),
+	SRV("edns-client-string-opcode", CT_INT, "65001"),
+	SRV("ede", CT_YESNO, "no"),
+	SRV("ede-serve-expired", CT_YESNO, "no"),
+	SRV("dns64-prefix", CT_STR, "64:ff9b::/96"),
+	SRV("dns64-synthall", CT_YESNO, "no"),
+	SRV("dns64-ignore-aaaa", CT_STRLIST, NULL),
+	SRV("send-client-subnet", CT_STRLIST, NULL),
+	SRV("client-subnet-zone", CT_STRLIST, NULL),
+	SRV("client-subnet-always-forward", CT_YESNO, "no"),
+	SRV("max-client-subnet-ipv6", CT_INT, "56"),
+	SRV("max-client-subnet-ipv4", CT_INT, "24"),
+	SRV("min-client-subnet-ipv6", CT_INT, "0"),
+	SRV("min-client-subnet-ipv4", CT_INT, "0"),
+	SRV("max-ecs-tree-size-ipv4", CT_INT, "100"),
+	SRV("max-ecs-tree-size-ipv6", CT_INT, "100"),
+	SRV("ipsecmod-enabled", CT_YESNO, "yes"),
+	SRV("ipsecmod-hook", CT_STR, NULL),
+	SRV("ipsecmod-strict", CT_YESNO, "no"),
+	SRV("ipsecmod-max-ttl", CT_INT, "3600"),
+	SRV("ipsecmod-ignore-bogus", CT_YESNO, "no"),
+	SRV("ipsecmod-allow", CT_STRLIST, NULL),
+	SRV("ipsecmod-whitelist", CT_STRLIST, NULL),
+	SRV("shm-enable", CT_YESNO, "no"),
+	SRV("shm-key", CT_INT, "11777"),
+	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
+		NULL },
+	{ "dlv-anchor", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL },
+
+	/* remote-control: */
+	KEEP("control-enable", CL_REMOTE, CT_YESNO, F(remote_control_enable),
+		"no"),
+	KEEP("control-interface", CL_REMOTE, CT_STRLIST, F(control_ifs), NULL),
+	KEEP("control-port", CL_REMOTE, CT_INT, F(control_port), "8953"),
+	KEEP("control-use-cert", CL_REMOTE, CT_YESNO, F(control_use_cert),
+		"yes"),
+	KEEP("server-key-file", CL_REMOTE, CT_STR, F(server_key_file),
+		RUN_DIR "/unbound_server.key"),
+	KEEP("server-cert-file", CL_REMOTE, CT_STR, F(server_cert_file),
+		RUN_DIR "/unbound_server.pem"),
+	KEEP("control-key-file", CL_REMOTE, CT_STR, F(control_key_file),
+		RUN_DIR "/unbound_control.key"),
+	KEEP("control-cert-file", CL_REMOTE, CT_STR, F(control_cert_file),
+		RUN_DIR "/unbound_control.pem"),
+
+	/* stub-zone: and forward-zone: (struct config_stub) */
+	KEEP("name", CL_STUB | CL_FORWARD, CT_STR, FS(name), NULL),
+	KEEP("stub-host", CL_STUB, CT_STRLIST, FS(hosts), NULL),
+	KEEP("stub-addr", CL_STUB, CT_STRLIST, FS(addrs), NULL),
+	KEEP("stub-prime", CL_STUB, CT_YESNO, FS(isprime), "no"),
+	KEEP("stub-first", CL_STUB, CT_YESNO, FS(isfirst), "no"),
+	KEEP("stub-tls-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
+	KEEP("stub-ssl-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
+	KEEP("stub-tcp-upstream", CL_STUB, CT_YESNO, FS(tcp_upstream), "no"),
+	KEEP("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
+	KEEP("forward-host", CL_FORWARD, CT_STRLIST, FS(hosts), NULL),
+	KEEP("forward-addr", CL_FORWARD, CT_STRLIST, FS(addrs), NULL),
+	KEEP("forward-first", CL_FORWARD, CT_YESNO, FS(isfirst), "no"),
+	KEEP("forward-tls-upstream", CL_FORWARD, CT_YESNO, FS(ssl_upstream),
+		"no"),
+	KEEP("forward-ssl-upstream", CL_FORWARD, CT_YESNO, FS(ssl_upstream),
+		"no"),
+	KEEP("forward-tcp-upstream", CL_FORWARD, CT_YESNO, FS(tcp_upstream),
+		"no"),
+	KEEP("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
+
+	/* auth-zone: and rpz: (struct config_auth) */
+	KEEP("name", CL_AUTH | CL_RPZ, CT_STR, FA(name), NULL),
+	KEEP("primary", CL_AUTH | CL_RPZ, CT_STRLIST, FA(masters), NULL),
+	KEEP("master", CL_AUTH | CL_RPZ, CT_STRLIST, FA(masters), NULL),
+	KEEP("url", CL_AUTH | CL_RPZ, CT_STRLIST, FA(urls), NULL),
+	KEEP("allow-notify", CL_AUTH | CL_RPZ, CT_STRLIST, FA(allow_notify),
+		NULL),
+	KEEP("zonefile", CL_AUTH | CL_RPZ, CT_STR, FA(zonefile), NULL),
+	KEEP("fallback-enabled", CL_AUTH, CT_YESNO, FA(fallback_enabled),
+		"no"),
+	KEEP("for-downstream", CL_AUTH, CT_YESNO, FA(for_downstream), "yes"),
+	KEEP("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
+	KEEP("for-upstream", CL_AUTH, CT_YESNO, FA(for_upstream), "yes"),
+	OTHER("zonemd-check", CL_AUTH, CT_YESNO, "no"),
+	OTHER("zonemd-reject-absence", CL_AUTH, CT_YESNO, "no"),
+	OTHER("rpz-action-override", CL_RPZ, CT_STR, NULL),
+	OTHER("rpz-cname-override", CL_RPZ, CT_STR, NULL),
+	OTHER("rpz-log", CL_RPZ, CT_YESNO, "no"),
+	OTHER("rpz-log-name", CL_RPZ, CT_STR, NULL),
+	OTHER("rpz-signal-nxdomain-ra", CL_RPZ, CT_YESNO, "no"),
+	OTHER("tags", CL_RPZ, CT_STR, NULL),
+
+	/* view: (struct config_view) */
+	KEEP("name", CL_VIEW, CT_STR, FV(name), NULL),
+	KEEP("local-zone", CL_VIEW, CT_STR2LIST, FV(local_zones), NULL),
+	KEEP("local-data", CL_VIEW, CT_STRLIST, FV(local_data), NULL),
+	KEEP("local-data-ptr", CL_VIEW, CT_STRLIST, FV(local_data_ptr), NULL),
+	KEEP("view-first", CL_VIEW, CT_YESNO, FV(view_first), "no"),
+
+	/* python:, dynlib: */
+	OTHER("python-script", CL_PYTHON, CT_STRLIST, NULL),
+	OTHER("dynlib-file", CL_DYNLIB, CT_STRLIST, NULL),
+
+	/* dnscrypt: */
+	OTHER("dnscrypt-enable", CL_DNSCRYPT, CT_YESNO, "no"),
+	OTHER("dnscrypt-port", CL_DNSCRYPT, CT_INT, "0"),
+	OTHER("dnscrypt-provider", CL_DNSCRYPT, CT_STR, NULL),
+	OTHER("dnscrypt-secret-key", CL_DNSCRYPT, CT_STRLIST, NULL),
+	OTHER("dnscrypt-provider-cert", CL_DNSCRYPT, CT_STRLIST, NULL),
+	OTHER("dnscrypt-provider-cert-rotated", CL_DNSCRYPT, CT_STRLIST, NULL),
+	OTHER("dnscrypt-shared-secret-cache-size", CL_DNSCRYPT, CT_MEMSIZE,
+		CACHE_4M),
+	SLABS("dnscrypt-shared-secret-cache-slabs", CL_DNSCRYPT),
+	OTHER("dnscrypt-nonce-cache-size", CL_DNSCRYPT, CT_MEMSIZE, CACHE_4M),
+	SLABS("dnscrypt-nonce-cache-slabs", CL_DNSCRYPT),
+
+	/* cachedb: */
+	OTHER("backend", CL_CACHEDB, CT_STR, "testframe"),
+	OTHER("secret-seed", CL_CACHEDB, CT_STR, "default"),
+	OTHER("redis-server-host", CL_CACHEDB, CT_STR, "127.0.0.1"),
+	OTHER("redis-server-port", CL_CACHEDB, CT_INT, "6379"),
+	OTHER("redis-timeout", CL_CACHEDB, CT_INT, "100"),
+	OTHER("redis-expire-records", CL_CACHEDB, CT_YESNO, "no"),
+
+	/* dnstap: */
+	OTHER("dnstap-enable", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-bidirectional", CL_DNSTAP, CT_YESNO, "yes"),
+	OTHER("dnstap-socket-path", CL_DNSTAP, CT_STR, "/run/dnstap.sock"),
+	OTHER("dnstap-ip", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-tls", CL_DNSTAP, CT_YESNO, "yes"),
+	OTHER("dnstap-tls-server-name", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-tls-cert-bundle", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-tls-client-key-file", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-tls-client-cert-file", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-send-identity", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-send-version", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-identity", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-version", CL_DNSTAP, CT_STR, ""),
+	OTHER("dnstap-log-resolver-query-messages", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-log-resolver-response-messages", CL_DNSTAP, CT_YESNO,
+		"no"),
+	OTHER("dnstap-log-client-query-messages", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-log-client-response-messages", CL_DNSTAP, CT_YESNO,
+		"no"),
+	OTHER("dnstap-log-forwarder-query-messages", CL_DNSTAP, CT_YESNO,
+		"no"),
+	OTHER("dnstap-log-forwarder-response-messages", CL_DNSTAP, CT_YESNO,
+		"no"),
+
+	/* ipset: */
+	OTHER("name-v4", CL_IPSET, CT_STR, NULL),
+	OTHER("name-v6", CL_IPSET, CT_STR, NULL),
+};
+
+const size_t cfg_options_num = sizeof(cfg_options) / sizeof(cfg_options[0]);
+
+static const struct { unsigned bit; const char* name; } clause_names[] = {
+	{ CL_SERVER, "server" }, { CL_REMOTE, "remote-control" },
+	{ CL_STUB, "stub-zone" }, { CL_FORWARD, "forward-zone" },
+	{ CL_AUTH, "auth-zone" }, { CL_VIEW, "view" },
+	{ CL_PYTHON, "python" }, { CL_DYNLIB, "dynlib" },
+	{ CL_DNSCRYPT, "dnscrypt" }, { CL_CACHEDB, "cachedb" },
+	{ CL_DNSTAP, "dnstap" }, { CL_RPZ, "rpz" }, { CL_IPSET, "ipset" }
+};
+
+const char* cfg_clause_name(unsigned clause)
+{
+	size_t i;
+	for(i = 0; i < sizeof(clause_names) / sizeof(clause_names[0]); i++)
+		if(clause_names[i].bit == clause)
+			return clause_names[i].name;
+	return "(none)";
+}
+
+static int is_anywhere(const struct cfg_option* o)
+{
+	return o->type == CT_CLAUSE || o->type == CT_INCLUDE ||
+		o->type == CT_INCLUDE_TOP;
+}
+
+const struct cfg_option* cfg_option_find(const char* name, unsigned clause)
+{
+	size_t i;
+	const struct cfg_option* any = NULL;
+	for(i = 0; i < cfg_options_num; i++) {
+		const struct cfg_option* o = &cfg_options[i];
+		if(o->name[0] != name[0] || strcmp(o->name, name) != 0)
+			continue;
+		if(is_anywhere(o) || (o->clauses & clause))
+			return o;
+		if(!any)
+			any = o;
+	}
+	return clause == CL_NONE ? any : NULL;
+}
+
+int cfg_option_nargs(const struct cfg_option* o)
+{
+	switch(o->type) {
+	case CT_CLAUSE: return 0;
+	case CT_STR2LIST: return 2;
+	case CT_STR3: return 3;
+	default: return 1;
+	}
+}
+
+int cfg_parse_yesno(const char* s)
+{
+	if(strcmp(s, "yes") == 0)
+		return 1;
+	if(strcmp(s, "no") == 0)
+		return 0;
+	return -1;
+}
+
+/* A whole-string decimal integer in int range. */
+static int parse_int(const char* s, int* res)
+{
+	char* end;
+	long v;
+	if(!*s || isspace((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if(*end || errno || v < INT_MIN || v > INT_MAX)
+		return 0;
+	*res = (int)v;
+	return 1;
+}
+
+/* Digits only, into a size_t without overflow. */
+static int parse_digits(const char* s, size_t len, size_t* res)
+{
+	size_t v = 0, i;
+	if(len == 0)
+		return 0;
+	for(i = 0; i < len; i++) {
+		if(!isdigit((unsigned char)s[i]))
+			return 0;
+		if(v > (SIZE_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (size_t)(s[i] - '0');
+	}
+	*res = v;
+	return 1;
+}
+
+int cfg_parse_memsize(const char* s, size_t* res)
+{
+	size_t len = strlen(s), mult = 1, v;
+	while(len > 0 && s[len-1] == ' ')
+		len--;
+	if(len > 1 && (s[len-1] == 'b' || s[len-1] == 'B'))
+		len--;
+	if(len > 1) {
+		switch(tolower((unsigned char)s[len-1])) {
+		case 'g': mult = (size_t)1024*1024*1024; len--; break;
+		case 'm': mult = (size_t)1024*1024; len--; break;
+		case 'k': mult = 1024; len--; break;
+		default: break;
+		}
+	}
+	while(len > 1 && s[len-1] == ' ')
+		len--;
+	if(!parse_digits(s, len, &v) || (v && v > SIZE_MAX / mult))
+		return 0;
+	*res = v * mult;
+	return 1;
+}
+
+/* Check the values for the type of o and, when base is not NULL and o has
+ * a field, store them. Returns 1 fine, 0 bad value (*err says why), -1
+ * out of memory. */
+static int store_value(void* base, const struct cfg_option* o, char** args,
+	const char** err)
+{
+	char* field = (base && o->off != NOF) ? (char*)base + o->off : NULL;
+	int i;
+	size_t sz;
+	switch(o->type) {
+	case CT_YESNO:
+		if((i = cfg_parse_yesno(args[0])) < 0) {
+			*err = "expected yes or no";
+			return 0;
+		}
+		if(field)
+			*(int*)field = i;
+		return 1;
+	case CT_INT:
+		if((o->flags & CFGF_EMPTY0) && args[0][0] == 0)
+			i = 0;
+		else if(!parse_int(args[0], &i)) {
+			*err = "expected a number";
+			return 0;
+		}
+		if((o->flags & CFGF_POW2) && (i < 0 || (i & (i - 1)) != 0)) {
+			*err = "must be a power of 2";
+			return 0;
+		}
+		if(field)
+			*(int*)field = i;
+		return 1;
+	case CT_NUMSIZE:
+		if(!parse_digits(args[0], strlen(args[0]), &sz)) {
+			*err = "expected a number";
+			return 0;
+		}
+		if(field)
+			*(size_t*)field = sz;
+		return 1;
+	case CT_MEMSIZE:
+		if(!cfg_parse_memsize(args[0], &sz)) {
+			*err = "expected a size (a number, optionally with "
+				"k, m or g)";
+			return 0;
+		}
+		if(field)
+			*(size_t*)field = sz;
+		return 1;
+	case CT_STR:
+		if(field) {
+			char* s = strdup(args[0]);
+			if(!s)
+				return -1;
+			free(*(char**)field);
+			*(char**)field = s;
+		}
+		return 1;
+	case CT_STRLIST:
+		if(field && !cfg_strlist_append((struct config_strlist**)field,
+			args[0]))
+			return -1;
+		return 1;
+	case CT_STR2LIST:
+		if((o->flags & CFGF_NUM2) && !parse_int(args[1], &i)) {
+			*err = "expected a number as second value";
+			return 0;
+		}
+		if(field && !cfg_str2list_append(
+			(struct config_str2list**)field, args[0], args[1]))
+			return -1;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* Does the value equal the option's default (so setting it changes
+ * nothing)? Lists never do. */
+static int is_default(const struct cfg_option* o, char** args)
+{
+	int a, b;
+	size_t x, y;
+	if(o->type == CT_STR)
+		return strcmp(args[0], o->def ? o->def : "") == 0;
+	if(!o->def)
+		return 0;
+	switch(o->type) {
+	case CT_YESNO:
+		return cfg_parse_yesno(args[0]) == cfg_parse_yesno(o->def);
+	case CT_INT:
+		if((o->flags & CFGF_EMPTY0) && !args[0][0])
+			a = 0;
+		else if(!parse_int(args[0], &a))
+			return 0;
+		return parse_int(o->def, &b) && a == b;
+	case CT_NUMSIZE:
+	case CT_MEMSIZE:
+		return cfg_parse_memsize(args[0], &x) &&
+			cfg_parse_memsize(o->def, &y) && x == y;
+	default:
+		return 0;
+	}
+}
+
+void cfg_error(struct cfg_parser* p, const char* format, ...)
+{
+	va_list args;
+	fprintf(stderr, "%s:%d: error: ", p->fname ? p->fname : "(none)",
+		p->line);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputc('\n', stderr);
+	p->errors++;
+}
+
+/* The struct the options of the current clause are stored in. */
+static void* clause_base(struct cfg_parser* p)
+{
+	switch(p->clause) {
+	case CL_SERVER:
+	case CL_REMOTE: return p->cfg;
+	case CL_STUB:
+	case CL_FORWARD: return p->stub;
+	case CL_VIEW: return p->view;
+	case CL_AUTH:
+	case CL_RPZ: return p->auth;
+	default: return NULL;
+	}
+}
+
+/* Remember "clause:option" = value for an option that does nothing. */
+static int record_unimplemented(struct cfg_parser* p,
+	const struct cfg_option* o, char** args)
+{
+	char key[128], val[4096];
+	int i, n = cfg_option_nargs(o);
+	size_t len = 0;
+	snprintf(key, sizeof(key), "%s:%s", cfg_clause_name(p->clause),
+		o->name);
+	val[0] = 0;
+	for(i = 0; i < n; i++) {
+		int w = snprintf(val + len, sizeof(val) - len, "%s%s",
+			i ? " " : "", args[i]);
+		if(w < 0 || (size_t)w >= sizeof(val) - len)
+			break; /* kept truncated: it is only shown */
+		len += (size_t)w;
+	}
+	return cfg_str2list_append(&p->cfg->unimplemented, key, val);
+}
+
+int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
+	char** args)
+{
+	const char* err = "bad value";
+	int r;
+	if(o->flags & CFGF_OBSOLETE) {
+		fprintf(stderr, "%s:%d: warning: option %s: is obsolete and "
+			"ignored\n", p->fname, p->line, o->name);
+		return 1;
+	}
+	r = store_value(o->handler ? NULL : clause_base(p), o, args, &err);
+	if(r == 1 && o->handler)
+		r = o->handler(p, o, args) ? 1 : -1;
+	if(r == 0) {
+		if(cfg_option_nargs(o) == 1)
+			cfg_error(p, "%s for %s:, got '%s'", err, o->name,
+				args[0]);
+		else	cfg_error(p, "%s for %s:", err, o->name);
+		return 0;
+	}
+	if(r > 0 && !o->implemented && !is_default(o, args))
+		r = record_unimplemented(p, o, args) ? 1 : -1;
+	if(r < 0) {
+		cfg_error(p, "out of memory");
+		return 0;
+	}
+	return 1;
+}
+
+int cfg_option_defaults(void* base, unsigned clause)
+{
+	size_t i;
+	for(i = 0; i < cfg_options_num; i++) {
+		const struct cfg_option* o = &cfg_options[i];
+		char* args[1];
+		const char* err;
+		if(!(o->clauses & clause) || is_anywhere(o) || o->off == NOF ||
+			!o->def)
+			continue;
+		args[0] = (char*)o->def;
+		if(store_value(base, o, args, &err) < 0)
+			return 0;
+	}
+	return 1;
+}
+
+static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
+	char** args)
+{
+	(void)o;
+	if(!cfg_strlist_append(&p->cfg->ifs, args[0]))
+		return 0;
+	p->cfg->num_ifs++;
+	return 1;
+}
+
+static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
+	char** args)
+{
+	(void)o;
+	if(!cfg_str2list_append(&p->cfg->local_zones, args[0], args[1]))
+		return 0;
+	if(strcmp(args[1], "nodefault") == 0 &&
+		!cfg_strlist_append(&p->cfg->local_zones_nodefault, args[0]))
+		return 0;
+	return 1;
+}

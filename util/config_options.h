@@ -1,0 +1,110 @@
+/* util/config_options.h - the option table of unbound.conf; private to
+ * util/config_*.c. One row says, for one option name in one or more
+ * clauses: its value type, where the value is stored (offset into the
+ * clause's struct, or a handler), whether this daemon implements it, and
+ * its default as text (the same text a config file would hold). */
+#ifndef UTIL_CONFIG_OPTIONS_H
+#define UTIL_CONFIG_OPTIONS_H
+#include <stddef.h>
+
+struct config_file;
+struct config_strlist;
+struct config_str2list;
+struct config_stub;
+struct config_view;
+struct config_auth;
+
+/* Clauses, as bits so one row can belong to several. */
+enum cfg_clause {
+	CL_NONE = 0,
+	CL_SERVER = 1 << 0, CL_REMOTE = 1 << 1, CL_STUB = 1 << 2,
+	CL_FORWARD = 1 << 3, CL_AUTH = 1 << 4, CL_VIEW = 1 << 5,
+	CL_PYTHON = 1 << 6, CL_DYNLIB = 1 << 7, CL_DNSCRYPT = 1 << 8,
+	CL_CACHEDB = 1 << 9, CL_DNSTAP = 1 << 10, CL_RPZ = 1 << 11,
+	CL_IPSET = 1 << 12
+};
+
+enum cfg_type {
+	CT_CLAUSE,      /* starts a clause; no value */
+	CT_INCLUDE,     /* include: pattern */
+	CT_INCLUDE_TOP, /* include-toplevel: pattern */
+	CT_YESNO,       /* "yes"/"no" into an int */
+	CT_INT,         /* a number into an int */
+	CT_NUMSIZE,     /* a plain non-negative number into a size_t */
+	CT_MEMSIZE,     /* number with k/m/g into a size_t */
+	CT_STR,         /* a string (char*), a later one replaces */
+	CT_STRLIST,     /* strings accumulate (config_strlist, file order) */
+	CT_STR2LIST,    /* two values a line (config_str2list, file order) */
+	CT_STR3         /* three values a line; no field, kept as text */
+};
+
+/* flags */
+#define CFGF_NUM2   0x1 /* second of two values must be a number */
+#define CFGF_EMPTY0 0x2 /* "" is accepted as 0 (statistics-interval) */
+#define CFGF_OBSOLETE 0x4 /* accepted with a warning, ignored */
+#define CFGF_POW2   0x8 /* number must be a power of 2 (slabs) */
+
+#define CFG_NOFIELD ((size_t)-1)
+
+struct cfg_parser;
+struct cfg_option;
+
+/* Special storage; returns 0 after reporting an error with cfg_error. */
+typedef int (*cfg_handler_t)(struct cfg_parser* p,
+	const struct cfg_option* o, char** args);
+
+struct cfg_option {
+	const char* name;      /* without the colon */
+	unsigned clauses;      /* enum cfg_clause bits */
+	enum cfg_type type;
+	size_t off;            /* into the clause's struct, or CFG_NOFIELD */
+	cfg_handler_t handler; /* NULL: store by type at off */
+	int implemented;       /* 1: this daemon acts on it */
+	unsigned flags;
+	const char* def;       /* default as config text; NULL: none/unset */
+};
+
+/* State of one config_read: shared by nested include files. */
+struct cfg_parser {
+	struct config_file* cfg;
+	const char* chroot;      /* stripped from include paths */
+	const char* fname;       /* file being read (for messages) */
+	int line;                /* line being read */
+	int errors;
+	int depth;               /* include nesting */
+	char* incdir;            /* relative includes: from directory: */
+	unsigned clause;         /* current clause bit, CL_NONE outside */
+	struct config_stub* stub;   /* current stub-/forward-zone */
+	struct config_view* view;   /* current view */
+	struct config_auth* auth;   /* current auth-zone/rpz */
+};
+
+extern const struct cfg_option cfg_options[];
+extern const size_t cfg_options_num;
+
+/* Row for name valid in clause (CL_NONE: any clause, clause rows
+ * first); NULL if none. */
+const struct cfg_option* cfg_option_find(const char* name, unsigned clause);
+/* Name of a clause bit ("server"). */
+const char* cfg_clause_name(unsigned clause);
+/* Number of values the option takes. */
+int cfg_option_nargs(const struct cfg_option* o);
+/* Check and store the values; records unimplemented ones. 0 on error
+ * (reported). */
+int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
+	char** args);
+/* Set the table defaults of the rows of clause into base. 0 on malloc
+ * failure. */
+int cfg_option_defaults(void* base, unsigned clause);
+/* Print the error "FILE:LINE: error: ..." and count it. */
+void cfg_error(struct cfg_parser* p, const char* format, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append to lists, keeping file order. 0 on malloc failure; the strings
+ * are copied. */
+int cfg_strlist_append(struct config_strlist** head, const char* s);
+int cfg_str2list_append(struct config_str2list** head, const char* s1,
+	const char* s2);
+void cfg_strlist_free(struct config_strlist* p);
+void cfg_str2list_free(struct config_str2list* p);
+
+#endif
