@@ -79,7 +79,7 @@ struct local_zones {
 /* A parsed local-data line. */
 struct lz_rr {
 	const char* text;
-	uint8_t* wire;      /* from ldns_rr2wire; owner at the start */
+	const uint8_t* wire; /* the RR in wire form (in the arena) */
 	size_t ownerlen;
 	uint16_t type, dclass;
 	uint32_t ttl;
@@ -338,12 +338,15 @@ node_find_create(struct local_zones* lz, const struct lz_zone* z,
 }
 
 /* Parse RR text as Unbound does: default TTL 3600, class IN, names
- * relative to the root. Logs and returns 0 on bad text. */
+ * relative to the root. The wire form is copied into the arena at once:
+ * holding on to ldns' buffers fragments the heap badly for big configs.
+ * Logs and returns 0 on bad text. */
 static int
-rr_parse(const char* text, struct lz_rr* rr)
+rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 {
 	ldns_rr* lr = NULL;
 	ldns_status s;
+	uint8_t* w = NULL;
 	size_t sz = 0, pos;
 	memset(rr, 0, sizeof(*rr));
 	rr->text = text;
@@ -354,34 +357,33 @@ rr_parse(const char* text, struct lz_rr* rr)
 		ldns_rr_free(lr);
 		return 0;
 	}
-	s = ldns_rr2wire(&rr->wire, lr, LDNS_SECTION_ANSWER, &sz);
+	s = ldns_rr2wire(&w, lr, LDNS_SECTION_ANSWER, &sz);
 	ldns_rr_free(lr);
-	if(s != LDNS_STATUS_OK || !rr->wire) {
+	if(s != LDNS_STATUS_OK || !w) {
 		log_err("error converting local-data '%s': %s", text,
 			ldns_get_errorstr_by_id(s));
-		free(rr->wire);
-		rr->wire = NULL;
+		free(w);
 		return 0;
 	}
-	rr->ownerlen = dname_valid(rr->wire, sz);
+	rr->wire = arena_dup(lz, w, sz);
+	free(w);
+	if(!rr->wire)
+		return 0;
+	w = (uint8_t*)rr->wire;
+	rr->ownerlen = dname_valid(w, sz);
 	pos = rr->ownerlen;
 	if(!rr->ownerlen || pos + 10 > sz) {
 		log_err("error parsing local-data '%s': bad wire form", text);
-		free(rr->wire);
-		rr->wire = NULL;
 		return 0;
 	}
-	rr->type = (uint16_t)(rr->wire[pos] << 8 | rr->wire[pos+1]);
-	rr->dclass = (uint16_t)(rr->wire[pos+2] << 8 | rr->wire[pos+3]);
-	rr->ttl = (uint32_t)rr->wire[pos+4] << 24 |
-		(uint32_t)rr->wire[pos+5] << 16 |
-		(uint32_t)rr->wire[pos+6] << 8 | rr->wire[pos+7];
-	rr->rdlen = (size_t)(rr->wire[pos+8] << 8 | rr->wire[pos+9]);
-	rr->rdata = rr->wire + pos + 10;
+	rr->type = (uint16_t)(w[pos] << 8 | w[pos+1]);
+	rr->dclass = (uint16_t)(w[pos+2] << 8 | w[pos+3]);
+	rr->ttl = (uint32_t)w[pos+4] << 24 | (uint32_t)w[pos+5] << 16 |
+		(uint32_t)w[pos+6] << 8 | w[pos+7];
+	rr->rdlen = (size_t)(w[pos+8] << 8 | w[pos+9]);
+	rr->rdata = w + pos + 10;
 	if(pos + 10 + rr->rdlen != sz) {
 		log_err("error parsing local-data '%s': bad wire form", text);
-		free(rr->wire);
-		rr->wire = NULL;
 		return 0;
 	}
 	return 1;
@@ -575,12 +577,8 @@ default_zone_cb(void* arg, const char* name, enum localzone_type type,
 	z->insecure = lan && ctx->insecure_lan;
 	for(i = 0; i < n; i++) {
 		struct lz_rr rr;
-		int ok;
-		if(!rr_parse(rrs[i], &rr))
-			return 0;
-		ok = zone_enter_rr(ctx->lz, z, &rr);
-		free(rr.wire);
-		if(!ok)
+		if(!rr_parse(ctx->lz, rrs[i], &rr) ||
+			!zone_enter_rr(ctx->lz, z, &rr))
 			return 0;
 	}
 	return 1;
@@ -726,7 +724,8 @@ setup_implicit(struct local_zones* lz, const struct lz_rr* rrs, size_t num)
 /* All local-data and local-data-ptr lines, parsed into *rrs (*num of
  * them). Returns 0 on a bad line; what was made is still handed back. */
 static int
-parse_data(struct config_file* cfg, struct lz_rr** rrs, size_t* num,
+parse_data(struct local_zones* lz, struct config_file* cfg,
+	struct lz_rr** rrs, size_t* num,
 	char*** ptrtexts, size_t* numptr)
 {
 	struct config_strlist* p;
@@ -744,7 +743,7 @@ parse_data(struct config_file* cfg, struct lz_rr** rrs, size_t* num,
 		return 0;
 	}
 	for(p = cfg->local_data; p; p = p->next) {
-		if(!p->str || !rr_parse(p->str, &(*rrs)[*num])) {
+		if(!p->str || !rr_parse(lz, p->str, &(*rrs)[*num])) {
 			log_err("Bad local-data RR %s", p->str ? p->str : "");
 			return 0;
 		}
@@ -758,7 +757,7 @@ parse_data(struct config_file* cfg, struct lz_rr** rrs, size_t* num,
 			return 0;
 		}
 		(*ptrtexts)[(*numptr)++] = t;
-		if(!rr_parse(t, &(*rrs)[*num])) {
+		if(!rr_parse(lz, t, &(*rrs)[*num])) {
 			log_err("Bad local-data-ptr %s", p->str);
 			return 0;
 		}
@@ -783,7 +782,8 @@ build(struct local_zones* lz, struct config_file* cfg)
 	for(s = cfg->local_zones_nodefault; s; s = s->next)
 		want++;
 	for(p = cfg->local_zones; p; p = p->next)
-		want++;
+		if(p->str2 && strcmp(p->str2, "nodefault") == 0)
+			want++;
 	nd.names = calloc(want + 1, sizeof(*nd.names));
 	if(!nd.names) {
 		log_err("out of memory");
@@ -827,7 +827,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 	if(!local_zone_defaults(cfg->unblock_lan_zones, default_zone_cb, &ctx))
 		goto out;
 	/* local-data */
-	if(!parse_data(cfg, &rrs, &num, &ptrtexts, &numptr))
+	if(!parse_data(lz, cfg, &rrs, &num, &ptrtexts, &numptr))
 		goto outdata;
 	if(!setup_implicit(lz, rrs, num))
 		goto outdata;
@@ -839,8 +839,6 @@ build(struct local_zones* lz, struct config_file* cfg)
 	}
 	ok = 1;
 outdata:
-	for(i = 0; rrs && i < num; i++)
-		free(rrs[i].wire);
 	free(rrs);
 	for(i = 0; ptrtexts && i < numptr; i++)
 		free(ptrtexts[i]);

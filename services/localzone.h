@@ -28,7 +28,8 @@ struct local_zones;
 
 /* Build from the config. Errors (bad zone type, RR text ldns cannot
  * parse, local-data outside any zone is fine: a transparent zone is made
- * for it as Unbound does) are printed to stderr; returns NULL then. */
+ * for it as Unbound does) are logged with log_err; returns NULL then.
+ * A duplicate local-zone is a warning; the later line's type wins. */
 struct local_zones* local_zones_create(struct config_file* cfg);
 void local_zones_delete(struct local_zones* zones);
 

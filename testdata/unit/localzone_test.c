@@ -615,6 +615,48 @@ test_truncation(void** state)
 	local_zones_delete(lz);
 }
 
+/* Enough zones and names to make the hash tables grow several times. */
+static void
+test_many(void** state)
+{
+	enum { N = 5000 };
+	static struct config_str2list zl[N];
+	static struct config_strlist dl[N];
+	static char zn[N][40], dn[N][64];
+	struct config_file cfg;
+	struct local_zones* lz;
+	int i;
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	for(i = 0; i < N; i++) {
+		snprintf(zn[i], sizeof(zn[i]), "z%d.example.", i);
+		zl[i].str = zn[i];
+		zl[i].str2 = (char*)(i % 2 ? "always_nxdomain" : "static");
+		zl[i].next = i < N-1 ? &zl[i+1] : NULL;
+		snprintf(dn[i], sizeof(dn[i]), "h%d.z%d.example. A 10.0.%d.%d",
+			i, i, i / 256, i % 256);
+		dl[i].str = dn[i];
+		dl[i].next = i < N-1 ? &dl[i+1] : NULL;
+	}
+	cfg.local_zones = zl;
+	cfg.local_data = dl;
+	assert_non_null(lz = local_zones_create(&cfg));
+	for(i = 0; i < N; i += 7) {
+		char q[64], a[128];
+		snprintf(q, sizeof(q), "h%d.z%d.example.", i, i);
+		if(i % 2) {
+			check(lz, q, LDNS_RR_TYPE_A, LDNS_RCODE_NXDOMAIN, 0, 0,
+				NULL);
+		} else {
+			snprintf(a, sizeof(a), "%s\t3600\tIN\tA\t10.0.%d.%d", q,
+				i / 256, i % 256);
+			check(lz, q, LDNS_RR_TYPE_A, 0, 1, 0, a);
+		}
+	}
+	check_result(lz, "h1.z5000.example.", LDNS_RR_TYPE_A, LZ_NO_ANSWER);
+	local_zones_delete(lz);
+}
+
 static void
 test_errors(void** state)
 {
@@ -676,6 +718,7 @@ main(void)
 		cmocka_unit_test(test_ptr_implicit_class),
 		cmocka_unit_test(test_order_and_dups),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
