@@ -9,9 +9,13 @@
 struct config_file;
 struct query_info;
 
-/* If qi is a CH TXT query for one of the names above, write the reply to
- * out and return 1. A hidden one is answered REFUSED, like Unbound.
- * Returns 0 when the query is not one of these. */
+/* If qi is a CH query for one of the names above (or
+ * trustanchor.unbound: an empty NOERROR, no anchors yet), write the
+ * reply to out and return 1: for qtype TXT or ANY the TXT answer (TTL 0,
+ * QR RA, no AA); a hidden name, or another qtype, REFUSED, which is
+ * where Unbound ends up for those. The version default is
+ * "unbound 1.17.1-compatible " PACKAGE_VERSION. Returns 0 when the query
+ * is not one of these. */
 int chaos_answer(const struct config_file* cfg, const struct query_info* qi,
 	uint8_t* out, size_t limit, uint16_t edns_size, size_t* outlen);
 
