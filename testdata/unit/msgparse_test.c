@@ -344,6 +344,8 @@ static const struct bad_case bad_cases[] = {
 		B(Q_WWW "\xc0\x0c\0\x29\x10\0\0\0\x80\0\0\0"), PARSE_FORMERR, 0, 1 },
 	{ "OPT owner forward pointer", 0x0100, 1, 0, 0, 1,
 		B(Q_WWW "\xc0\x23\0\x29\x10\0\0\0\x80\0\0\0\0"), PARSE_FORMERR, 0, 1 },
+	{ "OPT owner pointer loop (to itself)", 0x0100, 1, 0, 0, 1,
+		B(Q_WWW "\xc0\x21\0\x29\x10\0\0\0\x80\0\0\0"), PARSE_FORMERR, 0, 1 },
 	{ "OPT owner pointer past end", 0x0100, 1, 0, 0, 1,
 		B(Q_WWW "\xc1\x00\0\x29\x10\0\0\0\x80\0\0\0"), PARSE_FORMERR, 0, 1 },
 	{ "EDNS version 1", 0x0100, 1, 0, 0, 1,
