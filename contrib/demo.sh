@@ -1,0 +1,132 @@
+#!/bin/bash
+# contrib/demo.sh - install what is missing, build, and run the resolver on
+# loopback (127.0.0.1 port 5353, contrib/demo.conf); show it answering
+# local data over UDP and TCP, then keep it running until Ctrl-C.
+#
+#     contrib/demo.sh          # as root on Debian 12, from a clone
+#     contrib/demo.sh --once   # stop after the demo queries
+#
+# The daemon is always stopped by its PID when this script exits.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+SRC=$(pwd)
+ONCE=no
+case "${1:-}" in
+--once) ONCE=yes ;;
+"") ;;
+*) echo "usage: $0 [--once]" >&2; exit 2 ;;
+esac
+
+PORT=5353
+PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
+	libldns-dev libssl-dev ldnsutils knot-dnsutils iproute2 procps)
+
+say() { printf '\n=== %s\n' "$*"; }
+die() { printf '\ndemo: %s\n' "$*" >&2; exit 1; }
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "run as root to install: ${missing[*]}"
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q && apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" || die "package installation failed"
+fi
+
+if [ ! -x "$SRC/configure" ] || [ "$SRC/configure.ac" -nt "$SRC/configure" ]
+then
+	say "autoreconf -fi"
+	autoreconf -fi || die "autoreconf failed"
+fi
+mkdir -p "$SRC/build" && cd "$SRC/build" || exit 1
+if [ ! -f Makefile ] || [ "$SRC/configure" -nt Makefile ]; then
+	say "configure"
+	"$SRC/configure" -q || die "configure failed"
+fi
+say "make"
+make -j"$(nproc 2>/dev/null || echo 2)" unbound unbound-checkconf >/dev/null ||
+	die "build failed (run make in build/ to see why)"
+cd "$SRC" || exit 1
+
+if ss -Hlun "sport = :$PORT" | grep -q . || ss -Hltn "sport = :$PORT" | grep -q .
+then
+	die "port $PORT is in use on this machine; stop what uses it first"
+fi
+
+# A private copy of the config with the pidfile and logfile in a temp dir.
+WORK=$(mktemp -d /tmp/unbound-demo.XXXXXX)
+sed -e "s|^\([[:space:]]*\)pidfile: .*|\1pidfile: \"$WORK/unbound.pid\"|" \
+	-e "s|^\([[:space:]]*\)directory: .*|\1directory: \"$WORK\"|" \
+	"$SRC/contrib/demo.conf" > "$WORK/demo.conf"
+printf '\tlogfile: "%s"\n' "$WORK/unbound.log" >> "$WORK/demo.conf"
+
+say "unbound-checkconf"
+"$SRC/build/unbound-checkconf" "$WORK/demo.conf" || die "config check failed"
+
+PID=""
+TAIL=""
+cleanup() {
+	if [ -n "$TAIL" ]; then kill "$TAIL" 2>/dev/null; fi
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		echo
+		echo "stopping unbound (pid $PID)"
+		kill -TERM "$PID" 2>/dev/null
+		for _ in $(seq 50); do
+			kill -0 "$PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$PID" 2>/dev/null && kill -KILL "$PID" 2>/dev/null
+		wait "$PID" 2>/dev/null
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say "starting: build/unbound -d -c $WORK/demo.conf"
+"$SRC/build/unbound" -d -c "$WORK/demo.conf" &
+PID=$!
+up=no
+for _ in $(seq 100); do
+	kill -0 "$PID" 2>/dev/null || break
+	if drill -Q -p "$PORT" @127.0.0.1 www.demo.test A >/dev/null 2>&1; then
+		up=yes; break
+	fi
+	sleep 0.1
+done
+if [ "$up" != yes ]; then
+	cat "$WORK/unbound.log" 2>/dev/null
+	die "unbound did not come up"
+fi
+echo "unbound is running, pid $PID, answering on 127.0.0.1 port $PORT"
+
+show() { printf '\n$ %s\n' "$*"; "$@"; }
+show drill -p "$PORT" @127.0.0.1 www.demo.test A
+show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer www.demo.test AAAA
+show kdig -p "$PORT" @127.0.0.1 +noall +answer demo.test TXT
+show kdig -p "$PORT" @127.0.0.1 +noall +answer -x 192.0.2.10
+show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer anything.lan.test A
+show kdig -p "$PORT" @127.0.0.1 +noall +comments ads.test A
+show kdig -p "$PORT" @127.0.0.1 +noall +answer +tcp localhost A
+show kdig -p "$PORT" @127.0.0.1 +noall +answer id.server CH TXT
+echo
+echo "# no recursion yet: names without local data get SERVFAIL"
+show kdig -p "$PORT" @127.0.0.1 +noall +comments www.example.com A
+
+say "who answered (log-queries; [pid:thread])"
+grep -E 'info: 127\.0\.0\.1 ' "$WORK/unbound.log" | tail -n 12
+
+if [ "$ONCE" = yes ]; then
+	exit 0
+fi
+say "unbound keeps running; query it with e.g. 'drill -p $PORT @127.0.0.1 www.demo.test'; Ctrl-C to stop"
+tail -n 0 -f "$WORK/unbound.log" --pid="$PID" &
+TAIL=$!
+wait "$PID"
+echo "unbound exited with status $?"
+PID=""
