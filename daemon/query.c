@@ -90,14 +90,16 @@ static size_t answer(const struct serve_env* env, struct worker_stats* st,
 		return 0;
 	if(acl == acl_refuse) {
 		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
-		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size);
+		return msg_refuse_reply(out, outcap, &qi);
 	}
 	if(pr == PARSE_FORMERR)
 		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
 			edns_size);
 	if(pr == PARSE_NOTIMPL)
 		return msg_error_reply(out, outcap, &qi, RCODE_NOTIMPL,
+			edns_size);
+	if(pr == PARSE_REFUSED)  /* NOTIFY: we serve no auth zones */
+		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size);
 	if(cfg->log_queries)
 		log_query_line(&qi, addr, addrlen, NULL, 0);
@@ -140,6 +142,10 @@ static size_t answer(const struct serve_env* env, struct worker_stats* st,
 			return msg_error_reply(out, outcap, &qi,
 				RCODE_REFUSED, edns_size);
 	}
+	/* Only class IN has root hints: Unbound's iterator refuses others. */
+	if(qi.qclass != CLASS_IN)
+		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size);
 	/* Recursion and the cache come with the iterator. */
 	return msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL, edns_size);
 }
