@@ -12,33 +12,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cfg_strlist_append(struct config_strlist** head, const char* s)
+/* The cached last node of the list at head, NULL if unknown. */
+static struct cfg_tail* tail_find(struct cfg_parser* p, void* head)
+{
+	int i;
+	for(i = 0; i < CFG_TAILS; i++)
+		if(p->tails[i].head == head)
+			return &p->tails[i];
+	return NULL;
+}
+
+static void tail_set(struct cfg_parser* p, void* head, void* tail)
+{
+	struct cfg_tail* t = tail_find(p, head);
+	if(!t) {
+		t = &p->tails[p->tail_next];
+		p->tail_next = (p->tail_next + 1) % CFG_TAILS;
+		t->head = head;
+	}
+	t->tail = tail;
+}
+
+int cfg_parser_strlist_append(struct cfg_parser* p,
+	struct config_strlist** head, const char* s)
 {
 	struct config_strlist* n = calloc(1, sizeof(*n));
+	struct cfg_tail* t = p ? tail_find(p, head) : NULL;
+	void* key = head;
 	if(!n || !(n->str = strdup(s))) {
 		free(n);
 		return 0;
 	}
-	while(*head)
-		head = &(*head)->next;
-	*head = n;
+	if(t && t->tail && !((struct config_strlist*)t->tail)->next)
+		((struct config_strlist*)t->tail)->next = n;
+	else {
+		while(*head)
+			head = &(*head)->next;
+		*head = n;
+	}
+	if(p)
+		tail_set(p, key, n);
 	return 1;
 }
 
-int cfg_str2list_append(struct config_str2list** head, const char* s1,
-	const char* s2)
+int cfg_parser_str2list_append(struct cfg_parser* p,
+	struct config_str2list** head, const char* s1, const char* s2)
 {
 	struct config_str2list* n = calloc(1, sizeof(*n));
+	struct cfg_tail* t = p ? tail_find(p, head) : NULL;
+	void* key = head;
 	if(!n || !(n->str = strdup(s1)) || !(n->str2 = strdup(s2))) {
 		if(n)
 			free(n->str);
 		free(n);
 		return 0;
 	}
-	while(*head)
-		head = &(*head)->next;
-	*head = n;
+	if(t && t->tail && !((struct config_str2list*)t->tail)->next)
+		((struct config_str2list*)t->tail)->next = n;
+	else {
+		while(*head)
+			head = &(*head)->next;
+		*head = n;
+	}
+	if(p)
+		tail_set(p, key, n);
 	return 1;
+}
+
+int cfg_strlist_append(struct config_strlist** head, const char* s)
+{
+	return cfg_parser_strlist_append(NULL, head, s);
+}
+
+int cfg_str2list_append(struct config_str2list** head, const char* s1,
+	const char* s2)
+{
+	return cfg_parser_str2list_append(NULL, head, s1, s2);
 }
 
 void cfg_strlist_free(struct config_strlist* p)

@@ -584,8 +584,8 @@ int cfg_parse_memsize(const char* s, size_t* res)
 /* Check the values for the type of o and, when base is not NULL and o has
  * a field, store them. Returns 1 fine, 0 bad value (*err says why), -1
  * out of memory. */
-static int store_value(void* base, const struct cfg_option* o, char** args,
-	const char** err)
+static int store_value(struct cfg_parser* p, void* base,
+	const struct cfg_option* o, char** args, const char** err)
 {
 	char* field = (base && o->off != NOF) ? (char*)base + o->off : NULL;
 	int i;
@@ -640,8 +640,8 @@ static int store_value(void* base, const struct cfg_option* o, char** args,
 		}
 		return 1;
 	case CT_STRLIST:
-		if(field && !cfg_strlist_append((struct config_strlist**)field,
-			args[0]))
+		if(field && !cfg_parser_strlist_append(p,
+			(struct config_strlist**)field, args[0]))
 			return -1;
 		return 1;
 	case CT_STR2LIST:
@@ -649,7 +649,7 @@ static int store_value(void* base, const struct cfg_option* o, char** args,
 			*err = "expected a number as second value";
 			return 0;
 		}
-		if(field && !cfg_str2list_append(
+		if(field && !cfg_parser_str2list_append(p,
 			(struct config_str2list**)field, args[0], args[1]))
 			return -1;
 		return 1;
@@ -730,7 +730,7 @@ static int record_unimplemented(struct cfg_parser* p,
 			break; /* kept truncated: it is only shown */
 		len += (size_t)w;
 	}
-	return cfg_str2list_append(&p->cfg->unimplemented, key, val);
+	return cfg_parser_str2list_append(p, &p->cfg->unimplemented, key, val);
 }
 
 int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
@@ -743,7 +743,7 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 			"ignored\n", p->fname, p->line, o->name);
 		return 1;
 	}
-	r = store_value(o->handler ? NULL : clause_base(p), o, args, &err);
+	r = store_value(p, o->handler ? NULL : clause_base(p), o, args, &err);
 	if(r == 1 && o->handler)
 		r = o->handler(p, o, args) ? 1 : -1;
 	if(r == 0) {
@@ -773,7 +773,7 @@ int cfg_option_defaults(void* base, unsigned clause)
 			!o->def)
 			continue;
 		args[0] = (char*)o->def;
-		if(store_value(base, o, args, &err) < 0)
+		if(store_value(NULL, base, o, args, &err) < 0)
 			return 0;
 	}
 	return 1;
@@ -783,7 +783,7 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	char** args)
 {
 	(void)o;
-	if(!cfg_strlist_append(&p->cfg->ifs, args[0]))
+	if(!cfg_parser_strlist_append(p, &p->cfg->ifs, args[0]))
 		return 0;
 	p->cfg->num_ifs++;
 	return 1;
@@ -793,10 +793,12 @@ static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args)
 {
 	(void)o;
-	if(!cfg_str2list_append(&p->cfg->local_zones, args[0], args[1]))
+	if(!cfg_parser_str2list_append(p, &p->cfg->local_zones, args[0],
+		args[1]))
 		return 0;
 	if(strcmp(args[1], "nodefault") == 0 &&
-		!cfg_strlist_append(&p->cfg->local_zones_nodefault, args[0]))
+		!cfg_parser_strlist_append(p, &p->cfg->local_zones_nodefault,
+		args[0]))
 		return 0;
 	return 1;
 }

@@ -64,6 +64,13 @@ struct cfg_option {
 	const char* def;       /* default as config text; NULL: none/unset */
 };
 
+/* Last node of a list being appended to, so appending is O(1). */
+struct cfg_tail {
+	void* head;   /* address of the list head pointer */
+	void* tail;   /* its last node */
+};
+#define CFG_TAILS 32
+
 /* State of one config_read: shared by nested include files. */
 struct cfg_parser {
 	struct config_file* cfg;
@@ -77,6 +84,8 @@ struct cfg_parser {
 	struct config_stub* stub;   /* current stub-/forward-zone */
 	struct config_view* view;   /* current view */
 	struct config_auth* auth;   /* current auth-zone/rpz */
+	struct cfg_tail tails[CFG_TAILS];
+	int tail_next;              /* slot to reuse when full */
 };
 
 extern const struct cfg_option cfg_options[];
@@ -104,6 +113,12 @@ void cfg_error(struct cfg_parser* p, const char* format, ...)
 int cfg_strlist_append(struct config_strlist** head, const char* s);
 int cfg_str2list_append(struct config_str2list** head, const char* s1,
 	const char* s2);
+/* The same, O(1) for lists appended to during this read (p may be
+ * NULL). */
+int cfg_parser_strlist_append(struct cfg_parser* p,
+	struct config_strlist** head, const char* s);
+int cfg_parser_str2list_append(struct cfg_parser* p,
+	struct config_str2list** head, const char* s1, const char* s2);
 void cfg_strlist_free(struct config_strlist* p);
 void cfg_str2list_free(struct config_str2list* p);
 

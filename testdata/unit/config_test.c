@@ -19,21 +19,33 @@
 
 static char tmpdir[256];
 
-/* testdata/conf of the source tree: from $CONF_TEST_DIR, else next to
- * this source file (the build compiles it by a path relative to the
- * build directory, where the tests are run). */
+/* testdata/conf of the source tree: $CONF_TEST_DIR, else next to this
+ * source file. The build names this file relative to the build
+ * directory, which is two levels above this test program. */
 static const char* confdir(void)
 {
-	static char d[1024];
+	static char d[2048];
+	char exe[1024], *slash;
 	const char* e = getenv("CONF_TEST_DIR");
-	char* slash;
+	ssize_t n;
+	int i;
 	if(e)
 		return e;
 	snprintf(d, sizeof(d), "%s", __FILE__);
-	slash = strrchr(d, '/');
-	if(slash)
-		snprintf(slash, sizeof(d) - (size_t)(slash - d), "/../conf");
-	else	snprintf(d, sizeof(d), "../conf");
+	if((slash = strrchr(d, '/')))
+		*slash = 0;
+	else	snprintf(d, sizeof(d), ".");
+	if(d[0] == '/' || access(d, F_OK) == 0 ||
+		(n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0) {
+		strncat(d, "/../conf", sizeof(d) - strlen(d) - 1);
+		return d;
+	}
+	exe[n] = 0;
+	for(i = 0; i < 3 && (slash = strrchr(exe, '/')); i++)
+		*slash = 0; /* strip testdata/unit/config_test */
+	snprintf(d, sizeof(d), "%s/%s", exe, __FILE__);
+	*strrchr(d, '/') = 0;
+	strncat(d, "/../conf", sizeof(d) - strlen(d) - 1);
 	return d;
 }
 
@@ -402,6 +414,50 @@ static void test_repeat(void** state)
 	config_delete(cfg);
 }
 
+/* Long lists are appended in O(1) and keep order, also interleaved,
+ * across clauses and over two config_read calls. */
+static void test_many(void** state)
+{
+	struct config_file* cfg;
+	const struct config_strlist* s;
+	const struct config_str2list* s2;
+	FILE* f;
+	char err[4096];
+	int i;
+	(void)state;
+	f = fopen(path_of("many.conf"), "w");
+	assert_non_null(f);
+	fprintf(f, "server:\n");
+	for(i = 0; i < 100000; i++) {
+		fprintf(f, " local-data: \"h%d.example. A 192.0.2.1\"\n", i);
+		if(i % 1000 == 0)
+			fprintf(f, " access-control: 10.%d.0.0/16 allow\n"
+				"stub-zone: name: s%d stub-addr: 192.0.2.%d\n"
+				" stub-addr: 192.0.2.%d\nserver:\n", i / 1000,
+				i, i / 1000, i / 1000 + 1);
+	}
+	fclose(f);
+	cfg = config_create();
+	assert_true(read_text(cfg, "many.conf", NULL, err, sizeof(err)));
+	assert_true(read_text(cfg, "t.conf", "server: local-data: "
+		"\"last. A 192.0.2.1\" stub-zone: name: last\n", err,
+		sizeof(err)));
+	for(i = 0, s = cfg->local_data; s && i < 100000; i++, s = s->next) {
+		char want[64];
+		snprintf(want, sizeof(want), "h%d.example. A 192.0.2.1", i);
+		assert_string_equal(s->str, want);
+	}
+	assert_int_equal(i, 100000);
+	assert_string_equal(s->str, "last. A 192.0.2.1");
+	for(i = 0, s2 = cfg->acls; s2; s2 = s2->next)
+		i++;
+	assert_int_equal(i, 100);
+	assert_string_equal(cfg->stubs->addrs->next->str, "192.0.2.1");
+	assert_string_equal(cfg->stubs->next->name, "s1000");
+	assert_string_equal(cfg->stubs->next->addrs->str, "192.0.2.1");
+	config_delete(cfg);
+}
+
 static void test_include(void** state)
 {
 	struct config_file* cfg;
@@ -759,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_syntax),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_include_toplevel),
 		cmocka_unit_test(test_chroot_include),
