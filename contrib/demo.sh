@@ -111,12 +111,12 @@ show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer www.demo.test AAAA
 show kdig -p "$PORT" @127.0.0.1 +noall +answer demo.test TXT
 show kdig -p "$PORT" @127.0.0.1 +noall +answer -x 192.0.2.10
 show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer anything.lan.test A
-show kdig -p "$PORT" @127.0.0.1 +noall +comments ads.test A
+show kdig -p "$PORT" @127.0.0.1 +noall +header ads.test A
 show kdig -p "$PORT" @127.0.0.1 +noall +answer +tcp localhost A
 show kdig -p "$PORT" @127.0.0.1 +noall +answer id.server CH TXT
 echo
 echo "# no recursion yet: names without local data get SERVFAIL"
-show kdig -p "$PORT" @127.0.0.1 +noall +comments www.example.com A
+show kdig -p "$PORT" @127.0.0.1 +noall +header www.example.com A
 
 say "who answered (log-queries; [pid:thread])"
 grep -E 'info: 127\.0\.0\.1 ' "$WORK/unbound.log" | tail -n 12
