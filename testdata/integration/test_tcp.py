@@ -203,7 +203,9 @@ def test_client_that_never_reads(unbound):
     r = unbound.query("h5.tcp.test.", "A", tcp=True, timeout=3)
     assert answer_texts(r) == ["h5.tcp.test. A 192.0.2.5"]
     grown = rss_kib(unbound.pid) - before
-    assert grown < 100 * 1024, "RSS grew by %d KiB" % grown
+    # generous: AddressSanitizer keeps freed memory in quarantine
+    limit = 100 * 1024 if SLOW == 1 else 400 * 1024
+    assert grown < limit, "RSS grew by %d KiB" % grown
     s.close()
     assert unbound.alive()
 
