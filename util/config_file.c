@@ -5,9 +5,6 @@
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/log.h"
-#include <arpa/inet.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,45 +303,11 @@ static void check_err(struct config_file* cfg, int* ok, const char* format,
 	*ok = 0;
 }
 
-/* Is s a port number 1..65535? */
-static int is_port(const char* s)
-{
-	char* end;
-	long v;
-	if(!*s)
-		return 0;
-	v = strtol(s, &end, 10);
-	return *end == 0 && v >= 1 && v <= 65535;
-}
-
-/* "addr" or "addr@port"; IPv6 may carry a %scope. */
 static void check_interface(struct config_file* cfg, int* ok, const char* s)
 {
-	char buf[256];
-	char* at;
-	struct addrinfo hints, *res = NULL;
-	snprintf(buf, sizeof(buf), "%s", s);
-	if((at = strchr(buf, '@'))) {
-		*at = 0;
-		if(!is_port(at + 1)) {
-			check_err(cfg, ok, "interface '%s': bad port number "
-				"after @", s);
-			return;
-		}
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_flags = AI_NUMERICHOST;
-	hints.ai_family = AF_UNSPEC;
-	if(strlen(s) < sizeof(buf) && buf[0] &&
-		getaddrinfo(buf, NULL, &hints, &res) == 0) {
-		freeaddrinfo(res);
-		return;
-	}
-	if(buf[0] && if_nametoindex(buf) != 0)
-		check_err(cfg, ok, "interface '%s': interface names are not "
-			"supported, give its IP address", s);
-	else	check_err(cfg, ok, "cannot parse interface specified as "
-			"'%s'", s);
+	char err[512];
+	if(!cfg_ifspec_ok(s, err, sizeof(err)))
+		check_err(cfg, ok, "%s", err);
 }
 
 static void check_names(struct config_file* cfg, int* ok)
@@ -390,9 +353,6 @@ int config_check(struct config_file* cfg)
 	if(cfg->edns_buffer_size < 512 || cfg->edns_buffer_size > 65535)
 		check_err(cfg, &ok, "edns-buffer-size: %zu is out of range "
 			"512..65535", cfg->edns_buffer_size);
-	if(cfg->max_udp_size > 65536)
-		check_err(cfg, &ok, "max-udp-size: %zu is more than 65536",
-			cfg->max_udp_size);
 	if(cfg->msg_buffer_size < 4096)
 		check_err(cfg, &ok, "msg-buffer-size: %zu is too small (use "
 			"4096 or more)", cfg->msg_buffer_size);

@@ -7,6 +7,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <net/if.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,17 +27,20 @@ static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 #define FA(f) offsetof(struct config_auth, f)
 
 /* clause start */
-#define CLAUSE(n, c) { n, c, CT_CLAUSE, NOF, NULL, 1, 0, NULL }
+#define CLAUSE(n, c) { n, c, CT_CLAUSE, NOF, NULL, 1, 0, NULL, 0, 0 }
 /* implemented server: option stored in struct config_file */
-#define IMPL(n, t, f, d) { n, CL_SERVER, t, F(f), NULL, 1, 0, d }
+#define IMPL(n, t, f, d) { n, CL_SERVER, t, F(f), NULL, 1, 0, d, 0, 0 }
+/* implemented, with a range for the number */
+#define IMPLR(n, t, f, d, lo, hi) { n, CL_SERVER, t, F(f), NULL, 1, 0, d, \
+	lo, hi }
 /* not implemented, kept in a field of the clause's struct */
-#define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d }
+#define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d, 0, 0 }
 /* not implemented, no field: only checked and recorded */
-#define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d }
-#define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d }
+#define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d, 0, 0 }
+#define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d, 0, 0 }
 
 /* a number of slabs: a power of 2 */
-#define SLABS(n, c) { n, c, CT_INT, NOF, NULL, 0, CFGF_POW2, "4" }
+#define SLABS(n, c) { n, c, CT_INT, NOF, NULL, 0, CFGF_POW2, "4", 0, 0 }
 
 #define CACHE_4M "4194304"
 
@@ -53,16 +58,18 @@ const struct cfg_option cfg_options[] = {
 	CLAUSE("dnstap", CL_DNSTAP),
 	CLAUSE("rpz", CL_RPZ),
 	CLAUSE("ipset", CL_IPSET),
-	{ "include", CL_NONE, CT_INCLUDE, NOF, NULL, 1, 0, NULL },
-	{ "include-toplevel", CL_NONE, CT_INCLUDE_TOP, NOF, NULL, 1, 0, NULL },
+	{ "include", CL_NONE, CT_INCLUDE, NOF, NULL, 1, 0, NULL, 0, 0 },
+	{ "include-toplevel", CL_NONE, CT_INCLUDE_TOP, NOF, NULL, 1, 0, NULL,
+		0, 0 },
 
 	/* server: implemented */
-	IMPL("verbosity", CT_INT, verbosity, "1"),
-	IMPL("num-threads", CT_INT, num_threads, "1"),
-	IMPL("port", CT_INT, port, "53"),
-	{ "interface", CL_SERVER, CT_STRLIST, F(ifs), h_interface, 1, 0, NULL },
+	IMPLR("verbosity", CT_INT, verbosity, "1", 0, INT_MAX),
+	IMPLR("num-threads", CT_INT, num_threads, "1", 1, 10000),
+	IMPLR("port", CT_INT, port, "53", 1, 65535),
+	{ "interface", CL_SERVER, CT_STRLIST, F(ifs), h_interface, 1, 0, NULL,
+		0, 0 },
 	{ "ip-address", CL_SERVER, CT_STRLIST, F(ifs), h_interface, 1, 0,
-		NULL },
+		NULL, 0, 0 },
 	IMPL("do-ip4", CT_YESNO, do_ip4, "yes"),
 	IMPL("do-ip6", CT_YESNO, do_ip6, "yes"),
 	IMPL("do-udp", CT_YESNO, do_udp, "yes"),
@@ -72,11 +79,15 @@ const struct cfg_option cfg_options[] = {
 	IMPL("so-reuseport", CT_YESNO, so_reuseport, "yes"),
 	IMPL("ip-freebind", CT_YESNO, ip_freebind, "no"),
 	IMPL("ip-transparent", CT_YESNO, ip_transparent, "no"),
-	IMPL("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232"),
+	IMPLR("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232", 512,
+		65535),
 	IMPL("max-udp-size", CT_NUMSIZE, max_udp_size, "4096"),
-	IMPL("msg-buffer-size", CT_NUMSIZE, msg_buffer_size, "65552"),
-	IMPL("incoming-num-tcp", CT_INT, incoming_num_tcp, "10"),
-	IMPL("tcp-idle-timeout", CT_INT, tcp_idle_timeout, "30000"),
+	IMPLR("msg-buffer-size", CT_NUMSIZE, msg_buffer_size, "65552", 4096,
+		INT_MAX),
+	IMPLR("incoming-num-tcp", CT_INT, incoming_num_tcp, "10", 0,
+		INT_MAX),
+	IMPLR("tcp-idle-timeout", CT_INT, tcp_idle_timeout, "30000", 0,
+		INT_MAX),
 	IMPL("do-daemonize", CT_YESNO, do_daemonize, "yes"),
 	IMPL("pidfile", CT_STR, pidfile, PIDFILE),
 	IMPL("logfile", CT_STR, logfile, NULL),
@@ -90,7 +101,7 @@ const struct cfg_option cfg_options[] = {
 	IMPL("directory", CT_STR, directory, RUN_DIR),
 	IMPL("access-control", CT_STR2LIST, acls, NULL),
 	{ "local-zone", CL_SERVER, CT_STR2LIST, F(local_zones), h_local_zone,
-		1, 0, NULL },
+		1, 0, NULL, 0, 0 },
 	IMPL("local-data", CT_STRLIST, local_data, NULL),
 	IMPL("local-data-ptr", CT_STRLIST, local_data_ptr, NULL),
 	IMPL("unblock-lan-zones", CT_YESNO, unblock_lan_zones, "no"),
@@ -101,7 +112,7 @@ const struct cfg_option cfg_options[] = {
 
 	/* server: kept in struct config_file for later work */
 	{ "statistics-interval", CL_SERVER, CT_INT, F(stat_interval), NULL, 0,
-		CFGF_EMPTY0, "0" },
+		CFGF_EMPTY0, "0", 0, 0 },
 	KEEP("statistics-cumulative", CL_SERVER, CT_YESNO, F(stat_cumulative),
 		"no"),
 	KEEP("extended-statistics", CL_SERVER, CT_YESNO, F(stat_extended),
@@ -157,11 +168,11 @@ const struct cfg_option cfg_options[] = {
 	KEEP("msg-cache-size", CL_SERVER, CT_MEMSIZE, F(msg_cache_size),
 		CACHE_4M),
 	{ "msg-cache-slabs", CL_SERVER, CT_INT, F(msg_cache_slabs), NULL, 0,
-		CFGF_POW2, "4" },
+		CFGF_POW2, "4", 0, 0 },
 	KEEP("rrset-cache-size", CL_SERVER, CT_MEMSIZE, F(rrset_cache_size),
 		CACHE_4M),
 	{ "rrset-cache-slabs", CL_SERVER, CT_INT, F(rrset_cache_slabs), NULL,
-		0, CFGF_POW2, "4" },
+		0, CFGF_POW2, "4", 0, 0 },
 	KEEP("num-queries-per-thread", CL_SERVER, CT_INT,
 		F(num_queries_per_thread), "1024"),
 	KEEP("jostle-timeout", CL_SERVER, CT_INT, F(jostle_time), "200"),
@@ -196,7 +207,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("discard-timeout", CT_INT, "1900"),
 	SRV("wait-limit", CT_INT, "1000"),
 	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL },
+		CFGF_NUM2, NULL, 0, 0 },
 	SLABS("infra-cache-slabs", CL_SERVER),
 	SRV("infra-cache-max-rtt", CT_INT, "120000"),
 	SRV("infra-keep-probing", CT_YESNO, "no"),
@@ -240,7 +251,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("http-notls-downstream", CT_YESNO, "no"),
 	SRV("proxy-protocol-port", CT_STRLIST, NULL),
 	{ "tcp-connection-limit", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL },
+		CFGF_NUM2, NULL, 0, 0 },
 	SRV("access-control-tag", CT_STR2LIST, NULL),
 	SRV("access-control-tag-action", CT_STR3, NULL),
 	SRV("access-control-tag-data", CT_STR3, NULL),
@@ -301,9 +312,9 @@ const struct cfg_option cfg_options[] = {
 	SRV("ratelimit-factor", CT_INT, "10"),
 	SRV("ratelimit-backoff", CT_YESNO, "no"),
 	{ "ratelimit-for-domain", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL },
+		CFGF_NUM2, NULL, 0, 0 },
 	{ "ratelimit-below-domain", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL },
+		CFGF_NUM2, NULL, 0, 0 },
 	SRV("ip-ratelimit", CT_INT, "0"),
 	SRV("ip-ratelimit-size", CT_MEMSIZE, CACHE_4M),
 	SLABS("ip-ratelimit-slabs", CL_SERVER),
@@ -341,8 +352,9 @@ const struct cfg_option cfg_options[] = {
 	SRV("shm-enable", CT_YESNO, "no"),
 	SRV("shm-key", CT_INT, "11777"),
 	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
-		NULL },
-	{ "dlv-anchor", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL },
+		NULL, 0, 0 },
+	{ "dlv-anchor", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL,
+		0, 0 },
 
 	/* remote-control: */
 	KEEP("control-enable", CL_REMOTE, CT_YESNO, F(remote_control_enable),
@@ -733,17 +745,53 @@ static int record_unimplemented(struct cfg_parser* p,
 	return cfg_parser_str2list_append(p, &p->cfg->unimplemented, key, val);
 }
 
+/* Is the (valid) number in args[0] in the range of o? */
+static int in_range(struct cfg_parser* p, const struct cfg_option* o,
+	char** args)
+{
+	long long v;
+	size_t sz;
+	int i;
+	if(o->min == 0 && o->max == 0)
+		return 1;
+	if(o->type == CT_INT && parse_int(args[0], &i))
+		v = i;
+	else if(o->type == CT_NUMSIZE && cfg_parse_memsize(args[0], &sz))
+		v = sz > (size_t)LLONG_MAX ? LLONG_MAX : (long long)sz;
+	else	return 1;
+	if(v >= o->min && v <= o->max)
+		return 1;
+	if(o->max == INT_MAX)
+		cfg_error(p, "%s: %s is too small, it must be %lld or more",
+			o->name, args[0], o->min);
+	else	cfg_error(p, "%s: %s is out of range %lld..%lld", o->name,
+			args[0], o->min, o->max);
+	return 0;
+}
+
 int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	char** args)
 {
 	const char* err = "bad value";
+	char ebuf[256];
 	int r;
 	if(o->flags & CFGF_OBSOLETE) {
 		fprintf(stderr, "%s:%d: warning: option %s: is obsolete and "
 			"ignored\n", p->fname, p->line, o->name);
 		return 1;
 	}
-	r = store_value(p, o->handler ? NULL : clause_base(p), o, args, &err);
+	/* check first, store only good values */
+	r = store_value(p, NULL, o, args, &err);
+	if(r == 1 && !in_range(p, o, args))
+		return 0;
+	if(r == 1 && o->handler == h_interface &&
+		!cfg_ifspec_ok(args[0], ebuf, sizeof(ebuf))) {
+		cfg_error(p, "%s", ebuf);
+		return 0;
+	}
+	if(r == 1)
+		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
+			&err);
 	if(r == 1 && o->handler)
 		r = o->handler(p, o, args) ? 1 : -1;
 	if(r == 0) {
@@ -777,6 +825,42 @@ int cfg_option_defaults(void* base, unsigned clause)
 			return 0;
 	}
 	return 1;
+}
+
+int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
+{
+	char buf[256];
+	char* at;
+	struct addrinfo hints, *res = NULL;
+	if(strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "interface '%.64s...': too long", s);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", s);
+	if((at = strchr(buf, '@'))) {
+		char* end;
+		long port;
+		*at = 0;
+		port = strtol(at + 1, &end, 10);
+		if(!at[1] || *end || port < 1 || port > 65535) {
+			snprintf(err, errlen, "interface '%s': bad port number "
+				"after @", s);
+			return 0;
+		}
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST;
+	hints.ai_family = AF_UNSPEC;
+	if(buf[0] && getaddrinfo(buf, NULL, &hints, &res) == 0) {
+		freeaddrinfo(res);
+		return 1;
+	}
+	if(buf[0] && if_nametoindex(buf) != 0)
+		snprintf(err, errlen, "interface '%s': interface names are "
+			"not supported, give its IP address", s);
+	else	snprintf(err, errlen, "cannot parse interface specified as "
+			"'%s'", s);
+	return 0;
 }
 
 static int h_interface(struct cfg_parser* p, const struct cfg_option* o,

@@ -62,6 +62,7 @@ struct cfg_option {
 	int implemented;       /* 1: this daemon acts on it */
 	unsigned flags;
 	const char* def;       /* default as config text; NULL: none/unset */
+	long long min, max;    /* numbers: allowed range, unless both 0 */
 };
 
 /* Last node of a list being appended to, so appending is O(1). */
@@ -108,6 +109,9 @@ int cfg_option_defaults(void* base, unsigned clause);
 /* Print the error "FILE:LINE: error: ..." and count it. */
 void cfg_error(struct cfg_parser* p, const char* format, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Is s an interface "address[@port]" (IPv6 with %scope allowed)? When
+ * not, a message is put in err. */
+int cfg_ifspec_ok(const char* s, char* err, size_t errlen);
 /* Append to lists, keeping file order. 0 on malloc failure; the strings
  * are copied. */
 int cfg_strlist_append(struct config_strlist** head, const char* s);

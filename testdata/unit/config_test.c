@@ -687,43 +687,40 @@ static void test_check(void** state)
 	struct config_file* cfg;
 	(void)state;
 	cfg = good("server:\n interface: 127.0.0.1\n interface: ::1@5353\n"
-		" interface: 0.0.0.0@53\n interface: fe80::1%lo\n");
+		" interface: 0.0.0.0@53\n interface: fe80::1%lo\n"
+		" edns-buffer-size: 65535\n msg-buffer-size: 4096\n");
 	assert_int_equal(config_check(cfg), 1);
-	config_delete(cfg);
-	cfg = good("server:\n interface: 127.0.0.1@0\n");
+	/* the same checks hold for values set by a program */
+	cfg->port = 0;
 	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n interface: not-an-address\n");
+	cfg->port = 53;
+	cfg->num_threads = 0;
 	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n interface: 1.2.3.4@x\n");
+	cfg->num_threads = 1;
+	cfg->edns_buffer_size = 100;
 	assert_int_equal(check_quiet(cfg), 0);
+	cfg->edns_buffer_size = 1232;
+	assert_int_equal(check_quiet(cfg), 1);
 	config_delete(cfg);
-	cfg = good("server:\n num-threads: 0\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n port: 0\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n port: 65536\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n edns-buffer-size: 511\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n edns-buffer-size: 65535\n");
-	assert_int_equal(config_check(cfg), 1);
-	config_delete(cfg);
-	cfg = good("server:\n msg-buffer-size: 1000\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
+	/* values out of range are found while reading, with their line */
+	bad("server:\n interface: 127.0.0.1@0\n", 2, "bad port number");
+	bad("server:\n interface: 1.2.3.4@x\n", 2, "bad port number");
+	bad("server:\n\n interface: not-an-address\n", 3,
+		"cannot parse interface");
+	bad("server:\n interface: lo\n", 2, "interface names are not "
+		"supported");
+	bad("server:\n num-threads: 0\n", 2, "out of range 1..10000");
+	bad("server:\n port: 0\n", 2, "out of range 1..65535");
+	bad("server:\n port: 65536\n", 2, "out of range");
+	bad("server:\n edns-buffer-size: 511\n", 2, "out of range");
+	bad("server:\n msg-buffer-size: 1000\n", 2, "too small");
+	bad("server:\n verbosity: -1\n", 2, "too small");
+	bad("server:\n incoming-num-tcp: -1\n", 2, "too small");
+	/* checks across options */
 	cfg = good("server:\n do-udp: no\n do-tcp: no\n");
 	assert_int_equal(check_quiet(cfg), 0);
 	config_delete(cfg);
 	cfg = good("server:\n do-ip4: no\n do-ip6: no\n");
-	assert_int_equal(check_quiet(cfg), 0);
-	config_delete(cfg);
-	cfg = good("server:\n verbosity: -1\n");
 	assert_int_equal(check_quiet(cfg), 0);
 	config_delete(cfg);
 }
