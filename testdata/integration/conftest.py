@@ -429,6 +429,18 @@ def world_tmpdir():
     subprocess.run(["rm", "-rf", d], check=False)
 
 
+def asan_env(extra=None, **asan_opts):
+    """os.environ plus extra, with ASAN_OPTIONS given asan_opts too (they
+    are ignored by binaries built without sanitizers)."""
+    env = dict(os.environ)
+    env.update(extra or {})
+    opts = os.environ.get("ASAN_OPTIONS", "")
+    more = ":".join("%s=%s" % kv for kv in sorted(asan_opts.items()))
+    if more:
+        env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + more
+    return env
+
+
 def rcode_of(reply):
     return dns.rcode.to_text(reply.rcode())
 

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from conftest import (REFERENCE, SHIM, answer_texts, make_query,
+from conftest import (REFERENCE, SHIM, answer_texts, asan_env, make_query,
                       sockets_on_port)
 
 LOCAL = 'local-data: "www.rp.test. A 192.0.2.1"'
@@ -59,20 +59,14 @@ def test_reuseport_tcp_both_workers(unbound):
         assert answer_texts(r) == ["www.rp.test. A 192.0.2.1"]
 
 
-def asan_env(extra):
-    """LD_PRELOAD under AddressSanitizer needs its link order check off."""
-    env = dict(extra)
-    opts = os.environ.get("ASAN_OPTIONS", "")
-    env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + \
-        "verify_asan_link_order=0"
-    return env
-
-
 @pytest.mark.skipif(not os.path.exists(SHIM),
                     reason="%s not built (run make)" % SHIM)
 def test_reuseport_fallback_one_socket(unbound):
     unbound.start(LOCAL + "\nso-reuseport: yes\nlog-queries: yes",
-                  threads=2, env=asan_env({"LD_PRELOAD": SHIM}))
+                  threads=2,
+                  # LD_PRELOAD under AddressSanitizer: link order check off
+                  env=asan_env({"LD_PRELOAD": SHIM},
+                               verify_asan_link_order=0))
     assert len(sockets_on_port(unbound.port, "udp", unbound.pid)) == 1
     assert len(sockets_on_port(unbound.port, "tcp", unbound.pid)) == 1
     assert many_source_ports(unbound, 200) == 200
