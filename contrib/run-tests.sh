@@ -47,7 +47,23 @@ install_packages() {
 	rc=$?
 	if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
 	stop_packaged_daemons
+	disable_new_services "$@"
 	return $rc
+}
+
+# The reference unbound and nsd are installed for tests only: keep the
+# services we just installed from starting at the next boot.
+disable_new_services() {
+	local p
+	[ -d /run/systemd/system ] || return 0
+	for p in "$@"; do
+		case "$p" in
+		unbound) systemctl disable --now unbound.service \
+			unbound-resolvconf.service 2>/dev/null ;;
+		nsd) systemctl disable --now nsd.service 2>/dev/null ;;
+		esac
+	done
+	return 0
 }
 
 # Should a packaged daemon have been started anyway, stop it by its pid.
