@@ -337,6 +337,89 @@ node_find_create(struct local_zones* lz, const struct lz_zone* z,
 	return res;
 }
 
+/* Unbound's parser (sldns) also takes a single quote as the start of a
+ * quoted string in text fields (TXT and alike): 'text' is "text", and an
+ * unclosed 'te xt runs to the next double quote or the end. ldns does
+ * not, so such rdata is rewritten with double quotes first. Returns
+ * malloced text, or NULL when there is nothing to rewrite. */
+static char*
+squote_rewrite(const char* text, const ldns_rr* lr)
+{
+	const ldns_rr_descriptor* d = ldns_rr_descript(ldns_rr_get_type(lr));
+	const char* p = text, *tok;
+	char* res, *o;
+	size_t i, n = strlen(text);
+	int has_str = 0, in_dq = 0;
+	if(!strchr(text, '\'') || !d)
+		return NULL;
+	/* the fixed fields, and the repeated one of TXT-like types */
+	for(i = 0; i < d->_maximum; i++)
+		if(ldns_rr_descriptor_field_type(d, i) == LDNS_RDF_TYPE_STR)
+			has_str = 1;
+	if(d->_variable == LDNS_RDF_TYPE_STR)
+		has_str = 1;
+	if(!has_str)
+		return NULL;
+	/* find the type token; the rdata follows it */
+	for(;;) {
+		char buf[64];
+		size_t k = 0;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			return NULL;
+		tok = p;
+		while(*p && *p != ' ' && *p != '\t')
+			p++;
+		if(tok != text && (size_t)(p - tok) < sizeof(buf)) {
+			memcpy(buf, tok, (size_t)(p - tok));
+			buf[p - tok] = 0;
+			k = 1;
+		}
+		if(k && ldns_get_rr_type_by_name(buf) == ldns_rr_get_type(lr))
+			break;
+	}
+	if(!(res = malloc(n + 2)))
+		return NULL;
+	memcpy(res, text, (size_t)(p - text));
+	o = res + (p - text);
+	while(*p) {
+		if(in_dq) {
+			if(*p == '\\' && p[1]) {
+				*o++ = *p++;
+			} else if(*p == '"')
+				in_dq = 0;
+			*o++ = *p++;
+		} else if(*p == '"') {
+			in_dq = 1;
+			*o++ = *p++;
+		} else if(*p == '\'' && (p == text || p[-1] == ' ' ||
+			p[-1] == '\t')) {
+			const char* e = p;
+			while(*e && *e != ' ' && *e != '\t')
+				e++;
+			*o++ = '"';
+			if(e - p >= 2 && (e[-1] == '\'' || e[-1] == '"')) {
+				memcpy(o, p + 1, (size_t)(e - p - 2));
+				o += e - p - 2;
+				*o++ = '"';
+				p = e;
+			} else {
+				/* open: up to the next double quote, or the end */
+				p++;
+				while(*p && *p != '"')
+					*o++ = *p++;
+				*o++ = '"';
+				if(*p == '"')
+					p++;
+			}
+		} else
+			*o++ = *p++;
+	}
+	*o = 0;
+	return res;
+}
+
 /* Parse RR text as Unbound does: default TTL 3600, class IN, names
  * relative to the root. The wire form is copied into the arena at once:
  * holding on to ldns' buffers fragments the heap badly for big configs.
@@ -356,6 +439,17 @@ rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 			ldns_get_errorstr_by_id(s));
 		ldns_rr_free(lr);
 		return 0;
+	}
+	{
+		char* alt = squote_rewrite(text, lr);
+		ldns_rr* lr2 = NULL;
+		if(alt && ldns_rr_new_frm_str(&lr2, alt, 3600, NULL, NULL) ==
+			LDNS_STATUS_OK && lr2) {
+			ldns_rr_free(lr);
+			lr = lr2;
+		} else
+			ldns_rr_free(lr2);
+		free(alt);
 	}
 	s = ldns_rr2wire(&w, lr, LDNS_SECTION_ANSWER, &sz);
 	ldns_rr_free(lr);

@@ -564,7 +564,21 @@ test_order_and_dups(void** state)
 	tc_data(&t, "rel.cn.example A 1.1.1.1");
 	tc_data(&t, "mx.cn.example. MX 10 mail");
 	tc_zone(&t, "Case.Example.", "static");
+	/* single quotes in text rdata, as Unbound's parser takes them */
+	tc_data(&t, "q1.cn.example. TXT 'chaos'");
+	tc_data(&t, "q2.cn.example. TXT 'hi there'");
+	tc_data(&t, "q3.cn.example. TXT it's");
+	tc_data(&t, "q4.cn.example. TXT 'a' 'b c' d");
 	assert_non_null(lz = local_zones_create(&t.cfg));
+	check(lz, "q1.cn.example.", LDNS_RR_TYPE_TXT, 0, 1, 0,
+		"q1.cn.example.\t3600\tIN\tTXT\t\"chaos\"");
+	check(lz, "q2.cn.example.", LDNS_RR_TYPE_TXT, 0, 1, 0,
+		"q2.cn.example.\t3600\tIN\tTXT\t\"hi there'\"");
+	check(lz, "q3.cn.example.", LDNS_RR_TYPE_TXT, 0, 1, 0,
+		"q3.cn.example.\t3600\tIN\tTXT\t\"it's\"");
+	check(lz, "q4.cn.example.", LDNS_RR_TYPE_TXT, 0, 1, 0,
+		"q4.cn.example.\t3600\tIN\tTXT\t\"a\" \"b c' d\"");
+
 	/* the later local-zone line wins */
 	check(lz, "x.dup.example.", LDNS_RR_TYPE_A, LDNS_RCODE_REFUSED, 0, 0,
 		NULL);
