@@ -38,6 +38,8 @@ struct lz_rrset {
 	struct packed_rrset rr;
 	uint8_t** rdata;
 	uint16_t* rdlen;
+	uint32_t* ttls;          /* per RR: Unbound keeps each RR's TTL */
+	int mixed_ttl;           /* not all ttls are equal */
 	size_t cap;
 	struct lz_rrset* next;   /* in configured order */
 };
@@ -537,20 +539,26 @@ rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
 		size_t ncap = r->cap ? r->cap * 2 : 2;
 		uint8_t** nd = arena_alloc(lz, ncap * sizeof(*nd));
 		uint16_t* nl = arena_alloc(lz, ncap * sizeof(*nl));
-		if(!nd || !nl)
+		uint32_t* nt = arena_alloc(lz, ncap * sizeof(*nt));
+		if(!nd || !nl || !nt)
 			return 0;
 		if(r->rr.count) {
 			memcpy(nd, r->rdata, r->rr.count * sizeof(*nd));
 			memcpy(nl, r->rdlen, r->rr.count * sizeof(*nl));
+			memcpy(nt, r->ttls, r->rr.count * sizeof(*nt));
 		}
 		r->rdata = nd;
 		r->rdlen = nl;
+		r->ttls = nt;
 		r->cap = ncap;
 	}
 	if(!(rd = arena_dup(lz, rr->rdata, rr->rdlen)))
 		return 0;
 	r->rdata[r->rr.count] = rd;
 	r->rdlen[r->rr.count] = (uint16_t)rr->rdlen;
+	r->ttls[r->rr.count] = rr->ttl;
+	if(rr->ttl != r->rr.ttl)
+		r->mixed_ttl = 1;
 	r->rr.count++;
 	r->rr.rdata = (const uint8_t* const*)r->rdata;
 	r->rr.rdlen = r->rdlen;
@@ -590,7 +598,7 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 		r->rr.owner_len = d->namelen;
 		r->rr.type = rr->type;
 		r->rr.rclass = rr->dclass;
-		/* one TTL per RRset for the encoder: the first RR's */
+		/* the first RR's TTL; others may differ (ttls) */
 		r->rr.ttl = rr->ttl;
 		/* appended: the type/CNAME search finds the first configured */
 		{
@@ -1015,30 +1023,64 @@ inform_print(const struct lz_zone* z, const struct query_info* qi,
 		class_str(qi->qclass, cb, sizeof(cb)));
 }
 
-/* An answer of one RRset, owned by the query name (its case echoed). */
+/* Add an RRset to the answer; RRs with another TTL than their
+ * predecessor start a new msg_add_rrset call, so each RR keeps its own
+ * TTL as in Unbound (the encoder takes one TTL per call). */
+static void
+add_answer_runs(struct msg_builder* b, const struct packed_rrset* r,
+	const uint32_t* ttls)
+{
+	size_t i = 0;
+	if(!ttls) {
+		(void)msg_add_rrset(b, SEC_ANSWER, r);
+		return;
+	}
+	while(i < r->count) {
+		struct packed_rrset part = *r;
+		size_t j = i + 1;
+		while(j < r->count && ttls[j] == ttls[i])
+			j++;
+		part.ttl = ttls[i];
+		part.count = j - i;
+		part.rdata = r->rdata + i;
+		part.rdlen = r->rdlen + i;
+		if(!msg_add_rrset(b, SEC_ANSWER, &part))
+			return;
+		i = j;
+	}
+}
+
+/* An answer of one RRset, owned by the query name (its case echoed).
+ * ttls, when not NULL, has the TTL of each RR. */
 static size_t
 encode_answer(const struct local_zones* lz, const struct query_info* qi,
-	const struct packed_rrset* rrset, uint8_t* out, size_t limit,
-	uint16_t edns_size)
+	const struct packed_rrset* rrset, const uint32_t* ttls, uint8_t* out,
+	size_t limit, uint16_t edns_size)
 {
 	struct msg_builder b;
 	struct packed_rrset r = *rrset;
 	const uint8_t* rd[LZ_ROTATE_MAX];
 	uint16_t rl[LZ_ROTATE_MAX];
+	uint32_t rt[LZ_ROTATE_MAX];
 	r.owner = qi->qname;
 	r.owner_len = qi->qname_len;
 	if(lz->roundrobin && r.count > 1 && r.count <= LZ_ROTATE_MAX) {
 		/* rrset-roundrobin: Unbound rotates by query ID and time */
 		size_t off = ((size_t)qi->id + (size_t)time(NULL)) % r.count, i;
 		for(i = 0; i < r.count; i++) {
-			rd[i] = rrset->rdata[(i + off) % r.count];
-			rl[i] = rrset->rdlen[(i + off) % r.count];
+			size_t k = (i + off) % r.count;
+			rd[i] = rrset->rdata[k];
+			rl[i] = rrset->rdlen[k];
+			if(ttls)
+				rt[i] = ttls[k];
 		}
 		r.rdata = rd;
 		r.rdlen = rl;
+		if(ttls)
+			ttls = rt;
 	}
 	msg_begin(&b, out, limit, qi, FLAG_AA | FLAG_RA, RCODE_NOERROR);
-	(void)msg_add_rrset(&b, SEC_ANSWER, &r);
+	add_answer_runs(&b, &r, ttls);
 	return msg_finish(&b, qi, edns_size, RCODE_NOERROR);
 }
 
@@ -1105,7 +1147,8 @@ local_zones_answer(const struct local_zones* zones,
 			const struct lz_rrset* r = node_answer_type(ld,
 				qi->qtype);
 			if(r) {
-				*outlen = encode_answer(zones, qi, &r->rr, out,
+				*outlen = encode_answer(zones, qi, &r->rr,
+					r->mixed_ttl ? r->ttls : NULL, out,
 					limit, edns_size);
 				return LZ_ANSWERED;
 			}
@@ -1160,8 +1203,8 @@ local_zones_answer(const struct local_zones* zones,
 			r.count = 1;
 			r.rdata = &rd;
 			r.rdlen = &rl;
-			*outlen = encode_answer(zones, qi, &r, out, limit,
-				edns_size);
+			*outlen = encode_answer(zones, qi, &r, NULL, out,
+				limit, edns_size);
 		} else {
 			*outlen = encode_negative(z, qi, RCODE_NOERROR, 0, out,
 				limit, edns_size);

@@ -554,6 +554,7 @@ test_order_and_dups(void** state)
 	struct local_zones* lz;
 	(void)state;
 	tc_init(&t);
+	t.cfg.rrset_roundrobin = 1;
 	tc_zone(&t, "dup.example.", "static");
 	tc_zone(&t, "dup.example.", "refuse");
 	tc_zone(&t, "cn.example.", "static");
@@ -563,6 +564,9 @@ test_order_and_dups(void** state)
 	tc_data(&t, "y.cn.example. A 1.1.1.1");
 	tc_data(&t, "rel.cn.example A 1.1.1.1");
 	tc_data(&t, "mx.cn.example. MX 10 mail");
+	tc_data(&t, "m.cn.example. 100 A 1.1.1.1");
+	tc_data(&t, "m.cn.example. 200 A 2.2.2.2");
+	tc_data(&t, "m.cn.example. 100 A 3.3.3.3");
 	tc_zone(&t, "Case.Example.", "static");
 	/* single quotes in text rdata, as Unbound's parser takes them */
 	tc_data(&t, "q1.cn.example. TXT 'chaos'");
@@ -593,6 +597,29 @@ test_order_and_dups(void** state)
 		"mx.cn.example.\t3600\tIN\tMX\t10 mail.");
 	check(lz, "x.case.example.", LDNS_RR_TYPE_A, LDNS_RCODE_NXDOMAIN, 0,
 		0, NULL);
+	/* each RR keeps its own TTL */
+	{
+		ldns_pkt* p;
+		size_t i, n100 = 0, n200 = 0;
+		assert_int_equal(ask(lz, "m.cn.example.", LDNS_RR_TYPE_A, &p),
+			LZ_ANSWERED);
+		expect(p, 0, 3, 0);
+		for(i = 0; i < 3; i++) {
+			ldns_rr* rr = ldns_rr_list_rr(ldns_pkt_answer(p), i);
+			char* a = ldns_rdf2str(ldns_rr_rdf(rr, 0));
+			if(strcmp(a, "2.2.2.2") == 0) {
+				assert_int_equal(ldns_rr_ttl(rr), 200);
+				n200++;
+			} else {
+				assert_int_equal(ldns_rr_ttl(rr), 100);
+				n100++;
+			}
+			free(a);
+		}
+		assert_int_equal(n100, 2);
+		assert_int_equal(n200, 1);
+		ldns_pkt_free(p);
+	}
 	local_zones_delete(lz);
 }
 
