@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+"""A scriptable misbehaving DNS server, for what NSD will not do.
+
+Run as `/usr/bin/python3 responder.py CONFIG.json`; it serves UDP and TCP
+on one address, answers its zone authoritatively from a list of records,
+and applies scripted misbehaviour per query name (`rules`, first match
+wins) or to every query (`default`). Every query received is logged as a
+JSON line, so tests can count what a resolver sent upstream. SIGHUP
+re-reads the config (the log is kept); SIGTERM exits.
+
+Config (JSON object):
+  address, port       where to listen (UDP and TCP)
+  origin              the zone this server is authoritative for
+  records             zone-file lines with absolute names, TTL and class
+  rules               [{"name": N, "suffix": bool, "actions": [A...]}]
+                      suffix: also match names below N
+  default             [A...] for queries no rule matches
+  log                 path of the query log (JSON lines)
+  ready               path written (with the PID) once the sockets are bound
+
+Actions ({"type": T, ...}); several combine, e.g. delay + poison:
+  drop                 never answer (UDP and TCP)
+  delay {ms}           answer after ms milliseconds
+  tc                   over UDP answer TC=1 with no records; TCP answers
+  formerr_edns         FORMERR (without OPT) to queries with EDNS
+  wrong_id {then_correct}   reply with another ID (then the right reply)
+  wrong_question {qname}    reply with another question name
+  poison {records}     add records (e.g. out of the zone) to additional
+  rcode {rcode}        answer with this rcode and no records
+  referral {zone, ns, glue}  delegate zone to ns names ({name: [addrs]}
+                       glue); pointing back here makes a referral loop
+  many_ns {zone, count, ns_zone}  referral to count glueless NS names
+                       nsI.<ns_zone> (NXNS-style amplification)
+"""
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+
+import dns.exception
+import dns.flags
+import dns.message
+import dns.name
+import dns.rcode
+import dns.rdataclass
+import dns.rdatatype
+import dns.rrset
+
+
+class Zone:
+    """The records, indexed by name then type, and the rules."""
+
+    def __init__(self, cfg):
+        self.origin = dns.name.from_text(cfg["origin"])
+        self.nodes = {}
+        self.soa = None
+        for line in cfg.get("records", []):
+            rr = dns.rrset.from_text(*self._split(line))
+            node = self.nodes.setdefault(rr.name, {})
+            if rr.rdtype in node:
+                node[rr.rdtype].union_update(rr)
+            else:
+                node[rr.rdtype] = rr
+            if rr.rdtype == dns.rdatatype.SOA and rr.name == self.origin:
+                self.soa = rr
+        self.rules = [(dns.name.from_text(r["name"]), bool(r.get("suffix")),
+                       r.get("actions", [])) for r in cfg.get("rules", [])]
+        self.default = cfg.get("default", [])
+
+    @staticmethod
+    def _split(line):
+        """'name ttl class type rdata...' to rrset.from_text arguments."""
+        name, ttl, cls, typ, rdata = line.split(None, 4)
+        return name, int(ttl), cls, typ, rdata
+
+    def actions(self, qname):
+        for name, suffix, acts in self.rules:
+            if qname == name or (suffix and qname.is_subdomain(name)):
+                return acts
+        return self.default
+
+    def answer(self, q, r):
+        """Fill r with the authoritative answer to q from the records."""
+        qname = q.question[0].name
+        qtype = q.question[0].rdtype
+        if not qname.is_subdomain(self.origin):
+            r.set_rcode(dns.rcode.REFUSED)
+            return
+        r.flags |= dns.flags.AA
+        name = qname
+        for _ in range(8):         # follow CNAMEs inside the zone
+            node = self.nodes.get(name)
+            if node is None:
+                break
+            if qtype in node:
+                r.answer.append(node[qtype])
+                return
+            cname = node.get(dns.rdatatype.CNAME)
+            if cname is None or qtype == dns.rdatatype.CNAME:
+                break
+            r.answer.append(cname)
+            name = cname[0].target
+            if not name.is_subdomain(self.origin):
+                return
+        if name not in self.nodes and not any(
+                n.is_subdomain(name) for n in self.nodes):
+            r.set_rcode(dns.rcode.NXDOMAIN)
+        if self.soa is not None:
+            r.authority.append(self.soa)
+
+
+def referral(r, zone, ns_names, glue):
+    zone = dns.name.from_text(zone)
+    r.flags &= ~dns.flags.AA
+    r.authority.append(dns.rrset.from_text_list(zone, 3600, "IN", "NS",
+                                                list(ns_names)))
+    for name, addrs in glue.items():
+        r.additional.append(dns.rrset.from_text_list(name, 3600, "IN", "A",
+                                                     list(addrs)))
+
+
+def build_replies(zone, q, proto):
+    """The replies to query q: a list of (delay seconds, wire); empty to
+    drop. Also returns a short label of what was done, for the log."""
+    acts = {a["type"]: a for a in zone.actions(q.question[0].name)}
+    if "drop" in acts:
+        return [], "drop"
+    delay = acts.get("delay", {}).get("ms", 0) / 1000.0
+    r = dns.message.make_response(q, our_payload=1232)
+    r.flags &= ~dns.flags.AA
+    done = "answer"
+    if "formerr_edns" in acts and q.edns >= 0:
+        r.use_edns(False)
+        r.set_rcode(dns.rcode.FORMERR)
+        done = "formerr"
+    elif "tc" in acts and proto == "udp":
+        r.flags |= dns.flags.TC
+        done = "tc"
+    elif "rcode" in acts:
+        r.set_rcode(dns.rcode.from_text(acts["rcode"]["rcode"]))
+        done = "rcode"
+    elif "referral" in acts:
+        a = acts["referral"]
+        referral(r, a["zone"], a["ns"], a.get("glue", {}))
+        done = "referral"
+    elif "many_ns" in acts:
+        a = acts["many_ns"]
+        names = ["ns%d.%s" % (i, a["ns_zone"])
+                 for i in range(1, a.get("count", 20) + 1)]
+        referral(r, a["zone"], names, {})
+        done = "many_ns"
+    else:
+        zone.answer(q, r)
+    if "poison" in acts and done != "formerr":
+        for line in acts["poison"]["records"]:
+            r.additional.append(dns.rrset.from_text(*Zone._split(line)))
+        done += "+poison"
+    if "wrong_question" in acts:
+        other = acts["wrong_question"].get("qname")
+        qn = dns.name.from_text(other) if other else \
+            dns.name.Name((b"wrong",) + q.question[0].name.labels)
+        r.question = [dns.rrset.RRset(qn, q.question[0].rdclass,
+                                      q.question[0].rdtype)]
+        done += "+wrongq"
+    wire = to_wire(q, r, proto)
+    if "wrong_id" in acts:
+        bad = struct.pack("!H", (q.id + 1) & 0xFFFF) + wire[2:]
+        replies = [(delay, bad)]
+        if acts["wrong_id"].get("then_correct"):
+            replies.append((delay + 0.02, wire))
+        return replies, done + "+wrongid"
+    return [(delay, wire)], done + ("+delay" if delay else "")
+
+
+def to_wire(q, r, proto):
+    """r in wire format, truncated (TC=1, no records) when over the UDP
+    limit: 512 without EDNS, else the client's payload size."""
+    limit = 65535
+    if proto == "udp":
+        limit = max(512, q.payload) if q.edns >= 0 else 512
+    try:
+        return r.to_wire(max_size=limit)
+    except dns.exception.TooBig:
+        t = dns.message.make_response(q, our_payload=1232)
+        t.flags = r.flags | dns.flags.TC
+        return t.to_wire(max_size=limit)
+
+
+class Server:
+    def __init__(self, cfg_path):
+        self.cfg_path = cfg_path
+        self.cfg = self.load()
+        self.zone = Zone(self.cfg)
+        self.log_lock = threading.Lock()
+        self.logf = open(self.cfg["log"], "a", buffering=1)
+
+    def load(self):
+        with open(self.cfg_path) as f:
+            return json.load(f)
+
+    def reload(self, *_):
+        try:
+            self.zone = Zone(self.load())
+        except Exception as e:      # keep serving the old config
+            sys.stderr.write("responder: reload failed: %s\n" % e)
+        self.mark_ready()
+
+    def mark_ready(self):
+        """Write the ready file (atomically): after start and after each
+        reload, so a client knows when the new config is in force."""
+        ready = self.cfg.get("ready")
+        if ready:
+            with open(ready + ".tmp", "w") as f:
+                f.write("%d\n" % os.getpid())
+            os.rename(ready + ".tmp", ready)
+
+    def log(self, proto, src, q, done):
+        entry = {"t": round(time.time(), 3), "proto": proto,
+                 "src": "%s:%d" % src[:2], "id": q.id,
+                 "qname": q.question[0].name.to_text(),
+                 "qtype": dns.rdatatype.to_text(q.question[0].rdtype),
+                 "edns": q.edns, "do": bool(q.ednsflags & dns.flags.DO),
+                 "rd": bool(q.flags & dns.flags.RD), "did": done}
+        with self.log_lock:
+            self.logf.write(json.dumps(entry) + "\n")
+
+    def handle(self, wire, proto, src):
+        """Parse and answer one query; unparseable input is dropped."""
+        try:
+            q = dns.message.from_wire(wire)
+        except Exception:
+            return []
+        if len(q.question) != 1 or q.flags & dns.flags.QR:
+            return []
+        replies, done = build_replies(self.zone, q, proto)
+        self.log(proto, src, q, done)
+        return replies
+
+    def serve_udp(self, sock):
+        while True:
+            wire, src = sock.recvfrom(65535)
+            for delay, out in self.handle(wire, "udp", src):
+                if delay:
+                    t = threading.Timer(delay, sock.sendto, (out, src))
+                    t.daemon = True
+                    t.start()
+                else:
+                    sock.sendto(out, src)
+
+    def serve_tcp(self, lsock):
+        while True:
+            conn, src = lsock.accept()
+            threading.Thread(target=self.tcp_conn, args=(conn, src),
+                             daemon=True).start()
+
+    def tcp_conn(self, conn, src):
+        conn.settimeout(10)
+        try:
+            while True:
+                hdr = recv_exact(conn, 2)
+                if hdr is None:
+                    return
+                wire = recv_exact(conn, struct.unpack("!H", hdr)[0])
+                if wire is None:
+                    return
+                for delay, out in self.handle(wire, "tcp", src):
+                    if delay:
+                        time.sleep(delay)
+                    conn.sendall(struct.pack("!H", len(out)) + out)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+
+def recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: responder.py CONFIG.json\n")
+        return 2
+    srv = Server(argv[1])
+    addr = (srv.cfg["address"], srv.cfg["port"])
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(addr)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    tcp.bind(addr)
+    tcp.listen(64)
+    signal.signal(signal.SIGHUP, srv.reload)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    threading.Thread(target=srv.serve_tcp, args=(tcp,), daemon=True).start()
+    srv.mark_ready()
+    try:
+        srv.serve_udp(udp)
+    except (SystemExit, KeyboardInterrupt):
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
