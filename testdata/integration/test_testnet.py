@@ -412,3 +412,27 @@ def test_start_failure_stops_what_was_started(tmp_path):
         net.stop()
     assert not processes_in(tmp_path)
     assert "sub" in str(excinfo.value)
+
+
+def test_servers_die_with_a_killed_test_run(tmp_path):
+    """A test process killed hard (no finalizer runs) takes its servers
+    with it (SIGTERM on parent death)."""
+    port = 10053 if os.geteuid() != 0 else 53
+    d = str(tmp_path / "net")
+    code = ("import sys, time; sys.path.insert(0, %r)\n"
+            "from testnet import TestNet\n"
+            "TestNet(%r, prefix=%r, port=%d).start()\n"
+            "print('up', flush=True); time.sleep(60)\n" %
+            (TESTDATA, d, pick_prefix(port), port))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        assert p.stdout.readline().strip() == "up"
+        assert processes_in(d)
+    finally:
+        p.kill()
+        p.wait()
+    deadline = time.time() + 10
+    while processes_in(d) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not processes_in(d)

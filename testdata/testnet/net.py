@@ -142,7 +142,7 @@ class TestNet:
         insts = list(self.nsd.values()) + list(self.responders.values())
         try:
             for inst in insts:
-                inst.start()
+                inst.start(detach)
             for inst in insts:
                 inst.wait_ready()
         except BaseException:

@@ -88,11 +88,11 @@ class NsdInstance:
         with open(self.conf, "w") as f:
             f.write(config_text(self.dir, self.address, self.port, entries))
 
-    def start(self):
+    def start(self, detach=False):
         """Start NSD; wait_ready() must follow (separate, so that many
         instances start in parallel)."""
         self.proc = procs.start([NSD_BIN, "-d", "-c", self.conf], self.dir,
-                                self.pidfile)
+                                self.pidfile, detach=detach)
 
     def wait_ready(self, timeout=START_TIMEOUT):
         """Poll with a SOA query for each zone until NSD answers it. NSD

@@ -7,10 +7,23 @@ sends SIGTERM, waits, then SIGKILLs the process group (NSD forks helper
 processes; a killed main process must not leave them behind). Nothing
 is ever looked up or killed by name.
 """
+import ctypes
 import os
 import signal
 import subprocess
 import time
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """In the child before exec: get SIGTERM when the parent dies, so a
+    test run killed hard (no finalizers) leaves no server behind."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG,
+                                                signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def pid_alive(pid):
@@ -39,13 +52,17 @@ def group_members(pgid):
     return pids
 
 
-def start(args, workdir, pidfile, logname="output.log"):
+def start(args, workdir, pidfile, logname="output.log", detach=False):
     """Start args in a new session with cwd workdir, output to a log file
-    there; write the PID to pidfile. Returns the Popen."""
+    there; write the PID to pidfile. Unless detach (servers started from
+    the command line outlive it), the process gets SIGTERM when its
+    parent dies. Returns the Popen."""
     with open(os.path.join(workdir, logname), "ab") as out:
         proc = subprocess.Popen(args, cwd=workdir, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True,
+                                preexec_fn=None if detach else
+                                _die_with_parent)
     with open(pidfile, "w") as f:
         f.write("%d\n" % proc.pid)
     return proc

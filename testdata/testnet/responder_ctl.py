@@ -51,10 +51,10 @@ class ResponderInstance:
             json.dump(self.config(), f, indent=1)
         os.rename(tmp, self.conf)
 
-    def start(self):
+    def start(self, detach=False):
         self.clear_ready()
         self.proc = procs.start([PYTHON, RESPONDER_PY, self.conf], self.dir,
-                                self.pidfile)
+                                self.pidfile, detach=detach)
 
     def clear_ready(self):
         try:
