@@ -66,6 +66,16 @@ def test_logfile_written(unbound):
         assert "www.life.test." not in f.read()
 
 
+def test_dd_logs_to_stderr(unbound):
+    unbound.start(LOCAL + "\nlog-queries: yes", args=("-d", "-d"))
+    unbound.query("www.life.test.", "A")
+
+    def in_stderr():
+        with open(unbound.stderr) as f:
+            return "www.life.test. A IN" in f.read()
+    assert wait_for(in_stderr, 5), unbound.output()
+
+
 def test_daemonize(unbound):
     unbound.write_config(LOCAL, daemonize=True)
     res = subprocess.run(unbound.run_args([]), capture_output=True,
