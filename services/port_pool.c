@@ -1,0 +1,197 @@
+/* services/port_pool.c - the shared pool of outgoing source ports. */
+#include "config.h"
+#include "services/port_pool.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/random.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+struct port_pool {
+	pthread_mutex_t lock;
+	uint16_t* free;      /* free allowed ports, unordered */
+	int num_free;
+	int inuse;
+	int max_inuse;       /* outgoing-range */
+	uint8_t taken[PORT_SET_SIZE]; /* 1 while a port is handed out */
+};
+
+void port_set_default(uint8_t* avail)
+{
+	memset(avail, 0, 1024);
+	memset(avail + 1024, 1, PORT_SET_SIZE - 1024);
+}
+
+/* A decimal port 0..65535 from s to end (no sign, no garbage). */
+static int parse_port(const char* s, const char* end, int* port)
+{
+	long v = 0;
+	if(s == end)
+		return 0;
+	for(; s < end; s++) {
+		if(!isdigit((unsigned char)*s))
+			return 0;
+		v = v * 10 + (*s - '0');
+		if(v > 65535)
+			return 0;
+	}
+	*port = (int)v;
+	return 1;
+}
+
+int port_set_mark(uint8_t* avail, const char* str, int allow)
+{
+	const char* dash = strchr(str, '-');
+	const char* end = str + strlen(str);
+	int lo, hi;
+	/* trailing/leading spaces are not part of a port */
+	while(str < end && isspace((unsigned char)*str))
+		str++;
+	while(end > str && isspace((unsigned char)end[-1]))
+		end--;
+	if(dash) {
+		const char* a = dash, *b = dash + 1;
+		while(a > str && isspace((unsigned char)a[-1]))
+			a--;
+		while(b < end && isspace((unsigned char)*b))
+			b++;
+		if(!parse_port(str, a, &lo) || !parse_port(b, end, &hi))
+			return 0;
+	} else {
+		if(!parse_port(str, end, &lo))
+			return 0;
+		hi = lo;
+	}
+	if(lo > hi)
+		return 0;
+	memset(avail + lo, allow ? 1 : 0, (size_t)(hi - lo + 1));
+	avail[0] = 0;  /* port 0 would let the kernel choose: never */
+	return 1;
+}
+
+int port_set_from_cfg(uint8_t* avail, const struct config_file* cfg)
+{
+	/* The config keeps these options (not yet fields of config_file)
+	 * in cfg->unimplemented, in file order: "server:outgoing-port-..." */
+	const struct config_str2list* u;
+	port_set_default(avail);
+	for(u = cfg->unimplemented; u; u = u->next) {
+		int allow;
+		if(strcmp(u->str, "server:outgoing-port-permit") == 0)
+			allow = 1;
+		else if(strcmp(u->str, "server:outgoing-port-avoid") == 0)
+			allow = 0;
+		else	continue;
+		if(!port_set_mark(avail, u->str2, allow)) {
+			log_err("bad port range '%s' for %s", u->str2,
+				u->str + 7);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int port_set_count(const uint8_t* avail)
+{
+	int i, n = 0;
+	for(i = 0; i < PORT_SET_SIZE; i++)
+		if(avail[i])
+			n++;
+	return n;
+}
+
+struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
+{
+	struct port_pool* p;
+	int i, n = port_set_count(avail);
+	if(n == 0) {
+		log_err("no outgoing ports available: check "
+			"outgoing-port-permit and outgoing-port-avoid");
+		return NULL;
+	}
+	if(max_inuse < 1) {
+		log_err("outgoing-range must be at least 1");
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if(!p || !(p->free = malloc((size_t)n * sizeof(uint16_t)))) {
+		free(p);
+		log_err("port pool: out of memory");
+		return NULL;
+	}
+	if(pthread_mutex_init(&p->lock, NULL) != 0) {
+		free(p->free);
+		free(p);
+		log_err("port pool: mutex init failed");
+		return NULL;
+	}
+	for(i = 0; i < PORT_SET_SIZE; i++)
+		if(avail[i])
+			p->free[p->num_free++] = (uint16_t)i;
+	p->max_inuse = max_inuse;
+	return p;
+}
+
+void port_pool_delete(struct port_pool* p)
+{
+	if(!p)
+		return;
+	pthread_mutex_destroy(&p->lock);
+	free(p->free);
+	free(p);
+}
+
+int port_pool_take(struct port_pool* p, struct ub_randstate* rnd)
+{
+	int port = -1;
+	pthread_mutex_lock(&p->lock);
+	if(p->inuse < p->max_inuse && p->num_free > 0) {
+		uint32_t i = ub_random_max(rnd, (uint32_t)p->num_free);
+		port = p->free[i];
+		p->free[i] = p->free[--p->num_free];
+		p->taken[port] = 1;
+		p->inuse++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return port;
+}
+
+void port_pool_return(struct port_pool* p, int port)
+{
+	int ok = 0;
+	if(port < 0 || port >= PORT_SET_SIZE)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if(p->taken[port]) {
+		p->taken[port] = 0;
+		p->free[p->num_free++] = (uint16_t)port;
+		p->inuse--;
+		ok = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if(!ok)
+		verbose(VERB_ALGO, "port pool: port %d returned but not in "
+			"use", port);
+}
+
+int port_pool_inuse(struct port_pool* p)
+{
+	int n;
+	pthread_mutex_lock(&p->lock);
+	n = p->inuse;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+int port_pool_is_inuse(struct port_pool* p, int port)
+{
+	int r;
+	if(port < 0 || port >= PORT_SET_SIZE)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	r = p->taken[port];
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}

@@ -1,0 +1,51 @@
+/* services/port_pool.h - the one pool of outgoing UDP source ports,
+ * shared by all worker threads.
+ *
+ * The allowed set (outgoing-port-permit / outgoing-port-avoid, default
+ * 1024-65535) is kept whole: every thread draws uniformly from all free
+ * allowed ports, so no thread has a narrower choice than the daemon as a
+ * whole (splitting the range per thread cut each thread's randomness:
+ * CVE-2026-50252 in Unbound). outgoing-range bounds the number of ports
+ * in use at once across the daemon. take and return are O(1) under one
+ * mutex (swap-remove in an array of free ports). */
+#ifndef SERVICES_PORT_POOL_H
+#define SERVICES_PORT_POOL_H
+#include <stdint.h>
+
+struct config_file;
+struct ub_randstate;
+struct port_pool;
+
+#define PORT_SET_SIZE 65536
+
+/* A port set is an array of PORT_SET_SIZE bytes: nonzero = allowed. */
+/* Allow 1024-65535 only (Unbound's range, without its IANA list). */
+void port_set_default(uint8_t* avail);
+/* Apply "N" or "N-M" (0 <= N <= M <= 65535): allow (permit) or disallow
+ * (avoid) those ports. Returns 0 on bad text (set unchanged). */
+int port_set_mark(uint8_t* avail, const char* str, int allow);
+/* The default set with every outgoing-port-permit and
+ * outgoing-port-avoid line of cfg applied in file order, as Unbound does.
+ * Returns 0 (and logs) on a bad value. */
+int port_set_from_cfg(uint8_t* avail, const struct config_file* cfg);
+/* Number of allowed ports in the set. */
+int port_set_count(const uint8_t* avail);
+
+/* A pool over the allowed ports; at most max_inuse taken at once
+ * (outgoing-range). NULL when the set is empty, max_inuse < 1, or out of
+ * memory (logged). */
+struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse);
+void port_pool_delete(struct port_pool* p);
+/* A free port chosen uniformly at random (rnd is the calling thread's
+ * state), marked in use. -1 when outgoing-range ports are in use already
+ * or none is free. Thread-safe. */
+int port_pool_take(struct port_pool* p, struct ub_randstate* rnd);
+/* Give a taken port back. A port that is not in use is ignored (and
+ * logged at VERB_ALGO), so a double return cannot corrupt the pool. */
+void port_pool_return(struct port_pool* p, int port);
+/* Ports in use now. */
+int port_pool_inuse(struct port_pool* p);
+/* Is this port in use now? (for tests) */
+int port_pool_is_inuse(struct port_pool* p, int port);
+
+#endif
