@@ -1,0 +1,339 @@
+/* util/storage/lruhash.c - slabbed hash table with LRU lists and byte
+ * accounting; see lruhash.h for the reference counting rules. */
+#include "config.h"
+#include "util/storage/lruhash.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One slab: a cache line of its own so slabs do not false-share. */
+struct lruhash_slab {
+	_Alignas(64) pthread_mutex_t lock;
+	struct lruhash_entry** buckets;
+	size_t mask;          /* number of buckets - 1 (a power of two) */
+	size_t count;         /* entries linked in */
+	size_t used;          /* bytes: entries' sizes + the bucket array */
+	size_t max;           /* this slab's share of the bound */
+	uint64_t tick;        /* bumped each time an entry goes to the front */
+	struct lruhash_entry* lru_first;  /* most recently used */
+	struct lruhash_entry* lru_last;   /* next to evict */
+};
+
+#define INIT_BUCKETS 256
+
+static size_t bucket_bytes(size_t nbuckets)
+{
+	return nbuckets * sizeof(struct lruhash_entry*);
+}
+
+static struct lruhash_slab* slab_of(struct lruhash* t, uint32_t hash)
+{
+	/* top bits pick the slab, low bits the bucket: independent */
+	return &t->slabs[(uint64_t)hash >> t->shift];
+}
+
+static int key_equal(const struct lruhash_entry* e, uint32_t hash,
+	const uint8_t* key, uint16_t keylen)
+{
+	return e->hash == hash && e->keylen == keylen &&
+		memcmp(e->key, key, keylen) == 0;
+}
+
+/* The link that points at the entry with this key, or at the NULL that
+ * ends its bucket's chain. */
+static struct lruhash_entry** find_link(struct lruhash_slab* s,
+	uint32_t hash, const uint8_t* key, uint16_t keylen)
+{
+	struct lruhash_entry** pp = &s->buckets[hash & s->mask];
+	while(*pp && !key_equal(*pp, hash, key, keylen))
+		pp = &(*pp)->bucket_next;
+	return pp;
+}
+
+static void lru_unlink(struct lruhash_slab* s, struct lruhash_entry* e)
+{
+	if(e->lru_prev)
+		e->lru_prev->lru_next = e->lru_next;
+	else	s->lru_first = e->lru_next;
+	if(e->lru_next)
+		e->lru_next->lru_prev = e->lru_prev;
+	else	s->lru_last = e->lru_prev;
+}
+
+static void lru_front(struct lruhash_slab* s, struct lruhash_entry* e)
+{
+	e->lru_prev = NULL;
+	e->lru_next = s->lru_first;
+	if(s->lru_first)
+		s->lru_first->lru_prev = e;
+	else	s->lru_last = e;
+	s->lru_first = e;
+	e->lru_tick = ++s->tick;
+}
+
+/* Unlink e from bucket (at link pp) and LRU, and stop counting it. */
+static void unlink_entry(struct lruhash_slab* s, struct lruhash_entry** pp,
+	struct lruhash_entry* e)
+{
+	*pp = e->bucket_next;
+	lru_unlink(s, e);
+	s->count--;
+	s->used -= e->size;
+}
+
+/* Double the buckets when chains get long; bucket arrays stay within a
+ * quarter of the slab's bound so entries keep most of it. On no memory
+ * the chains just get longer. */
+static void maybe_grow(struct lruhash_slab* s)
+{
+	size_t n = s->mask + 1, nn = n * 2, i;
+	struct lruhash_entry** nb;
+	if(s->count <= n || bucket_bytes(nn) > s->max / 4)
+		return;
+	nb = calloc(nn, sizeof(*nb));
+	if(!nb)
+		return;
+	for(i = 0; i < n; i++) {
+		struct lruhash_entry* e = s->buckets[i], *next;
+		for(; e; e = next) {
+			next = e->bucket_next;
+			e->bucket_next = nb[e->hash & (nn - 1)];
+			nb[e->hash & (nn - 1)] = e;
+		}
+	}
+	free(s->buckets);
+	s->buckets = nb;
+	s->mask = nn - 1;
+	s->used += bucket_bytes(nn) - bucket_bytes(n);
+}
+
+/* Release a chain of unlinked entries (linked through bucket_next);
+ * done after unlocking so frees do not lengthen the critical section. */
+static void release_chain(struct lruhash* t, struct lruhash_entry* e)
+{
+	struct lruhash_entry* next;
+	for(; e; e = next) {
+		next = e->bucket_next;
+		lruhash_release(t, e);
+	}
+}
+
+struct lruhash* lruhash_create(size_t num_slabs, size_t maxmem,
+	lruhash_del_func del, void* del_arg)
+{
+	struct lruhash* t;
+	size_t i, nb;
+	unsigned bits = 0;
+	if(num_slabs == 0 || (num_slabs & (num_slabs - 1)) != 0 || !del ||
+		num_slabs > 65536)
+		return NULL;
+	while(((size_t)1 << bits) < num_slabs)
+		bits++;
+	t = calloc(1, sizeof(*t));
+	if(!t)
+		return NULL;
+	t->num_slabs = num_slabs;
+	t->shift = 32 - bits;
+	t->del = del;
+	t->del_arg = del_arg;
+	t->slabs = aligned_alloc(_Alignof(struct lruhash_slab),
+		num_slabs * sizeof(struct lruhash_slab));
+	if(!t->slabs) {
+		free(t);
+		return NULL;
+	}
+	memset(t->slabs, 0, num_slabs * sizeof(struct lruhash_slab));
+	for(i = 0; i < num_slabs; i++) {
+		struct lruhash_slab* s = &t->slabs[i];
+		s->max = maxmem / num_slabs;
+		for(nb = INIT_BUCKETS; nb > 1 && bucket_bytes(nb) > s->max / 4;)
+			nb /= 2;
+		s->buckets = calloc(nb, sizeof(*s->buckets));
+		if(!s->buckets || pthread_mutex_init(&s->lock, NULL) != 0) {
+			free(s->buckets);
+			t->num_slabs = i;
+			lruhash_delete(t);
+			return NULL;
+		}
+		s->mask = nb - 1;
+		s->used = bucket_bytes(nb);
+	}
+	return t;
+}
+
+void lruhash_delete(struct lruhash* t)
+{
+	size_t i;
+	if(!t)
+		return;
+	for(i = 0; i < t->num_slabs; i++) {
+		struct lruhash_slab* s = &t->slabs[i];
+		struct lruhash_entry* e, *next;
+		for(e = s->lru_first; e; e = next) {
+			next = e->lru_next;
+			lruhash_release(t, e);
+		}
+		free(s->buckets);
+		pthread_mutex_destroy(&s->lock);
+	}
+	free(t->slabs);
+	free(t);
+}
+
+void lruhash_entry_init(struct lruhash_entry* e, uint32_t hash,
+	const uint8_t* key, uint16_t keylen, size_t size)
+{
+	e->bucket_next = e->lru_prev = e->lru_next = NULL;
+	e->key = key;
+	e->keylen = keylen;
+	e->hash = hash;
+	e->size = size;
+	e->lru_tick = 0;
+	atomic_init(&e->refs, 1);
+}
+
+int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
+	lruhash_replace_func replace, void* arg)
+{
+	struct lruhash_slab* s = slab_of(t, e->hash);
+	struct lruhash_entry** pp, *dead = NULL;
+	/* Half the share at most, so the entry plus the buckets (at most a
+	 * quarter) always fit and eviction below always ends under max. */
+	if(e->size > s->max / 2) {
+		lruhash_release(t, e);
+		return 0;
+	}
+	pthread_mutex_lock(&s->lock);
+	pp = find_link(s, e->hash, e->key, e->keylen);
+	if(*pp) {
+		struct lruhash_entry* old = *pp;
+		if(replace && !replace(old, e, arg)) {
+			pthread_mutex_unlock(&s->lock);
+			lruhash_release(t, e);
+			return 0;
+		}
+		unlink_entry(s, pp, old);
+		old->bucket_next = dead;
+		dead = old;
+	}
+	e->bucket_next = s->buckets[e->hash & s->mask];
+	s->buckets[e->hash & s->mask] = e;
+	lru_front(s, e);
+	s->count++;
+	s->used += e->size;
+	maybe_grow(s);
+	while(s->used > s->max && s->lru_last && s->lru_last != e) {
+		struct lruhash_entry* v = s->lru_last;
+		pp = &s->buckets[v->hash & s->mask];
+		while(*pp != v)
+			pp = &(*pp)->bucket_next;
+		unlink_entry(s, pp, v);
+		v->bucket_next = dead;
+		dead = v;
+	}
+	pthread_mutex_unlock(&s->lock);
+	release_chain(t, dead);
+	return 1;
+}
+
+struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
+	const uint8_t* key, uint16_t keylen)
+{
+	struct lruhash_slab* s = slab_of(t, hash);
+	struct lruhash_entry* e;
+	pthread_mutex_lock(&s->lock);
+	e = *find_link(s, hash, key, keylen);
+	if(e) {
+		lruhash_ref(e);
+		/* At most (tick - lru_tick) entries went in front of it
+		 * since it was last moved: if that is within the front
+		 * eighth, leave the list (and its cache lines) alone. */
+		if(s->tick - e->lru_tick > (s->count >> 3)) {
+			lru_unlink(s, e);
+			lru_front(s, e);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return e;
+}
+
+int lruhash_remove(struct lruhash* t, uint32_t hash, const uint8_t* key,
+	uint16_t keylen)
+{
+	struct lruhash_slab* s = slab_of(t, hash);
+	struct lruhash_entry** pp, *e;
+	pthread_mutex_lock(&s->lock);
+	pp = find_link(s, hash, key, keylen);
+	e = *pp;
+	if(e)
+		unlink_entry(s, pp, e);
+	pthread_mutex_unlock(&s->lock);
+	if(!e)
+		return 0;
+	lruhash_release(t, e);
+	return 1;
+}
+
+size_t lruhash_walk(struct lruhash* t, lruhash_walk_func fn, void* arg)
+{
+	size_t i, b, n = 0;
+	for(i = 0; i < t->num_slabs; i++) {
+		struct lruhash_slab* s = &t->slabs[i];
+		struct lruhash_entry* dead = NULL;
+		pthread_mutex_lock(&s->lock);
+		for(b = 0; b <= s->mask; b++) {
+			struct lruhash_entry** pp = &s->buckets[b];
+			while(*pp) {
+				struct lruhash_entry* e = *pp;
+				if(fn && fn(e, arg)) {
+					unlink_entry(s, pp, e);
+					e->bucket_next = dead;
+					dead = e;
+					n++;
+				} else	pp = &e->bucket_next;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+		release_chain(t, dead);
+	}
+	return n;
+}
+
+static int remove_all(struct lruhash_entry* e, void* arg)
+{
+	(void)e;
+	(void)arg;
+	return 1;
+}
+
+void lruhash_clear(struct lruhash* t)
+{
+	lruhash_walk(t, remove_all, NULL);
+}
+
+size_t lruhash_get_mem(struct lruhash* t)
+{
+	size_t i, n = 0;
+	for(i = 0; i < t->num_slabs; i++) {
+		pthread_mutex_lock(&t->slabs[i].lock);
+		n += t->slabs[i].used;
+		pthread_mutex_unlock(&t->slabs[i].lock);
+	}
+	return n;
+}
+
+size_t lruhash_count(struct lruhash* t)
+{
+	size_t i, n = 0;
+	for(i = 0; i < t->num_slabs; i++) {
+		pthread_mutex_lock(&t->slabs[i].lock);
+		n += t->slabs[i].count;
+		pthread_mutex_unlock(&t->slabs[i].lock);
+	}
+	return n;
+}
+
+size_t lruhash_slab_max(const struct lruhash* t)
+{
+	return t->slabs[0].max;
+}
