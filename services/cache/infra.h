@@ -1,0 +1,120 @@
+/* services/cache/infra.h - the infrastructure cache: what the resolver
+ * knows about each upstream server, as Unbound keeps it.
+ *
+ * Key: server address (family, address, port) plus the zone name it
+ * serves (lowercased wire format), as Unbound's infra cache. Data: the
+ * RTT estimate and retransmit timeout (RTO; exponential back-off on
+ * timeout, capped at infra-cache-max-rtt, floor infra-cache-min-rtt),
+ * per-qtype timeout counts, EDNS status (works / needs fallback) and
+ * lameness flags. Entries live infra-host-ttl seconds; at most
+ * infra-cache-numhosts entries, least recently used evicted first.
+ * Shared by all threads: slabs, each under its own mutex. Times are
+ * absolute seconds (now) and milliseconds (rtt, rto). */
+#ifndef SERVICES_CACHE_INFRA_H
+#define SERVICES_CACHE_INFRA_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/socket.h>
+
+struct config_file;
+struct infra_cache;
+
+/* rto at or above this: the server gets only single probe queries */
+#define PROBE_MAXRTO 12000
+/* consecutive timeouts per qtype class before a server is passed over */
+#define TIMEOUT_COUNT_MAX 3
+
+struct infra_settings {
+	int numhosts;        /* infra-cache-numhosts (10000) */
+	int slabs;           /* infra-cache-slabs (4, power of 2) */
+	int host_ttl;        /* infra-host-ttl, seconds (900) */
+	int min_rtt;         /* infra-cache-min-rtt, ms (50) */
+	int max_rtt;         /* infra-cache-max-rtt, ms (120000) */
+	int unknown_rtt;     /* unknown-server-time-limit, ms (376) */
+	int keep_probing;    /* infra-keep-probing (no) */
+};
+
+/* The RTT state of one server (Unbound's rtt_info), in ms. */
+struct rtt_info {
+	int srtt;            /* smoothed rtt */
+	int rttvar;          /* rtt variance */
+	int rto;             /* current timeout, with back-off */
+};
+
+/* A copy of one entry, for callers that want everything at once. */
+struct infra_info {
+	struct rtt_info rtt;
+	time_t ttl;          /* absolute expiry */
+	time_t probedelay;   /* no probe before this time */
+	int edns_version;    /* 0: EDNS (or unknown), -1: send without */
+	int edns_lame_known; /* edns_version was learned from a reply */
+	int isdnsseclame, rec_lame, lame_type_A, lame_other;
+	int timeout_A, timeout_AAAA, timeout_other;
+};
+
+/* Unbound's defaults. */
+void infra_settings_default(struct infra_settings* s);
+/* Settings from the config (options without a config_file field yet
+ * are read from cfg->unimplemented). */
+void infra_settings_from_cfg(const struct config_file* cfg,
+	struct infra_settings* s);
+
+/* NULL when out of memory. */
+struct infra_cache* infra_create(const struct infra_settings* s);
+void infra_delete(struct infra_cache* infra);
+/* The cap used for "unusable server" (infra-cache-max-rtt); Unbound's
+ * USEFUL_SERVER_TOP_TIMEOUT. */
+int infra_max_rtt(const struct infra_cache* infra);
+/* Entries now. */
+size_t infra_count(struct infra_cache* infra);
+
+/* Before sending to a server: its EDNS status and the timeout to use
+ * (ms). Creates the entry when absent, renews an expired one (a backed
+ * off server keeps its top timeout). Returns 0 when out of memory. When
+ * the timeout is at PROBE_MAXRTO or more, this query is the probe and
+ * other queries are held off (probedelay). */
+int infra_host(struct infra_cache* infra, const struct sockaddr_storage* addr,
+	socklen_t addrlen, const uint8_t* zone, size_t zonelen, time_t now,
+	int* edns_vs, uint8_t* edns_lame_known, int* to);
+
+/* After a query: roundtrip is the measured ms, or -1 for a timeout, in
+ * which case orig_rtt (the timeout that query used) is doubled into the
+ * rto (capped at max rtt). A reply resets the qtype's timeout count.
+ * Returns the new rto, or -1 when out of memory. */
+int infra_rtt_update(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, int qtype, int roundtrip,
+	int orig_rtt, time_t now);
+
+/* Record EDNS status: 0 (EDNS works) or -1 (needs no-EDNS: FORMERR or
+ * NOTIMP to a query with EDNS, and the plain query worked). A known
+ * working EDNS is not overwritten by -1 (a spoofed FORMERR must not
+ * downgrade a server). Returns 0 when out of memory. */
+int infra_edns_update(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, int edns_version, time_t now);
+
+/* Mark the server lame for the zone: dnsseclame (no DNSSEC data),
+ * reclame (recursion-only server), else lame for qtype (A, or other
+ * types). Returns 0 when out of memory. */
+int infra_set_lame(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, time_t now, int dnsseclame,
+	int reclame, uint16_t qtype);
+
+/* For server selection: lameness for this qtype and the rtt to rank by
+ * (unclamped: a backed-off server ranks by its rto; servers held off
+ * for a probe get max rtt or max rtt - 1000). Returns 0 when the server
+ * is not in the cache (or expired): the caller uses unknown_rtt. */
+int infra_get_lame_rtt(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
+	int* dnsseclame, int* reclame, int* rtt, time_t now);
+
+/* Copy of the entry (expired ones too); 0 when absent. */
+int infra_get_info(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, struct infra_info* out);
+
+#endif

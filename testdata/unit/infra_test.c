@@ -1,0 +1,379 @@
+/* testdata/unit/infra_test.c - the infrastructure cache: RTT estimate,
+ * back-off on timeout, min/max clamps, EDNS status, lameness, keys,
+ * LRU bound, TTL expiry, probing, config settings, threads. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include "services/cache/infra.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/net_help.h"
+
+static struct sockaddr_storage addr(const char* s, socklen_t* len)
+{
+	struct sockaddr_storage a;
+	assert_int_equal(extstrtoaddr(s, 53, &a, len), 1);
+	return a;
+}
+
+static size_t zone(const char* s, uint8_t* out)
+{
+	size_t n = dname_from_str(s, out);
+	assert_true(n > 0);
+	return n;
+}
+
+static int rto_of(struct infra_cache* c, const struct sockaddr_storage* a,
+	socklen_t len, const uint8_t* z, size_t zl)
+{
+	struct infra_info i;
+	assert_int_equal(infra_get_info(c, a, len, z, zl, &i), 1);
+	return i.rtt.rto;
+}
+
+static void test_rtt(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a = addr("192.0.2.1", &len);
+	uint8_t z[256];
+	size_t zl = zone("example.com.", z);
+	int vs, to, i;
+	uint8_t known;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	assert_non_null(c);
+	assert_int_equal(infra_count(c), 0);
+	assert_int_equal(infra_host(c, &a, len, z, zl, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(to, 376);   /* unknown server: 4 * 376/4 */
+	assert_int_equal(vs, 0);
+	assert_int_equal(known, 0);
+	assert_int_equal(infra_count(c), 1);
+	/* a 20 ms reply: srtt 20/8 = 2, rttvar 94 + (20-94)/4 = 76 */
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 1, 20, 376,
+		1000), 2 + 4 * 76);
+	/* timeouts double the timeout that was used */
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 1, -1, 302,
+		1000), 604);
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 1, -1, 604,
+		1000), 1208);
+	/* a late timeout of a query sent with the old, smaller timeout
+	 * does not back off again */
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 1, -1, 302,
+		1000), 1208);
+	/* up to the cap */
+	for(i = 0; i < 20; i++)
+		infra_rtt_update(c, &a, len, z, zl, 1, -1,
+			rto_of(c, &a, len, z, zl), 1000);
+	assert_int_equal(rto_of(c, &a, len, z, zl), 120000);
+	/* a reply from a server at the top clears the back-off */
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 1, 10, 120000,
+		1000), 1 + 4 * (94 + (10 - 94) / 4));
+	/* fast replies clamp at infra-cache-min-rtt */
+	for(i = 0; i < 100; i++)
+		infra_rtt_update(c, &a, len, z, zl, 1, 1, 50, 1000);
+	assert_int_equal(rto_of(c, &a, len, z, zl), 50);
+	infra_delete(c);
+
+	/* configured cap and unknown rtt */
+	s.max_rtt = 1000;
+	s.unknown_rtt = 40;
+	s.min_rtt = 5;
+	c = infra_create(&s);
+	assert_int_equal(infra_host(c, &a, len, z, zl, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(to, 40);
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 28, -1, 40,
+		1000), 80);
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 28, -1, 800,
+		1000), 80);   /* rto is below that timeout: not from it */
+	for(i = 0; i < 3; i++)   /* 160, 320, 640 */
+		infra_rtt_update(c, &a, len, z, zl, 28, -1,
+			rto_of(c, &a, len, z, zl), 1000);
+	assert_int_equal(infra_rtt_update(c, &a, len, z, zl, 28, -1, 640,
+		1000), 1000);
+	assert_int_equal(infra_max_rtt(c), 1000);
+	infra_delete(c);
+}
+
+static void test_edns_lame(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a = addr("192.0.2.2", &len);
+	uint8_t z[256];
+	size_t zl = zone("example.org.", z);
+	int vs, to, lame, dl, rl, rtt;
+	uint8_t known;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	assert_int_equal(infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl,
+		&rl, &rtt, 1000), 0);   /* not known */
+	assert_int_equal(infra_edns_update(c, &a, len, z, zl, -1, 1000), 1);
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	assert_int_equal(vs, -1);
+	assert_int_equal(known, 1);
+	assert_int_equal(infra_edns_update(c, &a, len, z, zl, 0, 1000), 1);
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	assert_int_equal(vs, 0);
+	/* known-good EDNS is not downgraded */
+	infra_edns_update(c, &a, len, z, zl, -1, 1000);
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	assert_int_equal(vs, 0);
+	assert_int_equal(known, 1);
+
+	assert_int_equal(infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl,
+		&rl, &rtt, 1000), 1);
+	assert_int_equal(lame + dl + rl, 0);
+	assert_int_equal(rtt, 376);
+	infra_set_lame(c, &a, len, z, zl, 1000, 0, 0, 1);
+	infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl, &rl, &rtt, 1000);
+	assert_int_equal(lame, 1);
+	infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame, &dl, &rl, &rtt,
+		1000);
+	assert_int_equal(lame, 0);
+	infra_set_lame(c, &a, len, z, zl, 1000, 1, 0, 28);
+	infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame, &dl, &rl, &rtt,
+		1000);
+	assert_int_equal(lame, 0);
+	assert_int_equal(dl, 1);
+	infra_set_lame(c, &a, len, z, zl, 1000, 0, 0, 28);
+	infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame, &dl, &rl, &rtt,
+		1000);
+	assert_int_equal(lame, 1);
+	/* expired: lameness gone */
+	assert_int_equal(infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame,
+		&dl, &rl, &rtt, 1000 + 901), 0);
+	infra_delete(c);
+}
+
+static void test_keys(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t l1, l2, l3, l4;
+	struct sockaddr_storage a = addr("192.0.2.3", &l1);
+	struct sockaddr_storage b = addr("192.0.2.3@5353", &l2);
+	struct sockaddr_storage v6 = addr("2001:db8::3", &l3);
+	struct sockaddr_storage bad;
+	uint8_t z1[256], z2[256], z3[256];
+	size_t zl1 = zone("Example.COM.", z1), zl2 = zone("example.com.", z2);
+	size_t zl3 = zone("example.net.", z3);
+	int vs, to;
+	uint8_t known;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	infra_rtt_update(c, &a, l1, z1, zl1, 1, -1, 376, 1000);
+	/* zone case does not matter */
+	assert_int_equal(rto_of(c, &a, l1, z2, zl2), 752);
+	assert_int_equal(infra_count(c), 1);
+	/* port, zone, family are part of the key */
+	infra_host(c, &b, l2, z2, zl2, 1000, &vs, &known, &to);
+	assert_int_equal(to, 376);
+	infra_host(c, &a, l1, z3, zl3, 1000, &vs, &known, &to);
+	assert_int_equal(to, 376);
+	infra_host(c, &v6, l3, z3, zl3, 1000, &vs, &known, &to);
+	assert_int_equal(to, 376);
+	/* NULL zone is the root */
+	infra_host(c, &a, l1, NULL, 0, 1000, &vs, &known, &to);
+	assert_int_equal(rto_of(c, &a, l1, (const uint8_t*)"", 1), 376);
+	assert_int_equal(infra_count(c), 5);
+	/* bad input is refused, not crashed on */
+	memset(&bad, 0, sizeof(bad));
+	bad.ss_family = AF_UNIX;
+	l4 = sizeof(bad);
+	assert_int_equal(infra_host(c, &bad, l4, z1, zl1, 1000, &vs, &known,
+		&to), 0);
+	assert_int_equal(infra_host(c, &a, 3, z1, zl1, 1000, &vs, &known,
+		&to), 0);
+	assert_int_equal(infra_host(c, &a, l1, (const uint8_t*)"\003com",
+		4, 1000, &vs, &known, &to), 0);
+	assert_int_equal(infra_count(c), 5);
+	infra_delete(c);
+}
+
+static void test_lru_ttl(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a[20];
+	uint8_t z[256];
+	size_t zl = zone("example.", z);
+	int i, vs, to;
+	uint8_t known;
+	struct infra_info info;
+	(void)state;
+	infra_settings_default(&s);
+	s.numhosts = 10;
+	s.slabs = 1;
+	s.host_ttl = 10;
+	c = infra_create(&s);
+	for(i = 0; i < 20; i++) {
+		char t[32];
+		snprintf(t, sizeof(t), "192.0.2.%d", i + 1);
+		a[i] = addr(t, &len);
+		infra_host(c, &a[i], len, z, zl, 1000, &vs, &known, &to);
+		/* keep the first one in use: it must survive */
+		infra_host(c, &a[0], len, z, zl, 1000, &vs, &known, &to);
+	}
+	assert_int_equal(infra_count(c), 10);
+	assert_int_equal(infra_get_info(c, &a[0], len, z, zl, &info), 1);
+	assert_int_equal(infra_get_info(c, &a[1], len, z, zl, &info), 0);
+	assert_int_equal(infra_get_info(c, &a[19], len, z, zl, &info), 1);
+	/* expiry re-initialises */
+	infra_rtt_update(c, &a[19], len, z, zl, 1, -1, 376, 1000);
+	assert_int_equal(rto_of(c, &a[19], len, z, zl), 752);
+	infra_host(c, &a[19], len, z, zl, 1011, &vs, &known, &to);
+	assert_int_equal(to, 376);
+	/* ... but a server backed off to the top stays there */
+	for(i = 0; i < 20; i++)
+		infra_rtt_update(c, &a[19], len, z, zl, 1, -1,
+			rto_of(c, &a[19], len, z, zl), 1011);
+	assert_int_equal(rto_of(c, &a[19], len, z, zl), 120000);
+	infra_host(c, &a[19], len, z, zl, 1030, &vs, &known, &to);
+	assert_int_equal(to, 120000);
+	infra_delete(c);
+}
+
+static void test_probe(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a = addr("192.0.2.9", &len);
+	uint8_t z[256];
+	size_t zl = zone("example.", z);
+	int i, vs, to, lame, dl, rl, rtt;
+	uint8_t known;
+	struct infra_info info;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	for(i = 0; i < 6; i++)   /* 376 -> 24064 */
+		infra_rtt_update(c, &a, len, z, zl, 1, -1,
+			rto_of(c, &a, len, z, zl), 1000);
+	assert_int_equal(rto_of(c, &a, len, z, zl), 24064);
+	/* this query is the probe: others are held off for its timeout */
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	assert_int_equal(to, 24064);
+	infra_get_info(c, &a, len, z, zl, &info);
+	assert_int_equal(info.probedelay, 1000 + (24064 + 1999) / 1000);
+	infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl, &rl, &rtt, 1001);
+	assert_int_equal(rtt, 120000);        /* A timed out 3+ times */
+	infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame, &dl, &rl, &rtt,
+		1001);
+	assert_int_equal(rtt, 120000 - 1000); /* AAAA may still go */
+	infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl, &rl, &rtt, 1100);
+	assert_int_equal(rtt, 24064);         /* probe is over: by rto */
+	infra_delete(c);
+}
+
+static void test_settings_cfg(void** state)
+{
+	char fname[] = "/tmp/infra_testXXXXXX";
+	int fd = mkstemp(fname);
+	FILE* f;
+	struct config_file* cfg;
+	struct infra_settings s;
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "server:\n  infra-cache-max-rtt: 5000\n"
+		"  infra-host-ttl: 60\n  infra-cache-numhosts: 77\n"
+		"  infra-cache-min-rtt: 20\n"
+		"  unknown-server-time-limit: 100\n"
+		"  infra-keep-probing: yes\n  infra-cache-slabs: 2\n");
+	fclose(f);
+	cfg = config_create();
+	assert_int_equal(config_read(cfg, fname, NULL), 1);
+	unlink(fname);
+	infra_settings_from_cfg(cfg, &s);
+	assert_int_equal(s.max_rtt, 5000);
+	assert_int_equal(s.host_ttl, 60);
+	assert_int_equal(s.numhosts, 77);
+	assert_int_equal(s.min_rtt, 20);
+	assert_int_equal(s.unknown_rtt, 100);
+	assert_int_equal(s.keep_probing, 1);
+	assert_int_equal(s.slabs, 2);
+	config_delete(cfg);
+	cfg = config_create();
+	infra_settings_from_cfg(cfg, &s);
+	assert_int_equal(s.max_rtt, 120000);
+	assert_int_equal(s.numhosts, 10000);
+	assert_int_equal(s.host_ttl, 900);
+	assert_int_equal(s.min_rtt, 50);
+	config_delete(cfg);
+}
+
+static struct infra_cache* shared;
+
+static void* hammer(void* arg)
+{
+	uint8_t z[256];
+	size_t zl = dname_from_str("example.", z);
+	int i, vs, to;
+	uint8_t known;
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	for(i = 0; i < 20000; i++) {
+		struct sockaddr_storage a;
+		socklen_t len;
+		char t[32];
+		snprintf(t, sizeof(t), "10.0.%u.%u", rand_r(&seed) % 4,
+			rand_r(&seed) % 256);
+		extstrtoaddr(t, 53, &a, &len);
+		if(i & 1)
+			infra_host(shared, &a, len, z, zl, 1000, &vs, &known,
+				&to);
+		else	infra_rtt_update(shared, &a, len, z, zl, 1,
+				(i & 2) ? -1 : 30, 376, 1000);
+	}
+	return NULL;
+}
+
+static void test_threads(void** state)
+{
+	struct infra_settings s;
+	pthread_t t[4];
+	int i;
+	(void)state;
+	infra_settings_default(&s);
+	s.numhosts = 100;
+	shared = infra_create(&s);
+	for(i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, hammer, (void*)(uintptr_t)(i + 1));
+	for(i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	assert_true(infra_count(shared) <= 100);
+	assert_true(infra_count(shared) >= 50);
+	infra_delete(shared);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rtt),
+		cmocka_unit_test(test_edns_lame),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_lru_ttl),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_settings_cfg),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
