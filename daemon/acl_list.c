@@ -150,22 +150,6 @@ family_prefix(struct acl_family* f, int net)
 	return &f->prefix[i];
 }
 
-static const uint8_t*
-sockaddr_bytes(const struct sockaddr_storage* addr, socklen_t len, int* n)
-{
-	if(addr_is_ip6(addr, len)) {
-		*n = 16;
-		return ((const struct sockaddr_in6*)addr)->sin6_addr.s6_addr;
-	}
-	if(addr->ss_family == AF_INET &&
-		len >= (socklen_t)sizeof(struct sockaddr_in)) {
-		*n = 4;
-		return (const uint8_t*)&((const struct sockaddr_in*)addr)->
-			sin_addr;
-	}
-	return NULL;
-}
-
 /* Add "netblock action"; replace says whether it overrides an existing
  * entry for the same netblock (config lines do; defaults do not). */
 static int
@@ -183,7 +167,7 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 		return 0;
 	}
 	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
-		!(bytes = sockaddr_bytes(&addr, addrlen, &n))) {
+		!(bytes = addr_bytes(&addr, addrlen, &n))) {
 		log_err("cannot parse access control: %s %s",
 			block ? block : "(null)", action);
 		return 0;
@@ -249,7 +233,7 @@ acl_list_lookup(const struct acl_list* acl,
 	const uint8_t* bytes;
 	uint8_t m[16];
 	int n, i;
-	if(!acl || !addr || !(bytes = sockaddr_bytes(addr, addrlen, &n)))
+	if(!acl || !addr || !(bytes = addr_bytes(addr, addrlen, &n)))
 		return acl_deny;
 	f = (n == 16) ? &acl->v6 : &acl->v4;
 	for(i = 0; i < f->num; i++) {

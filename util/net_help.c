@@ -155,8 +155,7 @@ addr_is_ip6(const struct sockaddr_storage* addr, socklen_t len)
 		addr->ss_family == AF_INET6;
 }
 
-/* Address bytes and their count for the family of addr, NULL if none. */
-static const uint8_t*
+const uint8_t*
 addr_bytes(const struct sockaddr_storage* addr, socklen_t len, int* nbytes)
 {
 	if(addr_is_ip6(addr, len)) {

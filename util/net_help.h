@@ -2,6 +2,7 @@
 #ifndef UTIL_NET_HELP_H
 #define UTIL_NET_HELP_H
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -29,6 +30,10 @@ void addr_mask(struct sockaddr_storage* addr, socklen_t len, int net);
 /* Does addr match the netblock (net bits of block)? */
 int addr_in_netblock(const struct sockaddr_storage* addr, socklen_t addrlen,
 	const struct sockaddr_storage* block, socklen_t blocklen, int net);
+/* The address bytes (4 or 16, in *nbytes) of an IPv4 or IPv6 address,
+ * NULL (and 0) for anything else. */
+const uint8_t* addr_bytes(const struct sockaddr_storage* addr, socklen_t len,
+	int* nbytes);
 /* Set the fd to non-blocking. Returns 0 on failure. */
 int fd_set_nonblock(int fd);
 
