@@ -1,0 +1,269 @@
+/* services/cache/msgcache.c - message cache: keys, the cache-hit fast
+ * path, lookup and flush. Storing (parsing a reply into a template) is
+ * in msgcache_store.c. */
+#include "config.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/msgcache_key.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/msgencode.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+static void entry_free(struct lruhash_entry* e, void* arg)
+{
+	(void)arg;
+	free(e);
+}
+
+struct msg_cache* msg_cache_create(size_t maxmem, size_t slabs,
+	uint32_t min_ttl, uint32_t max_ttl, uint32_t max_neg_ttl)
+{
+	struct msg_cache* c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->table = lruhash_create(slabs, maxmem, entry_free, NULL);
+	if(!c->table) {
+		free(c);
+		return NULL;
+	}
+	/* A random seed, so names whose hashes collide cannot be chosen
+	 * ahead of time to make long chains. */
+	if(getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) !=
+		(ssize_t)sizeof(c->seed))
+		c->seed = (uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL);
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
+	c->max_neg_ttl = max_neg_ttl;
+	return c;
+}
+
+static uint32_t cfg_ttl(int v)
+{
+	return v < 0 ? 0 : (uint32_t)v;
+}
+
+struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg)
+{
+	return msg_cache_create(cfg->msg_cache_size,
+		cfg->msg_cache_slabs > 0 ? (size_t)cfg->msg_cache_slabs : 1,
+		cfg_ttl(cfg->min_ttl), cfg_ttl(cfg->max_ttl),
+		cfg_ttl(cfg->max_negative_ttl));
+}
+
+void msg_cache_delete(struct msg_cache* c)
+{
+	if(!c)
+		return;
+	lruhash_delete(c->table);
+	free(c);
+}
+
+uint32_t msg_cache_hash(const struct msg_cache* c,
+	const struct query_info* qi)
+{
+	return msg_key_hash(c->seed, qi->qname, qi->qtype, qi->qclass,
+		msg_key_flags(qi));
+}
+
+/* Fresh while younger than its TTL; a clock that went back counts as
+ * age 0 (the TTLs are then as stored, never raised). */
+static int fresh(const struct msg_entry* m, time_t now, uint32_t* age)
+{
+	time_t a = now - m->stored;
+	if(a < 0)
+		a = 0;
+	if((uint64_t)a >= m->ttl)
+		return 0;
+	*age = (uint32_t)a;
+	return 1;
+}
+
+/* Cold path: the reply is over limit. Copy up to the end of the last
+ * RRset that fits in room, fix the counts, and say how many TTL fields
+ * that covers and whether an answer/authority RRset was left out. */
+static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
+	size_t* nttl, int* tc)
+{
+	uint16_t counts[3] = {0, 0, 0};
+	size_t k = 0, cut = m->qend, i;
+	if(room < m->qend)
+		return 0;
+	while(k < m->num_sets && m->sets[k].end <= room) {
+		counts[m->sets[k].section] += m->sets[k].rrs;
+		cut = m->sets[k].end;
+		k++;
+	}
+	*tc = k < m->num_sets && m->sets[k].section != SEC_ADDITIONAL;
+	memcpy(out, m->tmpl, cut);
+	for(i = 0; i < 3; i++)
+		msg_wr16(out + 6 + 2 * i, counts[i]);
+	for(i = 0; i < m->num_ttl && m->ttl_off[i] < cut; i++)
+		;
+	*nttl = i;
+	return cut;
+}
+
+/* The reply to qi from entry m, aged by age seconds. */
+static size_t reply_from(const struct msg_entry* m,
+	const struct query_info* qi, uint32_t age, uint8_t* out, size_t limit,
+	uint16_t edns_size)
+{
+	size_t opt = qi->has_edns ? EDNS_OPT_LEN : 0, n = m->len, i;
+	size_t nttl = m->num_ttl;
+	uint16_t flags = (uint16_t)(m->flags | (qi->flags &
+		(FLAG_RD | FLAG_CD)));
+	if(n + opt > limit) {
+		int tc = 0;
+		if(limit < opt)
+			return 0;
+		n = copy_cut(m, limit - opt, out, &nttl, &tc);
+		if(n == 0)
+			return 0;
+		if(tc)
+			flags |= FLAG_TC;
+	} else
+		memcpy(out, m->tmpl, n);
+	/* RFC 6840 5.8: AD only for a client that asked with AD or DO */
+	if(!(qi->flags & FLAG_AD) && !qi->edns_do)
+		flags &= (uint16_t)~FLAG_AD;
+	msg_wr16(out, qi->id);
+	msg_wr16(out + 2, flags);
+	/* same name, same length: only the case differs */
+	memcpy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
+	if(age != 0) {
+		for(i = 0; i < nttl; i++) {
+			uint8_t* p = out + m->ttl_off[i];
+			msg_wr32(p, msg_rd32(p) - age);
+		}
+	}
+	if(opt) {
+		uint8_t* o = out + n;
+		o[0] = 0;
+		msg_wr16(o + 1, TYPE_OPT);
+		msg_wr16(o + 3, edns_size);
+		o[5] = 0;  /* no extended rcode is cached */
+		o[6] = 0;  /* version */
+		o[7] = qi->edns_do ? 0x80 : 0;
+		o[8] = 0;
+		msg_wr16(o + 9, 0);
+		msg_wr16(out + 10, (uint16_t)(msg_rd16(out + 10) + 1));
+		n += EDNS_OPT_LEN;
+	}
+	return n;
+}
+
+size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size)
+{
+	uint8_t key[MSG_KEY_MAX];
+	struct msg_entry* m;
+	size_t n = 0;
+	uint32_t age;
+	if(qi->qname_len == 0)
+		return 0;
+	m = (struct msg_entry*)lruhash_lookup(c->table, hash, key,
+		msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, msg_key_flags(qi)));
+	if(!m)
+		return 0;
+	/* the slab lock is not held here: the entry is ours until release */
+	if(fresh(m, now, &age))
+		n = reply_from(m, qi, age, out, limit, edns_size);
+	lruhash_release(c->table, &m->lh);
+	return n;
+}
+
+struct msg_entry* msg_cache_lookup(struct msg_cache* c,
+	const struct query_info* qi, uint32_t hash, time_t now)
+{
+	uint8_t key[MSG_KEY_MAX];
+	struct msg_entry* m;
+	uint32_t age;
+	if(qi->qname_len == 0)
+		return NULL;
+	m = (struct msg_entry*)lruhash_lookup(c->table, hash, key,
+		msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, msg_key_flags(qi)));
+	if(m && !fresh(m, now, &age)) {
+		lruhash_release(c->table, &m->lh);
+		return NULL;
+	}
+	return m;
+}
+
+void msg_cache_release(struct msg_cache* c, struct msg_entry* m)
+{
+	if(m)
+		lruhash_release(c->table, &m->lh);
+}
+
+const uint8_t* msg_entry_qname(const struct msg_entry* m)
+{
+	return m->lh.key;
+}
+
+void msg_entry_question(const struct msg_entry* m, uint16_t* qtype,
+	uint16_t* qclass, uint8_t* keyflags)
+{
+	const uint8_t* k = m->lh.key + m->lh.keylen - 5;
+	*qtype = msg_rd16(k);
+	*qclass = msg_rd16(k + 2);
+	*keyflags = k[4];
+}
+
+int msg_cache_remove(struct msg_cache* c, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass)
+{
+	uint8_t key[MSG_KEY_MAX];
+	size_t qlen = dname_valid(qname, LDNS_MAX_DOMAINLEN + 1);
+	int n = 0;
+	uint8_t f;
+	if(qlen == 0)
+		return 0;
+	for(f = 0; f <= (MSG_KEY_CD | MSG_KEY_DO); f++) {
+		size_t kl = msg_key_make(key, qname, qlen, qtype, qclass, f);
+		n += lruhash_remove(c->table, msg_key_hash(c->seed, qname,
+			qtype, qclass, f), key, (uint16_t)kl);
+	}
+	return n;
+}
+
+static int under_zone(struct lruhash_entry* e, void* arg)
+{
+	return dname_subdomain_c(e->key, (const uint8_t*)arg);
+}
+
+size_t msg_cache_flush_zone(struct msg_cache* c, const uint8_t* zone)
+{
+	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
+		return 0;
+	return lruhash_walk(c->table, under_zone, (void*)zone);
+}
+
+void msg_cache_flush_all(struct msg_cache* c)
+{
+	lruhash_clear(c->table);
+}
+
+struct walk_arg {
+	int (*fn)(struct msg_entry* m, void* arg);
+	void* arg;
+};
+
+static int walk_one(struct lruhash_entry* e, void* arg)
+{
+	struct walk_arg* w = arg;
+	return w->fn((struct msg_entry*)e, w->arg);
+}
+
+size_t msg_cache_walk(struct msg_cache* c,
+	int (*fn)(struct msg_entry* m, void* arg), void* arg)
+{
+	struct walk_arg w;
+	w.fn = fn;
+	w.arg = arg;
+	return lruhash_walk(c->table, walk_one, &w);
+}

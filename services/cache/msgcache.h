@@ -1,0 +1,129 @@
+/* services/cache/msgcache.h - the message cache: question -> immutable
+ * reply template, shared by all workers. The cache-hit fast path
+ * (msg_cache_answer) is one hash lookup under a slab lock, one memcpy
+ * without it, and a few patches: no allocation.
+ *
+ * Key: the qname lowercased, qtype, qclass and the flag bits that change
+ * the answer (CD, and DO since DO answers carry RRSIGs).
+ * Entry: the wire reply as the iterator encoded it (header, question,
+ * answer, authority, additional; compressed; no OPT), the offset of
+ * every TTL field, where each RRset ends (to truncate at an RRset
+ * boundary), and the time its TTLs count from. An update stores a new
+ * entry; a reader holding the old one keeps a consistent copy. */
+#ifndef SERVICES_CACHE_MSGCACHE_H
+#define SERVICES_CACHE_MSGCACHE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "util/storage/lruhash.h"
+#include "util/msgparse.h"
+
+struct config_file;
+
+/* Key flag bits (the last key byte). */
+#define MSG_KEY_CD 0x01
+#define MSG_KEY_DO 0x02
+/* qname + qtype + qclass + flag byte */
+#define MSG_KEY_MAX (LDNS_MAX_DOMAINLEN + 1 + 5)
+/* TTL of a message with no records (Unbound's NORR_TTL). */
+#define MSG_NORR_TTL 5
+
+struct msg_cache {
+	struct lruhash* table;
+	uint32_t seed;        /* per-cache hash seed: no chosen collisions */
+	uint32_t min_ttl;     /* cache-min-ttl */
+	uint32_t max_ttl;     /* cache-max-ttl */
+	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
+};
+
+/* Where an RRset ends in the template. */
+struct msg_rrset_end {
+	uint16_t end;         /* offset just past its last RR */
+	uint16_t rrs;         /* RRs in it (RRSIGs included) */
+	uint8_t section;      /* enum msg_section */
+};
+
+/* One cached reply; immutable once stored. All arrays live in the same
+ * allocation. */
+struct msg_entry {
+	struct lruhash_entry lh;
+	time_t stored;        /* the template's TTLs are as of this time */
+	uint32_t ttl;         /* fresh while now - stored < ttl */
+	uint16_t len;         /* template length */
+	uint16_t qend;        /* end of the question section */
+	uint16_t flags;       /* template header flags (QR, AA, RA, AD, rcode);
+	                       * RD, CD, TC are 0 and set per reply */
+	uint16_t num_ttl;
+	uint16_t num_sets;
+	const uint16_t* ttl_off;            /* ascending */
+	const struct msg_rrset_end* sets;   /* in packet order */
+	const uint8_t* tmpl;
+	/* the arrays, the key (lh.key) and the template follow */
+};
+
+/* Create with a byte bound and slab count (power of two) and the TTL
+ * clamps; NULL on bad slabs or no memory. */
+struct msg_cache* msg_cache_create(size_t maxmem, size_t slabs,
+	uint32_t min_ttl, uint32_t max_ttl, uint32_t max_neg_ttl);
+/* The same from msg-cache-size, msg-cache-slabs, cache-min-ttl,
+ * cache-max-ttl, cache-max-negative-ttl. */
+struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg);
+void msg_cache_delete(struct msg_cache* c);
+
+/* The hash of qi's key (qname, qtype, qclass, CD, DO), to compute once
+ * per query and pass to the calls below. */
+uint32_t msg_cache_hash(const struct msg_cache* c,
+	const struct query_info* qi);
+
+/* The fast path. Answers qi from the cache into out: the template
+ * copied, ID patched, RD and CD copied from the query, AD cleared unless
+ * the query had AD or DO (RFC 6840), the query's own qname bytes written
+ * over the question (so 0x20 case is echoed), each TTL lowered by the
+ * entry's age, and an OPT record (edns_size, DO echoed) appended when
+ * the query had EDNS. When that is over limit, it is cut after the last
+ * RRset that fits: answer or authority RRsets left out set TC, dropped
+ * additional ones do not. Returns the length, or 0 on a miss or an
+ * expired entry. out must hold limit bytes; limit should be >= 512. */
+size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size);
+
+/* Store reply (a complete wire reply to qi, as msgencode builds it) for
+ * qi's key. Parsed once here: the question must match qi; TC must be
+ * clear; an OPT record is dropped (it must be the last record); owner
+ * names may be compressed. TTLs are rewritten as Unbound caches them:
+ * top bit set counts as 0, an SOA in the authority section gets at most
+ * its MINIMUM and cache-max-negative-ttl (RFC 2308), then each is
+ * clamped to [cache-min-ttl, cache-max-ttl]; the entry's TTL is the
+ * least of them (MSG_NORR_TTL with no records). Replaces an older entry.
+ * Returns 1 if stored, 0 if not (malformed, TTL 0, too large for the
+ * cache, no memory). */
+int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* reply, size_t len, time_t now);
+
+/* Find a fresh entry and take a reference (for code that needs more
+ * than a reply: prefetch, the mesh); NULL if none. Release it with
+ * msg_cache_release. */
+struct msg_entry* msg_cache_lookup(struct msg_cache* c,
+	const struct query_info* qi, uint32_t hash, time_t now);
+void msg_cache_release(struct msg_cache* c, struct msg_entry* m);
+
+/* The entry's qname (lowercased) and type, class, key flags. */
+const uint8_t* msg_entry_qname(const struct msg_entry* m);
+void msg_entry_question(const struct msg_entry* m, uint16_t* qtype,
+	uint16_t* qclass, uint8_t* keyflags);
+
+/* Remote control: remove the entries for this name, type and class
+ * (every CD/DO variant); returns how many. */
+int msg_cache_remove(struct msg_cache* c, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass);
+/* Remove every entry at or below zone; returns how many. */
+size_t msg_cache_flush_zone(struct msg_cache* c, const uint8_t* zone);
+void msg_cache_flush_all(struct msg_cache* c);
+/* Call fn for every entry (dump_cache). fn runs under a slab lock: keep
+ * it short, or take a reference with lruhash_ref(&m->lh), collect, and
+ * msg_cache_release after. Return 1 from fn to remove the entry. */
+size_t msg_cache_walk(struct msg_cache* c,
+	int (*fn)(struct msg_entry* m, void* arg), void* arg);
+
+#endif

@@ -1,0 +1,191 @@
+/* services/cache/msgcache_store.c - turn a wire reply into an immutable
+ * reply template (TTL offsets, RRset ends, TTL clamps) and store it.
+ * Not the hot path: a reply is parsed once, when the iterator has it. */
+#include "config.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/msgcache_key.h"
+#include "util/dname.h"
+#include "util/msgencode.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define TYPE_TSIG 250
+/* Rough malloc header, so the bound counts what the heap really uses. */
+#define MALLOC_OVERHEAD 16
+
+/* The RRset being grouped: consecutive RRs with one owner, class and
+ * type, with the RRSIGs that cover that type following them. */
+struct cur_set {
+	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+	uint16_t type, rclass;
+	int section;
+};
+
+/* The TTL to cache an RR with, as Unbound's rdata_copy computes it. */
+static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
+	uint16_t type, int section, const uint8_t* rd, uint16_t rdlen)
+{
+	if(ttl & 0x80000000U)  /* RFC 2181 8: as if zero */
+		ttl = 0;
+	if(type == TYPE_SOA && section == SEC_AUTHORITY && rdlen >= 22) {
+		/* negative answer: at most the SOA MINIMUM (RFC 2308 5) */
+		uint32_t minimum = msg_rd32(rd + rdlen - 4);
+		if(ttl > minimum)
+			ttl = minimum;
+		if(ttl > c->max_neg_ttl)
+			ttl = c->max_neg_ttl;
+	}
+	if(ttl < c->min_ttl)
+		ttl = c->min_ttl;
+	if(ttl > c->max_ttl)
+		ttl = c->max_ttl;
+	return ttl;
+}
+
+/* Does this RR continue the current RRset? */
+static int same_set(const struct cur_set* s, size_t nsets, int section,
+	const uint8_t* owner, uint16_t type, uint16_t rclass,
+	const uint8_t* rd, uint16_t rdlen)
+{
+	if(nsets == 0 || s->section != section || s->rclass != rclass)
+		return 0;
+	if(type != s->type && !(type == TYPE_RRSIG && rdlen >= 2 &&
+		msg_rd16(rd) == s->type))
+		return 0;
+	return query_dname_compare(owner, s->owner) == 0;
+}
+
+/* Rewrite t (len bytes, a copy of the reply) into a template and fill
+ * m's offsets and TTL. ttl_off and sets have room for every RR. */
+static int build_template(const struct msg_cache* c,
+	const struct query_info* qi, uint8_t* t, size_t len,
+	struct msg_entry* m, uint16_t* ttl_off, struct msg_rrset_end* sets)
+{
+	uint16_t counts[3], flags = msg_rd16(t + 2);
+	size_t pos, nttl = 0, nsets = 0, i, tlen;
+	uint32_t minttl = 0xffffffffU;
+	struct cur_set cur;
+	int sec;
+	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+
+	memset(&cur, 0, sizeof(cur));
+	if(!(flags & FLAG_QR) || (flags & FLAG_TC) || FLAGS_OPCODE(flags) != 0
+		|| msg_rd16(t + 4) != 1)
+		return 0;
+	/* the question: qi's, uncompressed */
+	if(dname_valid(t + LDNS_HEADER_SIZE, len - LDNS_HEADER_SIZE) !=
+		qi->qname_len || query_dname_compare(t + LDNS_HEADER_SIZE,
+		qi->qname) != 0)
+		return 0;
+	pos = LDNS_HEADER_SIZE + qi->qname_len;
+	if(len - pos < 4 || msg_rd16(t + pos) != qi->qtype ||
+		msg_rd16(t + pos + 2) != qi->qclass)
+		return 0;
+	pos += 4;
+	m->qend = (uint16_t)pos;
+	tlen = len;
+	for(sec = 0; sec < 3; sec++)
+		counts[sec] = msg_rd16(t + 6 + 2 * sec);
+	for(sec = 0; sec < 3; sec++) {
+		for(i = 0; i < counts[sec]; i++) {
+			size_t start = pos, ttlpos;
+			uint16_t type, rclass, rdlen;
+			uint32_t ttl;
+			const uint8_t* rd;
+			if(dname_read_wire(t, len, &pos, owner) == 0 ||
+				len - pos < 10)
+				return 0;
+			type = msg_rd16(t + pos);
+			rclass = msg_rd16(t + pos + 2);
+			ttlpos = pos + 4;
+			rdlen = msg_rd16(t + pos + 8);
+			pos += 10;
+			if(len - pos < rdlen)
+				return 0;
+			rd = t + pos;
+			pos += rdlen;
+			if(type == TYPE_OPT) {
+				/* last, and no extended rcode: then drop it */
+				if(sec != SEC_ADDITIONAL || i + 1 != counts[sec] ||
+					t[ttlpos] != 0)
+					return 0;
+				counts[sec]--;
+				pos = start;
+				break;
+			}
+			if(type == TYPE_TSIG)
+				return 0;
+			ttl = clamp_ttl(c, msg_rd32(t + ttlpos), type, sec,
+				rd, rdlen);
+			msg_wr32(t + ttlpos, ttl);
+			if(ttl < minttl)
+				minttl = ttl;
+			ttl_off[nttl++] = (uint16_t)ttlpos;
+			if(same_set(&cur, nsets, sec, owner, type, rclass, rd,
+				rdlen)) {
+				sets[nsets - 1].end = (uint16_t)pos;
+				sets[nsets - 1].rrs++;
+			} else {
+				memcpy(cur.owner, owner, sizeof(owner));
+				cur.type = type;
+				cur.rclass = rclass;
+				cur.section = sec;
+				sets[nsets].end = (uint16_t)pos;
+				sets[nsets].rrs = 1;
+				sets[nsets].section = (uint8_t)sec;
+				nsets++;
+			}
+		}
+	}
+	tlen = pos;  /* trailing bytes (and the OPT) are not kept */
+	/* header: ID, RD, CD and TC are set per reply */
+	msg_wr16(t, 0);
+	m->flags = (uint16_t)(flags & ~(FLAG_RD | FLAG_CD | FLAG_TC));
+	msg_wr16(t + 2, m->flags);
+	msg_wr16(t + 10, counts[SEC_ADDITIONAL]);
+	m->len = (uint16_t)tlen;
+	m->num_ttl = (uint16_t)nttl;
+	m->num_sets = (uint16_t)nsets;
+	m->ttl = nttl ? minttl : MSG_NORR_TTL;
+	return 1;
+}
+
+int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* reply, size_t len, time_t now)
+{
+	size_t total, keylen, alloc;
+	struct msg_entry* m;
+	uint16_t* ttl_off;
+	struct msg_rrset_end* sets;
+	uint8_t* key, *t;
+	if(qi->qname_len == 0 || len < LDNS_HEADER_SIZE || len > 65535)
+		return 0;
+	total = (size_t)msg_rd16(reply + 6) + msg_rd16(reply + 8) +
+		msg_rd16(reply + 10);
+	if(total > len / 11)  /* an RR takes at least 11 bytes */
+		return 0;
+	keylen = qi->qname_len + 5;
+	alloc = sizeof(*m) + total * (sizeof(*ttl_off) + sizeof(*sets)) +
+		keylen + len;
+	m = malloc(alloc);
+	if(!m)
+		return 0;
+	ttl_off = (uint16_t*)(m + 1);
+	sets = (struct msg_rrset_end*)(ttl_off + total);
+	key = (uint8_t*)(sets + total);
+	t = key + keylen;
+	memcpy(t, reply, len);
+	if(!build_template(c, qi, t, len, m, ttl_off, sets) || m->ttl == 0) {
+		free(m);
+		return 0;
+	}
+	m->ttl_off = ttl_off;
+	m->sets = sets;
+	m->tmpl = t;
+	m->stored = now;
+	msg_key_make(key, qi->qname, qi->qname_len, qi->qtype, qi->qclass,
+		msg_key_flags(qi));
+	lruhash_entry_init(&m->lh, hash, key, (uint16_t)keylen,
+		alloc + MALLOC_OVERHEAD);
+	return lruhash_insert(c->table, &m->lh, NULL, NULL);
+}
