@@ -62,6 +62,7 @@ fi
 WORK=$(mktemp -d /tmp/unbound-demo.XXXXXX)
 sed -e "s|^\([[:space:]]*\)pidfile: .*|\1pidfile: \"$WORK/unbound.pid\"|" \
 	-e "s|^\([[:space:]]*\)directory: .*|\1directory: \"$WORK\"|" \
+	-e "s|^\([[:space:]]*\)root-hints: .*|\1root-hints: \"$SRC/contrib/loopback.root.hints\"|" \
 	"$SRC/contrib/demo.conf" > "$WORK/demo.conf"
 printf '\tlogfile: "%s"\n' "$WORK/unbound.log" >> "$WORK/demo.conf"
 

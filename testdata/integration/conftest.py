@@ -216,13 +216,15 @@ class Server:
                   'pidfile: "%s"' % self.pidfile]
         if logfile:
             lines.append('logfile: "%s"' % self.logfile)
+        # Every server, ours too (once it recurses), knows only a loopback
+        # root: nothing a test does can reach the real root servers.
+        hints = os.path.join(self.dir, "root.hints")
+        with open(hints, "w") as f:
+            f.write(ROOT_HINTS)
+        lines += ['root-hints: "%s"' % hints,
+                  "do-not-query-localhost: no"]
         if REFERENCE:
-            hints = os.path.join(self.dir, "root.hints")
-            with open(hints, "w") as f:
-                f.write(ROOT_HINTS)
-            lines += ['module-config: "iterator"',
-                      'root-hints: "%s"' % hints,
-                      "do-not-query-localhost: no"]
+            lines.append('module-config: "iterator"')
         text = lines[0] + "\n" + "".join("\t%s\n" % l for l in lines[1:])
         for l in body.strip("\n").splitlines():
             text += "\t%s\n" % l.strip()
