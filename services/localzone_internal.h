@@ -1,0 +1,91 @@
+/* services/localzone_internal.h - the data structures shared by
+ * localzone_build.c (create/delete, from config) and localzone.c (lookup
+ * and answering). Not for use outside services/localzone*.c. */
+#ifndef SERVICES_LOCALZONE_INTERNAL_H
+#define SERVICES_LOCALZONE_INTERNAL_H
+#include "services/localzone.h"
+#include "util/msgencode.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* cap on RRs in one RRset, as Unbound */
+#define LZ_RRSET_COUNT_MAX 4096
+/* RRsets up to this size are rotated (rrset-roundrobin) on the stack */
+#define LZ_ROTATE_MAX 64
+#define ARENA_CHUNK 65536
+
+struct arena_chunk {
+	struct arena_chunk* next;
+	size_t size, used;
+	max_align_t data[];
+};
+
+/* An RRset of local data; rr is what the encoder gets. */
+struct lz_rrset {
+	struct packed_rrset rr;
+	uint8_t** rdata;
+	uint16_t* rdlen;
+	uint32_t* ttls;          /* per RR: Unbound keeps each RR's TTL */
+	int mixed_ttl;           /* not all ttls are equal */
+	size_t cap;
+	struct lz_rrset* next;   /* in configured order */
+};
+
+/* A name with local data (or an empty non-terminal) in a zone. */
+struct lz_node {
+	struct lz_node* hnext;
+	const struct lz_zone* zone;
+	uint8_t* name;
+	size_t namelen;
+	uint32_t hash;
+	struct lz_rrset* rrsets;
+};
+
+struct lz_zone {
+	struct lz_zone* hnext;
+	uint8_t* name;
+	size_t namelen;
+	int labs;
+	uint32_t hash;
+	uint16_t dclass;
+	enum localzone_type type;
+	int lan;        /* an AS112 / RFC 6303 default zone */
+	int insecure;   /* insecure-lan-zones applies (for the validator) */
+	struct lz_rrset* soa;           /* apex SOA, NULL if none */
+	struct packed_rrset soa_neg;    /* SOA with TTL min(TTL, MINIMUM) */
+};
+
+struct local_zones {
+	struct arena_chunk* arena;
+	struct lz_zone** ztab;
+	size_t zsize, zcount;
+	struct lz_node** dtab;
+	size_t dsize, dcount;
+	int log_local_actions;
+	int roundrobin;
+};
+
+/* A parsed local-data line. */
+struct lz_rr {
+	const char* text;
+	const uint8_t* wire; /* the RR in wire form (in the arena) */
+	size_t ownerlen;
+	uint16_t type, dclass;
+	uint32_t ttl;
+	const uint8_t* rdata;
+	size_t rdlen;
+};
+
+/* lookups (localzone.c), used by the builder too */
+uint32_t lz_node_seed(const struct lz_zone* z);
+struct lz_zone* lz_zone_find(const struct local_zones* lz, const uint8_t* name,
+	uint16_t dclass);
+struct lz_zone* lz_zone_lookup(const struct local_zones* lz, const uint8_t* name,
+	uint16_t dclass, uint16_t qtype);
+struct lz_node* lz_node_find(const struct local_zones* lz,
+	const struct lz_zone* z,
+	const uint8_t* name);
+int lz_is_redirect(enum localzone_type t);
+struct lz_rrset* lz_node_type(const struct lz_node* d, uint16_t type);
+
+#endif
