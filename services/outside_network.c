@@ -1,0 +1,1041 @@
+/* services/outside_network.c - upstream queries (see outside_network.h). */
+#include "config.h"
+#include "services/outside_network.h"
+#include "services/port_pool.h"
+#include "services/cache/infra.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/msgparse.h"
+#include "util/net_help.h"
+#include "util/random.h"
+#include <event2/event.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_BIND_TRIES 16   /* random ports tried when bind fails */
+#define UDP_READS_PER_WAKE 16 /* bound the work one flood can cause */
+#define UDP_BUF_SIZE 65535
+#define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
+                             * back from other threads too) */
+#define QBUF_MAX (LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 1 + 4 + 11)
+
+/* ---- do-not-query ---- */
+
+struct donotq_entry {
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int net;
+};
+
+struct donotq {
+	int num;
+	struct donotq_entry e[];
+};
+
+struct donotq* donotq_create(const struct config_strlist* addrs, int localhost)
+{
+	const struct config_strlist* p;
+	struct donotq* dq;
+	int n = localhost ? 2 : 0;
+	for(p = addrs; p; p = p->next)
+		n++;
+	dq = calloc(1, sizeof(*dq) + (size_t)n * sizeof(struct donotq_entry));
+	if(!dq) {
+		log_err("do-not-query: out of memory");
+		return NULL;
+	}
+	for(p = addrs; p; p = p->next) {
+		struct donotq_entry* e = &dq->e[dq->num];
+		if(!netblockstrtoaddr(p->str, 0, &e->addr, &e->addrlen,
+			&e->net)) {
+			log_err("cannot parse do-not-query-address: %s",
+				p->str);
+			free(dq);
+			return NULL;
+		}
+		dq->num++;
+	}
+	if(localhost) {
+		struct donotq_entry* e = &dq->e[dq->num++];
+		netblockstrtoaddr("127.0.0.0/8", 0, &e->addr, &e->addrlen,
+			&e->net);
+		e = &dq->e[dq->num++];
+		netblockstrtoaddr("::1", 0, &e->addr, &e->addrlen, &e->net);
+	}
+	return dq;
+}
+
+void donotq_delete(struct donotq* dq)
+{
+	free(dq);
+}
+
+int donotq_lookup(const struct donotq* dq,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	int i;
+	if(!dq)
+		return 0;
+	for(i = 0; i < dq->num; i++)
+		if(addr_in_netblock(addr, addrlen, &dq->e[i].addr,
+			dq->e[i].addrlen, dq->e[i].net))
+			return 1;
+	return 0;
+}
+
+/* ---- settings ---- */
+
+void outnet_settings_from_cfg(const struct config_file* cfg,
+	struct outnet_settings* s)
+{
+	const struct config_str2list* u;
+	memset(s, 0, sizeof(*s));
+	s->udp_connect = cfg->udp_connect;
+	s->tcp_upstream = cfg->tcp_upstream;
+	s->num_tcp = cfg->outgoing_num_tcp;
+	s->do_ip4 = cfg->do_ip4;
+	s->do_ip6 = cfg->do_ip6;
+	s->do_not_query_localhost = cfg->do_not_query_localhost;
+	s->donotquery = cfg->donotqueryaddrs;
+	s->out_ifs = cfg->out_ifs;
+	s->edns_size = (uint16_t)(cfg->edns_buffer_size > 65535 ? 65535 :
+		cfg->edns_buffer_size);
+	s->tcp_timeout = 3000;
+	s->max_waiting = cfg->num_queries_per_thread;
+	/* not yet a field of config_file: kept as text, type-checked */
+	for(u = cfg->unimplemented; u; u = u->next)
+		if(strcmp(u->str, "server:tcp-auth-query-timeout") == 0)
+			s->tcp_timeout = atoi(u->str2);
+}
+
+/* ---- the engine ---- */
+
+enum qstate {
+	Q_WAIT_PORT,   /* no free source port yet */
+	Q_UDP,         /* sent, waiting for the reply */
+	Q_WAIT_TCP,    /* no free TCP slot yet */
+	Q_TCP,         /* connecting, writing or reading */
+	Q_FAILED       /* error found while starting: deliver soon */
+};
+
+struct qlist {
+	struct outnet_query* prev, * next;
+};
+
+struct outnet_query {
+	struct outside_network* o;
+	struct qlist all;          /* every live query (for delete) */
+	struct qlist wait;         /* the wait list of its state */
+	enum qstate state;
+	/* what to ask */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];
+	size_t zonelen;
+	uint16_t qtype, qclass;
+	size_t qname_len;
+	int edns_known;            /* infra knew the EDNS status */
+	int fallback_done;         /* the no-EDNS retry was sent */
+	struct outnet_request req; /* flags; its pointers are not kept */
+	/* the packet (ID and OPT change between attempts) */
+	uint8_t pkt[QBUF_MAX];
+	size_t pktlen;
+	uint16_t id;
+	int use_edns;
+	int is_tcp;
+	int timeout_ms;
+	struct timespec sent;
+	/* socket */
+	int fd;
+	int port;                  /* from the pool, or -1 */
+	struct event* ev;          /* io */
+	struct event* timer;       /* timeout (and async error delivery) */
+	/* TCP */
+	int connecting;
+	size_t written;            /* of 2 + pktlen */
+	uint8_t lenbuf[2];
+	size_t lengot;
+	uint8_t* rbuf;
+	size_t rlen, rgot;
+	outnet_cb_t cb;
+	void* cb_arg;
+};
+
+struct wait_list {
+	struct outnet_query* head, * tail;
+	int num;
+};
+
+struct outside_network {
+	struct event_base* base;
+	struct outnet_settings s;
+	struct port_pool* pool;
+	struct infra_cache* infra;
+	struct ub_randstate* rnd;
+	struct donotq* dq;
+	struct sockaddr_storage* ifs4, * ifs6;  /* outgoing-interface */
+	int num_ifs4, num_ifs6;
+	int any_ifs;               /* outgoing-interface was configured */
+	struct outnet_query* all;  /* live queries */
+	int num_active;
+	struct wait_list wait_udp, wait_tcp;
+	int tcp_inuse;
+	struct event* poll;        /* retries waiting UDP queries */
+	uint8_t* udp_buf;
+	struct outnet_stats stats;
+};
+
+static void udp_cb(evutil_socket_t fd, short ev, void* arg);
+static void tcp_cb(evutil_socket_t fd, short ev, void* arg);
+static void timer_cb(evutil_socket_t fd, short ev, void* arg);
+static void start_attempt(struct outnet_query* q);
+
+static void wait_add(struct wait_list* l, struct outnet_query* q)
+{
+	q->wait.next = NULL;
+	q->wait.prev = l->tail;
+	if(l->tail)
+		l->tail->wait.next = q;
+	else	l->head = q;
+	l->tail = q;
+	l->num++;
+}
+
+static void wait_remove(struct wait_list* l, struct outnet_query* q)
+{
+	if(q->wait.prev)
+		q->wait.prev->wait.next = q->wait.next;
+	else	l->head = q->wait.next;
+	if(q->wait.next)
+		q->wait.next->wait.prev = q->wait.prev;
+	else	l->tail = q->wait.prev;
+	q->wait.prev = q->wait.next = NULL;
+	l->num--;
+}
+
+static int ms_since(const struct timespec* t)
+{
+	struct timespec now;
+	long long ms;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(now.tv_sec - t->tv_sec) * 1000 +
+		(now.tv_nsec - t->tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+static void timer_after(struct event* ev, int ms)
+{
+	struct timeval tv;
+	if(ms < 0)
+		ms = 0;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(ev, &tv);
+}
+
+static void timer_set(struct outnet_query* q, int ms)
+{
+	timer_after(q->timer, ms);
+}
+
+/* Close the socket and give back the port and the TCP slot; the query
+ * stays (for a retry or delivery). Serves waiting queries after. */
+static void release_io(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	int freed_port = 0, freed_tcp = 0;
+	if(q->ev) {
+		event_free(q->ev);
+		q->ev = NULL;
+	}
+	if(q->fd != -1) {
+		close(q->fd);
+		q->fd = -1;
+		if(q->is_tcp && q->state == Q_TCP) {
+			o->tcp_inuse--;
+			freed_tcp = 1;
+		}
+	}
+	if(q->port != -1) {
+		port_pool_return(o->pool, q->port);
+		q->port = -1;
+		freed_port = 1;
+	}
+	free(q->rbuf);
+	q->rbuf = NULL;
+	if(q->state == Q_WAIT_PORT)
+		wait_remove(&o->wait_udp, q);
+	else if(q->state == Q_WAIT_TCP)
+		wait_remove(&o->wait_tcp, q);
+	q->state = Q_FAILED;
+	/* hand the freed resource to the oldest waiter; it starts from a
+	 * zero timer so no callback nests here */
+	if(freed_tcp && o->wait_tcp.head)
+		timer_after(o->wait_tcp.head->timer, 0);
+	(void)freed_port;  /* the poll timer serves UDP waiters */
+}
+
+/* Unlink and free; no callback. */
+static void query_free(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	release_io(q);
+	if(q->timer)
+		event_free(q->timer);
+	if(q->all.prev)
+		q->all.prev->all.next = q->all.next;
+	else	o->all = q->all.next;
+	if(q->all.next)
+		q->all.next->all.prev = q->all.prev;
+	o->num_active--;
+	free(q);
+}
+
+/* The one callback of a query, then it is gone. */
+static void deliver(struct outnet_query* q, enum outnet_result res,
+	const uint8_t* pkt, size_t len, int rtt)
+{
+	struct outnet_reply r;
+	outnet_cb_t cb = q->cb;
+	void* arg = q->cb_arg;
+	memset(&r, 0, sizeof(r));
+	r.result = res;
+	r.pkt = pkt;
+	r.len = len;
+	r.rtt_ms = rtt;
+	r.was_tcp = q->is_tcp;
+	r.was_edns = q->use_edns;
+	r.timeout_ms = q->timeout_ms;
+	switch(res) {
+	case OUTNET_REPLY: q->o->stats.replies++; break;
+	case OUTNET_TIMEOUT: q->o->stats.timeouts++; break;
+	default: q->o->stats.errors++; break;
+	}
+	if(res != OUTNET_REPLY)
+		free(q->rbuf), q->rbuf = NULL;
+	/* pkt may point into q->rbuf (TCP): free q after the call, but
+	 * detach its io first so the callback sees the port and slot free */
+	if(q->rbuf && pkt == q->rbuf) {
+		uint8_t* keep = q->rbuf;
+		q->rbuf = NULL;
+		query_free(q);
+		cb(arg, &r);
+		free(keep);
+		return;
+	}
+	query_free(q);
+	cb(arg, &r);
+}
+
+/* Errors found while starting are delivered from a zero timer. */
+static void fail_soon(struct outnet_query* q)
+{
+	release_io(q);
+	q->state = Q_FAILED;
+	timer_after(q->timer, 0);
+}
+
+/* ---- the packet ---- */
+
+static void build_packet(struct outnet_query* q, const uint8_t* qname)
+{
+	uint8_t* p = q->pkt;
+	uint16_t flags = q->req.flags & (FLAG_RD | FLAG_CD);
+	size_t n;
+	q->id = ub_random16(q->o->rnd);
+	p[0] = (uint8_t)(q->id >> 8);
+	p[1] = (uint8_t)q->id;
+	p[2] = (uint8_t)(flags >> 8);
+	p[3] = (uint8_t)flags;
+	p[4] = 0; p[5] = 1;                 /* QDCOUNT */
+	p[6] = p[7] = p[8] = p[9] = 0;      /* AN, NS */
+	p[10] = 0; p[11] = q->use_edns ? 1 : 0;
+	n = LDNS_HEADER_SIZE;
+	if(qname) {
+		memcpy(p + n, qname, q->qname_len);
+	}
+	n += q->qname_len;
+	p[n++] = (uint8_t)(q->qtype >> 8);
+	p[n++] = (uint8_t)q->qtype;
+	p[n++] = (uint8_t)(q->qclass >> 8);
+	p[n++] = (uint8_t)q->qclass;
+	if(q->use_edns) {
+		uint16_t sz = q->o->s.edns_size < 512 ? 512 : q->o->s.edns_size;
+		p[n++] = 0;                          /* root owner */
+		p[n++] = 0; p[n++] = TYPE_OPT;
+		p[n++] = (uint8_t)(sz >> 8); p[n++] = (uint8_t)sz;
+		p[n++] = 0; p[n++] = 0;              /* ext rcode, version */
+		p[n++] = q->req.dnssec_ok ? 0x80 : 0; p[n++] = 0;
+		p[n++] = 0; p[n++] = 0;              /* rdlen */
+	}
+	q->pktlen = n;
+}
+
+/* New ID (and OPT as use_edns says) for a further attempt. */
+static void rebuild_packet(struct outnet_query* q)
+{
+	build_packet(q, NULL);  /* the qname bytes stay in place */
+}
+
+static uint16_t rd16(const uint8_t* p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* Is pkt the reply to q? ID, QR, opcode, and the question byte for
+ * byte (exact case). An error reply (FORMERR, NOTIMP) may come without
+ * the question, as older servers send to EDNS queries. */
+static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
+	size_t len)
+{
+	size_t qlen = q->qname_len + 4;
+	uint16_t flags;
+	int rcode;
+	if(len < LDNS_HEADER_SIZE)
+		return 0;
+	flags = rd16(pkt + 2);
+	if(rd16(pkt) != q->id || !(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0)
+		return 0;
+	rcode = flags & 0xf;
+	if(rd16(pkt + 4) == 0)
+		return rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL;
+	if(rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
+		return 0;
+	return memcmp(pkt + LDNS_HEADER_SIZE, q->pkt + LDNS_HEADER_SIZE,
+		qlen) == 0;
+}
+
+/* ---- sockets ---- */
+
+/* Fill a with the source address for family (random among the
+ * outgoing-interfaces of that family, else the wildcard) and port. */
+static int source_addr(struct outside_network* o, int family, int port,
+	struct sockaddr_storage* a, socklen_t* alen)
+{
+	memset(a, 0, sizeof(*a));
+	if(family == AF_INET) {
+		struct sockaddr_in* s = (struct sockaddr_in*)a;
+		if(o->num_ifs4)
+			memcpy(a, &o->ifs4[ub_random_max(o->rnd,
+				(uint32_t)o->num_ifs4)], sizeof(*s));
+		else if(o->any_ifs)
+			return 0;
+		s->sin_family = AF_INET;
+		s->sin_port = htons((uint16_t)port);
+		*alen = sizeof(*s);
+	} else {
+		struct sockaddr_in6* s = (struct sockaddr_in6*)a;
+		if(o->num_ifs6)
+			memcpy(a, &o->ifs6[ub_random_max(o->rnd,
+				(uint32_t)o->num_ifs6)], sizeof(*s));
+		else if(o->any_ifs)
+			return 0;
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons((uint16_t)port);
+		*alen = sizeof(*s);
+	}
+	return 1;
+}
+
+/* A UDP socket on a random pool port. 1: done (q->fd, q->port set);
+ * 0: no free port (wait); -1: error. */
+static int udp_open(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	int tries;
+	for(tries = 0; tries < MAX_BIND_TRIES; tries++) {
+		struct sockaddr_storage src;
+		socklen_t srclen;
+		int port = port_pool_take(o->pool, o->rnd);
+		int fd;
+		if(port < 0)
+			return 0;
+		if(!source_addr(o, q->addr.ss_family, port, &src, &srclen)) {
+			port_pool_return(o->pool, port);
+			return -1;
+		}
+		fd = socket(q->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK |
+			SOCK_CLOEXEC, 0);
+		if(fd == -1) {
+			port_pool_return(o->pool, port);
+			log_err("outgoing udp socket: %s", strerror(errno));
+			return -1;
+		}
+		if(bind(fd, (struct sockaddr*)&src, srclen) != 0) {
+			int e = errno;
+			close(fd);
+			port_pool_return(o->pool, port);
+			if(e == EADDRINUSE || e == EACCES) {
+				/* someone else has it: another random one */
+				o->stats.bind_retries++;
+				continue;
+			}
+			verbose(VERB_ALGO, "outgoing udp bind: %s",
+				strerror(e));
+			return -1;
+		}
+		if(o->s.udp_connect && connect(fd, (struct sockaddr*)&q->addr,
+			q->addrlen) != 0) {
+			verbose(VERB_ALGO, "outgoing udp connect: %s",
+				strerror(errno));
+			close(fd);
+			port_pool_return(o->pool, port);
+			return -1;
+		}
+		q->fd = fd;
+		q->port = port;
+		return 1;
+	}
+	verbose(VERB_ALGO, "outgoing udp: %d random ports in use by others",
+		MAX_BIND_TRIES);
+	return -1;
+}
+
+static void udp_start(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	ssize_t r;
+	int ok = udp_open(q);
+	if(ok == 0) {
+		if(q->state != Q_WAIT_PORT) {
+			q->state = Q_WAIT_PORT;
+			wait_add(&o->wait_udp, q);
+			o->stats.waited++;
+			if(!evtimer_pending(o->poll, NULL))
+				timer_after(o->poll, WAIT_POLL_MS);
+		}
+		return;
+	}
+	if(q->state == Q_WAIT_PORT)
+		wait_remove(&o->wait_udp, q);
+	q->state = Q_UDP;
+	if(ok < 0) {
+		fail_soon(q);
+		return;
+	}
+	q->ev = event_new(o->base, q->fd, EV_READ | EV_PERSIST, udp_cb, q);
+	if(!q->ev || event_add(q->ev, NULL) != 0) {
+		fail_soon(q);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &q->sent);
+	if(o->s.udp_connect)
+		r = send(q->fd, q->pkt, q->pktlen, 0);
+	else	r = sendto(q->fd, q->pkt, q->pktlen, 0,
+			(struct sockaddr*)&q->addr, q->addrlen);
+	if(r != (ssize_t)q->pktlen) {
+		verbose(VERB_ALGO, "outgoing udp send: %s",
+			r < 0 ? strerror(errno) : "short");
+		fail_soon(q);
+		return;
+	}
+	o->stats.sent_udp++;
+	timer_set(q, q->timeout_ms);
+}
+
+static void tcp_start(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	struct sockaddr_storage src;
+	socklen_t srclen;
+	if(o->tcp_inuse >= o->s.num_tcp) {
+		if(q->state != Q_WAIT_TCP) {
+			q->state = Q_WAIT_TCP;
+			wait_add(&o->wait_tcp, q);
+			o->stats.waited++;
+		}
+		return;
+	}
+	if(q->state == Q_WAIT_TCP)
+		wait_remove(&o->wait_tcp, q);
+	q->state = Q_TCP;
+	q->written = q->lengot = q->rgot = q->rlen = 0;
+	q->fd = socket(q->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		SOCK_CLOEXEC, 0);
+	if(q->fd == -1) {
+		log_err("outgoing tcp socket: %s", strerror(errno));
+		fail_soon(q);
+		return;
+	}
+	o->tcp_inuse++;
+	if(!source_addr(o, q->addr.ss_family, 0, &src, &srclen) ||
+		(o->any_ifs && bind(q->fd, (struct sockaddr*)&src, srclen)
+		!= 0)) {
+		verbose(VERB_ALGO, "outgoing tcp bind: %s", strerror(errno));
+		fail_soon(q);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &q->sent);
+	if(connect(q->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0 &&
+		errno != EINPROGRESS) {
+		verbose(VERB_ALGO, "outgoing tcp connect: %s",
+			strerror(errno));
+		fail_soon(q);
+		return;
+	}
+	q->connecting = 1;
+	q->ev = event_new(o->base, q->fd, EV_WRITE | EV_PERSIST, tcp_cb, q);
+	if(!q->ev || event_add(q->ev, NULL) != 0) {
+		fail_soon(q);
+		return;
+	}
+	o->stats.sent_tcp++;
+	timer_set(q, q->timeout_ms);
+}
+
+static int tcp_timeout_of(const struct outnet_query* q, int rto)
+{
+	int t = q->req.timeout_ms > 0 ? q->req.timeout_ms : rto;
+	if(q->req.timeout_ms <= 0 && t < q->o->s.tcp_timeout)
+		t = q->o->s.tcp_timeout;
+	return t;
+}
+
+/* Begin (or redo) the query over its transport. */
+static void start_attempt(struct outnet_query* q)
+{
+	evtimer_del(q->timer);
+	clock_gettime(CLOCK_MONOTONIC, &q->sent);  /* wait starts */
+	if(q->is_tcp)
+		tcp_start(q);
+	else	udp_start(q);
+	/* waiting for a port or slot counts against the timeout too */
+	if(q->state == Q_WAIT_PORT || q->state == Q_WAIT_TCP)
+		timer_set(q, q->timeout_ms);
+}
+
+/* A reply that matched: what next? */
+static void got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
+{
+	struct outside_network* o = q->o;
+	int rtt = ms_since(&q->sent);
+	int rcode = pkt[3] & 0xf;
+	int tc = (rd16(pkt + 2) & FLAG_TC) != 0;
+	time_t now = time(NULL);
+	if(o->infra)
+		infra_rtt_update(o->infra, &q->addr, q->addrlen, q->zone,
+			q->zonelen, q->qtype, rtt, q->timeout_ms, now);
+	if(tc && !q->is_tcp && q->req.tcp_on_tc) {
+		o->stats.tcp_on_tc++;
+		release_io(q);
+		q->is_tcp = 1;
+		q->timeout_ms = tcp_timeout_of(q, q->timeout_ms);
+		rebuild_packet(q);
+		start_attempt(q);
+		return;
+	}
+	if(q->use_edns && q->req.edns_fallback && !q->edns_known &&
+		(rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL)) {
+		o->stats.edns_fallbacks++;
+		release_io(q);
+		q->use_edns = 0;
+		q->fallback_done = 1;
+		rebuild_packet(q);
+		start_attempt(q);
+		return;
+	}
+	if(o->infra && !q->edns_known && rcode != RCODE_FORMERR &&
+		rcode != RCODE_NOTIMPL) {
+		if(q->use_edns)
+			infra_edns_update(o->infra, &q->addr, q->addrlen,
+				q->zone, q->zonelen, 0, now);
+		else if(q->fallback_done)
+			infra_edns_update(o->infra, &q->addr, q->addrlen,
+				q->zone, q->zonelen, -1, now);
+	}
+	deliver(q, OUTNET_REPLY, pkt, len, rtt);
+}
+
+static void udp_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct outnet_query* q = arg;
+	struct outside_network* o = q->o;
+	int i;
+	(void)ev;
+	for(i = 0; i < UDP_READS_PER_WAKE; i++) {
+		struct sockaddr_storage from;
+		socklen_t fromlen = sizeof(from);
+		ssize_t n;
+		if(o->s.udp_connect)
+			n = recv(fd, o->udp_buf, UDP_BUF_SIZE, 0);
+		else	n = recvfrom(fd, o->udp_buf, UDP_BUF_SIZE, 0,
+				(struct sockaddr*)&from, &fromlen);
+		if(n < 0) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return;
+			/* ICMP unreachable (ECONNREFUSED) and the like */
+			verbose(VERB_ALGO, "outgoing udp recv: %s",
+				strerror(errno));
+			deliver(q, OUTNET_ERROR, NULL, 0, 0);
+			return;
+		}
+		if(!o->s.udp_connect && sockaddr_cmp(&from, fromlen, &q->addr,
+			q->addrlen) != 0) {
+			o->stats.unwanted++;
+			continue;
+		}
+		if(!reply_matches(q, o->udp_buf, (size_t)n)) {
+			/* spoofed or stale: keep waiting for the real one */
+			o->stats.unwanted++;
+			continue;
+		}
+		got_reply(q, o->udp_buf, (size_t)n);
+		return;
+	}
+}
+
+static void tcp_fail(struct outnet_query* q, const char* what, int err)
+{
+	verbose(VERB_ALGO, "outgoing tcp %s: %s", what,
+		err ? strerror(err) : "closed");
+	deliver(q, OUTNET_ERROR, NULL, 0, 0);
+}
+
+static void tcp_write(struct outnet_query* q)
+{
+	size_t total = 2 + q->pktlen;
+	while(q->written < total) {
+		uint8_t frame[2 + QBUF_MAX];
+		size_t n = total - q->written;
+		ssize_t r;
+		frame[0] = (uint8_t)(q->pktlen >> 8);
+		frame[1] = (uint8_t)q->pktlen;
+		memcpy(frame + 2, q->pkt, q->pktlen);
+		if(q->o->s.tcp_write_chunk && n > q->o->s.tcp_write_chunk)
+			n = q->o->s.tcp_write_chunk;
+		r = send(q->fd, frame + q->written, n, MSG_NOSIGNAL);
+		if(r < 0) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return;
+			tcp_fail(q, "write", errno);
+			return;
+		}
+		q->written += (size_t)r;
+		if(q->o->s.tcp_write_chunk && q->written < total)
+			return;   /* test aid: one chunk per wake-up */
+	}
+	/* all written: now wait for the reply */
+	event_free(q->ev);
+	q->ev = event_new(q->o->base, q->fd, EV_READ | EV_PERSIST, tcp_cb, q);
+	if(!q->ev || event_add(q->ev, NULL) != 0)
+		tcp_fail(q, "event", ENOMEM);
+}
+
+static void tcp_read(struct outnet_query* q)
+{
+	for(;;) {
+		ssize_t r;
+		if(q->lengot < 2) {
+			r = recv(q->fd, q->lenbuf + q->lengot, 2 - q->lengot, 0);
+		} else {
+			if(!q->rbuf) {
+				q->rlen = rd16(q->lenbuf);
+				if(q->rlen < LDNS_HEADER_SIZE) {
+					tcp_fail(q, "read", EBADMSG);
+					return;
+				}
+				if(!(q->rbuf = malloc(q->rlen))) {
+					tcp_fail(q, "read", ENOMEM);
+					return;
+				}
+				q->rgot = 0;
+			}
+			r = recv(q->fd, q->rbuf + q->rgot, q->rlen - q->rgot, 0);
+		}
+		if(r < 0) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return;
+			tcp_fail(q, "read", errno);
+			return;
+		}
+		if(r == 0) {
+			tcp_fail(q, "read", 0);
+			return;
+		}
+		if(q->lengot < 2) {
+			q->lengot += (size_t)r;
+			continue;
+		}
+		q->rgot += (size_t)r;
+		if(q->rgot < q->rlen)
+			continue;
+		if(reply_matches(q, q->rbuf, q->rlen)) {
+			got_reply(q, q->rbuf, q->rlen);
+			return;
+		}
+		/* not ours: read the next message, if one comes in time */
+		q->o->stats.unwanted++;
+		free(q->rbuf);
+		q->rbuf = NULL;
+		q->lengot = 0;
+	}
+}
+
+static void tcp_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct outnet_query* q = arg;
+	(void)fd;
+	if(q->connecting && (ev & EV_WRITE)) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+		if(getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+			err = errno;
+		if(err == EINPROGRESS || err == EALREADY)
+			return;
+		if(err) {
+			tcp_fail(q, "connect", err);
+			return;
+		}
+		q->connecting = 0;
+	}
+	if(ev & EV_WRITE)
+		tcp_write(q);
+	else if(ev & EV_READ)
+		tcp_read(q);
+}
+
+static void timer_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct outnet_query* q = arg;
+	struct outside_network* o = q->o;
+	(void)fd; (void)ev;
+	switch(q->state) {
+	case Q_FAILED:
+		deliver(q, OUTNET_ERROR, NULL, 0, 0);
+		return;
+	case Q_WAIT_TCP:
+		/* a slot came free (zero timer), or the wait is over */
+		if(o->tcp_inuse < o->s.num_tcp && q->o->wait_tcp.head == q &&
+			ms_since(&q->sent) < q->timeout_ms) {
+			tcp_start(q);
+			return;
+		}
+		if(ms_since(&q->sent) < q->timeout_ms) {
+			timer_set(q, q->timeout_ms - ms_since(&q->sent));
+			return;
+		}
+		deliver(q, OUTNET_ERROR, NULL, 0, 0);
+		return;
+	case Q_WAIT_PORT:
+		deliver(q, OUTNET_ERROR, NULL, 0, 0);
+		return;
+	case Q_UDP:
+	case Q_TCP:
+		if(o->infra)
+			infra_rtt_update(o->infra, &q->addr, q->addrlen,
+				q->zone, q->zonelen, q->qtype, -1,
+				q->timeout_ms, time(NULL));
+		deliver(q, OUTNET_TIMEOUT, NULL, 0, 0);
+		return;
+	}
+}
+
+/* Retry the UDP queries waiting for a port, oldest first. */
+static void poll_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct outside_network* o = arg;
+	(void)fd; (void)ev;
+	while(o->wait_udp.head) {
+		struct outnet_query* q = o->wait_udp.head;
+		udp_start(q);
+		if(q->state == Q_WAIT_PORT)
+			break;   /* still none free */
+	}
+	if(o->wait_udp.head)
+		timer_after(o->poll, WAIT_POLL_MS);
+}
+
+/* ---- public ---- */
+
+static int parse_ifs(struct outside_network* o)
+{
+	const struct config_strlist* p;
+	int n = 0;
+	for(p = o->s.out_ifs; p; p = p->next)
+		n++;
+	if(n == 0)
+		return 1;
+	o->any_ifs = 1;
+	o->ifs4 = calloc((size_t)n, sizeof(*o->ifs4));
+	o->ifs6 = calloc((size_t)n, sizeof(*o->ifs6));
+	if(!o->ifs4 || !o->ifs6)
+		return 0;
+	for(p = o->s.out_ifs; p; p = p->next) {
+		struct sockaddr_storage a;
+		socklen_t len;
+		if(!ipstrtoaddr(p->str, 0, &a, &len)) {
+			log_err("cannot parse outgoing-interface: %s "
+				"(an address is needed)", p->str);
+			return 0;
+		}
+		if(a.ss_family == AF_INET)
+			o->ifs4[o->num_ifs4++] = a;
+		else	o->ifs6[o->num_ifs6++] = a;
+	}
+	return 1;
+}
+
+struct outside_network* outside_network_create(struct event_base* base,
+	const struct outnet_settings* s, struct port_pool* pool,
+	struct infra_cache* infra)
+{
+	struct outside_network* o = calloc(1, sizeof(*o));
+	if(!o) {
+		log_err("outside network: out of memory");
+		return NULL;
+	}
+	o->base = base;
+	o->s = *s;
+	o->s.out_ifs = NULL;       /* not kept: cfg may go */
+	o->s.donotquery = NULL;
+	if(o->s.num_tcp < 0)
+		o->s.num_tcp = 0;
+	if(o->s.max_waiting < 0)
+		o->s.max_waiting = 0;
+	o->pool = pool;
+	o->infra = infra;
+	o->s.out_ifs = s->out_ifs;
+	if(!parse_ifs(o))
+		goto fail;
+	o->s.out_ifs = NULL;
+	o->rnd = ub_initstate();
+	o->dq = donotq_create(s->donotquery, s->do_not_query_localhost);
+	o->udp_buf = malloc(UDP_BUF_SIZE);
+	o->poll = evtimer_new(base, poll_cb, o);
+	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll)
+		goto fail;
+	return o;
+fail:
+	log_err("could not create the outside network");
+	outside_network_delete(o);
+	return NULL;
+}
+
+void outside_network_delete(struct outside_network* o)
+{
+	if(!o)
+		return;
+	while(o->all)
+		query_free(o->all);
+	if(o->poll)
+		event_free(o->poll);
+	free(o->udp_buf);
+	donotq_delete(o->dq);
+	ub_randfree(o->rnd);
+	free(o->ifs4);
+	free(o->ifs6);
+	free(o);
+}
+
+enum outnet_refuse outnet_addr_refused(const struct outside_network* o,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	if(addr->ss_family == AF_INET && addrlen >= sizeof(struct sockaddr_in)) {
+		if(!o->s.do_ip4 || (o->any_ifs && !o->num_ifs4))
+			return OUTNET_REFUSE_FAMILY;
+	} else if(addr->ss_family == AF_INET6 &&
+		addrlen >= sizeof(struct sockaddr_in6)) {
+		if(!o->s.do_ip6 || (o->any_ifs && !o->num_ifs6))
+			return OUTNET_REFUSE_FAMILY;
+	} else	return OUTNET_REFUSE_FAMILY;
+	if(donotq_lookup(o->dq, addr, addrlen))
+		return OUTNET_REFUSE_DONOTQUERY;
+	return OUTNET_OK;
+}
+
+struct outnet_query* outnet_send(struct outside_network* o,
+	const struct outnet_request* req, outnet_cb_t cb, void* arg)
+{
+	struct outnet_query* q;
+	int edns_vs = 0, to = 0;
+	uint8_t known = 0;
+	if(outnet_addr_refused(o, &req->addr, req->addrlen) != OUTNET_OK) {
+		o->stats.refused++;
+		log_addr(VERB_ALGO, "outnet: refused to query",
+			&req->addr, req->addrlen);
+		return NULL;
+	}
+	if(!req->qname || req->qname_len == 0 ||
+		dname_valid(req->qname, req->qname_len) != req->qname_len ||
+		(req->zone && req->zonelen && (req->zonelen >
+		LDNS_MAX_DOMAINLEN + 1 || dname_valid(req->zone, req->zonelen)
+		!= req->zonelen)) || !cb)
+		return NULL;
+	if(o->wait_udp.num + o->wait_tcp.num >= o->s.max_waiting &&
+		(o->wait_udp.num || o->wait_tcp.num))
+		return NULL;   /* already a backlog: no unbounded queue */
+	if(!(q = calloc(1, sizeof(*q))))
+		return NULL;
+	q->o = o;
+	q->fd = -1;
+	q->port = -1;
+	q->state = Q_FAILED;
+	q->req = *req;
+	q->req.qname = NULL;
+	q->req.zone = NULL;
+	q->addr = req->addr;
+	q->addrlen = req->addrlen;
+	if(req->zone && req->zonelen) {
+		memcpy(q->zone, req->zone, req->zonelen);
+		q->zonelen = req->zonelen;
+	} else {
+		q->zone[0] = 0;
+		q->zonelen = 1;
+	}
+	q->qname_len = req->qname_len;
+	q->qtype = req->qtype;
+	q->qclass = req->qclass;
+	q->cb = cb;
+	q->cb_arg = arg;
+	q->timer = evtimer_new(o->base, timer_cb, q);
+	if(!q->timer) {
+		free(q);
+		return NULL;
+	}
+	q->all.next = o->all;
+	if(o->all)
+		o->all->all.prev = q;
+	o->all = q;
+	o->num_active++;
+	/* timeout and EDNS status from the infra cache */
+	to = 376;
+	if(o->infra && !infra_host(o->infra, &q->addr, q->addrlen, q->zone,
+		q->zonelen, time(NULL), &edns_vs, &known, &to)) {
+		query_free(q);
+		return NULL;
+	}
+	q->edns_known = known;
+	q->use_edns = req->edns && !(known && edns_vs == -1);
+	q->is_tcp = req->tcp || o->s.tcp_upstream;
+	q->timeout_ms = req->timeout_ms > 0 ? req->timeout_ms : to;
+	if(q->is_tcp)
+		q->timeout_ms = tcp_timeout_of(q, to);
+	build_packet(q, req->qname);
+	start_attempt(q);
+	return q;
+}
+
+void outnet_cancel(struct outnet_query* q)
+{
+	if(q)
+		query_free(q);
+}
+
+const struct outnet_stats* outnet_get_stats(const struct outside_network* o)
+{
+	return &o->stats;
+}
+
+int outnet_num_active(const struct outside_network* o)
+{
+	return o->num_active;
+}

@@ -1,0 +1,162 @@
+/* services/outside_network.h - queries to upstream servers, one
+ * outside_network per worker, on the worker's libevent base.
+ *
+ * UDP: every query gets its own socket bound to a random source port
+ * from the daemon-wide port pool (services/port_pool.h), connect()ed to
+ * the server when udp-connect is yes (the default), so the kernel drops
+ * datagrams from any other address or port. The 16-bit ID is random
+ * (util/random.h). A reply is accepted only when its ID and question
+ * (qname byte for byte, so the 0x20 case too, qtype, qclass) match; any
+ * other datagram is counted as unwanted and the query keeps waiting.
+ * TCP: 2-byte length framing, non-blocking connect, partial writes and
+ * reads, at most outgoing-num-tcp connections per worker, the rest wait.
+ * A query ends in exactly one callback (reply, timeout or error) unless
+ * it is cancelled; its socket is closed and its port returned then, so a
+ * late reply is dropped by the kernel.
+ *
+ * The infra cache (services/cache/infra.h) gives the timeout (rto) and
+ * EDNS status per server+zone; the outside network records the RTT of
+ * each reply, doubles the rto on a timeout (rtt_lost) and, with
+ * edns_fallback, learns which servers need queries without EDNS.
+ * Retries to other servers are the iterator's policy. */
+#ifndef SERVICES_OUTSIDE_NETWORK_H
+#define SERVICES_OUTSIDE_NETWORK_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "util/dname.h"
+
+struct event_base;
+struct config_file;
+struct config_strlist;
+struct port_pool;
+struct infra_cache;
+struct outside_network;
+struct outnet_query;
+struct donotq;
+
+/* ---- do-not-query addresses ---- */
+
+/* The do-not-query-address netblocks, plus 127.0.0.0/8 and ::1 when
+ * localhost is set (do-not-query-localhost, default yes). NULL (logged)
+ * on a bad netblock or out of memory. Immutable: may be shared. */
+struct donotq* donotq_create(const struct config_strlist* addrs,
+	int localhost);
+void donotq_delete(struct donotq* dq);
+/* 1 when addr is in one of the netblocks (must not be queried). */
+int donotq_lookup(const struct donotq* dq,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+
+/* ---- settings ---- */
+
+struct outnet_settings {
+	int udp_connect;           /* udp-connect (yes) */
+	int tcp_upstream;          /* tcp-upstream: all queries over TCP */
+	int num_tcp;               /* outgoing-num-tcp, per worker (10) */
+	int do_ip4, do_ip6;
+	int do_not_query_localhost;
+	const struct config_strlist* donotquery;   /* do-not-query-address */
+	const struct config_strlist* out_ifs;      /* outgoing-interface */
+	uint16_t edns_size;        /* advertised UDP size (edns-buffer-size) */
+	int tcp_timeout;           /* least TCP timeout, ms
+	                            * (tcp-auth-query-timeout, 3000) */
+	int max_waiting;           /* queries that may wait for a port or a
+	                            * TCP slot (num-queries-per-thread) */
+	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
+};
+
+/* Settings from the config (the pointers point into cfg: keep it until
+ * outside_network_create returned). */
+void outnet_settings_from_cfg(const struct config_file* cfg,
+	struct outnet_settings* s);
+
+/* ---- the per-worker engine ---- */
+
+/* pool and infra are the daemon's shared ones (infra may be NULL: no
+ * timeouts from, and no updates to, an infra cache). NULL (logged) on a
+ * bad outgoing-interface or do-not-query-address, or out of memory. */
+struct outside_network* outside_network_create(struct event_base* base,
+	const struct outnet_settings* s, struct port_pool* pool,
+	struct infra_cache* infra);
+/* Close every socket, return every port, free every query without
+ * calling callbacks. Not from inside a callback. NULL is fine. */
+void outside_network_delete(struct outside_network* o);
+
+/* Why a target may not be queried: 0 = it may. */
+enum outnet_refuse {
+	OUTNET_OK = 0,
+	OUTNET_REFUSE_DONOTQUERY,  /* do-not-query-address / localhost */
+	OUTNET_REFUSE_FAMILY,      /* do-ip4/do-ip6 no, no outgoing-interface
+	                            * of its family, or not IPv4/IPv6 */
+};
+/* The check the iterator calls before it picks a target. */
+enum outnet_refuse outnet_addr_refused(const struct outside_network* o,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+
+/* One query. The pointers need only be valid during outnet_send. */
+struct outnet_request {
+	struct sockaddr_storage addr;   /* the server, with port */
+	socklen_t addrlen;
+	const uint8_t* zone;      /* delegation point (infra key); NULL: root */
+	size_t zonelen;
+	const uint8_t* qname;     /* sent as is (0x20 case kept) */
+	size_t qname_len;
+	uint16_t qtype, qclass;
+	uint16_t flags;           /* header bits to set: RD, CD (others
+	                           * are ignored) */
+	int edns;                 /* add an OPT RR, unless the infra cache
+	                           * knows the server needs no EDNS */
+	int dnssec_ok;            /* DO bit in the OPT RR */
+	int tcp;                  /* TCP from the start */
+	int tcp_on_tc;            /* a TC=1 reply: redo over TCP here */
+	int edns_fallback;        /* FORMERR/NOTIMP to EDNS: redo without,
+	                           * record the result in the infra cache */
+	int timeout_ms;           /* 0: the infra rto (UDP); for TCP at
+	                           * least tcp_timeout */
+};
+
+enum outnet_result {
+	OUTNET_REPLY = 0,         /* pkt/len hold a matching reply */
+	OUTNET_TIMEOUT,           /* no matching reply in time */
+	OUTNET_ERROR              /* socket error, connection refused or
+	                           * closed, no port/TCP slot in time */
+};
+
+struct outnet_reply {
+	enum outnet_result result;
+	const uint8_t* pkt;       /* valid during the callback only */
+	size_t len;
+	int rtt_ms;               /* measured (reply only) */
+	int was_tcp;              /* the reply came over TCP */
+	int was_edns;             /* the query that got it had EDNS */
+	int timeout_ms;           /* the timeout the last attempt used */
+};
+
+/* Called once per query (not when cancelled). The query handle is
+ * invalid from the start of the call. The callback may send new queries
+ * and cancel other ones. */
+typedef void (*outnet_cb_t)(void* arg, const struct outnet_reply* r);
+
+/* Start a query. NULL when it cannot start: bad request, refused target
+ * (outnet_addr_refused), too many waiting, out of memory; the callback
+ * is then never called. The callback never runs inside outnet_send. */
+struct outnet_query* outnet_send(struct outside_network* o,
+	const struct outnet_request* req, outnet_cb_t cb, void* arg);
+/* Stop a query: no callback, socket closed, port returned. */
+void outnet_cancel(struct outnet_query* q);
+
+struct outnet_stats {
+	uint64_t sent_udp, sent_tcp;   /* packets sent (retries count) */
+	uint64_t replies, timeouts, errors;
+	uint64_t unwanted;        /* datagrams/messages that did not match */
+	uint64_t refused;         /* outnet_send refused the target */
+	uint64_t bind_retries;    /* random port was taken by someone else */
+	uint64_t waited;          /* queries that waited for a port/slot */
+	uint64_t tcp_on_tc;       /* redone over TCP after TC=1 */
+	uint64_t edns_fallbacks;  /* redone without EDNS */
+};
+const struct outnet_stats* outnet_get_stats(const struct outside_network* o);
+/* Queries started and not finished (including waiting ones). */
+int outnet_num_active(const struct outside_network* o);
+
+#endif
