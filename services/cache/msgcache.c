@@ -63,8 +63,8 @@ void msg_cache_delete(struct msg_cache* c)
 uint32_t msg_cache_hash(const struct msg_cache* c,
 	const struct query_info* qi)
 {
-	return msg_key_hash(c->seed, qi->qname, qi->qtype, qi->qclass,
-		msg_key_flags(qi));
+	return msg_key_hash(c->seed, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, msg_key_flags(qi));
 }
 
 /* Fresh while younger than its TTL; a clock that went back counts as
@@ -128,13 +128,13 @@ static size_t reply_from(const struct msg_entry* m,
 	/* RFC 6840 5.8: AD only for a client that asked with AD or DO */
 	if(!(qi->flags & FLAG_AD) && !qi->edns_do)
 		flags &= (uint16_t)~FLAG_AD;
-	msg_wr16(out, qi->id);
-	msg_wr16(out + 2, flags);
+	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	/* same name, same length: only the case differs */
 	memcpy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
 	if(age != 0) {
+		const uint16_t* off = m->ttl_off;  /* out cannot alias it */
 		for(i = 0; i < nttl; i++) {
-			uint8_t* p = out + m->ttl_off[i];
+			uint8_t* p = out + off[i];
 			msg_wr32(p, msg_rd32(p) - age);
 		}
 	}
@@ -158,7 +158,7 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, time_t now, uint8_t* out, size_t limit,
 	uint16_t edns_size)
 {
-	uint8_t key[MSG_KEY_MAX];
+	uint8_t key[MSG_KEY_BUF];
 	struct msg_entry* m;
 	size_t n = 0;
 	uint32_t age;
@@ -179,7 +179,7 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 struct msg_entry* msg_cache_lookup(struct msg_cache* c,
 	const struct query_info* qi, uint32_t hash, time_t now)
 {
-	uint8_t key[MSG_KEY_MAX];
+	uint8_t key[MSG_KEY_BUF];
 	struct msg_entry* m;
 	uint32_t age;
 	if(qi->qname_len == 0)
@@ -217,15 +217,16 @@ void msg_entry_question(const struct msg_entry* m, uint16_t* qtype,
 int msg_cache_remove(struct msg_cache* c, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass)
 {
-	uint8_t key[MSG_KEY_MAX];
+	uint8_t key[MSG_KEY_BUF], name[MSG_KEY_BUF];
 	size_t qlen = dname_valid(qname, LDNS_MAX_DOMAINLEN + 1);
 	int n = 0;
 	uint8_t f;
 	if(qlen == 0)
 		return 0;
+	memcpy(name, qname, qlen);  /* msg_key_make reads whole words */
 	for(f = 0; f <= (MSG_KEY_CD | MSG_KEY_DO); f++) {
-		size_t kl = msg_key_make(key, qname, qlen, qtype, qclass, f);
-		n += lruhash_remove(c->table, msg_key_hash(c->seed, qname,
+		size_t kl = msg_key_make(key, name, qlen, qtype, qclass, f);
+		n += lruhash_remove(c->table, msg_key_hash(c->seed, name, qlen,
 			qtype, qclass, f), key, (uint16_t)kl);
 	}
 	return n;

@@ -49,20 +49,19 @@ static inline uint8_t msg_key_flags(const struct query_info* qi)
 }
 
 /* key = lowercased qname, qtype, qclass, flag byte; returns its length.
- * key holds MSG_KEY_MAX bytes. */
+ * Works a word at a time: qname must be readable up to its length
+ * rounded up to 8 (query_info's 256-byte array is), and key must hold
+ * MSG_KEY_BUF bytes (the hash reads whole words too). */
+#define MSG_KEY_BUF (LDNS_MAX_DOMAINLEN + 1 + 8)
 static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf)
 {
 	size_t i;
 	uint64_t w;
-	for(i = 0; i + 8 <= qlen; i += 8) {
+	for(i = 0; i < qlen; i += 8) {
 		memcpy(&w, qname + i, 8);
 		w = msg_lower8(w);
 		memcpy(key + i, &w, 8);
-	}
-	for(; i < qlen; i++) {
-		uint8_t ch = qname[i];
-		key[i] = (uint8_t)((unsigned)(ch - 'A') < 26u ? ch | 0x20 : ch);
 	}
 	msg_wr16(key + qlen, qtype);
 	msg_wr16(key + qlen + 2, qclass);
@@ -70,18 +69,37 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 	return qlen + 5;
 }
 
-/* dname_hash (case-insensitive) mixed with the rest of the key; the
- * multiply moves entropy into the top bits, which pick the slab. */
+/* The hash of the key msg_key_make would make, without making it: the
+ * lowercased qname a word at a time (bytes past the name masked off),
+ * then the rest of the key. qname must be readable as msg_key_make
+ * says. The final multiply spreads entropy into the top bits, which
+ * pick the slab. */
 static inline uint32_t msg_key_hash(uint32_t seed, const uint8_t* qname,
-	uint16_t qtype, uint16_t qclass, uint8_t kf)
+	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf)
 {
-	uint64_t x = dname_hash(qname, seed);
-	x ^= ((uint64_t)qtype << 40) ^ ((uint64_t)qclass << 56) ^
-		((uint64_t)kf << 32);
-	x *= 0x9E3779B97F4A7C15ULL;
-	x ^= x >> 29;
-	x *= 0xBF58476D1CE4E5B9ULL;
-	return (uint32_t)(x >> 32);
+	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
+	uint64_t h = seed, w;
+	size_t i;
+	for(i = 0; i + 8 <= qlen; i += 8) {
+		memcpy(&w, qname + i, 8);
+		h = (h ^ msg_lower8(w)) * mul;
+		h ^= h >> 29;
+	}
+	if(i < qlen) {
+		unsigned garbage = 8 * (unsigned)(8 - (qlen - i));
+		memcpy(&w, qname + i, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w = w << garbage >> garbage;  /* name bytes are the low ones */
+#else
+		w = w >> garbage << garbage;
+#endif
+		h = (h ^ msg_lower8(w)) * mul;
+	}
+	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^
+		((uint64_t)kf << 16) ^ qlen;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	h ^= h >> 31;
+	return (uint32_t)(h >> 32);
 }
 
 #endif

@@ -183,8 +183,13 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	m->sets = sets;
 	m->tmpl = t;
 	m->stored = now;
-	msg_key_make(key, qi->qname, qi->qname_len, qi->qtype, qi->qclass,
-		msg_key_flags(qi));
+	{
+		/* made in a buffer: msg_key_make writes whole words */
+		uint8_t kbuf[MSG_KEY_BUF];
+		msg_key_make(kbuf, qi->qname, qi->qname_len, qi->qtype,
+			qi->qclass, msg_key_flags(qi));
+		memcpy(key, kbuf, keylen);
+	}
 	lruhash_entry_init(&m->lh, hash, key, (uint16_t)keylen,
 		alloc + MALLOC_OVERHEAD);
 	return lruhash_insert(c->table, &m->lh, NULL, NULL);

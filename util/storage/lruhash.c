@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One slab: a cache line of its own so slabs do not false-share. */
+/* One slab: a cache line of its own so slabs do not false-share. The
+ * lock is a spinlock: it is held for a bucket walk and a few pointer
+ * writes (frees happen after unlock), shorter than a mutex's own cost. */
 struct lruhash_slab {
-	_Alignas(64) pthread_mutex_t lock;
+	_Alignas(64) pthread_spinlock_t lock;
 	struct lruhash_entry** buckets;
 	size_t mask;          /* number of buckets - 1 (a power of two) */
 	size_t count;         /* entries linked in */
@@ -149,7 +151,7 @@ struct lruhash* lruhash_create(size_t num_slabs, size_t maxmem,
 		for(nb = INIT_BUCKETS; nb > 1 && bucket_bytes(nb) > s->max / 4;)
 			nb /= 2;
 		s->buckets = calloc(nb, sizeof(*s->buckets));
-		if(!s->buckets || pthread_mutex_init(&s->lock, NULL) != 0) {
+		if(!s->buckets || pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE) != 0) {
 			free(s->buckets);
 			t->num_slabs = i;
 			lruhash_delete(t);
@@ -174,7 +176,7 @@ void lruhash_delete(struct lruhash* t)
 			lruhash_release(t, e);
 		}
 		free(s->buckets);
-		pthread_mutex_destroy(&s->lock);
+		pthread_spin_destroy(&s->lock);
 	}
 	free(t->slabs);
 	free(t);
@@ -203,12 +205,12 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 		lruhash_release(t, e);
 		return 0;
 	}
-	pthread_mutex_lock(&s->lock);
+	pthread_spin_lock(&s->lock);
 	pp = find_link(s, e->hash, e->key, e->keylen);
 	if(*pp) {
 		struct lruhash_entry* old = *pp;
 		if(replace && !replace(old, e, arg)) {
-			pthread_mutex_unlock(&s->lock);
+			pthread_spin_unlock(&s->lock);
 			lruhash_release(t, e);
 			return 0;
 		}
@@ -231,7 +233,7 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 		v->bucket_next = dead;
 		dead = v;
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_spin_unlock(&s->lock);
 	release_chain(t, dead);
 	return 1;
 }
@@ -241,19 +243,21 @@ struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
 {
 	struct lruhash_slab* s = slab_of(t, hash);
 	struct lruhash_entry* e;
-	pthread_mutex_lock(&s->lock);
+	pthread_spin_lock(&s->lock);
 	e = *find_link(s, hash, key, keylen);
 	if(e) {
 		lruhash_ref(e);
 		/* At most (tick - lru_tick) entries went in front of it
 		 * since it was last moved: if that is within the front
-		 * eighth, leave the list (and its cache lines) alone. */
-		if(s->tick - e->lru_tick > (s->count >> 3)) {
+		 * half, leave the list (and its cache lines) alone. An
+		 * entry used once per count/2 moves is still never the
+		 * one evicted. */
+		if(s->tick - e->lru_tick > (s->count >> 1)) {
 			lru_unlink(s, e);
 			lru_front(s, e);
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_spin_unlock(&s->lock);
 	return e;
 }
 
@@ -262,12 +266,12 @@ int lruhash_remove(struct lruhash* t, uint32_t hash, const uint8_t* key,
 {
 	struct lruhash_slab* s = slab_of(t, hash);
 	struct lruhash_entry** pp, *e;
-	pthread_mutex_lock(&s->lock);
+	pthread_spin_lock(&s->lock);
 	pp = find_link(s, hash, key, keylen);
 	e = *pp;
 	if(e)
 		unlink_entry(s, pp, e);
-	pthread_mutex_unlock(&s->lock);
+	pthread_spin_unlock(&s->lock);
 	if(!e)
 		return 0;
 	lruhash_release(t, e);
@@ -280,7 +284,7 @@ size_t lruhash_walk(struct lruhash* t, lruhash_walk_func fn, void* arg)
 	for(i = 0; i < t->num_slabs; i++) {
 		struct lruhash_slab* s = &t->slabs[i];
 		struct lruhash_entry* dead = NULL;
-		pthread_mutex_lock(&s->lock);
+		pthread_spin_lock(&s->lock);
 		for(b = 0; b <= s->mask; b++) {
 			struct lruhash_entry** pp = &s->buckets[b];
 			while(*pp) {
@@ -293,7 +297,7 @@ size_t lruhash_walk(struct lruhash* t, lruhash_walk_func fn, void* arg)
 				} else	pp = &e->bucket_next;
 			}
 		}
-		pthread_mutex_unlock(&s->lock);
+		pthread_spin_unlock(&s->lock);
 		release_chain(t, dead);
 	}
 	return n;
@@ -315,9 +319,9 @@ size_t lruhash_get_mem(struct lruhash* t)
 {
 	size_t i, n = 0;
 	for(i = 0; i < t->num_slabs; i++) {
-		pthread_mutex_lock(&t->slabs[i].lock);
+		pthread_spin_lock(&t->slabs[i].lock);
 		n += t->slabs[i].used;
-		pthread_mutex_unlock(&t->slabs[i].lock);
+		pthread_spin_unlock(&t->slabs[i].lock);
 	}
 	return n;
 }
@@ -326,9 +330,9 @@ size_t lruhash_count(struct lruhash* t)
 {
 	size_t i, n = 0;
 	for(i = 0; i < t->num_slabs; i++) {
-		pthread_mutex_lock(&t->slabs[i].lock);
+		pthread_spin_lock(&t->slabs[i].lock);
 		n += t->slabs[i].count;
-		pthread_mutex_unlock(&t->slabs[i].lock);
+		pthread_spin_unlock(&t->slabs[i].lock);
 	}
 	return n;
 }

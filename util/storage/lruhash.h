@@ -3,7 +3,8 @@
  * caches).
  *
  * The table is split into N slabs (a power of two), chosen by the top
- * bits of the hash; each slab has its own mutex, buckets, LRU list and
+ * bits of the hash; each slab has its own lock (a spinlock: held only for a few pointer
+ * operations), buckets, LRU list and
  * byte count, and evicts from its LRU tail on insert until it is under
  * its share (maxmem / N) of the bound. Keys are byte strings compared
  * with memcmp: callers lowercase names before building a key.
@@ -85,7 +86,7 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 
 /* Find the entry with this key and take a reference to it; NULL if
  * none. Moves the entry to the LRU front unless it is already in the
- * front eighth of its slab's list (so a hot entry costs no writes). */
+ * front half of its slab's list (so a hot entry costs no writes). */
 struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
 	const uint8_t* key, uint16_t keylen);
 
