@@ -667,13 +667,13 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 		else	n = recvfrom(fd, o->udp_buf, UDP_BUF_SIZE, 0,
 				(struct sockaddr*)&from, &fromlen);
 		if(n < 0) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				return;
-			/* ICMP unreachable (ECONNREFUSED) and the like */
-			verbose(VERB_ALGO, "outgoing udp recv: %s",
-				strerror(errno));
-			deliver(q, OUTNET_ERROR, NULL, 0, 0);
+			/* An ICMP error (ECONNREFUSED, ...) is easy to forge
+			 * and must not end the query: as Unbound, wait for
+			 * the reply or the timeout. */
+			if(errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR)
+				verbose(VERB_ALGO, "outgoing udp recv: %s",
+					strerror(errno));
 			return;
 		}
 		if(!o->s.udp_connect && sockaddr_cmp(&from, fromlen, &q->addr,
@@ -973,6 +973,8 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	if(o->wait_udp.num + o->wait_tcp.num >= o->s.max_waiting &&
 		(o->wait_udp.num || o->wait_tcp.num))
 		return NULL;   /* already a backlog: no unbounded queue */
+	if((req->tcp || o->s.tcp_upstream) && o->s.num_tcp == 0)
+		return NULL;   /* outgoing-num-tcp: 0 means no TCP */
 	if(!(q = calloc(1, sizeof(*q))))
 		return NULL;
 	q->o = o;
