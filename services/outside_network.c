@@ -278,7 +278,10 @@ static void release_io(struct outnet_query* q)
 	 * zero timer so no callback nests here */
 	if(freed_tcp && o->wait_tcp.head)
 		timer_after(o->wait_tcp.head->timer, 0);
-	(void)freed_port;  /* the poll timer serves UDP waiters */
+	/* ports also come back from other threads: the poll timer runs
+	 * while there are UDP waiters; a port of ours serves them now */
+	if(freed_port && o->wait_udp.head)
+		timer_after(o->poll, 0);
 }
 
 /* Unlink and free; no callback. */
