@@ -1,0 +1,327 @@
+/* services/cache/rrset.c - the RRset cache: entries, the store rules
+ * (trust, no TTL extension without refresh), lookups and flushes. */
+#include "config.h"
+#include "services/cache/rrset.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define MALLOC_OVERHEAD 16  /* rough heap header, counted in the bound */
+#define KEY_TAIL 8          /* type, class, flags after the owner */
+#define MAX_RRS 65535       /* a packet cannot carry more */
+
+static void entry_free(struct lruhash_entry* e, void* arg)
+{
+	(void)arg;
+	free(e);
+}
+
+struct rrset_cache* rrset_cache_create(size_t maxmem, size_t slabs,
+	uint32_t min_ttl, uint32_t max_ttl)
+{
+	struct rrset_cache* c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->table = lruhash_create(slabs, maxmem, entry_free, NULL);
+	if(!c->table) {
+		free(c);
+		return NULL;
+	}
+	/* random: owner names whose hashes collide cannot be chosen */
+	if(getrandom(&c->seed, sizeof(c->seed), GRND_NONBLOCK) !=
+		(ssize_t)sizeof(c->seed))
+		c->seed = (uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL);
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
+	return c;
+}
+
+struct rrset_cache* rrset_cache_create_cfg(const struct config_file* cfg)
+{
+	return rrset_cache_create(cfg->rrset_cache_size,
+		cfg->rrset_cache_slabs > 0 ? (size_t)cfg->rrset_cache_slabs : 1,
+		cfg->min_ttl < 0 ? 0 : (uint32_t)cfg->min_ttl,
+		cfg->max_ttl < 0 ? 0 : (uint32_t)cfg->max_ttl);
+}
+
+void rrset_cache_delete(struct rrset_cache* c)
+{
+	if(!c)
+		return;
+	lruhash_delete(c->table);
+	free(c);
+}
+
+static void wr16(uint8_t* p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* key = lowercased owner, type, class, flags; returns its length. */
+static size_t make_key(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass, uint32_t flags)
+{
+	memcpy(key, name, len);
+	dname_tolower(key);
+	wr16(key + len, type);
+	wr16(key + len + 2, rclass);
+	wr16(key + len + 4, (uint16_t)(flags >> 16));
+	wr16(key + len + 6, (uint16_t)flags);
+	return len + KEY_TAIL;
+}
+
+static uint32_t key_hash(const struct rrset_cache* c, const uint8_t* name,
+	uint16_t type, uint16_t rclass, uint32_t flags)
+{
+	uint64_t h = dname_hash(name, c->seed);
+	h ^= ((uint64_t)type << 32) ^ ((uint64_t)rclass << 48) ^
+		((uint64_t)flags * 0x9E3779B97F4A7C15ULL);
+	h *= 0xBF58476D1CE4E5B9ULL;
+	h ^= h >> 31;
+	return (uint32_t)(h >> 32);
+}
+
+static uint32_t clamp_ttl(const struct rrset_cache* c, uint32_t ttl)
+{
+	if(ttl & 0x80000000U)  /* RFC 2181 8: as if zero */
+		ttl = 0;
+	if(ttl < c->min_ttl)
+		ttl = c->min_ttl;
+	if(ttl > c->max_ttl)
+		ttl = c->max_ttl;
+	return ttl;
+}
+
+/* A new entry holding a copy of rrset and sigs; NULL if malformed. */
+static struct rrset_entry* entry_new(const struct rrset_cache* c,
+	const struct packed_rrset* rrset, const struct packed_rrset* sigs,
+	uint32_t flags, enum rrset_trust trust, time_t now)
+{
+	size_t nsig = sigs ? sigs->count : 0, n = rrset->count + nsig, i;
+	size_t keylen = rrset->owner_len + KEY_TAIL, bytes = 0, alloc;
+	struct rrset_entry* e;
+	const uint8_t** rdp;
+	uint16_t* rdl;
+	uint8_t* key, *p;
+	uint32_t ttl = rrset->ttl;
+	if(rrset->count == 0 || n > MAX_RRS || !rrset->owner ||
+		dname_valid(rrset->owner, rrset->owner_len) != rrset->owner_len)
+		return NULL;
+	for(i = 0; i < n; i++) {
+		const struct packed_rrset* s = i < rrset->count ? rrset : sigs;
+		size_t k = i < rrset->count ? i : i - rrset->count;
+		if(!s->rdata[k] && s->rdlen[k] != 0)
+			return NULL;
+		bytes += s->rdlen[k];
+	}
+	if(sigs && nsig && sigs->ttl < ttl)
+		ttl = sigs->ttl;
+	alloc = sizeof(*e) + n * (sizeof(*rdp) + sizeof(*rdl)) + keylen +
+		bytes;
+	e = malloc(alloc);
+	if(!e)
+		return NULL;
+	rdp = (const uint8_t**)(e + 1);
+	rdl = (uint16_t*)(rdp + n);
+	key = (uint8_t*)(rdl + n);
+	p = key + keylen;
+	for(i = 0; i < n; i++) {
+		const struct packed_rrset* s = i < rrset->count ? rrset : sigs;
+		size_t k = i < rrset->count ? i : i - rrset->count;
+		rdl[i] = s->rdlen[k];
+		rdp[i] = p;
+		if(rdl[i])
+			memcpy(p, s->rdata[k], rdl[i]);
+		p += rdl[i];
+	}
+	make_key(key, rrset->owner, rrset->owner_len, rrset->type,
+		rrset->rclass, flags);
+	e->expire = now + (time_t)clamp_ttl(c, ttl);
+	e->flags = flags;
+	e->type = rrset->type;
+	e->rclass = rrset->rclass;
+	e->trust = (uint8_t)trust;
+	e->count = rrset->count;
+	e->rrsig_count = nsig;
+	e->owner = key;
+	e->owner_len = rrset->owner_len;
+	e->rdata = rdp;
+	e->rdlen = rdl;
+	lruhash_entry_init(&e->lh, key_hash(c, key, rrset->type,
+		rrset->rclass, flags), key, (uint16_t)keylen,
+		alloc + MALLOC_OVERHEAD);
+	return e;
+}
+
+static int same_data(const struct rrset_entry* a, const struct rrset_entry* b)
+{
+	size_t i;
+	if(a->count != b->count || a->rrsig_count != b->rrsig_count)
+		return 0;
+	for(i = 0; i < a->count + a->rrsig_count; i++)
+		if(a->rdlen[i] != b->rdlen[i] || memcmp(a->rdata[i],
+			b->rdata[i], a->rdlen[i]) != 0)
+			return 0;
+	return 1;
+}
+
+struct store_arg {
+	time_t now;
+	int can_refresh;
+	int kept;
+};
+
+/* The store rules, under the slab lock (see rrset_cache_store). */
+static int decide(const struct lruhash_entry* o, struct lruhash_entry* n,
+	void* arg)
+{
+	struct store_arg* a = arg;
+	const struct rrset_entry* old = (const struct rrset_entry*)o;
+	struct rrset_entry* new_e = (struct rrset_entry*)n;
+	if(old->expire <= a->now)
+		return 1;
+	if(new_e->trust < old->trust ||
+		(!a->can_refresh && new_e->trust == old->trust &&
+		same_data(old, new_e))) {
+		a->kept = 1;
+		return 0;
+	}
+	if(!a->can_refresh && new_e->expire > old->expire)
+		new_e->expire = old->expire;
+	return 1;
+}
+
+enum rrset_store_result rrset_cache_store(struct rrset_cache* c,
+	const struct packed_rrset* rrset, const struct packed_rrset* sigs,
+	uint32_t flags, enum rrset_trust trust, int can_refresh, time_t now)
+{
+	struct store_arg a;
+	struct rrset_entry* e = entry_new(c, rrset, sigs, flags, trust, now);
+	if(!e)
+		return RRSET_NOT_STORED;
+	if(e->expire <= now) {  /* TTL 0: nothing to keep */
+		free(e);
+		return RRSET_NOT_STORED;
+	}
+	a.now = now;
+	a.can_refresh = can_refresh;
+	a.kept = 0;
+	if(lruhash_insert(c->table, &e->lh, decide, &a))
+		return RRSET_STORED;
+	return a.kept ? RRSET_KEPT_OLD : RRSET_NOT_STORED;
+}
+
+struct rrset_entry* rrset_cache_lookup(struct rrset_cache* c,
+	const uint8_t* name, uint16_t type, uint16_t rclass, uint32_t flags,
+	time_t now)
+{
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
+	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
+	struct rrset_entry* e;
+	if(len == 0)
+		return NULL;
+	kl = make_key(key, name, len, type, rclass, flags);
+	e = (struct rrset_entry*)lruhash_lookup(c->table, key_hash(c, key,
+		type, rclass, flags), key, (uint16_t)kl);
+	if(e && e->expire <= now) {
+		lruhash_release(c->table, &e->lh);
+		return NULL;
+	}
+	return e;
+}
+
+void rrset_cache_release(struct rrset_cache* c, struct rrset_entry* e)
+{
+	if(e)
+		lruhash_release(c->table, &e->lh);
+}
+
+struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
+	const uint8_t* qname, uint16_t qclass, time_t now)
+{
+	const uint8_t* n = qname;
+	if(dname_valid(qname, LDNS_MAX_DOMAINLEN + 1) == 0)
+		return NULL;
+	for(;;) {
+		struct rrset_entry* e = rrset_cache_lookup(c, n, TYPE_NS,
+			qclass, 0, now);
+		if(e)
+			return e;
+		if(n[0] == 0)
+			return NULL;
+		n = dname_remove_label(n);
+	}
+}
+
+void rrset_entry_view(const struct rrset_entry* e, time_t now,
+	struct packed_rrset* rr, struct packed_rrset* sigs)
+{
+	uint32_t ttl = e->expire > now ? (uint32_t)(e->expire - now) : 0;
+	rr->owner = e->owner;
+	rr->owner_len = e->owner_len;
+	rr->type = e->type;
+	rr->rclass = e->rclass;
+	rr->ttl = ttl;
+	rr->count = e->count;
+	rr->rdata = e->rdata;
+	rr->rdlen = e->rdlen;
+	if(sigs) {
+		*sigs = *rr;
+		sigs->type = TYPE_RRSIG;
+		sigs->count = e->rrsig_count;
+		sigs->rdata = e->rdata + e->count;
+		sigs->rdlen = e->rdlen + e->count;
+	}
+}
+
+int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
+	uint16_t type, uint16_t rclass, uint32_t flags)
+{
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
+	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
+	if(len == 0)
+		return 0;
+	kl = make_key(key, name, len, type, rclass, flags);
+	return lruhash_remove(c->table, key_hash(c, key, type, rclass, flags),
+		key, (uint16_t)kl);
+}
+
+static int under_zone(struct lruhash_entry* e, void* arg)
+{
+	return dname_subdomain_c(e->key, (const uint8_t*)arg);
+}
+
+size_t rrset_cache_flush_zone(struct rrset_cache* c, const uint8_t* zone)
+{
+	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
+		return 0;
+	return lruhash_walk(c->table, under_zone, (void*)zone);
+}
+
+void rrset_cache_flush_all(struct rrset_cache* c)
+{
+	lruhash_clear(c->table);
+}
+
+struct walk_arg {
+	int (*fn)(struct rrset_entry* e, void* arg);
+	void* arg;
+};
+
+static int walk_one(struct lruhash_entry* e, void* arg)
+{
+	struct walk_arg* w = arg;
+	return w->fn((struct rrset_entry*)e, w->arg);
+}
+
+size_t rrset_cache_walk(struct rrset_cache* c,
+	int (*fn)(struct rrset_entry* e, void* arg), void* arg)
+{
+	struct walk_arg w;
+	w.fn = fn;
+	w.arg = arg;
+	return lruhash_walk(c->table, walk_one, &w);
+}
