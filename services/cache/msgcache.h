@@ -58,7 +58,7 @@ struct msg_entry {
 	const uint16_t* ttl_off;            /* ascending */
 	const struct msg_rrset_end* sets;   /* in packet order */
 	const uint8_t* tmpl;
-	/* the arrays, the key (lh.key) and the template follow */
+	/* the key (lh.key), TTL offsets, template and RRset ends follow */
 };
 
 /* Create with a byte bound and slab count (power of two) and the TTL

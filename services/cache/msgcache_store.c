@@ -12,6 +12,7 @@
 #define TYPE_TSIG 250
 /* Rough malloc header, so the bound counts what the heap really uses. */
 #define MALLOC_OVERHEAD 16
+#define EVEN(n) (((n) + 1) & ~(size_t)1)
 
 /* The RRset being grouped: consecutive RRs with one owner, class and
  * type, with the RRSIGs that cover that type following them. */
@@ -165,15 +166,18 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	if(total > len / 11)  /* an RR takes at least 11 bytes */
 		return 0;
 	keylen = qi->qname_len + 5;
-	alloc = sizeof(*m) + total * (sizeof(*ttl_off) + sizeof(*sets)) +
-		keylen + len;
+	/* Hit-path order, for the cache lines and the prefetcher: struct,
+	 * key, TTL offsets, template; RRset ends (for truncation) last.
+	 * Key and template are padded to even for the uint16_t arrays. */
+	alloc = sizeof(*m) + EVEN(keylen) + total * sizeof(*ttl_off) +
+		EVEN(len) + total * sizeof(*sets);
 	m = malloc(alloc);
 	if(!m)
 		return 0;
-	ttl_off = (uint16_t*)(m + 1);
-	sets = (struct msg_rrset_end*)(ttl_off + total);
-	key = (uint8_t*)(sets + total);
-	t = key + keylen;
+	key = (uint8_t*)(m + 1);
+	ttl_off = (uint16_t*)(key + EVEN(keylen));
+	t = (uint8_t*)(ttl_off + total);
+	sets = (struct msg_rrset_end*)(t + EVEN(len));
 	memcpy(t, reply, len);
 	if(!build_template(c, qi, t, len, m, ttl_off, sets) || m->ttl == 0) {
 		free(m);

@@ -3,10 +3,10 @@
  * caches).
  *
  * The table is split into N slabs (a power of two), chosen by the top
- * bits of the hash; each slab has its own lock (a spinlock: held only for a few pointer
- * operations), buckets, LRU list and
- * byte count, and evicts from its LRU tail on insert until it is under
- * its share (maxmem / N) of the bound. Keys are byte strings compared
+ * bits of the hash; each slab has its own lock (a spinlock: it is held
+ * for a few pointer operations only), buckets, LRU list and byte count,
+ * and evicts from its LRU tail on insert until it is under its share
+ * (maxmem / N) of the bound. Keys are byte strings compared
  * with memcmp: callers lowercase names before building a key.
  *
  * Entries are reference counted. The table holds one reference while an
