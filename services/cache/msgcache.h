@@ -97,7 +97,7 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
  * clamped to [cache-min-ttl, cache-max-ttl]; the entry's TTL is the
  * least of them (MSG_NORR_TTL with no records). Replaces an older entry.
  * Returns 1 if stored, 0 if not (malformed, TTL 0, too large for the
- * cache, no memory). */
+ * cache, no memory, hash not msg_cache_hash(c, qi)). */
 int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now);
 

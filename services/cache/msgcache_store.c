@@ -161,6 +161,9 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint8_t* key, *t;
 	if(qi->qname_len == 0 || len < LDNS_HEADER_SIZE || len > 65535)
 		return 0;
+	/* a wrong hash would store an entry no lookup finds */
+	if(hash != msg_cache_hash(c, qi))
+		return 0;
 	total = (size_t)msg_rd16(reply + 6) + msg_rd16(reply + 8) +
 		msg_rd16(reply + 10);
 	if(total > len / 11)  /* an RR takes at least 11 bytes */

@@ -468,6 +468,8 @@ static void test_bad_stores(void** state)
 	other.qtype = TYPE_AAAA;
 	assert_int_equal(msg_cache_store(c, &other, msg_cache_hash(c, &other),
 		buf, n, T0), 0);
+	/* a hash that is not the key's */
+	assert_int_equal(msg_cache_store(c, &qi, h + 1, buf, n, T0), 0);
 	/* counts larger than the packet can hold */
 	memcpy(bad, buf, n);
 	bad[6] = 0xff;
