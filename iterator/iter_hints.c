@@ -1,0 +1,208 @@
+/* iterator/iter_hints.c - root hints file and stub/forward zones. */
+#include "config.h"
+#include "iterator/iter_hints.h"
+#include "iterator/delegpt.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include "util/net_help.h"
+#include <ldns/ldns.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct delegpt* hints_read_file(const char* fname)
+{
+	FILE* in = fopen(fname, "r");
+	ldns_rr_list* ns, *addrs;
+	ldns_rdf* origin = NULL, *prev = NULL;
+	uint32_t ttl = 3600;
+	int line = 1;
+	struct delegpt* dp = NULL;
+	static const uint8_t root[1] = { 0 };
+	if(!in) {
+		log_err("cannot open root-hints file %s: %s", fname,
+			strerror(errno));
+		return NULL;
+	}
+	ns = ldns_rr_list_new();
+	addrs = ldns_rr_list_new();
+	if(!ns || !addrs)
+		goto done;
+	while(!feof(in)) {
+		ldns_rr* rr = NULL;
+		ldns_status s = ldns_rr_new_frm_fp_l(&rr, in, &ttl, &origin,
+			&prev, &line);
+		if(s == LDNS_STATUS_SYNTAX_EMPTY || s == LDNS_STATUS_SYNTAX_TTL
+			|| s == LDNS_STATUS_SYNTAX_ORIGIN)
+			continue;
+		if(s != LDNS_STATUS_OK) {
+			log_err("root-hints %s:%d: %s", fname, line,
+				ldns_get_errorstr_by_id(s));
+			goto done;
+		}
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS) {
+			if(!ldns_rr_list_push_rr(ns, rr))
+				ldns_rr_free(rr);
+		} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A ||
+			ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA) {
+			if(!ldns_rr_list_push_rr(addrs, rr))
+				ldns_rr_free(rr);
+		} else
+			ldns_rr_free(rr);
+	}
+	dp = delegpt_from_rrs(root, ns, addrs, NULL, 53);
+	if(!dp)
+		log_err("root-hints %s: no NS records for the root", fname);
+	else if(dp->num_addr == 0) {
+		log_err("root-hints %s: no addresses for the root servers",
+			fname);
+		delegpt_free(dp);
+		dp = NULL;
+	}
+done:
+	ldns_rr_list_deep_free(ns);
+	ldns_rr_list_deep_free(addrs);
+	ldns_rdf_deep_free(origin);
+	ldns_rdf_deep_free(prev);
+	fclose(in);
+	return dp;
+}
+
+/* One stub-zone: or forward-zone: clause to a hint. */
+static struct iter_hint* hint_from_stub(const struct config_stub* s,
+	int is_forward)
+{
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	struct iter_hint* h;
+	struct config_strlist* p;
+	const char* what = is_forward ? "forward-zone" : "stub-zone";
+	if(!s->name || !dname_from_str(s->name, name)) {
+		log_err("%s: bad name '%s'", what, s->name ? s->name : "");
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if(!h || !(h->dp = delegpt_create(name))) {
+		free(h);
+		log_err("out of memory");
+		return NULL;
+	}
+	h->is_forward = is_forward;
+	h->prime = s->isprime;
+	h->first = s->isfirst;
+	for(p = s->hosts; p; p = p->next) {
+		uint8_t host[LDNS_MAX_DOMAINLEN + 1];
+		if(!dname_from_str(p->str, host) ||
+			delegpt_add_ns(h->dp, host) < 0) {
+			log_err("%s %s: bad host name '%s'", what, s->name,
+				p->str);
+			goto fail;
+		}
+	}
+	for(p = s->addrs; p; p = p->next) {
+		struct sockaddr_storage a;
+		socklen_t len;
+		char ip[256], *hash;
+		/* "IP[@port][#tls-name]": the tls name is not used yet */
+		snprintf(ip, sizeof(ip), "%s", p->str);
+		if((hash = strchr(ip, '#')) != NULL)
+			*hash = 0;
+		if(!extstrtoaddr(ip, 53, &a, &len) ||
+			!delegpt_add_addr(h->dp, &a, len)) {
+			log_err("%s %s: bad address '%s'", what, s->name,
+				p->str);
+			goto fail;
+		}
+	}
+	if(h->dp->num_ns == 0 && h->dp->num_addr == 0) {
+		log_err("%s %s: no hosts or addresses", what, s->name);
+		goto fail;
+	}
+	return h;
+fail:
+	delegpt_free(h->dp);
+	free(h);
+	return NULL;
+}
+
+struct iter_hints* hints_create(const struct config_file* cfg)
+{
+	struct iter_hints* h = calloc(1, sizeof(*h));
+	struct config_strlist* rh, *last = NULL;
+	const struct config_stub* s;
+	int fwd;
+	if(!h) {
+		log_err("out of memory");
+		return NULL;
+	}
+	for(rh = cfg->root_hints; rh; rh = rh->next)
+		last = rh;
+	if(last && last->str && last->str[0]) {
+		struct iter_hint* r = calloc(1, sizeof(*r));
+		if(!r) {
+			hints_delete(h);
+			return NULL;
+		}
+		r->dp = hints_read_file(last->str);
+		if(!r->dp) {
+			free(r);
+			hints_delete(h);
+			return NULL;
+		}
+		r->is_root = 1;
+		r->prime = 1;
+		r->next = h->list;
+		h->list = r;
+		h->root = r;
+	} else
+		log_err("no root-hints configured (built-in hints not "
+			"available yet)");
+	for(fwd = 0; fwd < 2; fwd++) {
+		for(s = fwd ? cfg->forwards : cfg->stubs; s; s = s->next) {
+			struct iter_hint* x = hint_from_stub(s, fwd);
+			if(!x) {
+				hints_delete(h);
+				return NULL;
+			}
+			x->next = h->list;
+			h->list = x;
+			/* a stub or forward for "." replaces the root */
+			if(x->dp->namelen == 1)
+				h->root = x;
+		}
+	}
+	return h;
+}
+
+void hints_delete(struct iter_hints* h)
+{
+	struct iter_hint* x, *n;
+	if(!h)
+		return;
+	for(x = h->list; x; x = n) {
+		n = x->next;
+		delegpt_free(x->dp);
+		free(x);
+	}
+	free(h);
+}
+
+const struct iter_hint* hints_lookup(const struct iter_hints* h,
+	const uint8_t* qname)
+{
+	const struct iter_hint* x, *best = NULL;
+	int bestlabs = -1;
+	for(x = h->list; x; x = x->next) {
+		int labs;
+		if(!dname_subdomain_c(qname, x->dp->name))
+			continue;
+		labs = dname_count_labels(x->dp->name);
+		/* on a tie, a later clause (nearer the list head) wins */
+		if(labs > bestlabs) {
+			best = x;
+			bestlabs = labs;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,48 @@
+/* iterator/iter_hints.h - where iteration starts: the root hints read
+ * from the root-hints: file (there are no built-in hints yet: without
+ * the option the resolver has no root and answers SERVFAIL), and the
+ * stub-zone: and forward-zone: clauses. Built once per config snapshot,
+ * immutable after, so all workers may share it. */
+#ifndef ITERATOR_ITER_HINTS_H
+#define ITERATOR_ITER_HINTS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct config_file;
+struct delegpt;
+
+/* One configured starting point. */
+struct iter_hint {
+	struct iter_hint* next;
+	struct delegpt* dp;     /* zone, NS names, addresses (with port) */
+	int is_forward;         /* forward-zone: send RD=1, take the answer */
+	int is_root;            /* from root-hints: (prime before use) */
+	int prime;              /* stub-prime: yes */
+	int first;              /* stub-first / forward-first */
+};
+
+struct iter_hints {
+	struct iter_hint* list; /* deepest first is not guaranteed: lookup
+	                         * picks the longest match */
+	struct iter_hint* root; /* NULL: no root-hints configured */
+};
+
+/* Read the hints from cfg: root-hints: files (the last one given wins,
+ * as Unbound), stub-zone: and forward-zone: clauses (stub-addr /
+ * forward-addr "IP[@port]", stub-host / forward-host names to look up).
+ * Logs and returns NULL on an unreadable file or bad entry. Without
+ * root-hints: logs "no root-hints configured (built-in hints not
+ * available yet)" once and has no root. */
+struct iter_hints* hints_create(const struct config_file* cfg);
+void hints_delete(struct iter_hints* h);
+
+/* Read a root hints file: NS records for "." and A/AAAA for their
+ * names (other records ignored). NULL (logged) on error or no NS. */
+struct delegpt* hints_read_file(const char* fname);
+
+/* The configured starting point closest to qname (longest zone that
+ * qname is at or under), or NULL when none (no root hints). */
+const struct iter_hint* hints_lookup(const struct iter_hints* h,
+	const uint8_t* qname);
+
+#endif

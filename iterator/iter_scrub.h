@@ -1,0 +1,51 @@
+/* iterator/iter_scrub.h - make an upstream reply safe to use before
+ * anything in it is believed (Unbound's scrubber, simplified):
+ *
+ * - the reply must be a QUERY response (QR=1) to our question: one
+ *   question with the qname (case-insensitive), qtype and qclass sent;
+ *   else it is thrown away whole;
+ * - every record must be in the class asked and under the zone of the
+ *   server that was asked (its bailiwick); others are dropped;
+ * - answer: only the chain from the qname is kept: a CNAME at the
+ *   current name moves it to the target, a DNAME above it is kept with
+ *   the CNAME synthesized from it (a server's own CNAME for that name is
+ *   replaced by the synthesized one), the records of qtype at the final
+ *   name end it; RRSIGs of kept sets are kept, everything else goes;
+ * - authority: NS and SOA only at the final name or one of its parents
+ *   (one owner each), DS/NSEC/NSEC3/RRSIG under the zone; nothing else;
+ *   with a positive answer, the SOA goes;
+ * - additional: only A/AAAA for names that a kept NS record (authority,
+ *   or the answer to an NS query) names; the rest goes (a poisoning
+ *   attempt for a name the server is not authoritative for ends here).
+ *
+ * Work is bounded by the packet (at most 65535 bytes of records). */
+#ifndef ITERATOR_ITER_SCRUB_H
+#define ITERATOR_ITER_SCRUB_H
+#include <stddef.h>
+#include <stdint.h>
+#include <ldns/ldns.h>
+
+struct scrub_result {
+	/* The name the answer chain ends at (the qname if no CNAME/DNAME). */
+	uint8_t sname[LDNS_MAX_DOMAINLEN + 1];
+	size_t snamelen;
+	int final_found;     /* records of qtype at sname in the answer */
+	int chain_len;       /* CNAMEs (incl. synthesized) kept */
+	int removed;         /* records dropped */
+	int dname_too_long;  /* a DNAME made a name over 255 (YXDOMAIN) */
+};
+
+enum scrub_status {
+	SCRUB_OK = 0,
+	SCRUB_BAD_QUESTION,  /* no/other question, not a response, opcode */
+	SCRUB_NOMEM
+};
+
+/* Scrub pkt in place for the question (qname wire, qtype, qclass) sent
+ * to a server of zone (wire). Records are removed from pkt's sections
+ * (and freed); synthesized CNAMEs are inserted. */
+enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
+	struct scrub_result* res);
+
+#endif

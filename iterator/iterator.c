@@ -1,0 +1,703 @@
+/* iterator/iterator.c - iterative resolution of one query (see the
+ * header for the steps and limits). */
+#include "config.h"
+#include "iterator/iterator.h"
+#include "iterator/delegpt.h"
+#include "iterator/iter_hints.h"
+#include "iterator/iter_scrub.h"
+#include "services/mesh.h"
+#include "services/outside_network.h"
+#include "services/cache/infra.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include "util/msgencode.h"
+#include "util/msgparse.h"
+#include "util/net_help.h"
+#include "util/random.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void log_name(int level, const char* what, const uint8_t* name,
+	uint16_t qtype)
+{
+	char buf[1024];
+	if((int)verbosity < level)
+		return;
+	dname_to_str(name, buf, sizeof(buf));
+	verbose(level, "%s %s type %d", what, buf, (int)qtype);
+}
+
+void iter_env_clear(struct iter_env* env)
+{
+	delegpt_free(env->primed_root);
+	env->primed_root = NULL;
+	env->primed_until = 0;
+}
+
+int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
+	int is_priming, int depth, struct iter_budget* budget)
+{
+	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
+	memset(iq, 0, sizeof(*iq));
+	if(n == 0)
+		return 0;
+	iq->ms = ms;
+	memcpy(iq->qname, qname, n);
+	dname_tolower(iq->qname);
+	iq->qname_len = n;
+	memcpy(iq->sname, iq->qname, n);
+	iq->snamelen = n;
+	iq->qtype = qtype;
+	iq->qclass = qclass;
+	iq->is_priming = is_priming;
+	iq->depth = depth;
+	iq->state = ITER_INIT;
+	iq->rcode = RCODE_SERVFAIL;
+	if(budget) {
+		budget->refs++;
+		iq->budget = budget;
+	} else {
+		iq->budget = calloc(1, sizeof(*iq->budget));
+		if(!iq->budget)
+			return 0;
+		iq->budget->refs = 1;
+	}
+	iq->answer = ldns_rr_list_new();
+	if(!iq->answer) {
+		iter_qstate_clear(iq);
+		return 0;
+	}
+	return 1;
+}
+
+void iter_qstate_clear(struct iter_qstate* iq)
+{
+	if(iq->outq) {
+		outnet_cancel(iq->outq);
+		iq->outq = NULL;
+	}
+	delegpt_free(iq->dp);
+	iq->dp = NULL;
+	if(iq->budget && --iq->budget->refs == 0)
+		free(iq->budget);
+	iq->budget = NULL;
+	ldns_rr_list_deep_free(iq->answer);
+	ldns_rr_list_deep_free(iq->authority);
+	ldns_rr_list_deep_free(iq->additional);
+	iq->answer = iq->authority = iq->additional = NULL;
+}
+
+/* Finish with rcode (the result lists are as collected so far). */
+static void iter_done(struct iter_qstate* iq, int rcode)
+{
+	iq->rcode = rcode;
+	iq->state = ITER_DONE;
+	if(iq->outq) {
+		outnet_cancel(iq->outq);
+		iq->outq = NULL;
+	}
+}
+
+static void iter_fail(struct iter_qstate* iq, const char* why)
+{
+	log_name(VERB_QUERY, why, iq->qname, iq->qtype);
+	ldns_rr_list_deep_free(iq->authority);
+	iq->authority = NULL;
+	iter_done(iq, RCODE_SERVFAIL);
+}
+
+static void set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
+{
+	delegpt_free(iq->dp);
+	iq->dp = dp;
+	iq->dp_forward = fwd;
+	iq->dp_targets = 0;
+	iq->dp_nx = 0;
+	iq->sent_to = NULL;
+}
+
+/* ITER_INIT: the closest starting point for sname. Returns 0 when the
+ * state must wait (priming) or is done. */
+static int iter_init(struct iter_env* env, struct iter_qstate* iq)
+{
+	const struct iter_hint* h;
+	struct delegpt* dp;
+	time_t now = time(NULL);
+	if(iq->restarts > ITER_MAX_RESTARTS) {
+		iter_fail(iq, "too many CNAME restarts for");
+		return 0;
+	}
+	h = env->hints ? hints_lookup(env->hints, iq->sname) : NULL;
+	if(!h) {
+		log_err("no root-hints configured (built-in hints not "
+			"available yet)");
+		iter_fail(iq, "no delegation point for");
+		return 0;
+	}
+	if(h->is_root && !iq->is_priming) {
+		if(!env->primed_root || now >= env->primed_until) {
+			if(iq->prime_failed) {
+				iter_fail(iq, "root priming failed for");
+				return 0;
+			}
+			if(!mesh_attach_sub(env->mesh, iq->ms,
+				(const uint8_t*)"", TYPE_NS, CLASS_IN, 1)) {
+				iter_fail(iq, "cannot prime the root for");
+				return 0;
+			}
+			iq->outstanding_subs++;
+			iq->state = ITER_PRIME_WAIT;
+			return 0;
+		}
+		dp = delegpt_copy(env->primed_root);
+	} else
+		dp = delegpt_copy(h->dp);
+	if(!dp) {
+		iter_fail(iq, "out of memory for");
+		return 0;
+	}
+	set_dp(iq, dp, h->is_forward);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
+/* The usable address to send to next, by RTT: addresses not tried yet
+ * first, then the fastest band, random inside the band. NULL if none. */
+static struct delegpt_addr* select_addr(struct iter_env* env,
+	struct iter_qstate* iq)
+{
+	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
+	int rtts[DELEGPT_MAX_ADDR], n = 0, i, best = -1, inband = 0;
+	int min_attempts = ITER_MAX_ATTEMPTS;
+	time_t now = time(NULL);
+	for(a = iq->dp->addrs; a; a = a->next) {
+		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
+		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS)
+			continue;
+		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
+			!= OUTNET_OK) {
+			a->dead = 1;
+			continue;
+		}
+		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
+			a->addrlen, iq->dp->name, iq->dp->namelen, iq->qtype,
+			&lame, &dlame, &rlame, &rtt, now)) {
+			if(lame || rlame) {
+				a->dead = 1;
+				continue;
+			}
+		} else
+			rtt = env->unknown_rtt;
+		if(a->attempts < min_attempts)
+			min_attempts = a->attempts;
+		cand[n] = a;
+		rtts[n] = rtt;
+		n++;
+	}
+	for(i = 0; i < n; i++)
+		if(cand[i]->attempts == min_attempts &&
+			(best < 0 || rtts[i] < best))
+			best = rtts[i];
+	if(best < 0)
+		return NULL;
+	for(i = 0; i < n; i++)
+		if(cand[i]->attempts == min_attempts &&
+			rtts[i] <= best + ITER_RTT_BAND)
+			inband++;
+	inband = (int)ub_random_max(env->rnd, (uint32_t)inband);
+	for(i = 0; i < n; i++)
+		if(cand[i]->attempts == min_attempts &&
+			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0)
+			return cand[i];
+	return NULL;
+}
+
+static int send_query(struct iter_env* env, struct iter_qstate* iq,
+	struct delegpt_addr* a)
+{
+	struct outnet_request req;
+	memset(&req, 0, sizeof(req));
+	memcpy(&req.addr, &a->addr, a->addrlen);
+	req.addrlen = a->addrlen;
+	req.zone = iq->dp->name;
+	req.zonelen = iq->dp->namelen;
+	req.qname = iq->sname;
+	req.qname_len = iq->snamelen;
+	req.qtype = iq->qtype;
+	req.qclass = iq->qclass;
+	req.flags = iq->dp_forward ? FLAG_RD : 0;
+	req.edns = 1;
+	req.tcp_on_tc = 1;
+	req.edns_fallback = 1;
+	a->attempts++;
+	iq->outq = outnet_send(env->outnet, &req, mesh_outnet_reply, iq->ms);
+	if(!iq->outq) {
+		a->dead = 1;
+		return 0;
+	}
+	iq->sent_to = a;
+	iq->budget->sent++;
+	env->stats.sent++;
+	if(verbosity >= VERB_ALGO) {
+		char ip[64], n[1024], z[1024];
+		addr_to_str(&a->addr, a->addrlen, ip, sizeof(ip));
+		dname_to_str(iq->sname, n, sizeof(n));
+		dname_to_str(iq->dp->name, z, sizeof(z));
+		verbose(VERB_ALGO, "sending %s type %d to %s (zone %s)", n,
+			(int)iq->qtype, ip, z);
+	}
+	return 1;
+}
+
+/* Start lookups for NS names without addresses. Returns how many. */
+static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_ns* ns;
+	int started = 0;
+	if(iq->dp_forward || iq->depth + 1 > ITER_MAX_DEPTH)
+		return 0;
+	for(ns = iq->dp->nslist; ns && started < ITER_TARGETS_AT_ONCE;
+		ns = ns->next) {
+		int t, n = 0;
+		if(ns->got4 || ns->got6 || ns->failed ||
+			!((env->do_ip4 && !ns->lookup4) ||
+			(env->do_ip6 && !ns->lookup6)))
+			continue;
+		if(iq->dp_targets >= ITER_MAX_TARGETS_DP ||
+			iq->budget->targets >= ITER_MAX_TARGETS ||
+			iq->dp_nx >= ITER_MAX_NX_TARGETS) {
+			log_name(VERB_ALGO, "target lookup limit reached for",
+				iq->qname, iq->qtype);
+			break;
+		}
+		for(t = 0; t < 2; t++) {
+			int* flag = t == 0 ? &ns->lookup4 : &ns->lookup6;
+			int fam = t == 0 ? env->do_ip4 : env->do_ip6;
+			if(*flag || !fam)
+				continue;
+			*flag = 1;
+			if(!mesh_attach_sub(env->mesh, iq->ms, ns->name,
+				t == 0 ? TYPE_A : TYPE_AAAA, iq->qclass, 0))
+				continue;
+			iq->outstanding_subs++;
+			n++;
+		}
+		if(n == 0) {
+			/* a cycle or a limit: this name cannot be used */
+			ns->failed = 1;
+			continue;
+		}
+		started += n;
+		iq->dp_targets++;
+		iq->budget->targets++;
+		env->stats.target_lookups++;
+	}
+	return started;
+}
+
+/* ITER_TARGETS: send to a server, or wait for / start target lookups. */
+static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	if(iq->outq)
+		return 0;
+	if(iq->budget->sent >= ITER_MAX_SENT) {
+		iter_fail(iq, "query budget exhausted for");
+		return 0;
+	}
+	while((a = select_addr(env, iq)) != NULL) {
+		if(send_query(env, iq, a))
+			return 0;
+	}
+	if(fetch_targets(env, iq) > 0 || iq->outstanding_subs > 0)
+		return 0;   /* wait for addresses */
+	delegpt_log(VERB_ALGO, iq->dp);
+	iter_fail(iq, "all servers failed for");
+	return 0;
+}
+
+void iter_run(struct iter_env* env, struct iter_qstate* iq)
+{
+	for(;;) {
+		switch(iq->state) {
+		case ITER_INIT:
+			if(!iter_init(env, iq))
+				return;
+			break;
+		case ITER_PRIME_WAIT:
+			if(iq->outstanding_subs > 0)
+				return;
+			if(!env->primed_root)
+				iq->prime_failed = 1;
+			iq->state = ITER_INIT;
+			break;
+		case ITER_TARGETS:
+			if(!iter_targets(env, iq))
+				return;
+			break;
+		case ITER_DONE:
+			return;
+		}
+	}
+}
+
+/* Append clones of every record in from to to. */
+static int append_rrs(ldns_rr_list* to, const ldns_rr_list* from)
+{
+	size_t i;
+	for(i = 0; from && i < ldns_rr_list_rr_count(from); i++) {
+		ldns_rr* c = ldns_rr_clone(ldns_rr_list_rr(from, i));
+		if(!c || !ldns_rr_list_push_rr(to, c)) {
+			ldns_rr_free(c);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Records of type in list (clones), NULL when none or OOM. */
+static ldns_rr_list* rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i), *c;
+		if(ldns_rr_get_type(rr) != t)
+			continue;
+		if(!out && !(out = ldns_rr_list_new()))
+			return NULL;
+		c = ldns_rr_clone(rr);
+		if(!c || !ldns_rr_list_push_rr(out, c)) {
+			ldns_rr_free(c);
+			ldns_rr_list_deep_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static int has_type(const ldns_rr_list* list, ldns_rr_type t)
+{
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) == t)
+			return 1;
+	return 0;
+}
+
+/* The owner of the first NS record in the authority list, 0 if none. */
+static size_t auth_ns_owner(const ldns_rr_list* auth, uint8_t* out)
+{
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS)
+			return rdf_to_wire(ldns_rr_owner(rr), out);
+	}
+	return 0;
+}
+
+/* This server cannot help with this query: do not ask it again. */
+static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
+	int lame)
+{
+	if(iq->sent_to) {
+		iq->sent_to->dead = 1;
+		if(lame && env->infra)
+			(void)infra_set_lame(env->infra, &iq->sent_to->addr,
+				iq->sent_to->addrlen, iq->dp->name,
+				iq->dp->namelen, time(NULL), 0, 0, iq->qtype);
+	}
+	iq->state = ITER_TARGETS;
+}
+
+/* A negative or positive final answer from pkt (scrubbed). */
+static void final_answer(struct iter_qstate* iq, ldns_pkt* pkt, int rcode)
+{
+	if(!append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+		iter_fail(iq, "out of memory for");
+		return;
+	}
+	ldns_rr_list_deep_free(iq->authority);
+	iq->authority = NULL;
+	if(rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
+		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) {
+		iq->authority = rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+	}
+	if(iq->is_priming) {
+		ldns_rr_list_deep_free(iq->additional);
+		iq->additional = ldns_rr_list_clone(ldns_pkt_additional(pkt));
+	}
+	iter_done(iq, rcode);
+}
+
+/* Process a scrubbed reply. */
+static void process_reply(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, const struct scrub_result* sr)
+{
+	int rcode = (int)ldns_pkt_get_rcode(pkt);
+	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
+	size_t nl;
+	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
+		verbose(VERB_ALGO, "upstream rcode %d: next server", rcode);
+		server_unusable(env, iq, 0);
+		return;
+	}
+	if(sr->dname_too_long) {
+		(void)append_rrs(iq->answer, ldns_pkt_answer(pkt));
+		iter_done(iq, 6 /* YXDOMAIN */);
+		return;
+	}
+	if(rcode == RCODE_NXDOMAIN || sr->final_found) {
+		final_answer(iq, pkt, rcode);
+		return;
+	}
+	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
+	if(sr->chain_len > 0) {
+		/* CNAME/DNAME to a name this reply has nothing for: NODATA
+		 * for the target when its SOA came along, else restart */
+		ldns_rr_list* soa = rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+		if(soa) {
+			ldns_rr_list_deep_free(soa);
+			final_answer(iq, pkt, RCODE_NOERROR);
+			return;
+		}
+		if(!append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+			iter_fail(iq, "out of memory for");
+			return;
+		}
+		memcpy(iq->sname, sr->sname, sr->snamelen);
+		iq->snamelen = sr->snamelen;
+		iq->restarts++;
+		env->stats.restarts++;
+		log_name(VERB_ALGO, "CNAME restart at", iq->sname, iq->qtype);
+		iq->state = ITER_INIT;
+		return;
+	}
+	if(nl && !iq->dp_forward && dname_subdomain_c(nsowner, iq->dp->name)
+		&& query_dname_compare(nsowner, iq->dp->name) != 0 &&
+		!has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA)) {
+		/* a referral to a child zone */
+		struct delegpt* dp;
+		if(++iq->referrals > ITER_MAX_REFERRALS) {
+			iter_fail(iq, "too many referrals for");
+			return;
+		}
+		dp = delegpt_from_rrs(nsowner, ldns_pkt_authority(pkt),
+			ldns_pkt_additional(pkt), iq->dp->name, 0);
+		if(!dp) {
+			server_unusable(env, iq, 0);
+			return;
+		}
+		env->stats.referrals++;
+		delegpt_log(VERB_ALGO, dp);
+		set_dp(iq, dp, 0);
+		iq->state = ITER_TARGETS;
+		return;
+	}
+	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl) {
+		/* NODATA (an SOA or none; AA, or a forwarder's answer).
+		 * Without AA, SOA or NS this is a lame answer. */
+		ldns_rr_list* soa = rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+		if(soa || ldns_pkt_aa(pkt) || iq->dp_forward) {
+			ldns_rr_list_deep_free(soa);
+			final_answer(iq, pkt, RCODE_NOERROR);
+			return;
+		}
+	}
+	/* an upward or sideways referral, or an empty non-AA answer */
+	verbose(VERB_ALGO, "lame reply: next server");
+	env->stats.lame++;
+	server_unusable(env, iq, 1);
+}
+
+/* Called by the mesh for the state's upstream query. */
+void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
+	const struct outnet_reply* r)
+{
+	ldns_pkt* pkt = NULL;
+	struct scrub_result sr;
+	enum scrub_status ss;
+	iq->outq = NULL;
+	if(iq->state != ITER_TARGETS)
+		return;
+	if(r->result != OUTNET_REPLY) {
+		if(r->result == OUTNET_TIMEOUT)
+			env->stats.timeouts++;
+		else
+			env->stats.errors++;
+		if(iq->sent_to && r->result == OUTNET_ERROR)
+			iq->sent_to->dead = 1;
+		return;   /* ITER_TARGETS picks the next server */
+	}
+	env->stats.replies++;
+	if(ldns_wire2pkt(&pkt, r->pkt, r->len) != LDNS_STATUS_OK) {
+		env->stats.bad_replies++;
+		server_unusable(env, iq, 0);
+		return;
+	}
+	ss = scrub_message(pkt, iq->sname, iq->qtype, iq->qclass,
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr);
+	if(ss != SCRUB_OK) {
+		env->stats.bad_replies++;
+		ldns_pkt_free(pkt);
+		if(ss == SCRUB_NOMEM)
+			iter_fail(iq, "out of memory for");
+		else
+			server_unusable(env, iq, 0);
+		return;
+	}
+	env->stats.scrub_removed += (uint64_t)sr.removed;
+	process_reply(env, iq, pkt, &sr);
+	ldns_pkt_free(pkt);
+}
+
+void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_qstate* sub)
+{
+	struct delegpt_ns* ns;
+	size_t i;
+	int got = 0;
+	(void)env;
+	if(iq->outstanding_subs > 0)
+		iq->outstanding_subs--;
+	if(sub->is_priming || !iq->dp)
+		return;
+	ns = delegpt_find_ns(iq->dp, sub->qname);
+	if(!ns)
+		return;   /* the delegation moved on meanwhile */
+	if(sub->rcode == RCODE_NOERROR) {
+		for(i = 0; i < ldns_rr_list_rr_count(sub->answer); i++) {
+			ldns_rr* rr = ldns_rr_list_rr(sub->answer, i);
+			if((uint16_t)ldns_rr_get_type(rr) == sub->qtype &&
+				delegpt_add_rr_addr_ns(iq->dp, ns, rr, 0))
+				got = 1;
+		}
+	} else if(sub->rcode == RCODE_NXDOMAIN)
+		iq->dp_nx++;
+	if(!got && !ns->got4 && !ns->got6 &&
+		(!env->do_ip4 || ns->lookup4) && (!env->do_ip6 || ns->lookup6))
+		ns->failed = 1;
+}
+
+void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
+{
+	struct delegpt* dp;
+	time_t now = time(NULL);
+	env->stats.prime++;
+	if(iq->rcode != RCODE_NOERROR)
+		return;
+	dp = delegpt_from_rrs((const uint8_t*)"", iq->answer, iq->additional,
+		NULL, 0);
+	if(!dp)
+		return;
+	if(dp->num_addr == 0) {
+		/* no glue: keep the hints' addresses rather than loop */
+		delegpt_free(dp);
+		return;
+	}
+	delegpt_free(env->primed_root);
+	env->primed_root = dp;
+	env->primed_until = now + (dp->ttl < ITER_PRIME_MAX_TTL ?
+		(time_t)dp->ttl : ITER_PRIME_MAX_TTL);
+	delegpt_log(VERB_ALGO, dp);
+}
+
+/* ---- reply encoding ---- */
+
+/* One RRset of a list in packed form, with its rdata copied. */
+struct pk_set {
+	struct packed_rrset set;
+	const uint8_t* rd[256];
+	uint16_t rl[256];
+};
+
+static int add_list(struct msg_builder* b, enum msg_section sec,
+	const ldns_rr_list* list, ldns_buffer* tmp)
+{
+	size_t i = 0, n = ldns_rr_list_rr_count(list);
+	struct pk_set* pk = malloc(sizeof(*pk));
+	uint8_t* store = NULL;
+	if(!pk)
+		return 0;
+	while(i < n) {
+		ldns_rr* first = ldns_rr_list_rr(list, i);
+		size_t j = i, off = 0;
+		/* a run of records of one owner, type, class */
+		while(j < n && j - i < 256 && ldns_rr_compare_no_rdata(first,
+			ldns_rr_list_rr(list, j)) == 0 &&
+			ldns_rr_get_type(first) ==
+			ldns_rr_get_type(ldns_rr_list_rr(list, j)))
+			j++;
+		ldns_buffer_clear(tmp);
+		memset(&pk->set, 0, sizeof(pk->set));
+		pk->set.owner = ldns_rdf_data(ldns_rr_owner(first));
+		pk->set.owner_len = ldns_rdf_size(ldns_rr_owner(first));
+		pk->set.type = (uint16_t)ldns_rr_get_type(first);
+		pk->set.rclass = (uint16_t)ldns_rr_get_class(first);
+		pk->set.ttl = ldns_rr_ttl(first);
+		pk->set.count = j - i;
+		for(; i < j; i++) {
+			ldns_rr* rr = ldns_rr_list_rr(list, i);
+			size_t start = ldns_buffer_position(tmp);
+			if(ldns_rr_ttl(rr) < pk->set.ttl)
+				pk->set.ttl = ldns_rr_ttl(rr);
+			if(ldns_rr_rdata2buffer_wire(tmp, rr) !=
+				LDNS_STATUS_OK)
+				goto fail;
+			pk->rl[pk->set.count - (j - i)] =
+				(uint16_t)(ldns_buffer_position(tmp) - start);
+		}
+		store = malloc(ldns_buffer_position(tmp) + 1);
+		if(!store)
+			goto fail;
+		memcpy(store, ldns_buffer_begin(tmp),
+			ldns_buffer_position(tmp));
+		for(j = 0; j < pk->set.count; j++) {
+			pk->rd[j] = store + off;
+			off += pk->rl[j];
+		}
+		pk->set.rdata = pk->rd;
+		pk->set.rdlen = pk->rl;
+		(void)msg_add_rrset(b, sec, &pk->set);
+		free(store);
+		store = NULL;
+	}
+	free(pk);
+	return 1;
+fail:
+	free(store);
+	free(pk);
+	return 0;
+}
+
+size_t iter_encode_reply(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size)
+{
+	struct msg_builder b;
+	ldns_buffer* tmp;
+	int rcode = iq->rcode;
+	if(rcode == RCODE_SERVFAIL)
+		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size);
+	tmp = ldns_buffer_new(65536);
+	if(!tmp)
+		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size);
+	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
+	if(!add_list(&b, SEC_ANSWER, iq->answer, tmp) ||
+		(iq->authority && !add_list(&b, SEC_AUTHORITY, iq->authority,
+		tmp))) {
+		ldns_buffer_free(tmp);
+		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size);
+	}
+	ldns_buffer_free(tmp);
+	return msg_finish(&b, qi, edns_size, rcode);
+}

@@ -1,0 +1,158 @@
+/* iterator/iterator.h - the per-query iterative resolution state
+ * machine (first cut). One iter_qstate lives inside each mesh state
+ * (services/mesh.h); the mesh runs it, feeds it upstream replies and the
+ * results of its sub-queries (nameserver addresses, root priming), and
+ * sends the result to the clients.
+ *
+ * Steps: find the closest starting point (stub/forward zone or the root;
+ * the root is primed first: ". NS" at a hint address, the answer's NS
+ * set and glue are kept per worker for their TTL), pick a server by the
+ * infra cache's RTT, send the full qname, scrub the reply
+ * (iterator/iter_scrub.h), then: answer -> done; CNAME/DNAME -> restart
+ * at the target (chain kept); referral -> new delegation point from the
+ * NS set and in-bailiwick glue, glueless names looked up with
+ * sub-queries through the mesh; NXDOMAIN / NODATA -> done with the SOA;
+ * timeout, error, SERVFAIL/REFUSED, lame or bad reply -> next server.
+ *
+ * Work limits (CAMP/NXNS): per client query a budget of upstream
+ * queries and NS-name lookups shared by all its sub-queries, CNAME
+ * restarts, referrals, NS names per delegation, lookups per delegation,
+ * NXDOMAIN lookups per delegation, sub-query depth; cycles of sub-queries
+ * are refused by the mesh. */
+#ifndef ITERATOR_ITERATOR_H
+#define ITERATOR_ITERATOR_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <ldns/ldns.h>
+#include "util/dname.h"
+
+struct config_file;
+struct iter_hints;
+struct outside_network;
+struct infra_cache;
+struct msg_cache;
+struct ub_randstate;
+struct mesh_area;
+struct mesh_state;
+struct delegpt;
+struct delegpt_addr;
+struct outnet_query;
+struct query_info;
+struct outnet_reply;
+
+#define ITER_MAX_RESTARTS 8       /* CNAME/DNAME restarts per query */
+#define ITER_MAX_REFERRALS 30     /* referrals followed per query state */
+#define ITER_MAX_SENT 64          /* upstream queries per client query */
+#define ITER_MAX_TARGETS 24       /* NS-name lookups per client query */
+#define ITER_MAX_TARGETS_DP 6     /* NS-name lookups per delegation */
+#define ITER_TARGETS_AT_ONCE 3    /* started together */
+#define ITER_MAX_NX_TARGETS 3     /* NXDOMAIN NS names per delegation */
+#define ITER_MAX_DEPTH 5          /* sub-query nesting */
+#define ITER_MAX_ATTEMPTS 2       /* sends to one address per state */
+#define ITER_RTT_BAND 400         /* ms: servers this close are equal */
+#define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
+
+/* Per worker: what the iterator works with. */
+struct iter_env {
+	const struct config_file* cfg;
+	const struct iter_hints* hints;
+	struct outside_network* outnet;
+	struct infra_cache* infra;     /* may be NULL */
+	struct msg_cache* msg_cache;   /* may be NULL: nothing stored */
+	struct ub_randstate* rnd;
+	struct mesh_area* mesh;
+	int do_ip4, do_ip6;
+	int unknown_rtt;               /* ms, for servers the infra cache
+	                                * does not know */
+	/* the primed root NS set (per worker), valid until primed_until */
+	struct delegpt* primed_root;
+	time_t primed_until;
+	struct {
+		uint64_t sent, replies, timeouts, errors, referrals,
+			restarts, lame, scrub_removed, bad_replies,
+			target_lookups, prime;
+	} stats;
+};
+
+/* Free what the env holds itself (the primed root); the rest belongs
+ * to the caller. */
+void iter_env_clear(struct iter_env* env);
+
+/* Shared by a client query and the sub-queries it started. */
+struct iter_budget {
+	int refs;
+	int sent;      /* upstream queries */
+	int targets;   /* NS-name lookups */
+};
+
+enum iter_state_id {
+	ITER_INIT = 0,     /* find the starting delegation point */
+	ITER_PRIME_WAIT,   /* waiting for the root priming sub-query */
+	ITER_TARGETS,      /* pick a server and send, or look up targets */
+	ITER_DONE
+};
+
+struct iter_qstate {
+	struct mesh_state* ms;
+	/* the question as asked (lowercased) */
+	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
+	size_t qname_len;
+	uint16_t qtype, qclass;
+	int is_priming;     /* ". NS" to the root hints */
+	int depth;          /* 0: client query; sub-queries +1 */
+	/* the name being resolved now (after CNAME/DNAME restarts) */
+	uint8_t sname[LDNS_MAX_DOMAINLEN + 1];
+	size_t snamelen;
+	enum iter_state_id state;
+	struct delegpt* dp;
+	int dp_forward;     /* dp is a forward-zone: RD=1, no referrals */
+	int dp_targets;     /* lookups started for this dp */
+	int dp_nx;          /* lookups for this dp that gave NXDOMAIN */
+	int prime_failed;
+	struct outnet_query* outq;      /* the query in flight, if any */
+	struct delegpt_addr* sent_to;
+	int outstanding_subs;           /* sub-queries not answered yet */
+	int restarts, referrals;
+	struct iter_budget* budget;
+	/* the result, once ITER_DONE */
+	int rcode;
+	ldns_rr_list* answer;      /* CNAME/DNAME chain, then the answer */
+	ldns_rr_list* authority;   /* SOA of a negative answer */
+	ldns_rr_list* additional;  /* priming: the root servers' glue */
+};
+
+/* Fill a new state for (qname, qtype, qclass); budget NULL makes a new
+ * one (a client query), else it is shared (a sub-query). Returns 0 on
+ * out of memory. */
+int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
+	int is_priming, int depth, struct iter_budget* budget);
+/* Free what the state holds; cancels its upstream query. */
+void iter_qstate_clear(struct iter_qstate* iq);
+
+/* Run the state machine until it waits (for a reply or sub-queries) or
+ * is done (iq->state == ITER_DONE: then the mesh finishes the state). */
+void iter_run(struct iter_env* env, struct iter_qstate* iq);
+/* The state's upstream query ended (called by the mesh, which runs the
+ * state after). */
+void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
+	const struct outnet_reply* r);
+/* A sub-query of iq ended (sub->state == ITER_DONE): take what it
+ * found (addresses for an NS name, the primed root). The mesh runs iq
+ * afterwards. */
+void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_qstate* sub);
+/* A finished priming state: keep its NS set and glue as the worker's
+ * primed root. */
+void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);
+
+/* Encode the result of a done state as the reply to qi (its ID, flags,
+ * qname case, EDNS) into buf: RA set, RD/CD copied, answer section the
+ * chain and the answer, authority the SOA of a negative answer. Returns
+ * the length (TC=1 when it did not fit limit). */
+size_t iter_encode_reply(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size);
+
+#endif

@@ -1,0 +1,497 @@
+/* services/mesh.c - the per-worker table of queries in flight (see the
+ * header). States are in a chained hash table; those with work to do
+ * wait in a run queue that mesh_run empties, so a state never runs
+ * nested inside another one's step. */
+#include "config.h"
+#include "services/mesh.h"
+#include "iterator/iterator.h"
+#include "services/cache/msgcache.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include "util/msgencode.h"
+#include "util/msgparse.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MESH_KEY_CD 0x01
+#define MESH_KEY_PRIME 0x02
+#define MESH_KEY_MAX (LDNS_MAX_DOMAINLEN + 1 + 5)
+#define MESH_CYCLE_DEPTH 64   /* deeper dependency chains count as cycles */
+#define MESH_BUF_SIZE 65535
+
+struct mesh_reply {
+	struct mesh_reply* next;
+	struct query_info qi;    /* pkt not kept */
+	size_t limit;
+	uint16_t edns_size;
+	mesh_cb_t cb;
+	void* arg;
+};
+
+struct mesh_ref {
+	struct mesh_ref* next;
+	struct mesh_state* s;
+};
+
+struct mesh_state {
+	struct mesh_state* hnext;
+	uint32_t hash;
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen;
+	int in_table;
+	struct mesh_area* m;
+	struct mesh_reply* replies;
+	struct mesh_ref* supers;  /* states waiting for this one */
+	struct mesh_ref* subs;    /* states this one waits for */
+	struct mesh_state* rq_next;
+	int on_rq;
+	unsigned visit;
+	struct iter_qstate iq;
+};
+
+struct mesh_area {
+	struct iter_env* env;
+	size_t max_client, max_states;
+	size_t num_states, num_client, num_waiters;
+	struct mesh_state** table;
+	size_t tmask;
+	struct mesh_state* rq_head, *rq_tail;
+	unsigned visit_gen;
+	int running;
+	uint32_t seed;
+	uint8_t* buf;
+	struct mesh_stats stats;
+};
+
+struct mesh_area* mesh_create(struct iter_env* env, int max_queries)
+{
+	struct mesh_area* m = calloc(1, sizeof(*m));
+	size_t ts = 64;
+	if(!m)
+		return NULL;
+	m->env = env;
+	m->max_client = max_queries > 0 ? (size_t)max_queries : 1;
+	m->max_states = m->max_client * 4;
+	while(ts < m->max_states && ts < (1u << 20))
+		ts <<= 1;
+	m->table = calloc(ts, sizeof(*m->table));
+	m->buf = malloc(MESH_BUF_SIZE);
+	if(!m->table || !m->buf) {
+		free(m->table);
+		free(m->buf);
+		free(m);
+		return NULL;
+	}
+	m->tmask = ts - 1;
+	m->seed = (uint32_t)time(NULL) * 2654435761u;
+	env->mesh = m;
+	return m;
+}
+
+static size_t make_key(uint8_t* key, const uint8_t* qname, uint16_t qtype,
+	uint16_t qclass, uint8_t flags)
+{
+	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
+	if(n == 0)
+		return 0;
+	memcpy(key, qname, n);
+	dname_tolower(key);
+	key[n] = (uint8_t)(qtype >> 8);
+	key[n + 1] = (uint8_t)qtype;
+	key[n + 2] = (uint8_t)(qclass >> 8);
+	key[n + 3] = (uint8_t)qclass;
+	key[n + 4] = flags;
+	return n + 5;
+}
+
+static uint32_t key_hash(const struct mesh_area* m, const uint8_t* key,
+	size_t keylen)
+{
+	uint32_t h = dname_hash(key, m->seed);
+	size_t i;
+	for(i = keylen - 5; i < keylen; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h;
+}
+
+static struct mesh_state* find_state(struct mesh_area* m, const uint8_t* key,
+	size_t keylen, uint32_t hash)
+{
+	struct mesh_state* s;
+	for(s = m->table[hash & m->tmask]; s; s = s->hnext)
+		if(s->hash == hash && s->keylen == keylen &&
+			memcmp(s->key, key, keylen) == 0)
+			return s;
+	return NULL;
+}
+
+static void table_remove(struct mesh_area* m, struct mesh_state* s)
+{
+	struct mesh_state** p;
+	if(!s->in_table)
+		return;
+	for(p = &m->table[s->hash & m->tmask]; *p; p = &(*p)->hnext)
+		if(*p == s) {
+			*p = s->hnext;
+			break;
+		}
+	s->in_table = 0;
+}
+
+static void enqueue(struct mesh_area* m, struct mesh_state* s)
+{
+	if(s->on_rq)
+		return;
+	s->on_rq = 1;
+	s->rq_next = NULL;
+	if(m->rq_tail)
+		m->rq_tail->rq_next = s;
+	else
+		m->rq_head = s;
+	m->rq_tail = s;
+}
+
+static void dequeue(struct mesh_area* m, struct mesh_state* s)
+{
+	struct mesh_state* p, *prev = NULL;
+	if(!s->on_rq)
+		return;
+	for(p = m->rq_head; p; prev = p, p = p->rq_next)
+		if(p == s) {
+			if(prev)
+				prev->rq_next = s->rq_next;
+			else
+				m->rq_head = s->rq_next;
+			if(m->rq_tail == s)
+				m->rq_tail = prev;
+			break;
+		}
+	s->on_rq = 0;
+}
+
+static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
+	size_t keylen, uint32_t hash)
+{
+	struct mesh_state* s = calloc(1, sizeof(*s));
+	if(!s)
+		return NULL;
+	memcpy(s->key, key, keylen);
+	s->keylen = keylen;
+	s->hash = hash;
+	s->m = m;
+	s->hnext = m->table[hash & m->tmask];
+	m->table[hash & m->tmask] = s;
+	s->in_table = 1;
+	m->num_states++;
+	m->stats.states++;
+	return s;
+}
+
+static void ref_remove(struct mesh_ref** list, struct mesh_state* s)
+{
+	struct mesh_ref** p;
+	for(p = list; *p; p = &(*p)->next)
+		if((*p)->s == s) {
+			struct mesh_ref* r = *p;
+			*p = r->next;
+			free(r);
+			return;
+		}
+}
+
+static int ref_add(struct mesh_ref** list, struct mesh_state* s)
+{
+	struct mesh_ref* r = malloc(sizeof(*r));
+	if(!r)
+		return 0;
+	r->s = s;
+	r->next = *list;
+	*list = r;
+	return 1;
+}
+
+/* Free a state: unlinked from everything; sub-states nobody waits for
+ * any more are freed too (their upstream queries cancelled). */
+static void state_delete(struct mesh_area* m, struct mesh_state* s)
+{
+	struct mesh_reply* r, *rn;
+	table_remove(m, s);
+	dequeue(m, s);
+	while(s->supers) {
+		struct mesh_state* sup = s->supers->s;
+		ref_remove(&sup->subs, s);
+		ref_remove(&s->supers, sup);
+	}
+	while(s->subs) {
+		struct mesh_state* sub = s->subs->s;
+		ref_remove(&sub->supers, s);
+		ref_remove(&s->subs, sub);
+		if(!sub->supers && !sub->replies)
+			state_delete(m, sub);
+	}
+	for(r = s->replies; r; r = rn) {
+		rn = r->next;
+		free(r);
+		m->num_waiters--;
+	}
+	if(s->replies)
+		m->num_client--;
+	iter_qstate_clear(&s->iq);
+	m->num_states--;
+	free(s);
+}
+
+void mesh_delete(struct mesh_area* m)
+{
+	size_t i;
+	if(!m)
+		return;
+	/* break every link first, then free, so no state is freed twice */
+	for(i = 0; i <= m->tmask; i++) {
+		struct mesh_state* s;
+		for(s = m->table[i]; s; s = s->hnext) {
+			while(s->subs)
+				ref_remove(&s->subs, s->subs->s);
+			while(s->supers)
+				ref_remove(&s->supers, s->supers->s);
+		}
+	}
+	for(i = 0; i <= m->tmask; i++) {
+		while(m->table[i])
+			state_delete(m, m->table[i]);
+	}
+	if(m->env && m->env->mesh == m)
+		m->env->mesh = NULL;
+	free(m->table);
+	free(m->buf);
+	free(m);
+}
+
+/* Store a client state's answer in the message cache. */
+static void store_msg(struct mesh_area* m, struct mesh_state* s)
+{
+	struct query_info qi;
+	struct msg_cache* c = m->env->msg_cache;
+	size_t len;
+	if(!c || (s->iq.rcode != RCODE_NOERROR &&
+		s->iq.rcode != RCODE_NXDOMAIN))
+		return;
+	memset(&qi, 0, sizeof(qi));
+	memcpy(qi.qname, s->iq.qname, s->iq.qname_len);
+	qi.qname_len = s->iq.qname_len;
+	qi.qtype = s->iq.qtype;
+	qi.qclass = s->iq.qclass;
+	qi.flags = (s->key[s->keylen - 1] & MESH_KEY_CD) ? FLAG_CD : 0;
+	len = iter_encode_reply(&s->iq, &qi, m->buf, MESH_BUF_SIZE, 0);
+	if(len && msg_cache_store(c, &qi, msg_cache_hash(c, &qi), m->buf,
+		len, time(NULL)))
+		m->stats.cached++;
+}
+
+/* A state is done: answer its waiters, inform the states waiting for
+ * it, free it. */
+static void state_finish(struct mesh_area* m, struct mesh_state* s)
+{
+	struct mesh_reply* r;
+	struct mesh_ref* sup;
+	/* out of the table first: a callback that asks the same question
+	 * gets a new state */
+	table_remove(m, s);
+	if(s->iq.is_priming)
+		iter_store_prime(m->env, &s->iq);
+	if(s->replies && !(s->key[s->keylen - 1] & MESH_KEY_PRIME))
+		store_msg(m, s);
+	for(sup = s->supers; sup; sup = sup->next) {
+		iter_inform_super(m->env, &sup->s->iq, &s->iq);
+		enqueue(m, sup->s);
+	}
+	/* callbacks last, and on a list taken off the state */
+	r = s->replies;
+	s->replies = NULL;
+	if(r)
+		m->num_client--;
+	while(r) {
+		struct mesh_reply* next = r->next;
+		size_t len = iter_encode_reply(&s->iq, &r->qi, m->buf,
+			r->limit, r->edns_size);
+		m->num_waiters--;
+		m->stats.replies++;
+		r->cb(r->arg, m->buf, len, s->iq.rcode);
+		free(r);
+		r = next;
+	}
+	state_delete(m, s);
+}
+
+static void mesh_run(struct mesh_area* m)
+{
+	if(m->running)
+		return;
+	m->running = 1;
+	while(m->rq_head) {
+		struct mesh_state* s = m->rq_head;
+		m->rq_head = s->rq_next;
+		if(!m->rq_head)
+			m->rq_tail = NULL;
+		s->on_rq = 0;
+		iter_run(m->env, &s->iq);
+		if(s->iq.state == ITER_DONE)
+			state_finish(m, s);
+	}
+	m->running = 0;
+}
+
+int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
+	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg)
+{
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen;
+	uint32_t hash;
+	struct mesh_state* s;
+	struct mesh_reply* r;
+	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
+		(qi->flags & FLAG_CD) ? MESH_KEY_CD : 0);
+	if(keylen == 0)
+		return 0;
+	hash = key_hash(m, key, keylen);
+	s = find_state(m, key, keylen, hash);
+	if(!s && (m->num_client >= m->max_client ||
+		m->num_states >= m->max_states)) {
+		m->stats.refused_full++;
+		return 0;
+	}
+	if(s && !s->replies && m->num_client >= m->max_client) {
+		m->stats.refused_full++;
+		return 0;
+	}
+	r = calloc(1, sizeof(*r));
+	if(!r)
+		return 0;
+	r->qi = *qi;
+	r->qi.pkt = NULL;
+	r->qi.pkt_len = 0;
+	r->limit = limit > MESH_BUF_SIZE ? MESH_BUF_SIZE : limit;
+	r->edns_size = edns_size;
+	r->cb = cb;
+	r->arg = arg;
+	if(s) {
+		m->stats.joined++;
+	} else {
+		s = state_new(m, key, keylen, hash);
+		if(!s || !iter_qstate_init(&s->iq, s, qi->qname, qi->qtype,
+			qi->qclass, 0, 0, NULL)) {
+			if(s)
+				state_delete(m, s);
+			free(r);
+			return 0;
+		}
+		enqueue(m, s);
+	}
+	if(!s->replies)
+		m->num_client++;
+	r->next = s->replies;
+	s->replies = r;
+	m->num_waiters++;
+	m->stats.client_queries++;
+	mesh_run(m);
+	return 1;
+}
+
+/* Can target be reached from s along sub links (s waits for target)? */
+static int reaches(struct mesh_area* m, struct mesh_state* s,
+	const struct mesh_state* target, int depth)
+{
+	struct mesh_ref* r;
+	if(s == target || depth > MESH_CYCLE_DEPTH)
+		return 1;
+	s->visit = m->visit_gen;
+	for(r = s->subs; r; r = r->next)
+		if(r->s->visit != m->visit_gen &&
+			reaches(m, r->s, target, depth + 1))
+			return 1;
+	return 0;
+}
+
+struct mesh_state* mesh_attach_sub(struct mesh_area* m,
+	struct mesh_state* super, const uint8_t* qname, uint16_t qtype,
+	uint16_t qclass, int is_priming)
+{
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen = make_key(key, qname, qtype, qclass,
+		is_priming ? MESH_KEY_PRIME : 0);
+	uint32_t hash;
+	struct mesh_state* s;
+	struct mesh_ref* r;
+	if(keylen == 0)
+		return NULL;
+	hash = key_hash(m, key, keylen);
+	s = find_state(m, key, keylen, hash);
+	if(s) {
+		m->visit_gen++;
+		if(reaches(m, s, super, 0)) {
+			m->stats.cycles++;
+			if(verbosity >= VERB_ALGO) {
+				char b[1024];
+				dname_to_str(qname, b, sizeof(b));
+				verbose(VERB_ALGO, "dependency cycle: %s "
+					"type %d", b, (int)qtype);
+			}
+			return NULL;
+		}
+		for(r = super->subs; r; r = r->next)
+			if(r->s == s)
+				return NULL;   /* already waiting for it */
+		m->stats.sub_joined++;
+	} else {
+		if(super->iq.depth + 1 > ITER_MAX_DEPTH ||
+			m->num_states >= m->max_states)
+			return NULL;
+		s = state_new(m, key, keylen, hash);
+		if(!s)
+			return NULL;
+		if(!iter_qstate_init(&s->iq, s, qname, qtype, qclass,
+			is_priming, super->iq.depth + 1, super->iq.budget)) {
+			state_delete(m, s);
+			return NULL;
+		}
+		m->stats.sub_states++;
+		enqueue(m, s);
+	}
+	if(!ref_add(&super->subs, s))
+		return NULL;
+	if(!ref_add(&s->supers, super)) {
+		ref_remove(&super->subs, s);
+		return NULL;
+	}
+	return s;
+}
+
+void mesh_outnet_reply(void* arg, const struct outnet_reply* r)
+{
+	struct mesh_state* s = arg;
+	struct mesh_area* m = s->m;
+	iter_handle_reply(m->env, &s->iq, r);
+	enqueue(m, s);
+	mesh_run(m);
+}
+
+struct iter_qstate* mesh_state_iq(struct mesh_state* s)
+{
+	return &s->iq;
+}
+
+size_t mesh_num_states(const struct mesh_area* m)
+{
+	return m->num_states;
+}
+
+size_t mesh_num_waiters(const struct mesh_area* m)
+{
+	return m->num_waiters;
+}
+
+const struct mesh_stats* mesh_get_stats(const struct mesh_area* m)
+{
+	return &m->stats;
+}

@@ -1,0 +1,73 @@
+/* services/mesh.h - per-worker table of the queries being resolved.
+ *
+ * A mesh state is one resolution of one question, keyed by (qname
+ * lowercased, qtype, qclass, CD) (priming states have a key bit of their
+ * own). A client question that matches a state in flight attaches to it
+ * as one more waiter: identical questions cause one resolution and one
+ * set of upstream queries. The iterator's sub-queries (nameserver
+ * addresses, root priming) are mesh states too, linked to the states
+ * that wait for them; a link that would close a cycle is refused.
+ * Client states are bounded by num-queries-per-thread, all states by 4
+ * times that. Single-threaded: one mesh per worker, on its event base. */
+#ifndef SERVICES_MESH_H
+#define SERVICES_MESH_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct iter_env;
+struct iter_qstate;
+struct mesh_area;
+struct mesh_state;
+struct query_info;
+struct outnet_reply;
+
+/* The reply for one waiter: reply is the encoded packet for its query
+ * (its ID, qname case, EDNS), valid during the call; rcode is the DNS
+ * rcode in it. */
+typedef void (*mesh_cb_t)(void* arg, const uint8_t* reply, size_t len,
+	int rcode);
+
+struct mesh_stats {
+	uint64_t client_queries;  /* mesh_new_client calls accepted */
+	uint64_t joined;          /* of those, attached to a state in flight */
+	uint64_t refused_full;    /* refused: num-queries-per-thread */
+	uint64_t states;          /* states created (client + sub) */
+	uint64_t sub_states;      /* of those, sub-queries */
+	uint64_t sub_joined;      /* sub-queries attached to existing */
+	uint64_t cycles;          /* sub-queries refused as a cycle */
+	uint64_t replies;         /* waiter callbacks made */
+	uint64_t cached;          /* replies stored in the message cache */
+};
+
+/* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set. */
+struct mesh_area* mesh_create(struct iter_env* env, int max_queries);
+/* Free every state, without callbacks; cancels upstream queries. */
+void mesh_delete(struct mesh_area* m);
+
+/* A client question (qi as query_parse filled it; qi->pkt need not stay
+ * valid). limit: the largest reply it takes; edns_size: advertised in
+ * the reply's OPT. Returns 1 when cb will be called exactly once (maybe
+ * before this returns, when the answer is known at once), 0 when the
+ * mesh is full or out of memory (cb is never called: answer SERVFAIL or
+ * drop). */
+int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
+	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg);
+
+/* For the iterator: the state resolving (qname, qtype, qclass) as a
+ * sub-query of super, new or already in flight (not run yet: it is
+ * queued). NULL when that would close a cycle, the depth or state
+ * bound is reached, or out of memory. */
+struct mesh_state* mesh_attach_sub(struct mesh_area* m,
+	struct mesh_state* super, const uint8_t* qname, uint16_t qtype,
+	uint16_t qclass, int is_priming);
+/* The outnet callback for a state's upstream query (arg: the state). */
+void mesh_outnet_reply(void* arg, const struct outnet_reply* r);
+/* The iterator state inside a mesh state. */
+struct iter_qstate* mesh_state_iq(struct mesh_state* s);
+
+/* States now (client + sub), and client waiters now. */
+size_t mesh_num_states(const struct mesh_area* m);
+size_t mesh_num_waiters(const struct mesh_area* m);
+const struct mesh_stats* mesh_get_stats(const struct mesh_area* m);
+
+#endif

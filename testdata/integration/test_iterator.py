@@ -1,0 +1,257 @@
+"""The iterator and the mesh, through the test driver smallapp/resolve-test
+(not the daemon: recursion is not wired into it yet), resolving through
+the loopback test internet (testdata/testnet). Every config points
+root-hints: at the test internet's loopback root; nothing leaves
+127.0.0.0/8.
+
+Needs nsd and root (the test internet on port 53); skips cleanly
+otherwise, and when the driver is not built (e.g. UNBOUND_BIN points at
+the reference Unbound)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+import dns.message
+import dns.rcode
+import dns.rdatatype
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import testnet_net  # noqa: E402,F401
+
+SRCDIR = os.path.dirname(TESTDATA)
+BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
+DRIVER = os.path.join(BUILDDIR, "smallapp", "resolve-test")
+SLOW = 3 if os.environ.get("ASAN_OPTIONS") else 1
+
+pytestmark = [
+    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
+    pytest.mark.skipif(not os.access(DRIVER, os.X_OK),
+                       reason="smallapp/resolve-test is not built"),
+]
+
+
+@pytest.fixture
+def net(testnet_net):
+    if not testnet_net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    yield testnet_net
+    for r in testnet_net.responders.values():
+        r.reset_behaviour()
+
+
+def write_conf(tmp_path, net, extra="", hints=True):
+    lines = ["server:", "verbosity: 1", "do-ip6: no",
+             "do-not-query-localhost: no", 'module-config: "iterator"']
+    if hints:
+        lines.append('root-hints: "%s"' % net.root_hints)
+    lines += [l.strip() for l in extra.splitlines() if l.strip()]
+    path = tmp_path / "iter.conf"
+    path.write_text(lines[0] + "\n" + "".join("\t%s\n" % l
+                                                for l in lines[1:]))
+    return str(path)
+
+
+class Run:
+    """One driver run: replies (dns.message, in question order), the
+    counters it printed, its stderr and how long it took."""
+
+    def __init__(self, conf, questions, timeout=30):
+        t0 = time.time()
+        p = subprocess.run([DRIVER, "-c", conf, "-x", "-s",
+                            "-t", str(timeout * SLOW)] + list(questions),
+                           capture_output=True, text=True,
+                           timeout=timeout * SLOW + 30)
+        self.elapsed = time.time() - t0
+        self.rc = p.returncode
+        self.stderr = p.stderr
+        self.replies = {}
+        self.stats = {}
+        for line in p.stdout.splitlines():
+            if line.startswith("REPLY "):
+                _, idx, hexwire = line.split(" ", 2)
+                self.replies[int(idx)] = dns.message.from_wire(
+                    bytes.fromhex(hexwire))
+            elif line.startswith("STATS "):
+                for k, v in re.findall(r"(\w+)=(\d+)", line):
+                    self.stats[line.split()[1] + "." + k] = int(v)
+        assert p.returncode in (0, 2), p.stderr
+        assert not re.search(r"ERROR: (Address|Leak)Sanitizer", p.stderr), \
+            p.stderr
+
+    def reply(self, i=0):
+        assert i in self.replies, "no reply for question %d:\n%s" % (
+            i, self.stderr)
+        return self.replies[i]
+
+
+def rcode(reply):
+    return dns.rcode.to_text(reply.rcode())
+
+
+def all_rdata(reply):
+    return [rd.to_text() for sec in (reply.answer, reply.authority,
+                                     reply.additional)
+            for rr in sec for rd in rr]
+
+
+def test_expected_cases(net, tmp_path):
+    """Every answer a correct resolver gives through the test internet
+    (delegations with glue, out-of-bailiwick NS, the CNAME chain across
+    zones, DNAME, wildcards, NXDOMAIN, NODATA with SOA, large answers
+    over TCP after TC=1, EDNS fallback, a slow server), all in one run."""
+    conf = write_conf(tmp_path, net)
+    cases = net.expected
+    run = Run(conf, ["%s/%s" % (c.qname, c.qtype) for c in cases])
+    assert run.rc == 0
+    bad = [c.mismatch(run.reply(i)) for i, c in enumerate(cases)]
+    assert [b for b in bad if b] == []
+    # negative answers carry the zone's SOA
+    for i, c in enumerate(cases):
+        if not c.answer or c.rcode == "NXDOMAIN":
+            r = run.reply(i)
+            assert [rr for rr in r.authority
+                    if rr.rdtype == dns.rdatatype.SOA], c.qname
+    assert run.stats["outnet.tcp"] >= 3     # big, many, tc
+    assert run.stats["outnet.edns_fallback"] >= 1
+
+
+def test_each_case_alone(net, tmp_path):
+    """The same cases one run each: no case relies on another's state."""
+    conf = write_conf(tmp_path, net)
+    for c in net.expected[:8] + [x for x in net.expected
+                                 if "CNAME" in x.why or "DNAME" in x.why]:
+        run = Run(conf, ["%s/%s" % (c.qname, c.qtype)])
+        assert c.mismatch(run.reply()) is None
+
+
+def test_cname_loop_servfail(net, tmp_path):
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["loop1.example.tld1./A"])
+    assert rcode(run.reply()) == "SERVFAIL"
+    assert run.elapsed < 5 * SLOW
+    assert run.stats["iter.sent"] <= 64
+
+
+def test_ns_cycle_servfail_bounded(net, tmp_path):
+    """cyc1.tld2. and cyc2.tld2. are glueless and each one's NS is in
+    the other: the lookups would wait for each other forever."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["www.cyc1.tld2./A", "www.cyc2.tld2./A"])
+    assert rcode(run.reply(0)) == "SERVFAIL"
+    assert rcode(run.reply(1)) == "SERVFAIL"
+    assert run.elapsed < 5 * SLOW
+    assert run.stats["mesh.cycles"] >= 1
+    assert run.stats["iter.sent"] <= 2 * 64
+
+
+def test_poison_not_accepted(net, tmp_path):
+    """The responder adds www.example.tld1. and ns1.example.tld1. A
+    192.0.2.66 to its answer: out of its bailiwick, scrubbed."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["poison.bad.tld2./A", "www.example.tld1./A",
+                     "ns1.example.tld1./A"])
+    assert run.stats["iter.scrubbed"] >= 2
+    p = run.reply(0)
+    assert rcode(p) == "NOERROR"
+    assert "192.0.2.66" not in all_rdata(p)
+    assert [rd for rd in all_rdata(run.reply(1))] == ["192.0.2.10"]
+    assert "192.0.2.66" not in all_rdata(run.reply(2))
+
+
+def test_unresponsive_servfail_bounded(net, tmp_path):
+    """A delegation whose servers never answer, and a server that drops
+    one name: SERVFAIL after a bounded number of tries."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["x.deadref.bad.tld2./A", "drop.bad.tld2./A",
+                     "www.dead.tld2./A"])
+    for i in range(3):
+        assert rcode(run.reply(i)) == "SERVFAIL"
+    assert run.elapsed < 10 * SLOW
+    assert run.stats["iter.timeouts"] >= 2
+
+
+def test_mesh_shares_identical_questions(net, tmp_path):
+    """Three identical questions at once: one resolution, one upstream
+    query to the server (the responder logs what it gets)."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["www.bad.tld2./A", "WWW.bad.tld2./A",
+                     "www.bad.tld2./A", "www.bad.tld2./AAAA"])
+    for i in range(3):
+        assert [rr.to_text().lower() for rr in run.reply(i).answer] == [
+            rr.to_text().lower() for rr in run.reply(0).answer]
+        assert "192.0.2.100" in all_rdata(run.reply(i))
+    # the 0x20 case of each question is echoed
+    assert run.reply(1).question[0].name.to_text() == "WWW.bad.tld2."
+    assert run.stats["mesh.client"] == 4
+    assert run.stats["mesh.joined"] == 2
+    assert len(bad.queries("www.bad.tld2.", "A")) == 1
+    assert len(bad.queries("www.bad.tld2.", "AAAA")) == 1
+
+
+def test_nxns_lookups_bounded(net, tmp_path):
+    """A referral to 20 glueless NS names (that do not exist): only a
+    few are looked up (NXNS)."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["x.nxns.bad.tld2./A"])
+    assert rcode(run.reply()) == "SERVFAIL"
+    victim = [q for q in bad.queries()
+              if q["qname"].lower().endswith("victim.bad.tld2.")]
+    assert 1 <= len(victim) <= 6
+    assert run.stats["iter.sent"] <= 64
+
+
+def test_referral_loop_bounded(net, tmp_path):
+    """loop.bad.tld2. refers to itself: no progress, SERVFAIL."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["a.loop.bad.tld2./A"])
+    assert rcode(run.reply()) == "SERVFAIL"
+    assert run.elapsed < 5 * SLOW
+    assert run.stats["iter.sent"] <= 64
+
+
+def test_no_root_hints_servfail(net, tmp_path):
+    """No built-in root hints yet: without root-hints: nothing is sent."""
+    conf = write_conf(tmp_path, net, hints=False)
+    run = Run(conf, ["www.example.tld1./A"])
+    assert rcode(run.reply()) == "SERVFAIL"
+    assert "no root-hints configured (built-in hints not available yet)" \
+        in run.stderr
+    assert run.stats["outnet.udp"] == 0 and run.stats["outnet.tcp"] == 0
+
+
+def test_do_not_query_localhost_refuses(net, tmp_path):
+    """With do-not-query-localhost: yes (the default) the loopback root
+    may not be asked: SERVFAIL, nothing sent."""
+    conf = write_conf(tmp_path, net)
+    with open(conf) as f:
+        text = f.read().replace("do-not-query-localhost: no",
+                                "do-not-query-localhost: yes")
+    with open(conf, "w") as f:
+        f.write(text)
+    run = Run(conf, ["www.example.tld1./A"])
+    assert rcode(run.reply()) == "SERVFAIL"
+    assert run.stats["outnet.udp"] == 0
+
+
+def test_stub_zone(net, tmp_path):
+    """A stub-zone: pointing at example.tld1.'s server is used without
+    the root."""
+    conf = write_conf(tmp_path, net, hints=False, extra="""
+        stub-zone:
+        name: "example.tld1."
+        stub-addr: %s
+    """ % net.address("example1"))
+    run = Run(conf, ["www.example.tld1./A"])
+    assert [rd for rd in all_rdata(run.reply())] == ["192.0.2.10"]
+    assert run.stats["iter.prime"] == 0

@@ -1,0 +1,267 @@
+/* testdata/unit/delegpt_test.c - delegation points (names, addresses,
+ * caps, glue bailiwick, copies, counts) and the hints that make them
+ * (root-hints file, stub/forward zones, lookup). */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <ldns/ldns.h>
+#include "iterator/delegpt.h"
+#include "iterator/iter_hints.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/net_help.h"
+
+static const uint8_t* W(const char* s)
+{
+	static uint8_t bufs[4][256];
+	static int i;
+	uint8_t* b = bufs[i++ & 3];
+	assert_true(dname_from_str(s, b) > 0);
+	return b;
+}
+
+static ldns_rr* RR(const char* s)
+{
+	ldns_rr* rr = NULL;
+	assert_int_equal(ldns_rr_new_frm_str(&rr, s, 3600, NULL, NULL),
+		LDNS_STATUS_OK);
+	return rr;
+}
+
+static ldns_rr_list* LIST(const char* const* s)
+{
+	ldns_rr_list* l = ldns_rr_list_new();
+	for(; *s; s++)
+		ldns_rr_list_push_rr(l, RR(*s));
+	return l;
+}
+
+static void addr_text(const struct delegpt_addr* a, char* buf, size_t len)
+{
+	char ip[64];
+	addr_to_str(&a->addr, a->addrlen, ip, sizeof(ip));
+	snprintf(buf, len, "%s@%d", ip, addr_port(&a->addr));
+}
+
+static void test_names_dedup_and_cap(void** state)
+{
+	struct delegpt* dp = delegpt_create(W("Example.TLD1."));
+	char name[64];
+	int i;
+	(void)state;
+	assert_non_null(dp);
+	assert_int_equal(query_dname_compare(dp->name, W("example.tld1.")), 0);
+	assert_int_equal(dp->name[1], 'e');    /* lowercased */
+	assert_int_equal(delegpt_add_ns(dp, W("ns1.example.tld1.")), 1);
+	assert_int_equal(delegpt_add_ns(dp, W("NS1.example.tld1.")), 1);
+	assert_int_equal((int)dp->num_ns, 1);
+	for(i = 0; i < DELEGPT_MAX_NS + 5; i++) {
+		snprintf(name, sizeof(name), "ns%d.other.tld2.", i + 10);
+		(void)delegpt_add_ns(dp, W(name));
+	}
+	assert_int_equal((int)dp->num_ns, DELEGPT_MAX_NS);
+	assert_int_equal(delegpt_add_ns(dp, W("one-more.tld2.")), 0);
+	assert_non_null(delegpt_find_ns(dp, W("ns10.OTHER.tld2.")));
+	assert_null(delegpt_find_ns(dp, W("one-more.tld2.")));
+	delegpt_free(dp);
+}
+
+static void test_addresses(void** state)
+{
+	struct delegpt* dp = delegpt_create(W("tld1."));
+	struct sockaddr_storage a;
+	socklen_t len;
+	ldns_rr* rr;
+	char buf[80];
+	(void)state;
+	assert_int_equal(delegpt_add_ns(dp, W("ns1.nic.tld1.")), 1);
+	rr = RR("ns1.nic.tld1. A 192.0.2.1");
+	assert_int_equal(delegpt_add_rr_addr(dp, rr, 0), 1);
+	assert_int_equal(delegpt_add_rr_addr(dp, rr, 0), 1);  /* dup */
+	ldns_rr_free(rr);
+	rr = RR("NS1.nic.tld1. AAAA 2001:db8::1");
+	assert_int_equal(delegpt_add_rr_addr(dp, rr, 5353), 1);
+	ldns_rr_free(rr);
+	/* the owner must be one of the NS names */
+	rr = RR("www.nic.tld1. A 192.0.2.2");
+	assert_int_equal(delegpt_add_rr_addr(dp, rr, 0), 0);
+	ldns_rr_free(rr);
+	assert_int_equal((int)dp->num_addr, 2);
+	assert_true(delegpt_find_ns(dp, W("ns1.nic.tld1."))->got4);
+	assert_true(delegpt_find_ns(dp, W("ns1.nic.tld1."))->got6);
+	addr_text(dp->addrs, buf, sizeof(buf));
+	assert_string_equal(buf, "192.0.2.1@53");
+	addr_text(dp->addrs->next, buf, sizeof(buf));
+	assert_string_equal(buf, "2001:db8::1@5353");
+	assert_true(extstrtoaddr("192.0.2.1", 53, &a, &len));
+	assert_int_equal(delegpt_add_addr(dp, &a, len), 1);
+	assert_int_equal((int)dp->num_addr, 2);
+	delegpt_free(dp);
+}
+
+static void test_from_rrs_bailiwick(void** state)
+{
+	static const char* ns[] = {
+		"example.tld1. 300 NS ns1.example.tld1.",
+		"example.tld1. 100 NS ns.other.tld2.",
+		"other.tld1. NS ns.other.tld1.",       /* other owner */
+		NULL };
+	static const char* glue[] = {
+		"ns1.example.tld1. A 192.0.2.1",
+		"ns.other.tld2. A 192.0.2.66",         /* out of bailiwick */
+		"ns.other.tld1. A 192.0.2.67",         /* not an NS name */
+		NULL };
+	ldns_rr_list* n = LIST(ns), *g = LIST(glue);
+	struct delegpt* dp = delegpt_from_rrs(W("example.tld1."), n, g,
+		W("tld1."), 0);
+	(void)state;
+	assert_non_null(dp);
+	assert_int_equal((int)dp->num_ns, 2);
+	assert_int_equal((int)dp->num_addr, 1);
+	assert_int_equal((int)dp->ttl, 100);
+	assert_false(delegpt_find_ns(dp, W("ns.other.tld2."))->got4);
+	assert_int_equal((int)delegpt_count_missing(dp, 1, 0), 1);
+	assert_int_equal((int)delegpt_count_usable(dp, 2), 1);
+	delegpt_free(dp);
+	/* no NS for the zone: no delegation point */
+	assert_null(delegpt_from_rrs(W("nothere.tld1."), n, g, NULL, 0));
+	ldns_rr_list_deep_free(n);
+	ldns_rr_list_deep_free(g);
+}
+
+static void test_copy_resets_bookkeeping(void** state)
+{
+	static const char* ns[] = { "tld1. NS a.tld1.", "tld1. NS b.x.", NULL };
+	static const char* glue[] = { "a.tld1. A 192.0.2.1", NULL };
+	ldns_rr_list* n = LIST(ns), *g = LIST(glue);
+	struct delegpt* dp = delegpt_from_rrs(W("tld1."), n, g, NULL, 0), *c;
+	(void)state;
+	dp->addrs->attempts = 2;
+	dp->addrs->dead = 1;
+	delegpt_find_ns(dp, W("b.x."))->lookup4 = 1;
+	assert_int_equal((int)delegpt_count_usable(dp, 2), 0);
+	assert_int_equal((int)delegpt_count_missing(dp, 1, 0), 0);
+	c = delegpt_copy(dp);
+	assert_non_null(c);
+	assert_int_equal((int)c->num_ns, 2);
+	assert_int_equal((int)delegpt_count_usable(c, 2), 1);
+	assert_int_equal((int)delegpt_count_missing(c, 1, 0), 1);
+	assert_true(delegpt_find_ns(c, W("a.tld1."))->got4);
+	delegpt_free(dp);
+	delegpt_free(c);
+	ldns_rr_list_deep_free(n);
+	ldns_rr_list_deep_free(g);
+}
+
+static char* write_tmp(const char* text)
+{
+	static char path[64];
+	int fd;
+	snprintf(path, sizeof(path), "/tmp/delegpt_test.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_hints_file(void** state)
+{
+	char* f = write_tmp("; comment\n$TTL 3600\n"
+		".\t3600000\tIN\tNS\ta.root.test.\n"
+		".\t3600000\tIN\tNS\tb.root.test.\n"
+		"a.root.test.\t3600000\tIN\tA\t127.0.0.2\n"
+		"b.root.test. 3600000 IN AAAA ::1\n"
+		"c.root.test. 3600000 IN A 127.0.0.9\n");
+	struct delegpt* dp = hints_read_file(f);
+	(void)state;
+	assert_non_null(dp);
+	assert_int_equal((int)dp->namelen, 1);
+	assert_int_equal((int)dp->num_ns, 2);
+	assert_int_equal((int)dp->num_addr, 2);
+	delegpt_free(dp);
+	unlink(f);
+	/* a syntax error, no NS, no addresses, no file: errors */
+	f = write_tmp(". NS a.root.test.\nbogus line here\n");
+	assert_null(hints_read_file(f));
+	unlink(f);
+	f = write_tmp("a.root.test. A 127.0.0.2\n");
+	assert_null(hints_read_file(f));
+	unlink(f);
+	f = write_tmp(". NS a.root.test.\n");
+	assert_null(hints_read_file(f));
+	unlink(f);
+	assert_null(hints_read_file("/nonexistent/root.hints"));
+}
+
+static void test_hints_config(void** state)
+{
+	char* f = write_tmp(". NS a.root.test.\na.root.test. A 127.0.0.2\n");
+	struct config_file* cfg = config_create();
+	struct config_stub* stub = calloc(1, sizeof(*stub));
+	struct config_stub* fwd = calloc(1, sizeof(*fwd));
+	struct config_strlist* rh = calloc(1, sizeof(*rh));
+	struct config_strlist* sa = calloc(1, sizeof(*sa));
+	struct config_strlist* fa = calloc(1, sizeof(*fa));
+	struct iter_hints* h;
+	const struct iter_hint* x;
+	(void)state;
+	/* no root-hints: a hints set without a root */
+	h = hints_create(cfg);
+	assert_non_null(h);
+	assert_null(h->root);
+	assert_null(hints_lookup(h, W("www.example.tld1.")));
+	hints_delete(h);
+	rh->str = strdup(f);
+	cfg->root_hints = rh;
+	stub->name = strdup("example.tld1");
+	sa->str = strdup("127.0.0.6@5353");
+	stub->addrs = sa;
+	cfg->stubs = stub;
+	fwd->name = strdup("fwd.tld2.");
+	fa->str = strdup("127.0.0.7#tls.name");
+	fwd->addrs = fa;
+	cfg->forwards = fwd;
+	h = hints_create(cfg);
+	assert_non_null(h);
+	assert_non_null(h->root);
+	x = hints_lookup(h, W("www.example.tld1."));
+	assert_non_null(x);
+	assert_false(x->is_forward);
+	assert_int_equal(query_dname_compare(x->dp->name, W("example.tld1.")),
+		0);
+	assert_int_equal(addr_port(&x->dp->addrs->addr), 5353);
+	x = hints_lookup(h, W("a.b.FWD.tld2."));
+	assert_non_null(x);
+	assert_true(x->is_forward);
+	x = hints_lookup(h, W("www.tld1."));
+	assert_ptr_equal(x, h->root);
+	hints_delete(h);
+	/* a bad stub address fails the whole set */
+	free(sa->str);
+	sa->str = strdup("not-an-address");
+	assert_null(hints_create(cfg));
+	config_delete(cfg);
+	unlink(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_dedup_and_cap),
+		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_from_rrs_bailiwick),
+		cmocka_unit_test(test_copy_resets_bookkeeping),
+		cmocka_unit_test(test_hints_file),
+		cmocka_unit_test(test_hints_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

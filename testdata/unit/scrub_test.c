@@ -1,0 +1,317 @@
+/* testdata/unit/scrub_test.c - scrubbing of upstream replies: question
+ * checks, bailiwick, the answer chain (CNAME, DNAME synthesis, loops),
+ * authority and additional (glue, poison). */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+#include <ldns/ldns.h>
+#include "iterator/iter_scrub.h"
+#include "util/dname.h"
+#include "util/msgparse.h"
+
+/* A reply to (qname, qtype) with records given as "A|N|D text" lines
+ * (answer, authority, additional). */
+static ldns_pkt* make_reply(const char* qname, ldns_rr_type qtype,
+	int rcode, const char* const* rrs)
+{
+	ldns_pkt* p = ldns_pkt_new();
+	ldns_rr* q = NULL;
+	char buf[600];
+	assert_non_null(p);
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_rcode(p, (uint8_t)rcode);
+	snprintf(buf, sizeof(buf), "%s IN A", qname);
+	assert_int_equal(ldns_rr_new_question_frm_str(&q, buf, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_rr_set_type(q, qtype);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, q);
+	for(; rrs && *rrs; rrs++) {
+		ldns_rr* rr = NULL;
+		ldns_pkt_section sec = (*rrs)[0] == 'A' ? LDNS_SECTION_ANSWER :
+			(*rrs)[0] == 'N' ? LDNS_SECTION_AUTHORITY :
+			LDNS_SECTION_ADDITIONAL;
+		assert_int_equal(ldns_rr_new_frm_str(&rr, *rrs + 2, 3600,
+			NULL, NULL), LDNS_STATUS_OK);
+		ldns_pkt_push_rr(p, sec, rr);
+	}
+	return p;
+}
+
+static const uint8_t* W(const char* s)
+{
+	static uint8_t bufs[4][256];
+	static int i;
+	uint8_t* b = bufs[i++ & 3];
+	assert_true(dname_from_str(s, b) > 0);
+	return b;
+}
+
+/* The records of a section as "owner TYPE rdata" texts joined by "|". */
+static char* sect(ldns_rr_list* l)
+{
+	static char out[4096];
+	size_t i;
+	out[0] = 0;
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(l, i);
+		char* o = ldns_rdf2str(ldns_rr_owner(rr));
+		char* t = ldns_rr_type2str(ldns_rr_get_type(rr));
+		char* d = ldns_rdf2str(ldns_rr_rdf(rr, 0));
+		snprintf(out + strlen(out), sizeof(out) - strlen(out),
+			"%s%s %s %s", i ? "|" : "", o, t, d);
+		LDNS_FREE(o);
+		LDNS_FREE(t);
+		LDNS_FREE(d);
+	}
+	return out;
+}
+
+static void test_question_must_match(void** state)
+{
+	struct scrub_result r;
+	ldns_pkt* p;
+	(void)state;
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, NULL);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	/* case does not matter */
+	assert_int_equal(scrub_message(p, W("WWW.Example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_int_equal(scrub_message(p, W("other.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_BAD_QUESTION);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_AAAA,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_BAD_QUESTION);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_CH, W("example.tld1."), &r), SCRUB_BAD_QUESTION);
+	ldns_pkt_set_qr(p, 0);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_BAD_QUESTION);
+	ldns_pkt_free(p);
+	/* no question at all */
+	p = ldns_pkt_new();
+	ldns_pkt_set_qr(p, 1);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_BAD_QUESTION);
+	ldns_pkt_free(p);
+}
+
+static void test_answer_out_of_zone_dropped(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. A 192.0.2.1",
+		"A www.other.tld2. A 192.0.2.66",      /* not in zone */
+		"A mail.example.tld1. A 192.0.2.67",   /* not the qname */
+		"A www.example.tld1. CH A 192.0.2.68", /* other class */
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_answer(p)),
+		"www.example.tld1. A 192.0.2.1");
+	assert_int_equal(r.final_found, 1);
+	assert_int_equal(r.removed, 3);
+	assert_int_equal(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+}
+
+static void test_cname_chain(void** state)
+{
+	static const char* rrs[] = {
+		"A chain2.example.tld1. CNAME alias.example.tld2.",
+		"A chain.example.tld1. CNAME chain2.example.tld1.",
+		/* the target is out of this server's zone: its data goes */
+		"A alias.example.tld2. A 192.0.2.66",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("chain.example.tld1.", LDNS_RR_TYPE_A, 0,
+		rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("chain.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_answer(p)),
+		"chain.example.tld1. CNAME chain2.example.tld1.|"
+		"chain2.example.tld1. CNAME alias.example.tld2.");
+	assert_int_equal(r.final_found, 0);
+	assert_int_equal(r.chain_len, 2);
+	assert_int_equal(query_dname_compare(r.sname,
+		W("alias.example.tld2.")), 0);
+	ldns_pkt_free(p);
+}
+
+static void test_cname_qtype_cname(void** state)
+{
+	static const char* rrs[] = {
+		"A a.example.tld1. CNAME b.example.tld1.",
+		"A b.example.tld1. CNAME c.example.tld1.",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("a.example.tld1.", LDNS_RR_TYPE_CNAME, 0,
+		rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("a.example.tld1."), TYPE_CNAME,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_answer(p)),
+		"a.example.tld1. CNAME b.example.tld1.");
+	assert_int_equal(r.final_found, 1);
+	ldns_pkt_free(p);
+}
+
+static void test_cname_loop_kept_once(void** state)
+{
+	static const char* rrs[] = {
+		"A loop1.example.tld1. CNAME loop2.example.tld1.",
+		"A loop2.example.tld1. CNAME loop1.example.tld1.",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("loop1.example.tld1.", LDNS_RR_TYPE_A, 0,
+		rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("loop1.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 2);
+	assert_int_equal(r.chain_len, 2);
+	assert_int_equal(r.final_found, 0);
+	ldns_pkt_free(p);
+}
+
+static void test_dname_synthesis(void** state)
+{
+	static const char* rrs[] = {
+		"A dname.example.tld1. DNAME example.tld2.",
+		/* the server's CNAME lies: replaced by the synthesized one */
+		"A www.dname.example.tld1. CNAME evil.other.tld3.",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("www.dname.example.tld1.", LDNS_RR_TYPE_A, 0,
+		rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("www.dname.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_answer(p)),
+		"dname.example.tld1. DNAME example.tld2.|"
+		"www.dname.example.tld1. CNAME www.example.tld2.");
+	assert_int_equal(query_dname_compare(r.sname, W("www.example.tld2.")),
+		0);
+	assert_int_equal(r.chain_len, 1);
+	ldns_pkt_free(p);
+}
+
+static void test_dname_too_long(void** state)
+{
+	/* 4 labels of 63 under a DNAME whose target is longer than its
+	 * owner: the synthesized name would pass 255 bytes */
+	char q[400], dn[200], rr1[600];
+	const char* rrs[] = { rr1, NULL };
+	struct scrub_result r;
+	ldns_pkt* p;
+	char l63[64];
+	(void)state;
+	memset(l63, 'a', 63);
+	l63[63] = 0;
+	snprintf(q, sizeof(q), "%s.%s.%s.x.tld1.", l63, l63, l63);
+	snprintf(dn, sizeof(dn), "%s.tld2.", l63);
+	snprintf(rr1, sizeof(rr1), "A x.tld1. DNAME %s", dn);
+	p = make_reply(q, LDNS_RR_TYPE_A, 0, rrs);
+	assert_int_equal(scrub_message(p, W(q), TYPE_A, CLASS_IN, W("tld1."),
+		&r), SCRUB_OK);
+	assert_int_equal(r.dname_too_long, 1);
+	ldns_pkt_free(p);
+}
+
+static void test_referral_glue(void** state)
+{
+	static const char* rrs[] = {
+		"N example.tld1. NS ns1.example.tld1.",
+		"N example.tld1. NS ns.other.tld2.",
+		"N unrelated.tld1. NS ns.unrelated.tld1.",  /* not above qname */
+		"N other.tld2. NS ns.evil.tld2.",           /* out of zone */
+		"D ns1.example.tld1. A 192.0.2.53",
+		"D ns.other.tld2. A 192.0.2.66",            /* out of zone */
+		"D ns.unrelated.tld1. A 192.0.2.67",        /* not an NS kept */
+		"D www.example.tld1. A 192.0.2.68",         /* poison */
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_authority(p)),
+		"example.tld1. NS ns1.example.tld1.|"
+		"example.tld1. NS ns.other.tld2.");
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53");
+	assert_int_equal(r.final_found, 0);
+	ldns_pkt_free(p);
+}
+
+static void test_authority_soa(void** state)
+{
+	static const char* neg[] = {
+		"N example.tld1. SOA ns1.example.tld1. h.example.tld1. "
+			"1 3600 900 604800 300",
+		"N other.example.tld1. SOA ns1.example.tld1. h.example.tld1. "
+			"1 3600 900 604800 300",      /* not above the qname */
+		"N example.tld1. TXT \"junk\"",
+		NULL };
+	static const char* pos[] = {
+		"A www.example.tld1. A 192.0.2.1",
+		"N example.tld1. SOA ns1.example.tld1. h.example.tld1. "
+			"1 3600 900 604800 300",
+		"N example.tld1. NS ns1.example.tld1.",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 3, neg);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_authority(p)),
+		"example.tld1. SOA ns1.example.tld1.");
+	ldns_pkt_free(p);
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, pos);
+	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+		CLASS_IN, W("example.tld1."), &r), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_authority(p)),
+		"example.tld1. NS ns1.example.tld1.");
+	ldns_pkt_free(p);
+}
+
+static void test_ns_query_answer_glue(void** state)
+{
+	static const char* rrs[] = {
+		"A . NS a.root.test.",
+		"D a.root.test. A 127.0.0.2",
+		"D b.root.test. A 127.0.0.66",    /* no NS names it */
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply(".", LDNS_RR_TYPE_NS, 0, rrs);
+	(void)state;
+	assert_int_equal(scrub_message(p, W("."), TYPE_NS, CLASS_IN, W("."),
+		&r), SCRUB_OK);
+	assert_int_equal(r.final_found, 1);
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"a.root.test. A 127.0.0.2");
+	ldns_pkt_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_question_must_match),
+		cmocka_unit_test(test_answer_out_of_zone_dropped),
+		cmocka_unit_test(test_cname_chain),
+		cmocka_unit_test(test_cname_qtype_cname),
+		cmocka_unit_test(test_cname_loop_kept_once),
+		cmocka_unit_test(test_dname_synthesis),
+		cmocka_unit_test(test_dname_too_long),
+		cmocka_unit_test(test_referral_glue),
+		cmocka_unit_test(test_authority_soa),
+		cmocka_unit_test(test_ns_query_answer_glue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
