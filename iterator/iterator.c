@@ -5,6 +5,7 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_scrub.h"
+#include "iterator/iter_cache.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
@@ -118,6 +119,86 @@ static void set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->sent_to = NULL;
 }
 
+static int append_rrs(ldns_rr_list* to, const ldns_rr_list* from);
+
+/* Is name the owner of a record in the chain so far (a CNAME loop)? */
+static int chain_has_owner(const ldns_rr_list* chain, const uint8_t* name)
+{
+	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+	size_t i;
+	for(i = 0; chain && i < ldns_rr_list_rr_count(chain); i++)
+		if(rdf_to_wire(ldns_rr_owner(ldns_rr_list_rr(chain, i)), o) &&
+			query_dname_compare(o, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Follow the chain (already appended to iq->answer) to new_sname; 0
+ * (and done) on a loop or too many restarts. */
+static int restart_at(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* new_sname, size_t len)
+{
+	if(chain_has_owner(iq->answer, new_sname)) {
+		iter_fail(iq, "CNAME loop for");
+		return 0;
+	}
+	if(++iq->restarts > ITER_MAX_RESTARTS) {
+		iter_fail(iq, "too many CNAME restarts for");
+		return 0;
+	}
+	memcpy(iq->sname, new_sname, len);
+	iq->snamelen = len;
+	env->stats.restarts++;
+	log_name(VERB_ALGO, "CNAME restart at", iq->sname, iq->qtype);
+	iq->state = ITER_INIT;
+	return 1;
+}
+
+/* The RRset cache before going out: the answer, a CNAME to follow, or a
+ * delegation closer than the hint h. Returns 1 when iq moved on (done,
+ * restarted, or dp set: run on), -1 when done or failed (stop), 0 to go
+ * on with the hints. */
+static int cache_step(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_hint* h, time_t now)
+{
+	struct delegpt* dp;
+	if(iter_cache_answer(env->rrset_cache, iq->sname, iq->qtype,
+		iq->qclass, now, iq->answer)) {
+		env->stats.cache_answers++;
+		iter_done(iq, RCODE_NOERROR);
+		return -1;
+	}
+	if(iq->qtype != TYPE_CNAME) {
+		ldns_rr_list* tmp = ldns_rr_list_new();
+		uint8_t t[LDNS_MAX_DOMAINLEN + 1];
+		size_t tl;
+		if(tmp && iter_cache_answer(env->rrset_cache, iq->sname,
+			TYPE_CNAME, iq->qclass, now, tmp)) {
+			ldns_rr* c = ldns_rr_list_rr(tmp, 0);
+			env->stats.cache_answers++;
+			tl = ldns_rr_rd_count(c) == 1 ?
+				rdf_to_wire(ldns_rr_rdf(c, 0), t) : 0;
+			if(tl == 0 || !append_rrs(iq->answer, tmp)) {
+				ldns_rr_list_deep_free(tmp);
+				iter_fail(iq, "cached CNAME unusable for");
+				return -1;
+			}
+			ldns_rr_list_deep_free(tmp);
+			return restart_at(env, iq, t, tl) ? 1 : -1;
+		}
+		ldns_rr_list_deep_free(tmp);
+	}
+	dp = iter_cache_delegation(env->rrset_cache, iq->sname, iq->qclass,
+		dname_count_labels(h->dp->name), now);
+	if(!dp)
+		return 0;
+	env->stats.cache_delegations++;
+	delegpt_log(VERB_ALGO, dp);
+	set_dp(iq, dp, 0);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -135,6 +216,11 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			"available yet)");
 		iter_fail(iq, "no delegation point for");
 		return 0;
+	}
+	if(!iq->is_priming && env->rrset_cache && !h->is_forward) {
+		int r = cache_step(env, iq, h, now);
+		if(r != 0)
+			return r > 0;
 	}
 	if(h->is_root && !iq->is_priming) {
 		if(!env->primed_root || now >= env->primed_until) {
@@ -413,9 +499,19 @@ static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 	iq->state = ITER_TARGETS;
 }
 
-/* A negative or positive final answer from pkt (scrubbed). */
-static void final_answer(struct iter_qstate* iq, ldns_pkt* pkt, int rcode)
+/* Keep the RRsets of a scrubbed reply that was used. */
+static void store(struct iter_env* env, const ldns_pkt* pkt)
 {
+	if(env->rrset_cache)
+		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
+			env->rrset_cache, pkt, time(NULL));
+}
+
+/* A negative or positive final answer from pkt (scrubbed). */
+static void final_answer(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, int rcode)
+{
+	store(env, pkt);
 	if(!append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
 		iter_fail(iq, "out of memory for");
 		return;
@@ -452,7 +548,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;
 	}
 	if(rcode == RCODE_NXDOMAIN || sr->final_found) {
-		final_answer(iq, pkt, rcode);
+		final_answer(env, iq, pkt, rcode);
 		return;
 	}
 	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
@@ -463,19 +559,15 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			LDNS_RR_TYPE_SOA);
 		if(soa) {
 			ldns_rr_list_deep_free(soa);
-			final_answer(iq, pkt, RCODE_NOERROR);
+			final_answer(env, iq, pkt, RCODE_NOERROR);
 			return;
 		}
 		if(!append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
 			iter_fail(iq, "out of memory for");
 			return;
 		}
-		memcpy(iq->sname, sr->sname, sr->snamelen);
-		iq->snamelen = sr->snamelen;
-		iq->restarts++;
-		env->stats.restarts++;
-		log_name(VERB_ALGO, "CNAME restart at", iq->sname, iq->qtype);
-		iq->state = ITER_INIT;
+		store(env, pkt);
+		(void)restart_at(env, iq, sr->sname, sr->snamelen);
 		return;
 	}
 	if(nl && !iq->dp_forward && dname_subdomain_c(nsowner, iq->dp->name)
@@ -494,6 +586,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
+		store(env, pkt);
 		delegpt_log(VERB_ALGO, dp);
 		set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
@@ -506,7 +599,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			LDNS_RR_TYPE_SOA);
 		if(soa || ldns_pkt_aa(pkt) || iq->dp_forward) {
 			ldns_rr_list_deep_free(soa);
-			final_answer(iq, pkt, RCODE_NOERROR);
+			final_answer(env, iq, pkt, RCODE_NOERROR);
 			return;
 		}
 	}

@@ -32,6 +32,7 @@ struct iter_hints;
 struct outside_network;
 struct infra_cache;
 struct msg_cache;
+struct rrset_cache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
@@ -60,6 +61,7 @@ struct iter_env {
 	struct outside_network* outnet;
 	struct infra_cache* infra;     /* may be NULL */
 	struct msg_cache* msg_cache;   /* may be NULL: nothing stored */
+	struct rrset_cache* rrset_cache; /* may be NULL: no RRset cache */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
 	int do_ip4, do_ip6;
@@ -71,7 +73,8 @@ struct iter_env {
 	struct {
 		uint64_t sent, replies, timeouts, errors, referrals,
 			restarts, lame, scrub_removed, bad_replies,
-			target_lookups, prime;
+			target_lookups, prime, cache_answers,
+			cache_delegations, stored_rrsets;
 	} stats;
 };
 

@@ -9,7 +9,10 @@
  *
  * -x prints each reply as one line "REPLY i HEX" (wire format) for
  * scripts, -s the counters, -t bounds the whole run (default 30 s; exit
- * 2 when it runs out). Exit 0 when every question got a reply. */
+ * 2 when it runs out), -S asks one question after the other (each
+ * first from the message cache, as the daemon's fast path will), so
+ * later ones can use what earlier ones cached. Exit 0 when every
+ * question got a reply. */
 #include "config.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_hints.h"
@@ -18,6 +21,7 @@
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -39,14 +43,19 @@ struct question {
 
 struct driver {
 	struct event_base* base;
+	struct iter_env* env;
 	struct question* qs;
-	int num, left;
+	struct answer_arg* args;
+	int num, left, next, sequential;
+	uint64_t msg_hits;
 };
 
 struct answer_arg {
 	struct driver* d;
 	struct question* q;
 };
+
+static void start_next(struct driver* d);
 
 static void got_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
 {
@@ -60,6 +69,40 @@ static void got_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
 	a->q->done = 1;
 	if(--a->d->left == 0)
 		event_base_loopbreak(a->d->base);
+	else if(a->d->sequential)
+		start_next(a->d);
+}
+
+/* Start question d->next (all of them, unless sequential). */
+static void start_next(struct driver* d)
+{
+	while(d->next < d->num) {
+		int i = d->next++;
+		struct question* q = &d->qs[i];
+		d->args[i].d = d;
+		d->args[i].q = q;
+		if(d->sequential && d->env->msg_cache) {
+			uint8_t buf[65535];
+			struct msg_cache* c = d->env->msg_cache;
+			size_t n = msg_cache_answer(c, &q->qi,
+				msg_cache_hash(c, &q->qi), time(NULL), buf,
+				sizeof(buf), 1232);
+			if(n) {
+				d->msg_hits++;
+				got_reply(&d->args[i], buf, n, buf[3] & 0xf);
+				return;
+			}
+		}
+		if(!mesh_new_client(d->env->mesh, &q->qi, 65535, 1232,
+			got_reply, &d->args[i])) {
+			fprintf(stderr, "mesh refused question %d\n", i);
+			if(--d->left == 0)
+				event_base_loopbreak(d->base);
+			continue;
+		}
+		if(d->sequential)
+			return;
+	}
 }
 
 static void on_timeout(evutil_socket_t fd, short ev, void* arg)
@@ -139,8 +182,10 @@ int main(int argc, char** argv)
 	struct event* timer;
 	struct timeval tv;
 	static uint8_t avail[PORT_SET_SIZE];
-	while((c = getopt(argc, argv, "c:xsv:t:")) != -1) {
+	memset(&d, 0, sizeof(d));
+	while((c = getopt(argc, argv, "c:xsSv:t:")) != -1) {
 		switch(c) {
+		case 'S': d.sequential = 1; break;
 		case 'c': cfgfile = optarg; break;
 		case 'x': hex = 1; break;
 		case 's': stats = 1; break;
@@ -160,7 +205,7 @@ int main(int argc, char** argv)
 	verbosity = verb >= 0 ? (enum verbosity_value)verb :
 		(enum verbosity_value)cfg->verbosity;
 	memset(&env, 0, sizeof(env));
-	memset(&d, 0, sizeof(d));
+	d.env = &env;
 	env.cfg = cfg;
 	env.do_ip4 = cfg->do_ip4;
 	env.do_ip6 = cfg->do_ip6;
@@ -176,8 +221,9 @@ int main(int argc, char** argv)
 	env.outnet = pool && env.infra ? outside_network_create(d.base, &os,
 		pool, env.infra) : NULL;
 	env.msg_cache = msg_cache_create_cfg(cfg);
+	env.rrset_cache = rrset_cache_create_cfg(cfg);
 	env.hints = hints_create(cfg);
-	if(!env.outnet || !env.msg_cache || !env.hints ||
+	if(!env.outnet || !env.msg_cache || !env.rrset_cache || !env.hints ||
 		!mesh_create(&env, cfg->num_queries_per_thread)) {
 		log_err("cannot set up the resolver");
 		return 1;
@@ -185,6 +231,7 @@ int main(int argc, char** argv)
 	d.num = argc;
 	d.qs = calloc((size_t)argc, sizeof(*d.qs));
 	args = calloc((size_t)argc, sizeof(*args));
+	d.args = args;
 	if(!d.qs || !args)
 		return 1;
 	for(i = 0; i < argc; i++) {
@@ -194,15 +241,7 @@ int main(int argc, char** argv)
 		}
 	}
 	d.left = argc;
-	for(i = 0; i < argc; i++) {
-		args[i].d = &d;
-		args[i].q = &d.qs[i];
-		if(!mesh_new_client(env.mesh, &d.qs[i].qi, 65535, 1232,
-			got_reply, &args[i])) {
-			fprintf(stderr, "mesh refused '%s'\n", argv[i]);
-			d.left--;
-		}
-	}
+	start_next(&d);
 	timer = evtimer_new(d.base, on_timeout, d.base);
 	tv.tv_sec = secs;
 	tv.tv_usec = 0;
@@ -232,7 +271,9 @@ int main(int argc, char** argv)
 			(unsigned long long)ms->refused_full);
 		printf("STATS iter sent=%llu replies=%llu timeouts=%llu "
 			"errors=%llu referrals=%llu restarts=%llu lame=%llu "
-			"targets=%llu scrubbed=%llu bad=%llu prime=%llu\n",
+			"targets=%llu scrubbed=%llu bad=%llu prime=%llu "
+			"cache_answers=%llu cache_delegations=%llu "
+			"stored=%llu msg_hits=%llu\n",
 			(unsigned long long)env.stats.sent,
 			(unsigned long long)env.stats.replies,
 			(unsigned long long)env.stats.timeouts,
@@ -243,7 +284,11 @@ int main(int argc, char** argv)
 			(unsigned long long)env.stats.target_lookups,
 			(unsigned long long)env.stats.scrub_removed,
 			(unsigned long long)env.stats.bad_replies,
-			(unsigned long long)env.stats.prime);
+			(unsigned long long)env.stats.prime,
+			(unsigned long long)env.stats.cache_answers,
+			(unsigned long long)env.stats.cache_delegations,
+			(unsigned long long)env.stats.stored_rrsets,
+			(unsigned long long)d.msg_hits);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
 			"edns_fallback=%llu unwanted=%llu refused=%llu\n",
 			(unsigned long long)o->sent_udp,
@@ -261,6 +306,7 @@ int main(int argc, char** argv)
 	iter_env_clear(&env);
 	hints_delete((struct iter_hints*)env.hints);
 	msg_cache_delete(env.msg_cache);
+	rrset_cache_delete(env.rrset_cache);
 	infra_delete(env.infra);
 	port_pool_delete(pool);
 	ub_randfree(env.rnd);

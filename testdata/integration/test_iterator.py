@@ -62,10 +62,11 @@ class Run:
     """One driver run: replies (dns.message, in question order), the
     counters it printed, its stderr and how long it took."""
 
-    def __init__(self, conf, questions, timeout=30):
+    def __init__(self, conf, questions, timeout=30, opts=()):
         t0 = time.time()
         p = subprocess.run([DRIVER, "-c", conf, "-x", "-s",
-                            "-t", str(timeout * SLOW)] + list(questions),
+                            "-t", str(timeout * SLOW)] + list(opts) +
+                           list(questions),
                            capture_output=True, text=True,
                            timeout=timeout * SLOW + 30)
         self.elapsed = time.time() - t0
@@ -129,6 +130,30 @@ def test_each_case_alone(net, tmp_path):
                                  if "CNAME" in x.why or "DNAME" in x.why]:
         run = Run(conf, ["%s/%s" % (c.qname, c.qtype)])
         assert c.mismatch(run.reply()) is None
+
+
+def test_caches_used_by_later_questions(net, tmp_path):
+    """One question after the other (-S): the second name of a zone
+    needs one upstream query (delegation from the RRset cache), the
+    repeat comes from the message cache, a name under a cached CNAME
+    chain is followed from the cache."""
+    conf = write_conf(tmp_path, net)
+    first = Run(conf, ["www.example.tld1./A"])
+    run = Run(conf, ["www.example.tld1./A", "mail.example.tld1./A",
+                     "www.example.tld1./A"], opts=["-S"])
+    assert all_rdata(run.reply(0)) == ["192.0.2.10"]
+    assert all_rdata(run.reply(1)) == ["192.0.2.25"]
+    assert all_rdata(run.reply(2)) == ["192.0.2.10"]
+    assert run.stats["iter.msg_hits"] == 1
+    assert run.stats["iter.cache_delegations"] >= 1
+    assert run.stats["iter.sent"] == first.stats["iter.sent"] + 1
+    chain = [c for c in net.expected if c.qname == "chain.example.tld1."][0]
+    run = Run(conf, ["chain.example.tld1./A", "chain2.example.tld1./A"],
+              opts=["-S"])
+    assert chain.mismatch(run.reply(0)) is None
+    assert run.stats["iter.cache_answers"] >= 2
+    sent_first = Run(conf, ["chain.example.tld1./A"]).stats["iter.sent"]
+    assert run.stats["iter.sent"] == sent_first
 
 
 def test_cname_loop_servfail(net, tmp_path):

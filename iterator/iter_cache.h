@@ -1,0 +1,43 @@
+/* iterator/iter_cache.h - between the iterator's ldns records and the
+ * RRset cache (services/cache/rrset.h) and the reply encoder: RRsets of
+ * a record list in packed form, storing a scrubbed reply's RRsets with
+ * their trust, and reading back delegations and answers. */
+#ifndef ITERATOR_ITER_CACHE_H
+#define ITERATOR_ITER_CACHE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <ldns/ldns.h>
+
+struct packed_rrset;
+struct rrset_cache;
+struct delegpt;
+
+/* Call fn for every RRset in list (records of one owner, type and class
+ * grouped, in the order of their first record; RRSIGs are RRsets of
+ * their own). The packed form is valid during the call. Returns 0 on
+ * OOM or when fn returns 0. */
+int iter_for_each_rrset(const ldns_rr_list* list,
+	int (*fn)(void* arg, const struct packed_rrset* set), void* arg);
+
+/* Store the RRsets of a scrubbed reply: answer section with answer
+ * trust (authoritative when aa; a CNAME synthesized from a DNAME is not
+ * stored), authority NS as authority trust, additional addresses as
+ * glue. Nothing here may extend a cached entry's life (can_refresh 0)
+ * except an authoritative answer from the zone's own servers. Returns
+ * the number stored. */
+int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now);
+
+/* The closest delegation the cache has for qname (NS set and the cached
+ * addresses of its names), when it is strictly below min_labels labels;
+ * NULL otherwise. */
+struct delegpt* iter_cache_delegation(struct rrset_cache* c,
+	const uint8_t* qname, uint16_t qclass, int min_labels, time_t now);
+
+/* Append the cached RRset (name, type, class) with at least answer
+ * trust to list, as records with the time left as TTL. Returns 1 when
+ * found and appended, 0 when not (or OOM). */
+int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
+	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
+
+#endif

@@ -1,0 +1,208 @@
+/* testdata/unit/iter_cache_test.c - what the iterator keeps in the RRset
+ * cache and reads back: trust per section, no TTL extension by a
+ * repeated referral, synthesized CNAMEs not stored, delegations with
+ * cached glue, answers only at answer trust. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+#include <ldns/ldns.h>
+#include "iterator/iter_cache.h"
+#include "iterator/delegpt.h"
+#include "services/cache/rrset.h"
+#include "util/dname.h"
+#include "util/msgparse.h"
+#include "util/net_help.h"
+
+static const uint8_t* W(const char* s)
+{
+	static uint8_t bufs[4][256];
+	static int i;
+	uint8_t* b = bufs[i++ & 3];
+	assert_true(dname_from_str(s, b) > 0);
+	return b;
+}
+
+/* A reply with "A|N|D rr" lines; aa sets the AA flag. */
+static ldns_pkt* reply(int aa, const char* const* rrs)
+{
+	ldns_pkt* p = ldns_pkt_new();
+	assert_non_null(p);
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_aa(p, aa);
+	for(; *rrs; rrs++) {
+		ldns_rr* rr = NULL;
+		assert_int_equal(ldns_rr_new_frm_str(&rr, *rrs + 2, 3600,
+			NULL, NULL), LDNS_STATUS_OK);
+		ldns_pkt_push_rr(p, (*rrs)[0] == 'A' ? LDNS_SECTION_ANSWER :
+			(*rrs)[0] == 'N' ? LDNS_SECTION_AUTHORITY :
+			LDNS_SECTION_ADDITIONAL, rr);
+	}
+	return p;
+}
+
+static struct rrset_cache* cache(void)
+{
+	struct rrset_cache* c = rrset_cache_create(1024 * 1024, 4, 0,
+		86400);
+	assert_non_null(c);
+	return c;
+}
+
+static void test_referral_no_ttl_extension(void** state)
+{
+	static const char* rrs[] = {
+		"N example.tld1. 3600 NS ns1.example.tld1.",
+		"D ns1.example.tld1. 3600 A 192.0.2.1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(0, rrs);
+	struct rrset_entry* e;
+	time_t exp;
+	(void)state;
+	assert_int_equal(iter_store_reply(c, p, 1000), 2);
+	e = rrset_cache_lookup(c, W("example.tld1."), TYPE_NS, CLASS_IN, 0,
+		1000);
+	assert_non_null(e);
+	assert_int_equal(e->trust, RRSET_TRUST_AUTHORITY);
+	exp = e->expire;
+	rrset_cache_release(c, e);
+	/* the same referral later: the delegation does not live longer */
+	(void)iter_store_reply(c, p, 2000);
+	e = rrset_cache_lookup(c, W("example.tld1."), TYPE_NS, CLASS_IN, 0,
+		2000);
+	assert_non_null(e);
+	assert_true(e->expire == exp);
+	rrset_cache_release(c, e);
+	e = rrset_cache_lookup(c, W("ns1.example.tld1."), TYPE_A, CLASS_IN, 0,
+		2000);
+	assert_non_null(e);
+	assert_int_equal(e->trust, RRSET_TRUST_GLUE);
+	rrset_cache_release(c, e);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+static void test_answer_trust_and_dname(void** state)
+{
+	static const char* rrs[] = {
+		"A dname.example.tld1. DNAME example.tld2.",
+		"A www.dname.example.tld1. CNAME www.example.tld2.",
+		"A www.example.tld2. A 192.0.2.20",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	struct rrset_entry* e;
+	(void)state;
+	assert_int_equal(iter_store_reply(c, p, 1000), 2);
+	assert_null(rrset_cache_lookup(c, W("www.dname.example.tld1."),
+		TYPE_CNAME, CLASS_IN, 0, 1000));
+	e = rrset_cache_lookup(c, W("dname.example.tld1."), TYPE_DNAME,
+		CLASS_IN, 0, 1000);
+	assert_non_null(e);
+	assert_int_equal(e->trust, RRSET_TRUST_AUTH_ANSWER);
+	rrset_cache_release(c, e);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+static void test_delegation_from_cache(void** state)
+{
+	static const char* rrs[] = {
+		"N example.tld1. 3600 NS ns1.example.tld1.",
+		"N example.tld1. 3600 NS ns.other.tld2.",
+		"D ns1.example.tld1. 3600 A 192.0.2.1",
+		"D ns1.example.tld1. 3600 AAAA 2001:db8::1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(0, rrs);
+	struct delegpt* dp;
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	/* below the hint's 1 label (the root): found */
+	dp = iter_cache_delegation(c, W("www.a.example.tld1."), CLASS_IN, 1,
+		1000);
+	assert_non_null(dp);
+	assert_int_equal(query_dname_compare(dp->name, W("example.tld1.")), 0);
+	assert_int_equal((int)dp->num_ns, 2);
+	assert_int_equal((int)dp->num_addr, 2);
+	assert_int_equal(addr_port(&dp->addrs->addr), 53);
+	assert_true(delegpt_find_ns(dp, W("ns1.example.tld1."))->got4);
+	assert_false(delegpt_find_ns(dp, W("ns.other.tld2."))->got4);
+	assert_true(dp->ttl <= 3600);
+	delegpt_free(dp);
+	/* not deeper than a stub at example.tld1. (3 labels) */
+	assert_null(iter_cache_delegation(c, W("www.example.tld1."), CLASS_IN,
+		3, 1000));
+	/* expired */
+	assert_null(iter_cache_delegation(c, W("www.example.tld1."), CLASS_IN,
+		1, 1000 + 3601));
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+static void test_answer_needs_answer_trust(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. 300 A 192.0.2.10",
+		"N example.tld1. NS ns1.example.tld1.",
+		"D ns1.example.tld1. A 192.0.2.1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	ldns_rr_list* l = ldns_rr_list_new();
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	assert_int_equal(iter_cache_answer(c, W("WWW.example.tld1."), TYPE_A,
+		CLASS_IN, 1100, l), 1);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	assert_int_equal((int)ldns_rr_ttl(ldns_rr_list_rr(l, 0)), 200);
+	/* glue is not an answer */
+	assert_int_equal(iter_cache_answer(c, W("ns1.example.tld1."), TYPE_A,
+		CLASS_IN, 1100, l), 0);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	ldns_rr_list_deep_free(l);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+static int count_set(void* arg, const struct packed_rrset* set)
+{
+	int* n = arg;
+	n[0]++;
+	n[1] += (int)set->count;
+	return 1;
+}
+
+static void test_rrsets_grouped(void** state)
+{
+	static const char* rrs[] = {
+		"A a.tld1. A 192.0.2.1",
+		"A b.tld1. A 192.0.2.2",
+		"A A.tld1. A 192.0.2.3",     /* same set as the first */
+		"A a.tld1. AAAA ::1",
+		NULL };
+	ldns_pkt* p = reply(0, rrs);
+	int n[2] = { 0, 0 };
+	(void)state;
+	assert_int_equal(iter_for_each_rrset(ldns_pkt_answer(p), count_set,
+		n), 1);
+	assert_int_equal(n[0], 3);
+	assert_int_equal(n[1], 4);
+	ldns_pkt_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_referral_no_ttl_extension),
+		cmocka_unit_test(test_answer_trust_and_dname),
+		cmocka_unit_test(test_delegation_from_cache),
+		cmocka_unit_test(test_answer_needs_answer_trust),
+		cmocka_unit_test(test_rrsets_grouped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
