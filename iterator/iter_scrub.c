@@ -115,24 +115,6 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 	/* every step consumes a record, so n + 1 steps are enough */
 	for(step = 0; step <= n; step++) {
 		int found = 0, moved = 0;
-		for(i = 0; i < n; i++) {
-			ldns_rr* rr = ldns_rr_list_rr(ans, i);
-			uint16_t ty = (uint16_t)ldns_rr_get_type(rr);
-			if(!rr_in_zone(rr, qclass, zone) ||
-				!owner_is(rr, res->sname))
-				continue;
-			if(ty == qtype || (qtype == TYPE_ANY &&
-				ty != TYPE_RRSIG)) {
-				if(!keep_rr(out, rr))
-					return 0;
-				found = 1;
-			}
-		}
-		if(found) {
-			res->final_found = 1;
-			return qtype == TYPE_ANY || keep_sigs(out, ans,
-				res->sname, qtype, qclass, zone);
-		}
 		/* a DNAME above the current name */
 		for(i = 0; i < n && !moved; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
@@ -158,8 +140,10 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 					res->dname_too_long = 1;
 					return 1;
 				}
+				/* TTL 0 as Unbound: valid only with the
+				 * DNAME it came from */
 				c = make_cname(res->sname, res->snamelen, nn,
-					nl, ldns_rr_ttl(rr), qclass);
+					nl, 0, qclass);
 				if(!c || !ldns_rr_list_push_rr(out, c)) {
 					ldns_rr_free(c);
 					return 0;
@@ -171,8 +155,32 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 			used[i] = 1;
 			moved = 1;
 		}
-		if(moved)
+		if(moved) {
+			/* the synthesized CNAME answers a CNAME query */
+			if(qtype == TYPE_CNAME) {
+				res->final_found = 1;
+				return 1;
+			}
 			continue;
+		}
+		for(i = 0; i < n; i++) {
+			ldns_rr* rr = ldns_rr_list_rr(ans, i);
+			uint16_t ty = (uint16_t)ldns_rr_get_type(rr);
+			if(!rr_in_zone(rr, qclass, zone) ||
+				!owner_is(rr, res->sname))
+				continue;
+			if(ty == qtype || (qtype == TYPE_ANY &&
+				ty != TYPE_RRSIG)) {
+				if(!keep_rr(out, rr))
+					return 0;
+				found = 1;
+			}
+		}
+		if(found) {
+			res->final_found = 1;
+			return qtype == TYPE_ANY || keep_sigs(out, ans,
+				res->sname, qtype, qclass, zone);
+		}
 		/* a CNAME at the current name (the first one only) */
 		for(i = 0; i < n && !moved; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);

@@ -6,11 +6,11 @@
  *   else it is thrown away whole;
  * - every record must be in the class asked and under the zone of the
  *   server that was asked (its bailiwick); others are dropped;
- * - answer: only the chain from the qname is kept: a CNAME at the
- *   current name moves it to the target, a DNAME above it is kept with
- *   the CNAME synthesized from it (a server's own CNAME for that name is
- *   replaced by the synthesized one), the records of qtype at the final
- *   name end it; RRSIGs of kept sets are kept, everything else goes;
+ * - answer: only the chain from the qname is kept: a DNAME above the
+ *   current name is kept with the CNAME synthesized from it (TTL 0, as
+ *   Unbound; a server's own CNAME for that name is dropped), else a
+ *   CNAME at the current name moves it to the target; the records of
+ *   qtype at the final name end it; RRSIGs of kept sets are kept, everything else goes;
  * - authority: NS and SOA only at the final name or one of its parents
  *   (one owner each), DS/NSEC/NSEC3/RRSIG under the zone; nothing else;
  *   with a positive answer, the SOA goes;

@@ -523,7 +523,10 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 		iq->authority = rrs_of_type(ldns_pkt_authority(pkt),
 			LDNS_RR_TYPE_SOA);
 	}
-	if(iq->is_priming) {
+	/* the addresses of the names of an NS answer go along (as Unbound;
+	 * the scrubber kept only those) */
+	if(iq->is_priming || (iq->qtype == TYPE_NS && rcode == RCODE_NOERROR
+		&& ldns_rr_list_rr_count(ldns_pkt_additional(pkt)) > 0)) {
 		ldns_rr_list_deep_free(iq->additional);
 		iq->additional = ldns_rr_list_clone(ldns_pkt_additional(pkt));
 	}
@@ -703,70 +706,25 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 
 /* ---- reply encoding ---- */
 
-/* One RRset of a list in packed form, with its rdata copied. */
-struct pk_set {
-	struct packed_rrset set;
-	const uint8_t* rd[256];
-	uint16_t rl[256];
+struct enc_arg {
+	struct msg_builder* b;
+	enum msg_section sec;
 };
 
-static int add_list(struct msg_builder* b, enum msg_section sec,
-	const ldns_rr_list* list, ldns_buffer* tmp)
+static int enc_set(void* arg, const struct packed_rrset* set)
 {
-	size_t i = 0, n = ldns_rr_list_rr_count(list);
-	struct pk_set* pk = malloc(sizeof(*pk));
-	uint8_t* store = NULL;
-	if(!pk)
-		return 0;
-	while(i < n) {
-		ldns_rr* first = ldns_rr_list_rr(list, i);
-		size_t j = i, off = 0;
-		/* a run of records of one owner, type, class */
-		while(j < n && j - i < 256 && ldns_rr_compare_no_rdata(first,
-			ldns_rr_list_rr(list, j)) == 0 &&
-			ldns_rr_get_type(first) ==
-			ldns_rr_get_type(ldns_rr_list_rr(list, j)))
-			j++;
-		ldns_buffer_clear(tmp);
-		memset(&pk->set, 0, sizeof(pk->set));
-		pk->set.owner = ldns_rdf_data(ldns_rr_owner(first));
-		pk->set.owner_len = ldns_rdf_size(ldns_rr_owner(first));
-		pk->set.type = (uint16_t)ldns_rr_get_type(first);
-		pk->set.rclass = (uint16_t)ldns_rr_get_class(first);
-		pk->set.ttl = ldns_rr_ttl(first);
-		pk->set.count = j - i;
-		for(; i < j; i++) {
-			ldns_rr* rr = ldns_rr_list_rr(list, i);
-			size_t start = ldns_buffer_position(tmp);
-			if(ldns_rr_ttl(rr) < pk->set.ttl)
-				pk->set.ttl = ldns_rr_ttl(rr);
-			if(ldns_rr_rdata2buffer_wire(tmp, rr) !=
-				LDNS_STATUS_OK)
-				goto fail;
-			pk->rl[pk->set.count - (j - i)] =
-				(uint16_t)(ldns_buffer_position(tmp) - start);
-		}
-		store = malloc(ldns_buffer_position(tmp) + 1);
-		if(!store)
-			goto fail;
-		memcpy(store, ldns_buffer_begin(tmp),
-			ldns_buffer_position(tmp));
-		for(j = 0; j < pk->set.count; j++) {
-			pk->rd[j] = store + off;
-			off += pk->rl[j];
-		}
-		pk->set.rdata = pk->rd;
-		pk->set.rdlen = pk->rl;
-		(void)msg_add_rrset(b, sec, &pk->set);
-		free(store);
-		store = NULL;
-	}
-	free(pk);
+	struct enc_arg* e = arg;
+	(void)msg_add_rrset(e->b, e->sec, set);
 	return 1;
-fail:
-	free(store);
-	free(pk);
-	return 0;
+}
+
+static int add_list(struct msg_builder* b, enum msg_section sec,
+	const ldns_rr_list* list)
+{
+	struct enc_arg e;
+	e.b = b;
+	e.sec = sec;
+	return !list || iter_for_each_rrset(list, enc_set, &e);
 }
 
 size_t iter_encode_reply(const struct iter_qstate* iq,
@@ -774,23 +732,16 @@ size_t iter_encode_reply(const struct iter_qstate* iq,
 	uint16_t edns_size)
 {
 	struct msg_builder b;
-	ldns_buffer* tmp;
 	int rcode = iq->rcode;
 	if(rcode == RCODE_SERVFAIL)
 		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
 			edns_size);
-	tmp = ldns_buffer_new(65536);
-	if(!tmp)
-		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
-			edns_size);
 	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
-	if(!add_list(&b, SEC_ANSWER, iq->answer, tmp) ||
-		(iq->authority && !add_list(&b, SEC_AUTHORITY, iq->authority,
-		tmp))) {
-		ldns_buffer_free(tmp);
+	if(!add_list(&b, SEC_ANSWER, iq->answer) ||
+		!add_list(&b, SEC_AUTHORITY, iq->authority) ||
+		(!iq->is_priming && !add_list(&b, SEC_ADDITIONAL,
+		iq->additional)))
 		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
 			edns_size);
-	}
-	ldns_buffer_free(tmp);
 	return msg_finish(&b, qi, edns_size, rcode);
 }
