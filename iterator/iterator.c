@@ -212,9 +212,8 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	}
 	h = env->hints ? hints_lookup(env->hints, iq->sname) : NULL;
 	if(!h) {
-		log_err("no root-hints configured (built-in hints not "
-			"available yet)");
-		iter_fail(iq, "no delegation point for");
+		/* hints_create logged "no root-hints configured" once */
+		iter_fail(iq, "no root hints or stub for");
 		return 0;
 	}
 	if(!iq->is_priming && env->rrset_cache && !h->is_forward) {

@@ -102,12 +102,19 @@ def all_rdata(reply):
             for rr in sec for rd in rr]
 
 
-def test_expected_cases(net, tmp_path):
+@pytest.mark.parametrize("ip6", ["no", "yes"])
+def test_expected_cases(net, tmp_path, ip6):
     """Every answer a correct resolver gives through the test internet
     (delegations with glue, out-of-bailiwick NS, the CNAME chain across
     zones, DNAME, wildcards, NXDOMAIN, NODATA with SOA, large answers
-    over TCP after TC=1, EDNS fallback, a slow server), all in one run."""
+    over TCP after TC=1, EDNS fallback, a slow server), all in one run;
+    with do-ip6: yes the NS names get AAAA lookups too (none exist)."""
     conf = write_conf(tmp_path, net)
+    if ip6 == "yes":
+        with open(conf) as f:
+            text = f.read().replace("do-ip6: no", "do-ip6: yes")
+        with open(conf, "w") as f:
+            f.write(text)
     cases = net.expected
     run = Run(conf, ["%s/%s" % (c.qname, c.qtype) for c in cases])
     assert run.rc == 0
@@ -280,3 +287,19 @@ def test_stub_zone(net, tmp_path):
     run = Run(conf, ["www.example.tld1./A"])
     assert [rd for rd in all_rdata(run.reply())] == ["192.0.2.10"]
     assert run.stats["iter.prime"] == 0
+
+
+def test_forward_zone(net, tmp_path):
+    """A forward-zone: sends RD=1 queries to its address and takes the
+    answer (here an authoritative server, which answers for its zone)."""
+    conf = write_conf(tmp_path, net, hints=False, extra="""
+        forward-zone:
+        name: "example.tld1."
+        forward-addr: %s
+    """ % net.address("example1"))
+    run = Run(conf, ["www.example.tld1./A", "nonexistent.example.tld1./A",
+                     "txtonly.example.tld1./A"])
+    assert all_rdata(run.reply(0)) == ["192.0.2.10"]
+    assert rcode(run.reply(1)) == "NXDOMAIN"
+    assert rcode(run.reply(2)) == "NOERROR" and not run.reply(2).answer
+    assert run.stats["iter.sent"] == 3

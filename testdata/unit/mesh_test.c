@@ -1,0 +1,296 @@
+/* testdata/unit/mesh_test.c - the mesh without the test internet: a
+ * stub zone points at a loopback UDP socket that reads queries and
+ * never answers. Identical questions share one state and one upstream
+ * query, the num-queries-per-thread bound, SERVFAIL after the timeouts,
+ * answers without hints, a callback that asks again, deleting a mesh
+ * with queries in flight. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <event2/event.h>
+#include "iterator/iterator.h"
+#include "iterator/iter_hints.h"
+#include "services/mesh.h"
+#include "services/outside_network.h"
+#include "services/port_pool.h"
+#include "services/cache/infra.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/msgparse.h"
+#include "util/random.h"
+
+struct world {
+	struct event_base* base;
+	struct port_pool* pool;
+	struct infra_cache* infra;
+	struct config_file* cfg;
+	struct iter_env env;
+	struct mesh_area* mesh;
+	int hole;          /* the server that never answers */
+	int hole_port;
+};
+
+static uint8_t avail[PORT_SET_SIZE];
+
+static void world_setup(struct world* w, int max_queries, int with_stub)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct infra_settings is;
+	struct outnet_settings os;
+	char addr[64];
+	memset(w, 0, sizeof(*w));
+	w->hole = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(w->hole >= 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(w->hole, (struct sockaddr*)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(w->hole, (struct sockaddr*)&sa, &sl), 0);
+	w->hole_port = ntohs(sa.sin_port);
+	w->cfg = config_create();
+	assert_non_null(w->cfg);
+	if(with_stub) {
+		struct config_stub* s = calloc(1, sizeof(*s));
+		struct config_strlist* a = calloc(1, sizeof(*a));
+		snprintf(addr, sizeof(addr), "127.0.0.1@%d", w->hole_port);
+		s->name = strdup("test.");
+		a->str = strdup(addr);
+		s->addrs = a;
+		w->cfg->stubs = s;
+	}
+	w->base = event_base_new();
+	assert_non_null(w->base);
+	memset(avail, 0, sizeof(avail));
+	port_set_mark(avail, "41000-41999", 1);
+	w->pool = port_pool_create(avail, 100);
+	assert_non_null(w->pool);
+	infra_settings_default(&is);
+	is.unknown_rtt = 50;
+	is.min_rtt = 10;
+	w->infra = infra_create(&is);
+	assert_non_null(w->infra);
+	memset(&os, 0, sizeof(os));
+	os.udp_connect = 1;
+	os.num_tcp = 2;
+	os.do_ip4 = 1;
+	os.do_not_query_localhost = 0;
+	os.edns_size = 1232;
+	os.tcp_timeout = 500;
+	os.max_waiting = 100;
+	w->env.cfg = w->cfg;
+	w->env.do_ip4 = 1;
+	w->env.unknown_rtt = 50;
+	w->env.infra = w->infra;
+	w->env.rnd = ub_initstate();
+	w->env.outnet = outside_network_create(w->base, &os, w->pool,
+		w->infra);
+	assert_non_null(w->env.outnet);
+	w->env.hints = hints_create(w->cfg);
+	assert_non_null(w->env.hints);
+	w->mesh = mesh_create(&w->env, max_queries);
+	assert_non_null(w->mesh);
+	assert_ptr_equal(w->env.mesh, w->mesh);
+}
+
+static void world_teardown(struct world* w)
+{
+	mesh_delete(w->mesh);
+	outside_network_delete(w->env.outnet);
+	assert_int_equal(port_pool_inuse(w->pool), 0);
+	iter_env_clear(&w->env);
+	hints_delete((struct iter_hints*)w->env.hints);
+	infra_delete(w->infra);
+	port_pool_delete(w->pool);
+	ub_randfree(w->env.rnd);
+	event_base_free(w->base);
+	config_delete(w->cfg);
+	close(w->hole);
+}
+
+/* Run the loop for ms milliseconds. */
+static void run_for(struct world* w, int ms)
+{
+	struct timeval tv;
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	event_base_loopexit(w->base, &tv);
+	event_base_dispatch(w->base);
+}
+
+/* Datagrams the server got so far (read and forgotten). */
+static int hole_count(struct world* w)
+{
+	uint8_t buf[600];
+	int n = 0;
+	while(recv(w->hole, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
+}
+
+struct answer {
+	int calls;
+	int rcode;
+	uint16_t id;
+	char qname[300];
+	struct world* w;
+	int ask_again;     /* callback asks the same question this often */
+	struct query_info qi;
+};
+
+static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
+{
+	struct answer* a = arg;
+	a->calls++;
+	a->rcode = rcode;
+	assert_true(len >= 12);
+	a->id = (uint16_t)((reply[0] << 8) | reply[1]);
+	assert_int_equal(reply[3] & 0xf, rcode);
+	if(a->ask_again > 0) {
+		a->ask_again--;
+		assert_int_equal(mesh_new_client(a->w->mesh, &a->qi, 512, 1232,
+			on_reply, a), 1);
+	}
+}
+
+static void question(struct query_info* qi, const char* name, uint16_t id)
+{
+	memset(qi, 0, sizeof(*qi));
+	qi->qname_len = dname_from_str(name, qi->qname);
+	assert_true(qi->qname_len > 0);
+	qi->qtype = TYPE_A;
+	qi->qclass = CLASS_IN;
+	qi->id = id;
+	qi->flags = FLAG_RD;
+}
+
+static void test_no_hints_servfail_at_once(void** state)
+{
+	struct world w;
+	struct answer a;
+	(void)state;
+	world_setup(&w, 10, 0);
+	memset(&a, 0, sizeof(a));
+	a.w = &w;
+	question(&a.qi, "www.example.", 77);
+	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
+		&a), 1);
+	assert_int_equal(a.calls, 1);
+	assert_int_equal(a.rcode, RCODE_SERVFAIL);
+	assert_int_equal(a.id, 77);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
+	/* a callback that asks the same question again gets a new
+	 * resolution (the finished one is out of the table) */
+	a.ask_again = 2;
+	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
+		&a), 1);
+	assert_int_equal(a.calls, 4);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	assert_int_equal(hole_count(&w), 0);
+	world_teardown(&w);
+}
+
+static void test_identical_questions_share(void** state)
+{
+	struct world w;
+	struct answer a[4];
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "a.test.", 1);
+	question(&a[1].qi, "A.TEST.", 2);
+	question(&a[2].qi, "a.test.", 3);
+	question(&a[3].qi, "b.test.", 4);
+	for(i = 0; i < 4; i++)
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply, &a[i]), 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 2);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 4);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->joined, 2);
+	run_for(&w, 20);
+	/* one upstream query per distinct question */
+	assert_int_equal(hole_count(&w), 2);
+	for(i = 0; i < 4; i++)
+		assert_int_equal(a[i].calls, 0);
+	/* freed with queries in flight: no callbacks, nothing leaks */
+	world_teardown(&w);
+	for(i = 0; i < 4; i++)
+		assert_int_equal(a[i].calls, 0);
+}
+
+static void test_timeouts_servfail(void** state)
+{
+	struct world w;
+	struct answer a[2];
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "x.test.", 10);
+	question(&a[1].qi, "x.test.", 11);
+	for(i = 0; i < 2; i++)
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply, &a[i]), 1);
+	for(i = 0; i < 100 && (a[0].calls == 0 || a[1].calls == 0); i++)
+		run_for(&w, 20);
+	for(i = 0; i < 2; i++) {
+		assert_int_equal(a[i].calls, 1);
+		assert_int_equal(a[i].rcode, RCODE_SERVFAIL);
+	}
+	assert_int_equal(a[0].id, 10);
+	assert_int_equal(a[1].id, 11);
+	/* the one server got ITER_MAX_ATTEMPTS tries, then SERVFAIL */
+	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	world_teardown(&w);
+}
+
+static void test_num_queries_bound(void** state)
+{
+	struct world w;
+	struct answer a[4];
+	(void)state;
+	world_setup(&w, 2, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "one.test.", 1);
+	question(&a[1].qi, "two.test.", 2);
+	question(&a[2].qi, "three.test.", 3);
+	question(&a[3].qi, "one.test.", 4);
+	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
+		on_reply, &a[0]), 1);
+	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
+		on_reply, &a[1]), 1);
+	/* full: a third question is refused, a repeat still joins */
+	assert_int_equal(mesh_new_client(w.mesh, &a[2].qi, 512, 1232,
+		on_reply, &a[2]), 0);
+	assert_int_equal(mesh_new_client(w.mesh, &a[3].qi, 512, 1232,
+		on_reply, &a[3]), 1);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->refused_full, 1);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 3);
+	world_teardown(&w);
+	assert_int_equal(a[2].calls, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_hints_servfail_at_once),
+		cmocka_unit_test(test_identical_questions_share),
+		cmocka_unit_test(test_timeouts_servfail),
+		cmocka_unit_test(test_num_queries_bound),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
