@@ -159,7 +159,7 @@ static int restart_at(struct iter_env* env, struct iter_qstate* iq,
  * restarted, or dp set: run on), -1 when done or failed (stop), 0 to go
  * on with the hints. */
 static int cache_step(struct iter_env* env, struct iter_qstate* iq,
-	const struct iter_hint* h, time_t now)
+	const struct iter_hint* h, const uint8_t* start, time_t now)
 {
 	struct delegpt* dp;
 	if(iter_cache_answer(env->rrset_cache, iq->sname, iq->qtype,
@@ -188,7 +188,7 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		}
 		ldns_rr_list_deep_free(tmp);
 	}
-	dp = iter_cache_delegation(env->rrset_cache, iq->sname, iq->qclass,
+	dp = iter_cache_delegation(env->rrset_cache, start, iq->qclass,
 		dname_count_labels(h->dp->name), now);
 	if(!dp)
 		return 0;
@@ -204,20 +204,24 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 {
 	const struct iter_hint* h;
+	const uint8_t* start;
 	struct delegpt* dp;
 	time_t now = time(NULL);
 	if(iq->restarts > ITER_MAX_RESTARTS) {
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}
-	h = env->hints ? hints_lookup(env->hints, iq->sname) : NULL;
+	/* DS lives on the parent side of a zone cut: start from above */
+	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
+		dname_remove_label(iq->sname) : iq->sname;
+	h = env->hints ? hints_lookup(env->hints, start) : NULL;
 	if(!h) {
 		/* hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");
 		return 0;
 	}
 	if(!iq->is_priming && env->rrset_cache && !h->is_forward) {
-		int r = cache_step(env, iq, h, now);
+		int r = cache_step(env, iq, h, start, now);
 		if(r != 0)
 			return r > 0;
 	}

@@ -303,3 +303,16 @@ def test_forward_zone(net, tmp_path):
     assert rcode(run.reply(1)) == "NXDOMAIN"
     assert rcode(run.reply(2)) == "NOERROR" and not run.reply(2).answer
     assert run.stats["iter.sent"] == 3
+
+
+def test_ds_asked_on_parent_side(net, tmp_path):
+    """DS lives in the parent zone: even with the child's delegation in
+    the cache, the parent's servers are asked (NODATA with its SOA)."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["www.example.tld1./A", "example.tld1./DS",
+                     "www.sub.example.tld1./A", "sub.example.tld1./DS"],
+              opts=["-S"])
+    for i, parent in ((1, "tld1."), (3, "example.tld1.")):
+        r = run.reply(i)
+        assert rcode(r) == "NOERROR" and not r.answer
+        assert [rr.name.to_text() for rr in r.authority] == [parent]
