@@ -18,6 +18,14 @@
 #include "util/random.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void log_name(int level, const char* what, const uint8_t* name,
 	uint16_t qtype)
@@ -64,6 +72,7 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 		if(!iq->budget)
 			return 0;
 		iq->budget->refs = 1;
+		iq->budget->deadline_ms = now_ms() + ITER_MAX_TIME_MS;
 	}
 	iq->answer = ldns_rr_list_new();
 	if(!iq->answer) {
@@ -273,7 +282,9 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
 			a->addrlen, iq->dp->name, iq->dp->namelen, iq->qtype,
 			&lame, &dlame, &rlame, &rtt, now)) {
-			if(lame || rlame) {
+			if(lame || rlame || rtt >= infra_max_rtt(env->infra)) {
+				/* lame, or backed off to the top: as Unbound,
+				 * not used until it has been probed again */
 				a->dead = 1;
 				continue;
 			}
@@ -298,15 +309,19 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	inband = (int)ub_random_max(env->rnd, (uint32_t)inband);
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
-			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0)
+			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0) {
+			iq->sel_rtt = rtts[i];
 			return cand[i];
+		}
 	return NULL;
 }
 
+/* 1: sent, 0: this server cannot be used, -1: out of time. */
 static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	struct delegpt_addr* a)
 {
 	struct outnet_request req;
+	int64_t left;
 	memset(&req, 0, sizeof(req));
 	memcpy(&req.addr, &a->addr, a->addrlen);
 	req.addrlen = a->addrlen;
@@ -320,6 +335,11 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.edns = 1;
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
+	left = iq->budget->deadline_ms - now_ms();
+	if(left < 50)
+		return -1;
+	if(iq->sel_rtt > left)
+		req.timeout_ms = (int)left;   /* the time bound cuts it */
 	a->attempts++;
 	iq->outq = outnet_send(env->outnet, &req, mesh_outnet_reply, iq->ms);
 	if(!iq->outq) {
@@ -397,8 +417,13 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		return 0;
 	}
 	while((a = select_addr(env, iq)) != NULL) {
-		if(send_query(env, iq, a))
+		int r = send_query(env, iq, a);
+		if(r > 0)
 			return 0;
+		if(r < 0) {
+			iter_fail(iq, "time limit reached for");
+			return 0;
+		}
 	}
 	if(fetch_targets(env, iq) > 0 || iq->outstanding_subs > 0)
 		return 0;   /* wait for addresses */

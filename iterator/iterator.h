@@ -17,8 +17,10 @@
  * Work limits (CAMP/NXNS): per client query a budget of upstream
  * queries and NS-name lookups shared by all its sub-queries, CNAME
  * restarts, referrals, NS names per delegation, lookups per delegation,
- * NXDOMAIN lookups per delegation, sub-query depth; cycles of sub-queries
- * are refused by the mesh. */
+ * NXDOMAIN lookups per delegation, sub-query depth, and a time bound
+ * (the last query's timeout is cut to it); a server the infra cache has
+ * backed off to its top timeout (infra-cache-max-rtt) is not used;
+ * cycles of sub-queries are refused by the mesh. */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
 #include <stddef.h>
@@ -53,6 +55,8 @@ struct outnet_reply;
 #define ITER_MAX_ATTEMPTS 2       /* sends to one address per state */
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
+#define ITER_MAX_TIME_MS 20000    /* a client query (and its sub-queries)
+                                   * ends by then, SERVFAIL if need be */
 
 /* Per worker: what the iterator works with. */
 struct iter_env {
@@ -87,6 +91,7 @@ struct iter_budget {
 	int refs;
 	int sent;      /* upstream queries */
 	int targets;   /* NS-name lookups */
+	int64_t deadline_ms;  /* monotonic: no query is sent after this */
 };
 
 enum iter_state_id {
@@ -115,6 +120,7 @@ struct iter_qstate {
 	int prime_failed;
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
+	int sel_rtt;                    /* rtt (ms) of the server picked */
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	struct iter_budget* budget;
