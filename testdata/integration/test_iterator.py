@@ -23,7 +23,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
 from testnet import have_nsd  # noqa: E402
-from testnet.fixture import testnet_net  # noqa: E402,F401
+from testnet.fixture import testnet_net, testnet_reference  # noqa: E402,F401
 
 SRCDIR = os.path.dirname(TESTDATA)
 BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
@@ -316,3 +316,47 @@ def test_ds_asked_on_parent_side(net, tmp_path):
         r = run.reply(i)
         assert rcode(r) == "NOERROR" and not r.answer
         assert [rr.name.to_text() for rr in r.authority] == [parent]
+
+
+def summary(m):
+    """rcode, answer records (no TTLs), authority and additional owner
+    and type: what must agree with the reference Unbound."""
+    def rrs(sec):
+        return sorted("%s %s %s" % (rr.name.to_text().lower(),
+                                    dns.rdatatype.to_text(rr.rdtype),
+                                    rd.to_text().lower())
+                      for rr in sec for rd in rr)
+
+    def names(sec):
+        return sorted("%s %s" % (rr.name.to_text().lower(),
+                                 dns.rdatatype.to_text(rr.rdtype))
+                      for rr in sec)
+    return (rcode(m), rrs(m.answer), names(m.authority), names(m.additional))
+
+
+REFERENCE_QUESTIONS = [
+    ("example.tld1.", "NS"), ("tld1.", "NS"), ("example.tld1.", "DS"),
+    ("example.tld1.", "SOA"), ("www.dname.example.tld1.", "CNAME"),
+    ("chain.example.tld1.", "CNAME"), ("dname.example.tld1.", "DNAME"),
+    ("x.ent.example.tld1.", "A"), ("ns1.example.tld1.", "A"),
+    ("servfail.bad.tld2.", "A"), ("formerr.bad.tld2.", "A"),
+    ("wrongq.bad.tld2.", "A"), ("poison.bad.tld2.", "A"),
+    ("loop1.example.tld1.", "A"), ("www.cyc1.tld2.", "A"),
+    ("mx.example.tld2.", "MX"), ("cname-nx.example.tld1.", "A"),
+    ("nonexistent-tld.", "A"), ("www.dname.example.tld1.", "A"),
+]
+
+
+def test_matches_reference_unbound(net, testnet_reference, tmp_path):
+    """Questions beyond the expected cases: the same rcode, answer, and
+    section layout as Debian's Unbound 1.17 through the same net."""
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["%s/%s" % q for q in REFERENCE_QUESTIONS])
+    diffs = []
+    for i, (name, qtype) in enumerate(REFERENCE_QUESTIONS):
+        ref = summary(testnet_reference.resolve(name, qtype))
+        ours = summary(run.reply(i))
+        if ref != ours:
+            diffs.append("%s %s: reference %s, ours %s" % (name, qtype,
+                                                            ref, ours))
+    assert diffs == []
