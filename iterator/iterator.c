@@ -64,6 +64,7 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	iq->depth = depth;
 	iq->state = ITER_INIT;
 	iq->rcode = RCODE_SERVFAIL;
+	iq->qmin = 1;   /* iter_run turns it off when the config says so */
 	if(budget) {
 		budget->refs++;
 		iq->budget = budget;
@@ -126,6 +127,46 @@ static void set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
+	iq->qmin_labels = 0;
+}
+
+/* The question to send to iq->dp now: the full one, or the minimised
+ * one (see the header). */
+static void pick_question(struct iter_env* env, struct iter_qstate* iq)
+{
+	int slabs, dlabs, i;
+	const uint8_t* p = iq->sname;
+	iq->ask = iq->sname;
+	iq->asklen = iq->snamelen;
+	iq->asktype = iq->qtype;
+	if(!iq->qmin || iq->dp_forward || !env->cfg ||
+		!env->cfg->qname_minimisation ||
+		iq->qmin_steps >= ITER_MAX_QMIN_STEPS)
+		return;
+	slabs = dname_count_labels(iq->sname);
+	dlabs = dname_count_labels(iq->dp->name);
+	if(iq->qmin_labels <= dlabs)
+		iq->qmin_labels = dlabs + 1;
+	if(iq->qmin_labels >= slabs)
+		return;
+	for(i = 0; i < slabs - iq->qmin_labels; i++)
+		p = dname_remove_label(p);
+	iq->ask = p;
+	iq->asklen = dname_valid(p, LDNS_MAX_DOMAINLEN);
+	iq->asktype = TYPE_A;
+}
+
+static int minimised(const struct iter_qstate* iq)
+{
+	return iq->ask && iq->ask != iq->sname;
+}
+
+/* Progress with this delegation point: its servers may be asked again. */
+static void reset_attempts(struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	for(a = iq->dp->addrs; a; a = a->next)
+		a->attempts = 0;
 }
 
 static int append_rrs(ldns_rr_list* to, const ldns_rr_list* from);
@@ -327,9 +368,10 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.addrlen = a->addrlen;
 	req.zone = iq->dp->name;
 	req.zonelen = iq->dp->namelen;
-	req.qname = iq->sname;
-	req.qname_len = iq->snamelen;
-	req.qtype = iq->qtype;
+	pick_question(env, iq);
+	req.qname = iq->ask;
+	req.qname_len = iq->asklen;
+	req.qtype = iq->asktype;
 	req.qclass = iq->qclass;
 	req.flags = iq->dp_forward ? FLAG_RD : 0;
 	req.edns = 1;
@@ -349,13 +391,17 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	iq->sent_to = a;
 	iq->budget->sent++;
 	env->stats.sent++;
+	if(minimised(iq)) {
+		iq->qmin_steps++;
+		env->stats.qmin_sent++;
+	}
 	if(verbosity >= VERB_ALGO) {
 		char ip[64], n[1024], z[1024];
 		addr_to_str(&a->addr, a->addrlen, ip, sizeof(ip));
-		dname_to_str(iq->sname, n, sizeof(n));
+		dname_to_str(iq->ask, n, sizeof(n));
 		dname_to_str(iq->dp->name, z, sizeof(z));
 		verbose(VERB_ALGO, "sending %s type %d to %s (zone %s)", n,
-			(int)iq->qtype, ip, z);
+			(int)iq->asktype, ip, z);
 	}
 	return 1;
 }
@@ -425,7 +471,9 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 	}
-	if(fetch_targets(env, iq) > 0 || iq->outstanding_subs > 0)
+	/* wait for the lookups in flight before starting more, so names
+	 * that fail (NXNS) stop the fetching at the limit */
+	if(iq->outstanding_subs > 0 || fetch_targets(env, iq) > 0)
 		return 0;   /* wait for addresses */
 	delegpt_log(VERB_ALGO, iq->dp);
 	iter_fail(iq, "all servers failed for");
@@ -640,6 +688,38 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 	server_unusable(env, iq, 1);
 }
 
+/* A reply to a minimised question: a referral moves down as usual;
+ * NXDOMAIN: ask the full name (relaxed; an empty non-terminal may be
+ * misreported); any other answer: the name is no zone cut here, ask
+ * one label more. */
+static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, const struct scrub_result* sr)
+{
+	int rcode = (int)ldns_pkt_get_rcode(pkt);
+	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
+	size_t nl;
+	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
+		server_unusable(env, iq, 0);
+		return;
+	}
+	iq->state = ITER_TARGETS;
+	if(rcode == RCODE_NXDOMAIN) {
+		iq->qmin = 0;
+		reset_attempts(iq);
+		return;
+	}
+	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
+	if(nl && dname_subdomain_c(nsowner, iq->dp->name) &&
+		query_dname_compare(nsowner, iq->dp->name) != 0 &&
+		!has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA) &&
+		!sr->final_found && sr->chain_len == 0) {
+		process_reply(env, iq, pkt, sr);   /* the referral */
+		return;
+	}
+	iq->qmin_labels++;
+	reset_attempts(iq);
+}
+
 /* Called by the mesh for the state's upstream query. */
 void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 	const struct outnet_reply* r)
@@ -665,7 +745,7 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		server_unusable(env, iq, 0);
 		return;
 	}
-	ss = scrub_message(pkt, iq->sname, iq->qtype, iq->qclass,
+	ss = scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
 		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr);
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;
@@ -677,7 +757,10 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;
 	}
 	env->stats.scrub_removed += (uint64_t)sr.removed;
-	process_reply(env, iq, pkt, &sr);
+	if(minimised(iq))
+		process_minimised(env, iq, pkt, &sr);
+	else
+		process_reply(env, iq, pkt, &sr);
 	ldns_pkt_free(pkt);
 }
 

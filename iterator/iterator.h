@@ -7,7 +7,10 @@
  * Steps: find the closest starting point (stub/forward zone or the root;
  * the root is primed first: ". NS" at a hint address, the answer's NS
  * set and glue are kept per worker for their TTL), pick a server by the
- * infra cache's RTT, send the full qname, scrub the reply
+ * infra cache's RTT, send the qname (minimised, one label below the
+ * zone with type A, when qname-minimisation is on: a referral moves
+ * down, another answer asks one label more, NXDOMAIN makes it ask the
+ * full name, as Unbound's relaxed mode), scrub the reply
  * (iterator/iter_scrub.h), then: answer -> done; CNAME/DNAME -> restart
  * at the target (chain kept); referral -> new delegation point from the
  * NS set and in-bailiwick glue, glueless names looked up with
@@ -55,6 +58,7 @@ struct outnet_reply;
 #define ITER_MAX_ATTEMPTS 2       /* sends to one address per state */
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
+#define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
 #define ITER_MAX_TIME_MS 20000    /* a client query (and its sub-queries)
                                    * ends by then, SERVFAIL if need be */
 
@@ -78,7 +82,7 @@ struct iter_env {
 		uint64_t sent, replies, timeouts, errors, referrals,
 			restarts, lame, scrub_removed, bad_replies,
 			target_lookups, prime, cache_answers,
-			cache_delegations, stored_rrsets;
+			cache_delegations, stored_rrsets, qmin_sent;
 	} stats;
 };
 
@@ -121,6 +125,15 @@ struct iter_qstate {
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
+	/* QNAME minimisation (RFC 9156, relaxed as Unbound's default):
+	 * the question sent is ask/asktype, a suffix of sname one label
+	 * below the delegation point, with type A, until the full name */
+	int qmin;                       /* still minimising */
+	int qmin_labels;                /* labels of the name asked next */
+	int qmin_steps;                 /* minimised queries so far */
+	const uint8_t* ask;             /* points into sname */
+	size_t asklen;
+	uint16_t asktype;
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	struct iter_budget* budget;

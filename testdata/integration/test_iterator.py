@@ -360,3 +360,24 @@ def test_matches_reference_unbound(net, testnet_reference, tmp_path):
             diffs.append("%s %s: reference %s, ours %s" % (name, qtype,
                                                             ref, ours))
     assert diffs == []
+
+
+@pytest.mark.parametrize("qmin", ["yes", "no"])
+def test_qname_minimisation(net, tmp_path, qmin):
+    """qname-minimisation: yes (the default) asks each server one label
+    below its zone with type A, then the full name; NXDOMAIN for a
+    minimised name makes it ask the full name (relaxed). The responder
+    for bad.tld2. logs what it is asked."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    conf = write_conf(tmp_path, net, extra="qname-minimisation: " + qmin)
+    run = Run(conf, ["x.y.www.bad.tld2./TXT"])
+    assert rcode(run.reply()) == "NXDOMAIN"
+    got = [(q["qname"].lower(), q["qtype"]) for q in bad.queries()]
+    if qmin == "yes":
+        assert got == [("www.bad.tld2.", "A"), ("y.www.bad.tld2.", "A"),
+                       ("x.y.www.bad.tld2.", "TXT")]
+        assert run.stats["iter.qmin"] >= 3
+    else:
+        assert got == [("x.y.www.bad.tld2.", "TXT")]
+        assert run.stats["iter.qmin"] == 0
