@@ -248,8 +248,38 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	return dp;
 }
 
+static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
+	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list,
+	int min_trust);
+
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list)
+{
+	return cache_rrs(c, name, type, qclass, now, list,
+		RRSET_TRUST_ANSWER);
+}
+
+void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
+	uint16_t qclass, time_t now, ldns_rr_list* list)
+{
+	uint8_t t[LDNS_MAX_DOMAINLEN + 1];
+	size_t i;
+	for(i = 0; c && ns && i < ldns_rr_list_rr_count(ns); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(ns, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			ldns_rr_rd_count(rr) != 1 ||
+			!rdf_to_wire(ldns_rr_rdf(rr, 0), t))
+			continue;
+		(void)cache_rrs(c, t, TYPE_A, qclass, now, list,
+			RRSET_TRUST_NONE);
+		(void)cache_rrs(c, t, TYPE_AAAA, qclass, now, list,
+			RRSET_TRUST_NONE);
+	}
+}
+
+static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
+	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list,
+	int min_trust)
 {
 	struct rrset_entry* e;
 	struct packed_rrset v;
@@ -261,7 +291,7 @@ int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	e = rrset_cache_lookup(c, name, type, qclass, 0, now);
 	if(!e)
 		return 0;
-	if(e->trust < RRSET_TRUST_ANSWER ||
+	if(e->trust < min_trust ||
 		!(wire = malloc(LDNS_MAX_DOMAINLEN + 1 + 10 + 65535))) {
 		rrset_cache_release(c, e);
 		return 0;

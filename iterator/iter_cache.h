@@ -40,4 +40,9 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
 
+/* Append the cached A/AAAA RRsets (any trust) of the names in the NS
+ * records of ns to list: the additional section of an NS answer. */
+void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
+	uint16_t qclass, time_t now, ldns_rr_list* list);
+
 #endif

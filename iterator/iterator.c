@@ -215,6 +215,10 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 	if(iter_cache_answer(env->rrset_cache, iq->sname, iq->qtype,
 		iq->qclass, now, iq->answer)) {
 		env->stats.cache_answers++;
+		if(iq->qtype == TYPE_NS && (iq->additional ||
+			(iq->additional = ldns_rr_list_new()) != NULL))
+			iter_cache_ns_addrs(env->rrset_cache, iq->answer,
+				iq->qclass, now, iq->additional);
 		iter_done(iq, RCODE_NOERROR);
 		return -1;
 	}
