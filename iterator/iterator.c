@@ -630,6 +630,11 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		iter_done(iq, 6 /* YXDOMAIN */);
 		return;
 	}
+	/* an NXDOMAIN for the end of a CNAME chain that left this server's
+	 * zone is not this server's to give: follow the chain instead */
+	if(rcode == RCODE_NXDOMAIN && sr->chain_len > 0 && !iq->dp_forward &&
+		!dname_subdomain_c(sr->sname, iq->dp->name))
+		rcode = RCODE_NOERROR;
 	if(rcode == RCODE_NXDOMAIN || sr->final_found) {
 		final_answer(env, iq, pkt, rcode);
 		return;

@@ -398,6 +398,44 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	return 1;
 }
 
+int mesh_detach_client(struct mesh_area* m, void* arg)
+{
+	struct mesh_state** gone;
+	size_t i, ngone = 0;
+	int n = 0;
+	/* states left without a reason to run; none of them is a sub of
+	 * another (no supers), so freeing one never frees another */
+	gone = calloc(m->num_states ? m->num_states : 1, sizeof(*gone));
+	if(!gone)
+		return 0;
+	for(i = 0; i <= m->tmask; i++) {
+		struct mesh_state* s;
+		for(s = m->table[i]; s; s = s->hnext) {
+			struct mesh_reply** p = &s->replies;
+			int had = s->replies != NULL;
+			while(*p) {
+				if((*p)->arg == arg) {
+					struct mesh_reply* r = *p;
+					*p = r->next;
+					free(r);
+					m->num_waiters--;
+					n++;
+				} else
+					p = &(*p)->next;
+			}
+			if(had && !s->replies) {
+				m->num_client--;
+				if(!s->supers)
+					gone[ngone++] = s;
+			}
+		}
+	}
+	for(i = 0; i < ngone; i++)
+		state_delete(m, gone[i]);
+	free(gone);
+	return n;
+}
+
 /* Can target be reached from s along sub links (s waits for target)? */
 static int reaches(struct mesh_area* m, struct mesh_state* s,
 	const struct mesh_state* target, int depth)

@@ -53,6 +53,13 @@ void mesh_delete(struct mesh_area* m);
 int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg);
 
+/* Forget every waiter whose callback argument is arg (a TCP connection
+ * that closed): its callback is never called. A state left without
+ * waiters and without states waiting for it is stopped and freed.
+ * Not from inside a mesh callback for that arg. Returns how many
+ * waiters were removed. O(states). */
+int mesh_detach_client(struct mesh_area* m, void* arg);
+
 /* For the iterator: the state resolving (qname, qtype, qclass) as a
  * sub-query of super, new or already in flight (not run yet: it is
  * queued). NULL when that would close a cycle, the depth or state

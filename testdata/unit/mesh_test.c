@@ -284,6 +284,38 @@ static void test_num_queries_bound(void** state)
 	assert_int_equal(a[2].calls, 0);
 }
 
+static void test_detach_client(void** state)
+{
+	struct world w;
+	struct answer a[3];
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "c.test.", 1);
+	question(&a[1].qi, "c.test.", 2);
+	question(&a[2].qi, "d.test.", 3);
+	for(i = 0; i < 3; i++)
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply, &a[i]), 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 2);
+	/* one of two waiters goes: the state stays */
+	assert_int_equal(mesh_detach_client(w.mesh, &a[0]), 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 2);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 2);
+	/* the only waiter goes: the state and its query go */
+	assert_int_equal(mesh_detach_client(w.mesh, &a[2]), 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	assert_int_equal(mesh_detach_client(w.mesh, &a[2]), 0);
+	for(i = 0; i < 100 && a[1].calls == 0; i++)
+		run_for(&w, 20);
+	assert_int_equal(a[0].calls, 0);
+	assert_int_equal(a[1].calls, 1);
+	assert_int_equal(a[2].calls, 0);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	world_teardown(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_identical_questions_share),
 		cmocka_unit_test(test_timeouts_servfail),
 		cmocka_unit_test(test_num_queries_bound),
+		cmocka_unit_test(test_detach_client),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
