@@ -55,7 +55,7 @@ struct outnet_reply;
 #define ITER_TARGETS_AT_ONCE 3    /* started together */
 #define ITER_MAX_NX_TARGETS 3     /* NXDOMAIN NS names per delegation */
 #define ITER_MAX_DEPTH 5          /* sub-query nesting */
-#define ITER_MAX_ATTEMPTS 2       /* sends to one address per state */
+#define ITER_MAX_ATTEMPTS 3       /* sends to one address per state */
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */

@@ -381,3 +381,26 @@ def test_qname_minimisation(net, tmp_path, qmin):
     else:
         assert got == [("x.y.www.bad.tld2.", "TXT")]
         assert run.stats["iter.qmin"] == 0
+
+
+def test_many_concurrent_and_bound(net, tmp_path):
+    """100 distinct questions at once: all answered; with
+    num-queries-per-thread: 30 the first 30 are, the rest refused. (Kept
+    under NSD's default response rate limit of 200 per second, which
+    the test internet's servers apply.)"""
+    conf = write_conf(tmp_path, net)
+    names = ["n%d.wild.example.tld1./A" % i for i in range(100)]
+    run = Run(conf, names, timeout=60)
+    assert run.rc == 0
+    for i in range(100):
+        assert all_rdata(run.reply(i)) == ["192.0.2.50"], \
+            run.reply(i).to_text()
+    assert run.elapsed < 20 * SLOW
+    conf = write_conf(tmp_path, net, extra="num-queries-per-thread: 30")
+    names = ["m%d.wild.example.tld1./TXT" % i for i in range(100)]
+    run = Run(conf, names, timeout=60)
+    assert run.stats["mesh.full"] == 70
+    assert sorted(run.replies) == list(range(30))
+    for i in range(30):
+        assert all_rdata(run.reply(i)) == ['"wildcard"'], \
+            run.reply(i).to_text()

@@ -299,6 +299,80 @@ static void test_ns_query_answer_glue(void** state)
 	ldns_pkt_free(p);
 }
 
+/* Mutated replies (random bytes flipped, cut short): whatever ldns
+ * parses, the scrubber handles without crashing, and what it keeps is
+ * always in the zone. */
+static void test_mutated_replies(void** state)
+{
+	static const char* rrs[] = {
+		"A chain.example.tld1. CNAME www.example.tld1.",
+		"A www.example.tld1. A 192.0.2.1",
+		"A dname.example.tld1. DNAME example.tld2.",
+		"N example.tld1. NS ns1.example.tld1.",
+		"N example.tld1. SOA ns1.example.tld1. h.example.tld1. "
+			"1 3600 900 604800 300",
+		"D ns1.example.tld1. A 192.0.2.53",
+		"D ns1.example.tld1. AAAA 2001:db8::53",
+		NULL };
+	ldns_pkt* base = make_reply("chain.example.tld1.", LDNS_RR_TYPE_A, 0,
+		rrs);
+	uint8_t* wire = NULL;
+	size_t len = 0, i;
+	unsigned seed = 12345;
+	int parsed = 0;
+	(void)state;
+	assert_int_equal(ldns_pkt2wire(&wire, base, &len), LDNS_STATUS_OK);
+	for(i = 0; i < 5000; i++) {
+		uint8_t buf[1024];
+		size_t n = len < sizeof(buf) ? len : sizeof(buf), k, flips;
+		ldns_pkt* p = NULL;
+		struct scrub_result r;
+		memcpy(buf, wire, n);
+		seed = seed * 1103515245 + 12345;
+		flips = 1 + (seed >> 16) % 4;
+		for(k = 0; k < flips; k++) {
+			seed = seed * 1103515245 + 12345;
+			buf[12 + (seed >> 8) % (n - 12)] ^=
+				(uint8_t)(1 + ((seed >> 20) & 0xfe));
+		}
+		if(i % 7 == 0) {
+			seed = seed * 1103515245 + 12345;
+			n = 12 + (seed >> 8) % (n - 12);
+		}
+		if(ldns_wire2pkt(&p, buf, n) != LDNS_STATUS_OK)
+			continue;
+		parsed++;
+		if(scrub_message(p, W("chain.example.tld1."), TYPE_A,
+			CLASS_IN, W("example.tld1."), &r) == SCRUB_OK) {
+			ldns_rr_list* secs[3] = { ldns_pkt_answer(p),
+				ldns_pkt_authority(p), ldns_pkt_additional(p) };
+			int s2;
+			for(s2 = 0; s2 < 3; s2++) {
+				size_t j;
+				for(j = 0; j < ldns_rr_list_rr_count(secs[s2]);
+					j++) {
+					ldns_rr* rr = ldns_rr_list_rr(secs[s2],
+						j);
+					uint8_t o[256];
+					size_t ol = ldns_rdf_size(
+						ldns_rr_owner(rr));
+					assert_true(ol <= 255);
+					memcpy(o, ldns_rdf_data(ldns_rr_owner(rr)),
+						ol);
+					/* synthesized CNAMEs are under the
+					 * DNAME, also in the zone */
+					assert_true(dname_subdomain_c(o,
+						W("example.tld1.")));
+				}
+			}
+		}
+		ldns_pkt_free(p);
+	}
+	assert_true(parsed > 100);
+	LDNS_FREE(wire);
+	ldns_pkt_free(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_referral_glue),
 		cmocka_unit_test(test_authority_soa),
 		cmocka_unit_test(test_ns_query_answer_glue),
+		cmocka_unit_test(test_mutated_replies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
