@@ -9,6 +9,11 @@
 #include "daemon/acl_list.h"
 #include "services/listen_dnsport.h"
 #include "services/localzone.h"
+#include "services/port_pool.h"
+#include "services/cache/infra.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -39,6 +44,8 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 		goto fail;
 	if(!(env->lz = local_zones_create(env->cfg)))
 		goto fail;
+	if(!(env->hints = hints_create(env->cfg)))
+		goto fail;
 	return env;
 fail:
 	serve_env_release(env);
@@ -49,6 +56,7 @@ void serve_env_release(struct serve_env* env)
 {
 	if(!env || atomic_fetch_sub(&env->refs, 1) != 1)
 		return;
+	hints_delete(env->hints);
 	local_zones_delete(env->lz);
 	acl_list_delete(env->acl);
 	config_delete(env->cfg);
@@ -213,6 +221,37 @@ static int drop_privileges(struct config_file* cfg, const char* pidfile)
 	return 1;
 }
 
+/* The caches and the port pool all workers share. */
+static int create_shared(struct daemon* d, const struct config_file* cfg)
+{
+	uint8_t* avail = malloc(PORT_SET_SIZE);
+	struct infra_settings is;
+	if(!avail || !port_set_from_cfg(avail, cfg)) {
+		free(avail);
+		return 0;
+	}
+	infra_settings_from_cfg(cfg, &is);
+	d->unknown_rtt = is.unknown_rtt;
+	d->out_ports = port_pool_create(avail, cfg->outgoing_num_ports);
+	free(avail);
+	d->infra = infra_create(&is);
+	d->msg_cache = msg_cache_create_cfg(cfg);
+	d->rrset_cache = rrset_cache_create_cfg(cfg);
+	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache) {
+		log_err("could not create the caches");
+		return 0;
+	}
+	return 1;
+}
+
+static void delete_shared(struct daemon* d)
+{
+	msg_cache_delete(d->msg_cache);
+	rrset_cache_delete(d->rrset_cache);
+	infra_delete(d->infra);
+	port_pool_delete(d->out_ports);
+}
+
 static void stop_workers(struct daemon* d, int started)
 {
 	int i;
@@ -266,6 +305,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		if(!sigev[i] || event_add(sigev[i], NULL) != 0)
 			goto out;
 	}
+	if(!create_shared(d, cfg))
+		goto out;
 	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
 	if(!d->workers)
 		goto out;
@@ -287,6 +328,7 @@ out:
 			event_free(sigev[i]);
 	if(d->base)
 		event_base_free(d->base);
+	delete_shared(d);
 	listen_sockets_close(d->ports);
 	if(pidfile) {
 		const char* p = pidfile;

@@ -1,8 +1,8 @@
 /* daemon/daemon.h - the daemon's life cycle: config snapshots, listening
  * sockets, worker threads, signals and reload.
  *
- * Threads share only the current serve_env (immutable once published)
- * and the listening sockets. A reload builds a whole new serve_env and
+ * Threads share only the current serve_env (immutable once published),
+ * the listening sockets and the caches (which lock inside). A reload builds a whole new serve_env and
  * publishes it; workers pick it up before their next query and the old
  * one is freed when the last worker lets go of it. */
 #ifndef DAEMON_DAEMON_H
@@ -13,7 +13,12 @@
 struct config_file;
 struct acl_list;
 struct local_zones;
+struct iter_hints;
 struct listen_sockets;
+struct port_pool;
+struct infra_cache;
+struct msg_cache;
+struct rrset_cache;
 struct worker;
 struct event_base;
 
@@ -23,6 +28,7 @@ struct serve_env {
 	struct config_file* cfg;
 	struct acl_list* acl;
 	struct local_zones* lz;
+	struct iter_hints* hints;   /* root hints, stub and forward zones */
 	atomic_int refs;
 };
 
@@ -35,6 +41,13 @@ struct daemon {
 	struct worker** workers;
 	struct listen_sockets* ports;
 	struct event_base* base;   /* main thread: signals */
+
+	/* shared by all workers, kept across reloads */
+	struct port_pool* out_ports;   /* the one pool of source ports */
+	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
+	struct msg_cache* msg_cache;   /* question -> reply template */
+	struct rrset_cache* rrset_cache;
+	int unknown_rtt;               /* ms, for servers not yet seen */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

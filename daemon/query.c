@@ -9,6 +9,7 @@
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
+#include "services/cache/msgcache.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
 #include "util/msgencode.h"
@@ -69,10 +70,14 @@ static int qtype_is_meta(uint16_t t)
 		t == TYPE_MAILB || (t >= 128 && t <= 248);
 }
 
-static size_t answer(const struct serve_env* env, struct worker_stats* st,
-	const uint8_t* pkt, size_t len, const struct sockaddr_storage* addr,
-	socklen_t addrlen, int is_tcp, uint8_t* out, size_t outcap)
+static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
+	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
+	const struct serve_env* env = w->env;
+	struct worker_stats* st = &w->stats;
+	const struct sockaddr_storage* addr = ci->addr;
+	socklen_t addrlen = ci->addrlen;
+	int is_tcp = ci->is_tcp;
 	const struct config_file* cfg = env->cfg;
 	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
 	struct query_info qi;
@@ -146,25 +151,38 @@ static size_t answer(const struct serve_env* env, struct worker_stats* st,
 	if(qi.qclass != CLASS_IN)
 		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size);
-	/* Recursion and the cache come with the iterator. */
+	/* The fast path: a reply template from the shared message cache. */
+	if(w->daemon->msg_cache) {
+		uint32_t h = msg_cache_hash(w->daemon->msg_cache, &qi);
+		n = msg_cache_answer(w->daemon->msg_cache, &qi, h, w->now, out,
+			limit, edns_size);
+		if(n > 0) {
+			st->num_cachehits++;
+			return n;
+		}
+	}
+	st->num_cachemiss++;
+	n = worker_resolve(w, &qi, limit, edns_size, ci, out, outcap);
+	if(n > 0)
+		return n;
+	/* the mesh is full (num-queries-per-thread) or out of memory */
 	return msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL, edns_size);
 }
 
-size_t query_answer(const struct serve_env* env, struct worker_stats* st,
-	const uint8_t* pkt, size_t len, const struct sockaddr_storage* addr,
-	socklen_t addrlen, int is_tcp, uint8_t* out, size_t outcap)
+size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
+	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
 	size_t n;
-	st->num_queries++;
-	if(is_tcp)
-		st->num_tcp++;
-	n = answer(env, st, pkt, len, addr, addrlen, is_tcp, out, outcap);
+	w->stats.num_queries++;
+	if(ci->is_tcp)
+		w->stats.num_tcp++;
+	n = answer(w, pkt, len, ci, out, outcap);
 	if(n == 0)
-		st->num_dropped++;
-	else if(env->cfg->log_replies) {
+		w->stats.num_dropped++;
+	else if(n != QUERY_DEFERRED && w->env->cfg->log_replies) {
 		struct query_info qi;
 		if(query_parse(pkt, len, &qi) != PARSE_DROP)
-			log_query_line(&qi, addr, addrlen, out, n);
+			log_query_line(&qi, ci->addr, ci->addrlen, out, n);
 	}
 	return n;
 }

@@ -7,8 +7,13 @@
 #include "daemon/query.h"
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
+#include "services/mesh.h"
+#include "services/outside_network.h"
+#include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "util/msgparse.h"
+#include "util/random.h"
 #include <event2/event.h>
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +26,32 @@
 #define UDP_REPLY_MAX 65535
 /* batches per wake-up before other sockets get their turn */
 #define UDP_ROUNDS 4
+/* A replaced env is kept this long: every client query and its
+ * sub-queries end within ITER_MAX_TIME_MS (iterator.h). */
+#define RETIRE_SECS (ITER_MAX_TIME_MS / 1000 + 5)
+
+/* A client waiting for the mesh; on the worker's list so shutdown can
+ * free the ones the mesh never answered. */
+struct pending_reply {
+	struct pending_reply* prev, *next;
+	struct worker* w;
+	int is_tcp;
+	int udp_fd;
+	struct tcp_handle tcp;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	/* set while mesh_new_client runs: an answer ready at once is
+	 * returned to the caller instead of sent from the callback */
+	uint8_t* sync_out;
+	size_t sync_cap, sync_len;
+	int in_call, answered;
+};
+
+struct retired_env {
+	struct retired_env* next;
+	struct serve_env* env;
+	time_t until;
+};
 
 struct udp_batch {
 	struct mmsghdr rmsg[UDP_BATCH];
@@ -32,6 +63,46 @@ struct udp_batch {
 	uint8_t* reply;  /* UDP_BATCH replies of UDP_REPLY_MAX */
 };
 
+static void retire_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct worker* w = arg;
+	struct retired_env** p = &w->retired;
+	time_t now = time(NULL);
+	struct timeval tv = { 1, 0 };
+	(void)fd;
+	(void)ev;
+	while(*p) {
+		struct retired_env* r = *p;
+		if(now >= r->until) {
+			*p = r->next;
+			serve_env_release(r->env);
+			free(r);
+		} else	p = &r->next;
+	}
+	if(w->retired)
+		evtimer_add(w->retire_timer, &tv);
+}
+
+/* Queries in flight may still read the old config and hints: keep the
+ * old env until they cannot exist any more. */
+static void retire_env(struct worker* w, struct serve_env* old)
+{
+	struct retired_env* r = malloc(sizeof(*r));
+	struct timeval tv = { 1, 0 };
+	if(!r || !w->retire_timer) {
+		/* cannot keep it safely: keep it for good rather than free
+		 * it under a query (a leak of one env, logged) */
+		log_err("out of memory: keeping a replaced config");
+		free(r);
+		return;
+	}
+	r->env = old;
+	r->until = time(NULL) + RETIRE_SECS;
+	r->next = w->retired;
+	w->retired = r;
+	evtimer_add(w->retire_timer, &tv);
+}
+
 void worker_refresh_env(struct worker* w)
 {
 	struct daemon* d = w->daemon;
@@ -41,8 +112,80 @@ void worker_refresh_env(struct worker* w)
 		return;
 	old = w->env;
 	w->env = daemon_env_acquire(d, &w->env_gen);
-	serve_env_release(old);
+	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
+	/* new hints: the primed root is redone from them */
+	iter_env_clear(&w->iter);
+	w->iter.cfg = w->env->cfg;
+	w->iter.hints = w->env->hints;
+}
+
+static void pending_unlink(struct pending_reply* p)
+{
+	if(p->prev)
+		p->prev->next = p->next;
+	else	p->w->pending = p->next;
+	if(p->next)
+		p->next->prev = p->prev;
+}
+
+/* The mesh's answer for one client. */
+static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
+	int rcode)
+{
+	struct pending_reply* p = arg;
+	(void)rcode;
+	p->w->stats.num_recursive_replies++;
+	if(p->in_call) {
+		/* answered inside mesh_new_client: the caller sends it */
+		if(len <= p->sync_cap) {
+			memcpy(p->sync_out, reply, len);
+			p->sync_len = len;
+		}
+		p->answered = 1;
+		return;
+	}
+	if(p->is_tcp)
+		tcp_pool_deferred_reply(&p->tcp, reply, len);
+	else if(sendto(p->udp_fd, reply, len, 0,
+		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
+		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
+	pending_unlink(p);
+	free(p);
+}
+
+size_t worker_resolve(struct worker* w, const struct query_info* qi,
+	size_t limit, uint16_t edns_size, const struct client_info* ci,
+	uint8_t* out, size_t outcap)
+{
+	struct pending_reply* p;
+	int ok;
+	if(!w->mesh || !(p = calloc(1, sizeof(*p))))
+		return 0;
+	p->w = w;
+	p->is_tcp = ci->is_tcp;
+	p->udp_fd = ci->udp_fd;
+	if(ci->tcp)
+		p->tcp = *ci->tcp;
+	memcpy(&p->addr, ci->addr, ci->addrlen);
+	p->addrlen = ci->addrlen;
+	p->sync_out = out;
+	p->sync_cap = outcap;
+	p->next = w->pending;
+	if(w->pending)
+		w->pending->prev = p;
+	w->pending = p;
+	p->in_call = 1;
+	ok = mesh_new_client(w->mesh, qi, limit, edns_size, worker_reply_cb,
+		p);
+	p->in_call = 0;
+	if(!ok || p->answered) {
+		size_t n = ok ? p->sync_len : 0;
+		pending_unlink(p);
+		free(p);
+		return n;
+	}
+	return QUERY_DEFERRED;
 }
 
 static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
@@ -52,6 +195,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	int round, i, n, nsend;
 	(void)ev;
 	worker_refresh_env(w);
+	w->now = time(NULL);
 	for(round = 0; round < UDP_ROUNDS; round++) {
 		for(i = 0; i < UDP_BATCH; i++) {
 			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
@@ -69,16 +213,21 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 		for(i = 0; i < n; i++) {
 			struct msghdr* h = &b->rmsg[i].msg_hdr;
 			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
+			struct client_info ci;
 			size_t len;
 			if(h->msg_flags & MSG_TRUNC) {
 				/* over UDP_QUERY_MAX: parse what we have,
 				 * which is missing its end: FORMERR */
 				b->rmsg[i].msg_len = UDP_QUERY_MAX;
 			}
-			len = query_answer(w->env, &w->stats, b->query[i],
-				b->rmsg[i].msg_len, &b->addr[i],
-				h->msg_namelen, 0, out, UDP_REPLY_MAX);
-			if(len == 0)
+			ci.addr = &b->addr[i];
+			ci.addrlen = h->msg_namelen;
+			ci.is_tcp = 0;
+			ci.udp_fd = fd;
+			ci.tcp = NULL;
+			len = query_answer(w, b->query[i], b->rmsg[i].msg_len,
+				&ci, out, UDP_REPLY_MAX);
+			if(len == 0 || len == QUERY_DEFERRED)
 				continue;
 			b->siov[nsend].iov_base = out;
 			b->siov[nsend].iov_len = len;
@@ -113,12 +262,48 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 
 static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
-	size_t outcap)
+	size_t outcap, const struct tcp_handle* h)
 {
 	struct worker* w = arg;
+	struct client_info ci;
+	size_t n;
 	worker_refresh_env(w);
-	return query_answer(w->env, &w->stats, pkt, len, addr, addrlen, 1,
-		out, outcap);
+	w->now = time(NULL);
+	ci.addr = addr;
+	ci.addrlen = addrlen;
+	ci.is_tcp = 1;
+	ci.udp_fd = -1;
+	ci.tcp = h;
+	n = query_answer(w, pkt, len, &ci, out, outcap);
+	return n == QUERY_DEFERRED ? TCP_DEFERRED : n;
+}
+
+/* This worker's part of recursion: its upstream I/O and its mesh. */
+static int worker_setup_recursion(struct worker* w)
+{
+	struct daemon* d = w->daemon;
+	const struct config_file* cfg = w->env->cfg;
+	struct outnet_settings os;
+	w->rnd = ub_initstate();
+	if(!w->rnd)
+		return 0;
+	outnet_settings_from_cfg(cfg, &os);
+	w->outnet = outside_network_create(w->base, &os, d->out_ports,
+		d->infra);
+	if(!w->outnet)
+		return 0;
+	w->iter.cfg = cfg;
+	w->iter.hints = w->env->hints;
+	w->iter.outnet = w->outnet;
+	w->iter.infra = d->infra;
+	w->iter.msg_cache = d->msg_cache;
+	w->iter.rrset_cache = d->rrset_cache;
+	w->iter.rnd = w->rnd;
+	w->iter.do_ip4 = cfg->do_ip4;
+	w->iter.do_ip6 = cfg->do_ip6;
+	w->iter.unknown_rtt = d->unknown_rtt;
+	w->mesh = mesh_create(&w->iter, cfg->num_queries_per_thread);
+	return w->mesh != NULL;
 }
 
 static struct udp_batch* udp_batch_create(void)
@@ -161,7 +346,8 @@ struct worker* worker_create(struct daemon* d, int num)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
-	if(!w->tcp)
+	w->retire_timer = evtimer_new(w->base, retire_cb, w);
+	if(!w->tcp || !w->retire_timer || !worker_setup_recursion(w))
 		goto fail;
 	for(i = 0; i < ls->num; i++) {
 		struct listen_socket* s = &ls->socks[i];
@@ -223,6 +409,25 @@ void worker_delete(struct worker* w)
 	int i;
 	if(!w)
 		return;
+	/* the mesh first: it cancels upstream queries, without callbacks */
+	mesh_delete(w->mesh);
+	while(w->pending) {
+		struct pending_reply* p = w->pending;
+		w->pending = p->next;
+		free(p);
+	}
+	outside_network_delete(w->outnet);
+	iter_env_clear(&w->iter);
+	if(w->rnd)
+		ub_randfree(w->rnd);
+	while(w->retired) {
+		struct retired_env* r = w->retired;
+		w->retired = r->next;
+		serve_env_release(r->env);
+		free(r);
+	}
+	if(w->retire_timer)
+		event_free(w->retire_timer);
 	for(i = 0; i < w->num_events; i++)
 		event_free(w->events[i]);
 	free(w->events);

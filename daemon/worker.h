@@ -6,12 +6,21 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <time.h>
+#include "iterator/iterator.h"
 
 struct daemon;
 struct serve_env;
 struct event_base;
 struct event;
 struct tcp_pool;
+struct query_info;
+struct client_info;
+struct mesh_area;
+struct outside_network;
+struct ub_randstate;
+struct pending_reply;
+struct retired_env;
 
 /* Per-thread counters, summed on demand; never shared while counting. */
 struct worker_stats {
@@ -19,6 +28,9 @@ struct worker_stats {
 	uint64_t num_dropped;     /* queries deliberately not answered */
 	uint64_t num_tcp;         /* queries over TCP */
 	uint64_t num_local;       /* answered from local zones/chaos */
+	uint64_t num_cachehits;   /* answered from the message cache */
+	uint64_t num_cachemiss;   /* handed to recursion */
+	uint64_t num_recursive_replies; /* replies recursion sent */
 };
 
 struct worker {
@@ -33,6 +45,16 @@ struct worker {
 	int num_events;
 	struct tcp_pool* tcp;
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
+	time_t now;              /* set once per batch of queries */
+	/* recursion: this worker's upstream I/O, iterator and mesh */
+	struct ub_randstate* rnd;
+	struct outside_network* outnet;
+	struct iter_env iter;
+	struct mesh_area* mesh;
+	struct pending_reply* pending;  /* clients waiting for the mesh */
+	/* envs replaced by a reload, kept until no query can use them */
+	struct retired_env* retired;
+	struct event* retire_timer;
 	struct worker_stats stats;
 } __attribute__((aligned(64)));
 
@@ -46,5 +68,12 @@ void worker_stop(struct worker* w);
 void worker_delete(struct worker* w);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);
+/* Hand a question the cache could not answer to the mesh. Returns
+ * QUERY_DEFERRED (the reply goes to the client later), a reply length
+ * when the answer was ready at once (written to out), or 0 when the mesh
+ * cannot take it (the caller answers SERVFAIL). */
+size_t worker_resolve(struct worker* w, const struct query_info* qi,
+	size_t limit, uint16_t edns_size, const struct client_info* ci,
+	uint8_t* out, size_t outcap);
 
 #endif

@@ -28,6 +28,8 @@ struct tcp_conn {
 	size_t out_start, out_end;
 	int read_paused;         /* out buffer full: not reading */
 	int eof;                 /* client closed its side */
+	int pending;             /* replies still to come (deferred) */
+	uint32_t gen;            /* changes when the slot is reused */
 };
 
 struct tcp_pool {
@@ -69,6 +71,8 @@ static void conn_close(struct tcp_conn* c)
 	event_del(&c->ev_timer);
 	close(c->fd);
 	c->fd = -1;
+	c->gen++;
+	c->pending = 0;
 	p->num_open--;
 	set_accepting(p, 1);
 }
@@ -107,7 +111,7 @@ static int conn_flush(struct tcp_conn* c)
 	}
 	c->out_start = c->out_end = 0;
 	event_del(&c->ev_write);
-	if(c->eof && !has_whole_msg(c)) {
+	if(c->eof && !has_whole_msg(c) && c->pending == 0) {
 		conn_close(c);
 		return 0;
 	}
@@ -118,12 +122,15 @@ static int conn_flush(struct tcp_conn* c)
  * has room for a reply. */
 static void conn_process(struct tcp_conn* c)
 {
+	struct tcp_handle h;
 	size_t pos = 0;
 	while(c->in_len - pos >= 2) {
 		size_t mlen = ((size_t)c->in[pos] << 8) | c->in[pos + 1];
 		size_t n;
 		if(c->in_len - pos < 2 + mlen)
 			break;
+		if(c->pending >= TCP_MAX_PENDING)
+			break;  /* resumes when a deferred reply comes */
 		if(TCP_OUT_CAP - c->out_end < 2 + TCP_MSG_MAX) {
 			/* compact the output buffer, or wait for the client */
 			if(c->out_start > 0) {
@@ -135,10 +142,15 @@ static void conn_process(struct tcp_conn* c)
 			if(TCP_OUT_CAP - c->out_end < 2 + TCP_MSG_MAX)
 				break;
 		}
+		h.pool = c->pool;
+		h.slot = (int)(c - c->pool->conns);
+		h.gen = c->gen;
 		n = c->pool->answer(c->pool->arg, c->in + pos + 2, mlen,
 			&c->addr, c->addrlen, c->out + c->out_end + 2,
-			TCP_MSG_MAX);
-		if(n > 0) {
+			TCP_MSG_MAX, &h);
+		if(n == TCP_DEFERRED) {
+			c->pending++;
+		} else if(n > 0) {
 			c->out[c->out_end] = (uint8_t)(n >> 8);
 			c->out[c->out_end + 1] = (uint8_t)n;
 			c->out_end += 2 + n;
@@ -179,7 +191,8 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 		/* half-close: answer what was asked, then close */
 		c->eof = 1;
 		event_del(&c->ev_read);
-		if(c->out_start == c->out_end && !has_whole_msg(c)) {
+		if(c->out_start == c->out_end && !has_whole_msg(c) &&
+			c->pending == 0) {
 			conn_close(c);
 			return;
 		}
@@ -207,6 +220,11 @@ static void conn_timeout_cb(evutil_socket_t fd, short ev, void* arg)
 	struct tcp_conn* c = arg;
 	(void)fd;
 	(void)ev;
+	if(c->pending > 0) {
+		/* answers are on their way (recursion is time-bounded) */
+		conn_touch(c);
+		return;
+	}
 	verbose(VERB_ALGO, "tcp connection idle timeout, closed");
 	conn_close(c);
 }
@@ -249,7 +267,7 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 		memcpy(&c->addr, &addr, addrlen);
 		c->addrlen = addrlen;
 		c->in_len = c->out_start = c->out_end = 0;
-		c->read_paused = c->eof = 0;
+		c->read_paused = c->eof = c->pending = 0;
 		event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST,
 			conn_read_cb, c);
 		event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
@@ -315,6 +333,36 @@ int tcp_pool_add_listener(struct tcp_pool* p, int fd)
 	}
 	p->listeners[p->num_listeners++] = ev;
 	return 1;
+}
+
+void tcp_pool_deferred_reply(const struct tcp_handle* h,
+	const uint8_t* reply, size_t len)
+{
+	struct tcp_conn* c = &h->pool->conns[h->slot];
+	if(c->fd == -1 || c->gen != h->gen)
+		return;  /* closed meanwhile: nobody to answer */
+	c->pending--;
+	if(len > 0) {
+		if(TCP_OUT_CAP - c->out_end < 2 + len && c->out_start > 0) {
+			memmove(c->out, c->out + c->out_start,
+				c->out_end - c->out_start);
+			c->out_end -= c->out_start;
+			c->out_start = 0;
+		}
+		if(TCP_OUT_CAP - c->out_end < 2 + len) {
+			verbose(VERB_ALGO, "tcp client does not read its "
+				"answers, closed");
+			conn_close(c);
+			return;
+		}
+		c->out[c->out_end] = (uint8_t)(len >> 8);
+		c->out[c->out_end + 1] = (uint8_t)len;
+		memcpy(c->out + c->out_end + 2, reply, len);
+		c->out_end += 2 + len;
+	}
+	/* a query held back by TCP_MAX_PENDING can go on now */
+	conn_process(c);
+	conn_flush(c);
 }
 
 int tcp_pool_num_open(const struct tcp_pool* p)

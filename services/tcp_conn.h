@@ -16,12 +16,27 @@
 struct event_base;
 struct event;
 
-/* Answers one query; returns the reply length (0: no reply). */
+struct tcp_pool;
+
+/* Names one connection for a reply that comes later; stale (and then
+ * ignored) once the connection closed, even if its slot was reused. */
+struct tcp_handle {
+	struct tcp_pool* pool;
+	int slot;
+	uint32_t gen;
+};
+
+/* Returned by the answer function when the reply will come later,
+ * through tcp_pool_deferred_reply. */
+#define TCP_DEFERRED ((size_t)-1)
+/* Replies a connection may wait for at once; then it is not read. */
+#define TCP_MAX_PENDING 32
+
+/* Answers one query; returns the reply length (0: no reply), or
+ * TCP_DEFERRED, after which h must get exactly one deferred reply. */
 typedef size_t (*tcp_answer_fn)(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
-	size_t outcap);
-
-struct tcp_pool;
+	size_t outcap, const struct tcp_handle* h);
 
 /* A pool of max_conns connection slots for one event base. */
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
@@ -33,6 +48,11 @@ void tcp_pool_delete(struct tcp_pool* pool);
 int tcp_pool_add_listener(struct tcp_pool* pool, int fd);
 /* Change the idle timeout (on reload); applies to new activity. */
 void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
+/* The reply to a query answered with TCP_DEFERRED (len 0: none). If
+ * the connection has closed it is dropped; if the client has not read
+ * enough to make room for it, the connection is closed. */
+void tcp_pool_deferred_reply(const struct tcp_handle* h,
+	const uint8_t* reply, size_t len);
 /* Connections open now. */
 int tcp_pool_num_open(const struct tcp_pool* pool);
 

@@ -604,9 +604,11 @@ static void test_clauses(void** state)
 	assert_int_equal(cfg->remote_control_enable, 1);
 	assert_int_equal(cfg->control_port, 8954);
 	assert_int_equal(config_check(cfg), 1);
-	assert_true(has_unimpl(cfg, "stub-zone:name", "example.com"));
-	assert_true(has_unimpl(cfg, "forward-zone:forward-addr",
-		"127.0.0.1@5353"));
+	/* stub and forward zones are implemented; their first/prime
+	 * options not yet */
+	assert_false(has_unimpl(cfg, "stub-zone:name", NULL));
+	assert_false(has_unimpl(cfg, "forward-zone:forward-addr", NULL));
+	assert_true(has_unimpl(cfg, "forward-zone:forward-first", "yes"));
 	assert_true(has_unimpl(cfg, "view:local-zone", "example.org. static"));
 	assert_true(has_unimpl(cfg, "rpz:rpz-log", "yes"));
 	assert_true(has_unimpl(cfg, "cachedb:backend", "redis"));
@@ -631,7 +633,7 @@ static void test_unimplemented(void** state)
 	(void)state;
 	cfg = good("server:\n prefetch: yes\n prefetch-key: yes\n"
 		" deny-any: no\n harden-glue: yes\n"
-		" msg-cache-size: 4m\n rrset-cache-size: 8m\n"
+		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
 		" access-control-tag-action: 10.0.0.0/8 t1 refuse\n"
 		" verbosity: 2\n interface: 127.0.0.1\n"
@@ -639,7 +641,7 @@ static void test_unimplemented(void** state)
 	/* set to something else than the default: recorded */
 	assert_true(has_unimpl(cfg, "server:prefetch", "yes"));
 	assert_true(has_unimpl(cfg, "server:prefetch-key", "yes"));
-	assert_true(has_unimpl(cfg, "server:rrset-cache-size", "8m"));
+	assert_true(has_unimpl(cfg, "server:key-cache-size", "8m"));
 	assert_true(has_unimpl(cfg, "server:domain-insecure", "b.example"));
 	assert_true(has_unimpl(cfg, "server:access-control-tag-action",
 		"10.0.0.0/8 t1 refuse"));

@@ -1,0 +1,127 @@
+"""Recursion through the daemon itself: the worker's cache miss goes to
+its mesh and iterator, which resolve through the loopback test internet
+(testdata/testnet: NSD servers and a scripted responder on 127.x.y.z);
+the second ask is answered from the shared message cache. Runs against
+the reference Unbound too (UNBOUND_BIN=/usr/sbin/unbound).
+
+Needs nsd and root (the test internet listens on port 53); skips
+otherwise. Every config names only the test internet's loopback root."""
+import os
+import signal
+import sys
+import time
+
+import dns.flags
+import dns.rcode
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import testnet_net  # noqa: E402,F401
+from testnet.zones import cases  # noqa: E402
+from conftest import reference_differs  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
+
+
+@pytest.fixture
+def net(testnet_net):
+    if not testnet_net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    yield testnet_net
+    for r in testnet_net.responders.values():
+        r.reset_behaviour()
+
+
+def ask(srv, name, rdtype):
+    """UDP, then TCP when the reply was truncated, as a stub would."""
+    r = srv.query(name, rdtype, timeout=8.0, want_dnssec=False)
+    if r.flags & dns.flags.TC:
+        r = srv.query(name, rdtype, tcp=True, timeout=8.0)
+    return r
+
+
+def test_resolves_through_delegations(unbound, net):
+    unbound.start(threads=2, root_hints=net.root_hints)
+    checked = 0
+    for c in cases():
+        r = ask(unbound, c.qname, c.qtype)
+        assert c.mismatch(r) is None, "%s %s (%s): %s" % (
+            c.qname, c.qtype, c.why, c.mismatch(r))
+        checked += 1
+    assert checked == len(cases())
+
+
+def test_second_ask_answered_from_cache(unbound, net):
+    resp = net.responder("bad")
+    resp.clear_log()
+    unbound.start(root_hints=net.root_hints)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert dns.rcode.to_text(first.rcode()) == "NOERROR"
+    assert [rd.to_text() for rr in first.answer for rd in rr] == \
+        ["192.0.2.100"]
+    sent = len(resp.queries("www.bad.tld2."))
+    assert sent >= 1
+    time.sleep(2.1)
+    again = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert again.answer == first.answer
+    # no new upstream query, and the TTL counted down meanwhile
+    assert len(resp.queries("www.bad.tld2.")) == sent
+    assert again.answer[0].ttl <= first.answer[0].ttl - 2
+    # the same over TCP, from the same shared cache
+    t = unbound.query("www.bad.tld2.", "A", tcp=True, timeout=2.0)
+    assert t.answer == first.answer
+    assert len(resp.queries("www.bad.tld2.")) == sent
+
+
+def test_cache_shared_by_threads_and_case_echoed(unbound, net):
+    resp = net.responder("bad")
+    resp.clear_log()
+    unbound.start(threads=2, root_hints=net.root_hints)
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    sent = len(resp.queries("www.bad.tld2."))
+    # many source ports: SO_REUSEPORT spreads them over both workers,
+    # each must answer from the one shared cache
+    for i in range(40):
+        name = "WwW.BaD.tLd2." if i % 2 else "www.bad.tld2."
+        a = unbound.query(name, "A", timeout=2.0)
+        assert a.answer[0].name.to_text() == name
+        assert [rd.to_text() for rr in a.answer for rd in rr] == \
+            [rd.to_text() for rr in r.answer for rd in rr]
+    assert len(resp.queries("www.bad.tld2.")) == sent
+
+
+@reference_differs("keeps trying a dead delegation for longer than 30 s")
+def test_unresolvable_gets_servfail_in_bounded_time(unbound, net):
+    unbound.start(root_hints=net.root_hints)
+    t0 = time.time()
+    r = unbound.query("x.dead.tld2.", "A", timeout=30.0)
+    assert dns.rcode.to_text(r.rcode()) == "SERVFAIL"
+    assert time.time() - t0 < 30
+
+
+@reference_differs("a reload drops the queries in flight")
+def test_reload_while_resolving(unbound, net):
+    """SIGHUP while queries are in flight: they still get answers (the
+    old config stays alive until they are done)."""
+    unbound.start(root_hints=net.root_hints)
+    import dns.message
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(10)
+    names = ["www.example.tld1.", "www.example.tld2.", "www.bad.tld2."]
+    for i, n in enumerate(names):
+        q = dns.message.make_query(n, "A")
+        q.id = i + 1
+        s.sendto(q.to_wire(), ("127.0.0.1", unbound.port))
+    unbound.send_signal(signal.SIGHUP)
+    got = set()
+    while len(got) < len(names):
+        data, _ = s.recvfrom(65535)
+        got.add(dns.message.from_wire(data).id)
+    s.close()
+    assert got == {1, 2, 3}
+    assert unbound.alive()
