@@ -124,6 +124,7 @@ static void set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	delegpt_free(iq->dp);
 	iq->dp = dp;
 	iq->dp_forward = fwd;
+	iq->dp_first = 0;
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
@@ -269,6 +270,8 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
 		dname_remove_label(iq->sname) : iq->sname;
 	h = env->hints ? hints_lookup(env->hints, start) : NULL;
+	if(h && iq->skip_hints && !h->is_root)
+		h = env->hints->root;
 	if(!h) {
 		/* hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");
@@ -302,6 +305,7 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		return 0;
 	}
 	set_dp(iq, dp, h->is_forward);
+	iq->dp_first = !h->is_root && h->first;
 	iq->state = ITER_TARGETS;
 	return 1;
 }
@@ -480,6 +484,14 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 	if(iq->outstanding_subs > 0 || fetch_targets(env, iq) > 0)
 		return 0;   /* wait for addresses */
 	delegpt_log(VERB_ALGO, iq->dp);
+	if(iq->dp_first && !iq->skip_hints) {
+		/* stub-first / forward-first: try the normal way */
+		log_name(VERB_ALGO, "stub/forward failed, from the root for",
+			iq->sname, iq->qtype);
+		iq->skip_hints = 1;
+		iq->state = ITER_INIT;
+		return 1;
+	}
 	iter_fail(iq, "all servers failed for");
 	return 0;
 }

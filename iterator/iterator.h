@@ -122,6 +122,9 @@ struct iter_qstate {
 	int dp_targets;     /* lookups started for this dp */
 	int dp_nx;          /* lookups for this dp that gave NXDOMAIN */
 	int prime_failed;
+	int dp_first;       /* dp is a stub/forward with stub-first /
+	                     * forward-first: on failure, go on from the root */
+	int skip_hints;     /* such a stub/forward failed: use the root */
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */

@@ -404,3 +404,21 @@ def test_many_concurrent_and_bound(net, tmp_path):
     for i in range(30):
         assert all_rdata(run.reply(i)) == ['"wildcard"'], \
             run.reply(i).to_text()
+
+
+@pytest.mark.parametrize("first", ["yes", "no"])
+def test_forward_first_falls_back(net, tmp_path, first):
+    """A forward-zone whose address never answers: with forward-first
+    the query goes on from the root, without it SERVFAIL."""
+    conf = write_conf(tmp_path, net, extra="""
+        forward-zone:
+        name: "example.tld1."
+        forward-addr: %s
+        forward-first: %s
+    """ % (net.address("dead"), first))
+    run = Run(conf, ["www.example.tld1./A"])
+    if first == "yes":
+        assert all_rdata(run.reply()) == ["192.0.2.10"]
+    else:
+        assert rcode(run.reply()) == "SERVFAIL"
+    assert run.elapsed < 10 * SLOW
