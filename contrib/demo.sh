@@ -1,12 +1,17 @@
 #!/bin/bash
-# contrib/demo.sh - install what is missing, build, and run the resolver on
-# loopback (127.0.0.1 port 5353, contrib/demo.conf); show it answering
-# local data over UDP and TCP, then keep it running until Ctrl-C.
+# contrib/demo.sh - install what is missing, build, start the bundled
+# loopback test internet (NSD servers for a root, TLDs and child zones on
+# 127.0.0.x, the same ones the tests use) and the resolver against it
+# (127.0.0.1 port 5353, contrib/demo.conf); show it resolving through
+# delegations, answering the second ask from its cache, and answering
+# local data over UDP and TCP; then keep it running until Ctrl-C.
 #
 #     contrib/demo.sh          # as root on Debian 12, from a clone
 #     contrib/demo.sh --once   # stop after the demo queries
 #
-# The daemon is always stopped by its PID when this script exits.
+# The daemon and the test internet are always stopped by PID when this
+# script exits. Nothing is sent off the machine: the resolver's only root
+# server is the loopback one.
 set -uo pipefail
 
 cd "$(dirname "$0")/.." || exit 1
@@ -20,7 +25,9 @@ esac
 
 PORT=5353
 PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
-	libldns-dev libssl-dev ldnsutils knot-dnsutils iproute2 procps)
+	libldns-dev libssl-dev ldnsutils knot-dnsutils iproute2 procps nsd
+	python3-dnspython)
+TESTNET=(/usr/bin/python3 "testdata/testnet/testnet.py")
 
 say() { printf '\n=== %s\n' "$*"; }
 die() { printf '\ndemo: %s\n' "$*" >&2; exit 1; }
@@ -34,8 +41,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "run as root to install: ${missing[*]}"
 	say "installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# keep Debian's nsd package from starting its own server
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
 	apt-get update -q && apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" || die "package installation failed"
+		"${missing[@]}" || { rm -f /usr/sbin/policy-rc.d;
+		die "package installation failed"; }
+	rm -f /usr/sbin/policy-rc.d
 fi
 
 if [ ! -x "$SRC/configure" ] || [ "$SRC/configure.ac" -nt "$SRC/configure" ]
@@ -62,7 +74,7 @@ fi
 WORK=$(mktemp -d /tmp/unbound-demo.XXXXXX)
 sed -e "s|^\([[:space:]]*\)pidfile: .*|\1pidfile: \"$WORK/unbound.pid\"|" \
 	-e "s|^\([[:space:]]*\)directory: .*|\1directory: \"$WORK\"|" \
-	-e "s|^\([[:space:]]*\)root-hints: .*|\1root-hints: \"$SRC/contrib/loopback.root.hints\"|" \
+	-e "s|^\([[:space:]]*\)root-hints: .*|\1root-hints: \"$WORK/net/root.hints\"|" \
 	"$SRC/contrib/demo.conf" > "$WORK/demo.conf"
 printf '\tlogfile: "%s"\n' "$WORK/unbound.log" >> "$WORK/demo.conf"
 
@@ -71,6 +83,7 @@ say "unbound-checkconf"
 
 PID=""
 TAIL=""
+NET=""
 cleanup() {
 	if [ -n "$TAIL" ]; then kill "$TAIL" 2>/dev/null; fi
 	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
@@ -84,10 +97,19 @@ cleanup() {
 		kill -0 "$PID" 2>/dev/null && kill -KILL "$PID" 2>/dev/null
 		wait "$PID" 2>/dev/null
 	fi
+	if [ -n "$NET" ]; then
+		echo "stopping the test internet"
+		"${TESTNET[@]}" stop "$WORK/net" >/dev/null 2>&1
+	fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+[ "$(id -u)" = 0 ] || die "the test internet listens on port 53: run as root"
+say "starting the loopback test internet (NSD on 127.0.0.x port 53)"
+NET=yes
+"${TESTNET[@]}" start "$WORK/net" || die "the test internet did not start"
 
 say "starting: build/unbound -d -c $WORK/demo.conf"
 "$SRC/build/unbound" -d -c "$WORK/demo.conf" &
@@ -107,6 +129,19 @@ fi
 echo "unbound is running, pid $PID, answering on 127.0.0.1 port $PORT"
 
 show() { printf '\n$ %s\n' "$*"; "$@"; }
+echo
+echo "# recursion from the loopback root: referrals, glue, an out-of-bailiwick"
+echo "# name server, a CNAME chain across three zones"
+show kdig -p "$PORT" @127.0.0.1 +noall +answer +stats www.example.tld1 A
+show kdig -p "$PORT" @127.0.0.1 +noall +answer www.example.tld2 A
+show kdig -p "$PORT" @127.0.0.1 +noall +answer chain.example.tld1 A
+show kdig -p "$PORT" @127.0.0.1 +noall +header nonexistent.example.tld1 A
+sleep 2
+echo
+echo "# the second ask comes from the cache: no upstream query, TTL lower"
+show kdig -p "$PORT" @127.0.0.1 +noall +answer +stats www.example.tld1 A
+echo
+echo "# local data"
 show drill -p "$PORT" @127.0.0.1 www.demo.test A
 show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer www.demo.test AAAA
 show kdig -p "$PORT" @127.0.0.1 +noall +answer demo.test TXT
@@ -115,9 +150,6 @@ show kdig -p "$PORT" @127.0.0.1 +tcp +noall +answer anything.lan.test A
 show kdig -p "$PORT" @127.0.0.1 +noall +header ads.test A
 show kdig -p "$PORT" @127.0.0.1 +noall +answer +tcp localhost A
 show kdig -p "$PORT" @127.0.0.1 +noall +answer id.server CH TXT
-echo
-echo "# no recursion yet: names without local data get SERVFAIL"
-show kdig -p "$PORT" @127.0.0.1 +noall +header www.example.com A
 
 say "who answered (log-queries; [pid:thread])"
 grep -E 'info: 127\.0\.0\.1 ' "$WORK/unbound.log" | tail -n 12
