@@ -15,7 +15,11 @@
  * at the target (chain kept); referral -> new delegation point from the
  * NS set and in-bailiwick glue, glueless names looked up with
  * sub-queries through the mesh; NXDOMAIN / NODATA -> done with the SOA;
- * timeout, error, SERVFAIL/REFUSED, lame or bad reply -> next server.
+ * timeout, error, SERVFAIL/REFUSED, lame or bad reply -> next server
+ * (3 tries per address); when a stub-first/forward-first zone's servers
+ * all fail, on from the root. The RRset cache is asked first: a cached
+ * answer or CNAME, else the closest cached delegation below the hints.
+ * DS queries start from the parent side of the zone cut.
  *
  * Work limits (CAMP/NXNS): per client query a budget of upstream
  * queries and NS-name lookups shared by all its sub-queries, CNAME

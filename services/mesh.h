@@ -41,7 +41,8 @@ struct mesh_stats {
 
 /* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set. */
 struct mesh_area* mesh_create(struct iter_env* env, int max_queries);
-/* Free every state, without callbacks; cancels upstream queries. */
+/* Free every state, without callbacks; cancels upstream queries (so
+ * delete the mesh before the outside network). */
 void mesh_delete(struct mesh_area* m);
 
 /* A client question (qi as query_parse filled it; qi->pkt need not stay
