@@ -1,0 +1,375 @@
+/* iterator/iter_resp.c - what the iterator does with an upstream reply
+ * (scrub, then: answer, CNAME restart, referral, NODATA, NXDOMAIN,
+ * lame), with sub-query results, and the encoding of its result. */
+#include "config.h"
+#include "iterator/iterator.h"
+#include "iterator/iter_util.h"
+#include "iterator/delegpt.h"
+#include "iterator/iter_cache.h"
+#include "iterator/iter_scrub.h"
+#include "services/outside_network.h"
+#include "services/cache/infra.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include "util/msgencode.h"
+#include "util/msgparse.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Append clones of every record in from to to. */
+int iter_append_rrs(ldns_rr_list* to, const ldns_rr_list* from)
+{
+	size_t i;
+	for(i = 0; from && i < ldns_rr_list_rr_count(from); i++) {
+		ldns_rr* c = ldns_rr_clone(ldns_rr_list_rr(from, i));
+		if(!c || !ldns_rr_list_push_rr(to, c)) {
+			ldns_rr_free(c);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Records of type in list (clones), NULL when none or OOM. */
+ldns_rr_list* iter_rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i), *c;
+		if(ldns_rr_get_type(rr) != t)
+			continue;
+		if(!out && !(out = ldns_rr_list_new()))
+			return NULL;
+		c = ldns_rr_clone(rr);
+		if(!c || !ldns_rr_list_push_rr(out, c)) {
+			ldns_rr_free(c);
+			ldns_rr_list_deep_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+int iter_has_type(const ldns_rr_list* list, ldns_rr_type t)
+{
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) == t)
+			return 1;
+	return 0;
+}
+
+/* The owner of the first NS record in the authority list, 0 if none. */
+static size_t auth_ns_owner(const ldns_rr_list* auth, uint8_t* out)
+{
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS)
+			return rdf_to_wire(ldns_rr_owner(rr), out);
+	}
+	return 0;
+}
+
+/* This server cannot help with this query: do not ask it again. */
+static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
+	int lame)
+{
+	if(iq->sent_to) {
+		iq->sent_to->dead = 1;
+		if(lame && env->infra)
+			(void)infra_set_lame(env->infra, &iq->sent_to->addr,
+				iq->sent_to->addrlen, iq->dp->name,
+				iq->dp->namelen, time(NULL), 0, 0, iq->qtype);
+	}
+	iq->state = ITER_TARGETS;
+}
+
+/* Keep the RRsets of a scrubbed reply that was used. */
+static void store(struct iter_env* env, const ldns_pkt* pkt)
+{
+	if(env->rrset_cache)
+		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
+			env->rrset_cache, pkt, time(NULL));
+}
+
+/* A negative or positive final answer from pkt (scrubbed). */
+static void final_answer(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, int rcode)
+{
+	store(env, pkt);
+	if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+		iter_fail(iq, "out of memory for");
+		return;
+	}
+	ldns_rr_list_deep_free(iq->authority);
+	iq->authority = NULL;
+	if(rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
+		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) {
+		iq->authority = iter_rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+	}
+	/* the addresses of the names of an NS answer go along (as Unbound;
+	 * the scrubber kept only those) */
+	if(iq->is_priming || (iq->qtype == TYPE_NS && rcode == RCODE_NOERROR
+		&& ldns_rr_list_rr_count(ldns_pkt_additional(pkt)) > 0)) {
+		ldns_rr_list_deep_free(iq->additional);
+		iq->additional = ldns_rr_list_clone(ldns_pkt_additional(pkt));
+	}
+	iter_done(iq, rcode);
+}
+
+/* Process a scrubbed reply. */
+static void process_reply(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, const struct scrub_result* sr)
+{
+	int rcode = (int)ldns_pkt_get_rcode(pkt);
+	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
+	size_t nl;
+	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
+		verbose(VERB_ALGO, "upstream rcode %d: next server", rcode);
+		server_unusable(env, iq, 0);
+		return;
+	}
+	if(sr->dname_too_long) {
+		(void)iter_append_rrs(iq->answer, ldns_pkt_answer(pkt));
+		iter_done(iq, 6 /* YXDOMAIN */);
+		return;
+	}
+	/* an NXDOMAIN for the end of a CNAME chain that left this server's
+	 * zone is not this server's to give: follow the chain instead */
+	if(rcode == RCODE_NXDOMAIN && sr->chain_len > 0 && !iq->dp_forward &&
+		!dname_subdomain_c(sr->sname, iq->dp->name))
+		rcode = RCODE_NOERROR;
+	if(rcode == RCODE_NXDOMAIN || sr->final_found) {
+		final_answer(env, iq, pkt, rcode);
+		return;
+	}
+	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
+	if(sr->chain_len > 0) {
+		/* CNAME/DNAME to a name this reply has nothing for: NODATA
+		 * for the target when its SOA came along, else restart */
+		ldns_rr_list* soa = iter_rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+		if(soa) {
+			ldns_rr_list_deep_free(soa);
+			final_answer(env, iq, pkt, RCODE_NOERROR);
+			return;
+		}
+		if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+			iter_fail(iq, "out of memory for");
+			return;
+		}
+		store(env, pkt);
+		(void)iter_restart_at(env, iq, sr->sname, sr->snamelen);
+		return;
+	}
+	if(nl && !iq->dp_forward && dname_subdomain_c(nsowner, iq->dp->name)
+		&& query_dname_compare(nsowner, iq->dp->name) != 0 &&
+		!iter_has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA)) {
+		/* a referral to a child zone */
+		struct delegpt* dp;
+		if(++iq->referrals > ITER_MAX_REFERRALS) {
+			iter_fail(iq, "too many referrals for");
+			return;
+		}
+		dp = delegpt_from_rrs(nsowner, ldns_pkt_authority(pkt),
+			ldns_pkt_additional(pkt), iq->dp->name, 0);
+		if(!dp) {
+			server_unusable(env, iq, 0);
+			return;
+		}
+		env->stats.referrals++;
+		store(env, pkt);
+		delegpt_log(VERB_ALGO, dp);
+		iter_set_dp(iq, dp, 0);
+		iq->state = ITER_TARGETS;
+		return;
+	}
+	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl) {
+		/* NODATA (an SOA or none; AA, or a forwarder's answer).
+		 * Without AA, SOA or NS this is a lame answer. */
+		ldns_rr_list* soa = iter_rrs_of_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_SOA);
+		if(soa || ldns_pkt_aa(pkt) || iq->dp_forward) {
+			ldns_rr_list_deep_free(soa);
+			final_answer(env, iq, pkt, RCODE_NOERROR);
+			return;
+		}
+	}
+	/* an upward or sideways referral, or an empty non-AA answer */
+	verbose(VERB_ALGO, "lame reply: next server");
+	env->stats.lame++;
+	server_unusable(env, iq, 1);
+}
+
+/* A reply to a minimised question: a referral moves down as usual;
+ * NXDOMAIN: ask the full name (relaxed; an empty non-terminal may be
+ * misreported); any other answer: the name is no zone cut here, ask
+ * one label more. */
+static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt, const struct scrub_result* sr)
+{
+	int rcode = (int)ldns_pkt_get_rcode(pkt);
+	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
+	size_t nl;
+	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
+		server_unusable(env, iq, 0);
+		return;
+	}
+	iq->state = ITER_TARGETS;
+	if(rcode == RCODE_NXDOMAIN) {
+		iq->qmin = 0;
+		iter_reset_attempts(iq);
+		return;
+	}
+	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
+	if(nl && dname_subdomain_c(nsowner, iq->dp->name) &&
+		query_dname_compare(nsowner, iq->dp->name) != 0 &&
+		!iter_has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA) &&
+		!sr->final_found && sr->chain_len == 0) {
+		process_reply(env, iq, pkt, sr);   /* the referral */
+		return;
+	}
+	iq->qmin_labels++;
+	iter_reset_attempts(iq);
+}
+
+/* Called by the mesh for the state's upstream query. */
+void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
+	const struct outnet_reply* r)
+{
+	ldns_pkt* pkt = NULL;
+	struct scrub_result sr;
+	enum scrub_status ss;
+	iq->outq = NULL;
+	if(iq->state != ITER_TARGETS)
+		return;
+	if(r->result != OUTNET_REPLY) {
+		if(r->result == OUTNET_TIMEOUT)
+			env->stats.timeouts++;
+		else
+			env->stats.errors++;
+		if(iq->sent_to && r->result == OUTNET_ERROR)
+			iq->sent_to->dead = 1;
+		return;   /* ITER_TARGETS picks the next server */
+	}
+	env->stats.replies++;
+	if(ldns_wire2pkt(&pkt, r->pkt, r->len) != LDNS_STATUS_OK) {
+		env->stats.bad_replies++;
+		server_unusable(env, iq, 0);
+		return;
+	}
+	ss = scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr);
+	if(ss != SCRUB_OK) {
+		env->stats.bad_replies++;
+		ldns_pkt_free(pkt);
+		if(ss == SCRUB_NOMEM)
+			iter_fail(iq, "out of memory for");
+		else
+			server_unusable(env, iq, 0);
+		return;
+	}
+	env->stats.scrub_removed += (uint64_t)sr.removed;
+	if(iter_minimised(iq))
+		process_minimised(env, iq, pkt, &sr);
+	else
+		process_reply(env, iq, pkt, &sr);
+	ldns_pkt_free(pkt);
+}
+
+void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_qstate* sub)
+{
+	struct delegpt_ns* ns;
+	size_t i;
+	int got = 0;
+	(void)env;
+	if(iq->outstanding_subs > 0)
+		iq->outstanding_subs--;
+	if(sub->is_priming || !iq->dp)
+		return;
+	ns = delegpt_find_ns(iq->dp, sub->qname);
+	if(!ns)
+		return;   /* the delegation moved on meanwhile */
+	if(sub->rcode == RCODE_NOERROR) {
+		for(i = 0; i < ldns_rr_list_rr_count(sub->answer); i++) {
+			ldns_rr* rr = ldns_rr_list_rr(sub->answer, i);
+			if((uint16_t)ldns_rr_get_type(rr) == sub->qtype &&
+				delegpt_add_rr_addr_ns(iq->dp, ns, rr, 0))
+				got = 1;
+		}
+	} else if(sub->rcode == RCODE_NXDOMAIN)
+		iq->dp_nx++;
+	if(!got && !ns->got4 && !ns->got6 &&
+		(!env->do_ip4 || ns->lookup4) && (!env->do_ip6 || ns->lookup6))
+		ns->failed = 1;
+}
+
+void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
+{
+	struct delegpt* dp;
+	time_t now = time(NULL);
+	env->stats.prime++;
+	if(iq->rcode != RCODE_NOERROR)
+		return;
+	dp = delegpt_from_rrs((const uint8_t*)"", iq->answer, iq->additional,
+		NULL, 0);
+	if(!dp)
+		return;
+	if(dp->num_addr == 0) {
+		/* no glue: keep the hints' addresses rather than loop */
+		delegpt_free(dp);
+		return;
+	}
+	delegpt_free(env->primed_root);
+	env->primed_root = dp;
+	env->primed_until = now + (dp->ttl < ITER_PRIME_MAX_TTL ?
+		(time_t)dp->ttl : ITER_PRIME_MAX_TTL);
+	delegpt_log(VERB_ALGO, dp);
+}
+
+/* ---- reply encoding ---- */
+
+struct enc_arg {
+	struct msg_builder* b;
+	enum msg_section sec;
+};
+
+static int enc_set(void* arg, const struct packed_rrset* set)
+{
+	struct enc_arg* e = arg;
+	(void)msg_add_rrset(e->b, e->sec, set);
+	return 1;
+}
+
+static int add_list(struct msg_builder* b, enum msg_section sec,
+	const ldns_rr_list* list)
+{
+	struct enc_arg e;
+	e.b = b;
+	e.sec = sec;
+	return !list || iter_for_each_rrset(list, enc_set, &e);
+}
+
+size_t iter_encode_reply(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size)
+{
+	struct msg_builder b;
+	int rcode = iq->rcode;
+	if(rcode == RCODE_SERVFAIL)
+		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size);
+	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
+	if(!add_list(&b, SEC_ANSWER, iq->answer) ||
+		!add_list(&b, SEC_AUTHORITY, iq->authority) ||
+		(!iq->is_priming && !add_list(&b, SEC_ADDITIONAL,
+		iq->additional)))
+		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size);
+	return msg_finish(&b, qi, edns_size, rcode);
+}
