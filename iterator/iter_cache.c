@@ -4,6 +4,7 @@
 #include "iterator/iter_cache.h"
 #include "iterator/delegpt.h"
 #include "services/cache/rrset.h"
+#include "services/cache/msgcache.h"
 #include "util/dname.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
@@ -321,5 +322,54 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	}
 	free(wire);
 	rrset_cache_release(c, e);
+	return ok;
+}
+
+int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
+	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
+{
+	struct query_info qi;
+	struct msg_entry* m;
+	ldns_pkt* p = NULL;
+	size_t i;
+	int ok = 1;
+	if(!c || qname_len == 0 || qname_len > LDNS_MAX_DOMAINLEN)
+		return 0;
+	memset(&qi, 0, sizeof(qi));
+	memcpy(qi.qname, qname, qname_len);
+	qi.qname_len = qname_len;
+	qi.qtype = qtype;
+	qi.qclass = qclass;
+	m = msg_cache_lookup(c, &qi, msg_cache_hash(c, &qi), now);
+	if(!m)
+		return 0;
+	if(ldns_wire2pkt(&p, m->tmpl, m->len) != LDNS_STATUS_OK) {
+		msg_cache_release(c, m);
+		return 0;
+	}
+	msg_cache_release(c, m);
+	*rcode = (int)ldns_pkt_get_rcode(p);
+	for(i = 0; ok && i < ldns_rr_list_rr_count(ldns_pkt_answer(p)); i++) {
+		ldns_rr* rr = ldns_rr_clone(ldns_rr_list_rr(
+			ldns_pkt_answer(p), i));
+		if(!rr || !ldns_rr_list_push_rr(answer, rr)) {
+			ldns_rr_free(rr);
+			ok = 0;
+		}
+	}
+	*authority = NULL;
+	for(i = 0; ok && i < ldns_rr_list_rr_count(ldns_pkt_authority(p));
+		i++) {
+		ldns_rr* rr = ldns_rr_list_rr(ldns_pkt_authority(p), i), *cl;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA)
+			continue;
+		if(!*authority && !(*authority = ldns_rr_list_new()))
+			break;
+		if(!(cl = ldns_rr_clone(rr)) ||
+			!ldns_rr_list_push_rr(*authority, cl))
+			ldns_rr_free(cl);
+	}
+	ldns_pkt_free(p);
 	return ok;
 }

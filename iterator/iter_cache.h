@@ -12,6 +12,7 @@
 struct packed_rrset;
 struct rrset_cache;
 struct delegpt;
+struct msg_cache;
 
 /* Call fn for every RRset in list (records of one owner, type and class
  * grouped, in the order of their first record; RRSIGs are RRsets of
@@ -39,6 +40,15 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
  * found and appended, 0 when not (or OOM). */
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
+
+/* The message cache's entry for (qname, qtype, qclass, no CD/DO), as
+ * records: *rcode, the answer section appended to answer, the SOA of
+ * the authority section as a new list in *authority (NULL if none).
+ * TTLs are as stored (for the iterator's own use: sub-queries). Returns
+ * 1 when there was a fresh entry. */
+int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
+	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);
 
 /* Append the cached A/AAAA RRsets (any trust) of the names in the NS
  * records of ns to list: the additional section of an NS answer. */

@@ -264,6 +264,20 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}
+	/* a sub-query's whole answer (negative ones too: NXNS names looked
+	 * up again) may be in the message cache; clients were answered
+	 * from it before they reached the mesh */
+	if(iq->depth > 0 && !iq->is_priming && iq->restarts == 0 &&
+		env->msg_cache) {
+		int rcode;
+		if(iter_msg_cached(env->msg_cache, iq->qname, iq->qname_len,
+			iq->qtype, iq->qclass, now, &rcode, iq->answer,
+			&iq->authority)) {
+			env->stats.msg_cache_subs++;
+			iter_done(iq, rcode);
+			return 0;
+		}
+	}
 	/* DS lives on the parent side of a zone cut: start from above */
 	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
 		dname_remove_label(iq->sname) : iq->sname;

@@ -86,7 +86,8 @@ struct iter_env {
 		uint64_t sent, replies, timeouts, errors, referrals,
 			restarts, lame, scrub_removed, bad_replies,
 			target_lookups, prime, cache_answers,
-			cache_delegations, stored_rrsets, qmin_sent;
+			cache_delegations, stored_rrsets, qmin_sent,
+			msg_cache_subs;
 	} stats;
 };
 

@@ -268,7 +268,7 @@ void mesh_delete(struct mesh_area* m)
 	free(m);
 }
 
-/* Store a client state's answer in the message cache. */
+/* Store a state's answer in the message cache. */
 static void store_msg(struct mesh_area* m, struct mesh_state* s)
 {
 	struct query_info qi;
@@ -300,7 +300,8 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	table_remove(m, s);
 	if(s->iq.is_priming)
 		iter_store_prime(m->env, &s->iq);
-	if(s->replies && !(s->key[s->keylen - 1] & MESH_KEY_PRIME))
+	/* sub-queries too: their negative answers save lookups later */
+	if(!(s->key[s->keylen - 1] & MESH_KEY_PRIME))
 		store_msg(m, s);
 	for(sup = s->supers; sup; sup = sup->next) {
 		iter_inform_super(m->env, &sup->s->iq, &s->iq);

@@ -273,7 +273,7 @@ int main(int argc, char** argv)
 			"errors=%llu referrals=%llu restarts=%llu lame=%llu "
 			"targets=%llu scrubbed=%llu bad=%llu prime=%llu "
 			"cache_answers=%llu cache_delegations=%llu "
-			"stored=%llu msg_hits=%llu qmin=%llu\n",
+			"stored=%llu msg_hits=%llu qmin=%llu msg_subs=%llu\n",
 			(unsigned long long)env.stats.sent,
 			(unsigned long long)env.stats.replies,
 			(unsigned long long)env.stats.timeouts,
@@ -289,7 +289,8 @@ int main(int argc, char** argv)
 			(unsigned long long)env.stats.cache_delegations,
 			(unsigned long long)env.stats.stored_rrsets,
 			(unsigned long long)d.msg_hits,
-			(unsigned long long)env.stats.qmin_sent);
+			(unsigned long long)env.stats.qmin_sent,
+			(unsigned long long)env.stats.msg_cache_subs);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
 			"edns_fallback=%llu unwanted=%llu refused=%llu\n",
 			(unsigned long long)o->sent_udp,

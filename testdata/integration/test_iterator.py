@@ -241,6 +241,15 @@ def test_nxns_lookups_bounded(net, tmp_path):
               if q["qname"].lower().endswith("victim.bad.tld2.")]
     assert 1 <= len(victim) <= 6
     assert run.stats["iter.sent"] <= 64
+    # again, for another name under it: the failed names' NXDOMAINs are
+    # in the message cache, the victim gets nothing more
+    bad.clear_log()
+    run = Run(conf, ["x.nxns.bad.tld2./A", "y.nxns.bad.tld2./A"],
+              opts=["-S"])
+    victim = [q for q in bad.queries()
+              if q["qname"].lower().endswith("victim.bad.tld2.")]
+    assert 1 <= len(victim) <= 6
+    assert run.stats["iter.msg_subs"] >= 3
 
 
 def test_referral_loop_bounded(net, tmp_path):
