@@ -49,6 +49,8 @@ struct delegpt;
 struct delegpt_addr;
 struct outnet_query;
 struct query_info;
+struct event_base;
+struct port_pool;
 struct outnet_reply;
 
 #define ITER_MAX_RESTARTS 8       /* CNAME/DNAME restarts per query */
@@ -94,6 +96,24 @@ struct iter_env {
 /* Free what the env holds itself (the primed root); the rest belongs
  * to the caller. */
 void iter_env_clear(struct iter_env* env);
+
+/* One worker's resolver (iterator/iter_env.c): fills env with its own
+ * random state, an outside network on base (settings from cfg) and a
+ * mesh bounded by num-queries-per-thread, and the shared hints, caches
+ * (either may be NULL), port pool and infra cache. Returns 0 (logged)
+ * on failure, with nothing left to free. */
+int iter_env_setup(struct iter_env* env, struct event_base* base,
+	const struct config_file* cfg, const struct iter_hints* hints,
+	struct port_pool* pool, struct infra_cache* infra,
+	struct msg_cache* msg_cache, struct rrset_cache* rrset_cache);
+/* A new config snapshot (reload): cfg and hints replaced, the primed
+ * root forgotten. Queries in flight go on (they hold copies of what
+ * they use). Both must outlive the next reconfigure or teardown. */
+void iter_env_reconfigure(struct iter_env* env,
+	const struct config_file* cfg, const struct iter_hints* hints);
+/* Free the mesh (no callbacks), the outside network, the random state
+ * and the primed root; not the shared parts. */
+void iter_env_teardown(struct iter_env* env);
 
 /* Shared by a client query and the sub-queries it started. */
 struct iter_budget {

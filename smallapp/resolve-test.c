@@ -178,7 +178,10 @@ int main(int argc, char** argv)
 	struct answer_arg* args;
 	struct port_pool* pool;
 	struct infra_settings is;
-	struct outnet_settings os;
+	struct infra_cache* infra;
+	struct msg_cache* msg_cache;
+	struct rrset_cache* rrset_cache;
+	struct iter_hints* hints;
 	struct event* timer;
 	struct timeval tv;
 	static uint8_t avail[PORT_SET_SIZE];
@@ -204,27 +207,21 @@ int main(int argc, char** argv)
 		return 1;
 	verbosity = verb >= 0 ? (enum verbosity_value)verb :
 		(enum verbosity_value)cfg->verbosity;
-	memset(&env, 0, sizeof(env));
 	d.env = &env;
-	env.cfg = cfg;
-	env.do_ip4 = cfg->do_ip4;
-	env.do_ip6 = cfg->do_ip6;
 	d.base = event_base_new();
-	env.rnd = ub_initstate();
-	if(!d.base || !env.rnd || !port_set_from_cfg(avail, cfg))
+	if(!d.base || !port_set_from_cfg(avail, cfg))
 		return 1;
+	/* what the daemon shares between workers */
 	pool = port_pool_create(avail, cfg->outgoing_num_ports);
 	infra_settings_from_cfg(cfg, &is);
-	env.unknown_rtt = is.unknown_rtt;
-	env.infra = infra_create(&is);
-	outnet_settings_from_cfg(cfg, &os);
-	env.outnet = pool && env.infra ? outside_network_create(d.base, &os,
-		pool, env.infra) : NULL;
-	env.msg_cache = msg_cache_create_cfg(cfg);
-	env.rrset_cache = rrset_cache_create_cfg(cfg);
-	env.hints = hints_create(cfg);
-	if(!env.outnet || !env.msg_cache || !env.rrset_cache || !env.hints ||
-		!mesh_create(&env, cfg->num_queries_per_thread)) {
+	infra = infra_create(&is);
+	msg_cache = msg_cache_create_cfg(cfg);
+	rrset_cache = rrset_cache_create_cfg(cfg);
+	hints = hints_create(cfg);
+	/* and what one worker has */
+	if(!pool || !infra || !msg_cache || !rrset_cache || !hints ||
+		!iter_env_setup(&env, d.base, cfg, hints, pool, infra,
+		msg_cache, rrset_cache)) {
 		log_err("cannot set up the resolver");
 		return 1;
 	}
@@ -303,15 +300,12 @@ int main(int argc, char** argv)
 	fflush(stdout);
 	if(timer)
 		event_free(timer);
-	mesh_delete(env.mesh);
-	outside_network_delete(env.outnet);
-	iter_env_clear(&env);
-	hints_delete((struct iter_hints*)env.hints);
-	msg_cache_delete(env.msg_cache);
-	rrset_cache_delete(env.rrset_cache);
-	infra_delete(env.infra);
+	iter_env_teardown(&env);
+	hints_delete(hints);
+	msg_cache_delete(msg_cache);
+	rrset_cache_delete(rrset_cache);
+	infra_delete(infra);
 	port_pool_delete(pool);
-	ub_randfree(env.rnd);
 	event_base_free(d.base);
 	for(i = 0; i < argc; i++)
 		free(d.qs[i].reply);
