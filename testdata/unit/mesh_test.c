@@ -316,6 +316,42 @@ static void test_detach_client(void** state)
 	world_teardown(&w);
 }
 
+/* A reload swaps the config and hints under queries in flight: they
+ * finish with what they had; new ones use the new hints. */
+static void test_reconfigure_in_flight(void** state)
+{
+	struct world w;
+	struct answer a[2];
+	struct config_file* cfg2 = config_create();
+	struct iter_hints* h2;
+	struct iter_hints* h1;
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	h1 = (struct iter_hints*)w.env.hints;
+	h2 = hints_create(cfg2);     /* no stub, no root */
+	assert_non_null(h2);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "e.test.", 1);
+	question(&a[1].qi, "f.test.", 2);
+	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
+		on_reply, &a[0]), 1);
+	run_for(&w, 10);
+	iter_env_reconfigure(&w.env, cfg2, h2);
+	hints_delete(h1);
+	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
+		on_reply, &a[1]), 1);
+	assert_int_equal(a[1].calls, 1);     /* no hints now: at once */
+	assert_int_equal(a[1].rcode, RCODE_SERVFAIL);
+	for(i = 0; i < 100 && a[0].calls == 0; i++)
+		run_for(&w, 20);
+	assert_int_equal(a[0].calls, 1);     /* timed out on the old stub */
+	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS);
+	config_delete(w.cfg);
+	w.cfg = cfg2;
+	world_teardown(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_timeouts_servfail),
 		cmocka_unit_test(test_num_queries_bound),
 		cmocka_unit_test(test_detach_client),
+		cmocka_unit_test(test_reconfigure_in_flight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
