@@ -163,6 +163,8 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	}
 	st->num_cachemiss++;
 	n = worker_resolve(w, &qi, limit, edns_size, ci, out, outcap);
+	if(n == WORKER_WAIT_LIMITED)
+		return 0;
 	if(n > 0)
 		return n;
 	/* the mesh is full (num-queries-per-thread) or out of memory */

@@ -8,6 +8,7 @@
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
 #include "services/mesh.h"
+#include "daemon/wait_limit.h"
 #include "services/outside_network.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
@@ -45,6 +46,7 @@ struct pending_reply {
 	uint8_t* sync_out;
 	size_t sync_cap, sync_len;
 	int in_call, answered;
+	int counted;    /* took a wait-limit slot for addr */
 };
 
 struct retired_env {
@@ -122,6 +124,8 @@ void worker_refresh_env(struct worker* w)
 
 static void pending_unlink(struct pending_reply* p)
 {
+	if(p->counted)
+		wait_limit_give(p->w->waits, &p->addr, p->addrlen);
 	if(p->prev)
 		p->prev->next = p->next;
 	else	p->w->pending = p->next;
@@ -159,9 +163,20 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	uint8_t* out, size_t outcap)
 {
 	struct pending_reply* p;
-	int ok;
-	if(!w->mesh || !(p = calloc(1, sizeof(*p))))
+	int ok, limit_n = w->env->cfg->wait_limit;
+	if(!w->mesh)
 		return 0;
+	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,
+		limit_n)) {
+		w->stats.num_wait_limited++;
+		return WORKER_WAIT_LIMITED;
+	}
+	if(!(p = calloc(1, sizeof(*p)))) {
+		if(limit_n > 0)
+			wait_limit_give(w->waits, ci->addr, ci->addrlen);
+		return 0;
+	}
+	p->counted = limit_n > 0;
 	p->w = w;
 	p->is_tcp = ci->is_tcp;
 	p->udp_fd = ci->udp_fd;
@@ -347,7 +362,9 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);
-	if(!w->tcp || !w->retire_timer || !worker_setup_recursion(w))
+	w->waits = wait_limit_create();
+	if(!w->tcp || !w->retire_timer || !w->waits ||
+		!worker_setup_recursion(w))
 		goto fail;
 	for(i = 0; i < ls->num; i++) {
 		struct listen_socket* s = &ls->socks[i];
@@ -416,6 +433,7 @@ void worker_delete(struct worker* w)
 		w->pending = p->next;
 		free(p);
 	}
+	wait_limit_delete(w->waits);
 	outside_network_delete(w->outnet);
 	iter_env_clear(&w->iter);
 	if(w->rnd)

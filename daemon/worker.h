@@ -21,6 +21,7 @@ struct outside_network;
 struct ub_randstate;
 struct pending_reply;
 struct retired_env;
+struct wait_limit;
 
 /* Per-thread counters, summed on demand; never shared while counting. */
 struct worker_stats {
@@ -31,6 +32,7 @@ struct worker_stats {
 	uint64_t num_cachehits;   /* answered from the message cache */
 	uint64_t num_cachemiss;   /* handed to recursion */
 	uint64_t num_recursive_replies; /* replies recursion sent */
+	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
 };
 
 struct worker {
@@ -52,6 +54,7 @@ struct worker {
 	struct iter_env iter;
 	struct mesh_area* mesh;
 	struct pending_reply* pending;  /* clients waiting for the mesh */
+	struct wait_limit* waits;       /* wait-limit counts per address */
 	/* envs replaced by a reload, kept until no query can use them */
 	struct retired_env* retired;
 	struct event* retire_timer;
@@ -68,10 +71,13 @@ void worker_stop(struct worker* w);
 void worker_delete(struct worker* w);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);
+/* worker_resolve: the client already has wait-limit replies waiting */
+#define WORKER_WAIT_LIMITED ((size_t)-2)
 /* Hand a question the cache could not answer to the mesh. Returns
  * QUERY_DEFERRED (the reply goes to the client later), a reply length
- * when the answer was ready at once (written to out), or 0 when the mesh
- * cannot take it (the caller answers SERVFAIL). */
+ * when the answer was ready at once (written to out), 0 when the mesh
+ * cannot take it (the caller answers SERVFAIL), or WORKER_WAIT_LIMITED
+ * (the caller drops the query). */
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
 	uint8_t* out, size_t outcap);

@@ -145,6 +145,7 @@ struct config_file {
 	size_t rrset_cache_size;
 	int rrset_cache_slabs;
 	int num_queries_per_thread;
+	int wait_limit;              /* replies waiting per client address */
 	int jostle_time;
 	int max_ttl, min_ttl, max_negative_ttl;
 	int infra_host_ttl;

@@ -207,7 +207,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("delay-close", CT_INT, "0"),
 	SRV("unknown-server-time-limit", CT_INT, "376"),
 	SRV("discard-timeout", CT_INT, "1900"),
-	SRV("wait-limit", CT_INT, "1000"),
+	USE("wait-limit", CL_SERVER, CT_INT, F(wait_limit), "1000"),
 	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
 	SLABS("infra-cache-slabs", CL_SERVER),

@@ -125,3 +125,32 @@ def test_reload_while_resolving(unbound, net):
     s.close()
     assert got == {1, 2, 3}
     assert unbound.alive()
+
+
+@reference_differs("Unbound 1.17.1 lets wait-limit + 1 replies wait")
+def test_wait_limit_caps_replies_waiting_per_client(unbound, net):
+    """DNSBomb: with wait-limit: 5, of 20 queries from one address that
+    all wait for a slow server, 5 are answered and the rest dropped;
+    once those replies are out, the address is served again."""
+    import socket
+    import dns.message
+    unbound.start("wait-limit: 5", root_hints=net.root_hints)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    for i in range(20):
+        q = dns.message.make_query("slow.bad.tld2.", "A")
+        q.id = 1000 + i
+        s.sendto(q.to_wire(), ("127.0.0.1", unbound.port))
+    got = []
+    try:
+        while True:
+            data, _ = s.recvfrom(65535)
+            got.append(dns.message.from_wire(data))
+    except socket.timeout:
+        pass
+    s.close()
+    assert len(got) == 5, [m.id for m in got]
+    assert all(m.answer for m in got)
+    # the slots are free again: the cached answer comes back at once
+    r = unbound.query("slow.bad.tld2.", "A", timeout=2.0)
+    assert r.answer
