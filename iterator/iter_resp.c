@@ -9,6 +9,7 @@
 #include "iterator/iter_scrub.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
+#include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgencode.h"
@@ -207,8 +208,8 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 
 /* A reply to a minimised question: a referral moves down as usual;
  * NXDOMAIN: ask the full name (relaxed; an empty non-terminal may be
- * misreported); any other answer: the name is no zone cut here, ask
- * one label more. */
+ * misreported), or with qname-minimisation-strict answer NXDOMAIN; any
+ * other answer: the name is no zone cut here, ask one label more. */
 static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt, const struct scrub_result* sr)
 {
@@ -221,6 +222,12 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 	}
 	iq->state = ITER_TARGETS;
 	if(rcode == RCODE_NXDOMAIN) {
+		if(env->cfg && env->cfg->qname_minimisation_strict) {
+			/* strict: nothing exists below an NXDOMAIN (RFC
+			 * 8020); the SOA is the one for the name asked */
+			final_answer(env, iq, pkt, RCODE_NXDOMAIN);
+			return;
+		}
 		iq->qmin = 0;
 		iter_reset_attempts(iq);
 		return;

@@ -371,7 +371,7 @@ def test_matches_reference_unbound(net, testnet_reference, tmp_path):
     assert diffs == []
 
 
-@pytest.mark.parametrize("qmin", ["yes", "no"])
+@pytest.mark.parametrize("qmin", ["yes", "no", "strict"])
 def test_qname_minimisation(net, tmp_path, qmin):
     """qname-minimisation: yes (the default) asks each server one label
     below its zone with type A, then the full name; NXDOMAIN for a
@@ -379,11 +379,18 @@ def test_qname_minimisation(net, tmp_path, qmin):
     for bad.tld2. logs what it is asked."""
     bad = net.responder("bad")
     bad.clear_log()
-    conf = write_conf(tmp_path, net, extra="qname-minimisation: " + qmin)
+    conf = write_conf(tmp_path, net, extra="qname-minimisation: %s\n%s" % (
+        "no" if qmin == "no" else "yes",
+        "qname-minimisation-strict: yes" if qmin == "strict" else ""))
     run = Run(conf, ["x.y.www.bad.tld2./TXT"])
     assert rcode(run.reply()) == "NXDOMAIN"
     got = [(q["qname"].lower(), q["qtype"]) for q in bad.queries()]
-    if qmin == "yes":
+    if qmin == "strict":
+        # nothing below an NXDOMAIN: the full name is never asked
+        assert got == [("www.bad.tld2.", "A"), ("y.www.bad.tld2.", "A")]
+        assert [rr.rdtype for rr in run.reply().authority] == [
+            dns.rdatatype.SOA]
+    elif qmin == "yes":
         assert got == [("www.bad.tld2.", "A"), ("y.www.bad.tld2.", "A"),
                        ("x.y.www.bad.tld2.", "TXT")]
         assert run.stats["iter.qmin"] >= 3
