@@ -231,7 +231,6 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 		return 0;
 	}
 	infra_settings_from_cfg(cfg, &is);
-	d->unknown_rtt = is.unknown_rtt;
 	d->out_ports = port_pool_create(avail, cfg->outgoing_num_ports);
 	free(avail);
 	d->infra = infra_create(&is);

@@ -47,7 +47,6 @@ struct daemon {
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
-	int unknown_rtt;               /* ms, for servers not yet seen */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

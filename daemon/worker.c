@@ -9,12 +9,10 @@
 #include "services/tcp_conn.h"
 #include "services/mesh.h"
 #include "daemon/wait_limit.h"
-#include "services/outside_network.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/msgparse.h"
-#include "util/random.h"
 #include <event2/event.h>
 #include <errno.h>
 #include <signal.h>
@@ -117,9 +115,7 @@ void worker_refresh_env(struct worker* w)
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
 	/* new hints: the primed root is redone from them */
-	iter_env_clear(&w->iter);
-	w->iter.cfg = w->env->cfg;
-	w->iter.hints = w->env->hints;
+	iter_env_reconfigure(&w->iter, w->env->cfg, w->env->hints);
 }
 
 static void pending_unlink(struct pending_reply* p)
@@ -164,7 +160,7 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 {
 	struct pending_reply* p;
 	int ok, limit_n = w->env->cfg->wait_limit;
-	if(!w->mesh)
+	if(!w->iter.mesh)
 		return 0;
 	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,
 		limit_n)) {
@@ -191,7 +187,7 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 		w->pending->prev = p;
 	w->pending = p;
 	p->in_call = 1;
-	ok = mesh_new_client(w->mesh, qi, limit, edns_size, worker_reply_cb,
+	ok = mesh_new_client(w->iter.mesh, qi, limit, edns_size, worker_reply_cb,
 		p);
 	p->in_call = 0;
 	if(!ok || p->answered) {
@@ -297,28 +293,8 @@ static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 static int worker_setup_recursion(struct worker* w)
 {
 	struct daemon* d = w->daemon;
-	const struct config_file* cfg = w->env->cfg;
-	struct outnet_settings os;
-	w->rnd = ub_initstate();
-	if(!w->rnd)
-		return 0;
-	outnet_settings_from_cfg(cfg, &os);
-	w->outnet = outside_network_create(w->base, &os, d->out_ports,
-		d->infra);
-	if(!w->outnet)
-		return 0;
-	w->iter.cfg = cfg;
-	w->iter.hints = w->env->hints;
-	w->iter.outnet = w->outnet;
-	w->iter.infra = d->infra;
-	w->iter.msg_cache = d->msg_cache;
-	w->iter.rrset_cache = d->rrset_cache;
-	w->iter.rnd = w->rnd;
-	w->iter.do_ip4 = cfg->do_ip4;
-	w->iter.do_ip6 = cfg->do_ip6;
-	w->iter.unknown_rtt = d->unknown_rtt;
-	w->mesh = mesh_create(&w->iter, cfg->num_queries_per_thread);
-	return w->mesh != NULL;
+	return iter_env_setup(&w->iter, w->base, w->env->cfg, w->env->hints,
+		d->out_ports, d->infra, d->msg_cache, d->rrset_cache);
 }
 
 static struct udp_batch* udp_batch_create(void)
@@ -427,17 +403,13 @@ void worker_delete(struct worker* w)
 	if(!w)
 		return;
 	/* the mesh first: it cancels upstream queries, without callbacks */
-	mesh_delete(w->mesh);
+	iter_env_teardown(&w->iter);
 	while(w->pending) {
 		struct pending_reply* p = w->pending;
 		w->pending = p->next;
 		free(p);
 	}
 	wait_limit_delete(w->waits);
-	outside_network_delete(w->outnet);
-	iter_env_clear(&w->iter);
-	if(w->rnd)
-		ub_randfree(w->rnd);
 	while(w->retired) {
 		struct retired_env* r = w->retired;
 		w->retired = r->next;

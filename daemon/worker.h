@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include "iterator/iterator.h"
+#include "daemon/stats.h"
 
 struct daemon;
 struct serve_env;
@@ -16,9 +17,6 @@ struct event;
 struct tcp_pool;
 struct query_info;
 struct client_info;
-struct mesh_area;
-struct outside_network;
-struct ub_randstate;
 struct pending_reply;
 struct retired_env;
 struct wait_limit;
@@ -33,6 +31,30 @@ struct worker_stats {
 	uint64_t num_cachemiss;   /* handed to recursion */
 	uint64_t num_recursive_replies; /* replies recursion sent */
 	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
+	/* remote control statistics (daemon/stats.h). Every field is a
+	 * uint64_t written only by this worker; the main thread reads them
+	 * with relaxed atomic loads (stats_snapshot). */
+	uint64_t req_sum;         /* mesh states summed at each new client */
+	uint64_t req_samples;     /* how many were summed */
+	uint64_t req_exceeded;    /* the mesh refused a client (full) */
+	uint64_t rec_time_us;     /* summed recursion time of replies */
+	uint64_t rec_count;       /* replies that time was measured for */
+	uint64_t rec_hist[STATS_HIST_BUCKETS];  /* log2 microseconds */
+	uint64_t qtype[256];      /* num.query.type.*, type >= 256: other */
+	uint64_t qtype_other;
+	uint64_t qclass[256];
+	uint64_t qclass_other;
+	uint64_t opcode[16];
+	uint64_t rcode[16];       /* num.answer.rcode.* of replies sent */
+	uint64_t ans_nodata;      /* NOERROR without answer records */
+	uint64_t qipv6;
+	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
+	uint64_t edns_present, edns_do;
+	/* gauges (not summed over a reset): keep them last */
+	uint64_t req_max;         /* most mesh states seen */
+	uint64_t req_cur_all;     /* mesh states now */
+	uint64_t req_cur_user;    /* client waiters now */
+	uint64_t tcpusage;        /* TCP connections open now */
 };
 
 struct worker {
@@ -48,11 +70,9 @@ struct worker {
 	struct tcp_pool* tcp;
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
-	/* recursion: this worker's upstream I/O, iterator and mesh */
-	struct ub_randstate* rnd;
-	struct outside_network* outnet;
+	/* recursion: this worker's random state, upstream I/O, iterator
+	 * and mesh (iter.rnd, iter.outnet, iter.mesh) */
 	struct iter_env iter;
-	struct mesh_area* mesh;
 	struct pending_reply* pending;  /* clients waiting for the mesh */
 	struct wait_limit* waits;       /* wait-limit counts per address */
 	/* envs replaced by a reload, kept until no query can use them */
