@@ -145,13 +145,37 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		p->answered = 1;
 		return;
 	}
+	/* off the list first: sending may close the TCP connection, whose
+	 * close hook must not see this waiter, answered now */
+	pending_unlink(p);
 	if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
 	else if(sendto(p->udp_fd, reply, len, 0,
 		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
 		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
-	pending_unlink(p);
 	free(p);
+}
+
+/* A TCP connection closed with answers still to come: stop waiting for
+ * them (the mesh drops states that nobody else waits for). */
+static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
+{
+	struct worker* w = arg;
+	for(;;) {
+		struct pending_reply* p;
+		/* from the head each time: detaching may finish other
+		 * queries, whose callbacks free their own entries */
+		for(p = w->pending; p; p = p->next)
+			if(p->is_tcp && p->tcp.pool == h->pool &&
+				p->tcp.slot == h->slot && p->tcp.gen == h->gen)
+				break;
+		if(!p)
+			return;
+		if(w->iter.mesh)
+			mesh_detach_client(w->iter.mesh, p);
+		pending_unlink(p);
+		free(p);
+	}
 }
 
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
@@ -337,6 +361,8 @@ struct worker* worker_create(struct daemon* d, int num)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
+	if(w->tcp)
+		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);
 	w->waits = wait_limit_create();
 	if(!w->tcp || !w->retire_timer || !w->waits ||

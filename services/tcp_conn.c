@@ -39,6 +39,7 @@ struct tcp_pool {
 	int num_open;
 	struct timeval idle;
 	tcp_answer_fn answer;
+	tcp_close_fn on_close;   /* for connections with pending replies */
 	void* arg;
 	struct event** listeners;
 	int num_listeners;
@@ -66,6 +67,13 @@ static void set_accepting(struct tcp_pool* p, int on)
 static void conn_close(struct tcp_conn* c)
 {
 	struct tcp_pool* p = c->pool;
+	if(c->pending > 0 && p->on_close) {
+		struct tcp_handle h;
+		h.pool = p;
+		h.slot = (int)(c - p->conns);
+		h.gen = c->gen;
+		p->on_close(p->arg, &h);
+	}
 	event_del(&c->ev_read);
 	event_del(&c->ev_write);
 	event_del(&c->ev_timer);
@@ -363,6 +371,11 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	/* a query held back by TCP_MAX_PENDING can go on now */
 	conn_process(c);
 	conn_flush(c);
+}
+
+void tcp_pool_set_close_hook(struct tcp_pool* p, tcp_close_fn fn)
+{
+	p->on_close = fn;
 }
 
 int tcp_pool_num_open(const struct tcp_pool* p)

@@ -53,6 +53,10 @@ void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
  * enough to make room for it, the connection is closed. */
 void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	const uint8_t* reply, size_t len);
+/* Called when a connection that still waits for deferred replies
+ * closes, before its handle goes stale, so their work can be dropped. */
+typedef void (*tcp_close_fn)(void* arg, const struct tcp_handle* h);
+void tcp_pool_set_close_hook(struct tcp_pool* pool, tcp_close_fn fn);
 /* Connections open now. */
 int tcp_pool_num_open(const struct tcp_pool* pool);
 

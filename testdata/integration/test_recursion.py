@@ -154,3 +154,27 @@ def test_wait_limit_caps_replies_waiting_per_client(unbound, net):
     # the slots are free again: the cached answer comes back at once
     r = unbound.query("slow.bad.tld2.", "A", timeout=2.0)
     assert r.answer
+
+
+def test_tcp_client_closing_with_answers_pending(unbound, net):
+    """A TCP client that asks names still being resolved and closes at
+    once: the daemon drops those waiters and keeps serving."""
+    import socket
+    import struct
+    import dns.message
+    unbound.start(root_hints=net.root_hints)
+    for _ in range(3):
+        c = socket.create_connection(("127.0.0.1", unbound.port), timeout=5)
+        wire = b""
+        for i, n in enumerate(["drop.bad.tld2.", "slow.bad.tld2.",
+                               "x.dead.tld2."]):
+            q = dns.message.make_query(n, "A")
+            q.id = 100 + i
+            w = q.to_wire()
+            wire += struct.pack("!H", len(w)) + w
+        c.sendall(wire)
+        c.close()
+    time.sleep(0.5)
+    assert unbound.alive()
+    r = unbound.query("www.example.tld1.", "A", tcp=True, timeout=8.0)
+    assert [rd.to_text() for rr in r.answer for rd in rr] == ["192.0.2.10"]
