@@ -187,8 +187,10 @@ def test_poison_not_accepted(net, tmp_path):
     """The responder adds www.example.tld1. and ns1.example.tld1. A
     192.0.2.66 to its answer: out of its bailiwick, scrubbed."""
     conf = write_conf(tmp_path, net)
+    # one after the other: had the poison been cached, the later
+    # questions would get it
     run = Run(conf, ["poison.bad.tld2./A", "www.example.tld1./A",
-                     "ns1.example.tld1./A"])
+                     "ns1.example.tld1./A"], opts=["-S"])
     assert run.stats["iter.scrubbed"] >= 2
     p = run.reply(0)
     assert rcode(p) == "NOERROR"
