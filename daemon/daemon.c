@@ -7,6 +7,7 @@
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
+#include "daemon/remote.h"
 #include "services/listen_dnsport.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
@@ -46,6 +47,12 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 		goto fail;
 	if(!(env->hints = hints_create(env->cfg)))
 		goto fail;
+	/* prefetch needs a refresh that bypasses the caches: not yet */
+	env->serve_policy.prefetch = 0;
+	env->serve_policy.serve_expired = env->cfg->serve_expired;
+	env->serve_policy.expired_ttl = (uint32_t)env->cfg->serve_expired_ttl;
+	env->serve_policy.expired_reply_ttl =
+		(uint32_t)env->cfg->serve_expired_reply_ttl;
 	return env;
 fail:
 	serve_env_release(env);
@@ -86,7 +93,7 @@ static void apply_log_settings(struct daemon* d, struct config_file* cfg)
 }
 
 /* SIGHUP: build a new env from the file; keep the old one on error. */
-static void daemon_reload(struct daemon* d)
+int daemon_reload(struct daemon* d)
 {
 	struct serve_env* env, *old;
 	const char* file = d->cfgfile;
@@ -99,7 +106,7 @@ static void daemon_reload(struct daemon* d)
 	if(!env) {
 		log_err("reload of %s failed: errors in the configuration; "
 			"still serving the previous configuration", file);
-		return;
+		return 0;
 	}
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
@@ -112,6 +119,7 @@ static void daemon_reload(struct daemon* d)
 	serve_env_release(old);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");
+	return 1;
 }
 
 static void signal_cb(evutil_socket_t sig, short ev, void* arg)
@@ -120,7 +128,7 @@ static void signal_cb(evutil_socket_t sig, short ev, void* arg)
 	(void)ev;
 	switch(sig) {
 	case SIGHUP:
-		daemon_reload(d);
+		(void)daemon_reload(d);
 		break;
 	case SIGTERM:
 	case SIGINT:
@@ -287,6 +295,9 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		log_err("could not open ports");
 		goto out;
 	}
+	/* control sockets and keys before chroot and the privilege drop */
+	if(!(d->rc = daemon_remote_create(d, cfg)))
+		goto out;
 	if(cfg->do_daemonize && !d->debug_mode && !do_daemonize())
 		goto out;
 	if(cfg->pidfile && cfg->pidfile[0] && write_pidfile(cfg->pidfile))
@@ -315,11 +326,15 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	for(; started < d->num_workers; started++)
 		if(!worker_start(d->workers[started]))
 			goto out;
+	if(!daemon_remote_start(d->rc, d->base))
+		goto out;
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
 	rc = 0;
 out:
+	daemon_remote_delete(d->rc);
+	d->rc = NULL;
 	if(d->workers)
 		stop_workers(d, started);
 	for(i = 0; i < 4; i++)

@@ -9,6 +9,7 @@
 #define DAEMON_DAEMON_H
 #include <pthread.h>
 #include <stdatomic.h>
+#include "services/cache/msgcache.h"
 
 struct config_file;
 struct acl_list;
@@ -21,6 +22,7 @@ struct msg_cache;
 struct rrset_cache;
 struct worker;
 struct event_base;
+struct daemon_remote;
 
 /* Everything a worker needs to answer, built from one config. Read-only
  * after daemon_env_create, shared by the workers by reference count. */
@@ -29,6 +31,7 @@ struct serve_env {
 	struct acl_list* acl;
 	struct local_zones* lz;
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
+	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
 	atomic_int refs;
 };
 
@@ -53,6 +56,9 @@ struct daemon {
 	struct serve_env* env;
 	atomic_uint env_gen;
 	int need_reload;
+
+	/* remote control and statistics state (daemon/remote.h) */
+	struct daemon_remote* rc;
 };
 
 /* Build a serve_env from a config file: read, check, build acl and local
@@ -62,6 +68,10 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
 void serve_env_release(struct serve_env* env);
 /* A worker's reference to the current env (takes env_lock briefly). */
 struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
+
+/* Reload the config file as SIGHUP does (main thread). Returns 0 when
+ * the new config has errors (the old one keeps serving). */
+int daemon_reload(struct daemon* d);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until
  * stopped. Returns the process exit code. */

@@ -153,11 +153,17 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 			edns_size);
 	/* The fast path: a reply template from the shared message cache. */
 	if(w->daemon->msg_cache) {
+		enum msg_hit hit = MSG_HIT_FRESH;
 		uint32_t h = msg_cache_hash(w->daemon->msg_cache, &qi);
-		n = msg_cache_answer(w->daemon->msg_cache, &qi, h, w->now, out,
-			limit, edns_size);
+		n = msg_cache_answer_ex(w->daemon->msg_cache, &qi, h, w->now,
+			out, limit, edns_size, &env->serve_policy, &hit);
 		if(n > 0) {
 			st->num_cachehits++;
+			if(hit == MSG_HIT_EXPIRED) {
+				/* RFC 8767: stale now, fresh data soon */
+				st->num_expired++;
+				worker_refresh_cached(w, &qi, edns_size);
+			}
 			return n;
 		}
 	}

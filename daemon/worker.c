@@ -156,6 +156,25 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	free(p);
 }
 
+static void discard_reply(void* arg, const uint8_t* reply, size_t len,
+	int rcode)
+{
+	(void)arg;
+	(void)reply;
+	(void)len;
+	(void)rcode;
+}
+
+void worker_refresh_cached(struct worker* w, const struct query_info* qi,
+	uint16_t edns_size)
+{
+	/* identical refreshes in flight join one resolution in the mesh;
+	 * its result replaces the cache entry */
+	if(w->iter.mesh)
+		(void)mesh_new_client(w->iter.mesh, qi, 65535, edns_size,
+			discard_reply, NULL);
+}
+
 /* A TCP connection closed with answers still to come: stop waiting for
  * them (the mesh drops states that nobody else waits for). */
 static void worker_tcp_closed(void* arg, const struct tcp_handle* h)

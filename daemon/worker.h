@@ -31,6 +31,7 @@ struct worker_stats {
 	uint64_t num_cachemiss;   /* handed to recursion */
 	uint64_t num_recursive_replies; /* replies recursion sent */
 	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
+	uint64_t num_expired;       /* answered with expired data */
 	/* remote control statistics (daemon/stats.h). Every field is a
 	 * uint64_t written only by this worker; the main thread reads them
 	 * with relaxed atomic loads (stats_snapshot). */
@@ -91,6 +92,9 @@ void worker_stop(struct worker* w);
 void worker_delete(struct worker* w);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);
+/* Refresh qi's cache entry in the background (no client waits). */
+void worker_refresh_cached(struct worker* w, const struct query_info* qi,
+	uint16_t edns_size);
 /* worker_resolve: the client already has wait-limit replies waiting */
 #define WORKER_WAIT_LIMITED ((size_t)-2)
 /* Hand a question the cache could not answer to the mesh. Returns

@@ -105,10 +105,11 @@ static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
 	return cut;
 }
 
-/* The reply to qi from entry m, aged by age seconds. */
+/* The reply to qi from entry m, aged by age seconds; or, with
+ * fixed_ttl >= 0 (an expired entry served), every TTL set to it. */
 static size_t reply_from(const struct msg_entry* m,
-	const struct query_info* qi, uint32_t age, uint8_t* out, size_t limit,
-	uint16_t edns_size)
+	const struct query_info* qi, uint32_t age, int64_t fixed_ttl,
+	uint8_t* out, size_t limit, uint16_t edns_size)
 {
 	size_t opt = qi->has_edns ? EDNS_OPT_LEN : 0, n = m->len, i;
 	size_t nttl = m->num_ttl;
@@ -131,7 +132,10 @@ static size_t reply_from(const struct msg_entry* m,
 	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	/* same name, same length: only the case differs */
 	memcpy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
-	if(age != 0) {
+	if(fixed_ttl >= 0) {
+		for(i = 0; i < nttl; i++)
+			msg_wr32(out + m->ttl_off[i], (uint32_t)fixed_ttl);
+	} else if(age != 0) {
 		const uint16_t* off = m->ttl_off;  /* out cannot alias it */
 		for(i = 0; i < nttl; i++) {
 			uint8_t* p = out + off[i];
@@ -158,6 +162,26 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, time_t now, uint8_t* out, size_t limit,
 	uint16_t edns_size)
 {
+	return msg_cache_answer_ex(c, qi, hash, now, out, limit, edns_size,
+		NULL, NULL);
+}
+
+/* Cold path: may an expired entry be served, under pol? */
+static int servable_expired(const struct msg_entry* m, time_t now,
+	const struct msg_serve_policy* pol)
+{
+	time_t past;
+	if(!pol || !pol->serve_expired)
+		return 0;
+	past = now - m->stored - (time_t)m->ttl;
+	return pol->expired_ttl == 0 || past < (time_t)pol->expired_ttl;
+}
+
+size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size, const struct msg_serve_policy* pol,
+	enum msg_hit* hit)
+{
 	uint8_t key[MSG_KEY_BUF];
 	struct msg_entry* m;
 	size_t n = 0;
@@ -170,8 +194,19 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
-	if(fresh(m, now, &age))
-		n = reply_from(m, qi, age, out, limit, edns_size);
+	if(fresh(m, now, &age)) {
+		n = reply_from(m, qi, age, -1, out, limit, edns_size);
+		/* prefetch (Unbound): less than 10% of the TTL is left */
+		if(hit)
+			*hit = (pol && pol->prefetch && m->ttl >= 10 &&
+				(m->ttl - age) * 10 < m->ttl) ?
+				MSG_HIT_PREFETCH : MSG_HIT_FRESH;
+	} else if(servable_expired(m, now, pol)) {
+		n = reply_from(m, qi, 0, (int64_t)pol->expired_reply_ttl, out,
+			limit, edns_size);
+		if(hit)
+			*hit = MSG_HIT_EXPIRED;
+	}
 	lruhash_release(c->table, &m->lh);
 	return n;
 }

@@ -88,6 +88,30 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, time_t now, uint8_t* out, size_t limit,
 	uint16_t edns_size);
 
+/* How msg_cache_answer_ex treats entries near or past their TTL. */
+struct msg_serve_policy {
+	int prefetch;               /* prefetch: report < 10% TTL left */
+	int serve_expired;          /* serve-expired (RFC 8767) */
+	uint32_t expired_ttl;       /* serve-expired-ttl: seconds past
+	                             * expiry still served (0: no limit) */
+	uint32_t expired_reply_ttl; /* serve-expired-reply-ttl */
+};
+
+/* What kind of hit msg_cache_answer_ex made. */
+enum msg_hit {
+	MSG_HIT_FRESH = 0,
+	MSG_HIT_PREFETCH,  /* fresh, but under 10% of its TTL is left */
+	MSG_HIT_EXPIRED    /* served expired: every TTL is expired_reply_ttl */
+};
+
+/* msg_cache_answer with a policy for old entries (pol NULL: none, the
+ * same as msg_cache_answer). On a hit *hit says whether the caller
+ * should refresh the entry in the background. */
+size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size, const struct msg_serve_policy* pol,
+	enum msg_hit* hit);
+
 /* Store reply (a complete wire reply to qi, as msgencode builds it) for
  * qi's key. Parsed once here: the question must match qi; TC must be
  * clear; an OPT record is dropped (it must be the last record); owner

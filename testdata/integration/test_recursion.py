@@ -178,3 +178,24 @@ def test_tcp_client_closing_with_answers_pending(unbound, net):
     assert unbound.alive()
     r = unbound.query("www.example.tld1.", "A", tcp=True, timeout=8.0)
     assert [rd.to_text() for rr in r.answer for rd in rr] == ["192.0.2.10"]
+
+
+def test_serve_expired_when_upstream_is_gone(unbound, net):
+    """serve-expired (RFC 8767): once the answer's TTL ran out and the
+    server no longer answers, the expired answer is served with
+    serve-expired-reply-ttl, at once."""
+    resp = net.responder("bad")
+    unbound.start("serve-expired: yes\ncache-max-ttl: 1\n"
+                  "serve-expired-reply-ttl: 17", root_hints=net.root_hints)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert [rd.to_text() for rr in first.answer for rd in rr] == \
+        ["192.0.2.100"]
+    resp.set_behaviour(rules=[{"name": "www.bad.tld2.",
+                               "actions": [{"type": "drop"}]}])
+    time.sleep(2.5)
+    t0 = time.time()
+    stale = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert time.time() - t0 < 1.0
+    assert [rd.to_text() for rr in stale.answer for rd in rr] == \
+        ["192.0.2.100"]
+    assert stale.answer[0].ttl == 17

@@ -197,6 +197,48 @@ static void test_hit_and_countdown(void** state)
 	msg_cache_delete(c);
 }
 
+/* prefetch window and serve-expired (msg_cache_answer_ex) */
+static void test_prefetch_and_expired(void** state)
+{
+	struct query_info qi;
+	struct msg_cache* c = store_www(0, 86400, &qi);
+	struct msg_serve_policy pol = { 1, 1, 100, 30 };
+	uint32_t h = msg_cache_hash(c, &qi);
+	enum msg_hit hit;
+	uint8_t out[4096];
+	size_t n;
+	ldns_pkt* p;
+	(void)state;
+	/* 300 s TTL: fresh at +269 (31 left), prefetch at +271 (29 left) */
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 269, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 271, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_PREFETCH);
+	/* expired: served with every TTL 30, up to serve-expired-ttl past */
+	n = msg_cache_answer_ex(c, &qi, h, T0 + 350, out, 512, 0, &pol, &hit);
+	assert_int_equal(hit, MSG_HIT_EXPIRED);
+	p = read_back(out, n);
+	assert_int_equal(ldns_pkt_ancount(p), 2);
+	check_ttls(p, 30);
+	ldns_pkt_free(p);
+	assert_int_equal(msg_cache_answer_ex(c, &qi, h, T0 + 400, out, 512, 0,
+		&pol, &hit), 0);
+	/* without serve-expired, or without a policy: a miss */
+	pol.serve_expired = 0;
+	assert_int_equal(msg_cache_answer_ex(c, &qi, h, T0 + 350, out, 512, 0,
+		&pol, &hit), 0);
+	assert_int_equal(msg_cache_answer_ex(c, &qi, h, T0 + 350, out, 512, 0,
+		NULL, NULL), 0);
+	/* serve-expired-ttl 0: no limit */
+	pol.serve_expired = 1;
+	pol.expired_ttl = 0;
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 100000, out, 512, 0,
+		&pol, &hit) > 0);
+	msg_cache_delete(c);
+}
+
 static void test_ttl_clamps(void** state)
 {
 	struct query_info qi;
@@ -664,6 +706,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_and_countdown),
+		cmocka_unit_test(test_prefetch_and_expired),
 		cmocka_unit_test(test_ttl_clamps),
 		cmocka_unit_test(test_mixed_ttls),
 		cmocka_unit_test(test_negative_ttl),
