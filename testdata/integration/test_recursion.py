@@ -12,6 +12,7 @@ import sys
 import time
 
 import dns.flags
+import dns.rdatatype
 import dns.rcode
 import pytest
 
@@ -199,3 +200,45 @@ def test_serve_expired_when_upstream_is_gone(unbound, net):
     assert [rd.to_text() for rr in stale.answer for rd in rr] == \
         ["192.0.2.100"]
     assert stale.answer[0].ttl == 17
+
+
+def test_negative_answers_cached(unbound, net):
+    """NXDOMAIN and NODATA are cached (RFC 2308): asked again, no new
+    upstream query."""
+    resp = net.responder("bad")
+    resp.clear_log()
+    unbound.start(root_hints=net.root_hints)
+    for name, rdtype, rcode in (("nx-cached.bad.tld2.", "A", "NXDOMAIN"),
+                                ("www.bad.tld2.", "TXT", "NOERROR")):
+        r = unbound.query(name, rdtype, timeout=8.0)
+        assert dns.rcode.to_text(r.rcode()) == rcode
+        assert not r.answer
+        assert any(rr.rdtype == dns.rdatatype.SOA for rr in r.authority)
+        sent = len(resp.queries(name))
+        assert sent >= 1
+        again = unbound.query(name, rdtype, timeout=2.0)
+        assert dns.rcode.to_text(again.rcode()) == rcode
+        assert len(resp.queries(name)) == sent
+
+
+def test_small_message_cache_stays_bounded(unbound, net):
+    """With a small msg-cache-size, many distinct names (wildcard
+    answers) evict older entries: the daemon's memory stays bounded and
+    every name is still answered."""
+    unbound.start("msg-cache-size: 64k\nrrset-cache-size: 64k",
+                  root_hints=net.root_hints)
+    def rss_kb():
+        with open("/proc/%d/status" % unbound.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    unbound.query("n0.wild.example.tld1.", "A", timeout=8.0)
+    before = rss_kb()
+    for i in range(1, 1500):
+        r = unbound.query("n%d.wild.example.tld1." % i, "A", timeout=8.0)
+        assert r.answer, i
+    grown = rss_kb() - before
+    if not os.environ.get("ASAN_OPTIONS"):
+        # 1500 answers of ~100 bytes would fit anyway; the bound is that
+        # nothing grows per name beyond the caches' 128 KiB
+        assert grown < 8 * 1024, "RSS grew by %d KiB" % grown

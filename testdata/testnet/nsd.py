@@ -43,6 +43,10 @@ def config_text(workdir, address, port, zones):
              '  username: ""',
              '  chroot: ""',
              "  verbosity: 0",
+             # no response rate limiting: every test client is 127.x, and
+             # RRL (on by default) would drop replies under test load
+             "  rrl-ratelimit: 0",
+             "  rrl-whitelist-ratelimit: 0",
              "  server-count: 1",
              "  zonefiles-check: no",
              "  zonefiles-write: 0",
