@@ -2,6 +2,7 @@
 #include "config.h"
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
+#include "iterator/iter_priv.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -136,6 +137,10 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		log_err("out of memory");
 		return NULL;
 	}
+	if(!priv_create(cfg, &h->priv)) {
+		hints_delete(h);
+		return NULL;
+	}
 	for(rh = cfg->root_hints; rh; rh = rh->next)
 		last = rh;
 	if(last && last->str && last->str[0]) {
@@ -180,6 +185,7 @@ void hints_delete(struct iter_hints* h)
 	struct iter_hint* x, *n;
 	if(!h)
 		return;
+	priv_delete(h->priv);
 	for(x = h->list; x; x = n) {
 		n = x->next;
 		delegpt_free(x->dp);

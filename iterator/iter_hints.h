@@ -25,6 +25,10 @@ struct iter_hints {
 	struct iter_hint* list; /* deepest first is not guaranteed: lookup
 	                         * picks the longest match */
 	struct iter_hint* root; /* NULL: no root-hints configured */
+	/* private-address / private-domain (iterator/iter_priv.h), NULL
+	 * when not configured; kept here to be built and swapped with the
+	 * rest of the iterator's config */
+	struct iter_priv* priv;
 };
 
 /* Read the hints from cfg: root-hints: files (the last one given wins,

@@ -7,6 +7,8 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
 #include "iterator/iter_scrub.h"
+#include "iterator/iter_hints.h"
+#include "iterator/iter_priv.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
 #include "util/config_file.h"
@@ -281,6 +283,17 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;
 	}
 	env->stats.scrub_removed += (uint64_t)sr.removed;
+	if(env->hints && env->hints->priv) {
+		/* private-address: such records are dropped, the rest of
+		 * the reply is used (as Unbound: no SERVFAIL) */
+		int n = priv_filter(env->hints->priv, ldns_pkt_answer(pkt)) +
+			priv_filter(env->hints->priv, ldns_pkt_additional(pkt));
+		ldns_pkt_set_ancount(pkt, (uint16_t)ldns_rr_list_rr_count(
+			ldns_pkt_answer(pkt)));
+		ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(
+			ldns_pkt_additional(pkt)));
+		env->stats.scrub_removed += (uint64_t)n;
+	}
 	if(iter_minimised(iq))
 		process_minimised(env, iq, pkt, &sr);
 	else

@@ -440,3 +440,25 @@ def test_forward_first_falls_back(net, tmp_path, first):
     else:
         assert rcode(run.reply()) == "SERVFAIL"
     assert run.elapsed < 10 * SLOW
+
+
+def test_private_address(net, tmp_path):
+    """private-address: drops the A/AAAA records in its netblocks from
+    answers (the rest of the RRset stays; an RRset with none left is an
+    empty NOERROR), except under a private-domain: as Unbound 1.17 does
+    through this net."""
+    conf = write_conf(tmp_path, net, extra="""
+        private-address: 192.0.2.0/25
+        private-domain: sub.example.tld1
+    """)
+    run = Run(conf, ["www.example.tld1./A", "www.example.tld1./AAAA",
+                     "many.example.tld1./A", "www.sub.example.tld1./A",
+                     "chain.example.tld1./A"])
+    r = run.reply(0)
+    assert rcode(r) == "NOERROR" and not r.answer and not r.authority
+    assert all_rdata(run.reply(1)) == ["2001:db8::10"]
+    many = all_rdata(run.reply(2))
+    assert sorted(many) == sorted("192.0.2.%d" % i for i in range(128, 200))
+    assert all_rdata(run.reply(3)) == ["192.0.2.90"]
+    assert [rr.rdtype for rr in run.reply(4).answer] == [
+        dns.rdatatype.CNAME] * 3

@@ -15,6 +15,7 @@
 #include <ldns/ldns.h>
 #include "iterator/delegpt.h"
 #include "iterator/iter_hints.h"
+#include "iterator/iter_priv.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/net_help.h"
@@ -253,6 +254,44 @@ static void test_hints_config(void** state)
 	unlink(f);
 }
 
+static void test_private_address(void** state)
+{
+	static const char* rrs[] = {
+		"a.tld1. A 10.1.2.3",
+		"a.tld1. A 192.0.2.1",
+		"b.ok.tld1. A 10.9.9.9",          /* under private-domain */
+		"c.tld1. AAAA fd00::1",
+		"c.tld1. AAAA 2001:db8::1",
+		"c.tld1. TXT \"10.1.2.3\"",
+		NULL };
+	struct config_file* cfg = config_create();
+	struct config_strlist* a1 = calloc(1, sizeof(*a1));
+	struct config_strlist* a2 = calloc(1, sizeof(*a2));
+	struct config_strlist* d1 = calloc(1, sizeof(*d1));
+	struct iter_priv* p = NULL;
+	ldns_rr_list* l = LIST(rrs);
+	(void)state;
+	/* not configured: nothing to build */
+	assert_int_equal(priv_create(cfg, &p), 1);
+	assert_null(p);
+	a1->str = strdup("10.0.0.0/8");
+	a2->str = strdup("fd00::/8");
+	a1->next = a2;
+	d1->str = strdup("ok.tld1.");
+	cfg->private_address = a1;
+	cfg->private_domain = d1;
+	assert_int_equal(priv_create(cfg, &p), 1);
+	assert_non_null(p);
+	assert_int_equal(priv_filter(p, l), 2);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 4);
+	priv_delete(p);
+	ldns_rr_list_deep_free(l);
+	free(a2->str);
+	a2->str = strdup("fd00::/200");
+	assert_int_equal(priv_create(cfg, &p), 0);
+	config_delete(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_copy_resets_bookkeeping),
 		cmocka_unit_test(test_hints_file),
 		cmocka_unit_test(test_hints_config),
+		cmocka_unit_test(test_private_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
