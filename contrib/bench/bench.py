@@ -1,0 +1,576 @@
+#!/usr/bin/python3
+"""Cache-hit benchmark: this resolver against Debian's Unbound 1.17 and a
+trivial responder (the floor), all on loopback. Started by run.sh, which
+installs packages and builds first; see README.md, "Performance".
+
+One NSD on 127.0.0.1 serves bench.tld1. (testdata/testnet's bench zone:
+A, AAAA, TXT, CNAME). Both resolvers get the same unbound.conf (a
+stub-zone to that NSD, a root-hints file naming only 127.0.0.254, where
+nothing is asked), each on its own port, the server pinned to
+--server-cpus and the client to --client-cpus. After a warm-up pass
+through the query file, dnsperf runs against each server in turn,
+interleaved, for --rounds rounds; the table gives medians over rounds.
+CPU time per query comes from /proc/PID/stat (utime+stime) deltas.
+Every process started here is stopped by PID on exit (also on a signal).
+"""
+import argparse
+import glob
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRC, "testdata"))
+
+import dns.message  # noqa: E402
+import dns.query  # noqa: E402
+import dns.rcode  # noqa: E402
+
+from testnet import nsd as tn_nsd, procs, zones  # noqa: E402
+
+CLK = os.sysconf("SC_CLK_TCK")
+BENCH_ZONE = "bench.tld1."
+NOWHERE = "127.0.0.254"      # the only root server in the root hints
+STARTED = []                 # (pidfile, Popen) of everything we started
+
+
+def stop_all():
+    while STARTED:
+        pidfile, proc = STARTED.pop()
+        procs.stop(pidfile, proc)
+
+
+def on_signal(signum, _frame):
+    stop_all()
+    sys.exit(128 + signum)
+
+
+def free_port(start):
+    """The first port >= start free on 127.0.0.1 for UDP and TCP."""
+    for port in range(start, start + 1000):
+        if zones and _free(port):
+            return port
+    raise RuntimeError("no free port")
+
+
+def _free(port):
+    for typ in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+        with socket.socket(socket.AF_INET, typ) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+    return True
+
+
+# -- /proc -------------------------------------------------------------
+def _stat_ticks(path):
+    with open(path) as f:
+        s = f.read()
+    rest = s[s.rindex(")") + 2:].split()
+    return int(rest[11]), int(rest[12])     # utime, stime
+
+
+def cpu_ticks(pid):
+    return _stat_ticks("/proc/%d/stat" % pid)
+
+
+def thread_ticks(pid):
+    """{tid: (name, utime, stime)} for every thread of pid."""
+    out = {}
+    for d in glob.glob("/proc/%d/task/*" % pid):
+        try:
+            with open(d + "/comm") as f:
+                name = f.read().strip()
+            u, s = _stat_ticks(d + "/stat")
+        except OSError:
+            continue
+        out[int(os.path.basename(d))] = (name, u, s)
+    return out
+
+
+# -- servers -------------------------------------------------------------
+def resolver_conf(path, port, a, nsd_port, hints, workdir):
+    text = """server:
+  interface: 127.0.0.1@{port}
+  port: {port}
+  do-ip4: yes
+  do-ip6: no
+  do-udp: yes
+  do-tcp: yes
+  num-threads: {threads}
+  so-reuseport: {reuseport}
+  msg-cache-size: 256m
+  rrset-cache-size: 256m
+  incoming-num-tcp: 256
+  do-daemonize: no
+  use-syslog: no
+  logfile: ""
+  chroot: ""
+  username: ""
+  pidfile: ""
+  directory: "{workdir}"
+  verbosity: 0
+  module-config: "iterator"
+  root-hints: "{hints}"
+  do-not-query-localhost: no
+  access-control: 127.0.0.0/8 allow
+stub-zone:
+  name: "{zone}"
+  stub-addr: 127.0.0.1@{nsd_port}
+remote-control:
+  control-enable: no
+""".format(port=port, threads=a.threads, reuseport=a.reuseport,
+           workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class Server:
+    def __init__(self, label, args, port, workdir):
+        self.label = label
+        self.args = args
+        self.port = port
+        self.dir = os.path.join(workdir, label)
+        os.makedirs(self.dir, exist_ok=True)
+        self.pidfile = os.path.join(self.dir, "pid")
+        self.proc = None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def start(self, timeout=15.0):
+        self.proc = procs.start(self.args, self.dir, self.pidfile)
+        STARTED.append((self.pidfile, self.proc))
+        q = dns.message.make_query("h0." + BENCH_ZONE, "A")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                dns.query.udp(q, "127.0.0.1", port=self.port, timeout=0.5)
+                return
+            except Exception:
+                time.sleep(0.1)
+        raise RuntimeError("%s did not start; its log:\n%s" % (
+            self.label, self.log()))
+
+    def log(self):
+        try:
+            with open(os.path.join(self.dir, "output.log"),
+                      errors="replace") as f:
+                return f.read()[-3000:]
+        except OSError:
+            return ""
+
+    def stop(self):
+        procs.stop(self.pidfile, self.proc)
+        STARTED[:] = [s for s in STARTED if s[1] is not self.proc]
+        self.proc = None
+
+
+# -- dnsperf -------------------------------------------------------------
+def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
+            verbose=True, clients=None):
+    cmd = ["taskset", "-c", a.client_cpus, "dnsperf", "-s", "127.0.0.1",
+           "-p", str(port), "-d", qfile, "-m", a.mode,
+           "-c", str(clients or a.clients), "-q", str(a.outstanding),
+           "-t", "2"]
+    if seconds:
+        cmd += ["-l", str(seconds)]
+    if runs:
+        cmd += ["-n", str(runs)]
+    if rate:
+        cmd += ["-Q", str(rate)]
+    if verbose:
+        cmd += ["-v"]
+    with open(outfile, "w") as out:
+        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
+    return parse_dnsperf(outfile, verbose)
+
+
+def parse_dnsperf(path, verbose):
+    r = {"sent": 0, "completed": 0, "lost_pct": float("nan"),
+         "qps": 0.0, "avg_ms": float("nan"), "p99_ms": float("nan"),
+         "noerror_pct": 0.0}
+    lat = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if verbose and line.startswith("> "):
+                try:
+                    lat.append(float(line.rsplit(None, 1)[1]))
+                except (ValueError, IndexError):
+                    pass
+                continue
+            m = re.match(r"\s*Queries (sent|completed):\s+(\d+)", line)
+            if m:
+                r[m.group(1)] = int(m.group(2))
+            m = re.match(r"\s*Queries lost:\s+\d+ \(([\d.]+)%\)", line)
+            if m:
+                r["lost_pct"] = float(m.group(1))
+            m = re.match(r"\s*Queries per second:\s+([\d.]+)", line)
+            if m:
+                r["qps"] = float(m.group(1))
+            m = re.match(r"\s*Average Latency \(s\):\s+([\d.]+)", line)
+            if m:
+                r["avg_ms"] = float(m.group(1)) * 1000
+            m = re.search(r"NOERROR \d+ \(([\d.]+)%\)", line)
+            if m:
+                r["noerror_pct"] = float(m.group(1))
+    if lat:
+        lat.sort()
+        r["p99_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+    return r
+
+
+def measure(a, srv, qfile, outfile):
+    """One dnsperf run against srv with its CPU time deltas."""
+    t0, th0 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
+    r = dnsperf(a, srv.port, qfile, outfile, seconds=a.seconds,
+                rate=a.rate, verbose=False)
+    t1, th1 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
+    n = max(r["completed"], 1)
+    us = 1e6 / CLK / n
+    r["user_us"] = (t1[0] - t0[0]) * us
+    r["sys_us"] = (t1[1] - t0[1]) * us
+    r["cpu_us"] = r["user_us"] + r["sys_us"]
+    r["threads"] = {tid: (v[0], v[1] + v[2] - sum(th0.get(tid, ("", 0, 0))[1:]))
+                    for tid, v in th1.items()}
+    return r
+
+
+# -- output --------------------------------------------------------------
+def fmt(v, nd=1):
+    if v is None or v != v:
+        return "n/a"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*f" % (nd, v)
+
+
+def ratio(x, y):
+    if x is None or y is None or x != x or y != y or y == 0:
+        return "n/a"
+    return "%.2f" % (x / y)
+
+
+def table(title, cols, rows, ratios):
+    """rows: [(metric, [values per col], digits)]; ratios: [(i, j)] pairs
+    of column indexes printed as cols[i]/cols[j]."""
+    heads = ["metric"] + cols + ["%s/%s" % (cols[i], cols[j])
+                                 for i, j in ratios]
+    lines = []
+    for name, vals, nd in rows:
+        lines.append([name] + [fmt(v, nd) for v in vals] +
+                     [ratio(vals[i], vals[j]) for i, j in ratios])
+    w = [max(len(x) for x in col) for col in zip(heads, *lines)]
+    print("\n" + title)
+    print("| " + " | ".join(h.ljust(w[k]) for k, h in enumerate(heads)) + " |")
+    print("|" + "|".join("-" * (x + 2) for x in w) + "|")
+    for ln in lines:
+        print("| " + " | ".join(c.ljust(w[k]) for k, c in enumerate(ln)) +
+              " |")
+    sys.stdout.flush()
+
+
+def med(results, key):
+    vals = [r[key] for r in results if r.get(key) == r.get(key)]
+    return statistics.median(vals) if vals else float("nan")
+
+
+# -- the modes -------------------------------------------------------------
+def setup(a, work):
+    """Start NSD with the bench zone; write the query file and hints."""
+    zone, queries = zones.bench_zone(a.names)
+    nsd_port = free_port(a.port_base)
+    zone.lines = [l.replace("BENCH_ADDR", "127.0.0.1") for l in zone.lines]
+    inst = tn_nsd.NsdInstance("nsd", os.path.join(work, "nsd"),
+                              "127.0.0.1", nsd_port, [zone])
+    inst.write()
+    inst.proc = procs.start(["taskset", "-c", a.client_cpus,
+                             tn_nsd.NSD_BIN, "-d", "-c", inst.conf],
+                            inst.dir, inst.pidfile)
+    STARTED.append((inst.pidfile, inst.proc))
+    inst.wait_ready()
+    qfile = os.path.join(work, "queries.txt")
+    with open(qfile, "w") as f:
+        f.writelines("%s %s\n" % q for q in queries)
+    hints = os.path.join(work, "root.hints")
+    with open(hints, "w") as f:
+        f.write(".\t3600000\tIN\tNS\tnowhere.test.\n"
+                "nowhere.test.\t3600000\tIN\tA\t%s\n" % NOWHERE)
+    print("bench zone %s: %d names on NSD 127.0.0.1@%d; queries %s" % (
+        BENCH_ZONE, a.names, nsd_port, qfile))
+    return nsd_port, qfile, hints
+
+
+def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
+    servers = []
+    port = nsd_port + 1
+    for label, binary in (("ours", a.ours), ("unbound", a.ref)):
+        port = free_port(port + 1)
+        conf = os.path.join(work, "%s-%s.conf" % (label, a.reuseport))
+        resolver_conf(conf, port, a, nsd_port, hints, work)
+        args = ["taskset", "-c", a.server_cpus] + list(wrap(label)
+                                                        if wrap else []) + \
+            [binary, "-d", "-c", conf]
+        servers.append(Server(label, args, port, work))
+    if trivial:
+        port = free_port(port + 1)
+        servers.append(Server("trivial", ["taskset", "-c", a.server_cpus,
+                                          a.trivial, "127.0.0.1", str(port)],
+                              port, work))
+    return servers
+
+
+def warm(a, srv, qfile, work, rate=None):
+    out = os.path.join(work, "warm-%s.txt" % srv.label)
+    r = dnsperf(a, srv.port, qfile, out, runs=1, verbose=False,
+                rate=rate or a.warm_rate)
+    ok = r["completed"] >= 0.99 * a.names and r["noerror_pct"] >= 99.0
+    print("warm-up %-8s %d/%d answered, %.2f%% NOERROR%s" % (
+        srv.label, r["completed"], r["sent"], r["noerror_pct"],
+        "" if ok else "  <-- NOT WARM"))
+    return ok
+
+
+def run_qps(a, work, nsd_port, qfile, hints):
+    servers = make_servers(a, work, nsd_port, hints)
+    for s in servers:
+        s.start()
+        print("started %-8s pid %d port %d: %s" % (
+            s.label, s.pid, s.port, " ".join(s.args)))
+    for s in servers[:2]:
+        warm(a, s, qfile, work)
+    res = {s.label: [] for s in servers}
+    for rnd in range(a.rounds):
+        for s in servers:
+            out = os.path.join(work, "perf-%s-%d.txt" % (s.label, rnd))
+            r = measure(a, s, qfile, out)
+            res[s.label].append(r)
+            print("round %d %-8s %8.0f q/s lost %.2f%% avg %s ms "
+                  "cpu %.2f us/q (user %.2f sys %.2f)" % (
+                      rnd + 1, s.label, r["qps"], r["lost_pct"],
+                      fmt(r["avg_ms"], 3), r["cpu_us"],
+                      r["user_us"], r["sys_us"]))
+            sys.stdout.flush()
+    # latency: dnsperf -v prints every query's time, which costs the
+    # client about half its speed, so it gets its own run at a fixed rate
+    lat = {}
+    for s in servers:
+        if a.no_p99:
+            lat[s.label] = {"avg_ms": float("nan"), "p99_ms": float("nan")}
+            continue
+        out = os.path.join(work, "lat-%s.txt" % s.label)
+        lat[s.label] = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
+                               rate=a.lat_rate, verbose=True)
+        print("latency %-8s at -Q %d: avg %s ms p99 %s ms lost %.2f%%" % (
+            s.label, a.lat_rate, fmt(lat[s.label]["avg_ms"], 3),
+            fmt(lat[s.label]["p99_ms"], 3), lat[s.label]["lost_pct"]))
+    cols = [s.label for s in servers]
+    rows = [("queries/s (median)", [med(res[c], "qps") for c in cols], 0),
+            ("lost %", [med(res[c], "lost_pct") for c in cols], 2),
+            ("avg latency ms, full load", [med(res[c], "avg_ms")
+                                           for c in cols], 3),
+            ("avg latency ms at -Q %d" % a.lat_rate,
+             [lat[c]["avg_ms"] for c in cols], 3),
+            ("p99 latency ms at -Q %d" % a.lat_rate,
+             [lat[c]["p99_ms"] for c in cols], 3),
+            ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
+            ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
+            ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2)]
+    table("mode %s, threads %d, so-reuseport %s, %d x %ds, dnsperf -c %d "
+          "-q %d%s (medians over rounds)" % (
+              a.mode, a.threads, a.reuseport, a.rounds, a.seconds,
+              a.clients, a.outstanding, " -Q %d" % a.rate if a.rate else ""),
+          cols, rows, [(0, 1), (0, 2)])
+    for s in servers[:2]:
+        tot = {}
+        for r in res[s.label]:
+            for tid, (name, t) in r["threads"].items():
+                k = "%s/%d" % (name, tid)
+                tot[k] = tot.get(k, 0) + t
+        all_t = sum(tot.values()) or 1
+        print("per-thread CPU, %s (all rounds, /proc/PID/task/*/stat): %s" % (
+            s.label, ", ".join("%s %.1fs (%.0f%%)" % (k, v / CLK,
+                                                      100.0 * v / all_t)
+                               for k, v in sorted(tot.items()) if v)))
+    print("(per-thread split from the daemon's own statistics comes with "
+          "the remote-control work)")
+    for s in servers:
+        s.stop()
+
+
+def run_connrate(a, work, nsd_port, qfile, hints):
+    res = {}
+    for reuse in ("yes", "no"):
+        a.reuseport = reuse
+        servers = make_servers(a, work, nsd_port, hints)
+        for s in servers:
+            s.start()
+        res[reuse] = {s.label: [] for s in servers}
+        for rnd in range(a.rounds):
+            for s in servers:
+                t0 = cpu_ticks(s.pid)
+                p = subprocess.run(
+                    ["taskset", "-c", a.client_cpus, a.connrate,
+                     "127.0.0.1", str(s.port), str(a.seconds),
+                     str(a.conn_clients), "h0." + BENCH_ZONE],
+                    capture_output=True, text=True, check=False)
+                t1 = cpu_ticks(s.pid)
+                m = dict(kv.split("=") for kv in p.stdout.split())
+                n = max(int(m.get("conns", 0)), 1)
+                r = {"cps": float(m.get("conns_per_s", 0)),
+                     "failed": int(m.get("failed", 0)),
+                     "cpu_us": (sum(t1) - sum(t0)) * 1e6 / CLK / n}
+                res[reuse][s.label].append(r)
+                print("so-reuseport %-3s round %d %-8s %7.0f conn/s "
+                      "failed %d cpu %.1f us/conn" % (
+                          reuse, rnd + 1, s.label, r["cps"], r["failed"],
+                          r["cpu_us"]))
+                sys.stdout.flush()
+        for s in servers:
+            s.stop()
+    cols = ["ours", "unbound", "trivial"]
+    rows = []
+    for reuse in ("yes", "no"):
+        rows.append(("conn/s, reuseport %s" % reuse,
+                     [med(res[reuse][c], "cps") for c in cols], 0))
+        rows.append(("CPU us/conn, reuseport %s" % reuse,
+                     [med(res[reuse][c], "cpu_us") for c in cols], 1))
+        rows.append(("failed, reuseport %s" % reuse,
+                     [med(res[reuse][c], "failed") for c in cols], 0))
+    table("connection rate: one query per TCP connection, %d client "
+          "threads, threads %d, %d x %ds (medians)" % (
+              a.conn_clients, a.threads, a.rounds, a.seconds),
+          cols, rows, [(0, 1), (0, 2)])
+
+
+def callgrind_total(path):
+    """Total Ir of a callgrind dump ('totals:' or 'summary:' line)."""
+    tot = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith(("totals:", "summary:")):
+                tot = int(line.split()[1])
+    return tot
+
+
+def run_callgrind(a, work, nsd_port, qfile, hints):
+    def wrap(label):
+        return ["valgrind", "--tool=callgrind", "--vgdb=yes",
+                "--callgrind-out-file=%s/cg-%s.out" % (work, label)]
+    servers = make_servers(a, work, nsd_port, hints, trivial=False,
+                           wrap=wrap)
+    rows = []
+    for s in servers:
+        s.start(timeout=120)
+        warm(a, s, qfile, work, rate=a.cg_rate)
+        # zero the counters after start-up and warm-up: the dump then
+        # holds only the measured queries (and the idle loop between)
+        subprocess.run(["callgrind_control", "-z", str(s.pid)],
+                       capture_output=True, check=False)
+        r = dnsperf(a, s.port, qfile, os.path.join(work, "cg-%s.txt" %
+                                                   s.label),
+                    runs=a.cg_runs, rate=a.cg_rate, verbose=False)
+        for f in glob.glob("%s/cg-%s.out*" % (work, s.label)):
+            os.unlink(f)
+        subprocess.run(["callgrind_control", "-d", str(s.pid)],
+                       capture_output=True, check=False)
+        time.sleep(1)
+        dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
+        tot = sum(callgrind_total(f) or 0 for f in dumps)
+        n = r["completed"]
+        print("callgrind %-8s %d queries answered (%d sent), %d Ir in "
+              "the dump (%s): %.0f Ir/query" % (
+                  s.label, n, r["sent"], tot, ", ".join(
+                      os.path.basename(f) for f in dumps),
+                  tot / max(n, 1)))
+        rows.append(tot / max(n, 1))
+        s.stop()
+    table("callgrind: user-space instructions per cache-hit query "
+          "(counters zeroed after warm-up; %d pass(es) of %d queries at "
+          "-Q %d)" % (a.cg_runs, a.names, a.cg_rate),
+          ["ours", "unbound"], [("Ir/query", rows, 0)], [(0, 1)])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reuseport", choices=["yes", "no"], default="no")
+    ap.add_argument("--mode", choices=["udp", "tcp"], default="udp")
+    ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--names", type=int, default=10000)
+    ap.add_argument("--clients", type=int, default=32, help="dnsperf -c")
+    ap.add_argument("--outstanding", type=int, default=200,
+                    help="dnsperf -q")
+    ap.add_argument("--conn-rate", action="store_true")
+    ap.add_argument("--conn-clients", type=int, default=8)
+    ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--cg-runs", type=int, default=2)
+    ap.add_argument("--cg-rate", type=int, default=2000)
+    ap.add_argument("--warm-rate", type=int, default=20000)
+    ap.add_argument("--no-p99", action="store_true",
+                    help="skip the latency run (p99 then n/a)")
+    ap.add_argument("--lat-rate", type=int, default=20000,
+                    help="dnsperf -Q of the latency run (with -v)")
+    ap.add_argument("--lat-seconds", type=int, default=5)
+    ap.add_argument("--server-cpus", default="0")
+    ap.add_argument("--client-cpus", default="1")
+    ap.add_argument("--port-base", type=int, default=25353)
+    ap.add_argument("--ours", default=os.path.join(SRC, "build", "unbound"))
+    ap.add_argument("--ref", default="/usr/sbin/unbound")
+    ap.add_argument("--trivial", default=os.path.join(SRC, "build", "bench",
+                                                      "trivial_responder"))
+    ap.add_argument("--connrate", default=os.path.join(SRC, "build", "bench",
+                                                       "connrate"))
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the work directory")
+    a = ap.parse_args(argv)
+    for k in ("ours", "ref", "trivial", "connrate"):
+        setattr(a, k, os.path.abspath(getattr(a, k)))
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    work = tempfile.mkdtemp(prefix="unbound-bench.")
+    print("%s; %d CPUs (%s); server on CPU %s, client on CPU %s; work %s" % (
+        time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        os.cpu_count(), cpu_model(), a.server_cpus, a.client_cpus, work))
+    try:
+        nsd_port, qfile, hints = setup(a, work)
+        if a.callgrind:
+            run_callgrind(a, work, nsd_port, qfile, hints)
+        elif a.conn_rate:
+            run_connrate(a, work, nsd_port, qfile, hints)
+        else:
+            run_qps(a, work, nsd_port, qfile, hints)
+    finally:
+        stop_all()
+        if not a.keep:
+            subprocess.run(["rm", "-rf", work], check=False)
+    return 0
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+#!/bin/bash
+# contrib/bench/run.sh - the dnsperf cache-hit benchmark: this resolver
+# (build/unbound) side by side with Debian's Unbound 1.17 and a trivial
+# responder (the floor), all on loopback, never the real root. As root
+# on Debian 12, from the repository:
+#
+#     contrib/bench/run.sh                        # UDP, 1 thread, 3 x 10 s
+#     contrib/bench/run.sh --mode tcp
+#     contrib/bench/run.sh --threads 2 --reuseport yes
+#     contrib/bench/run.sh --conn-rate            # TCP connections/s
+#     contrib/bench/run.sh --callgrind            # instructions per query
+#
+# Other options: --rate Q (dnsperf -Q), --seconds S, --rounds R,
+# --names N, --clients C (dnsperf -c, default 32), --server-cpus 0,
+# --client-cpus 1, --no-p99, --keep; see contrib/bench/bench.py --help.
+#
+# 1. installs dnsperf, nsd, unbound, python3-dnspython, valgrind when
+#    missing (with a policy-rc.d that exits 101, so no packaged service
+#    starts),
+# 2. builds the project in $BUILD (default build/) when needed (NO_BUILD=1:
+#    use the unbound binary there as it is), and the
+#    helpers trivial_responder and connrate in $BUILD/bench/,
+# 3. runs contrib/bench/bench.py, which starts NSD, the servers and the
+#    clients, prints the tables, and stops everything it started by PID
+#    (also on Ctrl-C); the trap below is a second line of defence.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+SRC=$(pwd)
+BUILD=${BUILD:-build}
+JOBS=$(nproc 2>/dev/null || echo 2)
+PACKAGES=(build-essential pkg-config libevent-dev libldns-dev libssl-dev
+	dnsperf nsd unbound python3-dnspython valgrind procps util-linux)
+
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+missing_packages() {
+	local p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q "install ok installed" || echo "$p"
+	done
+}
+
+install_packages() {
+	local policy=/usr/sbin/policy-rc.d saved="" rc
+	if [ -e "$policy" ]; then
+		saved=$(mktemp) && cp -p "$policy" "$saved"
+	fi
+	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q && apt-get install -y -q --no-install-recommends "$@"
+	rc=$?
+	if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now unbound.service \
+			unbound-resolvconf.service nsd.service 2>/dev/null
+	fi
+	return $rc
+}
+
+mapfile -t MISSING < <(missing_packages)
+if [ ${#MISSING[@]} -gt 0 ]; then
+	echo "bench: installing ${MISSING[*]}"
+	[ "$(id -u)" = 0 ] || die "run as root to install: ${MISSING[*]}"
+	install_packages "${MISSING[@]}" || die "package installation failed"
+fi
+
+# The project: configure once, then make (a no-op when up to date).
+mkdir -p "$BUILD" || die "cannot create $BUILD"
+if [ ! -f "$BUILD/Makefile" ]; then
+	[ -x configure ] || autoreconf -fi || die "autoreconf failed"
+	(cd "$BUILD" && "$SRC/configure" -q) || die "configure failed"
+fi
+if [ -n "${NO_BUILD:-}" ] && [ -x "$BUILD/unbound" ]; then
+	echo "bench: NO_BUILD set, using $BUILD/unbound as it is"
+else
+	make -C "$BUILD" -j"$JOBS" unbound >/dev/null || die "build failed"
+fi
+mkdir -p "$BUILD/bench"
+cc -O2 -Wall -Wextra -o "$BUILD/bench/trivial_responder" \
+	contrib/bench/trivial_responder.c || die "trivial_responder build"
+cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
+	contrib/bench/connrate.c || die "connrate build"
+
+PY_PID=""
+cleanup() {
+	[ -n "$PY_PID" ] && kill -TERM "$PY_PID" 2>/dev/null && wait "$PY_PID"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+/usr/bin/python3 contrib/bench/bench.py --ours "$BUILD/unbound" \
+	--trivial "$BUILD/bench/trivial_responder" \
+	--connrate "$BUILD/bench/connrate" "$@" &
+PY_PID=$!
+wait "$PY_PID"
+rc=$?
+PY_PID=""
+exit $rc
