@@ -93,6 +93,7 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	pr = query_parse(pkt, len, &qi);
 	if(pr == PARSE_DROP)
 		return 0;
+	stats_note_query(st, &qi, addr);
 	if(acl == acl_refuse) {
 		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
 		return msg_refuse_reply(out, outcap, &qi);
@@ -185,6 +186,8 @@ size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
 	if(ci->is_tcp)
 		w->stats.num_tcp++;
 	n = answer(w, pkt, len, ci, out, outcap);
+	if(n > 0 && n != QUERY_DEFERRED)
+		stats_note_reply(&w->stats, out, n);
 	if(n == 0)
 		w->stats.num_dropped++;
 	else if(n != QUERY_DEFERRED && w->env->cfg->log_replies) {

@@ -44,6 +44,7 @@ struct pending_reply {
 	uint8_t* sync_out;
 	size_t sync_cap, sync_len;
 	int in_call, answered;
+	struct timespec start;   /* recursion.time (rc: stats) */
 	int counted;    /* took a wait-limit slot for addr */
 };
 
@@ -129,6 +130,37 @@ static void pending_unlink(struct pending_reply* p)
 		p->next->prev = p->prev;
 }
 
+/* rc: statistics of the mesh as a client enters it. */
+static void worker_stats_enter(struct worker* w, struct pending_reply* p)
+{
+	struct worker_stats* st = &w->stats;
+	uint64_t n = mesh_num_states(w->iter.mesh);
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	st->req_sum += n;
+	st->req_samples++;
+	if(n + 1 > st->req_max)
+		st->req_max = n + 1;
+	st->req_cur_all = n + 1;
+	st->req_cur_user = mesh_num_waiters(w->iter.mesh) + 1;
+	st->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
+}
+
+/* rc: statistics of a reply the mesh sent later. */
+static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
+	size_t len)
+{
+	struct worker_stats* st = &p->w->stats;
+	struct timespec now;
+	int64_t us;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (int64_t)(now.tv_sec - p->start.tv_sec) * 1000000 +
+		(now.tv_nsec - p->start.tv_nsec) / 1000;
+	stats_note_rectime(st, us > 0 ? (uint64_t)us : 0);
+	stats_note_reply(st, reply, len);
+	st->req_cur_all = mesh_num_states(p->w->iter.mesh);
+	st->req_cur_user = mesh_num_waiters(p->w->iter.mesh);
+}
+
 /* The mesh's answer for one client. */
 static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	int rcode)
@@ -136,6 +168,8 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	struct pending_reply* p = arg;
 	(void)rcode;
 	p->w->stats.num_recursive_replies++;
+	if(!p->in_call)
+		worker_stats_reply(p, reply, len);
 	if(p->in_call) {
 		/* answered inside mesh_new_client: the caller sends it */
 		if(len <= p->sync_cap) {
@@ -229,10 +263,13 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	if(w->pending)
 		w->pending->prev = p;
 	w->pending = p;
+	worker_stats_enter(w, p);
 	p->in_call = 1;
 	ok = mesh_new_client(w->iter.mesh, qi, limit, edns_size, worker_reply_cb,
 		p);
 	p->in_call = 0;
+	if(!ok)
+		w->stats.req_exceeded++;
 	if(!ok || p->answered) {
 		size_t n = ok ? p->sync_len : 0;
 		pending_unlink(p);

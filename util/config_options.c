@@ -113,11 +113,11 @@ const struct cfg_option cfg_options[] = {
 	IMPL("version", CT_STR, version, NULL),
 
 	/* server: kept in struct config_file for later work */
-	{ "statistics-interval", CL_SERVER, CT_INT, F(stat_interval), NULL, 0,
+	{ "statistics-interval", CL_SERVER, CT_INT, F(stat_interval), NULL, 1,
 		CFGF_EMPTY0, "0", 0, 0 },
-	KEEP("statistics-cumulative", CL_SERVER, CT_YESNO, F(stat_cumulative),
+	USE("statistics-cumulative", CL_SERVER, CT_YESNO, F(stat_cumulative),
 		"no"),
-	KEEP("extended-statistics", CL_SERVER, CT_YESNO, F(stat_extended),
+	USE("extended-statistics", CL_SERVER, CT_YESNO, F(stat_extended),
 		"no"),
 	USE("outgoing-interface", CL_SERVER, CT_STRLIST, F(out_ifs), NULL),
 	USE("outgoing-range", CL_SERVER, CT_INT, F(outgoing_num_ports),
@@ -359,19 +359,19 @@ const struct cfg_option cfg_options[] = {
 		0, 0 },
 
 	/* remote-control: */
-	KEEP("control-enable", CL_REMOTE, CT_YESNO, F(remote_control_enable),
+	USE("control-enable", CL_REMOTE, CT_YESNO, F(remote_control_enable),
 		"no"),
-	KEEP("control-interface", CL_REMOTE, CT_STRLIST, F(control_ifs), NULL),
-	KEEP("control-port", CL_REMOTE, CT_INT, F(control_port), "8953"),
-	KEEP("control-use-cert", CL_REMOTE, CT_YESNO, F(control_use_cert),
+	USE("control-interface", CL_REMOTE, CT_STRLIST, F(control_ifs), NULL),
+	USE("control-port", CL_REMOTE, CT_INT, F(control_port), "8953"),
+	USE("control-use-cert", CL_REMOTE, CT_YESNO, F(control_use_cert),
 		"yes"),
-	KEEP("server-key-file", CL_REMOTE, CT_STR, F(server_key_file),
+	USE("server-key-file", CL_REMOTE, CT_STR, F(server_key_file),
 		RUN_DIR "/unbound_server.key"),
-	KEEP("server-cert-file", CL_REMOTE, CT_STR, F(server_cert_file),
+	USE("server-cert-file", CL_REMOTE, CT_STR, F(server_cert_file),
 		RUN_DIR "/unbound_server.pem"),
-	KEEP("control-key-file", CL_REMOTE, CT_STR, F(control_key_file),
+	USE("control-key-file", CL_REMOTE, CT_STR, F(control_key_file),
 		RUN_DIR "/unbound_control.key"),
-	KEEP("control-cert-file", CL_REMOTE, CT_STR, F(control_cert_file),
+	USE("control-cert-file", CL_REMOTE, CT_STR, F(control_cert_file),
 		RUN_DIR "/unbound_control.pem"),
 
 	/* stub-zone: and forward-zone: (struct config_stub) */

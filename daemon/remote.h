@@ -1,0 +1,35 @@
+/* daemon/remote.h - the remote control channel (unbound-control) and the
+ * statistics state, all in the daemon's main thread, never in a worker.
+ *
+ * Protocol as Unbound's: the client sends "UBCT1 command args\n", the
+ * daemon writes the answer and closes. Over TCP with control-use-cert:
+ * yes, mutual TLS (the client's certificate must be signed by the server
+ * certificate); a control-interface that is an absolute path is a unix
+ * socket, plain. A connection gets RC_TIMEOUT_SECS in all and a command
+ * line of at most RC_LINE_MAX bytes; everything is non-blocking, so a
+ * slow client delays nothing but itself. */
+#ifndef DAEMON_REMOTE_H
+#define DAEMON_REMOTE_H
+
+struct daemon;
+struct daemon_remote;
+struct config_file;
+struct event_base;
+
+#define RC_TIMEOUT_SECS 5
+#define RC_LINE_MAX 4096
+/* at most this many control connections at once; more wait in accept */
+#define RC_MAX_CONNS 32
+
+/* Open the control sockets and load the keys (before chroot and the
+ * privilege drop, as Unbound). With control-enable: no, only the
+ * statistics state is made. NULL on error (logged). */
+struct daemon_remote* daemon_remote_create(struct daemon* d,
+	struct config_file* cfg);
+/* Start accepting on the main thread's event base, and the
+ * statistics-interval timer. 0 on error. */
+int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
+/* Close everything (unlinks a unix socket it made). NULL is fine. */
+void daemon_remote_delete(struct daemon_remote* rc);
+
+#endif

@@ -1,0 +1,379 @@
+/* daemon/remote_cmd.c - the unbound-control commands, run in the main
+ * thread; answers as Unbound 1.17 words them. Workers are never written
+ * to: caches lock inside, counters are read (stats.h). */
+#include "config.h"
+#include "daemon/remote_cmd.h"
+#include "daemon/daemon.h"
+#include "daemon/worker.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include "util/msgparse.h"
+#include <event2/event.h>
+#include <ldns/ldns.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The next word of *p (moved past it), or NULL. */
+static char* next_arg(char** p)
+{
+	char* s = *p, *w;
+	while(*s == ' ' || *s == '\t')
+		s++;
+	if(!*s) {
+		*p = s;
+		return NULL;
+	}
+	w = s;
+	while(*s && *s != ' ' && *s != '\t')
+		s++;
+	if(*s)
+		*s++ = 0;
+	*p = s;
+	return w;
+}
+
+/* Is the command word cmd (followed by end or a blank)? */
+static int cmd_is(const char* p, const char* cmd)
+{
+	size_t n = strlen(cmd);
+	return strncmp(p, cmd, n) == 0 && (p[n] == 0 || p[n] == ' ' ||
+		p[n] == '\t');
+}
+
+static int parse_name(char* arg, uint8_t* out, struct strbuf* b)
+{
+	if(!arg || !dname_from_str(arg, out)) {
+		strbuf_printf(b, "error cannot parse name %s\n",
+			arg ? arg : "");
+		return 0;
+	}
+	dname_tolower(out);
+	return 1;
+}
+
+static void do_status(struct daemon_remote* rc, struct strbuf* b)
+{
+	struct config_file* cfg = rc->d->env->cfg;
+	struct timespec now;
+	const char* mods = cfg->module_conf ? cfg->module_conf :
+		"validator iterator";
+	char buf[256], *p = buf, *w;
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", mods);
+	while((w = next_arg(&p)))
+		n++;
+	clock_gettime(CLOCK_REALTIME, &now);
+	strbuf_printf(b, "version: %s\n", PACKAGE_VERSION);
+	strbuf_printf(b, "verbosity: %d\n", (int)verbosity);
+	strbuf_printf(b, "threads: %d\n", rc->d->num_workers);
+	strbuf_printf(b, "modules: %d [ %s ]\n", n, mods);
+	strbuf_printf(b, "uptime: %lld seconds\n",
+		(long long)(now.tv_sec - rc->start.tv_sec));
+	strbuf_printf(b, "options:%s%s\n", cfg->so_reuseport ?
+		" reuseport" : "", rc->num_listen == 0 ? "" : rc->ctx ?
+		" control(ssl)" : " control");
+	strbuf_printf(b, "unbound (pid %d) is running...\n", (int)getpid());
+}
+
+static void do_verbosity(char* arg, struct strbuf* b)
+{
+	char* end;
+	long v;
+	if(!arg) {
+		strbuf_printf(b, "error in verbosity number syntax: \n");
+		return;
+	}
+	v = strtol(arg, &end, 10);
+	if(*end || v < 0 || v > 5) {
+		strbuf_printf(b, "error in verbosity number syntax: %s\n", arg);
+		return;
+	}
+	/* the same global a reload sets; workers only read it */
+	verbosity = (enum verbosity_value)v;
+	strbuf_printf(b, "ok\n");
+}
+
+static void do_log_reopen(struct daemon_remote* rc, struct strbuf* b)
+{
+	struct config_file* cfg = rc->d->env->cfg;
+	verbose(VERB_QUERY, "reopen log file");
+	if(rc->d->debug_mode < 2)
+		log_init(cfg->logfile, cfg->use_syslog, cfg->chrootdir);
+	strbuf_printf(b, "ok\n");
+}
+
+/* Remove name/type from both caches (class IN, as Unbound). */
+static void flush_type(struct daemon_remote* rc, const uint8_t* nm,
+	uint16_t t)
+{
+	(void)rrset_cache_remove(rc->d->rrset_cache, nm, t, CLASS_IN, 0);
+	(void)msg_cache_remove(rc->d->msg_cache, nm, t, CLASS_IN);
+}
+
+static void do_flush(struct daemon_remote* rc, char* arg, struct strbuf* b)
+{
+	static const uint16_t types[] = { LDNS_RR_TYPE_A, LDNS_RR_TYPE_AAAA,
+		LDNS_RR_TYPE_NS, LDNS_RR_TYPE_SOA, LDNS_RR_TYPE_CNAME,
+		LDNS_RR_TYPE_DNAME, LDNS_RR_TYPE_MX, LDNS_RR_TYPE_PTR,
+		LDNS_RR_TYPE_SRV, LDNS_RR_TYPE_NAPTR, 64, 65 };
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	size_t i;
+	if(!parse_name(arg, nm, b))
+		return;
+	for(i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		flush_type(rc, nm, types[i]);
+	strbuf_printf(b, "ok\n");
+}
+
+static void do_flush_type(struct daemon_remote* rc, char* p,
+	struct strbuf* b)
+{
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	char* name = next_arg(&p), *type = next_arg(&p);
+	ldns_rr_type t;
+	if(!parse_name(name, nm, b))
+		return;
+	if(!type) {
+		strbuf_printf(b, "error could not find next argument after "
+			"%s\n", name);
+		return;
+	}
+	t = ldns_get_rr_type_by_name(type);
+	if(t == 0 && strcmp(type, "TYPE0") != 0) {
+		strbuf_printf(b, "error cannot parse '%s'\n", type);
+		return;
+	}
+	flush_type(rc, nm, (uint16_t)t);
+	strbuf_printf(b, "ok\n");
+}
+
+static void do_flush_zone(struct daemon_remote* rc, char* arg,
+	struct strbuf* b)
+{
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	size_t r, m;
+	if(!parse_name(arg, nm, b))
+		return;
+	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
+	m = msg_cache_flush_zone(rc->d->msg_cache, nm);
+	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
+		"entries\n", (unsigned long)r, (unsigned long)m, 0UL);
+}
+
+static void do_get_option(struct daemon_remote* rc, char* arg,
+	struct strbuf* b)
+{
+	char* text = NULL;
+	size_t len = 0;
+	FILE* f;
+	int ok;
+	if(!arg) {
+		strbuf_printf(b, "error unknown option\n");
+		return;
+	}
+	if(!(f = open_memstream(&text, &len))) {
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	ok = config_print_option(rc->d->env->cfg, arg, f);
+	fclose(f);
+	if(!ok)
+		strbuf_printf(b, "error unknown option\n");
+	else if(text)
+		strbuf_printf(b, "%s", text);
+	free(text);
+}
+
+/* The closest cached delegation for a name, as Unbound's lookup words
+ * it (the NS names; their addresses are not listed yet). */
+static void do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
+{
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	struct rrset_entry* e;
+	struct packed_rrset rr, sigs;
+	char zone[1100], ns[1100];
+	size_t i;
+	time_t now = time(NULL);
+	if(!parse_name(arg, nm, b))
+		return;
+	strbuf_printf(b, "The following name servers are used for lookup "
+		"of %s\n", arg);
+	e = rrset_cache_closest_ns(rc->d->rrset_cache, nm, CLASS_IN, now);
+	if(!e) {
+		strbuf_printf(b, "no delegation from cache; goes to configured "
+			"roots\n");
+		return;
+	}
+	rrset_entry_view(e, now, &rr, &sigs);
+	dname_to_str(rr.owner, zone, sizeof(zone));
+	strbuf_printf(b, ";rrset %u %u 0 %d\n", (unsigned)rr.ttl,
+		(unsigned)rr.count, (int)e->trust);
+	for(i = 0; i < rr.count; i++) {
+		if(rr.rdlen[i] < 1 || !dname_valid(rr.rdata[i], rr.rdlen[i]))
+			continue;
+		dname_to_str(rr.rdata[i], ns, sizeof(ns));
+		strbuf_printf(b, "%s\t%u\tIN\tNS\t%s\n", zone,
+			(unsigned)rr.ttl, ns);
+	}
+	strbuf_printf(b, "Delegation with %d names, of which %d can be "
+		"examined to query further addresses.\n", (int)rr.count,
+		(int)rr.count);
+	rrset_cache_release(rc->d->rrset_cache, e);
+}
+
+void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
+{
+	struct daemon* d = rc->d;
+	struct worker_stats* cur, *tot;
+	struct timespec now;
+	int i, n = d->num_workers;
+	int cumulative = d->env->cfg->stat_cumulative;
+	if(!rc->base_stats) {
+		rc->base_stats = calloc((size_t)n, sizeof(*rc->base_stats));
+		rc->num_base = n;
+	}
+	cur = calloc((size_t)n, sizeof(*cur));
+	tot = calloc(1, sizeof(*tot));
+	if(!rc->base_stats || !cur || !tot || !d->workers) {
+		free(cur);
+		free(tot);
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	for(i = 0; i < n; i++) {
+		struct worker_stats diff;
+		char pfx[32];
+		stats_snapshot(&d->workers[i]->stats, &cur[i]);
+		diff = cur[i];
+		stats_subtract(&diff, &rc->base_stats[i]);
+		snprintf(pfx, sizeof(pfx), "thread%d", i);
+		stats_print_thread(b, pfx, &diff);
+		stats_add(tot, &diff);
+	}
+	stats_print_thread(b, "total", tot);
+	stats_print_time(b, &now, &rc->start, &rc->last);
+	if(d->env->cfg->stat_extended)
+		stats_print_extended(b, tot,
+			lruhash_get_mem(d->rrset_cache->table),
+			lruhash_get_mem(d->msg_cache->table));
+	if(reset && !cumulative) {
+		memcpy(rc->base_stats, cur, (size_t)n * sizeof(*cur));
+		rc->last = now;
+	}
+	free(cur);
+	free(tot);
+}
+
+static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
+{
+	struct strbuf tmp = { NULL, 0, 0, 0 };
+	/* a reset with nothing printed; cumulative is ignored, as Unbound */
+	int i;
+	rc_print_stats(rc, &tmp, 0);
+	strbuf_free(&tmp);
+	if(rc->base_stats && rc->d->workers) {
+		for(i = 0; i < rc->d->num_workers; i++)
+			stats_snapshot(&rc->d->workers[i]->stats,
+				&rc->base_stats[i]);
+		clock_gettime(CLOCK_REALTIME, &rc->last);
+	}
+	strbuf_printf(b, "ok\n");
+}
+
+void rc_log_stats(struct daemon_remote* rc)
+{
+	struct daemon* d = rc->d;
+	struct worker_stats s;
+	int i;
+	if(!d->workers)
+		return;
+	if(!rc->base_stats) {
+		rc->base_stats = calloc((size_t)d->num_workers,
+			sizeof(*rc->base_stats));
+		if(!rc->base_stats)
+			return;
+		rc->num_base = d->num_workers;
+	}
+	for(i = 0; i < d->num_workers; i++) {
+		struct worker_stats cur;
+		stats_snapshot(&d->workers[i]->stats, &cur);
+		s = cur;
+		stats_subtract(&s, &rc->base_stats[i]);
+		log_info("server stats for thread %d: %llu queries, %llu "
+			"answers from cache, %llu recursions, 0 prefetch, 0 "
+			"rejected by ip ratelimiting", i,
+			(unsigned long long)s.num_queries,
+			(unsigned long long)s.num_cachehits,
+			(unsigned long long)s.num_cachemiss);
+		log_info("server stats for thread %d: requestlist max %llu "
+			"avg %g exceeded %llu jostled 0", i,
+			(unsigned long long)s.req_max, s.req_samples ?
+			(double)s.req_sum / (double)s.req_samples : 0.0,
+			(unsigned long long)s.req_exceeded);
+		if(!d->env->cfg->stat_cumulative)
+			rc->base_stats[i] = cur;
+	}
+}
+
+int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
+{
+	char* args;
+	while(*p == ' ' || *p == '\t')
+		p++;
+	args = p;
+	while(*args && *args != ' ' && *args != '\t')
+		args++;
+	if(cmd_is(p, "stop")) {
+		strbuf_printf(b, "ok\n");
+		return RC_AFTER_STOP;
+	} else if(cmd_is(p, "status")) {
+		do_status(rc, b);
+	} else if(cmd_is(p, "reload")) {
+		if(daemon_reload(rc->d))
+			strbuf_printf(b, "ok\n");
+		else	strbuf_printf(b, "error reload failed: errors in the "
+				"configuration; still serving the previous "
+				"configuration\n");
+	} else if(cmd_is(p, "verbosity")) {
+		do_verbosity(next_arg(&args), b);
+	} else if(cmd_is(p, "log_reopen")) {
+		do_log_reopen(rc, b);
+	} else if(cmd_is(p, "stats_noreset")) {
+		rc_print_stats(rc, b, 0);
+	} else if(cmd_is(p, "stats")) {
+		rc_print_stats(rc, b, 1);
+	} else if(cmd_is(p, "flush_stats")) {
+		do_flush_stats(rc, b);
+	} else if(cmd_is(p, "flush_type")) {
+		do_flush_type(rc, args, b);
+	} else if(cmd_is(p, "flush_zone")) {
+		do_flush_zone(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "flush")) {
+		do_flush(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "get_option")) {
+		do_get_option(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "lookup")) {
+		do_lookup(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "flush_infra") || cmd_is(p, "flush_requestlist")
+		|| cmd_is(p, "flush_bogus") || cmd_is(p, "flush_negative")) {
+		*args = 0;
+		strbuf_printf(b, "error %s is not implemented yet\n", p);
+	} else {
+		strbuf_printf(b, "error unknown command '%s'\n", p);
+	}
+	return RC_AFTER_NONE;
+}
+
+void rc_cmd_after(struct daemon_remote* rc, int after)
+{
+	if(after == RC_AFTER_STOP) {
+		verbose(VERB_QUERY, "remote control: stop");
+		event_base_loopbreak(rc->d->base);
+	}
+}

@@ -1,0 +1,291 @@
+/* daemon/stats.c - counting (worker side) and summing and printing (main
+ * thread side) of the statistics, names and formats as Unbound 1.17's
+ * unbound-control stats. */
+#include "config.h"
+#include "daemon/stats.h"
+#include "daemon/worker.h"
+#include "util/msgparse.h"
+#include <ldns/ldns.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+
+/* The fields from here on are gauges (see struct worker_stats). */
+#define STATS_NUM_COUNTERS \
+	(offsetof(struct worker_stats, req_max) / sizeof(uint64_t))
+#define STATS_NUM_FIELDS (sizeof(struct worker_stats) / sizeof(uint64_t))
+
+_Static_assert(sizeof(struct worker_stats) % sizeof(uint64_t) == 0,
+	"struct worker_stats holds only uint64_t fields");
+
+void strbuf_printf(struct strbuf* b, const char* fmt, ...)
+{
+	va_list ap;
+	int n;
+	if(b->oom)
+		return;
+	for(;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if(n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t nc = b->cap * 2 + (size_t)n + 256;
+			char* ns = realloc(b->s, nc);
+			if(!ns) {
+				b->oom = 1;
+				return;
+			}
+			b->s = ns;
+			b->cap = nc;
+		}
+	}
+}
+
+void strbuf_free(struct strbuf* b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+void stats_note_query(struct worker_stats* st, const struct query_info* qi,
+	const struct sockaddr_storage* addr)
+{
+	int i;
+	if(qi->qtype < 256)
+		st->qtype[qi->qtype]++;
+	else	st->qtype_other++;
+	if(qi->qclass < 256)
+		st->qclass[qi->qclass]++;
+	else	st->qclass_other++;
+	st->opcode[(qi->flags >> 11) & 0xf]++;
+	if(addr && addr->ss_family == AF_INET6)
+		st->qipv6++;
+	/* QR AA TC RD RA Z AD CD: header bits 15, 10, 9, 8, 7, 6, 5, 4 */
+	for(i = 0; i < 8; i++) {
+		static const uint16_t bit[8] = { 0x8000, 0x0400, 0x0200,
+			0x0100, 0x0080, 0x0040, 0x0020, 0x0010 };
+		if(qi->flags & bit[i])
+			st->qflags[i]++;
+	}
+	if(qi->has_edns) {
+		st->edns_present++;
+		if(qi->edns_do)
+			st->edns_do++;
+	}
+}
+
+void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
+	size_t len)
+{
+	int rc;
+	if(len < 12)
+		return;
+	rc = reply[3] & 0xf;
+	st->rcode[rc]++;
+	if(rc == 0 && reply[6] == 0 && reply[7] == 0)
+		st->ans_nodata++;
+}
+
+void stats_note_rectime(struct worker_stats* st, uint64_t us)
+{
+	int b = 0;
+	while(us >> b && b < STATS_HIST_BUCKETS - 1)
+		b++;
+	st->rec_hist[b]++;
+	st->rec_time_us += us;
+	st->rec_count++;
+}
+
+void stats_snapshot(const struct worker_stats* live, struct worker_stats* out)
+{
+	const uint64_t* src = (const uint64_t*)live;
+	uint64_t* dst = (uint64_t*)out;
+	size_t i;
+	for(i = 0; i < STATS_NUM_FIELDS; i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+void stats_subtract(struct worker_stats* a, const struct worker_stats* base)
+{
+	uint64_t* x = (uint64_t*)a;
+	const uint64_t* y = (const uint64_t*)base;
+	size_t i;
+	for(i = 0; i < STATS_NUM_COUNTERS; i++)
+		x[i] = x[i] >= y[i] ? x[i] - y[i] : 0;
+}
+
+void stats_add(struct worker_stats* tot, const struct worker_stats* a)
+{
+	uint64_t* x = (uint64_t*)tot;
+	const uint64_t* y = (const uint64_t*)a;
+	size_t i;
+	for(i = 0; i < STATS_NUM_FIELDS; i++)
+		x[i] += y[i];
+	/* the largest mesh any thread had, not the sum */
+	tot->req_max -= a->req_max;
+	if(a->req_max > tot->req_max)
+		tot->req_max = a->req_max;
+}
+
+double stats_hist_median(const struct worker_stats* s)
+{
+	uint64_t total = 0, seen = 0;
+	int i;
+	for(i = 0; i < STATS_HIST_BUCKETS; i++)
+		total += s->rec_hist[i];
+	if(total == 0)
+		return 0.0;
+	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
+		double lo, hi;
+		if(seen + s->rec_hist[i] < (total + 1) / 2) {
+			seen += s->rec_hist[i];
+			continue;
+		}
+		/* interpolate inside the bucket, as Unbound's timehist */
+		lo = i == 0 ? 0.0 : (double)(1ULL << (i - 1));
+		hi = (double)(1ULL << i);
+		return (lo + (hi - lo) * ((double)((total + 1) / 2 - seen) /
+			(double)s->rec_hist[i])) / 1e6;
+	}
+	return 0.0;
+}
+
+static void print_secs(struct strbuf* b, const char* name, uint64_t us)
+{
+	strbuf_printf(b, "%s=%llu.%6.6u\n", name,
+		(unsigned long long)(us / 1000000), (unsigned)(us % 1000000));
+}
+
+void stats_print_thread(struct strbuf* b, const char* p,
+	const struct worker_stats* s)
+{
+	char name[64];
+	strbuf_printf(b, "%s.num.queries=%llu\n", p,
+		(unsigned long long)s->num_queries);
+	strbuf_printf(b, "%s.num.queries_ip_ratelimited=0\n", p);
+	strbuf_printf(b, "%s.num.cachehits=%llu\n", p,
+		(unsigned long long)s->num_cachehits);
+	strbuf_printf(b, "%s.num.cachemiss=%llu\n", p,
+		(unsigned long long)s->num_cachemiss);
+	strbuf_printf(b, "%s.num.prefetch=0\n", p);
+	strbuf_printf(b, "%s.num.expired=%llu\n", p,
+		(unsigned long long)s->num_expired);
+	strbuf_printf(b, "%s.num.recursivereplies=%llu\n", p,
+		(unsigned long long)s->num_recursive_replies);
+	strbuf_printf(b, "%s.requestlist.avg=%g\n", p, s->req_samples ?
+		(double)s->req_sum / (double)s->req_samples : 0.0);
+	strbuf_printf(b, "%s.requestlist.max=%llu\n", p,
+		(unsigned long long)s->req_max);
+	strbuf_printf(b, "%s.requestlist.overwritten=0\n", p);
+	strbuf_printf(b, "%s.requestlist.exceeded=%llu\n", p,
+		(unsigned long long)s->req_exceeded);
+	strbuf_printf(b, "%s.requestlist.current.all=%llu\n", p,
+		(unsigned long long)s->req_cur_all);
+	strbuf_printf(b, "%s.requestlist.current.user=%llu\n", p,
+		(unsigned long long)s->req_cur_user);
+	snprintf(name, sizeof(name), "%s.recursion.time.avg", p);
+	print_secs(b, name, s->rec_count ? s->rec_time_us / s->rec_count : 0);
+	strbuf_printf(b, "%s.recursion.time.median=%g\n", p,
+		stats_hist_median(s));
+	strbuf_printf(b, "%s.tcpusage=%llu\n", p,
+		(unsigned long long)s->tcpusage);
+}
+
+static uint64_t ts_us(const struct timespec* t)
+{
+	return (uint64_t)t->tv_sec * 1000000 + (uint64_t)t->tv_nsec / 1000;
+}
+
+void stats_print_time(struct strbuf* b, const struct timespec* now,
+	const struct timespec* start, const struct timespec* last)
+{
+	uint64_t n = ts_us(now), s = ts_us(start), l = ts_us(last);
+	print_secs(b, "time.now", n);
+	print_secs(b, "time.up", n >= s ? n - s : 0);
+	print_secs(b, "time.elapsed", n >= l ? n - l : 0);
+}
+
+static void print_named(struct strbuf* b, const char* what, const char* nm,
+	uint64_t v)
+{
+	strbuf_printf(b, "num.%s.%s=%llu\n", what, nm, (unsigned long long)v);
+}
+
+void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
+	size_t mem_rrset, size_t mem_msg)
+{
+	static const char* flags[8] = { "QR", "AA", "TC", "RD", "RA", "Z",
+		"AD", "CD" };
+	char nm[32];
+	int i;
+	strbuf_printf(b, "mem.cache.rrset=%zu\n", mem_rrset);
+	strbuf_printf(b, "mem.cache.message=%zu\n", mem_msg);
+	for(i = 0; i < 256; i++) {
+		char* t;
+		if(s->qtype[i] == 0)
+			continue;
+		t = ldns_rr_type2str((ldns_rr_type)i);
+		print_named(b, "query.type", t ? t : "?", s->qtype[i]);
+		free(t);
+	}
+	if(s->qtype_other)
+		print_named(b, "query.type", "other", s->qtype_other);
+	for(i = 0; i < 256; i++) {
+		char* c;
+		if(s->qclass[i] == 0)
+			continue;
+		c = ldns_rr_class2str((ldns_rr_class)i);
+		print_named(b, "query.class", c ? c : "?", s->qclass[i]);
+		free(c);
+	}
+	if(s->qclass_other)
+		print_named(b, "query.class", "other", s->qclass_other);
+	for(i = 0; i < 16; i++) {
+		ldns_lookup_table* o;
+		if(s->opcode[i] == 0)
+			continue;
+		o = ldns_lookup_by_id(ldns_opcodes, i);
+		if(o)
+			snprintf(nm, sizeof(nm), "%s", o->name);
+		else	snprintf(nm, sizeof(nm), "OPCODE%d", i);
+		print_named(b, "query.opcode", nm, s->opcode[i]);
+	}
+	strbuf_printf(b, "num.query.tcp=%llu\n",
+		(unsigned long long)s->num_tcp);
+	strbuf_printf(b, "num.query.tcpout=0\nnum.query.udpout=0\n"
+		"num.query.tls=0\nnum.query.tls.resume=0\n"
+		"num.query.https=0\n");
+	strbuf_printf(b, "num.query.ipv6=%llu\n",
+		(unsigned long long)s->qipv6);
+	for(i = 0; i < 8; i++)
+		print_named(b, "query.flags", flags[i], s->qflags[i]);
+	strbuf_printf(b, "num.query.edns.present=%llu\n",
+		(unsigned long long)s->edns_present);
+	strbuf_printf(b, "num.query.edns.DO=%llu\n",
+		(unsigned long long)s->edns_do);
+	for(i = 0; i < 16; i++) {
+		ldns_lookup_table* r;
+		/* RCODEs 0-5 always, as Unbound */
+		if(i > 5 && s->rcode[i] == 0)
+			continue;
+		r = ldns_lookup_by_id(ldns_rcodes, i);
+		if(r)
+			snprintf(nm, sizeof(nm), "%s", r->name);
+		else	snprintf(nm, sizeof(nm), "RCODE%d", i);
+		print_named(b, "answer.rcode", nm, s->rcode[i]);
+	}
+	print_named(b, "answer.rcode", "nodata", s->ans_nodata);
+	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=0\n"
+		"num.answer.bogus=0\nnum.rrset.bogus=0\n");
+}

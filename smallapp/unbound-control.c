@@ -1,0 +1,240 @@
+/* smallapp/unbound-control.c - send one command to the daemon's remote
+ * control and print the answer, as Unbound's unbound-control:
+ *   unbound-control [-c file] [-s server[@port]] [-q] command [args]
+ * The interface, port and certificates come from the remote-control:
+ * clause of the config. Exit 0, or 1 on an error (the answer's first
+ * line starts with "error"), 3 for "status" when the daemon is not
+ * running. */
+#include "config.h"
+#include "util/config_file.h"
+#include "util/net_help.h"
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+	printf("Usage:\tunbound-control [options] command\n");
+	printf("\tRemote control utility for unbound server.\n");
+	printf("Options:\n");
+	printf("  -c file\tconfig file, default is %s\n", CONFIGFILE);
+	printf("  -s ip[@port]\tserver address, if omitted config is used.\n");
+	printf("  -q\t\tquiet (don't print anything if it works ok).\n");
+	printf("  -h\t\tshow this usage help.\n");
+	printf("Commands:\n");
+	printf("  status\t\tdisplay status of server\n");
+	printf("  stop\t\t\tstops the server\n");
+	printf("  reload\t\treloads the server (as SIGHUP)\n");
+	printf("  verbosity <number>\tchange logging detail\n");
+	printf("  log_reopen\t\tclose and open the logfile\n");
+	printf("  stats\t\t\tprint statistics\n");
+	printf("  stats_noreset\t\tpeek at statistics\n");
+	printf("  flush <name>\t\tflushes common types for name from cache\n");
+	printf("  flush_type <name> <type>\tflush name, type from cache\n");
+	printf("  flush_zone <name>\tflush everything at or under name\n");
+	printf("  flush_stats\t\tflush statistics, make zero\n");
+	printf("  get_option opt\t\tget option value\n");
+	printf("  lookup <name>\t\tprint nameservers for name\n");
+	printf("Version %s\n", PACKAGE_VERSION);
+}
+
+static void fatal(const char* cmd, const char* what)
+{
+	fprintf(stderr, "unbound-control: error: %s\n", what);
+	if(cmd && strcmp(cmd, "status") == 0) {
+		printf("unbound is stopped\n");
+		exit(3);
+	}
+	exit(1);
+}
+
+/* Connect to the server; *is_unix tells whether it is a unix socket. */
+static int contact(const char* svr, const struct config_file* cfg,
+	const char* cmd, int* is_unix)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char err[512];
+	int fd;
+	if(!svr)
+		svr = cfg->control_ifs ? cfg->control_ifs->str : "127.0.0.1";
+	*is_unix = svr[0] == '/';
+	if(*is_unix) {
+		struct sockaddr_un sun;
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		if(strlen(svr) >= sizeof(sun.sun_path))
+			fatal(cmd, "unix socket path too long");
+		strcpy(sun.sun_path, svr);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if(fd == -1)
+			fatal(cmd, "socket failed");
+		if(connect(fd, (struct sockaddr*)&sun, sizeof(sun)) != 0) {
+			snprintf(err, sizeof(err), "connect: %s for %s",
+				strerror(errno), svr);
+			fatal(cmd, err);
+		}
+		return fd;
+	}
+	if(!extstrtoaddr(svr, cfg->control_port, &addr, &len)) {
+		snprintf(err, sizeof(err), "could not parse IP@port: %s", svr);
+		fatal(cmd, err);
+	}
+	fd = socket(addr.ss_family, SOCK_STREAM, 0);
+	if(fd == -1)
+		fatal(cmd, "socket failed");
+	if(connect(fd, (struct sockaddr*)&addr, len) != 0) {
+		char ip[64];
+		addr_to_str(&addr, len, ip, sizeof(ip));
+		snprintf(err, sizeof(err), "connect: %s for %s port %d",
+			strerror(errno), ip, addr_port(&addr));
+		fatal(cmd, err);
+	}
+	return fd;
+}
+
+/* Mutual TLS: our control key and certificate, the server's certificate
+ * as the only trusted one. */
+static SSL* setup_ssl(int fd, const struct config_file* cfg, const char* cmd)
+{
+	SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+	SSL* ssl;
+	if(!ctx)
+		fatal(cmd, "could not allocate SSL_CTX pointer");
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	if(!SSL_CTX_use_certificate_chain_file(ctx, cfg->control_cert_file))
+		fatal(cmd, "Error setting up SSL_CTX client cert");
+	if(!SSL_CTX_use_PrivateKey_file(ctx, cfg->control_key_file,
+		SSL_FILETYPE_PEM) || !SSL_CTX_check_private_key(ctx))
+		fatal(cmd, "Error setting up SSL_CTX client key");
+	if(!SSL_CTX_load_verify_locations(ctx, cfg->server_cert_file, NULL))
+		fatal(cmd, "Error setting up SSL_CTX verify, server cert");
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	if(!(ssl = SSL_new(ctx)))
+		fatal(cmd, "could not SSL_new");
+	SSL_CTX_free(ctx);  /* the SSL holds its own reference */
+	SSL_set_connect_state(ssl);
+	if(!SSL_set_fd(ssl, fd))
+		fatal(cmd, "could not SSL_set_fd");
+	if(SSL_do_handshake(ssl) != 1) {
+		ERR_print_errors_fp(stderr);
+		fatal(cmd, "SSL handshake failed");
+	}
+	if(SSL_get_verify_result(ssl) != X509_V_OK)
+		fatal(cmd, "SSL verification failed");
+	return ssl;
+}
+
+static void send_all(SSL* ssl, int fd, const char* buf, size_t len,
+	const char* cmd)
+{
+	while(len > 0) {
+		int n = ssl ? SSL_write(ssl, buf, (int)len) :
+			(int)send(fd, buf, len, MSG_NOSIGNAL);
+		if(n <= 0)
+			fatal(cmd, "could not send command");
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Send the command, print the answer; returns the exit code. */
+static int go_cmd(SSL* ssl, int fd, int quiet, int argc, char** argv)
+{
+	char buf[8192];
+	int i, first = 1, was_error = 0;
+	send_all(ssl, fd, "UBCT1 ", 6, argv[0]);
+	for(i = 0; i < argc; i++) {
+		if(i > 0)
+			send_all(ssl, fd, " ", 1, argv[0]);
+		send_all(ssl, fd, argv[i], strlen(argv[i]), argv[0]);
+	}
+	send_all(ssl, fd, "\n", 1, argv[0]);
+	for(;;) {
+		int n = ssl ? SSL_read(ssl, buf, (int)sizeof(buf) - 1) :
+			(int)recv(fd, buf, sizeof(buf) - 1, 0);
+		if(n <= 0) {
+			/* TLS: only a close_notify is a clean end; a refused
+			 * certificate shows up here with TLS 1.3 */
+			if(ssl && SSL_get_error(ssl, n) != SSL_ERROR_ZERO_RETURN) {
+				ERR_print_errors_fp(stderr);
+				fatal(NULL, "could not SSL_read");
+			}
+			if(!ssl && n < 0)
+				fatal(NULL, "could not recv");
+			break;
+		}
+		buf[n] = 0;
+		if(first && strncmp(buf, "error", 5) == 0) {
+			printf("%s", buf);
+			was_error = 1;
+		} else if(!quiet || was_error)
+			printf("%s", buf);
+		first = 0;
+	}
+	fflush(stdout);
+	return was_error;
+}
+
+int main(int argc, char** argv)
+{
+	const char* cfgfile = CONFIGFILE;
+	const char* svr = NULL;
+	struct config_file* cfg;
+	int c, quiet = 0, fd, is_unix, rc;
+	SSL* ssl = NULL;
+	while((c = getopt(argc, argv, "c:s:qh")) != -1) {
+		switch(c) {
+		case 'c':
+			cfgfile = optarg;
+			break;
+		case 's':
+			svr = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+		default:
+			usage();
+			return 1;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if(argc == 0) {
+		usage();
+		return 1;
+	}
+	cfg = config_create();
+	if(!cfg)
+		fatal(NULL, "out of memory");
+	if(!config_read(cfg, cfgfile, NULL)) {
+		fprintf(stderr, "unbound-control: error: could not read "
+			"config file\n");
+		return 1;
+	}
+	if(!cfg->remote_control_enable)
+		fprintf(stderr, "unbound-control: warning: control-enable is "
+			"'no' in the config file.\n");
+	signal(SIGPIPE, SIG_IGN);
+	fd = contact(svr, cfg, argv[0], &is_unix);
+	if(!is_unix && cfg->control_use_cert)
+		ssl = setup_ssl(fd, cfg, argv[0]);
+	rc = go_cmd(ssl, fd, quiet, argc, argv);
+	if(ssl) {
+		(void)SSL_shutdown(ssl);
+		SSL_free(ssl);
+	}
+	close(fd);
+	config_delete(cfg);
+	return rc;
+}

@@ -1,0 +1,339 @@
+"""Remote control: our unbound-control and Debian's talk to our daemon
+(mutual TLS on 127.0.0.1, and a unix socket), ours talks to Debian's
+daemon; statistics add up; a client with a wrong certificate is refused
+while the daemon keeps serving; reload under load; unknown commands."""
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import dns.rcode
+import pytest
+
+from conftest import (BUILDDIR, REFERENCE, SLOW, Server, free_port,
+                      ours_only)
+
+OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
+OUR_SETUP = os.path.join(BUILDDIR, "unbound-control-setup")
+DEB_CTL = "/usr/sbin/unbound-control"
+DEB_UNBOUND = "/usr/sbin/unbound"
+CLIENTS = [OUR_CTL] + ([DEB_CTL] if os.path.exists(DEB_CTL) else [])
+
+pytestmark = ours_only
+
+
+def setup_keys(d):
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run([OUR_SETUP, "-d", d], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for f in ("unbound_server.key", "unbound_server.pem",
+              "unbound_control.key", "unbound_control.pem"):
+        assert os.path.exists(os.path.join(d, f)), f
+    return d
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    return setup_keys(str(tmp_path_factory.mktemp("keys")))
+
+
+def rc_clause(keydir, port=None, iface="127.0.0.1", use_cert=True):
+    lines = ["remote-control:", "\tcontrol-enable: yes",
+             "\tcontrol-interface: %s" % iface]
+    if port:
+        lines.append("\tcontrol-port: %d" % port)
+    lines.append("\tcontrol-use-cert: %s" % ("yes" if use_cert else "no"))
+    if keydir:
+        for opt, f in (("server-key-file", "unbound_server.key"),
+                       ("server-cert-file", "unbound_server.pem"),
+                       ("control-key-file", "unbound_control.key"),
+                       ("control-cert-file", "unbound_control.pem")):
+            lines.append('\t%s: "%s"' % (opt, os.path.join(keydir, f)))
+    return "\n".join(lines) + "\n"
+
+
+def ctl(conf, *args, binary=OUR_CTL, timeout=10):
+    return subprocess.run([binary, "-c", conf] + list(args),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def stats_dict(text):
+    out = {}
+    for line in text.splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+    return out
+
+
+def start_tls(srv, keys, body="", threads=1, **kw):
+    srv.ctl_port = free_port()
+    return srv.start(body, threads=threads,
+                     extra=rc_clause(keys, srv.ctl_port), **kw)
+
+
+STATUS_RE = re.compile(
+    r"version: \S+\nverbosity: \d+\nthreads: \d+\nmodules: \d+ \[ .* \]\n"
+    r"uptime: \d+ seconds\noptions:.*\nunbound \(pid (\d+)\) is "
+    r"running\.\.\.\n")
+
+
+def test_status_tls_both_clients(unbound, keys):
+    start_tls(unbound, keys, threads=2)
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "status", binary=binary)
+        assert r.returncode == 0, (binary, r.stdout, r.stderr)
+        m = STATUS_RE.fullmatch(r.stdout)
+        assert m, (binary, r.stdout)
+        assert int(m.group(1)) == unbound.pid
+        assert "threads: 2\n" in r.stdout
+        assert "control(ssl)" in r.stdout
+
+
+def test_unix_socket_both_clients(unbound, tmp_path):
+    path = str(tmp_path / "ctl.sock")
+    unbound.start(extra=rc_clause(None, iface=path, use_cert=False))
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "status", binary=binary)
+        assert r.returncode == 0, (binary, r.stdout, r.stderr)
+        assert STATUS_RE.fullmatch(r.stdout), r.stdout
+        r = ctl(unbound.conf, "get_option", "num-threads", binary=binary)
+        assert r.stdout == "1\n", r.stdout
+    assert unbound.stop() == 0
+    assert not os.path.exists(path)
+
+
+def test_wrong_certificate_refused(unbound, keys, tmp_path):
+    start_tls(unbound, keys)
+    other = setup_keys(str(tmp_path / "other"))
+    # the right server certificate, but a control key the server never
+    # signed
+    bad = str(tmp_path / "bad.conf")
+    with open(unbound.conf) as f:
+        text = f.read()
+    for f in ("unbound_control.key", "unbound_control.pem"):
+        text = text.replace(os.path.join(keys, f), os.path.join(other, f))
+    with open(bad, "w") as f:
+        f.write(text)
+    for binary in CLIENTS:
+        r = ctl(bad, "status", binary=binary)
+        assert r.returncode != 0, (binary, r.stdout)
+        assert "is running" not in r.stdout
+    # plain text on the TLS port gets nothing
+    with socket.create_connection(("127.0.0.1", unbound.ctl_port), 5) as s:
+        s.sendall(b"UBCT1 status\n")
+        s.settimeout(5)
+        try:
+            data = s.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            data = b""
+        assert b"running" not in data
+    # the daemon still serves DNS and the right client
+    assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+    r = ctl(unbound.conf, "status")
+    assert r.returncode == 0 and "is running" in r.stdout
+
+
+def test_slow_client_does_not_block(unbound, keys):
+    start_tls(unbound, keys)
+    # a client that connects and says nothing, and one that sends a
+    # line without end: the daemon answers DNS and control meanwhile
+    idle = socket.create_connection(("127.0.0.1", unbound.ctl_port), 5)
+    long_line = socket.create_connection(("127.0.0.1", unbound.ctl_port), 5)
+    long_line.sendall(b"x" * 100000)
+    t0 = time.time()
+    assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+    r = ctl(unbound.conf, "status")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert time.time() - t0 < 5
+    # the idle one is closed after the time bound
+    idle.settimeout(15 * SLOW)
+    try:
+        assert idle.recv(10) == b""
+    except ConnectionResetError:
+        pass
+    idle.close()
+    long_line.close()
+
+
+def test_unknown_and_malformed_commands(unbound, keys):
+    start_tls(unbound, keys)
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "frobnicate", "a", binary=binary)
+        assert r.returncode == 1
+        assert r.stdout == "error unknown command 'frobnicate a'\n"
+        r = ctl(unbound.conf, "verbosity", "x", binary=binary)
+        assert r.returncode == 1 and r.stdout.startswith("error")
+        r = ctl(unbound.conf, "get_option", "no-such-option", binary=binary)
+        assert r.stdout == "error unknown option\n"
+
+
+def test_commands(unbound, keys):
+    start_tls(unbound, keys, body='local-data: "www.example.com. A 192.0.2.1"')
+    for binary in CLIENTS:
+        def ok(*args):
+            r = ctl(unbound.conf, *args, binary=binary)
+            assert r.returncode == 0, (binary, args, r.stdout, r.stderr)
+            return r.stdout
+        assert ok("verbosity", "3") == "ok\n"
+        assert "verbosity: 3\n" in ok("status")
+        assert ok("verbosity", "1") == "ok\n"
+        assert ok("get_option", "num-threads") == "1\n"
+        assert ok("get_option", "port") == "%d\n" % unbound.port
+        assert ok("flush", "www.example.com") == "ok\n"
+        assert ok("flush_type", "www.example.com", "AAAA") == "ok\n"
+        assert re.fullmatch(r"ok removed \d+ rrsets, \d+ messages and 0 "
+                            r"key entries\n", ok("flush_zone", "example.com"))
+        assert ok("flush_stats") == "ok\n"
+        assert ok("log_reopen") == "ok\n"
+        assert ok("lookup", "www.example.com").startswith(
+            "The following name servers are used for lookup of "
+            "www.example.com")
+        st = stats_dict(ok("stats_noreset"))
+        assert "total.num.queries" in st and "time.up" in st
+        assert ok("reload") == "ok\n"
+    r = ctl(unbound.conf, "flush_infra", "all")
+    assert r.returncode == 1 and "not implemented" in r.stdout
+    assert unbound.query("www.example.com.").answer
+
+
+def test_stats_add_up(unbound, keys):
+    start_tls(unbound, keys, threads=3,
+              body='extended-statistics: yes\n'
+                   'local-data: "a.example. A 192.0.2.1"')
+    r = ctl(unbound.conf, "stats")  # reset after the start-up queries
+    assert r.returncode == 0
+    n = 60
+    for i in range(n):
+        # new source port each time: spread over the threads' sockets
+        rdtype = "A" if i % 3 else "AAAA"
+        unbound.query("a.example.", rdtype, tcp=(i % 10 == 0))
+    s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+    assert int(s["total.num.queries"]) == n, s
+    threads = [int(s["thread%d.num.queries" % t]) for t in range(3)]
+    assert sum(threads) == n
+    assert int(s["num.query.type.A"]) == n - n // 3 - (0 if n % 3 else 0)
+    assert int(s["num.query.type.AAAA"]) == n // 3
+    assert int(s["num.query.class.IN"]) == n
+    assert int(s["num.query.opcode.QUERY"]) == n
+    assert int(s["num.query.tcp"]) == n // 10
+    assert int(s["num.query.flags.RD"]) == n
+    assert int(s["num.answer.rcode.NOERROR"]) == n
+    assert int(s["num.answer.rcode.nodata"]) == n // 3
+    assert "mem.cache.rrset" in s and "mem.cache.message" in s
+    for k in ("num.cachehits", "num.cachemiss", "num.recursivereplies",
+              "requestlist.avg", "requestlist.max", "recursion.time.avg",
+              "recursion.time.median", "tcpusage"):
+        assert "total." + k in s, k
+    for k in ("time.now", "time.up", "time.elapsed"):
+        assert re.fullmatch(r"\d+\.\d{6}", s[k]), k
+    # stats resets: the next read starts from zero
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert int(s["total.num.queries"]) == n
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert int(s["total.num.queries"]) == 0
+    unbound.query("a.example.")
+    s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+    assert int(s["total.num.queries"]) == 1
+
+
+def test_stats_cumulative(unbound, keys):
+    start_tls(unbound, keys, body="statistics-cumulative: yes")
+    ctl(unbound.conf, "stats")
+    unbound.query("version.server.", "TXT", "CH")
+    a = int(stats_dict(ctl(unbound.conf, "stats").stdout)
+            ["total.num.queries"])
+    b = int(stats_dict(ctl(unbound.conf, "stats").stdout)
+            ["total.num.queries"])
+    assert a >= 2 and b == a
+
+
+def test_statistics_interval_logs(unbound):
+    unbound.start("statistics-interval: 1")
+    unbound.query("version.server.", "TXT", "CH")
+    deadline = time.time() + 10 * SLOW
+    while time.time() < deadline:
+        if "server stats for thread 0" in unbound.log():
+            break
+        time.sleep(0.2)
+    assert "server stats for thread 0" in unbound.log()
+
+
+def test_reload_while_querying(unbound, keys):
+    body = 'local-data: "r.example. A 192.0.2.1"'
+    start_tls(unbound, keys, threads=2, body=body)
+    stop = threading.Event()
+    results = {"ok": 0, "bad": 0}
+
+    def load():
+        while not stop.is_set():
+            try:
+                r = unbound.query("r.example.", timeout=2)
+                results["ok" if r.rcode() == dns.rcode.NOERROR and
+                        r.answer else "bad"] += 1
+            except Exception:
+                results["bad"] += 1
+    th = threading.Thread(target=load)
+    th.start()
+    try:
+        for i in range(3):
+            r = ctl(unbound.conf, "reload")
+            assert r.stdout == "ok\n", r.stdout + r.stderr
+            time.sleep(0.2)
+        unbound.write_config(
+            'local-data: "r.example. A 192.0.2.1"\n'
+            'local-data: "new.example. A 192.0.2.9"', threads=2,
+            extra=rc_clause(keys, unbound.ctl_port))
+        assert ctl(unbound.conf, "reload").stdout == "ok\n"
+    finally:
+        stop.set()
+        th.join()
+    assert results["bad"] == 0 and results["ok"] > 10, results
+    assert unbound.query("new.example.").answer[0][0].address == "192.0.2.9"
+    # a broken config is refused; the old one keeps serving
+    with open(unbound.conf, "a") as f:
+        f.write("server:\n\tno-such-option: 1\n")
+    r = ctl(unbound.conf.replace("unbound.conf", "unbound.conf"), "reload")
+    assert unbound.alive()
+    assert unbound.query("new.example.").answer
+
+
+def test_stop(unbound, keys):
+    start_tls(unbound, keys)
+    r = ctl(unbound.conf, "stop")
+    assert r.stdout == "ok\n"
+    unbound.proc.wait(10 * SLOW)
+    assert unbound.proc.returncode == 0
+    r = ctl(unbound.conf, "status")
+    assert r.returncode == 3 and "unbound is stopped" in r.stdout
+
+
+class RefServer(Server):
+    def run_args(self, args):
+        return [DEB_UNBOUND] + list(args) + ["-c", self.conf]
+
+
+@pytest.mark.skipif(not os.path.exists(DEB_UNBOUND),
+                    reason="Debian's unbound not installed")
+def test_our_client_with_real_unbound(tmp_path, keys):
+    srv = RefServer(tmp_path)
+    try:
+        start_tls(srv, keys, body='module-config: "iterator"')
+        r = ctl(srv.conf, "status")
+        assert r.returncode == 0 and STATUS_RE.fullmatch(r.stdout), r.stdout
+        s = stats_dict(ctl(srv.conf, "stats_noreset").stdout)
+        assert "total.num.queries" in s
+        r = ctl(srv.conf, "frobnicate")
+        assert r.stdout == "error unknown command 'frobnicate'\n"
+        assert r.returncode == 1
+        r = ctl(srv.conf, "stop")
+        assert r.stdout == "ok\n"
+        srv.proc.wait(10)
+    finally:
+        if srv.proc and srv.proc.poll() is None:
+            srv.proc.send_signal(signal.SIGTERM)
+            srv.proc.wait(10)
