@@ -93,7 +93,8 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	pr = query_parse(pkt, len, &qi);
 	if(pr == PARSE_DROP)
 		return 0;
-	stats_note_query(st, &qi, addr);
+	if(cfg->stat_extended)  /* counted only when asked for, as Unbound */
+		stats_note_query(st, &qi, addr);
 	if(acl == acl_refuse) {
 		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
 		return msg_refuse_reply(out, outcap, &qi);
@@ -186,7 +187,7 @@ size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
 	if(ci->is_tcp)
 		w->stats.num_tcp++;
 	n = answer(w, pkt, len, ci, out, outcap);
-	if(n > 0 && n != QUERY_DEFERRED)
+	if(n > 0 && n != QUERY_DEFERRED && w->env->cfg->stat_extended)
 		stats_note_reply(&w->stats, out, n);
 	if(n == 0)
 		w->stats.num_dropped++;

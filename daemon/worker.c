@@ -156,7 +156,8 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	us = (int64_t)(now.tv_sec - p->start.tv_sec) * 1000000 +
 		(now.tv_nsec - p->start.tv_nsec) / 1000;
 	stats_note_rectime(st, us > 0 ? (uint64_t)us : 0);
-	stats_note_reply(st, reply, len);
+	if(p->w->env->cfg->stat_extended)
+		stats_note_reply(st, reply, len);
 	st->req_cur_all = mesh_num_states(p->w->iter.mesh);
 	st->req_cur_user = mesh_num_waiters(p->w->iter.mesh);
 }
