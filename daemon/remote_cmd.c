@@ -7,6 +7,7 @@
 #include "daemon/worker.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/infra.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -47,9 +48,13 @@ static int cmd_is(const char* p, const char* cmd)
 
 static int parse_name(char* arg, uint8_t* out, struct strbuf* b)
 {
-	if(!arg || !dname_from_str(arg, out)) {
-		strbuf_printf(b, "error cannot parse name %s\n",
-			arg ? arg : "");
+	if(!arg) {
+		strbuf_printf(b, "error: this option requires a domain "
+			"name\n");
+		return 0;
+	}
+	if(!dname_from_str(arg, out)) {
+		strbuf_printf(b, "error cannot parse name %s\n", arg);
 		return 0;
 	}
 	dname_tolower(out);
@@ -76,7 +81,8 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 		(long long)(now.tv_sec - rc->start.tv_sec));
 	strbuf_printf(b, "options:%s%s\n", cfg->so_reuseport ?
 		" reuseport" : "", rc->num_listen == 0 ? "" : rc->ctx ?
-		" control(ssl)" : " control");
+		" control(ssl)" : rc->listen[0].unix_path ?
+		" control(namedpipe)" : " control");
 	strbuf_printf(b, "unbound (pid %d) is running...\n", (int)getpid());
 }
 
@@ -89,7 +95,7 @@ static void do_verbosity(char* arg, struct strbuf* b)
 		return;
 	}
 	v = strtol(arg, &end, 10);
-	if(*end || v < 0 || v > 5) {
+	if(*end || end == arg || v < 0 || v > 1000) {
 		strbuf_printf(b, "error in verbosity number syntax: %s\n", arg);
 		return;
 	}
@@ -201,8 +207,9 @@ static void do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
 	time_t now = time(NULL);
 	if(!parse_name(arg, nm, b))
 		return;
+	dname_to_str(nm, zone, sizeof(zone));
 	strbuf_printf(b, "The following name servers are used for lookup "
-		"of %s\n", arg);
+		"of %s\n", zone);
 	e = rrset_cache_closest_ns(rc->d->rrset_cache, nm, CLASS_IN, now);
 	if(!e) {
 		strbuf_printf(b, "no delegation from cache; goes to configured "
@@ -258,10 +265,15 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	}
 	stats_print_thread(b, "total", tot);
 	stats_print_time(b, &now, &rc->start, &rc->last);
-	if(d->env->cfg->stat_extended)
-		stats_print_extended(b, tot,
-			lruhash_get_mem(d->rrset_cache->table),
-			lruhash_get_mem(d->msg_cache->table));
+	if(d->env->cfg->stat_extended) {
+		struct stats_cache_info ci;
+		ci.mem_rrset = lruhash_get_mem(d->rrset_cache->table);
+		ci.mem_msg = lruhash_get_mem(d->msg_cache->table);
+		ci.rrset_count = lruhash_count(d->rrset_cache->table);
+		ci.msg_count = lruhash_count(d->msg_cache->table);
+		ci.infra_count = infra_count(d->infra);
+		stats_print_extended(b, tot, &ci);
+	}
 	if(reset && !cumulative) {
 		memcpy(rc->base_stats, cur, (size_t)n * sizeof(*cur));
 		rc->last = now;

@@ -97,10 +97,28 @@ void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
 		st->ans_nodata++;
 }
 
+/* Unbound's timehist buckets: [0,1us), [1,2us), ... doubling up to
+ * [524288us, 1s), then [1s,2s), [2s,4s), ... [262144s, 524288s). */
+static uint64_t bucket_lo(int i)
+{
+	if(i == 0)
+		return 0;
+	if(i <= 20)
+		return 1ULL << (i - 1);
+	return 1000000ULL << (i - 21);
+}
+
+static uint64_t bucket_hi(int i)
+{
+	if(i < 20)
+		return 1ULL << i;
+	return 1000000ULL << (i - 20);
+}
+
 void stats_note_rectime(struct worker_stats* st, uint64_t us)
 {
 	int b = 0;
-	while(us >> b && b < STATS_HIST_BUCKETS - 1)
+	while(b < STATS_HIST_BUCKETS - 1 && us >= bucket_hi(b))
 		b++;
 	st->rec_hist[b]++;
 	st->rec_time_us += us;
@@ -153,8 +171,8 @@ double stats_hist_median(const struct worker_stats* s)
 			continue;
 		}
 		/* interpolate inside the bucket, as Unbound's timehist */
-		lo = i == 0 ? 0.0 : (double)(1ULL << (i - 1));
-		hi = (double)(1ULL << i);
+		lo = (double)bucket_lo(i);
+		hi = (double)bucket_hi(i);
 		return (lo + (hi - lo) * ((double)((total + 1) / 2 - seen) /
 			(double)s->rec_hist[i])) / 1e6;
 	}
@@ -174,8 +192,10 @@ void stats_print_thread(struct strbuf* b, const char* p,
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
 		(unsigned long long)s->num_queries);
 	strbuf_printf(b, "%s.num.queries_ip_ratelimited=0\n", p);
+	/* as Unbound: every query not handed to recursion */
 	strbuf_printf(b, "%s.num.cachehits=%llu\n", p,
-		(unsigned long long)s->num_cachehits);
+		(unsigned long long)(s->num_queries >= s->num_cachemiss ?
+		s->num_queries - s->num_cachemiss : 0));
 	strbuf_printf(b, "%s.num.cachemiss=%llu\n", p,
 		(unsigned long long)s->num_cachemiss);
 	strbuf_printf(b, "%s.num.prefetch=0\n", p);
@@ -222,15 +242,31 @@ static void print_named(struct strbuf* b, const char* what, const char* nm,
 	strbuf_printf(b, "num.%s.%s=%llu\n", what, nm, (unsigned long long)v);
 }
 
+static void print_hist_time(char* buf, size_t len, uint64_t us)
+{
+	snprintf(buf, len, "%6.6llu.%6.6llu", (unsigned long long)(us /
+		1000000), (unsigned long long)(us % 1000000));
+}
+
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
-	size_t mem_rrset, size_t mem_msg)
+	const struct stats_cache_info* c)
 {
 	static const char* flags[8] = { "QR", "AA", "TC", "RD", "RA", "Z",
 		"AD", "CD" };
 	char nm[32];
 	int i;
-	strbuf_printf(b, "mem.cache.rrset=%zu\n", mem_rrset);
-	strbuf_printf(b, "mem.cache.message=%zu\n", mem_msg);
+	strbuf_printf(b, "mem.cache.rrset=%zu\n", c->mem_rrset);
+	strbuf_printf(b, "mem.cache.message=%zu\n", c->mem_msg);
+	strbuf_printf(b, "mem.mod.iterator=0\nmem.mod.validator=0\n"
+		"mem.mod.respip=0\nmem.mod.subnet=0\nmem.streamwait=0\n"
+		"mem.http.query_buffer=0\nmem.http.response_buffer=0\n");
+	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
+		char lo[32], hi[32];
+		print_hist_time(lo, sizeof(lo), bucket_lo(i));
+		print_hist_time(hi, sizeof(hi), bucket_hi(i));
+		strbuf_printf(b, "histogram.%s.to.%s=%llu\n", lo, hi,
+			(unsigned long long)s->rec_hist[i]);
+	}
 	for(i = 0; i < 256; i++) {
 		char* t;
 		if(s->qtype[i] == 0)
@@ -264,10 +300,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
 	strbuf_printf(b, "num.query.tcpout=0\nnum.query.udpout=0\n"
-		"num.query.tls=0\nnum.query.tls.resume=0\n"
-		"num.query.https=0\n");
+		"num.query.tls=0\nnum.query.tls.resume=0\n");
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);
+	strbuf_printf(b, "num.query.https=0\n");
 	for(i = 0; i < 8; i++)
 		print_named(b, "query.flags", flags[i], s->qflags[i]);
 	strbuf_printf(b, "num.query.edns.present=%llu\n",
@@ -285,7 +321,16 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		else	snprintf(nm, sizeof(nm), "RCODE%d", i);
 		print_named(b, "answer.rcode", nm, s->rcode[i]);
 	}
-	print_named(b, "answer.rcode", "nodata", s->ans_nodata);
+	if(s->ans_nodata)
+		print_named(b, "answer.rcode", "nodata", s->ans_nodata);
 	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=0\n"
-		"num.answer.bogus=0\nnum.rrset.bogus=0\n");
+		"num.answer.bogus=0\nnum.rrset.bogus=0\n"
+		"num.query.aggressive.NOERROR=0\n"
+		"num.query.aggressive.NXDOMAIN=0\n"
+		"unwanted.queries=0\nunwanted.replies=0\n");
+	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
+		"infra.cache.count=%zu\nkey.cache.count=0\n", c->msg_count,
+		c->rrset_count, c->infra_count);
+	strbuf_printf(b, "num.query.authzone.up=0\nnum.query.authzone.down=0\n"
+		"num.query.subnet=0\nnum.query.subnet_cache=0\n");
 }

@@ -58,10 +58,14 @@ void stats_print_thread(struct strbuf* b, const char* prefix,
 /* The time.* lines; now, start and last are absolute times. */
 void stats_print_time(struct strbuf* b, const struct timespec* now,
 	const struct timespec* start, const struct timespec* last);
-/* The extended-statistics lines of the total. mem_rrset and mem_msg are
- * the caches' byte counts. */
+/* What the shared caches hold, for the extended statistics. */
+struct stats_cache_info {
+	size_t mem_rrset, mem_msg;   /* bytes */
+	size_t rrset_count, msg_count, infra_count;
+};
+/* The extended-statistics lines of the total. */
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
-	size_t mem_rrset, size_t mem_msg);
+	const struct stats_cache_info* c);
 /* The median of the recursion time histogram, in seconds. */
 double stats_hist_median(const struct worker_stats* s);
 

@@ -337,3 +337,38 @@ def test_our_client_with_real_unbound(tmp_path, keys):
         if srv.proc and srv.proc.poll() is None:
             srv.proc.send_signal(signal.SIGTERM)
             srv.proc.wait(10)
+
+
+@pytest.mark.skipif(not os.path.exists(DEB_UNBOUND),
+                    reason="Debian's unbound not installed")
+def test_stats_names_match_reference(unbound, tmp_path, keys):
+    """The same queries to ours and to Debian's Unbound give the same
+    stats names in the same order, and the same query/answer counts."""
+    body = ('extended-statistics: yes\n'
+            'local-data: "a.example. A 192.0.2.1"')
+    ref = RefServer(tmp_path / "ref")
+    os.makedirs(ref.dir, exist_ok=True)
+    got = {}
+    try:
+        start_tls(ref, keys, threads=2,
+                  body=body + '\nmodule-config: "iterator"')
+        start_tls(unbound, keys, threads=2, body=body)
+        for name, srv in (("ref", ref), ("ours", unbound)):
+            ctl(srv.conf, "stats")
+            for i in range(6):
+                srv.query("a.example.", "A" if i % 2 else "AAAA",
+                          tcp=(i == 0))
+            srv.query("a.example.", "A", want_dnssec=True)
+            out = ctl(srv.conf, "stats_noreset").stdout
+            got[name] = [l.split("=", 1) for l in out.splitlines()]
+    finally:
+        if ref.proc and ref.proc.poll() is None:
+            ref.proc.send_signal(signal.SIGTERM)
+            ref.proc.wait(10)
+    assert [k for k, _ in got["ours"]] == [k for k, _ in got["ref"]]
+    ours, theirs = dict(got["ours"]), dict(got["ref"])
+    for k in theirs:
+        if k.startswith(("num.query.", "num.answer.")) or \
+                k in ("total.num.queries", "total.num.cachehits",
+                      "total.num.cachemiss"):
+            assert ours[k] == theirs[k], (k, ours[k], theirs[k])
