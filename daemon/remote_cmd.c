@@ -104,12 +104,11 @@ static void do_verbosity(char* arg, struct strbuf* b)
 	strbuf_printf(b, "ok\n");
 }
 
-static void do_log_reopen(struct daemon_remote* rc, struct strbuf* b)
+static void do_log_reopen(struct strbuf* b)
 {
-	struct config_file* cfg = rc->d->env->cfg;
 	verbose(VERB_QUERY, "reopen log file");
-	if(rc->d->debug_mode < 2)
-		log_init(cfg->logfile, cfg->use_syslog, cfg->chrootdir);
+	/* the same file name, as opened at start or the last reload */
+	log_reopen();
 	strbuf_printf(b, "ok\n");
 }
 
@@ -355,7 +354,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "verbosity")) {
 		do_verbosity(next_arg(&args), b);
 	} else if(cmd_is(p, "log_reopen")) {
-		do_log_reopen(rc, b);
+		do_log_reopen(b);
 	} else if(cmd_is(p, "stats_noreset")) {
 		rc_print_stats(rc, b, 0);
 	} else if(cmd_is(p, "stats")) {

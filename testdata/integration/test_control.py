@@ -302,6 +302,37 @@ def test_reload_while_querying(unbound, keys):
     assert unbound.query("new.example.").answer
 
 
+def test_log_reopen_after_rotation(unbound, keys):
+    start_tls(unbound, keys)
+    os.rename(unbound.logfile, unbound.logfile + ".1")
+    assert ctl(unbound.conf, "log_reopen").stdout == "ok\n"
+    assert ctl(unbound.conf, "reload").stdout == "ok\n"
+    with open(unbound.logfile) as f:
+        assert "service reload" in f.read()
+
+
+def test_server_option_and_quiet(unbound, keys):
+    start_tls(unbound, keys)
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "-s", "127.0.0.1@%d" % unbound.ctl_port,
+                "-q", "status", binary=binary)
+        assert r.returncode == 0 and r.stdout == "", (binary, r.stdout)
+        r = ctl(unbound.conf, "-q", "frobnicate", binary=binary)
+        assert r.returncode == 1 and r.stdout.startswith("error")
+        # nobody listens there
+        r = ctl(unbound.conf, "-s", "127.0.0.1@%d" % free_port(),
+                "status", binary=binary)
+        assert r.returncode != 0
+
+
+def test_bad_key_files_refused_at_start(unbound, tmp_path):
+    port = free_port()
+    unbound.start(extra=rc_clause(str(tmp_path / "nokeys"), port),
+                  wait=False)
+    assert unbound.proc.wait(15 * SLOW) != 0
+    assert "unbound_server" in unbound.output()
+
+
 def test_stop(unbound, keys):
     start_tls(unbound, keys)
     r = ctl(unbound.conf, "stop")
