@@ -13,7 +13,7 @@ import time
 import dns.rcode
 import pytest
 
-from conftest import (BUILDDIR, REFERENCE, SLOW, Server, free_port,
+from conftest import (BUILDDIR, HAVE_IPV6, SLOW, Server, free_port,
                       ours_only)
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
@@ -105,6 +105,32 @@ def test_unix_socket_both_clients(unbound, tmp_path):
         assert r.stdout == "1\n", r.stdout
     assert unbound.stop() == 0
     assert not os.path.exists(path)
+
+
+@pytest.mark.parametrize("iface", ["127.0.0.1", "::1"])
+def test_plain_tcp_without_cert(unbound, iface):
+    if iface == "::1" and not HAVE_IPV6:
+        pytest.skip("::1 not available")
+    port = free_port(ipv6=iface == "::1")
+    unbound.start(extra=rc_clause(None, port, iface=iface, use_cert=False))
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "status", binary=binary)
+        assert r.returncode == 0, (binary, r.stdout, r.stderr)
+        assert "options: reuseport control\n" in r.stdout or \
+            "options: control\n" in r.stdout, r.stdout
+    # the protocol by hand: one line in, the answer, then close
+    fam = socket.AF_INET6 if iface == "::1" else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_STREAM) as s:
+        s.settimeout(5)
+        s.connect((iface, port))
+        s.sendall(b"UBCT1 get_option port\n")
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    assert data == b"%d\n" % unbound.port
 
 
 def test_wrong_certificate_refused(unbound, keys, tmp_path):
