@@ -152,13 +152,17 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	struct worker_stats* st = &p->w->stats;
 	struct timespec now;
 	int64_t us;
+	uint64_t n;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	us = (int64_t)(now.tv_sec - p->start.tv_sec) * 1000000 +
 		(now.tv_nsec - p->start.tv_nsec) / 1000;
 	stats_note_rectime(st, us > 0 ? (uint64_t)us : 0);
 	if(p->w->env->cfg->stat_extended)
 		stats_note_reply(st, reply, len);
-	st->req_cur_all = mesh_num_states(p->w->iter.mesh);
+	/* the mesh counts this waiter out before the call and its state
+	 * after it: the state is about to go */
+	n = mesh_num_states(p->w->iter.mesh);
+	st->req_cur_all = n > 0 ? n - 1 : 0;
 	st->req_cur_user = mesh_num_waiters(p->w->iter.mesh);
 }
 

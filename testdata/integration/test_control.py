@@ -10,8 +10,15 @@ import subprocess
 import threading
 import time
 
+import sys
+
 import dns.rcode
 import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+from testnet.fixture import testnet_net  # noqa: E402,F401
 
 from conftest import (BUILDDIR, HAVE_IPV6, SLOW, Server, free_port,
                       ours_only)
@@ -429,3 +436,49 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
                 k in ("total.num.queries", "total.num.cachehits",
                       "total.num.cachemiss"):
             assert ours[k] == theirs[k], (k, ours[k], theirs[k])
+
+
+def test_recursion_stats_and_flush(unbound, keys, testnet_net):
+    """Through the test internet: misses, hits, recursion time, rcodes;
+    flush makes the next ask a miss again; lookup shows the cached
+    delegation."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    start_tls(unbound, keys, threads=2, root_hints=net.root_hints,
+              body="extended-statistics: yes")
+    ctl(unbound.conf, "stats")
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    r = unbound.query("nonexistent.example.tld1.", timeout=8)
+    assert r.rcode() == dns.rcode.NXDOMAIN
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert s["total.num.queries"] == "3"
+    assert s["total.num.cachemiss"] == "2"
+    assert s["total.num.cachehits"] == "1"
+    assert s["total.num.recursivereplies"] == "2"
+    assert float(s["total.recursion.time.avg"]) > 0
+    assert float(s["total.recursion.time.median"]) > 0
+    assert s["total.requestlist.current.all"] == "0"
+    assert s["total.requestlist.current.user"] == "0"
+    assert int(s["total.requestlist.max"]) >= 1
+    assert s["num.answer.rcode.NXDOMAIN"] == "1"
+    assert s["num.answer.rcode.NOERROR"] == "2"
+    assert int(s["msg.cache.count"]) >= 2
+    hist = sum(int(v) for k, v in s.items() if k.startswith("histogram."))
+    assert hist == 2
+    out = ctl(unbound.conf, "lookup", "www.example.tld1").stdout
+    assert "lookup of www.example.tld1." in out
+    assert "\tNS\t" in out and "Delegation with" in out
+    # flushed: asked again upstream
+    assert ctl(unbound.conf, "flush", "www.example.tld1").stdout == "ok\n"
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert s["total.num.cachemiss"] == "1"
+    out = ctl(unbound.conf, "flush_zone", "tld1").stdout
+    m = re.fullmatch(r"ok removed (\d+) rrsets, (\d+) messages and 0 key "
+                     r"entries\n", out)
+    assert m and int(m.group(1)) > 0 and int(m.group(2)) > 0, out
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert s["total.num.cachemiss"] == "1"
