@@ -232,6 +232,28 @@ static void do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
 	rrset_cache_release(rc->d->rrset_cache, e);
 }
 
+/* Runs in a worker's thread: the maximum starts again from now (a
+ * gauge cannot be reset by a baseline). */
+static void reset_max_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct worker* w = arg;
+	(void)fd;
+	(void)ev;
+	w->stats.req_max = w->stats.req_cur_all;
+}
+
+/* Ask every worker to reset its gauges, in its own thread. */
+static void reset_worker_gauges(struct daemon* d)
+{
+	struct timeval now = { 0, 0 };
+	int i;
+	for(i = 0; i < d->num_workers; i++)
+		if(event_base_once(d->workers[i]->base, -1, EV_TIMEOUT,
+			reset_max_cb, d->workers[i], &now) != 0)
+			verbose(VERB_ALGO, "could not reset thread %d's "
+				"requestlist.max", i);
+}
+
 void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 {
 	struct daemon* d = rc->d;
@@ -276,6 +298,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	if(reset && !cumulative) {
 		memcpy(rc->base_stats, cur, (size_t)n * sizeof(*cur));
 		rc->last = now;
+		reset_worker_gauges(d);
 	}
 	free(cur);
 	free(tot);
@@ -293,6 +316,7 @@ static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 			stats_snapshot(&rc->d->workers[i]->stats,
 				&rc->base_stats[i]);
 		clock_gettime(CLOCK_REALTIME, &rc->last);
+		reset_worker_gauges(rc->d);
 	}
 	strbuf_printf(b, "ok\n");
 }
@@ -330,6 +354,8 @@ void rc_log_stats(struct daemon_remote* rc)
 		if(!d->env->cfg->stat_cumulative)
 			rc->base_stats[i] = cur;
 	}
+	if(!d->env->cfg->stat_cumulative)
+		reset_worker_gauges(d);
 }
 
 int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)

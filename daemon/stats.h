@@ -9,7 +9,8 @@
  * aligned 64-bit word at once). A reset ("stats" without
  * statistics-cumulative) never writes the workers' counters: the main
  * thread keeps a baseline snapshot per thread and prints the
- * difference. */
+ * difference. The gauge requestlist.max is reset by the worker itself,
+ * in its own thread, on an event the main thread queues on its base. */
 #ifndef DAEMON_STATS_H
 #define DAEMON_STATS_H
 #include <stddef.h>

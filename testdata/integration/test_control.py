@@ -482,3 +482,11 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
     assert unbound.query("www.example.tld1.", timeout=8).answer
     s = stats_dict(ctl(unbound.conf, "stats").stdout)
     assert s["total.num.cachemiss"] == "1"
+    # the reset reached the workers: the maximum starts again
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        if s["total.requestlist.max"] == "0":
+            break
+        time.sleep(0.1)
+    assert s["total.requestlist.max"] == "0"
