@@ -193,6 +193,53 @@ def test_slow_client_does_not_block(unbound, keys):
     long_line.close()
 
 
+def unix_exchange(path, data, timeout=10):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        try:
+            s.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        out = b""
+        try:
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+        except ConnectionResetError:
+            pass
+        return out
+
+
+def test_garbage_and_many_connections(unbound, tmp_path):
+    path = str(tmp_path / "ctl.sock")
+    unbound.start(extra=rc_clause(None, iface=path, use_cert=False))
+    assert unix_exchange(path, b"UBCT1 status\n").startswith(b"version: ")
+    # wrong magic: closed without an answer; wrong version: an error
+    assert unix_exchange(path, b"GET / HTTP/1.0\r\n\r\n") == b""
+    assert unix_exchange(path, b"UBCT9 status\n") == \
+        b"error version mismatch\n"
+    assert unix_exchange(path, b"UBCT1 \x00\xff\xfe\n").startswith(
+        b"error unknown command")
+    assert unix_exchange(path, b"UBCT1 status\r\n").startswith(b"version")
+    assert unix_exchange(path, b"UBCT1 " + b"a" * 10000 + b"\n") == \
+        b"error command line too long\n"
+    # more idle connections than the daemon takes at once
+    idle = []
+    for _ in range(40):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)
+        idle.append(c)
+    assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+    for c in idle:
+        c.close()
+    # once they are gone, control works again at once
+    assert unix_exchange(path, b"UBCT1 get_option port\n") == \
+        b"%d\n" % unbound.port
+
+
 def test_unknown_and_malformed_commands(unbound, keys):
     start_tls(unbound, keys)
     for binary in CLIENTS:
