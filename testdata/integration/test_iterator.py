@@ -1,5 +1,6 @@
 """The iterator and the mesh, through the test driver smallapp/resolve-test
-(not the daemon: recursion is not wired into it yet), resolving through
+(one worker's resolver without the daemon around it; test_recursion.py
+does the same through the daemon), resolving through
 the loopback test internet (testdata/testnet). Every config points
 root-hints: at the test internet's loopback root; nothing leaves
 127.0.0.0/8.
