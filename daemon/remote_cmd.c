@@ -170,6 +170,23 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 		"entries\n", (unsigned long)r, (unsigned long)m, 0UL);
 }
 
+/* A negative message: an error rcode (NXDOMAIN, SERVFAIL) or NODATA. */
+static int negative_msg(struct msg_entry* m, void* arg)
+{
+	(void)arg;
+	return (m->flags & 0xf) != 0 || m->len < 12 ||
+		(m->tmpl[6] == 0 && m->tmpl[7] == 0);
+}
+
+/* flush_negative: Unbound also drops parent-side negative NS RRsets;
+ * this cache keeps none, so only messages go. */
+static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
+{
+	size_t m = msg_cache_walk(rc->d->msg_cache, negative_msg, NULL);
+	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and 0 key "
+		"entries\n", (unsigned long)m);
+}
+
 static void do_get_option(struct daemon_remote* rc, char* arg,
 	struct strbuf* b)
 {
@@ -397,8 +414,14 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		do_get_option(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "lookup")) {
 		do_lookup(rc, next_arg(&args), b);
-	} else if(cmd_is(p, "flush_infra") || cmd_is(p, "flush_requestlist")
-		|| cmd_is(p, "flush_bogus") || cmd_is(p, "flush_negative")) {
+	} else if(cmd_is(p, "flush_negative")) {
+		do_flush_negative(rc, b);
+	} else if(cmd_is(p, "flush_bogus")) {
+		/* nothing is validated yet, so nothing is bogus */
+		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and 0 key "
+			"entries\n");
+	} else if(cmd_is(p, "flush_infra") ||
+		cmd_is(p, "flush_requestlist")) {
 		*args = 0;
 		strbuf_printf(b, "error %s is not implemented yet\n", p);
 	} else {

@@ -269,6 +269,10 @@ def test_commands(unbound, keys):
         assert re.fullmatch(r"ok removed \d+ rrsets, \d+ messages and 0 "
                             r"key entries\n", ok("flush_zone", "example.com"))
         assert ok("flush_stats") == "ok\n"
+        assert ok("flush_bogus") == ("ok removed 0 rrsets, 0 messages "
+                                     "and 0 key entries\n")
+        assert re.fullmatch(r"ok removed 0 rrsets, \d+ messages and 0 "
+                            r"key entries\n", ok("flush_negative"))
         assert ok("log_reopen") == "ok\n"
         assert ok("lookup", "www.example.com").startswith(
             "The following name servers are used for lookup of "
@@ -529,6 +533,19 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
     assert unbound.query("www.example.tld1.", timeout=8).answer
     s = stats_dict(ctl(unbound.conf, "stats").stdout)
     assert s["total.num.cachemiss"] == "1"
+    # flush_negative: the NXDOMAIN goes, the positive answer stays
+    assert unbound.query("nonexistent.example.tld1.",
+                         timeout=8).rcode() == dns.rcode.NXDOMAIN
+    ctl(unbound.conf, "stats")
+    out = ctl(unbound.conf, "flush_negative").stdout
+    m = re.fullmatch(r"ok removed 0 rrsets, (\d+) messages and 0 key "
+                     r"entries\n", out)
+    assert m and int(m.group(1)) >= 1, out
+    assert unbound.query("nonexistent.example.tld1.",
+                         timeout=8).rcode() == dns.rcode.NXDOMAIN
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    s = stats_dict(ctl(unbound.conf, "stats").stdout)
+    assert s["total.num.cachemiss"] == "1", s["total.num.cachemiss"]
     # the reset reached the workers: the maximum starts again
     deadline = time.time() + 5
     while time.time() < deadline:
