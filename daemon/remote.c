@@ -117,10 +117,8 @@ static void conn_run(struct rc_conn* c)
 		*nl = 0;
 	c->line[c->linelen] = 0;
 	if(strncmp(c->line, "UBCT", 4) != 0) {
+		/* not a control client: close without an answer */
 		verbose(VERB_QUERY, "control connection has bad magic string");
-		c->out.oom = 0;
-		c->after = RC_AFTER_NONE;
-		c->linelen = 0;
 		return;
 	}
 	if(atoi(c->line + 4) != 1) {
