@@ -271,6 +271,27 @@ static void reset_worker_gauges(struct daemon* d)
 				"requestlist.max", i);
 }
 
+static void flush_requestlist_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)fd;
+	(void)ev;
+	worker_flush_requestlist(arg);
+}
+
+/* Each worker drops its own waiting clients, in its own thread. */
+static void do_flush_requestlist(struct daemon* d, struct strbuf* b)
+{
+	struct timeval now = { 0, 0 };
+	int i;
+	for(i = 0; i < d->num_workers; i++)
+		if(event_base_once(d->workers[i]->base, -1, EV_TIMEOUT,
+			flush_requestlist_cb, d->workers[i], &now) != 0) {
+			strbuf_printf(b, "error could not distribute cmd\n");
+			return;
+		}
+	strbuf_printf(b, "ok\n");
+}
+
 void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 {
 	struct daemon* d = rc->d;
@@ -420,8 +441,9 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		/* nothing is validated yet, so nothing is bogus */
 		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and 0 key "
 			"entries\n");
-	} else if(cmd_is(p, "flush_infra") ||
-		cmd_is(p, "flush_requestlist")) {
+	} else if(cmd_is(p, "flush_requestlist")) {
+		do_flush_requestlist(rc->d, b);
+	} else if(cmd_is(p, "flush_infra")) {
 		*args = 0;
 		strbuf_printf(b, "error %s is not implemented yet\n", p);
 	} else {

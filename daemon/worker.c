@@ -236,6 +236,30 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
 	}
 }
 
+/* rc: flush_requestlist, in this worker's own thread (queued on its
+ * base by the remote control). UDP clients waiting for the mesh are
+ * forgotten without a reply, as Unbound; a state nobody waits for any
+ * more stops. TCP waiters stay: their connection expects its answer. */
+void worker_flush_requestlist(struct worker* w)
+{
+	if(!w->iter.mesh)
+		return;
+	for(;;) {
+		struct pending_reply* p;
+		/* from the head each time, as worker_tcp_closed */
+		for(p = w->pending; p; p = p->next)
+			if(!p->is_tcp && !p->in_call)
+				break;
+		if(!p)
+			break;
+		(void)mesh_detach_client(w->iter.mesh, p);
+		pending_unlink(p);
+		free(p);
+	}
+	w->stats.req_cur_all = mesh_num_states(w->iter.mesh);
+	w->stats.req_cur_user = mesh_num_waiters(w->iter.mesh);
+}
+
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
 	uint8_t* out, size_t outcap)

@@ -95,6 +95,9 @@ void worker_refresh_env(struct worker* w);
 /* Refresh qi's cache entry in the background (no client waits). */
 void worker_refresh_cached(struct worker* w, const struct query_info* qi,
 	uint16_t edns_size);
+/* Drop the UDP clients waiting for recursion, without a reply (remote
+ * control flush_requestlist); call in the worker's thread only. */
+void worker_flush_requestlist(struct worker* w);
 /* worker_resolve: the client already has wait-limit replies waiting */
 #define WORKER_WAIT_LIMITED ((size_t)-2)
 /* Hand a question the cache could not answer to the mesh. Returns

@@ -21,7 +21,7 @@ if TESTDATA not in sys.path:
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
 from conftest import (BUILDDIR, HAVE_IPV6, SLOW, Server, free_port,
-                      ours_only)
+                      make_query, ours_only)
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 OUR_SETUP = os.path.join(BUILDDIR, "unbound-control-setup")
@@ -554,3 +554,51 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
             break
         time.sleep(0.1)
     assert s["total.requestlist.max"] == "0"
+
+
+def test_flush_requestlist(unbound, keys, testnet_net):
+    """Clients waiting for a server that does not answer are dropped:
+    the request list empties, no reply is sent."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    resp = net.responder("bad")
+    start_tls(unbound, keys, root_hints=net.root_hints)
+    # the delegation first, so the waiting is at the silent server
+    assert unbound.query("www.bad.tld2.", timeout=8).answer
+    resp.set_behaviour(rules=[{"name": "slow%d.bad.tld2." % i,
+                               "actions": [{"type": "drop"}]}
+                              for i in range(3)])
+    socks = []
+    try:
+        for i in range(3):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(make_query("slow%d.bad.tld2." % i).to_wire(),
+                     ("127.0.0.1", unbound.port))
+            socks.append(s)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+            if st["total.requestlist.current.user"] == "3":
+                break
+            time.sleep(0.1)
+        assert st["total.requestlist.current.user"] == "3", st
+        assert ctl(unbound.conf, "flush_requestlist").stdout == "ok\n"
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+            if st["total.requestlist.current.user"] == "0":
+                break
+            time.sleep(0.1)
+        assert st["total.requestlist.current.user"] == "0", st
+        assert st["total.requestlist.current.all"] == "0", st
+        for s in socks:
+            s.settimeout(0.2)
+            with pytest.raises(socket.timeout):
+                s.recv(4096)
+        # still resolving
+        assert unbound.query("www.bad.tld2.", timeout=8).answer
+    finally:
+        for s in socks:
+            s.close()
+        resp.reset_behaviour()
