@@ -39,9 +39,26 @@ CLK = os.sysconf("SC_CLK_TCK")
 BENCH_ZONE = "bench.tld1."
 NOWHERE = "127.0.0.254"      # the only root server in the root hints
 STARTED = []                 # (pidfile, Popen) of everything we started
+CLIENTS = []                 # the client (dnsperf, connrate) running now
+
+
+def run_client(cmd, stdout):
+    """Run a client to its end; a signal meanwhile stops it (stop_all)."""
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.STDOUT,
+                         universal_newlines=True)
+    CLIENTS.append(p)
+    try:
+        out, _ = p.communicate()
+    finally:
+        CLIENTS.remove(p)
+    return out or ""
 
 
 def stop_all():
+    # no wait() here: in a signal handler the interrupted wait() holds
+    # the Popen's lock; the client dies and is reaped when we exit
+    for p in CLIENTS:
+        p.terminate()
     while STARTED:
         pidfile, proc = STARTED.pop()
         procs.stop(pidfile, proc)
@@ -193,7 +210,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
     if verbose:
         cmd += ["-v"]
     with open(outfile, "w") as out:
-        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, check=False)
+        run_client(cmd, out)
     return parse_dnsperf(outfile, verbose)
 
 
@@ -420,13 +437,14 @@ def run_connrate(a, work, nsd_port, qfile, hints):
         for rnd in range(a.rounds):
             for s in servers:
                 t0 = cpu_ticks(s.pid)
-                p = subprocess.run(
+                out = run_client(
                     ["taskset", "-c", a.client_cpus, a.connrate,
                      "127.0.0.1", str(s.port), str(a.seconds),
                      str(a.conn_clients), "h0." + BENCH_ZONE],
-                    capture_output=True, text=True, check=False)
+                    subprocess.PIPE)
                 t1 = cpu_ticks(s.pid)
-                m = dict(kv.split("=") for kv in p.stdout.split())
+                m = dict(kv.split("=", 1) for kv in out.split()
+                         if "=" in kv)
                 n = max(int(m.get("conns", 0)), 1)
                 r = {"cps": float(m.get("conns_per_s", 0)),
                      "failed": int(m.get("failed", 0)),

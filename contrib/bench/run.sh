@@ -22,7 +22,7 @@
 #    helpers trivial_responder and connrate in $BUILD/bench/,
 # 3. runs contrib/bench/bench.py, which starts NSD, the servers and the
 #    clients, prints the tables, and stops everything it started by PID
-#    (also on Ctrl-C); the trap below is a second line of defence.
+#    (also on Ctrl-C, kill, hang-up: its signal handler and finally).
 set -uo pipefail
 
 cd "$(dirname "$0")/../.." || exit 1
@@ -83,18 +83,8 @@ cc -O2 -Wall -Wextra -o "$BUILD/bench/trivial_responder" \
 cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
 	contrib/bench/connrate.c || die "connrate build"
 
-PY_PID=""
-cleanup() {
-	[ -n "$PY_PID" ] && kill -TERM "$PY_PID" 2>/dev/null && wait "$PY_PID"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-/usr/bin/python3 contrib/bench/bench.py --ours "$BUILD/unbound" \
+# exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
+# handler and its finally stop, by PID, everything it started.
+exec /usr/bin/python3 contrib/bench/bench.py --ours "$BUILD/unbound" \
 	--trivial "$BUILD/bench/trivial_responder" \
-	--connrate "$BUILD/bench/connrate" "$@" &
-PY_PID=$!
-wait "$PY_PID"
-rc=$?
-PY_PID=""
-exit $rc
+	--connrate "$BUILD/bench/connrate" "$@"
