@@ -46,7 +46,7 @@ static int cmd_is(const char* p, const char* cmd)
 		p[n] == '\t');
 }
 
-static int parse_name(char* arg, uint8_t* out, struct strbuf* b)
+int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b)
 {
 	if(!arg) {
 		strbuf_printf(b, "error: this option requires a domain "
@@ -128,7 +128,7 @@ static void do_flush(struct daemon_remote* rc, char* arg, struct strbuf* b)
 		LDNS_RR_TYPE_SRV, LDNS_RR_TYPE_NAPTR, 64, 65 };
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	size_t i;
-	if(!parse_name(arg, nm, b))
+	if(!rc_parse_name(arg, nm, b))
 		return;
 	for(i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		flush_type(rc, nm, types[i]);
@@ -141,7 +141,7 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	char* name = next_arg(&p), *type = next_arg(&p);
 	ldns_rr_type t;
-	if(!parse_name(name, nm, b))
+	if(!rc_parse_name(name, nm, b))
 		return;
 	if(!type) {
 		strbuf_printf(b, "error could not find next argument after "
@@ -162,7 +162,7 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	size_t r, m;
-	if(!parse_name(arg, nm, b))
+	if(!rc_parse_name(arg, nm, b))
 		return;
 	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
 	m = msg_cache_flush_zone(rc->d->msg_cache, nm);
@@ -209,44 +209,6 @@ static void do_get_option(struct daemon_remote* rc, char* arg,
 	else if(text)
 		strbuf_printf(b, "%s", text);
 	free(text);
-}
-
-/* The closest cached delegation for a name, as Unbound's lookup words
- * it (the NS names; their addresses are not listed yet). */
-static void do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
-{
-	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
-	struct rrset_entry* e;
-	struct packed_rrset rr, sigs;
-	char zone[1100], ns[1100];
-	size_t i;
-	time_t now = time(NULL);
-	if(!parse_name(arg, nm, b))
-		return;
-	dname_to_str(nm, zone, sizeof(zone));
-	strbuf_printf(b, "The following name servers are used for lookup "
-		"of %s\n", zone);
-	e = rrset_cache_closest_ns(rc->d->rrset_cache, nm, CLASS_IN, now);
-	if(!e) {
-		strbuf_printf(b, "no delegation from cache; goes to configured "
-			"roots\n");
-		return;
-	}
-	rrset_entry_view(e, now, &rr, &sigs);
-	dname_to_str(rr.owner, zone, sizeof(zone));
-	strbuf_printf(b, ";rrset %u %u 0 %d\n", (unsigned)rr.ttl,
-		(unsigned)rr.count, (int)e->trust);
-	for(i = 0; i < rr.count; i++) {
-		if(rr.rdlen[i] < 1 || !dname_valid(rr.rdata[i], rr.rdlen[i]))
-			continue;
-		dname_to_str(rr.rdata[i], ns, sizeof(ns));
-		strbuf_printf(b, "%s\t%u\tIN\tNS\t%s\n", zone,
-			(unsigned)rr.ttl, ns);
-	}
-	strbuf_printf(b, "Delegation with %d names, of which %d can be "
-		"examined to query further addresses.\n", (int)rr.count,
-		(int)rr.count);
-	rrset_cache_release(rc->d->rrset_cache, e);
 }
 
 /* Runs in a worker's thread: the maximum starts again from now (a
@@ -434,7 +396,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "get_option")) {
 		do_get_option(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "lookup")) {
-		do_lookup(rc, next_arg(&args), b);
+		rc_do_lookup(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "flush_negative")) {
 		do_flush_negative(rc, b);
 	} else if(cmd_is(p, "flush_bogus")) {

@@ -44,6 +44,12 @@ enum rc_after { RC_AFTER_NONE = 0, RC_AFTER_STOP };
 /* Run one command line ("stats_noreset", "flush example.com"), writing
  * the answer to out. Returns what to do after the answer is sent. */
 int rc_cmd_execute(struct daemon_remote* rc, char* cmd, struct strbuf* out);
+/* Parse a domain name argument into out (lowercased wire format);
+ * on error the error line goes to out and 0 is returned. */
+int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b);
+/* lookup NAME: the closest cached delegation, its addresses and what
+ * the infrastructure cache knows of them (remote_lookup.c). */
+void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;

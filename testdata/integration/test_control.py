@@ -521,6 +521,11 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
     out = ctl(unbound.conf, "lookup", "www.example.tld1").stdout
     assert "lookup of www.example.tld1." in out
     assert "\tNS\t" in out and "Delegation with" in out
+    assert re.search(r"\tIN\tA\t127\.", out), out
+    assert "of which 0 can be examined" in out, out
+    m = re.search(r"It provides (\d+) IP addresses\.\n", out)
+    assert m and int(m.group(1)) >= 1, out
+    assert re.search(r"127\.\S+\s+rto \d+ msec, ttl \d+, ping", out), out
     # flushed: asked again upstream
     assert ctl(unbound.conf, "flush", "www.example.tld1").stdout == "ok\n"
     assert unbound.query("www.example.tld1.", timeout=8).answer
