@@ -397,6 +397,10 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		do_get_option(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "lookup")) {
 		rc_do_lookup(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "list_stubs")) {
+		rc_do_list_hints(rc, 0, b);
+	} else if(cmd_is(p, "list_forwards")) {
+		rc_do_list_hints(rc, 1, b);
 	} else if(cmd_is(p, "flush_negative")) {
 		do_flush_negative(rc, b);
 	} else if(cmd_is(p, "flush_bogus")) {

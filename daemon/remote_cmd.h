@@ -50,6 +50,10 @@ int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b);
 /* lookup NAME: the closest cached delegation, its addresses and what
  * the infrastructure cache knows of them (remote_lookup.c). */
 void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b);
+/* list_stubs (forwards 0: root hints and stub zones) or list_forwards
+ * (forwards 1), from the current config's hints. */
+void rc_do_list_hints(struct daemon_remote* rc, int forwards,
+	struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;

@@ -8,6 +8,8 @@
 #include "daemon/daemon.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "iterator/iter_hints.h"
+#include "iterator/delegpt.h"
 #include "util/dname.h"
 #include "util/net_help.h"
 #include "util/msgparse.h"
@@ -160,4 +162,47 @@ void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
 	strbuf_printf(b, "It provides %d IP addresses.\n", addrs.num);
 	print_infra(rc, rr.owner, &addrs, b);
 	rrset_cache_release(rc->d->rrset_cache, e);
+}
+
+/* One delegation point as Unbound's list_stubs/list_forwards print it:
+ * the NS names, then the addresses (without port). */
+static void print_hint(const struct iter_hint* h, struct strbuf* b)
+{
+	const struct delegpt_ns* ns;
+	const struct delegpt_addr* a;
+	char name[1100], ip[64];
+	dname_to_str(h->dp->name, name, sizeof(name));
+	strbuf_printf(b, "%s IN %s", name, h->is_forward ? "forward" :
+		(h->prime || h->is_root ? "stub prime" : "stub noprime"));
+	for(ns = h->dp->nslist; ns; ns = ns->next) {
+		dname_to_str(ns->name, name, sizeof(name));
+		strbuf_printf(b, " %s", name);
+	}
+	for(a = h->dp->addrs; a; a = a->next) {
+		addr_to_str(&a->addr, a->addrlen, ip, sizeof(ip));
+		strbuf_printf(b, " %s", ip);
+	}
+	strbuf_printf(b, "\n");
+}
+
+void rc_do_list_hints(struct daemon_remote* rc, int forwards,
+	struct strbuf* b)
+{
+	const struct iter_hints* hs = rc->d->env->hints;
+	const struct iter_hint* h;
+	if(!hs)
+		return;
+	/* the root first, as Unbound's sorted tree has it */
+	for(h = hs->list; h; h = h->next)
+		if(h->dp && h->dp->name[0] == 0 && !h->is_forward == !forwards)
+			print_hint(h, b);
+	if(hs->root && !forwards) {
+		for(h = hs->list; h && h != hs->root; h = h->next)
+			;
+		if(!h && hs->root->dp)
+			print_hint(hs->root, b);
+	}
+	for(h = hs->list; h; h = h->next)
+		if(h->dp && h->dp->name[0] != 0 && !h->is_forward == !forwards)
+			print_hint(h, b);
 }

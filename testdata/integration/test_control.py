@@ -252,8 +252,22 @@ def test_unknown_and_malformed_commands(unbound, keys):
         assert r.stdout == "error unknown option\n"
 
 
+STUBS = """
+stub-zone:
+\tname: "stub.test."
+\tstub-addr: 127.0.0.5
+\tstub-addr: 127.0.0.6@5353
+\tstub-host: ns.stub.test.
+forward-zone:
+\tname: "fwd.test."
+\tforward-addr: 127.0.0.7
+"""
+
+
 def test_commands(unbound, keys):
-    start_tls(unbound, keys, body='local-data: "www.example.com. A 192.0.2.1"')
+    unbound.ctl_port = free_port()
+    unbound.start('local-data: "www.example.com. A 192.0.2.1"',
+                  extra=rc_clause(keys, unbound.ctl_port) + STUBS)
     for binary in CLIENTS:
         def ok(*args):
             r = ctl(unbound.conf, *args, binary=binary)
@@ -277,6 +291,12 @@ def test_commands(unbound, keys):
         assert ok("lookup", "www.example.com").startswith(
             "The following name servers are used for lookup of "
             "www.example.com")
+        assert ok("list_forwards") == "fwd.test. IN forward 127.0.0.7\n"
+        stubs = ok("list_stubs").splitlines()
+        assert stubs[0] == ". IN stub prime a.root.test. 127.0.0.254"
+        assert stubs[1].startswith("stub.test. IN stub noprime "
+                                   "ns.stub.test. 127.0.0.")
+        assert sorted(stubs[1].split()[-2:]) == ["127.0.0.5", "127.0.0.6"]
         st = stats_dict(ok("stats_noreset"))
         assert "total.num.queries" in st and "time.up" in st
         assert ok("reload") == "ok\n"
