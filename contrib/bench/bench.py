@@ -139,13 +139,14 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   root-hints: "{hints}"
   do-not-query-localhost: no
   access-control: 127.0.0.0/8 allow
-stub-zone:
+{extra}stub-zone:
   name: "{zone}"
   stub-addr: 127.0.0.1@{nsd_port}
 remote-control:
   control-enable: no
 """.format(port=port, threads=a.threads, reuseport=a.reuseport,
-           workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port)
+           workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
+           extra="".join("  %s\n" % line for line in a.conf_line))
     with open(path, "w") as f:
         f.write(text)
 
@@ -543,6 +544,9 @@ def main(argv=None):
     ap.add_argument("--lat-rate", type=int, default=20000,
                     help="dnsperf -Q of the latency run (with -v)")
     ap.add_argument("--lat-seconds", type=int, default=5)
+    ap.add_argument("--conf-line", action="append", default=[],
+                    metavar="'OPTION: VALUE'",
+                    help="add to server: of both resolvers (repeatable)")
     ap.add_argument("--server-cpus", default="0")
     ap.add_argument("--client-cpus", default="1")
     ap.add_argument("--port-base", type=int, default=25353)

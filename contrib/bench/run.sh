@@ -12,7 +12,8 @@
 #
 # Other options: --rate Q (dnsperf -Q), --seconds S, --rounds R,
 # --names N, --clients C (dnsperf -c, default 32), --server-cpus 0,
-# --client-cpus 1, --no-p99, --keep; see contrib/bench/bench.py --help.
+# --client-cpus 1, --conf-line "OPTION: VALUE", --no-p99, --keep; see
+# contrib/bench/bench.py --help.
 #
 # 1. installs dnsperf, nsd, unbound, python3-dnspython, valgrind when
 #    missing (with a policy-rc.d that exits 101, so no packaged service
