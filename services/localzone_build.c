@@ -122,6 +122,7 @@ zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 {
 	struct lz_zone* z = lz_zone_find(lz, nm, dclass);
 	size_t len;
+	int tld;
 	if(z) {
 		if(warn_dup) {
 			char buf[1024];
@@ -146,6 +147,9 @@ zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 	z->hnext = lz->ztab[z->hash & (lz->zsize-1)];
 	lz->ztab[z->hash & (lz->zsize-1)] = z;
 	lz->zcount++;
+	if((tld = lz_tld_bit(nm)) < 0)
+		lz->has_root_zone = 1;
+	else	lz->tld_bits[tld >> 6] |= (uint64_t)1 << (tld & 63);
 	return z;
 }
 

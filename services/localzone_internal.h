@@ -63,6 +63,11 @@ struct local_zones {
 	size_t dsize, dcount;
 	int log_local_actions;
 	int roundrobin;
+	/* A filter of the top-level labels of all zones (256 bits), so a
+	 * name under any other TLD skips the walk up its labels, which
+	 * would hash every suffix; a zone for "." turns it off. */
+	uint64_t tld_bits[4];
+	int has_root_zone;
 };
 
 /* A parsed local-data line. */
@@ -76,6 +81,8 @@ struct lz_rr {
 	size_t rdlen;
 };
 
+/* The filter bit of a name's top-level label, -1 for the root. */
+int lz_tld_bit(const uint8_t* name);
 /* lookups (localzone.c), used by the builder too */
 uint32_t lz_node_seed(const struct lz_zone* z);
 struct lz_zone* lz_zone_find(const struct local_zones* lz, const uint8_t* name,

@@ -239,6 +239,39 @@ test_static(void** state)
 	local_zones_delete(lz);
 }
 
+/* The TLD filter: names under a TLD no zone has skip the lookup; any
+ * case of a zone's TLD still matches; a zone for "." covers all. */
+static void
+test_tld_filter(void** state)
+{
+	struct testcfg t;
+	struct local_zones* lz;
+	(void)state;
+	tc_init(&t);
+	tc_zone(&t, "ExAmPle.", "static");
+	tc_data(&t, "www.example. A 192.0.2.1");
+	assert_non_null(lz = local_zones_create(&t.cfg));
+	check(lz, "www.example.", LDNS_RR_TYPE_A, 0, 1, 0, NULL);
+	check(lz, "WWW.EXAMPLE.", LDNS_RR_TYPE_A, 0, 1, 0, NULL);
+	check(lz, "nope.eXample.", LDNS_RR_TYPE_A, LDNS_RCODE_NXDOMAIN, 0, 0,
+		NULL);
+	check_result(lz, "www.example.org.", LDNS_RR_TYPE_A, LZ_NO_ANSWER);
+	check_result(lz, "example.tld1.", LDNS_RR_TYPE_A, LZ_NO_ANSWER);
+	/* the defaults are in the filter too */
+	check(lz, "localhost.", LDNS_RR_TYPE_A, 0, 1, 0, NULL);
+	local_zones_delete(lz);
+
+	tc_init(&t);
+	tc_zone(&t, ".", "refuse");
+	tc_zone(&t, "example.", "static");
+	assert_non_null(lz = local_zones_create(&t.cfg));
+	check(lz, "www.other.tld.", LDNS_RR_TYPE_A, LDNS_RCODE_REFUSED, 0, 0,
+		NULL);
+	check(lz, "www.example.", LDNS_RR_TYPE_A, LDNS_RCODE_NXDOMAIN, 0, 0,
+		NULL);
+	local_zones_delete(lz);
+}
+
 static void
 test_transparent(void** state)
 {
@@ -750,6 +783,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_static),
+		cmocka_unit_test(test_tld_filter),
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_redirect),
 		cmocka_unit_test(test_deny_refuse),
