@@ -267,16 +267,9 @@ int msg_cache_remove(struct msg_cache* c, const uint8_t* qname,
 	return n;
 }
 
-static int under_zone(struct lruhash_entry* e, void* arg)
-{
-	return dname_subdomain_c(e->key, (const uint8_t*)arg);
-}
-
 size_t msg_cache_flush_zone(struct msg_cache* c, const uint8_t* zone)
 {
-	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
-		return 0;
-	return lruhash_walk(c->table, under_zone, (void*)zone);
+	return lruhash_remove_under(c->table, zone);
 }
 
 void msg_cache_flush_all(struct msg_cache* c)

@@ -289,16 +289,9 @@ int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
 		key, (uint16_t)kl);
 }
 
-static int under_zone(struct lruhash_entry* e, void* arg)
-{
-	return dname_subdomain_c(e->key, (const uint8_t*)arg);
-}
-
 size_t rrset_cache_flush_zone(struct rrset_cache* c, const uint8_t* zone)
 {
-	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
-		return 0;
-	return lruhash_walk(c->table, under_zone, (void*)zone);
+	return lruhash_remove_under(c->table, zone);
 }
 
 void rrset_cache_flush_all(struct rrset_cache* c)

@@ -2,6 +2,7 @@
  * accounting; see lruhash.h for the reference counting rules. */
 #include "config.h"
 #include "util/storage/lruhash.h"
+#include "util/dname.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,4 +359,16 @@ size_t lruhash_count(struct lruhash* t)
 size_t lruhash_slab_max(const struct lruhash* t)
 {
 	return t->slabs[0].max;
+}
+
+static int under_zone(struct lruhash_entry* e, void* arg)
+{
+	return dname_subdomain_c(e->key, (const uint8_t*)arg);
+}
+
+size_t lruhash_remove_under(struct lruhash* t, const uint8_t* zone)
+{
+	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
+		return 0;
+	return lruhash_walk(t, under_zone, (void*)zone);
 }

@@ -114,6 +114,10 @@ size_t lruhash_walk(struct lruhash* t, lruhash_walk_func fn, void* arg);
 
 /* Remove all entries. */
 void lruhash_clear(struct lruhash* t);
+/* For tables whose keys begin with a wire-format name (the message and
+ * RRset caches): remove every entry at or below zone; returns how
+ * many. 0 for a malformed zone name. */
+size_t lruhash_remove_under(struct lruhash* t, const uint8_t* zone);
 
 /* Bytes accounted now (entries and bucket arrays), and entry count. */
 size_t lruhash_get_mem(struct lruhash* t);
