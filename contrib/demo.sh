@@ -32,22 +32,13 @@ TESTNET=(/usr/bin/python3 "testdata/testnet/testnet.py")
 say() { printf '\n=== %s\n' "$*"; }
 die() { printf '\ndemo: %s\n' "$*" >&2; exit 1; }
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		grep -q "install ok installed" || missing+=("$p")
-done
+# missing_packages, install_packages (no packaged nsd or unbound starts)
+. "$SRC/contrib/packages.sh"
+mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "run as root to install: ${missing[*]}"
 	say "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	# keep Debian's nsd package from starting its own server
-	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-	chmod 755 /usr/sbin/policy-rc.d
-	apt-get update -q && apt-get install -y -q --no-install-recommends \
-		"${missing[@]}" || { rm -f /usr/sbin/policy-rc.d;
-		die "package installation failed"; }
-	rm -f /usr/sbin/policy-rc.d
+	install_packages "${missing[@]}" || die "package installation failed"
 fi
 
 if [ ! -x "$SRC/configure" ] || [ "$SRC/configure.ac" -nt "$SRC/configure" ]

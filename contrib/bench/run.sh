@@ -35,32 +35,10 @@ PACKAGES=(build-essential pkg-config libevent-dev libldns-dev libssl-dev
 
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
-missing_packages() {
-	local p
-	for p in "${PACKAGES[@]}"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q "install ok installed" || echo "$p"
-	done
-}
+# missing_packages, install_packages
+. "$SRC/contrib/packages.sh"
 
-install_packages() {
-	local policy=/usr/sbin/policy-rc.d saved="" rc
-	if [ -e "$policy" ]; then
-		saved=$(mktemp) && cp -p "$policy" "$saved"
-	fi
-	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q && apt-get install -y -q --no-install-recommends "$@"
-	rc=$?
-	if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
-	if [ -d /run/systemd/system ]; then
-		systemctl disable --now unbound.service \
-			unbound-resolvconf.service nsd.service 2>/dev/null
-	fi
-	return $rc
-}
-
-mapfile -t MISSING < <(missing_packages)
+mapfile -t MISSING < <(missing_packages "${PACKAGES[@]}")
 if [ ${#MISSING[@]} -gt 0 ]; then
 	echo "bench: installing ${MISSING[*]}"
 	[ "$(id -u)" = 0 ] || die "run as root to install: ${MISSING[*]}"
