@@ -8,6 +8,7 @@
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
 #include "daemon/remote.h"
+#include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
@@ -117,6 +118,7 @@ int daemon_reload(struct daemon* d)
 	atomic_fetch_add_explicit(&d->env_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&d->env_lock);
 	serve_env_release(old);
+	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");
 	return 1;
@@ -298,6 +300,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	/* control sockets and keys before chroot and the privilege drop */
 	if(!(d->rc = daemon_remote_create(d, cfg)))
 		goto out;
+	if(!(d->prom = prom_server_create(d, cfg)))
+		goto out;
 	if(cfg->do_daemonize && !d->debug_mode && !do_daemonize())
 		goto out;
 	if(cfg->pidfile && cfg->pidfile[0] && write_pidfile(cfg->pidfile))
@@ -328,11 +332,15 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 			goto out;
 	if(!daemon_remote_start(d->rc, d->base))
 		goto out;
+	if(!prom_server_start(d->prom, d->base))
+		goto out;
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
 	rc = 0;
 out:
+	prom_server_delete(d->prom);
+	d->prom = NULL;
 	daemon_remote_delete(d->rc);
 	d->rc = NULL;
 	if(d->workers)

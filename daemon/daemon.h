@@ -23,6 +23,7 @@ struct rrset_cache;
 struct worker;
 struct event_base;
 struct daemon_remote;
+struct prom_server;
 
 /* Everything a worker needs to answer, built from one config. Read-only
  * after daemon_env_create, shared by the workers by reference count. */
@@ -59,6 +60,8 @@ struct daemon {
 
 	/* remote control and statistics state (daemon/remote.h) */
 	struct daemon_remote* rc;
+	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
+	struct prom_server* prom;
 };
 
 /* Build a serve_env from a config file: read, check, build acl and local

@@ -115,6 +115,11 @@ static uint64_t bucket_hi(int i)
 	return 1000000ULL << (i - 20);
 }
 
+uint64_t stats_hist_bucket_hi_us(int i)
+{
+	return bucket_hi(i);
+}
+
 void stats_note_rectime(struct worker_stats* st, uint64_t us)
 {
 	int b = 0;

@@ -67,6 +67,8 @@ struct stats_cache_info {
 /* The extended-statistics lines of the total. */
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	const struct stats_cache_info* c);
+/* The upper bound of histogram bucket i, in microseconds. */
+uint64_t stats_hist_bucket_hi_us(int i);
 /* The median of the recursion time histogram, in seconds. */
 double stats_hist_median(const struct worker_stats* s);
 

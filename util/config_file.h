@@ -177,6 +177,10 @@ struct config_file {
 	char* server_cert_file;
 	char* control_key_file;
 	char* control_cert_file;
+	/* Prometheus metrics over HTTP (an extension, daemon/prometheus.h) */
+	int prom_enable;
+	char* prom_interface;    /* address[@port] */
+	int prom_port;
 
 	/* Options accepted but not implemented yet, set in the file to a
 	 * value other than their default: str is "clause:option"

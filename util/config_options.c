@@ -373,6 +373,12 @@ const struct cfg_option cfg_options[] = {
 		RUN_DIR "/unbound_control.key"),
 	USE("control-cert-file", CL_REMOTE, CT_STR, F(control_cert_file),
 		RUN_DIR "/unbound_control.pem"),
+	/* not in Unbound: statistics for Prometheus over HTTP */
+	USE("prometheus-enable", CL_REMOTE, CT_YESNO, F(prom_enable), "no"),
+	{ "prometheus-interface", CL_REMOTE, CT_STR, F(prom_interface), NULL,
+		1, CFGF_IFSPEC, "127.0.0.1", 0, 0 },
+	{ "prometheus-port", CL_REMOTE, CT_INT, F(prom_port), NULL, 1, 0,
+		"9167", 1, 65535 },
 
 	/* stub-zone: and forward-zone: (struct config_stub) */
 	USE("name", CL_STUB | CL_FORWARD, CT_STR, FS(name), NULL),
@@ -786,7 +792,7 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	r = store_value(p, NULL, o, args, &err);
 	if(r == 1 && !in_range(p, o, args))
 		return 0;
-	if(r == 1 && o->handler == h_interface &&
+	if(r == 1 && (o->handler == h_interface || (o->flags & CFGF_IFSPEC)) &&
 		!cfg_ifspec_ok(args[0], ebuf, sizeof(ebuf))) {
 		cfg_error(p, "%s", ebuf);
 		return 0;

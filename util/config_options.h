@@ -43,6 +43,7 @@ enum cfg_type {
 #define CFGF_EMPTY0 0x2 /* "" is accepted as 0 (statistics-interval) */
 #define CFGF_OBSOLETE 0x4 /* accepted with a warning, ignored */
 #define CFGF_POW2   0x8 /* number must be a power of 2 (slabs) */
+#define CFGF_IFSPEC 0x10 /* an address[@port], checked as interface: */
 
 #define CFG_NOFIELD ((size_t)-1)
 
