@@ -322,3 +322,102 @@ def test_dumps_between_ours_and_debian(unbound, keys, testnet_net,
         if ref.proc and ref.proc.poll() is None:
             ref.proc.send_signal(signal.SIGTERM)
             ref.proc.wait(10)
+
+
+def hit_or_miss(srv, name="www.example.tld1.", qtype="A"):
+    ctl(srv.conf, "stats")
+    r = srv.query(name, qtype, timeout=8)
+    assert r.answer, r
+    s = stats_dict(ctl(srv.conf, "stats").stdout)
+    assert int(s["total.num.cachehits"]) + int(s["total.num.cachemiss"]) == 1
+    return "hit" if s["total.num.cachehits"] == "1" else "miss"
+
+
+def test_reload_keep_cache(unbound, keys, testnet_net):
+    """reload and SIGHUP drop the caches; reload +keep-cache and
+    reload_keep_cache keep them while the cache sizes stay; with another
+    msg-cache-size they are dropped too."""
+    net = testnet_net
+    need_net(net)
+    start_tls(unbound, keys, root_hints=net.root_hints)
+    assert hit_or_miss(unbound) == "miss"
+    assert hit_or_miss(unbound) == "hit"
+    for cmd in (["reload", "+keep-cache"], ["reload_keep_cache"]):
+        for binary in CLIENTS:
+            r = ctl(unbound.conf, *cmd, binary=binary)
+            assert r.stdout == "ok\n", (cmd, r.stdout, r.stderr)
+            assert hit_or_miss(unbound) == "hit", (cmd, binary)
+    assert ctl(unbound.conf, "reload").stdout == "ok\n"
+    assert hit_or_miss(unbound) == "miss"
+    assert hit_or_miss(unbound) == "hit"
+    before = unbound.log().count("service reloaded")
+    unbound.send_signal(signal.SIGHUP)
+    deadline = time.time() + 5
+    while unbound.log().count("service reloaded") == before and \
+            time.time() < deadline:
+        time.sleep(0.05)
+    assert unbound.log().count("service reloaded") == before + 1
+    assert hit_or_miss(unbound) == "miss"
+    # a bad option is refused and changes nothing
+    for bad in (["reload", "+nosuch"], ["reload_keep_cache", "+keep-cache"],
+                ["reload", "+keep-cache", "x"]):
+        r = ctl(unbound.conf, *bad)
+        assert r.returncode == 1 and r.stdout.startswith("error"), r.stdout
+    assert hit_or_miss(unbound) == "hit"
+    # other cache sizes: +keep-cache drops them
+    unbound.write_config("msg-cache-size: 8m", root_hints=net.root_hints,
+                         extra=rc_clause(keys, unbound.ctl_port))
+    assert ctl(unbound.conf, "reload", "+keep-cache").stdout == "ok\n"
+    assert hit_or_miss(unbound) == "miss"
+    assert "cache sizes changed" in unbound.log()
+
+
+def test_no_query_lost_across_reloads(unbound, keys, testnet_net):
+    """A client querying over UDP without pause (local data and a cached
+    answer) gets every answer, right, across plain and keep-cache
+    reloads."""
+    net = testnet_net
+    need_net(net)
+    body = 'local-data: "r.example. A 192.0.2.1"'
+    start_tls(unbound, keys, threads=2, root_hints=net.root_hints,
+              body=body)
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    stop = threading.Event()
+    res = {"ok": 0, "bad": []}
+
+    def client():
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(3)
+        i = 0
+        try:
+            while not stop.is_set():
+                name = ("r.example.", "www.example.tld1.")[i % 2]
+                q = make_query(name)
+                s.sendto(q.to_wire(), ("127.0.0.1", unbound.port))
+                try:
+                    r = dns.message.from_wire(s.recv(4096))
+                except Exception as e:  # noqa: BLE001
+                    res["bad"].append((name, repr(e)))
+                    continue
+                want = "192.0.2.1" if i % 2 == 0 else "192.0.2.10"
+                if r.id != q.id or r.rcode() != dns.rcode.NOERROR or \
+                        not r.answer or r.answer[-1][0].address != want:
+                    res["bad"].append((name, r.to_text()))
+                else:
+                    res["ok"] += 1
+                i += 1
+        finally:
+            s.close()
+    th = threading.Thread(target=client)
+    th.start()
+    try:
+        for cmd in (["reload"], ["reload", "+keep-cache"], ["reload"],
+                    ["reload_keep_cache"], ["reload"]):
+            time.sleep(0.3)
+            r = ctl(unbound.conf, *cmd)
+            assert r.stdout == "ok\n", r.stdout + r.stderr
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        th.join()
+    assert res["bad"] == [] and res["ok"] > 20, res
