@@ -410,8 +410,11 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {
-		*args = 0;
-		strbuf_printf(b, "error %s is not implemented yet\n", p);
+		rc_do_flush_infra(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "dump_infra")) {
+		rc_do_dump_infra(rc, b);
+	} else if(cmd_is(p, "dump_requestlist")) {
+		rc_do_dump_requestlist(rc, b);
 	} else {
 		strbuf_printf(b, "error unknown command '%s'\n", p);
 	}

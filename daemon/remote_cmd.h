@@ -66,6 +66,12 @@ void rc_do_load_cache(struct daemon_remote* rc, const char* data,
 /* reload [+keep-cache] (keep 0) and reload_keep_cache (keep 1). */
 void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
 	struct strbuf* b);
+/* dump_infra, flush_infra all|IP[@port], dump_requestlist (thread 0's
+ * queries, read in that thread). */
+void rc_do_dump_infra(struct daemon_remote* rc, struct strbuf* b);
+void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
+	struct strbuf* b);
+void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;

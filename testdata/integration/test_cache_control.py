@@ -421,3 +421,121 @@ def test_no_query_lost_across_reloads(unbound, keys, testnet_net):
         stop.set()
         th.join()
     assert res["bad"] == [] and res["ok"] > 20, res
+
+
+INFRA_RE = re.compile(
+    r"(\S+) (\S+) ttl \d+ ping \d+ var \d+ rtt \d+ rto \d+ tA \d+ "
+    r"tAAAA \d+ tother \d+ ednsknown [01] edns -?\d+ delay \d+ lame "
+    r"dnssec [01] rec [01] A [01] other [01]")
+
+
+def infra_hosts(text):
+    out = set()
+    for line in text.splitlines():
+        m = INFRA_RE.fullmatch(line)
+        assert m, line
+        out.add((m.group(1), m.group(2)))
+    return out
+
+
+def test_dump_and_flush_infra(unbound, keys, testnet_net, tmp_path):
+    """dump_infra has a line per server and zone, in Unbound's format
+    (checked against Debian's Unbound on the same net); flush_infra IP
+    removes that server's lines, flush_infra all the rest; a bad address
+    is an error."""
+    net = testnet_net
+    need_net(net)
+    start_tls(unbound, keys, root_hints=net.root_hints)
+    assert unbound.query("www.example.tld1.", timeout=8).answer
+    root, tld1, ex1 = (net.address(n) for n in ("root", "tld1", "example1"))
+    hosts = infra_hosts(ctl(unbound.conf, "dump_infra").stdout)
+    assert (root, ".") in hosts, hosts
+    assert (ex1, "example.tld1.") in hosts, hosts
+    assert any(z == "tld1." for _, z in hosts), hosts
+    if os.path.exists(DEB_UNBOUND):
+        ref = RefServer(tmp_path / "ref")
+        os.makedirs(ref.dir, exist_ok=True)
+        try:
+            start_tls(ref, keys, root_hints=net.root_hints,
+                      body='module-config: "iterator"')
+            assert ref.query("www.example.tld1.", timeout=8).answer
+            theirs = infra_hosts(ctl(ref.conf, "dump_infra",
+                                     binary=DEB_CTL).stdout)
+            assert (root, ".") in theirs and \
+                (ex1, "example.tld1.") in theirs, theirs
+        finally:
+            if ref.proc and ref.proc.poll() is None:
+                ref.proc.send_signal(signal.SIGTERM)
+                ref.proc.wait(10)
+    for binary in CLIENTS:
+        r = ctl(unbound.conf, "flush_infra", root, binary=binary)
+        assert r.returncode == 0 and r.stdout == "ok\n", r.stdout
+    left = infra_hosts(ctl(unbound.conf, "dump_infra").stdout)
+    assert not any(a == root for a, _ in left), left
+    assert (ex1, "example.tld1.") in left, left
+    for bad in ("not-an-ip", "300.1.1.1", ""):
+        r = ctl(unbound.conf, "flush_infra", *([bad] if bad else []))
+        assert r.returncode == 1, r.stdout
+        assert r.stdout == "error parsing ip addr: '%s'\n" % bad, r.stdout
+    assert ctl(unbound.conf, "flush_infra", "all").stdout == "ok\n"
+    assert ctl(unbound.conf, "dump_infra").stdout == ""
+    # still resolving (the infra cache fills again)
+    assert unbound.query("www.example.tld2.", timeout=8).answer
+    assert infra_hosts(ctl(unbound.conf, "dump_infra").stdout)
+
+
+RL_HEADER = "thread #0\n#   type cl name    seconds    module status\n"
+
+
+def test_dump_requestlist(unbound, keys, testnet_net):
+    """Queries waiting at a silent server show in dump_requestlist with
+    their age and the server waited for; an empty list is the header."""
+    net = testnet_net
+    need_net(net)
+    resp = net.responder("bad")
+    start_tls(unbound, keys, root_hints=net.root_hints)
+    assert ctl(unbound.conf, "dump_requestlist").stdout == RL_HEADER
+    assert unbound.query("www.bad.tld2.", timeout=8).answer
+    resp.set_behaviour(rules=[{"name": "slow%d.bad.tld2." % i,
+                               "actions": [{"type": "drop"}]}
+                              for i in range(2)])
+    socks = []
+    try:
+        for i in range(2):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(make_query("slow%d.bad.tld2." % i).to_wire(),
+                     ("127.0.0.1", unbound.port))
+            socks.append(s)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+            if st["total.requestlist.current.user"] == "2":
+                break
+            time.sleep(0.1)
+        for binary in CLIENTS:
+            out = ctl(unbound.conf, "dump_requestlist", binary=binary)
+            assert out.returncode == 0, out
+            assert out.stdout.startswith(RL_HEADER), out.stdout
+            lines = out.stdout[len(RL_HEADER):].splitlines()
+            names = set()
+            for n, line in enumerate(lines):
+                m = re.fullmatch(r"\s*(\d+)\s+A IN (slow[01]\.bad\.tld2\.) "
+                                 r"(\d+)\.(\d{6}) iterator wait for (\S+)",
+                                 line)
+                assert m, line
+                assert int(m.group(1)) == n
+                assert m.group(5) == net.address("bad")
+                names.add(m.group(2))
+            assert names == {"slow0.bad.tld2.", "slow1.bad.tld2."}, lines
+        assert ctl(unbound.conf, "flush_requestlist").stdout == "ok\n"
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            out = ctl(unbound.conf, "dump_requestlist").stdout
+            if out == RL_HEADER:
+                break
+            time.sleep(0.1)
+        assert out == RL_HEADER, out
+    finally:
+        for s in socks:
+            s.close()
+        resp.reset_behaviour()
