@@ -322,7 +322,7 @@ static void print_msg(struct strbuf* b, const struct msg_entry* m,
 	for(k = 0; k < m->num_sets; k++)
 		count[sets[k].section]++;
 	strbuf_printf(b, "msg %s %s %s %d %d %u %d %u %u %u\n", nm, c, t,
-		(int)(m->flags | FLAG_RD), 1, (unsigned)(m->ttl - (now > m->stored ?
+		(int)m->flags, 1, (unsigned)(m->ttl - (now > m->stored ?
 		(uint32_t)(now - m->stored) : 0)), 0, count[0], count[1],
 		count[2]);
 	for(k = 0; k < m->num_sets; k++) {

@@ -153,7 +153,7 @@ def test_dump_and_load_into_a_new_daemon(unbound, keys, testnet_net):
     assert len(hits) >= len(NAMES) - 1, hits
     text = dump(unbound)
     assert check_format(text) >= len(NAMES)
-    assert re.search(r"^msg www\.example\.tld1\. IN A 33152 1 \d+ 0 1 0 0$",
+    assert re.search(r"^msg www\.example\.tld1\. IN A 32896 1 \d+ 0 1 0 0$",
                      text, re.M), text
     assert re.search(r"^www\.example\.tld1\.\t\d+\tIN\tA\t192\.0\.2\.10$",
                      text, re.M), text
@@ -178,7 +178,7 @@ def test_load_counts_ttls_from_now(unbound, keys, testnet_net):
     text = ("START_RRSET_CACHE\n;rrset 77 1 0 8 0\n"
             "loaded.example.tld1.\t77\tIN\tA\t192.0.2.77\n"
             "END_RRSET_CACHE\nSTART_MSG_CACHE\n"
-            "msg loaded.example.tld1. IN A 33152 1 77 0 1 0 0\n"
+            "msg loaded.example.tld1. IN A 32896 1 77 0 1 0 0\n"
             "loaded.example.tld1. IN A 0\nEND_MSG_CACHE\nEOF\n")
     r = load(unbound, text)
     assert r.stdout == "ok\n", r.stdout + r.stderr
@@ -219,16 +219,16 @@ BAD_DUMPS = [
      "192.0.2.1\nEND_RRSET_CACHE\nSTART_MSG_CACHE\nEND_MSG_CACHE\nEOF\n",
      "bad trust"),
     ("START_RRSET_CACHE\nEND_RRSET_CACHE\nSTART_MSG_CACHE\n"
-     "msg bad.tld1. IN A 33152 1 60 0 65535 65535 65535\nEND_MSG_CACHE\n"
+     "msg bad.tld1. IN A 32896 1 60 0 65535 65535 65535\nEND_MSG_CACHE\n"
      "EOF\n", "huge reference counts"),
     ("START_RRSET_CACHE\nEND_RRSET_CACHE\nSTART_MSG_CACHE\n"
-     "msg bad..tld1. IN A 33152 1 60 0 0 0 0\nEND_MSG_CACHE\nEOF\n",
+     "msg bad..tld1. IN A 32896 1 60 0 0 0 0\nEND_MSG_CACHE\nEOF\n",
      "bad name"),
     ("START_RRSET_CACHE\nEND_RRSET_CACHE\nSTART_MSG_CACHE\n"
-     "msg bad.tld1. IN NOSUCHTYPE 33152 1 60 0 0 0 0\nEND_MSG_CACHE\n"
+     "msg bad.tld1. IN NOSUCHTYPE 32896 1 60 0 0 0 0\nEND_MSG_CACHE\n"
      "EOF\n", "bad type"),
     ("START_RRSET_CACHE\nEND_RRSET_CACHE\nSTART_MSG_CACHE\n"
-     "msg bad.tld1. IN A 33152 1 60 0 1 0 0\nbad.tld1. IN\nEND_MSG_CACHE\n"
+     "msg bad.tld1. IN A 32896 1 60 0 1 0 0\nbad.tld1. IN\nEND_MSG_CACHE\n"
      "EOF\n", "short reference"),
     ("START_RRSET_CACHE\nEND_RRSET_CACHE\nSTART_MSG_CACHE\nEND_MSG_CACHE\n"
      "trailing\nEOF\n", "junk before EOF"),
