@@ -22,7 +22,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
-from conftest import free_port, make_query, ours_only  # noqa: E402
+from conftest import free_port, make_query, ours_only, rss_kib  # noqa
 from test_control import (CLIENTS, DEB_CTL, DEB_UNBOUND, OUR_CTL,  # noqa
                           RefServer, ctl, keys, rc_clause, start_tls,
                           stats_dict)
@@ -278,6 +278,37 @@ def test_load_without_eof_times_out(unbound):
     s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
     assert s["rrset.cache.count"] == "0"
     assert "remote control connection timed out" in unbound.log()
+
+
+def test_load_too_much_data_refused(unbound):
+    """More data than four times the cache sizes plus 16 MiB is refused
+    (the connection closes, nothing is stored); memory stays bounded."""
+    unbound.ctl_port = port = free_port()
+    unbound.start("extended-statistics: yes\nmsg-cache-size: 100k\n"
+                  "rrset-cache-size: 100k",
+                  extra=rc_clause(None, port, use_cert=False))
+    line = b";rrset 300 1 0 8 0\nx.tld1.\t300\tIN\tA\t192.0.2.1\n" * 1000
+    sent = 0
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"UBCT1 load_cache\nSTART_RRSET_CACHE\n")
+        try:
+            while sent < (40 << 20):
+                s.sendall(line)
+                sent += len(line)
+            s.sendall(b"END_RRSET_CACHE\nSTART_MSG_CACHE\nEND_MSG_CACHE\n"
+                      b"EOF\n")
+            answer = s.recv(100)
+        except OSError:
+            answer = b""
+    assert answer in (b"", b"error load failed\n"), answer
+    deadline = time.time() + 5
+    while "load_cache: more data than" not in unbound.log() and \
+            time.time() < deadline:
+        time.sleep(0.05)
+    assert "load_cache: more data than" in unbound.log()
+    s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+    assert s["rrset.cache.count"] == "0"
+    assert rss_kib(unbound.pid) < 200 * 1024
 
 
 @pytest.mark.skipif(not os.path.exists(DEB_UNBOUND),
