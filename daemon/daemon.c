@@ -124,13 +124,34 @@ int daemon_reload(struct daemon* d)
 	return 1;
 }
 
+int daemon_reload_keep(struct daemon* d, int keep_cache)
+{
+	const struct config_file* o = d->env->cfg;
+	size_t msz = o->msg_cache_size, rsz = o->rrset_cache_size;
+	int msl = o->msg_cache_slabs, rsl = o->rrset_cache_slabs;
+	const struct config_file* n;
+	if(!daemon_reload(d))
+		return 0;
+	n = d->env->cfg;
+	if(keep_cache && n->msg_cache_size == msz && n->msg_cache_slabs ==
+		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl)
+		return 1;
+	/* as Unbound: the RRset and message caches start empty; the
+	 * infrastructure cache stays */
+	if(keep_cache)
+		log_info("reload: cache sizes changed, the caches are dropped");
+	rrset_cache_flush_all(d->rrset_cache);
+	msg_cache_flush_all(d->msg_cache);
+	return 1;
+}
+
 static void signal_cb(evutil_socket_t sig, short ev, void* arg)
 {
 	struct daemon* d = arg;
 	(void)ev;
 	switch(sig) {
 	case SIGHUP:
-		(void)daemon_reload(d);
+		(void)daemon_reload_keep(d, 0);
 		break;
 	case SIGTERM:
 	case SIGINT:

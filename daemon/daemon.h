@@ -75,6 +75,10 @@ struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
 /* Reload the config file as SIGHUP does (main thread). Returns 0 when
  * the new config has errors (the old one keeps serving). */
 int daemon_reload(struct daemon* d);
+/* daemon_reload, then drop the RRset and message caches' contents (as
+ * Unbound's reload and SIGHUP), unless keep_cache and the cache sizes
+ * and slabs did not change (reload +keep-cache). */
+int daemon_reload_keep(struct daemon* d, int keep_cache);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until
  * stopped. Returns the process exit code. */

@@ -22,7 +22,9 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-enum rc_state { RC_HANDSHAKE, RC_READ, RC_WRITE };
+/* RC_DATA: reading what the client sends after the command line
+ * (load_cache: a cache dump up to its "EOF" line). */
+enum rc_state { RC_HANDSHAKE, RC_READ, RC_DATA, RC_WRITE };
 
 struct rc_conn {
 	struct rc_conn* next, *prev;
@@ -37,6 +39,10 @@ struct rc_conn {
 	struct strbuf out;
 	size_t outpos;
 	int after;               /* enum rc_after, once written */
+	int want_data;           /* the command reads data (RC_DATA) */
+	char* data;
+	size_t datalen, datacap;
+	size_t scan;             /* start of the first line not ended yet */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
@@ -62,6 +68,7 @@ static void conn_close(struct rc_conn* c)
 		event_free(c->timer);
 	close(c->fd);
 	strbuf_free(&c->out);
+	free(c->data);
 	free(c);
 	/* accept again if we had stopped at the limit */
 	if(rc->num_conns == RC_MAX_CONNS - 1) {
@@ -108,6 +115,49 @@ static int conn_io_wait(struct rc_conn* c, int n)
 	return 0;
 }
 
+/* Append n bytes to the command's data; 0 when over the limit or out
+ * of memory. */
+static int data_add(struct rc_conn* c, const char* p, size_t n)
+{
+	if(c->datalen + n > rc_data_max(c->rc)) {
+		log_warn("load_cache: more data than %lu bytes",
+			(unsigned long)rc_data_max(c->rc));
+		return 0;
+	}
+	if(c->datacap - c->datalen < n + 1) {
+		size_t cap = c->datacap ? c->datacap : 65536;
+		char* d;
+		while(cap - c->datalen < n + 1)
+			cap *= 2;
+		if(!(d = realloc(c->data, cap)))
+			return 0;
+		c->data = d;
+		c->datacap = cap;
+	}
+	memcpy(c->data + c->datalen, p, n);
+	c->datalen += n;
+	return 1;
+}
+
+/* Has the data reached its "EOF" line? Looks only at lines ended since
+ * the last call. */
+static int data_complete(struct rc_conn* c)
+{
+	char* nl;
+	while(c->scan < c->datalen && (nl = memchr(c->data + c->scan, '\n',
+		c->datalen - c->scan))) {
+		size_t n = (size_t)(nl - (c->data + c->scan));
+		const char* l = c->data + c->scan;
+		c->scan += n + 1;
+		if((n == 3 && memcmp(l, "EOF", 3) == 0) ||
+			(n == 4 && memcmp(l, "EOF\r", 4) == 0)) {
+			c->datalen = c->scan;  /* what follows is not ours */
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* A complete line: run it, queue the answer. */
 static void conn_run(struct rc_conn* c)
 {
@@ -132,6 +182,14 @@ static void conn_run(struct rc_conn* c)
 		cmd++;
 	if(nl && nl > c->line && nl[-1] == '\r')
 		nl[-1] = 0;
+	if(rc_cmd_wants_data(cmd)) {
+		/* the bytes after the command line are the first data */
+		size_t rest = nl ? c->linelen - (size_t)(nl + 1 - c->line) : 0;
+		c->want_data = 1;
+		if(!data_add(c, "", 0) || (rest && !data_add(c, nl + 1, rest)))
+			c->want_data = -1;
+		return;
+	}
 	c->after = rc_cmd_execute(c->rc, cmd, &c->out);
 	if(c->out.oom) {
 		strbuf_free(&c->out);
@@ -179,7 +237,35 @@ static void conn_step(struct rc_conn* c)
 			if(!memchr(c->line, '\n', c->linelen))
 				break;
 			conn_run(c);
-			c->state = RC_WRITE;
+			c->state = c->want_data ? RC_DATA : RC_WRITE;
+			break;
+		case RC_DATA:
+			if(c->want_data < 0) {
+				strbuf_printf(&c->out, "error load failed\n");
+				c->state = RC_WRITE;
+				break;
+			}
+			if(data_complete(c)) {
+				rc_do_load_cache(c->rc, c->data, c->datalen,
+					&c->out);
+				c->state = RC_WRITE;
+				break;
+			}
+			if(c->ssl)
+				n = SSL_read(c->ssl, c->line, RC_LINE_MAX);
+			else	n = (int)recv(c->fd, c->line, RC_LINE_MAX, 0);
+			if(n <= 0) {
+				if(n == 0 || !conn_io_wait(c, n))
+					conn_close(c);
+				return;
+			}
+			if(!data_add(c, c->line, (size_t)n))
+				c->want_data = -1;
+			else {
+				/* a long dump: the time limit is per read */
+				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+				(void)evtimer_add(c->timer, &tv);
+			}
 			break;
 		case RC_WRITE:
 			if(c->outpos >= c->out.len) {

@@ -372,11 +372,11 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "status")) {
 		do_status(rc, b);
 	} else if(cmd_is(p, "reload")) {
-		if(daemon_reload(rc->d))
-			strbuf_printf(b, "ok\n");
-		else	strbuf_printf(b, "error reload failed: errors in the "
-				"configuration; still serving the previous "
-				"configuration\n");
+		rc_do_reload(rc, args, 0, b);
+	} else if(cmd_is(p, "reload_keep_cache")) {
+		rc_do_reload(rc, args, 1, b);
+	} else if(cmd_is(p, "dump_cache")) {
+		rc_do_dump_cache(rc, b);
 	} else if(cmd_is(p, "verbosity")) {
 		do_verbosity(next_arg(&args), b);
 	} else if(cmd_is(p, "log_reopen")) {
@@ -410,8 +410,11 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {
-		*args = 0;
-		strbuf_printf(b, "error %s is not implemented yet\n", p);
+		rc_do_flush_infra(rc, next_arg(&args), b);
+	} else if(cmd_is(p, "dump_infra")) {
+		rc_do_dump_infra(rc, b);
+	} else if(cmd_is(p, "dump_requestlist")) {
+		rc_do_dump_requestlist(rc, b);
 	} else {
 		strbuf_printf(b, "error unknown command '%s'\n", p);
 	}

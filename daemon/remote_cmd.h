@@ -54,6 +54,24 @@ void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b);
  * (forwards 1), from the current config's hints. */
 void rc_do_list_hints(struct daemon_remote* rc, int forwards,
 	struct strbuf* b);
+/* The cache commands (remote_cache.c). */
+void rc_do_dump_cache(struct daemon_remote* rc, struct strbuf* b);
+/* Does this command line read data after it (load_cache)? */
+int rc_cmd_wants_data(const char* cmd);
+/* The most data such a command may send. */
+size_t rc_data_max(struct daemon_remote* rc);
+/* load_cache with the data the client sent after the command line. */
+void rc_do_load_cache(struct daemon_remote* rc, const char* data,
+	size_t len, struct strbuf* b);
+/* reload [+keep-cache] (keep 0) and reload_keep_cache (keep 1). */
+void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
+	struct strbuf* b);
+/* dump_infra, flush_infra all|IP[@port], dump_requestlist (thread 0's
+ * queries, read in that thread). */
+void rc_do_dump_infra(struct daemon_remote* rc, struct strbuf* b);
+void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
+	struct strbuf* b);
+void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;

@@ -5,11 +5,14 @@
 #include "config.h"
 #include "services/mesh.h"
 #include "iterator/iterator.h"
+#include "iterator/delegpt.h"
 #include "services/cache/msgcache.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "util/net_help.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +50,7 @@ struct mesh_state {
 	struct mesh_state* rq_next;
 	int on_rq;
 	unsigned visit;
+	struct timespec start;    /* when the first client came (realtime) */
 	struct iter_qstate iq;
 };
 
@@ -389,8 +393,10 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 		}
 		enqueue(m, s);
 	}
-	if(!s->replies)
+	if(!s->replies) {
 		m->num_client++;
+		clock_gettime(CLOCK_REALTIME, &s->start);
+	}
 	r->next = s->replies;
 	s->replies = r;
 	m->num_waiters++;
@@ -533,4 +539,69 @@ size_t mesh_num_waiters(const struct mesh_area* m)
 const struct mesh_stats* mesh_get_stats(const struct mesh_area* m)
 {
 	return &m->stats;
+}
+
+/* Append s to the string in buf (len bytes), cut to fit. */
+static void str_append(char* buf, size_t len, const char* s)
+{
+	size_t l = strlen(buf), n = strlen(s);
+	if(l + n >= len)
+		n = len - l - 1;
+	memcpy(buf + l, s, n);
+	buf[l + n] = 0;
+}
+
+/* What a state waits for, worded as Unbound's dump_requestlist. */
+static void state_status(const struct mesh_state* s, char* buf, size_t len)
+{
+	const struct mesh_ref* r;
+	size_t l;
+	if(s->iq.outq && s->iq.sent_to) {
+		snprintf(buf, len, "iterator wait for ");
+		l = strlen(buf);
+		addr_to_str(&s->iq.sent_to->addr, s->iq.sent_to->addrlen,
+			buf + l, len - l);
+		return;
+	}
+	if(!s->subs) {
+		snprintf(buf, len, "iterator is %s", s->on_rq ?
+			"module_state_initial" : "module_wait_reply");
+		return;
+	}
+	snprintf(buf, len, "iterator wants");
+	for(r = s->subs; r; r = r->next) {
+		char nm[LDNS_MAX_DOMAINLEN * 4 + 8], t[32], c[32];
+		char* ts = ldns_rr_type2str((ldns_rr_type)r->s->iq.qtype);
+		char* cs = ldns_rr_class2str((ldns_rr_class)r->s->iq.qclass);
+		snprintf(t, sizeof(t), "%s", ts ? ts : "TYPE??");
+		snprintf(c, sizeof(c), "%s", cs ? cs : "CLASS??");
+		free(ts);
+		free(cs);
+		dname_to_str(r->s->iq.qname, nm, sizeof(nm));
+		str_append(buf, len, " ");
+		str_append(buf, len, t);
+		str_append(buf, len, " ");
+		str_append(buf, len, c);
+		str_append(buf, len, " ");
+		str_append(buf, len, nm);
+	}
+}
+
+void mesh_walk_states(struct mesh_area* m, mesh_walk_func fn, void* arg)
+{
+	size_t i;
+	for(i = 0; i <= m->tmask; i++) {
+		struct mesh_state* s;
+		for(s = m->table[i]; s; s = s->hnext) {
+			struct mesh_state_view v;
+			memset(&v, 0, sizeof(v));
+			v.qname = s->iq.qname;
+			v.qtype = s->iq.qtype;
+			v.qclass = s->iq.qclass;
+			v.has_clients = s->replies != NULL;
+			v.start = s->start;
+			state_status(s, v.status, sizeof(v.status));
+			fn(&v, arg);
+		}
+	}
 }

@@ -13,6 +13,7 @@
 #define SERVICES_MESH_H
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 struct iter_env;
 struct iter_qstate;
@@ -77,5 +78,17 @@ struct iter_qstate* mesh_state_iq(struct mesh_state* s);
 size_t mesh_num_states(const struct mesh_area* m);
 size_t mesh_num_waiters(const struct mesh_area* m);
 const struct mesh_stats* mesh_get_stats(const struct mesh_area* m);
+
+/* dump_requestlist: one state as the remote control shows it. */
+struct mesh_state_view {
+	const uint8_t* qname;     /* lowercased wire name */
+	uint16_t qtype, qclass;
+	int has_clients;          /* 0: a sub-query only */
+	struct timespec start;    /* CLOCK_REALTIME, when has_clients */
+	char status[1024];        /* "iterator wait for 127.0.0.1", ... */
+};
+typedef void (*mesh_walk_func)(const struct mesh_state_view* v, void* arg);
+/* Call fn for every state in the table (in the mesh's thread). */
+void mesh_walk_states(struct mesh_area* m, mesh_walk_func fn, void* arg);
 
 #endif

@@ -43,6 +43,8 @@ static void usage(void)
 	printf("  flush_stats\t\tflush statistics, make zero\n");
 	printf("  get_option opt\t\tget option value\n");
 	printf("  lookup <name>\t\tprint nameservers for name\n");
+	printf("  dump_cache\t\tprint cache to stdout\n");
+	printf("  load_cache\t\tload cache from stdin\n");
 	printf("Version %s\n", PACKAGE_VERSION);
 }
 
@@ -158,6 +160,12 @@ static int go_cmd(SSL* ssl, int fd, int quiet, int argc, char** argv)
 		send_all(ssl, fd, argv[i], strlen(argv[i]), argv[0]);
 	}
 	send_all(ssl, fd, "\n", 1, argv[0]);
+	if(argc == 1 && strcmp(argv[0], "load_cache") == 0) {
+		/* the dump follows the command, up to its "EOF" line */
+		size_t n;
+		while((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			send_all(ssl, fd, buf, n, argv[0]);
+	}
 	for(;;) {
 		int n = ssl ? SSL_read(ssl, buf, (int)sizeof(buf) - 1) :
 			(int)recv(fd, buf, sizeof(buf) - 1, 0);

@@ -591,3 +591,69 @@ int infra_get_info(struct infra_cache* c,
 	pthread_mutex_unlock(&s->lock);
 	return 1;
 }
+
+/* ---- remote control: dump_infra, flush_infra ---- */
+
+static void entry_addr(const struct infra_entry* e,
+	struct sockaddr_storage* a, socklen_t* len)
+{
+	memset(a, 0, sizeof(*a));
+	if(e->family == AF_INET6) {
+		struct sockaddr_in6* s = (struct sockaddr_in6*)a;
+		s->sin6_family = AF_INET6;
+		s->sin6_port = e->port;
+		memcpy(&s->sin6_addr, e->addr, 16);
+		*len = (socklen_t)sizeof(*s);
+	} else {
+		struct sockaddr_in* s = (struct sockaddr_in*)a;
+		s->sin_family = AF_INET;
+		s->sin_port = e->port;
+		memcpy(&s->sin_addr, e->addr, 4);
+		*len = (socklen_t)sizeof(*s);
+	}
+}
+
+void infra_walk(struct infra_cache* c, infra_walk_func fn, void* arg)
+{
+	int i;
+	for(i = 0; i < c->nslabs; i++) {
+		struct infra_slab* s = &c->slabs[i];
+		struct infra_entry* e;
+		pthread_mutex_lock(&s->lock);
+		for(e = s->head; e; e = e->next) {
+			struct sockaddr_storage a;
+			socklen_t len;
+			entry_addr(e, &a, &len);
+			fn(&a, len, e->zone, e->zonelen, &e->d, c->s.min_rtt,
+				c->s.max_rtt, arg);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+size_t infra_remove_addr(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	struct infra_key k;
+	uint64_t h;
+	size_t n = 0;
+	int i;
+	if(addr && !make_key(c, &k, addr, addrlen, NULL, 0, &h))
+		return 0;
+	for(i = 0; i < c->nslabs; i++) {
+		struct infra_slab* s = &c->slabs[i];
+		struct infra_entry* e, *next;
+		pthread_mutex_lock(&s->lock);
+		for(e = s->head; e; e = next) {
+			next = e->next;
+			if(addr && (e->family != k.family || e->port != k.port ||
+				memcmp(e->addr, k.addr, 16) != 0))
+				continue;
+			table_remove(s, e);
+			free(e);
+			n++;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return n;
+}

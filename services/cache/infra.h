@@ -117,4 +117,16 @@ int infra_get_info(struct infra_cache* infra,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, struct infra_info* out);
 
+/* Remote control (dump_infra): call fn for every entry, expired ones
+ * too, under its slab's lock (keep fn short: format text, no calls into
+ * the cache). min_rtt and max_rtt are the configured bounds. */
+typedef void (*infra_walk_func)(const struct sockaddr_storage* addr,
+	socklen_t addrlen, const uint8_t* zone, size_t zonelen,
+	const struct infra_info* d, int min_rtt, int max_rtt, void* arg);
+void infra_walk(struct infra_cache* infra, infra_walk_func fn, void* arg);
+/* flush_infra: remove every entry of this server address and port (any
+ * zone), or all entries when addr is NULL. Returns how many. */
+size_t infra_remove_addr(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+
 #endif

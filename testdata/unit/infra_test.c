@@ -364,6 +364,78 @@ static void test_threads(void** state)
 	infra_delete(shared);
 }
 
+struct walk_seen {
+	int n, v4_53, v6_5353;
+	char zones[8][64];
+};
+
+static void walk_cb(const struct sockaddr_storage* a, socklen_t len,
+	const uint8_t* z, size_t zl, const struct infra_info* d, int min_rtt,
+	int max_rtt, void* arg)
+{
+	struct walk_seen* w = arg;
+	char ip[64];
+	assert_true(zl > 0 && d->ttl > 0 && min_rtt == 50 &&
+		max_rtt == 120000);
+	addr_to_str(a, len, ip, sizeof(ip));
+	if(strcmp(ip, "192.0.2.1") == 0 && addr_port(a) == 53)
+		w->v4_53++;
+	if(strcmp(ip, "2001:db8::1") == 0 && addr_port(a) == 5353)
+		w->v6_5353++;
+	if(w->n < 8)
+		dname_to_str(z, w->zones[w->n], sizeof(w->zones[0]));
+	w->n++;
+}
+
+/* dump_infra's walk sees every entry with its address, port and zone;
+ * flush_infra removes one address and port (all zones), or all. */
+static void test_walk_remove(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	struct walk_seen w;
+	socklen_t l1, l2, l3;
+	struct sockaddr_storage a1 = addr("192.0.2.1", &l1);
+	struct sockaddr_storage a2 = addr("2001:db8::1@5353", &l2);
+	struct sockaddr_storage a3 = addr("192.0.2.1@5353", &l3);
+	uint8_t z1[256], z2[256];
+	size_t zl1 = zone("example.com.", z1), zl2 = zone("example.net.", z2);
+	int vs, to;
+	uint8_t known;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	assert_non_null(c);
+	assert_int_equal(infra_host(c, &a1, l1, z1, zl1, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(infra_host(c, &a1, l1, z2, zl2, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(infra_host(c, &a2, l2, z1, zl1, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(infra_host(c, &a3, l3, z1, zl1, 1000, &vs, &known,
+		&to), 1);
+	memset(&w, 0, sizeof(w));
+	infra_walk(c, walk_cb, &w);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.v4_53, 2);
+	assert_int_equal(w.v6_5353, 1);
+	/* 192.0.2.1 port 53: both zones, not the same address on 5353 */
+	assert_int_equal(infra_remove_addr(c, &a1, l1), 2);
+	assert_int_equal(infra_count(c), 2);
+	memset(&w, 0, sizeof(w));
+	infra_walk(c, walk_cb, &w);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.v4_53, 0);
+	assert_int_equal(infra_remove_addr(c, &a1, l1), 0);
+	assert_int_equal(infra_remove_addr(c, NULL, 0), 2);
+	assert_int_equal(infra_count(c), 0);
+	/* still usable */
+	assert_int_equal(infra_host(c, &a1, l1, z1, zl1, 1000, &vs, &known,
+		&to), 1);
+	assert_int_equal(infra_count(c), 1);
+	infra_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_settings_cfg),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_walk_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
