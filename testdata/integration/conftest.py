@@ -12,7 +12,13 @@ does differently on purpose are marked with `ours_only`.
 Every daemon is stopped by its PID (SIGTERM, then SIGKILL after a timeout)
 in a fixture finalizer; a clean SIGTERM must give exit status 0. Nothing is
 ever sent outside 127.0.0.0/8 and ::1: the reference gets a root-hints
-file that names only 127.0.0.254, never the real root servers.
+file that names only 127.0.0.254, never the real root servers. Without
+root-hints: the daemon (like Unbound) would use its built-in root hints,
+the real root servers, so Server refuses to start any daemon whose config
+has neither a loopback root-hints file nor a forward-zone for "." to
+loopback (testdata/testnet/loopback_guard.py); only a test that runs the
+daemon in a network namespace with nothing but lo may lift that
+(Server.isolated).
 """
 import os
 import re
@@ -20,6 +26,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -36,6 +43,10 @@ import pytest
 SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
+TESTDATA = os.path.join(SRCDIR, "testdata")
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+from testnet import loopback_guard  # noqa: E402
 UNBOUND_BIN = os.environ.get("UNBOUND_BIN",
                              os.path.join(BUILDDIR, "unbound"))
 CHECKCONF_BIN = os.environ.get(
@@ -183,6 +194,12 @@ class Server:
     """One daemon under test: config in a temporary directory, started
     with `-d -c FILE`, stopped by PID."""
 
+    # the binary this Server runs (a subclass may run another one)
+    binary = UNBOUND_BIN
+    # True only for a daemon started inside a network namespace that has
+    # nothing but lo: the loopback guard is not needed there
+    isolated = False
+
     def __init__(self, tmpdir, ipv6=False):
         self.dir = str(tmpdir)
         self.ipv6 = ipv6
@@ -253,7 +270,12 @@ class Server:
 
     # -- process life ---------------------------------------------------
     def run_args(self, args):
-        return [UNBOUND_BIN] + list(args) + ["-c", self.conf]
+        """The command line that starts the daemon with self.conf. Every
+        start goes through here, so this is where a config that could
+        reach the real root servers is refused (raises UnsafeConfig)."""
+        if not self.isolated:
+            loopback_guard.check(self.conf)
+        return [self.binary] + list(args) + ["-c", self.conf]
 
     def start(self, body="", args=("-d",), wait=True, env=None,
               ready_source="127.0.0.1", **kw):
