@@ -153,7 +153,7 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		if(last && last->str && last->str[0])
 			r->dp = hints_read_file(last->str);
 		else
-			r->dp = hints_builtin_root();
+			r->dp = hints_builtin_root(cfg->do_ip4, cfg->do_ip6);
 		if(!r->dp) {
 			free(r);
 			hints_delete(h);

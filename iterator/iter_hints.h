@@ -44,9 +44,10 @@ void hints_delete(struct iter_hints* h);
 struct delegpt* hints_read_file(const char* fname);
 
 /* The compiled-in root hints (iterator/iter_hints_builtin.c): the 13
- * IANA root servers with their IPv4 and IPv6 addresses, in the order
- * Unbound lists them. NULL (logged) when out of memory. */
-struct delegpt* hints_builtin_root(void);
+ * IANA root servers with their IPv4 (when do4) and IPv6 (when do6)
+ * addresses, in the order Unbound lists them. NULL (logged) when out of
+ * memory. */
+struct delegpt* hints_builtin_root(int do4, int do6);
 
 /* The configured starting point closest to qname (longest zone that
  * qname is at or under), or NULL when none (no root hints). */

@@ -42,7 +42,7 @@ static int add_addr(struct delegpt* dp, const char* ip)
 	return ipstrtoaddr(ip, 53, &a, &len) && delegpt_add_addr(dp, &a, len);
 }
 
-struct delegpt* hints_builtin_root(void)
+struct delegpt* hints_builtin_root(int do4, int do6)
 {
 	static const uint8_t root[1] = { 0 };
 	struct delegpt* dp = delegpt_create(root);
@@ -64,10 +64,11 @@ struct delegpt* hints_builtin_root(void)
 		ns = delegpt_find_ns(dp, name);
 		ns->got4 = ns->got6 = 1;
 	}
-	for(i = NUM_ROOT_SERVERS; i-- > 0; )
+	/* only the families in use, as Unbound (do-ip6: no lists no IPv6) */
+	for(i = NUM_ROOT_SERVERS; do6 && i-- > 0; )
 		if(!add_addr(dp, root_servers[i].ip6))
 			goto oom;
-	for(i = NUM_ROOT_SERVERS; i-- > 0; )
+	for(i = NUM_ROOT_SERVERS; do4 && i-- > 0; )
 		if(!add_addr(dp, root_servers[i].ip4))
 			goto oom;
 	return dp;

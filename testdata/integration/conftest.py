@@ -16,9 +16,8 @@ file that names only 127.0.0.254, never the real root servers. Without
 root-hints: the daemon (like Unbound) would use its built-in root hints,
 the real root servers, so Server refuses to start any daemon whose config
 has neither a loopback root-hints file nor a forward-zone for "." to
-loopback (testdata/testnet/loopback_guard.py); only a test that runs the
-daemon in a network namespace with nothing but lo may lift that
-(Server.isolated).
+loopback (testdata/testnet/loopback_guard.py). The built-in hints are
+tested in a network namespace that has only lo (test_builtin_hints.py).
 """
 import os
 import re
@@ -196,9 +195,6 @@ class Server:
 
     # the binary this Server runs (a subclass may run another one)
     binary = UNBOUND_BIN
-    # True only for a daemon started inside a network namespace that has
-    # nothing but lo: the loopback guard is not needed there
-    isolated = False
 
     def __init__(self, tmpdir, ipv6=False):
         self.dir = str(tmpdir)
@@ -236,14 +232,17 @@ class Server:
             lines.append('logfile: "%s"' % self.logfile)
         # Every server knows only a loopback root (by default a dead one;
         # root_hints= names the test internet's): nothing a test does can
-        # reach the real root servers.
+        # reach the real root servers. root_hints=False leaves the line
+        # out (the built-in hints): run_args refuses that config unless
+        # body forbids every address (loopback_guard).
         hints = root_hints
         if hints is None:
             hints = os.path.join(self.dir, "root.hints")
             with open(hints, "w") as f:
                 f.write(ROOT_HINTS)
-        lines += ['root-hints: "%s"' % hints,
-                  "do-not-query-localhost: no"]
+        if hints is not False:
+            lines.append('root-hints: "%s"' % hints)
+        lines.append("do-not-query-localhost: no")
         if REFERENCE:
             lines.append('module-config: "iterator"')
         text = lines[0] + "\n" + "".join("\t%s\n" % l for l in lines[1:])
@@ -273,8 +272,7 @@ class Server:
         """The command line that starts the daemon with self.conf. Every
         start goes through here, so this is where a config that could
         reach the real root servers is refused (raises UnsafeConfig)."""
-        if not self.isolated:
-            loopback_guard.check(self.conf)
+        loopback_guard.check(self.conf)
         return [self.binary] + list(args) + ["-c", self.conf]
 
     def start(self, body="", args=("-d",), wait=True, env=None,

@@ -52,6 +52,8 @@ def test_harness_config_is_safe(tmp_path):
     ('server:\n\troot-hints: "HINTS"\nstub-zone:\n\tname: "x."\n'
      '\tstub-addr: 198.51.100.7@53\n', "not loopback"),
     ('server:\n\troot-hints: "/nonexistent/root.hints"\n', "cannot be read"),
+    # only IPv4 forbidden: IPv6 root servers remain
+    ("server:\n\tdo-not-query-address: 0.0.0.0/0\n", "neither root-hints"),
 ])
 def test_unsafe_configs_refused(tmp_path, text, want):
     why = reason(tmp_path, text)
@@ -75,6 +77,9 @@ def test_unsafe_hints_files_refused(tmp_path, hints, want):
 
 @pytest.mark.parametrize("text", [
     'server:\n\troot-hints: "HINTS"\n',
+    # no root hints, but no address may be asked at all
+    "server:\n\tdo-not-query-address: 0.0.0.0/0\n"
+    "\tdo-not-query-address: ::/0\n",
     "server:\n\troot-hints: HINTS  # trailing comment\n",
     'server:\n\troot-hints: "/elsewhere"\n\troot-hints: "HINTS"\n',
     'server:\nforward-zone:\n\tname: "."\n\tforward-addr: 127.0.0.1@5353\n',

@@ -13,6 +13,8 @@ safe:
   the last `root-hints:` names a readable file whose root NS all have
   addresses and every A/AAAA in it is loopback;
 - and in every case each stub-addr / forward-addr anywhere is loopback;
+- a config whose server: has `do-not-query-address: 0.0.0.0/0` and
+  `::/0` passes too: the resolver may ask no address at all;
 - a config with an include file that does not exist passes: the daemon
   refuses it at start (a test of that error needs it).
 
@@ -138,6 +140,7 @@ def unsafe_reason(conf, base=None):
     the current directory."""
     clause = None
     hints = None
+    blocked = set()
     directory = os.path.dirname(os.path.abspath(conf))
     zones = []      # [clause, name, addrs, hosts, first]
     try:
@@ -151,6 +154,13 @@ def unsafe_reason(conf, base=None):
                 hints = val
             elif clause == "server" and opt == "directory" and val:
                 directory = val
+            elif clause == "server" and opt == "do-not-query-address":
+                try:
+                    net = ipaddress.ip_network(val, strict=False)
+                    if net.prefixlen == 0:
+                        blocked.add(net.version)
+                except ValueError:
+                    pass
             elif clause in ("forward-zone", "stub-zone") and zones:
                 z = zones[-1]
                 if opt == "name":
@@ -169,6 +179,8 @@ def unsafe_reason(conf, base=None):
         for a in addrs:
             if not _is_loopback(a):
                 return "%s %s: address %s is not loopback" % (kind, name, a)
+    if blocked == {4, 6}:
+        return None
     fwd_root = [z for z in zones if z[0] == "forward-zone" and z[1] == "."]
     if fwd_root and not fwd_root[-1][4]:
         kind, name, addrs, hosts, first = fwd_root[-1]

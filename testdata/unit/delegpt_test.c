@@ -276,7 +276,7 @@ static void test_builtin_root(void** state)
 		"192.112.36.4", "198.97.190.53", "192.36.148.17",
 		"192.58.128.30", "193.0.14.129", "199.7.83.42",
 		"202.12.27.33" };
-	struct delegpt* dp = hints_builtin_root();
+	struct delegpt* dp = hints_builtin_root(1, 1);
 	const struct delegpt_ns* ns;
 	const struct delegpt_addr* a;
 	char buf[300];
@@ -309,6 +309,17 @@ static void test_builtin_root(void** state)
 	assert_int_equal(n6, 13);
 	addr_to_str(&dp->addrs->addr, dp->addrs->addrlen, buf, sizeof(buf));
 	assert_string_equal(buf, "2001:dc3::35");
+	delegpt_free(dp);
+	/* do-ip6: no (and do-ip4: no): only the other family's addresses,
+	 * all 13 names still */
+	dp = hints_builtin_root(1, 0);
+	assert_int_equal((int)dp->num_ns, 13);
+	assert_int_equal((int)dp->num_addr, 13);
+	assert_int_equal(dp->addrs->addr.ss_family, AF_INET);
+	delegpt_free(dp);
+	dp = hints_builtin_root(0, 1);
+	assert_int_equal((int)dp->num_addr, 13);
+	assert_int_equal(dp->addrs->addr.ss_family, AF_INET6);
 	delegpt_free(dp);
 }
 
