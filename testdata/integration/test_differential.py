@@ -9,7 +9,9 @@ TTL_SLACK seconds of each other); for NXDOMAIN and NODATA, whether the
 authority section carries the zone's SOA. Large answers are asked over
 UDP first (TC must agree) and then over TCP. Each deliberate difference
 is listed in DIFFERENCES with its reason; a listed difference that no
-longer shows fails the test too, so that the list stays true.
+longer shows fails the test too, so that the list stays true. Where the
+reference's own answer depends on its state (REFERENCE_VARIES), ours is
+checked against the right answer instead.
 
 Needs nsd, Debian's unbound and root (the test internet on port 53);
 skips otherwise. Every config names only the test internet's loopback
@@ -110,6 +112,18 @@ DIFFERENCES = {
         "passes ANY to the authoritative server and returns what it "
         "gives (here A only). Synthesizing ANY from the RRset cache "
         "is left for later"),
+}
+
+# Questions where the reference's answer depends on its state (seen
+# both ways in runs of this test): ours must give the answer named here,
+# the reference is not compared. qid -> (rcode, answer rdata, why).
+REFERENCE_VARIES = {
+    "formerr.bad.tld2.-A": (
+        "NOERROR", ["192.0.2.104"],
+        "the server answers EDNS queries for other names and FORMERR for "
+        "this one; Unbound 1.17 sometimes retries without EDNS (NOERROR), "
+        "sometimes not (SERVFAIL, seen in the sanitizer build, slower); "
+        "ours always retries without EDNS on FORMERR"),
 }
 
 
@@ -223,6 +237,14 @@ def test_same_reply_as_unbound(pair, q):
         diff += ["udp " + d for d in differences(ua, ub)
                  if d.startswith("flags")]
     diff += differences(fa, fb)
+    varies = REFERENCE_VARIES.get(qid(q))
+    if varies is not None:
+        rcode, rdata, reason = varies
+        assert fa is not None, (qname, qtype, reason)
+        assert dns.rcode.to_text(fa.rcode()) == rcode, (fa, reason)
+        assert sorted(rd.to_text() for rr in fa.answer for rd in rr) == \
+            rdata, (fa, reason)
+        return
     listed = DIFFERENCES.get(qid(q))
     if listed is None:
         assert diff == [], "%s %s (%s): %s\nours:\n%s\nreference:\n%s" % (
