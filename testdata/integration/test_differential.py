@@ -90,8 +90,9 @@ EXTRA = [
     ("WwW.ExAmPlE.tLd1.", "A", "mixed-case question", {}),
 ]
 
-# Deliberate or known differences, by (qname, qtype, options key):
-# (what differs, why). Empty when the two agree on everything.
+# Deliberate or known differences, by question id: (what differs, why
+# [, "may agree"]). "may agree": the difference depends on what the
+# caches hold from earlier questions (a -k selection may not show it).
 SLOWER = ("Unbound 1.17 keeps retrying (its timeouts back off to "
           "seconds) past the client's 15 s; ours gives up sooner with "
           "SERVFAIL (its own work and time limits)")
@@ -111,7 +112,7 @@ DIFFERENCES = {
         "has in its cache (here A and AAAA from earlier questions); ours "
         "passes ANY to the authoritative server and returns what it "
         "gives (here A only). Synthesizing ANY from the RRset cache "
-        "is left for later"),
+        "is left for later", "may agree"),
 }
 
 # Questions where the reference's answer depends on its state (seen
@@ -250,7 +251,9 @@ def test_same_reply_as_unbound(pair, q):
         assert diff == [], "%s %s (%s): %s\nours:\n%s\nreference:\n%s" % (
             qname, qtype, why, diff, fa, fb)
     else:
-        what, reason = listed
+        what, reason = listed[:2]
+        if not diff and listed[2:] == ("may agree",):
+            return
         assert diff and all(what in d for d in diff), (
             "%s %s: listed difference '%s' (%s) is not what shows: %s" %
             (qname, qtype, what, reason, diff))
