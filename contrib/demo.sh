@@ -68,6 +68,10 @@ sed -e "s|^\([[:space:]]*\)pidfile: .*|\1pidfile: \"$WORK/unbound.pid\"|" \
 	-e "s|^\([[:space:]]*\)root-hints: .*|\1root-hints: \"$WORK/net/root.hints\"|" \
 	"$SRC/contrib/demo.conf" > "$WORK/demo.conf"
 printf '\tlogfile: "%s"\n' "$WORK/unbound.log" >> "$WORK/demo.conf"
+# without its root-hints line the resolver would use the built-in (real)
+# root servers: refuse to run rather than reach them
+grep -q "root-hints: \"$WORK/net/root.hints\"" "$WORK/demo.conf" ||
+	die "demo.conf has no root-hints line to point at the test internet"
 
 say "unbound-checkconf"
 "$SRC/build/unbound-checkconf" "$WORK/demo.conf" || die "config check failed"

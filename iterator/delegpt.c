@@ -82,7 +82,8 @@ int delegpt_add_ns(struct delegpt* dp, const uint8_t* name)
 		return -1;
 	memcpy(ns->name, name, n);
 	ns->namelen = n;
-	dname_tolower(ns->name);
+	/* the case is kept, as Unbound does (list_stubs shows the names as
+	 * written); every compare and cache key is case-insensitive */
 	/* keep the order of the records (append) */
 	for(tail = &dp->nslist; *tail; tail = &(*tail)->next)
 		;

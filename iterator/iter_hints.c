@@ -143,13 +143,17 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 	}
 	for(rh = cfg->root_hints; rh; rh = rh->next)
 		last = rh;
-	if(last && last->str && last->str[0]) {
+	{
 		struct iter_hint* r = calloc(1, sizeof(*r));
 		if(!r) {
 			hints_delete(h);
 			return NULL;
 		}
-		r->dp = hints_read_file(last->str);
+		/* the file, or (none given) the compiled-in root servers */
+		if(last && last->str && last->str[0])
+			r->dp = hints_read_file(last->str);
+		else
+			r->dp = hints_builtin_root(cfg->do_ip4, cfg->do_ip6);
 		if(!r->dp) {
 			free(r);
 			hints_delete(h);
@@ -160,9 +164,7 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		r->next = h->list;
 		h->list = r;
 		h->root = r;
-	} else
-		log_err("no root-hints configured (built-in hints not "
-			"available yet)");
+	}
 	for(fwd = 0; fwd < 2; fwd++) {
 		for(s = fwd ? cfg->forwards : cfg->stubs; s; s = s->next) {
 			struct iter_hint* x = hint_from_stub(s, fwd);

@@ -1,7 +1,6 @@
 /* iterator/iter_hints.h - where iteration starts: the root hints read
- * from the root-hints: file (there are no built-in hints yet: without
- * the option the resolver has no root and answers SERVFAIL), and the
- * stub-zone: and forward-zone: clauses. Built once per config snapshot,
+ * from the root-hints: file (without it, the compiled-in IANA root
+ * servers, as Unbound), and the stub-zone: and forward-zone: clauses. Built once per config snapshot,
  * immutable after, so all workers may share it. */
 #ifndef ITERATOR_ITER_HINTS_H
 #define ITERATOR_ITER_HINTS_H
@@ -24,7 +23,8 @@ struct iter_hint {
 struct iter_hints {
 	struct iter_hint* list; /* deepest first is not guaranteed: lookup
 	                         * picks the longest match */
-	struct iter_hint* root; /* NULL: no root-hints configured */
+	struct iter_hint* root; /* the root-hints file or the built-in
+	                         * hints, or a stub/forward zone for "." */
 	/* private-address / private-domain (iterator/iter_priv.h), NULL
 	 * when not configured; kept here to be built and swapped with the
 	 * rest of the iterator's config */
@@ -35,14 +35,19 @@ struct iter_hints {
  * as Unbound), stub-zone: and forward-zone: clauses (stub-addr /
  * forward-addr "IP[@port]", stub-host / forward-host names to look up).
  * Logs and returns NULL on an unreadable file or bad entry. Without
- * root-hints: logs "no root-hints configured (built-in hints not
- * available yet)" once and has no root. */
+ * root-hints: (or with an empty name) the root is the built-in hints. */
 struct iter_hints* hints_create(const struct config_file* cfg);
 void hints_delete(struct iter_hints* h);
 
 /* Read a root hints file: NS records for "." and A/AAAA for their
  * names (other records ignored). NULL (logged) on error or no NS. */
 struct delegpt* hints_read_file(const char* fname);
+
+/* The compiled-in root hints (iterator/iter_hints_builtin.c): the 13
+ * IANA root servers with their IPv4 (when do4) and IPv6 (when do6)
+ * addresses, in the order Unbound lists them. NULL (logged) when out of
+ * memory. */
+struct delegpt* hints_builtin_root(int do4, int do6);
 
 /* The configured starting point closest to qname (longest zone that
  * qname is at or under), or NULL when none (no root hints). */

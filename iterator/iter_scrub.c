@@ -140,10 +140,10 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 					res->dname_too_long = 1;
 					return 1;
 				}
-				/* TTL 0 as Unbound: valid only with the
-				 * DNAME it came from */
+				/* the DNAME's TTL, as Unbound 1.17 answers
+				 * (test_differential.py compares it) */
 				c = make_cname(res->sname, res->snamelen, nn,
-					nl, 0, qclass);
+					nl, ldns_rr_ttl(rr), qclass);
 				if(!c || !ldns_rr_list_push_rr(out, c)) {
 					ldns_rr_free(c);
 					return 0;

@@ -633,7 +633,9 @@ static void got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 		start_attempt(q);
 		return;
 	}
-	if(q->use_edns && q->req.edns_fallback && !q->edns_known &&
+	/* also when infra knows the server does EDNS (as Unbound): one
+	 * name may still get FORMERR (the retry is then not remembered) */
+	if(q->use_edns && q->req.edns_fallback &&
 		(rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL)) {
 		o->stats.edns_fallbacks++;
 		release_io(q);

@@ -33,7 +33,7 @@ import dns.message  # noqa: E402
 import dns.query  # noqa: E402
 import dns.rcode  # noqa: E402
 
-from testnet import nsd as tn_nsd, procs, zones  # noqa: E402
+from testnet import loopback_guard, nsd as tn_nsd, procs, zones  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 BENCH_ZONE = "bench.tld1."
@@ -149,6 +149,8 @@ remote-control:
            extra="".join("  %s\n" % line for line in a.conf_line))
     with open(path, "w") as f:
         f.write(text)
+    # --conf-line must not open a way to the real root servers
+    loopback_guard.check(path)
 
 
 class Server:

@@ -12,7 +12,12 @@ does differently on purpose are marked with `ours_only`.
 Every daemon is stopped by its PID (SIGTERM, then SIGKILL after a timeout)
 in a fixture finalizer; a clean SIGTERM must give exit status 0. Nothing is
 ever sent outside 127.0.0.0/8 and ::1: the reference gets a root-hints
-file that names only 127.0.0.254, never the real root servers.
+file that names only 127.0.0.254, never the real root servers. Without
+root-hints: the daemon (like Unbound) would use its built-in root hints,
+the real root servers, so Server refuses to start any daemon whose config
+has neither a loopback root-hints file nor a forward-zone for "." to
+loopback (testdata/testnet/loopback_guard.py). The built-in hints are
+tested in a network namespace that has only lo (test_builtin_hints.py).
 """
 import os
 import re
@@ -20,6 +25,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -36,6 +42,10 @@ import pytest
 SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
+TESTDATA = os.path.join(SRCDIR, "testdata")
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+from testnet import loopback_guard  # noqa: E402
 UNBOUND_BIN = os.environ.get("UNBOUND_BIN",
                              os.path.join(BUILDDIR, "unbound"))
 CHECKCONF_BIN = os.environ.get(
@@ -183,6 +193,9 @@ class Server:
     """One daemon under test: config in a temporary directory, started
     with `-d -c FILE`, stopped by PID."""
 
+    # the binary this Server runs (a subclass may run another one)
+    binary = UNBOUND_BIN
+
     def __init__(self, tmpdir, ipv6=False):
         self.dir = str(tmpdir)
         self.ipv6 = ipv6
@@ -219,14 +232,17 @@ class Server:
             lines.append('logfile: "%s"' % self.logfile)
         # Every server knows only a loopback root (by default a dead one;
         # root_hints= names the test internet's): nothing a test does can
-        # reach the real root servers.
+        # reach the real root servers. root_hints=False leaves the line
+        # out (the built-in hints): run_args refuses that config unless
+        # body forbids every address (loopback_guard).
         hints = root_hints
         if hints is None:
             hints = os.path.join(self.dir, "root.hints")
             with open(hints, "w") as f:
                 f.write(ROOT_HINTS)
-        lines += ['root-hints: "%s"' % hints,
-                  "do-not-query-localhost: no"]
+        if hints is not False:
+            lines.append('root-hints: "%s"' % hints)
+        lines.append("do-not-query-localhost: no")
         if REFERENCE:
             lines.append('module-config: "iterator"')
         text = lines[0] + "\n" + "".join("\t%s\n" % l for l in lines[1:])
@@ -253,7 +269,11 @@ class Server:
 
     # -- process life ---------------------------------------------------
     def run_args(self, args):
-        return [UNBOUND_BIN] + list(args) + ["-c", self.conf]
+        """The command line that starts the daemon with self.conf. Every
+        start goes through here, so this is where a config that could
+        reach the real root servers is refused (raises UnsafeConfig)."""
+        loopback_guard.check(self.conf)
+        return [self.binary] + list(args) + ["-c", self.conf]
 
     def start(self, body="", args=("-d",), wait=True, env=None,
               ready_source="127.0.0.1", **kw):

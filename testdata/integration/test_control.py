@@ -448,8 +448,7 @@ def test_stop(unbound, keys):
 
 
 class RefServer(Server):
-    def run_args(self, args):
-        return [DEB_UNBOUND] + list(args) + ["-c", self.conf]
+    binary = DEB_UNBOUND
 
 
 @pytest.mark.skipif(not os.path.exists(DEB_UNBOUND),

@@ -215,12 +215,24 @@ static void test_hints_config(void** state)
 	struct iter_hints* h;
 	const struct iter_hint* x;
 	(void)state;
-	/* no root-hints: a hints set without a root */
+	/* no root-hints: the built-in root servers are the root */
 	h = hints_create(cfg);
 	assert_non_null(h);
-	assert_null(h->root);
-	assert_null(hints_lookup(h, W("www.example.tld1.")));
+	assert_non_null(h->root);
+	assert_true(h->root->is_root && h->root->prime);
+	assert_int_equal((int)h->root->dp->num_ns, 13);
+	assert_non_null(delegpt_find_ns(h->root->dp,
+		W("a.root-servers.net.")));
+	assert_ptr_equal(hints_lookup(h, W("www.example.tld1.")), h->root);
 	hints_delete(h);
+	/* an empty root-hints: "" is the same as none */
+	rh->str = strdup("");
+	cfg->root_hints = rh;
+	h = hints_create(cfg);
+	assert_non_null(h);
+	assert_int_equal((int)h->root->dp->num_ns, 13);
+	hints_delete(h);
+	free(rh->str);
 	rh->str = strdup(f);
 	cfg->root_hints = rh;
 	stub->name = strdup("example.tld1");
@@ -252,6 +264,63 @@ static void test_hints_config(void** state)
 	assert_null(hints_create(cfg));
 	config_delete(cfg);
 	unlink(f);
+}
+
+/* The compiled-in root hints: 13 servers, each with an IPv4 and an IPv6
+ * address on port 53, names and addresses in Unbound's listing order
+ * (M first, IPv6 before IPv4), every name marked as having both. */
+static void test_builtin_root(void** state)
+{
+	static const char* const ip4[] = { "198.41.0.4", "170.247.170.2",
+		"192.33.4.12", "199.7.91.13", "192.203.230.10", "192.5.5.241",
+		"192.112.36.4", "198.97.190.53", "192.36.148.17",
+		"192.58.128.30", "193.0.14.129", "199.7.83.42",
+		"202.12.27.33" };
+	struct delegpt* dp = hints_builtin_root(1, 1);
+	const struct delegpt_ns* ns;
+	const struct delegpt_addr* a;
+	char buf[300];
+	int i, n4 = 0, n6 = 0;
+	(void)state;
+	assert_non_null(dp);
+	assert_int_equal(dp->name[0], 0);
+	assert_int_equal((int)dp->num_ns, 13);
+	assert_int_equal((int)dp->num_addr, 26);
+	for(ns = dp->nslist, i = 12; ns; ns = ns->next, i--) {
+		char want[32];
+		snprintf(want, sizeof(want), "%c.ROOT-SERVERS.NET.", 'A' + i);
+		dname_to_str(ns->name, buf, sizeof(buf));
+		assert_string_equal(buf, want);
+		assert_true(ns->got4 && ns->got6);
+	}
+	assert_int_equal(delegpt_count_missing(dp, 1, 1), 0);
+	for(a = dp->addrs, i = 0; a; a = a->next, i++) {
+		assert_int_equal(addr_port(&a->addr), 53);
+		if(a->addr.ss_family == AF_INET6) {
+			assert_int_equal(n4, 0);   /* IPv6 first */
+			n6++;
+		} else {
+			addr_to_str(&a->addr, a->addrlen, buf, sizeof(buf));
+			assert_string_equal(buf, ip4[12 - n4]);
+			n4++;
+		}
+	}
+	assert_int_equal(n4, 13);
+	assert_int_equal(n6, 13);
+	addr_to_str(&dp->addrs->addr, dp->addrs->addrlen, buf, sizeof(buf));
+	assert_string_equal(buf, "2001:dc3::35");
+	delegpt_free(dp);
+	/* do-ip6: no (and do-ip4: no): only the other family's addresses,
+	 * all 13 names still */
+	dp = hints_builtin_root(1, 0);
+	assert_int_equal((int)dp->num_ns, 13);
+	assert_int_equal((int)dp->num_addr, 13);
+	assert_int_equal(dp->addrs->addr.ss_family, AF_INET);
+	delegpt_free(dp);
+	dp = hints_builtin_root(0, 1);
+	assert_int_equal((int)dp->num_addr, 13);
+	assert_int_equal(dp->addrs->addr.ss_family, AF_INET6);
+	delegpt_free(dp);
 }
 
 static void test_private_address(void** state)
@@ -301,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_copy_resets_bookkeeping),
 		cmocka_unit_test(test_hints_file),
 		cmocka_unit_test(test_hints_config),
+		cmocka_unit_test(test_builtin_root),
 		cmocka_unit_test(test_private_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
