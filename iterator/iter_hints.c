@@ -3,6 +3,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_priv.h"
+#include "iterator/iter_caps.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -137,7 +138,8 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		log_err("out of memory");
 		return NULL;
 	}
-	if(!priv_create(cfg, &h->priv)) {
+	if(!priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
+		&h->caps_exempt, &h->num_caps_exempt)) {
 		hints_delete(h);
 		return NULL;
 	}
@@ -186,6 +188,7 @@ void hints_delete(struct iter_hints* h)
 	if(!h)
 		return;
 	priv_delete(h->priv);
+	free(h->caps_exempt);
 	for(x = h->list; x; x = n) {
 		n = x->next;
 		delegpt_free(x->dp);

@@ -29,6 +29,9 @@ struct iter_hints {
 	 * when not configured; kept here to be built and swapped with the
 	 * rest of the iterator's config */
 	struct iter_priv* priv;
+	/* caps-exempt / caps-whitelist (iterator/iter_caps.h) */
+	uint8_t* caps_exempt;
+	size_t num_caps_exempt;
 };
 
 /* Read the hints from cfg: root-hints: files (the last one given wins,

@@ -7,6 +7,7 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
 #include "iterator/iter_scrub.h"
+#include "iterator/iter_caps.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_priv.h"
 #include "services/outside_network.h"
@@ -178,8 +179,11 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			iter_fail(iq, "too many referrals for");
 			return;
 		}
+		/* harden-glue: no: the scrubber kept glue from outside
+		 * the zone too, and it is used */
 		dp = delegpt_from_rrs(nsowner, ldns_pkt_authority(pkt),
-			ldns_pkt_additional(pkt), iq->dp->name, 0);
+			ldns_pkt_additional(pkt), (!env->cfg ||
+			env->cfg->harden_glue) ? iq->dp->name : NULL, 0);
 		if(!dp) {
 			server_unusable(env, iq, 0);
 			return;
@@ -250,12 +254,15 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 	const struct outnet_reply* r)
 {
-	ldns_pkt* pkt = NULL;
-	struct scrub_result sr;
-	enum scrub_status ss;
 	iq->outq = NULL;
 	if(iq->state != ITER_TARGETS)
 		return;
+	if(r->result == OUTNET_CAPSFAIL || iq->caps_fallback) {
+		if(r->result == OUTNET_REPLY || r->result == OUTNET_CAPSFAIL)
+			env->stats.replies++;
+		iter_caps_reply(env, iq, r);
+		return;
+	}
 	if(r->result != OUTNET_REPLY) {
 		if(r->result == OUTNET_TIMEOUT)
 			env->stats.timeouts++;
@@ -266,13 +273,23 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;   /* ITER_TARGETS picks the next server */
 	}
 	env->stats.replies++;
-	if(ldns_wire2pkt(&pkt, r->pkt, r->len) != LDNS_STATUS_OK) {
+	iter_process_wire(env, iq, r->pkt, r->len);
+}
+
+void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* wire, size_t len)
+{
+	ldns_pkt* pkt = NULL;
+	struct scrub_result sr;
+	enum scrub_status ss;
+	if(ldns_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
 		env->stats.bad_replies++;
 		server_unusable(env, iq, 0);
 		return;
 	}
 	ss = scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
-		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr);
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,
+		!env->cfg || env->cfg->harden_glue);
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;
 		ldns_pkt_free(pkt);

@@ -6,6 +6,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/iter_util.h"
 #include "iterator/iter_cache.h"
+#include "iterator/iter_caps.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
@@ -98,6 +99,7 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	ldns_rr_list_deep_free(iq->authority);
 	ldns_rr_list_deep_free(iq->additional);
 	iq->answer = iq->authority = iq->additional = NULL;
+	iter_caps_clear(iq);
 }
 
 /* Finish with rcode (the result lists are as collected so far). */
@@ -129,6 +131,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
 	iq->qmin_labels = 0;
+	iter_caps_clear(iq);
 }
 
 /* The question to send to iq->dp now: the full one, or the minimised
@@ -388,7 +391,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.addrlen = a->addrlen;
 	req.zone = iq->dp->name;
 	req.zonelen = iq->dp->namelen;
-	pick_question(env, iq);
+	if(!iq->caps_fallback)   /* the fallback repeats the question */
+		pick_question(env, iq);
 	req.qname = iq->ask;
 	req.qname_len = iq->asklen;
 	req.qtype = iq->asktype;
@@ -397,6 +401,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.edns = 1;
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
+	req.caps = iter_caps_use(env, iq);
 	left = iq->budget->deadline_ms - now_ms();
 	if(left < 50)
 		return -1;
@@ -472,6 +477,34 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
 	return started;
 }
 
+/* The 0x20 fallback: every address of dp in turn, once, without 0x20;
+ * then the kept reply is used or the query fails (iter_caps.h). */
+static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	int i;
+	for(;;) {
+		for(a = iq->dp->addrs, i = 0; a && i < iq->caps_server;
+			a = a->next)
+			i++;
+		if(!a) {
+			iter_caps_finish(env, iq);
+			return iq->state != ITER_DONE;
+		}
+		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
+			== OUTNET_OK) {
+			int r = send_query(env, iq, a);
+			if(r > 0)
+				return 0;
+			if(r < 0) {
+				iter_fail(iq, "time limit reached for");
+				return 0;
+			}
+		}
+		iq->caps_server++;
+	}
+}
+
 /* ITER_TARGETS: send to a server, or wait for / start target lookups. */
 static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 {
@@ -482,6 +515,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		iter_fail(iq, "query budget exhausted for");
 		return 0;
 	}
+	if(iq->caps_fallback)
+		return caps_targets(env, iq);
 	while((a = select_addr(env, iq)) != NULL) {
 		int r = send_query(env, iq, a);
 		if(r > 0)

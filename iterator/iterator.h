@@ -89,7 +89,7 @@ struct iter_env {
 			restarts, lame, scrub_removed, bad_replies,
 			target_lookups, prime, cache_answers,
 			cache_delegations, stored_rrsets, qmin_sent,
-			msg_cache_subs;
+			msg_cache_subs, caps_fallbacks;
 	} stats;
 };
 
@@ -165,6 +165,14 @@ struct iter_qstate {
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	struct iter_budget* budget;
+	/* use-caps-for-id fallback (iterator/iter_caps.h): the reply kept,
+	 * the index of the next address of dp to ask without 0x20, and
+	 * whether a server confirmed the kept reply */
+	int caps_fallback;
+	int caps_server;
+	int caps_confirmed;
+	uint8_t* caps_pkt;
+	size_t caps_len;
 	/* the result, once ITER_DONE */
 	int rcode;
 	ldns_rr_list* answer;      /* CNAME/DNAME chain, then the answer */
