@@ -128,6 +128,27 @@ fail:
 	return NULL;
 }
 
+int hints_parse_tfp(const char* str, int* tfp, int max)
+{
+	int n = 0;
+	const char* p = str;
+	while(p && *p) {
+		char* end;
+		long v;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		v = strtol(p, &end, 10);
+		if(end == p || (*end && *end != ' ' && *end != '\t') ||
+			v < -1 || v > 1000 || n >= max)
+			return 0;
+		tfp[n++] = (int)v;
+		p = end;
+	}
+	return n;
+}
+
 struct iter_hints* hints_create(const struct config_file* cfg)
 {
 	struct iter_hints* h = calloc(1, sizeof(*h));
@@ -140,6 +161,14 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 	}
 	if(!priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
 		&h->caps_exempt, &h->num_caps_exempt)) {
+		hints_delete(h);
+		return NULL;
+	}
+	h->tfp_num = hints_parse_tfp(cfg->target_fetch_policy ?
+		cfg->target_fetch_policy : "3 2 1 0 0", h->tfp, HINTS_MAX_TFP);
+	if(h->tfp_num == 0) {
+		log_err("cannot parse target-fetch-policy: \"%s\"",
+			cfg->target_fetch_policy);
 		hints_delete(h);
 		return NULL;
 	}

@@ -11,6 +11,8 @@
 struct config_file;
 struct delegpt;
 
+#define HINTS_MAX_TFP 16   /* target-fetch-policy numbers kept */
+
 /* One configured starting point. */
 struct iter_hint {
 	struct iter_hint* next;
@@ -29,6 +31,13 @@ struct iter_hints {
 	 * when not configured; kept here to be built and swapped with the
 	 * rest of the iterator's config */
 	struct iter_priv* priv;
+	/* target-fetch-policy: per dependency depth (0: a client's query,
+	 * 1: a lookup of its NS names, ...) how many NS names without an
+	 * address get looked up while the known servers are asked already
+	 * (-1: all, 0: only when no server is left); names are not looked
+	 * up at all from depth tfp_num - 1 on */
+	int tfp[HINTS_MAX_TFP];
+	int tfp_num;
 	/* caps-exempt / caps-whitelist (iterator/iter_caps.h) */
 	uint8_t* caps_exempt;
 	size_t num_caps_exempt;
@@ -42,6 +51,11 @@ struct iter_hints {
  * available yet)" once and has no root. */
 struct iter_hints* hints_create(const struct config_file* cfg);
 void hints_delete(struct iter_hints* h);
+
+/* Parse a target-fetch-policy ("3 2 1 0 0": integers >= -1, at least
+ * one) into tfp (at most max, more are an error). Returns the count, 0
+ * on bad text. */
+int hints_parse_tfp(const char* str, int* tfp, int max);
 
 /* Read a root hints file: NS records for "." and A/AAAA for their
  * names (other records ignored). NULL (logged) on error or no NS. */

@@ -431,14 +431,36 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
-/* Start lookups for NS names without addresses. Returns how many. */
-static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
+/* target-fetch-policy at the state's depth; 0 past the deepest */
+static int tfp_at(const struct iter_env* env, const struct iter_qstate* iq)
+{
+	if(!env->hints)
+		return 0;
+	return iq->depth < env->hints->tfp_num ? env->hints->tfp[iq->depth]
+		: 0;
+}
+
+/* May this state look up NS names at all? Not from the deepest
+ * dependency depth of target-fetch-policy on (as Unbound), nor past
+ * ITER_MAX_DEPTH. */
+static int may_fetch(const struct iter_env* env,
+	const struct iter_qstate* iq)
+{
+	int maxdep = env->hints ? env->hints->tfp_num - 1 : ITER_MAX_DEPTH;
+	return !iq->dp_forward && iq->depth < maxdep &&
+		iq->depth + 1 <= ITER_MAX_DEPTH;
+}
+
+/* Start lookups for at most max_names NS names without addresses (-1:
+ * all, within the limits). Returns how many lookups started. */
+static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
+	int max_names)
 {
 	struct delegpt_ns* ns;
-	int started = 0;
-	if(iq->dp_forward || iq->depth + 1 > ITER_MAX_DEPTH)
+	int started = 0, names = 0;
+	if(!may_fetch(env, iq))
 		return 0;
-	for(ns = iq->dp->nslist; ns && started < ITER_TARGETS_AT_ONCE;
+	for(ns = iq->dp->nslist; ns && (max_names < 0 || names < max_names);
 		ns = ns->next) {
 		int t, n = 0;
 		if(ns->got4 || ns->got6 || ns->failed ||
@@ -470,6 +492,7 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
 			continue;
 		}
 		started += n;
+		names++;
 		iq->dp_targets++;
 		iq->budget->targets++;
 		env->stats.target_lookups++;
@@ -519,8 +542,15 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		return caps_targets(env, iq);
 	while((a = select_addr(env, iq)) != NULL) {
 		int r = send_query(env, iq, a);
-		if(r > 0)
+		if(r > 0) {
+			/* target-fetch-policy: look up more NS names now, so
+			 * other servers are known if this one fails */
+			int tf = tfp_at(env, iq);
+			if(tf != 0 && iq->outstanding_subs == 0 &&
+				iq->dp_nx == 0)
+				(void)fetch_targets(env, iq, tf);
 			return 0;
+		}
 		if(r < 0) {
 			iter_fail(iq, "time limit reached for");
 			return 0;
@@ -528,7 +558,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 	}
 	/* wait for the lookups in flight before starting more, so names
 	 * that fail (NXNS) stop the fetching at the limit */
-	if(iq->outstanding_subs > 0 || fetch_targets(env, iq) > 0)
+	if(iq->outstanding_subs > 0 ||
+		fetch_targets(env, iq, ITER_TARGETS_AT_ONCE) > 0)
 		return 0;   /* wait for addresses */
 	delegpt_log(VERB_ALGO, iq->dp);
 	if(iq->dp_first && !iq->skip_hints) {

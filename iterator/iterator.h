@@ -58,7 +58,8 @@ struct outnet_reply;
 #define ITER_MAX_SENT 64          /* upstream queries per client query */
 #define ITER_MAX_TARGETS 24       /* NS-name lookups per client query */
 #define ITER_MAX_TARGETS_DP 6     /* NS-name lookups per delegation */
-#define ITER_TARGETS_AT_ONCE 3    /* started together */
+#define ITER_TARGETS_AT_ONCE 3    /* NS names looked up together when
+                                   * no server is left */
 #define ITER_MAX_NX_TARGETS 3     /* NXDOMAIN NS names per delegation */
 #define ITER_MAX_DEPTH 5          /* sub-query nesting */
 #define ITER_MAX_ATTEMPTS 3       /* sends to one address per state */

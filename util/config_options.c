@@ -164,7 +164,7 @@ const struct cfg_option cfg_options[] = {
 	KEEP("prefetch", CL_SERVER, CT_YESNO, F(prefetch), "no"),
 	USE("tcp-upstream", CL_SERVER, CT_YESNO, F(tcp_upstream), "no"),
 	USE("udp-connect", CL_SERVER, CT_YESNO, F(udp_connect), "yes"),
-	KEEP("target-fetch-policy", CL_SERVER, CT_STR, F(target_fetch_policy),
+	USE("target-fetch-policy", CL_SERVER, CT_STR, F(target_fetch_policy),
 		"3 2 1 0 0"),
 	USE("private-address", CL_SERVER, CT_STRLIST, F(private_address),
 		NULL),

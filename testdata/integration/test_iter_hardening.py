@@ -6,15 +6,27 @@ the server that does not echo the 0x20 case and the off-path spoofer."""
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_iterator import (Run, write_conf, net, rcode, all_rdata,  # noqa
-                           pytestmark, DRIVER)
+                           pytestmark, DRIVER, SLOW)
 from testnet.fixture import testnet_net  # noqa: F401,E402
 
 LONG = "thisisaratherlongnamewithmanyletters"
+
+
+def logged(responder, qname, wait=1.0):
+    """The responder's log entries for qname, waiting up to wait seconds
+    for a first one (it writes as it receives)."""
+    deadline = time.time() + wait * SLOW
+    while True:
+        got = responder.queries(qname)
+        if got or time.time() >= deadline:
+            return got
+        time.sleep(0.05)
 
 
 def mixed(qname):
@@ -119,3 +131,75 @@ def test_caps_exempt_bad_name(net, tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode not in (0, 2)
     assert "caps-exempt: bad domain name 'bad..name'" in p.stderr
+
+
+def test_harden_glue(net, tmp_path):
+    """A referral for oog.bad.tld2. to ns1.example.tld1. with glue from
+    outside the zone pointing at another server (the noedns responder).
+    harden-glue: yes (the default) drops that glue and looks the name
+    up (the real server, not the responder, gets asked); harden-glue: no
+    uses it (the glue's address gets the query)."""
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(rules=[{"name": "oog.bad.tld2.", "suffix": True,
+                              "actions": [{
+                                  "type": "referral",
+                                  "zone": "oog.bad.tld2.",
+                                  "ns": ["ns1.example.tld1."],
+                                  "glue": {"ns1.example.tld1.":
+                                           [other.address]}}]}])
+    for harden, used in (("yes", False), ("no", True), (None, False)):
+        other.clear_log()
+        extra = "harden-glue: %s" % harden if harden else ""
+        conf = write_conf(tmp_path, net, extra)
+        run = Run(conf, ["www.oog.bad.tld2./A"])
+        assert rcode(run.reply(0)) == "SERVFAIL"   # nobody serves it
+        asked = other.queries("www.oog.bad.tld2.")
+        assert bool(asked) == used, (harden, asked)
+
+
+def test_target_fetch_policy(net, tmp_path):
+    """The responder delegates tfp.bad.tld2. to ns.bad.tld2. (with glue:
+    itself) and ns-glueless.bad.tld2. (no address). The default policy
+    "3 2 1 0 0" looks the glueless name up while the glued server is
+    asked already; "0 0 0 0 0" only asks for it when no server is left
+    (here never: the glued one answers)."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "tfp.bad.tld2.", "actions": [{
+        "type": "referral", "zone": "tfp.bad.tld2.",
+        "ns": ["ns.bad.tld2.", "ns-glueless.bad.tld2."],
+        "glue": {"ns.bad.tld2.": [bad.address]}}]}])
+    for policy, lookups in ((None, True), ('"3 2 1 0 0"', True),
+                            ('"0 0 0 0 0"', False),
+                            ('"-1 -1 -1 -1 -1"', True)):
+        bad.clear_log()
+        extra = "target-fetch-policy: %s" % policy if policy else ""
+        conf = write_conf(tmp_path, net, extra)
+        run = Run(conf, ["www.tfp.bad.tld2./A"])
+        assert rcode(run.reply(0)) in ("NXDOMAIN", "NOERROR")
+        assert bad.queries("www.tfp.bad.tld2.")
+        # the lookup leaves with or just after the query it goes along
+        # with: the responder may log it a moment after the answer
+        got = logged(bad, "ns-glueless.bad.tld2.")
+        assert bool(got) == lookups, (policy, got)
+
+
+def test_target_fetch_policy_depth(net, tmp_path):
+    """One number: dependency depth 0 only, so NS names are never looked
+    up: example.tld2. (its NS ns.dns-host.tld3. has no glue) fails, and
+    the default resolves it."""
+    conf = write_conf(tmp_path, net, 'target-fetch-policy: "0"')
+    run = Run(conf, ["www.example.tld2./A"])
+    assert rcode(run.reply(0)) == "SERVFAIL"
+    conf = write_conf(tmp_path, net)
+    run = Run(conf, ["www.example.tld2./A"])
+    assert rcode(run.reply(0)) == "NOERROR"
+
+
+@pytest.mark.parametrize("bad_policy", ['"3 x 1"', '"-2"', '""'])
+def test_target_fetch_policy_bad(net, tmp_path, bad_policy):
+    conf = write_conf(tmp_path, net, "target-fetch-policy: %s" % bad_policy)
+    p = subprocess.run([DRIVER, "-c", conf, "www.bad.tld2./A"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode not in (0, 2)
+    assert "cannot parse target-fetch-policy" in p.stderr
