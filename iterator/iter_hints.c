@@ -93,6 +93,7 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 	h->is_forward = is_forward;
 	h->prime = s->isprime;
 	h->first = s->isfirst;
+	h->no_cache = s->no_cache;
 	for(p = s->hosts; p; p = p->next) {
 		uint8_t host[LDNS_MAX_DOMAINLEN + 1];
 		if(!dname_from_str(p->str, host) ||

@@ -21,6 +21,7 @@ struct iter_hint {
 	int is_root;            /* from root-hints: (prime before use) */
 	int prime;              /* stub-prime: yes */
 	int first;              /* stub-first / forward-first */
+	int no_cache;           /* stub-no-cache / forward-no-cache */
 };
 
 struct iter_hints {

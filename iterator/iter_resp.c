@@ -92,9 +92,10 @@ static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 }
 
 /* Keep the RRsets of a scrubbed reply that was used. */
-static void store(struct iter_env* env, const ldns_pkt* pkt)
+static void store(struct iter_env* env, const struct iter_qstate* iq,
+	const ldns_pkt* pkt)
 {
-	if(env->rrset_cache)
+	if(env->rrset_cache && !iq->no_cache)
 		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
 			env->rrset_cache, pkt, time(NULL));
 }
@@ -103,7 +104,7 @@ static void store(struct iter_env* env, const ldns_pkt* pkt)
 static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt, int rcode)
 {
-	store(env, pkt);
+	store(env, iq, pkt);
 	if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
 		iter_fail(iq, "out of memory for");
 		return;
@@ -166,7 +167,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			iter_fail(iq, "out of memory for");
 			return;
 		}
-		store(env, pkt);
+		store(env, iq, pkt);
 		(void)iter_restart_at(env, iq, sr->sname, sr->snamelen);
 		return;
 	}
@@ -189,7 +190,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
-		store(env, pkt);
+		store(env, iq, pkt);
 		delegpt_log(VERB_ALGO, dp);
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;

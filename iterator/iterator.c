@@ -267,11 +267,21 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}
+	/* DS lives on the parent side of a zone cut: start from above */
+	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
+		dname_remove_label(iq->sname) : iq->sname;
+	h = env->hints ? hints_lookup(env->hints, start) : NULL;
+	if(h && iq->skip_hints && !h->is_root)
+		h = env->hints->root;
+	/* stub-no-cache / forward-no-cache: nothing of this query is
+	 * looked up in or stored to the caches (sticks across restarts) */
+	if(h && h->no_cache)
+		iq->no_cache = 1;
 	/* a sub-query's whole answer (negative ones too: NXNS names looked
 	 * up again) may be in the message cache; clients were answered
 	 * from it before they reached the mesh */
 	if(iq->depth > 0 && !iq->is_priming && iq->restarts == 0 &&
-		env->msg_cache) {
+		env->msg_cache && !iq->no_cache) {
 		int rcode;
 		if(iter_msg_cached(env->msg_cache, iq->qname, iq->qname_len,
 			iq->qtype, iq->qclass, now, &rcode, iq->answer,
@@ -281,18 +291,13 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 	}
-	/* DS lives on the parent side of a zone cut: start from above */
-	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
-		dname_remove_label(iq->sname) : iq->sname;
-	h = env->hints ? hints_lookup(env->hints, start) : NULL;
-	if(h && iq->skip_hints && !h->is_root)
-		h = env->hints->root;
 	if(!h) {
 		/* hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");
 		return 0;
 	}
-	if(!iq->is_priming && env->rrset_cache && !h->is_forward) {
+	if(!iq->is_priming && env->rrset_cache && !h->is_forward &&
+		!iq->no_cache) {
 		int r = cache_step(env, iq, h, start, now);
 		if(r != 0)
 			return r > 0;

@@ -151,6 +151,8 @@ struct iter_qstate {
 	int dp_first;       /* dp is a stub/forward with stub-first /
 	                     * forward-first: on failure, go on from the root */
 	int skip_hints;     /* such a stub/forward failed: use the root */
+	int no_cache;       /* under a stub-no-cache / forward-no-cache
+	                     * zone: no cache lookups, nothing stored */
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */

@@ -385,7 +385,7 @@ const struct cfg_option cfg_options[] = {
 	KEEP("stub-tls-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	KEEP("stub-ssl-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	KEEP("stub-tcp-upstream", CL_STUB, CT_YESNO, FS(tcp_upstream), "no"),
-	KEEP("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
+	USE("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
 	USE("forward-host", CL_FORWARD, CT_STRLIST, FS(hosts), NULL),
 	USE("forward-addr", CL_FORWARD, CT_STRLIST, FS(addrs), NULL),
 	USE("forward-first", CL_FORWARD, CT_YESNO, FS(isfirst), "no"),
@@ -395,7 +395,7 @@ const struct cfg_option cfg_options[] = {
 		"no"),
 	KEEP("forward-tcp-upstream", CL_FORWARD, CT_YESNO, FS(tcp_upstream),
 		"no"),
-	KEEP("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
+	USE("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
 
 	/* auth-zone: and rpz: (struct config_auth) */
 	KEEP("name", CL_AUTH | CL_RPZ, CT_STR, FA(name), NULL),

@@ -203,3 +203,32 @@ def test_target_fetch_policy_bad(net, tmp_path, bad_policy):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode not in (0, 2)
     assert "cannot parse target-fetch-policy" in p.stderr
+
+
+@pytest.mark.parametrize("kind", ["stub", "forward"])
+@pytest.mark.parametrize("no_cache", ["yes", "no", None])
+def test_no_cache(net, tmp_path, kind, no_cache):
+    """stub-no-cache / forward-no-cache: yes: the answers of that zone
+    are not cached, so asking twice (one after the other) asks the
+    server twice; no (the default): the second one is a cache hit.
+    Names outside the zone are cached as ever."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    lines = ["%s-zone:" % kind, 'name: "bad.tld2."',
+             "%s-addr: %s" % (kind, bad.address)]
+    if no_cache:
+        lines.append("%s-no-cache: %s" % (kind, no_cache))
+    conf = write_conf(tmp_path, net, "\n".join(lines))
+    run = Run(conf, ["www.bad.tld2./A", "www.bad.tld2./A",
+                     "www.example.tld1./A", "www.example.tld1./A"],
+              opts=["-S"])
+    assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+    assert all_rdata(run.reply(1)) == ["192.0.2.100"]
+    assert all_rdata(run.reply(3)) == ["192.0.2.10"]
+    sent = len(bad.queries("www.bad.tld2."))
+    if no_cache == "yes":
+        assert sent == 2
+        assert run.stats["iter.msg_hits"] == 1     # example.tld1 only
+    else:
+        assert sent == 1
+        assert run.stats["iter.msg_hits"] == 2
