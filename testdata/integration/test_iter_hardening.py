@@ -232,3 +232,32 @@ def test_no_cache(net, tmp_path, kind, no_cache):
     else:
         assert sent == 1
         assert run.stats["iter.msg_hits"] == 2
+
+
+def test_outgoing_port_permit_avoid(net, tmp_path):
+    """outgoing-port-avoid / -permit, applied in file order as Unbound:
+    everything avoided, then ten ports permitted, then one of them
+    avoided again: every upstream query (the responder logs the source
+    port) comes from the nine left."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    conf = write_conf(tmp_path, net, "outgoing-port-avoid: 0-65535\n"
+                      "outgoing-port-permit: 40100-40109\n"
+                      "outgoing-port-avoid: 40105\n"
+                      "outgoing-range: 8")
+    names = ["www.bad.tld2./A", "%s.bad.tld2./A" % LONG,
+             "drop.bad.tld2./A"] + ["n%d.bad.tld2./A" % i for i in range(6)]
+    run = Run(conf, names)
+    assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+    ports = {int(q["src"].rsplit(":", 1)[1]) for q in bad.queries()
+             if q["proto"] == "udp"}
+    assert len(ports) >= 2
+    assert ports <= set(range(40100, 40110)) - {40105}, ports
+
+
+def test_outgoing_port_bad_range(net, tmp_path):
+    conf = write_conf(tmp_path, net, "outgoing-port-permit: 70000")
+    p = subprocess.run([DRIVER, "-c", conf, "www.bad.tld2./A"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode not in (0, 2)
+    assert "bad port range '70000'" in p.stderr
