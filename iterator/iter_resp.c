@@ -328,7 +328,24 @@ void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
 	(void)env;
 	if(iq->outstanding_subs > 0)
 		iq->outstanding_subs--;
-	if(sub->is_priming || !iq->dp)
+	if(sub->is_priming) {
+		/* a stub's priming: its NS set and their addresses */
+		if(sub->qname_len > 1 && iq->stub_prime_wait &&
+			sub->rcode == RCODE_NOERROR && !iq->stub_primed) {
+			struct delegpt* dp = delegpt_from_rrs(sub->qname,
+				sub->answer, sub->additional, sub->qname, 0);
+			if(dp && dp->num_addr == 0) {
+				/* no glue: the configured addresses */
+				delegpt_free(dp);
+				dp = NULL;
+			}
+			iq->stub_primed = dp;
+			if(dp)
+				delegpt_log(VERB_ALGO, dp);
+		}
+		return;
+	}
+	if(!iq->dp)
 		return;
 	ns = delegpt_find_ns(iq->dp, sub->qname);
 	if(!ns)
@@ -352,8 +369,8 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	struct delegpt* dp;
 	time_t now = time(NULL);
 	env->stats.prime++;
-	if(iq->rcode != RCODE_NOERROR)
-		return;
+	if(iq->rcode != RCODE_NOERROR || iq->qname_len != 1)
+		return;   /* a stub's priming is its asker's (inform_super) */
 	dp = delegpt_from_rrs((const uint8_t*)"", iq->answer, iq->additional,
 		NULL, 0);
 	if(!dp)

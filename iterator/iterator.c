@@ -92,6 +92,8 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	}
 	delegpt_free(iq->dp);
 	iq->dp = NULL;
+	delegpt_free(iq->stub_primed);
+	iq->stub_primed = NULL;
 	if(iq->budget && --iq->budget->refs == 0)
 		free(iq->budget);
 	iq->budget = NULL;
@@ -255,6 +257,47 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* stub-prime: the zone's own NS set, asked of the stub's addresses
+ * once (a priming sub-query) and then taken from the RRset cache; when
+ * priming fails, the stub's configured addresses (as Unbound). Returns
+ * 1 with *dp to use, 0 when waiting for the priming or done, -1 when
+ * the state was set up another way (run on). */
+static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_hint* h, time_t now, struct delegpt** dp)
+{
+	*dp = NULL;
+	if(iq->stub_primed) {
+		*dp = iq->stub_primed;
+		iq->stub_primed = NULL;
+		return 1;
+	}
+	if(env->rrset_cache && !iq->no_cache) {
+		/* the NS set of the zone itself, cached by an earlier
+		 * priming (or an answer from its servers) */
+		*dp = iter_cache_delegation(env->rrset_cache, h->dp->name,
+			iq->qclass, dname_count_labels(h->dp->name) - 1, now);
+		if(*dp && query_dname_compare((*dp)->name, h->dp->name) == 0
+			&& (*dp)->num_addr > 0)
+			return 1;
+		delegpt_free(*dp);
+		*dp = NULL;
+	}
+	if(!iq->stub_prime_tried) {
+		iq->stub_prime_tried = 1;
+		if(mesh_attach_sub(env->mesh, iq->ms, h->dp->name, TYPE_NS,
+			iq->qclass, 1)) {
+			iq->outstanding_subs++;
+			iq->stub_prime_wait = 1;
+			iq->state = ITER_PRIME_WAIT;
+			return 0;
+		}
+	}
+	iter_log_name(VERB_ALGO, "stub priming failed, its hints for",
+		h->dp->name, TYPE_NS);
+	*dp = delegpt_copy(h->dp);
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -318,6 +361,11 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 		dp = delegpt_copy(env->primed_root);
+	} else if(h->prime && !h->is_root && !h->is_forward &&
+		!iq->is_priming) {
+		int r = stub_prime(env, iq, h, now, &dp);
+		if(r <= 0)
+			return r < 0;   /* -1: run on (the dp was set) */
 	} else
 		dp = delegpt_copy(h->dp);
 	if(!dp) {
@@ -590,7 +638,9 @@ void iter_run(struct iter_env* env, struct iter_qstate* iq)
 		case ITER_PRIME_WAIT:
 			if(iq->outstanding_subs > 0)
 				return;
-			if(!env->primed_root)
+			if(iq->stub_prime_wait)
+				iq->stub_prime_wait = 0;  /* stub_primed or not */
+			else if(!env->primed_root)
 				iq->prime_failed = 1;
 			iq->state = ITER_INIT;
 			break;

@@ -151,6 +151,10 @@ struct iter_qstate {
 	int dp_first;       /* dp is a stub/forward with stub-first /
 	                     * forward-first: on failure, go on from the root */
 	int skip_hints;     /* such a stub/forward failed: use the root */
+	/* stub-prime: the priming sub-query was started / is awaited, and
+	 * the NS set (with addresses) it found */
+	int stub_prime_tried, stub_prime_wait;
+	struct delegpt* stub_primed;
 	int no_cache;       /* under a stub-no-cache / forward-no-cache
 	                     * zone: no cache lookups, nothing stored */
 	struct outnet_query* outq;      /* the query in flight, if any */

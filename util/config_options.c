@@ -381,7 +381,7 @@ const struct cfg_option cfg_options[] = {
 	USE("name", CL_STUB | CL_FORWARD, CT_STR, FS(name), NULL),
 	USE("stub-host", CL_STUB, CT_STRLIST, FS(hosts), NULL),
 	USE("stub-addr", CL_STUB, CT_STRLIST, FS(addrs), NULL),
-	KEEP("stub-prime", CL_STUB, CT_YESNO, FS(isprime), "no"),
+	USE("stub-prime", CL_STUB, CT_YESNO, FS(isprime), "no"),
 	USE("stub-first", CL_STUB, CT_YESNO, FS(isfirst), "no"),
 	KEEP("stub-tls-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	KEEP("stub-ssl-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),

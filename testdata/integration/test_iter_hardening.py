@@ -261,3 +261,62 @@ def test_outgoing_port_bad_range(net, tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode not in (0, 2)
     assert "bad port range '70000'" in p.stderr
+
+
+def stub_conf(tmp_path, net, addr, prime):
+    lines = ["stub-zone:", 'name: "bad.tld2."', "stub-addr: %s" % addr]
+    if prime is not None:
+        lines.append("stub-prime: %s" % prime)
+    return write_conf(tmp_path, net, "\n".join(lines))
+
+
+@pytest.mark.parametrize("prime", ["yes", "no", None])
+def test_stub_prime(net, tmp_path, prime):
+    """stub-prime: yes asks the stub's address for the zone's NS set
+    once ("bad.tld2. NS", with glue) and uses it, later questions take
+    it from the cache; no (the default) never asks for it."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "bad.tld2.", "actions": [{
+        "type": "poison",
+        "records": ["ns.bad.tld2. 3600 IN A %s" % bad.address]}]}])
+    bad.clear_log()
+    conf = stub_conf(tmp_path, net, bad.address, prime)
+    run = Run(conf, ["www.bad.tld2./A", "%s.bad.tld2./A" % LONG],
+              opts=["-S"])
+    assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+    assert rcode(run.reply(1)) == "NXDOMAIN"
+    primes = bad.queries("bad.tld2.", "NS")
+    assert len(primes) == (1 if prime == "yes" else 0)
+
+
+def test_stub_prime_uses_published_ns(net, tmp_path):
+    """The zone's published NS set wins over the configured address: its
+    glue points at the other responder, which then gets the question
+    (it is not authoritative for bad.tld2.: SERVFAIL); without priming
+    it never hears of it."""
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(rules=[{"name": "bad.tld2.", "actions": [{
+        "type": "poison",
+        "records": ["ns.bad.tld2. 3600 IN A %s" % other.address]}]}])
+    for prime, used in (("yes", True), ("no", False)):
+        other.clear_log()
+        conf = stub_conf(tmp_path, net, bad.address, prime)
+        run = Run(conf, ["www.bad.tld2./A"])
+        asked = other.queries("www.bad.tld2.")
+        assert bool(asked) == used, (prime, asked)
+        if not used:
+            assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+
+
+def test_stub_prime_fails_uses_hints(net, tmp_path):
+    """When priming gets nothing usable (here SERVFAIL to the NS query),
+    the stub's configured address is used."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "bad.tld2.", "actions": [{
+        "type": "rcode", "rcode": "SERVFAIL"}]}])
+    bad.clear_log()
+    conf = stub_conf(tmp_path, net, bad.address, "yes")
+    run = Run(conf, ["www.bad.tld2./A"])
+    assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+    assert bad.queries("bad.tld2.", "NS")
