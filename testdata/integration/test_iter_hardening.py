@@ -320,3 +320,53 @@ def test_stub_prime_fails_uses_hints(net, tmp_path):
     run = Run(conf, ["www.bad.tld2./A"])
     assert all_rdata(run.reply(0)) == ["192.0.2.100"]
     assert bad.queries("bad.tld2.", "NS")
+
+
+def test_caps_expected_cases(net, tmp_path):
+    """With use-caps-for-id every expected answer of the test internet
+    is the same (UDP, TCP after TC=1, EDNS fallback, CNAME and DNAME
+    chains, glueless delegations, priming): NSD echoes the case, so no
+    reply fails the check."""
+    conf = write_conf(tmp_path, net, "use-caps-for-id: yes")
+    cases = net.expected
+    run = Run(conf, ["%s/%s" % (c.qname, c.qtype) for c in cases])
+    bad = [c.mismatch(run.reply(i)) for i, c in enumerate(cases)]
+    assert [b for b in bad if b] == []
+    assert run.stats["outnet.capsfail"] == 0
+    assert run.stats["outnet.tcp"] >= 1
+
+
+def test_caps_forwarder_not_echoing(net, tmp_path):
+    """0x20 goes to forwarders too; one that lowercases the question gets
+    the fallback and its answer is used."""
+    bad = net.responder("bad")
+    bad.set_behaviour(default=[{"type": "lower_question"}])
+    conf = write_conf(tmp_path, net, "use-caps-for-id: yes\n"
+                      "forward-zone:\nname: \"bad.tld2.\"\n"
+                      "forward-addr: %s" % bad.address)
+    run = Run(conf, ["www.bad.tld2./A", "%s.bad.tld2./A" % LONG])
+    assert all_rdata(run.reply(0)) == ["192.0.2.100"]
+    assert rcode(run.reply(1)) == "NXDOMAIN"
+    assert run.stats["iter.caps_fallbacks"] >= 2
+
+
+def test_caps_fallback_servers_disagree(net, tmp_path):
+    """Two addresses for the zone (a stub with both): one lowercases the
+    question and answers 192.0.2.100, the other forges a lowercase reply
+    with 192.0.2.77 to every query. Whichever is asked first fails the
+    0x20 check; in the fallback the two disagree: SERVFAIL, neither
+    answer is used."""
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(default=[{"type": "lower_question"}])
+    other.set_behaviour(default=[{"type": "spoof_case", "always": True,
+                                  "records": [
+                                      "www.bad.tld2. 300 IN A 192.0.2.77"]}])
+    conf = write_conf(tmp_path, net, "use-caps-for-id: yes\n"
+                      "stub-zone:\nname: \"bad.tld2.\"\n"
+                      "stub-addr: %s\nstub-addr: %s" % (bad.address,
+                                                        other.address))
+    for _ in range(3):      # either server may be picked first
+        run = Run(conf, ["www.bad.tld2./A"])
+        assert rcode(run.reply(0)) == "SERVFAIL"
+        assert run.stats["iter.caps_fallbacks"] >= 1
