@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_iterator import (Run, write_conf, net, rcode, all_rdata,  # noqa
                            pytestmark, DRIVER, SLOW)
-from testnet.fixture import testnet_net  # noqa: F401,E402
+from testnet.fixture import testnet_net, testnet_reference  # noqa: F401,E402
 
 LONG = "thisisaratherlongnamewithmanyletters"
 
@@ -370,3 +370,24 @@ def test_caps_fallback_servers_disagree(net, tmp_path):
         run = Run(conf, ["www.bad.tld2./A"])
         assert rcode(run.reply(0)) == "SERVFAIL"
         assert run.stats["iter.caps_fallbacks"] >= 1
+
+
+def test_below_nxdomain_needs_dnssec(net, testnet_reference, tmp_path):
+    """harden-below-nxdomain (default yes) only uses DNSSEC-secure
+    NXDOMAINs in Unbound 1.17 (old servers send NXDOMAIN for empty
+    non-terminals); there is no validator yet, so an NXDOMAIN from an
+    unsigned zone does not stop the question below it: the server is
+    asked, by this resolver as by Debian's Unbound through the same
+    net."""
+    bad = net.responder("bad")
+    below = "x.nxp.bad.tld2."
+    bad.clear_log()
+    conf = write_conf(tmp_path, net, "harden-below-nxdomain: yes")
+    run = Run(conf, ["nxp.bad.tld2./A", below + "/A"], opts=["-S"])
+    assert rcode(run.reply(0)) == "NXDOMAIN"
+    assert rcode(run.reply(1)) == "NXDOMAIN"
+    assert bad.queries(below)
+    bad.clear_log()
+    assert testnet_reference.resolve("nxp.bad.tld2.", "A").rcode() == 3
+    assert testnet_reference.resolve(below, "A").rcode() == 3
+    assert bad.queries(below)
