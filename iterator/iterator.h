@@ -21,6 +21,14 @@
  * answer or CNAME, else the closest cached delegation below the hints.
  * DS queries start from the parent side of the zone cut.
  *
+ * Options: use-caps-for-id (iterator/iter_caps.h: 0x20 and its
+ * fallback), harden-glue (iterator/iter_scrub.h), target-fetch-policy
+ * (while a known server is asked, that many NS names without address
+ * are looked up too, per dependency depth; none from the last depth
+ * on), stub-prime (the stub's NS set asked of its addresses once, then
+ * from the RRset cache), stub-no-cache / forward-no-cache (no cache
+ * lookups or stores for names under such a zone).
+ *
  * Work limits (CAMP/NXNS): per client query a budget of upstream
  * queries and NS-name lookups shared by all its sub-queries, CNAME
  * restarts, referrals, NS names per delegation, lookups per delegation,
