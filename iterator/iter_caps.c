@@ -76,6 +76,7 @@ void iter_caps_clear(struct iter_qstate* iq)
 	iq->caps_len = 0;
 	iq->caps_fallback = 0;
 	iq->caps_server = 0;
+	iq->caps_want = 0;
 	iq->caps_confirmed = 0;
 }
 
@@ -162,32 +163,35 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* got, *kept;
 	iq->state = ITER_TARGETS;
 	if(!iq->caps_fallback) {
-		/* a capsfail: keep its reply, ask every server without 0x20 */
+		/* a capsfail: its reply is the reference the answers without
+		 * 0x20 must match (as Unbound 1.17) */
 		verbose(VERB_DETAIL, "Capsforid: starting fallback");
 		env->stats.caps_fallbacks++;
+		iter_caps_clear(iq);
 		if(!keep(iq, r->pkt, r->len)) {
 			iter_fail(iq, "out of memory for");
 			return;
 		}
 		iq->caps_fallback = 1;
-		iq->caps_server = 0;
+		iq->caps_want = 3 * (int)delegpt_count_usable(iq->dp,
+			ITER_MAX_ATTEMPTS + 1);
+		iter_reset_attempts(iq);   /* room for the fallback */
 		return;
 	}
-	iq->caps_server++;   /* this one answered (or not): the next one */
-	if(r->result != OUTNET_REPLY)
-		return;
-	if(!(got = parse_scrubbed(env, iq, r->pkt, r->len)))
-		return;
+	if(r->result != OUTNET_REPLY ||
+		!(got = parse_scrubbed(env, iq, r->pkt, r->len)))
+		return;   /* no answer: another try (attempts bound it) */
+	iq->caps_server++;
 	kept = iq->caps_pkt ? parse_scrubbed(env, iq, iq->caps_pkt,
 		iq->caps_len) : NULL;
 	if(!kept || (failed_rcode(kept) && !failed_rcode(got))) {
-		/* the kept one is unusable: a real answer replaces it */
+		/* prefer an answer to a SERVFAIL or the like */
 		if(!keep(iq, r->pkt, r->len))
 			iter_fail(iq, "out of memory for");
 		iq->caps_confirmed = 1;
 	} else if(failed_rcode(got)) {
 		/* says nothing either way */
-	} else if(!failed_rcode(kept) && !caps_replies_equal(kept, got)) {
+	} else if(!caps_replies_equal(kept, got)) {
 		verbose(VERB_DETAIL, "Capsforid fallback: getting different "
 			"replies, failed");
 		iter_fail(iq, "0x20 failed, then got different replies in "
@@ -201,19 +205,29 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt_free(kept);
 }
 
+int iter_caps_done(const struct iter_qstate* iq)
+{
+	/* the reply that failed the check counts as one, as in Unbound */
+	return iq->caps_server + 1 >= iq->caps_want;
+}
+
 void iter_caps_finish(struct iter_env* env, struct iter_qstate* iq)
 {
 	uint8_t* wire = iq->caps_pkt;
 	size_t len = iq->caps_len;
 	int confirmed = iq->caps_confirmed;
+	ldns_pkt* p;
+	int failed;
 	iq->caps_pkt = NULL;
 	iter_caps_clear(iq);
-	if(!wire || !confirmed) {
+	p = wire ? parse_scrubbed(env, iq, wire, len) : NULL;
+	failed = !p || failed_rcode(p);
+	ldns_pkt_free(p);
+	if(failed || !confirmed) {
 		/* stricter than Unbound: the reply that failed the check is
-		 * not used unless a server without 0x20 agreed with it */
+		 * used only when a server without 0x20 agreed with it */
 		free(wire);
-		iter_fail(iq, "no server confirmed the reply in the 0x20 "
-			"fallback for");
+		iter_fail(iq, "no reply confirmed in the 0x20 fallback for");
 		return;
 	}
 	verbose(VERB_ALGO, "Capsforid: fallback done, replies agree");

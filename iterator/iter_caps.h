@@ -6,14 +6,17 @@
  *   caps-exempt: (caps-whitelist:) domain (forwarders get it too, as
  *   in Unbound);
  * - a reply whose question does not echo that case exactly is a possible
- *   spoof (OUTNET_CAPSFAIL). Unbound's fallback follows: the reply is
- *   kept, and the same question is sent without 0x20 to every address
- *   of the delegation point in turn; each answer (SERVFAIL/REFUSED and
- *   timeouts aside) must equal the first one (rcode, answer, and for a
- *   negative answer or referral the authority section), else the query
- *   ends in SERVFAIL; when all agree the kept reply is used. So a server
- *   that does not echo the case still works (slower), and a spoofed
- *   reply that the real servers contradict is never used. */
+ *   spoof (OUTNET_CAPSFAIL). Unbound 1.17's fallback follows: that reply
+ *   is kept as the reference and the same question goes without 0x20
+ *   to the delegation point's servers (chosen as usual, attempts reset)
+ *   until, counting the reference, three answers per usable address are
+ *   in; each (SERVFAIL, REFUSED and timeouts aside) must equal the
+ *   reference (rcode, answer, and for a negative answer or referral the
+ *   authority section), else the query ends in SERVFAIL. When they agree
+ *   the reference is used. So a server that does not echo the case still
+ *   works, and a forged reply that the servers contradict is never used.
+ *   Stricter than Unbound: when no server answers in the fallback, the
+ *   reference is not used (SERVFAIL). */
 #ifndef ITERATOR_ITER_CAPS_H
 #define ITERATOR_ITER_CAPS_H
 #include <stddef.h>
@@ -41,8 +44,10 @@ int iter_caps_use(const struct iter_env* env, const struct iter_qstate* iq);
  * starts it. Leaves iq in ITER_TARGETS (next fallback server) or done. */
 void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 	const struct outnet_reply* r);
-/* Every fallback server was asked: use the kept reply (all agreed), or
- * fail. */
+/* Enough answers in the fallback? */
+int iter_caps_done(const struct iter_qstate* iq);
+/* The fallback is over (done, or no server left): use the reference
+ * (all agreed), or fail. */
 void iter_caps_finish(struct iter_env* env, struct iter_qstate* iq);
 /* Forget the fallback state (kept reply freed). */
 void iter_caps_clear(struct iter_qstate* iq);

@@ -553,32 +553,22 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
-/* The 0x20 fallback: every address of dp in turn, once, without 0x20;
- * then the kept reply is used or the query fails (iter_caps.h). */
+/* The 0x20 fallback: servers chosen as usual, without 0x20, until
+ * enough answers are in or none is left (iter_caps.h). */
 static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
 {
 	struct delegpt_addr* a;
-	int i;
-	for(;;) {
-		for(a = iq->dp->addrs, i = 0; a && i < iq->caps_server;
-			a = a->next)
-			i++;
-		if(!a) {
-			iter_caps_finish(env, iq);
-			return iq->state != ITER_DONE;
+	while(!iter_caps_done(iq) && (a = select_addr(env, iq)) != NULL) {
+		int r = send_query(env, iq, a);
+		if(r > 0)
+			return 0;
+		if(r < 0) {
+			iter_fail(iq, "time limit reached for");
+			return 0;
 		}
-		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
-			== OUTNET_OK) {
-			int r = send_query(env, iq, a);
-			if(r > 0)
-				return 0;
-			if(r < 0) {
-				iter_fail(iq, "time limit reached for");
-				return 0;
-			}
-		}
-		iq->caps_server++;
 	}
+	iter_caps_finish(env, iq);
+	return iq->state != ITER_DONE;
 }
 
 /* ITER_TARGETS: send to a server, or wait for / start target lookups. */

@@ -180,11 +180,12 @@ struct iter_qstate {
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	struct iter_budget* budget;
-	/* use-caps-for-id fallback (iterator/iter_caps.h): the reply kept,
-	 * the index of the next address of dp to ask without 0x20, and
-	 * whether a server confirmed the kept reply */
+	/* use-caps-for-id fallback (iterator/iter_caps.h): the reference
+	 * reply, answers compared so far, how many are wanted, and whether
+	 * one agreed */
 	int caps_fallback;
 	int caps_server;
+	int caps_want;
 	int caps_confirmed;
 	uint8_t* caps_pkt;
 	size_t caps_len;

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import dns.rcode
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -81,8 +82,9 @@ def test_caps_fallback_for_server_not_echoing_case(net, tmp_path):
 def test_caps_spoof_rejected(net, tmp_path):
     """A forged reply with the right ID but the name in lowercase comes
     before the real one. Without 0x20 it is taken (the poison shows:
-    the attack works); with use-caps-for-id the fallback's real answer
-    contradicts it and the query fails instead of being poisoned."""
+    the attack works); with use-caps-for-id it fails the check, the
+    fallback's answers (without 0x20) contradict it, and the query gets
+    SERVFAIL rather than the poison (as Unbound 1.17)."""
     bad = net.responder("bad")
     forged = ["www.bad.tld2. 3600 IN A 192.0.2.66"]
     # without 0x20 the forgery (which guessed everything there is to
@@ -100,6 +102,7 @@ def test_caps_spoof_rejected(net, tmp_path):
     assert rcode(run.reply(0)) == "SERVFAIL"
     assert "192.0.2.66" not in all_rdata(run.reply(0))
     assert run.stats["outnet.capsfail"] >= 1
+    assert run.stats["iter.caps_fallbacks"] >= 1
 
 
 def test_caps_exempt(net, tmp_path):
@@ -391,3 +394,56 @@ def test_below_nxdomain_needs_dnssec(net, testnet_reference, tmp_path):
     assert testnet_reference.resolve("nxp.bad.tld2.", "A").rcode() == 3
     assert testnet_reference.resolve(below, "A").rcode() == 3
     assert bad.queries(below)
+
+
+def test_daemon_caps(unbound, net):
+    """Through the daemon (2 threads): use-caps-for-id with a server that
+    lowercases the question: fallback, the right answer, cached."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "www.bad.tld2.",
+                              "actions": [{"type": "lower_question"}]}])
+    bad.clear_log()
+    unbound.start("use-caps-for-id: yes", threads=2,
+                  root_hints=net.root_hints)
+    for _ in range(2):
+        r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+        assert [rd.to_text() for rr in r.answer for rd in rr] == \
+            ["192.0.2.100"]
+        assert str(r.question[0].name) == "www.bad.tld2."
+    names = [q["qname"] for q in bad.queries("www.bad.tld2.")]
+    # the one that failed the check (the reference), then two more
+    # answers without 0x20 for the one address (as Unbound); the second
+    # ask is a cache hit
+    assert len(names) == 3, names
+    assert mixed(names[0]) and names[1:] == ["www.bad.tld2."] * 2
+
+
+@pytest.mark.parametrize("no_cache", ["yes", "no"])
+def test_daemon_stub_no_cache(unbound, net, no_cache):
+    """Through the daemon: stub-no-cache: yes sends every ask to the
+    stub's server, no answers the repeat from the message cache."""
+    bad = net.responder("bad")
+    bad.clear_log()
+    unbound.start("stub-zone:\n\tname: \"bad.tld2.\"\n"
+                  "\tstub-addr: %s\n\tstub-no-cache: %s\n" %
+                  (bad.address, no_cache), root_hints=net.root_hints)
+    for _ in range(3):
+        r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+        assert [rd.to_text() for rr in r.answer for rd in rr] == \
+            ["192.0.2.100"]
+    sent = len(bad.queries("www.bad.tld2."))
+    assert sent == (3 if no_cache == "yes" else 1)
+
+
+def test_daemon_caps_spoof(unbound, net):
+    """Through the daemon: the forged lowercase reply to a 0x20 query
+    is contradicted by the answers without 0x20: SERVFAIL, never the
+    poison (as Debian's Unbound)."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "www.bad.tld2.", "actions": [{
+        "type": "spoof_case",
+        "records": ["www.bad.tld2. 3600 IN A 192.0.2.66"]}]}])
+    unbound.start("use-caps-for-id: yes", root_hints=net.root_hints)
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert dns.rcode.to_text(r.rcode()) == "SERVFAIL"
+    assert not r.answer
