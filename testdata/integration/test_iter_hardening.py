@@ -447,3 +447,68 @@ def test_daemon_caps_spoof(unbound, net):
     r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
     assert dns.rcode.to_text(r.rcode()) == "SERVFAIL"
     assert not r.answer
+
+
+@pytest.mark.parametrize("harden", ["yes", "no"])
+def test_daemon_harden_glue(unbound, net, harden):
+    """Through the daemon (and so against Debian's Unbound too): the
+    out-of-zone glue of a referral is used only with harden-glue: no."""
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(rules=[{"name": "oog.bad.tld2.", "suffix": True,
+                              "actions": [{
+                                  "type": "referral",
+                                  "zone": "oog.bad.tld2.",
+                                  "ns": ["ns1.example.tld1."],
+                                  "glue": {"ns1.example.tld1.":
+                                           [other.address]}}]}])
+    other.clear_log()
+    unbound.start("harden-glue: %s" % harden, root_hints=net.root_hints)
+    r = unbound.query("www.oog.bad.tld2.", "A", timeout=8.0)
+    assert dns.rcode.to_text(r.rcode()) == "SERVFAIL"
+    assert bool(other.queries("www.oog.bad.tld2.")) == (harden == "no")
+
+
+@pytest.mark.parametrize("policy", ['"3 2 1 0 0"', '"0 0 0 0 0"'])
+def test_daemon_target_fetch_policy(unbound, net, policy):
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "tfp.bad.tld2.", "actions": [{
+        "type": "referral", "zone": "tfp.bad.tld2.",
+        "ns": ["ns.bad.tld2.", "ns-glueless.bad.tld2."],
+        "glue": {"ns.bad.tld2.": [bad.address]}}]}])
+    bad.clear_log()
+    unbound.start("target-fetch-policy: %s" % policy,
+                  root_hints=net.root_hints)
+    unbound.query("www.tfp.bad.tld2.", "A", timeout=8.0)
+    got = logged(bad, "ns-glueless.bad.tld2.")
+    assert bool(got) == (policy.startswith('"3'))
+
+
+@pytest.mark.parametrize("prime", ["yes", "no"])
+def test_daemon_stub_prime(unbound, net, prime):
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(rules=[{"name": "bad.tld2.", "actions": [{
+        "type": "poison",
+        "records": ["ns.bad.tld2. 3600 IN A %s" % other.address]}]}])
+    bad.clear_log()
+    other.clear_log()
+    unbound.start("stub-zone:\n\tname: \"bad.tld2.\"\n"
+                  "\tstub-addr: %s\n\tstub-prime: %s\n" %
+                  (bad.address, prime), root_hints=net.root_hints)
+    unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert bool(bad.queries("bad.tld2.", "NS")) == (prime == "yes")
+    assert bool(other.queries("www.bad.tld2.")) == (prime == "yes")
+
+
+def test_daemon_outgoing_ports(unbound, net):
+    bad = net.responder("bad")
+    bad.clear_log()
+    unbound.start("outgoing-port-avoid: 0-65535\n"
+                  "outgoing-port-permit: 40200-40204\n"
+                  "outgoing-range: 4", root_hints=net.root_hints)
+    for n in ("www", "n1", "n2", "n3"):
+        unbound.query("%s.bad.tld2." % n, "A", timeout=8.0)
+    ports = {int(q["src"].rsplit(":", 1)[1]) for q in bad.queries()
+             if q["proto"] == "udp"}
+    assert ports and ports <= set(range(40200, 40205)), ports
