@@ -90,6 +90,11 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
 		return 0;
 	}
+	if(len > 512 && cfg->harden_large_queries) {
+		/* as Unbound: a query over 512 bytes is dropped */
+		verbose(VERB_QUERY, "request too large, discarded");
+		return 0;
+	}
 	pr = query_parse(pkt, len, &qi);
 	if(pr == PARSE_DROP)
 		return 0;

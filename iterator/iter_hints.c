@@ -3,6 +3,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_priv.h"
+#include "iterator/iter_caps.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -92,6 +93,7 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 	h->is_forward = is_forward;
 	h->prime = s->isprime;
 	h->first = s->isfirst;
+	h->no_cache = s->no_cache;
 	for(p = s->hosts; p; p = p->next) {
 		uint8_t host[LDNS_MAX_DOMAINLEN + 1];
 		if(!dname_from_str(p->str, host) ||
@@ -127,6 +129,27 @@ fail:
 	return NULL;
 }
 
+int hints_parse_tfp(const char* str, int* tfp, int max)
+{
+	int n = 0;
+	const char* p = str;
+	while(p && *p) {
+		char* end;
+		long v;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		v = strtol(p, &end, 10);
+		if(end == p || (*end && *end != ' ' && *end != '\t') ||
+			v < -1 || v > 1000 || n >= max)
+			return 0;
+		tfp[n++] = (int)v;
+		p = end;
+	}
+	return n;
+}
+
 struct iter_hints* hints_create(const struct config_file* cfg)
 {
 	struct iter_hints* h = calloc(1, sizeof(*h));
@@ -137,7 +160,16 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		log_err("out of memory");
 		return NULL;
 	}
-	if(!priv_create(cfg, &h->priv)) {
+	if(!priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
+		&h->caps_exempt, &h->num_caps_exempt)) {
+		hints_delete(h);
+		return NULL;
+	}
+	h->tfp_num = hints_parse_tfp(cfg->target_fetch_policy ?
+		cfg->target_fetch_policy : "3 2 1 0 0", h->tfp, HINTS_MAX_TFP);
+	if(h->tfp_num == 0) {
+		log_err("cannot parse target-fetch-policy: \"%s\"",
+			cfg->target_fetch_policy);
 		hints_delete(h);
 		return NULL;
 	}
@@ -188,6 +220,7 @@ void hints_delete(struct iter_hints* h)
 	if(!h)
 		return;
 	priv_delete(h->priv);
+	free(h->caps_exempt);
 	for(x = h->list; x; x = n) {
 		n = x->next;
 		delegpt_free(x->dp);

@@ -10,6 +10,8 @@
 struct config_file;
 struct delegpt;
 
+#define HINTS_MAX_TFP 16   /* target-fetch-policy numbers kept */
+
 /* One configured starting point. */
 struct iter_hint {
 	struct iter_hint* next;
@@ -18,6 +20,7 @@ struct iter_hint {
 	int is_root;            /* from root-hints: (prime before use) */
 	int prime;              /* stub-prime: yes */
 	int first;              /* stub-first / forward-first */
+	int no_cache;           /* stub-no-cache / forward-no-cache */
 };
 
 struct iter_hints {
@@ -29,6 +32,16 @@ struct iter_hints {
 	 * when not configured; kept here to be built and swapped with the
 	 * rest of the iterator's config */
 	struct iter_priv* priv;
+	/* target-fetch-policy: per dependency depth (0: a client's query,
+	 * 1: a lookup of its NS names, ...) how many NS names without an
+	 * address get looked up while the known servers are asked already
+	 * (-1: all, 0: only when no server is left); names are not looked
+	 * up at all from depth tfp_num - 1 on */
+	int tfp[HINTS_MAX_TFP];
+	int tfp_num;
+	/* caps-exempt / caps-whitelist (iterator/iter_caps.h) */
+	uint8_t* caps_exempt;
+	size_t num_caps_exempt;
 };
 
 /* Read the hints from cfg: root-hints: files (the last one given wins,
@@ -38,6 +51,11 @@ struct iter_hints {
  * root-hints: (or with an empty name) the root is the built-in hints. */
 struct iter_hints* hints_create(const struct config_file* cfg);
 void hints_delete(struct iter_hints* h);
+
+/* Parse a target-fetch-policy ("3 2 1 0 0": integers >= -1, at least
+ * one) into tfp (at most max, more are an error). Returns the count, 0
+ * on bad text. */
+int hints_parse_tfp(const char* str, int* tfp, int max);
 
 /* Read a root hints file: NS records for "." and A/AAAA for their
  * names (other records ignored). NULL (logged) on error or no NS. */

@@ -7,6 +7,7 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
 #include "iterator/iter_scrub.h"
+#include "iterator/iter_caps.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_priv.h"
 #include "services/outside_network.h"
@@ -91,9 +92,10 @@ static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 }
 
 /* Keep the RRsets of a scrubbed reply that was used. */
-static void store(struct iter_env* env, const ldns_pkt* pkt)
+static void store(struct iter_env* env, const struct iter_qstate* iq,
+	const ldns_pkt* pkt)
 {
-	if(env->rrset_cache)
+	if(env->rrset_cache && !iq->no_cache)
 		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
 			env->rrset_cache, pkt, time(NULL));
 }
@@ -102,7 +104,7 @@ static void store(struct iter_env* env, const ldns_pkt* pkt)
 static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt, int rcode)
 {
-	store(env, pkt);
+	store(env, iq, pkt);
 	if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
 		iter_fail(iq, "out of memory for");
 		return;
@@ -165,7 +167,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			iter_fail(iq, "out of memory for");
 			return;
 		}
-		store(env, pkt);
+		store(env, iq, pkt);
 		(void)iter_restart_at(env, iq, sr->sname, sr->snamelen);
 		return;
 	}
@@ -178,14 +180,17 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			iter_fail(iq, "too many referrals for");
 			return;
 		}
+		/* harden-glue: no: the scrubber kept glue from outside
+		 * the zone too, and it is used */
 		dp = delegpt_from_rrs(nsowner, ldns_pkt_authority(pkt),
-			ldns_pkt_additional(pkt), iq->dp->name, 0);
+			ldns_pkt_additional(pkt), (!env->cfg ||
+			env->cfg->harden_glue) ? iq->dp->name : NULL, 0);
 		if(!dp) {
 			server_unusable(env, iq, 0);
 			return;
 		}
 		env->stats.referrals++;
-		store(env, pkt);
+		store(env, iq, pkt);
 		delegpt_log(VERB_ALGO, dp);
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
@@ -250,12 +255,15 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 	const struct outnet_reply* r)
 {
-	ldns_pkt* pkt = NULL;
-	struct scrub_result sr;
-	enum scrub_status ss;
 	iq->outq = NULL;
 	if(iq->state != ITER_TARGETS)
 		return;
+	if(r->result == OUTNET_CAPSFAIL || iq->caps_fallback) {
+		if(r->result == OUTNET_REPLY || r->result == OUTNET_CAPSFAIL)
+			env->stats.replies++;
+		iter_caps_reply(env, iq, r);
+		return;
+	}
 	if(r->result != OUTNET_REPLY) {
 		if(r->result == OUTNET_TIMEOUT)
 			env->stats.timeouts++;
@@ -266,13 +274,23 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;   /* ITER_TARGETS picks the next server */
 	}
 	env->stats.replies++;
-	if(ldns_wire2pkt(&pkt, r->pkt, r->len) != LDNS_STATUS_OK) {
+	iter_process_wire(env, iq, r->pkt, r->len);
+}
+
+void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* wire, size_t len)
+{
+	ldns_pkt* pkt = NULL;
+	struct scrub_result sr;
+	enum scrub_status ss;
+	if(ldns_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
 		env->stats.bad_replies++;
 		server_unusable(env, iq, 0);
 		return;
 	}
 	ss = scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
-		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr);
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,
+		!env->cfg || env->cfg->harden_glue);
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;
 		ldns_pkt_free(pkt);
@@ -310,7 +328,24 @@ void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
 	(void)env;
 	if(iq->outstanding_subs > 0)
 		iq->outstanding_subs--;
-	if(sub->is_priming || !iq->dp)
+	if(sub->is_priming) {
+		/* a stub's priming: its NS set and their addresses */
+		if(sub->qname_len > 1 && iq->stub_prime_wait &&
+			sub->rcode == RCODE_NOERROR && !iq->stub_primed) {
+			struct delegpt* dp = delegpt_from_rrs(sub->qname,
+				sub->answer, sub->additional, sub->qname, 0);
+			if(dp && dp->num_addr == 0) {
+				/* no glue: the configured addresses */
+				delegpt_free(dp);
+				dp = NULL;
+			}
+			iq->stub_primed = dp;
+			if(dp)
+				delegpt_log(VERB_ALGO, dp);
+		}
+		return;
+	}
+	if(!iq->dp)
 		return;
 	ns = delegpt_find_ns(iq->dp, sub->qname);
 	if(!ns)
@@ -334,8 +369,8 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	struct delegpt* dp;
 	time_t now = time(NULL);
 	env->stats.prime++;
-	if(iq->rcode != RCODE_NOERROR)
-		return;
+	if(iq->rcode != RCODE_NOERROR || iq->qname_len != 1)
+		return;   /* a stub's priming is its asker's (inform_super) */
 	dp = delegpt_from_rrs((const uint8_t*)"", iq->answer, iq->additional,
 		NULL, 0);
 	if(!dp)

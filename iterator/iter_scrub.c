@@ -269,7 +269,7 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 
 static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
 	const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
-	const uint8_t* zone)
+	const uint8_t* zone, int harden_glue)
 {
 	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
 	size_t i, n = ldns_rr_list_rr_count(addl);
@@ -278,7 +278,9 @@ static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
 		ldns_rr_type ty = ldns_rr_get_type(rr);
 		if(ty != LDNS_RR_TYPE_A && ty != LDNS_RR_TYPE_AAAA)
 			continue;
-		if(!rr_in_zone(rr, qclass, zone) || !owner_of(rr, o))
+		/* harden-glue: no takes glue from outside the zone too */
+		if(!rr_in_zone(rr, qclass, harden_glue ? zone :
+			(const uint8_t*)"") || !owner_of(rr, o))
 			continue;
 		if(!is_ns_target(auth, o) && !is_ns_target(ans, o))
 			continue;
@@ -305,7 +307,7 @@ static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
 
 enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res)
+	struct scrub_result* res, int harden_glue)
 {
 	ldns_rr_list* ans = NULL, *auth = NULL, *addl = NULL;
 	size_t before, after;
@@ -327,7 +329,7 @@ enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 		!scrub_authority(ldns_pkt_authority(pkt), auth, qclass, zone,
 			res) ||
 		!scrub_additional(ldns_pkt_additional(pkt), addl, ans, auth,
-			qclass, zone)) {
+			qclass, zone, harden_glue)) {
 		ldns_rr_list_deep_free(ans);
 		ldns_rr_list_deep_free(auth);
 		ldns_rr_list_deep_free(addl);

@@ -17,6 +17,8 @@
  * - additional: only A/AAAA for names that a kept NS record (authority,
  *   or the answer to an NS query) names; the rest goes (a poisoning
  *   attempt for a name the server is not authoritative for ends here).
+ *   With harden-glue: no, such addresses outside the zone are kept too
+ *   (the referral then uses them, as Unbound uses them from its cache).
  *
  * Work is bounded by the packet (at most 65535 bytes of records). */
 #ifndef ITERATOR_ITER_SCRUB_H
@@ -43,9 +45,10 @@ enum scrub_status {
 
 /* Scrub pkt in place for the question (qname wire, qtype, qclass) sent
  * to a server of zone (wire). Records are removed from pkt's sections
- * (and freed); synthesized CNAMEs are inserted. */
+ * (and freed); synthesized CNAMEs are inserted. harden_glue: the option
+ * (1: glue outside the zone goes). */
 enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res);
+	struct scrub_result* res, int harden_glue);
 
 #endif

@@ -29,6 +29,11 @@ int iter_minimised(const struct iter_qstate* iq);
 int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
 	const uint8_t* new_sname, size_t len);
 
+/* An upstream reply for the question in flight (iter_resp.c): parse,
+ * scrub, and act on it. */
+void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* wire, size_t len);
+
 /* Append clones of every record in from to to; 0 on OOM. */
 int iter_append_rrs(ldns_rr_list* to, const ldns_rr_list* from);
 /* Clones of the records of type t in list; NULL when none or OOM. */

@@ -6,6 +6,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/iter_util.h"
 #include "iterator/iter_cache.h"
+#include "iterator/iter_caps.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
@@ -91,6 +92,8 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	}
 	delegpt_free(iq->dp);
 	iq->dp = NULL;
+	delegpt_free(iq->stub_primed);
+	iq->stub_primed = NULL;
 	if(iq->budget && --iq->budget->refs == 0)
 		free(iq->budget);
 	iq->budget = NULL;
@@ -98,6 +101,7 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	ldns_rr_list_deep_free(iq->authority);
 	ldns_rr_list_deep_free(iq->additional);
 	iq->answer = iq->authority = iq->additional = NULL;
+	iter_caps_clear(iq);
 }
 
 /* Finish with rcode (the result lists are as collected so far). */
@@ -129,6 +133,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
 	iq->qmin_labels = 0;
+	iter_caps_clear(iq);
 }
 
 /* The question to send to iq->dp now: the full one, or the minimised
@@ -252,6 +257,47 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* stub-prime: the zone's own NS set, asked of the stub's addresses
+ * once (a priming sub-query) and then taken from the RRset cache; when
+ * priming fails, the stub's configured addresses (as Unbound). Returns
+ * 1 with *dp to use, 0 when waiting for the priming or done, -1 when
+ * the state was set up another way (run on). */
+static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
+	const struct iter_hint* h, time_t now, struct delegpt** dp)
+{
+	*dp = NULL;
+	if(iq->stub_primed) {
+		*dp = iq->stub_primed;
+		iq->stub_primed = NULL;
+		return 1;
+	}
+	if(env->rrset_cache && !iq->no_cache) {
+		/* the NS set of the zone itself, cached by an earlier
+		 * priming (or an answer from its servers) */
+		*dp = iter_cache_delegation(env->rrset_cache, h->dp->name,
+			iq->qclass, dname_count_labels(h->dp->name) - 1, now);
+		if(*dp && query_dname_compare((*dp)->name, h->dp->name) == 0
+			&& (*dp)->num_addr > 0)
+			return 1;
+		delegpt_free(*dp);
+		*dp = NULL;
+	}
+	if(!iq->stub_prime_tried) {
+		iq->stub_prime_tried = 1;
+		if(mesh_attach_sub(env->mesh, iq->ms, h->dp->name, TYPE_NS,
+			iq->qclass, 1)) {
+			iq->outstanding_subs++;
+			iq->stub_prime_wait = 1;
+			iq->state = ITER_PRIME_WAIT;
+			return 0;
+		}
+	}
+	iter_log_name(VERB_ALGO, "stub priming failed, its hints for",
+		h->dp->name, TYPE_NS);
+	*dp = delegpt_copy(h->dp);
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -264,11 +310,21 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}
+	/* DS lives on the parent side of a zone cut: start from above */
+	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
+		dname_remove_label(iq->sname) : iq->sname;
+	h = env->hints ? hints_lookup(env->hints, start) : NULL;
+	if(h && iq->skip_hints && !h->is_root)
+		h = env->hints->root;
+	/* stub-no-cache / forward-no-cache: nothing of this query is
+	 * looked up in or stored to the caches (sticks across restarts) */
+	if(h && h->no_cache)
+		iq->no_cache = 1;
 	/* a sub-query's whole answer (negative ones too: NXNS names looked
 	 * up again) may be in the message cache; clients were answered
 	 * from it before they reached the mesh */
 	if(iq->depth > 0 && !iq->is_priming && iq->restarts == 0 &&
-		env->msg_cache) {
+		env->msg_cache && !iq->no_cache) {
 		int rcode;
 		if(iter_msg_cached(env->msg_cache, iq->qname, iq->qname_len,
 			iq->qtype, iq->qclass, now, &rcode, iq->answer,
@@ -278,18 +334,13 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 	}
-	/* DS lives on the parent side of a zone cut: start from above */
-	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
-		dname_remove_label(iq->sname) : iq->sname;
-	h = env->hints ? hints_lookup(env->hints, start) : NULL;
-	if(h && iq->skip_hints && !h->is_root)
-		h = env->hints->root;
 	if(!h) {
 		/* hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");
 		return 0;
 	}
-	if(!iq->is_priming && env->rrset_cache && !h->is_forward) {
+	if(!iq->is_priming && env->rrset_cache && !h->is_forward &&
+		!iq->no_cache) {
 		int r = cache_step(env, iq, h, start, now);
 		if(r != 0)
 			return r > 0;
@@ -310,6 +361,11 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 		dp = delegpt_copy(env->primed_root);
+	} else if(h->prime && !h->is_root && !h->is_forward &&
+		!iq->is_priming) {
+		int r = stub_prime(env, iq, h, now, &dp);
+		if(r <= 0)
+			return r < 0;   /* -1: run on (the dp was set) */
 	} else
 		dp = delegpt_copy(h->dp);
 	if(!dp) {
@@ -388,7 +444,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.addrlen = a->addrlen;
 	req.zone = iq->dp->name;
 	req.zonelen = iq->dp->namelen;
-	pick_question(env, iq);
+	if(!iq->caps_fallback)   /* the fallback repeats the question */
+		pick_question(env, iq);
 	req.qname = iq->ask;
 	req.qname_len = iq->asklen;
 	req.qtype = iq->asktype;
@@ -397,6 +454,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.edns = 1;
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
+	req.caps = iter_caps_use(env, iq);
 	left = iq->budget->deadline_ms - now_ms();
 	if(left < 50)
 		return -1;
@@ -426,14 +484,36 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
-/* Start lookups for NS names without addresses. Returns how many. */
-static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
+/* target-fetch-policy at the state's depth; 0 past the deepest */
+static int tfp_at(const struct iter_env* env, const struct iter_qstate* iq)
+{
+	if(!env->hints)
+		return 0;
+	return iq->depth < env->hints->tfp_num ? env->hints->tfp[iq->depth]
+		: 0;
+}
+
+/* May this state look up NS names at all? Not from the deepest
+ * dependency depth of target-fetch-policy on (as Unbound), nor past
+ * ITER_MAX_DEPTH. */
+static int may_fetch(const struct iter_env* env,
+	const struct iter_qstate* iq)
+{
+	int maxdep = env->hints ? env->hints->tfp_num - 1 : ITER_MAX_DEPTH;
+	return !iq->dp_forward && iq->depth < maxdep &&
+		iq->depth + 1 <= ITER_MAX_DEPTH;
+}
+
+/* Start lookups for at most max_names NS names without addresses (-1:
+ * all, within the limits). Returns how many lookups started. */
+static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
+	int max_names)
 {
 	struct delegpt_ns* ns;
-	int started = 0;
-	if(iq->dp_forward || iq->depth + 1 > ITER_MAX_DEPTH)
+	int started = 0, names = 0;
+	if(!may_fetch(env, iq))
 		return 0;
-	for(ns = iq->dp->nslist; ns && started < ITER_TARGETS_AT_ONCE;
+	for(ns = iq->dp->nslist; ns && (max_names < 0 || names < max_names);
 		ns = ns->next) {
 		int t, n = 0;
 		if(ns->got4 || ns->got6 || ns->failed ||
@@ -465,11 +545,30 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq)
 			continue;
 		}
 		started += n;
+		names++;
 		iq->dp_targets++;
 		iq->budget->targets++;
 		env->stats.target_lookups++;
 	}
 	return started;
+}
+
+/* The 0x20 fallback: servers chosen as usual, without 0x20, until
+ * enough answers are in or none is left (iter_caps.h). */
+static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	while(!iter_caps_done(iq) && (a = select_addr(env, iq)) != NULL) {
+		int r = send_query(env, iq, a);
+		if(r > 0)
+			return 0;
+		if(r < 0) {
+			iter_fail(iq, "time limit reached for");
+			return 0;
+		}
+	}
+	iter_caps_finish(env, iq);
+	return iq->state != ITER_DONE;
 }
 
 /* ITER_TARGETS: send to a server, or wait for / start target lookups. */
@@ -482,10 +581,19 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		iter_fail(iq, "query budget exhausted for");
 		return 0;
 	}
+	if(iq->caps_fallback)
+		return caps_targets(env, iq);
 	while((a = select_addr(env, iq)) != NULL) {
 		int r = send_query(env, iq, a);
-		if(r > 0)
+		if(r > 0) {
+			/* target-fetch-policy: look up more NS names now, so
+			 * other servers are known if this one fails */
+			int tf = tfp_at(env, iq);
+			if(tf != 0 && iq->outstanding_subs == 0 &&
+				iq->dp_nx == 0)
+				(void)fetch_targets(env, iq, tf);
 			return 0;
+		}
 		if(r < 0) {
 			iter_fail(iq, "time limit reached for");
 			return 0;
@@ -493,7 +601,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 	}
 	/* wait for the lookups in flight before starting more, so names
 	 * that fail (NXNS) stop the fetching at the limit */
-	if(iq->outstanding_subs > 0 || fetch_targets(env, iq) > 0)
+	if(iq->outstanding_subs > 0 ||
+		fetch_targets(env, iq, ITER_TARGETS_AT_ONCE) > 0)
 		return 0;   /* wait for addresses */
 	delegpt_log(VERB_ALGO, iq->dp);
 	if(iq->dp_first && !iq->skip_hints) {
@@ -519,7 +628,9 @@ void iter_run(struct iter_env* env, struct iter_qstate* iq)
 		case ITER_PRIME_WAIT:
 			if(iq->outstanding_subs > 0)
 				return;
-			if(!env->primed_root)
+			if(iq->stub_prime_wait)
+				iq->stub_prime_wait = 0;  /* stub_primed or not */
+			else if(!env->primed_root)
 				iq->prime_failed = 1;
 			iq->state = ITER_INIT;
 			break;

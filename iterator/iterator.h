@@ -21,6 +21,14 @@
  * answer or CNAME, else the closest cached delegation below the hints.
  * DS queries start from the parent side of the zone cut.
  *
+ * Options: use-caps-for-id (iterator/iter_caps.h: 0x20 and its
+ * fallback), harden-glue (iterator/iter_scrub.h), target-fetch-policy
+ * (while a known server is asked, that many NS names without address
+ * are looked up too, per dependency depth; none from the last depth
+ * on), stub-prime (the stub's NS set asked of its addresses once, then
+ * from the RRset cache), stub-no-cache / forward-no-cache (no cache
+ * lookups or stores for names under such a zone).
+ *
  * Work limits (CAMP/NXNS): per client query a budget of upstream
  * queries and NS-name lookups shared by all its sub-queries, CNAME
  * restarts, referrals, NS names per delegation, lookups per delegation,
@@ -58,7 +66,8 @@ struct outnet_reply;
 #define ITER_MAX_SENT 64          /* upstream queries per client query */
 #define ITER_MAX_TARGETS 24       /* NS-name lookups per client query */
 #define ITER_MAX_TARGETS_DP 6     /* NS-name lookups per delegation */
-#define ITER_TARGETS_AT_ONCE 3    /* started together */
+#define ITER_TARGETS_AT_ONCE 3    /* NS names looked up together when
+                                   * no server is left */
 #define ITER_MAX_NX_TARGETS 3     /* NXDOMAIN NS names per delegation */
 #define ITER_MAX_DEPTH 5          /* sub-query nesting */
 #define ITER_MAX_ATTEMPTS 3       /* sends to one address per state */
@@ -89,7 +98,7 @@ struct iter_env {
 			restarts, lame, scrub_removed, bad_replies,
 			target_lookups, prime, cache_answers,
 			cache_delegations, stored_rrsets, qmin_sent,
-			msg_cache_subs;
+			msg_cache_subs, caps_fallbacks;
 	} stats;
 };
 
@@ -150,6 +159,12 @@ struct iter_qstate {
 	int dp_first;       /* dp is a stub/forward with stub-first /
 	                     * forward-first: on failure, go on from the root */
 	int skip_hints;     /* such a stub/forward failed: use the root */
+	/* stub-prime: the priming sub-query was started / is awaited, and
+	 * the NS set (with addresses) it found */
+	int stub_prime_tried, stub_prime_wait;
+	struct delegpt* stub_primed;
+	int no_cache;       /* under a stub-no-cache / forward-no-cache
+	                     * zone: no cache lookups, nothing stored */
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
@@ -165,6 +180,15 @@ struct iter_qstate {
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	struct iter_budget* budget;
+	/* use-caps-for-id fallback (iterator/iter_caps.h): the reference
+	 * reply, answers compared so far, how many are wanted, and whether
+	 * one agreed */
+	int caps_fallback;
+	int caps_server;
+	int caps_want;
+	int caps_confirmed;
+	uint8_t* caps_pkt;
+	size_t caps_len;
 	/* the result, once ITER_DONE */
 	int rcode;
 	ldns_rr_list* answer;      /* CNAME/DNAME chain, then the answer */

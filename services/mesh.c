@@ -278,7 +278,7 @@ static void store_msg(struct mesh_area* m, struct mesh_state* s)
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len;
-	if(!c || (s->iq.rcode != RCODE_NOERROR &&
+	if(!c || s->iq.no_cache || (s->iq.rcode != RCODE_NOERROR &&
 		s->iq.rcode != RCODE_NXDOMAIN))
 		return;
 	memset(&qi, 0, sizeof(qi));

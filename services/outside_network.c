@@ -318,9 +318,10 @@ static void deliver(struct outnet_query* q, enum outnet_result res,
 	switch(res) {
 	case OUTNET_REPLY: q->o->stats.replies++; break;
 	case OUTNET_TIMEOUT: q->o->stats.timeouts++; break;
+	case OUTNET_CAPSFAIL: break;   /* counted as capsfail */
 	default: q->o->stats.errors++; break;
 	}
-	if(res != OUTNET_REPLY)
+	if(res != OUTNET_REPLY && res != OUTNET_CAPSFAIL)
 		free(q->rbuf), q->rbuf = NULL;
 	/* pkt may point into q->rbuf (TCP): free q after the call, but
 	 * detach its io first so the callback sees the port and slot free */
@@ -346,6 +347,8 @@ static void fail_soon(struct outnet_query* q)
 
 /* ---- the packet ---- */
 
+static void perturb_qname(struct outnet_query* q);
+
 static void build_packet(struct outnet_query* q, const uint8_t* qname)
 {
 	uint8_t* p = q->pkt;
@@ -362,6 +365,8 @@ static void build_packet(struct outnet_query* q, const uint8_t* qname)
 	n = LDNS_HEADER_SIZE;
 	if(qname) {
 		memcpy(p + n, qname, q->qname_len);
+		if(q->req.caps)
+			perturb_qname(q);
 	}
 	n += q->qname_len;
 	p[n++] = (uint8_t)(q->qtype >> 8);
@@ -391,13 +396,15 @@ static uint16_t rd16(const uint8_t* p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-/* Is pkt the reply to q? ID, QR, opcode, and the question byte for
- * byte (exact case). An error reply (FORMERR, NOTIMP) may come without
- * the question, as older servers send to EDNS queries. */
+/* Is pkt the reply to q? ID, QR, opcode, and the question: 0 no, 1
+ * yes (exact case), 2 yes but the qname's case differs. An error reply
+ * (FORMERR, NOTIMP) may come without the question, as older servers
+ * send to EDNS queries. */
 static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	size_t len)
 {
 	size_t qlen = q->qname_len + 4;
+	const uint8_t* a, *b;
 	uint16_t flags;
 	int rcode;
 	if(len < LDNS_HEADER_SIZE)
@@ -410,8 +417,81 @@ static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 		return rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL;
 	if(rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
 		return 0;
-	return memcmp(pkt + LDNS_HEADER_SIZE, q->pkt + LDNS_HEADER_SIZE,
-		qlen) == 0;
+	a = pkt + LDNS_HEADER_SIZE;
+	b = q->pkt + LDNS_HEADER_SIZE;
+	if(memcmp(a, b, qlen) == 0)
+		return 1;
+	/* same labels (sent ones are well formed) apart from the case? */
+	if(memcmp(a + q->qname_len, b + q->qname_len, 4) != 0 ||
+		dname_valid(a, q->qname_len) != q->qname_len ||
+		query_dname_compare(a, b) != 0)
+		return 0;
+	return 2;
+}
+
+/* use-caps-for-id: a random case for every letter of the qname. */
+static void perturb_qname(struct outnet_query* q)
+{
+	uint8_t* p = q->pkt + LDNS_HEADER_SIZE;
+	uint32_t bits = 0;
+	int left = 0;
+	size_t i;
+	for(i = 0; i < q->qname_len; i++) {
+		uint8_t c = p[i];
+		if(!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			continue;   /* label lengths are < 64: never letters */
+		if(left == 0) {
+			bits = ub_random(q->o->rnd);
+			left = 32;
+		}
+		p[i] = (bits & 1) ? (uint8_t)(c | 0x20) : (uint8_t)(c & ~0x20);
+		bits >>= 1;
+		left--;
+	}
+}
+
+/* Lower the question name of a reply (pkt is our receive buffer). */
+static void lower_question(uint8_t* pkt, size_t len)
+{
+	size_t i;
+	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) == 0)
+		return;
+	for(i = LDNS_HEADER_SIZE; i < len && pkt[i] != 0; ) {
+		size_t l = pkt[i], j;
+		if(l > 63 || i + 1 + l > len)
+			return;
+		for(j = i + 1; j <= i + l; j++)
+			if(pkt[j] >= 'A' && pkt[j] <= 'Z')
+				pkt[j] |= 0x20;
+		i += 1 + l;
+	}
+}
+
+/* Is the reply (m from reply_matches) ours? Without caps only the
+ * exact case is (the name was sent lowercase: another case is someone
+ * else's); with caps a case difference is a capsfail. */
+static int reply_wanted(const struct outnet_query* q, int m)
+{
+	return m == 1 || (m == 2 && q->req.caps);
+}
+
+/* A wanted reply: with caps, a case difference ends the query as a
+ * capsfail (not for PTR, as Unbound); the question is lowered so the
+ * random case reaches no cache. Returns 1 when delivered as capsfail. */
+static int caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
+	int m)
+{
+	if(!q->req.caps)
+		return 0;
+	if(m != 2 || q->qtype == TYPE_PTR) {
+		lower_question(pkt, len);
+		return 0;
+	}
+	verbose(VERB_DETAIL, "wrong 0x20-ID in reply qname");
+	q->o->stats.capsfail++;
+	lower_question(pkt, len);
+	deliver(q, OUTNET_CAPSFAIL, pkt, len, ms_since(&q->sent));
+	return 1;
 }
 
 /* ---- sockets ---- */
@@ -661,7 +741,7 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct outnet_query* q = arg;
 	struct outside_network* o = q->o;
-	int i;
+	int i, m;
 	(void)ev;
 	for(i = 0; i < UDP_READS_PER_WAKE; i++) {
 		struct sockaddr_storage from;
@@ -686,12 +766,14 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 			o->stats.unwanted++;
 			continue;
 		}
-		if(!reply_matches(q, o->udp_buf, (size_t)n)) {
+		m = reply_matches(q, o->udp_buf, (size_t)n);
+		if(!reply_wanted(q, m)) {
 			/* spoofed or stale: keep waiting for the real one */
 			o->stats.unwanted++;
 			continue;
 		}
-		got_reply(q, o->udp_buf, (size_t)n);
+		if(!caps_check(q, o->udp_buf, (size_t)n, m))
+			got_reply(q, o->udp_buf, (size_t)n);
 		return;
 	}
 }
@@ -738,6 +820,7 @@ static void tcp_read(struct outnet_query* q)
 {
 	for(;;) {
 		ssize_t r;
+		int m;
 		if(q->lengot < 2) {
 			r = recv(q->fd, q->lenbuf + q->lengot, 2 - q->lengot, 0);
 		} else {
@@ -773,8 +856,10 @@ static void tcp_read(struct outnet_query* q)
 		q->rgot += (size_t)r;
 		if(q->rgot < q->rlen)
 			continue;
-		if(reply_matches(q, q->rbuf, q->rlen)) {
-			got_reply(q, q->rbuf, q->rlen);
+		m = reply_matches(q, q->rbuf, q->rlen);
+		if(reply_wanted(q, m)) {
+			if(!caps_check(q, q->rbuf, q->rlen, m))
+				got_reply(q, q->rbuf, q->rlen);
 			return;
 		}
 		/* not ours: read the next message, if one comes in time */

@@ -8,6 +8,11 @@
  * (util/random.h). A reply is accepted only when its ID and question
  * (qname byte for byte, so the 0x20 case too, qtype, qclass) match; any
  * other datagram is counted as unwanted and the query keeps waiting.
+ * With caps (use-caps-for-id) the qname's letters get a random case and
+ * a reply whose qname differs only in case ends the query as
+ * OUTNET_CAPSFAIL (Unbound's rule: the iterator's fallback decides); a
+ * caps reply's question is lowered before delivery, so no cache sees
+ * the random case.
  * TCP: 2-byte length framing, non-blocking connect, partial writes and
  * reads, at most outgoing-num-tcp connections per worker, the rest wait.
  * A query ends in exactly one callback (reply, timeout or error) unless
@@ -99,7 +104,8 @@ struct outnet_request {
 	socklen_t addrlen;
 	const uint8_t* zone;      /* delegation point (infra key); NULL: root */
 	size_t zonelen;
-	const uint8_t* qname;     /* sent as is (0x20 case kept) */
+	const uint8_t* qname;     /* sent as is (0x20 case kept), unless
+	                           * caps is set */
 	size_t qname_len;
 	uint16_t qtype, qclass;
 	uint16_t flags;           /* header bits to set: RD, CD (others
@@ -113,13 +119,21 @@ struct outnet_request {
 	                           * record the result in the infra cache */
 	int timeout_ms;           /* 0: the infra rto (UDP); for TCP at
 	                           * least tcp_timeout */
+	int caps;                 /* use-caps-for-id: the case of every
+	                           * letter of the qname is random; a reply
+	                           * whose question differs only in case
+	                           * ends as OUTNET_CAPSFAIL (not for PTR,
+	                           * as Unbound: some boxes rewrite those) */
 };
 
 enum outnet_result {
 	OUTNET_REPLY = 0,         /* pkt/len hold a matching reply */
 	OUTNET_TIMEOUT,           /* no matching reply in time */
-	OUTNET_ERROR              /* socket error, connection refused or
+	OUTNET_ERROR,             /* socket error, connection refused or
 	                           * closed, no port/TCP slot in time */
+	OUTNET_CAPSFAIL           /* caps: the reply's question had another
+	                           * case (pkt/len hold it, qname lowered):
+	                           * a possible spoof */
 };
 
 struct outnet_reply {
@@ -154,6 +168,7 @@ struct outnet_stats {
 	uint64_t waited;          /* queries that waited for a port/slot */
 	uint64_t tcp_on_tc;       /* redone over TCP after TC=1 */
 	uint64_t edns_fallbacks;  /* redone without EDNS */
+	uint64_t capsfail;        /* caps: reply question in another case */
 };
 const struct outnet_stats* outnet_get_stats(const struct outside_network* o);
 /* Queries started and not finished (including waiting ones). */

@@ -270,7 +270,8 @@ int main(int argc, char** argv)
 			"errors=%llu referrals=%llu restarts=%llu lame=%llu "
 			"targets=%llu scrubbed=%llu bad=%llu prime=%llu "
 			"cache_answers=%llu cache_delegations=%llu "
-			"stored=%llu msg_hits=%llu qmin=%llu msg_subs=%llu\n",
+			"stored=%llu msg_hits=%llu qmin=%llu msg_subs=%llu "
+			"caps_fallbacks=%llu\n",
 			(unsigned long long)env.stats.sent,
 			(unsigned long long)env.stats.replies,
 			(unsigned long long)env.stats.timeouts,
@@ -287,15 +288,18 @@ int main(int argc, char** argv)
 			(unsigned long long)env.stats.stored_rrsets,
 			(unsigned long long)d.msg_hits,
 			(unsigned long long)env.stats.qmin_sent,
-			(unsigned long long)env.stats.msg_cache_subs);
+			(unsigned long long)env.stats.msg_cache_subs,
+			(unsigned long long)env.stats.caps_fallbacks);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
-			"edns_fallback=%llu unwanted=%llu refused=%llu\n",
+			"edns_fallback=%llu unwanted=%llu refused=%llu "
+			"capsfail=%llu\n",
 			(unsigned long long)o->sent_udp,
 			(unsigned long long)o->sent_tcp,
 			(unsigned long long)o->tcp_on_tc,
 			(unsigned long long)o->edns_fallbacks,
 			(unsigned long long)o->unwanted,
-			(unsigned long long)o->refused);
+			(unsigned long long)o->refused,
+			(unsigned long long)o->capsfail);
 	}
 	fflush(stdout);
 	if(timer)

@@ -268,6 +268,11 @@ void config_log_unimplemented(struct config_file* cfg)
 	if(!cfg)
 		return;
 	for(u = cfg->unimplemented; u; u = u->next) {
+		const char* c = strchr(u->str, ':');
+		const struct cfg_option* o = c ? cfg_option_find(c + 1,
+			CL_SERVER) : NULL;
+		if(o && (o->flags & CFGF_RECORD))
+			continue;   /* implemented: kept here for its user */
 		for(i = 0; i < nseen; i++)
 			if(strcmp(seen[i], u->str) == 0)
 				break;

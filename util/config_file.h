@@ -132,6 +132,7 @@ struct config_file {
 	int harden_dnssec_stripped;
 	int harden_below_nxdomain;
 	int harden_referral_path;
+	int harden_large_queries;
 	int minimal_responses;
 	int rrset_roundrobin;
 	int prefetch;

@@ -37,6 +37,8 @@ static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 #define USE(n, c, t, off, d) { n, c, t, off, NULL, 1, 0, d, 0, 0 }
 /* not implemented, kept in a field of the clause's struct */
 #define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d, 0, 0 }
+/* implemented, no field: recorded for its user (CFGF_RECORD) */
+#define REC(n, t) { n, CL_SERVER, t, NOF, NULL, 1, CFGF_RECORD, NULL, 0, 0 }
 /* not implemented, no field: only checked and recorded */
 #define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d, 0, 0 }
 #define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d, 0, 0 }
@@ -147,8 +149,8 @@ const struct cfg_option cfg_options[] = {
 		"yes"),
 	USE("qname-minimisation-strict", CL_SERVER, CT_YESNO,
 		F(qname_minimisation_strict), "no"),
-	KEEP("use-caps-for-id", CL_SERVER, CT_YESNO, F(use_caps_for_id), "no"),
-	KEEP("harden-glue", CL_SERVER, CT_YESNO, F(harden_glue), "yes"),
+	USE("use-caps-for-id", CL_SERVER, CT_YESNO, F(use_caps_for_id), "no"),
+	USE("harden-glue", CL_SERVER, CT_YESNO, F(harden_glue), "yes"),
 	KEEP("harden-dnssec-stripped", CL_SERVER, CT_YESNO,
 		F(harden_dnssec_stripped), "yes"),
 	KEEP("harden-below-nxdomain", CL_SERVER, CT_YESNO,
@@ -162,7 +164,7 @@ const struct cfg_option cfg_options[] = {
 	KEEP("prefetch", CL_SERVER, CT_YESNO, F(prefetch), "no"),
 	USE("tcp-upstream", CL_SERVER, CT_YESNO, F(tcp_upstream), "no"),
 	USE("udp-connect", CL_SERVER, CT_YESNO, F(udp_connect), "yes"),
-	KEEP("target-fetch-policy", CL_SERVER, CT_STR, F(target_fetch_policy),
+	USE("target-fetch-policy", CL_SERVER, CT_STR, F(target_fetch_policy),
 		"3 2 1 0 0"),
 	USE("private-address", CL_SERVER, CT_STRLIST, F(private_address),
 		NULL),
@@ -201,8 +203,8 @@ const struct cfg_option cfg_options[] = {
 	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
 	SRV("interface-automatic", CT_YESNO, "no"),
 	SRV("interface-automatic-ports", CT_STR, ""),
-	SRV("outgoing-port-permit", CT_STRLIST, NULL),
-	SRV("outgoing-port-avoid", CT_STRLIST, NULL),
+	REC("outgoing-port-permit", CT_STRLIST),
+	REC("outgoing-port-avoid", CT_STRLIST),
 	SRV("stream-wait-size", CT_MEMSIZE, CACHE_4M),
 	SRV("delay-close", CT_INT, "0"),
 	SRV("unknown-server-time-limit", CT_INT, "376"),
@@ -266,10 +268,11 @@ const struct cfg_option cfg_options[] = {
 	SRV("hide-http-user-agent", CT_YESNO, "no"),
 	SRV("http-user-agent", CT_STR, ""),
 	SRV("harden-short-bufsize", CT_YESNO, "yes"),
-	SRV("harden-large-queries", CT_YESNO, "no"),
+	USE("harden-large-queries", CL_SERVER, CT_YESNO,
+		F(harden_large_queries), "no"),
 	SRV("harden-algo-downgrade", CT_YESNO, "no"),
-	SRV("caps-exempt", CT_STRLIST, NULL),
-	SRV("caps-whitelist", CT_STRLIST, NULL),
+	REC("caps-exempt", CT_STRLIST),
+	REC("caps-whitelist", CT_STRLIST),
 	SRV("aggressive-nsec", CT_YESNO, "yes"),
 	SRV("unwanted-reply-threshold", CT_INT, "0"),
 	SRV("prefetch-key", CT_YESNO, "no"),
@@ -384,12 +387,12 @@ const struct cfg_option cfg_options[] = {
 	USE("name", CL_STUB | CL_FORWARD, CT_STR, FS(name), NULL),
 	USE("stub-host", CL_STUB, CT_STRLIST, FS(hosts), NULL),
 	USE("stub-addr", CL_STUB, CT_STRLIST, FS(addrs), NULL),
-	KEEP("stub-prime", CL_STUB, CT_YESNO, FS(isprime), "no"),
+	USE("stub-prime", CL_STUB, CT_YESNO, FS(isprime), "no"),
 	USE("stub-first", CL_STUB, CT_YESNO, FS(isfirst), "no"),
 	KEEP("stub-tls-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	KEEP("stub-ssl-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	KEEP("stub-tcp-upstream", CL_STUB, CT_YESNO, FS(tcp_upstream), "no"),
-	KEEP("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
+	USE("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
 	USE("forward-host", CL_FORWARD, CT_STRLIST, FS(hosts), NULL),
 	USE("forward-addr", CL_FORWARD, CT_STRLIST, FS(addrs), NULL),
 	USE("forward-first", CL_FORWARD, CT_YESNO, FS(isfirst), "no"),
@@ -399,7 +402,7 @@ const struct cfg_option cfg_options[] = {
 		"no"),
 	KEEP("forward-tcp-upstream", CL_FORWARD, CT_YESNO, FS(tcp_upstream),
 		"no"),
-	KEEP("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
+	USE("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
 
 	/* auth-zone: and rpz: (struct config_auth) */
 	KEEP("name", CL_AUTH | CL_RPZ, CT_STR, FA(name), NULL),
@@ -809,7 +812,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		else	cfg_error(p, "%s for %s:", err, o->name);
 		return 0;
 	}
-	if(r > 0 && !o->implemented && !is_default(o, args))
+	if(r > 0 && (!o->implemented || (o->flags & CFGF_RECORD)) &&
+		!is_default(o, args))
 		r = record_unimplemented(p, o, args) ? 1 : -1;
 	if(r < 0) {
 		cfg_error(p, "out of memory");

@@ -44,6 +44,9 @@ enum cfg_type {
 #define CFGF_OBSOLETE 0x4 /* accepted with a warning, ignored */
 #define CFGF_POW2   0x8 /* number must be a power of 2 (slabs) */
 #define CFGF_IFSPEC 0x10 /* an address[@port], checked as interface: */
+#define CFGF_RECORD 0x20 /* implemented, no field: the values are kept in
+                          * cfg->unimplemented ("server:NAME", file
+                          * order) where their user reads them */
 
 #define CFG_NOFIELD ((size_t)-1)
 

@@ -126,3 +126,34 @@ def test_edns_buffer_size_smaller(unbound):
     r = unbound.query("mid.test.", "TXT", payload=4096)
     assert r.payload == 512
     assert not tc(r) and count(r) == 8
+
+
+def big_query(name):
+    """A query over 512 bytes: an unknown EDNS option of 600 bytes."""
+    import dns.edns
+    import dns.message
+    q = dns.message.make_query(name, "A")
+    q.use_edns(0, payload=1232,
+               options=[dns.edns.GenericOption(65001, b"x" * 600)])
+    return q.to_wire()
+
+
+@pytest.mark.parametrize("harden", ["yes", "no", None])
+def test_harden_large_queries(unbound, harden):
+    """harden-large-queries: yes drops queries over 512 bytes (UDP and
+    TCP), smaller ones are answered; no (the default) answers both."""
+    import struct
+    conf = DATA
+    if harden:
+        conf += "\nharden-large-queries: %s" % harden
+    unbound.start(conf)
+    wire = big_query("small.test.")
+    assert len(wire) > 512
+    r = unbound.udp_raw(wire)
+    t = unbound.tcp_raw(struct.pack("!H", len(wire)) + wire)
+    if harden == "yes":
+        assert r is None and t is None
+    else:
+        assert r is not None and (r[3] & 0xf) == 0     # NOERROR
+        assert t is not None and (t[3] & 0xf) == 0
+    assert count(unbound.query("small.test.", "A")) == 1

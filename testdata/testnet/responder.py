@@ -31,6 +31,13 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        glue); pointing back here makes a referral loop
   many_ns {zone, count, ns_zone}  referral to count glueless NS names
                        nsI.<ns_zone> (NXNS-style amplification)
+  lower_question       reply with the question name lowercased (a server
+                       that does not echo the 0x20 case)
+  spoof_case {records, always}  when the query's name has capitals
+                       (0x20), or always: first a forged reply (right ID,
+                       lowercase name, records as the answer), then the
+                       real one 50 ms later; an off-path attacker who
+                       guessed ID and port, but not the case
 """
 import json
 import os
@@ -159,6 +166,11 @@ def build_replies(zone, q, proto):
         for line in acts["poison"]["records"]:
             r.additional.append(dns.rrset.from_text(*Zone._split(line)))
         done += "+poison"
+    if "lower_question" in acts:
+        qn = dns.name.from_text(q.question[0].name.to_text().lower())
+        r.question = [dns.rrset.RRset(qn, q.question[0].rdclass,
+                                      q.question[0].rdtype)]
+        done += "+lower"
     if "wrong_question" in acts:
         other = acts["wrong_question"].get("qname")
         qn = dns.name.from_text(other) if other else \
@@ -167,6 +179,18 @@ def build_replies(zone, q, proto):
                                       q.question[0].rdtype)]
         done += "+wrongq"
     wire = to_wire(q, r, proto)
+    qtext = q.question[0].name.to_text()
+    if "spoof_case" in acts and (qtext != qtext.lower() or
+                                 acts["spoof_case"].get("always")):
+        f = dns.message.make_response(q, our_payload=1232)
+        f.flags |= dns.flags.AA
+        f.question = [dns.rrset.RRset(dns.name.from_text(qtext.lower()),
+                                      q.question[0].rdclass,
+                                      q.question[0].rdtype)]
+        for line in acts["spoof_case"]["records"]:
+            f.answer.append(dns.rrset.from_text(*Zone._split(line)))
+        return [(delay, to_wire(q, f, proto)),
+                (delay + 0.05, wire)], done + "+spoofcase"
     if "wrong_id" in acts:
         bad = struct.pack("!H", (q.id + 1) & 0xFFFF) + wire[2:]
         replies = [(delay, bad)]

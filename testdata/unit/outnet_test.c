@@ -63,6 +63,7 @@ struct responder {
 	enum mode mode;
 	int udp_queries, tcp_queries, tcp_now, tcp_max;
 	int last_src_port;
+	uint8_t last_qname[256];   /* as received (its case) */
 	int src_ports[256];
 	int num_src;
 	struct port_pool* pool;    /* to watch the bound */
@@ -173,6 +174,8 @@ static void udp_read(evutil_socket_t fd, short ev, void* arg)
 	if(R.pool && (inuse = port_pool_inuse(R.pool)) > R.pool_max_seen)
 		R.pool_max_seen = inuse;
 	qe = question_end(q, (size_t)n);
+	if(qe > 16 && qe - 16 <= sizeof(R.last_qname))
+		memcpy(R.last_qname, q + 12, qe - 16);
 	switch(R.mode) {
 	case M_DROP:
 		return;
@@ -554,6 +557,63 @@ static void test_wrong_replies(void** state)
 		assert_int_equal(outnet_get_stats(outnet)->unwanted, 1);
 		teardown_net();
 	}
+}
+
+/* use-caps-for-id: the qname goes out in a random case, an echo of it
+ * is a reply (question lowered); a reply in another case is a capsfail
+ * (delivered at once, as Unbound: the iterator's fallback decides) */
+static void test_caps(void** state)
+{
+	struct result r;
+	struct outnet_request q;
+	int i, mixed = 0;
+	(void)state;
+	for(i = 0; i < 4; i++) {
+		setup_net(1, 100, 4, 376);
+		memset(&r, 0, sizeof(r));
+		q = request();
+		q.caps = 1;
+		assert_non_null(outnet_send(outnet, &q, cb, &r));
+		run_until(&r.done, 1, 2000);
+		assert_int_equal(r.res, OUTNET_REPLY);
+		assert_int_equal(answer_ip(&r), GOOD_IP);
+		/* delivered lowercase whatever was sent */
+		{
+			uint8_t low[256];
+			memcpy(low, qname_wire, qname_len);
+			dname_tolower(low);
+			assert_memory_equal(r.pkt + 12, low, qname_len);
+		}
+		/* the case sent is not the one asked (10 letters) */
+		mixed += memcmp(R.last_qname, qname_wire, qname_len) != 0;
+		assert_int_equal(outnet_get_stats(outnet)->capsfail, 0);
+		teardown_net();
+	}
+	assert_true(mixed > 0);   /* all 4 unchanged by chance: 2^-40 */
+	setup_net(1, 100, 4, 376);
+	R.mode = M_WRONG_CASE;
+	memset(&r, 0, sizeof(r));
+	q = request();
+	q.caps = 1;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_CAPSFAIL);
+	assert_int_equal(answer_ip(&r), SPOOF_IP);
+	assert_int_equal(outnet_get_stats(outnet)->capsfail, 1);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	teardown_net();
+	/* PTR: the case is not checked (as Unbound) */
+	setup_net(1, 100, 4, 376);
+	R.mode = M_WRONG_CASE;
+	memset(&r, 0, sizeof(r));
+	q = request();
+	q.caps = 1;
+	q.qtype = 12;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_REPLY);
+	assert_int_equal(outnet_get_stats(outnet)->capsfail, 0);
+	teardown_net();
 }
 
 /* a reply from another port: the connected socket never sees it; an
@@ -999,6 +1059,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_wrong_replies),
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_other_port),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_late),
