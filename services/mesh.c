@@ -6,6 +6,7 @@
 #include "services/mesh.h"
 #include "iterator/iterator.h"
 #include "services/cache/msgcache.h"
+#include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgencode.h"
@@ -47,13 +48,26 @@ struct mesh_state {
 	struct mesh_state* rq_next;
 	int on_rq;
 	unsigned visit;
+	/* client states (Unbound's lists): the first half of the
+	 * num-queries-per-thread slots are "forever", the rest on the
+	 * jostle list, oldest first, where a newer query may replace one
+	 * that ran longer than jostle-timeout */
+	int list;                       /* LIST_NONE, _FOREVER, _JOSTLE */
+	struct mesh_state* jprev, *jnext;
+	int64_t start_ms;               /* monotonic, when it got a client */
 	struct iter_qstate iq;
 };
+
+#define LIST_NONE 0
+#define LIST_FOREVER 1
+#define LIST_JOSTLE 2
 
 struct mesh_area {
 	struct iter_env* env;
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
+	size_t max_forever, num_forever;
+	struct mesh_state* jostle_head, *jostle_tail;
 	struct mesh_state** table;
 	size_t tmask;
 	struct mesh_state* rq_head, *rq_tail;
@@ -73,6 +87,7 @@ struct mesh_area* mesh_create(struct iter_env* env, int max_queries)
 	m->env = env;
 	m->max_client = max_queries > 0 ? (size_t)max_queries : 1;
 	m->max_states = m->max_client * 4;
+	m->max_forever = (m->max_client + 1) / 2;
 	while(ts < m->max_states && ts < (1u << 20))
 		ts <<= 1;
 	m->table = calloc(ts, sizeof(*m->table));
@@ -170,6 +185,50 @@ static void dequeue(struct mesh_area* m, struct mesh_state* s)
 	s->on_rq = 0;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A state got its first client: onto the forever list while that has
+ * room, else to the jostle list's tail. */
+static void list_enter(struct mesh_area* m, struct mesh_state* s)
+{
+	if(s->list != LIST_NONE)
+		return;
+	s->start_ms = mono_ms();
+	if(m->num_forever < m->max_forever) {
+		m->num_forever++;
+		s->list = LIST_FOREVER;
+		return;
+	}
+	s->list = LIST_JOSTLE;
+	s->jnext = NULL;
+	s->jprev = m->jostle_tail;
+	if(m->jostle_tail)
+		m->jostle_tail->jnext = s;
+	else	m->jostle_head = s;
+	m->jostle_tail = s;
+}
+
+static void list_leave(struct mesh_area* m, struct mesh_state* s)
+{
+	if(s->list == LIST_FOREVER)
+		m->num_forever--;
+	else if(s->list == LIST_JOSTLE) {
+		if(s->jprev)
+			s->jprev->jnext = s->jnext;
+		else	m->jostle_head = s->jnext;
+		if(s->jnext)
+			s->jnext->jprev = s->jprev;
+		else	m->jostle_tail = s->jprev;
+		s->jprev = s->jnext = NULL;
+	}
+	s->list = LIST_NONE;
+}
+
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	size_t keylen, uint32_t hash)
 {
@@ -237,6 +296,7 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	}
 	if(s->replies)
 		m->num_client--;
+	list_leave(m, s);
 	iter_qstate_clear(&s->iq);
 	m->num_states--;
 	free(s);
@@ -312,6 +372,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	s->replies = NULL;
 	if(r)
 		m->num_client--;
+	list_leave(m, s);
 	while(r) {
 		struct mesh_reply* next = r->next;
 		size_t len = iter_encode_reply(&s->iq, &r->qi, m->buf,
@@ -343,6 +404,41 @@ static void mesh_run(struct mesh_area* m)
 	m->running = 0;
 }
 
+/* The mesh is full: replace the oldest query on the jostle list when it
+ * has run longer than jostle-timeout (Unbound's mesh_make_new_space).
+ * Its waiters are told MESH_DROPPED and get no reply; the state goes on
+ * only when other states wait for it. Not while the mesh runs: a state
+ * being finished may be a sub-query of the one replaced. */
+static int jostle(struct mesh_area* m)
+{
+	struct mesh_state* j = m->jostle_head;
+	struct mesh_reply* r;
+	int64_t limit = m->env->cfg ? m->env->cfg->jostle_time : 200;
+	if(m->running || !j || !j->replies || mono_ms() - j->start_ms <= limit)
+		return 0;
+	if(verbosity >= VERB_ALGO) {
+		char b[1024];
+		dname_to_str(j->iq.qname, b, sizeof(b));
+		verbose(VERB_ALGO, "query jostled out to make space for a "
+			"new one: %s type %d", b, (int)j->iq.qtype);
+	}
+	r = j->replies;
+	j->replies = NULL;
+	m->num_client--;
+	list_leave(m, j);
+	m->stats.jostled++;
+	while(r) {
+		struct mesh_reply* next = r->next;
+		m->num_waiters--;
+		r->cb(r->arg, NULL, 0, MESH_DROPPED);
+		free(r);
+		r = next;
+	}
+	if(!j->supers)
+		state_delete(m, j);
+	return 1;
+}
+
 int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg)
 {
@@ -357,12 +453,15 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 		return 0;
 	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
-	if(!s && (m->num_client >= m->max_client ||
-		m->num_states >= m->max_states)) {
-		m->stats.refused_full++;
-		return 0;
+	if((!s || !s->replies) && m->num_client >= m->max_client) {
+		/* freeing the jostled state may free s (a sub of it) */
+		if(!jostle(m)) {
+			m->stats.refused_full++;
+			return 0;
+		}
+		s = find_state(m, key, keylen, hash);
 	}
-	if(s && !s->replies && m->num_client >= m->max_client) {
+	if(!s && m->num_states >= m->max_states) {
 		m->stats.refused_full++;
 		return 0;
 	}
@@ -389,8 +488,10 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 		}
 		enqueue(m, s);
 	}
-	if(!s->replies)
+	if(!s->replies) {
 		m->num_client++;
+		list_enter(m, s);
+	}
 	r->next = s->replies;
 	s->replies = r;
 	m->num_waiters++;
@@ -399,7 +500,51 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	return 1;
 }
 
+int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
+{
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen;
+	uint32_t hash;
+	struct mesh_state* s;
+	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
+		(qi->flags & FLAG_CD) ? MESH_KEY_CD : 0);
+	if(keylen == 0)
+		return 0;
+	hash = key_hash(m, key, keylen);
+	/* in flight already: its answer refreshes the entry */
+	if(find_state(m, key, keylen, hash))
+		return 0;
+	if(m->num_client >= m->max_client || m->num_states >= m->max_states) {
+		m->stats.prefetch_full++;
+		return 0;
+	}
+	s = state_new(m, key, keylen, hash);
+	if(!s || !iter_qstate_init(&s->iq, s, qi->qname, qi->qtype,
+		qi->qclass, 0, 0, NULL)) {
+		if(s)
+			state_delete(m, s);
+		return 0;
+	}
+	s->iq.no_cache = 1;
+	m->stats.prefetch++;
+	enqueue(m, s);
+	mesh_run(m);
+	return 1;
+}
+
+static int detach(struct mesh_area* m, void* arg, int keep_running);
+
 int mesh_detach_client(struct mesh_area* m, void* arg)
+{
+	return detach(m, arg, 0);
+}
+
+int mesh_detach_waiter(struct mesh_area* m, void* arg)
+{
+	return detach(m, arg, 1);
+}
+
+static int detach(struct mesh_area* m, void* arg, int keep_running)
 {
 	struct mesh_state** gone;
 	size_t i, ngone = 0;
@@ -426,7 +571,8 @@ int mesh_detach_client(struct mesh_area* m, void* arg)
 			}
 			if(had && !s->replies) {
 				m->num_client--;
-				if(!s->supers)
+				list_leave(m, s);
+				if(!s->supers && !keep_running)
 					gone[ngone++] = s;
 			}
 		}
@@ -518,6 +664,12 @@ void mesh_outnet_reply(void* arg, const struct outnet_reply* r)
 struct iter_qstate* mesh_state_iq(struct mesh_state* s)
 {
 	return &s->iq;
+}
+
+int mesh_is_full(const struct mesh_area* m)
+{
+	return m->num_client >= m->max_client ||
+		m->num_states >= m->max_states;
 }
 
 size_t mesh_num_states(const struct mesh_area* m)

@@ -196,10 +196,9 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	/* the slab lock is not held here: the entry is ours until release */
 	if(fresh(m, now, &age)) {
 		n = reply_from(m, qi, age, -1, out, limit, edns_size);
-		/* prefetch (Unbound): less than 10% of the TTL is left */
+		/* prefetch (Unbound): one comparison, set up at store */
 		if(hit)
-			*hit = (pol && pol->prefetch && m->ttl >= 10 &&
-				(m->ttl - age) * 10 < m->ttl) ?
+			*hit = (pol && pol->prefetch && age >= m->prefetch_age) ?
 				MSG_HIT_PREFETCH : MSG_HIT_FRESH;
 	} else if(servable_expired(m, now, pol)) {
 		n = reply_from(m, qi, 0, (int64_t)pol->expired_reply_ttl, out,

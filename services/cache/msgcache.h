@@ -49,6 +49,8 @@ struct msg_entry {
 	struct lruhash_entry lh;
 	time_t stored;        /* the template's TTLs are as of this time */
 	uint32_t ttl;         /* fresh while now - stored < ttl */
+	uint32_t prefetch_age; /* prefetch from this age on (Unbound's
+	                        * ttl - ttl/10; never when ttl < 10) */
 	uint16_t len;         /* template length */
 	uint16_t qend;        /* end of the question section */
 	uint16_t flags;       /* template header flags (QR, AA, RA, AD, rcode);
@@ -90,7 +92,7 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 
 /* How msg_cache_answer_ex treats entries near or past their TTL. */
 struct msg_serve_policy {
-	int prefetch;               /* prefetch: report < 10% TTL left */
+	int prefetch;               /* prefetch: report the last 10% of TTL */
 	int serve_expired;          /* serve-expired (RFC 8767) */
 	uint32_t expired_ttl;       /* serve-expired-ttl: seconds past
 	                             * expiry still served (0: no limit) */
@@ -100,7 +102,7 @@ struct msg_serve_policy {
 /* What kind of hit msg_cache_answer_ex made. */
 enum msg_hit {
 	MSG_HIT_FRESH = 0,
-	MSG_HIT_PREFETCH,  /* fresh, but under 10% of its TTL is left */
+	MSG_HIT_PREFETCH,  /* fresh, but in the last 10% of its TTL */
 	MSG_HIT_EXPIRED    /* served expired: every TTL is expired_reply_ttl */
 };
 

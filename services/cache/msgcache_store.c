@@ -148,6 +148,7 @@ static int build_template(const struct msg_cache* c,
 	m->num_ttl = (uint16_t)nttl;
 	m->num_sets = (uint16_t)nsets;
 	m->ttl = nttl ? minttl : MSG_NORR_TTL;
+	m->prefetch_age = m->ttl / 10 ? m->ttl - m->ttl / 10 : UINT32_MAX;
 	return 1;
 }
 

@@ -209,10 +209,20 @@ static void test_prefetch_and_expired(void** state)
 	size_t n;
 	ldns_pkt* p;
 	(void)state;
-	/* 300 s TTL: fresh at +269 (31 left), prefetch at +271 (29 left) */
+	/* 300 s TTL: fresh at +269 (31 left), prefetch from +270 (Unbound:
+	 * ttl - ttl/10) */
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 269, out, 512, 0,
 		&pol, &hit) > 0);
 	assert_int_equal(hit, MSG_HIT_FRESH);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 270, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_PREFETCH);
+	/* prefetch off: a fresh hit */
+	pol.prefetch = 0;
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 271, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
+	pol.prefetch = 1;
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 271, out, 512, 0,
 		&pol, &hit) > 0);
 	assert_int_equal(hit, MSG_HIT_PREFETCH);
@@ -236,6 +246,23 @@ static void test_prefetch_and_expired(void** state)
 	pol.expired_ttl = 0;
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 100000, out, 512, 0,
 		&pol, &hit) > 0);
+	msg_cache_delete(c);
+	/* TTL 10: prefetch in its last second; TTL 9: never (ttl/10 = 0) */
+	pol.serve_expired = 0;
+	c = store_www(0, 10, &qi);
+	h = msg_cache_hash(c, &qi);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 8, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 9, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_PREFETCH);
+	msg_cache_delete(c);
+	c = store_www(0, 9, &qi);
+	h = msg_cache_hash(c, &qi);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 8, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
 	msg_cache_delete(c);
 }
 

@@ -1,0 +1,229 @@
+"""The mesh's policies, through the daemon on the loopback test internet
+(testdata/testnet): prefetch, serve-expired-client-timeout, jostling
+(num-queries-per-thread, jostle-timeout). The scripted responder for
+bad.tld2. logs every query it gets, which shows when the resolver went
+upstream; the statistics come through unbound-control on a unix socket.
+Runs against the reference too (UNBOUND_BIN=/usr/sbin/unbound), which is
+how the semantics were checked.
+
+Needs nsd and root (the test internet listens on port 53); skips
+otherwise. Every config names only the test internet's loopback root."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import dns.message
+import dns.rcode
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import testnet_net  # noqa: E402,F401
+from conftest import BUILDDIR, REFERENCE  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
+
+CTL = "/usr/sbin/unbound-control" if REFERENCE else \
+    os.path.join(BUILDDIR, "unbound-control")
+
+
+@pytest.fixture
+def net(testnet_net):
+    if not testnet_net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    yield testnet_net
+    for r in testnet_net.responders.values():
+        r.reset_behaviour()
+
+
+def start(srv, net, body, tmp_path):
+    sock = str(tmp_path / "ctl.sock")
+    extra = ("remote-control:\n\tcontrol-enable: yes\n"
+             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+    srv.start(body, root_hints=net.root_hints, extra=extra)
+
+
+def stats(srv):
+    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {k: v for k, v in (l.split("=", 1) for l in r.stdout.splitlines()
+                              if "=" in l)}
+
+
+def rdata(reply):
+    return [rd.to_text() for rr in reply.answer for rd in rr]
+
+
+def add_rules(resp, rules):
+    resp.set_behaviour(rules=list(rules) + list(resp.spec.rules))
+
+
+def test_prefetch_refreshes_in_the_last_tenth_of_the_ttl(unbound, net,
+                                                         tmp_path):
+    """prefetch: yes, TTL 10 (cache-max-ttl). In the entry's last second
+    (Unbound: from ttl - ttl/10 on) a hit is still answered from the
+    cache (TTL 1) and starts one refresh: the responder is asked once
+    more, num.prefetch counts it, and the next answers come from the new
+    entry. Before that, hits do not go upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "prefetch: yes\ncache-max-ttl: 10", tmp_path)
+    resp.clear_log()
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    t0 = time.time()
+    assert rdata(first) == ["192.0.2.100"]
+    sent = len(resp.queries("www.bad.tld2."))
+    assert sent >= 1
+    time.sleep(7.5)
+    early = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert early.answer[0].ttl in (2, 3)
+    assert len(resp.queries("www.bad.tld2.")) == sent
+    assert stats(unbound)["total.num.prefetch"] == "0"
+    # poll through the last second: the first hit there prefetches
+    seen = []
+    while time.time() < t0 + 11.5:
+        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+        assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+        assert rdata(r) == ["192.0.2.100"]
+        seen.append((r.answer[0].ttl, len(resp.queries("www.bad.tld2."))))
+        if len(resp.queries("www.bad.tld2.")) > sent and \
+                r.answer[0].ttl >= 9:
+            break
+        time.sleep(0.2)
+    # a TTL-1 answer from the old entry came with the refresh ...
+    assert any(ttl == 1 for ttl, _ in seen), seen
+    time.sleep(0.3)
+    assert len(resp.queries("www.bad.tld2.")) == sent + 1, seen
+    # ... and the refreshed entry answers now, from the cache
+    again = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert again.answer[0].ttl >= 9
+    s = stats(unbound)
+    assert s["total.num.prefetch"] == "1"
+    assert s["total.num.cachemiss"] == "1"
+    assert len(resp.queries("www.bad.tld2.")) == sent + 1
+
+
+def test_no_prefetch_by_default(unbound, net, tmp_path):
+    """Without prefetch the entry just expires: hits in its last second
+    do not go upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "cache-max-ttl: 10", tmp_path)
+    resp.clear_log()
+    unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    t0 = time.time()
+    sent = len(resp.queries("www.bad.tld2."))
+    time.sleep(8.2)
+    # stored before t0: every one of these is a hit of age 8 or 9
+    while time.time() < t0 + 8.95:
+        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+        assert rdata(r) == ["192.0.2.100"]
+        time.sleep(0.2)
+    assert len(resp.queries("www.bad.tld2.")) == sent
+    assert stats(unbound)["total.num.prefetch"] == "0"
+
+
+@pytest.mark.parametrize("upstream", ["answers", "silent"])
+def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
+    """serve-expired-client-timeout (RFC 8767): with an expired entry the
+    resolver tries to resolve first. A server that answers gives a fresh
+    answer (not the expired one with serve-expired-reply-ttl); a silent
+    one makes it answer with the expired entry once the timeout passed,
+    after it asked upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 1\n"
+          "serve-expired-reply-ttl: 17\n"
+          "serve-expired-client-timeout: 400", tmp_path)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert rdata(first) == ["192.0.2.100"]
+    if upstream == "silent":
+        add_rules(resp, [{"name": "www.bad.tld2.",
+                          "actions": [{"type": "drop"}]}])
+    time.sleep(2.5)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert rdata(r) == ["192.0.2.100"]
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    s = stats(unbound)
+    if upstream == "answers":
+        assert r.answer[0].ttl != 17
+        assert s["total.num.expired"] == "0"
+    else:
+        assert r.answer[0].ttl == 17
+        assert s["total.num.expired"] == "1"
+
+
+def test_serve_expired_without_client_timeout_answers_at_once(unbound, net,
+                                                              tmp_path):
+    """serve-expired-client-timeout: 0 (the default): the expired entry
+    is the answer even when the server would answer, and a refresh goes
+    upstream in the background (counted in num.prefetch, as Unbound)."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 3\n"
+          "serve-expired-reply-ttl: 17", tmp_path)
+    unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    time.sleep(4.2)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert r.answer[0].ttl == 17
+    time.sleep(0.5)
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    fresh = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert fresh.answer[0].ttl <= 3   # the refreshed entry
+    s = stats(unbound)
+    assert s["total.num.expired"] == "1"
+    assert s["total.num.prefetch"] == "1"
+
+
+def send_udp(srv, name, qid):
+    q = dns.message.make_query(name, "A")
+    q.id = qid
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(q.to_wire(), ("127.0.0.1", srv.port))
+    return s
+
+
+def got_reply(s, wait):
+    s.settimeout(wait)
+    try:
+        s.recvfrom(65535)
+        return True
+    except socket.timeout:
+        return False
+
+
+def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
+    """num-queries-per-thread: 2 (one slot that keeps its query, one on
+    the jostle list), upstream silent. A third query, once the jostle
+    list's query is older than jostle-timeout, replaces it: that client
+    gets no reply, requestlist.overwritten counts it. A fourth right
+    after finds nothing old enough: dropped, requestlist.exceeded."""
+    resp = net.responder("bad")
+    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 200",
+          tmp_path)
+    # the delegation to bad.tld2. cached first
+    assert rdata(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        ["192.0.2.100"]
+    add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
+                      "actions": [{"type": "drop"}]}])
+    a = send_udp(unbound, "a.silent.bad.tld2.", 1)
+    time.sleep(0.1)
+    b = send_udp(unbound, "b.silent.bad.tld2.", 2)
+    time.sleep(0.8)
+    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
+    time.sleep(0.1)
+    d = send_udp(unbound, "d.silent.bad.tld2.", 4)
+    time.sleep(0.5)
+    s = stats(unbound)
+    assert s["total.requestlist.overwritten"] == "1"
+    assert s["total.requestlist.exceeded"] == "1"
+    assert s["total.requestlist.current.user"] == "2"
+    # the jostled and the dropped client never get a reply
+    assert not got_reply(b, 0.2)
+    assert not got_reply(d, 0.2)
+    for x in (a, b, c, d):
+        x.close()
