@@ -51,6 +51,7 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 	 * worker's mesh that bypasses the caches (mesh_new_prefetch) */
 	env->serve_policy.prefetch = env->cfg->prefetch;
 	env->serve_policy.serve_expired = env->cfg->serve_expired;
+	env->serve_policy.roundrobin = env->cfg->rrset_roundrobin;
 	env->serve_policy.expired_ttl = (uint32_t)env->cfg->serve_expired_ttl;
 	env->serve_policy.expired_reply_ttl =
 		(uint32_t)env->cfg->serve_expired_reply_ttl;

@@ -379,12 +379,23 @@ size_t iter_encode_reply(const struct iter_qstate* iq,
 	const struct query_info* qi, uint8_t* buf, size_t limit,
 	uint16_t edns_size)
 {
+	return iter_encode_reply_rr(iq, qi, buf, limit, edns_size, 0, 0);
+}
+
+size_t iter_encode_reply_rr(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size, int rotate, uint32_t rot_off)
+{
 	struct msg_builder b;
 	int rcode = iq->rcode;
 	if(rcode == RCODE_SERVFAIL)
 		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
 			edns_size);
 	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
+	/* the shape the cache keeps: RRsets it can rotate per reply */
+	b.closed_sets = 1;
+	b.rotate = rotate;
+	b.rot_off = rot_off;
 	if(!add_list(&b, SEC_ANSWER, iq->answer) ||
 		!add_list(&b, SEC_AUTHORITY, iq->authority) ||
 		(!iq->is_priming && !add_list(&b, SEC_ADDITIONAL,

@@ -206,5 +206,13 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);
 size_t iter_encode_reply(const struct iter_qstate* iq,
 	const struct query_info* qi, uint8_t* buf, size_t limit,
 	uint16_t edns_size);
+/* The same, with rrset-roundrobin: when rotate, the RRs of each RRset
+ * start at number rot_off modulo their count (Unbound: query ID plus
+ * the time in seconds). Either way no name inside an RRset of several
+ * RRs is a compression target (msg_builder.closed_sets), so the
+ * message cache can rotate the stored reply without decoding it. */
+size_t iter_encode_reply_rr(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size, int rotate, uint32_t rot_off);
 
 #endif

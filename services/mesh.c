@@ -355,6 +355,8 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 {
 	struct mesh_reply* r;
 	struct mesh_ref* sup;
+	int rr_rotate = m->env->cfg ? m->env->cfg->rrset_roundrobin : 0;
+	time_t now = time(NULL);
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
 	table_remove(m, s);
@@ -375,8 +377,9 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	list_leave(m, s);
 	while(r) {
 		struct mesh_reply* next = r->next;
-		size_t len = iter_encode_reply(&s->iq, &r->qi, m->buf,
-			r->limit, r->edns_size);
+		size_t len = iter_encode_reply_rr(&s->iq, &r->qi, m->buf,
+			r->limit, r->edns_size, rr_rotate,
+			(uint32_t)r->qi.id + (uint32_t)now);
 		m->num_waiters--;
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->iq.rcode);

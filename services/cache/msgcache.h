@@ -43,6 +43,15 @@ struct msg_rrset_end {
 	uint8_t section;      /* enum msg_section */
 };
 
+/* An RRset whose RRs a reply may rotate (rrset-roundrobin): several
+ * RRs of one type, no RRSIG among them, no compression pointer into
+ * them, theirs only to names before them. */
+struct msg_rot {
+	uint16_t start, end;  /* its bytes in the template */
+	uint16_t first;       /* its first RR in rr_start */
+	uint16_t n;           /* RRs */
+};
+
 /* One cached reply; immutable once stored. All arrays live in the same
  * allocation. */
 struct msg_entry {
@@ -57,8 +66,11 @@ struct msg_entry {
 	                       * RD, CD, TC are 0 and set per reply */
 	uint16_t num_ttl;
 	uint16_t num_sets;
+	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
 	const uint16_t* ttl_off;            /* ascending */
 	const struct msg_rrset_end* sets;   /* in packet order */
+	const struct msg_rot* rot;          /* in packet order */
+	const uint16_t* rr_start;           /* where each RR begins */
 	const uint8_t* tmpl;
 	/* the key (lh.key), TTL offsets, template and RRset ends follow */
 };
@@ -97,6 +109,8 @@ struct msg_serve_policy {
 	uint32_t expired_ttl;       /* serve-expired-ttl: seconds past
 	                             * expiry still served (0: no limit) */
 	uint32_t expired_reply_ttl; /* serve-expired-reply-ttl */
+	int roundrobin;             /* rrset-roundrobin: RRs of an RRset
+	                             * start at (query ID + now) mod count */
 };
 
 /* What kind of hit msg_cache_answer_ex made. */

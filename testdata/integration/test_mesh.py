@@ -15,6 +15,7 @@ import sys
 import time
 
 import dns.message
+import dns.query
 import dns.rcode
 import pytest
 
@@ -227,3 +228,53 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
     assert not got_reply(d, 0.2)
     for x in (a, b, c, d):
         x.close()
+
+
+MANY = ["192.0.2.%d" % (100 + i) for i in range(100)]   # zones.MANY_A
+
+
+def ask_id(srv, name, rdtype, qid):
+    """Over TCP (100 A records do not fit 512 bytes), with this ID; and
+    the clock (seconds) before and after."""
+    q = dns.message.make_query(name, rdtype)
+    q.id = qid
+    before = int(time.time())
+    r = dns.query.tcp(q, "127.0.0.1", port=srv.port, timeout=8.0)
+    return r, before, int(time.time())
+
+
+def rotated_by(order, stored, qid, before, after):
+    """Is order stored rotated to start at (ID + now) mod count, for a
+    now between before and after (Unbound's rrset-roundrobin)?"""
+    return any(order == stored[k:] + stored[:k] for k in
+               {(qid + t) % len(stored) for t in range(before, after + 1)})
+
+
+@pytest.mark.parametrize("roundrobin", ["yes", "no"])
+def test_rrset_roundrobin(unbound, net, tmp_path, roundrobin):
+    """rrset-roundrobin (default yes): each reply, the resolution's own
+    and the cache hits, gives an RRset's RRs in the stored order rotated
+    to start at (query ID + time in seconds) mod count, as Unbound 1.17
+    does; no: always the stored order. The NS set rotates with its glue
+    names intact."""
+    start(unbound, net, "rrset-roundrobin: %s" % roundrobin, tmp_path)
+    for qid in (0, 1, 2, 3, 77, 4099):
+        r, before, after = ask_id(unbound, "many.example.tld1.", "A", qid)
+        order = rdata(r)
+        assert sorted(order) == sorted(MANY)
+        if roundrobin == "yes":
+            assert rotated_by(order, MANY, qid, before, after), (qid, order)
+        else:
+            assert order == MANY
+    ns = ["ns1.example.tld1.", "ns2.example.tld1."]
+    firsts = set()
+    for qid in (10, 11, 12, 13):
+        r, before, after = ask_id(unbound, "example.tld1.", "NS", qid)
+        order = rdata(r)
+        if roundrobin == "yes":
+            assert rotated_by(order, ns, qid, before, after), (qid, order)
+        else:
+            assert order == ns
+        firsts.add(order[0])
+        assert sorted(rr.name.to_text() for rr in r.additional) == ns
+    assert len(firsts) == (2 if roundrobin == "yes" else 1)
