@@ -278,3 +278,41 @@ def test_rrset_roundrobin(unbound, net, tmp_path, roundrobin):
         firsts.add(order[0])
         assert sorted(rr.name.to_text() for rr in r.additional) == ns
     assert len(firsts) == (2 if roundrobin == "yes" else 1)
+
+
+def sections(reply):
+    return ([rr.to_text().split()[0] + " " + rr.to_text().split(None, 2)[2]
+             for rr in reply.authority],
+            sorted(rr.to_text().split()[0] + " " +
+                   rr.to_text().split(None, 2)[2] for rr in reply.additional))
+
+
+@pytest.mark.parametrize("minimal", ["yes", "no"])
+def test_minimal_responses(unbound, net, tmp_path, minimal):
+    """minimal-responses (default yes), as Unbound 1.17 answers through
+    the test internet (whose NSD servers send the zone's NS set and glue
+    with every answer): a positive answer carries neither, an NS answer
+    its glue either way, and with no an MX answer the addresses of its
+    exchange; a negative answer its SOA either way. The same from the
+    cache."""
+    start(unbound, net, "minimal-responses: %s" % minimal, tmp_path)
+    mail = ["mail.example.tld1. IN A 192.0.2.25",
+            "mail.example.tld1. IN AAAA 2001:db8::25"]
+    soa = ["example.tld1. IN SOA ns1.example.tld1. "
+           "hostmaster.example.tld1. 1 3600 900 604800 300"]
+    want = {("www.example.tld1.", "A"): ([], []),
+            ("www.sub.example.tld1.", "A"): ([], []),
+            ("chain.example.tld1.", "A"): ([], []),
+            ("example.tld1.", "MX"): ([], mail if minimal == "no" else []),
+            ("nothere.example.tld1.", "A"): (soa, []),
+            ("www.example.tld1.", "MX"): (soa, [])}
+    for (name, rdtype), (auth, add) in want.items():
+        for _ in range(2):   # resolved, then from the cache
+            r = unbound.query(name, rdtype, timeout=8.0)
+            assert sections(r) == (auth, add), (name, rdtype)
+    for _ in range(2):
+        r = unbound.query("example.tld1.", "NS", timeout=8.0)
+        auth, add = sections(r)
+        assert auth == []
+        assert [a.split()[0] for a in add] == \
+            ["ns1.example.tld1.", "ns2.example.tld1."]
