@@ -417,7 +417,9 @@ static int jostle(struct mesh_area* m)
 	struct mesh_state* j = m->jostle_head;
 	struct mesh_reply* r;
 	int64_t limit = m->env->cfg ? m->env->cfg->jostle_time : 200;
-	if(m->running || !j || !j->replies || mono_ms() - j->start_ms <= limit)
+	/* a negative jostle-timeout is huge in Unbound (size_t): never */
+	if(m->running || !j || !j->replies || limit < 0 ||
+		mono_ms() - j->start_ms <= limit)
 		return 0;
 	if(verbosity >= VERB_ALGO) {
 		char b[1024];

@@ -415,6 +415,12 @@ static void test_jostle(void** state)
 	a[4].calls = 0;
 	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
 		on_reply_or_drop, &a[4]), 0);
+	/* a negative jostle-timeout (huge in Unbound): never */
+	w.cfg->jostle_time = -5;
+	run_for(&w, 150);
+	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
+		on_reply_or_drop, &a[4]), 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 2);
 	/* the forever slots were never touched */
 	assert_int_equal(a[0].calls, 0);
 	assert_int_equal(a[1].calls, 0);
