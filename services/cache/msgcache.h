@@ -68,10 +68,11 @@ struct msg_entry {
 	uint16_t num_sets;
 	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
 	const uint16_t* ttl_off;            /* ascending */
+	const uint8_t* tmpl;
+	/* cold: truncation and rotation (hit fields fit one cache line) */
 	const struct msg_rrset_end* sets;   /* in packet order */
 	const struct msg_rot* rot;          /* in packet order */
 	const uint16_t* rr_start;           /* where each RR begins */
-	const uint8_t* tmpl;
 	/* the key (lh.key), TTL offsets, template and RRset ends follow */
 };
 
