@@ -158,6 +158,29 @@ def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
         assert s["total.num.expired"] == "1"
 
 
+def test_serve_expired_client_timeout_failed_resolution(unbound, net,
+                                                      tmp_path):
+    """serve-expired-client-timeout (RFC 8767): when resolution fails
+    (the server answers SERVFAIL) before the timeout, the client gets
+    the expired answer, not the SERVFAIL."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 1\n"
+          "serve-expired-reply-ttl: 17\n"
+          "serve-expired-client-timeout: 10000", tmp_path)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert rdata(first) == ["192.0.2.100"]
+    add_rules(resp, [{"name": "www.bad.tld2.", "actions": [
+        {"type": "rcode", "rcode": "SERVFAIL"}]}])
+    time.sleep(2.5)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=9.0)
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+    assert rdata(r) == ["192.0.2.100"]
+    assert r.answer[0].ttl == 17
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    assert stats(unbound)["total.num.expired"] == "1"
+
+
 def test_serve_expired_without_client_timeout_answers_at_once(unbound, net,
                                                               tmp_path):
     """serve-expired-client-timeout: 0 (the default): the expired entry
@@ -227,6 +250,39 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
     assert not got_reply(b, 0.2)
     assert not got_reply(d, 0.2)
     for x in (a, b, c, d):
+        x.close()
+
+
+def test_jostled_tcp_query(unbound, net, tmp_path):
+    """A query over TCP that is jostled out gets no answer; the daemon
+    goes on serving (a later query is answered) and counts it."""
+    resp = net.responder("bad")
+    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 100",
+          tmp_path)
+    assert rdata(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        ["192.0.2.100"]
+    add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
+                      "actions": [{"type": "drop"}]}])
+    a = send_udp(unbound, "a.silent.bad.tld2.", 1)
+    time.sleep(0.1)
+    t = socket.create_connection(("127.0.0.1", unbound.port), timeout=2)
+    q = dns.message.make_query("b.silent.bad.tld2.", "A")
+    w = q.to_wire()
+    t.sendall(len(w).to_bytes(2, "big") + w)
+    time.sleep(0.6)
+    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
+    time.sleep(0.3)
+    assert stats(unbound)["total.requestlist.overwritten"] == "1"
+    t.settimeout(0.3)
+    try:
+        got = t.recv(2)
+    except socket.timeout:
+        got = None
+    assert not got        # no answer (or the connection closed)
+    t.close()
+    r = unbound.query("www.bad.tld2.", "A", tcp=True, timeout=5.0)
+    assert rdata(r) == ["192.0.2.100"]
+    for x in (a, c):
         x.close()
 
 
