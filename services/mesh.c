@@ -329,14 +329,14 @@ void mesh_delete(struct mesh_area* m)
 }
 
 /* Store a state's answer in the message cache. */
-static void store_msg(struct mesh_area* m, struct mesh_state* s)
+static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 {
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len;
 	if(!c || (s->iq.rcode != RCODE_NOERROR &&
 		s->iq.rcode != RCODE_NXDOMAIN))
-		return;
+		return 0;
 	memset(&qi, 0, sizeof(qi));
 	memcpy(qi.qname, s->iq.qname, s->iq.qname_len);
 	qi.qname_len = s->iq.qname_len;
@@ -345,8 +345,33 @@ static void store_msg(struct mesh_area* m, struct mesh_state* s)
 	qi.flags = (s->key[s->keylen - 1] & MESH_KEY_CD) ? FLAG_CD : 0;
 	len = iter_encode_reply(&s->iq, &qi, m->buf, MESH_BUF_SIZE, 0);
 	if(len && msg_cache_store(c, &qi, msg_cache_hash(c, &qi), m->buf,
-		len, time(NULL)))
+		len, now)) {
 		m->stats.cached++;
+		return 1;
+	}
+	return 0;
+}
+
+/* The reply for waiter r: from the entry just stored, as Unbound
+ * answers from what it cached (TTLs clamped as the cache keeps them,
+ * cache-max-ttl and the rest), else encoded from the state. */
+static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
+	const struct mesh_reply* r, int cached, int rotate, time_t now)
+{
+	size_t len = 0;
+	if(cached) {
+		struct msg_cache* c = m->env->msg_cache;
+		struct msg_serve_policy pol;
+		enum msg_hit hit;
+		memset(&pol, 0, sizeof(pol));
+		pol.roundrobin = rotate;
+		len = msg_cache_answer_ex(c, &r->qi, msg_cache_hash(c, &r->qi),
+			now, m->buf, r->limit, r->edns_size, &pol, &hit);
+	}
+	if(len == 0)
+		len = iter_encode_reply_rr(&s->iq, &r->qi, m->buf, r->limit,
+			r->edns_size, rotate, (uint32_t)r->qi.id + (uint32_t)now);
+	return len;
 }
 
 /* A state is done: answer its waiters, inform the states waiting for
@@ -356,6 +381,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	struct mesh_reply* r;
 	struct mesh_ref* sup;
 	int rr_rotate = m->env->cfg ? m->env->cfg->rrset_roundrobin : 0;
+	int cached = 0;
 	time_t now = time(NULL);
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
@@ -364,7 +390,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		iter_store_prime(m->env, &s->iq);
 	/* sub-queries too: their negative answers save lookups later */
 	if(!(s->key[s->keylen - 1] & MESH_KEY_PRIME))
-		store_msg(m, s);
+		cached = store_msg(m, s, now);
 	for(sup = s->supers; sup; sup = sup->next) {
 		iter_inform_super(m->env, &sup->s->iq, &s->iq);
 		enqueue(m, sup->s);
@@ -377,9 +403,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	list_leave(m, s);
 	while(r) {
 		struct mesh_reply* next = r->next;
-		size_t len = iter_encode_reply_rr(&s->iq, &r->qi, m->buf,
-			r->limit, r->edns_size, rr_rotate,
-			(uint32_t)r->qi.id + (uint32_t)now);
+		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
 		m->num_waiters--;
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->iq.rcode);
