@@ -48,9 +48,11 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 		goto fail;
 	if(!(env->hints = hints_create(env->cfg)))
 		goto fail;
-	/* prefetch needs a refresh that bypasses the caches: not yet */
-	env->serve_policy.prefetch = 0;
+	/* a hit in the last 10% of its TTL starts a refresh through the
+	 * worker's mesh that bypasses the caches (mesh_new_prefetch) */
+	env->serve_policy.prefetch = env->cfg->prefetch;
 	env->serve_policy.serve_expired = env->cfg->serve_expired;
+	env->serve_policy.roundrobin = env->cfg->rrset_roundrobin;
 	env->serve_policy.expired_ttl = (uint32_t)env->cfg->serve_expired_ttl;
 	env->serve_policy.expired_reply_ttl =
 		(uint32_t)env->cfg->serve_expired_reply_ttl;

@@ -70,6 +70,25 @@ static int qtype_is_meta(uint16_t t)
 		t == TYPE_MAILB || (t >= 128 && t <= 248);
 }
 
+/* Cold path: serve-expired-client-timeout (RFC 8767). The cache has an
+ * expired answer (in out, stale bytes): resolve first, and answer with
+ * it only when resolution takes longer than the timeout or fails. */
+static size_t resolve_or_stale(struct worker* w, const struct query_info* qi,
+	size_t limit, uint16_t edns_size, const struct client_info* ci,
+	uint8_t* out, size_t outcap, size_t stale)
+{
+	size_t n;
+	w->stats.num_cachemiss++;
+	n = worker_resolve(w, qi, limit, edns_size, ci, out, outcap,
+		w->env->cfg->serve_expired_client_timeout);
+	if(n == 0 || n == WORKER_WAIT_LIMITED || n == WORKER_MESH_FULL) {
+		/* the mesh cannot take it: out still holds the stale reply */
+		w->stats.num_expired++;
+		return stale;
+	}
+	return n;
+}
+
 static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
@@ -164,23 +183,32 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		uint32_t h = msg_cache_hash(w->daemon->msg_cache, &qi);
 		n = msg_cache_answer_ex(w->daemon->msg_cache, &qi, h, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit);
+		if(n > 0 && hit == MSG_HIT_EXPIRED &&
+			cfg->serve_expired_client_timeout > 0)
+			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
+				outcap, n);
 		if(n > 0) {
 			st->num_cachehits++;
-			if(hit == MSG_HIT_EXPIRED) {
-				/* RFC 8767: stale now, fresh data soon */
-				st->num_expired++;
-				worker_refresh_cached(w, &qi, edns_size);
+			if(hit != MSG_HIT_FRESH) {
+				/* prefetch, or RFC 8767: stale now, fresh
+				 * data soon; counted as Unbound does */
+				if(hit == MSG_HIT_EXPIRED)
+					st->num_expired++;
+				st->num_prefetch++;
+				worker_refresh_cached(w, &qi);
 			}
 			return n;
 		}
 	}
 	st->num_cachemiss++;
-	n = worker_resolve(w, &qi, limit, edns_size, ci, out, outcap);
-	if(n == WORKER_WAIT_LIMITED)
+	n = worker_resolve(w, &qi, limit, edns_size, ci, out, outcap, 0);
+	/* wait-limit, or num-queries-per-thread and nothing to jostle out:
+	 * dropped, as Unbound ("Too many queries. dropping") */
+	if(n == WORKER_WAIT_LIMITED || n == WORKER_MESH_FULL)
 		return 0;
 	if(n > 0)
 		return n;
-	/* the mesh is full (num-queries-per-thread) or out of memory */
+	/* no memory */
 	return msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL, edns_size);
 }
 

@@ -179,15 +179,8 @@ static void rl_line(const struct mesh_state_view* v, void* arg)
 	char* c = ldns_rr_class2str((ldns_rr_class)v->qclass);
 	dname_to_str(v->qname, nm, sizeof(nm));
 	if(v->has_clients) {
-		struct timespec now;
-		long s, us;
-		clock_gettime(CLOCK_REALTIME, &now);
-		s = (long)(now.tv_sec - v->start.tv_sec);
-		us = (now.tv_nsec - v->start.tv_nsec) / 1000;
-		if(us < 0) {
-			us += 1000000;
-			s--;
-		}
+		long s = (long)(v->age_ms / 1000);
+		long us = (long)(v->age_ms % 1000) * 1000;
 		snprintf(age, sizeof(age), "%ld.%6.6ld", s, us);
 	} else	snprintf(age, sizeof(age), "-");
 	strbuf_printf(&r->out, "%3d %4s %2s %s %s %s\n", r->num, t ? t :

@@ -341,16 +341,18 @@ void rc_log_stats(struct daemon_remote* rc)
 		s = cur;
 		stats_subtract(&s, &rc->base_stats[i]);
 		log_info("server stats for thread %d: %llu queries, %llu "
-			"answers from cache, %llu recursions, 0 prefetch, 0 "
+			"answers from cache, %llu recursions, %llu prefetch, 0 "
 			"rejected by ip ratelimiting", i,
 			(unsigned long long)s.num_queries,
 			(unsigned long long)s.num_cachehits,
-			(unsigned long long)s.num_cachemiss);
+			(unsigned long long)s.num_cachemiss,
+			(unsigned long long)s.num_prefetch);
 		log_info("server stats for thread %d: requestlist max %llu "
-			"avg %g exceeded %llu jostled 0", i,
+			"avg %g exceeded %llu jostled %llu", i,
 			(unsigned long long)s.req_max, s.req_samples ?
 			(double)s.req_sum / (double)s.req_samples : 0.0,
-			(unsigned long long)s.req_exceeded);
+			(unsigned long long)s.req_exceeded,
+			(unsigned long long)s.req_overwritten);
 		if(!d->env->cfg->stat_cumulative)
 			rc->base_stats[i] = cur;
 	}

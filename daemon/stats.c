@@ -203,7 +203,8 @@ void stats_print_thread(struct strbuf* b, const char* p,
 		s->num_queries - s->num_cachemiss : 0));
 	strbuf_printf(b, "%s.num.cachemiss=%llu\n", p,
 		(unsigned long long)s->num_cachemiss);
-	strbuf_printf(b, "%s.num.prefetch=0\n", p);
+	strbuf_printf(b, "%s.num.prefetch=%llu\n", p,
+		(unsigned long long)s->num_prefetch);
 	strbuf_printf(b, "%s.num.expired=%llu\n", p,
 		(unsigned long long)s->num_expired);
 	strbuf_printf(b, "%s.num.recursivereplies=%llu\n", p,
@@ -212,7 +213,8 @@ void stats_print_thread(struct strbuf* b, const char* p,
 		(double)s->req_sum / (double)s->req_samples : 0.0);
 	strbuf_printf(b, "%s.requestlist.max=%llu\n", p,
 		(unsigned long long)s->req_max);
-	strbuf_printf(b, "%s.requestlist.overwritten=0\n", p);
+	strbuf_printf(b, "%s.requestlist.overwritten=%llu\n", p,
+		(unsigned long long)s->req_overwritten);
 	strbuf_printf(b, "%s.requestlist.exceeded=%llu\n", p,
 		(unsigned long long)s->req_exceeded);
 	strbuf_printf(b, "%s.requestlist.current.all=%llu\n", p,

@@ -8,6 +8,8 @@
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
 #include "services/mesh.h"
+#include "services/cache/msgcache.h"
+#include "util/msgencode.h"
 #include "daemon/wait_limit.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
@@ -46,6 +48,13 @@ struct pending_reply {
 	int in_call, answered;
 	struct timespec start;   /* recursion.time (rc: stats) */
 	int counted;    /* took a wait-limit slot for addr */
+	/* serve-expired-client-timeout: the expired answer is sent when
+	 * this timer fires first, or when resolution fails */
+	struct event* stale_timer;
+	int stale;
+	struct query_info qi;    /* the question (pkt NULL) */
+	size_t limit;
+	uint16_t edns_size;
 };
 
 struct retired_env {
@@ -119,6 +128,13 @@ void worker_refresh_env(struct worker* w)
 	iter_env_reconfigure(&w->iter, w->env->cfg, w->env->hints);
 }
 
+static void pending_free(struct pending_reply* p)
+{
+	if(p->stale_timer)
+		event_free(p->stale_timer);
+	free(p);
+}
+
 static void pending_unlink(struct pending_reply* p)
 {
 	if(p->counted)
@@ -166,12 +182,64 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	st->req_cur_user = mesh_num_waiters(p->w->iter.mesh);
 }
 
+/* Send a reply to a client that waited for the mesh. */
+static void pending_send(struct pending_reply* p, const uint8_t* reply,
+	size_t len)
+{
+	if(p->is_tcp)
+		tcp_pool_deferred_reply(&p->tcp, reply, len);
+	else if(len > 0 && sendto(p->udp_fd, reply, len, 0,
+		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
+		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
+}
+
+/* Cold path: the expired answer for p's question into out (limit
+ * bytes), 0 when the cache has none servable any more. */
+static size_t stale_answer(struct worker* w, const struct pending_reply* p,
+	uint8_t* out)
+{
+	struct msg_cache* c = w->daemon->msg_cache;
+	enum msg_hit hit = MSG_HIT_FRESH;
+	if(!c)
+		return 0;
+	return msg_cache_answer_ex(c, &p->qi, msg_cache_hash(c, &p->qi),
+		time(NULL), out, p->limit, p->edns_size,
+		&w->env->serve_policy, &hit);
+}
+
+/* Answer p with the expired entry (after the client timeout, or when
+ * resolution failed); returns 0 when there is none. */
+static int send_stale(struct pending_reply* p)
+{
+	uint8_t* buf = malloc(p->limit);
+	size_t n = buf ? stale_answer(p->w, p, buf) : 0;
+	if(n > 0) {
+		p->w->stats.num_expired++;
+		pending_send(p, buf, n);
+	}
+	free(buf);
+	return n > 0;
+}
+
 /* The mesh's answer for one client. */
 static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	int rcode)
 {
 	struct pending_reply* p = arg;
-	(void)rcode;
+	if(rcode == MESH_DROPPED) {
+		/* jostled out: no reply, as Unbound */
+		p->w->stats.req_overwritten++;
+		p->w->stats.req_cur_user = mesh_num_waiters(p->w->iter.mesh);
+		if(p->in_call) {
+			p->answered = 1;
+			return;
+		}
+		pending_unlink(p);
+		if(p->is_tcp)
+			tcp_pool_deferred_reply(&p->tcp, NULL, 0);
+		pending_free(p);
+		return;
+	}
 	p->w->stats.num_recursive_replies++;
 	if(!p->in_call)
 		worker_stats_reply(p, reply, len);
@@ -187,31 +255,38 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	/* off the list first: sending may close the TCP connection, whose
 	 * close hook must not see this waiter, answered now */
 	pending_unlink(p);
-	if(p->is_tcp)
-		tcp_pool_deferred_reply(&p->tcp, reply, len);
-	else if(sendto(p->udp_fd, reply, len, 0,
-		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
-		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
-	free(p);
+	if(!(p->stale && rcode == RCODE_SERVFAIL && send_stale(p)))
+		pending_send(p, reply, len);
+	pending_free(p);
 }
 
-static void discard_reply(void* arg, const uint8_t* reply, size_t len,
-	int rcode)
+/* serve-expired-client-timeout passed before resolution ended: the
+ * client gets the expired answer; resolution goes on and refreshes the
+ * cache. */
+static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 {
-	(void)arg;
-	(void)reply;
-	(void)len;
-	(void)rcode;
-}
-
-void worker_refresh_cached(struct worker* w, const struct query_info* qi,
-	uint16_t edns_size)
-{
-	/* identical refreshes in flight join one resolution in the mesh;
-	 * its result replaces the cache entry */
+	struct pending_reply* p = arg;
+	struct worker* w = p->w;
+	(void)fd;
+	(void)ev;
 	if(w->iter.mesh)
-		(void)mesh_new_client(w->iter.mesh, qi, 65535, edns_size,
-			discard_reply, NULL);
+		(void)mesh_detach_waiter(w->iter.mesh, p);
+	pending_unlink(p);
+	if(!send_stale(p)) {
+		/* evicted meanwhile: what Unbound would answer then */
+		uint8_t buf[LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 64];
+		pending_send(p, buf, msg_error_reply(buf, sizeof(buf), &p->qi,
+			RCODE_SERVFAIL, p->edns_size));
+	}
+	pending_free(p);
+}
+
+void worker_refresh_cached(struct worker* w, const struct query_info* qi)
+{
+	/* one refresh per question at a time (none while it is in flight
+	 * already); its result replaces the cache entry */
+	if(w->iter.mesh)
+		(void)mesh_new_prefetch(w->iter.mesh, qi);
 }
 
 /* A TCP connection closed with answers still to come: stop waiting for
@@ -232,7 +307,7 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
 		if(w->iter.mesh)
 			mesh_detach_client(w->iter.mesh, p);
 		pending_unlink(p);
-		free(p);
+		pending_free(p);
 	}
 }
 
@@ -254,7 +329,7 @@ void worker_flush_requestlist(struct worker* w)
 			break;
 		(void)mesh_detach_client(w->iter.mesh, p);
 		pending_unlink(p);
-		free(p);
+		pending_free(p);
 	}
 	w->stats.req_cur_all = mesh_num_states(w->iter.mesh);
 	w->stats.req_cur_user = mesh_num_waiters(w->iter.mesh);
@@ -262,7 +337,7 @@ void worker_flush_requestlist(struct worker* w)
 
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
-	uint8_t* out, size_t outcap)
+	uint8_t* out, size_t outcap, int stale_ms)
 {
 	struct pending_reply* p;
 	int ok, limit_n = w->env->cfg->wait_limit;
@@ -288,6 +363,14 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	p->addrlen = ci->addrlen;
 	p->sync_out = out;
 	p->sync_cap = outcap;
+	if(stale_ms > 0) {
+		p->stale = 1;
+		p->qi = *qi;
+		p->qi.pkt = NULL;
+		p->qi.pkt_len = 0;
+		p->limit = limit;
+		p->edns_size = edns_size;
+	}
 	p->next = w->pending;
 	if(w->pending)
 		w->pending->prev = p;
@@ -297,13 +380,37 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	ok = mesh_new_client(w->iter.mesh, qi, limit, edns_size, worker_reply_cb,
 		p);
 	p->in_call = 0;
-	if(!ok)
+	if(!ok) {
+		/* not in the mesh after all */
+		w->stats.req_cur_all = mesh_num_states(w->iter.mesh);
+		w->stats.req_cur_user = mesh_num_waiters(w->iter.mesh);
+	}
+	if(!ok && mesh_is_full(w->iter.mesh)) {
 		w->stats.req_exceeded++;
+		pending_unlink(p);
+		pending_free(p);
+		return WORKER_MESH_FULL;
+	}
 	if(!ok || p->answered) {
 		size_t n = ok ? p->sync_len : 0;
+		if(p->stale && n >= LDNS_HEADER_SIZE &&
+			(out[3] & 0xf) == RCODE_SERVFAIL) {
+			size_t e = stale_answer(w, p, out);
+			if(e > 0) {
+				w->stats.num_expired++;
+				n = e;
+			}
+		}
 		pending_unlink(p);
-		free(p);
+		pending_free(p);
 		return n;
+	}
+	if(p->stale && (p->stale_timer = evtimer_new(w->base, stale_timer_cb,
+		p)) != NULL) {
+		struct timeval tv;
+		tv.tv_sec = stale_ms / 1000;
+		tv.tv_usec = (stale_ms % 1000) * 1000;
+		evtimer_add(p->stale_timer, &tv);
 	}
 	return QUERY_DEFERRED;
 }
@@ -518,7 +625,7 @@ void worker_delete(struct worker* w)
 	while(w->pending) {
 		struct pending_reply* p = w->pending;
 		w->pending = p->next;
-		free(p);
+		pending_free(p);
 	}
 	wait_limit_delete(w->waits);
 	while(w->retired) {

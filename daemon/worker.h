@@ -32,12 +32,14 @@ struct worker_stats {
 	uint64_t num_recursive_replies; /* replies recursion sent */
 	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
 	uint64_t num_expired;       /* answered with expired data */
+	uint64_t num_prefetch;      /* cache refreshes started by a hit */
 	/* remote control statistics (daemon/stats.h). Every field is a
 	 * uint64_t written only by this worker; the main thread reads them
 	 * with relaxed atomic loads (stats_snapshot). */
 	uint64_t req_sum;         /* mesh states summed at each new client */
 	uint64_t req_samples;     /* how many were summed */
 	uint64_t req_exceeded;    /* the mesh refused a client (full) */
+	uint64_t req_overwritten; /* clients whose query was jostled out */
 	uint64_t rec_time_us;     /* summed recursion time of replies */
 	uint64_t rec_count;       /* replies that time was measured for */
 	uint64_t rec_hist[STATS_HIST_BUCKETS];  /* log2 microseconds */
@@ -92,21 +94,26 @@ void worker_stop(struct worker* w);
 void worker_delete(struct worker* w);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);
-/* Refresh qi's cache entry in the background (no client waits). */
-void worker_refresh_cached(struct worker* w, const struct query_info* qi,
-	uint16_t edns_size);
+/* Refresh qi's cache entry in the background (no client waits): prefetch
+ * and serve-expired. One refresh per question at a time. */
+void worker_refresh_cached(struct worker* w, const struct query_info* qi);
 /* Drop the UDP clients waiting for recursion, without a reply (remote
  * control flush_requestlist); call in the worker's thread only. */
 void worker_flush_requestlist(struct worker* w);
 /* worker_resolve: the client already has wait-limit replies waiting */
 #define WORKER_WAIT_LIMITED ((size_t)-2)
+/* worker_resolve: num-queries-per-thread reached and nothing could be
+ * jostled out; Unbound drops the query */
+#define WORKER_MESH_FULL ((size_t)-3)
 /* Hand a question the cache could not answer to the mesh. Returns
  * QUERY_DEFERRED (the reply goes to the client later), a reply length
- * when the answer was ready at once (written to out), 0 when the mesh
- * cannot take it (the caller answers SERVFAIL), or WORKER_WAIT_LIMITED
- * (the caller drops the query). */
+ * when the answer was ready at once (written to out), 0 when there is
+ * no mesh or no memory (the caller answers SERVFAIL), WORKER_MESH_FULL
+ * or WORKER_WAIT_LIMITED (the caller drops the query). stale_ms > 0: the cache holds an
+ * expired answer that may be served (serve-expired-client-timeout): the
+ * client gets it when resolution has not ended after stale_ms or fails. */
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
-	uint8_t* out, size_t outcap);
+	uint8_t* out, size_t outcap, int stale_ms);
 
 #endif

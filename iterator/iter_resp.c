@@ -100,10 +100,55 @@ static void store(struct iter_env* env, const struct iter_qstate* iq,
 			env->rrset_cache, pkt, time(NULL));
 }
 
+/* Is name a domain name in the RDATA of a record in list? */
+static int named_in_rdata(const ldns_rr_list* list, const ldns_rdf* name)
+{
+	size_t i, j;
+	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		for(j = 0; j < ldns_rr_rd_count(rr); j++) {
+			ldns_rdf* f = ldns_rr_rdf(rr, j);
+			if(f && ldns_rdf_get_type(f) == LDNS_RDF_TYPE_DNAME &&
+				ldns_dname_compare(f, name) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Clones of the A and AAAA records in add whose owner a record of the
+ * answer names; NULL when none (or out of memory: then left out). */
+static ldns_rr_list* addresses_of_targets(const ldns_rr_list* answer,
+	const ldns_rr_list* add)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(add); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(add, i), *c;
+		if((ldns_rr_get_type(rr) != LDNS_RR_TYPE_A &&
+			ldns_rr_get_type(rr) != LDNS_RR_TYPE_AAAA) ||
+			!named_in_rdata(answer, ldns_rr_owner(rr)))
+			continue;
+		if((!out && !(out = ldns_rr_list_new())) ||
+			!(c = ldns_rr_clone(rr)))
+			break;
+		if(!ldns_rr_list_push_rr(out, c)) {
+			ldns_rr_free(c);
+			break;
+		}
+	}
+	return out;
+}
+
 /* A negative or positive final answer from pkt (scrubbed). */
 static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt, int rcode)
 {
+	/* minimal-responses (Unbound's default): a positive answer carries
+	 * no authority or additional records it does not need */
+	int minimal = !env->cfg || env->cfg->minimal_responses;
+	int positive = rcode == RCODE_NOERROR && !iq->is_priming &&
+		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) > 0;
 	store(env, iq, pkt);
 	if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
 		iter_fail(iq, "out of memory for");
@@ -122,6 +167,13 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 		&& ldns_rr_list_rr_count(ldns_pkt_additional(pkt)) > 0)) {
 		ldns_rr_list_deep_free(iq->additional);
 		iq->additional = ldns_rr_list_clone(ldns_pkt_additional(pkt));
+	} else if(!minimal && positive) {
+		/* minimal-responses: no: also the addresses of the names in
+		 * other answers (MX, SRV targets); the authority NS set is
+		 * left out of positive answers either way, as Unbound */
+		ldns_rr_list_deep_free(iq->additional);
+		iq->additional = addresses_of_targets(ldns_pkt_answer(pkt),
+			ldns_pkt_additional(pkt));
 	}
 	iter_done(iq, rcode);
 }
@@ -414,12 +466,23 @@ size_t iter_encode_reply(const struct iter_qstate* iq,
 	const struct query_info* qi, uint8_t* buf, size_t limit,
 	uint16_t edns_size)
 {
+	return iter_encode_reply_rr(iq, qi, buf, limit, edns_size, 0, 0);
+}
+
+size_t iter_encode_reply_rr(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size, int rotate, uint32_t rot_off)
+{
 	struct msg_builder b;
 	int rcode = iq->rcode;
 	if(rcode == RCODE_SERVFAIL)
 		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
 			edns_size);
 	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
+	/* the shape the cache keeps: RRsets it can rotate per reply */
+	b.closed_sets = 1;
+	b.rotate = rotate;
+	b.rot_off = rot_off;
 	if(!add_list(&b, SEC_ANSWER, iq->answer) ||
 		!add_list(&b, SEC_AUTHORITY, iq->authority) ||
 		(!iq->is_priming && !add_list(&b, SEC_ADDITIONAL,

@@ -267,6 +267,29 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 	return 0;
 }
 
+/* Is name the name an answer record asks additional processing for
+ * (Unbound's: NS, MX, KX, SRV targets)? */
+static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
+{
+	uint8_t t[LDNS_MAX_DOMAINLEN + 1];
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		size_t f;
+		switch(ldns_rr_get_type(rr)) {
+		case LDNS_RR_TYPE_NS: f = 0; break;
+		case LDNS_RR_TYPE_MX: case LDNS_RR_TYPE_KX: f = 1; break;
+		case LDNS_RR_TYPE_SRV: f = 3; break;
+		default: continue;
+		}
+		if(ldns_rr_rd_count(rr) == f + 1 &&
+			rdf_to_wire(ldns_rr_rdf(rr, f), t) &&
+			query_dname_compare(t, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
 	const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
 	const uint8_t* zone, int harden_glue)
@@ -282,7 +305,7 @@ static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
 		if(!rr_in_zone(rr, qclass, harden_glue ? zone :
 			(const uint8_t*)"") || !owner_of(rr, o))
 			continue;
-		if(!is_ns_target(auth, o) && !is_ns_target(ans, o))
+		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
 			continue;
 		if(!keep_rr(out, rr))
 			return 0;

@@ -216,6 +216,8 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 	const struct iter_hint* h, const uint8_t* start, time_t now)
 {
 	struct delegpt* dp;
+	if(iq->no_cache)
+		goto delegation;
 	if(iter_cache_answer(env->rrset_cache, iq->sname, iq->qtype,
 		iq->qclass, now, iq->answer)) {
 		env->stats.cache_answers++;
@@ -246,6 +248,7 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		}
 		ldns_rr_list_deep_free(tmp);
 	}
+delegation:
 	dp = iter_cache_delegation(env->rrset_cache, start, iq->qclass,
 		dname_count_labels(h->dp->name), now);
 	if(!dp)

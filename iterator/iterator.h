@@ -147,6 +147,8 @@ struct iter_qstate {
 	uint16_t qtype, qclass;
 	int is_priming;     /* ". NS" to the root hints */
 	int depth;          /* 0: client query; sub-queries +1 */
+	int no_cache;       /* prefetch: the answer is not taken from the
+	                     * caches (delegations still are) */
 	/* the name being resolved now (after CNAME/DNAME restarts) */
 	uint8_t sname[LDNS_MAX_DOMAINLEN + 1];
 	size_t snamelen;
@@ -228,5 +230,13 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);
 size_t iter_encode_reply(const struct iter_qstate* iq,
 	const struct query_info* qi, uint8_t* buf, size_t limit,
 	uint16_t edns_size);
+/* The same, with rrset-roundrobin: when rotate, the RRs of each RRset
+ * start at number rot_off modulo their count (Unbound: query ID plus
+ * the time in seconds). Either way no name inside an RRset of several
+ * RRs is a compression target (msg_builder.closed_sets), so the
+ * message cache can rotate the stored reply without decoding it. */
+size_t iter_encode_reply_rr(const struct iter_qstate* iq,
+	const struct query_info* qi, uint8_t* buf, size_t limit,
+	uint16_t edns_size, int rotate, uint32_t rot_off);
 
 #endif

@@ -7,6 +7,7 @@
 #include "iterator/iterator.h"
 #include "iterator/delegpt.h"
 #include "services/cache/msgcache.h"
+#include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgencode.h"
@@ -50,14 +51,26 @@ struct mesh_state {
 	struct mesh_state* rq_next;
 	int on_rq;
 	unsigned visit;
-	struct timespec start;    /* when the first client came (realtime) */
+	/* client states (Unbound's lists): the first half of the
+	 * num-queries-per-thread slots are "forever", the rest on the
+	 * jostle list, oldest first, where a newer query may replace one
+	 * that ran longer than jostle-timeout */
+	int list;                       /* LIST_NONE, _FOREVER, _JOSTLE */
+	struct mesh_state* jprev, *jnext;
+	int64_t start_ms;               /* monotonic, when it got a client */
 	struct iter_qstate iq;
 };
+
+#define LIST_NONE 0
+#define LIST_FOREVER 1
+#define LIST_JOSTLE 2
 
 struct mesh_area {
 	struct iter_env* env;
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
+	size_t max_forever, num_forever;
+	struct mesh_state* jostle_head, *jostle_tail;
 	struct mesh_state** table;
 	size_t tmask;
 	struct mesh_state* rq_head, *rq_tail;
@@ -77,6 +90,7 @@ struct mesh_area* mesh_create(struct iter_env* env, int max_queries)
 	m->env = env;
 	m->max_client = max_queries > 0 ? (size_t)max_queries : 1;
 	m->max_states = m->max_client * 4;
+	m->max_forever = (m->max_client + 1) / 2;
 	while(ts < m->max_states && ts < (1u << 20))
 		ts <<= 1;
 	m->table = calloc(ts, sizeof(*m->table));
@@ -174,6 +188,50 @@ static void dequeue(struct mesh_area* m, struct mesh_state* s)
 	s->on_rq = 0;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A state got its first client: onto the forever list while that has
+ * room, else to the jostle list's tail. */
+static void list_enter(struct mesh_area* m, struct mesh_state* s)
+{
+	if(s->list != LIST_NONE)
+		return;
+	s->start_ms = mono_ms();
+	if(m->num_forever < m->max_forever) {
+		m->num_forever++;
+		s->list = LIST_FOREVER;
+		return;
+	}
+	s->list = LIST_JOSTLE;
+	s->jnext = NULL;
+	s->jprev = m->jostle_tail;
+	if(m->jostle_tail)
+		m->jostle_tail->jnext = s;
+	else	m->jostle_head = s;
+	m->jostle_tail = s;
+}
+
+static void list_leave(struct mesh_area* m, struct mesh_state* s)
+{
+	if(s->list == LIST_FOREVER)
+		m->num_forever--;
+	else if(s->list == LIST_JOSTLE) {
+		if(s->jprev)
+			s->jprev->jnext = s->jnext;
+		else	m->jostle_head = s->jnext;
+		if(s->jnext)
+			s->jnext->jprev = s->jprev;
+		else	m->jostle_tail = s->jprev;
+		s->jprev = s->jnext = NULL;
+	}
+	s->list = LIST_NONE;
+}
+
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	size_t keylen, uint32_t hash)
 {
@@ -241,6 +299,7 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	}
 	if(s->replies)
 		m->num_client--;
+	list_leave(m, s);
 	iter_qstate_clear(&s->iq);
 	m->num_states--;
 	free(s);
@@ -273,14 +332,14 @@ void mesh_delete(struct mesh_area* m)
 }
 
 /* Store a state's answer in the message cache. */
-static void store_msg(struct mesh_area* m, struct mesh_state* s)
+static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 {
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len;
 	if(!c || s->iq.no_cache || (s->iq.rcode != RCODE_NOERROR &&
 		s->iq.rcode != RCODE_NXDOMAIN))
-		return;
+		return 0;
 	memset(&qi, 0, sizeof(qi));
 	memcpy(qi.qname, s->iq.qname, s->iq.qname_len);
 	qi.qname_len = s->iq.qname_len;
@@ -289,8 +348,33 @@ static void store_msg(struct mesh_area* m, struct mesh_state* s)
 	qi.flags = (s->key[s->keylen - 1] & MESH_KEY_CD) ? FLAG_CD : 0;
 	len = iter_encode_reply(&s->iq, &qi, m->buf, MESH_BUF_SIZE, 0);
 	if(len && msg_cache_store(c, &qi, msg_cache_hash(c, &qi), m->buf,
-		len, time(NULL)))
+		len, now)) {
 		m->stats.cached++;
+		return 1;
+	}
+	return 0;
+}
+
+/* The reply for waiter r: from the entry just stored, as Unbound
+ * answers from what it cached (TTLs clamped as the cache keeps them,
+ * cache-max-ttl and the rest), else encoded from the state. */
+static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
+	const struct mesh_reply* r, int cached, int rotate, time_t now)
+{
+	size_t len = 0;
+	if(cached) {
+		struct msg_cache* c = m->env->msg_cache;
+		struct msg_serve_policy pol;
+		enum msg_hit hit;
+		memset(&pol, 0, sizeof(pol));
+		pol.roundrobin = rotate;
+		len = msg_cache_answer_ex(c, &r->qi, msg_cache_hash(c, &r->qi),
+			now, m->buf, r->limit, r->edns_size, &pol, &hit);
+	}
+	if(len == 0)
+		len = iter_encode_reply_rr(&s->iq, &r->qi, m->buf, r->limit,
+			r->edns_size, rotate, (uint32_t)r->qi.id + (uint32_t)now);
+	return len;
 }
 
 /* A state is done: answer its waiters, inform the states waiting for
@@ -299,6 +383,9 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 {
 	struct mesh_reply* r;
 	struct mesh_ref* sup;
+	int rr_rotate = m->env->cfg ? m->env->cfg->rrset_roundrobin : 0;
+	int cached = 0;
+	time_t now = time(NULL);
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
 	table_remove(m, s);
@@ -306,7 +393,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		iter_store_prime(m->env, &s->iq);
 	/* sub-queries too: their negative answers save lookups later */
 	if(!(s->key[s->keylen - 1] & MESH_KEY_PRIME))
-		store_msg(m, s);
+		cached = store_msg(m, s, now);
 	for(sup = s->supers; sup; sup = sup->next) {
 		iter_inform_super(m->env, &sup->s->iq, &s->iq);
 		enqueue(m, sup->s);
@@ -316,10 +403,10 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	s->replies = NULL;
 	if(r)
 		m->num_client--;
+	list_leave(m, s);
 	while(r) {
 		struct mesh_reply* next = r->next;
-		size_t len = iter_encode_reply(&s->iq, &r->qi, m->buf,
-			r->limit, r->edns_size);
+		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
 		m->num_waiters--;
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->iq.rcode);
@@ -347,6 +434,43 @@ static void mesh_run(struct mesh_area* m)
 	m->running = 0;
 }
 
+/* The mesh is full: replace the oldest query on the jostle list when it
+ * has run longer than jostle-timeout (Unbound's mesh_make_new_space).
+ * Its waiters are told MESH_DROPPED and get no reply; the state goes on
+ * only when other states wait for it. Not while the mesh runs: a state
+ * being finished may be a sub-query of the one replaced. */
+static int jostle(struct mesh_area* m)
+{
+	struct mesh_state* j = m->jostle_head;
+	struct mesh_reply* r;
+	int64_t limit = m->env->cfg ? m->env->cfg->jostle_time : 200;
+	/* a negative jostle-timeout is huge in Unbound (size_t): never */
+	if(m->running || !j || !j->replies || limit < 0 ||
+		mono_ms() - j->start_ms <= limit)
+		return 0;
+	if(verbosity >= VERB_ALGO) {
+		char b[1024];
+		dname_to_str(j->iq.qname, b, sizeof(b));
+		verbose(VERB_ALGO, "query jostled out to make space for a "
+			"new one: %s type %d", b, (int)j->iq.qtype);
+	}
+	r = j->replies;
+	j->replies = NULL;
+	m->num_client--;
+	list_leave(m, j);
+	m->stats.jostled++;
+	while(r) {
+		struct mesh_reply* next = r->next;
+		m->num_waiters--;
+		r->cb(r->arg, NULL, 0, MESH_DROPPED);
+		free(r);
+		r = next;
+	}
+	if(!j->supers)
+		state_delete(m, j);
+	return 1;
+}
+
 int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg)
 {
@@ -361,12 +485,15 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 		return 0;
 	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
-	if(!s && (m->num_client >= m->max_client ||
-		m->num_states >= m->max_states)) {
-		m->stats.refused_full++;
-		return 0;
+	if((!s || !s->replies) && m->num_client >= m->max_client) {
+		/* freeing the jostled state may free s (a sub of it) */
+		if(!jostle(m)) {
+			m->stats.refused_full++;
+			return 0;
+		}
+		s = find_state(m, key, keylen, hash);
 	}
-	if(s && !s->replies && m->num_client >= m->max_client) {
+	if(!s && m->num_states >= m->max_states) {
 		m->stats.refused_full++;
 		return 0;
 	}
@@ -395,7 +522,7 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	}
 	if(!s->replies) {
 		m->num_client++;
-		clock_gettime(CLOCK_REALTIME, &s->start);
+		list_enter(m, s);
 	}
 	r->next = s->replies;
 	s->replies = r;
@@ -405,7 +532,51 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	return 1;
 }
 
+int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
+{
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen;
+	uint32_t hash;
+	struct mesh_state* s;
+	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
+		(qi->flags & FLAG_CD) ? MESH_KEY_CD : 0);
+	if(keylen == 0)
+		return 0;
+	hash = key_hash(m, key, keylen);
+	/* in flight already: its answer refreshes the entry */
+	if(find_state(m, key, keylen, hash))
+		return 0;
+	if(m->num_client >= m->max_client || m->num_states >= m->max_states) {
+		m->stats.prefetch_full++;
+		return 0;
+	}
+	s = state_new(m, key, keylen, hash);
+	if(!s || !iter_qstate_init(&s->iq, s, qi->qname, qi->qtype,
+		qi->qclass, 0, 0, NULL)) {
+		if(s)
+			state_delete(m, s);
+		return 0;
+	}
+	s->iq.no_cache = 1;
+	m->stats.prefetch++;
+	enqueue(m, s);
+	mesh_run(m);
+	return 1;
+}
+
+static int detach(struct mesh_area* m, void* arg, int keep_running);
+
 int mesh_detach_client(struct mesh_area* m, void* arg)
+{
+	return detach(m, arg, 0);
+}
+
+int mesh_detach_waiter(struct mesh_area* m, void* arg)
+{
+	return detach(m, arg, 1);
+}
+
+static int detach(struct mesh_area* m, void* arg, int keep_running)
 {
 	struct mesh_state** gone;
 	size_t i, ngone = 0;
@@ -432,7 +603,8 @@ int mesh_detach_client(struct mesh_area* m, void* arg)
 			}
 			if(had && !s->replies) {
 				m->num_client--;
-				if(!s->supers)
+				list_leave(m, s);
+				if(!s->supers && !keep_running)
 					gone[ngone++] = s;
 			}
 		}
@@ -526,6 +698,12 @@ struct iter_qstate* mesh_state_iq(struct mesh_state* s)
 	return &s->iq;
 }
 
+int mesh_is_full(const struct mesh_area* m)
+{
+	return m->num_client >= m->max_client ||
+		m->num_states >= m->max_states;
+}
+
 size_t mesh_num_states(const struct mesh_area* m)
 {
 	return m->num_states;
@@ -599,7 +777,7 @@ void mesh_walk_states(struct mesh_area* m, mesh_walk_func fn, void* arg)
 			v.qtype = s->iq.qtype;
 			v.qclass = s->iq.qclass;
 			v.has_clients = s->replies != NULL;
-			v.start = s->start;
+			v.age_ms = v.has_clients ? mono_ms() - s->start_ms : 0;
 			state_status(s, v.status, sizeof(v.status));
 			fn(&v, arg);
 		}

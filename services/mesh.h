@@ -8,7 +8,10 @@
  * addresses, root priming) are mesh states too, linked to the states
  * that wait for them; a link that would close a cycle is refused.
  * Client states are bounded by num-queries-per-thread, all states by 4
- * times that. Single-threaded: one mesh per worker, on its event base. */
+ * times that. As Unbound: the first half of the client slots hold their
+ * query until it ends; a query in the other half may be replaced by a
+ * new one when the mesh is full and it has run longer than
+ * jostle-timeout (its clients get no reply). Single-threaded: one mesh per worker, on its event base. */
 #ifndef SERVICES_MESH_H
 #define SERVICES_MESH_H
 #include <stddef.h>
@@ -27,11 +30,17 @@ struct outnet_reply;
  * rcode in it. */
 typedef void (*mesh_cb_t)(void* arg, const uint8_t* reply, size_t len,
 	int rcode);
+/* rcode of the one call a waiter gets when its query was jostled out
+ * (reply NULL, len 0): drop the query, no reply is sent. */
+#define MESH_DROPPED (-1)
 
 struct mesh_stats {
 	uint64_t client_queries;  /* mesh_new_client calls accepted */
 	uint64_t joined;          /* of those, attached to a state in flight */
 	uint64_t refused_full;    /* refused: num-queries-per-thread */
+	uint64_t jostled;         /* client states replaced (jostle-timeout) */
+	uint64_t prefetch;        /* background refreshes started */
+	uint64_t prefetch_full;   /* refreshes not started: mesh full */
 	uint64_t states;          /* states created (client + sub) */
 	uint64_t sub_states;      /* of those, sub-queries */
 	uint64_t sub_joined;      /* sub-queries attached to existing */
@@ -55,12 +64,22 @@ void mesh_delete(struct mesh_area* m);
 int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg);
 
+/* Refresh qi's message cache entry in the background (prefetch, and the
+ * refresh after serving expired data): a state without waiters whose
+ * iterator does not take the answer from the caches; its answer
+ * replaces the entry. Nothing happens (0) when the question is in
+ * flight already (one refresh at a time) or the mesh is full. */
+int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi);
+
 /* Forget every waiter whose callback argument is arg (a TCP connection
  * that closed): its callback is never called. A state left without
  * waiters and without states waiting for it is stopped and freed.
  * Not from inside a mesh callback for that arg. Returns how many
  * waiters were removed. O(states). */
 int mesh_detach_client(struct mesh_area* m, void* arg);
+/* The same, but states left without waiters go on resolving (their
+ * answer is still cached): serve-expired-client-timeout. */
+int mesh_detach_waiter(struct mesh_area* m, void* arg);
 
 /* For the iterator: the state resolving (qname, qtype, qclass) as a
  * sub-query of super, new or already in flight (not run yet: it is
@@ -74,6 +93,8 @@ void mesh_outnet_reply(void* arg, const struct outnet_reply* r);
 /* The iterator state inside a mesh state. */
 struct iter_qstate* mesh_state_iq(struct mesh_state* s);
 
+/* Is every client slot (num-queries-per-thread) taken? */
+int mesh_is_full(const struct mesh_area* m);
 /* States now (client + sub), and client waiters now. */
 size_t mesh_num_states(const struct mesh_area* m);
 size_t mesh_num_waiters(const struct mesh_area* m);
@@ -84,7 +105,7 @@ struct mesh_state_view {
 	const uint8_t* qname;     /* lowercased wire name */
 	uint16_t qtype, qclass;
 	int has_clients;          /* 0: a sub-query only */
-	struct timespec start;    /* CLOCK_REALTIME, when has_clients */
+	int64_t age_ms;           /* since it got a client, when has_clients */
 	char status[1024];        /* "iterator wait for 127.0.0.1", ... */
 };
 typedef void (*mesh_walk_func)(const struct mesh_state_view* v, void* arg);

@@ -60,8 +60,8 @@ static void start_next(struct driver* d);
 static void got_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
 {
 	struct answer_arg* a = arg;
-	(void)rcode;
-	a->q->reply = malloc(len ? len : 1);
+	/* jostled out (MESH_DROPPED): done, without a reply */
+	a->q->reply = rcode == MESH_DROPPED ? NULL : malloc(len ? len : 1);
 	if(a->q->reply) {
 		memcpy(a->q->reply, reply, len);
 		a->q->len = len;

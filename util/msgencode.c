@@ -117,7 +117,7 @@ static int write_name(struct msg_builder* b, const uint8_t* name,
 /* Where in the RDATA of an RFC 1035 type the names are: fixed bytes
  * before them and how many names. Other types are never compressed
  * (RFC 3597). Returns the number of names, 0 for none. */
-static int rdata_names(uint16_t type, size_t* prefix)
+int msg_rdata_names(uint16_t type, size_t* prefix)
 {
 	*prefix = 0;
 	switch(type) {
@@ -139,7 +139,7 @@ static int write_rdata(struct msg_builder* b, uint16_t type,
 	const uint8_t* rd, size_t rdlen, size_t end)
 {
 	size_t prefix, p, i;
-	int names = rdata_names(type, &prefix);
+	int names = msg_rdata_names(type, &prefix);
 	long t;
 	if(names && rdlen >= prefix) {
 		/* Check the whole layout first; malformed data goes raw. */
@@ -184,6 +184,9 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	b->section = SEC_ANSWER;
 	b->num_ptrs = 0;
 	b->full = 0;
+	b->closed_sets = 0;
+	b->rotate = 0;
+	b->rot_off = 0;
 	/* A limit under 512 is a caller bug: then add no records. */
 	withq = qi->qname_len != 0 && LDNS_HEADER_SIZE + qi->qname_len + 4 +
 		b->reserve <= b->limit;
@@ -214,16 +217,21 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 int msg_add_rrset(struct msg_builder* b, enum msg_section sec,
 	const struct packed_rrset* rrset)
 {
-	size_t start = b->len, end = b->limit - b->reserve, i, rdpos;
+	size_t start = b->len, end = b->limit - b->reserve, i, j, rdpos;
+	size_t rot = 0;
 	int np = b->num_ptrs;
+	int closed = b->closed_sets && rrset->count > 1;
 	long owner = -1;
+	if(b->rotate && rrset->count > 1 && rrset->type != TYPE_RRSIG)
+		rot = b->rot_off % rrset->count;
 	if(b->full || (int)sec < b->section || sec > SEC_ADDITIONAL)
 		return 0;
 	b->section = (int)sec;
 	if(rrset->count > 65535u - b->counts[sec])
 		goto overflow;
 	for(i = 0; i < rrset->count; i++) {
-		if(i > 0 && owner >= 0) {
+		j = i + rot < rrset->count ? i + rot : i + rot - rrset->count;
+		if(i > 0 && owner >= 0 && (!closed || (size_t)owner < start)) {
 			if(end - b->len < 2)
 				goto overflow;
 			wr16(b->buf + b->len, (uint16_t)(0xc000 | owner));
@@ -237,10 +245,12 @@ int msg_add_rrset(struct msg_builder* b, enum msg_section sec,
 		wr32(b->buf + b->len + 4, rrset->ttl);
 		rdpos = b->len + 8;
 		b->len += 10;
-		if(!write_rdata(b, rrset->type, rrset->rdata[i], rrset->rdlen[i],
+		if(!write_rdata(b, rrset->type, rrset->rdata[j], rrset->rdlen[j],
 			end))
 			goto overflow;
 		wr16(b->buf + rdpos, (uint16_t)(b->len - rdpos - 2));
+		if(closed)
+			b->num_ptrs = np;  /* nothing in it is a target */
 	}
 	b->counts[sec] += (uint16_t)rrset->count;
 	return 1;

@@ -39,6 +39,14 @@ struct msg_builder {
 	/* label count of the name at each ptr_off (root counts as 1) */
 	uint8_t ptr_labs[MSGENCODE_MAX_PTRS];
 	int full;            /* an RRset did not fit: add nothing more */
+	/* set after msg_begin (both 0 there): closed_sets: no name in an
+	 * RRset of several RRs is a compression target, and its RRs point
+	 * only before it, so the cache can rotate them (rrset-roundrobin);
+	 * rotate: RRset RRs start at RR number rot_off modulo their count
+	 * (Unbound's order; RRSIGs are not rotated). */
+	int closed_sets;
+	int rotate;
+	uint32_t rot_off;
 };
 
 /* Start a reply to qi: header with qi->id, QR=1, opcode, RD and CD copied
@@ -56,6 +64,10 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
  * overflow only drops records, as RFC 2181 allows). */
 int msg_add_rrset(struct msg_builder* b, enum msg_section sec,
 	const struct packed_rrset* rrset);
+/* The names in the RDATA of type (the RFC 1035 types that are
+ * compressed): how many, after how many fixed bytes. 0: none. */
+int msg_rdata_names(uint16_t type, size_t* prefix);
+
 /* Finish: write the counts, TC if truncated, the OPT record when the
  * query had EDNS (udp size edns_size, extended rcode bits from rcode,
  * DO echoed), and return the packet length. */

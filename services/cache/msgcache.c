@@ -105,11 +105,60 @@ static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
 	return cut;
 }
 
+static void reverse(uint8_t* p, size_t n)
+{
+	size_t i;
+	for(i = 0; i < n / 2; i++) {
+		uint8_t c = p[i];
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = c;
+	}
+}
+
+/* Move the first d of the n bytes at p to their end. */
+static void rotate_bytes(uint8_t* p, size_t n, size_t d)
+{
+	uint8_t tmp[256];
+	if(d <= sizeof(tmp)) {
+		memcpy(tmp, p, d);
+		memmove(p, p + d, n - d);
+		memcpy(p + n - d, tmp, d);
+	} else if(n - d <= sizeof(tmp)) {
+		memcpy(tmp, p + d, n - d);
+		memmove(p + (n - d), p, d);
+		memcpy(p, tmp, n - d);
+	} else {
+		reverse(p, d);
+		reverse(p + d, n - d);
+		reverse(p, n);
+	}
+}
+
+/* rrset-roundrobin on the copied reply (len bytes of it): each RRset
+ * that may rotate starts at RR number off mod its count (Unbound). */
+static void rotate_sets(const struct msg_entry* m, uint8_t* out, size_t len,
+	uint32_t off)
+{
+	size_t i;
+	for(i = 0; i < m->num_rot; i++) {
+		const struct msg_rot* r = &m->rot[i];
+		uint32_t k;
+		if(r->end > len)
+			break;   /* cut off (truncated) from here on */
+		k = off % r->n;
+		if(k)
+			rotate_bytes(out + r->start, (size_t)(r->end - r->start),
+				(size_t)(m->rr_start[r->first + k] - r->start));
+	}
+}
+
 /* The reply to qi from entry m, aged by age seconds; or, with
- * fixed_ttl >= 0 (an expired entry served), every TTL set to it. */
+ * fixed_ttl >= 0 (an expired entry served), every TTL set to it.
+ * rotate: rrset-roundrobin with offset rot. */
 static size_t reply_from(const struct msg_entry* m,
 	const struct query_info* qi, uint32_t age, int64_t fixed_ttl,
-	uint8_t* out, size_t limit, uint16_t edns_size)
+	uint8_t* out, size_t limit, uint16_t edns_size, int rotate,
+	uint32_t rot)
 {
 	size_t opt = qi->has_edns ? EDNS_OPT_LEN : 0, n = m->len, i;
 	size_t nttl = m->num_ttl;
@@ -142,6 +191,8 @@ static size_t reply_from(const struct msg_entry* m,
 			msg_wr32(p, msg_rd32(p) - age);
 		}
 	}
+	if(m->num_rot && rotate)
+		rotate_sets(m, out, n, rot);
 	if(opt) {
 		uint8_t* o = out + n;
 		o[0] = 0;
@@ -195,15 +246,16 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
 	if(fresh(m, now, &age)) {
-		n = reply_from(m, qi, age, -1, out, limit, edns_size);
-		/* prefetch (Unbound): less than 10% of the TTL is left */
+		n = reply_from(m, qi, age, -1, out, limit, edns_size,
+			pol && pol->roundrobin, (uint32_t)qi->id + (uint32_t)now);
+		/* prefetch (Unbound): one comparison, set up at store */
 		if(hit)
-			*hit = (pol && pol->prefetch && m->ttl >= 10 &&
-				(m->ttl - age) * 10 < m->ttl) ?
+			*hit = (pol && pol->prefetch && age >= m->prefetch_age) ?
 				MSG_HIT_PREFETCH : MSG_HIT_FRESH;
 	} else if(servable_expired(m, now, pol)) {
 		n = reply_from(m, qi, 0, (int64_t)pol->expired_reply_ttl, out,
-			limit, edns_size);
+			limit, edns_size, pol->roundrobin,
+			(uint32_t)qi->id + (uint32_t)now);
 		if(hit)
 			*hit = MSG_HIT_EXPIRED;
 	}

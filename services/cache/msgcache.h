@@ -43,21 +43,36 @@ struct msg_rrset_end {
 	uint8_t section;      /* enum msg_section */
 };
 
+/* An RRset whose RRs a reply may rotate (rrset-roundrobin): several
+ * RRs of one type, no RRSIG among them, no compression pointer into
+ * them, theirs only to names before them. */
+struct msg_rot {
+	uint16_t start, end;  /* its bytes in the template */
+	uint16_t first;       /* its first RR in rr_start */
+	uint16_t n;           /* RRs */
+};
+
 /* One cached reply; immutable once stored. All arrays live in the same
  * allocation. */
 struct msg_entry {
 	struct lruhash_entry lh;
 	time_t stored;        /* the template's TTLs are as of this time */
 	uint32_t ttl;         /* fresh while now - stored < ttl */
+	uint32_t prefetch_age; /* prefetch from this age on (Unbound's
+	                        * ttl - ttl/10; never when ttl < 10) */
 	uint16_t len;         /* template length */
 	uint16_t qend;        /* end of the question section */
 	uint16_t flags;       /* template header flags (QR, AA, RA, AD, rcode);
 	                       * RD, CD, TC are 0 and set per reply */
 	uint16_t num_ttl;
 	uint16_t num_sets;
+	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
 	const uint16_t* ttl_off;            /* ascending */
-	const struct msg_rrset_end* sets;   /* in packet order */
 	const uint8_t* tmpl;
+	/* cold: truncation and rotation (hit fields fit one cache line) */
+	const struct msg_rrset_end* sets;   /* in packet order */
+	const struct msg_rot* rot;          /* in packet order */
+	const uint16_t* rr_start;           /* where each RR begins */
 	/* the key (lh.key), TTL offsets, template and RRset ends follow */
 };
 
@@ -90,17 +105,19 @@ size_t msg_cache_answer(struct msg_cache* c, const struct query_info* qi,
 
 /* How msg_cache_answer_ex treats entries near or past their TTL. */
 struct msg_serve_policy {
-	int prefetch;               /* prefetch: report < 10% TTL left */
+	int prefetch;               /* prefetch: report the last 10% of TTL */
 	int serve_expired;          /* serve-expired (RFC 8767) */
 	uint32_t expired_ttl;       /* serve-expired-ttl: seconds past
 	                             * expiry still served (0: no limit) */
 	uint32_t expired_reply_ttl; /* serve-expired-reply-ttl */
+	int roundrobin;             /* rrset-roundrobin: RRs of an RRset
+	                             * start at (query ID + now) mod count */
 };
 
 /* What kind of hit msg_cache_answer_ex made. */
 enum msg_hit {
 	MSG_HIT_FRESH = 0,
-	MSG_HIT_PREFETCH,  /* fresh, but under 10% of its TTL is left */
+	MSG_HIT_PREFETCH,  /* fresh, but in the last 10% of its TTL */
 	MSG_HIT_EXPIRED    /* served expired: every TTL is expired_reply_ttl */
 };
 

@@ -56,12 +56,82 @@ static int same_set(const struct cur_set* s, size_t nsets, int section,
 	return query_dname_compare(owner, s->owner) == 0;
 }
 
+/* Mark in targets (a bit per packet byte) every compression pointer
+ * target met reading the name at pos, the pointers it leads through
+ * included. Returns the name's end in the packet, 0 if malformed. */
+static size_t note_targets(const uint8_t* t, size_t len, size_t pos,
+	uint8_t* targets)
+{
+	size_t end;
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	size_t p = pos, cut = pos, n = 0;
+	end = pos;
+	if(dname_read_wire(t, len, &end, name) == 0)
+		return 0;
+	/* valid: every pointer goes back, so this walk ends */
+	while(t[p] != 0 && n++ < 256) {
+		if((t[p] & 0xc0) == 0xc0) {
+			cut = ((size_t)(t[p] & 0x3f) << 8) | t[p + 1];
+			targets[cut >> 3] |= (uint8_t)(1 << (cut & 7));
+			p = cut;
+		} else	p += (size_t)t[p] + 1;
+	}
+	return end;
+}
+
+/* Mark the pointer targets of the names in an RR's RDATA (the types
+ * that are compressed). */
+static void note_rdata_targets(const uint8_t* t, size_t len, uint16_t type,
+	size_t rd, size_t rdlen, uint8_t* targets)
+{
+	size_t prefix, p;
+	int names = msg_rdata_names(type, &prefix), i;
+	if(!names || rdlen < prefix)
+		return;
+	p = rd + prefix;
+	for(i = 0; i < names && p < rd + rdlen; i++)
+		if((p = note_targets(t, rd + rdlen, p, targets)) == 0)
+			return;
+	(void)len;
+}
+
+static int any_target(const uint8_t* targets, size_t from, size_t to)
+{
+	size_t i;
+	for(i = from; i < to; i++)
+		if(targets[i >> 3] & (1 << (i & 7)))
+			return 1;
+	return 0;
+}
+
+/* Keep the RRsets that may rotate: several RRs, no RRSIG among them,
+ * nothing pointing into them (msg_builder.closed_sets makes replies
+ * so; another shape simply does not rotate). rot holds a candidate per
+ * RRset, compacted here. */
+static uint16_t keep_rotatable(struct msg_rot* rot, size_t nsets,
+	const struct msg_rrset_end* sets, const uint8_t* targets)
+{
+	size_t i, k = 0;
+	for(i = 0; i < nsets; i++) {
+		if(rot[i].n < 2 || rot[i].n != sets[i].rrs ||
+			any_target(targets, rot[i].start, sets[i].end))
+			continue;
+		rot[k] = rot[i];
+		rot[k].end = sets[i].end;
+		k++;
+	}
+	return (uint16_t)k;
+}
+
 /* Rewrite t (len bytes, a copy of the reply) into a template and fill
- * m's offsets and TTL. ttl_off and sets have room for every RR. */
+ * m's offsets and TTL. ttl_off, sets, rr_start and rot have room for
+ * every RR. */
 static int build_template(const struct msg_cache* c,
 	const struct query_info* qi, uint8_t* t, size_t len,
-	struct msg_entry* m, uint16_t* ttl_off, struct msg_rrset_end* sets)
+	struct msg_entry* m, uint16_t* ttl_off, struct msg_rrset_end* sets,
+	uint16_t* rr_start, struct msg_rot* rot)
 {
+	uint8_t targets[65536 / 8];
 	uint16_t counts[3], flags = msg_rd16(t + 2);
 	size_t pos, nttl = 0, nsets = 0, i, tlen;
 	uint32_t minttl = 0xffffffffU;
@@ -70,6 +140,7 @@ static int build_template(const struct msg_cache* c,
 	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 
 	memset(&cur, 0, sizeof(cur));
+	memset(targets, 0, (len >> 3) + 1);
 	if(!(flags & FLAG_QR) || (flags & FLAG_TC) || FLAGS_OPCODE(flags) != 0
 		|| msg_rd16(t + 4) != 1)
 		return 0;
@@ -96,6 +167,7 @@ static int build_template(const struct msg_cache* c,
 			if(dname_read_wire(t, len, &pos, owner) == 0 ||
 				len - pos < 10)
 				return 0;
+			(void)note_targets(t, len, start, targets);
 			type = msg_rd16(t + pos);
 			rclass = msg_rd16(t + pos + 2);
 			ttlpos = pos + 4;
@@ -104,6 +176,7 @@ static int build_template(const struct msg_cache* c,
 			if(len - pos < rdlen)
 				return 0;
 			rd = t + pos;
+			note_rdata_targets(t, len, type, pos, rdlen, targets);
 			pos += rdlen;
 			if(type == TYPE_OPT) {
 				/* last, and no extended rcode: then drop it */
@@ -121,12 +194,18 @@ static int build_template(const struct msg_cache* c,
 			msg_wr32(t + ttlpos, ttl);
 			if(ttl < minttl)
 				minttl = ttl;
+			rr_start[nttl] = (uint16_t)start;
 			ttl_off[nttl++] = (uint16_t)ttlpos;
 			if(same_set(&cur, nsets, sec, owner, type, rclass, rd,
 				rdlen)) {
 				sets[nsets - 1].end = (uint16_t)pos;
 				sets[nsets - 1].rrs++;
+				if(type == cur.type)
+					rot[nsets - 1].n++;
 			} else {
+				rot[nsets].start = (uint16_t)start;
+				rot[nsets].first = (uint16_t)(nttl - 1);
+				rot[nsets].n = 1;
 				memcpy(cur.owner, owner, sizeof(owner));
 				cur.type = type;
 				cur.rclass = rclass;
@@ -147,7 +226,9 @@ static int build_template(const struct msg_cache* c,
 	m->len = (uint16_t)tlen;
 	m->num_ttl = (uint16_t)nttl;
 	m->num_sets = (uint16_t)nsets;
+	m->num_rot = keep_rotatable(rot, nsets, sets, targets);
 	m->ttl = nttl ? minttl : MSG_NORR_TTL;
+	m->prefetch_age = m->ttl / 10 ? m->ttl - m->ttl / 10 : UINT32_MAX;
 	return 1;
 }
 
@@ -158,6 +239,8 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	struct msg_entry* m;
 	uint16_t* ttl_off;
 	struct msg_rrset_end* sets;
+	struct msg_rot* rot;
+	uint16_t* rr_start;
 	uint8_t* key, *t;
 	if(qi->qname_len == 0 || len < LDNS_HEADER_SIZE || len > 65535)
 		return 0;
@@ -170,10 +253,12 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 		return 0;
 	keylen = qi->qname_len + 5;
 	/* Hit-path order, for the cache lines and the prefetcher: struct,
-	 * key, TTL offsets, template; RRset ends (for truncation) last.
-	 * Key and template are padded to even for the uint16_t arrays. */
+	 * key, TTL offsets, template; RRset ends (for truncation) and the
+	 * rotation data (for rrset-roundrobin) last. Key and template are
+	 * padded to even for the uint16_t arrays. */
 	alloc = sizeof(*m) + EVEN(keylen) + total * sizeof(*ttl_off) +
-		EVEN(len) + total * sizeof(*sets);
+		EVEN(len) + total * sizeof(*sets) + total * sizeof(*rot) +
+		total * sizeof(*rr_start);
 	m = malloc(alloc);
 	if(!m)
 		return 0;
@@ -181,13 +266,18 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	ttl_off = (uint16_t*)(key + EVEN(keylen));
 	t = (uint8_t*)(ttl_off + total);
 	sets = (struct msg_rrset_end*)(t + EVEN(len));
+	rot = (struct msg_rot*)(sets + total);
+	rr_start = (uint16_t*)(rot + total);
 	memcpy(t, reply, len);
-	if(!build_template(c, qi, t, len, m, ttl_off, sets) || m->ttl == 0) {
+	if(!build_template(c, qi, t, len, m, ttl_off, sets, rr_start, rot) ||
+		m->ttl == 0) {
 		free(m);
 		return 0;
 	}
 	m->ttl_off = ttl_off;
 	m->sets = sets;
+	m->rot = rot;
+	m->rr_start = rr_start;
 	m->tmpl = t;
 	m->stored = now;
 	{

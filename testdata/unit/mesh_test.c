@@ -352,6 +352,144 @@ static void test_reconfigure_in_flight(void** state)
 	world_teardown(&w);
 }
 
+/* A waiter that may be jostled out: MESH_DROPPED, without a reply. */
+static void on_reply_or_drop(void* arg, const uint8_t* reply, size_t len,
+	int rcode)
+{
+	struct answer* a = arg;
+	if(rcode == MESH_DROPPED) {
+		assert_null(reply);
+		assert_int_equal((int)len, 0);
+		a->calls++;
+		a->rcode = rcode;
+		return;
+	}
+	on_reply(arg, reply, len, rcode);
+}
+
+/* num-queries-per-thread 4: two slots keep their query, two are on the
+ * jostle list. When full, a new question replaces the jostle list's
+ * oldest once that ran longer than jostle-timeout; its waiters (two
+ * here) hear MESH_DROPPED and nothing else. Forever slots stay. */
+static void test_jostle(void** state)
+{
+	struct world w;
+	struct answer a[7];
+	int i;
+	(void)state;
+	world_setup(&w, 4, 1);
+	w.cfg->jostle_time = 100;
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "f1.test.", 1);
+	question(&a[1].qi, "f2.test.", 2);
+	question(&a[2].qi, "j1.test.", 3);
+	question(&a[3].qi, "j1.test.", 4);   /* joins j1 */
+	question(&a[4].qi, "j2.test.", 5);
+	question(&a[5].qi, "n1.test.", 6);
+	question(&a[6].qi, "n2.test.", 7);
+	for(i = 0; i < 5; i++)
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply_or_drop, &a[i]), 1);
+	/* full, and nothing on the jostle list is old enough yet */
+	assert_int_equal(mesh_new_client(w.mesh, &a[5].qi, 512, 1232,
+		on_reply_or_drop, &a[5]), 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 0);
+	run_for(&w, 150);
+	/* j1 (oldest on the jostle list) goes, with both its waiters */
+	assert_int_equal(mesh_new_client(w.mesh, &a[5].qi, 512, 1232,
+		on_reply_or_drop, &a[5]), 1);
+	assert_int_equal(a[2].calls, 1);
+	assert_int_equal(a[2].rcode, MESH_DROPPED);
+	assert_int_equal(a[3].calls, 1);
+	assert_int_equal(a[4].calls, 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 1);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 4);
+	/* then j2 (older than n1, which queued behind it) */
+	assert_int_equal(mesh_new_client(w.mesh, &a[6].qi, 512, 1232,
+		on_reply_or_drop, &a[6]), 1);
+	assert_int_equal(a[4].calls, 1);
+	assert_int_equal(a[4].rcode, MESH_DROPPED);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 2);
+	/* n1 and n2 are young now: the next one is refused */
+	question(&a[4].qi, "n3.test.", 8);
+	a[4].calls = 0;
+	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
+		on_reply_or_drop, &a[4]), 0);
+	/* a negative jostle-timeout (huge in Unbound): never */
+	w.cfg->jostle_time = -5;
+	run_for(&w, 150);
+	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
+		on_reply_or_drop, &a[4]), 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 2);
+	/* the forever slots were never touched */
+	assert_int_equal(a[0].calls, 0);
+	assert_int_equal(a[1].calls, 0);
+	assert_int_equal((int)mesh_num_states(w.mesh), 4);
+	world_teardown(&w);
+}
+
+/* A refresh has no waiter and is one per question: a second one while
+ * the first is in flight starts nothing; a client asking meanwhile
+ * joins it (one upstream query). Not when the mesh is full. */
+static void test_prefetch_once(void** state)
+{
+	struct world w;
+	struct answer a[3];
+	int i;
+	(void)state;
+	world_setup(&w, 2, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "p.test.", 1);
+	question(&a[1].qi, "q.test.", 2);
+	question(&a[2].qi, "r.test.", 3);
+	assert_int_equal(mesh_new_prefetch(w.mesh, &a[0].qi), 1);
+	assert_int_equal(mesh_new_prefetch(w.mesh, &a[0].qi), 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->prefetch, 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
+	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
+		on_reply, &a[0]), 1);
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	run_for(&w, 30);
+	assert_int_equal(hole_count(&w), 1);
+	/* full (2 clients): no refresh for another question */
+	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
+		on_reply, &a[1]), 1);
+	assert_int_equal(mesh_new_prefetch(w.mesh, &a[2].qi), 0);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->prefetch_full, 1);
+	for(i = 0; i < 200 && (a[0].calls == 0 || a[1].calls == 0); i++)
+		run_for(&w, 20);
+	assert_int_equal(a[0].calls, 1);
+	assert_int_equal(a[0].rcode, RCODE_SERVFAIL);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	/* a refresh nobody joins ends (and is freed) on its own */
+	assert_int_equal(mesh_new_prefetch(w.mesh, &a[2].qi), 1);
+	for(i = 0; i < 200 && mesh_num_states(w.mesh) > 0; i++)
+		run_for(&w, 20);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	world_teardown(&w);
+}
+
+/* serve-expired-client-timeout: a waiter leaves, its state goes on. */
+static void test_detach_waiter_keeps_running(void** state)
+{
+	struct world w;
+	struct answer a;
+	(void)state;
+	world_setup(&w, 10, 1);
+	memset(&a, 0, sizeof(a));
+	question(&a.qi, "k.test.", 1);
+	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
+		&a), 1);
+	assert_int_equal(mesh_detach_waiter(w.mesh, &a), 1);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	run_for(&w, 30);
+	assert_int_equal(hole_count(&w), 1);
+	world_teardown(&w);
+	assert_int_equal(a.calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +499,9 @@ int main(void)
 		cmocka_unit_test(test_num_queries_bound),
 		cmocka_unit_test(test_detach_client),
 		cmocka_unit_test(test_reconfigure_in_flight),
+		cmocka_unit_test(test_jostle),
+		cmocka_unit_test(test_prefetch_once),
+		cmocka_unit_test(test_detach_waiter_keeps_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

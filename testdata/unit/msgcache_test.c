@@ -84,6 +84,8 @@ static void mk_query(struct query_info* qi, const char* name, uint16_t type,
 	qi->qclass = CLASS_IN;
 }
 
+static int closed_sets;  /* mk_reply: msg_builder.closed_sets */
+
 /* A reply to qi as the iterator would encode it. */
 static size_t mk_reply(uint8_t* out, const struct query_info* qi, int rcode,
 	const char* const* an, size_t nan, const char* const* ns, size_t nns,
@@ -93,6 +95,7 @@ static size_t mk_reply(uint8_t* out, const struct query_info* qi, int rcode,
 	struct rrbuf* rb = malloc(sizeof(*rb));
 	assert_non_null(rb);
 	msg_begin(&b, out, 65535, qi, FLAG_RA, rcode);
+	b.closed_sets = closed_sets;
 	add_rrs(&b, SEC_ANSWER, an, nan, rb);
 	add_rrs(&b, SEC_AUTHORITY, ns, nns, rb);
 	add_rrs(&b, SEC_ADDITIONAL, ar, nar, rb);
@@ -202,17 +205,27 @@ static void test_prefetch_and_expired(void** state)
 {
 	struct query_info qi;
 	struct msg_cache* c = store_www(0, 86400, &qi);
-	struct msg_serve_policy pol = { 1, 1, 100, 30 };
+	struct msg_serve_policy pol = { 1, 1, 100, 30, 0 };
 	uint32_t h = msg_cache_hash(c, &qi);
 	enum msg_hit hit;
 	uint8_t out[4096];
 	size_t n;
 	ldns_pkt* p;
 	(void)state;
-	/* 300 s TTL: fresh at +269 (31 left), prefetch at +271 (29 left) */
+	/* 300 s TTL: fresh at +269 (31 left), prefetch from +270 (Unbound:
+	 * ttl - ttl/10) */
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 269, out, 512, 0,
 		&pol, &hit) > 0);
 	assert_int_equal(hit, MSG_HIT_FRESH);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 270, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_PREFETCH);
+	/* prefetch off: a fresh hit */
+	pol.prefetch = 0;
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 271, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
+	pol.prefetch = 1;
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 271, out, 512, 0,
 		&pol, &hit) > 0);
 	assert_int_equal(hit, MSG_HIT_PREFETCH);
@@ -236,6 +249,23 @@ static void test_prefetch_and_expired(void** state)
 	pol.expired_ttl = 0;
 	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 100000, out, 512, 0,
 		&pol, &hit) > 0);
+	msg_cache_delete(c);
+	/* TTL 10: prefetch in its last second; TTL 9: never (ttl/10 = 0) */
+	pol.serve_expired = 0;
+	c = store_www(0, 10, &qi);
+	h = msg_cache_hash(c, &qi);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 8, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 9, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_PREFETCH);
+	msg_cache_delete(c);
+	c = store_www(0, 9, &qi);
+	h = msg_cache_hash(c, &qi);
+	assert_true(msg_cache_answer_ex(c, &qi, h, T0 + 8, out, 512, 0,
+		&pol, &hit) > 0);
+	assert_int_equal(hit, MSG_HIT_FRESH);
 	msg_cache_delete(c);
 }
 
@@ -702,11 +732,74 @@ static void test_threads(void** state)
 	msg_cache_delete(c);
 }
 
+/* The first RDATA of section list l, as text. */
+static void first_rdata(ldns_rr_list* l, char* out, size_t len)
+{
+	char* s = ldns_rdf2str(ldns_rr_rdf(ldns_rr_list_rr(l, 0), 0));
+	snprintf(out, len, "%s", s);
+	free(s);
+}
+
+/* rrset-roundrobin: the RRs of an RRset start at (ID + now) mod count,
+ * as Unbound; an RRset that names point into (the NS set, when glue
+ * owners were compressed against its RDATA) stays as it is, unless the
+ * reply was built with closed_sets; off: the stored order. Every
+ * rotated reply still parses, its glue names intact. */
+static void test_roundrobin(void** state)
+{
+	struct query_info qi;
+	struct msg_serve_policy pol = { 0, 0, 0, 30, 1 };
+	struct msg_cache* c;
+	uint8_t out[4096], buf[65535];
+	char a[64], ns[64];
+	uint32_t h;
+	size_t n;
+	int closed, id;
+	(void)state;
+	for(closed = 0; closed < 2; closed++) {
+		enum msg_hit hit;
+		closed_sets = closed;
+		c = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+		assert_non_null(c);
+		mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
+		n = mk_reply(buf, &qi, RCODE_NOERROR, www_a, 2, ex_ns, 2,
+			ex_glue, 2);
+		h = msg_cache_hash(c, &qi);
+		assert_int_equal(msg_cache_store(c, &qi, h, buf, n, T0), 1);
+		for(id = 0; id < 4; id++) {
+			ldns_pkt* p;
+			char* g;
+			int k = (int)(((uint32_t)id + (uint32_t)(T0 + 5)) % 2);
+			qi.id = (uint16_t)id;
+			pol.roundrobin = id < 3;
+			n = msg_cache_answer_ex(c, &qi, h, T0 + 5, out,
+				sizeof(out), 0, &pol, &hit);
+			p = read_back(out, n);
+			if(!pol.roundrobin)
+				k = 0;
+			first_rdata(ldns_pkt_answer(p), a, sizeof(a));
+			assert_string_equal(a, k ? "192.0.2.2" : "192.0.2.1");
+			first_rdata(ldns_pkt_authority(p), ns, sizeof(ns));
+			assert_string_equal(ns, closed && k ?
+				"ns2.example.com." : "ns1.example.com.");
+			g = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(
+				ldns_pkt_additional(p), 1)));
+			assert_string_equal(g, "ns2.example.com.");
+			free(g);
+			check_ttls(p, 295);
+			ldns_pkt_free(p);
+		}
+		msg_cache_delete(c);
+	}
+	closed_sets = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_and_countdown),
 		cmocka_unit_test(test_prefetch_and_expired),
+		cmocka_unit_test(test_roundrobin),
 		cmocka_unit_test(test_ttl_clamps),
 		cmocka_unit_test(test_mixed_ttls),
 		cmocka_unit_test(test_negative_ttl),

@@ -584,12 +584,69 @@ static void test_random_names(void** state)
 	}
 }
 
+/* closed_sets: the NS set's names are no compression targets (glue
+ * owners point before it, into the question) and its RRs point only
+ * before it; rotate: RRs start at rot_off mod count, RRSIGs and single
+ * records as they are. */
+static void test_closed_sets_and_rotation(void** state)
+{
+	static const char* const ns[] = {
+		"example.com. 300 IN NS ns1.example.com.",
+		"example.com. 300 IN NS ns2.example.com.",
+		"example.com. 300 IN NS ns3.example.com." };
+	static const char* const glue[] = {
+		"ns1.example.com. 300 IN A 192.0.2.53" };
+	struct query_info qi;
+	struct msg_builder b;
+	struct t_rrset s1, s2;
+	uint8_t buf[1024];
+	size_t len, i, set_start, set_end, pos;
+	ldns_pkt* p;
+	uint32_t off;
+	(void)state;
+	mk_query(&qi, "example.com", TYPE_NS, 0);
+	mk_rrset(&s1, ns, 3);
+	mk_rrset(&s2, glue, 1);
+	for(off = 0; off < 4; off++) {
+		const char* const want[] = { ns[off % 3], ns[(off + 1) % 3],
+			ns[(off + 2) % 3] };
+		msg_begin(&b, buf, sizeof(buf), &qi, 0, 0);
+		b.closed_sets = 1;
+		b.rotate = off > 0;
+		b.rot_off = off;
+		set_start = b.len;
+		assert_true(msg_add_rrset(&b, SEC_ANSWER, &s1.r));
+		set_end = b.len;
+		assert_true(msg_add_rrset(&b, SEC_ADDITIONAL, &s2.r));
+		len = msg_finish(&b, &qi, 1232, 0);
+		/* the pointers in the NS set (no TTL or length byte here
+		 * looks like one) and the glue owner's point before it */
+		for(pos = set_start; pos < set_end; pos++)
+			if((buf[pos] & 0xc0) == 0xc0)
+				assert_true((size_t)(((buf[pos] & 0x3f) << 8) |
+					buf[pos + 1]) < set_start);
+		assert_memory_equal(buf + set_end, "\3ns1\xc0", 5);
+		assert_true(buf[set_end + 5] < set_start);
+		p = read_back(buf, len);
+		if(off == 0) {
+			check_section(ldns_pkt_answer(p), ns, 3);
+		} else
+			check_section(ldns_pkt_answer(p), want, 3);
+		check_section(ldns_pkt_additional(p), glue, 1);
+		for(i = 0; i < 3; i++)
+			assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(
+				ldns_pkt_answer(p), i)), LDNS_RR_TYPE_NS);
+		ldns_pkt_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compression_bytes),
 		cmocka_unit_test(test_longest_suffix),
 		cmocka_unit_test(test_rdata_compression),
+		cmocka_unit_test(test_closed_sets_and_rotation),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_opt_and_flags),
 		cmocka_unit_test(test_error_replies),

@@ -1,0 +1,375 @@
+"""The mesh's policies, through the daemon on the loopback test internet
+(testdata/testnet): prefetch, serve-expired-client-timeout, jostling
+(num-queries-per-thread, jostle-timeout). The scripted responder for
+bad.tld2. logs every query it gets, which shows when the resolver went
+upstream; the statistics come through unbound-control on a unix socket.
+Runs against the reference too (UNBOUND_BIN=/usr/sbin/unbound), which is
+how the semantics were checked.
+
+Needs nsd and root (the test internet listens on port 53); skips
+otherwise. Every config names only the test internet's loopback root."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import dns.message
+import dns.query
+import dns.rcode
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import testnet_net  # noqa: E402,F401
+from conftest import BUILDDIR, REFERENCE  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
+
+CTL = "/usr/sbin/unbound-control" if REFERENCE else \
+    os.path.join(BUILDDIR, "unbound-control")
+
+
+@pytest.fixture
+def net(testnet_net):
+    if not testnet_net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    yield testnet_net
+    for r in testnet_net.responders.values():
+        r.reset_behaviour()
+
+
+def start(srv, net, body, tmp_path):
+    sock = str(tmp_path / "ctl.sock")
+    extra = ("remote-control:\n\tcontrol-enable: yes\n"
+             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+    srv.start(body, root_hints=net.root_hints, extra=extra)
+
+
+def stats(srv):
+    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {k: v for k, v in (l.split("=", 1) for l in r.stdout.splitlines()
+                              if "=" in l)}
+
+
+def rdata(reply):
+    return [rd.to_text() for rr in reply.answer for rd in rr]
+
+
+def add_rules(resp, rules):
+    resp.set_behaviour(rules=list(rules) + list(resp.spec.rules))
+
+
+def test_prefetch_refreshes_in_the_last_tenth_of_the_ttl(unbound, net,
+                                                         tmp_path):
+    """prefetch: yes, TTL 10 (cache-max-ttl). In the entry's last second
+    (Unbound: from ttl - ttl/10 on) a hit is still answered from the
+    cache (TTL 1) and starts one refresh: the responder is asked once
+    more, num.prefetch counts it, and the next answers come from the new
+    entry. Before that, hits do not go upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "prefetch: yes\ncache-max-ttl: 10", tmp_path)
+    resp.clear_log()
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    t0 = time.time()
+    assert rdata(first) == ["192.0.2.100"]
+    assert first.answer[0].ttl == 10    # as cached: cache-max-ttl
+    sent = len(resp.queries("www.bad.tld2."))
+    assert sent >= 1
+    time.sleep(7.5)
+    early = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert early.answer[0].ttl in (2, 3)
+    assert len(resp.queries("www.bad.tld2.")) == sent
+    assert stats(unbound)["total.num.prefetch"] == "0"
+    # poll through the last second: the first hit there prefetches
+    seen = []
+    while time.time() < t0 + 11.5:
+        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+        assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+        assert rdata(r) == ["192.0.2.100"]
+        seen.append((r.answer[0].ttl, len(resp.queries("www.bad.tld2."))))
+        if len(resp.queries("www.bad.tld2.")) > sent and \
+                r.answer[0].ttl >= 9:
+            break
+        time.sleep(0.2)
+    # a TTL-1 answer from the old entry came with the refresh ...
+    assert any(ttl == 1 for ttl, _ in seen), seen
+    time.sleep(0.3)
+    assert len(resp.queries("www.bad.tld2.")) == sent + 1, seen
+    # ... and the refreshed entry answers now, from the cache
+    again = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+    assert again.answer[0].ttl >= 9
+    s = stats(unbound)
+    assert s["total.num.prefetch"] == "1"
+    assert s["total.num.cachemiss"] == "1"
+    assert len(resp.queries("www.bad.tld2.")) == sent + 1
+
+
+def test_no_prefetch_by_default(unbound, net, tmp_path):
+    """Without prefetch the entry just expires: hits in its last second
+    do not go upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "cache-max-ttl: 10", tmp_path)
+    resp.clear_log()
+    unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    t0 = time.time()
+    sent = len(resp.queries("www.bad.tld2."))
+    time.sleep(8.2)
+    # stored before t0: every one of these is a hit of age 8 or 9
+    while time.time() < t0 + 8.95:
+        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
+        assert rdata(r) == ["192.0.2.100"]
+        time.sleep(0.2)
+    assert len(resp.queries("www.bad.tld2.")) == sent
+    assert stats(unbound)["total.num.prefetch"] == "0"
+
+
+@pytest.mark.parametrize("upstream", ["answers", "silent"])
+def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
+    """serve-expired-client-timeout (RFC 8767): with an expired entry the
+    resolver tries to resolve first. A server that answers gives a fresh
+    answer (not the expired one with serve-expired-reply-ttl); a silent
+    one makes it answer with the expired entry once the timeout passed,
+    after it asked upstream."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 1\n"
+          "serve-expired-reply-ttl: 17\n"
+          "serve-expired-client-timeout: 400", tmp_path)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert rdata(first) == ["192.0.2.100"]
+    if upstream == "silent":
+        add_rules(resp, [{"name": "www.bad.tld2.",
+                          "actions": [{"type": "drop"}]}])
+    time.sleep(2.5)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert rdata(r) == ["192.0.2.100"]
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    s = stats(unbound)
+    if upstream == "answers":
+        assert r.answer[0].ttl <= 1     # fresh, cache-max-ttl
+        assert s["total.num.expired"] == "0"
+    else:
+        assert r.answer[0].ttl == 17
+        assert s["total.num.expired"] == "1"
+
+
+def test_serve_expired_client_timeout_failed_resolution(unbound, net,
+                                                      tmp_path):
+    """serve-expired-client-timeout (RFC 8767): when resolution fails
+    (the server answers SERVFAIL) before the timeout, the client gets
+    the expired answer, not the SERVFAIL."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 1\n"
+          "serve-expired-reply-ttl: 17\n"
+          "serve-expired-client-timeout: 10000", tmp_path)
+    first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert rdata(first) == ["192.0.2.100"]
+    add_rules(resp, [{"name": "www.bad.tld2.", "actions": [
+        {"type": "rcode", "rcode": "SERVFAIL"}]}])
+    time.sleep(2.5)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=9.0)
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+    assert rdata(r) == ["192.0.2.100"]
+    assert r.answer[0].ttl == 17
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    assert stats(unbound)["total.num.expired"] == "1"
+
+
+def test_serve_expired_without_client_timeout_answers_at_once(unbound, net,
+                                                              tmp_path):
+    """serve-expired-client-timeout: 0 (the default): the expired entry
+    is the answer even when the server would answer, and a refresh goes
+    upstream in the background (counted in num.prefetch, as Unbound)."""
+    resp = net.responder("bad")
+    start(unbound, net, "serve-expired: yes\ncache-max-ttl: 3\n"
+          "serve-expired-reply-ttl: 17", tmp_path)
+    unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    time.sleep(4.2)
+    resp.clear_log()
+    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert r.answer[0].ttl == 17
+    time.sleep(0.5)
+    assert len(resp.queries("www.bad.tld2.")) >= 1
+    fresh = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    assert fresh.answer[0].ttl <= 3   # the refreshed entry
+    s = stats(unbound)
+    assert s["total.num.expired"] == "1"
+    assert s["total.num.prefetch"] == "1"
+
+
+def send_udp(srv, name, qid):
+    q = dns.message.make_query(name, "A")
+    q.id = qid
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(q.to_wire(), ("127.0.0.1", srv.port))
+    return s
+
+
+def got_reply(s, wait):
+    s.settimeout(wait)
+    try:
+        s.recvfrom(65535)
+        return True
+    except socket.timeout:
+        return False
+
+
+def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
+    """num-queries-per-thread: 2 (one slot that keeps its query, one on
+    the jostle list), upstream silent. A third query, once the jostle
+    list's query is older than jostle-timeout, replaces it: that client
+    gets no reply, requestlist.overwritten counts it. A fourth right
+    after finds nothing old enough: dropped, requestlist.exceeded."""
+    resp = net.responder("bad")
+    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 200",
+          tmp_path)
+    # the delegation to bad.tld2. cached first
+    assert rdata(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        ["192.0.2.100"]
+    add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
+                      "actions": [{"type": "drop"}]}])
+    a = send_udp(unbound, "a.silent.bad.tld2.", 1)
+    time.sleep(0.1)
+    b = send_udp(unbound, "b.silent.bad.tld2.", 2)
+    time.sleep(0.8)
+    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
+    time.sleep(0.1)
+    d = send_udp(unbound, "d.silent.bad.tld2.", 4)
+    time.sleep(0.5)
+    s = stats(unbound)
+    assert s["total.requestlist.overwritten"] == "1"
+    assert s["total.requestlist.exceeded"] == "1"
+    assert s["total.requestlist.current.user"] == "2"
+    # the jostled and the dropped client never get a reply
+    assert not got_reply(b, 0.2)
+    assert not got_reply(d, 0.2)
+    for x in (a, b, c, d):
+        x.close()
+
+
+def test_jostled_tcp_query(unbound, net, tmp_path):
+    """A query over TCP that is jostled out gets no answer; the daemon
+    goes on serving (a later query is answered) and counts it."""
+    resp = net.responder("bad")
+    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 100",
+          tmp_path)
+    assert rdata(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        ["192.0.2.100"]
+    add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
+                      "actions": [{"type": "drop"}]}])
+    a = send_udp(unbound, "a.silent.bad.tld2.", 1)
+    time.sleep(0.1)
+    t = socket.create_connection(("127.0.0.1", unbound.port), timeout=2)
+    q = dns.message.make_query("b.silent.bad.tld2.", "A")
+    w = q.to_wire()
+    t.sendall(len(w).to_bytes(2, "big") + w)
+    time.sleep(0.6)
+    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
+    time.sleep(0.3)
+    assert stats(unbound)["total.requestlist.overwritten"] == "1"
+    t.settimeout(0.3)
+    try:
+        got = t.recv(2)
+    except socket.timeout:
+        got = None
+    assert not got        # no answer (or the connection closed)
+    t.close()
+    r = unbound.query("www.bad.tld2.", "A", tcp=True, timeout=5.0)
+    assert rdata(r) == ["192.0.2.100"]
+    for x in (a, c):
+        x.close()
+
+
+MANY = ["192.0.2.%d" % (100 + i) for i in range(100)]   # zones.MANY_A
+
+
+def ask_id(srv, name, rdtype, qid):
+    """Over TCP (100 A records do not fit 512 bytes), with this ID; and
+    the clock (seconds) before and after."""
+    q = dns.message.make_query(name, rdtype)
+    q.id = qid
+    before = int(time.time())
+    r = dns.query.tcp(q, "127.0.0.1", port=srv.port, timeout=8.0)
+    return r, before, int(time.time())
+
+
+def rotated_by(order, stored, qid, before, after):
+    """Is order stored rotated to start at (ID + now) mod count, for a
+    now between before and after (Unbound's rrset-roundrobin)?"""
+    return any(order == stored[k:] + stored[:k] for k in
+               {(qid + t) % len(stored) for t in range(before, after + 1)})
+
+
+@pytest.mark.parametrize("roundrobin", ["yes", "no"])
+def test_rrset_roundrobin(unbound, net, tmp_path, roundrobin):
+    """rrset-roundrobin (default yes): each reply, the resolution's own
+    and the cache hits, gives an RRset's RRs in the stored order rotated
+    to start at (query ID + time in seconds) mod count, as Unbound 1.17
+    does; no: always the stored order. The NS set rotates with its glue
+    names intact."""
+    start(unbound, net, "rrset-roundrobin: %s" % roundrobin, tmp_path)
+    for qid in (0, 1, 2, 3, 77, 4099):
+        r, before, after = ask_id(unbound, "many.example.tld1.", "A", qid)
+        order = rdata(r)
+        assert sorted(order) == sorted(MANY)
+        if roundrobin == "yes":
+            assert rotated_by(order, MANY, qid, before, after), (qid, order)
+        else:
+            assert order == MANY
+    ns = ["ns1.example.tld1.", "ns2.example.tld1."]
+    firsts = set()
+    for qid in (10, 11, 12, 13):
+        r, before, after = ask_id(unbound, "example.tld1.", "NS", qid)
+        order = rdata(r)
+        if roundrobin == "yes":
+            assert rotated_by(order, ns, qid, before, after), (qid, order)
+        else:
+            assert order == ns
+        firsts.add(order[0])
+        assert sorted(rr.name.to_text() for rr in r.additional) == ns
+    assert len(firsts) == (2 if roundrobin == "yes" else 1)
+
+
+def sections(reply):
+    return ([rr.to_text().split()[0] + " " + rr.to_text().split(None, 2)[2]
+             for rr in reply.authority],
+            sorted(rr.to_text().split()[0] + " " +
+                   rr.to_text().split(None, 2)[2] for rr in reply.additional))
+
+
+@pytest.mark.parametrize("minimal", ["yes", "no"])
+def test_minimal_responses(unbound, net, tmp_path, minimal):
+    """minimal-responses (default yes), as Unbound 1.17 answers through
+    the test internet (whose NSD servers send the zone's NS set and glue
+    with every answer): a positive answer carries neither, an NS answer
+    its glue either way, and with no an MX answer the addresses of its
+    exchange; a negative answer its SOA either way. The same from the
+    cache."""
+    start(unbound, net, "minimal-responses: %s" % minimal, tmp_path)
+    mail = ["mail.example.tld1. IN A 192.0.2.25",
+            "mail.example.tld1. IN AAAA 2001:db8::25"]
+    soa = ["example.tld1. IN SOA ns1.example.tld1. "
+           "hostmaster.example.tld1. 1 3600 900 604800 300"]
+    want = {("www.example.tld1.", "A"): ([], []),
+            ("www.sub.example.tld1.", "A"): ([], []),
+            ("chain.example.tld1.", "A"): ([], []),
+            ("example.tld1.", "MX"): ([], mail if minimal == "no" else []),
+            ("nothere.example.tld1.", "A"): (soa, []),
+            ("www.example.tld1.", "MX"): (soa, [])}
+    for (name, rdtype), (auth, add) in want.items():
+        for _ in range(2):   # resolved, then from the cache
+            r = unbound.query(name, rdtype, timeout=8.0)
+            assert sections(r) == (auth, add), (name, rdtype)
+    for _ in range(2):
+        r = unbound.query("example.tld1.", "NS", timeout=8.0)
+        auth, add = sections(r)
+        assert auth == []
+        assert [a.split()[0] for a in add] == \
+            ["ns1.example.tld1.", "ns2.example.tld1."]
