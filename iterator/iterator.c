@@ -216,7 +216,7 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 	const struct iter_hint* h, const uint8_t* start, time_t now)
 {
 	struct delegpt* dp;
-	if(iq->no_cache)
+	if(iq->refresh)
 		goto delegation;
 	if(iter_cache_answer(env->rrset_cache, iq->sname, iq->qtype,
 		iq->qclass, now, iq->answer)) {

@@ -147,7 +147,7 @@ struct iter_qstate {
 	uint16_t qtype, qclass;
 	int is_priming;     /* ". NS" to the root hints */
 	int depth;          /* 0: client query; sub-queries +1 */
-	int no_cache;       /* prefetch: the answer is not taken from the
+	int refresh;        /* prefetch: the answer is not taken from the
 	                     * caches (delegations still are) */
 	/* the name being resolved now (after CNAME/DNAME restarts) */
 	uint8_t sname[LDNS_MAX_DOMAINLEN + 1];

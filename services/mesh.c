@@ -557,7 +557,7 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 			state_delete(m, s);
 		return 0;
 	}
-	s->iq.no_cache = 1;
+	s->iq.refresh = 1;
 	m->stats.prefetch++;
 	enqueue(m, s);
 	mesh_run(m);
