@@ -22,7 +22,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-enum rc_state { RC_HANDSHAKE, RC_READ, RC_WRITE };
+enum rc_state { RC_HANDSHAKE, RC_READ, RC_BULK, RC_WRITE };
 
 struct rc_conn {
 	struct rc_conn* next, *prev;
@@ -37,6 +37,7 @@ struct rc_conn {
 	struct strbuf out;
 	size_t outpos;
 	int after;               /* enum rc_after, once written */
+	struct rc_bulk* bulk;    /* a bulk command reading its lines */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
@@ -61,6 +62,9 @@ static void conn_close(struct rc_conn* c)
 	if(c->timer)
 		event_free(c->timer);
 	close(c->fd);
+	/* input cut short: apply what came, as Unbound does */
+	if(c->bulk)
+		rc_bulk_finish(rc, c->bulk, &c->out);
 	strbuf_free(&c->out);
 	free(c);
 	/* accept again if we had stopped at the limit */
@@ -108,6 +112,38 @@ static int conn_io_wait(struct rc_conn* c, int n)
 	return 0;
 }
 
+/* The lines of a bulk command that are in the buffer; 1 when its input
+ * has ended (the "\004" line). */
+static int conn_bulk_lines(struct rc_conn* c)
+{
+	char* nl;
+	while((nl = memchr(c->line, '\n', c->linelen)) != NULL) {
+		int more;
+		*nl = 0;
+		if(nl > c->line && nl[-1] == '\r')
+			nl[-1] = 0;
+		more = rc_bulk_line(c->bulk, c->line);
+		c->linelen -= (size_t)(nl + 1 - c->line);
+		memmove(c->line, nl + 1, c->linelen);
+		if(!more)
+			return 1;
+	}
+	return 0;
+}
+
+/* Apply the bulk command's lines and queue its answer. */
+static void conn_bulk_finish(struct rc_conn* c)
+{
+	struct rc_bulk* k = c->bulk;
+	c->bulk = NULL;
+	rc_bulk_finish(c->rc, k, &c->out);
+	if(c->out.oom) {
+		strbuf_free(&c->out);
+		strbuf_printf(&c->out, "error out of memory\n");
+	}
+	c->state = RC_WRITE;
+}
+
 /* A complete line: run it, queue the answer. */
 static void conn_run(struct rc_conn* c)
 {
@@ -132,6 +168,12 @@ static void conn_run(struct rc_conn* c)
 		cmd++;
 	if(nl && nl > c->line && nl[-1] == '\r')
 		nl[-1] = 0;
+	if(nl && (c->bulk = rc_bulk_start(cmd)) != NULL) {
+		/* its lines follow: keep what came after the command */
+		c->linelen -= (size_t)(nl + 1 - c->line);
+		memmove(c->line, nl + 1, c->linelen);
+		return;
+	}
 	c->after = rc_cmd_execute(c->rc, cmd, &c->out);
 	if(c->out.oom) {
 		strbuf_free(&c->out);
@@ -179,7 +221,38 @@ static void conn_step(struct rc_conn* c)
 			if(!memchr(c->line, '\n', c->linelen))
 				break;
 			conn_run(c);
-			c->state = RC_WRITE;
+			c->state = c->bulk ? RC_BULK : RC_WRITE;
+			break;
+		case RC_BULK:
+			if(conn_bulk_lines(c) || c->linelen >= RC_LINE_MAX) {
+				/* the end, or a line too long: as Unbound,
+				 * what came before it is applied */
+				if(c->linelen >= RC_LINE_MAX)
+					log_err("control line too long (%d)",
+						RC_LINE_MAX);
+				conn_bulk_finish(c);
+				break;
+			}
+			if(c->ssl)
+				n = SSL_read(c->ssl, c->line + c->linelen,
+					(int)(RC_LINE_MAX - c->linelen));
+			else	n = (int)recv(c->fd, c->line + c->linelen,
+					RC_LINE_MAX - c->linelen, 0);
+			if(n == 0) {
+				conn_bulk_finish(c);
+				break;
+			}
+			if(n < 0) {
+				if(!conn_io_wait(c, n))
+					conn_close(c);
+				return;
+			}
+			c->linelen += (size_t)n;
+			/* a long input may take longer than one command */
+			if(c->timer) {
+				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+				evtimer_add(c->timer, &tv);
+			}
 			break;
 		case RC_WRITE:
 			if(c->outpos >= c->out.len) {

@@ -54,6 +54,29 @@ void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b);
  * (forwards 1), from the current config's hints. */
 void rc_do_list_hints(struct daemon_remote* rc, int forwards,
 	struct strbuf* b);
+/* Unbound's find_arg2: cut arg after its first word, *arg2 the rest;
+ * "error could not find next argument after ..." when there is none. */
+int rc_find_arg2(char* arg, char** arg2, struct strbuf* b);
+/* The local zone commands (remote_local.c): p is the command line, args
+ * just past its first word. Returns 0 if p is not one of them. */
+int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
+	struct strbuf* b);
+/* The bulk forms (local_zones, local_zones_remove, local_datas,
+ * local_datas_remove) read lines after the command line, up to a line
+ * "\004" (Unbound's unbound-control sends stdin so). rc_bulk_start:
+ * NULL when cmd is not one of them (or out of memory); each line then
+ * goes to rc_bulk_line (0: that was the end marker); rc_bulk_finish
+ * applies them all, writes the answer and frees k. */
+struct rc_bulk;
+struct rc_bulk* rc_bulk_start(const char* cmd);
+int rc_bulk_line(struct rc_bulk* k, const char* line);
+void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
+	struct strbuf* b);
+void rc_bulk_free(struct rc_bulk* k);
+/* forward, forward_add/_remove, stub_add/_remove, insecure_add/_remove,
+ * list_insecure and set_option (remote_zones.c); 0 if p is none. */
+int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
+	struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;
