@@ -38,6 +38,7 @@ struct rc_conn {
 	size_t outpos;
 	int after;               /* enum rc_after, once written */
 	struct rc_bulk* bulk;    /* a bulk command reading its lines */
+	int skip_line;           /* dropping the rest of a too long line */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
@@ -119,6 +120,13 @@ static int conn_bulk_lines(struct rc_conn* c)
 	char* nl;
 	while((nl = memchr(c->line, '\n', c->linelen)) != NULL) {
 		int more;
+		if(c->skip_line) {
+			/* the end of an over-long line */
+			c->skip_line = 0;
+			c->linelen -= (size_t)(nl + 1 - c->line);
+			memmove(c->line, nl + 1, c->linelen);
+			continue;
+		}
 		*nl = 0;
 		if(nl > c->line && nl[-1] == '\r')
 			nl[-1] = 0;
@@ -202,10 +210,12 @@ static void conn_step(struct rc_conn* c)
 			break;
 		case RC_READ:
 			if(c->linelen >= RC_LINE_MAX) {
-				strbuf_printf(&c->out, "error command line "
-					"too long\n");
-				c->state = RC_WRITE;
-				break;
+				/* the rest of the line is read and dropped
+				 * before the answer: closing with input unread
+				 * resets the connection, and the client would
+				 * not see the answer */
+				c->skip_line = 1;
+				c->linelen = 0;
 			}
 			if(c->ssl)
 				n = SSL_read(c->ssl, c->line + c->linelen,
@@ -220,18 +230,28 @@ static void conn_step(struct rc_conn* c)
 			c->linelen += (size_t)n;
 			if(!memchr(c->line, '\n', c->linelen))
 				break;
+			if(c->skip_line) {
+				strbuf_printf(&c->out, "error command line "
+					"too long\n");
+				c->state = RC_WRITE;
+				break;
+			}
 			conn_run(c);
 			c->state = c->bulk ? RC_BULK : RC_WRITE;
 			break;
 		case RC_BULK:
-			if(conn_bulk_lines(c) || c->linelen >= RC_LINE_MAX) {
-				/* the end, or a line too long: as Unbound,
-				 * what came before it is applied */
-				if(c->linelen >= RC_LINE_MAX)
-					log_err("control line too long (%d)",
-						RC_LINE_MAX);
+			if(conn_bulk_lines(c)) {
 				conn_bulk_finish(c);
 				break;
+			}
+			if(c->linelen >= RC_LINE_MAX) {
+				/* a line too long: reported, and its bytes
+				 * are dropped up to its end; the lines after
+				 * it still count */
+				if(!c->skip_line)
+					rc_bulk_too_long(c->bulk, c->line);
+				c->skip_line = 1;
+				c->linelen = 0;
 			}
 			if(c->ssl)
 				n = SSL_read(c->ssl, c->line + c->linelen,

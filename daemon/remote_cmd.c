@@ -54,7 +54,7 @@ static const char* name_error(const char* s, int* pos)
 	for(; *s; s++, q++) {
 		if(q >= LDNS_MAX_DOMAINLEN) {
 			*pos = q;
-			return "Domain name overflow";
+			return "Domainname length overflow";
 		}
 		if(*s == '.') {
 			*pos = q;

@@ -70,6 +70,9 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 struct rc_bulk;
 struct rc_bulk* rc_bulk_start(const char* cmd);
 int rc_bulk_line(struct rc_bulk* k, const char* line);
+/* A line longer than RC_LINE_MAX, start (not 0-terminated) is its
+ * first RC_LINE_MAX bytes: it is left out, with an error line. */
+void rc_bulk_too_long(struct rc_bulk* k, const char* start);
 void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	struct strbuf* b);
 void rc_bulk_free(struct rc_bulk* k);

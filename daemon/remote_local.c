@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
+#include "daemon/remote.h"
 #include "services/localzone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -167,6 +168,7 @@ static void out_line(void* arg, const char* line)
 
 struct rc_bulk {
 	enum lz_op op;
+	struct strbuf errors;  /* found while reading (over-long lines) */
 	char* buf;        /* the lines, each ended by a 0 */
 	size_t len, cap;
 	int overflow;
@@ -235,6 +237,8 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 		rc_bulk_free(k);
 		return;
 	}
+	if(k->errors.len)
+		strbuf_printf(b, "%s", k->errors.s);
 	if(k->overflow)
 		strbuf_printf(b, "error input too long, only the first %u "
 			"bytes are used\n", RC_BULK_MAX);
@@ -256,10 +260,20 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	rc_bulk_free(k);
 }
 
+void rc_bulk_too_long(struct rc_bulk* k, const char* start)
+{
+	/* a few reports are enough; the input is bounded anyway */
+	if(k->errors.len < 4096)
+		strbuf_printf(&k->errors, "error for input line: %.40s...: "
+			"line too long (more than %d bytes), ignored\n",
+			start, RC_LINE_MAX);
+}
+
 void rc_bulk_free(struct rc_bulk* k)
 {
 	if(!k)
 		return;
+	strbuf_free(&k->errors);
 	free(k->buf);
 	free(k);
 }
