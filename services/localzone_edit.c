@@ -6,7 +6,7 @@
  * The structure is an arena with hash chains, so a removal unlinks a
  * zone or empties a node in place and local_zones_copy() leaves the
  * remains behind: the copy holds only the linked zones, the nodes with
- * data, and the empty non-terminals those need. */
+ * data (and zone apexes), and the empty non-terminals those need. */
 #include "config.h"
 #include "services/localzone_internal.h"
 #include "util/config_file.h"
@@ -91,7 +91,9 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 		const struct lz_node* d;
 		for(d = lz->dtab[i]; d; d = d->hnext) {
 			struct lz_zone* z;
-			if(!d->rrsets || !zone_linked(lz, d->zone))
+			/* an emptied apex stays, as in Unbound: NODATA */
+			if(!zone_linked(lz, d->zone) || (!d->rrsets &&
+				query_dname_compare(d->name, d->zone->name)))
 				continue;
 			z = lz_zone_find(c, d->zone->name, d->zone->dclass);
 			if(!z || !copy_node(c, z, d))
