@@ -553,6 +553,9 @@ void daemon_remote_delete(struct daemon_remote* rc)
 		return;
 	while(rc->conns) {
 		rc->conns->after = RC_AFTER_NONE;
+		/* stopping: a bulk command's lines are not applied */
+		rc_bulk_free(rc->conns->bulk);
+		rc->conns->bulk = NULL;
 		conn_close(rc->conns);
 	}
 	for(i = 0; i < rc->num_listen; i++) {

@@ -9,23 +9,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Lists are copied with a tail pointer: appending one by one would walk
+ * the list each time (100,000 local-data lines). */
 static int strlist_copy(struct config_strlist** dst,
 	const struct config_strlist* s)
 {
+	struct config_strlist** tail = dst;
 	*dst = NULL;
-	for(; s; s = s->next)
-		if(!cfg_strlist_append(dst, s->str))
+	for(; s; s = s->next) {
+		struct config_strlist* n = calloc(1, sizeof(*n));
+		if(!n)
 			return 0;
+		*tail = n;
+		tail = &n->next;
+		if(s->str && !(n->str = strdup(s->str)))
+			return 0;
+	}
 	return 1;
 }
 
 static int str2list_copy(struct config_str2list** dst,
 	const struct config_str2list* s)
 {
+	struct config_str2list** tail = dst;
 	*dst = NULL;
-	for(; s; s = s->next)
-		if(!cfg_str2list_append(dst, s->str, s->str2))
+	for(; s; s = s->next) {
+		struct config_str2list* n = calloc(1, sizeof(*n));
+		if(!n)
 			return 0;
+		*tail = n;
+		tail = &n->next;
+		if((s->str && !(n->str = strdup(s->str))) ||
+			(s->str2 && !(n->str2 = strdup(s->str2))))
+			return 0;
+	}
 	return 1;
 }
 
