@@ -48,7 +48,7 @@ static int cmd_is(const char* p, const char* cmd)
 
 /* Where and why Unbound's name parser (sldns) stops on s: its position
  * in the wire form being built and the reason, as Unbound prints them. */
-static const char* name_error(const char* s, int* pos)
+const char* rc_name_error(const char* s, int* pos)
 {
 	int q = 1, lab = 0;
 	for(; *s; s++, q++) {
@@ -96,7 +96,7 @@ int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b)
 	}
 	if(!dname_from_str(arg, out)) {
 		int pos = 0;
-		const char* why = name_error(arg, &pos);
+		const char* why = rc_name_error(arg, &pos);
 		strbuf_printf(b, "error cannot parse name %s at %d: %s\n",
 			arg, pos, why);
 		return 0;

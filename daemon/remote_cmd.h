@@ -47,6 +47,8 @@ int rc_cmd_execute(struct daemon_remote* rc, char* cmd, struct strbuf* out);
 /* Parse a domain name argument into out (lowercased wire format);
  * on error the error line goes to out and 0 is returned. */
 int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b);
+/* Why Unbound's name parser refuses s, and where (for its messages). */
+const char* rc_name_error(const char* s, int* pos);
 /* lookup NAME: the closest cached delegation, its addresses and what
  * the infrastructure cache knows of them (remote_lookup.c). */
 void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b);

@@ -189,13 +189,27 @@ def test_bad_input(unbound, keys, binary):
         r = run(unbound, binary, *args)
         assert (r.returncode, r.stdout) == (1, want), (args, r.stdout,
                                                        r.stderr)
-    # bad RR text: Unbound's words (it also gives a position; ours not)
-    r = run(unbound, binary, "local_data", "a.ex.test.", "A", "notanip")
+    # bad RR text: Unbound's words and position
+    for args, want in (
+            (["a.ex.test.", "A", "notanip"], "at position 13 'a.ex.test. A "
+             "notanip': Conversion error, ip4 addr expected"),
+            ([], "at position 0 '': Syntax error, could not parse the RR"),
+            (["a.ex.test.", "BOGUS"], "at position 16 'a.ex.test. BOGUS': "
+             "Syntax error, could not parse the RR's type"),
+            (["a.ex.test.", "MX", "x", "m.test."], "at position 15 "
+             "'a.ex.test. MX x m.test.': Conversion error, integer "
+             "expected"),
+            (["a..ex.test.", "A", "192.0.2.1"], "at position 4 'a..ex.test. "
+             "A 192.0.2.1': Empty label"),
+            (["a.ex.test."], "at position 10 'a.ex.test.': Syntax error, "
+             "could not parse the RR's TTL")):
+        r = run(unbound, binary, "local_data", *args)
+        assert (r.returncode, r.stdout) == (
+            1, "error parsing local-data %s\n" % want), r.stdout
+    # what ldns refuses without a position: the reason only
+    r = run(unbound, binary, "local_data", "a.ex.test. SSHFP 1 1 zz")
     assert r.returncode == 1 and r.stdout.startswith(
-        "error parsing local-data '"), r.stdout
-    r = run(unbound, binary, "local_data")
-    assert r.returncode == 1 and r.stdout.startswith(
-        "error parsing local-data ''"), r.stdout
+        "error parsing local-data 'a.ex.test. SSHFP 1 1 zz': "), r.stdout
     # removing what is not there is fine, as in Unbound
     for args in (["local_zone_remove", "nothere.test."],
                  ["local_data_remove", "nothere.ex.test."],
@@ -212,11 +226,12 @@ def test_bad_input(unbound, keys, binary):
                         "line: z3.test.\nadded 2 zones\n"), r.stdout
     r = run(unbound, binary, "local_datas", stdin="q.z1.test. A 1.2.3.4\n"
             "broken rr here\nz.z1.test. AAAA 1.2.3.4\n")
-    out = r.stdout.splitlines()
-    assert out[0].startswith("error parsing local-data at line 2 "
-                             "'broken rr here': "), r.stdout
-    assert out[1].startswith("error parsing local-data at line 3 "), out
-    assert out[2:] == ["added 1 datas"], out
+    assert r.stdout == (
+        "error parsing local-data at line 2 position 10 'broken rr here': "
+        "Syntax error, could not parse the RR's type\n"
+        "error parsing local-data at line 3 position 16 'z.z1.test. AAAA "
+        "1.2.3.4': Conversion error, ip6 addr expected\n"
+        "added 1 datas\n"), r.stdout
     # very long lines: a command line over 4096 bytes, and one in a bulk
     long_txt = 'long.ex.test. TXT "%s"' % ("x" * 250 + '" "') * 20
     r = run(unbound, binary, "local_data", long_txt)
@@ -422,6 +437,11 @@ def test_lists_match_reference(unbound, tmp_path):
             ["forward_remove", "fw.test."], ["stub_remove", "st.test."],
             ["forward", "off"], ["list_forwards"], ["list_stubs"],
             ["local_zone", "bad..name", "static"],
+            ["local_data", "a.test.", "A", "1.2.3.4.5"],
+            ["local_data", "a.test. 300 IN AAAA 1.2.3.4"],
+            ["local_data", "a.test.", "SOA", "ns.", "h.", "1", "2", "3", "4",
+             "x"],
+            ["local_data", "a.test.", "300"],
             ["local_data_remove"], ["set_option", "cache-max-ttl:", "100"],
             ["get_option", "cache-max-ttl"], ["set_option", "port:", "x"],
             ["set_option", "interface:", "127.0.0.9"]]
