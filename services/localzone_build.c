@@ -441,6 +441,9 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 		r->rr.rclass = rr->dclass;
 		/* the first RR's TTL; others may differ (ttls) */
 		r->rr.ttl = rr->ttl;
+		lz->list_seq++;
+		r->list_key = lz->list_file_order ? lz->list_seq :
+			-lz->list_seq;
 		/* appended: the type/CNAME search finds the first configured */
 		{
 			struct lz_rrset** pp = &d->rrsets;
@@ -774,12 +777,14 @@ build(struct local_zones* lz, struct config_file* cfg)
 		goto outdata;
 	if(!setup_implicit(lz, rrs, num))
 		goto outdata;
+	lz->list_file_order = 1;
 	for(i = 0; i < num; i++) {
 		struct lz_zone* z = lz_zone_lookup(lz, rrs[i].wire,
 			rrs[i].dclass, rrs[i].type);
 		if(!z || !zone_enter_rr(lz, z, &rrs[i]))
 			goto outdata;
 	}
+	lz->list_file_order = 0;
 	ok = 1;
 outdata:
 	free(rrs);

@@ -46,6 +46,7 @@ static int copy_node(struct local_zones* dst, struct lz_zone* z,
 		c->rr.type = r->rr.type;
 		c->rr.rclass = r->rr.rclass;
 		c->rr.ttl = r->rr.ttl;
+		c->list_key = r->list_key;
 		*tail = c;
 		tail = &c->next;
 		memset(&rr, 0, sizeof(rr));
@@ -76,6 +77,7 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 	}
 	c->log_local_actions = lz->log_local_actions;
 	c->roundrobin = lz->roundrobin;
+	c->list_seq = lz->list_seq;
 	for(i = 0; i < lz->zsize; i++) {
 		const struct lz_zone* z;
 		for(z = lz->ztab[i]; z; z = z->hnext) {

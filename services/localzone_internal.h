@@ -29,6 +29,10 @@ struct lz_rrset {
 	int mixed_ttl;           /* not all ttls are equal */
 	size_t cap;
 	struct lz_rrset* next;   /* in configured order */
+	/* where list_local_data prints it, lowest first: as Unbound,
+	 * config data in file order, default zones and run-time
+	 * additions newest first (Unbound prepends each RRset) */
+	int list_key;
 };
 
 /* A name with local data (or an empty non-terminal) in a zone. */
@@ -68,6 +72,8 @@ struct local_zones {
 	 * would hash every suffix; a zone for "." turns it off. */
 	uint64_t tld_bits[4];
 	int has_root_zone;
+	int list_seq;          /* RRsets made so far (for list_key) */
+	int list_file_order;   /* entering config local-data now */
 };
 
 /* A parsed local-data line. */

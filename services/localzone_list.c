@@ -28,6 +28,13 @@ static int node_cmp(const void* x, const void* y)
 	return r ? r : dname_canonical_compare(a->name, b->name);
 }
 
+static int rrset_cmp(const void* x, const void* y)
+{
+	const struct lz_rrset* a = *(const struct lz_rrset* const*)x;
+	const struct lz_rrset* b = *(const struct lz_rrset* const*)y;
+	return a->list_key < b->list_key ? -1 : a->list_key > b->list_key;
+}
+
 /* One RR as text, as ldns prints it; Unbound's own text ends in a
  * newline and it adds one, so every RR is followed by an empty line. */
 static void print_rr(const struct lz_rrset* r, size_t i,
@@ -97,8 +104,7 @@ int local_zones_list(const struct local_zones* lz, int data,
 		} else {
 			const struct lz_node* d = v[i];
 			const struct lz_rrset* r, **rs;
-			size_t j, m = 0;
-			/* Unbound prepends each new RRset: newest first */
+			size_t j, m = 0, x;
 			for(r = d->rrsets; r; r = r->next)
 				m++;
 			if(!(rs = calloc(m + 1, sizeof(*rs)))) {
@@ -107,8 +113,9 @@ int local_zones_list(const struct local_zones* lz, int data,
 			}
 			for(m = 0, r = d->rrsets; r; r = r->next)
 				rs[m++] = r;
-			while(m > 0)
-				for(r = rs[--m], j = 0; j < r->rr.count; j++)
+			qsort(rs, m, sizeof(*rs), rrset_cmp);
+			for(x = 0; x < m; x++)
+				for(r = rs[x], j = 0; j < r->rr.count; j++)
 					print_rr(r, j, out, arg);
 			free(rs);
 		}

@@ -414,6 +414,8 @@ def test_lists_match_reference(unbound, tmp_path):
     same answers and list outputs."""
     body = ('local-zone: "example.org." static\n'
             'local-data: "www.example.org. A 192.0.2.1"\n'
+            'local-data: "www.example.org. AAAA 2001:db8::1"\n'
+            'local-data: "www.example.org. TXT \'a b\'"\n'
             'local-data: "mx.example.org. MX 10 www.example.org."\n'
             'local-zone: "other.test." redirect\n'
             'local-data: "other.test. A 192.0.2.9"\n')
@@ -425,6 +427,7 @@ def test_lists_match_reference(unbound, tmp_path):
             ["local_data", "x.localhost.", "A", "192.0.2.6"],
             ["local_data", "c.bar.test.", "AAAA", "2001:db8::1"],
             ["local_data", "c.bar.test.", "A", "192.0.2.7"],
+            ["local_data", "www.example.org.", "MX", "5", "mx.example.org."],
             ["local_data_remove", "1.0.0.127.in-addr.arpa."],
             ["local_zone_remove", "10.in-addr.arpa."],
             ["list_local_zones"], ["list_local_data"],
