@@ -208,7 +208,8 @@ int main(int argc, char** argv)
 {
 	const char* cfgfile = CONFIGFILE;
 	const char* svr = NULL;
-	struct config_file* cfg;
+	/* static: still reachable (not a leak) when fatal() exits */
+	static struct config_file* cfg;
 	int c, quiet = 0, fd, is_unix, rc;
 	SSL* ssl = NULL;
 	while((c = getopt(argc, argv, "c:s:qh")) != -1) {
