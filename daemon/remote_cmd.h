@@ -78,6 +78,20 @@ void rc_bulk_too_long(struct rc_bulk* k, const char* start);
 void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	struct strbuf* b);
 void rc_bulk_free(struct rc_bulk* k);
+/* local_data text: 0 (with Unbound's error line, and its position in
+ * the text) when it has one of the common mistakes (remote_rr_error.c);
+ * rc_rr_refused: the line for text the local zones refused otherwise.
+ * line: the input line of a bulk command, 0 for local_data. */
+int rc_rr_check(const char* text, int line, struct strbuf* b);
+void rc_rr_refused(const char* text, int line, struct strbuf* b);
+/* Publish a serve_env from cfg (a changed copy of the current config,
+ * taken over) and a copy of the current local zones; answers "ok" or the
+ * error (remote_zones.c). */
+struct config_file;
+void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
+	struct strbuf* b);
+/* set_option OPTION: VALUE (remote_option.c). */
+void rc_do_set_option(struct daemon_remote* rc, char* arg, struct strbuf* b);
 /* forward, forward_add/_remove, stub_add/_remove, insecure_add/_remove,
  * list_insecure and set_option (remote_zones.c); 0 if p is none. */
 int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,

@@ -1,8 +1,8 @@
 /* daemon/remote_zones.c - the unbound-control commands that change where
  * queries go and the run-time options: forward, forward_add,
  * forward_remove, stub_add, stub_remove, insecure_add, insecure_remove,
- * list_insecure and set_option, with Unbound 1.17's arguments and
- * answers.
+ * list_insecure (and set_option, in remote_option.c), with Unbound
+ * 1.17's arguments and answers.
  *
  * Each change is made to a copy of the current config (the stub-zone:
  * and forward-zone: clauses, domain-insecure:, the option) and published
@@ -40,9 +40,7 @@ static int word_is(const char* p, const char* cmd)
 		p[n] == '\t');
 }
 
-/* Publish a serve_env from cfg (a changed copy) and the current local
- * zones. Answers "ok" or the error. */
-static void publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
+void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
 	struct strbuf* b)
 {
 	struct local_zones* lz = local_zones_copy(rc->d->env->lz);
@@ -249,7 +247,7 @@ static void do_fs(struct daemon_remote* rc, char* args, int stub, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
-	publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, b);
 }
 
 static void print_forward_root(struct daemon_remote* rc, struct strbuf* b);
@@ -286,7 +284,7 @@ static void do_forward(struct daemon_remote* rc, char* args,
 		s->next = cfg->forwards;
 		cfg->forwards = s;
 	}
-	publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, b);
 }
 
 static void do_insecure(struct daemon_remote* rc, char* arg, int add,
@@ -302,7 +300,7 @@ static void do_insecure(struct daemon_remote* rc, char* arg, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
-	publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, b);
 }
 
 static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
@@ -377,114 +375,6 @@ static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 	free(v);
 }
 
-/* The options Unbound 1.17's set_option takes (config_set_option);
- * others answer "error setting option" as there. */
-static const char* const settable[] = {
-	"verbosity", "statistics-interval", "outgoing-port-permit",
-	"outgoing-port-avoid", "local-zone", "val-override-date",
-	"local-data-ptr", "logfile", "log-time-ascii", "max-udp-size",
-	"use-syslog", "log-identity", "extended-statistics",
-	"statistics-cumulative", "shm-enable", "shm-key", "do-ip4", "do-ip6",
-	"do-udp", "do-tcp", "tcp-upstream",
-	"udp-upstream-without-downstream", "tcp-mss", "outgoing-tcp-mss",
-	"tcp-idle-timeout", "edns-tcp-keepalive",
-	"edns-tcp-keepalive-timeout", "ssl-upstream", "ssl-service-key",
-	"ssl-service-pem", "ssl-port", "tls-cert-bundle", "tls-win-cert",
-	"additional-tls-port", "tls-additional-ports", "tls-additional-port",
-	"interface-automatic", "use-systemd", "do-daemonize", "port",
-	"outgoing-range", "outgoing-num-tcp", "incoming-num-tcp",
-	"edns-buffer-size", "msg-buffer-size", "msg-cache-size",
-	"msg-cache-slabs", "num-queries-per-thread", "jostle-timeout",
-	"so-rcvbuf", "so-sndbuf", "so-reuseport", "ip-transparent",
-	"ip-freebind", "rrset-cache-size", "rrset-cache-slabs", "prefetch",
-	"prefetch-key", "cache-max-ttl", "cache-max-negative-ttl",
-	"cache-min-ttl", "infra-cache-min-rtt", "infra-host-ttl",
-	"infra-cache-slabs", "infra-cache-numhosts", "delay-close",
-	"udp-connect", "chroot", "username", "directory", "pidfile",
-	"hide-identity", "hide-version", "hide-trustanchor",
-	"hide-http-user-agent", "identity", "version", "http-user-agent",
-	"nsid", "root-hints", "target-fetch-policy", "harden-glue",
-	"harden-short-bufsize", "harden-large-queries",
-	"harden-dnssec-stripped", "harden-below-nxdomain",
-	"harden-referral-path", "harden-algo-downgrade", "use-caps-for-id",
-	"caps-whitelist", "unwanted-reply-threshold", "private-address",
-	"private-domain", "do-not-query-localhost", "do-not-query-address",
-	"auto-trust-anchor-file", "trust-anchor-file", "trust-anchor",
-	"trusted-keys-file", "trust-anchor-signaling", "root-key-sentinel",
-	"domain-insecure", "val-bogus-ttl", "val-clean-additional",
-	"val-log-level", "val-log-squelch", "log-queries", "log-replies",
-	"log-local-actions", "log-servfail", "val-permissive-mode",
-	"aggressive-nsec", "ignore-cd-flag", "serve-expired",
-	"serve-expired-ttl-reset", "val-nsec3-keysize-iterations",
-	"add-holddown", "del-holddown", "keep-missing",
-	"permit-small-holddown", "key-cache-size", "key-cache-slabs",
-	"neg-cache-size", "minimal-responses", "rrset-roundrobin",
-	"local-data", "unblock-lan-zones", "insecure-lan-zones",
-	"control-enable", "control-interface", "control-port",
-	"server-key-file", "server-cert-file", "control-key-file",
-	"control-cert-file", "module-config", "python-script",
-	"disable-dnssec-lame-check", "ip-ratelimit", "ratelimit",
-	"ip-ratelimit-size", "ratelimit-size", "ip-ratelimit-slabs",
-	"ratelimit-slabs", "ip-ratelimit-factor", "ratelimit-factor",
-	"low-rtt", "low-rtt-pct", "low-rtt-permil", "qname-minimisation",
-	"qname-minimisation-strict", "define-tag", "val-sig-skew-min",
-	"val-sig-skew-max", "outgoing-interface"
-};
-
-static int is_settable(const char* name)
-{
-	size_t i;
-	for(i = 0; i < sizeof(settable) / sizeof(settable[0]); i++)
-		if(strcmp(settable[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* set_option OPTION: VALUE (the colon may be left out, as Unbound). */
-static void do_set_option(struct daemon_remote* rc, char* arg,
-	struct strbuf* b)
-{
-	const struct cfg_option* o;
-	struct cfg_parser p;
-	struct config_file* cfg;
-	char* val, *vals[3] = { NULL, NULL, NULL };
-	size_t n;
-	arg = skip_blank(arg);
-	if(!rc_find_arg2(arg, &val, b))
-		return;
-	n = strlen(arg);
-	if(n > 0 && arg[n-1] == ':')
-		arg[n-1] = 0;
-	o = cfg_option_find(arg, CL_SERVER | CL_REMOTE);
-	if(!o || o->type == CT_CLAUSE || !is_settable(arg)) {
-		strbuf_printf(b, "error setting option\n");
-		return;
-	}
-	vals[0] = val;
-	if(cfg_option_nargs(o) == 2) {
-		/* "local-zone: name type" */
-		if(!rc_find_arg2(val, &vals[1], b))
-			return;
-	}
-	if(!(cfg = config_copy(rc->d->env->cfg))) {
-		strbuf_printf(b, "error out of memory\n");
-		return;
-	}
-	memset(&p, 0, sizeof(p));
-	p.cfg = cfg;
-	p.fname = "set_option";
-	p.clause = (o->clauses & CL_SERVER) ? CL_SERVER : CL_REMOTE;
-	if(!cfg_option_apply(&p, o, vals) || p.errors ||
-		!config_check(cfg)) {
-		config_delete(cfg);
-		strbuf_printf(b, "error setting option\n");
-		return;
-	}
-	if(strcmp(arg, "verbosity") == 0)
-		verbosity = (enum verbosity_value)cfg->verbosity;
-	publish_cfg(rc, cfg, b);
-}
-
 int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
 	struct strbuf* b)
 {
@@ -505,7 +395,7 @@ int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
 	else if(word_is(p, "list_insecure"))
 		do_list_insecure(rc, b);
 	else if(word_is(p, "set_option"))
-		do_set_option(rc, args, b);
+		rc_do_set_option(rc, args, b);
 	else	return 0;
 	return 1;
 }
