@@ -85,11 +85,11 @@ void rc_bulk_free(struct rc_bulk* k);
 int rc_rr_check(const char* text, int line, struct strbuf* b);
 void rc_rr_refused(const char* text, int line, struct strbuf* b);
 /* Publish a serve_env from cfg (a changed copy of the current config,
- * taken over) and a copy of the current local zones; answers "ok" or the
- * error (remote_zones.c). */
+ * taken over) and a copy of the current local zones; answers "ok", or
+ * err when the snapshot cannot be built (remote_zones.c). */
 struct config_file;
 void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
-	struct strbuf* b);
+	const char* err, struct strbuf* b);
 /* set_option OPTION: VALUE (remote_option.c). */
 void rc_do_set_option(struct daemon_remote* rc, char* arg, struct strbuf* b);
 /* forward, forward_add/_remove, stub_add/_remove, insecure_add/_remove,

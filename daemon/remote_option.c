@@ -19,67 +19,36 @@ static char* skip_blank(char* s)
 	return s;
 }
 
-/* The options Unbound 1.17's set_option takes (config_set_option);
- * others answer "error setting option" as there. */
-static const char* const settable[] = {
-	"verbosity", "statistics-interval", "outgoing-port-permit",
-	"outgoing-port-avoid", "local-zone", "val-override-date",
-	"local-data-ptr", "logfile", "log-time-ascii", "max-udp-size",
-	"use-syslog", "log-identity", "extended-statistics",
-	"statistics-cumulative", "shm-enable", "shm-key", "do-ip4", "do-ip6",
-	"do-udp", "do-tcp", "tcp-upstream",
-	"udp-upstream-without-downstream", "tcp-mss", "outgoing-tcp-mss",
-	"tcp-idle-timeout", "edns-tcp-keepalive",
-	"edns-tcp-keepalive-timeout", "ssl-upstream", "ssl-service-key",
-	"ssl-service-pem", "ssl-port", "tls-cert-bundle", "tls-win-cert",
-	"additional-tls-port", "tls-additional-ports", "tls-additional-port",
-	"interface-automatic", "use-systemd", "do-daemonize", "port",
-	"outgoing-range", "outgoing-num-tcp", "incoming-num-tcp",
-	"edns-buffer-size", "msg-buffer-size", "msg-cache-size",
-	"msg-cache-slabs", "num-queries-per-thread", "jostle-timeout",
-	"so-rcvbuf", "so-sndbuf", "so-reuseport", "ip-transparent",
-	"ip-freebind", "rrset-cache-size", "rrset-cache-slabs", "prefetch",
-	"prefetch-key", "cache-max-ttl", "cache-max-negative-ttl",
-	"cache-min-ttl", "infra-cache-min-rtt", "infra-host-ttl",
-	"infra-cache-slabs", "infra-cache-numhosts", "delay-close",
-	"udp-connect", "chroot", "username", "directory", "pidfile",
-	"hide-identity", "hide-version", "hide-trustanchor",
-	"hide-http-user-agent", "identity", "version", "http-user-agent",
-	"nsid", "root-hints", "target-fetch-policy", "harden-glue",
-	"harden-short-bufsize", "harden-large-queries",
-	"harden-dnssec-stripped", "harden-below-nxdomain",
-	"harden-referral-path", "harden-algo-downgrade", "use-caps-for-id",
-	"caps-whitelist", "unwanted-reply-threshold", "private-address",
-	"private-domain", "do-not-query-localhost", "do-not-query-address",
-	"auto-trust-anchor-file", "trust-anchor-file", "trust-anchor",
-	"trusted-keys-file", "trust-anchor-signaling", "root-key-sentinel",
-	"domain-insecure", "val-bogus-ttl", "val-clean-additional",
-	"val-log-level", "val-log-squelch", "log-queries", "log-replies",
-	"log-local-actions", "log-servfail", "val-permissive-mode",
-	"aggressive-nsec", "ignore-cd-flag", "serve-expired",
-	"serve-expired-ttl-reset", "val-nsec3-keysize-iterations",
-	"add-holddown", "del-holddown", "keep-missing",
-	"permit-small-holddown", "key-cache-size", "key-cache-slabs",
-	"neg-cache-size", "minimal-responses", "rrset-roundrobin",
-	"local-data", "unblock-lan-zones", "insecure-lan-zones",
-	"control-enable", "control-interface", "control-port",
-	"server-key-file", "server-cert-file", "control-key-file",
-	"control-cert-file", "module-config", "python-script",
-	"disable-dnssec-lame-check", "ip-ratelimit", "ratelimit",
-	"ip-ratelimit-size", "ratelimit-size", "ip-ratelimit-slabs",
-	"ratelimit-slabs", "ip-ratelimit-factor", "ratelimit-factor",
-	"low-rtt", "low-rtt-pct", "low-rtt-permil", "qname-minimisation",
-	"qname-minimisation-strict", "define-tag", "val-sig-skew-min",
-	"val-sig-skew-max", "outgoing-interface"
+/* The server: and remote-control: options that Unbound 1.17's
+ * set_option refuses ("error setting option"): those its running
+ * structures are built from once (interfaces, access control, tags,
+ * views, client subnet), and a few it does not know there. All others
+ * are taken (found with Debian's unbound 1.17 side by side). */
+static const char* const not_settable[] = {
+	"num-threads", "interface", "ip-address", "interface-action",
+	"access-control", "access-control-tag", "access-control-tag-action",
+	"access-control-tag-data", "access-control-view", "interface-tag",
+	"interface-tag-action", "interface-tag-data", "interface-view",
+	"local-zone-tag", "local-zone-override", "response-ip-tag",
+	"caps-exempt", "edns-client-string", "edns-client-string-opcode",
+	"dns64-synthall", "dns64-ignore-aaaa", "send-client-subnet",
+	"client-subnet-zone", "client-subnet-always-forward",
+	"max-client-subnet-ipv6", "max-client-subnet-ipv4",
+	"min-client-subnet-ipv6", "min-client-subnet-ipv4",
+	"max-ecs-tree-size-ipv4", "max-ecs-tree-size-ipv6",
+	"ipsecmod-enabled", "ipsecmod-hook", "ipsecmod-strict",
+	"ipsecmod-max-ttl", "ipsecmod-ignore-bogus", "ipsecmod-allow",
+	"ipsecmod-whitelist", "control-use-cert",
+	"dnscrypt-shared-secret-cache-slabs", "dnscrypt-nonce-cache-slabs"
 };
 
 static int is_settable(const char* name)
 {
 	size_t i;
-	for(i = 0; i < sizeof(settable) / sizeof(settable[0]); i++)
-		if(strcmp(settable[i], name) == 0)
-			return 1;
-	return 0;
+	for(i = 0; i < sizeof(not_settable) / sizeof(not_settable[0]); i++)
+		if(strcmp(not_settable[i], name) == 0)
+			return 0;
+	return 1;
 }
 
 void rc_do_set_option(struct daemon_remote* rc, char* arg,
@@ -123,5 +92,7 @@ void rc_do_set_option(struct daemon_remote* rc, char* arg,
 	}
 	if(strcmp(arg, "verbosity") == 0)
 		verbosity = (enum verbosity_value)cfg->verbosity;
-	rc_publish_cfg(rc, cfg, b);
+	/* a value the snapshot cannot be built from (a root-hints file
+	 * that is not there) is refused too */
+	rc_publish_cfg(rc, cfg, "error setting option", b);
 }

@@ -41,7 +41,7 @@ static int word_is(const char* p, const char* cmd)
 }
 
 void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
-	struct strbuf* b)
+	const char* err, struct strbuf* b)
 {
 	struct local_zones* lz = local_zones_copy(rc->d->env->lz);
 	struct serve_env* env;
@@ -51,7 +51,7 @@ void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
 		return;
 	}
 	if(!(env = serve_env_derive(cfg, lz))) {
-		strbuf_printf(b, "error out of memory\n");
+		strbuf_printf(b, "%s\n", err);
 		return;
 	}
 	daemon_env_publish(rc->d, env);
@@ -247,7 +247,7 @@ static void do_fs(struct daemon_remote* rc, char* args, int stub, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
-	rc_publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
 static void print_forward_root(struct daemon_remote* rc, struct strbuf* b);
@@ -284,7 +284,7 @@ static void do_forward(struct daemon_remote* rc, char* args,
 		s->next = cfg->forwards;
 		cfg->forwards = s;
 	}
-	rc_publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
 static void do_insecure(struct daemon_remote* rc, char* arg, int add,
@@ -300,7 +300,7 @@ static void do_insecure(struct daemon_remote* rc, char* arg, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
-	rc_publish_cfg(rc, cfg, b);
+	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
 static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)

@@ -362,6 +362,21 @@ def test_insecure_and_set_option(unbound, keys, binary):
     assert ok(unbound, binary, "set_option", "val-bogus-ttl:", "33") == \
         "ok\n"
     assert ok(unbound, binary, "get_option", "val-bogus-ttl") == "33\n"
+    # what Unbound 1.17 takes, and what it refuses
+    for opt, val in (("serve-expired-ttl:", "8"), ("deny-any:", "yes"),
+                     ("tls-upstream:", "yes"), ("local-zone:",
+                                                "x.test. static")):
+        assert ok(unbound, binary, "set_option", opt, val) == "ok\n", opt
+    for opt, val in (("access-control-view:", "127.0.0.0/8 v"),
+                     ("control-use-cert:", "no"),
+                     ("send-client-subnet:", "127.0.0.1")):
+        r = run(unbound, binary, "set_option", opt, val)
+        assert r.stdout == "error setting option\n", (opt, r.stdout)
+    # a value the running snapshot cannot be built from is refused
+    r = run(unbound, binary, "set_option", "root-hints:", "/nonexistent")
+    assert r.stdout == "error setting option\n"
+    assert ok(unbound, binary, "get_option", "root-hints") != \
+        "/nonexistent\n"
     # local data added at run time survives a set_option
     ok(unbound, binary, "local_data", "keep.test. A 192.0.2.3")
     ok(unbound, binary, "set_option", "verbosity:", "2")
