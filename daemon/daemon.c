@@ -31,20 +31,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
+/* The rest of a serve_env from its config; lz is built from cfg when
+ * NULL. Takes both over (freed with env on error). */
+static struct serve_env* env_complete(struct serve_env* env)
 {
-	struct serve_env* env = calloc(1, sizeof(*env));
-	if(!env)
-		return NULL;
-	atomic_init(&env->refs, 1);
-	env->cfg = config_create();
-	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
-		!config_check(env->cfg))
-		goto fail;
-	env->cfg->verbosity += cmdline_verbose;
 	if(!(env->acl = acl_list_create(env->cfg)))
 		goto fail;
-	if(!(env->lz = local_zones_create(env->cfg)))
+	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
 		goto fail;
 	if(!(env->hints = hints_create(env->cfg)))
 		goto fail;
@@ -60,6 +53,39 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 fail:
 	serve_env_release(env);
 	return NULL;
+}
+
+struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
+{
+	struct serve_env* env = calloc(1, sizeof(*env));
+	if(!env)
+		return NULL;
+	atomic_init(&env->refs, 1);
+	env->cfg = config_create();
+	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
+		!config_check(env->cfg)) {
+		serve_env_release(env);
+		return NULL;
+	}
+	env->cfg->verbosity += cmdline_verbose;
+	return env_complete(env);
+}
+
+struct serve_env* serve_env_derive(struct config_file* cfg,
+	struct local_zones* lz)
+{
+	struct serve_env* env = calloc(1, sizeof(*env));
+	if(!env) {
+		config_delete(cfg);
+		local_zones_delete(lz);
+		return NULL;
+	}
+	atomic_init(&env->refs, 1);
+	env->cfg = cfg;
+	env->lz = lz;
+	if(lz)
+		local_zones_set_flags(lz, cfg);
+	return env_complete(env);
 }
 
 void serve_env_release(struct serve_env* env)
@@ -95,10 +121,21 @@ static void apply_log_settings(struct daemon* d, struct config_file* cfg)
 	else	log_init(cfg->logfile, cfg->use_syslog, cfg->chrootdir);
 }
 
+void daemon_env_publish(struct daemon* d, struct serve_env* env)
+{
+	struct serve_env* old;
+	pthread_mutex_lock(&d->env_lock);
+	old = d->env;
+	d->env = env;
+	atomic_fetch_add_explicit(&d->env_gen, 1, memory_order_release);
+	pthread_mutex_unlock(&d->env_lock);
+	serve_env_release(old);
+}
+
 /* SIGHUP: build a new env from the file; keep the old one on error. */
 int daemon_reload(struct daemon* d)
 {
-	struct serve_env* env, *old;
+	struct serve_env* env;
 	const char* file = d->cfgfile;
 	const char* chr = d->env->cfg->chrootdir;
 	/* once chrooted, the file is found relative to the new root */
@@ -114,12 +151,7 @@ int daemon_reload(struct daemon* d)
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
-	pthread_mutex_lock(&d->env_lock);
-	old = d->env;
-	d->env = env;
-	atomic_fetch_add_explicit(&d->env_gen, 1, memory_order_release);
-	pthread_mutex_unlock(&d->env_lock);
-	serve_env_release(old);
+	daemon_env_publish(d, env);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");

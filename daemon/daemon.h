@@ -67,6 +67,17 @@ struct daemon {
 /* Build a serve_env from a config file: read, check, build acl and local
  * zones. Errors are printed; NULL on any error. */
 struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
+/* A serve_env for a runtime change (unbound-control local_data,
+ * forward_add, set_option, ...): cfg is a copy of the current config
+ * with the change applied, lz the current local zones edited (NULL:
+ * built from cfg); both are taken over, also on error. Access control
+ * and hints are built from cfg. Errors are logged; NULL on error. */
+struct serve_env* serve_env_derive(struct config_file* cfg,
+	struct local_zones* lz);
+/* Make env the current one (main thread): workers take it before their
+ * next query; the old one is freed when the last worker lets go. Such
+ * changes are lost at the next reload, as Unbound's. */
+void daemon_env_publish(struct daemon* d, struct serve_env* env);
 /* Drop a reference; frees at zero. */
 void serve_env_release(struct serve_env* env);
 /* A worker's reference to the current env (takes env_lock briefly). */

@@ -23,8 +23,9 @@
 #include <unistd.h>
 
 /* RC_DATA: reading what the client sends after the command line
- * (load_cache: a cache dump up to its "EOF" line). */
-enum rc_state { RC_HANDSHAKE, RC_READ, RC_DATA, RC_WRITE };
+ * (load_cache: a cache dump up to its "EOF" line); RC_BULK: the lines
+ * of a bulk command (local_datas, ...: up to a "\004" line). */
+enum rc_state { RC_HANDSHAKE, RC_READ, RC_DATA, RC_BULK, RC_WRITE };
 
 struct rc_conn {
 	struct rc_conn* next, *prev;
@@ -43,6 +44,8 @@ struct rc_conn {
 	char* data;
 	size_t datalen, datacap;
 	size_t scan;             /* start of the first line not ended yet */
+	struct rc_bulk* bulk;    /* a bulk command reading its lines */
+	int skip_line;           /* dropping the rest of a too long line */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
@@ -67,6 +70,9 @@ static void conn_close(struct rc_conn* c)
 	if(c->timer)
 		event_free(c->timer);
 	close(c->fd);
+	/* input cut short: apply what came, as Unbound does */
+	if(c->bulk)
+		rc_bulk_finish(rc, c->bulk, &c->out);
 	strbuf_free(&c->out);
 	free(c->data);
 	free(c);
@@ -158,6 +164,45 @@ static int data_complete(struct rc_conn* c)
 	return 0;
 }
 
+/* The lines of a bulk command that are in the buffer; 1 when its input
+ * has ended (the "\004" line). */
+static int conn_bulk_lines(struct rc_conn* c)
+{
+	char* nl;
+	while((nl = memchr(c->line, '\n', c->linelen)) != NULL) {
+		int more;
+		if(c->skip_line) {
+			/* the end of an over-long line */
+			c->skip_line = 0;
+			c->linelen -= (size_t)(nl + 1 - c->line);
+			memmove(c->line, nl + 1, c->linelen);
+			continue;
+		}
+		*nl = 0;
+		if(nl > c->line && nl[-1] == '\r')
+			nl[-1] = 0;
+		more = rc_bulk_line(c->bulk, c->line);
+		c->linelen -= (size_t)(nl + 1 - c->line);
+		memmove(c->line, nl + 1, c->linelen);
+		if(!more)
+			return 1;
+	}
+	return 0;
+}
+
+/* Apply the bulk command's lines and queue its answer. */
+static void conn_bulk_finish(struct rc_conn* c)
+{
+	struct rc_bulk* k = c->bulk;
+	c->bulk = NULL;
+	rc_bulk_finish(c->rc, k, &c->out);
+	if(c->out.oom) {
+		strbuf_free(&c->out);
+		strbuf_printf(&c->out, "error out of memory\n");
+	}
+	c->state = RC_WRITE;
+}
+
 /* A complete line: run it, queue the answer. */
 static void conn_run(struct rc_conn* c)
 {
@@ -182,6 +227,12 @@ static void conn_run(struct rc_conn* c)
 		cmd++;
 	if(nl && nl > c->line && nl[-1] == '\r')
 		nl[-1] = 0;
+	if(nl && (c->bulk = rc_bulk_start(cmd)) != NULL) {
+		/* its lines follow: keep what came after the command */
+		c->linelen -= (size_t)(nl + 1 - c->line);
+		memmove(c->line, nl + 1, c->linelen);
+		return;
+	}
 	if(rc_cmd_wants_data(cmd)) {
 		/* the bytes after the command line are the first data */
 		size_t rest = nl ? c->linelen - (size_t)(nl + 1 - c->line) : 0;
@@ -218,10 +269,12 @@ static void conn_step(struct rc_conn* c)
 			break;
 		case RC_READ:
 			if(c->linelen >= RC_LINE_MAX) {
-				strbuf_printf(&c->out, "error command line "
-					"too long\n");
-				c->state = RC_WRITE;
-				break;
+				/* the rest of the line is read and dropped
+				 * before the answer: closing with input unread
+				 * resets the connection, and the client would
+				 * not see the answer */
+				c->skip_line = 1;
+				c->linelen = 0;
 			}
 			if(c->ssl)
 				n = SSL_read(c->ssl, c->line + c->linelen,
@@ -236,8 +289,15 @@ static void conn_step(struct rc_conn* c)
 			c->linelen += (size_t)n;
 			if(!memchr(c->line, '\n', c->linelen))
 				break;
+			if(c->skip_line) {
+				strbuf_printf(&c->out, "error command line "
+					"too long\n");
+				c->state = RC_WRITE;
+				break;
+			}
 			conn_run(c);
-			c->state = c->want_data ? RC_DATA : RC_WRITE;
+			c->state = c->want_data ? RC_DATA : c->bulk ? RC_BULK :
+				RC_WRITE;
 			break;
 		case RC_DATA:
 			if(c->want_data < 0) {
@@ -265,6 +325,41 @@ static void conn_step(struct rc_conn* c)
 				/* a long dump: the time limit is per read */
 				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
 				(void)evtimer_add(c->timer, &tv);
+			}
+			break;
+		case RC_BULK:
+			if(conn_bulk_lines(c)) {
+				conn_bulk_finish(c);
+				break;
+			}
+			if(c->linelen >= RC_LINE_MAX) {
+				/* a line too long: reported, and its bytes
+				 * are dropped up to its end; the lines after
+				 * it still count */
+				if(!c->skip_line)
+					rc_bulk_too_long(c->bulk, c->line);
+				c->skip_line = 1;
+				c->linelen = 0;
+			}
+			if(c->ssl)
+				n = SSL_read(c->ssl, c->line + c->linelen,
+					(int)(RC_LINE_MAX - c->linelen));
+			else	n = (int)recv(c->fd, c->line + c->linelen,
+					RC_LINE_MAX - c->linelen, 0);
+			if(n == 0) {
+				conn_bulk_finish(c);
+				break;
+			}
+			if(n < 0) {
+				if(!conn_io_wait(c, n))
+					conn_close(c);
+				return;
+			}
+			c->linelen += (size_t)n;
+			/* a long input may take longer than one command */
+			if(c->timer) {
+				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+				evtimer_add(c->timer, &tv);
 			}
 			break;
 		case RC_WRITE:
@@ -546,6 +641,9 @@ void daemon_remote_delete(struct daemon_remote* rc)
 		return;
 	while(rc->conns) {
 		rc->conns->after = RC_AFTER_NONE;
+		/* stopping: a bulk command's lines are not applied */
+		rc_bulk_free(rc->conns->bulk);
+		rc->conns->bulk = NULL;
 		conn_close(rc->conns);
 	}
 	for(i = 0; i < rc->num_listen; i++) {

@@ -46,15 +46,59 @@ static int cmd_is(const char* p, const char* cmd)
 		p[n] == '\t');
 }
 
+/* Where and why Unbound's name parser (sldns) stops on s: its position
+ * in the wire form being built and the reason, as Unbound prints them. */
+const char* rc_name_error(const char* s, int* pos)
+{
+	int q = 1, lab = 0;
+	for(; *s; s++, q++) {
+		if(q >= LDNS_MAX_DOMAINLEN) {
+			*pos = q;
+			return "Domainname length overflow";
+		}
+		if(*s == '.') {
+			*pos = q;
+			if(lab > 63)
+				return "Label length overflow";
+			if(lab == 0)
+				return "Empty label";
+			lab = 0;
+			continue;
+		}
+		if(*s == '\\') {
+			if(s[1] >= '0' && s[1] <= '9') {
+				if(!(s[2] >= '0' && s[2] <= '9' && s[3] >= '0' &&
+					s[3] <= '9') || (s[1]-'0')*100 +
+					(s[2]-'0')*10 + (s[3]-'0') > 255) {
+					*pos = q;
+					return "Syntax error, bad escape sequence";
+				}
+				s += 3;
+			} else if(s[1])
+				s++;
+			else {
+				*pos = q;
+				return "Syntax error, bad escape sequence";
+			}
+		}
+		lab++;
+	}
+	*pos = q;
+	return lab > 63 ? "Label length overflow" : "Syntax error";
+}
+
 int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b)
 {
-	if(!arg) {
+	if(!arg || !*arg) {
 		strbuf_printf(b, "error: this option requires a domain "
 			"name\n");
 		return 0;
 	}
 	if(!dname_from_str(arg, out)) {
-		strbuf_printf(b, "error cannot parse name %s\n", arg);
+		int pos = 0;
+		const char* why = rc_name_error(arg, &pos);
+		strbuf_printf(b, "error cannot parse name %s at %d: %s\n",
+			arg, pos, why);
 		return 0;
 	}
 	dname_tolower(out);
@@ -417,6 +461,10 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		rc_do_dump_infra(rc, b);
 	} else if(cmd_is(p, "dump_requestlist")) {
 		rc_do_dump_requestlist(rc, b);
+	} else if(rc_local_cmd(rc, p, args, b)) {
+		/* local_zone, local_data, ... (remote_local.c) */
+	} else if(rc_zones_cmd(rc, p, args, b)) {
+		/* forward_add, stub_add, set_option, ... (remote_zones.c) */
 	} else {
 		strbuf_printf(b, "error unknown command '%s'\n", p);
 	}

@@ -48,6 +48,34 @@ enum localzone_result local_zones_answer(const struct local_zones* zones,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen);
 
+/* Runtime changes (unbound-control; services/localzone_edit.c), made on
+ * a private copy that is published as a new snapshot afterwards, never
+ * on one that workers read. local_zones_copy also compacts: after a
+ * removal, publish a copy, not the edited one. */
+struct local_zones* local_zones_copy(const struct local_zones* lz);
+/* local_zone: add the zone (class IN) or change its type. 0 on OOM. */
+int local_zones_set_zone(struct local_zones* lz, const uint8_t* name,
+	enum localzone_type t);
+/* local_zone_remove: the zone and its data go; 0 if there was none. */
+int local_zones_remove_zone(struct local_zones* lz, const uint8_t* name);
+/* local_data: as Unbound, a transparent zone at the owner when no zone
+ * holds it. 0 on bad RR text (logged) or OOM. */
+int local_zones_add_rr(struct local_zones* lz, const char* text);
+/* local_data_remove: all RRsets at name (DS from the parent side). */
+void local_zones_remove_data(struct local_zones* lz, const uint8_t* name);
+
+/* The options kept in lz (log-local-actions, rrset-roundrobin) from
+ * cfg, for a copy under a changed config (set_option). */
+void local_zones_set_flags(struct local_zones* lz,
+	const struct config_file* cfg);
+
+/* list_local_zones ("name. type") and list_local_data (one RR a line,
+ * as text): lines in Unbound's order (zones in canonical order, names
+ * in canonical order within their zone), each handed to out with its
+ * newline (services/localzone_list.c). 0 on OOM. */
+int local_zones_list(const struct local_zones* lz, int data,
+	void (*out)(void* arg, const char* line), void* arg);
+
 /* Name to type ("static") and back; local_zone_invalid if unknown. */
 enum localzone_type local_zone_str2type(const char* s);
 const char* local_zone_type2str(enum localzone_type t);

@@ -28,7 +28,7 @@
 /* ---- memory ---- */
 
 /* Zeroed, aligned memory that lives until local_zones_delete. */
-static void*
+void*
 arena_alloc(struct local_zones* lz, size_t n)
 {
 	struct arena_chunk* c = lz->arena;
@@ -116,7 +116,7 @@ dtab_grow(struct local_zones* lz)
 /* ---- building ---- */
 
 /* Zone named by wire name nm; an existing one gets the new type. */
-static struct lz_zone*
+struct lz_zone*
 zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 	enum localzone_type t, int warn_dup)
 {
@@ -174,7 +174,7 @@ node_create(struct local_zones* lz, const struct lz_zone* z,
 }
 
 /* The node for nm, created with its empty non-terminals up to the apex. */
-static struct lz_node*
+struct lz_node*
 node_find_create(struct local_zones* lz, const struct lz_zone* z,
 	const uint8_t* nm)
 {
@@ -283,7 +283,7 @@ squote_rewrite(const char* text, const ldns_rr* lr)
  * relative to the root. The wire form is copied into the arena at once:
  * holding on to ldns' buffers fragments the heap badly for big configs.
  * Logs and returns 0 on bad text. */
-static int
+int
 rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 {
 	ldns_rr* lr = NULL;
@@ -343,7 +343,7 @@ rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 }
 
 /* The negative-answer SOA: the first SOA RR with TTL min(TTL, MINIMUM). */
-static void
+void
 zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
 {
 	const uint8_t* rd = soa->rdata[0];
@@ -362,7 +362,7 @@ zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
 }
 
 /* Append one RR to the RRset (duplicates are ignored, as Unbound). */
-static int
+int
 rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
 {
 	size_t i;
@@ -407,7 +407,7 @@ rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
 }
 
 /* Enter a parsed RR into zone z (Unbound's lz_enter_rr_into_zone). */
-static int
+int
 zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 {
 	struct lz_node* d;
@@ -441,6 +441,9 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 		r->rr.rclass = rr->dclass;
 		/* the first RR's TTL; others may differ (ttls) */
 		r->rr.ttl = rr->ttl;
+		lz->list_seq++;
+		r->list_key = lz->list_file_order ? lz->list_seq :
+			-lz->list_seq;
 		/* appended: the type/CNAME search finds the first configured */
 		{
 			struct lz_rrset** pp = &d->rrsets;
@@ -774,12 +777,14 @@ build(struct local_zones* lz, struct config_file* cfg)
 		goto outdata;
 	if(!setup_implicit(lz, rrs, num))
 		goto outdata;
+	lz->list_file_order = 1;
 	for(i = 0; i < num; i++) {
 		struct lz_zone* z = lz_zone_lookup(lz, rrs[i].wire,
 			rrs[i].dclass, rrs[i].type);
 		if(!z || !zone_enter_rr(lz, z, &rrs[i]))
 			goto outdata;
 	}
+	lz->list_file_order = 0;
 	ok = 1;
 outdata:
 	free(rrs);

@@ -29,6 +29,10 @@ struct lz_rrset {
 	int mixed_ttl;           /* not all ttls are equal */
 	size_t cap;
 	struct lz_rrset* next;   /* in configured order */
+	/* where list_local_data prints it, lowest first: as Unbound,
+	 * config data in file order, default zones and run-time
+	 * additions newest first (Unbound prepends each RRset) */
+	int list_key;
 };
 
 /* A name with local data (or an empty non-terminal) in a zone. */
@@ -68,6 +72,8 @@ struct local_zones {
 	 * would hash every suffix; a zone for "." turns it off. */
 	uint64_t tld_bits[4];
 	int has_root_zone;
+	int list_seq;          /* RRsets made so far (for list_key) */
+	int list_file_order;   /* entering config local-data now */
 };
 
 /* A parsed local-data line. */
@@ -94,5 +100,23 @@ struct lz_node* lz_node_find(const struct local_zones* lz,
 	const uint8_t* name);
 int lz_is_redirect(enum localzone_type t);
 struct lz_rrset* lz_node_type(const struct lz_node* d, uint16_t type);
+
+/* Zeroed memory that lives until local_zones_delete. */
+void* arena_alloc(struct local_zones* lz, size_t n);
+/* building (localzone_build.c), used by the runtime edits too
+ * (localzone_edit.c). A zone that exists gets the new type. */
+struct lz_zone* zone_enter(struct local_zones* lz, const uint8_t* nm,
+	uint16_t dclass, enum localzone_type t, int warn_dup);
+/* The node for nm, with its empty non-terminals up to z's apex. */
+struct lz_node* node_find_create(struct local_zones* lz,
+	const struct lz_zone* z, const uint8_t* nm);
+/* Parse RR text (logs and returns 0 on bad text). */
+int rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr);
+void zone_set_soa(struct lz_zone* z, struct lz_rrset* soa);
+int rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
+	const struct lz_rr* rr);
+/* Enter a parsed RR into zone z, with Unbound's checks. */
+int zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
+	const struct lz_rr* rr);
 
 #endif

@@ -148,6 +148,24 @@ static void send_all(SSL* ssl, int fd, const char* buf, size_t len,
 	}
 }
 
+/* The commands whose input lines come from stdin: as Unbound's client,
+ * the lines follow the command line and a line "\004" ends them. */
+static int is_stdin_cmd(const char* cmd)
+{
+	return strcmp(cmd, "local_zones") == 0 ||
+		strcmp(cmd, "local_zones_remove") == 0 ||
+		strcmp(cmd, "local_datas") == 0 ||
+		strcmp(cmd, "local_datas_remove") == 0;
+}
+
+static void send_stdin(SSL* ssl, int fd, const char* cmd)
+{
+	char line[4096];
+	while(fgets(line, (int)sizeof(line), stdin))
+		send_all(ssl, fd, line, strlen(line), cmd);
+	send_all(ssl, fd, "\004\n", 2, cmd);
+}
+
 /* Send the command, print the answer; returns the exit code. */
 static int go_cmd(SSL* ssl, int fd, int quiet, int argc, char** argv)
 {
@@ -165,7 +183,8 @@ static int go_cmd(SSL* ssl, int fd, int quiet, int argc, char** argv)
 		size_t n;
 		while((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
 			send_all(ssl, fd, buf, n, argv[0]);
-	}
+	} else if(is_stdin_cmd(argv[0]))
+		send_stdin(ssl, fd, argv[0]);
 	for(;;) {
 		int n = ssl ? SSL_read(ssl, buf, (int)sizeof(buf) - 1) :
 			(int)recv(fd, buf, sizeof(buf) - 1, 0);
@@ -196,7 +215,8 @@ int main(int argc, char** argv)
 {
 	const char* cfgfile = CONFIGFILE;
 	const char* svr = NULL;
-	struct config_file* cfg;
+	/* static: still reachable (not a leak) when fatal() exits */
+	static struct config_file* cfg;
 	int c, quiet = 0, fd, is_unix, rc;
 	SSL* ssl = NULL;
 	while((c = getopt(argc, argv, "c:s:qh")) != -1) {
@@ -221,6 +241,12 @@ int main(int argc, char** argv)
 	if(argc == 0) {
 		usage();
 		return 1;
+	}
+	if(is_stdin_cmd(argv[0]) && argc >= 2) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "too many arguments for command "
+			"'%s', content is piped in from stdin", argv[0]);
+		fatal(NULL, msg);
 	}
 	cfg = config_create();
 	if(!cfg)

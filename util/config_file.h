@@ -110,6 +110,8 @@ struct config_file {
 	struct config_strlist* local_data;      /* local-data: "RR text" */
 	struct config_strlist* local_data_ptr;  /* local-data-ptr: "ip name" */
 	int unblock_lan_zones;
+	/* domain-insecure: (no validator yet; kept for list_insecure) */
+	struct config_strlist* domain_insecure;
 	int insecure_lan_zones;
 
 	/* server: identity */
@@ -203,6 +205,8 @@ struct config_file* config_create(void);
  * configuration file"). */
 int config_read(struct config_file* cfg, const char* filename,
 	const char* chroot);
+/* A deep copy (util/config_copy.c); NULL when out of memory. */
+struct config_file* config_copy(const struct config_file* cfg);
 /* Free everything. NULL is fine. */
 void config_delete(struct config_file* cfg);
 /* Print the value of option opt (name without the colon, e.g.

@@ -284,7 +284,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("trusted-keys-file", CT_STRLIST, NULL),
 	SRV("trust-anchor-signaling", CT_YESNO, "yes"),
 	SRV("root-key-sentinel", CT_YESNO, "yes"),
-	SRV("domain-insecure", CT_STRLIST, NULL),
+	KEEP("domain-insecure", CL_SERVER, CT_STRLIST, F(domain_insecure), NULL),
 	SRV("val-override-date", CT_STR, "0"),
 	SRV("val-sig-skew-min", CT_INT, "3600"),
 	SRV("val-sig-skew-max", CT_INT, "86400"),

@@ -2,6 +2,7 @@
  * case folding through a table: no locale, no allocation. */
 #include "config.h"
 #include "util/dname.h"
+#include <ldns/ldns.h>
 #include <string.h>
 
 /* ASCII lowercase table; bytes other than A-Z map to themselves. */
@@ -277,4 +278,59 @@ uint32_t dname_hash(const uint8_t* dname, uint32_t seed)
 	h ^= h >> 32;
 	h *= mul;
 	return (uint32_t)(h >> 32);
+}
+
+static int tolower_ascii(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* Canonical order of wire names: label by label from the root, each
+ * label compared lowercased, a shorter label (or name) first. */
+int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
+{
+	const uint8_t* la[LDNS_MAX_DOMAINLEN], *lb[LDNS_MAX_DOMAINLEN];
+	int na = 0, nb = 0;
+	for(; *a; a += *a + 1)
+		la[na++] = a;
+	for(; *b; b += *b + 1)
+		lb[nb++] = b;
+	while(na > 0 && nb > 0) {
+		const uint8_t* x = la[--na], *y = lb[--nb];
+		int i, n = x[0] < y[0] ? x[0] : y[0];
+		for(i = 1; i <= n; i++) {
+			int cx = tolower_ascii(x[i]), cy = tolower_ascii(y[i]);
+			if(cx != cy)
+				return cx < cy ? -1 : 1;
+		}
+		if(x[0] != y[0])
+			return x[0] < y[0] ? -1 : 1;
+	}
+	return na == nb ? 0 : na < nb ? -1 : 1;
+}
+
+/* Unbound's order of names in its trees (dname_lab_cmp): from the root,
+ * the first label that differs decides, a shorter label first, then
+ * by lowercased bytes; a name with fewer labels first. Not RFC 4034
+ * canonical order ("org." sorts before "arpa."). */
+int dname_tree_compare(const uint8_t* a, const uint8_t* b)
+{
+	const uint8_t* la[LDNS_MAX_DOMAINLEN], *lb[LDNS_MAX_DOMAINLEN];
+	int na = 0, nb = 0;
+	for(; *a; a += *a + 1)
+		la[na++] = a;
+	for(; *b; b += *b + 1)
+		lb[nb++] = b;
+	while(na > 0 && nb > 0) {
+		const uint8_t* x = la[--na], *y = lb[--nb];
+		int i;
+		if(x[0] != y[0])
+			return x[0] < y[0] ? -1 : 1;
+		for(i = 1; i <= x[0]; i++) {
+			int cx = tolower_ascii(x[i]), cy = tolower_ascii(y[i]);
+			if(cx != cy)
+				return cx < cy ? -1 : 1;
+		}
+	}
+	return na == nb ? 0 : na < nb ? -1 : 1;
 }

@@ -33,4 +33,10 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen);
 /* Hash of a name, case-insensitive. */
 uint32_t dname_hash(const uint8_t* dname, uint32_t seed);
 
+/* Canonical DNS order (RFC 4034 6.1): <0, 0, >0. */
+int dname_canonical_compare(const uint8_t* a, const uint8_t* b);
+/* The order of Unbound's name trees (its dname_lab_cmp): labels from
+ * the root, shorter label first, then bytes; used to list as it does. */
+int dname_tree_compare(const uint8_t* a, const uint8_t* b);
+
 #endif

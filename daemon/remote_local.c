@@ -1,0 +1,307 @@
+/* daemon/remote_local.c - the local zone commands of unbound-control:
+ * local_zone, local_zone_remove, local_data, local_data_remove, their
+ * bulk forms that read lines after the command (local_zones, ...), and
+ * list_local_zones / list_local_data. Answers as Unbound 1.17 words them.
+ *
+ * A change is made on a copy of the current local zones and published
+ * as a new serve_env (daemon_env_publish), so workers never see a
+ * structure being changed; a bulk command applies all its lines to one
+ * copy when its input ends, so two clients at once do not undo each
+ * other. As in Unbound, a reload forgets these changes. */
+#include "config.h"
+#include "daemon/remote_cmd.h"
+#include "daemon/daemon.h"
+#include "daemon/remote.h"
+#include "services/localzone.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/log.h"
+#include <ldns/ldns.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum lz_op { OP_ZONE, OP_ZONE_REMOVE, OP_DATA, OP_DATA_REMOVE };
+
+static char* skip_blank(char* s)
+{
+	while(*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* Unbound's find_arg2: cut arg at its first blank; the rest, without
+ * leading blanks, is the second argument. */
+int rc_find_arg2(char* arg, char** arg2, struct strbuf* b)
+{
+	char* s = arg;
+	while(*s && *s != ' ' && *s != '\t')
+		s++;
+	if(!*s) {
+		strbuf_printf(b, "error could not find next argument after "
+			"%s\n", arg);
+		return 0;
+	}
+	*s = 0;
+	*arg2 = skip_blank(s + 1);
+	return 1;
+}
+
+/* Apply one line of op to lz (a private copy); errors go to b. Sets
+ * *removed when something was removed (lz then needs compacting). */
+static int apply_op(struct local_zones* lz, enum lz_op op, char* arg,
+	int line, int* removed, struct strbuf* b)
+{
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	char* arg2;
+	enum localzone_type t;
+	arg = skip_blank(arg);
+	switch(op) {
+	case OP_ZONE:
+		if(!rc_find_arg2(arg, &arg2, b) || !rc_parse_name(arg, nm, b))
+			return 0;
+		if((t = local_zone_str2type(arg2)) == local_zone_invalid) {
+			strbuf_printf(b, "error not a zone type. %s\n", arg2);
+			return 0;
+		}
+		if(!local_zones_set_zone(lz, nm, t)) {
+			strbuf_printf(b, "error out of memory\n");
+			return 0;
+		}
+		return 1;
+	case OP_ZONE_REMOVE:
+		if(!rc_parse_name(arg, nm, b))
+			return 0;
+		if(local_zones_remove_zone(lz, nm))
+			*removed = 1;
+		return 1;
+	case OP_DATA:
+		/* the text is checked first: ldns takes some text that
+		 * Unbound refuses ("name. BOGUS") */
+		if(!rc_rr_check(arg, line, b))
+			return 0;
+		if(!local_zones_add_rr(lz, arg)) {
+			rc_rr_refused(arg, line, b);
+			return 0;
+		}
+		return 1;
+	case OP_DATA_REMOVE:
+		if(!rc_parse_name(arg, nm, b))
+			return 0;
+		local_zones_remove_data(lz, nm);
+		*removed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Publish lz (a private, edited copy) with a copy of the config. */
+static int publish(struct daemon_remote* rc, struct local_zones* lz,
+	int removed, struct strbuf* b)
+{
+	struct config_file* cfg;
+	struct serve_env* env;
+	if(removed) {
+		struct local_zones* c = local_zones_copy(lz);
+		local_zones_delete(lz);
+		if(!(lz = c)) {
+			strbuf_printf(b, "error out of memory\n");
+			return 0;
+		}
+	}
+	if(!(cfg = config_copy(rc->d->env->cfg))) {
+		local_zones_delete(lz);
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	if(!(env = serve_env_derive(cfg, lz))) {
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	daemon_env_publish(rc->d, env);
+	return 1;
+}
+
+static void do_single(struct daemon_remote* rc, enum lz_op op, char* arg,
+	struct strbuf* b)
+{
+	struct local_zones* lz = local_zones_copy(rc->d->env->lz);
+	int removed = 0;
+	if(!lz) {
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	if(!apply_op(lz, op, arg, 0, &removed, b)) {
+		local_zones_delete(lz);
+		return;
+	}
+	if(publish(rc, lz, removed, b))
+		strbuf_printf(b, "ok\n");
+}
+
+static void out_line(void* arg, const char* line)
+{
+	strbuf_printf(arg, "%s", line);
+}
+
+/* ---- bulk commands: lines until "\004" (or the end of input) ---- */
+
+/* At most this much input is kept for one bulk command (the lines are
+ * applied when it ends); more is refused. */
+#define RC_BULK_MAX (64u * 1024 * 1024)
+
+struct rc_bulk {
+	enum lz_op op;
+	struct strbuf errors;  /* found while reading (over-long lines) */
+	char* buf;        /* the lines, each ended by a 0 */
+	size_t len, cap;
+	int overflow;
+};
+
+static const struct {
+	const char* cmd;
+	enum lz_op op;
+} bulk_cmds[] = {
+	{ "local_zones", OP_ZONE }, { "local_zones_remove", OP_ZONE_REMOVE },
+	{ "local_datas", OP_DATA }, { "local_datas_remove", OP_DATA_REMOVE }
+};
+
+struct rc_bulk* rc_bulk_start(const char* cmd)
+{
+	size_t i, n;
+	struct rc_bulk* k;
+	cmd = skip_blank((char*)cmd);
+	n = strcspn(cmd, " \t");
+	for(i = 0; i < sizeof(bulk_cmds) / sizeof(bulk_cmds[0]); i++)
+		if(strlen(bulk_cmds[i].cmd) == n &&
+			strncmp(cmd, bulk_cmds[i].cmd, n) == 0)
+			break;
+	if(i == sizeof(bulk_cmds) / sizeof(bulk_cmds[0]))
+		return NULL;
+	if(!(k = calloc(1, sizeof(*k))))
+		return NULL;
+	k->op = bulk_cmds[i].op;
+	return k;
+}
+
+int rc_bulk_line(struct rc_bulk* k, const char* line)
+{
+	size_t n = strlen(line) + 1;
+	if(line[0] == 0x04 && line[1] == 0)
+		return 0;
+	if(k->overflow || k->len + n > RC_BULK_MAX) {
+		k->overflow = 1;
+		return 1;
+	}
+	if(k->len + n > k->cap) {
+		size_t nc = k->cap ? k->cap * 2 : 4096;
+		char* nb;
+		while(nc < k->len + n)
+			nc *= 2;
+		if(!(nb = realloc(k->buf, nc))) {
+			k->overflow = 1;
+			return 1;
+		}
+		k->buf = nb;
+		k->cap = nc;
+	}
+	memcpy(k->buf + k->len, line, n);
+	k->len += n;
+	return 1;
+}
+
+void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
+	struct strbuf* b)
+{
+	struct local_zones* lz = local_zones_copy(rc->d->env->lz);
+	size_t pos = 0;
+	int num = 0, removed = 0, lineno = 0;
+	if(!lz) {
+		strbuf_printf(b, "error out of memory\n");
+		rc_bulk_free(k);
+		return;
+	}
+	if(k->errors.len)
+		strbuf_printf(b, "%s", k->errors.s);
+	if(k->overflow)
+		strbuf_printf(b, "error input too long, only the first %u "
+			"bytes are used\n", RC_BULK_MAX);
+	while(pos < k->len) {
+		char* line = k->buf + pos;
+		pos += strlen(line) + 1;
+		lineno++;
+		if(apply_op(lz, k->op, line, lineno, &removed, b))
+			num++;
+		else if(k->op != OP_DATA)
+			/* Unbound 1.17 says this for all but local_datas */
+			strbuf_printf(b, "error for input line: %s\n", line);
+	}
+	if(!publish(rc, lz, removed, b))
+		num = 0;
+	strbuf_printf(b, "%s %d %s\n", k->op == OP_ZONE || k->op == OP_DATA ?
+		"added" : "removed", num, k->op == OP_ZONE ||
+		k->op == OP_ZONE_REMOVE ? "zones" : "datas");
+	rc_bulk_free(k);
+}
+
+void rc_bulk_too_long(struct rc_bulk* k, const char* start)
+{
+	/* a few reports are enough; the input is bounded anyway */
+	if(k->errors.len < 4096)
+		strbuf_printf(&k->errors, "error for input line: %.40s...: "
+			"line too long (more than %d bytes), ignored\n",
+			start, RC_LINE_MAX);
+}
+
+void rc_bulk_free(struct rc_bulk* k)
+{
+	if(!k)
+		return;
+	strbuf_free(&k->errors);
+	free(k->buf);
+	free(k);
+}
+
+static int word_is(const char* p, const char* cmd)
+{
+	size_t n = strlen(cmd);
+	return strncmp(p, cmd, n) == 0 && (p[n] == 0 || p[n] == ' ' ||
+		p[n] == '\t');
+}
+
+int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
+	struct strbuf* b)
+{
+	size_t i;
+	args = skip_blank(args);
+	if(word_is(p, "local_zone"))
+		do_single(rc, OP_ZONE, args, b);
+	else if(word_is(p, "local_zone_remove"))
+		do_single(rc, OP_ZONE_REMOVE, args, b);
+	else if(word_is(p, "local_data"))
+		do_single(rc, OP_DATA, args, b);
+	else if(word_is(p, "local_data_remove"))
+		do_single(rc, OP_DATA_REMOVE, args, b);
+	else if(word_is(p, "list_local_zones")) {
+		if(!local_zones_list(rc->d->env->lz, 0, out_line, b))
+			strbuf_printf(b, "error out of memory\n");
+	} else if(word_is(p, "list_local_data")) {
+		if(!local_zones_list(rc->d->env->lz, 1, out_line, b))
+			strbuf_printf(b, "error out of memory\n");
+	} else {
+		/* a bulk command whose lines were not read (remote.c reads
+		 * them; reached only when it could not start): no lines */
+		for(i = 0; i < sizeof(bulk_cmds) / sizeof(bulk_cmds[0]); i++)
+			if(word_is(p, bulk_cmds[i].cmd)) {
+				struct rc_bulk* k = rc_bulk_start(p);
+				if(!k) {
+					strbuf_printf(b, "error out of "
+						"memory\n");
+					return 1;
+				}
+				rc_bulk_finish(rc, k, b);
+				return 1;
+			}
+		return 0;
+	}
+	return 1;
+}
