@@ -156,8 +156,7 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	/* The fast path: a reply template from the shared message cache. */
 	if(w->daemon->msg_cache) {
 		enum msg_hit hit = MSG_HIT_FRESH;
-		uint32_t h = msg_cache_hash(w->daemon->msg_cache, &qi);
-		n = msg_cache_answer_ex(w->daemon->msg_cache, &qi, h, w->now,
+		n = msg_cache_answer_q(w->daemon->msg_cache, &qi, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit);
 		if(n > 0) {
 			st->num_cachehits++;

@@ -265,19 +265,17 @@ lz_tld_bit(const uint8_t* name)
 {
 	const uint8_t* last = NULL;
 	uint32_t h;
-	int i;
 	while(*name) {
 		last = name;
 		name += *name + 1;
 	}
 	if(!last)
 		return -1;
-	h = last[0];
-	for(i = 1; i <= last[0]; i++) {
-		uint8_t c = last[i];
-		h = h * 31 + (uint32_t)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	return (int)(h & 255);
+	/* length, first and last character (case folded): cheap, and
+	 * different enough between the few TLDs local zones have */
+	h = (uint32_t)last[0] | (uint32_t)(last[1] | 0x20) << 8 |
+		(uint32_t)(last[last[0]] | 0x20) << 16;
+	return (int)((h * 0x9E3779B1u) >> 24);
 }
 
 /* Can a zone contain this name at all? (the TLD filter) */

@@ -486,9 +486,11 @@ def callgrind_total(path):
 def run_callgrind(a, work, nsd_port, qfile, hints):
     def wrap(label):
         return ["valgrind", "--tool=callgrind", "--vgdb=yes",
+                "--compress-strings=no", "--compress-pos=no",
                 "--callgrind-out-file=%s/cg-%s.out" % (work, label)]
     servers = make_servers(a, work, nsd_port, hints, trivial=False,
                            wrap=wrap)
+    servers = [s for s in servers if not a.only or s.label in a.only]
     rows = []
     for s in servers:
         s.start(timeout=120)
@@ -508,6 +510,9 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
         tot = sum(callgrind_total(f) or 0 for f in dumps)
         n = r["completed"]
+        if a.keep:
+            subprocess.run(["cp", dumps[-1], os.path.join(
+                work, "cg-%s.keep" % s.label)], check=False)
         print("callgrind %-8s %d queries answered (%d sent), %d Ir in "
               "the dump (%s): %.0f Ir/query" % (
                   s.label, n, r["sent"], tot, ", ".join(
@@ -518,7 +523,8 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     table("callgrind: user-space instructions per cache-hit query "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
           "-Q %d)" % (a.cg_runs, a.names, a.cg_rate),
-          ["ours", "unbound"], [("Ir/query", rows, 0)], [(0, 1)])
+          [s.label for s in servers], [("Ir/query", rows, 0)],
+          [(0, 1)] if len(servers) == 2 else [])
 
 
 def main(argv=None):
@@ -538,6 +544,10 @@ def main(argv=None):
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-runs", type=int, default=2)
     ap.add_argument("--cg-rate", type=int, default=2000)
+    ap.add_argument("--only", action="append", default=[],
+                    choices=["ours", "unbound"],
+                    help="--callgrind: profile only this server "
+                    "(repeatable)")
     ap.add_argument("--warm-rate", type=int, default=20000)
     ap.add_argument("--no-p99", action="store_true",
                     help="skip the latency run (p99 then n/a)")
