@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,13 @@ struct pending_reply {
 	int in_call, answered;
 	struct timespec start;   /* recursion.time (rc: stats) */
 	int counted;    /* took a wait-limit slot for addr */
+};
+
+/* Work another thread posted (worker_post). */
+struct worker_post {
+	struct worker_post* next;
+	worker_post_fn fn;
+	void* arg;
 };
 
 struct retired_env {
@@ -446,6 +454,69 @@ static struct udp_batch* udp_batch_create(void)
 	return b;
 }
 
+/* The eventfd woke the loop: stop, or run what was posted, in order. */
+static void post_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct worker* w = arg;
+	struct worker_post* p, *next;
+	uint64_t v;
+	(void)ev;
+	if(read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		verbose(VERB_ALGO, "worker eventfd read: %s", strerror(errno));
+	if(atomic_load(&w->stopping)) {
+		event_base_loopbreak(w->base);
+		return;
+	}
+	pthread_mutex_lock(&w->post_lock);
+	p = w->posts;
+	w->posts = w->posts_last = NULL;
+	pthread_mutex_unlock(&w->post_lock);
+	for(; p; p = next) {
+		next = p->next;
+		p->fn(-1, 0, p->arg);
+		free(p);
+	}
+}
+
+static void post_wake(struct worker* w)
+{
+	uint64_t one = 1;
+	/* a full counter still wakes the loop: the error is harmless */
+	if(write(w->post_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_err("worker eventfd write: %s", strerror(errno));
+}
+
+int worker_post(struct worker* w, worker_post_fn fn, void* arg)
+{
+	struct worker_post* p = malloc(sizeof(*p));
+	if(!p)
+		return 0;
+	p->next = NULL;
+	p->fn = fn;
+	p->arg = arg;
+	pthread_mutex_lock(&w->post_lock);
+	if(w->posts_last)
+		w->posts_last->next = p;
+	else	w->posts = p;
+	w->posts_last = p;
+	pthread_mutex_unlock(&w->post_lock);
+	post_wake(w);
+	return 1;
+}
+
+/* A base without locks: only this worker's thread ever touches it. */
+static struct event_base* worker_base_new(void)
+{
+	struct event_config* cfg = event_config_new();
+	struct event_base* b;
+	if(!cfg)
+		return NULL;
+	(void)event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+	b = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	return b;
+}
+
 struct worker* worker_create(struct daemon* d, int num)
 {
 	struct worker* w = aligned_alloc(64, (sizeof(struct worker) + 63) /
@@ -457,11 +528,19 @@ struct worker* worker_create(struct daemon* d, int num)
 	memset(w, 0, sizeof(*w));
 	w->thread_num = num;
 	w->daemon = d;
+	w->post_fd = -1;
+	pthread_mutex_init(&w->post_lock, NULL);
+	atomic_init(&w->stopping, 0);
 	w->env = daemon_env_acquire(d, &w->env_gen);
-	w->base = event_base_new();
+	w->base = worker_base_new();
 	w->udp = udp_batch_create();
 	w->events = calloc((size_t)ls->num, sizeof(*w->events));
 	if(!w->base || !w->udp || !w->events)
+		goto fail;
+	w->post_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if(w->post_fd == -1 || !(w->post_ev = event_new(w->base, w->post_fd,
+		EV_READ | EV_PERSIST, post_cb, w)) ||
+		event_add(w->post_ev, NULL) != 0)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
@@ -523,7 +602,9 @@ int worker_start(struct worker* w)
 
 void worker_stop(struct worker* w)
 {
-	event_base_loopbreak(w->base);
+	/* no allocation: a flag and a wake-up (post_cb breaks the loop) */
+	atomic_store(&w->stopping, 1);
+	post_wake(w);
 	pthread_join(w->thr, NULL);
 }
 
@@ -550,6 +631,16 @@ void worker_delete(struct worker* w)
 		event_free(w->retire_timer);
 	for(i = 0; i < w->num_events; i++)
 		event_free(w->events[i]);
+	if(w->post_ev)
+		event_free(w->post_ev);
+	if(w->post_fd != -1)
+		close(w->post_fd);
+	while(w->posts) {  /* posted, never run: the loop had stopped */
+		struct worker_post* p = w->posts;
+		w->posts = p->next;
+		free(p);
+	}
+	pthread_mutex_destroy(&w->post_lock);
 	free(w->events);
 	tcp_pool_delete(w->tcp);
 	if(w->base)
