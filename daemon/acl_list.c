@@ -275,10 +275,21 @@ acl_list_lookup(const struct acl_list* acl,
 	const uint8_t* bytes;
 	struct acl_key k, m;
 	int n, i;
-	if(!acl || !addr || !(bytes = addr_bytes(addr, addrlen, &n)))
+	if(!acl || !addr)
 		return acl_deny;
-	f = (n == 16) ? &acl->v6 : &acl->v4;
-	k = acl_key_of(bytes, n);
+	if(addr->ss_family == AF_INET &&
+		addrlen >= (socklen_t)sizeof(struct sockaddr_in)) {
+		/* the common case, without the generic address walk */
+		uint32_t v4 = ((const struct sockaddr_in*)addr)->sin_addr.s_addr;
+		k.w[0] = (uint64_t)__builtin_bswap32(v4) << 32;
+		k.w[1] = 0;
+		f = &acl->v4;
+	} else {
+		if(!(bytes = addr_bytes(addr, addrlen, &n)))
+			return acl_deny;
+		f = (n == 16) ? &acl->v6 : &acl->v4;
+		k = acl_key_of(bytes, n);
+	}
 	for(i = 0; i < f->num; i++) {
 		const struct acl_prefix* p = &f->prefix[i];
 		const struct acl_entry* e;

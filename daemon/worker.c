@@ -338,7 +338,9 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	struct udp_batch* b = w->udp;
 	int round, i, n, nsend;
 	(void)ev;
-	worker_refresh_env(w);
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
 	w->now = time(NULL);
 	for(round = 0; round < UDP_ROUNDS; round++) {
 		/* only the entries the kernel wrote to need resetting */

@@ -289,8 +289,10 @@ maybe_local(const struct local_zones* lz, const uint8_t* qname)
 	return b >= 0 && (lz->tld_bits[b >> 6] >> (b & 63)) & 1;
 }
 
-enum localzone_result
-local_zones_answer(const struct local_zones* zones,
+/* local_zones_answer once the TLD filter passed; out of line so that
+ * the common case (no zone can hold the name) costs no big prologue. */
+static enum localzone_result __attribute__((noinline))
+answer_zones(const struct local_zones* zones,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen)
@@ -388,4 +390,17 @@ local_zones_answer(const struct local_zones* zones,
 		return LZ_ANSWERED;
 	}
 	return LZ_NO_ANSWER;
+}
+
+enum localzone_result
+local_zones_answer(const struct local_zones* zones,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
+	size_t* outlen)
+{
+	if(!zones || !qi || qi->qname_len == 0 ||
+		!maybe_local(zones, qi->qname))
+		return LZ_NO_ANSWER;
+	return answer_zones(zones, qi, addr, addrlen, out, limit, edns_size,
+		outlen);
 }

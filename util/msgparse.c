@@ -19,7 +19,8 @@ static int read_question(const uint8_t* pkt, size_t len,
 	struct query_info* qi)
 {
 	size_t p = LDNS_HEADER_SIZE, n;
-	/* find and check the label lengths, then copy in one go */
+	/* find and check the label lengths, then copy in one go; the
+	 * total length is checked once at the end (p stays below len) */
 	for(;;) {
 		uint8_t lab;
 		if(p >= len)
@@ -28,14 +29,14 @@ static int read_question(const uint8_t* pkt, size_t len,
 		if(lab > LDNS_MAX_LABELLEN)
 			return 0; /* pointer or bad label type */
 		p += (size_t)lab + 1;
-		if(p - LDNS_HEADER_SIZE > LDNS_MAX_DOMAINLEN)
-			return 0;
 		if(lab == 0)
 			break;
 	}
 	if(p + 4 > len)
 		return 0;
 	n = p - LDNS_HEADER_SIZE;
+	if(n > LDNS_MAX_DOMAINLEN)
+		return 0;
 	memcpy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
 	qi->qtype = rd16(pkt + p);
 	qi->qclass = rd16(pkt + p + 2);

@@ -177,8 +177,10 @@ static int servable_expired(const struct msg_entry* m, time_t now,
 	return pol->expired_ttl == 0 || past < (time_t)pol->expired_ttl;
 }
 
-/* The hit path once the key is made: lookup, reply, release. */
-static size_t answer_key(struct msg_cache* c, const struct query_info* qi,
+/* The hit path once the key is made: lookup, reply, release (inlined
+ * into both callers: the call cost more than its argument shuffling
+ * saved). */
+static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* key, size_t keylen, time_t now,
 	uint8_t* out, size_t limit, uint16_t edns_size,
 	const struct msg_serve_policy* pol, enum msg_hit* hit)

@@ -63,8 +63,7 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 		w = msg_lower8(w);
 		memcpy(key + i, &w, 8);
 	}
-	msg_wr16(key + qlen, qtype);
-	msg_wr16(key + qlen + 2, qclass);
+	msg_wr32(key + qlen, (uint32_t)qtype << 16 | qclass);
 	key[qlen + 4] = kf;
 	return qlen + 5;
 }
