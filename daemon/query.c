@@ -110,10 +110,12 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 			edns_size);
 	if(cfg->log_queries)
 		log_query_line(&qi, addr, addrlen, NULL, 0);
-	if(qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR)
+	/* query_parse marked AXFR/IXFR and meta types with an echo rcode:
+	 * a plain query skips both checks */
+	if(qi.echo_rcode && (qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR))
 		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size);
-	if(qtype_is_meta(qi.qtype))
+	if(qi.echo_rcode && qtype_is_meta(qi.qtype))
 		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
 			edns_size);
 	if(pr == PARSE_BADVERS)
