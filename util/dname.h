@@ -33,4 +33,23 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen);
 /* Hash of a name, case-insensitive. */
 uint32_t dname_hash(const uint8_t* dname, uint32_t seed);
 
+/* memcpy for a wire name (at most 255 bytes) without the library call:
+ * whole words, the last one overlapping; reads and writes only [0, n). */
+static inline void dname_copy(uint8_t* dst, const uint8_t* src, size_t n)
+{
+	size_t i;
+	uint64_t w;
+	if(n < 8) {
+		for(i = 0; i < n; i++)
+			dst[i] = src[i];
+		return;
+	}
+	for(i = 0; i + 8 < n; i += 8) {
+		__builtin_memcpy(&w, src + i, 8);
+		__builtin_memcpy(dst + i, &w, 8);
+	}
+	__builtin_memcpy(&w, src + n - 8, 8);
+	__builtin_memcpy(dst + n - 8, &w, 8);
+}
+
 #endif

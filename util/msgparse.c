@@ -37,7 +37,7 @@ static int read_question(const uint8_t* pkt, size_t len,
 	n = p - LDNS_HEADER_SIZE;
 	if(n > LDNS_MAX_DOMAINLEN)
 		return 0;
-	memcpy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
+	dname_copy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
 	qi->qtype = rd16(pkt + p);
 	qi->qclass = rd16(pkt + p + 2);
 	qi->qname_len = n;

@@ -107,7 +107,8 @@ static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
 
 /* The reply to qi from entry m, aged by age seconds; or, with
  * fixed_ttl >= 0 (an expired entry served), every TTL set to it. */
-static size_t reply_from(const struct msg_entry* m,
+static inline __attribute__((always_inline)) size_t reply_from(
+	const struct msg_entry* m,
 	const struct query_info* qi, uint32_t age, int64_t fixed_ttl,
 	uint8_t* out, size_t limit, uint16_t edns_size)
 {
@@ -131,7 +132,7 @@ static size_t reply_from(const struct msg_entry* m,
 		flags &= (uint16_t)~FLAG_AD;
 	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	/* same name, same length: only the case differs */
-	memcpy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
+	dname_copy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
 	if(fixed_ttl >= 0) {
 		for(i = 0; i < nttl; i++)
 			msg_wr32(out + m->ttl_off[i], (uint32_t)fixed_ttl);
