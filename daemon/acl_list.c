@@ -112,7 +112,7 @@ acl_hash(const struct acl_key* k)
 	return (size_t)(h >> 32);
 }
 
-static struct acl_entry*
+static inline __attribute__((always_inline)) struct acl_entry*
 prefix_find(const struct acl_prefix* p, const struct acl_key* a)
 {
 	size_t mask = p->size - 1, i = acl_hash(a) & mask;

@@ -260,24 +260,6 @@ ignores_data(enum localzone_type t)
 		t == local_zone_always_nodata || t == local_zone_always_deny;
 }
 
-int
-lz_tld_bit(const uint8_t* name)
-{
-	const uint8_t* last = NULL;
-	uint32_t h;
-	while(*name) {
-		last = name;
-		name += *name + 1;
-	}
-	if(!last)
-		return -1;
-	/* length, first and last character (case folded): cheap, and
-	 * different enough between the few TLDs local zones have */
-	h = (uint32_t)last[0] | (uint32_t)(last[1] | 0x20) << 8 |
-		(uint32_t)(last[last[0]] | 0x20) << 16;
-	return (int)((h * 0x9E3779B1u) >> 24);
-}
-
 /* Can a zone contain this name at all? (the TLD filter) */
 static int
 maybe_local(const struct local_zones* lz, const uint8_t* qname)
