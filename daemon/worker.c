@@ -413,7 +413,9 @@ static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	struct worker* w = arg;
 	struct client_info ci;
 	size_t n;
-	worker_refresh_env(w);
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
 	w->now = time(NULL);
 	ci.addr = addr;
 	ci.addrlen = addrlen;
