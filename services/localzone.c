@@ -282,9 +282,7 @@ answer_zones(const struct local_zones* zones,
 	const struct lz_zone* z;
 	const struct lz_node* ld = NULL;
 	enum localzone_type t;
-	if(!zones || !qi || qi->qname_len == 0 ||
-		!maybe_local(zones, qi->qname))
-		return LZ_NO_ANSWER;
+	/* local_zones_answer checked the arguments and the TLD filter */
 	if(!(z = lz_zone_lookup(zones, qi->qname, qi->qclass, qi->qtype)))
 		return LZ_NO_ANSWER;
 	t = z->type;
