@@ -176,7 +176,12 @@ class Server:
                 break
             try:
                 dns.query.udp(q, "127.0.0.1", port=self.port, timeout=0.5)
-                return
+                # an answer from some other process on the port is no
+                # proof: ours must still be running (bind failed?)
+                time.sleep(0.2)
+                if self.proc.poll() is None:
+                    return
+                break
             except Exception:
                 time.sleep(0.1)
         raise RuntimeError("%s did not start; its log:\n%s" % (
