@@ -4,7 +4,9 @@
  * (longest first); each length has a small open-addressing hash table of
  * the masked netblock addresses. A lookup masks the client address to each
  * length in turn and probes; the first hit is the longest match. All of it
- * is built once and only read afterwards, so lookups need no lock. */
+ * is built once and only read afterwards, so lookups need no lock.
+ * Addresses are two 64-bit big-endian words (IPv4 in the top half of the
+ * first), so masking, hashing and comparing are a few word operations. */
 #include "config.h"
 #include "daemon/acl_list.h"
 #include "util/config_file.h"
@@ -14,9 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One netblock: the masked address bytes and its action. */
+/* An address as two words, most significant byte first. */
+struct acl_key {
+	uint64_t w[2];
+};
+
+/* One netblock: the masked address and its action. */
 struct acl_entry {
-	uint8_t addr[16];
+	struct acl_key addr;
 	enum acl_access action;
 	int used;
 };
@@ -24,6 +31,7 @@ struct acl_entry {
 /* All netblocks of one prefix length, hashed on the masked address. */
 struct acl_prefix {
 	int net;
+	struct acl_key mask;   /* net leading one bits */
 	size_t size;           /* power of two */
 	size_t count;
 	struct acl_entry* tab;
@@ -65,25 +73,52 @@ acl_action_str(enum acl_access a)
 	return "unknown";
 }
 
-/* FNV-1a over the address bytes. */
-static size_t
-acl_hash(const uint8_t* a, int n)
+/* The address bytes (4 or 16) as a key. */
+static struct acl_key
+acl_key_of(const uint8_t* a, int n)
 {
-	uint32_t h = 2166136261u;
-	int i;
-	for(i = 0; i < n; i++) {
-		h ^= a[i];
-		h *= 16777619u;
+	struct acl_key k = { { 0, 0 } };
+	uint32_t v4;
+	if(n == 4) {
+		memcpy(&v4, a, 4);
+		k.w[0] = (uint64_t)__builtin_bswap32(v4) << 32;
+	} else {
+		memcpy(&k.w[0], a, 8);
+		memcpy(&k.w[1], a + 8, 8);
+		k.w[0] = __builtin_bswap64(k.w[0]);
+		k.w[1] = __builtin_bswap64(k.w[1]);
 	}
-	return (size_t)h;
+	return k;
 }
 
-static struct acl_entry*
-prefix_find(const struct acl_prefix* p, const uint8_t* a, int n)
+/* The first net bits set. */
+static struct acl_key
+acl_mask_of(int net)
 {
-	size_t mask = p->size - 1, i = acl_hash(a, n) & mask;
+	struct acl_key m;
+	m.w[0] = net <= 0 ? 0 : net >= 64 ? ~(uint64_t)0 :
+		~(uint64_t)0 << (64 - net);
+	m.w[1] = net <= 64 ? 0 : net >= 128 ? ~(uint64_t)0 :
+		~(uint64_t)0 << (128 - net);
+	return m;
+}
+
+/* A multiplicative mix of both words; the top bits index the table. */
+static size_t
+acl_hash(const struct acl_key* k)
+{
+	uint64_t h = (k->w[0] ^ (k->w[1] * 0xBF58476D1CE4E5B9ULL)) *
+		0x9E3779B97F4A7C15ULL;
+	return (size_t)(h >> 32);
+}
+
+static inline __attribute__((always_inline)) struct acl_entry*
+prefix_find(const struct acl_prefix* p, const struct acl_key* a)
+{
+	size_t mask = p->size - 1, i = acl_hash(a) & mask;
 	while(p->tab[i].used) {
-		if(memcmp(p->tab[i].addr, a, (size_t)n) == 0)
+		if(p->tab[i].addr.w[0] == a->w[0] &&
+			p->tab[i].addr.w[1] == a->w[1])
 			return &p->tab[i];
 		i = (i + 1) & mask;
 	}
@@ -92,12 +127,12 @@ prefix_find(const struct acl_prefix* p, const uint8_t* a, int n)
 
 /* Insert or (when replace) overwrite; returns 0 on out of memory. */
 static int
-prefix_insert(struct acl_prefix* p, const uint8_t* a, int n,
+prefix_insert(struct acl_prefix* p, const struct acl_key* a,
 	enum acl_access action, int replace)
 {
 	struct acl_entry* e;
 	size_t mask, i;
-	if(p->size && (e = prefix_find(p, a, n))) {
+	if(p->size && (e = prefix_find(p, a))) {
 		if(replace)
 			e->action = action;
 		return 1;
@@ -116,15 +151,15 @@ prefix_insert(struct acl_prefix* p, const uint8_t* a, int n,
 		p->count = 0;
 		for(k = 0; k < osize; k++)
 			if(old[k].used)
-				(void)prefix_insert(p, old[k].addr, n,
+				(void)prefix_insert(p, &old[k].addr,
 					old[k].action, 0);
 		free(old);
 	}
 	mask = p->size - 1;
-	i = acl_hash(a, n) & mask;
+	i = acl_hash(a) & mask;
 	while(p->tab[i].used)
 		i = (i + 1) & mask;
-	memcpy(p->tab[i].addr, a, (size_t)n);
+	p->tab[i].addr = *a;
 	p->tab[i].action = action;
 	p->tab[i].used = 1;
 	p->count++;
@@ -146,6 +181,7 @@ family_prefix(struct acl_family* f, int net)
 		f->prefix[j] = f->prefix[j-1];
 	memset(&f->prefix[i], 0, sizeof(f->prefix[i]));
 	f->prefix[i].net = net;
+	f->prefix[i].mask = acl_mask_of(net);
 	f->num++;
 	return &f->prefix[i];
 }
@@ -161,6 +197,8 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 	int net, n, a = acl_parse_action(action);
 	const uint8_t* bytes;
 	struct acl_family* f;
+	struct acl_prefix* p;
+	struct acl_key k;
 	if(a < 0) {
 		log_err("access control type %s unknown",
 			action ? action : "(null)");
@@ -173,8 +211,12 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 		return 0;
 	}
 	f = (n == 16) ? &acl->v6 : &acl->v4;
-	if(!prefix_insert(family_prefix(f, net), bytes, n,
-		(enum acl_access)a, replace)) {
+	p = family_prefix(f, net);
+	k = acl_key_of(bytes, n);
+	/* netblockstrtoaddr masked it already; again, to be sure */
+	k.w[0] &= p->mask.w[0];
+	k.w[1] &= p->mask.w[1];
+	if(!prefix_insert(p, &k, (enum acl_access)a, replace)) {
 		log_err("out of memory");
 		return 0;
 	}
@@ -231,22 +273,29 @@ acl_list_lookup(const struct acl_list* acl,
 {
 	const struct acl_family* f;
 	const uint8_t* bytes;
-	uint8_t m[16];
+	struct acl_key k, m;
 	int n, i;
-	if(!acl || !addr || !(bytes = addr_bytes(addr, addrlen, &n)))
+	if(!acl || !addr)
 		return acl_deny;
-	f = (n == 16) ? &acl->v6 : &acl->v4;
+	if(addr->ss_family == AF_INET &&
+		addrlen >= (socklen_t)sizeof(struct sockaddr_in)) {
+		/* the common case, without the generic address walk */
+		uint32_t v4 = ((const struct sockaddr_in*)addr)->sin_addr.s_addr;
+		k.w[0] = (uint64_t)__builtin_bswap32(v4) << 32;
+		k.w[1] = 0;
+		f = &acl->v4;
+	} else {
+		if(!(bytes = addr_bytes(addr, addrlen, &n)))
+			return acl_deny;
+		f = (n == 16) ? &acl->v6 : &acl->v4;
+		k = acl_key_of(bytes, n);
+	}
 	for(i = 0; i < f->num; i++) {
 		const struct acl_prefix* p = &f->prefix[i];
 		const struct acl_entry* e;
-		int net = p->net, full = net / 8, rest = net % 8;
-		memcpy(m, bytes, (size_t)n);
-		if(full < n) {
-			m[full] = rest ? (uint8_t)(m[full] &
-				(0xff << (8 - rest))) : 0;
-			memset(m + full + 1, 0, (size_t)(n - full - 1));
-		}
-		if((e = prefix_find(p, m, n)) != NULL)
+		m.w[0] = k.w[0] & p->mask.w[0];
+		m.w[1] = k.w[1] & p->mask.w[1];
+		if((e = prefix_find(p, &m)) != NULL)
 			return e->action;
 	}
 	/* no netblock matches: Unbound drops */

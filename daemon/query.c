@@ -134,10 +134,12 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 			edns_size);
 	if(cfg->log_queries)
 		log_query_line(&qi, addr, addrlen, NULL, 0);
-	if(qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR)
+	/* query_parse marked AXFR/IXFR and meta types with an echo rcode:
+	 * a plain query skips both checks */
+	if(qi.echo_rcode && (qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR))
 		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size);
-	if(qtype_is_meta(qi.qtype))
+	if(qi.echo_rcode && qtype_is_meta(qi.qtype))
 		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
 			edns_size);
 	if(pr == PARSE_BADVERS)
@@ -180,8 +182,7 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	/* The fast path: a reply template from the shared message cache. */
 	if(w->daemon->msg_cache) {
 		enum msg_hit hit = MSG_HIT_FRESH;
-		uint32_t h = msg_cache_hash(w->daemon->msg_cache, &qi);
-		n = msg_cache_answer_ex(w->daemon->msg_cache, &qi, h, w->now,
+		n = msg_cache_answer_q(w->daemon->msg_cache, &qi, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit);
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
 			cfg->serve_expired_client_timeout > 0)

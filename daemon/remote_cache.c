@@ -214,7 +214,6 @@ static void requestlist_cb(evutil_socket_t fd, short ev, void* arg)
 
 void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b)
 {
-	struct timeval now = { 0, 0 };
 	struct timespec until;
 	struct rl_req* r;
 	int freeit = 1;
@@ -229,8 +228,8 @@ void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b)
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->w = rc->d->workers[0];
-	if(event_base_once(r->w->base, -1, EV_TIMEOUT, requestlist_cb, r,
-		&now) != 0) {
+	/* the worker's base has no locks: only worker_post may reach it */
+	if(!worker_post(r->w, requestlist_cb, r)) {
 		rl_free(r);
 		strbuf_printf(b, "error could not distribute cmd\n");
 		return;

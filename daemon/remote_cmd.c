@@ -268,11 +268,9 @@ static void reset_max_cb(evutil_socket_t fd, short ev, void* arg)
 /* Ask every worker to reset its gauges, in its own thread. */
 static void reset_worker_gauges(struct daemon* d)
 {
-	struct timeval now = { 0, 0 };
 	int i;
 	for(i = 0; i < d->num_workers; i++)
-		if(event_base_once(d->workers[i]->base, -1, EV_TIMEOUT,
-			reset_max_cb, d->workers[i], &now) != 0)
+		if(!worker_post(d->workers[i], reset_max_cb, d->workers[i]))
 			verbose(VERB_ALGO, "could not reset thread %d's "
 				"requestlist.max", i);
 }
@@ -287,11 +285,10 @@ static void flush_requestlist_cb(evutil_socket_t fd, short ev, void* arg)
 /* Each worker drops its own waiting clients, in its own thread. */
 static void do_flush_requestlist(struct daemon* d, struct strbuf* b)
 {
-	struct timeval now = { 0, 0 };
 	int i;
 	for(i = 0; i < d->num_workers; i++)
-		if(event_base_once(d->workers[i]->base, -1, EV_TIMEOUT,
-			flush_requestlist_cb, d->workers[i], &now) != 0) {
+		if(!worker_post(d->workers[i], flush_requestlist_cb,
+			d->workers[i])) {
 			strbuf_printf(b, "error could not distribute cmd\n");
 			return;
 		}

@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define UDP_BATCH 32
 #define UDP_QUERY_MAX 4096   /* larger datagrams are cut: FORMERR */
@@ -57,6 +60,13 @@ struct pending_reply {
 	uint16_t edns_size;
 };
 
+/* Work another thread posted (worker_post). */
+struct worker_post {
+	struct worker_post* next;
+	worker_post_fn fn;
+	void* arg;
+};
+
 struct retired_env {
 	struct retired_env* next;
 	struct serve_env* env;
@@ -71,7 +81,21 @@ struct udp_batch {
 	struct iovec siov[UDP_BATCH];
 	uint8_t query[UDP_BATCH][UDP_QUERY_MAX];
 	uint8_t* reply;  /* UDP_BATCH replies of UDP_REPLY_MAX */
+	int dirty;       /* rmsg entries the last recvmmsg wrote to */
 };
+
+/* recvmmsg and sendmmsg without the libc wrappers' cancellation-point
+ * bookkeeping (workers are never cancelled): the same system calls,
+ * about 90 fewer instructions a wake-up. */
+static int udp_recv_batch(int fd, struct mmsghdr* m, unsigned n)
+{
+	return (int)syscall(SYS_recvmmsg, fd, m, n, MSG_DONTWAIT, NULL);
+}
+
+static int udp_send_batch(int fd, struct mmsghdr* m, unsigned n)
+{
+	return (int)syscall(SYS_sendmmsg, fd, m, n, 0);
+}
 
 static void retire_cb(evutil_socket_t fd, short ev, void* arg)
 {
@@ -421,14 +445,20 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	struct udp_batch* b = w->udp;
 	int round, i, n, nsend;
 	(void)ev;
-	worker_refresh_env(w);
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
 	w->now = time(NULL);
 	for(round = 0; round < UDP_ROUNDS; round++) {
-		for(i = 0; i < UDP_BATCH; i++) {
+		/* only the entries the kernel wrote to need resetting */
+		for(i = 0; i < b->dirty; i++) {
 			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
 			b->rmsg[i].msg_hdr.msg_flags = 0;
 		}
-		n = recvmmsg(fd, b->rmsg, UDP_BATCH, MSG_DONTWAIT, NULL);
+		b->dirty = 0;
+		n = udp_recv_batch(fd, b->rmsg, UDP_BATCH);
+		if(n > 0)
+			b->dirty = n;
 		if(n <= 0) {
 			if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR)
@@ -460,16 +490,12 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			b->siov[nsend].iov_len = len;
 			b->smsg[nsend].msg_hdr.msg_name = &b->addr[i];
 			b->smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
-			b->smsg[nsend].msg_hdr.msg_iov = &b->siov[nsend];
-			b->smsg[nsend].msg_hdr.msg_iovlen = 1;
-			b->smsg[nsend].msg_hdr.msg_control = NULL;
-			b->smsg[nsend].msg_hdr.msg_controllen = 0;
-			b->smsg[nsend].msg_hdr.msg_flags = 0;
+			/* iov, no control data: set once (udp_batch_create) */
 			nsend++;
 		}
 		for(i = 0; i < nsend; ) {
-			int s = sendmmsg(fd, b->smsg + i,
-				(unsigned)(nsend - i), 0);
+			int s = udp_send_batch(fd, b->smsg + i,
+				(unsigned)(nsend - i));
 			if(s <= 0) {
 				if(s < 0 && errno == EINTR)
 					continue;
@@ -494,7 +520,9 @@ static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	struct worker* w = arg;
 	struct client_info ci;
 	size_t n;
-	worker_refresh_env(w);
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
 	w->now = time(NULL);
 	ci.addr = addr;
 	ci.addrlen = addrlen;
@@ -528,9 +556,75 @@ static struct udp_batch* udp_batch_create(void)
 		b->riov[i].iov_base = b->query[i];
 		b->riov[i].iov_len = UDP_QUERY_MAX;
 		b->rmsg[i].msg_hdr.msg_name = &b->addr[i];
+		b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
 		b->rmsg[i].msg_hdr.msg_iov = &b->riov[i];
 		b->rmsg[i].msg_hdr.msg_iovlen = 1;
+		b->smsg[i].msg_hdr.msg_iov = &b->siov[i];
+		b->smsg[i].msg_hdr.msg_iovlen = 1;
 	}
+	return b;
+}
+
+/* The eventfd woke the loop: stop, or run what was posted, in order. */
+static void post_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct worker* w = arg;
+	struct worker_post* p, *next;
+	uint64_t v;
+	(void)ev;
+	if(read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		verbose(VERB_ALGO, "worker eventfd read: %s", strerror(errno));
+	if(atomic_load(&w->stopping)) {
+		event_base_loopbreak(w->base);
+		return;
+	}
+	pthread_mutex_lock(&w->post_lock);
+	p = w->posts;
+	w->posts = w->posts_last = NULL;
+	pthread_mutex_unlock(&w->post_lock);
+	for(; p; p = next) {
+		next = p->next;
+		p->fn(-1, 0, p->arg);
+		free(p);
+	}
+}
+
+static void post_wake(struct worker* w)
+{
+	uint64_t one = 1;
+	/* a full counter still wakes the loop: the error is harmless */
+	if(write(w->post_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_err("worker eventfd write: %s", strerror(errno));
+}
+
+int worker_post(struct worker* w, worker_post_fn fn, void* arg)
+{
+	struct worker_post* p = malloc(sizeof(*p));
+	if(!p)
+		return 0;
+	p->next = NULL;
+	p->fn = fn;
+	p->arg = arg;
+	pthread_mutex_lock(&w->post_lock);
+	if(w->posts_last)
+		w->posts_last->next = p;
+	else	w->posts = p;
+	w->posts_last = p;
+	pthread_mutex_unlock(&w->post_lock);
+	post_wake(w);
+	return 1;
+}
+
+/* A base without locks: only this worker's thread ever touches it. */
+static struct event_base* worker_base_new(void)
+{
+	struct event_config* cfg = event_config_new();
+	struct event_base* b;
+	if(!cfg)
+		return NULL;
+	(void)event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+	b = event_base_new_with_config(cfg);
+	event_config_free(cfg);
 	return b;
 }
 
@@ -545,11 +639,19 @@ struct worker* worker_create(struct daemon* d, int num)
 	memset(w, 0, sizeof(*w));
 	w->thread_num = num;
 	w->daemon = d;
+	w->post_fd = -1;
+	pthread_mutex_init(&w->post_lock, NULL);
+	atomic_init(&w->stopping, 0);
 	w->env = daemon_env_acquire(d, &w->env_gen);
-	w->base = event_base_new();
+	w->base = worker_base_new();
 	w->udp = udp_batch_create();
 	w->events = calloc((size_t)ls->num, sizeof(*w->events));
 	if(!w->base || !w->udp || !w->events)
+		goto fail;
+	w->post_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if(w->post_fd == -1 || !(w->post_ev = event_new(w->base, w->post_fd,
+		EV_READ | EV_PERSIST, post_cb, w)) ||
+		event_add(w->post_ev, NULL) != 0)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
@@ -611,7 +713,9 @@ int worker_start(struct worker* w)
 
 void worker_stop(struct worker* w)
 {
-	event_base_loopbreak(w->base);
+	/* no allocation: a flag and a wake-up (post_cb breaks the loop) */
+	atomic_store(&w->stopping, 1);
+	post_wake(w);
 	pthread_join(w->thr, NULL);
 }
 
@@ -638,6 +742,16 @@ void worker_delete(struct worker* w)
 		event_free(w->retire_timer);
 	for(i = 0; i < w->num_events; i++)
 		event_free(w->events[i]);
+	if(w->post_ev)
+		event_free(w->post_ev);
+	if(w->post_fd != -1)
+		close(w->post_fd);
+	while(w->posts) {  /* posted, never run: the loop had stopped */
+		struct worker_post* p = w->posts;
+		w->posts = p->next;
+		free(p);
+	}
+	pthread_mutex_destroy(&w->post_lock);
 	free(w->events);
 	tcp_pool_delete(w->tcp);
 	if(w->base)

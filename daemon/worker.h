@@ -3,6 +3,7 @@
 #ifndef DAEMON_WORKER_H
 #define DAEMON_WORKER_H
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -20,6 +21,11 @@ struct client_info;
 struct pending_reply;
 struct retired_env;
 struct wait_limit;
+struct worker_post;
+
+/* A function run in a worker's thread (worker_post); the libevent
+ * callback signature, so an event callback can be posted as it is. */
+typedef void (*worker_post_fn)(int fd, short ev, void* arg);
 
 /* Per-thread counters, summed on demand; never shared while counting. */
 struct worker_stats {
@@ -81,6 +87,12 @@ struct worker {
 	/* envs replaced by a reload, kept until no query can use them */
 	struct retired_env* retired;
 	struct event* retire_timer;
+	/* worker_post: other threads queue work here and wake the loop */
+	pthread_mutex_t post_lock;
+	struct worker_post* posts, *posts_last;  /* under post_lock */
+	int post_fd;              /* eventfd; -1 until created */
+	struct event* post_ev;
+	atomic_int stopping;      /* worker_stop was called */
 	struct worker_stats stats;
 } __attribute__((aligned(64)));
 
@@ -91,6 +103,13 @@ struct worker* worker_create(struct daemon* d, int num);
 int worker_start(struct worker* w);
 /* Ask the loop to stop (thread-safe) and wait for the thread. */
 void worker_stop(struct worker* w);
+/* Run fn(-1, 0, arg) in w's thread soon (thread-safe; in order of
+ * posting). The worker's event base has no locks (libevent's
+ * EVENT_BASE_FLAG_NOLOCK: about 150 fewer instructions a wake-up), so
+ * other threads must not call libevent on w->base at all
+ * (event_base_once, event_add, event_base_loopbreak): they post here.
+ * Returns 1, or 0 on no memory. */
+int worker_post(struct worker* w, worker_post_fn fn, void* arg);
 void worker_delete(struct worker* w);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);

@@ -260,26 +260,6 @@ ignores_data(enum localzone_type t)
 		t == local_zone_always_nodata || t == local_zone_always_deny;
 }
 
-int
-lz_tld_bit(const uint8_t* name)
-{
-	const uint8_t* last = NULL;
-	uint32_t h;
-	int i;
-	while(*name) {
-		last = name;
-		name += *name + 1;
-	}
-	if(!last)
-		return -1;
-	h = last[0];
-	for(i = 1; i <= last[0]; i++) {
-		uint8_t c = last[i];
-		h = h * 31 + (uint32_t)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	return (int)(h & 255);
-}
-
 /* Can a zone contain this name at all? (the TLD filter) */
 static int
 maybe_local(const struct local_zones* lz, const uint8_t* qname)
@@ -291,8 +271,10 @@ maybe_local(const struct local_zones* lz, const uint8_t* qname)
 	return b >= 0 && (lz->tld_bits[b >> 6] >> (b & 63)) & 1;
 }
 
-enum localzone_result
-local_zones_answer(const struct local_zones* zones,
+/* local_zones_answer once the TLD filter passed; out of line so that
+ * the common case (no zone can hold the name) costs no big prologue. */
+static enum localzone_result __attribute__((noinline))
+answer_zones(const struct local_zones* zones,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen)
@@ -300,9 +282,7 @@ local_zones_answer(const struct local_zones* zones,
 	const struct lz_zone* z;
 	const struct lz_node* ld = NULL;
 	enum localzone_type t;
-	if(!zones || !qi || qi->qname_len == 0 ||
-		!maybe_local(zones, qi->qname))
-		return LZ_NO_ANSWER;
+	/* local_zones_answer checked the arguments and the TLD filter */
 	if(!(z = lz_zone_lookup(zones, qi->qname, qi->qclass, qi->qtype)))
 		return LZ_NO_ANSWER;
 	t = z->type;
@@ -390,4 +370,17 @@ local_zones_answer(const struct local_zones* zones,
 		return LZ_ANSWERED;
 	}
 	return LZ_NO_ANSWER;
+}
+
+enum localzone_result
+local_zones_answer(const struct local_zones* zones,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
+	size_t* outlen)
+{
+	if(!zones || !qi || qi->qname_len == 0 ||
+		!maybe_local(zones, qi->qname))
+		return LZ_NO_ANSWER;
+	return answer_zones(zones, qi, addr, addrlen, out, limit, edns_size,
+		outlen);
 }

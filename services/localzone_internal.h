@@ -87,8 +87,25 @@ struct lz_rr {
 	size_t rdlen;
 };
 
-/* The filter bit of a name's top-level label, -1 for the root. */
-int lz_tld_bit(const uint8_t* name);
+/* The filter bit of a name's top-level label, -1 for the root (inline:
+ * every query that reaches the local zones computes it). */
+static inline int
+lz_tld_bit(const uint8_t* name)
+{
+	const uint8_t* last = NULL;
+	uint32_t h;
+	while(*name) {
+		last = name;
+		name += *name + 1;
+	}
+	if(!last)
+		return -1;
+	/* length, first and last character (case folded): cheap, and
+	 * different enough between the few TLDs local zones have */
+	h = (uint32_t)last[0] | (uint32_t)(last[1] | 0x20) << 8 |
+		(uint32_t)(last[last[0]] | 0x20) << 16;
+	return (int)((h * 0x9E3779B1u) >> 24);
+}
 /* lookups (localzone.c), used by the builder too */
 uint32_t lz_node_seed(const struct lz_zone* z);
 struct lz_zone* lz_zone_find(const struct local_zones* lz, const uint8_t* name,

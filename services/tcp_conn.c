@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #define TCP_MSG_MAX 65535
 #define TCP_IN_CAP (2 + TCP_MSG_MAX)
@@ -29,6 +31,9 @@ struct tcp_conn {
 	int read_paused;         /* out buffer full: not reading */
 	int eof;                 /* client closed its side */
 	int pending;             /* replies still to come (deferred) */
+	int write_armed;         /* ev_write is added */
+	int touched;             /* activity since last_active was set */
+	struct timespec last_active;  /* last query read or bytes written */
 	uint32_t gen;            /* changes when the slot is reused */
 };
 
@@ -45,6 +50,19 @@ struct tcp_pool {
 	int num_listeners;
 	int accepting;
 };
+
+/* recv and send as plain system calls, without the libc wrappers'
+ * cancellation-point bookkeeping (workers are never cancelled). */
+static ssize_t sys_recv(int fd, void* buf, size_t len)
+{
+	return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL);
+}
+
+static ssize_t sys_send(int fd, const void* buf, size_t len)
+{
+	return (ssize_t)syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL,
+		NULL, 0);
+}
 
 static void conn_read_cb(evutil_socket_t fd, short ev, void* arg);
 static void conn_write_cb(evutil_socket_t fd, short ev, void* arg);
@@ -92,22 +110,46 @@ static int has_whole_msg(const struct tcp_conn* c)
 		(((size_t)c->in[0] << 8) | c->in[1]);
 }
 
+/* Activity restarts the idle timeout. Lazily: the timer stays where it
+ * is and only the time of the activity is noted (once per wake-up, in
+ * conn_flush); when the timer fires it checks that time and re-arms
+ * for the rest (conn_timeout_cb). Re-adding the timer for every query
+ * cost more than answering it. */
 static void conn_touch(struct tcp_conn* c)
 {
-	event_add(&c->ev_timer, &c->pool->idle);
+	c->touched = 1;
+}
+
+static void conn_stamp(struct tcp_conn* c)
+{
+	if(c->touched) {
+		clock_gettime(CLOCK_MONOTONIC, &c->last_active);
+		c->touched = 0;
+	}
+}
+
+static void arm_write(struct tcp_conn* c, int on)
+{
+	if(c->write_armed == on)
+		return;
+	c->write_armed = on;
+	if(on)
+		event_add(&c->ev_write, NULL);
+	else	event_del(&c->ev_write);
 }
 
 /* Write what is queued; returns 0 when the connection was closed. */
 static int conn_flush(struct tcp_conn* c)
 {
 	while(c->out_start < c->out_end) {
-		ssize_t r = send(c->fd, c->out + c->out_start,
-			c->out_end - c->out_start, MSG_NOSIGNAL);
+		ssize_t r = sys_send(c->fd, c->out + c->out_start,
+			c->out_end - c->out_start);
 		if(r < 0) {
 			if(errno == EINTR)
 				continue;
 			if(errno == EAGAIN || errno == EWOULDBLOCK) {
-				event_add(&c->ev_write, NULL);
+				arm_write(c, 1);
+				conn_stamp(c);
 				return 1;
 			}
 			verbose(VERB_ALGO, "tcp send: %s", strerror(errno));
@@ -118,11 +160,12 @@ static int conn_flush(struct tcp_conn* c)
 		conn_touch(c);
 	}
 	c->out_start = c->out_end = 0;
-	event_del(&c->ev_write);
+	arm_write(c, 0);
 	if(c->eof && !has_whole_msg(c) && c->pending == 0) {
 		conn_close(c);
 		return 0;
 	}
+	conn_stamp(c);
 	return 1;
 }
 
@@ -167,7 +210,8 @@ static void conn_process(struct tcp_conn* c)
 		conn_touch(c);
 	}
 	if(pos > 0) {
-		memmove(c->in, c->in + pos, c->in_len - pos);
+		if(c->in_len > pos)
+			memmove(c->in, c->in + pos, c->in_len - pos);
 		c->in_len -= pos;
 	}
 	/* pause reading while a whole message waits for output room */
@@ -187,7 +231,7 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 	struct tcp_conn* c = arg;
 	ssize_t r;
 	(void)ev;
-	r = recv(fd, c->in + c->in_len, TCP_IN_CAP - c->in_len, 0);
+	r = sys_recv(fd, c->in + c->in_len, TCP_IN_CAP - c->in_len);
 	if(r < 0) {
 		if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
@@ -223,14 +267,41 @@ static void conn_write_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
+/* Time left until the idle timeout, counted from the last activity;
+ * 0 when it has passed. */
+static int idle_left(const struct tcp_conn* c, struct timeval* rest)
+{
+	struct timespec now;
+	int64_t used_us, idle_us;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	used_us = (int64_t)(now.tv_sec - c->last_active.tv_sec) * 1000000 +
+		(now.tv_nsec - c->last_active.tv_nsec) / 1000;
+	idle_us = (int64_t)c->pool->idle.tv_sec * 1000000 +
+		c->pool->idle.tv_usec;
+	if(used_us >= idle_us)
+		return 0;
+	if(used_us < 0)
+		used_us = 0;  /* cannot happen with a monotonic clock */
+	rest->tv_sec = (time_t)((idle_us - used_us) / 1000000);
+	rest->tv_usec = (suseconds_t)((idle_us - used_us) % 1000000);
+	return 1;
+}
+
 static void conn_timeout_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct tcp_conn* c = arg;
+	struct timeval rest;
 	(void)fd;
 	(void)ev;
 	if(c->pending > 0) {
 		/* answers are on their way (recursion is time-bounded) */
-		conn_touch(c);
+		event_add(&c->ev_timer, &c->pool->idle);
+		return;
+	}
+	conn_stamp(c);
+	if(idle_left(c, &rest)) {
+		/* there was activity since the timer was set */
+		event_add(&c->ev_timer, &rest);
 		return;
 	}
 	verbose(VERB_ALGO, "tcp connection idle timeout, closed");
@@ -276,13 +347,16 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 		c->addrlen = addrlen;
 		c->in_len = c->out_start = c->out_end = 0;
 		c->read_paused = c->eof = c->pending = 0;
+		c->write_armed = 0;
 		event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST,
 			conn_read_cb, c);
 		event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
 			conn_write_cb, c);
 		evtimer_assign(&c->ev_timer, p->base, conn_timeout_cb, c);
 		event_add(&c->ev_read, NULL);
-		conn_touch(c);
+		c->touched = 1;
+		conn_stamp(c);
+		event_add(&c->ev_timer, &p->idle);
 		p->num_open++;
 	}
 	/* full: leave further connections in the kernel's backlog */

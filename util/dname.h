@@ -38,5 +38,23 @@ int dname_canonical_compare(const uint8_t* a, const uint8_t* b);
 /* The order of Unbound's name trees (its dname_lab_cmp): labels from
  * the root, shorter label first, then bytes; used to list as it does. */
 int dname_tree_compare(const uint8_t* a, const uint8_t* b);
+/* memcpy for a wire name (at most 255 bytes) without the library call:
+ * whole words, the last one overlapping; reads and writes only [0, n). */
+static inline void dname_copy(uint8_t* dst, const uint8_t* src, size_t n)
+{
+	size_t i;
+	uint64_t w;
+	if(n < 8) {
+		for(i = 0; i < n; i++)
+			dst[i] = src[i];
+		return;
+	}
+	for(i = 0; i + 8 < n; i += 8) {
+		__builtin_memcpy(&w, src + i, 8);
+		__builtin_memcpy(dst + i, &w, 8);
+	}
+	__builtin_memcpy(&w, src + n - 8, 8);
+	__builtin_memcpy(dst + n - 8, &w, 8);
+}
 
 #endif

@@ -19,7 +19,8 @@ static int read_question(const uint8_t* pkt, size_t len,
 	struct query_info* qi)
 {
 	size_t p = LDNS_HEADER_SIZE, n;
-	/* find and check the label lengths, then copy in one go */
+	/* find and check the label lengths, then copy in one go; the
+	 * total length is checked once at the end (p stays below len) */
 	for(;;) {
 		uint8_t lab;
 		if(p >= len)
@@ -28,20 +29,37 @@ static int read_question(const uint8_t* pkt, size_t len,
 		if(lab > LDNS_MAX_LABELLEN)
 			return 0; /* pointer or bad label type */
 		p += (size_t)lab + 1;
-		if(p - LDNS_HEADER_SIZE > LDNS_MAX_DOMAINLEN)
-			return 0;
 		if(lab == 0)
 			break;
 	}
 	if(p + 4 > len)
 		return 0;
 	n = p - LDNS_HEADER_SIZE;
-	memcpy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
+	if(n > LDNS_MAX_DOMAINLEN)
+		return 0;
+	dname_copy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
 	qi->qtype = rd16(pkt + p);
 	qi->qclass = rd16(pkt + p + 2);
 	qi->qname_len = n;
 	qi->question_end = p + 4;
 	return 1;
+}
+
+/* The counts of a plain query: QDCOUNT 1, AN and NS 0, AR 0 or 1; one
+ * 8-byte load and compare instead of four fields. */
+static int is_plain_counts(const uint8_t* pkt)
+{
+	static const uint8_t plain[8] = { 0, 1, 0, 0, 0, 0, 0, 0 };
+	uint64_t w, p;
+	memcpy(&w, pkt + 4, 8);
+	memcpy(&p, plain, 8);
+	/* the last byte (AR's low half) may be 0 or 1 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	w &= ~((uint64_t)1 << 56);
+#else
+	w &= ~(uint64_t)1;
+#endif
+	return w == p;
 }
 
 /* Skip one resource record at *pos; 0 if it is not inside the packet. */
@@ -70,6 +88,8 @@ static int opt_owner_root(const uint8_t* pkt, size_t len, size_t* pos)
 
 static int qtype_is_meta(uint16_t t)
 {
+	if(t < TYPE_OPT || (t > TYPE_OPT && t < 128))
+		return 0;  /* the common types, at once */
 	return t == TYPE_OPT || t == 249 /* TKEY */ || t == 250 /* TSIG */ ||
 		t == TYPE_MAILA || t == TYPE_MAILB || (t >= 128 && t <= 248);
 }
@@ -108,11 +128,19 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 	qi->flags = flags = rd16(pkt + 2);
 	if(flags & FLAG_QR)
 		return PARSE_DROP;
-	qd = rd16(pkt + 4);
-	an = rd16(pkt + 6);
-	ns = rd16(pkt + 8);
-	ar = rd16(pkt + 10);
 	opcode = FLAGS_OPCODE(flags);
+	if(!(flags & FLAG_TC) && opcode == OPCODE_QUERY &&
+		is_plain_counts(pkt)) {
+		/* the usual query: one question, at most the OPT record */
+		qd = 1;
+		an = ns = 0;
+		ar = pkt[11];
+	} else {
+		qd = rd16(pkt + 4);
+		an = rd16(pkt + 6);
+		ns = rd16(pkt + 8);
+		ar = rd16(pkt + 10);
+	}
 
 	/* Header checks (worker_check_request): echoed replies. */
 	if(flags & FLAG_TC)

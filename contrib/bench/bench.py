@@ -124,8 +124,8 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   do-tcp: yes
   num-threads: {threads}
   so-reuseport: {reuseport}
-  msg-cache-size: 256m
-  rrset-cache-size: 256m
+  msg-cache-size: {msg_cache}
+  rrset-cache-size: {rrset_cache}
   incoming-num-tcp: 256
   do-daemonize: no
   use-syslog: no
@@ -146,6 +146,7 @@ remote-control:
   control-enable: no
 """.format(port=port, threads=a.threads, reuseport=a.reuseport,
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
+           msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
            extra="".join("  %s\n" % line for line in a.conf_line))
     with open(path, "w") as f:
         f.write(text)
@@ -177,7 +178,12 @@ class Server:
                 break
             try:
                 dns.query.udp(q, "127.0.0.1", port=self.port, timeout=0.5)
-                return
+                # an answer from some other process on the port is no
+                # proof: ours must still be running (bind failed?)
+                time.sleep(0.2)
+                if self.proc.poll() is None:
+                    return
+                break
             except Exception:
                 time.sleep(0.1)
         raise RuntimeError("%s did not start; its log:\n%s" % (
@@ -312,6 +318,8 @@ def setup(a, work):
     zone, queries = zones.bench_zone(a.names)
     nsd_port = free_port(a.port_base)
     zone.lines = [l.replace("BENCH_ADDR", "127.0.0.1") for l in zone.lines]
+    # any number of distinct names for --memory: <anything>.w.bench.tld1.
+    zone.lines.append("*.w A 10.255.0.1")
     inst = tn_nsd.NsdInstance("nsd", os.path.join(work, "nsd"),
                               "127.0.0.1", nsd_port, [zone])
     inst.write()
@@ -488,9 +496,11 @@ def callgrind_total(path):
 def run_callgrind(a, work, nsd_port, qfile, hints):
     def wrap(label):
         return ["valgrind", "--tool=callgrind", "--vgdb=yes",
+                "--compress-strings=no", "--compress-pos=no",
                 "--callgrind-out-file=%s/cg-%s.out" % (work, label)]
     servers = make_servers(a, work, nsd_port, hints, trivial=False,
                            wrap=wrap)
+    servers = [s for s in servers if not a.only or s.label in a.only]
     rows = []
     for s in servers:
         s.start(timeout=120)
@@ -510,6 +520,9 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
         tot = sum(callgrind_total(f) or 0 for f in dumps)
         n = r["completed"]
+        if a.keep:
+            subprocess.run(["cp", dumps[-1], os.path.join(
+                work, "cg-%s.keep" % s.label)], check=False)
         print("callgrind %-8s %d queries answered (%d sent), %d Ir in "
               "the dump (%s): %.0f Ir/query" % (
                   s.label, n, r["sent"], tot, ", ".join(
@@ -520,7 +533,95 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     table("callgrind: user-space instructions per cache-hit query "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
           "-Q %d)" % (a.cg_runs, a.names, a.cg_rate),
-          ["ours", "unbound"], [("Ir/query", rows, 0)], [(0, 1)])
+          [s.label for s in servers], [("Ir/query", rows, 0)],
+          [(0, 1)] if len(servers) == 2 else [])
+
+
+# -- memory ----------------------------------------------------------------
+def vm_rss_kb(pid):
+    """VmRSS of pid in KiB (0 if it is gone)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_memory(a, work, nsd_port, hints):
+    """N distinct names (the bench zone's wildcard) through each resolver
+    with the configured cache sizes; VmRSS sampled over the run."""
+    qfile = os.path.join(work, "memory-queries.txt")
+    with open(qfile, "w") as f:
+        for i in range(a.memory):
+            f.write("m%d.w.%s A\n" % (i, BENCH_ZONE))
+    servers = [s for s in make_servers(a, work, nsd_port, hints,
+                                       trivial=False)
+               if not a.only or s.label in a.only]
+    rows = {}
+    for s in servers:
+        s.start()
+        time.sleep(0.5)
+        base = vm_rss_kb(s.pid)
+        out = os.path.join(work, "memory-%s.txt" % s.label)
+        cmd = ["taskset", "-c", a.client_cpus, "dnsperf", "-s", "127.0.0.1",
+               "-p", str(s.port), "-d", qfile, "-n", "1", "-c", "8",
+               "-q", str(a.outstanding), "-t", "5", "-Q", str(a.mem_rate)]
+        p = subprocess.Popen(cmd, stdout=open(out, "w"),
+                             stderr=subprocess.STDOUT)
+        CLIENTS.append(p)
+        peak, samples, t0 = base, [], time.time()
+        try:
+            while p.poll() is None:
+                rss = vm_rss_kb(s.pid)
+                peak = max(peak, rss)
+                samples.append((time.time() - t0, rss))
+                time.sleep(a.mem_interval)
+        finally:
+            CLIENTS.remove(p)
+        p.wait()
+        time.sleep(1)
+        end = vm_rss_kb(s.pid)
+        peak = max(peak, end)
+        r = parse_dnsperf(out, False)
+        rows[s.label] = (base, peak, end, r)
+        print("memory %-8s %d names: %d answered (%.2f%% NOERROR, lost "
+              "%.2f%%) in %.0f s; VmRSS start %d KiB, peak %d KiB, end %d "
+              "KiB" % (s.label, a.memory, r["completed"], r["noerror_pct"],
+                       r["lost_pct"], time.time() - t0, base, peak, end))
+        for k in range(0, len(samples), max(1, len(samples) // 10)):
+            print("   t=%5.1fs VmRSS %d KiB" % samples[k])
+        sys.stdout.flush()
+        s.stop()
+    cols = [s.label for s in servers]
+    mib = 1024.0
+    table("memory: %d distinct names, msg-cache-size %s, rrset-cache-size "
+          "%s, dnsperf -Q %d (VmRSS from /proc/PID/status every %.1f s)" % (
+              a.memory, a.msg_cache, a.rrset_cache, a.mem_rate,
+              a.mem_interval),
+          cols, [
+              ("queries answered", [rows[c][3]["completed"] for c in cols],
+               0),
+              ("VmRSS at start, MiB", [rows[c][0] / mib for c in cols], 1),
+              ("VmRSS peak, MiB", [rows[c][1] / mib for c in cols], 1),
+              ("VmRSS at end, MiB", [rows[c][2] / mib for c in cols], 1),
+              ("peak - start, MiB", [(rows[c][1] - rows[c][0]) / mib
+                                     for c in cols], 1),
+              ("configured caches, MiB", [cache_mib(a) for c in cols], 1)],
+          [(0, 1)] if len(cols) == 2 else [])
+
+
+def size_bytes(v):
+    """unbound.conf memory size: 4m, 512k, 1g or bytes."""
+    v = v.strip().lower()
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(v[-1:], 1)
+    return int(v.rstrip("kmgb") or 0) * mult
+
+
+def cache_mib(a):
+    return (size_bytes(a.msg_cache) + size_bytes(a.rrset_cache)) / 1048576.0
 
 
 def main(argv=None):
@@ -540,6 +641,23 @@ def main(argv=None):
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-runs", type=int, default=2)
     ap.add_argument("--cg-rate", type=int, default=2000)
+    ap.add_argument("--only", action="append", default=[],
+                    choices=["ours", "unbound"],
+                    help="--callgrind, --memory: only this server "
+                    "(repeatable)")
+    ap.add_argument("--memory", type=int, nargs="?", const=1000000,
+                    default=0, metavar="N",
+                    help="query N distinct names (default 1000000) and "
+                    "report VmRSS against the cache sizes")
+    ap.add_argument("--msg-cache", default=None,
+                    help="msg-cache-size (default 256m; 4m with --memory)")
+    ap.add_argument("--rrset-cache", default=None,
+                    help="rrset-cache-size (default 256m; 8m with "
+                    "--memory)")
+    ap.add_argument("--mem-rate", type=int, default=5000,
+                    help="--memory: dnsperf -Q")
+    ap.add_argument("--mem-interval", type=float, default=0.2,
+                    help="--memory: seconds between VmRSS samples")
     ap.add_argument("--warm-rate", type=int, default=20000)
     ap.add_argument("--no-p99", action="store_true",
                     help="skip the latency run (p99 then n/a)")
@@ -561,6 +679,10 @@ def main(argv=None):
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
     a = ap.parse_args(argv)
+    if a.msg_cache is None:
+        a.msg_cache = "4m" if a.memory else "256m"
+    if a.rrset_cache is None:
+        a.rrset_cache = "8m" if a.memory else "256m"
     for k in ("ours", "ref", "trivial", "connrate"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     signal.signal(signal.SIGTERM, on_signal)
@@ -572,7 +694,9 @@ def main(argv=None):
         os.cpu_count(), cpu_model(), a.server_cpus, a.client_cpus, work))
     try:
         nsd_port, qfile, hints = setup(a, work)
-        if a.callgrind:
+        if a.memory:
+            run_memory(a, work, nsd_port, hints)
+        elif a.callgrind:
             run_callgrind(a, work, nsd_port, qfile, hints)
         elif a.conn_rate:
             run_connrate(a, work, nsd_port, qfile, hints)

@@ -155,7 +155,8 @@ static void rotate_sets(const struct msg_entry* m, uint8_t* out, size_t len,
 /* The reply to qi from entry m, aged by age seconds; or, with
  * fixed_ttl >= 0 (an expired entry served), every TTL set to it.
  * rotate: rrset-roundrobin with offset rot. */
-static size_t reply_from(const struct msg_entry* m,
+static inline __attribute__((always_inline)) size_t reply_from(
+	const struct msg_entry* m,
 	const struct query_info* qi, uint32_t age, int64_t fixed_ttl,
 	uint8_t* out, size_t limit, uint16_t edns_size, int rotate,
 	uint32_t rot)
@@ -180,7 +181,7 @@ static size_t reply_from(const struct msg_entry* m,
 		flags &= (uint16_t)~FLAG_AD;
 	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	/* same name, same length: only the case differs */
-	memcpy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
+	dname_copy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
 	if(fixed_ttl >= 0) {
 		for(i = 0; i < nttl; i++)
 			msg_wr32(out + m->ttl_off[i], (uint32_t)fixed_ttl);
@@ -228,20 +229,19 @@ static int servable_expired(const struct msg_entry* m, time_t now,
 	return pol->expired_ttl == 0 || past < (time_t)pol->expired_ttl;
 }
 
-size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
-	uint32_t hash, time_t now, uint8_t* out, size_t limit,
-	uint16_t edns_size, const struct msg_serve_policy* pol,
-	enum msg_hit* hit)
+/* The hit path once the key is made: lookup, reply, release (inlined
+ * into both callers: the call cost more than its argument shuffling
+ * saved). */
+static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* key, size_t keylen, time_t now,
+	uint8_t* out, size_t limit, uint16_t edns_size,
+	const struct msg_serve_policy* pol, enum msg_hit* hit)
 {
-	uint8_t key[MSG_KEY_BUF];
 	struct msg_entry* m;
 	size_t n = 0;
 	uint32_t age;
-	if(qi->qname_len == 0)
-		return 0;
 	m = (struct msg_entry*)lruhash_lookup(c->table, hash, key,
-		msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
-		qi->qclass, msg_key_flags(qi)));
+		(uint16_t)keylen);
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
@@ -261,6 +261,40 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	}
 	lruhash_release(c->table, &m->lh);
 	return n;
+}
+
+size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size, const struct msg_serve_policy* pol,
+	enum msg_hit* hit)
+{
+	uint8_t key[MSG_KEY_BUF];
+	size_t kl;
+	if(qi->qname_len == 0)
+		return 0;
+	kl = msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, msg_key_flags(qi));
+	return answer_key(c, qi, hash, key, kl, now, out, limit, edns_size,
+		pol, hit);
+}
+
+size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
+	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
+	const struct msg_serve_policy* pol, enum msg_hit* hit)
+{
+	uint8_t key[MSG_KEY_BUF];
+	uint8_t kf = msg_key_flags(qi);
+	size_t kl;
+	uint32_t hash;
+	if(qi->qname_len == 0)
+		return 0;
+	/* the name is lowercased once, for the key; the hash reads it */
+	kl = msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, kf);
+	hash = msg_key_hash_of(c->seed, key, qi->qname_len, qi->qtype,
+		qi->qclass, kf, 0);
+	return answer_key(c, qi, hash, key, kl, now, out, limit, edns_size,
+		pol, hit);
 }
 
 struct msg_entry* msg_cache_lookup(struct msg_cache* c,

@@ -129,6 +129,12 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	uint16_t edns_size, const struct msg_serve_policy* pol,
 	enum msg_hit* hit);
 
+/* msg_cache_answer_ex that computes the hash itself, from the key it
+ * makes anyway (one lowercasing pass instead of two): the hit path. */
+size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
+	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
+	const struct msg_serve_policy* pol, enum msg_hit* hit);
+
 /* Store reply (a complete wire reply to qi, as msgencode builds it) for
  * qi's key. Parsed once here: the question must match qi; TC must be
  * clear; an OPT record is dropped (it must be the last record); owner

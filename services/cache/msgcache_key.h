@@ -63,26 +63,26 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 		w = msg_lower8(w);
 		memcpy(key + i, &w, 8);
 	}
-	msg_wr16(key + qlen, qtype);
-	msg_wr16(key + qlen + 2, qclass);
+	msg_wr32(key + qlen, (uint32_t)qtype << 16 | qclass);
 	key[qlen + 4] = kf;
 	return qlen + 5;
 }
 
-/* The hash of the key msg_key_make would make, without making it: the
- * lowercased qname a word at a time (bytes past the name masked off),
+/* The hash of a key; lower says whether qname still needs lowercasing
+ * (a key msg_key_make made is lowercase already: the same hash without
+ * redoing it). The name a word at a time (bytes past it masked off),
  * then the rest of the key. qname must be readable as msg_key_make
  * says. The final multiply spreads entropy into the top bits, which
  * pick the slab. */
-static inline uint32_t msg_key_hash(uint32_t seed, const uint8_t* qname,
-	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf)
+static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
+	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf, int lower)
 {
 	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
 	uint64_t h = seed, w;
 	size_t i;
 	for(i = 0; i + 8 <= qlen; i += 8) {
 		memcpy(&w, qname + i, 8);
-		h = (h ^ msg_lower8(w)) * mul;
+		h = (h ^ (lower ? msg_lower8(w) : w)) * mul;
 		h ^= h >> 29;
 	}
 	if(i < qlen) {
@@ -93,13 +93,20 @@ static inline uint32_t msg_key_hash(uint32_t seed, const uint8_t* qname,
 #else
 		w = w >> garbage << garbage;
 #endif
-		h = (h ^ msg_lower8(w)) * mul;
+		h = (h ^ (lower ? msg_lower8(w) : w)) * mul;
 	}
 	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^
 		((uint64_t)kf << 16) ^ qlen;
 	h *= 0xBF58476D1CE4E5B9ULL;
 	h ^= h >> 31;
 	return (uint32_t)(h >> 32);
+}
+
+/* The hash of the key msg_key_make would make, without making it. */
+static inline uint32_t msg_key_hash(uint32_t seed, const uint8_t* qname,
+	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf)
+{
+	return msg_key_hash_of(seed, qname, qlen, qtype, qclass, kf, 1);
 }
 
 #endif

@@ -98,6 +98,27 @@ def test_idle_timeout_closes(unbound):
         assert time.time() - start < 8 * SLOW
 
 
+def test_idle_timeout_restarts_on_activity(unbound):
+    """Each answered query restarts the idle timeout (the timer is
+    re-armed lazily, when it fires): a connection used every 2 s with a
+    3 s timeout stays open past 3 s from its first query, then closes
+    once it is left idle."""
+    unbound.start(LOCAL + "\ntcp-idle-timeout: 3000")
+    with unbound.tcp_connect(timeout=10 * SLOW) as s:
+        for qid in (1, 2, 3):
+            s.sendall(tcp_frame(query_wire(1, qid)))
+            assert read_reply(s).id == qid
+            if qid < 3:
+                time.sleep(2.0)
+        start = time.time()
+        try:
+            data = s.recv(100)
+        except ConnectionResetError:
+            data = b""
+        assert data == b"", "server sent data instead of closing"
+        assert time.time() - start < 10 * SLOW
+
+
 def test_idle_timeout_never_sent(unbound):
     """A connection that never sends anything is closed too. Real Unbound
     closes it after tcp-idle-timeout; with TCP_DEFER_ACCEPT the kernel

@@ -334,18 +334,19 @@ static void* hammer(void* p)
 	return NULL;
 }
 
-static void test_threads(void** state)
+/* nthreads hammering a table of nslabs slabs: lookups see only whole
+ * entries, the bound holds, every entry is freed once. */
+static void run_threads(size_t nslabs, int nthreads)
 {
 	struct counters c = {0, 0};
 	/* about 1500 entries fit: constant eviction */
-	struct lruhash* h = lruhash_create(4, 160000, tdel, &c);
-	pthread_t th[4];
-	struct thr_arg a[4];
+	struct lruhash* h = lruhash_create(nslabs, 160000, tdel, &c);
+	pthread_t th[8];
+	struct thr_arg a[8];
 	atomic_int stop = 0;
 	long lookups = 0, hits = 0;
 	int i;
-	(void)state;
-	for(i = 0; i < 4; i++) {
+	for(i = 0; i < nthreads; i++) {
 		a[i].h = h;
 		a[i].c = &c;
 		a[i].seed = (unsigned)i * 7919u + 1;
@@ -355,7 +356,7 @@ static void test_threads(void** state)
 	}
 	sleep(2);
 	atomic_store(&stop, 1);
-	for(i = 0; i < 4; i++) {
+	for(i = 0; i < nthreads; i++) {
 		pthread_join(th[i], NULL);
 		lookups += a[i].lookups;
 		hits += a[i].hits;
@@ -368,6 +369,20 @@ static void test_threads(void** state)
 	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
 }
 
+static void test_threads(void** state)
+{
+	(void)state;
+	run_threads(4, 4);
+}
+
+/* All threads on one slab lock, more threads than CPUs: the lock's
+ * contended path (spin, then sleep in the kernel and be woken). */
+static void test_threads_one_slab(void** state)
+{
+	(void)state;
+	run_threads(1, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_threads_one_slab),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,7 @@
  * caches).
  *
  * The table is split into N slabs (a power of two), chosen by the top
- * bits of the hash; each slab has its own lock (an adaptive mutex, held
+ * bits of the hash; each slab has its own lock (a futex mutex, held
  * for a few pointer operations only), buckets, LRU list and byte count,
  * and evicts from its LRU tail on insert until it is under its share
  * (maxmem / N) of the bound. Keys are byte strings compared
