@@ -20,6 +20,7 @@ loopback (testdata/testnet/loopback_guard.py). The built-in hints are
 tested in a network namespace that has only lo (test_builtin_hints.py).
 """
 import os
+import random
 import re
 import signal
 import socket
@@ -89,30 +90,37 @@ HAVE_IPV6 = have_ipv6()
 needs_ipv6 = pytest.mark.skipif(not HAVE_IPV6, reason="::1 not available")
 
 
+def _ephemeral_low():
+    """The lowest port the kernel hands out for bind(0) and connect()."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(ipv6=False):
-    """A port free for both UDP and TCP on 127.0.0.1 (and ::1): bind TCP
-    to port 0, then check the others can bind the same number."""
+    """A port free for both UDP and TCP on 127.0.0.1 (and ::1), picked at
+    random below the kernel's ephemeral range: a port from bind(0) can be
+    taken by any outgoing connection between this check and the daemon's
+    bind (seen once as "Address already in use" in a sanitizer run)."""
+    high = min(_ephemeral_low(), 65536) - 1
+    low = 10000 if high > 12000 else 1024
     for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-            t.bind(("127.0.0.1", 0))
-            port = t.getsockname()[1]
-            if port < 1024:
-                continue
-            ok = True
-            families = [(socket.AF_INET, "127.0.0.1")]
-            if ipv6:
-                families.append((socket.AF_INET6, "::1"))
-            for fam, addr in families:
-                for typ in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
-                    if fam == socket.AF_INET and typ == socket.SOCK_STREAM:
-                        continue
-                    try:
-                        with socket.socket(fam, typ) as s:
-                            s.bind((addr, port))
-                    except OSError:
-                        ok = False
-            if ok:
-                return port
+        port = random.randint(low, high)
+        ok = True
+        families = [(socket.AF_INET, "127.0.0.1")]
+        if ipv6:
+            families.append((socket.AF_INET6, "::1"))
+        for fam, addr in families:
+            for typ in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+                try:
+                    with socket.socket(fam, typ) as s:
+                        s.bind((addr, port))
+                except OSError:
+                    ok = False
+        if ok:
+            return port
     raise RuntimeError("no free port found")
 
 
