@@ -285,9 +285,12 @@ static int tolower_ascii(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* Canonical order of wire names: label by label from the root, each
- * label compared lowercased, a shorter label (or name) first. */
-int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
+/* Both name orders below: label by label from the root, each label
+ * compared by lowercased bytes; len_first: a shorter label sorts first
+ * before its bytes are looked at (Unbound's trees), else only when one
+ * label is a prefix of the other (RFC 4034 canonical order). A name with
+ * fewer labels sorts first. */
+static int label_order(const uint8_t* a, const uint8_t* b, int len_first)
 {
 	const uint8_t* la[LDNS_MAX_DOMAINLEN], *lb[LDNS_MAX_DOMAINLEN];
 	int na = 0, nb = 0;
@@ -298,6 +301,8 @@ int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
 	while(na > 0 && nb > 0) {
 		const uint8_t* x = la[--na], *y = lb[--nb];
 		int i, n = x[0] < y[0] ? x[0] : y[0];
+		if(len_first && x[0] != y[0])
+			return x[0] < y[0] ? -1 : 1;
 		for(i = 1; i <= n; i++) {
 			int cx = tolower_ascii(x[i]), cy = tolower_ascii(y[i]);
 			if(cx != cy)
@@ -309,28 +314,14 @@ int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
 	return na == nb ? 0 : na < nb ? -1 : 1;
 }
 
-/* Unbound's order of names in its trees (dname_lab_cmp): from the root,
- * the first label that differs decides, a shorter label first, then
- * by lowercased bytes; a name with fewer labels first. Not RFC 4034
+int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
+{
+	return label_order(a, b, 0);
+}
+
+/* Unbound's order of names in its trees (dname_lab_cmp); not RFC 4034
  * canonical order ("org." sorts before "arpa."). */
 int dname_tree_compare(const uint8_t* a, const uint8_t* b)
 {
-	const uint8_t* la[LDNS_MAX_DOMAINLEN], *lb[LDNS_MAX_DOMAINLEN];
-	int na = 0, nb = 0;
-	for(; *a; a += *a + 1)
-		la[na++] = a;
-	for(; *b; b += *b + 1)
-		lb[nb++] = b;
-	while(na > 0 && nb > 0) {
-		const uint8_t* x = la[--na], *y = lb[--nb];
-		int i;
-		if(x[0] != y[0])
-			return x[0] < y[0] ? -1 : 1;
-		for(i = 1; i <= x[0]; i++) {
-			int cx = tolower_ascii(x[i]), cy = tolower_ascii(y[i]);
-			if(cx != cy)
-				return cx < cy ? -1 : 1;
-		}
-	}
-	return na == nb ? 0 : na < nb ? -1 : 1;
+	return label_order(a, b, 1);
 }
