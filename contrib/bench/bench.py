@@ -40,6 +40,7 @@ BENCH_ZONE = "bench.tld1."
 NOWHERE = "127.0.0.254"      # the only root server in the root hints
 STARTED = []                 # (pidfile, Popen) of everything we started
 CLIENTS = []                 # the client (dnsperf, connrate) running now
+CONTROL = "/usr/sbin/unbound-control"   # Debian's client: talks to both
 
 
 def run_client(cmd, stdout):
@@ -143,8 +144,10 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   name: "{zone}"
   stub-addr: 127.0.0.1@{nsd_port}
 remote-control:
-  control-enable: no
+  control-enable: yes
+  control-interface: "{ctl}"
 """.format(port=port, threads=a.threads, reuseport=a.reuseport,
+           ctl=path + ".ctl",
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
            msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
            extra="".join("  %s\n" % line for line in a.conf_line))
@@ -154,7 +157,26 @@ remote-control:
     loopback_guard.check(path)
 
 
+def thread_queries(conf):
+    """thread N -> num.queries, from the daemon's own statistics
+    (unbound-control stats_noreset over the unix socket in conf); {} when
+    they cannot be read."""
+    try:
+        r = subprocess.run([CONTROL, "-c", conf, "stats_noreset"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    out = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"thread(\d+)\.num\.queries=(\d+)$", line)
+        if m:
+            out[int(m.group(1))] = int(m.group(2))
+    return out
+
+
 class Server:
+    conf = None     # the resolvers' unbound.conf (not the trivial one)
+
     def __init__(self, label, args, port, workdir):
         self.label = label
         self.args = args
@@ -351,6 +373,7 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
                                                         if wrap else []) + \
             [binary, "-d", "-c", conf]
         servers.append(Server(label, args, port, work))
+        servers[-1].conf = conf
     if trivial:
         port = free_port(port + 1)
         servers.append(Server("trivial", ["taskset", "-c", a.server_cpus,
@@ -378,6 +401,7 @@ def run_qps(a, work, nsd_port, qfile, hints):
             s.label, s.pid, s.port, " ".join(s.args)))
     for s in servers[:2]:
         warm(a, s, qfile, work)
+    before = {s.label: thread_queries(s.conf) for s in servers[:2]}
     res = {s.label: [] for s in servers}
     for rnd in range(a.rounds):
         for s in servers:
@@ -431,8 +455,14 @@ def run_qps(a, work, nsd_port, qfile, hints):
             s.label, ", ".join("%s %.1fs (%.0f%%)" % (k, v / CLK,
                                                       100.0 * v / all_t)
                                for k, v in sorted(tot.items()) if v)))
-    print("(per-thread split from the daemon's own statistics comes with "
-          "the remote-control work)")
+        after = thread_queries(s.conf)
+        got = {t: n - before[s.label].get(t, 0) for t, n in after.items()}
+        total = sum(got.values()) or 1
+        print("per-thread queries, %s (rounds only, its stats_noreset): %s" % (
+            s.label, ", ".join("thread%d %d (%.0f%%)" % (t, n, 100.0 * n /
+                                                       total)
+                               for t, n in sorted(got.items()))
+            if got else "statistics not readable"))
     for s in servers:
         s.stop()
 
