@@ -429,12 +429,15 @@ static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	return 2;
 }
 
-/* use-caps-for-id: a random case for every letter of the qname. */
+/* use-caps-for-id: a random case for every letter of the qname. An
+ * all-lowercase draw is redrawn as one capital at a random letter: a
+ * server that does not echo the case (or a forger who lowercases) is
+ * then always noticed, at a cost of one of 2^letters patterns. */
 static void perturb_qname(struct outnet_query* q)
 {
 	uint8_t* p = q->pkt + LDNS_HEADER_SIZE;
 	uint32_t bits = 0;
-	int left = 0;
+	int left = 0, letters = 0, upper = 0;
 	size_t i;
 	for(i = 0; i < q->qname_len; i++) {
 		uint8_t c = p[i];
@@ -445,8 +448,20 @@ static void perturb_qname(struct outnet_query* q)
 			left = 32;
 		}
 		p[i] = (bits & 1) ? (uint8_t)(c | 0x20) : (uint8_t)(c & ~0x20);
+		upper += !(bits & 1);
+		letters++;
 		bits >>= 1;
 		left--;
+	}
+	if(letters == 0 || upper > 0)
+		return;
+	letters = (int)ub_random_max(q->o->rnd, (uint32_t)letters);
+	for(i = 0; i < q->qname_len; i++) {
+		uint8_t c = p[i];
+		if(c >= 'a' && c <= 'z' && letters-- == 0) {
+			p[i] = (uint8_t)(c & ~0x20);
+			return;
+		}
 	}
 }
 

@@ -616,6 +616,30 @@ static void test_caps(void** state)
 	teardown_net();
 }
 
+/* use-caps-for-id never sends a name without a capital: a one-letter
+ * name goes out as "A." every time (an all-lowercase draw would let a
+ * lowercasing server or forger pass unnoticed) */
+static void test_caps_never_all_lowercase(void** state)
+{
+	struct result r;
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 4, 376);
+	qname_len = dname_from_str("a.", qname_wire);
+	for(i = 0; i < 64; i++) {
+		memset(&r, 0, sizeof(r));
+		q = request();
+		q.caps = 1;
+		assert_non_null(outnet_send(outnet, &q, cb, &r));
+		run_until(&r.done, 1, 2000);
+		assert_int_equal(r.res, OUTNET_REPLY);
+		assert_int_equal(R.last_qname[1], 'A');
+	}
+	assert_int_equal(outnet_get_stats(outnet)->capsfail, 0);
+	teardown_net();
+}
+
 /* a reply from another port: the connected socket never sees it; an
  * unconnected one sees it and rejects it by address */
 static void test_other_port(void** state)
@@ -1060,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_wrong_replies),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_caps_never_all_lowercase),
 		cmocka_unit_test(test_other_port),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_late),
