@@ -267,7 +267,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("log-tag-queryreply", CT_YESNO, "no"),
 	SRV("hide-http-user-agent", CT_YESNO, "no"),
 	SRV("http-user-agent", CT_STR, ""),
-	SRV("harden-short-bufsize", CT_YESNO, "yes"),
+	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),
 	USE("harden-large-queries", CL_SERVER, CT_YESNO,
 		F(harden_large_queries), "no"),
 	SRV("harden-algo-downgrade", CT_YESNO, "no"),
