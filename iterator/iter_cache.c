@@ -260,6 +260,22 @@ int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 		RRSET_TRUST_ANSWER);
 }
 
+int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
+	uint16_t qclass, time_t now, ldns_rr_list* list)
+{
+	static const uint16_t types[] = { TYPE_A, TYPE_AAAA, TYPE_MX,
+		TYPE_SOA, TYPE_NS, TYPE_DNAME };
+	size_t i;
+	int n = 0;
+	if(cache_rrs(c, name, TYPE_CNAME, qclass, now, list,
+		RRSET_TRUST_ANSWER))
+		return 1;
+	for(i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		n += cache_rrs(c, name, types[i], qclass, now, list,
+			RRSET_TRUST_ANSWER);
+	return n;
+}
+
 void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
 	uint16_t qclass, time_t now, ldns_rr_list* list)
 {

@@ -41,6 +41,14 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
 
+/* A question of type ANY answered from the RRset cache, as Unbound 1.17
+ * (services/cache/dns.c): a cached CNAME at name alone; else the RRsets
+ * of name of the types A, AAAA, MX, SOA, NS and DNAME that came from an
+ * answer section (not glue or authority), in that order. Appended to
+ * list; returns how many RRsets (0: nothing usable, ask upstream). */
+int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
+	uint16_t qclass, time_t now, ldns_rr_list* list);
+
 /* The message cache's entry for (qname, qtype, qclass, no CD/DO), as
  * records: *rcode, the answer section appended to answer, the SOA of
  * the authority section as a new list in *authority (NULL if none).

@@ -228,6 +228,17 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		iter_done(iq, RCODE_NOERROR);
 		return -1;
 	}
+	if(iq->qtype == TYPE_ANY) {
+		/* from the RRsets cached at the name, as Unbound; such an
+		 * answer is made anew each time, not kept as a message */
+		if(!iter_cache_any(env->rrset_cache, iq->sname, iq->qclass,
+			now, iq->answer))
+			goto delegation;
+		env->stats.cache_answers++;
+		iq->from_rrset_cache = 1;
+		iter_done(iq, RCODE_NOERROR);
+		return -1;
+	}
 	if(iq->qtype != TYPE_CNAME) {
 		ldns_rr_list* tmp = ldns_rr_list_new();
 		uint8_t t[LDNS_MAX_DOMAINLEN + 1];

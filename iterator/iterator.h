@@ -167,6 +167,9 @@ struct iter_qstate {
 	struct delegpt* stub_primed;
 	int no_cache;       /* under a stub-no-cache / forward-no-cache
 	                     * zone: no cache lookups, nothing stored */
+	int from_rrset_cache; /* an ANY answer made from the RRset cache:
+	                     * not stored in the message cache (Unbound
+	                     * makes it anew for every ask) */
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */

@@ -337,7 +337,8 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len;
-	if(!c || s->iq.no_cache || (s->iq.rcode != RCODE_NOERROR &&
+	if(!c || s->iq.no_cache || s->iq.from_rrset_cache ||
+		(s->iq.rcode != RCODE_NOERROR &&
 		s->iq.rcode != RCODE_NXDOMAIN))
 		return 0;
 	memset(&qi, 0, sizeof(qi));

@@ -169,6 +169,52 @@ static void test_answer_needs_answer_trust(void** state)
 	rrset_cache_delete(c);
 }
 
+/* ANY from the RRset cache (Unbound's fill_any): the fixed types in
+ * their order, answer trust only, TXT never, a CNAME alone. */
+static void test_any_from_cache(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. 300 TXT \"t\"",
+		"A www.example.tld1. 300 AAAA 2001:db8::10",
+		"A www.example.tld1. 300 A 192.0.2.10",
+		"A www.example.tld1. 300 MX 10 mail.example.tld1.",
+		"A alias.example.tld1. 300 CNAME www.example.tld1.",
+		"A alias.example.tld1. 300 A 192.0.2.11",
+		"N example.tld1. NS ns1.example.tld1.",
+		"D ns1.example.tld1. A 192.0.2.1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	ldns_rr_list* l = ldns_rr_list_new();
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	assert_int_equal(iter_cache_any(c, W("www.example.tld1."), CLASS_IN,
+		1100, l), 3);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 3);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 0)),
+		LDNS_RR_TYPE_A);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 1)),
+		LDNS_RR_TYPE_AAAA);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 2)),
+		LDNS_RR_TYPE_MX);
+	ldns_rr_list_deep_free(l);
+	l = ldns_rr_list_new();
+	assert_int_equal(iter_cache_any(c, W("alias.example.tld1."),
+		CLASS_IN, 1100, l), 1);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 0)),
+		LDNS_RR_TYPE_CNAME);
+	/* authority NS and glue are no answers */
+	assert_int_equal(iter_cache_any(c, W("example.tld1."), CLASS_IN,
+		1100, l), 0);
+	assert_int_equal(iter_cache_any(c, W("ns1.example.tld1."), CLASS_IN,
+		1100, l), 0);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	ldns_rr_list_deep_free(l);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
 static int count_set(void* arg, const struct packed_rrset* set)
 {
 	int* n = arg;
@@ -203,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_delegation_from_cache),
 		cmocka_unit_test(test_answer_needs_answer_trust),
 		cmocka_unit_test(test_rrsets_grouped),
+		cmocka_unit_test(test_any_from_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
