@@ -58,6 +58,17 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
 	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);
 
+/* harden-below-nxdomain (RFC 8020, as Unbound 1.17): is a name above
+ * sname (up to the root) a DNSSEC-secure NXDOMAIN in the message cache,
+ * for qtype or, with qname minimisation (qmin), type A? Then 1, with
+ * that answer's authority section (SOA, denial proofs) as a new list in
+ * *authority: sname does not exist either. Unsigned or unchecked
+ * NXDOMAINs do not count (old servers give NXDOMAIN for empty
+ * non-terminals); until there is a validator, none is secure. */
+int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
+	uint16_t qtype, uint16_t qclass, int qmin, time_t now,
+	ldns_rr_list** authority);
+
 /* Append the cached A/AAAA RRsets (any trust) of the names in the NS
  * records of ns to list: the additional section of an NS answer. */
 void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
