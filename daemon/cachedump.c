@@ -323,8 +323,8 @@ static void print_msg(struct strbuf* b, const struct msg_entry* m,
 		count[sets[k].section]++;
 	strbuf_printf(b, "msg %s %s %s %d %d %u %d %u %u %u\n", nm, c, t,
 		(int)m->flags, 1, (unsigned)(m->ttl - (now > m->stored ?
-		(uint32_t)(now - m->stored) : 0)), 0, count[0], count[1],
-		count[2]);
+		(uint32_t)(now - m->stored) : 0)), (int)m->security, count[0],
+		count[1], count[2]);
 	for(k = 0; k < m->num_sets; k++) {
 		char on[1100];
 		if(!name_str(sets[k].owner, on, sizeof(on))) {

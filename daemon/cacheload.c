@@ -323,7 +323,7 @@ static void put16(uint8_t* p, uint16_t v)
 
 /* Make the reply from the RRsets found and store it. */
 static void store_msg(struct loader* l, const struct query_info* qi,
-	unsigned flags, uint32_t ttl, struct rrset_entry** e,
+	unsigned flags, uint32_t ttl, int security, struct rrset_entry** e,
 	const unsigned* nsets)
 {
 	uint8_t* pkt = l->pkt;
@@ -365,8 +365,9 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 		}
 		put16(pkt + 6 + 2 * sec, counts[sec]);
 	}
-	if(msg_cache_store(l->mc, qi, msg_cache_hash(l->mc, qi), pkt, pos,
-		l->now))
+	/* the security status is kept, as Unbound's load_cache does */
+	if(msg_cache_store_sec(l->mc, qi, msg_cache_hash(l->mc, qi), pkt,
+		pos, l->now, security))
 		l->msgs++;
 }
 
@@ -432,7 +433,8 @@ static int load_msg(struct loader* l)
 	}
 	ok = 1;
 	if(l->apply && !bad && ttl > 0)
-		store_msg(l, &qi, (unsigned)flags, (uint32_t)ttl, e, nsets);
+		store_msg(l, &qi, (unsigned)flags, (uint32_t)ttl, (int)sec, e,
+			nsets);
 out:
 	for(i = 0; e && i < total; i++)
 		if(e[i])

@@ -44,6 +44,20 @@ static void log_query_line(const struct query_info* qi,
 	free(c);
 }
 
+/* The client's EDNS size as Unbound's worker takes it: under 512 it
+ * means 512 with harden-short-bufsize (the default), else it is
+ * honoured; over max-udp-size it is cut to that (UDP only). */
+static size_t edns_limit(const struct config_file* cfg,
+	const struct query_info* qi, int is_tcp)
+{
+	size_t lim = qi->edns_udp_size;
+	if(lim < 512 && cfg->harden_short_bufsize)
+		lim = 512;
+	if(!is_tcp && lim > cfg->max_udp_size)
+		lim = cfg->max_udp_size < 512 ? 512 : cfg->max_udp_size;
+	return lim;
+}
+
 /* The largest reply the client accepts, as Unbound computes it. */
 static size_t reply_limit(const struct config_file* cfg,
 	const struct query_info* qi, int is_tcp, size_t outcap)
@@ -53,14 +67,21 @@ static size_t reply_limit(const struct config_file* cfg,
 		lim = 65535;
 	else if(!qi->has_edns)
 		lim = 512;
-	else {
-		lim = qi->edns_udp_size < 512 ? 512 : qi->edns_udp_size;
-		if(lim > cfg->max_udp_size)
-			lim = cfg->max_udp_size;
-		if(lim < 512)
-			lim = 512;
-	}
+	else
+		lim = edns_limit(cfg, qi, is_tcp);
 	return lim > outcap ? outcap : lim;
+}
+
+/* Cold path: an EDNS size under the header's 12 bytes (only with
+ * harden-short-bufsize: no). Unbound answers the query's own header
+ * with QR, TC and SERVFAIL and no records. */
+static size_t too_small_reply(const struct query_info* qi, uint8_t* out)
+{
+	memcpy(out, qi->pkt, LDNS_HEADER_SIZE);
+	out[2] |= (uint8_t)((FLAG_QR | FLAG_TC) >> 8);
+	out[3] = (uint8_t)((out[3] & 0xf0) | RCODE_SERVFAIL);
+	memset(out + 4, 0, 8);
+	return LDNS_HEADER_SIZE;
 }
 
 static int qtype_is_meta(uint16_t t)
@@ -146,6 +167,9 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		return msg_error_reply(out, outcap, &qi, RCODE_BADVERS,
 			edns_size);
 
+	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
+		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)
+		return too_small_reply(&qi, out);
 	limit = reply_limit(cfg, &qi, is_tcp, outcap);
 	if(qi.qclass == CLASS_CH &&
 		chaos_answer(cfg, &qi, out, limit, edns_size, &n)) {

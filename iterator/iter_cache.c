@@ -260,6 +260,22 @@ int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 		RRSET_TRUST_ANSWER);
 }
 
+int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
+	uint16_t qclass, time_t now, ldns_rr_list* list)
+{
+	static const uint16_t types[] = { TYPE_A, TYPE_AAAA, TYPE_MX,
+		TYPE_SOA, TYPE_NS, TYPE_DNAME };
+	size_t i;
+	int n = 0;
+	if(cache_rrs(c, name, TYPE_CNAME, qclass, now, list,
+		RRSET_TRUST_ANSWER))
+		return 1;
+	for(i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		n += cache_rrs(c, name, types[i], qclass, now, list,
+			RRSET_TRUST_ANSWER);
+	return n;
+}
+
 void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
 	uint16_t qclass, time_t now, ldns_rr_list* list)
 {
@@ -325,30 +341,17 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	return ok;
 }
 
-int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
-	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
-	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
+/* A cached message as records: *rcode, its answer section appended to
+ * answer, its authority section (only the SOA when soa_only) as a new
+ * list in *authority (NULL if none). Returns 0 when unreadable. */
+static int entry_lists(const struct msg_entry* m, int soa_only, int* rcode,
+	ldns_rr_list* answer, ldns_rr_list** authority)
 {
-	struct query_info qi;
-	struct msg_entry* m;
 	ldns_pkt* p = NULL;
 	size_t i;
 	int ok = 1;
-	if(!c || qname_len == 0 || qname_len > LDNS_MAX_DOMAINLEN)
+	if(ldns_wire2pkt(&p, m->tmpl, m->len) != LDNS_STATUS_OK)
 		return 0;
-	memset(&qi, 0, sizeof(qi));
-	memcpy(qi.qname, qname, qname_len);
-	qi.qname_len = qname_len;
-	qi.qtype = qtype;
-	qi.qclass = qclass;
-	m = msg_cache_lookup(c, &qi, msg_cache_hash(c, &qi), now);
-	if(!m)
-		return 0;
-	if(ldns_wire2pkt(&p, m->tmpl, m->len) != LDNS_STATUS_OK) {
-		msg_cache_release(c, m);
-		return 0;
-	}
-	msg_cache_release(c, m);
 	*rcode = (int)ldns_pkt_get_rcode(p);
 	for(i = 0; ok && i < ldns_rr_list_rr_count(ldns_pkt_answer(p)); i++) {
 		ldns_rr* rr = ldns_rr_clone(ldns_rr_list_rr(
@@ -362,7 +365,7 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	for(i = 0; ok && i < ldns_rr_list_rr_count(ldns_pkt_authority(p));
 		i++) {
 		ldns_rr* rr = ldns_rr_list_rr(ldns_pkt_authority(p), i), *cl;
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA)
+		if(soa_only && ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA)
 			continue;
 		if(!*authority && !(*authority = ldns_rr_list_new()))
 			break;
@@ -372,4 +375,63 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	}
 	ldns_pkt_free(p);
 	return ok;
+}
+
+static struct msg_entry* msg_find(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now)
+{
+	struct query_info qi;
+	if(!c || qname_len == 0 || qname_len > LDNS_MAX_DOMAINLEN)
+		return NULL;
+	memset(&qi, 0, sizeof(qi));
+	memcpy(qi.qname, qname, qname_len);
+	qi.qname_len = qname_len;
+	qi.qtype = qtype;
+	qi.qclass = qclass;
+	return msg_cache_lookup(c, &qi, msg_cache_hash(c, &qi), now);
+}
+
+int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
+	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
+{
+	struct msg_entry* m = msg_find(c, qname, qname_len, qtype, qclass,
+		now);
+	int ok;
+	if(!m)
+		return 0;
+	ok = entry_lists(m, 1, rcode, answer, authority);
+	msg_cache_release(c, m);
+	return ok;
+}
+
+int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
+	uint16_t qtype, uint16_t qclass, int qmin, time_t now,
+	ldns_rr_list** authority)
+{
+	const uint8_t* n = sname;
+	*authority = NULL;
+	while(c && n[0] != 0) {
+		struct msg_entry* m;
+		n = dname_remove_label(n);
+		m = msg_find(c, n, dname_valid(n, LDNS_MAX_DOMAINLEN), qtype,
+			qclass, now);
+		/* qname minimisation asks the names above with type A */
+		if(!m && qtype != TYPE_A && qmin)
+			m = msg_find(c, n, dname_valid(n, LDNS_MAX_DOMAINLEN),
+				TYPE_A, qclass, now);
+		if(!m)
+			continue;
+		if((m->flags & 0xf) == RCODE_NXDOMAIN &&
+			m->security == MSG_SEC_SECURE) {
+			ldns_rr_list* an = ldns_rr_list_new();
+			int rcode = 0, ok = an && entry_lists(m, 0, &rcode, an,
+				authority);
+			ldns_rr_list_deep_free(an);
+			msg_cache_release(c, m);
+			return ok;
+		}
+		msg_cache_release(c, m);
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include "iterator/iter_util.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
+#include "iterator/iter_harden.h"
 #include "iterator/iter_scrub.h"
 #include "iterator/iter_caps.h"
 #include "iterator/iter_hints.h"
@@ -242,10 +243,12 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
-		store(env, iq, pkt);
+		if(iter_referral_store(env, iq, nsowner))
+			store(env, iq, pkt);
 		delegpt_log(VERB_ALGO, dp);
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
+		iter_referral_checks(env, iq, pkt);
 		return;
 	}
 	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl) {

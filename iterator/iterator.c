@@ -84,6 +84,18 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	return 1;
 }
 
+int iter_qstate_preset_dp(struct iter_qstate* iq, const struct delegpt* dp)
+{
+	struct delegpt* c;
+	if(!dp)
+		return 1;
+	if(!(c = delegpt_copy(dp)))
+		return 0;
+	iter_set_dp(iq, c, 0);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 void iter_qstate_clear(struct iter_qstate* iq)
 {
 	if(iq->outq) {
@@ -208,6 +220,30 @@ int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* Unbound's iter_dp_is_useless, for a delegation from the cache: no
+ * address for an enabled family, and every NS name needs glue (is in
+ * the zone), or the question is the address of one of them. Asking
+ * it would only go round in a dependency cycle. */
+static int dp_useless(const struct iter_env* env,
+	const struct iter_qstate* iq, const struct delegpt* dp)
+{
+	const struct delegpt_addr* a;
+	const struct delegpt_ns* ns;
+	for(a = dp->addrs; a; a = a->next)
+		if((a->addr.ss_family == AF_INET6) ? env->do_ip6 :
+			env->do_ip4)
+			return 0;
+	if(((iq->qtype == TYPE_A && env->do_ip4) ||
+		(iq->qtype == TYPE_AAAA && env->do_ip6)) &&
+		dname_subdomain_c(iq->sname, dp->name) &&
+		delegpt_find_ns(dp, iq->sname))
+		return 1;
+	for(ns = dp->nslist; ns; ns = ns->next)
+		if(!dname_subdomain_c(ns->name, dp->name))
+			return 0;
+	return 1;
+}
+
 /* The RRset cache before going out: the answer, a CNAME to follow, or a
  * delegation closer than the hint h. Returns 1 when iq moved on (done,
  * restarted, or dp set: run on), -1 when done or failed (stop), 0 to go
@@ -225,6 +261,17 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 			(iq->additional = ldns_rr_list_new()) != NULL))
 			iter_cache_ns_addrs(env->rrset_cache, iq->answer,
 				iq->qclass, now, iq->additional);
+		iter_done(iq, RCODE_NOERROR);
+		return -1;
+	}
+	if(iq->qtype == TYPE_ANY) {
+		/* from the RRsets cached at the name, as Unbound; such an
+		 * answer is made anew each time, not kept as a message */
+		if(!iter_cache_any(env->rrset_cache, iq->sname, iq->qclass,
+			now, iq->answer))
+			goto delegation;
+		env->stats.cache_answers++;
+		iq->cache_made = 1;
 		iter_done(iq, RCODE_NOERROR);
 		return -1;
 	}
@@ -251,6 +298,16 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 delegation:
 	dp = iter_cache_delegation(env->rrset_cache, start, iq->qclass,
 		dname_count_labels(h->dp->name), now);
+	while(dp && dp_useless(env, iq, dp)) {
+		/* as Unbound: go up one level, whose referral brings glue */
+		uint8_t up[LDNS_MAX_DOMAINLEN + 1];
+		delegpt_log(VERB_ALGO, dp);
+		memcpy(up, dp->name, dp->namelen);
+		delegpt_free(dp);
+		dp = iter_cache_delegation(env->rrset_cache,
+			dname_remove_label(up), iq->qclass,
+			dname_count_labels(h->dp->name), now);
+	}
 	if(!dp)
 		return 0;
 	env->stats.cache_delegations++;
@@ -301,6 +358,28 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* harden-below-nxdomain (RFC 8020): a name below a DNSSEC-secure
+ * NXDOMAIN in the message cache does not exist: NXDOMAIN with that
+ * answer's authority section, without asking (Unbound's
+ * dns_cache_lookup). Returns 1 when done so. */
+static int below_secure_nx(struct iter_env* env, struct iter_qstate* iq,
+	time_t now)
+{
+	ldns_rr_list* auth = NULL;
+	if(iq->is_priming || iq->refresh || iq->no_cache || !env->msg_cache ||
+		!env->cfg || !env->cfg->harden_below_nxdomain ||
+		!iter_below_secure_nx(env->msg_cache, iq->sname, iq->qtype,
+		iq->qclass, env->cfg->qname_minimisation, now, &auth))
+		return 0;
+	iter_log_name(VERB_ALGO, "below a secure NXDOMAIN:", iq->sname,
+		iq->qtype);
+	ldns_rr_list_deep_free(iq->authority);
+	iq->authority = auth;
+	iq->cache_made = 1;
+	iter_done(iq, RCODE_NXDOMAIN);
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -337,6 +416,8 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 	}
+	if(below_secure_nx(env, iq, now))
+		return 0;
 	if(!h) {
 		/* hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");

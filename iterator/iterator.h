@@ -27,7 +27,12 @@
  * are looked up too, per dependency depth; none from the last depth
  * on), stub-prime (the stub's NS set asked of its addresses once, then
  * from the RRset cache), stub-no-cache / forward-no-cache (no cache
- * lookups or stores for names under such a zone).
+ * lookups or stores for names under such a zone), harden-referral-path
+ * (iterator/iter_harden.h), harden-below-nxdomain (a name below a
+ * DNSSEC-secure NXDOMAIN in the message cache is NXDOMAIN at once). A
+ * cached delegation whose servers all need glue it lacks is passed
+ * over for the one above (Unbound's iter_dp_is_useless). ANY is
+ * answered from the RRsets cached at the name when there are some.
  *
  * Work limits (CAMP/NXNS): per client query a budget of upstream
  * queries and NS-name lookups shared by all its sub-queries, CNAME
@@ -167,6 +172,10 @@ struct iter_qstate {
 	struct delegpt* stub_primed;
 	int no_cache;       /* under a stub-no-cache / forward-no-cache
 	                     * zone: no cache lookups, nothing stored */
+	int cache_made;     /* an answer made from cached data (ANY from
+	                     * the RRset cache, below a secure NXDOMAIN):
+	                     * not stored in the message cache (Unbound
+	                     * makes it anew for every ask) */
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
@@ -204,6 +213,9 @@ struct iter_qstate {
 int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
 	int is_priming, int depth, struct iter_budget* budget);
+/* Start a new state at dp (copied; NULL: find the start as usual)
+ * instead of the cache and hints. Returns 0 on out of memory. */
+int iter_qstate_preset_dp(struct iter_qstate* iq, const struct delegpt* dp);
 /* Free what the state holds; cancels its upstream query. */
 void iter_qstate_clear(struct iter_qstate* iq);
 

@@ -6,6 +6,7 @@
 #include "services/mesh.h"
 #include "iterator/iterator.h"
 #include "iterator/delegpt.h"
+#include "iterator/iter_harden.h"
 #include "services/cache/msgcache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -58,6 +59,7 @@ struct mesh_state {
 	int list;                       /* LIST_NONE, _FOREVER, _JOSTLE */
 	struct mesh_state* jprev, *jnext;
 	int64_t start_ms;               /* monotonic, when it got a client */
+	int detached;                   /* mesh_new_detached made it */
 	struct iter_qstate iq;
 };
 
@@ -70,6 +72,7 @@ struct mesh_area {
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
 	size_t max_forever, num_forever;
+	size_t num_detached;            /* detached states in the table */
 	struct mesh_state* jostle_head, *jostle_tail;
 	struct mesh_state** table;
 	size_t tmask;
@@ -299,6 +302,8 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	}
 	if(s->replies)
 		m->num_client--;
+	if(s->detached)
+		m->num_detached--;
 	list_leave(m, s);
 	iter_qstate_clear(&s->iq);
 	m->num_states--;
@@ -337,7 +342,8 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len;
-	if(!c || s->iq.no_cache || (s->iq.rcode != RCODE_NOERROR &&
+	if(!c || s->iq.no_cache || s->iq.cache_made ||
+		(s->iq.rcode != RCODE_NOERROR &&
 		s->iq.rcode != RCODE_NXDOMAIN))
 		return 0;
 	memset(&qi, 0, sizeof(qi));
@@ -389,8 +395,10 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
 	table_remove(m, s);
-	if(s->iq.is_priming)
+	if(s->iq.is_priming) {
 		iter_store_prime(m->env, &s->iq);
+		iter_prime_checks(m->env, &s->iq);
+	}
 	/* sub-queries too: their negative answers save lookups later */
 	if(!(s->key[s->keylen - 1] & MESH_KEY_PRIME))
 		cached = store_msg(m, s, now);
@@ -561,6 +569,39 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 	m->stats.prefetch++;
 	enqueue(m, s);
 	mesh_run(m);
+	return 1;
+}
+
+int mesh_new_detached(struct mesh_area* m, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp)
+{
+	uint8_t key[MESH_KEY_MAX];
+	size_t keylen;
+	uint32_t hash;
+	struct mesh_state* s;
+	keylen = make_key(key, qname, qtype, qclass, 0);
+	if(keylen == 0)
+		return 0;
+	hash = key_hash(m, key, keylen);
+	if(find_state(m, key, keylen, hash))
+		return 0;   /* in flight: its answer is cached anyway */
+	if(m->num_detached >= MESH_MAX_DETACHED ||
+		m->num_states >= m->max_states) {
+		m->stats.detached_full++;
+		return 0;
+	}
+	s = state_new(m, key, keylen, hash);
+	if(!s || !iter_qstate_init(&s->iq, s, qname, qtype, qclass, 0,
+		depth, NULL) || !iter_qstate_preset_dp(&s->iq, dp)) {
+		if(s)
+			state_delete(m, s);
+		return 0;
+	}
+	s->detached = 1;
+	m->num_detached++;
+	m->stats.detached++;
+	enqueue(m, s);
+	mesh_run(m);   /* at once, or after the running state */
 	return 1;
 }
 

@@ -24,6 +24,7 @@ struct mesh_area;
 struct mesh_state;
 struct query_info;
 struct outnet_reply;
+struct delegpt;
 
 /* The reply for one waiter: reply is the encoded packet for its query
  * (its ID, qname case, EDNS), valid during the call; rcode is the DNS
@@ -47,6 +48,8 @@ struct mesh_stats {
 	uint64_t cycles;          /* sub-queries refused as a cycle */
 	uint64_t replies;         /* waiter callbacks made */
 	uint64_t cached;          /* replies stored in the message cache */
+	uint64_t detached;        /* detached checks started */
+	uint64_t detached_full;   /* checks not started: too many */
 };
 
 /* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set. */
@@ -70,6 +73,20 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
  * replaces the entry. Nothing happens (0) when the question is in
  * flight already (one refresh at a time) or the mesh is full. */
 int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi);
+
+/* At most this many detached states at a time per mesh: the bound on
+ * the extra work of harden-referral-path. */
+#define MESH_MAX_DETACHED 16
+
+/* A detached query (Unbound's detached sub-request; here for
+ * harden-referral-path): resolved for the caches only, nobody waits
+ * for it. depth: its dependency depth (the iterator's limits apply);
+ * dp, when not NULL, is copied and asked first instead of finding a
+ * start (an NS set asked of the zone's own servers). Not started (0)
+ * when the question is in flight already, MESH_MAX_DETACHED are in
+ * flight, the mesh is full or out of memory. */
+int mesh_new_detached(struct mesh_area* m, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp);
 
 /* Forget every waiter whose callback argument is arg (a TCP connection
  * that closed): its callback is never called. A state left without

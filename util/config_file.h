@@ -135,6 +135,7 @@ struct config_file {
 	int harden_below_nxdomain;
 	int harden_referral_path;
 	int harden_large_queries;
+	int harden_short_bufsize;
 	int minimal_responses;
 	int rrset_roundrobin;
 	int prefetch;

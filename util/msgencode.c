@@ -178,7 +178,10 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	int withq;
 	b->buf = buf;
 	b->limit = limit > 65535 ? 65535 : limit;
-	b->reserve = qi->has_edns ? EDNS_OPT_LEN : 0;
+	/* as Unbound: no OPT when not even header and OPT fit (a client
+	 * EDNS size that small, harden-short-bufsize: no) */
+	b->reserve = qi->has_edns && b->limit >= LDNS_HEADER_SIZE +
+		EDNS_OPT_LEN ? EDNS_OPT_LEN : 0;
 	b->counts[0] = b->counts[1] = b->counts[2] = 0;
 	b->truncated = 0;
 	b->section = SEC_ANSWER;
@@ -187,11 +190,14 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	b->closed_sets = 0;
 	b->rotate = 0;
 	b->rot_off = 0;
-	/* A limit under 512 is a caller bug: then add no records. */
+	/* A limit too small for the question (harden-short-bufsize: no):
+	 * no records, TC=1 when a question was left out, as Unbound. */
 	withq = qi->qname_len != 0 && LDNS_HEADER_SIZE + qi->qname_len + 4 +
 		b->reserve <= b->limit;
-	if(b->limit < LDNS_HEADER_SIZE + qi->qname_len + 4 + b->reserve)
+	if(b->limit < LDNS_HEADER_SIZE + qi->qname_len + 4 + b->reserve) {
 		b->full = 1;
+		b->truncated = qi->qname_len != 0;
+	}
 	wr16(buf, qi->id);
 	wr16(buf + 2, (uint16_t)(FLAG_QR | (qi->flags & (0x7800 | FLAG_RD |
 		FLAG_CD)) | flags | (rcode & 0xf)));
@@ -270,11 +276,11 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 	uint8_t* buf = b->buf;
 	wr16(buf + 6, b->counts[0]);
 	wr16(buf + 8, b->counts[1]);
-	wr16(buf + 10, (uint16_t)(b->counts[2] + (qi->has_edns ? 1 : 0)));
+	wr16(buf + 10, (uint16_t)(b->counts[2] + (b->reserve ? 1 : 0)));
 	buf[3] = (uint8_t)((buf[3] & 0xf0) | (rcode & 0xf));
 	if(b->truncated)
 		buf[2] |= FLAG_TC >> 8;
-	if(qi->has_edns) {
+	if(b->reserve) {
 		/* room was reserved in msg_begin */
 		uint8_t* o = buf + b->len;
 		o[0] = 0;

@@ -196,8 +196,8 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 		qi->has_edns = 1;
 		qi->edns_version = ver;
 		qi->edns_do = (pkt[pos + 6] & 0x80) != 0;
-		/* harden-short-bufsize (default yes): small sizes mean 512 */
-		qi->edns_udp_size = udp < 512 ? 512 : udp;
+		/* as sent: harden-short-bufsize applies in the caller */
+		qi->edns_udp_size = udp;
 		if(ver != 0)
 			return PARSE_BADVERS;
 	}

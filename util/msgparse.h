@@ -37,7 +37,7 @@ struct query_info {
 	uint16_t qclass;
 	/* EDNS (RFC 6891) */
 	int has_edns;         /* an OPT RR was present */
-	uint16_t edns_udp_size; /* client's advertised size (>= 512 applied) */
+	uint16_t edns_udp_size; /* client's advertised size, as sent */
 	uint8_t edns_version;
 	int edns_do;          /* DO bit */
 	/* Offset just past the question section in the query packet. */

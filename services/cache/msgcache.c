@@ -105,6 +105,42 @@ static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
 	return cut;
 }
 
+/* The OPT record of a reply to qi at o (edns_size, DO echoed). */
+static void write_opt(uint8_t* o, const struct query_info* qi,
+	uint16_t edns_size)
+{
+	o[0] = 0;
+	msg_wr16(o + 1, TYPE_OPT);
+	msg_wr16(o + 3, edns_size);
+	o[5] = 0;  /* no extended rcode is cached */
+	o[6] = 0;  /* version */
+	o[7] = qi->edns_do ? 0x80 : 0;
+	o[8] = 0;
+	msg_wr16(o + 9, 0);
+}
+
+/* Cold path: not even the question (and OPT) fits the client's EDNS
+ * size (harden-short-bufsize: no). As Unbound's encoder: the header
+ * with TC and no records, the OPT record when header and OPT fit. */
+static __attribute__((noinline)) size_t question_cut(
+	const struct query_info* qi, uint8_t* out, size_t limit,
+	uint16_t edns_size, uint16_t flags)
+{
+	int opt = qi->has_edns && limit >= LDNS_HEADER_SIZE + EDNS_OPT_LEN;
+	if(limit < LDNS_HEADER_SIZE)
+		return 0;
+	flags |= FLAG_TC;
+	if(!(qi->flags & FLAG_AD) && !qi->edns_do)
+		flags &= (uint16_t)~FLAG_AD;
+	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
+	memset(out + 4, 0, 8);
+	if(!opt)
+		return LDNS_HEADER_SIZE;
+	write_opt(out + LDNS_HEADER_SIZE, qi, edns_size);
+	msg_wr16(out + 10, 1);
+	return LDNS_HEADER_SIZE + EDNS_OPT_LEN;
+}
+
 static void reverse(uint8_t* p, size_t n)
 {
 	size_t i;
@@ -167,8 +203,8 @@ static inline __attribute__((always_inline)) size_t reply_from(
 		(FLAG_RD | FLAG_CD)));
 	if(n + opt > limit) {
 		int tc = 0;
-		if(limit < opt)
-			return 0;
+		if(limit < m->qend + opt)
+			return question_cut(qi, out, limit, edns_size, flags);
 		n = copy_cut(m, limit - opt, out, &nttl, &tc);
 		if(n == 0)
 			return 0;
@@ -195,15 +231,7 @@ static inline __attribute__((always_inline)) size_t reply_from(
 	if(m->num_rot && rotate)
 		rotate_sets(m, out, n, rot);
 	if(opt) {
-		uint8_t* o = out + n;
-		o[0] = 0;
-		msg_wr16(o + 1, TYPE_OPT);
-		msg_wr16(o + 3, edns_size);
-		o[5] = 0;  /* no extended rcode is cached */
-		o[6] = 0;  /* version */
-		o[7] = qi->edns_do ? 0x80 : 0;
-		o[8] = 0;
-		msg_wr16(o + 9, 0);
+		write_opt(out + n, qi, edns_size);
 		msg_wr16(out + 10, (uint16_t)(msg_rd16(out + 10) + 1));
 		n += EDNS_OPT_LEN;
 	}

@@ -36,6 +36,18 @@ struct msg_cache {
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
 };
 
+/* The DNSSEC status of a cached message, numbered as Unbound's
+ * sec_status (its dump_cache format). Only a validator makes anything
+ * but UNCHECKED; harden-below-nxdomain uses SECURE NXDOMAINs. */
+enum msg_security {
+	MSG_SEC_UNCHECKED = 0,
+	MSG_SEC_BOGUS = 1,
+	MSG_SEC_INDETERMINATE = 2,
+	MSG_SEC_INSECURE = 3,
+	MSG_SEC_SECURE_SENTINEL_FAIL = 4,
+	MSG_SEC_SECURE = 5
+};
+
 /* Where an RRset ends in the template. */
 struct msg_rrset_end {
 	uint16_t end;         /* offset just past its last RR */
@@ -67,6 +79,7 @@ struct msg_entry {
 	uint16_t num_ttl;
 	uint16_t num_sets;
 	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
+	uint8_t security;     /* enum msg_security (in the padding here) */
 	const uint16_t* ttl_off;            /* ascending */
 	const uint8_t* tmpl;
 	/* cold: truncation and rotation (hit fields fit one cache line) */
@@ -147,6 +160,14 @@ size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
  * cache, no memory, hash not msg_cache_hash(c, qi)). */
 int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now);
+
+/* msg_cache_store with a security status (enum msg_security): the
+ * hook for the validator to come, which stores what it validated
+ * (and where harden-dnssec-stripped will act: an answer that should
+ * be signed and is not is bogus, never stored as insecure). */
+int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
+	int security);
 
 /* Find a fresh entry and take a reference (for code that needs more
  * than a reply: prefetch, the mesh); NULL if none. Release it with

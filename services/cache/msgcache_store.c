@@ -235,6 +235,14 @@ static int build_template(const struct msg_cache* c,
 int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now)
 {
+	return msg_cache_store_sec(c, qi, hash, reply, len, now,
+		MSG_SEC_UNCHECKED);
+}
+
+int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
+	int security)
+{
 	size_t total, keylen, alloc;
 	struct msg_entry* m;
 	uint16_t* ttl_off;
@@ -280,6 +288,7 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	m->rr_start = rr_start;
 	m->tmpl = t;
 	m->stored = now;
+	m->security = (uint8_t)security;
 	{
 		/* made in a buffer: msg_key_make writes whole words */
 		uint8_t kbuf[MSG_KEY_BUF];

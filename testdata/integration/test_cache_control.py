@@ -570,3 +570,54 @@ def test_dump_requestlist(unbound, keys, testnet_net):
         for s in socks:
             s.close()
         resp.reset_behaviour()
+
+
+def secure_nx_dump(security):
+    """A dump holding one NXDOMAIN for nxp.bad.tld2. A with the given
+    security status (5: secure, as only a validator makes it)."""
+    return ("START_RRSET_CACHE\n"
+            ";rrset 3600 1 0 7 %d\n"
+            "bad.tld2.\t3600\tIN\tSOA\tns.bad.tld2. hostmaster.bad.tld2. "
+            "1 3600 600 86400 300\n"
+            "END_RRSET_CACHE\n"
+            "START_MSG_CACHE\n"
+            "msg nxp.bad.tld2. IN A 33155 1 3600 %d 0 1 0\n"
+            "bad.tld2. IN SOA 0\n"
+            "END_MSG_CACHE\nEOF\n" % (security, security))
+
+
+@pytest.mark.parametrize("security,harden", [(5, "yes"), (0, "yes"),
+                                             (5, "no")])
+def test_below_secure_nxdomain_loaded(unbound, keys, testnet_net, tmp_path,
+                                      security, harden):
+    """harden-below-nxdomain (RFC 8020) acts on a DNSSEC-secure
+    NXDOMAIN in the message cache: put there with load_cache (no
+    validator yet), a name below it is NXDOMAIN without asking, in ours
+    as in Debian's Unbound; an unchecked one, or harden off, and the
+    zone's server is asked."""
+    net = testnet_net
+    need_net(net)
+    bad = net.responder("bad")
+    ref = RefServer(tmp_path / "ref")
+    os.makedirs(ref.dir, exist_ok=True)
+    body = 'module-config: "iterator"\nharden-below-nxdomain: %s' % harden
+    try:
+        for srv, binary in ((unbound, OUR_CTL), (ref, DEB_CTL)):
+            start_tls(srv, keys, root_hints=net.root_hints, body=body)
+            r = load(srv, secure_nx_dump(security), binary)
+            assert r.stdout == "ok\n", (binary, r.stdout + r.stderr)
+            bad.clear_log()
+            r = srv.query("x.nxp.bad.tld2.", "A", timeout=8)
+            assert dns.rcode.to_text(r.rcode()) == "NXDOMAIN", binary
+            asked = bool(bad.queries("x.nxp.bad.tld2."))
+            assert asked == (security != 5 or harden == "no"), binary
+            if not asked:
+                assert [str(rr.name) for rr in r.authority] == \
+                    ["bad.tld2."], binary
+            # the name itself: from the message cache, either way
+            r = srv.query("nxp.bad.tld2.", "A", timeout=8)
+            assert dns.rcode.to_text(r.rcode()) == "NXDOMAIN", binary
+    finally:
+        if ref.proc and ref.proc.poll() is None:
+            ref.proc.send_signal(signal.SIGTERM)
+            ref.proc.wait(10)

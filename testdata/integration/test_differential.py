@@ -106,13 +106,6 @@ DIFFERENCES = {
         "a referral to the same zone at the same server is a failure "
         "(SERVFAIL); Unbound 1.17 answers NOERROR with nothing in any "
         "section, which a client would take for NODATA"),
-    "www.example.tld1.-ANY": (
-        "answer:",
-        "not fixed: Unbound answers ANY from the RRsets of the name it "
-        "has in its cache (here A and AAAA from earlier questions); ours "
-        "passes ANY to the authoritative server and returns what it "
-        "gives (here A only). Synthesizing ANY from the RRset cache "
-        "is left for later", "may agree"),
 }
 
 # Questions where the reference's answer depends on its state (seen

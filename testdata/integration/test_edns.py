@@ -1,5 +1,6 @@
 """EDNS0 and truncation: OPT echoed, advertised size, DO echoed, BADVERS
 (in test_malformed), TC=1 when the answer does not fit, full over TCP."""
+import dns.flags
 import pytest
 
 from conftest import answer_texts, make_query, rcode_of
@@ -157,3 +158,66 @@ def test_harden_large_queries(unbound, harden):
         assert r is not None and (r[3] & 0xf) == 0     # NOERROR
         assert t is not None and (t[3] & 0xf) == 0
     assert count(unbound.query("small.test.", "A")) == 1
+
+
+# 4 TXT records of ~95 bytes: a 458-byte answer, under 512, over 400.
+FOUR = "\n".join('local-data: "four.test. TXT %s%02d"' % ("f" * 90, i)
+                 for i in range(4))
+
+
+def raw_reply(srv, name, rdtype, payload, flags=dns.flags.RD):
+    """The reply bytes to an EDNS query with this payload size (raw:
+    dnspython refuses replies without the question)."""
+    q = make_query(name, rdtype, payload=payload)
+    q.flags = flags
+    return srv.udp_raw(q.to_wire())
+
+
+def header(wire):
+    """(flags, qdcount, ancount, nscount, arcount) of a reply."""
+    import struct
+    return struct.unpack("!HHHHH", wire[2:12])
+
+
+@pytest.mark.parametrize("harden", ["yes", "no", None])
+def test_harden_short_bufsize(unbound, harden):
+    """harden-short-bufsize (Unbound 1.17 default yes): a client EDNS
+    size under 512 is taken as 512; with no it is honoured, as Debian's
+    Unbound does: the answer that does not fit is left out with TC=1,
+    then the question, then the OPT record; under 12 bytes the reply is
+    the query's header with QR, TC and SERVFAIL."""
+    conf = DATA + "\n" + FOUR
+    if harden:
+        conf += "\nharden-short-bufsize: %s" % harden
+    srv = unbound.start(conf)
+    QR, TC, AA, RA = 0x8000, 0x0200, 0x0400, 0x0080
+    for size in (100, 300, 400, 450):
+        w = raw_reply(srv, "four.test.", "TXT", size)
+        flags, qd, an, ns, ar = header(w)
+        if harden == "no":
+            assert len(w) == 38 and len(w) <= size, size
+            assert flags == QR | AA | TC | 0x0100 | RA, size
+            assert (qd, an, ns, ar) == (1, 0, 0, 1), size
+        else:
+            assert len(w) == 458 and not flags & TC, size
+            assert (qd, an, ar) == (1, 4, 1), size
+    # a 55-byte answer fits 100 bytes either way
+    r = srv.query("small.test.", "A", payload=100)
+    assert not tc(r) and count(r) == 1
+    # sizes too small for the question, for the OPT record, for a header
+    for size, length, counts in ((30, 23, (0, 0, 0, 1)),
+                                 (20, 12, (0, 0, 0, 0))):
+        w = raw_reply(srv, "four.test.", "TXT", size)
+        if harden == "no":
+            assert len(w) == length, size
+            assert header(w)[0] == QR | AA | TC | 0x0100 | RA, size
+            assert header(w)[1:] == counts, size
+        else:
+            assert len(w) == 458, size
+    w = raw_reply(srv, "four.test.", "TXT", 5, flags=dns.flags.RD |
+                  dns.flags.CD)
+    if harden == "no":
+        assert len(w) == 12
+        assert header(w) == (QR | TC | 0x0100 | 0x0010 | 2, 0, 0, 0, 0)
+    else:
+        assert len(w) == 458

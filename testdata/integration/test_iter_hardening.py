@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import dns.flags
 import dns.rcode
 import pytest
 
@@ -512,3 +513,25 @@ def test_daemon_outgoing_ports(unbound, net):
     ports = {int(q["src"].rsplit(":", 1)[1]) for q in bad.queries()
              if q["proto"] == "udp"}
     assert ports and ports <= set(range(40200, 40205)), ports
+
+
+@pytest.mark.parametrize("harden", ["yes", "no"])
+def test_daemon_short_bufsize_recursion(unbound, net, harden):
+    """harden-short-bufsize on recursive answers (the first, from the
+    mesh, and the cached ones): a 200-byte TXT answer to a client with
+    EDNS size 100 is whole with yes, left out with TC=1 with no (the
+    question and OPT stay), as Debian's Unbound."""
+    unbound.start("harden-short-bufsize: %s" % harden,
+                  root_hints=net.root_hints)
+    for _ in range(2):
+        r = unbound.query("tc.bad.tld2.", "TXT", payload=100, timeout=8.0)
+        assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+        if harden == "yes":
+            assert not (r.flags & dns.flags.TC)
+            assert len(r.answer) == 1 and len(r.to_wire()) > 200
+        else:
+            assert r.flags & dns.flags.TC
+            assert not r.answer and len(r.to_wire()) <= 100
+            assert len(r.question) == 1 and r.edns == 0
+    r = unbound.query("tc.bad.tld2.", "TXT", payload=1232)
+    assert not (r.flags & dns.flags.TC) and len(r.answer) == 1

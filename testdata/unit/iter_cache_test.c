@@ -8,11 +8,14 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ldns/ldns.h>
 #include "iterator/iter_cache.h"
 #include "iterator/delegpt.h"
 #include "services/cache/rrset.h"
+#include "services/cache/msgcache.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
@@ -169,6 +172,128 @@ static void test_answer_needs_answer_trust(void** state)
 	rrset_cache_delete(c);
 }
 
+/* ANY from the RRset cache (Unbound's fill_any): the fixed types in
+ * their order, answer trust only, TXT never, a CNAME alone. */
+static void test_any_from_cache(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. 300 TXT \"t\"",
+		"A www.example.tld1. 300 AAAA 2001:db8::10",
+		"A www.example.tld1. 300 A 192.0.2.10",
+		"A www.example.tld1. 300 MX 10 mail.example.tld1.",
+		"A alias.example.tld1. 300 CNAME www.example.tld1.",
+		"A alias.example.tld1. 300 A 192.0.2.11",
+		"N example.tld1. NS ns1.example.tld1.",
+		"D ns1.example.tld1. A 192.0.2.1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	ldns_rr_list* l = ldns_rr_list_new();
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	assert_int_equal(iter_cache_any(c, W("www.example.tld1."), CLASS_IN,
+		1100, l), 3);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 3);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 0)),
+		LDNS_RR_TYPE_A);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 1)),
+		LDNS_RR_TYPE_AAAA);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 2)),
+		LDNS_RR_TYPE_MX);
+	ldns_rr_list_deep_free(l);
+	l = ldns_rr_list_new();
+	assert_int_equal(iter_cache_any(c, W("alias.example.tld1."),
+		CLASS_IN, 1100, l), 1);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 0)),
+		LDNS_RR_TYPE_CNAME);
+	/* authority NS and glue are no answers */
+	assert_int_equal(iter_cache_any(c, W("example.tld1."), CLASS_IN,
+		1100, l), 0);
+	assert_int_equal(iter_cache_any(c, W("ns1.example.tld1."), CLASS_IN,
+		1100, l), 0);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	ldns_rr_list_deep_free(l);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+/* Store a reply to (name, type) with rcode and an SOA in the message
+ * cache with a security status. */
+static void store_msg(struct msg_cache* mc, const char* name, uint16_t type,
+	int rcode, int security)
+{
+	static const char* soa[] = {
+		"N example.tld1. 300 SOA ns1.example.tld1. h.example.tld1. "
+		"1 3600 600 86400 300", NULL };
+	ldns_pkt* p = reply(1, soa);
+	ldns_rr* q = NULL;
+	struct query_info qi;
+	uint8_t* wire = NULL;
+	size_t len = 0;
+	char qs[300];
+	snprintf(qs, sizeof(qs), "%s IN A", name);
+	assert_int_equal(ldns_rr_new_question_frm_str(&q, qs, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_rr_set_type(q, (ldns_rr_type)type);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, q);
+	ldns_pkt_set_rcode(p, (uint8_t)rcode);
+	assert_int_equal(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	memset(&qi, 0, sizeof(qi));
+	qi.qname_len = dname_from_str(name, qi.qname);
+	qi.qtype = type;
+	qi.qclass = CLASS_IN;
+	assert_int_equal(msg_cache_store_sec(mc, &qi, msg_cache_hash(mc, &qi),
+		wire, len, 1000, security), 1);
+	free(wire);
+	ldns_pkt_free(p);
+}
+
+/* harden-below-nxdomain: only a secure NXDOMAIN above the name stops
+ * the lookup; with qname minimisation the type A one counts too. */
+static void test_below_secure_nxdomain(void** state)
+{
+	struct msg_cache* mc = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+	ldns_rr_list* auth = NULL;
+	(void)state;
+	assert_non_null(mc);
+	store_msg(mc, "nx.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
+		MSG_SEC_SECURE);
+	store_msg(mc, "plain.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
+		MSG_SEC_UNCHECKED);
+	store_msg(mc, "ins.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
+		MSG_SEC_INSECURE);
+	store_msg(mc, "yes.example.tld1.", TYPE_A, RCODE_NOERROR,
+		MSG_SEC_SECURE);
+	assert_int_equal(iter_below_secure_nx(mc, W("a.b.nx.example.tld1."),
+		TYPE_A, CLASS_IN, 0, 1100, &auth), 1);
+	assert_non_null(auth);
+	assert_int_equal((int)ldns_rr_list_rr_count(auth), 1);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(auth, 0)),
+		LDNS_RR_TYPE_SOA);
+	ldns_rr_list_deep_free(auth);
+	/* the name itself is not below it */
+	assert_int_equal(iter_below_secure_nx(mc, W("nx.example.tld1."),
+		TYPE_A, CLASS_IN, 0, 1100, &auth), 0);
+	/* unchecked, insecure NXDOMAIN and secure NOERROR: go on */
+	assert_int_equal(iter_below_secure_nx(mc, W("x.plain.example.tld1."),
+		TYPE_A, CLASS_IN, 1, 1100, &auth), 0);
+	assert_int_equal(iter_below_secure_nx(mc, W("x.ins.example.tld1."),
+		TYPE_A, CLASS_IN, 1, 1100, &auth), 0);
+	assert_int_equal(iter_below_secure_nx(mc, W("x.yes.example.tld1."),
+		TYPE_A, CLASS_IN, 1, 1100, &auth), 0);
+	/* another type: the type A entry counts with qname minimisation */
+	assert_int_equal(iter_below_secure_nx(mc, W("x.nx.example.tld1."),
+		TYPE_TXT, CLASS_IN, 0, 1100, &auth), 0);
+	assert_int_equal(iter_below_secure_nx(mc, W("x.nx.example.tld1."),
+		TYPE_TXT, CLASS_IN, 1, 1100, &auth), 1);
+	ldns_rr_list_deep_free(auth);
+	/* expired: gone */
+	assert_int_equal(iter_below_secure_nx(mc, W("x.nx.example.tld1."),
+		TYPE_A, CLASS_IN, 0, 1000 + 301, &auth), 0);
+	msg_cache_delete(mc);
+}
+
 static int count_set(void* arg, const struct packed_rrset* set)
 {
 	int* n = arg;
@@ -203,6 +328,8 @@ int main(void)
 		cmocka_unit_test(test_delegation_from_cache),
 		cmocka_unit_test(test_answer_needs_answer_trust),
 		cmocka_unit_test(test_rrsets_grouped),
+		cmocka_unit_test(test_any_from_cache),
+		cmocka_unit_test(test_below_secure_nxdomain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

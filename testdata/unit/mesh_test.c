@@ -21,6 +21,7 @@
 #include <event2/event.h>
 #include "iterator/iterator.h"
 #include "iterator/iter_hints.h"
+#include "iterator/delegpt.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/port_pool.h"
@@ -477,6 +478,63 @@ static void test_prefetch_once(void** state)
 	world_teardown(&w);
 }
 
+/* Detached queries (harden-referral-path): at most MESH_MAX_DETACHED
+ * at a time, one per question, no waiters, freed when done; a preset
+ * delegation is asked instead of the hints. */
+static void test_detached_bounded(void** state)
+{
+	struct world w;
+	struct query_info qi;
+	struct delegpt* dp;
+	struct sockaddr_in sa;
+	char name[64];
+	int i, started = 0;
+	(void)state;
+	world_setup(&w, 100, 1);
+	for(i = 0; i < MESH_MAX_DETACHED + 3; i++) {
+		snprintf(name, sizeof(name), "d%d.test.", i);
+		question(&qi, name, 1);
+		started += mesh_new_detached(w.mesh, qi.qname, TYPE_A,
+			CLASS_IN, 1, NULL);
+	}
+	assert_int_equal(started, MESH_MAX_DETACHED);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->detached,
+		MESH_MAX_DETACHED);
+	assert_int_equal((int)mesh_get_stats(w.mesh)->detached_full, 3);
+	assert_int_equal((int)mesh_num_states(w.mesh), MESH_MAX_DETACHED);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
+	/* one in flight: not again */
+	question(&qi, "d0.test.", 1);
+	assert_int_equal(mesh_new_detached(w.mesh, qi.qname, TYPE_A,
+		CLASS_IN, 1, NULL), 0);
+	run_for(&w, 30);
+	assert_int_equal(hole_count(&w), MESH_MAX_DETACHED);
+	for(i = 0; i < 300 && mesh_num_states(w.mesh) > 0; i++)
+		run_for(&w, 20);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	(void)hole_count(&w);   /* the retries */
+	/* a name outside the stub (no hints with an address): asked of
+	 * the delegation given */
+	question(&qi, "www.other.", 1);
+	dp = delegpt_create((const uint8_t*)"\5other");
+	assert_non_null(dp);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)w.hole_port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(delegpt_add_addr(dp, (struct sockaddr_storage*)&sa,
+		sizeof(sa)), 1);
+	assert_int_equal(mesh_new_detached(w.mesh, qi.qname, TYPE_A,
+		CLASS_IN, 1, dp), 1);
+	delegpt_free(dp);
+	run_for(&w, 30);
+	assert_int_equal(hole_count(&w), 1);
+	for(i = 0; i < 300 && mesh_num_states(w.mesh) > 0; i++)
+		run_for(&w, 20);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	world_teardown(&w);
+}
+
 /* serve-expired-client-timeout: a waiter leaves, its state goes on. */
 static void test_detach_waiter_keeps_running(void** state)
 {
@@ -509,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_jostle),
 		cmocka_unit_test(test_prefetch_once),
 		cmocka_unit_test(test_detach_waiter_keeps_running),
+		cmocka_unit_test(test_detached_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,6 +409,42 @@ static void test_edns(void** state)
 	msg_cache_delete(c);
 }
 
+/* Client EDNS sizes too small for the question (harden-short-bufsize:
+ * no): the header with TC, the OPT record only when header and OPT fit,
+ * as Unbound's encoder. */
+static void test_tiny_limit(void** state)
+{
+	struct query_info qi, q2;
+	struct msg_cache* c = store_www(0, 86400, &qi);
+	uint8_t out[4096];
+	uint32_t h;
+	size_t n;
+	(void)state;
+	q2 = qi;
+	q2.has_edns = 1;
+	q2.edns_udp_size = 30;
+	h = msg_cache_hash(c, &q2);
+	n = msg_cache_answer(c, &q2, h, T0, out, 30, 1232);
+	assert_int_equal(n, LDNS_HEADER_SIZE + 11);
+	assert_true(out[2] & (FLAG_TC >> 8));
+	assert_int_equal(out[5], 0);     /* no question */
+	assert_int_equal(out[7], 0);
+	assert_int_equal(out[11], 1);    /* the OPT */
+	assert_int_equal(out[LDNS_HEADER_SIZE + 2], TYPE_OPT);
+	n = msg_cache_answer(c, &q2, h, T0, out, 20, 1232);
+	assert_int_equal(n, LDNS_HEADER_SIZE);
+	assert_true(out[2] & (FLAG_TC >> 8));
+	assert_int_equal(out[11], 0);
+	/* the question and OPT fit, the answer does not */
+	n = msg_cache_answer(c, &q2, h, T0, out, LDNS_HEADER_SIZE +
+		qi.qname_len + 4 + 11, 1232);
+	assert_int_equal(n, LDNS_HEADER_SIZE + qi.qname_len + 4 + 11);
+	assert_true(out[2] & (FLAG_TC >> 8));
+	assert_int_equal(out[5], 1);
+	assert_int_equal(out[7], 0);
+	msg_cache_delete(c);
+}
+
 /* AD is kept for a query with AD or DO only (RFC 6840 5.8). */
 static void test_ad_bit(void** state)
 {
@@ -808,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_rrsig_grouping),
 		cmocka_unit_test(test_bad_stores),
+		cmocka_unit_test(test_tiny_limit),
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_threads),
