@@ -318,7 +318,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	for(i = 0; i < n; i++) {
 		struct worker_stats diff;
 		char pfx[32];
-		stats_snapshot(&d->workers[i]->stats, &cur[i]);
+		stats_snapshot_worker(d->workers[i], &cur[i]);
 		diff = cur[i];
 		stats_subtract(&diff, &rc->base_stats[i]);
 		snprintf(pfx, sizeof(pfx), "thread%d", i);
@@ -354,7 +354,7 @@ static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 	strbuf_free(&tmp);
 	if(rc->base_stats && rc->d->workers) {
 		for(i = 0; i < rc->d->num_workers; i++)
-			stats_snapshot(&rc->d->workers[i]->stats,
+			stats_snapshot_worker(rc->d->workers[i],
 				&rc->base_stats[i]);
 		clock_gettime(CLOCK_REALTIME, &rc->last);
 		reset_worker_gauges(rc->d);
@@ -378,7 +378,7 @@ void rc_log_stats(struct daemon_remote* rc)
 	}
 	for(i = 0; i < d->num_workers; i++) {
 		struct worker_stats cur;
-		stats_snapshot(&d->workers[i]->stats, &cur);
+		stats_snapshot_worker(d->workers[i], &cur);
 		s = cur;
 		stats_subtract(&s, &rc->base_stats[i]);
 		log_info("server stats for thread %d: %llu queries, %llu "

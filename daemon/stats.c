@@ -5,6 +5,7 @@
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "util/msgparse.h"
+#include "services/outside_network.h"
 #include <ldns/ldns.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,6 +138,19 @@ void stats_snapshot(const struct worker_stats* live, struct worker_stats* out)
 	size_t i;
 	for(i = 0; i < STATS_NUM_FIELDS; i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+void stats_snapshot_worker(const struct worker* w, struct worker_stats* out)
+{
+	const struct outnet_stats* o;
+	stats_snapshot(&w->stats, out);
+	if(!w->iter.outnet)
+		return;
+	o = outnet_get_stats(w->iter.outnet);
+	out->qudp_out = __atomic_load_n(&o->sent_udp, __ATOMIC_RELAXED);
+	out->qtcp_out = __atomic_load_n(&o->sent_tcp, __ATOMIC_RELAXED);
+	out->unwanted_replies = __atomic_load_n(&o->unwanted,
+		__ATOMIC_RELAXED);
 }
 
 void stats_subtract(struct worker_stats* a, const struct worker_stats* base)
@@ -306,8 +320,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
-	strbuf_printf(b, "num.query.tcpout=0\nnum.query.udpout=0\n"
-		"num.query.tls=0\nnum.query.tls.resume=0\n");
+	strbuf_printf(b, "num.query.tcpout=%llu\nnum.query.udpout=%llu\n"
+		"num.query.tls=0\nnum.query.tls.resume=0\n",
+		(unsigned long long)s->qtcp_out,
+		(unsigned long long)s->qudp_out);
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);
 	strbuf_printf(b, "num.query.https=0\n");
@@ -333,8 +349,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=0\n"
 		"num.answer.bogus=0\nnum.rrset.bogus=0\n"
 		"num.query.aggressive.NOERROR=0\n"
-		"num.query.aggressive.NXDOMAIN=0\n"
-		"unwanted.queries=0\nunwanted.replies=0\n");
+		"num.query.aggressive.NXDOMAIN=0\n");
+	strbuf_printf(b, "unwanted.queries=%llu\nunwanted.replies=%llu\n",
+		(unsigned long long)s->unwanted_queries,
+		(unsigned long long)s->unwanted_replies);
 	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
 		"infra.cache.count=%zu\nkey.cache.count=0\n", c->msg_count,
 		c->rrset_count, c->infra_count);

@@ -22,6 +22,7 @@
 #define STATS_HIST_BUCKETS 40
 
 struct worker_stats;
+struct worker;
 struct query_info;
 struct config_file;
 
@@ -48,6 +49,9 @@ void stats_note_rectime(struct worker_stats* st, uint64_t us);
 /* Main thread: a torn-free copy of a worker's live counters. */
 void stats_snapshot(const struct worker_stats* live,
 	struct worker_stats* out);
+/* The same for worker w, with its outside network's counters (queries
+ * sent upstream, unwanted replies) filled in. */
+void stats_snapshot_worker(const struct worker* w, struct worker_stats* out);
 /* a -= base, counters only (gauges keep a's value). */
 void stats_subtract(struct worker_stats* a, const struct worker_stats* base);
 /* tot += a: counters summed, gauges summed too (max: the largest). */

@@ -59,6 +59,10 @@ struct worker_stats {
 	uint64_t qipv6;
 	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
 	uint64_t edns_present, edns_do;
+	uint64_t unwanted_queries; /* refused or dropped by access-control */
+	/* upstream, copied from the worker's outside network when read
+	 * (stats_snapshot_worker); the worker never writes these here */
+	uint64_t qudp_out, qtcp_out, unwanted_replies;
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

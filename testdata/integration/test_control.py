@@ -12,6 +12,7 @@ import time
 
 import sys
 
+import dns.exception
 import dns.rcode
 import pytest
 
@@ -479,7 +480,10 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
     """The same queries to ours and to Debian's Unbound give the same
     stats names in the same order, and the same query/answer counts."""
     body = ('extended-statistics: yes\n'
-            'local-data: "a.example. A 192.0.2.1"')
+            'local-data: "a.example. A 192.0.2.1"\n'
+            'access-control: 127.0.0.2/32 refuse\n'
+            'access-control: 127.0.0.3/32 deny\n'
+            'access-control: 127.0.0.4/32 refuse_non_local')
     ref = RefServer(tmp_path / "ref")
     os.makedirs(ref.dir, exist_ok=True)
     got = {}
@@ -493,6 +497,14 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
                 srv.query("a.example.", "A" if i % 2 else "AAAA",
                           tcp=(i == 0))
             srv.query("a.example.", "A", want_dnssec=True)
+            # turned away by access-control: unwanted.queries, and only
+            # the non-local refusal is a query as well
+            assert srv.query("a.example.", source="127.0.0.2").rcode() \
+                == dns.rcode.REFUSED
+            with pytest.raises(dns.exception.Timeout):
+                srv.query("a.example.", source="127.0.0.3", timeout=0.3)
+            assert srv.query("a.example.", source="127.0.0.4").answer
+            deny_non_local(srv)
             out = ctl(srv.conf, "stats_noreset").stdout
             got[name] = [l.split("=", 1) for l in out.splitlines()]
     finally:
@@ -502,10 +514,26 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
     assert [k for k, _ in got["ours"]] == [k for k, _ in got["ref"]]
     ours, theirs = dict(got["ours"]), dict(got["ref"])
     for k in theirs:
-        if k.startswith(("num.query.", "num.answer.")) or \
+        if k.startswith(("num.query.", "num.answer.", "unwanted.")) or \
                 k in ("total.num.queries", "total.num.cachehits",
                       "total.num.cachemiss"):
             assert ours[k] == theirs[k], (k, ours[k], theirs[k])
+    assert ours["unwanted.queries"] == "3", ours["unwanted.queries"]
+    assert ours["total.num.queries"] == "9", ours["total.num.queries"]
+
+
+def deny_non_local(srv):
+    """A name outside the local zones from 127.0.0.4 (refuse_non_local):
+    refused after the local zones were asked. Unbound 1.17 answers it
+    with the header only, which dnspython does not take as a reply, so
+    the exchange is by hand."""
+    q = make_query("www.example.net.")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.4", 0))
+        s.settimeout(3)
+        s.sendto(q.to_wire(), ("127.0.0.1", srv.port))
+        data = s.recv(4096)
+    assert data[:2] == q.to_wire()[:2] and data[3] & 0xf == 5, data
 
 
 def test_recursion_stats_and_flush(unbound, keys, testnet_net):
@@ -626,3 +654,42 @@ def test_flush_requestlist(unbound, keys, testnet_net):
         for s in socks:
             s.close()
         resp.reset_behaviour()
+
+
+def test_upstream_counts(unbound, keys, testnet_net):
+    """num.query.udpout and num.query.tcpout count the queries sent
+    upstream (the responder logs each one it gets), unwanted.replies a
+    reply with the wrong ID."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    bad = net.responder("bad")
+    start_tls(unbound, keys, root_hints=net.root_hints,
+              body="extended-statistics: yes")
+    # the delegation to bad.tld2. first: later queries go there only
+    assert unbound.query("www.bad.tld2.", timeout=8).answer
+    bad.set_behaviour(rules=[
+        {"name": "tc.bad.tld2.", "actions": [{"type": "tc"}]},
+        {"name": "wid.bad.tld2.",
+         "actions": [{"type": "wrong_id", "then_correct": True}]}])
+    try:
+        bad.clear_log()
+        ctl(unbound.conf, "stats")
+        for name in ("tc.bad.tld2.", "wid.bad.tld2."):
+            assert unbound.query(name, "TXT", timeout=8).rcode() in (
+                dns.rcode.NOERROR, dns.rcode.NXDOMAIN)
+        s = stats_dict(ctl(unbound.conf, "stats").stdout)
+        got = bad.queries()
+        udp = sum(1 for q in got if q["proto"] == "udp")
+        tcp = sum(1 for q in got if q["proto"] == "tcp")
+        assert udp >= 2 and tcp >= 1, got
+        assert int(s["num.query.udpout"]) == udp, (s, got)
+        assert int(s["num.query.tcpout"]) == tcp, (s, got)
+        assert s["unwanted.replies"] == "1", s
+        assert s["unwanted.queries"] == "0", s
+        # a reset starts them from zero again
+        s = stats_dict(ctl(unbound.conf, "stats").stdout)
+        assert s["num.query.udpout"] == "0" and \
+            s["unwanted.replies"] == "0", s
+    finally:
+        bad.reset_behaviour()
