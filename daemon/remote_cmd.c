@@ -38,6 +38,16 @@ static char* next_arg(char** p)
 	return w;
 }
 
+/* The rest of the line after the blanks, or NULL: the argument of
+ * the commands Unbound gives the whole line to (get_option, verbosity,
+ * flush_infra). */
+static char* rest_arg(char* p)
+{
+	while(*p == ' ' || *p == '\t')
+		p++;
+	return *p ? p : NULL;
+}
+
 /* Is the command word cmd (followed by end or a blank)? */
 static int cmd_is(const char* p, const char* cmd)
 {
@@ -132,15 +142,11 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 
 static void do_verbosity(char* arg, struct strbuf* b)
 {
-	char* end;
-	long v;
-	if(!arg) {
-		strbuf_printf(b, "error in verbosity number syntax: \n");
-		return;
-	}
-	v = strtol(arg, &end, 10);
-	if(*end || end == arg || v < 0 || v > 1000) {
-		strbuf_printf(b, "error in verbosity number syntax: %s\n", arg);
+	/* Unbound's check: atoi, and 0 only when written "0" */
+	int v = arg ? atoi(arg) : 0;
+	if(!arg || (v == 0 && strcmp(arg, "0") != 0)) {
+		strbuf_printf(b, "error in verbosity number syntax: %s\n",
+			arg ? arg : "");
 		return;
 	}
 	/* the same global a reload sets; workers only read it */
@@ -184,20 +190,16 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	char* name = next_arg(&p), *type = next_arg(&p);
-	ldns_rr_type t;
+	if(!type) {
+		/* Unbound looks for both words before the name */
+		strbuf_printf(b, "error could not find next argument after "
+			"%s\n", name ? name : "");
+		return;
+	}
 	if(!rc_parse_name(name, nm, b))
 		return;
-	if(!type) {
-		strbuf_printf(b, "error could not find next argument after "
-			"%s\n", name);
-		return;
-	}
-	t = ldns_get_rr_type_by_name(type);
-	if(t == 0 && strcmp(type, "TYPE0") != 0) {
-		strbuf_printf(b, "error cannot parse '%s'\n", type);
-		return;
-	}
-	flush_type(rc, nm, (uint16_t)t);
+	/* as Unbound: a type it does not know is type 0, flushed "ok" */
+	flush_type(rc, nm, (uint16_t)ldns_get_rr_type_by_name(type));
 	strbuf_printf(b, "ok\n");
 }
 
@@ -421,7 +423,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "dump_cache")) {
 		rc_do_dump_cache(rc, b);
 	} else if(cmd_is(p, "verbosity")) {
-		do_verbosity(next_arg(&args), b);
+		do_verbosity(rest_arg(args), b);
 	} else if(cmd_is(p, "log_reopen")) {
 		do_log_reopen(b);
 	} else if(cmd_is(p, "stats_noreset")) {
@@ -437,7 +439,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush")) {
 		do_flush(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "get_option")) {
-		do_get_option(rc, next_arg(&args), b);
+		do_get_option(rc, rest_arg(args), b);
 	} else if(cmd_is(p, "lookup")) {
 		rc_do_lookup(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "list_stubs")) {
@@ -453,7 +455,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {
-		rc_do_flush_infra(rc, next_arg(&args), b);
+		rc_do_flush_infra(rc, rest_arg(args), b);
 	} else if(cmd_is(p, "dump_infra")) {
 		rc_do_dump_infra(rc, b);
 	} else if(cmd_is(p, "dump_requestlist")) {

@@ -251,6 +251,28 @@ def test_unknown_and_malformed_commands(unbound, keys):
         assert r.returncode == 1 and r.stdout.startswith("error")
         r = ctl(unbound.conf, "get_option", "no-such-option", binary=binary)
         assert r.stdout == "error unknown option\n"
+        # Unbound's forms, found side by side with Debian's unbound:
+        # the rest of the line is the argument of these
+        for args, want in (
+                (["get_option", "port", "x"], "error unknown option\n"),
+                (["verbosity", "x", "y"],
+                 "error in verbosity number syntax: x y\n"),
+                (["verbosity", "00"],
+                 "error in verbosity number syntax: 00\n"),
+                (["verbosity", "1x"], "ok\n"),   # atoi, as Unbound
+                (["verbosity", "1", "2"], "ok\n"),
+                (["flush_type"], "error could not find next argument "
+                 "after \n"),
+                (["flush_type", "a..b"], "error could not find next "
+                 "argument after a..b\n"),
+                (["flush_type", "a..b", "A"], "error cannot parse name "
+                 "a..b at 3: Empty label\n"),
+                # a type it does not know is type 0: nothing to flush
+                (["flush_type", "example.com", "BOGUS"], "ok\n")):
+            r = ctl(unbound.conf, *args, binary=binary)
+            assert r.stdout == want, (binary, args, r.stdout)
+            assert r.returncode == (0 if want == "ok\n" else 1)
+        assert ctl(unbound.conf, "verbosity", "1").stdout == "ok\n"
 
 
 STUBS = """
