@@ -1,7 +1,7 @@
 /* daemon/remote.c - the control channel: accept, (TLS) handshake, read
  * one "UBCT1 cmd\n" line, run the command in the main thread, write the
  * answer, close. Each step is non-blocking on the main event base and
- * the whole connection is bounded by RC_TIMEOUT_SECS. */
+ * bounded by RC_TIMEOUT_SECS without progress. */
 #include "config.h"
 #include "daemon/remote.h"
 #include "daemon/remote_cmd.h"
@@ -50,6 +50,19 @@ struct rc_conn {
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
 
+/* Accept new connections or not (at the limit). */
+static void set_accepting(struct daemon_remote* rc, int on)
+{
+	int i;
+	for(i = 0; i < rc->num_listen; i++) {
+		if(!rc->listen[i].ev)
+			continue;
+		if(on)
+			(void)event_add(rc->listen[i].ev, NULL);
+		else	(void)event_del(rc->listen[i].ev);
+	}
+}
+
 static void conn_close(struct rc_conn* c)
 {
 	struct daemon_remote* rc = c->rc;
@@ -77,11 +90,8 @@ static void conn_close(struct rc_conn* c)
 	free(c->data);
 	free(c);
 	/* accept again if we had stopped at the limit */
-	if(rc->num_conns == RC_MAX_CONNS - 1) {
-		int i;
-		for(i = 0; i < rc->num_listen; i++)
-			event_add(rc->listen[i].ev, NULL);
-	}
+	if(rc->num_conns == RC_MAX_CONNS - 1)
+		set_accepting(rc, 1);
 	rc_cmd_after(rc, after);
 }
 
@@ -314,8 +324,13 @@ static void conn_step(struct rc_conn* c)
 			if(c->ssl)
 				n = SSL_read(c->ssl, c->line, RC_LINE_MAX);
 			else	n = (int)recv(c->fd, c->line, RC_LINE_MAX, 0);
-			if(n <= 0) {
-				if(n == 0 || !conn_io_wait(c, n))
+			if(n == 0) {
+				/* the input ended before its "EOF" line */
+				c->want_data = -1;
+				break;
+			}
+			if(n < 0) {
+				if(!conn_io_wait(c, n))
 					conn_close(c);
 				return;
 			}
@@ -378,6 +393,12 @@ static void conn_step(struct rc_conn* c)
 				return;
 			}
 			c->outpos += (size_t)n;
+			/* a long answer to a client that reads it: the time
+			 * limit is for a write that makes no progress */
+			if(c->timer) {
+				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+				(void)evtimer_add(c->timer, &tv);
+			}
 			break;
 		}
 	}
@@ -400,14 +421,37 @@ static void conn_timeout_cb(evutil_socket_t fd, short ev, void* arg)
 	conn_close(c);
 }
 
+/* At the limit: the oldest connection that has not sent its command
+ * line yet makes room, so clients that connect and say nothing cannot
+ * lock the others out; 0 if every one is running a command. */
+static int evict_oldest_idle(struct daemon_remote* rc)
+{
+	struct rc_conn* c, *victim = NULL;
+	for(c = rc->conns; c; c = c->next)
+		if(c->state == RC_HANDSHAKE || c->state == RC_READ)
+			victim = c;  /* the list has the newest first */
+	if(!victim)
+		return 0;
+	verbose(VERB_OPS, "remote control: %d connections, closing the "
+		"oldest idle one", rc->num_conns);
+	victim->after = RC_AFTER_NONE;
+	conn_close(victim);
+	return 1;
+}
+
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 {
 	struct rc_listener* l = arg;
 	struct daemon_remote* rc = l->owner;
 	struct timeval tv = { RC_TIMEOUT_SECS, 0 };
 	struct rc_conn* c;
-	int fd, i;
+	int fd;
 	(void)ev;
+	if(rc->num_conns >= RC_MAX_CONNS && !evict_oldest_idle(rc)) {
+		/* every slot runs a command: wait for one to finish */
+		set_accepting(rc, 0);
+		return;
+	}
 	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if(fd == -1) {
 		if(errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -425,9 +469,6 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 		rc->conns->prev = c;
 	rc->conns = c;
 	rc->num_conns++;
-	if(rc->num_conns >= RC_MAX_CONNS)
-		for(i = 0; i < rc->num_listen; i++)
-			event_del(rc->listen[i].ev);
 	c->timer = evtimer_new(rc->base, conn_timeout_cb, c);
 	if(!c->timer || evtimer_add(c->timer, &tv) != 0) {
 		conn_close(c);

@@ -194,6 +194,84 @@ def test_slow_client_does_not_block(unbound, keys):
     long_line.close()
 
 
+def test_clients_that_do_not_read(unbound, tmp_path):
+    """A client that sends its command and never reads the (long)
+    answer, and one that reads it slowly: DNS is answered all the while
+    and other control clients at once; the one that does not read is
+    closed once its writes make no progress for the time bound, the slow
+    reader gets the whole answer even though it takes longer than that."""
+    path = str(tmp_path / "ctl.sock")
+    unbound.start(extra=rc_clause(None, iface=path, use_cert=False),
+                  threads=2)
+    lines = "".join("h%d.many.test. A 192.0.2.%d\n" % (i, i % 250 + 1)
+                    for i in range(20000))
+    r = subprocess.run([OUR_CTL, "-c", unbound.conf, "local_datas"],
+                       input=lines, capture_output=True, text=True,
+                       timeout=60)
+    assert r.stdout == "added 20000 datas\n", r.stdout
+    full = ctl(unbound.conf, "list_local_data", timeout=30).stdout
+    assert len(full) > 600000, len(full)
+    stop = threading.Event()
+    res = {"ok": 0, "bad": 0}
+
+    def load():
+        while not stop.is_set():
+            try:
+                r = unbound.query("h7.many.test.", timeout=1)
+                res["ok" if r.answer else "bad"] += 1
+            except Exception:  # noqa: BLE001
+                res["bad"] += 1
+    th = threading.Thread(target=load)
+    th.start()
+    stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(path)
+        stuck.sendall(b"UBCT1 list_local_data\n")
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.connect(path)
+        t0 = time.time()
+        slow.sendall(b"UBCT1 list_local_data\n")
+        slow.settimeout(10)
+        got = b""
+        while True:
+            # others are served at once meanwhile
+            if len(got) < 200000:
+                t1 = time.time()
+                assert unix_exchange(path, b"UBCT1 get_option port\n") \
+                    == b"%d\n" % unbound.port
+                assert time.time() - t1 < 2
+            time.sleep(0.1)
+            chunk = slow.recv(8192)
+            if not chunk:
+                break
+            got += chunk
+        took = time.time() - t0
+        assert got.decode() == full
+        assert took > 6, took   # longer than the 5 s bound in all
+        # the client that never read was closed without its answer
+        stuck.settimeout(10)
+        rest = b""
+        try:
+            while True:
+                chunk = stuck.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+        except ConnectionResetError:
+            pass
+        assert len(rest) < len(full), len(rest)
+        assert "remote control connection timed out" in unbound.log()
+    finally:
+        stop.set()
+        th.join()
+        stuck.close()
+        slow.close()
+    assert res["bad"] == 0 and res["ok"] > 50, res
+    assert unbound.alive()
+
+
 def unix_exchange(path, data, timeout=10):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
@@ -227,16 +305,26 @@ def test_garbage_and_many_connections(unbound, tmp_path):
     assert unix_exchange(path, b"UBCT1 status\r\n").startswith(b"version")
     assert unix_exchange(path, b"UBCT1 " + b"a" * 10000 + b"\n") == \
         b"error command line too long\n"
-    # more idle connections than the daemon takes at once
+    # more idle connections than the daemon takes at once: the oldest
+    # idle ones make room, control works at once while they stay
     idle = []
     for _ in range(40):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         c.connect(path)
         idle.append(c)
     assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+    t0 = time.time()
+    assert unix_exchange(path, b"UBCT1 get_option port\n") == \
+        b"%d\n" % unbound.port
+    assert time.time() - t0 < 2, time.time() - t0
+    # the first ones were closed for it, the last ones are still open
+    idle[0].settimeout(5)
+    assert idle[0].recv(10) == b""
+    idle[-1].setblocking(False)
+    with pytest.raises(BlockingIOError):
+        idle[-1].recv(10)
     for c in idle:
         c.close()
-    # once they are gone, control works again at once
     assert unix_exchange(path, b"UBCT1 get_option port\n") == \
         b"%d\n" % unbound.port
 
