@@ -172,6 +172,40 @@ def test_wrong_certificate_refused(unbound, keys, tmp_path):
     assert r.returncode == 0 and "is running" in r.stdout
 
 
+def test_tls_client_without_certificate_refused(unbound, keys):
+    """A TLS client that trusts the server but shows no certificate of
+    its own fails the handshake and gets no answer; one with the right
+    certificate is served right after, and so is DNS."""
+    import ssl
+    start_tls(unbound, keys)
+    cafile = os.path.join(keys, "unbound_server.pem")
+    for cert in (None, "right"):
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.load_verify_locations(cafile)
+        if cert:
+            ctx.load_cert_chain(os.path.join(keys, "unbound_control.pem"),
+                                os.path.join(keys, "unbound_control.key"))
+        data = b""
+        with socket.create_connection(("127.0.0.1", unbound.ctl_port),
+                                      5) as raw:
+            try:
+                with ctx.wrap_socket(raw) as s:
+                    s.sendall(b"UBCT1 status\n")
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        data += chunk
+            except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+                pass
+        if cert:
+            assert b"is running" in data, data
+        else:
+            assert data == b"", data
+        assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+
+
 def test_slow_client_does_not_block(unbound, keys):
     start_tls(unbound, keys)
     # a client that connects and says nothing, and one that sends a
