@@ -257,14 +257,14 @@ static void do_get_option(struct daemon_remote* rc, char* arg,
 	free(text);
 }
 
-/* Runs in a worker's thread: the maximum starts again from now (a
- * gauge cannot be reset by a baseline). */
+/* Runs in a worker's thread: the maximum starts again from zero, as
+ * Unbound's reset (a gauge cannot be reset by a baseline). */
 static void reset_max_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct worker* w = arg;
 	(void)fd;
 	(void)ev;
-	w->stats.req_max = w->stats.req_cur_all;
+	w->stats.req_max = 0;
 }
 
 /* Ask every worker to reset its gauges, in its own thread. */
@@ -320,7 +320,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	for(i = 0; i < n; i++) {
 		struct worker_stats diff;
 		char pfx[32];
-		stats_snapshot_worker(d->workers[i], &cur[i]);
+		worker_stats_snapshot(d->workers[i], &cur[i]);
 		diff = cur[i];
 		stats_subtract(&diff, &rc->base_stats[i]);
 		snprintf(pfx, sizeof(pfx), "thread%d", i);
@@ -356,7 +356,7 @@ static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 	strbuf_free(&tmp);
 	if(rc->base_stats && rc->d->workers) {
 		for(i = 0; i < rc->d->num_workers; i++)
-			stats_snapshot_worker(rc->d->workers[i],
+			worker_stats_snapshot(rc->d->workers[i],
 				&rc->base_stats[i]);
 		clock_gettime(CLOCK_REALTIME, &rc->last);
 		reset_worker_gauges(rc->d);
@@ -380,14 +380,16 @@ void rc_log_stats(struct daemon_remote* rc)
 	}
 	for(i = 0; i < d->num_workers; i++) {
 		struct worker_stats cur;
-		stats_snapshot_worker(d->workers[i], &cur);
+		worker_stats_snapshot(d->workers[i], &cur);
 		s = cur;
 		stats_subtract(&s, &rc->base_stats[i]);
 		log_info("server stats for thread %d: %llu queries, %llu "
 			"answers from cache, %llu recursions, %llu prefetch, 0 "
 			"rejected by ip ratelimiting", i,
 			(unsigned long long)s.num_queries,
-			(unsigned long long)s.num_cachehits,
+			/* as Unbound: every query not sent to recursion */
+			(unsigned long long)(s.num_queries >= s.num_cachemiss ?
+			s.num_queries - s.num_cachemiss : 0),
 			(unsigned long long)s.num_cachemiss,
 			(unsigned long long)s.num_prefetch);
 		log_info("server stats for thread %d: requestlist max %llu "

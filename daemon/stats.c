@@ -5,7 +5,6 @@
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "util/msgparse.h"
-#include "services/outside_network.h"
 #include <ldns/ldns.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,6 +130,14 @@ void stats_note_rectime(struct worker_stats* st, uint64_t us)
 	st->rec_count++;
 }
 
+void stats_note_reqlist(struct worker_stats* st, uint64_t n)
+{
+	st->req_sum += n;
+	st->req_samples++;
+	if(n > st->req_max)
+		st->req_max = n;
+}
+
 void stats_snapshot(const struct worker_stats* live, struct worker_stats* out)
 {
 	const uint64_t* src = (const uint64_t*)live;
@@ -138,19 +145,6 @@ void stats_snapshot(const struct worker_stats* live, struct worker_stats* out)
 	size_t i;
 	for(i = 0; i < STATS_NUM_FIELDS; i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-}
-
-void stats_snapshot_worker(const struct worker* w, struct worker_stats* out)
-{
-	const struct outnet_stats* o;
-	stats_snapshot(&w->stats, out);
-	if(!w->iter.outnet)
-		return;
-	o = outnet_get_stats(w->iter.outnet);
-	out->qudp_out = __atomic_load_n(&o->sent_udp, __ATOMIC_RELAXED);
-	out->qtcp_out = __atomic_load_n(&o->sent_tcp, __ATOMIC_RELAXED);
-	out->unwanted_replies = __atomic_load_n(&o->unwanted,
-		__ATOMIC_RELAXED);
 }
 
 void stats_subtract(struct worker_stats* a, const struct worker_stats* base)

@@ -22,7 +22,6 @@
 #define STATS_HIST_BUCKETS 40
 
 struct worker_stats;
-struct worker;
 struct query_info;
 struct config_file;
 
@@ -43,15 +42,16 @@ void stats_note_query(struct worker_stats* st, const struct query_info* qi,
 /* Count the rcode of a reply sent (reply: the wire packet). */
 void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
 	size_t len);
+/* A query for the mesh (a cache miss or a prefetch) found n states in
+ * the request list: requestlist.avg and .max, as Unbound samples them
+ * (the list before the query's own state is added). */
+void stats_note_reqlist(struct worker_stats* st, uint64_t n);
 /* Count one recursion time in microseconds. */
 void stats_note_rectime(struct worker_stats* st, uint64_t us);
 
 /* Main thread: a torn-free copy of a worker's live counters. */
 void stats_snapshot(const struct worker_stats* live,
 	struct worker_stats* out);
-/* The same for worker w, with its outside network's counters (queries
- * sent upstream, unwanted replies) filled in. */
-void stats_snapshot_worker(const struct worker* w, struct worker_stats* out);
 /* a -= base, counters only (gauges keep a's value). */
 void stats_subtract(struct worker_stats* a, const struct worker_stats* base);
 /* tot += a: counters summed, gauges summed too (max: the largest). */
