@@ -31,6 +31,9 @@ struct daemon_remote* daemon_remote_create(struct daemon* d,
 /* Start accepting on the main thread's event base, and the
  * statistics-interval timer. 0 on error. */
 int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
+/* After a reload (SIGHUP or the reload commands): the statistics the
+ * control channel shows start from zero, as Unbound's. NULL is fine. */
+void daemon_remote_reload_stats(struct daemon_remote* rc);
 /* Close everything (unlinks a unix socket it made). NULL is fine. */
 void daemon_remote_delete(struct daemon_remote* rc);
 

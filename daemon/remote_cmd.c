@@ -3,6 +3,7 @@
  * to: caches lock inside, counters are read (stats.h). */
 #include "config.h"
 #include "daemon/remote_cmd.h"
+#include "daemon/remote.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "services/cache/msgcache.h"
@@ -347,21 +348,42 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	free(tot);
 }
 
+/* The counters start again from now: a new baseline per thread (the
+ * workers' counters are never written) and the gauges reset by each
+ * worker. 0 when there is nothing to do it with. */
+static int rebaseline(struct daemon_remote* rc)
+{
+	struct daemon* d = rc->d;
+	int i;
+	if(!d->workers)
+		return 0;
+	if(!rc->base_stats) {
+		rc->base_stats = calloc((size_t)d->num_workers,
+			sizeof(*rc->base_stats));
+		if(!rc->base_stats)
+			return 0;
+		rc->num_base = d->num_workers;
+	}
+	for(i = 0; i < d->num_workers; i++)
+		worker_stats_snapshot(d->workers[i], &rc->base_stats[i]);
+	reset_worker_gauges(d);
+	return 1;
+}
+
 static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 {
-	struct strbuf tmp = { NULL, 0, 0, 0 };
 	/* a reset with nothing printed; cumulative is ignored, as Unbound */
-	int i;
-	rc_print_stats(rc, &tmp, 0);
-	strbuf_free(&tmp);
-	if(rc->base_stats && rc->d->workers) {
-		for(i = 0; i < rc->d->num_workers; i++)
-			worker_stats_snapshot(rc->d->workers[i],
-				&rc->base_stats[i]);
+	if(rebaseline(rc))
 		clock_gettime(CLOCK_REALTIME, &rc->last);
-		reset_worker_gauges(rc->d);
-	}
 	strbuf_printf(b, "ok\n");
+}
+
+void daemon_remote_reload_stats(struct daemon_remote* rc)
+{
+	/* Unbound's reload starts its threads afresh, statistics too
+	 * (time.up and time.elapsed go on) */
+	if(rc)
+		(void)rebaseline(rc);
 }
 
 void rc_log_stats(struct daemon_remote* rc)

@@ -519,6 +519,39 @@ def test_tcpusage_counts_open_connections(unbound, tmp_path):
     assert s["total.tcpusage"] == "0", s
 
 
+def test_reload_starts_statistics_afresh(unbound, tmp_path):
+    """As Unbound 1.17 (checked side by side): every form of reload, and
+    SIGHUP, starts the counters from zero, even with
+    statistics-cumulative; time.up goes on."""
+    path = str(tmp_path / "ctl.sock")
+    unbound.start('local-data: "r.example. A 192.0.2.1"\n'
+                  'statistics-cumulative: yes', threads=2,
+                  extra=rc_clause(None, iface=path, use_cert=False))
+    for how in (["reload"], ["reload_keep_cache"], ["reload", "+keep-cache"],
+                "SIGHUP"):
+        for _ in range(3):
+            assert unbound.query("r.example.").answer
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert int(s["total.num.queries"]) >= 3, s
+        up = float(s["time.up"])
+        if how == "SIGHUP":
+            n = unbound.log().count("service reloaded")
+            unbound.send_signal(signal.SIGHUP)
+            deadline = time.time() + 10 * SLOW
+            while unbound.log().count("service reloaded") == n and \
+                    time.time() < deadline:
+                time.sleep(0.05)
+        else:
+            assert ctl(unbound.conf, *how).stdout == "ok\n"
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert s["total.num.queries"] == "0", (how, s)
+        assert s["thread0.num.queries"] == "0", (how, s)
+        assert float(s["time.up"]) >= up
+        assert unbound.query("r.example.").answer
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert s["total.num.queries"] == "1", (how, s)
+
+
 def test_stats_cumulative(unbound, keys):
     start_tls(unbound, keys, body="statistics-cumulative: yes")
     ctl(unbound.conf, "stats")

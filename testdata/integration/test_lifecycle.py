@@ -1,6 +1,7 @@
 """Signals, pidfile, daemonizing, logfile, privilege drop, SIGHUP reload."""
 import os
 import pwd
+import re
 import signal
 import subprocess
 import threading
@@ -167,8 +168,23 @@ def test_reload_broken_config_keeps_old(unbound):
                     ["www.life.test. A 192.0.2.7"], START_TIMEOUT)
 
 
+def listen_inodes(port, pid):
+    """The inodes of the sockets pid listens on at port, UDP and TCP."""
+    out = set()
+    for flag in ("-lunpeH", "-ltnpeH"):
+        text = subprocess.run(["ss", flag, "sport = :%d" % port],
+                              capture_output=True, text=True,
+                              check=True).stdout
+        for line in text.splitlines():
+            if "pid=%d," % pid in line:
+                out.add(re.search(r"ino:(\d+)", line).group(1))
+    return out
+
+
 def test_no_query_lost_across_reloads(unbound):
     unbound.start(LOCAL + "\nso-reuseport: yes", threads=2)
+    inodes = listen_inodes(unbound.port, unbound.pid)
+    assert len(inodes) == 4, inodes   # UDP and TCP for each thread
     stop = threading.Event()
     stats = {"sent": 0, "answered": 0, "lost": []}
 
@@ -225,6 +241,8 @@ def test_no_query_lost_across_reloads(unbound):
         t.join(STOP_TIMEOUT * 3)
         t2.join(STOP_TIMEOUT * 3)
     assert stats["lost"] == [], stats
+    # the very sockets of the start
+    assert listen_inodes(unbound.port, unbound.pid) == inodes
     assert tcp["sent"] > 20, tcp
     # Unbound 1.17 closes the TCP connections it is serving at a reload
     # (the client sees EOF); this daemon keeps them
