@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 
 /* RC_DATA: reading what the client sends after the command line
@@ -46,9 +48,18 @@ struct rc_conn {
 	size_t scan;             /* start of the first line not ended yet */
 	struct rc_bulk* bulk;    /* a bulk command reading its lines */
 	int skip_line;           /* dropping the rest of a too long line */
+	int outq;                /* bytes the kernel had yet to send after our
+	                          * last write (RC_WRITE), -1: unknown */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
+
+/* Bytes written to fd that the peer has not taken yet, or -1. */
+static int unsent(int fd)
+{
+	int q;
+	return ioctl(fd, SIOCOUTQ, &q) == 0 ? q : -1;
+}
 
 /* Accept new connections or not (at the limit). */
 static void set_accepting(struct daemon_remote* rc, int on)
@@ -395,6 +406,7 @@ static void conn_step(struct rc_conn* c)
 			c->outpos += (size_t)n;
 			/* a long answer to a client that reads it: the time
 			 * limit is for a write that makes no progress */
+			c->outq = unsent(c->fd);
 			if(c->timer) {
 				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
 				(void)evtimer_add(c->timer, &tv);
@@ -416,6 +428,18 @@ static void conn_timeout_cb(evutil_socket_t fd, short ev, void* arg)
 	struct rc_conn* c = arg;
 	(void)fd;
 	(void)ev;
+	if(c->state == RC_WRITE) {
+		/* the socket is full, but the client may be reading it
+		 * slowly (the kernel holds up to megabytes): that is
+		 * progress too */
+		int q = unsent(c->fd);
+		if(q >= 0 && c->outq >= 0 && q < c->outq) {
+			struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+			c->outq = q;
+			(void)evtimer_add(c->timer, &tv);
+			return;
+		}
+	}
 	verbose(VERB_OPS, "remote control connection timed out");
 	c->after = RC_AFTER_NONE;
 	conn_close(c);
@@ -464,6 +488,7 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 	}
 	c->rc = rc;
 	c->fd = fd;
+	c->outq = -1;
 	c->next = rc->conns;
 	if(rc->conns)
 		rc->conns->prev = c;
@@ -496,6 +521,9 @@ static SSL_CTX* setup_ctx(const struct config_file* cfg)
 		return NULL;
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/* SSL_write returns after each record, so a long answer to a slow
+	 * reader shows its progress (the time bound is per write) */
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE);
 	if(!SSL_CTX_use_certificate_chain_file(ctx, cfg->server_cert_file)) {
 		log_err("error for cert file: %s", cfg->server_cert_file);
 		goto fail;

@@ -7,7 +7,8 @@
  * certificate); a control-interface that is an absolute path is a unix
  * socket, plain. A connection gets RC_TIMEOUT_SECS to send its command
  * line (of at most RC_LINE_MAX bytes), and as long again for each read
- * of its input or write of its answer that makes progress; everything is
+ * of its input or write of its answer that makes progress (or while the
+ * client drains what the kernel holds for it); everything is
  * non-blocking, so a slow client delays nothing but itself. */
 #ifndef DAEMON_REMOTE_H
 #define DAEMON_REMOTE_H
