@@ -494,3 +494,26 @@ def test_lists_match_reference(unbound, tmp_path):
         ref.stop()
     for c, a, b in zip(cmds, outs["ref"], outs["ours"]):
         assert (b.returncode, b.stdout) == (a.returncode, a.stdout), c
+
+
+@pytest.mark.parametrize("server", ["ours", "debian"])
+def test_list_insecure_without_validator(unbound, tmp_path, server):
+    """With module-config "iterator" there are no trust anchors: as in
+    Unbound 1.17, insecure_add says ok and list_insecure lists nothing,
+    domain-insecure: from the config included."""
+    srv = unbound
+    if server == "debian":
+        if not os.path.exists(DEB_UNBOUND):
+            pytest.skip("Debian's unbound not installed")
+        srv = RefServer(tmp_path / "ref")
+        os.makedirs(srv.dir, exist_ok=True)
+    try:
+        path = os.path.join(srv.dir, "ctl.sock")
+        srv.start('module-config: "iterator"\ndomain-insecure: "c.test."',
+                  extra=rc_clause(None, iface=path, use_cert=False))
+        assert ok(srv, OUR_CTL, "insecure_add", "x.test.") == "ok\n"
+        assert ok(srv, OUR_CTL, "list_insecure") == ""
+        assert ok(srv, OUR_CTL, "insecure_remove", "x.test.") == "ok\n"
+    finally:
+        if srv is not unbound:
+            srv.stop()
