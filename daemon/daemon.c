@@ -152,6 +152,7 @@ int daemon_reload(struct daemon* d)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
 	daemon_env_publish(d, env);
+	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");

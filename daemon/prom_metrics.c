@@ -299,6 +299,13 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	}
 	sample_label(b, "answer_rcodes_total", "rcode", "nodata",
 		t->ans_nodata);
+	family(b, "unwanted_queries_total", "counter", "Total number of "
+		"queries that were refused or dropped because they failed the "
+		"access control settings.");
+	sample(b, "unwanted_queries_total", t->unwanted_queries);
+	family(b, "unwanted_replies_total", "counter", "Total number of "
+		"replies that were unwanted or unsolicited.");
+	sample(b, "unwanted_replies_total", t->unwanted_replies);
 }
 
 static void write_caches(struct strbuf* b, const struct stats_cache_info* c)

@@ -135,7 +135,7 @@ static void build_metrics(struct prom_server* ps, struct strbuf* body)
 		return;
 	}
 	for(i = 0; i < d->num_workers; i++)
-		stats_snapshot(&d->workers[i]->stats, &snap[i]);
+		worker_stats_snapshot(d->workers[i], &snap[i]);
 	ci.mem_rrset = lruhash_get_mem(d->rrset_cache->table);
 	ci.mem_msg = lruhash_get_mem(d->msg_cache->table);
 	ci.rrset_count = lruhash_count(d->rrset_cache->table);

@@ -110,6 +110,15 @@ static size_t resolve_or_stale(struct worker* w, const struct query_info* qi,
 	return n;
 }
 
+/* A query access-control turned away (unwanted.queries), counted as
+ * Unbound counts it: with extended-statistics only. */
+static void note_unwanted(struct worker_stats* st,
+	const struct config_file* cfg)
+{
+	if(cfg->stat_extended)
+		st->unwanted_queries++;
+}
+
 static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
@@ -128,8 +137,20 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	acl = acl_list_lookup(env->acl, addr, addrlen);
 	if(acl == acl_deny) {
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
+		note_unwanted(st, cfg);
 		return 0;
 	}
+	if(acl == acl_refuse) {
+		/* as Unbound: not a query in the statistics, only unwanted */
+		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
+		note_unwanted(st, cfg);
+		if(query_parse(pkt, len, &qi) == PARSE_DROP)
+			return 0;
+		return msg_refuse_reply(out, outcap, &qi);
+	}
+	st->num_queries++;
+	if(is_tcp)
+		st->num_tcp++;
 	if(len > 512 && cfg->harden_large_queries) {
 		/* as Unbound: a query over 512 bytes is dropped */
 		verbose(VERB_QUERY, "request too large, discarded");
@@ -140,10 +161,6 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		return 0;
 	if(cfg->stat_extended)  /* counted only when asked for, as Unbound */
 		stats_note_query(st, &qi, addr);
-	if(acl == acl_refuse) {
-		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
-		return msg_refuse_reply(out, outcap, &qi);
-	}
 	if(pr == PARSE_FORMERR)
 		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
 			edns_size);
@@ -187,11 +204,15 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		break;
 	}
 	/* Not answered locally: the non-local access rules apply now. */
-	if(acl == acl_deny_non_local)
+	if(acl == acl_deny_non_local) {
+		note_unwanted(st, cfg);
 		return 0;
-	if(acl == acl_refuse_non_local)
+	}
+	if(acl == acl_refuse_non_local) {
+		note_unwanted(st, cfg);
 		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size);
+	}
 	if(!(qi.flags & FLAG_RD)) {
 		if(acl == acl_allow_setrd)
 			qi.flags |= FLAG_RD;
@@ -240,11 +261,7 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
 	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
-	size_t n;
-	w->stats.num_queries++;
-	if(ci->is_tcp)
-		w->stats.num_tcp++;
-	n = answer(w, pkt, len, ci, out, outcap);
+	size_t n = answer(w, pkt, len, ci, out, outcap);
 	if(n > 0 && n != QUERY_DEFERRED && w->env->cfg->stat_extended)
 		stats_note_reply(&w->stats, out, n);
 	if(n == 0)

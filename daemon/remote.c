@@ -1,7 +1,7 @@
 /* daemon/remote.c - the control channel: accept, (TLS) handshake, read
  * one "UBCT1 cmd\n" line, run the command in the main thread, write the
  * answer, close. Each step is non-blocking on the main event base and
- * the whole connection is bounded by RC_TIMEOUT_SECS. */
+ * bounded by RC_TIMEOUT_SECS without progress. */
 #include "config.h"
 #include "daemon/remote.h"
 #include "daemon/remote_cmd.h"
@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 
 /* RC_DATA: reading what the client sends after the command line
@@ -46,9 +48,31 @@ struct rc_conn {
 	size_t scan;             /* start of the first line not ended yet */
 	struct rc_bulk* bulk;    /* a bulk command reading its lines */
 	int skip_line;           /* dropping the rest of a too long line */
+	int outq;                /* bytes the kernel had yet to send after our
+	                          * last write (RC_WRITE), -1: unknown */
 };
 
 static void conn_cb(evutil_socket_t fd, short ev, void* arg);
+
+/* Bytes written to fd that the peer has not taken yet, or -1. */
+static int unsent(int fd)
+{
+	int q;
+	return ioctl(fd, SIOCOUTQ, &q) == 0 ? q : -1;
+}
+
+/* Accept new connections or not (at the limit). */
+static void set_accepting(struct daemon_remote* rc, int on)
+{
+	int i;
+	for(i = 0; i < rc->num_listen; i++) {
+		if(!rc->listen[i].ev)
+			continue;
+		if(on)
+			(void)event_add(rc->listen[i].ev, NULL);
+		else	(void)event_del(rc->listen[i].ev);
+	}
+}
 
 static void conn_close(struct rc_conn* c)
 {
@@ -77,11 +101,8 @@ static void conn_close(struct rc_conn* c)
 	free(c->data);
 	free(c);
 	/* accept again if we had stopped at the limit */
-	if(rc->num_conns == RC_MAX_CONNS - 1) {
-		int i;
-		for(i = 0; i < rc->num_listen; i++)
-			event_add(rc->listen[i].ev, NULL);
-	}
+	if(rc->num_conns == RC_MAX_CONNS - 1)
+		set_accepting(rc, 1);
 	rc_cmd_after(rc, after);
 }
 
@@ -314,8 +335,13 @@ static void conn_step(struct rc_conn* c)
 			if(c->ssl)
 				n = SSL_read(c->ssl, c->line, RC_LINE_MAX);
 			else	n = (int)recv(c->fd, c->line, RC_LINE_MAX, 0);
-			if(n <= 0) {
-				if(n == 0 || !conn_io_wait(c, n))
+			if(n == 0) {
+				/* the input ended before its "EOF" line */
+				c->want_data = -1;
+				break;
+			}
+			if(n < 0) {
+				if(!conn_io_wait(c, n))
 					conn_close(c);
 				return;
 			}
@@ -378,6 +404,13 @@ static void conn_step(struct rc_conn* c)
 				return;
 			}
 			c->outpos += (size_t)n;
+			/* a long answer to a client that reads it: the time
+			 * limit is for a write that makes no progress */
+			c->outq = unsent(c->fd);
+			if(c->timer) {
+				struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+				(void)evtimer_add(c->timer, &tv);
+			}
 			break;
 		}
 	}
@@ -395,9 +428,39 @@ static void conn_timeout_cb(evutil_socket_t fd, short ev, void* arg)
 	struct rc_conn* c = arg;
 	(void)fd;
 	(void)ev;
+	if(c->state == RC_WRITE) {
+		/* the socket is full, but the client may be reading it
+		 * slowly (the kernel holds up to megabytes): that is
+		 * progress too */
+		int q = unsent(c->fd);
+		if(q >= 0 && c->outq >= 0 && q < c->outq) {
+			struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+			c->outq = q;
+			(void)evtimer_add(c->timer, &tv);
+			return;
+		}
+	}
 	verbose(VERB_OPS, "remote control connection timed out");
 	c->after = RC_AFTER_NONE;
 	conn_close(c);
+}
+
+/* At the limit: the oldest connection that has not sent its command
+ * line yet makes room, so clients that connect and say nothing cannot
+ * lock the others out; 0 if every one is running a command. */
+static int evict_oldest_idle(struct daemon_remote* rc)
+{
+	struct rc_conn* c, *victim = NULL;
+	for(c = rc->conns; c; c = c->next)
+		if(c->state == RC_HANDSHAKE || c->state == RC_READ)
+			victim = c;  /* the list has the newest first */
+	if(!victim)
+		return 0;
+	verbose(VERB_OPS, "remote control: %d connections, closing the "
+		"oldest idle one", rc->num_conns);
+	victim->after = RC_AFTER_NONE;
+	conn_close(victim);
+	return 1;
 }
 
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
@@ -406,8 +469,13 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 	struct daemon_remote* rc = l->owner;
 	struct timeval tv = { RC_TIMEOUT_SECS, 0 };
 	struct rc_conn* c;
-	int fd, i;
+	int fd;
 	(void)ev;
+	if(rc->num_conns >= RC_MAX_CONNS && !evict_oldest_idle(rc)) {
+		/* every slot runs a command: wait for one to finish */
+		set_accepting(rc, 0);
+		return;
+	}
 	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if(fd == -1) {
 		if(errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -420,14 +488,12 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 	}
 	c->rc = rc;
 	c->fd = fd;
+	c->outq = -1;
 	c->next = rc->conns;
 	if(rc->conns)
 		rc->conns->prev = c;
 	rc->conns = c;
 	rc->num_conns++;
-	if(rc->num_conns >= RC_MAX_CONNS)
-		for(i = 0; i < rc->num_listen; i++)
-			event_del(rc->listen[i].ev);
 	c->timer = evtimer_new(rc->base, conn_timeout_cb, c);
 	if(!c->timer || evtimer_add(c->timer, &tv) != 0) {
 		conn_close(c);
@@ -455,6 +521,9 @@ static SSL_CTX* setup_ctx(const struct config_file* cfg)
 		return NULL;
 	}
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/* SSL_write returns after each record, so a long answer to a slow
+	 * reader shows its progress (the time bound is per write) */
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE);
 	if(!SSL_CTX_use_certificate_chain_file(ctx, cfg->server_cert_file)) {
 		log_err("error for cert file: %s", cfg->server_cert_file);
 		goto fail;

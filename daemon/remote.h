@@ -5,9 +5,11 @@
  * daemon writes the answer and closes. Over TCP with control-use-cert:
  * yes, mutual TLS (the client's certificate must be signed by the server
  * certificate); a control-interface that is an absolute path is a unix
- * socket, plain. A connection gets RC_TIMEOUT_SECS in all and a command
- * line of at most RC_LINE_MAX bytes; everything is non-blocking, so a
- * slow client delays nothing but itself. */
+ * socket, plain. A connection gets RC_TIMEOUT_SECS to send its command
+ * line (of at most RC_LINE_MAX bytes), and as long again for each read
+ * of its input or write of its answer that makes progress (or while the
+ * client drains what the kernel holds for it); everything is
+ * non-blocking, so a slow client delays nothing but itself. */
 #ifndef DAEMON_REMOTE_H
 #define DAEMON_REMOTE_H
 
@@ -18,7 +20,8 @@ struct event_base;
 
 #define RC_TIMEOUT_SECS 5
 #define RC_LINE_MAX 4096
-/* at most this many control connections at once; more wait in accept */
+/* at most this many control connections at once; a new one closes the
+ * oldest that has not sent its command yet, else waits in accept */
 #define RC_MAX_CONNS 32
 
 /* Open the control sockets and load the keys (before chroot and the
@@ -29,6 +32,9 @@ struct daemon_remote* daemon_remote_create(struct daemon* d,
 /* Start accepting on the main thread's event base, and the
  * statistics-interval timer. 0 on error. */
 int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
+/* After a reload (SIGHUP or the reload commands): the statistics the
+ * control channel shows start from zero, as Unbound's. NULL is fine. */
+void daemon_remote_reload_stats(struct daemon_remote* rc);
 /* Close everything (unlinks a unix socket it made). NULL is fine. */
 void daemon_remote_delete(struct daemon_remote* rc);
 

@@ -142,8 +142,8 @@ void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
 		strbuf_printf(b, "ok\n");
 		return;
 	}
-	/* an address (port 53, as Unbound), or address@port */
-	if(!arg || !extstrtoaddr(arg, 53, &addr, &len)) {
+	/* an address, port 53 (no @port, as Unbound) */
+	if(!arg || !ipstrtoaddr(arg, 53, &addr, &len)) {
 		strbuf_printf(b, "error parsing ip addr: '%s'\n", arg ? arg : "");
 		return;
 	}

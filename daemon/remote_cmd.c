@@ -3,6 +3,7 @@
  * to: caches lock inside, counters are read (stats.h). */
 #include "config.h"
 #include "daemon/remote_cmd.h"
+#include "daemon/remote.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "services/cache/msgcache.h"
@@ -36,6 +37,16 @@ static char* next_arg(char** p)
 		*s++ = 0;
 	*p = s;
 	return w;
+}
+
+/* The rest of the line after the blanks, or NULL: the argument of
+ * the commands Unbound gives the whole line to (get_option, verbosity,
+ * flush_infra). */
+static char* rest_arg(char* p)
+{
+	while(*p == ' ' || *p == '\t')
+		p++;
+	return *p ? p : NULL;
 }
 
 /* Is the command word cmd (followed by end or a blank)? */
@@ -132,15 +143,11 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 
 static void do_verbosity(char* arg, struct strbuf* b)
 {
-	char* end;
-	long v;
-	if(!arg) {
-		strbuf_printf(b, "error in verbosity number syntax: \n");
-		return;
-	}
-	v = strtol(arg, &end, 10);
-	if(*end || end == arg || v < 0 || v > 1000) {
-		strbuf_printf(b, "error in verbosity number syntax: %s\n", arg);
+	/* Unbound's check: atoi, and 0 only when written "0" */
+	int v = arg ? atoi(arg) : 0;
+	if(!arg || (v == 0 && strcmp(arg, "0") != 0)) {
+		strbuf_printf(b, "error in verbosity number syntax: %s\n",
+			arg ? arg : "");
 		return;
 	}
 	/* the same global a reload sets; workers only read it */
@@ -184,20 +191,16 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	char* name = next_arg(&p), *type = next_arg(&p);
-	ldns_rr_type t;
+	if(!type) {
+		/* Unbound looks for both words before the name */
+		strbuf_printf(b, "error could not find next argument after "
+			"%s\n", name ? name : "");
+		return;
+	}
 	if(!rc_parse_name(name, nm, b))
 		return;
-	if(!type) {
-		strbuf_printf(b, "error could not find next argument after "
-			"%s\n", name);
-		return;
-	}
-	t = ldns_get_rr_type_by_name(type);
-	if(t == 0 && strcmp(type, "TYPE0") != 0) {
-		strbuf_printf(b, "error cannot parse '%s'\n", type);
-		return;
-	}
-	flush_type(rc, nm, (uint16_t)t);
+	/* as Unbound: a type it does not know is type 0, flushed "ok" */
+	flush_type(rc, nm, (uint16_t)ldns_get_rr_type_by_name(type));
 	strbuf_printf(b, "ok\n");
 }
 
@@ -255,14 +258,14 @@ static void do_get_option(struct daemon_remote* rc, char* arg,
 	free(text);
 }
 
-/* Runs in a worker's thread: the maximum starts again from now (a
- * gauge cannot be reset by a baseline). */
+/* Runs in a worker's thread: the maximum starts again from zero, as
+ * Unbound's reset (a gauge cannot be reset by a baseline). */
 static void reset_max_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct worker* w = arg;
 	(void)fd;
 	(void)ev;
-	w->stats.req_max = w->stats.req_cur_all;
+	w->stats.req_max = 0;
 }
 
 /* Ask every worker to reset its gauges, in its own thread. */
@@ -318,7 +321,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	for(i = 0; i < n; i++) {
 		struct worker_stats diff;
 		char pfx[32];
-		stats_snapshot(&d->workers[i]->stats, &cur[i]);
+		worker_stats_snapshot(d->workers[i], &cur[i]);
 		diff = cur[i];
 		stats_subtract(&diff, &rc->base_stats[i]);
 		snprintf(pfx, sizeof(pfx), "thread%d", i);
@@ -345,21 +348,42 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	free(tot);
 }
 
+/* The counters start again from now: a new baseline per thread (the
+ * workers' counters are never written) and the gauges reset by each
+ * worker. 0 when there is nothing to do it with. */
+static int rebaseline(struct daemon_remote* rc)
+{
+	struct daemon* d = rc->d;
+	int i;
+	if(!d->workers)
+		return 0;
+	if(!rc->base_stats) {
+		rc->base_stats = calloc((size_t)d->num_workers,
+			sizeof(*rc->base_stats));
+		if(!rc->base_stats)
+			return 0;
+		rc->num_base = d->num_workers;
+	}
+	for(i = 0; i < d->num_workers; i++)
+		worker_stats_snapshot(d->workers[i], &rc->base_stats[i]);
+	reset_worker_gauges(d);
+	return 1;
+}
+
 static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 {
-	struct strbuf tmp = { NULL, 0, 0, 0 };
 	/* a reset with nothing printed; cumulative is ignored, as Unbound */
-	int i;
-	rc_print_stats(rc, &tmp, 0);
-	strbuf_free(&tmp);
-	if(rc->base_stats && rc->d->workers) {
-		for(i = 0; i < rc->d->num_workers; i++)
-			stats_snapshot(&rc->d->workers[i]->stats,
-				&rc->base_stats[i]);
+	if(rebaseline(rc))
 		clock_gettime(CLOCK_REALTIME, &rc->last);
-		reset_worker_gauges(rc->d);
-	}
 	strbuf_printf(b, "ok\n");
+}
+
+void daemon_remote_reload_stats(struct daemon_remote* rc)
+{
+	/* Unbound's reload starts its threads afresh, statistics too
+	 * (time.up and time.elapsed go on) */
+	if(rc)
+		(void)rebaseline(rc);
 }
 
 void rc_log_stats(struct daemon_remote* rc)
@@ -378,14 +402,16 @@ void rc_log_stats(struct daemon_remote* rc)
 	}
 	for(i = 0; i < d->num_workers; i++) {
 		struct worker_stats cur;
-		stats_snapshot(&d->workers[i]->stats, &cur);
+		worker_stats_snapshot(d->workers[i], &cur);
 		s = cur;
 		stats_subtract(&s, &rc->base_stats[i]);
 		log_info("server stats for thread %d: %llu queries, %llu "
 			"answers from cache, %llu recursions, %llu prefetch, 0 "
 			"rejected by ip ratelimiting", i,
 			(unsigned long long)s.num_queries,
-			(unsigned long long)s.num_cachehits,
+			/* as Unbound: every query not sent to recursion */
+			(unsigned long long)(s.num_queries >= s.num_cachemiss ?
+			s.num_queries - s.num_cachemiss : 0),
 			(unsigned long long)s.num_cachemiss,
 			(unsigned long long)s.num_prefetch);
 		log_info("server stats for thread %d: requestlist max %llu "
@@ -421,7 +447,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "dump_cache")) {
 		rc_do_dump_cache(rc, b);
 	} else if(cmd_is(p, "verbosity")) {
-		do_verbosity(next_arg(&args), b);
+		do_verbosity(rest_arg(args), b);
 	} else if(cmd_is(p, "log_reopen")) {
 		do_log_reopen(b);
 	} else if(cmd_is(p, "stats_noreset")) {
@@ -437,7 +463,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush")) {
 		do_flush(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "get_option")) {
-		do_get_option(rc, next_arg(&args), b);
+		do_get_option(rc, rest_arg(args), b);
 	} else if(cmd_is(p, "lookup")) {
 		rc_do_lookup(rc, next_arg(&args), b);
 	} else if(cmd_is(p, "list_stubs")) {
@@ -453,7 +479,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {
-		rc_do_flush_infra(rc, next_arg(&args), b);
+		rc_do_flush_infra(rc, rest_arg(args), b);
 	} else if(cmd_is(p, "dump_infra")) {
 		rc_do_dump_infra(rc, b);
 	} else if(cmd_is(p, "dump_requestlist")) {

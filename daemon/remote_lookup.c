@@ -15,6 +15,7 @@
 #include "util/msgparse.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LOOKUP_MAX_ADDRS 64
@@ -185,24 +186,42 @@ static void print_hint(const struct iter_hint* h, struct strbuf* b)
 	strbuf_printf(b, "\n");
 }
 
+static int hint_cmp(const void* x, const void* y)
+{
+	const struct iter_hint* a = *(const struct iter_hint* const*)x;
+	const struct iter_hint* b = *(const struct iter_hint* const*)y;
+	return dname_tree_compare(a->dp->name, b->dp->name);
+}
+
 void rc_do_list_hints(struct daemon_remote* rc, int forwards,
 	struct strbuf* b)
 {
 	const struct iter_hints* hs = rc->d->env->hints;
-	const struct iter_hint* h;
+	const struct iter_hint* h, **v;
+	size_t n = 0, i;
+	int root_listed = 0;
 	if(!hs)
 		return;
-	/* the root first, as Unbound's sorted tree has it */
-	for(h = hs->list; h; h = h->next)
-		if(h->dp && h->dp->name[0] == 0 && !h->is_forward == !forwards)
-			print_hint(h, b);
-	if(hs->root && !forwards) {
-		for(h = hs->list; h && h != hs->root; h = h->next)
-			;
-		if(!h && hs->root->dp)
-			print_hint(hs->root, b);
+	for(h = hs->list; h; h = h->next) {
+		n++;
+		if(h == hs->root)
+			root_listed = 1;
 	}
+	if(!(v = calloc(n + 1, sizeof(*v)))) {
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	n = 0;
 	for(h = hs->list; h; h = h->next)
-		if(h->dp && h->dp->name[0] != 0 && !h->is_forward == !forwards)
-			print_hint(h, b);
+		if(h->dp && !h->is_forward == !forwards)
+			v[n++] = h;
+	/* the root hints may be kept apart from the stub list */
+	if(hs->root && !root_listed && hs->root->dp &&
+		!hs->root->is_forward == !forwards)
+		v[n++] = hs->root;
+	/* in the order of Unbound's name tree, which it walks to list */
+	qsort(v, n, sizeof(*v), hint_cmp);
+	for(i = 0; i < n; i++)
+		print_hint(v[i], b);
+	free(v);
 }

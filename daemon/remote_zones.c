@@ -343,7 +343,12 @@ static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 	const struct config_strlist* s;
 	uint8_t (*names)[LDNS_MAX_DOMAINLEN + 1];
 	const uint8_t** v;
+	const char* mods = rc->d->env->cfg->module_conf;
 	size_t n = 0, k = 0, i;
+	/* as Unbound: without the validator module there are no trust
+	 * anchors to list (the default module-config has it) */
+	if(mods && !strstr(mods, "validator"))
+		return;
 	for(s = rc->d->env->cfg->domain_insecure; s; s = s->next)
 		n++;
 	names = calloc(n + 1, sizeof(*names));

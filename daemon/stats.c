@@ -130,6 +130,14 @@ void stats_note_rectime(struct worker_stats* st, uint64_t us)
 	st->rec_count++;
 }
 
+void stats_note_reqlist(struct worker_stats* st, uint64_t n)
+{
+	st->req_sum += n;
+	st->req_samples++;
+	if(n > st->req_max)
+		st->req_max = n;
+}
+
 void stats_snapshot(const struct worker_stats* live, struct worker_stats* out)
 {
 	const uint64_t* src = (const uint64_t*)live;
@@ -306,8 +314,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
-	strbuf_printf(b, "num.query.tcpout=0\nnum.query.udpout=0\n"
-		"num.query.tls=0\nnum.query.tls.resume=0\n");
+	strbuf_printf(b, "num.query.tcpout=%llu\nnum.query.udpout=%llu\n"
+		"num.query.tls=0\nnum.query.tls.resume=0\n",
+		(unsigned long long)s->qtcp_out,
+		(unsigned long long)s->qudp_out);
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);
 	strbuf_printf(b, "num.query.https=0\n");
@@ -333,8 +343,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=0\n"
 		"num.answer.bogus=0\nnum.rrset.bogus=0\n"
 		"num.query.aggressive.NOERROR=0\n"
-		"num.query.aggressive.NXDOMAIN=0\n"
-		"unwanted.queries=0\nunwanted.replies=0\n");
+		"num.query.aggressive.NXDOMAIN=0\n");
+	strbuf_printf(b, "unwanted.queries=%llu\nunwanted.replies=%llu\n",
+		(unsigned long long)s->unwanted_queries,
+		(unsigned long long)s->unwanted_replies);
 	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
 		"infra.cache.count=%zu\nkey.cache.count=0\n", c->msg_count,
 		c->rrset_count, c->infra_count);

@@ -42,6 +42,10 @@ void stats_note_query(struct worker_stats* st, const struct query_info* qi,
 /* Count the rcode of a reply sent (reply: the wire packet). */
 void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
 	size_t len);
+/* A query for the mesh (a cache miss or a prefetch) found n states in
+ * the request list: requestlist.avg and .max, as Unbound samples them
+ * (the list before the query's own state is added). */
+void stats_note_reqlist(struct worker_stats* st, uint64_t n);
 /* Count one recursion time in microseconds. */
 void stats_note_rectime(struct worker_stats* st, uint64_t us);
 

@@ -8,6 +8,7 @@
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
 #include "services/mesh.h"
+#include "services/outside_network.h"
 #include "services/cache/msgcache.h"
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
@@ -176,13 +177,9 @@ static void worker_stats_enter(struct worker* w, struct pending_reply* p)
 	struct worker_stats* st = &w->stats;
 	uint64_t n = mesh_num_states(w->iter.mesh);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
-	st->req_sum += n;
-	st->req_samples++;
-	if(n + 1 > st->req_max)
-		st->req_max = n + 1;
+	stats_note_reqlist(st, n);
 	st->req_cur_all = n + 1;
 	st->req_cur_user = mesh_num_waiters(w->iter.mesh) + 1;
-	st->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
 }
 
 /* rc: statistics of a reply the mesh sent later. */
@@ -305,12 +302,31 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 	pending_free(p);
 }
 
+void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
+{
+	const struct outnet_stats* o;
+	stats_snapshot(&w->stats, out);
+	/* TCP connections open now, as Unbound's tcpusage */
+	if(w->tcp)
+		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
+	if(!w->iter.outnet)
+		return;
+	o = outnet_get_stats(w->iter.outnet);
+	out->qudp_out = __atomic_load_n(&o->sent_udp, __ATOMIC_RELAXED);
+	out->qtcp_out = __atomic_load_n(&o->sent_tcp, __ATOMIC_RELAXED);
+	out->unwanted_replies = __atomic_load_n(&o->unwanted,
+		__ATOMIC_RELAXED);
+}
+
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)
 {
 	/* one refresh per question at a time (none while it is in flight
 	 * already); its result replaces the cache entry */
-	if(w->iter.mesh)
-		(void)mesh_new_prefetch(w->iter.mesh, qi);
+	if(!w->iter.mesh)
+		return;
+	/* a prefetch adds to the request list too: sampled as Unbound */
+	stats_note_reqlist(&w->stats, mesh_num_states(w->iter.mesh));
+	(void)mesh_new_prefetch(w->iter.mesh, qi);
 }
 
 /* A TCP connection closed with answers still to come: stop waiting for

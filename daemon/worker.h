@@ -59,11 +59,16 @@ struct worker_stats {
 	uint64_t qipv6;
 	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
 	uint64_t edns_present, edns_do;
+	uint64_t unwanted_queries; /* refused or dropped by access-control */
+	/* upstream, copied from the worker's outside network when read
+	 * (worker_stats_snapshot); the worker never writes these here */
+	uint64_t qudp_out, qtcp_out, unwanted_replies;
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */
 	uint64_t req_cur_user;    /* client waiters now */
-	uint64_t tcpusage;        /* TCP connections open now */
+	uint64_t tcpusage;        /* TCP connections open now (filled in by
+	                           * worker_stats_snapshot) */
 };
 
 struct worker {
@@ -111,6 +116,10 @@ void worker_stop(struct worker* w);
  * Returns 1, or 0 on no memory. */
 int worker_post(struct worker* w, worker_post_fn fn, void* arg);
 void worker_delete(struct worker* w);
+/* Main thread: a torn-free copy of w's statistics (stats_snapshot),
+ * with what its outside network counted (queries sent upstream,
+ * unwanted replies) and its TCP connections open now filled in. */
+void worker_stats_snapshot(const struct worker* w, struct worker_stats* out);
 /* Make sure the worker answers with the current env (cheap check). */
 void worker_refresh_env(struct worker* w);
 /* Refresh qi's cache entry in the background (no client waits): prefetch

@@ -454,7 +454,8 @@ void tcp_pool_set_close_hook(struct tcp_pool* p, tcp_close_fn fn)
 
 int tcp_pool_num_open(const struct tcp_pool* p)
 {
-	return p->num_open;
+	/* also read by the main thread for the statistics: one load */
+	return __atomic_load_n(&p->num_open, __ATOMIC_RELAXED);
 }
 
 void tcp_pool_delete(struct tcp_pool* p)

@@ -57,7 +57,7 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
  * closes, before its handle goes stale, so their work can be dropped. */
 typedef void (*tcp_close_fn)(void* arg, const struct tcp_handle* h);
 void tcp_pool_set_close_hook(struct tcp_pool* pool, tcp_close_fn fn);
-/* Connections open now. */
+/* Connections open now (another thread may ask: a value a moment old). */
 int tcp_pool_num_open(const struct tcp_pool* pool);
 
 #endif

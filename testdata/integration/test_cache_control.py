@@ -280,6 +280,23 @@ def test_load_without_eof_times_out(unbound):
     assert "remote control connection timed out" in unbound.log()
 
 
+def test_load_cut_short_is_an_error(unbound):
+    """A client that ends its input (shuts down writing) before the
+    "EOF" line gets "error load failed" at once; nothing is stored."""
+    path = os.path.join(unbound.dir, "ctl.sock")
+    unbound.start("extended-statistics: yes",
+                  extra=rc_clause(None, iface=path, use_cert=False))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(3)
+        s.connect(path)
+        s.sendall(b"UBCT1 load_cache\nSTART_RRSET_CACHE\n"
+                  b";rrset 300 1 0 8 0\nx.tld1.\t300\tIN\tA\t192.0.2.1\n")
+        s.shutdown(socket.SHUT_WR)
+        assert s.recv(100) == b"error load failed\n"
+    s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+    assert s["rrset.cache.count"] == "0"
+
+
 def test_load_too_much_data_refused(unbound):
     """More data than four times the cache sizes plus 16 MiB is refused
     (the connection closes, nothing is stored); memory stays bounded."""
@@ -504,8 +521,10 @@ def test_dump_and_flush_infra(unbound, keys, testnet_net, tmp_path):
     left = infra_hosts(ctl(unbound.conf, "dump_infra").stdout)
     assert not any(a == root for a, _ in left), left
     assert (ex1, "example.tld1.") in left, left
-    for bad in ("not-an-ip", "300.1.1.1", ""):
-        r = ctl(unbound.conf, "flush_infra", *([bad] if bad else []))
+    # Unbound 1.17 takes the rest of the line, and no @port
+    for bad in ("not-an-ip", "300.1.1.1", "", root + "@53",
+                root + " extra"):
+        r = ctl(unbound.conf, "flush_infra", *bad.split())
         assert r.returncode == 1, r.stdout
         assert r.stdout == "error parsing ip addr: '%s'\n" % bad, r.stdout
     assert ctl(unbound.conf, "flush_infra", "all").stdout == "ok\n"

@@ -12,6 +12,7 @@ import time
 
 import sys
 
+import dns.exception
 import dns.rcode
 import pytest
 
@@ -171,6 +172,40 @@ def test_wrong_certificate_refused(unbound, keys, tmp_path):
     assert r.returncode == 0 and "is running" in r.stdout
 
 
+def test_tls_client_without_certificate_refused(unbound, keys):
+    """A TLS client that trusts the server but shows no certificate of
+    its own fails the handshake and gets no answer; one with the right
+    certificate is served right after, and so is DNS."""
+    import ssl
+    start_tls(unbound, keys)
+    cafile = os.path.join(keys, "unbound_server.pem")
+    for cert in (None, "right"):
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.load_verify_locations(cafile)
+        if cert:
+            ctx.load_cert_chain(os.path.join(keys, "unbound_control.pem"),
+                                os.path.join(keys, "unbound_control.key"))
+        data = b""
+        with socket.create_connection(("127.0.0.1", unbound.ctl_port),
+                                      5) as raw:
+            try:
+                with ctx.wrap_socket(raw) as s:
+                    s.sendall(b"UBCT1 status\n")
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        data += chunk
+            except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+                pass
+        if cert:
+            assert b"is running" in data, data
+        else:
+            assert data == b"", data
+        assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+
+
 def test_slow_client_does_not_block(unbound, keys):
     start_tls(unbound, keys)
     # a client that connects and says nothing, and one that sends a
@@ -191,6 +226,113 @@ def test_slow_client_does_not_block(unbound, keys):
         pass
     idle.close()
     long_line.close()
+
+
+def control_socket(unbound, how, keys):
+    """A connected control socket, plain unix or mutual TLS, with a
+    small receive buffer."""
+    import ssl
+    if how == "unix":
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c.connect(os.path.join(unbound.dir, "ctl.sock"))
+        return c
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.connect(("127.0.0.1", unbound.ctl_port))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(os.path.join(keys, "unbound_server.pem"))
+    ctx.load_cert_chain(os.path.join(keys, "unbound_control.pem"),
+                        os.path.join(keys, "unbound_control.key"))
+    return ctx.wrap_socket(raw)
+
+
+@pytest.mark.parametrize("how", ["unix", "tls"])
+def test_clients_that_do_not_read(unbound, keys, how):
+    """A client that sends its command and never reads the (long)
+    answer, and one that reads it slowly: DNS is answered all the while
+    and other control clients at once; the one that does not read is
+    closed once its writes make no progress for the time bound, the slow
+    reader gets the whole answer even though it takes longer than that."""
+    if how == "unix":
+        unbound.start(threads=2, extra=rc_clause(
+            None, iface=os.path.join(unbound.dir, "ctl.sock"),
+            use_cert=False))
+    else:
+        start_tls(unbound, keys, threads=2)
+    # more than the kernel buffers for a client that does not read: a
+    # unix socket takes a few hundred KiB, TCP up to 4 MiB (tcp_wmem)
+    n, reads = (20000, 1) if how == "unix" else (150000, 4)
+    lines = "".join("h%d.many.test. A 192.0.2.%d\n" % (i, i % 250 + 1)
+                    for i in range(n))
+    r = subprocess.run([OUR_CTL, "-c", unbound.conf, "local_datas"],
+                       input=lines, capture_output=True, text=True,
+                       timeout=60 * SLOW)
+    assert r.stdout == "added %d datas\n" % n, r.stdout
+    full = ctl(unbound.conf, "list_local_data", timeout=30 * SLOW).stdout
+    assert len(full) > 30 * n, len(full)
+    stop = threading.Event()
+    res = {"ok": 0, "bad": 0}
+
+    def load():
+        while not stop.is_set():
+            try:
+                r = unbound.query("h7.many.test.", timeout=1)
+                res["ok" if r.answer else "bad"] += 1
+            except Exception:  # noqa: BLE001
+                res["bad"] += 1
+    th = threading.Thread(target=load)
+    th.start()
+    stuck = slow = None
+    try:
+        stuck = control_socket(unbound, how, keys)
+        stuck.sendall(b"UBCT1 list_local_data\n")
+        slow = control_socket(unbound, how, keys)
+        t0 = time.time()
+        slow.sendall(b"UBCT1 list_local_data\n")
+        slow.settimeout(10)
+        got = b""
+        while True:
+            # others are served at once meanwhile
+            if len(got) < 200000:
+                t1 = time.time()
+                r = ctl(unbound.conf, "get_option", "port")
+                assert r.stdout == "%d\n" % unbound.port, r.stdout
+                assert time.time() - t1 < 2
+            time.sleep(0.1)
+            # 8 KiB (unix), or 4 TLS records of up to 16 KiB, a pause
+            for _ in range(reads):
+                chunk = slow.recv(8192 if how == "unix" else 16384)
+                if not chunk:
+                    break
+                got += chunk
+            if not chunk:
+                break
+        took = time.time() - t0
+        assert got.decode() == full
+        assert took > 6, took   # longer than the 5 s bound in all
+        # the client that never read was closed without its answer
+        stuck.settimeout(10)
+        rest = b""
+        try:
+            while True:
+                chunk = stuck.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+        except (ConnectionResetError, OSError):
+            pass
+        assert len(rest) < len(full), len(rest)
+        assert "remote control connection timed out" in unbound.log()
+    finally:
+        stop.set()
+        th.join()
+        for c in (stuck, slow):
+            if c:
+                c.close()
+    assert res["bad"] == 0 and res["ok"] > 50, res
+    assert unbound.alive()
 
 
 def unix_exchange(path, data, timeout=10):
@@ -226,16 +368,26 @@ def test_garbage_and_many_connections(unbound, tmp_path):
     assert unix_exchange(path, b"UBCT1 status\r\n").startswith(b"version")
     assert unix_exchange(path, b"UBCT1 " + b"a" * 10000 + b"\n") == \
         b"error command line too long\n"
-    # more idle connections than the daemon takes at once
+    # more idle connections than the daemon takes at once: the oldest
+    # idle ones make room, control works at once while they stay
     idle = []
     for _ in range(40):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         c.connect(path)
         idle.append(c)
     assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
+    t0 = time.time()
+    assert unix_exchange(path, b"UBCT1 get_option port\n") == \
+        b"%d\n" % unbound.port
+    assert time.time() - t0 < 2, time.time() - t0
+    # the first ones were closed for it, the last ones are still open
+    idle[0].settimeout(5)
+    assert idle[0].recv(10) == b""
+    idle[-1].setblocking(False)
+    with pytest.raises(BlockingIOError):
+        idle[-1].recv(10)
     for c in idle:
         c.close()
-    # once they are gone, control works again at once
     assert unix_exchange(path, b"UBCT1 get_option port\n") == \
         b"%d\n" % unbound.port
 
@@ -250,6 +402,28 @@ def test_unknown_and_malformed_commands(unbound, keys):
         assert r.returncode == 1 and r.stdout.startswith("error")
         r = ctl(unbound.conf, "get_option", "no-such-option", binary=binary)
         assert r.stdout == "error unknown option\n"
+        # Unbound's forms, found side by side with Debian's unbound:
+        # the rest of the line is the argument of these
+        for args, want in (
+                (["get_option", "port", "x"], "error unknown option\n"),
+                (["verbosity", "x", "y"],
+                 "error in verbosity number syntax: x y\n"),
+                (["verbosity", "00"],
+                 "error in verbosity number syntax: 00\n"),
+                (["verbosity", "1x"], "ok\n"),   # atoi, as Unbound
+                (["verbosity", "1", "2"], "ok\n"),
+                (["flush_type"], "error could not find next argument "
+                 "after \n"),
+                (["flush_type", "a..b"], "error could not find next "
+                 "argument after a..b\n"),
+                (["flush_type", "a..b", "A"], "error cannot parse name "
+                 "a..b at 3: Empty label\n"),
+                # a type it does not know is type 0: nothing to flush
+                (["flush_type", "example.com", "BOGUS"], "ok\n")):
+            r = ctl(unbound.conf, *args, binary=binary)
+            assert r.stdout == want, (binary, args, r.stdout)
+            assert r.returncode == (0 if want == "ok\n" else 1)
+        assert ctl(unbound.conf, "verbosity", "1").stdout == "ok\n"
 
 
 STUBS = """
@@ -343,6 +517,68 @@ def test_stats_add_up(unbound, keys):
     unbound.query("a.example.")
     s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
     assert int(s["total.num.queries"]) == 1
+
+
+def test_tcpusage_counts_open_connections(unbound, tmp_path):
+    """tcpusage is the TCP connections open when the stats are asked
+    for, per thread and in total (as Unbound), cache hits or not."""
+    path = str(tmp_path / "ctl.sock")
+    unbound.start('local-data: "t.example. A 192.0.2.1"', threads=2,
+                  extra=rc_clause(None, iface=path, use_cert=False))
+    conns = []
+    try:
+        for _ in range(3):
+            c = socket.create_connection(("127.0.0.1", unbound.port), 5)
+            w = make_query("t.example.").to_wire()
+            c.sendall(len(w).to_bytes(2, "big") + w)
+            assert len(c.recv(4096)) > 12
+            conns.append(c)
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert s["total.tcpusage"] == "3", s
+        assert int(s["thread0.tcpusage"]) + int(s["thread1.tcpusage"]) == 3
+    finally:
+        for c in conns:
+            c.close()
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        if s["total.tcpusage"] == "0":
+            break
+        time.sleep(0.05)
+    assert s["total.tcpusage"] == "0", s
+
+
+def test_reload_starts_statistics_afresh(unbound, tmp_path):
+    """As Unbound 1.17 (checked side by side): every form of reload, and
+    SIGHUP, starts the counters from zero, even with
+    statistics-cumulative; time.up goes on."""
+    path = str(tmp_path / "ctl.sock")
+    unbound.start('local-data: "r.example. A 192.0.2.1"\n'
+                  'statistics-cumulative: yes', threads=2,
+                  extra=rc_clause(None, iface=path, use_cert=False))
+    for how in (["reload"], ["reload_keep_cache"], ["reload", "+keep-cache"],
+                "SIGHUP"):
+        for _ in range(3):
+            assert unbound.query("r.example.").answer
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert int(s["total.num.queries"]) >= 3, s
+        up = float(s["time.up"])
+        if how == "SIGHUP":
+            n = unbound.log().count("service reloaded")
+            unbound.send_signal(signal.SIGHUP)
+            deadline = time.time() + 10 * SLOW
+            while unbound.log().count("service reloaded") == n and \
+                    time.time() < deadline:
+                time.sleep(0.05)
+        else:
+            assert ctl(unbound.conf, *how).stdout == "ok\n"
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert s["total.num.queries"] == "0", (how, s)
+        assert s["thread0.num.queries"] == "0", (how, s)
+        assert float(s["time.up"]) >= up
+        assert unbound.query("r.example.").answer
+        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+        assert s["total.num.queries"] == "1", (how, s)
 
 
 def test_stats_cumulative(unbound, keys):
@@ -479,7 +715,10 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
     """The same queries to ours and to Debian's Unbound give the same
     stats names in the same order, and the same query/answer counts."""
     body = ('extended-statistics: yes\n'
-            'local-data: "a.example. A 192.0.2.1"')
+            'local-data: "a.example. A 192.0.2.1"\n'
+            'access-control: 127.0.0.2/32 refuse\n'
+            'access-control: 127.0.0.3/32 deny\n'
+            'access-control: 127.0.0.4/32 refuse_non_local')
     ref = RefServer(tmp_path / "ref")
     os.makedirs(ref.dir, exist_ok=True)
     got = {}
@@ -493,6 +732,14 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
                 srv.query("a.example.", "A" if i % 2 else "AAAA",
                           tcp=(i == 0))
             srv.query("a.example.", "A", want_dnssec=True)
+            # turned away by access-control: unwanted.queries, and only
+            # the non-local refusal is a query as well
+            assert srv.query("a.example.", source="127.0.0.2").rcode() \
+                == dns.rcode.REFUSED
+            with pytest.raises(dns.exception.Timeout):
+                srv.query("a.example.", source="127.0.0.3", timeout=0.3)
+            assert srv.query("a.example.", source="127.0.0.4").answer
+            deny_non_local(srv)
             out = ctl(srv.conf, "stats_noreset").stdout
             got[name] = [l.split("=", 1) for l in out.splitlines()]
     finally:
@@ -502,10 +749,26 @@ def test_stats_names_match_reference(unbound, tmp_path, keys):
     assert [k for k, _ in got["ours"]] == [k for k, _ in got["ref"]]
     ours, theirs = dict(got["ours"]), dict(got["ref"])
     for k in theirs:
-        if k.startswith(("num.query.", "num.answer.")) or \
+        if k.startswith(("num.query.", "num.answer.", "unwanted.")) or \
                 k in ("total.num.queries", "total.num.cachehits",
                       "total.num.cachemiss"):
             assert ours[k] == theirs[k], (k, ours[k], theirs[k])
+    assert ours["unwanted.queries"] == "3", ours["unwanted.queries"]
+    assert ours["total.num.queries"] == "9", ours["total.num.queries"]
+
+
+def deny_non_local(srv):
+    """A name outside the local zones from 127.0.0.4 (refuse_non_local):
+    refused after the local zones were asked. Unbound 1.17 answers it
+    with the header only, which dnspython does not take as a reply, so
+    the exchange is by hand."""
+    q = make_query("www.example.net.")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.4", 0))
+        s.settimeout(3)
+        s.sendto(q.to_wire(), ("127.0.0.1", srv.port))
+        data = s.recv(4096)
+    assert data[:2] == q.to_wire()[:2] and data[3] & 0xf == 5, data
 
 
 def test_recursion_stats_and_flush(unbound, keys, testnet_net):
@@ -531,7 +794,10 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
     assert float(s["total.recursion.time.median"]) > 0
     assert s["total.requestlist.current.all"] == "0"
     assert s["total.requestlist.current.user"] == "0"
-    assert int(s["total.requestlist.max"]) >= 1
+    # one at a time: each found the request list empty (as Unbound
+    # samples it, before the query's own state)
+    assert s["total.requestlist.max"] == "0"
+    assert s["total.requestlist.avg"] == "0"
     assert s["num.answer.rcode.NXDOMAIN"] == "1"
     assert s["num.answer.rcode.NOERROR"] == "2"
     assert int(s["msg.cache.count"]) >= 2
@@ -570,14 +836,6 @@ def test_recursion_stats_and_flush(unbound, keys, testnet_net):
     assert unbound.query("www.example.tld1.", timeout=8).answer
     s = stats_dict(ctl(unbound.conf, "stats").stdout)
     assert s["total.num.cachemiss"] == "1", s["total.num.cachemiss"]
-    # the reset reached the workers: the maximum starts again
-    deadline = time.time() + 5
-    while time.time() < deadline:
-        s = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
-        if s["total.requestlist.max"] == "0":
-            break
-        time.sleep(0.1)
-    assert s["total.requestlist.max"] == "0"
 
 
 def test_flush_requestlist(unbound, keys, testnet_net):
@@ -594,6 +852,7 @@ def test_flush_requestlist(unbound, keys, testnet_net):
                                "actions": [{"type": "drop"}]}
                               for i in range(3)])
     socks = []
+    ctl(unbound.conf, "stats")
     try:
         for i in range(3):
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -607,6 +866,10 @@ def test_flush_requestlist(unbound, keys, testnet_net):
                 break
             time.sleep(0.1)
         assert st["total.requestlist.current.user"] == "3", st
+        # one thread: the three found 0, 1 and 2 states before them
+        assert st["total.requestlist.max"] == "2", st
+        assert st["total.requestlist.avg"] == "1", st
+        assert int(st["total.requestlist.current.all"]) >= 3, st
         assert ctl(unbound.conf, "flush_requestlist").stdout == "ok\n"
         deadline = time.time() + 5
         while time.time() < deadline:
@@ -616,6 +879,16 @@ def test_flush_requestlist(unbound, keys, testnet_net):
             time.sleep(0.1)
         assert st["total.requestlist.current.user"] == "0", st
         assert st["total.requestlist.current.all"] == "0", st
+        # a reset reaches the workers: the maximum starts from zero
+        assert stats_dict(ctl(unbound.conf, "stats").stdout)[
+            "total.requestlist.max"] == "2"
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
+            if st["total.requestlist.max"] == "0":
+                break
+            time.sleep(0.1)
+        assert st["total.requestlist.max"] == "0", st
         for s in socks:
             s.settimeout(0.2)
             with pytest.raises(socket.timeout):
@@ -626,3 +899,42 @@ def test_flush_requestlist(unbound, keys, testnet_net):
         for s in socks:
             s.close()
         resp.reset_behaviour()
+
+
+def test_upstream_counts(unbound, keys, testnet_net):
+    """num.query.udpout and num.query.tcpout count the queries sent
+    upstream (the responder logs each one it gets), unwanted.replies a
+    reply with the wrong ID."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    bad = net.responder("bad")
+    start_tls(unbound, keys, root_hints=net.root_hints,
+              body="extended-statistics: yes")
+    # the delegation to bad.tld2. first: later queries go there only
+    assert unbound.query("www.bad.tld2.", timeout=8).answer
+    bad.set_behaviour(rules=[
+        {"name": "tc.bad.tld2.", "actions": [{"type": "tc"}]},
+        {"name": "wid.bad.tld2.",
+         "actions": [{"type": "wrong_id", "then_correct": True}]}])
+    try:
+        bad.clear_log()
+        ctl(unbound.conf, "stats")
+        for name in ("tc.bad.tld2.", "wid.bad.tld2."):
+            assert unbound.query(name, "TXT", timeout=8).rcode() in (
+                dns.rcode.NOERROR, dns.rcode.NXDOMAIN)
+        s = stats_dict(ctl(unbound.conf, "stats").stdout)
+        got = bad.queries()
+        udp = sum(1 for q in got if q["proto"] == "udp")
+        tcp = sum(1 for q in got if q["proto"] == "tcp")
+        assert udp >= 2 and tcp >= 1, got
+        assert int(s["num.query.udpout"]) == udp, (s, got)
+        assert int(s["num.query.tcpout"]) == tcp, (s, got)
+        assert s["unwanted.replies"] == "1", s
+        assert s["unwanted.queries"] == "0", s
+        # a reset starts them from zero again
+        s = stats_dict(ctl(unbound.conf, "stats").stdout)
+        assert s["num.query.udpout"] == "0" and \
+            s["unwanted.replies"] == "0", s
+    finally:
+        bad.reset_behaviour()

@@ -451,6 +451,13 @@ def test_lists_match_reference(unbound, tmp_path):
              "n1.test", "n2.test"],
             ["stub_add", "+p", "st.test.", "127.0.0.6"],
             ["stub_add", "st2.test.", "127.0.0.6"],
+            # listed in the order of Unbound's name tree, not as added
+            ["stub_add", "zz.test.", "127.0.0.6"],
+            ["stub_add", "b.test.", "127.0.0.6"],
+            ["stub_add", "ab.test.", "127.0.0.6"],
+            ["forward_add", "zf.test.", "127.0.0.1"],
+            ["forward_add", "af.test.", "127.0.0.1"],
+            ["forward_add", "f.test.", "127.0.0.1"],
             ["list_forwards"], ["list_stubs"],
             ["forward_remove", "fw.test."], ["stub_remove", "st.test."],
             ["forward", "off"], ["list_forwards"], ["list_stubs"],
@@ -462,7 +469,17 @@ def test_lists_match_reference(unbound, tmp_path):
             ["local_data", "a.test.", "300"],
             ["local_data_remove"], ["set_option", "cache-max-ttl:", "100"],
             ["get_option", "cache-max-ttl"], ["set_option", "port:", "x"],
-            ["set_option", "interface:", "127.0.0.9"]]
+            ["set_option", "interface:", "127.0.0.9"],
+            # arguments as Unbound reads them
+            ["flush_type"], ["flush_type", "x.test."],
+            ["flush_type", "x.test.", "NOSUCHTYPE"],
+            ["get_option", "port", "x"], ["verbosity", "00"],
+            ["verbosity", "2x"], ["verbosity", "a", "b"],
+            ["flush_infra", "127.0.0.1@53"], ["flush_infra", "::1"],
+            ["flush_infra", "127.0.0.1", "x"], ["flush_bogus"],
+            ["flush_negative"], ["flush_zone", "x.test."],
+            ["flush", "x.test."], ["flush_requestlist"],
+            ["frobnicate", "x"]]
     ref = RefServer(tmp_path / "ref")
     os.makedirs(ref.dir, exist_ok=True)
     outs = {}
@@ -477,3 +494,26 @@ def test_lists_match_reference(unbound, tmp_path):
         ref.stop()
     for c, a, b in zip(cmds, outs["ref"], outs["ours"]):
         assert (b.returncode, b.stdout) == (a.returncode, a.stdout), c
+
+
+@pytest.mark.parametrize("server", ["ours", "debian"])
+def test_list_insecure_without_validator(unbound, tmp_path, server):
+    """With module-config "iterator" there are no trust anchors: as in
+    Unbound 1.17, insecure_add says ok and list_insecure lists nothing,
+    domain-insecure: from the config included."""
+    srv = unbound
+    if server == "debian":
+        if not os.path.exists(DEB_UNBOUND):
+            pytest.skip("Debian's unbound not installed")
+        srv = RefServer(tmp_path / "ref")
+        os.makedirs(srv.dir, exist_ok=True)
+    try:
+        path = os.path.join(srv.dir, "ctl.sock")
+        srv.start('module-config: "iterator"\ndomain-insecure: "c.test."',
+                  extra=rc_clause(None, iface=path, use_cert=False))
+        assert ok(srv, OUR_CTL, "insecure_add", "x.test.") == "ok\n"
+        assert ok(srv, OUR_CTL, "list_insecure") == ""
+        assert ok(srv, OUR_CTL, "insecure_remove", "x.test.") == "ok\n"
+    finally:
+        if srv is not unbound:
+            srv.stop()

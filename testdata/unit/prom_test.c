@@ -173,6 +173,8 @@ static void test_metrics(void** state)
 	t[0].rcode[0] = 12;
 	t[1].rcode[3] = 2;
 	t[1].ans_nodata = 1;
+	t[0].unwanted_queries = 2;
+	t[1].unwanted_replies = 3;
 	stats_note_rectime(&t[0], 0);         /* bucket 0: < 1 us */
 	stats_note_rectime(&t[0], 1500);      /* [1024, 2048) us */
 	stats_note_rectime(&t[1], 3000000);   /* [2, 4) s */
@@ -230,6 +232,7 @@ static void test_metrics(void** state)
 	/* not extended: no type or rcode families */
 	assert_null(strstr(b.s, "unbound_query_types_total"));
 	assert_null(strstr(b.s, "unbound_answer_rcodes_total"));
+	assert_null(strstr(b.s, "unbound_unwanted_queries_total"));
 	strbuf_free(&b);
 
 	in.extended = 1;
@@ -248,6 +251,8 @@ static void test_metrics(void** state)
 		"{rcode=\"nodata\"}"), 1);
 	assert_non_null(strstr(b.s, "# TYPE unbound_answer_rcodes_total "
 		"counter\n"));
+	assert_int_equal(num_of(b.s, "unbound_unwanted_queries_total"), 2);
+	assert_int_equal(num_of(b.s, "unbound_unwanted_replies_total"), 3);
 	/* every line is a comment or "name[{labels}] value" */
 	{
 		char* copy = strdup(b.s), *save = NULL, *line;

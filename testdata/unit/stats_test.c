@@ -128,6 +128,10 @@ static void test_print(void** state)
 	s->num_queries = 5;
 	s->num_cachemiss = 2;
 	s->qtype[1] = 5;
+	s->qudp_out = 7;
+	s->qtcp_out = 2;
+	s->unwanted_queries = 4;
+	s->unwanted_replies = 1;
 	stats_print_thread(&b, "thread0", s);
 	stats_print_time(&b, &now, &start, &start);
 	stats_print_extended(&b, s, &ci);
@@ -143,6 +147,10 @@ static void test_print(void** state)
 	assert_non_null(strstr(b.s, "histogram.000000.524288.to.000001."
 		"000000=0\n"));
 	assert_non_null(strstr(b.s, "infra.cache.count=3\n"));
+	assert_non_null(strstr(b.s, "num.query.tcpout=2\n"
+		"num.query.udpout=7\n"));
+	assert_non_null(strstr(b.s, "unwanted.queries=4\n"
+		"unwanted.replies=1\n"));
 	strbuf_free(&b);
 	free(s);
 }
