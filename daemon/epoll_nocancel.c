@@ -7,10 +7,11 @@
  * cache hit's). No thread of this daemon is ever cancelled
  * (pthread_cancel is not used), so the bare system call behaves the
  * same: same arguments, same results, -1 and errno (EINTR included) on
- * failure. Defined in the program itself, this definition is the one the dynamic linker binds
- * libevent's call to; it is linked into the daemon only, not the
- * tools or tests. epoll_pwait with no signal mask is epoll_wait, and
- * every Linux architecture has it (some lack epoll_wait itself). */
+ * failure. Defined in the program itself, this definition is the one
+ * the dynamic linker binds libevent's call to; it is linked into the
+ * daemon only, not the tools or tests. epoll_pwait with no signal mask
+ * is epoll_wait, and every Linux architecture has it (some lack
+ * epoll_wait itself). */
 #include "config.h"
 #include <signal.h>
 #include <sys/epoll.h>
