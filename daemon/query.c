@@ -119,6 +119,48 @@ static void note_unwanted(struct worker_stats* st,
 		st->unwanted_queries++;
 }
 
+/* The checks between parsing and answering, in Unbound's order, for a
+ * query that is not plain (parse error, echo rcode) or when queries
+ * are counted or logged. Returns 1 when that decides the query (*n: the reply length, 0 to drop it), 0 to go on. */
+static int __attribute__((noinline)) screen(struct worker* w,
+	enum parse_result pr, const struct query_info* qi,
+	const struct client_info* ci, uint8_t* out, size_t outcap, size_t* n)
+{
+	const struct config_file* cfg = w->env->cfg;
+	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
+	int rcode = 0;
+	*n = 0;
+	if(pr == PARSE_DROP)
+		return 1;
+	if(cfg->stat_extended)  /* counted only when asked for, as Unbound */
+		stats_note_query(&w->stats, qi, ci->addr);
+	if(pr == PARSE_FORMERR)
+		rcode = RCODE_FORMERR;
+	else if(pr == PARSE_NOTIMPL)
+		rcode = RCODE_NOTIMPL;
+	else if(pr == PARSE_REFUSED)  /* NOTIFY: we serve no auth zones */
+		rcode = RCODE_REFUSED;
+	if(rcode) {
+		*n = msg_error_reply(out, outcap, qi, rcode, edns_size);
+		return 1;
+	}
+	if(cfg->log_queries)
+		log_query_line(qi, ci->addr, ci->addrlen, NULL, 0);
+	/* query_parse marked AXFR/IXFR and meta types with an echo rcode */
+	if(qi->echo_rcode && (qi->qtype == TYPE_AXFR ||
+		qi->qtype == TYPE_IXFR))
+		rcode = RCODE_REFUSED;
+	else if(qi->echo_rcode && qtype_is_meta(qi->qtype))
+		rcode = RCODE_FORMERR;
+	else if(pr == PARSE_BADVERS)
+		rcode = RCODE_BADVERS;
+	if(rcode) {
+		*n = msg_error_reply(out, outcap, qi, rcode, edns_size);
+		return 1;
+	}
+	return 0;
+}
+
 static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
@@ -157,32 +199,12 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		return 0;
 	}
 	pr = query_parse(pkt, len, &qi);
-	if(pr == PARSE_DROP)
-		return 0;
-	if(cfg->stat_extended)  /* counted only when asked for, as Unbound */
-		stats_note_query(st, &qi, addr);
-	if(pr == PARSE_FORMERR)
-		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
-			edns_size);
-	if(pr == PARSE_NOTIMPL)
-		return msg_error_reply(out, outcap, &qi, RCODE_NOTIMPL,
-			edns_size);
-	if(pr == PARSE_REFUSED)  /* NOTIFY: we serve no auth zones */
-		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size);
-	if(cfg->log_queries)
-		log_query_line(&qi, addr, addrlen, NULL, 0);
-	/* query_parse marked AXFR/IXFR and meta types with an echo rcode:
-	 * a plain query skips both checks */
-	if(qi.echo_rcode && (qi.qtype == TYPE_AXFR || qi.qtype == TYPE_IXFR))
-		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size);
-	if(qi.echo_rcode && qtype_is_meta(qi.qtype))
-		return msg_error_reply(out, outcap, &qi, RCODE_FORMERR,
-			edns_size);
-	if(pr == PARSE_BADVERS)
-		return msg_error_reply(out, outcap, &qi, RCODE_BADVERS,
-			edns_size);
+	/* a plain query with nothing to count or log skips screen() */
+	if(pr != PARSE_OK || qi.echo_rcode || cfg->stat_extended ||
+		cfg->log_queries) {
+		if(screen(w, pr, &qi, ci, out, outcap, &n))
+			return n;
+	}
 
 	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
 		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)

@@ -34,7 +34,7 @@ static size_t zone(const char* s, uint8_t* out)
 static int rto_of(struct infra_cache* c, const struct sockaddr_storage* a,
 	socklen_t len, const uint8_t* z, size_t zl)
 {
-	struct infra_info i;
+	struct infra_info i = { 0 };  /* untouched if the lookup fails */
 	assert_int_equal(infra_get_info(c, a, len, z, zl, &i), 1);
 	return i.rtt.rto;
 }
@@ -260,7 +260,7 @@ static void test_probe(void** state)
 	size_t zl = zone("example.", z);
 	int i, vs, to, lame, dl, rl, rtt;
 	uint8_t known;
-	struct infra_info info;
+	struct infra_info info = { 0 };
 	(void)state;
 	infra_settings_default(&s);
 	c = infra_create(&s);

@@ -492,7 +492,7 @@ static uint32_t answer_ip(const struct result* r)
 
 static int rto_now(void)
 {
-	struct infra_info i;
+	struct infra_info i = { 0 };  /* untouched if the lookup fails */
 	struct outnet_request q = request();
 	assert_int_equal(infra_get_info(infra, &q.addr, q.addrlen, zone_wire,
 		zone_len, &i), 1);
