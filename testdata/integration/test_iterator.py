@@ -24,7 +24,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
 from testnet import have_nsd, loopback_guard  # noqa: E402
-from testnet.fixture import testnet_net, testnet_reference  # noqa: E402,F401
+from testnet.fixture import testnet_net, testnet_reference, net  # noqa: E402,F401
 
 SRCDIR = os.path.dirname(TESTDATA)
 BUILDDIR = os.environ.get("UNBOUND_BUILDDIR", SRCDIR)
@@ -36,15 +36,6 @@ pytestmark = [
     pytest.mark.skipif(not os.access(DRIVER, os.X_OK),
                        reason="smallapp/resolve-test is not built"),
 ]
-
-
-@pytest.fixture
-def net(testnet_net):
-    if not testnet_net.iterable:
-        pytest.skip("test internet not on port 53 (needs root)")
-    yield testnet_net
-    for r in testnet_net.responders.values():
-        r.reset_behaviour()
 
 
 DEAD_ROOT = (". 3600000 IN NS a.root.test.\n"

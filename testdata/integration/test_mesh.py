@@ -24,22 +24,13 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
 from testnet import have_nsd  # noqa: E402
-from testnet.fixture import testnet_net  # noqa: E402,F401
+from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from conftest import BUILDDIR, REFERENCE  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
-
-
-@pytest.fixture
-def net(testnet_net):
-    if not testnet_net.iterable:
-        pytest.skip("test internet not on port 53 (needs root)")
-    yield testnet_net
-    for r in testnet_net.responders.values():
-        r.reset_behaviour()
 
 
 def start(srv, net, body, tmp_path):

@@ -21,20 +21,11 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
 from testnet import have_nsd  # noqa: E402
-from testnet.fixture import testnet_net  # noqa: E402,F401
+from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from testnet.zones import cases  # noqa: E402
 from conftest import reference_differs  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
-
-
-@pytest.fixture
-def net(testnet_net):
-    if not testnet_net.iterable:
-        pytest.skip("test internet not on port 53 (needs root)")
-    yield testnet_net
-    for r in testnet_net.responders.values():
-        r.reset_behaviour()
 
 
 def ask(srv, name, rdtype):

@@ -49,3 +49,14 @@ def testnet_reference(testnet_net, tmp_path):
         yield ref
     finally:
         ref.stop()
+
+
+@pytest.fixture
+def net(testnet_net):
+    """testnet_net for tests that need a resolver to iterate (skips off
+    port 53); every responder's behaviour is reset afterwards."""
+    if not testnet_net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    yield testnet_net
+    for r in testnet_net.responders.values():
+        r.reset_behaviour()
