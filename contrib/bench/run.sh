@@ -11,7 +11,7 @@
 #     contrib/bench/run.sh --callgrind            # instructions per query
 #
 # Other options: --rate Q (dnsperf -Q), --seconds S, --rounds R,
-# --names N, --clients C (dnsperf -c, default 32), --server-cpus 0,
+# --names N, --clients C (dnsperf -c, default 32, TCP 16), --server-cpus 0,
 # --client-cpus 1, --conf-line "OPTION: VALUE", --no-p99, --keep; see
 # contrib/bench/bench.py --help.
 #

@@ -2,7 +2,9 @@
  * benchmark: answers every query with its own question plus one fixed
  * A record (192.0.2.1, TTL 3600), no parsing beyond finding the end of
  * the question, no cache, no EDNS. UDP with recvmmsg/sendmmsg in
- * batches of 32; TCP (2-byte length framing) on one poll() loop.
+ * batches of 32; TCP (2-byte length framing) read and answered in
+ * batches like the resolver's (one read, one write per wake-up), all
+ * on one epoll loop.
  * Single-threaded on purpose: it measures what the kernel path costs.
  *   trivial_responder ADDR PORT
  * Build: cc -O2 -o trivial_responder trivial_responder.c */
@@ -11,13 +13,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -106,46 +107,58 @@ static int serve_udp(int fd, uint8_t bufs[][PKT])
 	return n;
 }
 
+/* TCP as the resolver does it: read all that is there (up to 64 KiB),
+ * answer every whole query into one output buffer, one write. */
+#define TCPBUF 65536
+
 struct conn {
 	int fd;
 	size_t have;
-	uint8_t buf[PKT + 2];
+	uint8_t in[TCPBUF];
+	uint8_t out[TCPBUF];
 };
 
 /* Read what is there; answer every complete query. 0: keep, -1: close. */
 static int serve_tcp(struct conn* c)
 {
-	ssize_t n = read(c->fd, c->buf + c->have, sizeof(c->buf) - c->have);
+	size_t pos = 0, outlen = 0;
+	ssize_t n = read(c->fd, c->in + c->have, sizeof(c->in) - c->have);
 	if(n <= 0)
 		return (n < 0 && errno == EAGAIN) ? 0 : -1;
 	c->have += (size_t)n;
-	while(c->have >= 2) {
-		size_t ql = ((size_t)c->buf[0] << 8) | c->buf[1], r;
-		uint8_t out[PKT + 2];
+	while(c->have - pos >= 2) {
+		size_t ql = ((size_t)c->in[pos] << 8) | c->in[pos + 1], r;
 		if(ql > PKT - 16)
 			return -1;
-		if(c->have < ql + 2)
+		if(c->have - pos < ql + 2)
 			break;
-		memcpy(out + 2, c->buf + 2, ql);
-		r = answer(out + 2, ql, PKT);
+		if(sizeof(c->out) - outlen < PKT + 2) {
+			if(write(c->fd, c->out, outlen) != (ssize_t)outlen)
+				return -1;
+			outlen = 0;
+		}
+		memcpy(c->out + outlen + 2, c->in + pos + 2, ql);
+		r = answer(c->out + outlen + 2, ql, PKT);
 		if(r == 0)
 			return -1;
-		out[0] = (uint8_t)(r >> 8);
-		out[1] = (uint8_t)r;
-		if(write(c->fd, out, r + 2) != (ssize_t)(r + 2))
-			return -1; /* a benchmark client never fills the buffer */
-		memmove(c->buf, c->buf + 2 + ql, c->have - 2 - ql);
-		c->have -= 2 + ql;
+		c->out[outlen] = (uint8_t)(r >> 8);
+		c->out[outlen + 1] = (uint8_t)r;
+		outlen += r + 2;
+		pos += ql + 2;
 	}
+	memmove(c->in, c->in + pos, c->have - pos);
+	c->have -= pos;
+	/* a benchmark client reads its answers: a short write is an error */
+	if(outlen > 0 && write(c->fd, c->out, outlen) != (ssize_t)outlen)
+		return -1;
 	return 0;
 }
 
 int main(int argc, char** argv)
 {
 	static uint8_t bufs[BATCH][PKT];
-	static struct conn conns[MAXTCP];
-	struct pollfd pfd[MAXTCP + 2];
-	int udp, tcp, nc = 0, i, one = 1;
+	struct epoll_event ev, evs[64];
+	int udp, tcp, ep, nc = 0, i, n;
 	if(argc != 3) {
 		fprintf(stderr, "usage: %s ADDR PORT\n", argv[0]);
 		return 2;
@@ -153,41 +166,45 @@ int main(int argc, char** argv)
 	signal(SIGPIPE, SIG_IGN);
 	udp = listen_on(argv[1], atoi(argv[2]), SOCK_DGRAM);
 	tcp = listen_on(argv[1], atoi(argv[2]), SOCK_STREAM);
-	if(udp < 0 || tcp < 0) {
+	ep = epoll_create1(0);
+	if(udp < 0 || tcp < 0 || ep < 0) {
 		perror("trivial_responder: bind");
 		return 1;
 	}
+	/* data.ptr: NULL for the UDP socket, &tcp for the listener, else a
+	 * struct conn */
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;
+	epoll_ctl(ep, EPOLL_CTL_ADD, udp, &ev);
+	ev.data.ptr = &tcp;
+	epoll_ctl(ep, EPOLL_CTL_ADD, tcp, &ev);
 	for(;;) {
-		pfd[0].fd = udp;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = tcp;
-		pfd[1].events = nc < MAXTCP ? POLLIN : 0;
-		for(i = 0; i < nc; i++) {
-			pfd[i + 2].fd = conns[i].fd;
-			pfd[i + 2].events = POLLIN;
-		}
-		if(poll(pfd, (nfds_t)nc + 2, -1) < 0)
-			continue;
-		if(pfd[0].revents & POLLIN)
-			while(serve_udp(udp, bufs) == BATCH)
-				; /* drain before polling again */
-		for(i = nc - 1; i >= 0; i--) {
-			if(pfd[i + 2].revents == 0)
-				continue;
-			if(serve_tcp(&conns[i]) < 0) {
-				close(conns[i].fd);
-				conns[i] = conns[--nc];
-			}
-		}
-		if(pfd[1].revents & POLLIN) {
+		n = epoll_wait(ep, evs, 64, -1);
+		for(i = 0; i < n; i++) {
+			struct conn* c = evs[i].data.ptr;
 			int fd;
-			while(nc < MAXTCP && (fd = accept4(tcp, NULL, NULL,
-				SOCK_NONBLOCK)) >= 0) {
-				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-					sizeof(one));
-				conns[nc].fd = fd;
-				conns[nc].have = 0;
-				nc++;
+			if(c == NULL) {
+				while(serve_udp(udp, bufs) == BATCH)
+					; /* drain before waiting again */
+			} else if(evs[i].data.ptr == &tcp) {
+				while((fd = accept4(tcp, NULL, NULL,
+					SOCK_NONBLOCK)) >= 0) {
+					c = nc < MAXTCP ? malloc(sizeof(*c)) :
+						NULL;
+					if(!c) { /* full: refuse by closing */
+						close(fd);
+						break;
+					}
+					c->fd = fd;
+					c->have = 0;
+					ev.data.ptr = c;
+					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+					nc++;
+				}
+			} else if(serve_tcp(c) < 0) {
+				close(c->fd); /* also leaves the epoll set */
+				free(c);
+				nc--;
 			}
 		}
 	}
