@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/filter.h>
 
 #define TCP_BACKLOG 256
 
@@ -122,6 +123,30 @@ static enum open_result open_one(const struct config_file* cfg,
 	return OPEN_OK;
 }
 
+/* With SO_REUSEPORT the kernel picks a socket by hashing the client's
+ * address and port, so a few busy clients (a forwarder, dnsperf's 32
+ * sockets) load the workers unevenly, and one client socket always
+ * lands on one worker. A UDP query is independent of the one before,
+ * so the group's sockets are chosen at random per datagram instead: a
+ * classic BPF program for the group (Linux 4.5+), "return random % n";
+ * an index beyond the group (a socket closed) makes the kernel fall
+ * back to the hash. TCP keeps the hash: a connection is one choice.
+ * Returns 0 when the kernel refuses (then the hash it is). */
+static int spread_udp_queries(int fd, int nsocks)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			(uint32_t)(SKF_AD_OFF + SKF_AD_RANDOM)),
+		BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, (uint32_t)nsocks),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_fprog prog;
+	prog.len = (unsigned short)(sizeof(code) / sizeof(code[0]));
+	prog.filter = code;
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+		sizeof(prog)) == 0;
+}
+
 /* The interfaces to listen on: the configured ones, or localhost. */
 static int collect_addrs(const struct config_file* cfg,
 	struct sockaddr_storage** addrs, socklen_t** lens, char*** names,
@@ -214,6 +239,14 @@ static enum open_result open_all(const struct config_file* cfg,
 				s->addrlen = lens[i];
 				ls->num++;
 			}
+			/* the group is complete: spread it per datagram */
+			if(res == OPEN_OK && t == per && !is_tcp && per > 1 &&
+				!spread_udp_queries(ls->socks[ls->num - 1].fd,
+				per))
+				verbose(VERB_OPS, "SO_ATTACH_REUSEPORT_CBPF on "
+					"%s failed: %s; UDP queries go to workers "
+					"by the kernel's hash", names[i],
+					strerror(errno));
 		}
 	}
 	if(res == OPEN_OK && ls->num == 0) {

@@ -52,6 +52,50 @@ def test_reuseport_two_threads_two_sockets(unbound):
     assert threads_in_log(unbound) == {0, 1}
 
 
+def one_source_port(srv, n=200, timeout=2.0):
+    """n queries from one socket (one source port), one at a time; returns
+    how many were answered correctly."""
+    wire = bytearray(make_query("www.rp.test.", "A").to_wire())
+    ok = 0
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        s.bind(("127.0.0.1", 0))
+        for i in range(n):
+            wire[0:2] = i.to_bytes(2, "big")
+            s.sendto(bytes(wire), ("127.0.0.1", srv.port))
+            try:
+                reply = s.recv(4096)
+            except socket.timeout:
+                continue
+            if reply[:2] == wire[:2] and b"\xc0\x00\x02\x01" in reply:
+                ok += 1
+    return ok
+
+
+def queries_per_thread(srv):
+    counts = {}
+    for m in QUERY_LOG.finditer(srv.log()):
+        if int(m.group(1)) == srv.pid:
+            t = int(m.group(2))
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def test_reuseport_one_client_socket_spread(unbound):
+    """The kernel's SO_REUSEPORT hash sends one client socket to one
+    worker; ours picks a worker at random per datagram (a reuseport BPF
+    program), so even one busy client loads both. Unbound 1.17 does not."""
+    if REFERENCE:
+        pytest.skip("Unbound keeps the kernel's per-client hash")
+    unbound.start(LOCAL + "\nso-reuseport: yes\nlog-queries: yes",
+                  threads=2)
+    assert one_source_port(unbound, 400) == 400
+    counts = queries_per_thread(unbound)
+    assert sorted(counts) == [0, 1], counts
+    # random per datagram: 200 +- 10 each; 120 is 8 standard deviations
+    assert min(counts.values()) >= 120, counts
+
+
 def test_reuseport_tcp_both_workers(unbound):
     unbound.start(LOCAL + "\nso-reuseport: yes", threads=2)
     for _ in range(40):
