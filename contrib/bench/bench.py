@@ -267,8 +267,10 @@ def parse_dnsperf(path, verbose):
             m = re.match(r"\s*Queries per second:\s+([\d.]+)", line)
             if m:
                 r["qps"] = float(m.group(1))
+            # the first one is the queries'; in TCP mode dnsperf prints
+            # a second, its connections' set-up time
             m = re.match(r"\s*Average Latency \(s\):\s+([\d.]+)", line)
-            if m:
+            if m and r["avg_ms"] != r["avg_ms"]:
                 r["avg_ms"] = float(m.group(1)) * 1000
             m = re.search(r"NOERROR \d+ \(([\d.]+)%\)", line)
             if m:
@@ -415,26 +417,36 @@ def run_qps(a, work, nsd_port, qfile, hints):
                       r["user_us"], r["sys_us"]))
             sys.stdout.flush()
     # latency: dnsperf -v prints every query's time, which costs the
-    # client about half its speed, so it gets its own run at a fixed rate
+    # client about half its speed, so it gets its own runs at a fixed
+    # rate, interleaved like the rounds; the median over them (one run's
+    # p99 swings with whatever else the machine does for a moment)
     lat = {}
     for s in servers:
-        if a.no_p99:
-            lat[s.label] = {"avg_ms": float("nan"), "p99_ms": float("nan")}
-            continue
-        out = os.path.join(work, "lat-%s.txt" % s.label)
-        lat[s.label] = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
-                               rate=a.lat_rate, verbose=True)
-        print("latency %-8s at -Q %d: avg %s ms p99 %s ms lost %.2f%%" % (
-            s.label, a.lat_rate, fmt(lat[s.label]["avg_ms"], 3),
-            fmt(lat[s.label]["p99_ms"], 3), lat[s.label]["lost_pct"]))
+        lat[s.label] = {"avg_ms": float("nan"), "p99_ms": float("nan")}
+    lat_res = {s.label: [] for s in servers}
+    for rnd in range(0 if a.no_p99 else a.lat_rounds):
+        for s in servers:
+            out = os.path.join(work, "lat-%s-%d.txt" % (s.label, rnd))
+            r = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
+                        rate=a.lat_rate, verbose=True)
+            lat_res[s.label].append(r)
+            print("latency %d %-8s at -Q %d: avg %s ms p99 %s ms lost "
+                  "%.2f%%" % (rnd + 1, s.label, a.lat_rate,
+                              fmt(r["avg_ms"], 3), fmt(r["p99_ms"], 3),
+                              r["lost_pct"]))
+            sys.stdout.flush()
+    for s in servers:
+        if lat_res[s.label]:
+            lat[s.label] = {"avg_ms": med(lat_res[s.label], "avg_ms"),
+                            "p99_ms": med(lat_res[s.label], "p99_ms")}
     cols = [s.label for s in servers]
     rows = [("queries/s (median)", [med(res[c], "qps") for c in cols], 0),
             ("lost %", [med(res[c], "lost_pct") for c in cols], 2),
             ("avg latency ms, full load", [med(res[c], "avg_ms")
                                            for c in cols], 3),
-            ("avg latency ms at -Q %d" % a.lat_rate,
+            ("avg latency ms at -Q %d (median)" % a.lat_rate,
              [lat[c]["avg_ms"] for c in cols], 3),
-            ("p99 latency ms at -Q %d" % a.lat_rate,
+            ("p99 latency ms at -Q %d (median)" % a.lat_rate,
              [lat[c]["p99_ms"] for c in cols], 3),
             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
             ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
@@ -695,6 +707,8 @@ def main(argv=None):
     ap.add_argument("--lat-rate", type=int, default=20000,
                     help="dnsperf -Q of the latency run (with -v)")
     ap.add_argument("--lat-seconds", type=int, default=5)
+    ap.add_argument("--lat-rounds", type=int, default=3,
+                    help="latency runs per server (median reported)")
     ap.add_argument("--conf-line", action="append", default=[],
                     metavar="'OPTION: VALUE'",
                     help="add to server: of both resolvers (repeatable)")
