@@ -16,6 +16,24 @@ QUERY_LOG = re.compile(
     r"unbound\[(\d+):(\d+)\] info: 127\.0\.0\.1 www\.rp\.test\. A IN")
 
 
+def ask(s, srv, wire):
+    """One query on socket s; None on timeout, else whether the answer
+    is right (same ID, the local-data address)."""
+    s.sendto(wire, ("127.0.0.1", srv.port))
+    try:
+        reply = s.recv(4096)
+    except socket.timeout:
+        return None
+    return reply[:2] == wire[:2] and b"\xc0\x00\x02\x01" in reply
+
+
+def udp_socket(timeout):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(timeout)
+    s.bind(("127.0.0.1", 0))
+    return s
+
+
 def many_source_ports(srv, n=200, timeout=2.0):
     """n queries, each from a new socket (a new source port); returns how
     many were answered correctly."""
@@ -23,16 +41,10 @@ def many_source_ports(srv, n=200, timeout=2.0):
     ok = 0
     for i in range(n):
         for attempt in range(3):
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.settimeout(timeout)
-                s.bind(("127.0.0.1", 0))
-                s.sendto(wire, ("127.0.0.1", srv.port))
-                try:
-                    reply = s.recv(4096)
-                except socket.timeout:
-                    continue
-                if reply[:2] == wire[:2] and b"\xc0\x00\x02\x01" in reply:
-                    ok += 1
+            with udp_socket(timeout) as s:
+                r = ask(s, srv, wire)
+            if r is not None:
+                ok += r
                 break
     return ok
 
@@ -57,18 +69,10 @@ def one_source_port(srv, n=200, timeout=2.0):
     how many were answered correctly."""
     wire = bytearray(make_query("www.rp.test.", "A").to_wire())
     ok = 0
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.settimeout(timeout)
-        s.bind(("127.0.0.1", 0))
+    with udp_socket(timeout) as s:
         for i in range(n):
             wire[0:2] = i.to_bytes(2, "big")
-            s.sendto(bytes(wire), ("127.0.0.1", srv.port))
-            try:
-                reply = s.recv(4096)
-            except socket.timeout:
-                continue
-            if reply[:2] == wire[:2] and b"\xc0\x00\x02\x01" in reply:
-                ok += 1
+            ok += bool(ask(s, srv, bytes(wire)))
     return ok
 
 
