@@ -134,6 +134,7 @@ static enum open_result open_one(const struct config_file* cfg,
  * Returns 0 when the kernel refuses (then the hash it is). */
 static int spread_udp_queries(int fd, int nsocks)
 {
+#ifdef SO_ATTACH_REUSEPORT_CBPF
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			(uint32_t)(SKF_AD_OFF + SKF_AD_RANDOM)),
@@ -145,6 +146,12 @@ static int spread_udp_queries(int fd, int nsocks)
 	prog.filter = code;
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
 		sizeof(prog)) == 0;
+#else
+	(void)fd;
+	(void)nsocks;
+	errno = ENOPROTOOPT;  /* headers older than Linux 4.5 */
+	return 0;
+#endif
 }
 
 /* The interfaces to listen on: the configured ones, or localhost. */
