@@ -49,9 +49,18 @@ def many_source_ports(srv, n=200, timeout=2.0):
     return ok
 
 
+def queries_per_thread(srv):
+    """{thread number: queries it logged} from srv's log-queries lines."""
+    counts = {}
+    for m in QUERY_LOG.finditer(srv.log()):
+        if int(m.group(1)) == srv.pid:
+            t = int(m.group(2))
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
 def threads_in_log(srv):
-    return {int(m.group(2)) for m in QUERY_LOG.finditer(srv.log())
-            if int(m.group(1)) == srv.pid}
+    return set(queries_per_thread(srv))
 
 
 def test_reuseport_two_threads_two_sockets(unbound):
@@ -74,15 +83,6 @@ def one_source_port(srv, n=200, timeout=2.0):
             wire[0:2] = i.to_bytes(2, "big")
             ok += bool(ask(s, srv, bytes(wire)))
     return ok
-
-
-def queries_per_thread(srv):
-    counts = {}
-    for m in QUERY_LOG.finditer(srv.log()):
-        if int(m.group(1)) == srv.pid:
-            t = int(m.group(2))
-            counts[t] = counts.get(t, 0) + 1
-    return counts
 
 
 def test_reuseport_one_client_socket_spread(unbound):
