@@ -1,0 +1,42 @@
+/* validator/val_secstatus.h - the DNSSEC security status of an RRset or
+ * a message, and why validation failed. Numbered as Unbound's
+ * sec_status (its dump_cache format keeps the number), so the message
+ * cache's enum msg_security and this one agree value for value. */
+#ifndef VALIDATOR_VAL_SECSTATUS_H
+#define VALIDATOR_VAL_SECSTATUS_H
+
+enum sec_status {
+	SEC_UNCHECKED = 0,      /* not looked at (yet) */
+	SEC_BOGUS = 1,          /* failed validation */
+	SEC_INDETERMINATE = 2,  /* no trust anchor above it */
+	SEC_INSECURE = 3,       /* proven unsigned (or unsupported algorithm) */
+	SEC_SECURE_SENTINEL_FAIL = 4, /* RFC 8509 sentinel said no */
+	SEC_SECURE = 5          /* chain of trust to an anchor */
+};
+
+/* Extended DNS Error codes (RFC 8914) the validator sets, as Unbound. */
+enum val_ede {
+	VAL_EDE_NONE = -1,
+	VAL_EDE_OTHER = 0,
+	VAL_EDE_UNSUPPORTED_DNSKEY_ALG = 1,
+	VAL_EDE_UNSUPPORTED_DS_DIGEST = 2,
+	VAL_EDE_DNSSEC_INDETERMINATE = 5,
+	VAL_EDE_DNSSEC_BOGUS = 6,
+	VAL_EDE_SIGNATURE_EXPIRED = 7,
+	VAL_EDE_SIGNATURE_NOT_YET_VALID = 8,
+	VAL_EDE_DNSKEY_MISSING = 9,
+	VAL_EDE_RRSIGS_MISSING = 10,
+	VAL_EDE_NO_ZONE_KEY_BIT_SET = 11,
+	VAL_EDE_NSEC_MISSING = 12,
+	VAL_EDE_UNTRUSTED_DNSKEY = 23  /* Unbound's use: not in RFC list as
+	                                * such; kept for its numbering */
+};
+
+/* Why a check failed: a static text in Unbound's wording (for
+ * val-log-level and the EDE text) and its EDE code. */
+struct val_reason {
+	const char* text;
+	enum val_ede ede;
+};
+
+#endif
