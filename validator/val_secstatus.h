@@ -28,8 +28,8 @@ enum val_ede {
 	VAL_EDE_RRSIGS_MISSING = 10,
 	VAL_EDE_NO_ZONE_KEY_BIT_SET = 11,
 	VAL_EDE_NSEC_MISSING = 12,
-	VAL_EDE_UNTRUSTED_DNSKEY = 23  /* Unbound's use: not in RFC list as
-	                                * such; kept for its numbering */
+	VAL_EDE_NETWORK_ERROR = 23     /* no authoritative server answered
+	                                * the DS/DNSKEY lookups */
 };
 
 /* Why a check failed: a static text in Unbound's wording (for
