@@ -20,6 +20,8 @@ struct port_pool;
 struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
+struct val_anchors;
+struct key_cache;
 struct worker;
 struct event_base;
 struct daemon_remote;
@@ -32,6 +34,7 @@ struct serve_env {
 	struct acl_list* acl;
 	struct local_zones* lz;
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
+	struct val_anchors* anchors; /* trust anchors; NULL: none */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
 	atomic_int refs;
 };
@@ -51,6 +54,7 @@ struct daemon {
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
+	struct key_cache* key_cache;   /* validated DNSKEYs; NULL: none */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

@@ -202,8 +202,8 @@ static void requestlist_cb(evutil_socket_t fd, short ev, void* arg)
 		strbuf_printf(&r->out, "thread #%d\n", r->w->thread_num);
 		strbuf_printf(&r->out, "#   type cl name    seconds    "
 			"module status\n");
-		if(r->w->iter.mesh)
-			mesh_walk_states(r->w->iter.mesh, rl_line, r);
+		if(r->w->menv.mesh)
+			mesh_walk_states(r->w->menv.mesh, rl_line, r);
 		r->done = 1;
 		pthread_cond_signal(&r->cond);
 	}

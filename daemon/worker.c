@@ -8,6 +8,7 @@
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
 #include "services/mesh.h"
+#include "services/modstack.h"
 #include "services/outside_network.h"
 #include "services/cache/msgcache.h"
 #include "util/msgencode.h"
@@ -31,9 +32,10 @@
 #define UDP_REPLY_MAX 65535
 /* batches per wake-up before other sockets get their turn */
 #define UDP_ROUNDS 4
-/* A replaced env is kept this long: every client query and its
- * sub-queries end within ITER_MAX_TIME_MS (iterator.h). */
-#define RETIRE_SECS (ITER_MAX_TIME_MS / 1000 + 5)
+/* A replaced env is kept this long: every upstream work chain ends
+ * within MODULE_MAX_QUERY_MS (util/module.h); a validated query runs
+ * its iterator lookups and then its DS/DNSKEY lookups, each so bound. */
+#define RETIRE_SECS (2 * MODULE_MAX_QUERY_MS / 1000 + 5)
 
 /* A client waiting for the mesh; on the worker's list so shutdown can
  * free the ones the mesh never answered. */
@@ -150,7 +152,8 @@ void worker_refresh_env(struct worker* w)
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
 	/* new hints: the primed root is redone from them */
-	iter_env_reconfigure(&w->iter, w->env->cfg, w->env->hints);
+	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
+		w->env->anchors);
 }
 
 static void pending_free(struct pending_reply* p)
@@ -175,11 +178,11 @@ static void pending_unlink(struct pending_reply* p)
 static void worker_stats_enter(struct worker* w, struct pending_reply* p)
 {
 	struct worker_stats* st = &w->stats;
-	uint64_t n = mesh_num_states(w->iter.mesh);
+	uint64_t n = mesh_num_states(w->menv.mesh);
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	stats_note_reqlist(st, n);
 	st->req_cur_all = n + 1;
-	st->req_cur_user = mesh_num_waiters(w->iter.mesh) + 1;
+	st->req_cur_user = mesh_num_waiters(w->menv.mesh) + 1;
 }
 
 /* rc: statistics of a reply the mesh sent later. */
@@ -198,9 +201,9 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 		stats_note_reply(st, reply, len);
 	/* the mesh counts this waiter out before the call and its state
 	 * after it: the state is about to go */
-	n = mesh_num_states(p->w->iter.mesh);
+	n = mesh_num_states(p->w->menv.mesh);
 	st->req_cur_all = n > 0 ? n - 1 : 0;
-	st->req_cur_user = mesh_num_waiters(p->w->iter.mesh);
+	st->req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 }
 
 /* Send a reply to a client that waited for the mesh. */
@@ -250,7 +253,7 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	if(rcode == MESH_DROPPED) {
 		/* jostled out: no reply, as Unbound */
 		p->w->stats.req_overwritten++;
-		p->w->stats.req_cur_user = mesh_num_waiters(p->w->iter.mesh);
+		p->w->stats.req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 		if(p->in_call) {
 			p->answered = 1;
 			return;
@@ -290,8 +293,8 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 	struct worker* w = p->w;
 	(void)fd;
 	(void)ev;
-	if(w->iter.mesh)
-		(void)mesh_detach_waiter(w->iter.mesh, p);
+	if(w->menv.mesh)
+		(void)mesh_detach_waiter(w->menv.mesh, p);
 	pending_unlink(p);
 	if(!send_stale(p)) {
 		/* evicted meanwhile: what Unbound would answer then */
@@ -309,9 +312,9 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 	/* TCP connections open now, as Unbound's tcpusage */
 	if(w->tcp)
 		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
-	if(!w->iter.outnet)
+	if(!w->menv.outnet)
 		return;
-	o = outnet_get_stats(w->iter.outnet);
+	o = outnet_get_stats(w->menv.outnet);
 	out->qudp_out = __atomic_load_n(&o->sent_udp, __ATOMIC_RELAXED);
 	out->qtcp_out = __atomic_load_n(&o->sent_tcp, __ATOMIC_RELAXED);
 	out->unwanted_replies = __atomic_load_n(&o->unwanted,
@@ -322,11 +325,11 @@ void worker_refresh_cached(struct worker* w, const struct query_info* qi)
 {
 	/* one refresh per question at a time (none while it is in flight
 	 * already); its result replaces the cache entry */
-	if(!w->iter.mesh)
+	if(!w->menv.mesh)
 		return;
 	/* a prefetch adds to the request list too: sampled as Unbound */
-	stats_note_reqlist(&w->stats, mesh_num_states(w->iter.mesh));
-	(void)mesh_new_prefetch(w->iter.mesh, qi);
+	stats_note_reqlist(&w->stats, mesh_num_states(w->menv.mesh));
+	(void)mesh_new_prefetch(w->menv.mesh, qi);
 }
 
 /* A TCP connection closed with answers still to come: stop waiting for
@@ -344,8 +347,8 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
 				break;
 		if(!p)
 			return;
-		if(w->iter.mesh)
-			mesh_detach_client(w->iter.mesh, p);
+		if(w->menv.mesh)
+			mesh_detach_client(w->menv.mesh, p);
 		pending_unlink(p);
 		pending_free(p);
 	}
@@ -357,7 +360,7 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
  * more stops. TCP waiters stay: their connection expects its answer. */
 void worker_flush_requestlist(struct worker* w)
 {
-	if(!w->iter.mesh)
+	if(!w->menv.mesh)
 		return;
 	for(;;) {
 		struct pending_reply* p;
@@ -367,12 +370,12 @@ void worker_flush_requestlist(struct worker* w)
 				break;
 		if(!p)
 			break;
-		(void)mesh_detach_client(w->iter.mesh, p);
+		(void)mesh_detach_client(w->menv.mesh, p);
 		pending_unlink(p);
 		pending_free(p);
 	}
-	w->stats.req_cur_all = mesh_num_states(w->iter.mesh);
-	w->stats.req_cur_user = mesh_num_waiters(w->iter.mesh);
+	w->stats.req_cur_all = mesh_num_states(w->menv.mesh);
+	w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 }
 
 size_t worker_resolve(struct worker* w, const struct query_info* qi,
@@ -381,7 +384,7 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 {
 	struct pending_reply* p;
 	int ok, limit_n = w->env->cfg->wait_limit;
-	if(!w->iter.mesh)
+	if(!w->menv.mesh)
 		return 0;
 	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,
 		limit_n)) {
@@ -417,15 +420,15 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	w->pending = p;
 	worker_stats_enter(w, p);
 	p->in_call = 1;
-	ok = mesh_new_client(w->iter.mesh, qi, limit, edns_size, worker_reply_cb,
+	ok = mesh_new_client(w->menv.mesh, qi, limit, edns_size, worker_reply_cb,
 		p);
 	p->in_call = 0;
 	if(!ok) {
 		/* not in the mesh after all */
-		w->stats.req_cur_all = mesh_num_states(w->iter.mesh);
-		w->stats.req_cur_user = mesh_num_waiters(w->iter.mesh);
+		w->stats.req_cur_all = mesh_num_states(w->menv.mesh);
+		w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 	}
-	if(!ok && mesh_is_full(w->iter.mesh)) {
+	if(!ok && mesh_is_full(w->menv.mesh)) {
 		w->stats.req_exceeded++;
 		pending_unlink(p);
 		pending_free(p);
@@ -553,8 +556,16 @@ static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 static int worker_setup_recursion(struct worker* w)
 {
 	struct daemon* d = w->daemon;
-	return iter_env_setup(&w->iter, w->base, w->env->cfg, w->env->hints,
-		d->out_ports, d->infra, d->msg_cache, d->rrset_cache);
+	struct module_env* e = &w->menv;
+	memset(e, 0, sizeof(*e));
+	e->cfg = w->env->cfg;
+	e->hints = w->env->hints;
+	e->anchors = w->env->anchors;
+	e->infra = d->infra;
+	e->msg_cache = d->msg_cache;
+	e->rrset_cache = d->rrset_cache;
+	e->key_cache = d->key_cache;
+	return modstack_env_start(e, w->base, d->out_ports);
 }
 
 static struct udp_batch* udp_batch_create(void)
@@ -745,7 +756,7 @@ void worker_delete(struct worker* w)
 	if(!w)
 		return;
 	/* the mesh first: it cancels upstream queries, without callbacks */
-	iter_env_teardown(&w->iter);
+	modstack_env_stop(&w->menv);
 	while(w->pending) {
 		struct pending_reply* p = w->pending;
 		w->pending = p->next;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <time.h>
-#include "iterator/iterator.h"
+#include "util/module.h"
 #include "daemon/stats.h"
 
 struct daemon;
@@ -84,9 +84,9 @@ struct worker {
 	struct tcp_pool* tcp;
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
-	/* recursion: this worker's random state, upstream I/O, iterator
-	 * and mesh (iter.rnd, iter.outnet, iter.mesh) */
-	struct iter_env iter;
+	/* recursion: this worker's random state, upstream I/O, mesh and
+	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */
+	struct module_env menv;
 	struct pending_reply* pending;  /* clients waiting for the mesh */
 	struct wait_limit* waits;       /* wait-limit counts per address */
 	/* envs replaced by a reload, kept until no query can use them */

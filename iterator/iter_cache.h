@@ -8,18 +8,12 @@
 #include <stdint.h>
 #include <time.h>
 #include <ldns/ldns.h>
+#include "util/rrlist_pack.h"
 
 struct packed_rrset;
 struct rrset_cache;
 struct delegpt;
 struct msg_cache;
-
-/* Call fn for every RRset in list (records of one owner, type and class
- * grouped, in the order of their first record; RRSIGs are RRsets of
- * their own). The packed form is valid during the call. Returns 0 on
- * OOM or when fn returns 0. */
-int iter_for_each_rrset(const ldns_rr_list* list,
-	int (*fn)(void* arg, const struct packed_rrset* set), void* arg);
 
 /* Store the RRsets of a scrubbed reply: answer section with answer
  * trust (authoritative when aa; a CNAME synthesized from a DNAME is not

@@ -68,7 +68,7 @@ static void addr_checks(struct iter_env* env, const struct iter_qstate* iq,
 		if(t == iq->qtype && query_dname_compare(name, iq->qname) == 0)
 			continue;
 		/* one lookup per RRset: the mesh refuses one in flight */
-		if(mesh_new_detached(env->mesh, name, t,
+		if(iter_new_detached(env, name, t,
 			(uint16_t)ldns_rr_get_class(rr), iq->depth + 1, NULL))
 			iter_log_name(VERB_ALGO, "schedule addr fetch", name, t);
 	}
@@ -109,7 +109,7 @@ void iter_referral_checks(struct iter_env* env, struct iter_qstate* iq,
 	if(child_ns_cached(env, iq))
 		return;   /* checked already: the zone's own NS set is kept */
 	/* the zone's NS set, asked of the servers just referred to */
-	if(mesh_new_detached(env->mesh, iq->dp->name, TYPE_NS, iq->qclass,
+	if(iter_new_detached(env, iq->dp->name, TYPE_NS, iq->qclass,
 		iq->depth + 1, iq->dp))
 		iter_log_name(VERB_ALGO, "schedule ns fetch", iq->dp->name,
 			TYPE_NS);
@@ -121,7 +121,7 @@ void iter_prime_checks(struct iter_env* env, const struct iter_qstate* iq)
 		return;
 	/* the primed NS set asked again as a normal question (answer
 	 * trust in the cache), and the addresses of its servers */
-	if(mesh_new_detached(env->mesh, iq->qname, iq->qtype, iq->qclass,
+	if(iter_new_detached(env, iq->qname, iq->qtype, iq->qclass,
 		iq->depth + 1, NULL))
 		iter_log_name(VERB_ALGO, "schedule prime validation",
 			iq->qname, iq->qtype);

@@ -3,6 +3,7 @@
  * lame), with sub-query results, and the encoding of its result. */
 #include "config.h"
 #include "iterator/iterator.h"
+#include "util/module.h"
 #include "iterator/iter_util.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
@@ -375,20 +376,21 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 }
 
 void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
-	const struct iter_qstate* sub)
+	const struct module_qstate* sub)
 {
+	const struct module_result* res = &sub->res;
 	struct delegpt_ns* ns;
 	size_t i;
 	int got = 0;
 	(void)env;
 	if(iq->outstanding_subs > 0)
 		iq->outstanding_subs--;
-	if(sub->is_priming) {
+	if(sub->flags & MODQ_PRIME) {
 		/* a stub's priming: its NS set and their addresses */
 		if(sub->qname_len > 1 && iq->stub_prime_wait &&
-			sub->rcode == RCODE_NOERROR && !iq->stub_primed) {
+			res->rcode == RCODE_NOERROR && !iq->stub_primed) {
 			struct delegpt* dp = delegpt_from_rrs(sub->qname,
-				sub->answer, sub->additional, sub->qname, 0);
+				res->answer, res->additional, sub->qname, 0);
 			if(dp && dp->num_addr == 0) {
 				/* no glue: the configured addresses */
 				delegpt_free(dp);
@@ -405,14 +407,14 @@ void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
 	ns = delegpt_find_ns(iq->dp, sub->qname);
 	if(!ns)
 		return;   /* the delegation moved on meanwhile */
-	if(sub->rcode == RCODE_NOERROR) {
-		for(i = 0; i < ldns_rr_list_rr_count(sub->answer); i++) {
-			ldns_rr* rr = ldns_rr_list_rr(sub->answer, i);
+	if(res->rcode == RCODE_NOERROR) {
+		for(i = 0; i < ldns_rr_list_rr_count(res->answer); i++) {
+			ldns_rr* rr = ldns_rr_list_rr(res->answer, i);
 			if((uint16_t)ldns_rr_get_type(rr) == sub->qtype &&
 				delegpt_add_rr_addr_ns(iq->dp, ns, rr, 0))
 				got = 1;
 		}
-	} else if(sub->rcode == RCODE_NXDOMAIN)
+	} else if(res->rcode == RCODE_NXDOMAIN)
 		iq->dp_nx++;
 	if(!got && !ns->got4 && !ns->got6 &&
 		(!env->do_ip4 || ns->lookup4) && (!env->do_ip6 || ns->lookup6))
@@ -440,57 +442,4 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	env->primed_until = now + (dp->ttl < ITER_PRIME_MAX_TTL ?
 		(time_t)dp->ttl : ITER_PRIME_MAX_TTL);
 	delegpt_log(VERB_ALGO, dp);
-}
-
-/* ---- reply encoding ---- */
-
-struct enc_arg {
-	struct msg_builder* b;
-	enum msg_section sec;
-};
-
-static int enc_set(void* arg, const struct packed_rrset* set)
-{
-	struct enc_arg* e = arg;
-	(void)msg_add_rrset(e->b, e->sec, set);
-	return 1;
-}
-
-static int add_list(struct msg_builder* b, enum msg_section sec,
-	const ldns_rr_list* list)
-{
-	struct enc_arg e;
-	e.b = b;
-	e.sec = sec;
-	return !list || iter_for_each_rrset(list, enc_set, &e);
-}
-
-size_t iter_encode_reply(const struct iter_qstate* iq,
-	const struct query_info* qi, uint8_t* buf, size_t limit,
-	uint16_t edns_size)
-{
-	return iter_encode_reply_rr(iq, qi, buf, limit, edns_size, 0, 0);
-}
-
-size_t iter_encode_reply_rr(const struct iter_qstate* iq,
-	const struct query_info* qi, uint8_t* buf, size_t limit,
-	uint16_t edns_size, int rotate, uint32_t rot_off)
-{
-	struct msg_builder b;
-	int rcode = iq->rcode;
-	if(rcode == RCODE_SERVFAIL)
-		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
-			edns_size);
-	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
-	/* the shape the cache keeps: RRsets it can rotate per reply */
-	b.closed_sets = 1;
-	b.rotate = rotate;
-	b.rot_off = rot_off;
-	if(!add_list(&b, SEC_ANSWER, iq->answer) ||
-		!add_list(&b, SEC_AUTHORITY, iq->authority) ||
-		(!iq->is_priming && !add_list(&b, SEC_ADDITIONAL,
-		iq->additional)))
-		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
-			edns_size);
-	return msg_finish(&b, qi, edns_size, rcode);
 }

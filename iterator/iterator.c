@@ -344,7 +344,7 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 	}
 	if(!iq->stub_prime_tried) {
 		iq->stub_prime_tried = 1;
-		if(mesh_attach_sub(env->mesh, iq->ms, h->dp->name, TYPE_NS,
+		if(iter_attach_sub(env, iq, h->dp->name, TYPE_NS,
 			iq->qclass, 1)) {
 			iq->outstanding_subs++;
 			iq->stub_prime_wait = 1;
@@ -435,7 +435,7 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 				iter_fail(iq, "root priming failed for");
 				return 0;
 			}
-			if(!mesh_attach_sub(env->mesh, iq->ms,
+			if(!iter_attach_sub(env, iq,
 				(const uint8_t*)"", TYPE_NS, CLASS_IN, 1)) {
 				iter_fail(iq, "cannot prime the root for");
 				return 0;
@@ -617,7 +617,7 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 			if(*flag || !fam)
 				continue;
 			*flag = 1;
-			if(!mesh_attach_sub(env->mesh, iq->ms, ns->name,
+			if(!iter_attach_sub(env, iq, ns->name,
 				t == 0 ? TYPE_A : TYPE_AAAA, iq->qclass, 0))
 				continue;
 			iq->outstanding_subs++;

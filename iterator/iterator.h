@@ -1,8 +1,10 @@
 /* iterator/iterator.h - the per-query iterative resolution state
- * machine (first cut). One iter_qstate lives inside each mesh state
- * (services/mesh.h); the mesh runs it, feeds it upstream replies and the
- * results of its sub-queries (nameserver addresses, root priming), and
- * sends the result to the clients.
+ * machine, the last module of the stack (iterator/iter_module.c is its
+ * module interface, util/module.h). One iter_qstate is the module data
+ * of each mesh state it works on; the mesh runs it, feeds it upstream
+ * replies and the results of its sub-queries (nameserver addresses,
+ * root priming), and it hands its result up in the state's
+ * module_result.
  *
  * Steps: find the closest starting point (stub/forward zone or the root;
  * the root is primed first: ". NS" at a hint address, the answer's NS
@@ -48,6 +50,7 @@
 #include <time.h>
 #include <ldns/ldns.h>
 #include "util/dname.h"
+#include "util/module.h"
 
 struct config_file;
 struct iter_hints;
@@ -65,6 +68,7 @@ struct query_info;
 struct event_base;
 struct port_pool;
 struct outnet_reply;
+struct module_qstate;
 
 #define ITER_MAX_RESTARTS 8       /* CNAME/DNAME restarts per query */
 #define ITER_MAX_REFERRALS 30     /* referrals followed per query state */
@@ -79,11 +83,13 @@ struct outnet_reply;
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
-#define ITER_MAX_TIME_MS 20000    /* a client query (and its sub-queries)
+#define ITER_MAX_TIME_MS MODULE_MAX_QUERY_MS    /* a client query (and its sub-queries)
                                    * ends by then, SERVFAIL if need be */
 
-/* Per worker: what the iterator works with. */
+/* Per worker: what the iterator works with (its module data,
+ * module_env.modinfo[id]; the shared parts are the module env's). */
 struct iter_env {
+	int id;                        /* its place in the module stack */
 	const struct config_file* cfg;
 	const struct iter_hints* hints;
 	struct outside_network* outnet;
@@ -110,24 +116,6 @@ struct iter_env {
 /* Free what the env holds itself (the primed root); the rest belongs
  * to the caller. */
 void iter_env_clear(struct iter_env* env);
-
-/* One worker's resolver (iterator/iter_env.c): fills env with its own
- * random state, an outside network on base (settings from cfg) and a
- * mesh bounded by num-queries-per-thread, and the shared hints, caches
- * (either may be NULL), port pool and infra cache. Returns 0 (logged)
- * on failure, with nothing left to free. */
-int iter_env_setup(struct iter_env* env, struct event_base* base,
-	const struct config_file* cfg, const struct iter_hints* hints,
-	struct port_pool* pool, struct infra_cache* infra,
-	struct msg_cache* msg_cache, struct rrset_cache* rrset_cache);
-/* A new config snapshot (reload): cfg and hints replaced, the primed
- * root forgotten. Queries in flight go on (they hold copies of what
- * they use). Both must outlive the next reconfigure or teardown. */
-void iter_env_reconfigure(struct iter_env* env,
-	const struct config_file* cfg, const struct iter_hints* hints);
-/* Free the mesh (no callbacks), the outside network, the random state
- * and the primed root; not the shared parts. */
-void iter_env_teardown(struct iter_env* env);
 
 /* Shared by a client query and the sub-queries it started. */
 struct iter_budget {
@@ -226,29 +214,22 @@ void iter_run(struct iter_env* env, struct iter_qstate* iq);
  * state after). */
 void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 	const struct outnet_reply* r);
-/* A sub-query of iq ended (sub->state == ITER_DONE): take what it
- * found (addresses for an NS name, the primed root). The mesh runs iq
+/* A sub-query of iq ended (sub->res is its result): take what it
+ * found (addresses for an NS name, a stub's NS set). The mesh runs iq
  * afterwards. */
 void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
-	const struct iter_qstate* sub);
+	const struct module_qstate* sub);
+/* iq waits for (name, qtype, qclass), a priming query when
+ * is_priming: a mesh sub-query, sharing iq's work budget when it is
+ * new. 1 when attached (a new state or one in flight). */
+int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* name, uint16_t qtype, uint16_t qclass, int is_priming);
+/* A detached query for the caches (harden-referral-path) at depth,
+ * asked of dp first when not NULL. 1 when started. */
+int iter_new_detached(struct iter_env* env, const uint8_t* name,
+	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp);
 /* A finished priming state: keep its NS set and glue as the worker's
  * primed root. */
 void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);
-
-/* Encode the result of a done state as the reply to qi (its ID, flags,
- * qname case, EDNS) into buf: RA set, RD/CD copied, answer section the
- * chain and the answer, authority the SOA of a negative answer. Returns
- * the length (TC=1 when it did not fit limit). */
-size_t iter_encode_reply(const struct iter_qstate* iq,
-	const struct query_info* qi, uint8_t* buf, size_t limit,
-	uint16_t edns_size);
-/* The same, with rrset-roundrobin: when rotate, the RRs of each RRset
- * start at number rot_off modulo their count (Unbound: query ID plus
- * the time in seconds). Either way no name inside an RRset of several
- * RRs is a compression target (msg_builder.closed_sets), so the
- * message cache can rotate the stored reply without decoding it. */
-size_t iter_encode_reply_rr(const struct iter_qstate* iq,
-	const struct query_info* qi, uint8_t* buf, size_t limit,
-	uint16_t edns_size, int rotate, uint32_t rot_off);
 
 #endif

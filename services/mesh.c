@@ -4,10 +4,9 @@
  * nested inside another one's step. */
 #include "config.h"
 #include "services/mesh.h"
-#include "iterator/iterator.h"
-#include "iterator/delegpt.h"
-#include "iterator/iter_harden.h"
+#include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
+#include "util/module.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -21,6 +20,7 @@
 
 #define MESH_KEY_CD 0x01
 #define MESH_KEY_PRIME 0x02
+#define MESH_KEY_NOVAL 0x04
 #define MESH_KEY_MAX (LDNS_MAX_DOMAINLEN + 1 + 5)
 #define MESH_CYCLE_DEPTH 64   /* deeper dependency chains count as cycles */
 #define MESH_BUF_SIZE 65535
@@ -60,7 +60,9 @@ struct mesh_state {
 	struct mesh_state* jprev, *jnext;
 	int64_t start_ms;               /* monotonic, when it got a client */
 	int detached;                   /* mesh_new_detached made it */
-	struct iter_qstate iq;
+	int curmod;                     /* the module running it */
+	enum module_event pending;      /* its event when on the run queue */
+	struct module_qstate qs;
 };
 
 #define LIST_NONE 0
@@ -68,7 +70,7 @@ struct mesh_state {
 #define LIST_JOSTLE 2
 
 struct mesh_area {
-	struct iter_env* env;
+	struct module_env* env;
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
 	size_t max_forever, num_forever;
@@ -84,7 +86,7 @@ struct mesh_area {
 	struct mesh_stats stats;
 };
 
-struct mesh_area* mesh_create(struct iter_env* env, int max_queries)
+struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 {
 	struct mesh_area* m = calloc(1, sizeof(*m));
 	size_t ts = 64;
@@ -126,6 +128,14 @@ static size_t make_key(uint8_t* key, const uint8_t* qname, uint16_t qtype,
 	return n + 5;
 }
 
+/* The key bits of a state's MODQ_* flags. */
+static uint8_t key_flags(unsigned flags)
+{
+	return (uint8_t)(((flags & MODQ_CD) ? MESH_KEY_CD : 0) |
+		((flags & MODQ_PRIME) ? MESH_KEY_PRIME : 0) |
+		((flags & MODQ_NOVAL) ? MESH_KEY_NOVAL : 0));
+}
+
 static uint32_t key_hash(const struct mesh_area* m, const uint8_t* key,
 	size_t keylen)
 {
@@ -160,10 +170,12 @@ static void table_remove(struct mesh_area* m, struct mesh_state* s)
 	s->in_table = 0;
 }
 
-static void enqueue(struct mesh_area* m, struct mesh_state* s)
+static void enqueue(struct mesh_area* m, struct mesh_state* s,
+	enum module_event ev)
 {
 	if(s->on_rq)
 		return;
+	s->pending = ev;
 	s->on_rq = 1;
 	s->rq_next = NULL;
 	if(m->rq_tail)
@@ -235,12 +247,27 @@ static void list_leave(struct mesh_area* m, struct mesh_state* s)
 	s->list = LIST_NONE;
 }
 
+/* A new state for the question in key (made by make_key from qname,
+ * qtype, qclass and flags), in the table, not queued. */
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
-	size_t keylen, uint32_t hash)
+	size_t keylen, uint32_t hash, const uint8_t* qname, uint16_t qtype,
+	uint16_t qclass, unsigned flags, int depth)
 {
 	struct mesh_state* s = calloc(1, sizeof(*s));
+	size_t qlen = keylen - 5;
 	if(!s)
 		return NULL;
+	(void)qname;
+	memcpy(s->qs.qname, key, qlen);   /* the key's name is lowercased */
+	s->qs.qname_len = qlen;
+	s->qs.qtype = qtype;
+	s->qs.qclass = qclass;
+	s->qs.flags = flags;
+	s->qs.depth = depth;
+	s->qs.env = m->env;
+	s->qs.ms = s;
+	s->qs.res.rcode = RCODE_SERVFAIL;
+	s->qs.res.why_bogus.ede = VAL_EDE_NONE;
 	memcpy(s->key, key, keylen);
 	s->keylen = keylen;
 	s->hash = hash;
@@ -276,6 +303,17 @@ static int ref_add(struct mesh_ref** list, struct mesh_state* s)
 	return 1;
 }
 
+/* Every module frees its data of the state. */
+static void clear_modules(struct mesh_area* m, struct mesh_state* s)
+{
+	int i;
+	for(i = 0; i < m->env->num_modules; i++)
+		if(s->qs.minfo[i]) {
+			m->env->mods[i]->clear(&s->qs, i);
+			s->qs.minfo[i] = NULL;
+		}
+}
+
 /* Free a state: unlinked from everything; sub-states nobody waits for
  * any more are freed too (their upstream queries cancelled). */
 static void state_delete(struct mesh_area* m, struct mesh_state* s)
@@ -305,7 +343,8 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	if(s->detached)
 		m->num_detached--;
 	list_leave(m, s);
-	iter_qstate_clear(&s->iq);
+	clear_modules(m, s);
+	module_result_clear(&s->qs.res);
 	m->num_states--;
 	free(s);
 }
@@ -341,18 +380,18 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 {
 	struct query_info qi;
 	struct msg_cache* c = m->env->msg_cache;
+	const struct module_result* res = &s->qs.res;
 	size_t len;
-	if(!c || s->iq.no_cache || s->iq.cache_made ||
-		(s->iq.rcode != RCODE_NOERROR &&
-		s->iq.rcode != RCODE_NXDOMAIN))
+	if(!c || res->no_store ||
+		(res->rcode != RCODE_NOERROR && res->rcode != RCODE_NXDOMAIN))
 		return 0;
 	memset(&qi, 0, sizeof(qi));
-	memcpy(qi.qname, s->iq.qname, s->iq.qname_len);
-	qi.qname_len = s->iq.qname_len;
-	qi.qtype = s->iq.qtype;
-	qi.qclass = s->iq.qclass;
-	qi.flags = (s->key[s->keylen - 1] & MESH_KEY_CD) ? FLAG_CD : 0;
-	len = iter_encode_reply(&s->iq, &qi, m->buf, MESH_BUF_SIZE, 0);
+	memcpy(qi.qname, s->qs.qname, s->qs.qname_len);
+	qi.qname_len = s->qs.qname_len;
+	qi.qtype = s->qs.qtype;
+	qi.qclass = s->qs.qclass;
+	qi.flags = (s->qs.flags & MODQ_CD) ? FLAG_CD : 0;
+	len = reply_encode(res, &qi, m->buf, MESH_BUF_SIZE, 0, 0, 0);
 	if(len && msg_cache_store(c, &qi, msg_cache_hash(c, &qi), m->buf,
 		len, now)) {
 		m->stats.cached++;
@@ -378,7 +417,7 @@ static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
 			now, m->buf, r->limit, r->edns_size, &pol, &hit);
 	}
 	if(len == 0)
-		len = iter_encode_reply_rr(&s->iq, &r->qi, m->buf, r->limit,
+		len = reply_encode(&s->qs.res, &r->qi, m->buf, r->limit,
 			r->edns_size, rotate, (uint32_t)r->qi.id + (uint32_t)now);
 	return len;
 }
@@ -395,16 +434,14 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
 	table_remove(m, s);
-	if(s->iq.is_priming) {
-		iter_store_prime(m->env, &s->iq);
-		iter_prime_checks(m->env, &s->iq);
-	}
 	/* sub-queries too: their negative answers save lookups later */
-	if(!(s->key[s->keylen - 1] & MESH_KEY_PRIME))
+	if(!(s->qs.flags & MODQ_PRIME))
 		cached = store_msg(m, s, now);
 	for(sup = s->supers; sup; sup = sup->next) {
-		iter_inform_super(m->env, &sup->s->iq, &s->iq);
-		enqueue(m, sup->s);
+		struct mesh_state* p = sup->s;
+		m->env->mods[p->curmod]->inform_super(&s->qs, p->curmod,
+			&p->qs);
+		enqueue(m, p, MODULE_EVENT_RESUME);
 	}
 	/* callbacks last, and on a list taken off the state */
 	r = s->replies;
@@ -417,11 +454,44 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
 		m->num_waiters--;
 		m->stats.replies++;
-		r->cb(r->arg, m->buf, len, s->iq.rcode);
+		r->cb(r->arg, m->buf, len, s->qs.res.rcode);
 		free(r);
 		r = next;
 	}
 	state_delete(m, s);
+}
+
+/* Run s's modules from event ev until the state waits or is done:
+ * WAIT_MODULE passes the question down, FINISHED hands the result up,
+ * FINISHED at the top finishes the state. */
+static void run_modules(struct mesh_area* m, struct mesh_state* s,
+	enum module_event ev, const struct outnet_reply* reply)
+{
+	for(;;) {
+		int id = s->curmod;
+		enum module_state st = m->env->mods[id]->operate(&s->qs, ev,
+			id, reply);
+		reply = NULL;
+		if(st == MODULE_WAIT_MODULE) {
+			if(id + 1 < m->env->num_modules) {
+				s->curmod = id + 1;
+				ev = MODULE_EVENT_NEW;
+				continue;
+			}
+			/* nothing below: modstack_parse refuses such a
+			 * stack, so this is a module's error */
+			module_result_servfail(&s->qs.res);
+			st = MODULE_FINISHED;
+		}
+		if(st != MODULE_FINISHED)
+			return;   /* waits for a reply or sub-queries */
+		if(id == 0) {
+			state_finish(m, s);
+			return;
+		}
+		s->curmod = id - 1;
+		ev = MODULE_EVENT_MODDONE;
+	}
 }
 
 static void mesh_run(struct mesh_area* m)
@@ -435,9 +505,7 @@ static void mesh_run(struct mesh_area* m)
 		if(!m->rq_head)
 			m->rq_tail = NULL;
 		s->on_rq = 0;
-		iter_run(m->env, &s->iq);
-		if(s->iq.state == ITER_DONE)
-			state_finish(m, s);
+		run_modules(m, s, s->pending, NULL);
 	}
 	m->running = 0;
 }
@@ -458,9 +526,9 @@ static int jostle(struct mesh_area* m)
 		return 0;
 	if(verbosity >= VERB_ALGO) {
 		char b[1024];
-		dname_to_str(j->iq.qname, b, sizeof(b));
+		dname_to_str(j->qs.qname, b, sizeof(b));
 		verbose(VERB_ALGO, "query jostled out to make space for a "
-			"new one: %s type %d", b, (int)j->iq.qtype);
+			"new one: %s type %d", b, (int)j->qs.qtype);
 	}
 	r = j->replies;
 	j->replies = NULL;
@@ -487,8 +555,9 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	uint32_t hash;
 	struct mesh_state* s;
 	struct mesh_reply* r;
+	unsigned flags = (qi->flags & FLAG_CD) ? MODQ_CD : 0;
 	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
-		(qi->flags & FLAG_CD) ? MESH_KEY_CD : 0);
+		key_flags(flags));
 	if(keylen == 0)
 		return 0;
 	hash = key_hash(m, key, keylen);
@@ -518,15 +587,13 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	if(s) {
 		m->stats.joined++;
 	} else {
-		s = state_new(m, key, keylen, hash);
-		if(!s || !iter_qstate_init(&s->iq, s, qi->qname, qi->qtype,
-			qi->qclass, 0, 0, NULL)) {
-			if(s)
-				state_delete(m, s);
+		s = state_new(m, key, keylen, hash, qi->qname, qi->qtype,
+			qi->qclass, flags, 0);
+		if(!s) {
 			free(r);
 			return 0;
 		}
-		enqueue(m, s);
+		enqueue(m, s, MODULE_EVENT_NEW);
 	}
 	if(!s->replies) {
 		m->num_client++;
@@ -546,8 +613,10 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 	size_t keylen;
 	uint32_t hash;
 	struct mesh_state* s;
+	unsigned flags = MODQ_PREFETCH | ((qi->flags & FLAG_CD) ? MODQ_CD : 0);
+	/* the key of a client's question: clients join the refresh */
 	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
-		(qi->flags & FLAG_CD) ? MESH_KEY_CD : 0);
+		key_flags(flags));
 	if(keylen == 0)
 		return 0;
 	hash = key_hash(m, key, keylen);
@@ -558,51 +627,51 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 		m->stats.prefetch_full++;
 		return 0;
 	}
-	s = state_new(m, key, keylen, hash);
-	if(!s || !iter_qstate_init(&s->iq, s, qi->qname, qi->qtype,
-		qi->qclass, 0, 0, NULL)) {
-		if(s)
-			state_delete(m, s);
+	s = state_new(m, key, keylen, hash, qi->qname, qi->qtype, qi->qclass,
+		flags, 0);
+	if(!s)
 		return 0;
-	}
-	s->iq.refresh = 1;
 	m->stats.prefetch++;
-	enqueue(m, s);
+	enqueue(m, s, MODULE_EVENT_NEW);
 	mesh_run(m);
 	return 1;
 }
 
-int mesh_new_detached(struct mesh_area* m, const uint8_t* qname,
-	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp)
+struct module_qstate* mesh_new_detached(struct mesh_area* m,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass, int depth)
 {
 	uint8_t key[MESH_KEY_MAX];
 	size_t keylen;
 	uint32_t hash;
 	struct mesh_state* s;
-	keylen = make_key(key, qname, qtype, qclass, 0);
+	unsigned flags = MODQ_DETACHED | MODQ_NOVAL;
+	keylen = make_key(key, qname, qtype, qclass, key_flags(flags));
 	if(keylen == 0)
-		return 0;
+		return NULL;
 	hash = key_hash(m, key, keylen);
 	if(find_state(m, key, keylen, hash))
-		return 0;   /* in flight: its answer is cached anyway */
+		return NULL;   /* in flight: its answer is cached anyway */
 	if(m->num_detached >= MESH_MAX_DETACHED ||
 		m->num_states >= m->max_states) {
 		m->stats.detached_full++;
-		return 0;
+		return NULL;
 	}
-	s = state_new(m, key, keylen, hash);
-	if(!s || !iter_qstate_init(&s->iq, s, qname, qtype, qclass, 0,
-		depth, NULL) || !iter_qstate_preset_dp(&s->iq, dp)) {
-		if(s)
-			state_delete(m, s);
-		return 0;
-	}
+	s = state_new(m, key, keylen, hash, qname, qtype, qclass, flags,
+		depth);
+	if(!s)
+		return NULL;
 	s->detached = 1;
 	m->num_detached++;
 	m->stats.detached++;
-	enqueue(m, s);
-	mesh_run(m);   /* at once, or after the running state */
-	return 1;
+	/* runs after the caller filled its slot: the next mesh_run, or
+	 * the one running now */
+	enqueue(m, s, MODULE_EVENT_NEW);
+	return &s->qs;
+}
+
+void mesh_run_queued(struct mesh_area* m)
+{
+	mesh_run(m);
 }
 
 static int detach(struct mesh_area* m, void* arg, int keep_running);
@@ -671,18 +740,19 @@ static int reaches(struct mesh_area* m, struct mesh_state* s,
 	return 0;
 }
 
-struct mesh_state* mesh_attach_sub(struct mesh_area* m,
+enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	struct mesh_state* super, const uint8_t* qname, uint16_t qtype,
-	uint16_t qclass, int is_priming)
+	uint16_t qclass, unsigned flags, struct module_qstate** sub)
 {
 	uint8_t key[MESH_KEY_MAX];
-	size_t keylen = make_key(key, qname, qtype, qclass,
-		is_priming ? MESH_KEY_PRIME : 0);
+	size_t keylen = make_key(key, qname, qtype, qclass, key_flags(flags));
+	enum mesh_attach res = MESH_ATTACH_JOINED;
 	uint32_t hash;
 	struct mesh_state* s;
 	struct mesh_ref* r;
+	*sub = NULL;
 	if(keylen == 0)
-		return NULL;
+		return MESH_ATTACH_LIMIT;
 	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
 	if(s) {
@@ -695,48 +765,45 @@ struct mesh_state* mesh_attach_sub(struct mesh_area* m,
 				verbose(VERB_ALGO, "dependency cycle: %s "
 					"type %d", b, (int)qtype);
 			}
-			return NULL;
+			return MESH_ATTACH_CYCLE;
 		}
 		for(r = super->subs; r; r = r->next)
 			if(r->s == s)
-				return NULL;   /* already waiting for it */
+				return MESH_ATTACH_ALREADY;
 		m->stats.sub_joined++;
 	} else {
-		if(super->iq.depth + 1 > ITER_MAX_DEPTH ||
+		if(super->qs.depth + 1 > MESH_MAX_DEPTH ||
 			m->num_states >= m->max_states)
-			return NULL;
-		s = state_new(m, key, keylen, hash);
+			return MESH_ATTACH_LIMIT;
+		s = state_new(m, key, keylen, hash, qname, qtype, qclass,
+			flags, super->qs.depth + 1);
 		if(!s)
-			return NULL;
-		if(!iter_qstate_init(&s->iq, s, qname, qtype, qclass,
-			is_priming, super->iq.depth + 1, super->iq.budget)) {
-			state_delete(m, s);
-			return NULL;
-		}
+			return MESH_ATTACH_NOMEM;
 		m->stats.sub_states++;
-		enqueue(m, s);
+		/* runs once the caller's step is over (the mesh runs it) */
+		enqueue(m, s, MODULE_EVENT_NEW);
+		res = MESH_ATTACH_NEW;
 	}
 	if(!ref_add(&super->subs, s))
-		return NULL;
+		return MESH_ATTACH_NOMEM;
 	if(!ref_add(&s->supers, super)) {
 		ref_remove(&super->subs, s);
-		return NULL;
+		return MESH_ATTACH_NOMEM;
 	}
-	return s;
+	*sub = &s->qs;
+	return res;
 }
 
 void mesh_outnet_reply(void* arg, const struct outnet_reply* r)
 {
 	struct mesh_state* s = arg;
 	struct mesh_area* m = s->m;
-	iter_handle_reply(m->env, &s->iq, r);
-	enqueue(m, s);
+	int was_running = m->running;
+	/* as if run from the queue: states it wakes wait their turn */
+	m->running = 1;
+	run_modules(m, s, MODULE_EVENT_REPLY, r);
+	m->running = was_running;
 	mesh_run(m);
-}
-
-struct iter_qstate* mesh_state_iq(struct mesh_state* s)
-{
-	return &s->iq;
 }
 
 int mesh_is_full(const struct mesh_area* m)
@@ -770,33 +837,33 @@ static void str_append(char* buf, size_t len, const char* s)
 	buf[l + n] = 0;
 }
 
-/* What a state waits for, worded as Unbound's dump_requestlist. */
-static void state_status(const struct mesh_state* s, char* buf, size_t len)
+/* What a state waits for, worded as Unbound's dump_requestlist: the
+ * running module says, else its sub-queries are listed. */
+static void state_status(const struct mesh_area* m,
+	const struct mesh_state* s, char* buf, size_t len)
 {
+	const struct module_func_block* mod = m->env->mods[s->curmod];
 	const struct mesh_ref* r;
-	size_t l;
-	if(s->iq.outq && s->iq.sent_to) {
-		snprintf(buf, len, "iterator wait for ");
-		l = strlen(buf);
-		addr_to_str(&s->iq.sent_to->addr, s->iq.sent_to->addrlen,
-			buf + l, len - l);
+	buf[0] = 0;
+	if(mod->describe)
+		mod->describe(&s->qs, s->curmod, buf, len);
+	if(buf[0])
 		return;
-	}
 	if(!s->subs) {
-		snprintf(buf, len, "iterator is %s", s->on_rq ?
+		snprintf(buf, len, "%s is %s", mod->name, s->on_rq ?
 			"module_state_initial" : "module_wait_reply");
 		return;
 	}
-	snprintf(buf, len, "iterator wants");
+	snprintf(buf, len, "%s wants", mod->name);
 	for(r = s->subs; r; r = r->next) {
 		char nm[LDNS_MAX_DOMAINLEN * 4 + 8], t[32], c[32];
-		char* ts = ldns_rr_type2str((ldns_rr_type)r->s->iq.qtype);
-		char* cs = ldns_rr_class2str((ldns_rr_class)r->s->iq.qclass);
+		char* ts = ldns_rr_type2str((ldns_rr_type)r->s->qs.qtype);
+		char* cs = ldns_rr_class2str((ldns_rr_class)r->s->qs.qclass);
 		snprintf(t, sizeof(t), "%s", ts ? ts : "TYPE??");
 		snprintf(c, sizeof(c), "%s", cs ? cs : "CLASS??");
 		free(ts);
 		free(cs);
-		dname_to_str(r->s->iq.qname, nm, sizeof(nm));
+		dname_to_str(r->s->qs.qname, nm, sizeof(nm));
 		str_append(buf, len, " ");
 		str_append(buf, len, t);
 		str_append(buf, len, " ");
@@ -814,12 +881,12 @@ void mesh_walk_states(struct mesh_area* m, mesh_walk_func fn, void* arg)
 		for(s = m->table[i]; s; s = s->hnext) {
 			struct mesh_state_view v;
 			memset(&v, 0, sizeof(v));
-			v.qname = s->iq.qname;
-			v.qtype = s->iq.qtype;
-			v.qclass = s->iq.qclass;
+			v.qname = s->qs.qname;
+			v.qtype = s->qs.qtype;
+			v.qclass = s->qs.qclass;
 			v.has_clients = s->replies != NULL;
 			v.age_ms = v.has_clients ? mono_ms() - s->start_ms : 0;
-			state_status(s, v.status, sizeof(v.status));
+			state_status(m, s, v.status, sizeof(v.status));
 			fn(&v, arg);
 		}
 	}

@@ -1,12 +1,15 @@
 /* services/mesh.h - per-worker table of the queries being resolved.
  *
  * A mesh state is one resolution of one question, keyed by (qname
- * lowercased, qtype, qclass, CD) (priming states have a key bit of their
- * own). A client question that matches a state in flight attaches to it
- * as one more waiter: identical questions cause one resolution and one
- * set of upstream queries. The iterator's sub-queries (nameserver
- * addresses, root priming) are mesh states too, linked to the states
- * that wait for them; a link that would close a cycle is refused.
+ * lowercased, qtype, qclass, CD) (priming states and modules' own
+ * lookups have key bits of their own). A client question that matches a
+ * state in flight attaches to it as one more waiter: identical
+ * questions cause one resolution and one set of upstream queries. The
+ * mesh runs the configured modules on each state through the module
+ * interface (util/module.h) and nothing else: it never looks inside a
+ * module. Modules' sub-queries (nameserver addresses, root priming, DS
+ * and DNSKEY) are mesh states too, linked to the states that wait for
+ * them; a link that would close a cycle is refused.
  * Client states are bounded by num-queries-per-thread, all states by 4
  * times that. As Unbound: the first half of the client slots hold their
  * query until it ends; a query in the other half may be replaced by a
@@ -18,13 +21,12 @@
 #include <stdint.h>
 #include <time.h>
 
-struct iter_env;
-struct iter_qstate;
+struct module_env;
+struct module_qstate;
 struct mesh_area;
 struct mesh_state;
 struct query_info;
 struct outnet_reply;
-struct delegpt;
 
 /* The reply for one waiter: reply is the encoded packet for its query
  * (its ID, qname case, EDNS), valid during the call; rcode is the DNS
@@ -52,8 +54,9 @@ struct mesh_stats {
 	uint64_t detached_full;   /* checks not started: too many */
 };
 
-/* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set. */
-struct mesh_area* mesh_create(struct iter_env* env, int max_queries);
+/* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set;
+ * env's modules (env->mods) run the states. */
+struct mesh_area* mesh_create(struct module_env* env, int max_queries);
 /* Free every state, without callbacks; cancels upstream queries (so
  * delete the mesh before the outside network). */
 void mesh_delete(struct mesh_area* m);
@@ -68,9 +71,9 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg);
 
 /* Refresh qi's message cache entry in the background (prefetch, and the
- * refresh after serving expired data): a state without waiters whose
- * iterator does not take the answer from the caches; its answer
- * replaces the entry. Nothing happens (0) when the question is in
+ * refresh after serving expired data): a state without waiters, with
+ * MODQ_PREFETCH (the iterator does not take the answer from the
+ * caches); its answer replaces the entry. Nothing happens (0) when the question is in
  * flight already (one refresh at a time) or the mesh is full. */
 int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi);
 
@@ -80,13 +83,16 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi);
 
 /* A detached query (Unbound's detached sub-request; here for
  * harden-referral-path): resolved for the caches only, nobody waits
- * for it. depth: its dependency depth (the iterator's limits apply);
- * dp, when not NULL, is copied and asked first instead of finding a
- * start (an NS set asked of the zone's own servers). Not started (0)
- * when the question is in flight already, MESH_MAX_DETACHED are in
- * flight, the mesh is full or out of memory. */
-int mesh_new_detached(struct mesh_area* m, const uint8_t* qname,
-	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp);
+ * for it (MODQ_DETACHED, MODQ_NOVAL). depth: its dependency depth.
+ * Returns the new state, queued to run at the mesh's next turn (a
+ * module calls this while the mesh runs it), so the caller may fill
+ * its own minfo slot first. NULL, not started, when the question is in
+ * flight already, MESH_MAX_DETACHED are in flight, the mesh is full or
+ * out of memory. */
+struct module_qstate* mesh_new_detached(struct mesh_area* m,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass, int depth);
+/* Run what is queued (for callers outside a module's step). */
+void mesh_run_queued(struct mesh_area* m);
 
 /* Forget every waiter whose callback argument is arg (a TCP connection
  * that closed): its callback is never called. A state left without
@@ -98,17 +104,30 @@ int mesh_detach_client(struct mesh_area* m, void* arg);
  * answer is still cached): serve-expired-client-timeout. */
 int mesh_detach_waiter(struct mesh_area* m, void* arg);
 
-/* For the iterator: the state resolving (qname, qtype, qclass) as a
- * sub-query of super, new or already in flight (not run yet: it is
- * queued). NULL when that would close a cycle, the depth or state
- * bound is reached, or out of memory. */
-struct mesh_state* mesh_attach_sub(struct mesh_area* m,
+/* Sub-query dependency chains end at this depth. */
+#define MESH_MAX_DEPTH 8
+
+enum mesh_attach {
+	MESH_ATTACH_NEW,      /* a new state: queued, runs after the
+	                       * caller's step; the caller may fill its
+	                       * own minfo slot of it first */
+	MESH_ATTACH_JOINED,   /* the question was in flight: now waited on */
+	MESH_ATTACH_ALREADY,  /* super waits for it already */
+	MESH_ATTACH_CYCLE,    /* it waits (indirectly) for super */
+	MESH_ATTACH_LIMIT,    /* depth or state bound, or a bad name */
+	MESH_ATTACH_NOMEM
+};
+
+/* For a module: super waits for the state resolving (qname, qtype,
+ * qclass) with MODQ_* flags (PRIME, NOVAL; CD), new or already in
+ * flight. *sub is that state for NEW and JOINED, else NULL. When it is
+ * done, the mesh calls inform_super of super's running module. */
+enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	struct mesh_state* super, const uint8_t* qname, uint16_t qtype,
-	uint16_t qclass, int is_priming);
-/* The outnet callback for a state's upstream query (arg: the state). */
+	uint16_t qclass, unsigned flags, struct module_qstate** sub);
+/* The outnet callback for a state's upstream query (arg: qs->ms): the
+ * running module gets MODULE_EVENT_REPLY. */
 void mesh_outnet_reply(void* arg, const struct outnet_reply* r);
-/* The iterator state inside a mesh state. */
-struct iter_qstate* mesh_state_iq(struct mesh_state* s);
 
 /* Is every client slot (num-queries-per-thread) taken? */
 int mesh_is_full(const struct mesh_area* m);

@@ -17,6 +17,7 @@
 #include "iterator/iterator.h"
 #include "iterator/iter_hints.h"
 #include "services/mesh.h"
+#include "services/modstack.h"
 #include "services/outside_network.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
@@ -43,7 +44,7 @@ struct question {
 
 struct driver {
 	struct event_base* base;
-	struct iter_env* env;
+	struct module_env* env;
 	struct question* qs;
 	struct answer_arg* args;
 	int num, left, next, sequential;
@@ -161,6 +162,21 @@ static void print_reply(const struct question* q, int idx, int hex)
 	ldns_pkt_free(pkt);
 }
 
+/* One worker's resolver, as the daemon's workers have it. */
+static int start_resolver(struct module_env* env, struct event_base* base,
+	const struct config_file* cfg, const struct iter_hints* hints,
+	struct port_pool* pool, struct infra_cache* infra,
+	struct msg_cache* msg_cache, struct rrset_cache* rrset_cache)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfg = cfg;
+	env->hints = hints;
+	env->infra = infra;
+	env->msg_cache = msg_cache;
+	env->rrset_cache = rrset_cache;
+	return modstack_env_start(env, base, pool);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: resolve-test -c CONFIG [-x] [-s] [-v N] "
@@ -173,7 +189,8 @@ int main(int argc, char** argv)
 	const char* cfgfile = NULL;
 	int hex = 0, stats = 0, verb = -1, secs = 30, c, i, rc = 0;
 	struct config_file* cfg;
-	struct iter_env env;
+	struct module_env env;
+	const struct iter_env* ie;
 	struct driver d;
 	struct answer_arg* args;
 	struct port_pool* pool;
@@ -220,7 +237,7 @@ int main(int argc, char** argv)
 	hints = hints_create(cfg);
 	/* and what one worker has */
 	if(!pool || !infra || !msg_cache || !rrset_cache || !hints ||
-		!iter_env_setup(&env, d.base, cfg, hints, pool, infra,
+		!start_resolver(&env, d.base, cfg, hints, pool, infra,
 		msg_cache, rrset_cache)) {
 		log_err("cannot set up the resolver");
 		return 1;
@@ -251,6 +268,8 @@ int main(int argc, char** argv)
 		if(!d.qs[i].done)
 			rc = 2;
 	}
+	/* the iterator is the stack's last module */
+	ie = env.modinfo[env.num_modules - 1];
 	if(stats) {
 		const struct mesh_stats* ms = mesh_get_stats(env.mesh);
 		const struct outnet_stats* o = outnet_get_stats(env.outnet);
@@ -272,24 +291,24 @@ int main(int argc, char** argv)
 			"cache_answers=%llu cache_delegations=%llu "
 			"stored=%llu msg_hits=%llu qmin=%llu msg_subs=%llu "
 			"caps_fallbacks=%llu\n",
-			(unsigned long long)env.stats.sent,
-			(unsigned long long)env.stats.replies,
-			(unsigned long long)env.stats.timeouts,
-			(unsigned long long)env.stats.errors,
-			(unsigned long long)env.stats.referrals,
-			(unsigned long long)env.stats.restarts,
-			(unsigned long long)env.stats.lame,
-			(unsigned long long)env.stats.target_lookups,
-			(unsigned long long)env.stats.scrub_removed,
-			(unsigned long long)env.stats.bad_replies,
-			(unsigned long long)env.stats.prime,
-			(unsigned long long)env.stats.cache_answers,
-			(unsigned long long)env.stats.cache_delegations,
-			(unsigned long long)env.stats.stored_rrsets,
+			(unsigned long long)ie->stats.sent,
+			(unsigned long long)ie->stats.replies,
+			(unsigned long long)ie->stats.timeouts,
+			(unsigned long long)ie->stats.errors,
+			(unsigned long long)ie->stats.referrals,
+			(unsigned long long)ie->stats.restarts,
+			(unsigned long long)ie->stats.lame,
+			(unsigned long long)ie->stats.target_lookups,
+			(unsigned long long)ie->stats.scrub_removed,
+			(unsigned long long)ie->stats.bad_replies,
+			(unsigned long long)ie->stats.prime,
+			(unsigned long long)ie->stats.cache_answers,
+			(unsigned long long)ie->stats.cache_delegations,
+			(unsigned long long)ie->stats.stored_rrsets,
 			(unsigned long long)d.msg_hits,
-			(unsigned long long)env.stats.qmin_sent,
-			(unsigned long long)env.stats.msg_cache_subs,
-			(unsigned long long)env.stats.caps_fallbacks);
+			(unsigned long long)ie->stats.qmin_sent,
+			(unsigned long long)ie->stats.msg_cache_subs,
+			(unsigned long long)ie->stats.caps_fallbacks);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
 			"edns_fallback=%llu unwanted=%llu refused=%llu "
 			"capsfail=%llu\n",
@@ -304,7 +323,7 @@ int main(int argc, char** argv)
 	fflush(stdout);
 	if(timer)
 		event_free(timer);
-	iter_env_teardown(&env);
+	modstack_env_stop(&env);
 	hints_delete(hints);
 	msg_cache_delete(msg_cache);
 	rrset_cache_delete(rrset_cache);

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "util/config_options.h"
 #include "util/config_file.h"
+#include "services/modstack.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,7 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
+static int modules_ok(struct cfg_parser* p, const char* list);
 
 #define NOF CFG_NOFIELD
 #define F(f) offsetof(struct config_file, f)
@@ -196,8 +198,8 @@ const struct cfg_option cfg_options[] = {
 		F(serve_expired_reply_ttl), "30"),
 	USE("serve-expired-client-timeout", CL_SERVER, CT_INT,
 		F(serve_expired_client_timeout), "0"),
-	KEEP("module-config", CL_SERVER, CT_STR, F(module_conf),
-		"validator iterator"),
+	{ "module-config", CL_SERVER, CT_STR, F(module_conf), NULL, 1,
+		CFGF_MODULES, "validator iterator", 0, 0 },
 
 	/* server: not implemented, no field */
 	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
@@ -800,6 +802,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		cfg_error(p, "%s", ebuf);
 		return 0;
 	}
+	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_ok(p, args[0]))
+		return 0;
 	if(r == 1)
 		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
 			&err);
@@ -872,6 +876,19 @@ int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
 			"not supported, give its IP address", s);
 	else	snprintf(err, errlen, "cannot parse interface specified as "
 			"'%s'", s);
+	return 0;
+}
+
+/* module-config: every name a module of this build, in an order that
+ * works (the iterator last). */
+static int modules_ok(struct cfg_parser* p, const char* list)
+{
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[128];
+	int n;
+	if(modstack_parse(list, mods, &n, err, sizeof(err)))
+		return 1;
+	cfg_error(p, "module-config: %s", err);
 	return 0;
 }
 

@@ -47,6 +47,8 @@ enum cfg_type {
 #define CFGF_RECORD 0x20 /* implemented, no field: the values are kept in
                           * cfg->unimplemented ("server:NAME", file
                           * order) where their user reads them */
+#define CFGF_MODULES 0x40 /* module-config: names checked by
+                           * modstack_parse (services/modstack.h) */
 
 #define CFG_NOFIELD ((size_t)-1)
 

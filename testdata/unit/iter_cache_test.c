@@ -313,7 +313,7 @@ static void test_rrsets_grouped(void** state)
 	ldns_pkt* p = reply(0, rrs);
 	int n[2] = { 0, 0 };
 	(void)state;
-	assert_int_equal(iter_for_each_rrset(ldns_pkt_answer(p), count_set,
+	assert_int_equal(rrlist_for_each_rrset(ldns_pkt_answer(p), count_set,
 		n), 1);
 	assert_int_equal(n[0], 3);
 	assert_int_equal(n[1], 4);

@@ -23,6 +23,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "services/mesh.h"
+#include "services/modstack.h"
 #include "services/outside_network.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
@@ -36,7 +37,7 @@ struct world {
 	struct port_pool* pool;
 	struct infra_cache* infra;
 	struct config_file* cfg;
-	struct iter_env env;
+	struct module_env env;
 	struct mesh_area* mesh;
 	int hole;          /* the server that never answers */
 	int hole_port;
@@ -95,9 +96,9 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	os.edns_size = 1232;
 	os.tcp_timeout = 500;
 	os.max_waiting = 100;
+	w->cfg->module_conf = strdup("iterator");
+	assert_non_null(w->cfg->module_conf);
 	w->env.cfg = w->cfg;
-	w->env.do_ip4 = 1;
-	w->env.unknown_rtt = 50;
 	w->env.infra = w->infra;
 	w->env.rnd = ub_initstate();
 	w->env.outnet = outside_network_create(w->base, &os, w->pool,
@@ -108,14 +109,16 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	w->mesh = mesh_create(&w->env, max_queries);
 	assert_non_null(w->mesh);
 	assert_ptr_equal(w->env.mesh, w->mesh);
+	assert_int_equal(modstack_setup(&w->env), 1);
+	((struct iter_env*)w->env.modinfo[0])->unknown_rtt = 50;
 }
 
 static void world_teardown(struct world* w)
 {
 	mesh_delete(w->mesh);
+	modstack_teardown(&w->env);
 	outside_network_delete(w->env.outnet);
 	assert_int_equal(port_pool_inuse(w->pool), 0);
-	iter_env_clear(&w->env);
 	hints_delete((struct iter_hints*)w->env.hints);
 	infra_delete(w->infra);
 	port_pool_delete(w->pool);
@@ -345,7 +348,7 @@ static void test_reconfigure_in_flight(void** state)
 	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
 		on_reply, &a[0]), 1);
 	run_for(&w, 10);
-	iter_env_reconfigure(&w.env, cfg2, h2);
+	modstack_env_reconfigure(&w.env, cfg2, h2, NULL);
 	hints_delete(h1);
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
 		on_reply, &a[1]), 1);
@@ -495,8 +498,9 @@ static void test_detached_bounded(void** state)
 		snprintf(name, sizeof(name), "d%d.test.", i);
 		question(&qi, name, 1);
 		started += mesh_new_detached(w.mesh, qi.qname, TYPE_A,
-			CLASS_IN, 1, NULL);
+			CLASS_IN, 1) != NULL;
 	}
+	mesh_run_queued(w.mesh);
 	assert_int_equal(started, MESH_MAX_DETACHED);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->detached,
 		MESH_MAX_DETACHED);
@@ -505,8 +509,8 @@ static void test_detached_bounded(void** state)
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
 	/* one in flight: not again */
 	question(&qi, "d0.test.", 1);
-	assert_int_equal(mesh_new_detached(w.mesh, qi.qname, TYPE_A,
-		CLASS_IN, 1, NULL), 0);
+	assert_null(mesh_new_detached(w.mesh, qi.qname, TYPE_A,
+		CLASS_IN, 1));
 	run_for(&w, 30);
 	assert_int_equal(hole_count(&w), MESH_MAX_DETACHED);
 	for(i = 0; i < 300 && mesh_num_states(w.mesh) > 0; i++)
@@ -524,9 +528,10 @@ static void test_detached_bounded(void** state)
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(delegpt_add_addr(dp, (struct sockaddr_storage*)&sa,
 		sizeof(sa)), 1);
-	assert_int_equal(mesh_new_detached(w.mesh, qi.qname, TYPE_A,
-		CLASS_IN, 1, dp), 1);
+	assert_int_equal(iter_new_detached(w.env.modinfo[0], qi.qname,
+		TYPE_A, CLASS_IN, 1, dp), 1);
 	delegpt_free(dp);
+	mesh_run_queued(w.mesh);
 	run_for(&w, 30);
 	assert_int_equal(hole_count(&w), 1);
 	for(i = 0; i < 300 && mesh_num_states(w.mesh) > 0; i++)

@@ -1,0 +1,200 @@
+/* iterator/iter_module.c - the iterator as a module of the stack
+ * (util/module.h): its per-worker data, the per-query state in the
+ * query's minfo slot, and the hand-over of its result. */
+#include "config.h"
+#include "iterator/iterator.h"
+#include "iterator/iter_harden.h"
+#include "iterator/delegpt.h"
+#include "services/mesh.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/module.h"
+#include "util/msgparse.h"
+#include "util/net_help.h"
+#include "services/cache/infra.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The shared parts of the module env the iterator works with. */
+static void take_env(struct iter_env* ie, const struct module_env* env)
+{
+	struct infra_settings is;
+	ie->cfg = env->cfg;
+	ie->hints = env->hints;
+	ie->outnet = env->outnet;
+	ie->infra = env->infra;
+	ie->msg_cache = env->msg_cache;
+	ie->rrset_cache = env->rrset_cache;
+	ie->rnd = env->rnd;
+	ie->mesh = env->mesh;
+	ie->do_ip4 = env->cfg->do_ip4;
+	ie->do_ip6 = env->cfg->do_ip6;
+	infra_settings_from_cfg(env->cfg, &is);
+	ie->unknown_rtt = is.unknown_rtt;
+}
+
+static int iter_mod_init(struct module_env* env, int id)
+{
+	struct iter_env* ie = calloc(1, sizeof(*ie));
+	if(!ie)
+		return 0;
+	ie->id = id;
+	take_env(ie, env);
+	env->modinfo[id] = ie;
+	return 1;
+}
+
+static void iter_mod_deinit(struct module_env* env, int id)
+{
+	struct iter_env* ie = env->modinfo[id];
+	if(!ie)
+		return;
+	iter_env_clear(ie);
+	free(ie);
+}
+
+static void iter_mod_reconfigure(struct module_env* env, int id)
+{
+	struct iter_env* ie = env->modinfo[id];
+	take_env(ie, env);
+	/* the root may be another one now */
+	iter_env_clear(ie);
+}
+
+static void iter_mod_clear(struct module_qstate* qs, int id)
+{
+	struct iter_qstate* iq = qs->minfo[id];
+	if(!iq)
+		return;
+	iter_qstate_clear(iq);
+	free(iq);
+	qs->minfo[id] = NULL;
+}
+
+/* A new iterator state for qs at depth, sharing budget (NULL: its
+ * own). NULL on out of memory. */
+static struct iter_qstate* state_new(struct module_qstate* qs, int depth,
+	struct iter_budget* budget)
+{
+	struct iter_qstate* iq = malloc(sizeof(*iq));
+	if(!iq)
+		return NULL;
+	if(!iter_qstate_init(iq, qs->ms, qs->qname, qs->qtype, qs->qclass,
+		(qs->flags & MODQ_PRIME) != 0, depth, budget)) {
+		iter_qstate_clear(iq);
+		free(iq);
+		return NULL;
+	}
+	iq->refresh = (qs->flags & MODQ_PREFETCH) != 0;
+	return iq;
+}
+
+int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* name, uint16_t qtype, uint16_t qclass, int is_priming)
+{
+	struct module_qstate* sub;
+	enum mesh_attach r = mesh_attach_sub(env->mesh, iq->ms, name, qtype,
+		qclass, MODQ_NOVAL | (is_priming ? MODQ_PRIME : 0), &sub);
+	if(r == MESH_ATTACH_NEW && !sub->minfo[env->id])
+		/* one level deeper, on the asker's budget; on out of
+		 * memory it starts as a query of its own instead */
+		sub->minfo[env->id] = state_new(sub, iq->depth + 1,
+			iq->budget);
+	return r == MESH_ATTACH_NEW || r == MESH_ATTACH_JOINED;
+}
+
+int iter_new_detached(struct iter_env* env, const uint8_t* name,
+	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp)
+{
+	struct module_qstate* sub = mesh_new_detached(env->mesh, name, qtype,
+		qclass, depth);
+	struct iter_qstate* iq;
+	if(!sub)
+		return 0;
+	iq = state_new(sub, depth, NULL);
+	if(iq && !iter_qstate_preset_dp(iq, dp)) {
+		iter_qstate_clear(iq);
+		free(iq);
+		iq = NULL;
+	}
+	sub->minfo[env->id] = iq;
+	return 1;
+}
+
+/* The state is done: priming kept, the result handed up. */
+static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
+	struct iter_qstate* iq)
+{
+	struct module_result* res = &qs->res;
+	if(iq->is_priming) {
+		iter_store_prime(ie, iq);
+		iter_prime_checks(ie, iq);
+	}
+	module_result_clear(res);
+	res->rcode = iq->rcode;
+	res->answer = iq->answer;
+	res->authority = iq->authority;
+	res->additional = iq->additional;
+	iq->answer = iq->authority = iq->additional = NULL;
+	res->no_store = iq->no_cache || iq->cache_made;
+	return MODULE_FINISHED;
+}
+
+static enum module_state iter_operate(struct module_qstate* qs,
+	enum module_event ev, int id, const struct outnet_reply* reply)
+{
+	struct iter_env* ie = qs->env->modinfo[id];
+	struct iter_qstate* iq = qs->minfo[id];
+	if(ev == MODULE_EVENT_NEW && iq && iq->state == ITER_DONE)
+		iter_mod_clear(qs, id);   /* asked again by a module above */
+	iq = qs->minfo[id];
+	if(!iq) {
+		/* a client's question, or a module's own lookup: a query of
+		 * its own, depth 0 for the iterator's limits (as Unbound) */
+		iq = qs->minfo[id] = state_new(qs, 0, NULL);
+		if(!iq) {
+			log_err("iterator: out of memory");
+			module_result_servfail(&qs->res);
+			return MODULE_FINISHED;
+		}
+	}
+	if(ev == MODULE_EVENT_REPLY)
+		iter_handle_reply(ie, iq, reply);
+	iter_run(ie, iq);
+	if(iq->state == ITER_DONE)
+		return finish(ie, qs, iq);
+	return iq->outq ? MODULE_WAIT_REPLY : MODULE_WAIT_SUBQUERY;
+}
+
+static void iter_mod_inform_super(struct module_qstate* sub, int id,
+	struct module_qstate* super)
+{
+	struct iter_qstate* iq = super->minfo[id];
+	if(iq)
+		iter_inform_super(super->env->modinfo[id], iq, sub);
+}
+
+static void iter_describe(const struct module_qstate* qs, int id,
+	char* buf, size_t len)
+{
+	const struct iter_qstate* iq = qs->minfo[id];
+	size_t l;
+	if(!iq || !iq->outq || !iq->sent_to)
+		return;
+	snprintf(buf, len, "iterator wait for ");
+	l = strlen(buf);
+	addr_to_str(&iq->sent_to->addr, iq->sent_to->addrlen, buf + l,
+		len - l);
+}
+
+const struct module_func_block iter_module_block = {
+	.name = "iterator",
+	.init = iter_mod_init,
+	.deinit = iter_mod_deinit,
+	.reconfigure = iter_mod_reconfigure,
+	.operate = iter_operate,
+	.inform_super = iter_mod_inform_super,
+	.clear = iter_mod_clear,
+	.describe = iter_describe,
+};

@@ -1,0 +1,153 @@
+/* util/module.h - the one interface between the mesh and the modules
+ * that resolve a query (module-config: "validator iterator").
+ *
+ * The mesh (services/mesh.c) keeps one module_qstate per question in
+ * flight and runs the configured modules on it in a stack, top first:
+ *
+ *   new query -> module 0 (EVENT_NEW) -> WAIT_MODULE -> module 1 (NEW)
+ *   ... module 1 FINISHED -> module 0 (EVENT_MODDONE) -> FINISHED -> the
+ *   mesh stores qs->res in the message cache and answers the waiters.
+ *
+ * A module returns what it waits for; it never calls another module
+ * and the mesh never looks inside a module's data (qs->minfo[id],
+ * env->modinfo[id]). Everything a module hands up is in qs->res, a
+ * neutral result (rcode, sections as ldns lists, security status).
+ * Sub-queries (NS addresses, priming, DS and DNSKEY) are mesh states
+ * too, started with mesh_attach_sub (services/mesh.h); when one is
+ * done the mesh calls inform_super of the module that started it on
+ * every waiting state, then runs that state again (EVENT_RESUME).
+ * Upstream replies come as EVENT_REPLY to the module whose state sent
+ * the query (callback mesh_outnet_reply, argument qs->ms).
+ *
+ * The design follows Unbound's module stack (util/module.h there) in
+ * what it does; states are returned, not stored, and the result is a
+ * struct of its own so the mesh needs no module header. */
+#ifndef UTIL_MODULE_H
+#define UTIL_MODULE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <ldns/ldns.h>
+#include "validator/val_secstatus.h"
+
+struct config_file;
+struct iter_hints;
+struct val_anchors;
+struct outside_network;
+struct infra_cache;
+struct msg_cache;
+struct rrset_cache;
+struct key_cache;
+struct ub_randstate;
+struct mesh_area;
+struct mesh_state;
+struct outnet_reply;
+
+/* An iterator's work for a question and the sub-queries it starts ends
+ * by this time (then SERVFAIL). */
+#define MODULE_MAX_QUERY_MS 20000
+
+/* At most this many modules in module-config. */
+#define MODULE_MAX 4
+
+enum module_event {
+	MODULE_EVENT_NEW,     /* start on the question (again, after a
+	                       * module above restarted it) */
+	MODULE_EVENT_RESUME,  /* a sub-query it waited for ended
+	                       * (inform_super was called first) */
+	MODULE_EVENT_REPLY,   /* its upstream query ended: the reply */
+	MODULE_EVENT_MODDONE  /* the module below finished: qs->res */
+};
+
+enum module_state {
+	MODULE_WAIT_REPLY,    /* an upstream query is out */
+	MODULE_WAIT_SUBQUERY, /* sub-queries are out */
+	MODULE_WAIT_MODULE,   /* run the module below on the question */
+	MODULE_FINISHED       /* qs->res is the result (SERVFAIL on error) */
+};
+
+/* qs->flags */
+#define MODQ_CD        0x01  /* client set CD: answer unchecked data */
+#define MODQ_PRIME     0x02  /* priming query (root or stub NS set) */
+#define MODQ_PREFETCH  0x04  /* refresh: not answered from the caches */
+#define MODQ_DETACHED  0x08  /* nobody waits: for the caches only */
+#define MODQ_NOVAL     0x10  /* no validation: a module's own lookup
+                              * (NS addresses, DS, DNSKEY) */
+
+/* What a module hands up. The lists belong to the result (freed by
+ * the mesh with the state); a module that replaces them frees the old
+ * ones. */
+struct module_result {
+	int rcode;                 /* RCODE_*: SERVFAIL on failure */
+	ldns_rr_list* answer;      /* CNAME/DNAME chain, then the answer */
+	ldns_rr_list* authority;   /* SOA, NSEC, NSEC3 of a negative answer */
+	ldns_rr_list* additional;  /* priming: the root servers' glue */
+	enum sec_status security;  /* SEC_UNCHECKED without a validator */
+	struct val_reason why_bogus; /* EDE and text when not secure */
+	int no_store;              /* not for the message cache (made from
+	                            * cached data, or a no-cache zone) */
+	uint32_t ttl_cap;          /* 0, or the largest TTL the stored
+	                            * answer may have (bogus: val-bogus-ttl) */
+};
+
+/* One question in flight, owned by the mesh. */
+struct module_qstate {
+	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];   /* lowercased */
+	size_t qname_len;
+	uint16_t qtype, qclass;
+	unsigned flags;          /* MODQ_* */
+	int depth;               /* 0: a client's; sub-queries +1 */
+	struct module_env* env;
+	struct mesh_state* ms;   /* for mesh_* calls and outnet callbacks */
+	void* minfo[MODULE_MAX]; /* each module's own data; a module that
+	                          * starts a new sub-query may fill its own
+	                          * slot of the sub's before the sub runs */
+	struct module_result res;
+};
+
+/* Per worker: what the modules share, and each module's own data. */
+struct module_env {
+	const struct config_file* cfg;      /* the current snapshot */
+	const struct iter_hints* hints;     /* built from it */
+	const struct val_anchors* anchors;  /* built from it; NULL: none */
+	struct outside_network* outnet;
+	struct infra_cache* infra;          /* shared; may be NULL */
+	struct msg_cache* msg_cache;        /* shared; may be NULL */
+	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
+	struct key_cache* key_cache;        /* shared; may be NULL */
+	struct ub_randstate* rnd;
+	struct mesh_area* mesh;
+	int num_modules;
+	const struct module_func_block* mods[MODULE_MAX];
+	void* modinfo[MODULE_MAX];
+};
+
+struct module_func_block {
+	const char* name;   /* as written in module-config: */
+	/* Per worker, after the shared parts of env are set: fill
+	 * env->modinfo[id]. 0 (logged) on failure. */
+	int (*init)(struct module_env* env, int id);
+	void (*deinit)(struct module_env* env, int id);
+	/* A new config snapshot (reload, run-time change): env->cfg,
+	 * hints and anchors are the new ones; drop what came from the old
+	 * one. Queries in flight go on. */
+	void (*reconfigure)(struct module_env* env, int id);
+	enum module_state (*operate)(struct module_qstate* qs,
+		enum module_event ev, int id, const struct outnet_reply* reply);
+	/* sub (done, its res final) informs super, whose module id
+	 * started it. */
+	void (*inform_super)(struct module_qstate* sub, int id,
+		struct module_qstate* super);
+	/* Free qs->minfo[id] (the state ends, or is restarted). */
+	void (*clear)(struct module_qstate* qs, int id);
+	/* What the state waits for, for dump_requestlist ("iterator wait
+	 * for 127.0.0.1"); may be NULL. */
+	void (*describe)(const struct module_qstate* qs, int id, char* buf,
+		size_t len);
+};
+
+/* Free the result's lists and zero it (rcode SERVFAIL). */
+void module_result_clear(struct module_result* res);
+/* Fail: the result is SERVFAIL, nothing else. */
+void module_result_servfail(struct module_result* res);
+
+#endif

@@ -1,0 +1,17 @@
+/* util/rrlist_pack.h - the RRsets of an ldns record list (records of
+ * one owner, type and class) as struct packed_rrset (util/msgencode.h),
+ * the form the encoder and the caches take. */
+#ifndef UTIL_RRLIST_PACK_H
+#define UTIL_RRLIST_PACK_H
+#include <ldns/ldns.h>
+
+struct packed_rrset;
+
+/* Call fn for every RRset in list (records of one owner, type and class
+ * grouped, in the order of their first record; RRSIGs are RRsets of
+ * their own). The packed form is valid during the call. Returns 0 on
+ * OOM or when fn returns 0. */
+int rrlist_for_each_rrset(const ldns_rr_list* list,
+	int (*fn)(void* arg, const struct packed_rrset* set), void* arg);
+
+#endif
