@@ -18,6 +18,8 @@ struct store_arg {
 	int refresh;
 	time_t now;
 	const ldns_rr_list* dnames;   /* answer DNAMEs: skip synthesized */
+	const ldns_rr_list* section;  /* where the RRSIGs are */
+	const struct packed_rrset* set;  /* the RRset being stored */
 	int stored;
 };
 
@@ -38,17 +40,55 @@ static int under_dname(const ldns_rr_list* list, const uint8_t* owner)
 	return 0;
 }
 
+/* Store a->set with sigs (its RRSIGs; NULL: none). */
+static int store_set(void* arg, const struct packed_rrset* sigs)
+{
+	struct store_arg* a = arg;
+	if(rrset_cache_store(a->c, a->set, sigs, 0, a->trust, a->refresh,
+		a->now) == RRSET_STORED)
+		a->stored++;
+	return 1;
+}
+
+/* The RRSIGs in list that cover (owner, type): a shallow list, NULL
+ * when none (or out of memory: stored without). */
+static ldns_rr_list* covering_sigs(const ldns_rr_list* list,
+	const struct packed_rrset* set)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		ldns_rdf* tc = ldns_rr_rrsig_typecovered(rr);
+		ldns_rdf* o = ldns_rr_owner(rr);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG || !tc ||
+			ldns_rdf2rr_type(tc) != set->type ||
+			ldns_rdf_size(o) != set->owner_len ||
+			query_dname_compare(ldns_rdf_data(o), set->owner) != 0)
+			continue;
+		if(!out && !(out = ldns_rr_list_new()))
+			return NULL;
+		ldns_rr_list_push_rr(out, rr);
+	}
+	return out;
+}
+
 static int store_one(void* arg, const struct packed_rrset* set)
 {
 	struct store_arg* a = arg;
+	ldns_rr_list* sigs;
 	if(set->type == TYPE_RRSIG || set->type == TYPE_OPT)
 		return 1;
 	if(a->dnames && set->type == TYPE_CNAME &&
 		under_dname(a->dnames, set->owner))
 		return 1;
-	if(rrset_cache_store(a->c, set, NULL, 0, a->trust, a->refresh,
-		a->now) == RRSET_STORED)
-		a->stored++;
+	/* with its RRSIGs, so a later answer from the cache can be
+	 * validated */
+	a->set = set;
+	sigs = covering_sigs(a->section, set);
+	if(!sigs || !rrlist_for_each_rrset(sigs, store_set, a))
+		(void)store_set(a, NULL);
+	ldns_rr_list_free(sigs);
 	return 1;
 }
 
@@ -81,16 +121,19 @@ int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 		RRSET_TRUST_ANSWER;
 	a.refresh = ldns_pkt_aa(pkt);
 	a.dnames = ldns_pkt_answer(pkt);
+	a.section = ldns_pkt_answer(pkt);
 	(void)rrlist_for_each_rrset(ldns_pkt_answer(pkt), store_one, &a);
 	a.dnames = NULL;
 	a.refresh = 0;
 	a.trust = RRSET_TRUST_AUTHORITY;
+	a.section = ldns_pkt_authority(pkt);
 	if((l = only_types(ldns_pkt_authority(pkt), LDNS_RR_TYPE_NS,
 		LDNS_RR_TYPE_NS)) != NULL) {
 		(void)rrlist_for_each_rrset(l, store_one, &a);
 		ldns_rr_list_free(l);
 	}
 	a.trust = RRSET_TRUST_GLUE;
+	a.section = ldns_pkt_additional(pkt);
 	if((l = only_types(ldns_pkt_additional(pkt), LDNS_RR_TYPE_A,
 		LDNS_RR_TYPE_AAAA)) != NULL) {
 		(void)rrlist_for_each_rrset(l, store_one, &a);
@@ -225,17 +268,48 @@ void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
 	}
 }
 
+/* The RRs of v appended to list as ldns RRs (wire: scratch room for
+ * one RR). 0 on out of memory. */
+static int push_rrs(const struct packed_rrset* v, uint8_t* wire,
+	ldns_rr_list* list)
+{
+	size_t i;
+	for(i = 0; i < v->count; i++) {
+		ldns_rr* rr = NULL;
+		size_t pos = 0, len = v->owner_len;
+		memcpy(wire, v->owner, v->owner_len);
+		wire[len++] = (uint8_t)(v->type >> 8);
+		wire[len++] = (uint8_t)v->type;
+		wire[len++] = (uint8_t)(v->rclass >> 8);
+		wire[len++] = (uint8_t)v->rclass;
+		wire[len++] = (uint8_t)(v->ttl >> 24);
+		wire[len++] = (uint8_t)(v->ttl >> 16);
+		wire[len++] = (uint8_t)(v->ttl >> 8);
+		wire[len++] = (uint8_t)v->ttl;
+		wire[len++] = (uint8_t)(v->rdlen[i] >> 8);
+		wire[len++] = (uint8_t)v->rdlen[i];
+		memcpy(wire + len, v->rdata[i], v->rdlen[i]);
+		len += v->rdlen[i];
+		if(ldns_wire2rr(&rr, wire, len, &pos, LDNS_SECTION_ANSWER)
+			!= LDNS_STATUS_OK || !ldns_rr_list_push_rr(list, rr)) {
+			ldns_rr_free(rr);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list,
 	int min_trust)
 {
 	struct rrset_entry* e;
-	struct packed_rrset v;
+	struct packed_rrset v, sigs;
 	uint8_t* wire;
-	size_t i;
-	int ok = 1;
+	int ok;
 	if(!c)
 		return 0;
+	memset(&sigs, 0, sizeof(sigs));
 	e = rrset_cache_lookup(c, name, type, qclass, 0, now);
 	if(!e)
 		return 0;
@@ -244,29 +318,8 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 		rrset_cache_release(c, e);
 		return 0;
 	}
-	rrset_entry_view(e, now, &v, NULL);
-	for(i = 0; i < v.count && ok; i++) {
-		ldns_rr* rr = NULL;
-		size_t pos = 0, len = v.owner_len;
-		memcpy(wire, v.owner, v.owner_len);
-		wire[len++] = (uint8_t)(v.type >> 8);
-		wire[len++] = (uint8_t)v.type;
-		wire[len++] = (uint8_t)(v.rclass >> 8);
-		wire[len++] = (uint8_t)v.rclass;
-		wire[len++] = (uint8_t)(v.ttl >> 24);
-		wire[len++] = (uint8_t)(v.ttl >> 16);
-		wire[len++] = (uint8_t)(v.ttl >> 8);
-		wire[len++] = (uint8_t)v.ttl;
-		wire[len++] = (uint8_t)(v.rdlen[i] >> 8);
-		wire[len++] = (uint8_t)v.rdlen[i];
-		memcpy(wire + len, v.rdata[i], v.rdlen[i]);
-		len += v.rdlen[i];
-		if(ldns_wire2rr(&rr, wire, len, &pos, LDNS_SECTION_ANSWER)
-			!= LDNS_STATUS_OK || !ldns_rr_list_push_rr(list, rr)) {
-			ldns_rr_free(rr);
-			ok = 0;
-		}
-	}
+	rrset_entry_view(e, now, &v, &sigs);
+	ok = push_rrs(&v, wire, list) && push_rrs(&sigs, wire, list);
 	free(wire);
 	rrset_cache_release(c, e);
 	return ok;

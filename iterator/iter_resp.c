@@ -58,6 +58,42 @@ ldns_rr_list* iter_rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
 	return out;
 }
 
+/* Is rr one the validator needs from an authority section: an SOA
+ * (when soa), NSEC or NSEC3, or an RRSIG over one of those? (The
+ * encoder leaves DNSSEC types out for clients without DO.) */
+static int denial_rr(const ldns_rr* rr, int soa)
+{
+	ldns_rr_type t = ldns_rr_get_type(rr);
+	if(t == LDNS_RR_TYPE_RRSIG && ldns_rr_rrsig_typecovered(rr))
+		t = ldns_rdf2rr_type(ldns_rr_rrsig_typecovered(rr));
+	return (soa && t == LDNS_RR_TYPE_SOA) || t == LDNS_RR_TYPE_NSEC ||
+		t == LDNS_RR_TYPE_NSEC3;
+}
+
+/* The authority records a final answer keeps: the SOA (when soa),
+ * NSEC, NSEC3 (denial and wildcard proofs) and their RRSIGs, for the
+ * validator and DO clients. A copy, NULL when there are none or out of
+ * memory. */
+static ldns_rr_list* final_authority(const ldns_rr_list* auth, int soa)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i), *c;
+		if(!denial_rr(rr, soa))
+			continue;
+		if(!out && !(out = ldns_rr_list_new()))
+			return NULL;
+		c = ldns_rr_clone(rr);
+		if(!c || !ldns_rr_list_push_rr(out, c)) {
+			ldns_rr_free(c);
+			ldns_rr_list_deep_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
 int iter_has_type(const ldns_rr_list* list, ldns_rr_type t)
 {
 	size_t i;
@@ -160,8 +196,7 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	iq->authority = NULL;
 	if(rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
 		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) {
-		iq->authority = iter_rrs_of_type(ldns_pkt_authority(pkt),
-			LDNS_RR_TYPE_SOA);
+		iq->authority = final_authority(ldns_pkt_authority(pkt), 1);
 	}
 	/* the addresses of the names of an NS answer go along (as Unbound;
 	 * the scrubber kept only those) */

@@ -536,6 +536,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.qclass = iq->qclass;
 	req.flags = iq->dp_forward ? FLAG_RD : 0;
 	req.edns = 1;
+	req.dnssec_ok = 1;   /* as Unbound: RRSIG, NSEC, NSEC3 for the validator */
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
 	req.caps = iter_caps_use(env, iq);

@@ -13,6 +13,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,7 @@ struct mesh_state {
 	int64_t start_ms;               /* monotonic, when it got a client */
 	int detached;                   /* mesh_new_detached made it */
 	int curmod;                     /* the module running it */
+	struct event* resume_timer;     /* mesh_resume_later; NULL: none */
 	enum module_event pending;      /* its event when on the run queue */
 	struct module_qstate qs;
 };
@@ -343,6 +345,8 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	if(s->detached)
 		m->num_detached--;
 	list_leave(m, s);
+	if(s->resume_timer)
+		event_free(s->resume_timer);
 	clear_modules(m, s);
 	module_result_clear(&s->qs.res);
 	m->num_states--;
@@ -375,29 +379,49 @@ void mesh_delete(struct mesh_area* m)
 	free(m);
 }
 
-/* Store a state's answer in the message cache. */
+/* Store one variant (DO or not) of the state's answer. */
+static int store_variant(struct mesh_area* m, struct mesh_state* s,
+	struct query_info* qi, time_t now)
+{
+	struct msg_cache* c = m->env->msg_cache;
+	size_t len = reply_encode(&s->qs.res, qi, m->buf, MESH_BUF_SIZE, 0,
+		0, 0);
+	return len && msg_cache_store_sec(c, qi, msg_cache_hash(c, qi),
+		m->buf, len, now, (int)s->qs.res.security);
+}
+
+/* Store a state's answer in the message cache: the variant without
+ * DNSSEC records, and the one with them when a waiter set DO. Data no
+ * module checked, in a stack that validates, is kept under the CD key:
+ * what a client that set CD may have, never a client that did not. */
 static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 {
 	struct query_info qi;
-	struct msg_cache* c = m->env->msg_cache;
 	const struct module_result* res = &s->qs.res;
-	size_t len;
-	if(!c || res->no_store ||
+	const struct mesh_reply* r;
+	int cd, stored;
+	if(!m->env->msg_cache || res->no_store ||
 		(res->rcode != RCODE_NOERROR && res->rcode != RCODE_NXDOMAIN))
 		return 0;
+	cd = (s->qs.flags & MODQ_CD) || (m->env->validating &&
+		res->security == SEC_UNCHECKED);
 	memset(&qi, 0, sizeof(qi));
 	memcpy(qi.qname, s->qs.qname, s->qs.qname_len);
 	qi.qname_len = s->qs.qname_len;
 	qi.qtype = s->qs.qtype;
 	qi.qclass = s->qs.qclass;
-	qi.flags = (s->qs.flags & MODQ_CD) ? FLAG_CD : 0;
-	len = reply_encode(res, &qi, m->buf, MESH_BUF_SIZE, 0, 0, 0);
-	if(len && msg_cache_store(c, &qi, msg_cache_hash(c, &qi), m->buf,
-		len, now)) {
+	/* AD in the template when secure; each reply clears it as asked */
+	qi.flags = (cd ? FLAG_CD : 0) | FLAG_AD;
+	stored = store_variant(m, s, &qi, now);
+	for(r = s->replies; r; r = r->next)
+		if(r->qi.edns_do) {
+			qi.edns_do = 1;
+			stored &= store_variant(m, s, &qi, now);
+			break;
+		}
+	if(stored)
 		m->stats.cached++;
-		return 1;
-	}
-	return 0;
+	return stored;
 }
 
 /* The reply for waiter r: from the entry just stored, as Unbound
@@ -792,6 +816,26 @@ enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	}
 	*sub = &s->qs;
 	return res;
+}
+
+static void resume_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct mesh_state* s = arg;
+	(void)fd;
+	(void)ev;
+	enqueue(s->m, s, MODULE_EVENT_RESUME);
+	mesh_run(s->m);
+}
+
+void mesh_resume_later(struct mesh_state* s)
+{
+	struct timeval tv = { 0, 0 };
+	if(!s->resume_timer && s->m->env->base)
+		s->resume_timer = evtimer_new(s->m->env->base, resume_cb, s);
+	if(!s->resume_timer || evtimer_add(s->resume_timer, &tv) != 0) {
+		/* no timer: go on now, behind what is queued */
+		enqueue(s->m, s, MODULE_EVENT_RESUME);
+	}
 }
 
 void mesh_outnet_reply(void* arg, const struct outnet_reply* r)

@@ -125,6 +125,11 @@ enum mesh_attach {
 enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	struct mesh_state* super, const uint8_t* qname, uint16_t qtype,
 	uint16_t qclass, unsigned flags, struct module_qstate** sub);
+/* Run the state again (MODULE_EVENT_RESUME) once the event loop has
+ * had a turn: a module that spent its share of work on one query
+ * (validation's KeyTrap bound) lets other queries go first. */
+void mesh_resume_later(struct mesh_state* s);
+
 /* The outnet callback for a state's upstream query (arg: qs->ms): the
  * running module gets MODULE_EVENT_REPLY. */
 void mesh_outnet_reply(void* arg, const struct outnet_reply* r);

@@ -143,6 +143,7 @@ int modstack_env_start(struct module_env* env, struct event_base* base,
 	env->mesh = NULL;
 	env->outnet = NULL;
 	env->num_modules = 0;
+	env->base = base;
 	env->rnd = ub_initstate();
 	outnet_settings_from_cfg(env->cfg, &os);
 	if(env->rnd)

@@ -36,11 +36,12 @@ struct outside_network;
 struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
-struct key_cache;
+struct val_kcache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
 struct outnet_reply;
+struct event_base;
 
 /* An iterator's work for a question and the sub-queries it starts ends
  * by this time (then SERVFAIL). */
@@ -85,8 +86,6 @@ struct module_result {
 	struct val_reason why_bogus; /* EDE and text when not secure */
 	int no_store;              /* not for the message cache (made from
 	                            * cached data, or a no-cache zone) */
-	uint32_t ttl_cap;          /* 0, or the largest TTL the stored
-	                            * answer may have (bogus: val-bogus-ttl) */
 };
 
 /* One question in flight, owned by the mesh. */
@@ -113,9 +112,12 @@ struct module_env {
 	struct infra_cache* infra;          /* shared; may be NULL */
 	struct msg_cache* msg_cache;        /* shared; may be NULL */
 	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
-	struct key_cache* key_cache;        /* shared; may be NULL */
+	struct val_kcache* key_cache;       /* shared; may be NULL */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
+	struct event_base* base;            /* the worker's event loop */
+	int validating;         /* a module of the stack validates: results
+	                         * it did not check are UNCHECKED data */
 	int num_modules;
 	const struct module_func_block* mods[MODULE_MAX];
 	void* modinfo[MODULE_MAX];

@@ -1,0 +1,141 @@
+/* validator/val_module.h - the validator module's own data, shared by
+ * its files (validator.c: the module and its states; val_walk.c: the
+ * chain of trust; val_msg.c: checking one message). Nothing outside
+ * validator/ includes this.
+ *
+ * One query goes: pass the question down (EVENT_NEW) -> the iterator's
+ * result comes back (MODDONE) -> every RRset of it is listed with the
+ * zone whose keys must sign it -> for each such zone the chain of
+ * trust is walked from the closest trust anchor (DNSKEY of the anchor,
+ * then DS and DNSKEY one label at a time; each a mesh sub-query, each
+ * result kept in the key cache) -> signatures checked (suspended after
+ * VAL_MAX_VERIFY_PER_MSG so other queries run) -> denial and wildcard
+ * proofs -> the result's security set; bogus becomes SERVFAIL. */
+#ifndef VALIDATOR_VAL_MODULE_H
+#define VALIDATOR_VAL_MODULE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <ldns/ldns.h>
+#include "validator/val_secstatus.h"
+#include "validator/val_sig.h"
+#include "validator/val_nsec3_hash.h"
+#include "validator/val_nsec3_iter.h"
+
+struct module_qstate;
+struct module_env;
+struct val_kcache;
+struct val_anchors;
+
+/* Per worker. */
+struct val_env {
+	struct val_sig_ctx* sigctx;
+	struct val_sig_settings sig;
+	struct nsec3_iter_table nsec3_iter;
+	uint32_t bogus_ttl;          /* val-bogus-ttl */
+	int permissive;              /* val-permissive-mode */
+	int ignore_cd;               /* ignore-cd-flag */
+	int clean_additional;        /* val-clean-additional */
+	int log_level;               /* val-log-level */
+	int harden_stripped;         /* harden-dnssec-stripped */
+	int ede;                     /* ede: */
+	struct {
+		uint64_t secure, insecure, bogus, indeterminate;
+		uint64_t rrset_bogus;
+		uint64_t suspends;
+	} stats;
+};
+
+/* What one query learned about a zone's keys, for a target name: the
+ * signer of some RRsets (an apex), or the owner of unsigned ones. */
+struct val_zone {
+	uint8_t target[LDNS_MAX_DOMAINLEN + 1];
+	int signer;                  /* target is a signer name */
+	enum sec_status status;      /* SECURE: keys below; INSECURE;
+	                              * BOGUS: why; INDETERMINATE: no
+	                              * anchor */
+	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];  /* the secure zone whose
+	                              * keys cover target (SECURE) */
+	struct val_keyset* keys;     /* SECURE */
+	ldns_rr_list* dnskeys;       /* SECURE: the zone's DNSKEY RRs */
+	struct val_reason why;       /* BOGUS */
+};
+
+#define VAL_MAX_ZONES 12         /* zones one answer may span */
+#define VAL_MAX_SETS 128         /* RRsets of one message checked */
+#define VAL_MAX_WILD 8           /* wildcard expansions in one answer */
+
+/* The chain-of-trust walk towards one target (val_walk.c). */
+enum walk_wait { WALK_IDLE = 0, WALK_WAIT_DNSKEY, WALK_WAIT_DS };
+struct val_walk {
+	int active;
+	struct val_zone* z;          /* what it fills in */
+	uint8_t cur[LDNS_MAX_DOMAINLEN + 1];  /* the secure zone known */
+	struct val_keyset* keys;     /* of cur */
+	ldns_rr_list* dnskeys;       /* of cur */
+	uint8_t next[LDNS_MAX_DOMAINLEN + 1]; /* asked for now */
+	ldns_rr_list* ds;            /* next's validated DS set */
+	enum walk_wait wait;
+	/* the anchor's keys when the walk starts at the anchor */
+	const ldns_rr_list* anchor_ds, *anchor_keys;
+	int steps;
+	/* the sub-query's result, copied by inform_super */
+	int sub_done, sub_rcode;
+	ldns_rr_list* sub_answer, *sub_authority;
+};
+
+enum val_phase {
+	VP_INIT = 0,    /* passed down, waiting for the result */
+	VP_KEYS,        /* finding the keys of every zone involved */
+	VP_CHECK,       /* signatures and proofs */
+	VP_DONE
+};
+
+/* Per query (qs->minfo[id]). */
+struct val_qstate {
+	enum val_phase phase;
+	int id;
+	struct val_zone zones[VAL_MAX_ZONES];
+	int num_zones;
+	struct val_walk walk;
+	struct val_budget budget;
+	struct nsec3_hash_cache nsec3_cache;
+	/* signature checks done before a suspend, kept for the resume */
+	int verify_from;             /* RRsets checked so far */
+	uint8_t verified[VAL_MAX_SETS];   /* their enum sec_status */
+	int8_t wild[VAL_MAX_SETS];        /* -1, or index in wild_ce */
+	uint8_t wild_ce[VAL_MAX_WILD][LDNS_MAX_DOMAINLEN + 1];
+	int num_wild;
+	int cd;                      /* the client set CD (and it counts) */
+	int passthrough;             /* not validated: a module's lookup */
+};
+
+/* val_walk.c: the zone entry for target (found or new, status
+ * UNCHECKED when new); NULL when the table is full. */
+struct val_zone* val_zone_get(struct val_qstate* vq, const uint8_t* target,
+	int signer);
+/* Start or go on with finding the status of z (a sub-query result may
+ * have come). Returns 1 when z's status is known, 0 when a sub-query
+ * is out (the state waits). */
+int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_env* ve, struct val_zone* z);
+/* Free what the walk and the zone table hold. */
+void val_walk_clear(struct val_walk* w);
+void val_zones_clear(struct val_qstate* vq);
+
+/* val_msg.c: the zones (signers, owners of unsigned data) whose status
+ * the message's check needs, listed into vq. 0 when the table is
+ * full (the answer is bogus). */
+int val_msg_list_zones(struct module_qstate* qs, struct val_qstate* vq);
+/* Check signatures and proofs of the result with the zone statuses
+ * known. Returns the message's status, SEC_UNCHECKED when the KeyTrap
+ * budget ran out (resume later and call again); why set when bogus.
+ * May remove unchecked additional data (val-clean-additional). */
+enum sec_status val_msg_check(struct module_qstate* qs,
+	struct val_qstate* vq, struct val_env* ve, struct val_reason* why);
+
+/* Names (wire, lowercase compare). */
+int val_name_under(const uint8_t* name, const uint8_t* zone);
+int val_rr_owner(const ldns_rr* rr, uint8_t* out);
+
+#endif
