@@ -201,6 +201,8 @@ static void test_bitmap(void** st)
 	static const uint8_t long_len[] = { 0, 33 };
 	static const uint8_t past_end[] = { 0, 4, 0x40 };
 	static const uint8_t descending[] = { 1, 1, 0x40, 0, 1, 0x40 };
+	static const uint8_t repeated[] = { 0, 1, 0x40, 0, 1, 0x40, 1, 1,
+		0x40 };
 	(void)st;
 	assert_true(val_nsec_has_type(n, T_A));
 	assert_true(val_nsec_has_type(n, 15));
@@ -222,6 +224,8 @@ static void test_bitmap(void** st)
 	assert_false(val_nsec_bitmap_has_type(long_len, 2, 1));
 	assert_false(val_nsec_bitmap_has_type(past_end, 3, 1));
 	assert_false(val_nsec_bitmap_has_type(descending, 6, 1));
+	assert_true(val_nsec_bitmap_has_type(repeated, 3, 1));
+	assert_false(val_nsec_bitmap_has_type(repeated, 9, 257));
 	assert_false(val_nsec_bitmap_has_type(NULL, 0, 1));
 }
 
@@ -509,6 +513,13 @@ static void test_parent_side_misuse(void** st)
 	/* NODATA at the delegation from the parent side: a referral was
 	 * due, not NODATA */
 	expect(val_nsec_prove_nodata(l, W("sec.example."), T_A, &r),
+		SEC_BOGUS, &r, VAL_EDE_NSEC_MISSING);
+	ldns_rr_list_deep_free(l);
+	/* nor be an empty non-terminal proof for a name below the cut
+	 * (its next name is below the cut: glue-like, not the child's) */
+	l = rrs("sec.example. NSEC ns.y.sec.example. NS DS RRSIG NSEC",
+		NULL);
+	expect(val_nsec_prove_nodata(l, W("y.sec.example."), T_A, &r),
 		SEC_BOGUS, &r, VAL_EDE_NSEC_MISSING);
 	ldns_rr_list_deep_free(l);
 	/* a DNAME owner above the name cannot deny names below it */
