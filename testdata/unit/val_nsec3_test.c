@@ -358,6 +358,37 @@ static void test_nodata(void** st)
 	}
 }
 
+/* RFC 9276's parameters (no salt, no extra iterations), and records
+ * that went through wire format as they come from a packet. */
+static void test_rfc9276_and_wire(void** st)
+{
+	struct chain c;
+	ldns_rr_list* l, *w;
+	size_t i;
+	(void)st;
+	make_chain(&c, 0, 0, "-", NULL);
+	l = L(&c, "m:example.", "c:q.example.", "c:*.example.", NULL);
+	expect(val_nsec3_prove_nxdomain(l, W("q.example."), E, &r),
+		SEC_SECURE);
+	w = ldns_rr_list_new();
+	made[nmade++] = w;
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
+		uint8_t* wire = NULL;
+		size_t len = 0, pos = 0;
+		ldns_rr* back = NULL;
+		assert_int_equal(ldns_rr2wire(&wire, ldns_rr_list_rr(l, i),
+			LDNS_SECTION_AUTHORITY, &len), LDNS_STATUS_OK);
+		assert_int_equal(ldns_wire2rr(&back, wire, len, &pos,
+			LDNS_SECTION_AUTHORITY), LDNS_STATUS_OK);
+		free(wire);
+		ldns_rr_list_push_rr(w, back);
+	}
+	expect(val_nsec3_prove_nxdomain(w, W("q.example."), E, &r),
+		SEC_SECURE);
+	expect(val_nsec3_prove_nxdomain(w, W("a.example."), E, &r),
+		SEC_BOGUS);
+}
+
 static void test_nxdomain(void** st)
 {
 	struct chain c;
@@ -856,6 +887,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_hash, teardown),
 		cmocka_unit_test_teardown(test_b32hex, teardown),
 		cmocka_unit_test_teardown(test_nodata, teardown),
+		cmocka_unit_test_teardown(test_rfc9276_and_wire, teardown),
 		cmocka_unit_test_teardown(test_nxdomain, teardown),
 		cmocka_unit_test_teardown(test_wildcard, teardown),
 		cmocka_unit_test_teardown(test_nods, teardown),
