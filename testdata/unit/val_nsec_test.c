@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ldns/ldns.h>
 #include "validator/val_nsec.h"
@@ -543,6 +544,37 @@ static void test_parent_side_misuse(void** st)
 	ldns_rr_list_deep_free(l);
 }
 
+/* NSECs as they come from a packet: through wire format (lowercase
+ * and upper case names alike). */
+static void test_wire(void** st)
+{
+	struct val_reason r;
+	ldns_rr_list* l = rrs("A.Example. NSEC B.C.Example. A RRSIG NSEC",
+		"EXAMPLE. NSEC a.example. NS SOA RRSIG NSEC DNSKEY", NULL);
+	ldns_rr_list* w = ldns_rr_list_new();
+	size_t i;
+	(void)st;
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
+		uint8_t* wire = NULL;
+		size_t len = 0, pos = 0;
+		ldns_rr* back = NULL;
+		assert_int_equal(ldns_rr2wire(&wire, ldns_rr_list_rr(l, i),
+			LDNS_SECTION_AUTHORITY, &len), LDNS_STATUS_OK);
+		assert_int_equal(ldns_wire2rr(&back, wire, len, &pos,
+			LDNS_SECTION_AUTHORITY), LDNS_STATUS_OK);
+		free(wire);
+		ldns_rr_list_push_rr(w, back);
+	}
+	expect(val_nsec_prove_nxdomain(w, W("b.example."), &r), SEC_SECURE,
+		&r, 0);
+	expect(val_nsec_prove_nodata(w, W("a.EXAMPLE."), T_TXT, &r),
+		SEC_SECURE, &r, 0);
+	expect(val_nsec_prove_nodata(w, W("c.example."), T_TXT, &r),
+		SEC_SECURE, &r, 0);
+	ldns_rr_list_deep_free(l);
+	ldns_rr_list_deep_free(w);
+}
+
 static void test_malformed(void** st)
 {
 	struct val_reason r;
@@ -591,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_wildcard_nodata),
 		cmocka_unit_test(test_nods),
 		cmocka_unit_test(test_parent_side_misuse),
+		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
