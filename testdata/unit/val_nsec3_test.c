@@ -553,6 +553,39 @@ static void test_parent_side(void** st)
 	/* NODATA at the delegation itself: a referral was due */
 	expect(val_nsec3_prove_nodata(L(&c, "m:sec.example.", NULL),
 		W("sec.example."), T_A, E, &r), SEC_BOGUS);
+	/* a DNAME at the closest encloser: a DNAME answer was due */
+	{
+		char h[64], line[600];
+		ref_label("d.example.", 1, "aabbccdd", h);
+		snprintf(line, sizeof(line), "r:%s.example. NSEC3 1 0 1 "
+			"aabbccdd %s DNAME RRSIG", h, c.label[0]);
+		expect(val_nsec3_prove_nxdomain(L(&c, line, "c:x.d.example.",
+			"c:*.d.example.", NULL), W("x.d.example."), E, &r),
+			SEC_BOGUS);
+		/* the same with an A record instead proves NXDOMAIN */
+		snprintf(line, sizeof(line), "r:%s.example. NSEC3 1 0 1 "
+			"aabbccdd %s A RRSIG", h, c.label[0]);
+		expect(val_nsec3_prove_nxdomain(L(&c, line, "c:x.d.example.",
+			"c:*.d.example.", NULL), W("x.d.example."), E, &r),
+			SEC_SECURE);
+	}
+	/* the signed child's own NSEC3s (a one-name zone here) prove about
+	 * its names; the parent's NSEC3 next to them is not used, in
+	 * either order */
+	{
+		char h[64], line[600];
+		ref_label("sec.example.", 1, "aabbccdd", h);
+		snprintf(line, sizeof(line), "r:%s.sec.example. NSEC3 1 0 1 "
+			"aabbccdd %s NS SOA RRSIG DNSKEY NSEC3PARAM", h, h);
+		expect(val_nsec3_prove_nxdomain(L(&c, line, "m:example.",
+			NULL), W("x.sec.example."), E, &r), SEC_SECURE);
+		expect(val_nsec3_prove_nxdomain(L(&c, "m:example.", line,
+			NULL), W("x.sec.example."), E, &r), SEC_SECURE);
+		/* and for the child's DS the parent's NSEC3 is used */
+		expect(val_nsec3_prove_nods(L(&c, line, "m:sec.example.",
+			NULL), W("sec.example."), E, &r), SEC_BOGUS);
+		assert_string_equal(r.text, "NSEC3 has DS in bitmap");
+	}
 	/* below an unsigned delegation: insecure */
 	expect(val_nsec3_prove_nxdomain(L(&c, "m:unsec.example.",
 		"c:x.unsec.example.", "c:*.unsec.example.", NULL),
