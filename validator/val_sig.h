@@ -1,0 +1,185 @@
+/* validator/val_sig.h - DNSSEC signature and digest core: parse DNSKEYs
+ * into OpenSSL keys, verify an RRset's RRSIGs with a trusted key set,
+ * and establish a DNSKEY RRset's trust from a DS set or anchor keys.
+ *
+ * Inputs are ldns types as the iterator produces them; every setting is
+ * a parameter (struct val_sig_settings), nothing reads the config.
+ * No function here keeps a pointer to its ldns inputs after it returns.
+ *
+ * Threads: a struct val_sig_ctx belongs to one thread (it holds the
+ * reusable buffers). A struct val_keyset is immutable once built, apart
+ * from its lazily parsed keys which are published atomically, so one key
+ * set may be shared by every thread (the key cache holds them). */
+#ifndef VALIDATOR_VAL_SIG_H
+#define VALIDATOR_VAL_SIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <ldns/ldns.h>
+#include "validator/val_secstatus.h"
+
+/* DNSKEY flag bits (RFC 4034 2.1.1, RFC 5011 7). */
+#define VAL_DNSKEY_ZONE   0x0100
+#define VAL_DNSKEY_REVOKE 0x0080
+#define VAL_DNSKEY_SEP    0x0001
+
+/* KeyTrap (CVE-2023-50387) limits, Unbound 1.19.1's values. */
+#define VAL_MAX_VERIFY_PER_RRSET 8  /* signature checks for one RRset */
+#define VAL_MAX_VERIFY_PER_MSG 8    /* checks in a message before suspend */
+#define VAL_MAX_DS_MATCH_FAILURES 4 /* failed DS digest matches per DS set */
+#define VAL_MAX_SUSPENDS 16         /* suspends of one message, then bogus */
+
+/* Settings (the validator's config options, passed in). */
+struct val_sig_settings {
+	/* val-sig-skew-min / -max: the allowed clock skew is 10% of a
+	 * signature's validity period clamped to [min, max] seconds. */
+	uint32_t skew_min;   /* default 3600 */
+	uint32_t skew_max;   /* default 86400 */
+	/* val-override-date: 0 none; -1 ignore the dates altogether;
+	 * else the time (seconds since epoch) to use as "now". */
+	int64_t date_override;
+	/* harden-algo-downgrade: every algorithm in the DS set must have a
+	 * valid signature (off, Unbound's default: one is enough). */
+	int harden_algo_downgrade;
+	/* cache-min-ttl: a verified TTL is not cut below this by the
+	 * RRSIG original TTL (as Unbound's adjust_ttl). */
+	uint32_t min_ttl;
+};
+/* Fill with Unbound's defaults (3600, 86400, 0, 0, 0). */
+void val_sig_settings_init(struct val_sig_settings* s);
+
+/* CPU budget of one message (KeyTrap). The caller keeps one per message
+ * under validation. Counted: signature verifications (public key
+ * operations). The limits default to VAL_MAX_*; tests may lower them. */
+struct val_budget {
+	int rrset_max;     /* verifications for one RRset / DNSKEY check */
+	int msg_max;       /* verifications before the message must suspend */
+	int ds_fail_max;   /* failed DS-to-DNSKEY digest matches per DS set */
+	int suspend_max;   /* suspends before the message is bogus */
+	int msg_used;      /* verifications since the start or last resume */
+	int total;         /* verifications over the whole message */
+	int suspends;      /* times the message suspended */
+};
+void val_budget_init(struct val_budget* b);
+/* True when msg_used reached msg_max: val_verify_rrset will refuse to
+ * start another RRset (returns SEC_UNCHECKED, budget_exhausted set). */
+int val_budget_exhausted(const struct val_budget* b);
+/* Call when the suspended message is taken up again (Unbound re-queues
+ * it behind other work): resets msg_used, counts the suspend. Returns 0
+ * when the message suspended more than suspend_max times: then the
+ * caller must give up, bogus with reason "exceeded the maximum number
+ * of validation suspends" (see val_budget_reason). */
+int val_budget_resume(struct val_budget* b);
+struct val_reason val_budget_reason(void);
+
+/* The outcome details of a verify call. Texts are static strings. */
+struct val_verify_result {
+	struct val_reason reason;  /* why not secure; {NULL, NONE} if secure */
+	uint32_t ttl;              /* secure: TTL to store the RRset with */
+	int verifications;         /* signature checks done by this call */
+	/* 1: the message budget was spent before this RRset started; no
+	 * work was done, the return is SEC_UNCHECKED: suspend, and call
+	 * again after val_budget_resume. Never bogus by itself. */
+	int budget_exhausted;
+	/* Secure through a wildcard expansion (RRSIG labels < owner's):
+	 * the wildcard that generated the owner, "*.<closest encloser>",
+	 * uncompressed lowercase wire format; wildcard_len 0 otherwise. The
+	 * caller must prove no closer match (NSEC/NSEC3) to accept it. */
+	uint8_t wildcard[LDNS_MAX_DOMAINLEN + 1];
+	size_t wildcard_len;
+};
+
+/* Per-thread scratch: one growing buffer for signed data and canonical
+ * rdata, the sort array, an EVP_MD_CTX and the fetched digests. NULL on
+ * allocation failure. Freed with val_sig_ctx_free (NULL is fine). */
+struct val_sig_ctx;
+struct val_sig_ctx* val_sig_ctx_new(void);
+void val_sig_ctx_free(struct val_sig_ctx* ctx);
+
+/* Algorithms. 1 when this build verifies DNSKEY algorithm alg:
+ * 5, 7, 8, 10, 13, 14, 15, 16 (RSAMD5, DSA, GOST, private: 0). */
+int val_algo_supported(int alg);
+/* 1 for DS digest types 1 (SHA-1), 2 (SHA-256), 4 (SHA-384). */
+int val_ds_digest_supported(int digest);
+/* Key tag (RFC 4034 Appendix B) of DNSKEY rdata (flags onwards). */
+uint16_t val_keytag(const uint8_t* rdata, size_t len);
+
+/* A DNSKEY set with its keys parsed on first use into EVP_PKEYs.
+ * val_keyset_new copies what it needs from dnskeys (a list of DNSKEY RRs
+ * of one owner and class; other types, or mixed owners, give NULL, as
+ * does an empty list or no memory). The caller still owns dnskeys. */
+struct val_keyset;
+struct val_keyset* val_keyset_new(const ldns_rr_list* dnskeys);
+void val_keyset_free(struct val_keyset* ks);
+size_t val_keyset_count(const struct val_keyset* ks);
+/* The owner, lowercase uncompressed wire; *len set. Owned by ks. */
+const uint8_t* val_keyset_owner(const struct val_keyset* ks, size_t* len);
+/* Algorithms every RRset must be signed with (harden-algo-downgrade),
+ * 0-terminated; empty unless the set was made secure with the option on.
+ * Owned by ks. */
+const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
+
+/* Verify one RRset (a list of RRs of one owner, type and class; it may
+ * be in any order, in any case, with duplicates) with the RRSIGs in
+ * rrsigs that cover its type (others are ignored), against the trusted
+ * key set keys. now is the wall clock (settings->date_override wins).
+ * Returns SEC_SECURE when a signature verifies (with harden-algo-
+ * downgrade and a needed-algorithm list in keys: one per algorithm),
+ * SEC_INSECURE when harden is on and the key set has no supported
+ * algorithm, SEC_BOGUS with res->reason, or SEC_UNCHECKED with
+ * res->budget_exhausted when the message budget is spent. budget may be
+ * NULL (then only the per-RRset limit applies). res must not be NULL.
+ * On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL, original TTL
+ * unless below min_ttl, seconds until the signature expires). */
+enum sec_status val_verify_rrset(struct val_sig_ctx* ctx,
+	const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
+	const struct val_keyset* keys, const struct val_sig_settings* set,
+	time_t now, struct val_budget* budget, struct val_verify_result* res);
+
+/* DS digest of a DNSKEY: digest(lowercase owner | DNSKEY rdata) into
+ * out (room for 48 bytes); returns its length, 0 if the digest type is
+ * unsupported or on a library error. */
+size_t val_dnskey_digest(struct val_sig_ctx* ctx, const ldns_rr* dnskey,
+	int digest_type, uint8_t* out);
+/* 1 when ds (a DS RR) matches dnskey: key tag, algorithm, owner and a
+ * supported digest equal to the computed one. */
+int val_ds_match_dnskey(struct val_sig_ctx* ctx, const ldns_rr* ds,
+	const ldns_rr* dnskey);
+/* The DS digest type that is used (Unbound's val_favorite_ds_algo, RFC
+ * 4509 3): the highest supported digest among the DS RRs whose key
+ * algorithm is supported; DS RRs with other digests are ignored. 0 when
+ * no DS is usable. */
+int val_favorite_ds_digest(const ldns_rr_list* ds);
+/* 1 when a DS has a supported digest and a supported key algorithm
+ * (Unbound's val_dsset_isusable): else the delegation is insecure. */
+int val_dsset_usable(const ldns_rr_list* ds);
+
+/* Establish trust in a DNSKEY RRset (dnskeys, with its RRSIGs in
+ * rrsigs) from the parent's DS set ds. Secure when a DS of the favourite
+ * digest with a supported algorithm matches a key with the zone flag and
+ * that key signs the DNSKEY RRset (harden: for every DS algorithm).
+ * Insecure when no DS is usable (unsupported algorithms / digests only,
+ * RFC 4035 5.2, RFC 6840 5.2), reason EDE 1 or 2. Bogus otherwise.
+ * At most budget->ds_fail_max failed digest matches, and rrset_max
+ * signature checks, then bogus. On SEC_SECURE, when keys_out is not
+ * NULL, *keys_out is a new key set of dnskeys (caller frees with
+ * val_keyset_free; with harden on it carries the needed algorithms);
+ * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL. */
+enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
+	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
+	const ldns_rr_list* ds, const struct val_sig_settings* set,
+	time_t now, struct val_budget* budget, struct val_verify_result* res,
+	struct val_keyset** keys_out);
+
+/* As above with a DNSKEY trust anchor (anchor: DNSKEY RRs): secure when
+ * an anchor key with a supported algorithm and the zone flag signs the
+ * DNSKEY RRset (harden: every anchor algorithm). Insecure when no anchor
+ * key has a supported algorithm. */
+enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
+	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
+	const ldns_rr_list* anchor, const struct val_sig_settings* set,
+	time_t now, struct val_budget* budget, struct val_verify_result* res,
+	struct val_keyset** keys_out);
+
+#endif
