@@ -21,7 +21,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_anchors;
-struct key_cache;
+struct val_kcache;
 struct worker;
 struct event_base;
 struct daemon_remote;
@@ -54,7 +54,7 @@ struct daemon {
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
-	struct key_cache* key_cache;   /* validated DNSKEYs; NULL: none */
+	struct val_kcache* key_cache;  /* validated DNSKEYs; NULL: none */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;
