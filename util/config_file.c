@@ -208,6 +208,9 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 	case CT_MEMSIZE:
 		fprintf(out, "%zu\n", *(const size_t*)f);
 		break;
+	case CT_DATE:
+		fprintf(out, "%lld\n", *(const long long*)f);
+		break;
 	case CT_STR:
 		fprintf(out, "%s\n", *(char* const*)f ? *(char* const*)f : "");
 		break;
