@@ -903,6 +903,8 @@ static void test_validator_options(void** state)
 	config_delete(cfg);
 	cfg = good("server:\n val-override-date: -1\n");
 	assert_int_equal(cfg->val_date_override, -1);
+	assert_string_equal(printed(cfg, "val-override-date"),
+		"4294967295\n");
 	config_delete(cfg);
 	cfg = good("server:\n val-override-date: \"\"\n");
 	assert_int_equal(cfg->val_date_override, 0);
