@@ -6,10 +6,11 @@
  *   trust-anchor-file:      a zone file of DS/DNSKEY RRs ($ORIGIN, $TTL,
  *                           comments; other RR types are skipped);
  *   trusted-keys-file:      BIND's trusted-keys { name flags proto alg
- *                           "key"; }; and managed-keys / trust-anchors
- *                           { name initial-key|static-key|initial-ds|
- *                           static-ds ...; }; (a glob pattern is
- *                           expanded, as Unbound does);
+ *                           "key"; }; (static-key/static-ds entries
+ *                           accepted too); managed-keys and
+ *                           trust-anchors statements are ignored, as
+ *                           Unbound 1.17 ignores them; a glob pattern
+ *                           is expanded, as Unbound does;
  *   auto-trust-anchor-file: the RFC 5011 state file Unbound writes
  *                           (";;id:", ";;state=N" comments) or a plain
  *                           DS/DNSKEY zone file; keys in state VALID and

@@ -1,12 +1,15 @@
 /* validator/val_anchor_bind.c - trusted-keys-file: anchors in BIND's
- * named.conf syntax. As Unbound, only the trusted-keys, managed-keys
- * and trust-anchors statements are read; everything else in the file is
- * skipped. Entries:
- *   name flags protocol algorithm "base64 key";            trusted-keys
- *   name initial-key|static-key flags protocol alg "key";  DNSKEY
- *   name initial-ds|static-ds keytag alg digesttype "hex"; DS
- * (initial-* keys are used as static anchors: RFC 5011 upkeep of them is
- * not done). Comments: #, // and C style. */
+ * named.conf syntax. As Unbound 1.17, only trusted-keys statements are
+ * read; everything else in the file is skipped, also the managed-keys
+ * and trust-anchors statements (checked against Debian's Unbound: it
+ * takes no anchor from them, however broken, so a BIND file with a stale
+ * managed key does not make a drop-in start failing validation). An
+ * entry is
+ *   name flags protocol algorithm "base64 key";
+ * and, accepted beyond what Unbound reads in the statement, BIND 9.15's
+ *   name static-key|initial-key flags protocol algorithm "key";
+ *   name static-ds|initial-ds keytag algorithm digesttype "hex";
+ * Comments: #, // and C style. */
 #include "config.h"
 #include "validator/val_anchor_read.h"
 #include "util/log.h"
@@ -257,10 +260,13 @@ int ta_read_bindfile(struct ta_collect* c, const char* fname)
 			struct ta_where w = { fname, l->tok_line, 0 };
 			ta_error(&w, "%s", l->err);
 			ok = 0;
-		} else if(k == TOK_WORD && (strcmp(l->text, "trusted-keys") == 0
-			|| strcmp(l->text, "managed-keys") == 0 ||
-			strcmp(l->text, "trust-anchors") == 0))
+		} else if(k == TOK_WORD && strcmp(l->text, "trusted-keys") == 0)
 			ok = read_block(l, c, fname);
+		else if(k == TOK_WORD && (strcmp(l->text, "managed-keys") == 0
+			|| strcmp(l->text, "trust-anchors") == 0))
+			verbose(VERB_OPS, "%s:%d: %s statement ignored, as "
+				"Unbound does: only trusted-keys is read", fname,
+				l->tok_line, l->text);
 	}
 	fclose(l->in);
 	free(l);

@@ -1,7 +1,8 @@
 /* testdata/unit/val_anchor_test.c - the trust anchor store: every
  * source format from files this test writes (Debian's root.key as
- * shipped and as Unbound's RFC 5011 state file, BIND trusted-keys,
- * managed-keys and trust-anchors, zone files of DS and DNSKEY),
+ * shipped and as Unbound's RFC 5011 state file, BIND trusted-keys
+ * (managed-keys and trust-anchors ignored as Unbound ignores them),
+ * zone files of DS and DNSKEY),
  * several and nested anchors, domain-insecure, the closest-point
  * lookup, derived stores, and each broken file's FILE:LINE error. */
 #include "config.h"
@@ -304,10 +305,16 @@ static void test_bind_formats(void** state)
 		"  /* the old form */ \"example.net\" 257 3 8\n"
 		"    \"%.40s\n     %s\"; // split in two\n"
 		"};\n"
+		/* as Unbound 1.17: these two are not read, however broken */
 		"managed-keys {\n"
 		"  example.org. initial-key 257 3 8 \"%s\";\n"
+		"  broken. initial-key 1 \"!\"\n"
 		"};\n"
 		"trust-anchors {\n"
+		"  example.info. initial-ds " DS20326 ";\n"
+		"};\n"
+		/* BIND 9.15's entry forms, in trusted-keys */
+		"trusted-keys {\n"
 		"  . initial-ds " DS20326 ";\n"
 		"  . static-ds 20326 8 2 \"E06D44B80B8F1D39A95C0B0D7C65D084"
 		" 58E880409BBC683457104237C7F8EC8D\";\n"
@@ -320,8 +327,8 @@ static void test_bind_formats(void** state)
 	assert_string_equal(name_of(p), "example.net.");
 	assert_int_equal(count(p->dnskey), 1);
 	assert_int_equal(keytag_of(ldns_rr_list_rr(p->dnskey, 0)), 20326);
-	assert_string_equal(name_of(find(a, "a.example.org.")),
-		"example.org.");
+	assert_string_equal(name_of(find(a, "a.example.org.")), ".");
+	assert_string_equal(name_of(find(a, "example.info.")), ".");
 	assert_string_equal(name_of(find(a, "example.com.")),
 		"example.com.");
 	p = find(a, "net.");
@@ -329,7 +336,7 @@ static void test_bind_formats(void** state)
 	/* initial-ds and static-ds of the same DS: kept once */
 	assert_int_equal(count(p->ds), 1);
 	assert_null(p->dnskey);
-	assert_int_equal(val_anchors_count(a), 4);
+	assert_int_equal(val_anchors_count(a), 3);
 	val_anchors_delete(a);
 	config_delete(cfg);
 
@@ -338,7 +345,7 @@ static void test_bind_formats(void** state)
 	add(&cfg->trusted_keys_file_list, path_of("named.k*"));
 	add(&cfg->trusted_keys_file_list, path_of("nothing-*.keys"));
 	a = build_ok(cfg);
-	assert_int_equal(val_anchors_count(a), 4);
+	assert_int_equal(val_anchors_count(a), 3);
 	val_anchors_delete(a);
 	config_delete(cfg);
 }
@@ -587,11 +594,11 @@ static void test_broken_files(void** state)
 		"\";\n};\n");
 	build_bad(cfg_with(bindfiles, "b5.keys"), path_of("b5.keys"), 4,
 		"bad key");
-	write_file("b6.keys", "trust-anchors\n example. initial-key 257 3 8"
+	write_file("b6.keys", "trusted-keys\n example. initial-key 257 3 8"
 		" \"x\";\n");
 	build_bad(cfg_with(bindfiles, "b6.keys"), path_of("b6.keys"), 2,
 		"expected '{'");
-	write_file("b7.keys", "managed-keys {\n example. initial-key 257 3 8 "
+	write_file("b7.keys", "trusted-keys {\n example. initial-key 257 3 8 "
 		"\"!!notbase64!!\";\n};\n");
 	build_bad(cfg_with(bindfiles, "b7.keys"), path_of("b7.keys"), 2,
 		"bad key");
