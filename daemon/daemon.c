@@ -16,6 +16,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "iterator/iter_hints.h"
+#include "validator/val_anchor.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -31,10 +32,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Anchor files are opened as Unbound opens them, from inside the chroot
+ * and directory:; the process is there once privileges are dropped. */
+static enum val_anchor_paths anchor_paths = VAL_PATHS_OUTSIDE;
+
 /* The rest of a serve_env from its config; lz is built from cfg when
- * NULL. Takes both over (freed with env on error). */
+ * NULL, the anchors read from their files when NULL. Takes both over
+ * (freed with env on error). */
 static struct serve_env* env_complete(struct serve_env* env)
 {
+	if(!env->anchors && !(env->anchors = val_anchors_create(env->cfg,
+		anchor_paths)))
+		goto fail;
 	if(!(env->acl = acl_list_create(env->cfg)))
 		goto fail;
 	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
@@ -72,7 +81,7 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 }
 
 struct serve_env* serve_env_derive(struct config_file* cfg,
-	struct local_zones* lz)
+	struct local_zones* lz, const struct serve_env* from)
 {
 	struct serve_env* env = calloc(1, sizeof(*env));
 	if(!env) {
@@ -83,6 +92,12 @@ struct serve_env* serve_env_derive(struct config_file* cfg,
 	atomic_init(&env->refs, 1);
 	env->cfg = cfg;
 	env->lz = lz;
+	/* domain-insecure may have changed; the anchor files are kept */
+	if(from && from->anchors && !(env->anchors =
+		val_anchors_derive(from->anchors, cfg))) {
+		serve_env_release(env);
+		return NULL;
+	}
 	if(lz)
 		local_zones_set_flags(lz, cfg);
 	return env_complete(env);
@@ -93,6 +108,7 @@ void serve_env_release(struct serve_env* env)
 	if(!env || atomic_fetch_sub(&env->refs, 1) != 1)
 		return;
 	hints_delete(env->hints);
+	val_anchors_delete(env->anchors);
 	local_zones_delete(env->lz);
 	acl_list_delete(env->acl);
 	config_delete(env->cfg);
@@ -364,6 +380,7 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		pidfile = strdup(cfg->pidfile);
 	if(!drop_privileges(cfg, pidfile))
 		goto out;
+	anchor_paths = VAL_PATHS_INSIDE;
 	if(d->debug_mode)
 		apply_log_settings(d, cfg);
 

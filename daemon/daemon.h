@@ -26,6 +26,7 @@ struct worker;
 struct event_base;
 struct daemon_remote;
 struct prom_server;
+struct val_anchors;
 
 /* Everything a worker needs to answer, built from one config. Read-only
  * after daemon_env_create, shared by the workers by reference count. */
@@ -34,7 +35,7 @@ struct serve_env {
 	struct acl_list* acl;
 	struct local_zones* lz;
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
-	struct val_anchors* anchors; /* trust anchors; NULL: none */
+	struct val_anchors* anchors; /* trust anchors and domain-insecure */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
 	atomic_int refs;
 };
@@ -68,16 +69,19 @@ struct daemon {
 	struct prom_server* prom;
 };
 
-/* Build a serve_env from a config file: read, check, build acl and local
- * zones. Errors are printed; NULL on any error. */
+/* Build a serve_env from a config file: read, check, build acl, local
+ * zones and trust anchors (a broken anchor file is an error, naming
+ * file and line). Errors are printed; NULL on any error. */
 struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
 /* A serve_env for a runtime change (unbound-control local_data,
  * forward_add, set_option, ...): cfg is a copy of the current config
  * with the change applied, lz the current local zones edited (NULL:
  * built from cfg); both are taken over, also on error. Access control
- * and hints are built from cfg. Errors are logged; NULL on error. */
+ * and hints are built from cfg; the trust anchors are those of from
+ * (files not read again) with cfg's domain-insecure. Errors are
+ * logged; NULL on error. */
 struct serve_env* serve_env_derive(struct config_file* cfg,
-	struct local_zones* lz);
+	struct local_zones* lz, const struct serve_env* from);
 /* Make env the current one (main thread): workers take it before their
  * next query; the old one is freed when the last worker lets go. Such
  * changes are lost at the next reload, as Unbound's. */

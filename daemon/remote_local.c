@@ -113,7 +113,7 @@ static int publish(struct daemon_remote* rc, struct local_zones* lz,
 		strbuf_printf(b, "error out of memory\n");
 		return 0;
 	}
-	if(!(env = serve_env_derive(cfg, lz))) {
+	if(!(env = serve_env_derive(cfg, lz, rc->d->env))) {
 		strbuf_printf(b, "error out of memory\n");
 		return 0;
 	}

@@ -8,9 +8,10 @@
  * and forward-zone: clauses, domain-insecure:, the option) and published
  * as a new serve_env built from it, with the current local zones copied
  * over (so local_data changes stay). Workers pick it up before their
- * next query; a reload forgets the change, as in Unbound. There is no
- * validator yet: the domain-insecure list is kept in the config for
- * list_insecure and for a validator to come. */
+ * next query; a reload forgets the change, as in Unbound. The trust
+ * anchors of the new env are derived from the current ones
+ * (val_anchors_derive): domain-insecure from the new config, the
+ * anchor files not read again. */
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
@@ -50,7 +51,7 @@ void rc_publish_cfg(struct daemon_remote* rc, struct config_file* cfg,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
-	if(!(env = serve_env_derive(cfg, lz))) {
+	if(!(env = serve_env_derive(cfg, lz, rc->d->env))) {
 		strbuf_printf(b, "%s\n", err);
 		return;
 	}

@@ -5,6 +5,7 @@
 #include "util/log.h"
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
+#include "validator/val_anchor.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ static int build_checks(struct config_file* cfg)
 {
 	struct acl_list* acl;
 	struct local_zones* lz;
+	struct val_anchors* anchors;
 	int ok = 1;
 	if(!(acl = acl_list_create(cfg)))
 		ok = 0;
@@ -59,6 +61,10 @@ static int build_checks(struct config_file* cfg)
 	if(!(lz = local_zones_create(cfg)))
 		ok = 0;
 	local_zones_delete(lz);
+	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
+	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE)))
+		ok = 0;
+	val_anchors_delete(anchors);
 	return ok;
 }
 

@@ -208,6 +208,12 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 	case CT_MEMSIZE:
 		fprintf(out, "%zu\n", *(const size_t*)f);
 		break;
+	case CT_DATE:
+		/* Unbound prints its 32-bit field unsigned: -1 as 4294967295 */
+		if(*(const long long*)f < 0)
+			fprintf(out, "%u\n", (unsigned)*(const long long*)f);
+		else	fprintf(out, "%lld\n", *(const long long*)f);
+		break;
 	case CT_STR:
 		fprintf(out, "%s\n", *(char* const*)f ? *(char* const*)f : "");
 		break;

@@ -110,9 +110,30 @@ struct config_file {
 	struct config_strlist* local_data;      /* local-data: "RR text" */
 	struct config_strlist* local_data_ptr;  /* local-data-ptr: "ip name" */
 	int unblock_lan_zones;
-	/* domain-insecure: (no validator yet; kept for list_insecure) */
-	struct config_strlist* domain_insecure;
 	int insecure_lan_zones;
+
+	/* server: DNSSEC validation (validator/) */
+	struct config_strlist* trust_anchor_file_list;     /* zone files */
+	struct config_strlist* auto_trust_anchor_file_list; /* RFC 5011 */
+	struct config_strlist* trust_anchor_list;    /* "RR" lines */
+	struct config_strlist* trusted_keys_file_list; /* BIND format */
+	struct config_strlist* domain_insecure;   /* negative trust anchors */
+	/* val-override-date: seconds since 1970 (given as YYYYMMDDHHMMSS or
+	 * a number); 0: the clock, -1: signature dates are not checked */
+	long long val_date_override;
+	int val_sig_skew_min;            /* seconds, default 3600 */
+	int val_sig_skew_max;            /* seconds, default 86400 */
+	int val_max_restart;             /* default 5 */
+	int bogus_ttl;                   /* val-bogus-ttl, default 60 */
+	int val_clean_additional;        /* default yes */
+	int val_permissive_mode;
+	int ignore_cd;                   /* ignore-cd-flag */
+	int val_log_level;
+	char* val_nsec3_key_iterations;  /* "1024 150 2048 150 4096 150" */
+	size_t key_cache_size;           /* default 4m */
+	int key_cache_slabs;             /* default 4 */
+	int harden_algo_downgrade;
+	int ede;                         /* RFC 8914 Extended DNS Errors */
 
 	/* server: identity */
 	int hide_identity;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
@@ -153,7 +154,7 @@ const struct cfg_option cfg_options[] = {
 		F(qname_minimisation_strict), "no"),
 	USE("use-caps-for-id", CL_SERVER, CT_YESNO, F(use_caps_for_id), "no"),
 	USE("harden-glue", CL_SERVER, CT_YESNO, F(harden_glue), "yes"),
-	KEEP("harden-dnssec-stripped", CL_SERVER, CT_YESNO,
+	USE("harden-dnssec-stripped", CL_SERVER, CT_YESNO,
 		F(harden_dnssec_stripped), "yes"),
 	USE("harden-below-nxdomain", CL_SERVER, CT_YESNO,
 		F(harden_below_nxdomain), "yes"),
@@ -272,7 +273,7 @@ const struct cfg_option cfg_options[] = {
 	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),
 	USE("harden-large-queries", CL_SERVER, CT_YESNO,
 		F(harden_large_queries), "no"),
-	SRV("harden-algo-downgrade", CT_YESNO, "no"),
+	IMPL("harden-algo-downgrade", CT_YESNO, harden_algo_downgrade, "no"),
 	REC("caps-exempt", CT_STRLIST),
 	REC("caps-whitelist", CT_STRLIST),
 	SRV("aggressive-nsec", CT_YESNO, "yes"),
@@ -280,33 +281,38 @@ const struct cfg_option cfg_options[] = {
 	SRV("prefetch-key", CT_YESNO, "no"),
 	SRV("deny-any", CT_YESNO, "no"),
 	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),
-	SRV("trust-anchor-file", CT_STRLIST, NULL),
-	SRV("auto-trust-anchor-file", CT_STRLIST, NULL),
-	SRV("trust-anchor", CT_STRLIST, NULL),
-	SRV("trusted-keys-file", CT_STRLIST, NULL),
+	IMPL("trust-anchor-file", CT_STRLIST, trust_anchor_file_list, NULL),
+	IMPL("auto-trust-anchor-file", CT_STRLIST,
+		auto_trust_anchor_file_list, NULL),
+	IMPL("trust-anchor", CT_STRLIST, trust_anchor_list, NULL),
+	IMPL("trusted-keys-file", CT_STRLIST, trusted_keys_file_list, NULL),
 	SRV("trust-anchor-signaling", CT_YESNO, "yes"),
 	SRV("root-key-sentinel", CT_YESNO, "yes"),
-	KEEP("domain-insecure", CL_SERVER, CT_STRLIST, F(domain_insecure), NULL),
-	SRV("val-override-date", CT_STR, "0"),
-	SRV("val-sig-skew-min", CT_INT, "3600"),
-	SRV("val-sig-skew-max", CT_INT, "86400"),
-	SRV("val-max-restart", CT_INT, "5"),
-	SRV("val-bogus-ttl", CT_INT, "60"),
-	SRV("val-clean-additional", CT_YESNO, "yes"),
-	SRV("val-log-level", CT_INT, "0"),
-	SRV("val-permissive-mode", CT_YESNO, "no"),
-	SRV("ignore-cd-flag", CT_YESNO, "no"),
+	IMPL("domain-insecure", CT_STRLIST, domain_insecure, NULL),
+	IMPL("val-override-date", CT_DATE, val_date_override, "0"),
+	IMPLR("val-sig-skew-min", CT_INT, val_sig_skew_min, "3600", 0,
+		INT_MAX),
+	IMPLR("val-sig-skew-max", CT_INT, val_sig_skew_max, "86400", 0,
+		INT_MAX),
+	IMPLR("val-max-restart", CT_INT, val_max_restart, "5", 0, INT_MAX),
+	IMPLR("val-bogus-ttl", CT_INT, bogus_ttl, "60", 0, INT_MAX),
+	IMPL("val-clean-additional", CT_YESNO, val_clean_additional, "yes"),
+	IMPLR("val-log-level", CT_INT, val_log_level, "0", 0, INT_MAX),
+	IMPL("val-permissive-mode", CT_YESNO, val_permissive_mode, "no"),
+	IMPL("ignore-cd-flag", CT_YESNO, ignore_cd, "no"),
 	SRV("serve-expired-ttl-reset", CT_YESNO, "no"),
 	SRV("serve-original-ttl", CT_YESNO, "no"),
-	SRV("val-nsec3-keysize-iterations", CT_STR,
-		"1024 150 2048 150 4096 150"),
+	{ "val-nsec3-keysize-iterations", CL_SERVER, CT_STR,
+		F(val_nsec3_key_iterations), NULL, 1, CFGF_NSEC3ITER,
+		"1024 150 2048 150 4096 150", 0, 0 },
 	SRV("zonemd-permissive-mode", CT_YESNO, "no"),
 	SRV("add-holddown", CT_INT, "2592000"),
 	SRV("del-holddown", CT_INT, "2592000"),
 	SRV("keep-missing", CT_INT, "31622400"),
 	SRV("permit-small-holddown", CT_YESNO, "no"),
-	SRV("key-cache-size", CT_MEMSIZE, CACHE_4M),
-	SLABS("key-cache-slabs", CL_SERVER),
+	IMPL("key-cache-size", CT_MEMSIZE, key_cache_size, CACHE_4M),
+	{ "key-cache-slabs", CL_SERVER, CT_INT, F(key_cache_slabs), NULL, 1,
+		CFGF_POW2, "4", 0, 0 },
 	SRV("neg-cache-size", CT_MEMSIZE, "1048576"),
 	SRV("local-zone-tag", CT_STR2LIST, NULL),
 	SRV("local-zone-override", CT_STR3, NULL),
@@ -335,7 +341,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("fast-server-num", CT_INT, "3"),
 	SRV("edns-client-string", CT_STR2LIST, NULL),
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
-	SRV("ede", CT_YESNO, "no"),
+	IMPL("ede", CT_YESNO, ede, "no"),
 	SRV("ede-serve-expired", CT_YESNO, "no"),
 	SRV("dns64-prefix", CT_STR, "64:ff9b::/96"),
 	SRV("dns64-synthall", CT_YESNO, "no"),
@@ -606,6 +612,92 @@ int cfg_parse_memsize(const char* s, size_t* res)
 	return 1;
 }
 
+/* val-override-date: "" or "0" none, 14 digits YYYYMMDDHHMMSS (UTC),
+ * else a number of seconds (-1: dates are not checked), as Unbound. */
+static int parse_date(const char* s, long long* res, const char** err)
+{
+	struct tm tm;
+	char* end;
+	size_t i, len = strlen(s);
+	if(len == 0 || strcmp(s, "0") == 0) {
+		*res = 0;
+		return 1;
+	}
+	if(len == 14) {
+		int v[6], w[6] = { 4, 2, 2, 2, 2, 2 }, k, pos = 0;
+		for(i = 0; i < len; i++)
+			if(!isdigit((unsigned char)s[i]))
+				break;
+		if(i == len) {
+			for(k = 0; k < 6; k++) {
+				v[k] = 0;
+				for(i = 0; i < (size_t)w[k]; i++)
+					v[k] = v[k] * 10 + (s[pos++] - '0');
+			}
+			memset(&tm, 0, sizeof(tm));
+			tm.tm_year = v[0] - 1900;
+			tm.tm_mon = v[1] - 1;
+			tm.tm_mday = v[2];
+			tm.tm_hour = v[3];
+			tm.tm_min = v[4];
+			tm.tm_sec = v[5];
+			if(v[0] < 1970 || v[1] < 1 || v[1] > 12 || v[2] < 1 ||
+				v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60) {
+				*err = "bad date/time specification";
+				return 0;
+			}
+			*res = (long long)timegm(&tm);
+			return 1;
+		}
+	}
+	errno = 0;
+	*res = strtoll(s, &end, 10);
+	if(*end || errno || end == s || *res == 0) {
+		*err = "number expected (seconds, or a date as "
+			"YYYYMMDDHHMMSS)";
+		return 0;
+	}
+	return 1;
+}
+
+/* val-nsec3-keysize-iterations: pairs of numbers, key sizes ascending
+ * (Unbound refuses the rest when the validator starts). */
+static int nsec3iter_ok(const char* s, const char** err)
+{
+	long prev_size = -1;
+	int n = 0;
+	while(*s) {
+		char* end;
+		long v;
+		while(isspace((unsigned char)*s))
+			s++;
+		if(!*s)
+			break;
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if(end == s || errno || v < 0 || (*end &&
+			!isspace((unsigned char)*end))) {
+			*err = "expected pairs of numbers (key size, "
+				"iterations)";
+			return 0;
+		}
+		if(n % 2 == 0) {
+			if(v <= prev_size) {
+				*err = "key sizes are not ascending";
+				return 0;
+			}
+			prev_size = v;
+		}
+		n++;
+		s = end;
+	}
+	if(n == 0 || n % 2 != 0) {
+		*err = "expected pairs of numbers (key size, iterations)";
+		return 0;
+	}
+	return 1;
+}
+
 /* Check the values for the type of o and, when base is not NULL and o has
  * a field, store them. Returns 1 fine, 0 bad value (*err says why), -1
  * out of memory. */
@@ -655,7 +747,17 @@ static int store_value(struct cfg_parser* p, void* base,
 		if(field)
 			*(size_t*)field = sz;
 		return 1;
+	case CT_DATE: {
+		long long d;
+		if(!parse_date(args[0], &d, err))
+			return 0;
+		if(field)
+			*(long long*)field = d;
+		return 1;
+	}
 	case CT_STR:
+		if((o->flags & CFGF_NSEC3ITER) && !nsec3iter_ok(args[0], err))
+			return 0;
 		if(field) {
 			char* s = strdup(args[0]);
 			if(!s)

@@ -35,7 +35,9 @@ enum cfg_type {
 	CT_STR,         /* a string (char*), a later one replaces */
 	CT_STRLIST,     /* strings accumulate (config_strlist, file order) */
 	CT_STR2LIST,    /* two values a line (config_str2list, file order) */
-	CT_STR3         /* three values a line; no field, kept as text */
+	CT_STR3,        /* three values a line; no field, kept as text */
+	CT_DATE         /* val-override-date: YYYYMMDDHHMMSS or a number of
+	                 * seconds ("" and "0": none) into a long long */
 };
 
 /* flags */
@@ -47,7 +49,9 @@ enum cfg_type {
 #define CFGF_RECORD 0x20 /* implemented, no field: the values are kept in
                           * cfg->unimplemented ("server:NAME", file
                           * order) where their user reads them */
-#define CFGF_MODULES 0x40 /* module-config: names checked by
+#define CFGF_NSEC3ITER 0x40 /* "keysize iterations ..." pairs, ascending
+                             * key sizes (val-nsec3-keysize-iterations) */
+#define CFGF_MODULES 0x80 /* module-config: names checked by
                            * modstack_parse (services/modstack.h) */
 
 #define CFG_NOFIELD ((size_t)-1)

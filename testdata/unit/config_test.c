@@ -642,8 +642,6 @@ static void test_unimplemented(void** state)
 	/* set to something else than the default: recorded */
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
 	assert_true(has_unimpl(cfg, "server:prefetch-key", "yes"));
-	assert_true(has_unimpl(cfg, "server:key-cache-size", "8m"));
-	assert_true(has_unimpl(cfg, "server:domain-insecure", "b.example"));
 	assert_true(has_unimpl(cfg, "server:access-control-tag-action",
 		"10.0.0.0/8 t1 refuse"));
 	assert_false(has_unimpl(cfg, "server:module-config", NULL)); /* done */
@@ -653,6 +651,9 @@ static void test_unimplemented(void** state)
 	assert_false(has_unimpl(cfg, "server:msg-cache-size", NULL));
 	assert_false(has_unimpl(cfg, "server:verbosity", NULL));
 	assert_false(has_unimpl(cfg, "server:interface", NULL));
+	assert_false(has_unimpl(cfg, "server:key-cache-size", NULL));
+	assert_false(has_unimpl(cfg, "server:domain-insecure", NULL));
+	assert_int_equal(cfg->key_cache_size, 8 * 1024 * 1024);
 	/* still stored where a field exists, and printable */
 	assert_int_equal(cfg->prefetch, 1);
 	assert_string_equal(printed(cfg, "prefetch"), "yes\n");
@@ -680,8 +681,7 @@ static void test_unimplemented(void** state)
 		n++;
 	}
 	fclose(f);
-	assert_int_equal(n, 4); /* domain-insecure once; prefetch and
-	                         * module-config are done */
+	assert_int_equal(n, 2); /* prefetch-key, the tag */
 	verbosity = VERB_OPS;
 	config_delete(cfg);
 }
@@ -787,9 +787,147 @@ static void test_real_configs(void** state)
 	cfg = good(text);
 	assert_int_equal(cfg->remote_control_enable, 1);
 	assert_string_equal(cfg->control_ifs->str, "/run/unbound.ctl");
-	assert_true(has_unimpl(cfg, "server:auto-trust-anchor-file",
-		"/var/lib/unbound/root.key"));
+	assert_false(has_unimpl(cfg, "server:auto-trust-anchor-file", NULL));
+	assert_non_null(cfg->auto_trust_anchor_file_list);
+	assert_string_equal(cfg->auto_trust_anchor_file_list->str,
+		"/var/lib/unbound/root.key");
+	assert_null(cfg->auto_trust_anchor_file_list->next);
 	config_delete(cfg);
+}
+
+/* The validator's options: Unbound 1.17's defaults, values, -o
+ * output, deep copies and bad values. */
+static void test_validator_options(void** state)
+{
+	struct config_file* cfg = config_create(), *c;
+	(void)state;
+	assert_non_null(cfg);
+	assert_null(cfg->trust_anchor_file_list);
+	assert_null(cfg->auto_trust_anchor_file_list);
+	assert_null(cfg->trust_anchor_list);
+	assert_null(cfg->trusted_keys_file_list);
+	assert_null(cfg->domain_insecure);
+	assert_int_equal(cfg->val_date_override, 0);
+	assert_int_equal(cfg->val_sig_skew_min, 3600);
+	assert_int_equal(cfg->val_sig_skew_max, 86400);
+	assert_int_equal(cfg->val_max_restart, 5);
+	assert_int_equal(cfg->bogus_ttl, 60);
+	assert_int_equal(cfg->val_clean_additional, 1);
+	assert_int_equal(cfg->val_permissive_mode, 0);
+	assert_int_equal(cfg->ignore_cd, 0);
+	assert_int_equal(cfg->val_log_level, 0);
+	assert_string_equal(cfg->val_nsec3_key_iterations,
+		"1024 150 2048 150 4096 150");
+	assert_int_equal(cfg->key_cache_size, 4 * 1024 * 1024);
+	assert_int_equal(cfg->key_cache_slabs, 4);
+	assert_int_equal(cfg->harden_algo_downgrade, 0);
+	assert_int_equal(cfg->harden_dnssec_stripped, 1);
+	assert_int_equal(cfg->ede, 0);
+	assert_string_equal(printed(cfg, "val-override-date"), "0\n");
+	assert_string_equal(printed(cfg, "trust-anchor-file"), "");
+	assert_string_equal(printed(cfg, "key-cache-size"), "4194304\n");
+	config_delete(cfg);
+
+	cfg = good("server:\n trust-anchor-file: a.key\n"
+		" trust-anchor-file: \"/x/b.key\"\n"
+		" auto-trust-anchor-file: /var/lib/unbound/root.key\n"
+		" trust-anchor: \". DS 20326 8 2 E06D44B8\"\n"
+		" trusted-keys-file: /etc/bind/*.keys\n"
+		" domain-insecure: corp.example\n"
+		" val-override-date: 20240102030405\n"
+		" val-sig-skew-min: 10\n val-sig-skew-max: 20\n"
+		" val-max-restart: 0\n val-bogus-ttl: 5\n"
+		" val-clean-additional: no\n val-permissive-mode: yes\n"
+		" ignore-cd-flag: yes\n val-log-level: 2\n"
+		" val-nsec3-keysize-iterations: \"1024 0 4096 100\"\n"
+		" key-cache-size: 1m\n key-cache-slabs: 8\n"
+		" harden-algo-downgrade: yes\n harden-dnssec-stripped: no\n"
+		" ede: yes\n");
+	assert_string_equal(cfg->trust_anchor_file_list->str, "a.key");
+	assert_string_equal(cfg->trust_anchor_file_list->next->str,
+		"/x/b.key");
+	assert_string_equal(cfg->trust_anchor_list->str,
+		". DS 20326 8 2 E06D44B8");
+	assert_int_equal(cfg->val_date_override, 1704164645LL);
+	assert_int_equal(cfg->val_sig_skew_min, 10);
+	assert_int_equal(cfg->val_sig_skew_max, 20);
+	assert_int_equal(cfg->val_max_restart, 0);
+	assert_int_equal(cfg->bogus_ttl, 5);
+	assert_int_equal(cfg->val_clean_additional, 0);
+	assert_int_equal(cfg->val_permissive_mode, 1);
+	assert_int_equal(cfg->ignore_cd, 1);
+	assert_int_equal(cfg->val_log_level, 2);
+	assert_int_equal(cfg->key_cache_size, 1024 * 1024);
+	assert_int_equal(cfg->key_cache_slabs, 8);
+	assert_int_equal(cfg->harden_algo_downgrade, 1);
+	assert_int_equal(cfg->harden_dnssec_stripped, 0);
+	assert_int_equal(cfg->ede, 1);
+	assert_null(cfg->unimplemented);
+	/* -o as Unbound prints them */
+	assert_string_equal(printed(cfg, "trust-anchor-file"),
+		"a.key\n/x/b.key\n");
+	assert_string_equal(printed(cfg, "val-override-date"),
+		"1704164645\n");
+	assert_string_equal(printed(cfg, "val-nsec3-keysize-iterations"),
+		"1024 0 4096 100\n");
+	assert_string_equal(printed(cfg, "ignore-cd-flag"), "yes\n");
+	assert_string_equal(printed(cfg, "key-cache-slabs"), "8\n");
+	/* a deep copy: lists and strings are its own */
+	c = config_copy(cfg);
+	assert_non_null(c);
+	assert_ptr_not_equal(c->trust_anchor_file_list,
+		cfg->trust_anchor_file_list);
+	assert_ptr_not_equal(c->trust_anchor_file_list->next->str,
+		cfg->trust_anchor_file_list->next->str);
+	assert_string_equal(c->trust_anchor_file_list->next->str,
+		"/x/b.key");
+	assert_ptr_not_equal(c->auto_trust_anchor_file_list,
+		cfg->auto_trust_anchor_file_list);
+	assert_ptr_not_equal(c->trust_anchor_list, cfg->trust_anchor_list);
+	assert_ptr_not_equal(c->trusted_keys_file_list,
+		cfg->trusted_keys_file_list);
+	assert_ptr_not_equal(c->domain_insecure, cfg->domain_insecure);
+	assert_ptr_not_equal(c->val_nsec3_key_iterations,
+		cfg->val_nsec3_key_iterations);
+	assert_string_equal(c->val_nsec3_key_iterations, "1024 0 4096 100");
+	assert_int_equal(c->val_date_override, 1704164645LL);
+	assert_int_equal(c->key_cache_size, 1024 * 1024);
+	config_delete(cfg);   /* the copy stands alone (ASan checks) */
+	assert_string_equal(c->trusted_keys_file_list->str,
+		"/etc/bind/*.keys");
+	config_delete(c);
+
+	/* seconds and -1 (no date checks) */
+	cfg = good("server:\n val-override-date: 1700000000\n");
+	assert_int_equal(cfg->val_date_override, 1700000000LL);
+	config_delete(cfg);
+	cfg = good("server:\n val-override-date: -1\n");
+	assert_int_equal(cfg->val_date_override, -1);
+	assert_string_equal(printed(cfg, "val-override-date"),
+		"4294967295\n");
+	config_delete(cfg);
+	cfg = good("server:\n val-override-date: \"\"\n");
+	assert_int_equal(cfg->val_date_override, 0);
+	config_delete(cfg);
+
+	/* bad values name file and line */
+	bad("server:\n val-override-date: 20241302030405\n", 2,
+		"bad date/time specification");
+	bad("server:\n\n val-override-date: tomorrow\n", 3,
+		"number expected");
+	bad("server:\n val-bogus-ttl: -1\n", 2, "val-bogus-ttl");
+	bad("server:\n val-sig-skew-min: lots\n", 2, "expected a number");
+	bad("server:\n val-permissive-mode: maybe\n", 2,
+		"expected yes or no");
+	bad("server:\n key-cache-slabs: 3\n", 2, "power of 2");
+	bad("server:\n key-cache-size: 4q\n", 2, "expected a size");
+	bad("server:\n val-nsec3-keysize-iterations: \"1024 150 2048\"\n",
+		2, "pairs of numbers");
+	bad("server:\n val-nsec3-keysize-iterations: \"2048 1 1024 1\"\n",
+		2, "not ascending");
+	bad("server:\n val-nsec3-keysize-iterations: \"1024 x\"\n", 2,
+		"pairs of numbers");
+	bad("server:\n ede: 1\n", 2, "expected yes or no");
 }
 
 static int setup(void** state)
@@ -825,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_fname_after_chroot),
 		cmocka_unit_test(test_real_configs),
+		cmocka_unit_test(test_validator_options),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

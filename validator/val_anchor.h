@@ -1,0 +1,106 @@
+/* validator/val_anchor.h - the trust anchors of one config snapshot.
+ *
+ * Built from the config (val_anchors_create) and then read-only, so
+ * any thread may look up without a lock. Sources, as Unbound 1.17:
+ *   trust-anchor:           one DS or DNSKEY RR in presentation format;
+ *   trust-anchor-file:      a zone file of DS/DNSKEY RRs ($ORIGIN, $TTL,
+ *                           comments; other RR types are skipped);
+ *   trusted-keys-file:      BIND's trusted-keys { name flags proto alg
+ *                           "key"; }; (static-key/static-ds entries
+ *                           accepted too); managed-keys and
+ *                           trust-anchors statements are ignored, as
+ *                           Unbound 1.17 ignores them; a glob pattern
+ *                           is expanded, as Unbound does;
+ *   auto-trust-anchor-file: the RFC 5011 state file Unbound writes
+ *                           (";;id:", ";;state=N" comments) or a plain
+ *                           DS/DNSKEY zone file; keys in state VALID and
+ *                           MISSING (and those without a state) are
+ *                           used; the file is only read here;
+ *   domain-insecure:        negative trust anchors.
+ * DNSKEYs with the REVOKE bit are never anchors. An anchor whose RRs
+ * all have algorithms (or DS digests) that cannot be checked is kept
+ * as insecure, with Unbound's warning.
+ *
+ * Anchors from files are kept in a reference-counted part that a
+ * derived store (val_anchors_derive: unbound-control insecure_add and
+ * friends change only domain-insecure) shares without reading a file. */
+#ifndef VALIDATOR_VAL_ANCHOR_H
+#define VALIDATOR_VAL_ANCHOR_H
+#include <stddef.h>
+#include <stdint.h>
+#include <ldns/ldns.h>
+
+struct config_file;
+
+enum val_anchor_kind {
+	VAL_ANCHOR_KEYS = 0,     /* ds and/or dnskey hold the anchor */
+	VAL_ANCHOR_INSECURE,     /* domain-insecure: insecure at and below */
+	VAL_ANCHOR_UNSUPPORTED   /* configured, but no RR with an algorithm
+	                          * this build checks: insecure, as Unbound */
+};
+
+/* One trust point. The zone at name (and below it, down to a closer
+ * point) is secure from these keys, or insecure by configuration. */
+struct val_anchor {
+	uint8_t* name;           /* lowercased wire format */
+	size_t namelen;
+	int namelabs;            /* labels, the root counted */
+	uint16_t dclass;
+	enum val_anchor_kind kind;
+	/* VAL_ANCHOR_KEYS: the usable RRs, owner name and class as above;
+	 * NULL when there are none of that type. Never changed. */
+	ldns_rr_list* ds;
+	ldns_rr_list* dnskey;
+};
+
+/* Where file names are opened from (Unbound reads its anchors after
+ * chroot and chdir to directory:). OUTSIDE: before those (daemon
+ * start-up, unbound-checkconf): chroot: is put in front of a name that
+ * does not start with it, and directory: before a relative one.
+ * INSIDE: after them (reload): the chroot prefix is taken off and a
+ * relative name is opened from the current directory. */
+enum val_anchor_paths { VAL_PATHS_OUTSIDE = 0, VAL_PATHS_INSIDE };
+
+struct val_anchors;
+
+/* Read every anchor the config names. On any error (unreadable file,
+ * syntax error, an RR that is not DS or DNSKEY in trust-anchor:, a
+ * class differing within one file, an anchor both in an
+ * auto-trust-anchor-file and elsewhere, a bad domain-insecure name)
+ * each is logged with log_err as "FILE:LINE: message" and NULL is
+ * returned. An anchor with no supported algorithm is not an error. */
+struct val_anchors* val_anchors_create(const struct config_file* cfg,
+	enum val_anchor_paths paths);
+/* A store for cfg that keeps the anchors from files and trust-anchor:
+ * of old (shared, not re-read) and takes domain-insecure from cfg.
+ * For runtime changes of domain-insecure. NULL on error (logged). */
+struct val_anchors* val_anchors_derive(const struct val_anchors* old,
+	const struct config_file* cfg);
+/* Free; shared parts when their last user goes. NULL is fine. */
+void val_anchors_delete(struct val_anchors* a);
+
+/* The closest trust point at or above name (any case) in class
+ * dclass: an anchor with keys, or an insecure point; NULL when no
+ * point covers the name (the validator answers indeterminate). A
+ * name with both an anchor and domain-insecure gets the anchor. */
+const struct val_anchor* val_anchor_find(const struct val_anchors* a,
+	const uint8_t* name, uint16_t dclass);
+/* Is name (class IN) covered by domain-insecure, or by an anchor
+ * without supported algorithms, with no closer anchor below it? */
+int val_anchor_is_insecure(const struct val_anchors* a,
+	const uint8_t* name);
+
+/* All points, ordered as Unbound's anchor tree within a class (for
+ * listing, as unbound-control list_insecure does). */
+size_t val_anchors_count(const struct val_anchors* a);
+const struct val_anchor* val_anchors_get(const struct val_anchors* a,
+	size_t i);
+
+/* Can this build check signatures of DNSKEY algorithm alg, and DS
+ * digests of type digest? (RSA/SHA-1, RSA/SHA-256, RSA/SHA-512,
+ * ECDSA P-256/P-384, Ed25519, Ed448, DSA; SHA-1/256/384 digests; not
+ * GOST.) The signature checker must agree. */
+int val_anchor_algo_supported(uint8_t alg);
+int val_anchor_digest_supported(uint8_t digest);
+
+#endif

@@ -1,0 +1,398 @@
+/* validator/val_anchor_read.c - reading the anchor sources: zone files
+ * (trust-anchor-file), trust-anchor: lines and Unbound's RFC 5011
+ * state files (auto-trust-anchor-file). BIND's format is in
+ * val_anchor_bind.c. ldns parses the RRs; these readers only find them
+ * and say where an error is. */
+#include "config.h"
+#include "validator/val_anchor_read.h"
+#include "util/log.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ta_error(const struct ta_where* w, const char* format, ...)
+{
+	char msg[1024];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(msg, sizeof(msg), format, args);
+	va_end(args);
+	if(w->line > 0)
+		log_err("%s:%d: %s", w->file, w->line, msg);
+	else	log_err("%s: %s", w->file, msg);
+}
+
+static FILE* open_or_log(const char* fname)
+{
+	FILE* in = fopen(fname, "r");
+	if(!in) {
+		struct ta_where w = { fname, 0, 0 };
+		ta_error(&w, "cannot open trust anchor file: %s",
+			strerror(errno));
+	}
+	return in;
+}
+
+/* Does the file end with a newline? (ldns counts the newline that
+ * ends a record, so the record's line is one less, unless it was the
+ * last line without one.) */
+static int ends_with_newline(FILE* in)
+{
+	int c = '\n';
+	if(fseek(in, -1, SEEK_END) == 0)
+		c = getc(in);
+	rewind(in);
+	return c == '\n';
+}
+
+int ta_read_zonefile(struct ta_collect* c, const char* fname)
+{
+	FILE* in = open_or_log(fname);
+	uint32_t ttl = 3600;
+	ldns_rdf* origin = NULL, *prev = NULL;
+	int line = 1, ok = 1, n = 0, nl;
+	uint16_t dclass = 0;
+	if(!in)
+		return 0;
+	nl = ends_with_newline(in);
+	while(ok && !feof(in)) {
+		ldns_rr* rr = NULL;
+		ldns_status s = ldns_rr_new_frm_fp_l(&rr, in, &ttl, &origin,
+			&prev, &line);
+		struct ta_where w = { fname, (feof(in) && !nl) ? line :
+			line - 1, 0 };
+		if(s == LDNS_STATUS_SYNTAX_EMPTY || s == LDNS_STATUS_SYNTAX_TTL
+			|| s == LDNS_STATUS_SYNTAX_ORIGIN)
+			continue;
+		if(s != LDNS_STATUS_OK) {
+			ta_error(&w, "%s", ldns_get_errorstr_by_id(s));
+			ldns_rr_free(rr);
+			ok = 0;
+			break;
+		}
+		/* as Unbound: the output of dig (with RRSIGs, SOA) loads */
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
+			ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
+			ldns_rr_free(rr);
+			continue;
+		}
+		if(n > 0 && ldns_rr_get_class(rr) != dclass) {
+			char* c1 = ldns_rr_class2str(ldns_rr_get_class(rr));
+			char* c2 = ldns_rr_class2str(dclass);
+			ta_error(&w, "class %s differs from class %s of the "
+				"records before it", c1 ? c1 : "?",
+				c2 ? c2 : "?");
+			free(c1);
+			free(c2);
+			ldns_rr_free(rr);
+			ok = 0;
+			break;
+		}
+		dclass = ldns_rr_get_class(rr);
+		ok = ta_add_rr(c, rr, &w);
+		n++;
+	}
+	if(ok && n == 0)
+		verbose(VERB_OPS, "trust-anchor-file %s has no DS or DNSKEY "
+			"records", fname);
+	ldns_rdf_deep_free(origin);
+	ldns_rdf_deep_free(prev);
+	fclose(in);
+	return ok;
+}
+
+int ta_read_string(struct ta_collect* c, const char* str,
+	const char* cfgfile)
+{
+	struct ta_where w = { cfgfile ? cfgfile : "config", 0, 0 };
+	ldns_rr* rr = NULL;
+	ldns_status s = ldns_rr_new_frm_str(&rr, str, 3600, NULL, NULL);
+	if(s != LDNS_STATUS_OK) {
+		ta_error(&w, "trust-anchor: \"%s\": %s", str,
+			ldns_get_errorstr_by_id(s));
+		ldns_rr_free(rr);
+		return 0;
+	}
+	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
+		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
+		ta_error(&w, "trust-anchor: \"%s\": not a DS or DNSKEY record",
+			str);
+		ldns_rr_free(rr);
+		return 0;
+	}
+	return ta_add_rr(c, rr, &w);
+}
+
+/* --- auto-trust-anchor-file --- */
+
+/* RFC 5011 key states, numbered as in Unbound's file. */
+enum { AUTR_START = 0, AUTR_ADDPEND, AUTR_VALID, AUTR_MISSING,
+	AUTR_REVOKED, AUTR_REMOVED };
+
+/* One logical record: lines joined while parentheses are open (their
+ * comments dropped; the last line keeps its comment, which carries the
+ * state). *first is the line it starts on. 1 read, 0 end, -1 error. */
+static int read_record(FILE* in, char* buf, size_t len, int* line,
+	int* first, const char** err)
+{
+	size_t used = 0;
+	int depth = 0;
+	char part[8192];
+	buf[0] = 0;
+	while(fgets(part, sizeof(part), in)) {
+		size_t i, plen = strlen(part);
+		(*line)++;
+		if(used == 0)
+			*first = *line;
+		if(plen == sizeof(part) - 1 && part[plen-1] != '\n') {
+			*err = "line too long";
+			return -1;
+		}
+		for(i = 0; i < plen && part[i] != ';'; i++) {
+			if(part[i] == '(')
+				depth++;
+			else if(part[i] == ')' && --depth < 0) {
+				*err = "too many ')'";
+				return -1;
+			}
+		}
+		if(depth > 0) {
+			/* drop the comment and newline, join with a space */
+			part[i] = 0;
+			plen = strlen(part);
+			while(plen > 0 && (part[plen-1] == '\n' ||
+				part[plen-1] == '\r'))
+				part[--plen] = 0;
+		}
+		if(used + plen + 2 > len) {
+			*err = "record too long";
+			return -1;
+		}
+		memcpy(buf + used, part, plen);
+		used += plen;
+		buf[used] = 0;
+		if(depth == 0)
+			return 1;
+		buf[used++] = ' ';
+		buf[used] = 0;
+	}
+	if(depth > 0) {
+		*err = "'(' without ')' before the end of the file";
+		return -1;
+	}
+	return used > 0 ? 1 : 0;
+}
+
+/* The state in the ";;state=N" comment; no state: VALID (a plain
+ * DS/DNSKEY file, as Debian ships it). Unknown numbers: START. */
+static int record_state(const char* rec)
+{
+	const char* c = strchr(rec, ';');
+	const char* s = c ? strstr(c, "state=") : NULL;
+	if(!s)
+		return AUTR_VALID;
+	s += 6;
+	if(*s >= '0' && *s <= '5')
+		return *s - '0';
+	return AUTR_START;
+}
+
+static int dnskey_revoked(const ldns_rr* rr)
+{
+	return ldns_rr_get_type(rr) == LDNS_RR_TYPE_DNSKEY &&
+		ldns_rr_rd_count(rr) > 0 &&
+		(ldns_rdf2native_int16(ldns_rr_rdf(rr, 0)) &
+		LDNS_KEY_REVOKE_KEY);
+}
+
+/* ";;id: NAME CLASS" names the trust point of the file. */
+static int parse_id(const char* s, uint8_t* name, size_t* namelen,
+	uint16_t* dclass, const struct ta_where* w)
+{
+	char nm[1100];
+	unsigned cl;
+	ldns_rdf* d;
+	if(sscanf(s, "%1023s %u", nm, &cl) != 2 || cl > 65535 ||
+		!(d = ldns_dname_new_frm_str(nm))) {
+		ta_error(w, "cannot parse the ;;id: line");
+		return 0;
+	}
+	ldns_dname2canonical(d);
+	*namelen = ldns_rdf_size(d);
+	memcpy(name, ldns_rdf_data(d), *namelen);
+	ldns_rdf_deep_free(d);
+	*dclass = (uint16_t)cl;
+	return 1;
+}
+
+/* State kept while reading one auto-trust-anchor-file. */
+struct auto_read {
+	struct ta_collect* c;
+	ldns_rdf* origin, *prev;
+	uint32_t ttl;
+	int have_id;
+	uint8_t id[LDNS_MAX_DOMAINLEN + 1];
+	size_t idlen;
+	uint16_t idclass;
+	ldns_rr* first;         /* owner and class of the file's keys */
+	int used;               /* keys that are anchors */
+};
+
+/* $ORIGIN and $TTL lines; 1 handled, 0 not one, -1 error. */
+static int auto_directive(struct auto_read* r, char* rec,
+	const struct ta_where* w)
+{
+	char* p = rec, *end;
+	while(isspace((unsigned char)*p))
+		p++;
+	if(strncmp(p, "$ORIGIN", 7) == 0 && isspace((unsigned char)p[7])) {
+		char nm[1100];
+		if(sscanf(p + 7, "%1023s", nm) != 1) {
+			ta_error(w, "$ORIGIN without a name");
+			return -1;
+		}
+		ldns_rdf_deep_free(r->origin);
+		if(!(r->origin = ldns_dname_new_frm_str(nm))) {
+			ta_error(w, "cannot parse $ORIGIN %s", nm);
+			return -1;
+		}
+		return 1;
+	}
+	if(strncmp(p, "$TTL", 4) == 0 && isspace((unsigned char)p[4])) {
+		unsigned long v = strtoul(p + 4, &end, 10);
+		if(end == p + 4) {
+			ta_error(w, "cannot parse $TTL");
+			return -1;
+		}
+		r->ttl = (uint32_t)v;
+		return 1;
+	}
+	return 0;
+}
+
+/* One key record: parse, check it belongs to the file's point, and
+ * add it when its state makes it an anchor. */
+static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
+{
+	int state = record_state(rec);
+	char* semi = strchr(rec, ';');
+	ldns_rr* rr = NULL;
+	ldns_status s;
+	if(semi)
+		*semi = 0;
+	s = ldns_rr_new_frm_str(&rr, rec, r->ttl, r->origin, &r->prev);
+	if(s != LDNS_STATUS_OK) {
+		ta_error(w, "%s", ldns_get_errorstr_by_id(s));
+		ldns_rr_free(rr);
+		return 0;
+	}
+	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
+		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
+		ta_error(w, "not a DS or DNSKEY record");
+		ldns_rr_free(rr);
+		return 0;
+	}
+	if(r->have_id) {
+		ldns_rdf* own = ldns_rr_owner(rr);
+		if(ldns_rdf_size(own) != r->idlen || ldns_rr_get_class(rr) !=
+			r->idclass || strncasecmp((char*)ldns_rdf_data(own),
+			(char*)r->id, r->idlen) != 0) {
+			ta_error(w, "the record is not for the trust point of "
+				"the ;;id: line");
+			ldns_rr_free(rr);
+			return 0;
+		}
+	} else if(r->first && (ldns_dname_compare(ldns_rr_owner(r->first),
+		ldns_rr_owner(rr)) != 0 || ldns_rr_get_class(r->first) !=
+		ldns_rr_get_class(rr))) {
+		/* Unbound: "file has mismatching data inside" */
+		ta_error(w, "an auto-trust-anchor-file holds one trust point; "
+			"this record has another owner or class");
+		ldns_rr_free(rr);
+		return 0;
+	}
+	if(!r->first && !(r->first = ldns_rr_clone(rr))) {
+		ldns_rr_free(rr);
+		ta_error(w, "out of memory");
+		return 0;
+	}
+	if((state != AUTR_VALID && state != AUTR_MISSING) ||
+		dnskey_revoked(rr)) {
+		ldns_rr_free(rr);
+		return 1;
+	}
+	r->used++;
+	return ta_add_rr(r->c, rr, w);
+}
+
+int ta_read_autofile(struct ta_collect* c, const char* fname)
+{
+	FILE* in = open_or_log(fname);
+	struct auto_read r;
+	char rec[65536];
+	int line = 0, first = 0, res, ok = 1;
+	const char* err = NULL;
+	if(!in)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	r.ttl = 3600;
+	while(ok && (res = read_record(in, rec, sizeof(rec), &line, &first,
+		&err)) != 0) {
+		struct ta_where w = { fname, first, 1 };
+		char* p = rec;
+		if(res < 0) {
+			w.line = line;
+			ta_error(&w, "%s", err);
+			ok = 0;
+			break;
+		}
+		while(isspace((unsigned char)*p))
+			p++;
+		if(strncmp(p, ";;REVOKED", 9) == 0) {
+			if(r.have_id || r.first) {
+				ta_error(&w, ";;REVOKED must be at the start "
+					"of the file");
+				ok = 0;
+				break;
+			}
+			/* as Unbound: all keys were revoked, no anchor */
+			log_warn("trust anchor %s has been revoked", fname);
+			goto done;
+		}
+		if(strncmp(p, ";;id: ", 6) == 0) {
+			if(r.have_id || r.first) {
+				ta_error(&w, "an auto-trust-anchor-file holds "
+					"one trust point, a second ;;id: line");
+				ok = 0;
+				break;
+			}
+			ok = parse_id(p + 6, r.id, &r.idlen, &r.idclass, &w);
+			r.have_id = ok;
+			continue;
+		}
+		if(*p == ';' || *p == 0)
+			continue;   /* comments, ;;last_queried: and such */
+		if((res = auto_directive(&r, p, &w)) != 0) {
+			ok = res > 0;
+			continue;
+		}
+		ok = auto_key(&r, p, &w);
+	}
+	if(ok && !r.first) {
+		struct ta_where w = { fname, 0, 1 };
+		ta_error(&w, "no trust anchor keys in the file");
+		ok = 0;
+	} else if(ok && r.used == 0)
+		log_warn("auto-trust-anchor-file %s has no key in state VALID "
+			"or MISSING: no anchor for it", fname);
+done:
+	ldns_rr_free(r.first);
+	ldns_rdf_deep_free(r.origin);
+	ldns_rdf_deep_free(r.prev);
+	fclose(in);
+	return ok;
+}
