@@ -17,6 +17,7 @@
 #include "services/cache/rrset.h"
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
+#include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -193,6 +194,7 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
+	val_kcache_flush_all(d->key_cache);
 	return 1;
 }
 
@@ -318,7 +320,9 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
-	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache) {
+	d->key_cache = val_kcache_create_cfg(cfg);
+	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
+		!d->key_cache) {
 		log_err("could not create the caches");
 		return 0;
 	}
@@ -329,6 +333,7 @@ static void delete_shared(struct daemon* d)
 {
 	msg_cache_delete(d->msg_cache);
 	rrset_cache_delete(d->rrset_cache);
+	val_kcache_delete(d->key_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
 }
