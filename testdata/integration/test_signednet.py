@@ -46,6 +46,7 @@ REASONS = {
     "www.dsmissingkey.sec1.": "no keys have a DS with algorithm",
     "www.nozoneflag.sec1.": "dnskey without ZSK flag",
     "www.stripped.sec1.": "no signatures",
+    # the KSK is not accepted (MAX_DS_MATCH_FAILURES, at debug level)
     "www.keytrap.sec1.": "for key keytrap.sec1.",
     "nx.nonsec.sec1.": "no DNSSEC records",
 }
@@ -138,6 +139,11 @@ def test_broken_children_are_broken_as_described(signednet_net):
             if rr.rdtype == dns.rdatatype.DNSKEY]
     assert len(keys) == signed_zones.KEYTRAP_KEYS + 1
     assert len({dns.dnssec.key_id(k) for k in keys}) == 1
+    ds = net.query("tlds", "keytrap.sec1.", "DS")
+    real = [k for k in keys if any(
+        dns.dnssec.make_ds("keytrap.sec1.", k, "SHA256") == d
+        for rr in ds.answer for d in rr if rr.rdtype == dns.rdatatype.DS)]
+    assert real == [keys[-1]], "the DS names the last key served"
     r = net.query("broken", "www.keytrap.sec1.", "A", tcp=True)
     sigs = [rd for rr in r.answer for rd in rr
             if rr.rdtype == dns.rdatatype.RRSIG]

@@ -117,6 +117,25 @@ def colliding_dnskeys(key, count, seed=4711):
     return out
 
 
+def move_last(text, owner, typ, rdata):
+    """The zone text with the record owner/typ/rdata moved to the end
+    (ldns-signzone sorts an RRset's records; NSD serves them in file
+    order, so this fixes where a validator meets that record)."""
+    want = dns.name.from_text(owner)
+    keep, moved = [], []
+    for line in text.splitlines():
+        rec = parse_line(line)
+        if rec and rec[2] == typ and dns.name.from_text(rec[0]) == want \
+                and rec[3] == rdata:
+            moved.append(line_of(rec[0], rec[1], rec[3]))
+        else:
+            keep.append(line)
+    if len(moved) != 1:
+        raise ValueError("%s %s %s: %d records" % (owner, typ, rdata,
+                                                   len(moved)))
+    return "\n".join(keep + moved) + "\n"
+
+
 def many_bad_rrsigs(text, owner, covered, count, seed=4712):
     """Replace the RRSIGs of owner/covered by count signatures with the
     same key tag and random bytes (none verifies)."""

@@ -177,6 +177,9 @@ class SignedNet:
             text = breakage.change_keytag(text, www, "A")
         elif z.defect == "keytrap":
             text = breakage.many_bad_rrsigs(text, www, "A", sz.KEYTRAP_SIGS)
+            # the real key after all the colliding ones, every run alike
+            text = breakage.move_last(text, z.origin, "DNSKEY",
+                                      self.keys[z.origin][0].dnskey)
         elif z.defect == "nozoneflag":
             text, _ = breakage.resign_with_flags(text, z.origin,
                                                  self.keys[z.origin][0], 1)

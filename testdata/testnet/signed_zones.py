@@ -75,8 +75,9 @@ DEFECTS = {
     "dsmissingkey": "the parent's DS is of a key the zone does not publish",
     "nozoneflag": "the DNSKEY has flags 1 (SEP, no zone bit); every "
                   "signature made by it is otherwise valid",
-    "keytrap": "%d DNSKEYs sharing the KSK's key tag; www A has %d RRSIGs "
-               "with that tag, none valid" % (KEYTRAP_KEYS, KEYTRAP_SIGS),
+    "keytrap": "%d DNSKEYs sharing the KSK's key tag, served before the "
+               "KSK; www A has %d RRSIGs with that tag, none valid" % (
+                   KEYTRAP_KEYS, KEYTRAP_SIGS),
     "stripped": "the MITM responder drops every RRSIG",
     "nonsec": "the MITM responder drops every NSEC/NSEC3 (and its RRSIG)",
 }
