@@ -14,6 +14,7 @@ Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise. Everything runs on 127.x.y.z and is stopped by PID.
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -28,7 +29,9 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from testnet import have_unbound, ReferenceUnbound  # noqa: E402
+from testnet import have_unbound, pick_prefix, procs  # noqa: E402
+from testnet import ReferenceUnbound  # noqa: E402
+from testnet.signed_net import SignedNet  # noqa: E402
 from testnet import signed_cases, signed_zones  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 
@@ -223,3 +226,33 @@ def test_keytrap_answered_quickly(signednet_net, tmp_path):
         ref.stop()
     assert r.rcode() == dns.rcode.SERVFAIL
     assert elapsed < 2.0, elapsed
+
+
+def test_cli_start_stop(tmp_path):
+    """testnet.py start --signed (detached), a signed answer, stop by
+    PID: no process is left."""
+    if os.geteuid() != 0:
+        pytest.skip("the signed test internet needs port 53 (root)")
+    prefix = pick_prefix(53, hosts=range(2, 9))
+    cli = os.path.join(TESTDATA, "testnet", "testnet.py")
+    d = str(tmp_path / "net")
+    out = subprocess.run([sys.executable, cli, "start", d, "--signed",
+                          "--prefix", prefix], capture_output=True,
+                         text=True, timeout=120)
+    pids = []
+    try:
+        assert out.returncode == 0, out.stderr
+        assert "trust anchor" in out.stdout
+        net = SignedNet.from_dir(d)
+        for inst in list(net.nsd.values()) + list(net.responders.values()):
+            pid = procs.read_pid(inst.pidfile)
+            assert pid and procs.pid_alive(pid)
+            pids.append(pid)
+        r = net.query("children", "www.example.sec1.", "A")
+        assert {rr.rdtype for rr in r.answer} == {dns.rdatatype.A,
+                                                  dns.rdatatype.RRSIG}
+    finally:
+        subprocess.run([sys.executable, cli, "stop", d], timeout=60)
+    for pid in pids:
+        assert not procs.pid_alive(pid)
+        assert not procs.group_members(pid)
