@@ -6,7 +6,8 @@ by name in the module namespace):
     sys.path.insert(0, <testdata dir>)
     from testnet.fixture import testnet_net, testnet_reference  # noqa
 
-`testnet_net` is session-scoped: the servers are read-only, and starting
+`signednet_net` is the signed (DNSSEC) test internet, also
+session-scoped. `testnet_net` is session-scoped: the servers are read-only, and starting
 them once keeps the suite fast. Tests that change a responder's
 behaviour must call `net.responder(name).reset_behaviour()` when done.
 Missing nsd means a clean skip. Without root the servers run on a high
@@ -17,6 +18,8 @@ import pytest
 from .net import TestNet, default_port, pick_prefix
 from .nsd import have_nsd
 from .reference import ReferenceUnbound, have_unbound
+from .signed_net import SignedNet
+from .signer import have_ldns
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +63,26 @@ def net(testnet_net):
     yield testnet_net
     for r in testnet_net.responders.values():
         r.reset_behaviour()
+
+
+@pytest.fixture(scope="session")
+def signednet_net(tmp_path_factory):
+    """A started SignedNet (fresh keys, zones signed at start) on a free
+    random 127.N.M.0/24 block; stopped by PID at the end of the session.
+    Needs nsd, ldns-keygen/ldns-signzone and port 53 (root)."""
+    if not have_nsd():
+        pytest.skip("nsd is not installed (/usr/sbin/nsd)")
+    if not have_ldns():
+        pytest.skip("ldnsutils (ldns-keygen, ldns-signzone) not installed")
+    pytest.importorskip("cryptography", reason="python3-cryptography "
+                        "(re-signs the nozoneflag zone) not installed")
+    port = default_port()
+    if port != 53:
+        pytest.skip("the signed test internet needs port 53 (root)")
+    net = SignedNet(str(tmp_path_factory.mktemp("signednet")),
+                    prefix=pick_prefix(port, hosts=range(2, 9)), port=port)
+    try:
+        net.start()
+        yield net
+    finally:
+        net.stop()

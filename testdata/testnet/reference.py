@@ -3,7 +3,9 @@ internet: the reference for differential tests.
 
 Its config only ever lets it see the loopback root hints of a TestNet
 (`root-hints:` the generated file, iterator only, no trust anchors, no
-built-in hints reachable since root-hints replaces them), listens on
+built-in hints reachable since root-hints replaces them; for the signed
+net, `validating=True` adds the validator and the net's trust anchor
+file, the one root it trusts), listens on
 127.0.0.1 at a high port, and runs in the foreground; it is stopped by
 PID like every other process of the harness.
 """
@@ -42,11 +44,15 @@ def free_port():
 
 
 class ReferenceUnbound:
-    """/usr/sbin/unbound resolving through net (a started TestNet), files
-    in workdir. extra: more lines for the server: clause."""
+    """/usr/sbin/unbound resolving through net (a started TestNet or
+    SignedNet), files in workdir. extra: more lines for the server:
+    clause. validating: module-config "validator iterator", the net's
+    trust anchor (net.anchor) and val-log-level 2 (why a reply is bogus
+    goes to the log)."""
 
-    def __init__(self, net, workdir, port=None, extra=""):
+    def __init__(self, net, workdir, port=None, extra="", validating=False):
         self.net = net
+        self.validating = validating
         self.dir = os.path.abspath(workdir)
         self.port = port or free_port()
         self.extra = extra
@@ -67,11 +73,16 @@ class ReferenceUnbound:
                  'username: ""',
                  'pidfile: ""',
                  'directory: "%s"' % self.dir,
-                 'module-config: "iterator"',
                  'root-hints: "%s"' % self.net.root_hints,
                  "do-not-query-localhost: no",
                  "num-threads: 1",
                  "access-control: 127.0.0.0/8 allow"]
+        if self.validating:
+            lines += ['module-config: "validator iterator"',
+                      'trust-anchor-file: "%s"' % self.net.anchor,
+                      "val-log-level: 2"]
+        else:
+            lines.append('module-config: "iterator"')
         lines += [l.strip() for l in self.extra.splitlines() if l.strip()]
         return lines[0] + "\n" + "".join("\t%s\n" % l for l in lines[1:])
 
@@ -115,6 +126,15 @@ class ReferenceUnbound:
             return dns.query.tcp(q, "127.0.0.1", port=self.port,
                                  timeout=timeout)
         return dns.query.udp(q, "127.0.0.1", port=self.port, timeout=timeout)
+
+    def send(self, q, timeout=5.0):
+        """Send the query message q over UDP, again over TCP when the
+        reply is truncated."""
+        r = dns.query.udp(q, "127.0.0.1", port=self.port, timeout=timeout)
+        if r.flags & dns.flags.TC:
+            r = dns.query.tcp(q, "127.0.0.1", port=self.port,
+                              timeout=timeout)
+        return r
 
     def resolve(self, qname, qtype="A", timeout=5.0):
         """query() over UDP, again over TCP when the reply is truncated:

@@ -38,6 +38,12 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        lowercase name, records as the answer), then the
                        real one 50 ms later; an off-path attacker who
                        guessed ID and port, but not the case
+  proxy {address, port, strip}  forward the query (same flags, EDNS and
+                       DO) to address:port over the same transport and
+                       relay the reply without the RRsets of the types
+                       in strip (and the RRSIGs over them; "RRSIG"
+                       strips every signature): an on-path attacker
+                       removing DNSSEC data from a signed zone
 """
 import json
 import os
@@ -52,6 +58,7 @@ import dns.exception
 import dns.flags
 import dns.message
 import dns.name
+import dns.query
 import dns.rcode
 import dns.rdataclass
 import dns.rdatatype
@@ -130,6 +137,25 @@ def referral(r, zone, ns_names, glue):
                                                      list(addrs)))
 
 
+def proxy(q, proto, a):
+    """The upstream reply to q with a["strip"] types removed; None when
+    upstream does not answer."""
+    try:
+        if proto == "tcp":
+            r = dns.query.tcp(q, a["address"], port=a["port"], timeout=2.0)
+        else:
+            r = dns.query.udp(q, a["address"], port=a["port"], timeout=2.0,
+                              ignore_trailing=True)
+    except (dns.exception.DNSException, OSError):
+        return None
+    strip = {dns.rdatatype.from_text(t) for t in a.get("strip", [])}
+    for section in (r.answer, r.authority, r.additional):
+        section[:] = [rr for rr in section if rr.rdtype not in strip and
+                      not (rr.rdtype == dns.rdatatype.RRSIG and
+                           rr.covers in strip)]
+    return r
+
+
 def build_replies(zone, q, proto):
     """The replies to query q: a list of (delay seconds, wire); empty to
     drop. Also returns a short label of what was done, for the log."""
@@ -154,6 +180,11 @@ def build_replies(zone, q, proto):
         a = acts["referral"]
         referral(r, a["zone"], a["ns"], a.get("glue", {}))
         done = "referral"
+    elif "proxy" in acts:
+        r = proxy(q, proto, acts["proxy"])
+        if r is None:
+            return [], "proxy-timeout"
+        done = "proxy"
     elif "many_ns" in acts:
         a = acts["many_ns"]
         names = ["ns%d.%s" % (i, a["ns_zone"])
