@@ -12,6 +12,7 @@
 #include "services/listen_dnsport.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
+#include "services/modstack.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -321,6 +322,9 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
 	d->key_cache = val_kcache_create_cfg(cfg);
+	if(d->msg_cache)   /* the module stack is the start's (modstack.h) */
+		d->msg_cache->need_checked = modstack_has(cfg->module_conf,
+			"validator");
 	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
 		!d->key_cache) {
 		log_err("could not create the caches");

@@ -299,6 +299,19 @@ static int push_rrs(const struct packed_rrset* v, uint8_t* wire,
 	return 1;
 }
 
+/* Was v made from a wildcard (an RRSIG labels field below the owner's
+ * label count, RFC 4035 5.3.2)? */
+static int wildcard_signed(const struct packed_rrset* v,
+	const struct packed_rrset* sigs)
+{
+	int labs = dname_count_labels(v->owner) - 1;   /* root not counted */
+	size_t i;
+	for(i = 0; i < sigs->count; i++)
+		if(sigs->rdlen[i] > 3 && (int)sigs->rdata[i][3] < labs)
+			return 1;
+	return 0;
+}
+
 static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list,
 	int min_trust)
@@ -319,6 +332,13 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 		return 0;
 	}
 	rrset_entry_view(e, now, &v, &sigs);
+	if(wildcard_signed(&v, &sigs)) {
+		/* its proof of no closer match is not in the RRset cache:
+		 * ask again rather than answer what cannot validate */
+		free(wire);
+		rrset_cache_release(c, e);
+		return 0;
+	}
 	ok = push_rrs(&v, wire, list) && push_rrs(&sigs, wire, list);
 	free(wire);
 	rrset_cache_release(c, e);

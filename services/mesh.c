@@ -379,6 +379,25 @@ void mesh_delete(struct mesh_area* m)
 	free(m);
 }
 
+/* Does the result hold RRSIG, NSEC or NSEC3 records (signed data)? */
+static int has_dnssec(const struct module_result* res)
+{
+	const ldns_rr_list* l[3];
+	size_t i, j;
+	l[0] = res->answer;
+	l[1] = res->authority;
+	l[2] = res->additional;
+	for(i = 0; i < 3; i++)
+		for(j = 0; l[i] && j < ldns_rr_list_rr_count(l[i]); j++) {
+			ldns_rr_type t = ldns_rr_get_type(
+				ldns_rr_list_rr(l[i], j));
+			if(t == LDNS_RR_TYPE_RRSIG || t == LDNS_RR_TYPE_NSEC ||
+				t == LDNS_RR_TYPE_NSEC3)
+				return 1;
+		}
+	return 0;
+}
+
 /* Store one variant (DO or not) of the state's answer. */
 static int store_variant(struct mesh_area* m, struct mesh_state* s,
 	struct query_info* qi, time_t now)
@@ -391,9 +410,10 @@ static int store_variant(struct mesh_area* m, struct mesh_state* s,
 }
 
 /* Store a state's answer in the message cache: the variant without
- * DNSSEC records, and the one with them when a waiter set DO. Data no
- * module checked, in a stack that validates, is kept under the CD key:
- * what a client that set CD may have, never a client that did not. */
+ * DNSSEC records, and the one with them for signed data or when a
+ * waiter set DO. Data no module checked is stored as such
+ * (SEC_UNCHECKED): in a validating resolver the message cache answers
+ * clients only with what was checked (msg_cache.need_checked). */
 static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 {
 	struct query_info qi;
@@ -403,8 +423,7 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	if(!m->env->msg_cache || res->no_store ||
 		(res->rcode != RCODE_NOERROR && res->rcode != RCODE_NXDOMAIN))
 		return 0;
-	cd = (s->qs.flags & MODQ_CD) || (m->env->validating &&
-		res->security == SEC_UNCHECKED);
+	cd = (s->qs.flags & MODQ_CD) != 0;
 	memset(&qi, 0, sizeof(qi));
 	memcpy(qi.qname, s->qs.qname, s->qs.qname_len);
 	qi.qname_len = s->qs.qname_len;
@@ -413,12 +432,17 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	/* AD in the template when secure; each reply clears it as asked */
 	qi.flags = (cd ? FLAG_CD : 0) | FLAG_AD;
 	stored = store_variant(m, s, &qi, now);
-	for(r = s->replies; r; r = r->next)
-		if(r->qi.edns_do) {
-			qi.edns_do = 1;
-			stored &= store_variant(m, s, &qi, now);
-			break;
-		}
+	if(has_dnssec(res)) {
+		/* a DO asker may come (a validating stub): its variant too */
+		qi.edns_do = 1;
+		stored &= store_variant(m, s, &qi, now);
+	} else
+		for(r = s->replies; r; r = r->next)
+			if(r->qi.edns_do) {
+				qi.edns_do = 1;
+				stored &= store_variant(m, s, &qi, now);
+				break;
+			}
 	if(stored)
 		m->stats.cached++;
 	return stored;

@@ -89,6 +89,13 @@ static int walk_done(struct val_walk* w, struct val_zone* z,
 	enum sec_status status, const char* text, enum val_ede ede)
 {
 	z->status = status;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(z->target, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: keys for %s%s: status %d%s%s",
+			n, z->signer ? " (signer)" : "", (int)status,
+			text ? ": " : "", text ? text : "");
+	}
 	if(status == SEC_SECURE) {
 		name_copy(z->zone, w->cur);
 		z->keys = w->keys;
@@ -146,7 +153,7 @@ static ldns_rr_list* kentry_rrs(const struct val_kentry* e, time_t now)
 	size_t i;
 	val_kentry_view(e, now, &v);
 	for(i = 0; out && i < v.count; i++) {
-		ldns_rr* rr = ldns_rr_new_frm_type(LDNS_RR_TYPE_DNSKEY);
+		ldns_rr* rr = ldns_rr_new();   /* no rdata fields yet */
 		ldns_rdf* owner = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_DNAME,
 			v.owner_len, v.owner);
 		size_t pos = 0;
@@ -158,6 +165,7 @@ static ldns_rr_list* kentry_rrs(const struct val_kentry* e, time_t now)
 			return NULL;
 		}
 		ldns_rr_set_owner(rr, owner);
+		ldns_rr_set_type(rr, LDNS_RR_TYPE_DNSKEY);
 		ldns_rr_set_class(rr, (ldns_rr_class)v.rclass);
 		ldns_rr_set_ttl(rr, v.ttl);
 		/* the rdata fields, as ldns reads them from the wire */
@@ -255,6 +263,12 @@ static int ask(struct module_qstate* qs, struct val_walk* w,
 		return 0;
 	r = mesh_attach_sub(qs->env->mesh, qs->ms, w->next, type,
 		qs->qclass, MODQ_NOVAL, &sub);
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(w->next, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: fetch %s %s (%d)", n,
+			type == TYPE_DS ? "DS" : "DNSKEY", (int)r);
+	}
 	return r == MESH_ATTACH_NEW || r == MESH_ATTACH_JOINED;
 }
 
@@ -322,7 +336,8 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 }
 
 /* The DNSKEY answer for w->next came: trust it from the anchor or from
- * the DS set of the step before. */
+ * the DS set of the step before. 1: decided, -1: keys taken, walk on
+ * from w->cur. */
 static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 	struct val_env* ve, struct val_zone* z)
 {
@@ -374,7 +389,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 		if(query_dname_compare(w->cur, z->target) == 0)
 			return walk_done(w, z, SEC_SECURE, NULL,
 				VAL_EDE_NONE);
-		return 0;
+		return -1;    /* walk on from cur */
 	}
 	val_keyset_free(ks);
 	{

@@ -113,6 +113,15 @@ static enum module_state finish(struct module_qstate* qs,
 {
 	qs->res.security = st;
 	vq->phase = VP_DONE;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %d is %s%s%s", n,
+			(int)qs->qtype, st == SEC_SECURE ? "secure" :
+			st == SEC_INSECURE ? "insecure" : st == SEC_BOGUS ?
+			"bogus" : "indeterminate", why->text ? ": " : "",
+			why->text ? why->text : "");
+	}
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
 	case SEC_INSECURE: ve->stats.insecure++; break;

@@ -273,7 +273,12 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
-	if(fresh(m, now, &age)) {
+	if(m->security == MSG_SEC_UNCHECKED && c->need_checked &&
+		!(qi->flags & FLAG_CD)) {
+		/* a module's own lookup, never validated: not for a client
+		 * of a validating resolver (the mesh validates it) */
+		n = 0;
+	} else if(fresh(m, now, &age)) {
 		n = reply_from(m, qi, age, -1, out, limit, edns_size,
 			pol && pol->roundrobin, (uint32_t)qi->id + (uint32_t)now);
 		/* prefetch (Unbound): one comparison, set up at store */

@@ -34,6 +34,8 @@ struct msg_cache {
 	uint32_t min_ttl;     /* cache-min-ttl */
 	uint32_t max_ttl;     /* cache-max-ttl */
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
+	int need_checked;     /* a validator runs: entries it did not check
+	                       * (MSG_SEC_UNCHECKED) answer only CD queries */
 };
 
 /* The DNSSEC status of a cached message, numbered as Unbound's
