@@ -348,14 +348,29 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 /* A cached message as records: *rcode, its answer section appended to
  * answer, its authority section (only the SOA when soa_only) as a new
  * list in *authority (NULL if none). Returns 0 when unreadable. */
+/* RR TTLs of list lowered by age (what is left of them now). */
+static void age_ttls(ldns_rr_list* list, time_t age)
+{
+	size_t i;
+	for(i = 0; age > 0 && list && i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		uint32_t t = ldns_rr_ttl(rr);
+		ldns_rr_set_ttl(rr, (time_t)t > age ? t - (uint32_t)age : 0);
+	}
+}
+
 static int entry_lists(const struct msg_entry* m, int soa_only, int* rcode,
-	ldns_rr_list* answer, ldns_rr_list** authority)
+	ldns_rr_list* answer, ldns_rr_list** authority, time_t now)
 {
 	ldns_pkt* p = NULL;
 	size_t i;
 	int ok = 1;
 	if(ldns_wire2pkt(&p, m->tmpl, m->len) != LDNS_STATUS_OK)
 		return 0;
+	/* the template's TTLs are as of its storing: what is left now, so
+	 * storing the answer again never lengthens its life */
+	age_ttls(ldns_pkt_answer(p), now - m->stored);
+	age_ttls(ldns_pkt_authority(p), now - m->stored);
 	*rcode = (int)ldns_pkt_get_rcode(p);
 	for(i = 0; ok && i < ldns_rr_list_rr_count(ldns_pkt_answer(p)); i++) {
 		ldns_rr* rr = ldns_rr_clone(ldns_rr_list_rr(
@@ -381,8 +396,11 @@ static int entry_lists(const struct msg_entry* m, int soa_only, int* rcode,
 	return ok;
 }
 
-static struct msg_entry* msg_find(struct msg_cache* c, const uint8_t* qname,
-	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now)
+/* The entry for the question, the variant with DNSSEC records when
+ * dnssec (the DO key), else the plain one. */
+static struct msg_entry* msg_find_do(struct msg_cache* c,
+	const uint8_t* qname, size_t qname_len, uint16_t qtype,
+	uint16_t qclass, time_t now, int dnssec)
 {
 	struct query_info qi;
 	if(!c || qname_len == 0 || qname_len > LDNS_MAX_DOMAINLEN)
@@ -392,19 +410,29 @@ static struct msg_entry* msg_find(struct msg_cache* c, const uint8_t* qname,
 	qi.qname_len = qname_len;
 	qi.qtype = qtype;
 	qi.qclass = qclass;
+	qi.edns_do = dnssec;
 	return msg_cache_lookup(c, &qi, msg_cache_hash(c, &qi), now);
+}
+
+static struct msg_entry* msg_find(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now)
+{
+	return msg_find_do(c, qname, qname_len, qtype, qclass, now, 0);
 }
 
 int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
-	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
+	int whole, int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
 {
-	struct msg_entry* m = msg_find(c, qname, qname_len, qtype, qclass,
-		now);
+	/* with its signatures and proofs when stored so, for a validator */
+	struct msg_entry* m = msg_find_do(c, qname, qname_len, qtype, qclass,
+		now, 1);
 	int ok;
 	if(!m)
+		m = msg_find(c, qname, qname_len, qtype, qclass, now);
+	if(!m)
 		return 0;
-	ok = entry_lists(m, 1, rcode, answer, authority);
+	ok = entry_lists(m, !whole, rcode, answer, authority, now);
 	msg_cache_release(c, m);
 	return ok;
 }
@@ -430,7 +458,7 @@ int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
 			m->security == MSG_SEC_SECURE) {
 			ldns_rr_list* an = ldns_rr_list_new();
 			int rcode = 0, ok = an && entry_lists(m, 0, &rcode, an,
-				authority);
+				authority, now);
 			ldns_rr_list_deep_free(an);
 			msg_cache_release(c, m);
 			return ok;

@@ -43,14 +43,14 @@ int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
 	uint16_t qclass, time_t now, ldns_rr_list* list);
 
-/* The message cache's entry for (qname, qtype, qclass, no CD/DO), as
- * records: *rcode, the answer section appended to answer, the SOA of
- * the authority section as a new list in *authority (NULL if none).
- * TTLs are as stored (for the iterator's own use: sub-queries). Returns
- * 1 when there was a fresh entry. */
+/* The message cache's entry for (qname, qtype, qclass, no CD; the DO
+ * variant when there is one), as records: *rcode, the answer section
+ * appended to answer, the authority section (only its SOA unless
+ * whole) as a new list in *authority (NULL if none), TTLs as much as
+ * is left of them. Returns 1 when there was a fresh entry. */
 int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
-	int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);
+	int whole, int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);
 
 /* harden-below-nxdomain (RFC 8020, as Unbound 1.17): is a name above
  * sname (up to the root) a DNSSEC-secure NXDOMAIN in the message cache,

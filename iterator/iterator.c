@@ -402,15 +402,17 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	 * looked up in or stored to the caches (sticks across restarts) */
 	if(h && h->no_cache)
 		iq->no_cache = 1;
-	/* a sub-query's whole answer (negative ones too: NXNS names looked
-	 * up again) may be in the message cache; clients were answered
-	 * from it before they reached the mesh */
-	if(iq->depth > 0 && !iq->is_priming && iq->restarts == 0 &&
+	/* the whole answer (negative ones too: NXNS names looked up
+	 * again) may be in the message cache: a sub-query's, or a client's
+	 * whose entry the fast path would not serve (unchecked, as loaded
+	 * or from a module's own lookup: a validator checks it now, as
+	 * Unbound's iterator answers from its message cache) */
+	if(!iq->is_priming && !iq->refresh && iq->restarts == 0 &&
 		env->msg_cache && !iq->no_cache) {
 		int rcode;
 		if(iter_msg_cached(env->msg_cache, iq->qname, iq->qname_len,
-			iq->qtype, iq->qclass, now, &rcode, iq->answer,
-			&iq->authority)) {
+			iq->qtype, iq->qclass, now, iq->depth == 0, &rcode,
+			iq->answer, &iq->authority)) {
 			env->stats.msg_cache_subs++;
 			iter_done(iq, rcode);
 			return 0;
