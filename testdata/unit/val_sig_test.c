@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include "validator/val_sig.h"
 
 #define NOW ((time_t)1700000000)
@@ -624,6 +625,32 @@ static void test_canonical(void** state)
 	freekey(&t);
 }
 
+/* RFC 6840 5.1: NSEC's next name keeps its case in the signed data,
+ * while names in RRSIG rdata (and the owner) are lowercased */
+static void test_canonical_nsec(void** state)
+{
+	struct tkey t = mkkey(LDNS_SIGN_ED25519, "example.", 256);
+	ldns_rr_list* nsec = list("a.example. 3600 IN NSEC "
+		"Next.Example. A RRSIG NSEC", NULL);
+	ldns_rr_list* sigs = sign(nsec, &t, NULL);
+	ldns_rr_list* lower = list("A.example. 3600 IN NSEC "
+		"next.example. A RRSIG NSEC", NULL);
+	ldns_rr_list* same = list("A.EXAMPLE. 3600 IN NSEC "
+		"Next.Example. A RRSIG NSEC", NULL);
+	struct val_keyset* ks = keyset_of(t.dnskey);
+	struct val_verify_result res;
+	(void)state;
+	assert_int_equal(verify(nsec, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(same, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(lower, sigs, ks, NOW, &res), SEC_BOGUS);
+	val_keyset_free(ks);
+	ldns_rr_list_deep_free(nsec);
+	ldns_rr_list_deep_free(lower);
+	ldns_rr_list_deep_free(same);
+	ldns_rr_list_deep_free(sigs);
+	freekey(&t);
+}
+
 /* DS digests of every type match; a changed digest does not */
 static void test_ds_digest(void** state)
 {
@@ -1114,6 +1141,70 @@ static void test_malformed(void** state)
 	freekey(&t);
 }
 
+/* one key set shared by 4 threads, its keys not parsed yet: each
+ * thread has its own context; all checks are secure (the lazy parse
+ * publishes one EVP_PKEY per key, the losers free theirs) */
+struct thr_arg {
+	struct val_keyset* ks;
+	ldns_rr_list* a;
+	ldns_rr_list* sigs;
+	int secure;
+};
+
+static void* thr_verify(void* p)
+{
+	struct thr_arg* arg = p;
+	struct val_sig_ctx* c = val_sig_ctx_new();
+	struct val_verify_result res;
+	int i;
+	if(!c)
+		return NULL;
+	for(i = 0; i < 50; i++)
+		if(val_verify_rrset(c, arg->a, arg->sigs, arg->ks, &set, NOW,
+			NULL, &res) == SEC_SECURE)
+			arg->secure++;
+	val_sig_ctx_free(c);
+	return NULL;
+}
+
+static void test_threads(void** state)
+{
+	struct tkey k1 = mkkey(LDNS_SIGN_RSASHA256, "example.", 256);
+	struct tkey k2 = mkkey(LDNS_SIGN_ECDSAP256SHA256, "example.", 256);
+	ldns_rr_list* keys = ldns_rr_list_new();
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* s1 = sign(a, &k1, NULL);
+	ldns_rr_list* s2 = sign(a, &k2, NULL);
+	struct val_keyset* ks;
+	struct thr_arg args[4];
+	pthread_t th[4];
+	int i;
+	(void)state;
+	ldns_rr_list_push_rr(keys, ldns_rr_clone(k1.dnskey));
+	ldns_rr_list_push_rr(keys, ldns_rr_clone(k2.dnskey));
+	ks = val_keyset_new(keys);
+	assert_non_null(ks);
+	for(i = 0; i < 4; i++) {
+		args[i].ks = ks;
+		args[i].a = a;
+		args[i].sigs = (i & 1) ? s2 : s1;
+		args[i].secure = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, thr_verify,
+			&args[i]), 0);
+	}
+	for(i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].secure, 50);
+	}
+	val_keyset_free(ks);
+	ldns_rr_list_deep_free(keys);
+	ldns_rr_list_deep_free(s1);
+	ldns_rr_list_deep_free(s2);
+	ldns_rr_list_deep_free(a);
+	freekey(&k1);
+	freekey(&k2);
+}
+
 /* verify cost per algorithm (figures for the report) */
 static void test_cost(void** state)
 {
@@ -1158,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_sig_selection),
 		cmocka_unit_test(test_wildcard),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_canonical_nsec),
 		cmocka_unit_test(test_ds_digest),
 		cmocka_unit_test(test_dnskey_with_ds),
 		cmocka_unit_test(test_ds_unsupported),
@@ -1165,6 +1257,7 @@ int main(void)
 		cmocka_unit_test(test_harden_algo),
 		cmocka_unit_test(test_keytrap),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_cost),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
