@@ -90,8 +90,11 @@ struct val_verify_result {
 	size_t wildcard_len;
 };
 
-/* Per-thread scratch: one growing buffer for signed data and canonical
- * rdata, the sort array, an EVP_MD_CTX and the fetched digests. NULL on
+/* Per-thread scratch: growing buffers for signed data and canonical
+ * rdata, the sort array, EVP_MD_CTXs, the fetched digests and a small
+ * cache (32 slots) of verify contexts per key; a cached context holds a
+ * reference to its EVP_PKEY, so up to 32 keys of freed key sets stay in
+ * memory until their slot is reused or the context is freed. NULL on
  * allocation failure. Freed with val_sig_ctx_free (NULL is fine). */
 struct val_sig_ctx;
 struct val_sig_ctx* val_sig_ctx_new(void);
@@ -123,15 +126,29 @@ const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
 /* Verify one RRset (a list of RRs of one owner, type and class; it may
  * be in any order, in any case, with duplicates) with the RRSIGs in
  * rrsigs that cover its type (others are ignored), against the trusted
- * key set keys. now is the wall clock (settings->date_override wins).
+ * key set keys (found by the caller for the RRSIG signer). now is the
+ * wall clock (settings->date_override wins).
+ * A signature is tried when: it is well formed, the owner is at or below
+ * its signer, its labels are not more than the owner's, and a key has
+ * its tag and algorithm, the zone flag, protocol 3, a supported
+ * algorithm and is not revoked (but for the key set's own DNSKEY
+ * RRset); its signer is the key set's owner; its dates hold with skew.
+ * Only then is a public key operation spent (counted in the budget);
+ * at most budget->rrset_max (8) per call, then bogus "too many RRSIG
+ * validations".
  * Returns SEC_SECURE when a signature verifies (with harden-algo-
  * downgrade and a needed-algorithm list in keys: one per algorithm),
- * SEC_INSECURE when harden is on and the key set has no supported
- * algorithm, SEC_BOGUS with res->reason, or SEC_UNCHECKED with
- * res->budget_exhausted when the message budget is spent. budget may be
- * NULL (then only the per-RRset limit applies). res must not be NULL.
- * On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL, original TTL
- * unless below min_ttl, seconds until the signature expires). */
+ * SEC_BOGUS with res->reason (Unbound's text: "no signatures" EDE 10,
+ * "signatures from unknown keys" 9, "signature expired" 7, "signature
+ * before inception date" 8, "dnskey without ZSK flag" 11, "signature
+ * crypto failed" 6, ...), or SEC_UNCHECKED with res->budget_exhausted
+ * when the message budget was spent before this call (no work done).
+ * budget may be NULL (then only the per-RRset limit applies). res must
+ * not be NULL. On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL,
+ * original TTL unless below min_ttl, seconds until expiration) and
+ * res->wildcard names the wildcard when the owner was expanded from one.
+ * The lead's validator must still check that all RRSIGs agree on the
+ * labels count (Unbound's val_rrset_wildcard) if it relies on that. */
 enum sec_status val_verify_rrset(struct val_sig_ctx* ctx,
 	const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
 	const struct val_keyset* keys, const struct val_sig_settings* set,
@@ -165,7 +182,10 @@ int val_dsset_usable(const ldns_rr_list* ds);
  * signature checks, then bogus. On SEC_SECURE, when keys_out is not
  * NULL, *keys_out is a new key set of dnskeys (caller frees with
  * val_keyset_free; with harden on it carries the needed algorithms);
- * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL. */
+ * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL as
+ * val_verify_rrset computes it. The message budget is counted (msg_used,
+ * total) but never refuses a DNSKEY check: the caller decides whether to
+ * suspend before the next RRset. */
 enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
 	const ldns_rr_list* ds, const struct val_sig_settings* set,

@@ -441,7 +441,8 @@ static void test_ttl(void** state)
 static void test_sig_selection(void** state)
 {
 	struct tkey t = mkkey(LDNS_SIGN_ECDSAP256SHA256, "example.", 256);
-	struct tkey other = mkkey(LDNS_SIGN_ECDSAP256SHA256, "other.", 256);
+	struct tkey other = mkkey(LDNS_SIGN_ECDSAP256SHA256, "sub.example.",
+		256);
 	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
 	ldns_rr_list* sigs = sign(a, &t, NULL);
 	ldns_rr_list* empty = ldns_rr_list_new();
@@ -478,10 +479,12 @@ static void test_sig_selection(void** state)
 	assert_int_equal(verify(a, NULL, ks, NOW, &res), SEC_BOGUS);
 	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
 
-	/* wrong signer: other.'s key, same tag and algorithm, signs; the
-	 * key set is example.'s */
+	/* wrong signer: sub.example.'s key signs; the key set is the same
+	 * key under example. (same tag and algorithm) */
 	{
-		ldns_rr_list* osigs = sign(a, &other, NULL);
+		ldns_rr_list* sub = list("www.sub.example. 3600 IN A "
+			"192.0.2.1", NULL);
+		ldns_rr_list* osigs = sign(sub, &other, NULL);
 		ldns_rr* ok = ldns_rr_clone(other.dnskey);
 		ldns_rr_list* l;
 		struct val_keyset* oks;
@@ -489,12 +492,27 @@ static void test_sig_selection(void** state)
 		ldns_rr_set_owner(ok, ldns_dname_new_frm_str("example."));
 		l = list1(ok);
 		oks = val_keyset_new(l);
-		assert_int_equal(verify(a, osigs, oks, NOW, &res), SEC_BOGUS);
+		assert_int_equal(verify(sub, osigs, oks, NOW, &res), SEC_BOGUS);
 		assert_string_equal(res.reason.text,
 			"signer name mismatches key name");
+		assert_int_equal(res.verifications, 0);
+		ldns_rr_list_deep_free(sub);
 		val_keyset_free(oks);
 		ldns_rr_list_deep_free(l);
 		ldns_rr_list_deep_free(osigs);
+	}
+
+	/* an RRset outside the signer's zone */
+	{
+		ldns_rr_list* off = list("www.example.net. 3600 IN A "
+			"192.0.2.1", NULL);
+		ldns_rr_list* above = list("com. 3600 IN A 192.0.2.1", NULL);
+		assert_int_equal(verify(off, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_string_equal(res.reason.text, "signer name off-tree");
+		assert_int_equal(verify(above, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_string_equal(res.reason.text, "signer name off-tree");
+		ldns_rr_list_deep_free(off);
+		ldns_rr_list_deep_free(above);
 	}
 
 	/* a key without the zone flag may not sign */
