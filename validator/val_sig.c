@@ -36,8 +36,8 @@ int val_budget_resume(struct val_budget* b)
 
 struct val_reason val_budget_reason(void)
 {
-	struct val_reason r = { "exceeded the maximum number of validation "
-		"suspends", VAL_EDE_DNSSEC_BOGUS };
+	struct val_reason r = { "max validation suspends reached, too many "
+		"RRSIG validations", VAL_EDE_DNSSEC_BOGUS };
 	return r;
 }
 

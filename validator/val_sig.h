@@ -68,8 +68,10 @@ int val_budget_exhausted(const struct val_budget* b);
 /* Call when the suspended message is taken up again (Unbound re-queues
  * it behind other work): resets msg_used, counts the suspend. Returns 0
  * when the message suspended more than suspend_max times: then the
- * caller must give up, bogus with reason "exceeded the maximum number
- * of validation suspends" (see val_budget_reason). */
+ * caller must give up, bogus with Unbound's reason "max validation
+ * suspends reached, too many RRSIG validations" (val_budget_reason).
+ * Unbound waits ~50 ms (more under load or after several suspends)
+ * before it takes the message up again. */
 int val_budget_resume(struct val_budget* b);
 struct val_reason val_budget_reason(void);
 
@@ -153,6 +155,15 @@ enum sec_status val_verify_rrset(struct val_sig_ctx* ctx,
 	const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
 	const struct val_keyset* keys, const struct val_sig_settings* set,
 	time_t now, struct val_budget* budget, struct val_verify_result* res);
+
+/* Whether rrset (owner from its first RR) was expanded from a wildcard,
+ * judged by the labels field of the RRSIGs in rrsigs that cover its
+ * type (Unbound's val_rrset_wildcard): -1 when they disagree (bogus:
+ * possible wildcard spoofing), 0 not expanded (or no RRSIGs), 1 expanded
+ * from the wildcard written to wc (LDNS_MAX_DOMAINLEN+1 octets,
+ * lowercase "*.<encloser>" wire) with *wc_len set. */
+int val_rrset_wildcard(const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
+	uint8_t* wc, size_t* wc_len);
 
 /* DS digest of a DNSKEY: digest(lowercase owner | DNSKEY rdata) into
  * out (room for 48 bytes); returns its length, 0 if the digest type is

@@ -576,6 +576,23 @@ static void test_wildcard(void** state)
 	assert_memory_equal(res.wildcard, wc, sizeof(wc));
 	assert_int_equal(verify(y, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(res.wildcard_len, sizeof(wc));
+	/* the RRSIG labels alone tell it; disagreeing RRSIGs are refused */
+	{
+		uint8_t w2[LDNS_MAX_DOMAINLEN + 1];
+		size_t wl;
+		ldns_rr_list* two = ldns_rr_list_clone(sigs);
+		assert_int_equal(val_rrset_wildcard(x, sigs, w2, &wl), 1);
+		assert_int_equal(wl, sizeof(wc));
+		assert_memory_equal(w2, wc, sizeof(wc));
+		assert_int_equal(val_rrset_wildcard(w, sigs, w2, &wl), 0);
+		assert_int_equal(wl, 0);
+		assert_int_equal(val_rrset_wildcard(x, NULL, w2, &wl), 0);
+		ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(two, 0), 2))[0] = 2;
+		ldns_rr_list_push_rr(two, ldns_rr_clone(ldns_rr_list_rr(sigs,
+			0)));
+		assert_int_equal(val_rrset_wildcard(x, two, w2, &wl), -1);
+		ldns_rr_list_deep_free(two);
+	}
 	/* other data at the expanded name does not verify */
 	{
 		ldns_rr_list* z = list("a.b.example. 3600 IN A 192.0.2.9",
