@@ -188,8 +188,12 @@ int val_dsset_usable(const ldns_rr_list* ds);
  * digest with a supported algorithm matches a key with the zone flag and
  * that key signs the DNSKEY RRset (harden: for every DS algorithm).
  * Insecure when no DS is usable (unsupported algorithms / digests only,
- * RFC 4035 5.2, RFC 6840 5.2), reason EDE 1 or 2. Bogus otherwise.
- * At most budget->ds_fail_max failed digest matches, and rrset_max
+ * RFC 4035 5.2, RFC 6840 5.2), reason EDE 1 or 2. Bogus otherwise,
+ * e.g. "DNSKEY RRset did not match DS RRset by name" (EDE 6), "No DNSKEY
+ * record" (9), "no keys have a DS with algorithm X" (9), "DS hash
+ * mismatches key" (9), "dnskey without ZSK flag" (11), "signature
+ * missing" (10), "signature expired" (7). A DS trust anchor is checked
+ * with this function too (the anchor's DS RRs as ds). At most budget->ds_fail_max failed digest matches, and rrset_max
  * signature checks, then bogus. On SEC_SECURE, when keys_out is not
  * NULL, *keys_out is a new key set of dnskeys (caller frees with
  * val_keyset_free; with harden on it carries the needed algorithms);
@@ -205,8 +209,10 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 
 /* As above with a DNSKEY trust anchor (anchor: DNSKEY RRs): secure when
  * an anchor key with a supported algorithm and the zone flag signs the
- * DNSKEY RRset (harden: every anchor algorithm). Insecure when no anchor
- * key has a supported algorithm. */
+ * DNSKEY RRset (harden: every anchor algorithm); as Unbound, the anchor
+ * key itself need not be in the RRset. Insecure when no anchor key has
+ * a supported algorithm. Bogus: "DNSKEY RRset did not match anchor
+ * RRset by name", or the signature's reason. */
 enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
 	const ldns_rr_list* anchor, const struct val_sig_settings* set,
