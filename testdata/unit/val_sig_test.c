@@ -1179,6 +1179,74 @@ static void test_malformed(void** state)
 	freekey(&t);
 }
 
+/* random key material and signatures of random lengths for every
+ * algorithm: always bogus, never a crash (run under ASan/UBSan) */
+static void test_random_garbage(void** state)
+{
+	struct tkey t = mkkey(LDNS_SIGN_ED25519, "example.", 256);
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* sigs = sign(a, &t, NULL);
+	ldns_rr* sig = ldns_rr_list_rr(sigs, 0);
+	struct val_verify_result res;
+	unsigned seed = 12345;
+	int i;
+	size_t j;
+	(void)state;
+	for(i = 0; i < 400; i++) {
+		uint8_t key[600], sg[600];
+		size_t klen = 1 + (size_t)(rand_r(&seed) % 560);
+		size_t slen = 1 + (size_t)(rand_r(&seed) % 560);
+		int alg = (int)algs[(size_t)rand_r(&seed) % NALGS];
+		ldns_rr* k = ldns_rr_new();
+		ldns_rr_list* kl;
+		struct val_keyset* ks;
+		ldns_rdf* old;
+		uint16_t tag;
+		uint8_t* p;
+		/* sometimes the real lengths, to get past the size checks */
+		if(i % 4 == 0)
+			klen = (alg == 13) ? 64 : (alg == 14) ? 96 :
+				(alg == 15) ? 32 : (alg == 16) ? 57 : klen;
+		if(i % 3 == 0)
+			slen = (alg == 13 || alg == 15) ? 64 : (alg == 14) ?
+				96 : (alg == 16) ? 114 : 128;
+		for(j = 0; j < klen; j++)
+			key[j] = (uint8_t)rand_r(&seed);
+		for(j = 0; j < slen; j++)
+			sg[j] = (uint8_t)rand_r(&seed);
+		if(alg < 13 && i % 2 == 0)
+			key[0] = (uint8_t)(1 + rand_r(&seed) % 4);
+		ldns_rr_set_type(k, LDNS_RR_TYPE_DNSKEY);
+		ldns_rr_set_class(k, LDNS_RR_CLASS_IN);
+		ldns_rr_set_owner(k, ldns_dname_new_frm_str("example."));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int16(LDNS_RDF_TYPE_INT16,
+			256));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int8(LDNS_RDF_TYPE_INT8, 3));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int8(LDNS_RDF_TYPE_ALG,
+			(uint8_t)alg));
+		ldns_rr_push_rdf(k, ldns_rdf_new_frm_data(LDNS_RDF_TYPE_B64,
+			klen, key));
+		tag = ldns_calc_keytag(k);
+		kl = list1(k);
+		ks = val_keyset_new(kl);
+		assert_non_null(ks);
+		ldns_rdf_data(ldns_rr_rdf(sig, 1))[0] = (uint8_t)alg;
+		p = ldns_rdf_data(ldns_rr_rdf(sig, 6));
+		p[0] = (uint8_t)(tag >> 8);
+		p[1] = (uint8_t)tag;
+		old = ldns_rr_set_rdf(sig, ldns_rdf_new_frm_data(
+			LDNS_RDF_TYPE_B64, slen, sg), 8);
+		ldns_rdf_deep_free(old);
+		assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_non_null(res.reason.text);
+		val_keyset_free(ks);
+		ldns_rr_list_deep_free(kl);
+	}
+	ldns_rr_list_deep_free(sigs);
+	ldns_rr_list_deep_free(a);
+	freekey(&t);
+}
+
 /* one key set shared by 4 threads, its keys not parsed yet: each
  * thread has its own context; all checks are secure (the lazy parse
  * publishes one EVP_PKEY per key, the losers free theirs) */
@@ -1295,6 +1363,7 @@ int main(void)
 		cmocka_unit_test(test_harden_algo),
 		cmocka_unit_test(test_keytrap),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_random_garbage),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_cost),
 	};
