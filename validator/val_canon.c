@@ -257,3 +257,45 @@ size_t val_canon_signed_data(struct val_sig_ctx* ctx,
 	}
 	return pos;
 }
+
+int val_rrset_wildcard(const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
+	uint8_t* wc, size_t* wc_len)
+{
+	struct val_sig_ctx tmp; /* only the owner fields are used */
+	const ldns_rr* first;
+	const ldns_rdf* o;
+	size_t i, n = rrsigs ? ldns_rr_list_rr_count(rrsigs) : 0;
+	int labels = -1;
+	*wc_len = 0;
+	if(!rrset || ldns_rr_list_rr_count(rrset) == 0)
+		return 0;
+	first = ldns_rr_list_rr(rrset, 0);
+	o = ldns_rr_owner(first);
+	if(!o || ldns_rdf_size(o) < 1 || ldns_rdf_size(o) > sizeof(tmp.owner))
+		return 0;
+	for(i = 0; i < n; i++) {
+		const ldns_rr* s = ldns_rr_list_rr(rrsigs, i);
+		const ldns_rdf* f;
+		if(ldns_rr_get_type(s) != LDNS_RR_TYPE_RRSIG ||
+			ldns_rr_rd_count(s) < 3)
+			continue;
+		f = ldns_rr_rdf(s, 0);
+		if(ldns_rdf_size(f) != 2 || ldns_read_uint16(ldns_rdf_data(f))
+			!= (uint16_t)ldns_rr_get_type(first))
+			continue;
+		f = ldns_rr_rdf(s, 2);
+		if(ldns_rdf_size(f) != 1)
+			return -1;
+		if(labels >= 0 && labels != ldns_rdf_data(f)[0])
+			return -1;
+		labels = ldns_rdf_data(f)[0];
+	}
+	if(labels < 0)
+		return 0;
+	tmp.owner_len = ldns_rdf_size(o);
+	memcpy(tmp.owner, ldns_rdf_data(o), tmp.owner_len);
+	val_dname_tolower(tmp.owner, tmp.owner_len);
+	tmp.owner_labels = val_dname_signame_labels(tmp.owner, tmp.owner_len);
+	*wc_len = val_wildcard_of(&tmp, labels, wc);
+	return *wc_len ? 1 : 0;
+}

@@ -62,13 +62,14 @@ struct val_sig_ctx* val_sig_ctx_new(void)
 	if(!ctx)
 		return NULL;
 	ctx->md = EVP_MD_CTX_new();
+	ctx->edmd = EVP_MD_CTX_new();
 	/* fetched once: the implicit fetch of EVP_sha256() per call costs
 	 * a lookup in OpenSSL 3 */
 	ctx->sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
 	ctx->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 	ctx->sha384 = EVP_MD_fetch(NULL, "SHA384", NULL);
 	ctx->sha512 = EVP_MD_fetch(NULL, "SHA512", NULL);
-	if(!ctx->md || !val_ctx_reserve(&ctx->buf, &ctx->cap, 4096) ||
+	if(!ctx->md || !ctx->edmd || !val_ctx_reserve(&ctx->buf, &ctx->cap, 4096) ||
 		!val_ctx_reserve(&ctx->rd, &ctx->rdcap, 4096)) {
 		val_sig_ctx_free(ctx);
 		return NULL;
@@ -78,9 +79,13 @@ struct val_sig_ctx* val_sig_ctx_new(void)
 
 void val_sig_ctx_free(struct val_sig_ctx* ctx)
 {
+	size_t i;
 	if(!ctx)
 		return;
+	for(i = 0; i < VAL_PCTX_SLOTS; i++)
+		EVP_PKEY_CTX_free(ctx->pctx[i].pctx);
 	EVP_MD_CTX_free(ctx->md);
+	EVP_MD_CTX_free(ctx->edmd);
 	EVP_MD_free(ctx->sha1);
 	EVP_MD_free(ctx->sha256);
 	EVP_MD_free(ctx->sha384);
@@ -219,12 +224,35 @@ static size_t ecdsa_sig_der(const uint8_t* sig, size_t half, uint8_t* der)
 	return l + 2;
 }
 
+/* the thread's verify context for pkey under alg, set up on first use */
+static EVP_PKEY_CTX* pctx_for(struct val_sig_ctx* ctx, int alg,
+	EVP_PKEY* pkey, const EVP_MD* md)
+{
+	struct val_pctx_slot* s = &ctx->pctx[((uintptr_t)pkey >> 4) %
+		VAL_PCTX_SLOTS];
+	if(s->pctx && s->pkey == pkey && s->alg == alg)
+		return s->pctx;
+	EVP_PKEY_CTX_free(s->pctx);
+	s->pctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+	s->pkey = pkey;
+	s->alg = alg;
+	if(!s->pctx || EVP_PKEY_verify_init(s->pctx) <= 0 ||
+		EVP_PKEY_CTX_set_signature_md(s->pctx, md) <= 0) {
+		EVP_PKEY_CTX_free(s->pctx);
+		s->pctx = NULL;
+		s->pkey = NULL;
+	}
+	return s->pctx;
+}
+
 int val_crypto_verify(struct val_sig_ctx* ctx, int alg, EVP_PKEY* pkey,
 	const uint8_t* sig, size_t siglen, const uint8_t* data, size_t len)
 {
 	const EVP_MD* md = NULL;
 	uint8_t der[2 + 2*(3 + 48)];
-	int r;
+	uint8_t dig[EVP_MAX_MD_SIZE];
+	unsigned int diglen = 0;
+	EVP_PKEY_CTX* pctx;
 	switch(alg) {
 	case LDNS_RSASHA1:
 	case LDNS_RSASHA1_NSEC3:
@@ -252,17 +280,23 @@ int val_crypto_verify(struct val_sig_ctx* ctx, int alg, EVP_PKEY* pkey,
 		break;
 	case LDNS_ED25519:
 	case LDNS_ED448:
-		break; /* no separate digest: one-shot only */
+		/* EdDSA signs the message itself: one-shot only */
+		EVP_MD_CTX_reset(ctx->edmd);
+		if(EVP_DigestVerifyInit(ctx->edmd, NULL, NULL, NULL, pkey) != 1)
+			return 0;
+		return EVP_DigestVerify(ctx->edmd, sig, siglen, data, len) == 1;
 	default:
 		return 0;
 	}
-	if(!md && alg != LDNS_ED25519 && alg != LDNS_ED448)
+	if(!md)
 		return 0; /* the digest could not be fetched (policy) */
-	EVP_MD_CTX_reset(ctx->md);
-	if(EVP_DigestVerifyInit(ctx->md, NULL, md, NULL, pkey) != 1)
+	if(EVP_DigestInit_ex(ctx->md, md, NULL) != 1 ||
+		EVP_DigestUpdate(ctx->md, data, len) != 1 ||
+		EVP_DigestFinal_ex(ctx->md, dig, &diglen) != 1)
 		return 0;
-	r = EVP_DigestVerify(ctx->md, sig, siglen, data, len);
-	return r == 1;
+	if(!(pctx = pctx_for(ctx, alg, pkey, md)))
+		return 0;
+	return EVP_PKEY_verify(pctx, sig, siglen, dig, diglen) == 1;
 }
 
 size_t val_crypto_digest2(struct val_sig_ctx* ctx, int ds_digest,
@@ -279,7 +313,6 @@ size_t val_crypto_digest2(struct val_sig_ctx* ctx, int ds_digest,
 	}
 	if(!md)
 		return 0;
-	EVP_MD_CTX_reset(ctx->md);
 	if(EVP_DigestInit_ex(ctx->md, md, NULL) != 1 ||
 		EVP_DigestUpdate(ctx->md, a, alen) != 1 ||
 		EVP_DigestUpdate(ctx->md, b, blen) != 1 ||

@@ -189,7 +189,9 @@ static void needed_add(uint8_t* list, uint8_t alg)
 	}
 }
 
-/* algorithm bookkeeping over the needed list: 0 no, 1 yes, 2 done */
+/* algorithm bookkeeping over the needed list (Unbound's algo_needs):
+ * state 0 not yet seen, 1 bogus, 2 secure. 1 when every needed
+ * algorithm is secure now that alg is. */
 static int needed_done(uint8_t* state, const uint8_t* list, uint8_t alg)
 {
 	int i;
@@ -198,6 +200,29 @@ static int needed_done(uint8_t* state, const uint8_t* list, uint8_t alg)
 		if(state[list[i]] != 2)
 			return 0;
 	return 1;
+}
+
+static void needed_bogus(uint8_t* state, uint8_t alg)
+{
+	if(state[alg] != 2)
+		state[alg] = 1;
+}
+
+/* As Unbound: when a needed algorithm failed, its reason stands; else
+ * name the first algorithm that was never verified. */
+static void needed_reason(const uint8_t* state, const uint8_t* list,
+	struct val_verify_result* res)
+{
+	int i;
+	for(i = 0; list[i]; i++)
+		if(state[list[i]] == 1)
+			return;
+	for(i = 0; list[i]; i++)
+		if(state[list[i]] == 0) {
+			set_reason(res, val_algo_reason(VAL_AR_MISSING_DNSKEY,
+				list[i]), VAL_EDE_DNSSEC_BOGUS);
+			return;
+		}
 }
 
 static void kc_init(struct key_check* kc, struct val_sig_ctx* ctx,
@@ -285,7 +310,7 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	struct ds_fields d;
 	uint8_t needed[VAL_NEEDED_MAX] = {0}, state[256] = {0};
 	size_t i, n = ds ? ldns_rr_list_rr_count(ds) : 0;
-	int fav, harden = set->harden_algo_downgrade, any_digest = 0, alg;
+	int fav, harden = set->harden_algo_downgrade, any_digest = 0;
 	enum sec_status sec;
 
 	result_init(res);
@@ -329,6 +354,8 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 			kc_done(&kc, budget);
 			return key_secure(ks, needed, harden, res, keys_out);
 		}
+		if(sec != SEC_SECURE)
+			needed_bogus(state, d.alg);
 		if(kc.checks >= kc.max_checks || kc.ds_fails >= kc.ds_fail_max)
 			break;
 	}
@@ -337,21 +364,8 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	if(kc.checks >= kc.max_checks)
 		set_reason(res, "too many RRSIG validations",
 			VAL_EDE_DNSSEC_BOGUS);
-	else if(harden) {
-		for(i = 0; needed[i]; i++)
-			if(state[needed[i]] == 2)
-				break;
-		/* one algorithm verified, another did not */
-		if(i < VAL_NEEDED_MAX && needed[i]) {
-			for(i = 0; (alg = needed[i]) != 0; i++)
-				if(state[alg] != 2)
-					break;
-			if(alg)
-				set_reason(res, val_algo_reason(
-					VAL_AR_MISSING_DNSKEY, alg),
-					VAL_EDE_DNSSEC_BOGUS);
-		}
-	}
+	else if(harden)
+		needed_reason(state, needed, res);
 	return SEC_BOGUS;
 }
 
@@ -405,12 +419,14 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 		useful = 1;
 		/* the anchor key signs the DNSKEY RRset: canonical in ctx */
 		if(val_verify_canon(ctx, rrsigs, ta, (int)i, NULL, 0, set,
-			now, kc.max_checks, &kc.checks, res) == SEC_SECURE &&
-			(!harden || needed_done(state, needed, k->alg))) {
-			kc_done(&kc, budget);
-			val_keyset_free(ta);
-			return key_secure(ks, needed, harden, res, keys_out);
-		}
+			now, kc.max_checks, &kc.checks, res) == SEC_SECURE) {
+			if(!harden || needed_done(state, needed, k->alg)) {
+				kc_done(&kc, budget);
+				val_keyset_free(ta);
+				return key_secure(ks, needed, harden, res,
+					keys_out);
+			}
+		} else	needed_bogus(state, k->alg);
 		if(kc.checks >= kc.max_checks)
 			break;
 	}
@@ -425,5 +441,7 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 	if(kc.checks >= kc.max_checks)
 		set_reason(res, "too many RRSIG validations",
 			VAL_EDE_DNSSEC_BOGUS);
+	else if(harden)
+		needed_reason(state, needed, res);
 	return SEC_BOGUS;
 }

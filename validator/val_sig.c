@@ -36,8 +36,8 @@ int val_budget_resume(struct val_budget* b)
 
 struct val_reason val_budget_reason(void)
 {
-	struct val_reason r = { "exceeded the maximum number of validation "
-		"suspends", VAL_EDE_DNSSEC_BOGUS };
+	struct val_reason r = { "max validation suspends reached, too many "
+		"RRSIG validations", VAL_EDE_DNSSEC_BOGUS };
 	return r;
 }
 
@@ -185,6 +185,16 @@ static int needs_missing(const struct needs* nd)
 	return 0;
 }
 
+/* is name (lowercase wire) equal to or below zone (lowercase wire) */
+static int dname_under(const uint8_t* name, size_t nlen, const uint8_t* zone,
+	size_t zlen)
+{
+	size_t pos = 0;
+	while(nlen - pos > zlen && name[pos] != 0)
+		pos += (size_t)name[pos] + 1;
+	return nlen - pos == zlen && memcmp(name + pos, zone, zlen) == 0;
+}
+
 /* the RRSIG's type covered without parsing it all */
 static int rrsig_covers(const ldns_rr* rr, uint16_t type)
 {
@@ -299,6 +309,12 @@ enum sec_status val_verify_canon(struct val_sig_ctx* ctx,
 			if(s.alg != k->alg || s.tag != k->tag)
 				continue;
 			matching++;
+		}
+		if(!dname_under(ctx->owner, ctx->owner_len, s.signer,
+			s.signer_len)) {
+			set_reason(res, "signer name off-tree",
+				VAL_EDE_DNSSEC_BOGUS);
+			continue;
 		}
 		if(s.labels > ctx->owner_labels) {
 			set_reason(res, "signature labelcount out of range",

@@ -68,8 +68,10 @@ int val_budget_exhausted(const struct val_budget* b);
 /* Call when the suspended message is taken up again (Unbound re-queues
  * it behind other work): resets msg_used, counts the suspend. Returns 0
  * when the message suspended more than suspend_max times: then the
- * caller must give up, bogus with reason "exceeded the maximum number
- * of validation suspends" (see val_budget_reason). */
+ * caller must give up, bogus with Unbound's reason "max validation
+ * suspends reached, too many RRSIG validations" (val_budget_reason).
+ * Unbound waits ~50 ms (more under load or after several suspends)
+ * before it takes the message up again. */
 int val_budget_resume(struct val_budget* b);
 struct val_reason val_budget_reason(void);
 
@@ -90,8 +92,11 @@ struct val_verify_result {
 	size_t wildcard_len;
 };
 
-/* Per-thread scratch: one growing buffer for signed data and canonical
- * rdata, the sort array, an EVP_MD_CTX and the fetched digests. NULL on
+/* Per-thread scratch: growing buffers for signed data and canonical
+ * rdata, the sort array, EVP_MD_CTXs, the fetched digests and a small
+ * cache (32 slots) of verify contexts per key; a cached context holds a
+ * reference to its EVP_PKEY, so up to 32 keys of freed key sets stay in
+ * memory until their slot is reused or the context is freed. NULL on
  * allocation failure. Freed with val_sig_ctx_free (NULL is fine). */
 struct val_sig_ctx;
 struct val_sig_ctx* val_sig_ctx_new(void);
@@ -123,19 +128,42 @@ const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
 /* Verify one RRset (a list of RRs of one owner, type and class; it may
  * be in any order, in any case, with duplicates) with the RRSIGs in
  * rrsigs that cover its type (others are ignored), against the trusted
- * key set keys. now is the wall clock (settings->date_override wins).
+ * key set keys (found by the caller for the RRSIG signer). now is the
+ * wall clock (settings->date_override wins).
+ * A signature is tried when: it is well formed, the owner is at or below
+ * its signer, its labels are not more than the owner's, and a key has
+ * its tag and algorithm, the zone flag, protocol 3, a supported
+ * algorithm and is not revoked (but for the key set's own DNSKEY
+ * RRset); its signer is the key set's owner; its dates hold with skew.
+ * Only then is a public key operation spent (counted in the budget);
+ * at most budget->rrset_max (8) per call, then bogus "too many RRSIG
+ * validations".
  * Returns SEC_SECURE when a signature verifies (with harden-algo-
  * downgrade and a needed-algorithm list in keys: one per algorithm),
- * SEC_INSECURE when harden is on and the key set has no supported
- * algorithm, SEC_BOGUS with res->reason, or SEC_UNCHECKED with
- * res->budget_exhausted when the message budget is spent. budget may be
- * NULL (then only the per-RRset limit applies). res must not be NULL.
- * On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL, original TTL
- * unless below min_ttl, seconds until the signature expires). */
+ * SEC_BOGUS with res->reason (Unbound's text: "no signatures" EDE 10,
+ * "signatures from unknown keys" 9, "signature expired" 7, "signature
+ * before inception date" 8, "dnskey without ZSK flag" 11, "signature
+ * crypto failed" 6, ...), or SEC_UNCHECKED with res->budget_exhausted
+ * when the message budget was spent before this call (no work done).
+ * budget may be NULL (then only the per-RRset limit applies). res must
+ * not be NULL. On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL,
+ * original TTL unless below min_ttl, seconds until expiration) and
+ * res->wildcard names the wildcard when the owner was expanded from one.
+ * The lead's validator must still check that all RRSIGs agree on the
+ * labels count (Unbound's val_rrset_wildcard) if it relies on that. */
 enum sec_status val_verify_rrset(struct val_sig_ctx* ctx,
 	const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
 	const struct val_keyset* keys, const struct val_sig_settings* set,
 	time_t now, struct val_budget* budget, struct val_verify_result* res);
+
+/* Whether rrset (owner from its first RR) was expanded from a wildcard,
+ * judged by the labels field of the RRSIGs in rrsigs that cover its
+ * type (Unbound's val_rrset_wildcard): -1 when they disagree (bogus:
+ * possible wildcard spoofing), 0 not expanded (or no RRSIGs), 1 expanded
+ * from the wildcard written to wc (LDNS_MAX_DOMAINLEN+1 octets,
+ * lowercase "*.<encloser>" wire) with *wc_len set. */
+int val_rrset_wildcard(const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
+	uint8_t* wc, size_t* wc_len);
 
 /* DS digest of a DNSKEY: digest(lowercase owner | DNSKEY rdata) into
  * out (room for 48 bytes); returns its length, 0 if the digest type is
@@ -160,12 +188,19 @@ int val_dsset_usable(const ldns_rr_list* ds);
  * digest with a supported algorithm matches a key with the zone flag and
  * that key signs the DNSKEY RRset (harden: for every DS algorithm).
  * Insecure when no DS is usable (unsupported algorithms / digests only,
- * RFC 4035 5.2, RFC 6840 5.2), reason EDE 1 or 2. Bogus otherwise.
- * At most budget->ds_fail_max failed digest matches, and rrset_max
+ * RFC 4035 5.2, RFC 6840 5.2), reason EDE 1 or 2. Bogus otherwise,
+ * e.g. "DNSKEY RRset did not match DS RRset by name" (EDE 6), "No DNSKEY
+ * record" (9), "no keys have a DS with algorithm X" (9), "DS hash
+ * mismatches key" (9), "dnskey without ZSK flag" (11), "signature
+ * missing" (10), "signature expired" (7). A DS trust anchor is checked
+ * with this function too (the anchor's DS RRs as ds). At most budget->ds_fail_max failed digest matches, and rrset_max
  * signature checks, then bogus. On SEC_SECURE, when keys_out is not
  * NULL, *keys_out is a new key set of dnskeys (caller frees with
  * val_keyset_free; with harden on it carries the needed algorithms);
- * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL. */
+ * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL as
+ * val_verify_rrset computes it. The message budget is counted (msg_used,
+ * total) but never refuses a DNSKEY check: the caller decides whether to
+ * suspend before the next RRset. */
 enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
 	const ldns_rr_list* ds, const struct val_sig_settings* set,
@@ -174,8 +209,10 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 
 /* As above with a DNSKEY trust anchor (anchor: DNSKEY RRs): secure when
  * an anchor key with a supported algorithm and the zone flag signs the
- * DNSKEY RRset (harden: every anchor algorithm). Insecure when no anchor
- * key has a supported algorithm. */
+ * DNSKEY RRset (harden: every anchor algorithm); as Unbound, the anchor
+ * key itself need not be in the RRset. Insecure when no anchor key has
+ * a supported algorithm. Bogus: "DNSKEY RRset did not match anchor
+ * RRset by name", or the signature's reason. */
 enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
 	const ldns_rr_list* anchor, const struct val_sig_settings* set,

@@ -45,8 +45,22 @@ struct val_canon_rr {
 	uint16_t len;
 };
 
+/* A verify context set up for one key (RSA, ECDSA), kept per thread: a
+ * fresh EVP_PKEY_CTX with its digest fetched costs more than an RSA
+ * verify's arithmetic. The EVP_PKEY_CTX holds a reference to the key, so
+ * a key's address cannot be reused while its slot lives. */
+#define VAL_PCTX_SLOTS 32
+struct val_pctx_slot {
+	EVP_PKEY* pkey;
+	int alg;
+	EVP_PKEY_CTX* pctx;
+};
+
 struct val_sig_ctx {
-	EVP_MD_CTX* md;
+	struct val_pctx_slot pctx[VAL_PCTX_SLOTS];
+	EVP_MD_CTX* md;          /* plain digests only */
+	EVP_MD_CTX* edmd;        /* EdDSA's one-shot DigestVerify: kept apart,
+	                          * a signing ctx would capture DigestInit */
 	EVP_MD* sha1;
 	EVP_MD* sha256;
 	EVP_MD* sha384;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include "validator/val_sig.h"
 
 #define NOW ((time_t)1700000000)
@@ -440,7 +441,8 @@ static void test_ttl(void** state)
 static void test_sig_selection(void** state)
 {
 	struct tkey t = mkkey(LDNS_SIGN_ECDSAP256SHA256, "example.", 256);
-	struct tkey other = mkkey(LDNS_SIGN_ECDSAP256SHA256, "other.", 256);
+	struct tkey other = mkkey(LDNS_SIGN_ECDSAP256SHA256, "sub.example.",
+		256);
 	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
 	ldns_rr_list* sigs = sign(a, &t, NULL);
 	ldns_rr_list* empty = ldns_rr_list_new();
@@ -477,10 +479,12 @@ static void test_sig_selection(void** state)
 	assert_int_equal(verify(a, NULL, ks, NOW, &res), SEC_BOGUS);
 	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
 
-	/* wrong signer: other.'s key, same tag and algorithm, signs; the
-	 * key set is example.'s */
+	/* wrong signer: sub.example.'s key signs; the key set is the same
+	 * key under example. (same tag and algorithm) */
 	{
-		ldns_rr_list* osigs = sign(a, &other, NULL);
+		ldns_rr_list* sub = list("www.sub.example. 3600 IN A "
+			"192.0.2.1", NULL);
+		ldns_rr_list* osigs = sign(sub, &other, NULL);
 		ldns_rr* ok = ldns_rr_clone(other.dnskey);
 		ldns_rr_list* l;
 		struct val_keyset* oks;
@@ -488,12 +492,27 @@ static void test_sig_selection(void** state)
 		ldns_rr_set_owner(ok, ldns_dname_new_frm_str("example."));
 		l = list1(ok);
 		oks = val_keyset_new(l);
-		assert_int_equal(verify(a, osigs, oks, NOW, &res), SEC_BOGUS);
+		assert_int_equal(verify(sub, osigs, oks, NOW, &res), SEC_BOGUS);
 		assert_string_equal(res.reason.text,
 			"signer name mismatches key name");
+		assert_int_equal(res.verifications, 0);
+		ldns_rr_list_deep_free(sub);
 		val_keyset_free(oks);
 		ldns_rr_list_deep_free(l);
 		ldns_rr_list_deep_free(osigs);
+	}
+
+	/* an RRset outside the signer's zone */
+	{
+		ldns_rr_list* off = list("www.example.net. 3600 IN A "
+			"192.0.2.1", NULL);
+		ldns_rr_list* above = list("com. 3600 IN A 192.0.2.1", NULL);
+		assert_int_equal(verify(off, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_string_equal(res.reason.text, "signer name off-tree");
+		assert_int_equal(verify(above, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_string_equal(res.reason.text, "signer name off-tree");
+		ldns_rr_list_deep_free(off);
+		ldns_rr_list_deep_free(above);
 	}
 
 	/* a key without the zone flag may not sign */
@@ -557,6 +576,23 @@ static void test_wildcard(void** state)
 	assert_memory_equal(res.wildcard, wc, sizeof(wc));
 	assert_int_equal(verify(y, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(res.wildcard_len, sizeof(wc));
+	/* the RRSIG labels alone tell it; disagreeing RRSIGs are refused */
+	{
+		uint8_t w2[LDNS_MAX_DOMAINLEN + 1];
+		size_t wl;
+		ldns_rr_list* two = ldns_rr_list_clone(sigs);
+		assert_int_equal(val_rrset_wildcard(x, sigs, w2, &wl), 1);
+		assert_int_equal(wl, sizeof(wc));
+		assert_memory_equal(w2, wc, sizeof(wc));
+		assert_int_equal(val_rrset_wildcard(w, sigs, w2, &wl), 0);
+		assert_int_equal(wl, 0);
+		assert_int_equal(val_rrset_wildcard(x, NULL, w2, &wl), 0);
+		ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(two, 0), 2))[0] = 2;
+		ldns_rr_list_push_rr(two, ldns_rr_clone(ldns_rr_list_rr(sigs,
+			0)));
+		assert_int_equal(val_rrset_wildcard(x, two, w2, &wl), -1);
+		ldns_rr_list_deep_free(two);
+	}
 	/* other data at the expanded name does not verify */
 	{
 		ldns_rr_list* z = list("a.b.example. 3600 IN A 192.0.2.9",
@@ -621,6 +657,32 @@ static void test_canonical(void** state)
 	ldns_rr_list_deep_free(shuffled);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(tsigs);
+	freekey(&t);
+}
+
+/* RFC 6840 5.1: NSEC's next name keeps its case in the signed data,
+ * while names in RRSIG rdata (and the owner) are lowercased */
+static void test_canonical_nsec(void** state)
+{
+	struct tkey t = mkkey(LDNS_SIGN_ED25519, "example.", 256);
+	ldns_rr_list* nsec = list("a.example. 3600 IN NSEC "
+		"Next.Example. A RRSIG NSEC", NULL);
+	ldns_rr_list* sigs = sign(nsec, &t, NULL);
+	ldns_rr_list* lower = list("A.example. 3600 IN NSEC "
+		"next.example. A RRSIG NSEC", NULL);
+	ldns_rr_list* same = list("A.EXAMPLE. 3600 IN NSEC "
+		"Next.Example. A RRSIG NSEC", NULL);
+	struct val_keyset* ks = keyset_of(t.dnskey);
+	struct val_verify_result res;
+	(void)state;
+	assert_int_equal(verify(nsec, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(same, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(lower, sigs, ks, NOW, &res), SEC_BOGUS);
+	val_keyset_free(ks);
+	ldns_rr_list_deep_free(nsec);
+	ldns_rr_list_deep_free(lower);
+	ldns_rr_list_deep_free(same);
+	ldns_rr_list_deep_free(sigs);
 	freekey(&t);
 }
 
@@ -860,10 +922,13 @@ static void test_harden_algo(void** state)
 	assert_int_equal(val_verify_dnskey_with_ds(ctx, keys, only13, ds,
 		&set, NOW, NULL, &res, NULL), SEC_SECURE);
 	set.harden_algo_downgrade = 1;
+	/* as Unbound: the failed algorithm's own reason (its key made no
+	 * signature) */
 	assert_int_equal(val_verify_dnskey_with_ds(ctx, keys, only13, ds,
 		&set, NOW, NULL, &res, NULL), SEC_BOGUS);
-	assert_string_equal(res.reason.text, "missing verification of DNSKEY "
-		"signature with algorithm RSASHA256");
+	assert_string_equal(res.reason.text, "signature missing");
+	assert_int_equal(res.reason.ede, VAL_EDE_RRSIGS_MISSING);
+	/* signed by both: secure, and the key set needs both from now on */
 	assert_int_equal(val_verify_dnskey_with_ds(ctx, keys, both, ds,
 		&set, NOW, NULL, &res, &ks), SEC_SECURE);
 	assert_non_null(ks);
@@ -1114,6 +1179,138 @@ static void test_malformed(void** state)
 	freekey(&t);
 }
 
+/* random key material and signatures of random lengths for every
+ * algorithm: always bogus, never a crash (run under ASan/UBSan) */
+static void test_random_garbage(void** state)
+{
+	struct tkey t = mkkey(LDNS_SIGN_ED25519, "example.", 256);
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* sigs = sign(a, &t, NULL);
+	ldns_rr* sig = ldns_rr_list_rr(sigs, 0);
+	struct val_verify_result res;
+	unsigned seed = 12345;
+	int i;
+	size_t j;
+	(void)state;
+	for(i = 0; i < 400; i++) {
+		uint8_t key[600], sg[600];
+		size_t klen = 1 + (size_t)(rand_r(&seed) % 560);
+		size_t slen = 1 + (size_t)(rand_r(&seed) % 560);
+		int alg = (int)algs[(size_t)rand_r(&seed) % NALGS];
+		ldns_rr* k = ldns_rr_new();
+		ldns_rr_list* kl;
+		struct val_keyset* ks;
+		ldns_rdf* old;
+		uint16_t tag;
+		uint8_t* p;
+		/* sometimes the real lengths, to get past the size checks */
+		if(i % 4 == 0)
+			klen = (alg == 13) ? 64 : (alg == 14) ? 96 :
+				(alg == 15) ? 32 : (alg == 16) ? 57 : klen;
+		if(i % 3 == 0)
+			slen = (alg == 13 || alg == 15) ? 64 : (alg == 14) ?
+				96 : (alg == 16) ? 114 : 128;
+		for(j = 0; j < klen; j++)
+			key[j] = (uint8_t)rand_r(&seed);
+		for(j = 0; j < slen; j++)
+			sg[j] = (uint8_t)rand_r(&seed);
+		if(alg < 13 && i % 2 == 0)
+			key[0] = (uint8_t)(1 + rand_r(&seed) % 4);
+		ldns_rr_set_type(k, LDNS_RR_TYPE_DNSKEY);
+		ldns_rr_set_class(k, LDNS_RR_CLASS_IN);
+		ldns_rr_set_owner(k, ldns_dname_new_frm_str("example."));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int16(LDNS_RDF_TYPE_INT16,
+			256));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int8(LDNS_RDF_TYPE_INT8, 3));
+		ldns_rr_push_rdf(k, ldns_native2rdf_int8(LDNS_RDF_TYPE_ALG,
+			(uint8_t)alg));
+		ldns_rr_push_rdf(k, ldns_rdf_new_frm_data(LDNS_RDF_TYPE_B64,
+			klen, key));
+		tag = ldns_calc_keytag(k);
+		kl = list1(k);
+		ks = val_keyset_new(kl);
+		assert_non_null(ks);
+		ldns_rdf_data(ldns_rr_rdf(sig, 1))[0] = (uint8_t)alg;
+		p = ldns_rdf_data(ldns_rr_rdf(sig, 6));
+		p[0] = (uint8_t)(tag >> 8);
+		p[1] = (uint8_t)tag;
+		old = ldns_rr_set_rdf(sig, ldns_rdf_new_frm_data(
+			LDNS_RDF_TYPE_B64, slen, sg), 8);
+		ldns_rdf_deep_free(old);
+		assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_BOGUS);
+		assert_non_null(res.reason.text);
+		val_keyset_free(ks);
+		ldns_rr_list_deep_free(kl);
+	}
+	ldns_rr_list_deep_free(sigs);
+	ldns_rr_list_deep_free(a);
+	freekey(&t);
+}
+
+/* one key set shared by 4 threads, its keys not parsed yet: each
+ * thread has its own context; all checks are secure (the lazy parse
+ * publishes one EVP_PKEY per key, the losers free theirs) */
+struct thr_arg {
+	struct val_keyset* ks;
+	ldns_rr_list* a;
+	ldns_rr_list* sigs;
+	int secure;
+};
+
+static void* thr_verify(void* p)
+{
+	struct thr_arg* arg = p;
+	struct val_sig_ctx* c = val_sig_ctx_new();
+	struct val_verify_result res;
+	int i;
+	if(!c)
+		return NULL;
+	for(i = 0; i < 50; i++)
+		if(val_verify_rrset(c, arg->a, arg->sigs, arg->ks, &set, NOW,
+			NULL, &res) == SEC_SECURE)
+			arg->secure++;
+	val_sig_ctx_free(c);
+	return NULL;
+}
+
+static void test_threads(void** state)
+{
+	struct tkey k1 = mkkey(LDNS_SIGN_RSASHA256, "example.", 256);
+	struct tkey k2 = mkkey(LDNS_SIGN_ECDSAP256SHA256, "example.", 256);
+	ldns_rr_list* keys = ldns_rr_list_new();
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* s1 = sign(a, &k1, NULL);
+	ldns_rr_list* s2 = sign(a, &k2, NULL);
+	struct val_keyset* ks;
+	struct thr_arg args[4];
+	pthread_t th[4];
+	int i;
+	(void)state;
+	ldns_rr_list_push_rr(keys, ldns_rr_clone(k1.dnskey));
+	ldns_rr_list_push_rr(keys, ldns_rr_clone(k2.dnskey));
+	ks = val_keyset_new(keys);
+	assert_non_null(ks);
+	for(i = 0; i < 4; i++) {
+		args[i].ks = ks;
+		args[i].a = a;
+		args[i].sigs = (i & 1) ? s2 : s1;
+		args[i].secure = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, thr_verify,
+			&args[i]), 0);
+	}
+	for(i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(args[i].secure, 50);
+	}
+	val_keyset_free(ks);
+	ldns_rr_list_deep_free(keys);
+	ldns_rr_list_deep_free(s1);
+	ldns_rr_list_deep_free(s2);
+	ldns_rr_list_deep_free(a);
+	freekey(&k1);
+	freekey(&k2);
+}
+
 /* verify cost per algorithm (figures for the report) */
 static void test_cost(void** state)
 {
@@ -1158,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(test_sig_selection),
 		cmocka_unit_test(test_wildcard),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_canonical_nsec),
 		cmocka_unit_test(test_ds_digest),
 		cmocka_unit_test(test_dnskey_with_ds),
 		cmocka_unit_test(test_ds_unsupported),
@@ -1165,6 +1363,8 @@ int main(void)
 		cmocka_unit_test(test_harden_algo),
 		cmocka_unit_test(test_keytrap),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_random_garbage),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_cost),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
