@@ -239,3 +239,45 @@ def test_checkconf_o_as_debian(tmp_path, conf):
     path = write(tmp_path / "m.conf", "server:\n\tval-override-date: -1\n")
     assert run([CHECKCONF_BIN, "-o", "val-override-date", path]).stdout == \
         run([DEB_CHECKCONF, "-o", "val-override-date", path]).stdout
+
+
+LIST_BODY = """module-config: "validator iterator"
+trust-anchor: "both.example. DS %s"
+trust-anchor: "gost.example. DS 20326 8 3 %s"
+trust-anchor: "deep.corp.example. DS %s"
+domain-insecure: "corp.example."
+domain-insecure: "both.example."
+domain-insecure: "zz.example."
+domain-insecure: "a.example."
+""" % (DS, DS.split()[-1], DS)
+
+
+def _list_insecure(srv, ctl_bin):
+    from test_control import ctl
+    r = ctl(srv.conf, "list_insecure", binary=ctl_bin)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/sbin/unbound"),
+                    reason="Debian's unbound is not installed")
+def test_list_insecure_as_debian(unbound, tmp_path):
+    """list_insecure lists the trust points without keys in the order
+    of Unbound's anchor tree: domain-insecure names, not one that also
+    has an anchor; compared with Debian's Unbound running its
+    validator on the same anchors."""
+    from test_control import OUR_CTL, RefServer, rc_clause
+    ref = RefServer(tmp_path / "ref")
+    os.makedirs(ref.dir, exist_ok=True)
+    outs = []
+    try:
+        for srv in (unbound, ref):
+            srv.start(LIST_BODY, extra=rc_clause(
+                None, iface=os.path.join(srv.dir, "ctl.sock"),
+                use_cert=False))
+            outs.append(_list_insecure(srv, OUR_CTL))
+    finally:
+        ref.stop()
+    assert outs[0] == outs[1], outs
+    assert "corp.example.\n" in outs[0]
+    assert "both.example." not in outs[0]
