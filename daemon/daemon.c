@@ -17,6 +17,7 @@
 #include "services/cache/rrset.h"
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
+#include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -180,12 +181,15 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 	const struct config_file* o = d->env->cfg;
 	size_t msz = o->msg_cache_size, rsz = o->rrset_cache_size;
 	int msl = o->msg_cache_slabs, rsl = o->rrset_cache_slabs;
+	size_t ksz = o->key_cache_size;
+	int ksl = o->key_cache_slabs;
 	const struct config_file* n;
 	if(!daemon_reload(d))
 		return 0;
 	n = d->env->cfg;
 	if(keep_cache && n->msg_cache_size == msz && n->msg_cache_slabs ==
-		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl)
+		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl
+		&& n->key_cache_size == ksz && n->key_cache_slabs == ksl)
 		return 1;
 	/* as Unbound: the RRset and message caches start empty; the
 	 * infrastructure cache stays */
@@ -193,6 +197,8 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
+	/* keys validated under the old anchors may not hold under new */
+	val_kcache_flush_all(d->key_cache);
 	return 1;
 }
 
@@ -318,7 +324,9 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
-	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache) {
+	d->key_cache = val_kcache_create_cfg(cfg);
+	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
+		!d->key_cache) {
 		log_err("could not create the caches");
 		return 0;
 	}
@@ -329,6 +337,7 @@ static void delete_shared(struct daemon* d)
 {
 	msg_cache_delete(d->msg_cache);
 	rrset_cache_delete(d->rrset_cache);
+	val_kcache_delete(d->key_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
 }
