@@ -281,3 +281,51 @@ def test_list_insecure_as_debian(unbound, tmp_path):
     assert outs[0] == outs[1], outs
     assert "corp.example.\n" in outs[0]
     assert "both.example." not in outs[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root")
+def test_anchor_files_in_chroot(world_tmpdir):
+    """With chroot:, anchor file names are taken as Unbound takes them
+    after its chroot: a full name inside the chroot, or relative to
+    directory:. The daemon reads them at start (outside) and at SIGHUP
+    (inside), and names the broken file at reload."""
+    from conftest import Server, _finish, asan_env
+    srv = Server(world_tmpdir)
+    try:
+        full = write(os.path.join(srv.dir, "full.key"), ". IN DS %s\n" % DS)
+        write(os.path.join(srv.dir, "rel.key"),
+              "example.com. IN DS %s\n" % DS)
+        srv.write_config(LOCAL + '\ntrust-anchor-file: "%s"\n'
+                         'trust-anchor-file: "rel.key"' % full)
+        with open(srv.conf) as f:
+            text = f.read().replace('chroot: ""', 'chroot: "%s"' % srv.dir)
+        # root-hints: is opened as written, before and after the chroot
+        # (not chroot-aware): a name relative to directory: works in both
+        text = text.replace(os.path.join(srv.dir, "root.hints"),
+                            "root.hints")
+        with open(srv.conf, "w") as f:
+            f.write(text)
+        res = run([CHECKCONF_BIN, srv.conf])
+        assert res.returncode == 0, res.stdout + res.stderr
+        with open(srv.stderr, "wb") as err:
+            srv.proc = subprocess.Popen(srv.run_args(["-d"]), stderr=err,
+                                        stdout=subprocess.DEVNULL,
+                                        stdin=subprocess.DEVNULL,
+                                        cwd=srv.dir,
+                                        env=asan_env(detect_leaks=0))
+        srv.pid = srv.proc.pid
+        srv.wait_ready()
+        # a reload inside the chroot finds both files again
+        before = srv.output().count("service reloaded")
+        srv.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: srv.output().count("service reloaded") >
+                        before, 10), srv.output()
+        # broken relative file: refused at reload, old config serving
+        write(os.path.join(srv.dir, "rel.key"), "example.com. IN DS 1 8\n")
+        srv.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "rel.key:1:" in srv.output(), 10), \
+            srv.output()
+        assert answer_texts(srv.query("www.ta.test.")) == [
+            "www.ta.test. A 192.0.2.1"]
+    finally:
+        _finish(srv)
