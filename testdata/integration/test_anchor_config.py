@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import (CHECKCONF_BIN, START_TIMEOUT, answer_texts,
-                      reference_differs, sockets_on_port)
+                      ours_only, reference_differs, sockets_on_port)
 
 DEBIAN_ROOT_KEY = "/usr/share/dns/root.key"
 DEB_CHECKCONF = "/usr/sbin/unbound-checkconf"
@@ -259,6 +259,7 @@ def _list_insecure(srv, ctl_bin):
     return r.stdout
 
 
+@ours_only
 @pytest.mark.skipif(not os.path.exists("/usr/sbin/unbound"),
                     reason="Debian's unbound is not installed")
 def test_list_insecure_as_debian(unbound, tmp_path):
@@ -283,6 +284,7 @@ def test_list_insecure_as_debian(unbound, tmp_path):
     assert "both.example." not in outs[0]
 
 
+@reference_differs("the harness runs it without its validator")
 @pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root")
 def test_anchor_files_in_chroot(world_tmpdir):
     """With chroot:, anchor file names are taken as Unbound takes them
@@ -329,3 +331,19 @@ def test_anchor_files_in_chroot(world_tmpdir):
             "www.ta.test. A 192.0.2.1"]
     finally:
         _finish(srv)
+
+
+def test_without_validator_module_anchors_are_not_read(unbound, tmp_path):
+    """As Unbound: with module-config "iterator" the daemon reads no
+    anchor file (a broken one does not stop it); unbound-checkconf
+    checks the validator's config all the same and refuses it."""
+    key = write(tmp_path / "broken.key", BROKEN["zone-syntax"][0])
+    body = (LOCAL + '\nmodule-config: "iterator"\n'
+            'trust-anchor-file: "%s"' % key)
+    unbound.write_config(body)
+    res = run([CHECKCONF_BIN, unbound.conf])
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert key in res.stdout + res.stderr
+    unbound.start(body)
+    assert answer_texts(unbound.query("www.ta.test.")) == [
+        "www.ta.test. A 192.0.2.1"]

@@ -79,7 +79,7 @@ static struct val_anchors* build(struct config_file* cfg,
 	assert_true(fd >= 0 && saved >= 0);
 	dup2(fd, 2);
 	close(fd);
-	a = val_anchors_create(cfg, paths);
+	a = val_anchors_create(cfg, paths, val_anchors_in_use(cfg));
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -528,6 +528,22 @@ static void test_paths(void** state)
 	val_anchors_delete(a);
 	/* outside, the same name is inside the chroot: not there */
 	build_bad(cfg, cfg->trust_anchor_file_list->str, 0, "cannot open");
+	/* module-config without the validator: the daemon reads no
+	 * anchor source */
+	cfg = cfg_new();
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("iterator");
+	add(&cfg->trust_anchor_file_list, path_of("missing.key"));
+	add(&cfg->trust_anchor_list, "bad");
+	add(&cfg->domain_insecure, "lan.");
+	a = build_ok(cfg);
+	assert_int_equal(val_anchors_count(a), 1);
+	assert_true(insecure(a, "x.lan."));
+	val_anchors_delete(a);
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("validator iterator");
+	assert_true(val_anchors_in_use(cfg));
+	config_delete(cfg);
 	/* "" names no file */
 	cfg = cfg_new();
 	add(&cfg->trust_anchor_file_list, "");
