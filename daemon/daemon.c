@@ -181,15 +181,12 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 	const struct config_file* o = d->env->cfg;
 	size_t msz = o->msg_cache_size, rsz = o->rrset_cache_size;
 	int msl = o->msg_cache_slabs, rsl = o->rrset_cache_slabs;
-	size_t ksz = o->key_cache_size;
-	int ksl = o->key_cache_slabs;
 	const struct config_file* n;
 	if(!daemon_reload(d))
 		return 0;
 	n = d->env->cfg;
 	if(keep_cache && n->msg_cache_size == msz && n->msg_cache_slabs ==
-		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl
-		&& n->key_cache_size == ksz && n->key_cache_slabs == ksl)
+		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl)
 		return 1;
 	/* as Unbound: the RRset and message caches start empty; the
 	 * infrastructure cache stays */
@@ -197,7 +194,6 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
-	/* keys validated under the old anchors may not hold under new */
 	val_kcache_flush_all(d->key_cache);
 	return 1;
 }
@@ -324,9 +320,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
-	d->key_cache = val_kcache_create_cfg(cfg);
-	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
-		!d->key_cache) {
+	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache) {
 		log_err("could not create the caches");
 		return 0;
 	}

@@ -20,12 +20,13 @@ struct port_pool;
 struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
+struct val_anchors;
+struct val_kcache;
 struct worker;
 struct event_base;
 struct daemon_remote;
 struct prom_server;
 struct val_anchors;
-struct val_kcache;
 
 /* Everything a worker needs to answer, built from one config. Read-only
  * after daemon_env_create, shared by the workers by reference count. */
@@ -54,7 +55,7 @@ struct daemon {
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
-	struct val_kcache* key_cache;  /* the validator's DNSKEY results */
+	struct val_kcache* key_cache;  /* validated DNSKEYs; NULL: none */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;
@@ -93,9 +94,9 @@ struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
 /* Reload the config file as SIGHUP does (main thread). Returns 0 when
  * the new config has errors (the old one keeps serving). */
 int daemon_reload(struct daemon* d);
-/* daemon_reload, then drop the RRset, message and key caches' contents
- * (as Unbound's reload and SIGHUP), unless keep_cache and the cache
- * sizes and slabs did not change (reload +keep-cache). */
+/* daemon_reload, then drop the RRset and message caches' contents (as
+ * Unbound's reload and SIGHUP), unless keep_cache and the cache sizes
+ * and slabs did not change (reload +keep-cache). */
 int daemon_reload_keep(struct daemon* d, int keep_cache);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until
