@@ -32,9 +32,11 @@ struct val_anchors {
 
 int val_anchor_algo_supported(uint8_t alg)
 {
+	/* the algorithms validator/val_sig.c verifies (val_algo_supported):
+	 * not RSAMD5, DSA (RFC 8624: must not validate) or GOST */
 	switch(alg) {
-	case LDNS_DSA: case LDNS_RSASHA1: case LDNS_DSA_NSEC3:
-	case LDNS_RSASHA1_NSEC3: case LDNS_RSASHA256: case LDNS_RSASHA512:
+	case LDNS_RSASHA1: case LDNS_RSASHA1_NSEC3: case LDNS_RSASHA256:
+	case LDNS_RSASHA512:
 	case LDNS_ECDSAP256SHA256: case LDNS_ECDSAP384SHA384:
 	case LDNS_ED25519: case LDNS_ED448:
 		return 1;

@@ -103,8 +103,9 @@ const struct val_anchor* val_anchors_get(const struct val_anchors* a,
 
 /* Can this build check signatures of DNSKEY algorithm alg, and DS
  * digests of type digest? (RSA/SHA-1, RSA/SHA-256, RSA/SHA-512,
- * ECDSA P-256/P-384, Ed25519, Ed448, DSA; SHA-1/256/384 digests; not
- * GOST.) The signature checker must agree. */
+ * ECDSA P-256/P-384, Ed25519, Ed448; SHA-1/256/384 digests; not RSAMD5,
+ * DSA or GOST.) The same lists as val_algo_supported and
+ * val_ds_digest_supported of validator/val_sig.h, which must agree. */
 int val_anchor_algo_supported(uint8_t alg);
 int val_anchor_digest_supported(uint8_t digest);
 

@@ -489,6 +489,9 @@ static void test_unsupported(void** state)
 	assert_true(val_anchor_algo_supported(8));
 	assert_true(val_anchor_algo_supported(15));
 	assert_false(val_anchor_algo_supported(12));
+	assert_false(val_anchor_algo_supported(3));   /* DSA */
+	assert_false(val_anchor_algo_supported(1));   /* RSAMD5 */
+	assert_true(val_anchor_algo_supported(13));
 	assert_false(val_anchor_algo_supported(253));
 	assert_true(val_anchor_digest_supported(2));
 	assert_false(val_anchor_digest_supported(3));
