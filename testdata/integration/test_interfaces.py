@@ -116,9 +116,9 @@ def test_chroot(world_tmpdir):
 @ours_only
 def test_unimplemented_option_logged_once(unbound):
     unbound.start(LOCAL + "\ndeny-any: yes\ndeny-any: no\n"
-                  "neg-cache-size: 8m")
+                  "key-cache-size: 8m")
     assert answer_texts(unbound.query("www.if.test.", "A")) == WANT
     log = unbound.output()
     lines = [l for l in log.splitlines() if "not implemented" in l]
     assert len([l for l in lines if re.search(r"\bdeny-any\b", l)]) == 1, log
-    assert len([l for l in lines if "neg-cache-size" in l]) == 1, log
+    assert len([l for l in lines if "key-cache-size" in l]) == 1, log
