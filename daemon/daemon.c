@@ -44,7 +44,7 @@ static enum val_anchor_paths anchor_paths = VAL_PATHS_OUTSIDE;
 static struct serve_env* env_complete(struct serve_env* env)
 {
 	if(!env->anchors && !(env->anchors = val_anchors_create(env->cfg,
-		anchor_paths)))
+		anchor_paths, val_anchors_in_use(env->cfg))))
 		goto fail;
 	if(!(env->acl = acl_list_create(env->cfg)))
 		goto fail;

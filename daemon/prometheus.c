@@ -14,6 +14,7 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -141,6 +142,8 @@ static void build_metrics(struct prom_server* ps, struct strbuf* body)
 	ci.rrset_count = lruhash_count(d->rrset_cache->table);
 	ci.msg_count = lruhash_count(d->msg_cache->table);
 	ci.infra_count = infra_count(d->infra);
+	ci.key_count = val_kcache_count(d->key_cache);
+	ci.mem_validator = val_kcache_get_mem(d->key_cache);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&in, 0, sizeof(in));

@@ -9,6 +9,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -208,13 +209,15 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	struct strbuf* b)
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
-	size_t r, m;
+	size_t r, m, k;
 	if(!rc_parse_name(arg, nm, b))
 		return;
 	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
 	m = msg_cache_flush_zone(rc->d->msg_cache, nm);
+	k = val_kcache_flush_zone(rc->d->key_cache, nm, time(NULL));
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
-		"entries\n", (unsigned long)r, (unsigned long)m, 0UL);
+		"entries\n", (unsigned long)r, (unsigned long)m,
+		(unsigned long)k);
 }
 
 /* A negative message: an error rcode (NXDOMAIN, SERVFAIL) or NODATA. */
@@ -226,12 +229,14 @@ static int negative_msg(struct msg_entry* m, void* arg)
 }
 
 /* flush_negative: Unbound also drops parent-side negative NS RRsets;
- * this cache keeps none, so only messages go. */
+ * this cache keeps none, so only messages go, and the bad key entries
+ * (a failed DS or DNSKEY lookup is negative too, as Unbound says). */
 static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 {
 	size_t m = msg_cache_walk(rc->d->msg_cache, negative_msg, NULL);
-	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and 0 key "
-		"entries\n", (unsigned long)m);
+	size_t k = val_kcache_flush_bad(rc->d->key_cache);
+	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
+		"entries\n", (unsigned long)m, (unsigned long)k);
 }
 
 static void do_get_option(struct daemon_remote* rc, char* arg,
@@ -337,6 +342,8 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 		ci.rrset_count = lruhash_count(d->rrset_cache->table);
 		ci.msg_count = lruhash_count(d->msg_cache->table);
 		ci.infra_count = infra_count(d->infra);
+		ci.key_count = val_kcache_count(d->key_cache);
+		ci.mem_validator = val_kcache_get_mem(d->key_cache);
 		stats_print_extended(b, tot, &ci);
 	}
 	if(reset && !cumulative) {
@@ -473,9 +480,11 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_negative")) {
 		do_flush_negative(rc, b);
 	} else if(cmd_is(p, "flush_bogus")) {
-		/* nothing is validated yet, so nothing is bogus */
-		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and 0 key "
-			"entries\n");
+		/* no RRset or message is validated yet; the key cache's
+		 * bad entries go, as in Unbound */
+		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and %lu key "
+			"entries\n", (unsigned long)val_kcache_flush_bad(
+			rc->d->key_cache));
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {

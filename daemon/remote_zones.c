@@ -18,6 +18,7 @@
 #include "services/localzone.h"
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
+#include "validator/val_anchor.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/dname.h"
@@ -331,54 +332,27 @@ static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
 	strbuf_printf(b, "\n");
 }
 
-static int insecure_cmp(const void* x, const void* y)
-{
-	return dname_tree_compare(*(const uint8_t* const*)x,
-		*(const uint8_t* const*)y);
-}
-
-/* list_insecure: the domain-insecure names, in the order of Unbound's
- * trust anchor tree. */
+/* list_insecure: as Unbound, the domain-insecure points in the order of
+ * its anchor tree; a name with both an anchor and domain-insecure has
+ * keys and is not listed, nor is an anchor whose algorithms are all
+ * unsupported (insecure too, but configured with keys). */
 static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 {
-	const struct config_strlist* s;
-	uint8_t (*names)[LDNS_MAX_DOMAINLEN + 1];
-	const uint8_t** v;
+	const struct val_anchors* a = rc->d->env->anchors;
 	const char* mods = rc->d->env->cfg->module_conf;
-	size_t n = 0, k = 0, i;
+	size_t i;
 	/* as Unbound: without the validator module there are no trust
 	 * anchors to list (the default module-config has it) */
 	if(mods && !strstr(mods, "validator"))
 		return;
-	for(s = rc->d->env->cfg->domain_insecure; s; s = s->next)
-		n++;
-	names = calloc(n + 1, sizeof(*names));
-	v = calloc(n + 1, sizeof(*v));
-	if(!names || !v) {
-		free(names);
-		free(v);
-		strbuf_printf(b, "error out of memory\n");
-		return;
-	}
-	for(s = rc->d->env->cfg->domain_insecure; s; s = s->next) {
-		if(!s->str || !dname_from_str(s->str, names[k]))
-			continue;
-		for(i = 0; i < k; i++)
-			if(query_dname_compare(v[i], names[k]) == 0)
-				break;
-		if(i == k) {
-			v[k] = names[k];
-			k++;
-		}
-	}
-	qsort(v, k, sizeof(*v), insecure_cmp);
-	for(i = 0; i < k; i++) {
+	for(i = 0; i < val_anchors_count(a); i++) {
+		const struct val_anchor* p = val_anchors_get(a, i);
 		char text[1100];
-		dname_to_str(v[i], text, sizeof(text));
+		if(p->kind != VAL_ANCHOR_INSECURE)
+			continue;
+		dname_to_str(p->name, text, sizeof(text));
 		strbuf_printf(b, "%s\n", text);
 	}
-	free(names);
-	free(v);
 }
 
 int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,

@@ -62,7 +62,7 @@ static int build_checks(struct config_file* cfg)
 		ok = 0;
 	local_zones_delete(lz);
 	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
-	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE)))
+	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;
 	val_anchors_delete(anchors);
 	return ok;

@@ -32,9 +32,11 @@ struct val_anchors {
 
 int val_anchor_algo_supported(uint8_t alg)
 {
+	/* the algorithms validator/val_sig.c verifies (val_algo_supported):
+	 * not RSAMD5, DSA (RFC 8624: must not validate) or GOST */
 	switch(alg) {
-	case LDNS_DSA: case LDNS_RSASHA1: case LDNS_DSA_NSEC3:
-	case LDNS_RSASHA1_NSEC3: case LDNS_RSASHA256: case LDNS_RSASHA512:
+	case LDNS_RSASHA1: case LDNS_RSASHA1_NSEC3: case LDNS_RSASHA256:
+	case LDNS_RSASHA512:
 	case LDNS_ECDSAP256SHA256: case LDNS_ECDSAP384SHA384:
 	case LDNS_ED25519: case LDNS_ED448:
 		return 1;
@@ -307,7 +309,7 @@ static int index_cmp(const void* x, const void* y)
 }
 
 static struct anchor_keys* keys_read(const struct config_file* cfg,
-	enum val_anchor_paths paths)
+	enum val_anchor_paths paths, int sources)
 {
 	struct ta_collect c;
 	struct anchor_keys* k = calloc(1, sizeof(*k));
@@ -320,6 +322,8 @@ static struct anchor_keys* keys_read(const struct config_file* cfg,
 		return NULL;
 	}
 	atomic_init(&k->refs, 1);
+	if(!sources)
+		return k;
 	ok = read_list(&c, cfg, cfg->trust_anchor_file_list, paths,
 		ta_read_zonefile, 0);
 	ok = ok && read_list(&c, cfg, cfg->trusted_keys_file_list, paths,
@@ -414,10 +418,15 @@ static struct val_anchors* store_make(struct anchor_keys* keys,
 	return a;
 }
 
-struct val_anchors* val_anchors_create(const struct config_file* cfg,
-	enum val_anchor_paths paths)
+int val_anchors_in_use(const struct config_file* cfg)
 {
-	struct anchor_keys* k = keys_read(cfg, paths);
+	return !cfg->module_conf || strstr(cfg->module_conf, "validator");
+}
+
+struct val_anchors* val_anchors_create(const struct config_file* cfg,
+	enum val_anchor_paths paths, int sources)
+{
+	struct anchor_keys* k = keys_read(cfg, paths, sources);
 	return k ? store_make(k, cfg) : NULL;
 }
 

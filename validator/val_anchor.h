@@ -68,9 +68,14 @@ struct val_anchors;
  * class differing within one file, an anchor both in an
  * auto-trust-anchor-file and elsewhere, a bad domain-insecure name)
  * each is logged with log_err as "FILE:LINE: message" and NULL is
- * returned. An anchor with no supported algorithm is not an error. */
+ * returned. An anchor with no supported algorithm is not an error.
+ * sources 0: no anchor source is read, only domain-insecure (the
+ * daemon without the validator module, see val_anchors_in_use). */
 struct val_anchors* val_anchors_create(const struct config_file* cfg,
-	enum val_anchor_paths paths);
+	enum val_anchor_paths paths, int sources);
+/* Does module-config run the validator? Unbound's daemon reads no
+ * anchor otherwise (its unbound-checkconf reads them all the same). */
+int val_anchors_in_use(const struct config_file* cfg);
 /* A store for cfg that keeps the anchors from files and trust-anchor:
  * of old (shared, not re-read) and takes domain-insecure from cfg.
  * For runtime changes of domain-insecure. NULL on error (logged). */
@@ -98,8 +103,9 @@ const struct val_anchor* val_anchors_get(const struct val_anchors* a,
 
 /* Can this build check signatures of DNSKEY algorithm alg, and DS
  * digests of type digest? (RSA/SHA-1, RSA/SHA-256, RSA/SHA-512,
- * ECDSA P-256/P-384, Ed25519, Ed448, DSA; SHA-1/256/384 digests; not
- * GOST.) The signature checker must agree. */
+ * ECDSA P-256/P-384, Ed25519, Ed448; SHA-1/256/384 digests; not RSAMD5,
+ * DSA or GOST.) The same lists as val_algo_supported and
+ * val_ds_digest_supported of validator/val_sig.h, which must agree. */
 int val_anchor_algo_supported(uint8_t alg);
 int val_anchor_digest_supported(uint8_t digest);
 

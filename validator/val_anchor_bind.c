@@ -168,8 +168,13 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 		return 0;
 	}
 	start = l->tok_line;
-	snprintf(name, sizeof(name), "%s%s", l->text, l->text[0] &&
-		l->text[strlen(l->text)-1] == '.' ? "" : ".");
+	if(strlen(l->text) + 2 > sizeof(name)) {
+		ta_error(&w, "domain name too long");
+		return 0;
+	}
+	memcpy(name, l->text, strlen(l->text) + 1);
+	if(!name[0] || name[strlen(name)-1] != '.')
+		strcat(name, ".");
 	data[0] = 0;
 	while((k = next_token(l)) != TOK_SPECIAL || l->text[0] != ';') {
 		w.line = l->tok_line;
@@ -187,7 +192,12 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 			continue;
 		}
 		if(nnum < 3 && k == TOK_WORD) {
-			snprintf(nums[nnum++], sizeof(nums[0]), "%s", l->text);
+			if(strlen(l->text) >= sizeof(nums[0])) {
+				ta_error(&w, "bad key: '%.20s...' is not a "
+					"number", l->text);
+				return 0;
+			}
+			memcpy(nums[nnum++], l->text, strlen(l->text) + 1);
 			continue;
 		}
 		if(!append_data(data, sizeof(data), l->text)) {

@@ -263,7 +263,7 @@ size_t val_kcache_flush_zone(struct val_kcache* kc, const uint8_t* zone,
 	time_t now)
 {
 	struct flush_arg a;
-	if(dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
+	if(!kc || dname_valid(zone, LDNS_MAX_DOMAINLEN + 1) == 0)
 		return 0;
 	a.zone = zone;
 	a.now = now;
@@ -280,20 +280,21 @@ static int is_bad(struct lruhash_entry* h, void* arg)
 
 size_t val_kcache_flush_bad(struct val_kcache* kc)
 {
-	return lruhash_walk(kc->table, is_bad, NULL);
+	return kc ? lruhash_walk(kc->table, is_bad, NULL) : 0;
 }
 
 void val_kcache_flush_all(struct val_kcache* kc)
 {
-	lruhash_clear(kc->table);
+	if(kc)
+		lruhash_clear(kc->table);
 }
 
 size_t val_kcache_count(struct val_kcache* kc)
 {
-	return lruhash_count(kc->table);
+	return kc ? lruhash_count(kc->table) : 0;
 }
 
 size_t val_kcache_get_mem(struct val_kcache* kc)
 {
-	return sizeof(*kc) + lruhash_get_mem(kc->table);
+	return kc ? sizeof(*kc) + lruhash_get_mem(kc->table) : 0;
 }

@@ -93,6 +93,8 @@ void val_kcache_release(struct val_kcache* kc, const struct val_kentry* e);
 void val_kentry_view(const struct val_kentry* e, time_t now,
 	struct packed_rrset* out);
 
+/* The flushes and statistics below take kc NULL (no key cache: the
+ * daemon without the validator) as empty. */
 /* unbound-control flush_zone: remove the entries at or below zone;
  * returns how many of them were still fresh at now (Unbound's count). */
 size_t val_kcache_flush_zone(struct val_kcache* kc, const uint8_t* zone,

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import (CHECKCONF_BIN, START_TIMEOUT, answer_texts,
-                      reference_differs, sockets_on_port)
+                      ours_only, reference_differs, sockets_on_port)
 
 DEBIAN_ROOT_KEY = "/usr/share/dns/root.key"
 DEB_CHECKCONF = "/usr/sbin/unbound-checkconf"
@@ -239,3 +239,111 @@ def test_checkconf_o_as_debian(tmp_path, conf):
     path = write(tmp_path / "m.conf", "server:\n\tval-override-date: -1\n")
     assert run([CHECKCONF_BIN, "-o", "val-override-date", path]).stdout == \
         run([DEB_CHECKCONF, "-o", "val-override-date", path]).stdout
+
+
+LIST_BODY = """module-config: "validator iterator"
+trust-anchor: "both.example. DS %s"
+trust-anchor: "gost.example. DS 20326 8 3 %s"
+trust-anchor: "deep.corp.example. DS %s"
+domain-insecure: "corp.example."
+domain-insecure: "both.example."
+domain-insecure: "zz.example."
+domain-insecure: "a.example."
+""" % (DS, DS.split()[-1], DS)
+
+
+def _list_insecure(srv, ctl_bin):
+    from test_control import ctl
+    r = ctl(srv.conf, "list_insecure", binary=ctl_bin)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@ours_only
+@pytest.mark.skipif(not os.path.exists("/usr/sbin/unbound"),
+                    reason="Debian's unbound is not installed")
+def test_list_insecure_as_debian(unbound, tmp_path):
+    """list_insecure lists the trust points without keys in the order
+    of Unbound's anchor tree: domain-insecure names, not one that also
+    has an anchor; compared with Debian's Unbound running its
+    validator on the same anchors."""
+    from test_control import OUR_CTL, RefServer, rc_clause
+    ref = RefServer(tmp_path / "ref")
+    os.makedirs(ref.dir, exist_ok=True)
+    outs = []
+    try:
+        for srv in (unbound, ref):
+            srv.start(LIST_BODY, extra=rc_clause(
+                None, iface=os.path.join(srv.dir, "ctl.sock"),
+                use_cert=False))
+            outs.append(_list_insecure(srv, OUR_CTL))
+    finally:
+        ref.stop()
+    assert outs[0] == outs[1], outs
+    assert "corp.example.\n" in outs[0]
+    assert "both.example." not in outs[0]
+
+
+@reference_differs("the harness runs it without its validator")
+@pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root")
+def test_anchor_files_in_chroot(world_tmpdir):
+    """With chroot:, anchor file names are taken as Unbound takes them
+    after its chroot: a full name inside the chroot, or relative to
+    directory:. The daemon reads them at start (outside) and at SIGHUP
+    (inside), and names the broken file at reload."""
+    from conftest import Server, _finish, asan_env
+    srv = Server(world_tmpdir)
+    try:
+        full = write(os.path.join(srv.dir, "full.key"), ". IN DS %s\n" % DS)
+        write(os.path.join(srv.dir, "rel.key"),
+              "example.com. IN DS %s\n" % DS)
+        srv.write_config(LOCAL + '\ntrust-anchor-file: "%s"\n'
+                         'trust-anchor-file: "rel.key"' % full)
+        with open(srv.conf) as f:
+            text = f.read().replace('chroot: ""', 'chroot: "%s"' % srv.dir)
+        # root-hints: is opened as written, before and after the chroot
+        # (not chroot-aware): a name relative to directory: works in both
+        text = text.replace(os.path.join(srv.dir, "root.hints"),
+                            "root.hints")
+        with open(srv.conf, "w") as f:
+            f.write(text)
+        res = run([CHECKCONF_BIN, srv.conf])
+        assert res.returncode == 0, res.stdout + res.stderr
+        with open(srv.stderr, "wb") as err:
+            srv.proc = subprocess.Popen(srv.run_args(["-d"]), stderr=err,
+                                        stdout=subprocess.DEVNULL,
+                                        stdin=subprocess.DEVNULL,
+                                        cwd=srv.dir,
+                                        env=asan_env(detect_leaks=0))
+        srv.pid = srv.proc.pid
+        srv.wait_ready()
+        # a reload inside the chroot finds both files again
+        before = srv.output().count("service reloaded")
+        srv.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: srv.output().count("service reloaded") >
+                        before, 10), srv.output()
+        # broken relative file: refused at reload, old config serving
+        write(os.path.join(srv.dir, "rel.key"), "example.com. IN DS 1 8\n")
+        srv.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "rel.key:1:" in srv.output(), 10), \
+            srv.output()
+        assert answer_texts(srv.query("www.ta.test.")) == [
+            "www.ta.test. A 192.0.2.1"]
+    finally:
+        _finish(srv)
+
+
+def test_without_validator_module_anchors_are_not_read(unbound, tmp_path):
+    """As Unbound: with module-config "iterator" the daemon reads no
+    anchor file (a broken one does not stop it); unbound-checkconf
+    checks the validator's config all the same and refuses it."""
+    key = write(tmp_path / "broken.key", BROKEN["zone-syntax"][0])
+    body = (LOCAL + '\nmodule-config: "iterator"\n'
+            'trust-anchor-file: "%s"' % key)
+    unbound.write_config(body)
+    res = run([CHECKCONF_BIN, unbound.conf])
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert key in res.stdout + res.stderr
+    unbound.start(body)
+    assert answer_texts(unbound.query("www.ta.test.")) == [
+        "www.ta.test. A 192.0.2.1"]

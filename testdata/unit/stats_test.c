@@ -122,7 +122,7 @@ static void test_print(void** state)
 {
 	struct worker_stats* s = new_stats();
 	struct strbuf b = { NULL, 0, 0, 0 };
-	struct stats_cache_info ci = { 100, 200, 1, 2, 3 };
+	struct stats_cache_info ci = { 100, 200, 1, 2, 3, 4, 5000 };
 	struct timespec now = { 1000, 500000000 }, start = { 990, 0 };
 	(void)state;
 	s->num_queries = 5;
@@ -141,6 +141,8 @@ static void test_print(void** state)
 	assert_non_null(strstr(b.s, "thread0.num.cachemiss=2\n"));
 	assert_non_null(strstr(b.s, "time.up=10.500000\n"));
 	assert_non_null(strstr(b.s, "mem.cache.message=200\n"));
+	assert_non_null(strstr(b.s, "mem.mod.validator=5000\n"));
+	assert_non_null(strstr(b.s, "key.cache.count=4\n"));
 	assert_non_null(strstr(b.s, "num.query.type.A=5\n"));
 	assert_null(strstr(b.s, "num.query.type.AAAA"));
 	assert_non_null(strstr(b.s, "num.answer.rcode.REFUSED=0\n"));

@@ -79,7 +79,7 @@ static struct val_anchors* build(struct config_file* cfg,
 	assert_true(fd >= 0 && saved >= 0);
 	dup2(fd, 2);
 	close(fd);
-	a = val_anchors_create(cfg, paths);
+	a = val_anchors_create(cfg, paths, val_anchors_in_use(cfg));
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -489,6 +489,9 @@ static void test_unsupported(void** state)
 	assert_true(val_anchor_algo_supported(8));
 	assert_true(val_anchor_algo_supported(15));
 	assert_false(val_anchor_algo_supported(12));
+	assert_false(val_anchor_algo_supported(3));   /* DSA */
+	assert_false(val_anchor_algo_supported(1));   /* RSAMD5 */
+	assert_true(val_anchor_algo_supported(13));
 	assert_false(val_anchor_algo_supported(253));
 	assert_true(val_anchor_digest_supported(2));
 	assert_false(val_anchor_digest_supported(3));
@@ -528,6 +531,22 @@ static void test_paths(void** state)
 	val_anchors_delete(a);
 	/* outside, the same name is inside the chroot: not there */
 	build_bad(cfg, cfg->trust_anchor_file_list->str, 0, "cannot open");
+	/* module-config without the validator: the daemon reads no
+	 * anchor source */
+	cfg = cfg_new();
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("iterator");
+	add(&cfg->trust_anchor_file_list, path_of("missing.key"));
+	add(&cfg->trust_anchor_list, "bad");
+	add(&cfg->domain_insecure, "lan.");
+	a = build_ok(cfg);
+	assert_int_equal(val_anchors_count(a), 1);
+	assert_true(insecure(a, "x.lan."));
+	val_anchors_delete(a);
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("validator iterator");
+	assert_true(val_anchors_in_use(cfg));
+	config_delete(cfg);
 	/* "" names no file */
 	cfg = cfg_new();
 	add(&cfg->trust_anchor_file_list, "");

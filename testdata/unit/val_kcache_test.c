@@ -287,6 +287,13 @@ static void test_flush(void** state)
 	val_kcache_flush_all(kc);
 	assert_int_equal(val_kcache_count(kc), 0);
 	val_kcache_delete(kc);
+	/* no cache: empty */
+	assert_int_equal(val_kcache_flush_zone(NULL, wire("."), T0), 0);
+	assert_int_equal(val_kcache_flush_bad(NULL), 0);
+	assert_int_equal(val_kcache_count(NULL), 0);
+	assert_int_equal(val_kcache_get_mem(NULL), 0);
+	val_kcache_flush_all(NULL);
+	val_kcache_delete(NULL);
 }
 
 /* Two readers look up (exact and closest) and read the whole entry
