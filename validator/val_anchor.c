@@ -6,6 +6,7 @@
  * of the name, from the name up. */
 #include "config.h"
 #include "validator/val_anchor.h"
+#include "validator/val_sig.h"
 #include "validator/val_anchor_read.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -30,25 +31,16 @@ struct val_anchors {
 	size_t n;
 };
 
+/* One list of what the signature checker verifies (validator/val_sig.c):
+ * an anchor is usable exactly when its signatures can be checked. */
 int val_anchor_algo_supported(uint8_t alg)
 {
-	/* the algorithms validator/val_sig.c verifies (val_algo_supported):
-	 * not RSAMD5, DSA (RFC 8624: must not validate) or GOST */
-	switch(alg) {
-	case LDNS_RSASHA1: case LDNS_RSASHA1_NSEC3: case LDNS_RSASHA256:
-	case LDNS_RSASHA512:
-	case LDNS_ECDSAP256SHA256: case LDNS_ECDSAP384SHA384:
-	case LDNS_ED25519: case LDNS_ED448:
-		return 1;
-	default:
-		return 0;
-	}
+	return val_algo_supported(alg);
 }
 
 int val_anchor_digest_supported(uint8_t digest)
 {
-	return digest == LDNS_SHA1 || digest == LDNS_SHA256 ||
-		digest == LDNS_SHA384;
+	return val_ds_digest_supported(digest);
 }
 
 /* --- collecting --- */
