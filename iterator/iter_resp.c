@@ -37,14 +37,16 @@ int iter_append_rrs(ldns_rr_list* to, const ldns_rr_list* from)
 	return 1;
 }
 
-/* Records of type in list (clones), NULL when none or OOM. */
-ldns_rr_list* iter_rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
+/* Clones of the records of list that keep(rr, arg) says to keep; NULL
+ * when none or out of memory. */
+static ldns_rr_list* clone_if(const ldns_rr_list* list,
+	int (*keep)(const ldns_rr* rr, int arg), int arg)
 {
 	ldns_rr_list* out = NULL;
 	size_t i;
 	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i), *c;
-		if(ldns_rr_get_type(rr) != t)
+		if(!keep(rr, arg))
 			continue;
 		if(!out && !(out = ldns_rr_list_new()))
 			return NULL;
@@ -56,6 +58,17 @@ ldns_rr_list* iter_rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
 		}
 	}
 	return out;
+}
+
+static int of_type(const ldns_rr* rr, int t)
+{
+	return ldns_rr_get_type(rr) == (ldns_rr_type)t;
+}
+
+/* Records of type in list (clones), NULL when none or OOM. */
+ldns_rr_list* iter_rrs_of_type(const ldns_rr_list* list, ldns_rr_type t)
+{
+	return clone_if(list, of_type, (int)t);
 }
 
 /* Is rr one the validator needs from an authority section: an SOA
@@ -76,22 +89,7 @@ static int denial_rr(const ldns_rr* rr, int soa)
  * memory. */
 static ldns_rr_list* final_authority(const ldns_rr_list* auth, int soa)
 {
-	ldns_rr_list* out = NULL;
-	size_t i;
-	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
-		ldns_rr* rr = ldns_rr_list_rr(auth, i), *c;
-		if(!denial_rr(rr, soa))
-			continue;
-		if(!out && !(out = ldns_rr_list_new()))
-			return NULL;
-		c = ldns_rr_clone(rr);
-		if(!c || !ldns_rr_list_push_rr(out, c)) {
-			ldns_rr_free(c);
-			ldns_rr_list_deep_free(out);
-			return NULL;
-		}
-	}
-	return out;
+	return clone_if(auth, denial_rr, soa);
 }
 
 int iter_has_type(const ldns_rr_list* list, ldns_rr_type t)

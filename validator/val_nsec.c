@@ -4,32 +4,19 @@
 #include <string.h>
 #include "validator/val_nsec.h"
 #include "util/dname.h"
+#include "util/msgparse.h"
 
-#define TYPE_NS 2
-#define TYPE_SOA 6
-#define TYPE_CNAME 5
-#define TYPE_DS 43
-#define TYPE_DNAME 39
-
-static void set_reason(struct val_reason* r, const char* text,
-	enum val_ede ede)
-{
-	if(r) {
-		r->text = text;
-		r->ede = ede;
-	}
-}
 
 static enum sec_status bogus(struct val_reason* r, const char* text)
 {
-	set_reason(r, text, VAL_EDE_NSEC_MISSING);
+	val_reason_set(r, text, VAL_EDE_NSEC_MISSING);
 	return SEC_BOGUS;
 }
 
 static enum sec_status ok(struct val_reason* r, enum sec_status s,
 	const char* text)
 {
-	set_reason(r, text, VAL_EDE_NONE);
+	val_reason_set(r, text, VAL_EDE_NONE);
 	return s;
 }
 

@@ -6,12 +6,8 @@
 #include "validator/val_nsec3.h"
 #include "validator/val_nsec.h"
 #include "util/dname.h"
+#include "util/msgparse.h"
 
-#define TYPE_NS 2
-#define TYPE_CNAME 5
-#define TYPE_SOA 6
-#define TYPE_DNAME 39
-#define TYPE_DS 43
 #define NSEC3_KNOWN_FLAGS NSEC3_FLAG_OPTOUT
 
 /* the outcome of finding a record: found, not there, or out of budget;
@@ -28,25 +24,16 @@ struct filter {
 	const struct val_nsec3_env* env;
 };
 
-static void set_reason(struct val_reason* r, const char* text,
-	enum val_ede ede)
-{
-	if(r) {
-		r->text = text;
-		r->ede = ede;
-	}
-}
-
 static enum sec_status bogus(struct val_reason* r, const char* text)
 {
-	set_reason(r, text, VAL_EDE_NSEC_MISSING);
+	val_reason_set(r, text, VAL_EDE_NSEC_MISSING);
 	return SEC_BOGUS;
 }
 
 static enum sec_status result(struct val_reason* r, enum sec_status s,
 	const char* text)
 {
-	set_reason(r, text, VAL_EDE_NONE);
+	val_reason_set(r, text, VAL_EDE_NONE);
 	return s;
 }
 

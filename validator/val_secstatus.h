@@ -39,4 +39,14 @@ struct val_reason {
 	enum val_ede ede;
 };
 
+/* Fill *r (when the caller wants the reason: r may be NULL). */
+static inline void val_reason_set(struct val_reason* r, const char* text,
+	enum val_ede ede)
+{
+	if(r) {
+		r->text = text;
+		r->ede = ede;
+	}
+}
+
 #endif
