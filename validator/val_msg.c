@@ -203,6 +203,23 @@ struct wild {
 };
 #define MAX_WILD VAL_MAX_WILD
 
+/* A secure RRset lives no longer than its signature allows (the
+ * RRSIG's original TTL and expiration, as val_verify_rrset computed):
+ * its RRs and RRSIGs in the result get at most ttl. */
+static void cap_ttls(const struct msg_set* s, uint32_t ttl)
+{
+	const ldns_rr_list* l[2];
+	size_t i, j;
+	l[0] = s->rrs;
+	l[1] = s->sigs;
+	for(i = 0; i < 2; i++)
+		for(j = 0; l[i] && j < ldns_rr_list_rr_count(l[i]); j++) {
+			ldns_rr* rr = ldns_rr_list_rr(l[i], j);
+			if(ldns_rr_ttl(rr) > ttl)
+				ldns_rr_set_ttl(rr, ttl);
+		}
+}
+
 /* The status of one RRset; *w filled when it verified through a
  * wildcard. BOGUS sets why. UNCHECKED: the budget is spent. */
 static enum sec_status check_set(struct val_qstate* vq, struct val_env* ve,
@@ -244,6 +261,8 @@ static enum sec_status check_set(struct val_qstate* vq, struct val_env* ve,
 		time(NULL), &vq->budget, &res);
 	if(st == SEC_UNCHECKED && res.budget_exhausted)
 		return SEC_UNCHECKED;
+	if(st == SEC_SECURE)
+		cap_ttls(s, res.ttl);
 	if(st == SEC_SECURE && res.wildcard_len > 0 && s->section == 0) {
 		memcpy(w->owner, s->owner, sizeof(w->owner));
 		/* the closest encloser: the wildcard without its "*" */
