@@ -577,6 +577,8 @@ def run_tcstorm(a, work, nsd_port, hints):
     over 200 q/s half the UDP replies are TC=1, so the resolvers fall
     back to TCP for many of them. Every run gets names of its own, so
     nothing comes from a cache."""
+    # num.query.tcpout is an extended statistic (in Unbound too)
+    a.conf_line = a.conf_line + ["extended-statistics: yes"]
     servers = make_servers(a, work, nsd_port, hints, trivial=False)
     for s in servers:
         s.start()
@@ -594,10 +596,15 @@ def run_tcstorm(a, work, nsd_port, hints):
             # not count for this one: NSD's side holds them too
             tw0 = time_wait_count(nsd_port)
             tcp0 = stat_counter(s.conf, "num.query.tcpout")
+            udp0 = stat_counter(s.conf, "num.query.udpout")
             opens0 = tcp_active_opens()
             out = os.path.join(work, "storm-%s-%d.out" % (s.label, rnd))
             r = measure(a, s, qfile, out)
             tcp1 = stat_counter(s.conf, "num.query.tcpout")
+            udp1 = stat_counter(s.conf, "num.query.udpout")
+            r["udp_ps"] = ((udp1 - udp0) / a.seconds
+                           if udp0 is not None and udp1 is not None
+                           else float("nan"))
             r["conn_ps"] = (tcp_active_opens() - opens0) / a.seconds
             r["tw"] = time_wait_count(nsd_port)
             r["tw0"] = tw0
@@ -613,11 +620,13 @@ def run_tcstorm(a, work, nsd_port, hints):
             res[s.label].append(r)
             print("round %d %-8s %7.0f q/s, %.1f%% answered NOERROR, "
                   "cpu %.3f ms per answer (user %.3f sys %.3f), "
-                  "%.0f TCP queries/s upstream over %.0f connects/s, "
+                  "%.0f UDP and %.0f TCP queries/s upstream, "
+                  "%.0f connects/s, "
                   "TIME_WAIT at NSD's port %s before, %s after" % (
                       rnd + 1, s.label, r["qps"], r["answered_pct"],
                       r["cpu_ok_ms"], r["user_ok_ms"], r["sys_ok_ms"],
-                      r["tcp_ps"], r["conn_ps"], r["tw0"], r["tw"]))
+                      r["udp_ps"], r["tcp_ps"], r["conn_ps"], r["tw0"],
+                      r["tw"]))
             sys.stdout.flush()
             os.unlink(qfile)
     cols = [s.label for s in servers]
@@ -631,6 +640,8 @@ def run_tcstorm(a, work, nsd_port, hints):
                                       for c in cols], 3),
             ("  sys ms per answer", [med(res[c], "sys_ok_ms")
                                      for c in cols], 3),
+            ("UDP queries upstream /s (num.query.udpout)",
+             [med(res[c], "udp_ps") for c in cols], 0),
             ("TCP queries upstream /s (num.query.tcpout)",
              [med(res[c], "tcp_ps") for c in cols], 0),
             ("TCP connects/s (namespace's ActiveOpens)",
