@@ -92,7 +92,8 @@ struct outside_network {
 	struct outnet_tcp_conn* conns;  /* open connections, newest first */
 	int num_conns;             /* at most s.num_tcp */
 	struct event* tcp_serve;   /* zero timer: serve wait_tcp */
-	int no_port_refused;       /* IP_BIND_ADDRESS_NO_PORT said no */
+	int no_port_refused;       /* IP_BIND_ADDRESS_NO_PORT said no:
+	                            * bit 1 IPv4, bit 2 IPv6 */
 	struct outnet_stats stats;
 };
 

@@ -17,8 +17,10 @@
 #define IP_BIND_ADDRESS_NO_PORT 24   /* Linux 4.2+; older headers */
 #endif
 
-#define TCP_READS_PER_WAKE 64   /* bound one wake-up's work */
-#define TCP_MAX_UNWANTED 64     /* unmatched messages before a drop */
+#define TCP_READS_PER_WAKE 4    /* bound one wake-up's work */
+#define TCP_RBUF_SIZE (2 + 65535)   /* the largest framed message */
+#define TCP_MAX_UNWANTED 64     /* unmatched messages in a row before
+                                 * a drop (late answers are fine) */
 
 struct outnet_tcp_conn {
 	struct outside_network* o;
@@ -36,16 +38,16 @@ struct outnet_tcp_conn {
 	int busy;          /* inside its read loop: not to be freed */
 	int used;          /* queries put on it so far */
 	int answered;      /* replies matched on it */
-	int unwanted;
+	int unwanted;      /* unmatched messages since the last match */
 	struct outnet_query* queries;   /* on it: sent or still to write */
 	int num_queries;
 	struct outnet_query* wq_head, * wq_tail;   /* still to write */
 	uint8_t wbuf[2 + QBUF_MAX];     /* the frame being written */
 	size_t wlen, wpos;
-	uint8_t lenbuf[2];
-	size_t lengot;
-	uint8_t* rbuf;
-	size_t rlen, rgot;
+	/* what was read: whole messages are handled from here, a partial
+	 * one waits at the start for the rest */
+	uint8_t* rbuf;             /* TCP_RBUF_SIZE, from the first read */
+	size_t rlen;
 };
 
 static void conn_read_cb(evutil_socket_t fd, short ev, void* arg);
@@ -212,14 +214,15 @@ static int conn_bind(struct outside_network* o, int fd, int family)
 	if(!outnet_source_addr(o, family, 0, &src, &srclen))
 		return 0;
 #ifdef IP_BIND_ADDRESS_NO_PORT
-	if(!o->no_port_refused) {
-		int on = 1;
-		if(setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on,
-			(socklen_t)sizeof(on)) != 0) {
-			/* an old kernel: bind as before, and stop asking */
+	{
+		int bit = family == AF_INET6 ? 2 : 1, on = 1;
+		if(!(o->no_port_refused & bit) && setsockopt(fd, IPPROTO_IP,
+			IP_BIND_ADDRESS_NO_PORT, &on, (socklen_t)sizeof(on))
+			!= 0) {
+			/* an old kernel: bind as before, stop asking */
 			verbose(VERB_ALGO, "outgoing tcp: "
 				"IP_BIND_ADDRESS_NO_PORT: %s", strerror(errno));
-			o->no_port_refused = 1;
+			o->no_port_refused |= bit;
 		}
 	}
 #endif
@@ -440,20 +443,19 @@ static void conn_write_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-/* A whole message is in c->rbuf: hand it to the query it answers.
- * 0: the connection must be dropped (not a DNS reply, or too many
+/* A whole message msg/len: hand it to the query it answers. 0: the
+ * connection must be dropped (not a DNS reply, or too many in a row
  * that match nothing). */
-static int conn_message(struct outnet_tcp_conn* c)
+static int conn_message(struct outnet_tcp_conn* c, uint8_t* msg, size_t len)
 {
 	struct outnet_query* q;
 	int m = 0;
-	if(c->rlen < LDNS_HEADER_SIZE ||
-		!(outnet_rd16(c->rbuf + 2) & FLAG_QR))
+	if(len < LDNS_HEADER_SIZE || !(outnet_rd16(msg + 2) & FLAG_QR))
 		return 0;
 	for(q = c->queries; q; q = q->on_conn.next) {
 		if(!q->tcp_sent)
 			continue;
-		m = outnet_reply_matches(q, c->rbuf, c->rlen);
+		m = outnet_reply_matches(q, msg, len);
 		if(outnet_reply_wanted(q, m))
 			break;
 	}
@@ -463,8 +465,31 @@ static int conn_message(struct outnet_tcp_conn* c)
 		return ++c->unwanted <= TCP_MAX_UNWANTED;
 	}
 	c->answered++;
-	if(!outnet_caps_check(q, c->rbuf, c->rlen, m))
-		outnet_got_reply(q, c->rbuf, c->rlen);
+	c->unwanted = 0;
+	if(!outnet_caps_check(q, msg, len, m))
+		outnet_got_reply(q, msg, len);
+	return 1;
+}
+
+/* Handle the whole messages in c->rbuf, keep a partial one. 0: drop. */
+static int conn_messages(struct outnet_tcp_conn* c)
+{
+	size_t pos = 0;
+	while(c->rlen - pos >= 2) {
+		size_t len = outnet_rd16(c->rbuf + pos);
+		if(len < LDNS_HEADER_SIZE)
+			return 0;   /* no DNS message is that short */
+		if(c->rlen - pos < 2 + len)
+			break;
+		/* the callbacks may send and cancel; they never read c */
+		if(!conn_message(c, c->rbuf + pos + 2, len))
+			return 0;
+		pos += 2 + len;
+	}
+	if(pos > 0) {
+		memmove(c->rbuf, c->rbuf + pos, c->rlen - pos);
+		c->rlen -= pos;
+	}
 	return 1;
 }
 
@@ -473,14 +498,14 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 	struct outnet_tcp_conn* c = arg;
 	int i;
 	(void)fd; (void)ev;
+	if(!c->rbuf && !(c->rbuf = malloc(TCP_RBUF_SIZE))) {
+		conn_fail(c, "read", ENOMEM, 0);
+		return;
+	}
 	c->busy = 1;   /* callbacks may send and cancel, not free c */
 	for(i = 0; i < TCP_READS_PER_WAKE; i++) {
-		ssize_t r;
-		if(c->lengot < 2)
-			r = recv(c->fd, c->lenbuf + c->lengot, 2 - c->lengot,
-				0);
-		else	r = recv(c->fd, c->rbuf + c->rgot, c->rlen - c->rgot,
-				0);
+		size_t want = TCP_RBUF_SIZE - c->rlen;
+		ssize_t r = recv(c->fd, c->rbuf + c->rlen, want, 0);
 		if(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
 			errno == EINTR))
 			break;
@@ -489,33 +514,15 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 			conn_fail(c, "read", r < 0 ? errno : 0, 0);
 			return;
 		}
-		if(c->lengot < 2) {
-			c->lengot += (size_t)r;
-			if(c->lengot < 2)
-				continue;
-			c->rlen = outnet_rd16(c->lenbuf);
-			c->rgot = 0;
-			if(c->rlen < LDNS_HEADER_SIZE ||
-				!(c->rbuf = malloc(c->rlen))) {
-				c->busy = 0;
-				c->o->stats.tcp_dropped++;
-				conn_fail(c, "read", EBADMSG, 0);
-				return;
-			}
-			continue;
-		}
-		c->rgot += (size_t)r;
-		if(c->rgot < c->rlen)
-			continue;
-		if(!conn_message(c)) {
+		c->rlen += (size_t)r;
+		if(!conn_messages(c)) {
 			c->busy = 0;
 			c->o->stats.tcp_dropped++;
 			conn_fail(c, "read", EBADMSG, 0);
 			return;
 		}
-		free(c->rbuf);
-		c->rbuf = NULL;
-		c->lengot = 0;
+		if((size_t)r < want)
+			break;   /* drained: the next wake-up says when more */
 	}
 	c->busy = 0;
 	conn_idle_check(c);
