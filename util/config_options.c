@@ -92,10 +92,11 @@ const struct cfg_option cfg_options[] = {
 		INT_MAX),
 	IMPLR("tcp-reuse-timeout", CT_INT, tcp_reuse_timeout, "60000", 0,
 		INT_MAX),
+	/* 0 is accepted (as Unbound): the outside network uses 1 */
 	IMPLR("max-reuse-tcp-queries", CT_INT, max_reuse_tcp_queries, "200",
-		1, INT_MAX),
+		0, INT_MAX),
 	IMPLR("tcp-auth-query-timeout", CT_INT, tcp_auth_query_timeout,
-		"3000", 1, INT_MAX),
+		"3000", 0, INT_MAX),
 	IMPLR("tcp-idle-timeout", CT_INT, tcp_idle_timeout, "30000", 0,
 		INT_MAX),
 	IMPL("do-daemonize", CT_YESNO, do_daemonize, "yes"),
