@@ -129,6 +129,9 @@ void outnet_start_attempt(struct outnet_query* q);
 /* Put q on a reusable connection to its server, open one, or let it
  * wait (Q_WAIT_TCP) for a slot; errors go through outnet_fail_soon. */
 void outnet_tcp_start(struct outnet_query* q);
+/* q timed out on its connection: one silent since q went on takes no
+ * new queries (closes when its last query is gone). */
+void outnet_tcp_timed_out(struct outnet_query* q);
 /* Take q off its connection (the connection stays for others). */
 void outnet_tcp_detach(struct outnet_query* q);
 /* Close every connection (no queries may be on them) and free the

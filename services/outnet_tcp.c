@@ -307,6 +307,15 @@ void outnet_tcp_start(struct outnet_query* q)
 	conn_attach(c, q);
 }
 
+void outnet_tcp_timed_out(struct outnet_query* q)
+{
+	/* nothing came on it since q went on: it may be a black hole (a
+	 * middlebox that lost the flow), so no new queries go there; the
+	 * ones on it keep their own timers */
+	if(q->conn && q->conn->answered == q->answered_at_attach)
+		q->conn->closing = 1;
+}
+
 void outnet_tcp_serve_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct outside_network* o = arg;

@@ -655,6 +655,7 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 		return;
 	case Q_UDP:
 	case Q_TCP:
+		outnet_tcp_timed_out(q);
 		if(o->infra)
 			infra_rtt_update(o->infra, &q->addr, q->addrlen,
 				q->zone, q->zonelen, q->qtype, -1,

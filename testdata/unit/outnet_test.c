@@ -1527,6 +1527,33 @@ static void test_tcp_garbage(void** state)
 	teardown_net();
 }
 
+/* a connection that stays silent: the query times out, and the next
+ * query goes to a new connection, not into the black hole */
+static void test_tcp_silent(void** state)
+{
+	struct result r[2];
+	struct outnet_request q;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	R.tcp_mode = T_SILENT;
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	q.timeout_ms = 100;
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_int_equal(r[0].res, OUTNET_TIMEOUT);
+	/* the silent one is closed (its last query gone) */
+	assert_int_equal(outnet_num_tcp_conns(outnet), 0);
+	R.tcp_mode = T_ANSWER;
+	q = tcp_request(1);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[1]));
+	run_until(&r[1].done, 1, 2000);
+	assert_reply_for(&r[1], 1);
+	assert_int_equal(R.tcp_accepts, 2);
+	teardown_net();
+}
+
 /* a query cancelled while on a shared connection: the others still
  * get their answers (the stream stays whole) */
 static void test_tcp_cancel_shared(void** state)
@@ -1610,6 +1637,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_bounds),
 		cmocka_unit_test(test_tcp_wrong_id),
 		cmocka_unit_test(test_tcp_garbage),
+		cmocka_unit_test(test_tcp_silent),
 		cmocka_unit_test(test_tcp_cancel_shared),
 		cmocka_unit_test(test_tcp_outgoing_interface),
 	};
