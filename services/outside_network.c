@@ -1,6 +1,6 @@
 /* services/outside_network.c - upstream queries (see outside_network.h). */
 #include "config.h"
-#include "services/outside_network.h"
+#include "services/outnet_internal.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
 #include "util/config_file.h"
@@ -23,7 +23,6 @@
 #define UDP_BUF_SIZE 65535
 #define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
                              * back from other threads too) */
-#define QBUF_MAX (LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 1 + 4 + 11)
 
 /* ---- do-not-query ---- */
 
@@ -94,7 +93,6 @@ int donotq_lookup(const struct donotq* dq,
 void outnet_settings_from_cfg(const struct config_file* cfg,
 	struct outnet_settings* s)
 {
-	const struct config_str2list* u;
 	memset(s, 0, sizeof(*s));
 	s->udp_connect = cfg->udp_connect;
 	s->tcp_upstream = cfg->tcp_upstream;
@@ -106,97 +104,18 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->out_ifs = cfg->out_ifs;
 	s->edns_size = (uint16_t)(cfg->edns_buffer_size > 65535 ? 65535 :
 		cfg->edns_buffer_size);
-	s->tcp_timeout = 3000;
+	s->tcp_timeout = cfg->tcp_auth_query_timeout;
+	s->tcp_reuse_timeout = cfg->tcp_reuse_timeout;
+	s->max_reuse_tcp = cfg->max_reuse_tcp_queries;
 	s->max_waiting = cfg->num_queries_per_thread;
-	/* not yet a field of config_file: kept as text, type-checked */
-	for(u = cfg->unimplemented; u; u = u->next)
-		if(strcmp(u->str, "server:tcp-auth-query-timeout") == 0)
-			s->tcp_timeout = atoi(u->str2);
 }
 
 /* ---- the engine ---- */
 
-enum qstate {
-	Q_WAIT_PORT,   /* no free source port yet */
-	Q_UDP,         /* sent, waiting for the reply */
-	Q_WAIT_TCP,    /* no free TCP slot yet */
-	Q_TCP,         /* connecting, writing or reading */
-	Q_FAILED       /* error found while starting: deliver soon */
-};
-
-struct qlist {
-	struct outnet_query* prev, * next;
-};
-
-struct outnet_query {
-	struct outside_network* o;
-	struct qlist all;          /* every live query (for delete) */
-	struct qlist wait;         /* the wait list of its state */
-	enum qstate state;
-	/* what to ask */
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];
-	size_t zonelen;
-	uint16_t qtype, qclass;
-	size_t qname_len;
-	int edns_known;            /* infra knew the EDNS status */
-	int fallback_done;         /* the no-EDNS retry was sent */
-	struct outnet_request req; /* flags; its pointers are not kept */
-	/* the packet (ID and OPT change between attempts) */
-	uint8_t pkt[QBUF_MAX];
-	size_t pktlen;
-	uint16_t id;
-	int use_edns;
-	int is_tcp;
-	int timeout_ms;
-	struct timespec sent;
-	/* socket */
-	int fd;
-	int port;                  /* from the pool, or -1 */
-	struct event* ev;          /* io */
-	struct event* timer;       /* timeout (and async error delivery) */
-	/* TCP */
-	int connecting;
-	size_t written;            /* of 2 + pktlen */
-	uint8_t lenbuf[2];
-	size_t lengot;
-	uint8_t* rbuf;
-	size_t rlen, rgot;
-	outnet_cb_t cb;
-	void* cb_arg;
-};
-
-struct wait_list {
-	struct outnet_query* head, * tail;
-	int num;
-};
-
-struct outside_network {
-	struct event_base* base;
-	struct outnet_settings s;
-	struct port_pool* pool;
-	struct infra_cache* infra;
-	struct ub_randstate* rnd;
-	struct donotq* dq;
-	struct sockaddr_storage* ifs4, * ifs6;  /* outgoing-interface */
-	int num_ifs4, num_ifs6;
-	int any_ifs;               /* outgoing-interface was configured */
-	struct outnet_query* all;  /* live queries */
-	int num_active;
-	struct wait_list wait_udp, wait_tcp;
-	int tcp_inuse;
-	struct event* poll;        /* retries waiting UDP queries */
-	uint8_t* udp_buf;
-	struct outnet_stats stats;
-};
-
 static void udp_cb(evutil_socket_t fd, short ev, void* arg);
-static void tcp_cb(evutil_socket_t fd, short ev, void* arg);
 static void timer_cb(evutil_socket_t fd, short ev, void* arg);
-static void start_attempt(struct outnet_query* q);
 
-static void wait_add(struct wait_list* l, struct outnet_query* q)
+void outnet_wait_add(struct wait_list* l, struct outnet_query* q)
 {
 	q->wait.next = NULL;
 	q->wait.prev = l->tail;
@@ -207,7 +126,7 @@ static void wait_add(struct wait_list* l, struct outnet_query* q)
 	l->num++;
 }
 
-static void wait_remove(struct wait_list* l, struct outnet_query* q)
+void outnet_wait_remove(struct wait_list* l, struct outnet_query* q)
 {
 	if(q->wait.prev)
 		q->wait.prev->wait.next = q->wait.next;
@@ -219,7 +138,7 @@ static void wait_remove(struct wait_list* l, struct outnet_query* q)
 	l->num--;
 }
 
-static int ms_since(const struct timespec* t)
+int outnet_ms_since(const struct timespec* t)
 {
 	struct timespec now;
 	long long ms;
@@ -229,7 +148,7 @@ static int ms_since(const struct timespec* t)
 	return ms < 0 ? 0 : ms > 0x7fffffff ? 0x7fffffff : (int)ms;
 }
 
-static void timer_after(struct event* ev, int ms)
+void outnet_timer_after(struct event* ev, int ms)
 {
 	struct timeval tv;
 	if(ms < 0)
@@ -241,15 +160,15 @@ static void timer_after(struct event* ev, int ms)
 
 static void timer_set(struct outnet_query* q, int ms)
 {
-	timer_after(q->timer, ms);
+	outnet_timer_after(q->timer, ms);
 }
 
-/* Close the socket and give back the port and the TCP slot; the query
- * stays (for a retry or delivery). Serves waiting queries after. */
-static void release_io(struct outnet_query* q)
+/* Close the socket and give back the port, or leave the TCP
+ * connection; the query stays (for a retry or delivery). */
+void outnet_release_io(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
-	int freed_port = 0, freed_tcp = 0;
+	int freed_port = 0;
 	if(q->ev) {
 		event_free(q->ev);
 		q->ev = NULL;
@@ -257,38 +176,30 @@ static void release_io(struct outnet_query* q)
 	if(q->fd != -1) {
 		close(q->fd);
 		q->fd = -1;
-		if(q->is_tcp && q->state == Q_TCP) {
-			o->tcp_inuse--;
-			freed_tcp = 1;
-		}
 	}
 	if(q->port != -1) {
 		port_pool_return(o->pool, q->port);
 		q->port = -1;
 		freed_port = 1;
 	}
-	free(q->rbuf);
-	q->rbuf = NULL;
+	if(q->conn)
+		outnet_tcp_detach(q);
 	if(q->state == Q_WAIT_PORT)
-		wait_remove(&o->wait_udp, q);
+		outnet_wait_remove(&o->wait_udp, q);
 	else if(q->state == Q_WAIT_TCP)
-		wait_remove(&o->wait_tcp, q);
+		outnet_wait_remove(&o->wait_tcp, q);
 	q->state = Q_FAILED;
-	/* hand the freed resource to the oldest waiter; it starts from a
-	 * zero timer so no callback nests here */
-	if(freed_tcp && o->wait_tcp.head)
-		timer_after(o->wait_tcp.head->timer, 0);
 	/* ports also come back from other threads: the poll timer runs
 	 * while there are UDP waiters; a port of ours serves them now */
 	if(freed_port && o->wait_udp.head)
-		timer_after(o->poll, 0);
+		outnet_timer_after(o->poll, 0);
 }
 
 /* Unlink and free; no callback. */
 static void query_free(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
-	release_io(q);
+	outnet_release_io(q);
 	if(q->timer)
 		event_free(q->timer);
 	if(q->all.prev)
@@ -321,28 +232,19 @@ static void deliver(struct outnet_query* q, enum outnet_result res,
 	case OUTNET_CAPSFAIL: break;   /* counted as capsfail */
 	default: q->o->stats.errors++; break;
 	}
-	if(res != OUTNET_REPLY && res != OUTNET_CAPSFAIL)
-		free(q->rbuf), q->rbuf = NULL;
-	/* pkt may point into q->rbuf (TCP): free q after the call, but
-	 * detach its io first so the callback sees the port and slot free */
-	if(q->rbuf && pkt == q->rbuf) {
-		uint8_t* keep = q->rbuf;
-		q->rbuf = NULL;
-		query_free(q);
-		cb(arg, &r);
-		free(keep);
-		return;
-	}
+	/* io first, so the callback sees the port and connection free;
+	 * a TCP pkt lies in the connection's buffer, which outlives this
+	 * call (outnet_tcp.c does not free a connection while it reads) */
 	query_free(q);
 	cb(arg, &r);
 }
 
 /* Errors found while starting are delivered from a zero timer. */
-static void fail_soon(struct outnet_query* q)
+void outnet_fail_soon(struct outnet_query* q)
 {
-	release_io(q);
+	outnet_release_io(q);
 	q->state = Q_FAILED;
-	timer_after(q->timer, 0);
+	outnet_timer_after(q->timer, 0);
 }
 
 /* ---- the packet ---- */
@@ -391,16 +293,11 @@ static void rebuild_packet(struct outnet_query* q)
 	build_packet(q, NULL);  /* the qname bytes stay in place */
 }
 
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
 /* Is pkt the reply to q? ID, QR, opcode, and the question: 0 no, 1
  * yes (exact case), 2 yes but the qname's case differs. An error reply
  * (FORMERR, NOTIMP) may come without the question, as older servers
  * send to EDNS queries. */
-static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
+int outnet_reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	size_t len)
 {
 	size_t qlen = q->qname_len + 4;
@@ -409,13 +306,13 @@ static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	int rcode;
 	if(len < LDNS_HEADER_SIZE)
 		return 0;
-	flags = rd16(pkt + 2);
-	if(rd16(pkt) != q->id || !(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0)
+	flags = outnet_rd16(pkt + 2);
+	if(outnet_rd16(pkt) != q->id || !(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0)
 		return 0;
 	rcode = flags & 0xf;
-	if(rd16(pkt + 4) == 0)
+	if(outnet_rd16(pkt + 4) == 0)
 		return rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL;
-	if(rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
+	if(outnet_rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
 		return 0;
 	a = pkt + LDNS_HEADER_SIZE;
 	b = q->pkt + LDNS_HEADER_SIZE;
@@ -469,7 +366,7 @@ static void perturb_qname(struct outnet_query* q)
 static void lower_question(uint8_t* pkt, size_t len)
 {
 	size_t i;
-	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) == 0)
+	if(len < LDNS_HEADER_SIZE || outnet_rd16(pkt + 4) == 0)
 		return;
 	for(i = LDNS_HEADER_SIZE; i < len && pkt[i] != 0; ) {
 		size_t l = pkt[i], j;
@@ -485,7 +382,7 @@ static void lower_question(uint8_t* pkt, size_t len)
 /* Is the reply (m from reply_matches) ours? Without caps only the
  * exact case is (the name was sent lowercase: another case is someone
  * else's); with caps a case difference is a capsfail. */
-static int reply_wanted(const struct outnet_query* q, int m)
+int outnet_reply_wanted(const struct outnet_query* q, int m)
 {
 	return m == 1 || (m == 2 && q->req.caps);
 }
@@ -493,7 +390,7 @@ static int reply_wanted(const struct outnet_query* q, int m)
 /* A wanted reply: with caps, a case difference ends the query as a
  * capsfail (not for PTR, as Unbound); the question is lowered so the
  * random case reaches no cache. Returns 1 when delivered as capsfail. */
-static int caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
+int outnet_caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
 	int m)
 {
 	if(!q->req.caps)
@@ -505,7 +402,7 @@ static int caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
 	verbose(VERB_DETAIL, "wrong 0x20-ID in reply qname");
 	q->o->stats.capsfail++;
 	lower_question(pkt, len);
-	deliver(q, OUTNET_CAPSFAIL, pkt, len, ms_since(&q->sent));
+	deliver(q, OUTNET_CAPSFAIL, pkt, len, outnet_ms_since(&q->sent));
 	return 1;
 }
 
@@ -513,7 +410,7 @@ static int caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
 
 /* Fill a with the source address for family (random among the
  * outgoing-interfaces of that family, else the wildcard) and port. */
-static int source_addr(struct outside_network* o, int family, int port,
+int outnet_source_addr(struct outside_network* o, int family, int port,
 	struct sockaddr_storage* a, socklen_t* alen)
 {
 	memset(a, 0, sizeof(*a));
@@ -554,7 +451,7 @@ static int udp_open(struct outnet_query* q)
 		int fd;
 		if(port < 0)
 			return 0;
-		if(!source_addr(o, q->addr.ss_family, port, &src, &srclen)) {
+		if(!outnet_source_addr(o, q->addr.ss_family, port, &src, &srclen)) {
 			port_pool_return(o->pool, port);
 			return -1;
 		}
@@ -603,23 +500,23 @@ static void udp_start(struct outnet_query* q)
 	if(ok == 0) {
 		if(q->state != Q_WAIT_PORT) {
 			q->state = Q_WAIT_PORT;
-			wait_add(&o->wait_udp, q);
+			outnet_wait_add(&o->wait_udp, q);
 			o->stats.waited++;
 			if(!evtimer_pending(o->poll, NULL))
-				timer_after(o->poll, WAIT_POLL_MS);
+				outnet_timer_after(o->poll, WAIT_POLL_MS);
 		}
 		return;
 	}
 	if(q->state == Q_WAIT_PORT)
-		wait_remove(&o->wait_udp, q);
+		outnet_wait_remove(&o->wait_udp, q);
 	q->state = Q_UDP;
 	if(ok < 0) {
-		fail_soon(q);
+		outnet_fail_soon(q);
 		return;
 	}
 	q->ev = event_new(o->base, q->fd, EV_READ | EV_PERSIST, udp_cb, q);
 	if(!q->ev || event_add(q->ev, NULL) != 0) {
-		fail_soon(q);
+		outnet_fail_soon(q);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &q->sent);
@@ -630,60 +527,10 @@ static void udp_start(struct outnet_query* q)
 	if(r != (ssize_t)q->pktlen) {
 		verbose(VERB_ALGO, "outgoing udp send: %s",
 			r < 0 ? strerror(errno) : "short");
-		fail_soon(q);
+		outnet_fail_soon(q);
 		return;
 	}
 	o->stats.sent_udp++;
-	timer_set(q, q->timeout_ms);
-}
-
-static void tcp_start(struct outnet_query* q)
-{
-	struct outside_network* o = q->o;
-	struct sockaddr_storage src;
-	socklen_t srclen;
-	if(o->tcp_inuse >= o->s.num_tcp) {
-		if(q->state != Q_WAIT_TCP) {
-			q->state = Q_WAIT_TCP;
-			wait_add(&o->wait_tcp, q);
-			o->stats.waited++;
-		}
-		return;
-	}
-	if(q->state == Q_WAIT_TCP)
-		wait_remove(&o->wait_tcp, q);
-	q->state = Q_TCP;
-	q->written = q->lengot = q->rgot = q->rlen = 0;
-	q->fd = socket(q->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-		SOCK_CLOEXEC, 0);
-	if(q->fd == -1) {
-		log_err("outgoing tcp socket: %s", strerror(errno));
-		fail_soon(q);
-		return;
-	}
-	o->tcp_inuse++;
-	if(!source_addr(o, q->addr.ss_family, 0, &src, &srclen) ||
-		(o->any_ifs && bind(q->fd, (struct sockaddr*)&src, srclen)
-		!= 0)) {
-		verbose(VERB_ALGO, "outgoing tcp bind: %s", strerror(errno));
-		fail_soon(q);
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &q->sent);
-	if(connect(q->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0 &&
-		errno != EINPROGRESS) {
-		verbose(VERB_ALGO, "outgoing tcp connect: %s",
-			strerror(errno));
-		fail_soon(q);
-		return;
-	}
-	q->connecting = 1;
-	q->ev = event_new(o->base, q->fd, EV_WRITE | EV_PERSIST, tcp_cb, q);
-	if(!q->ev || event_add(q->ev, NULL) != 0) {
-		fail_soon(q);
-		return;
-	}
-	o->stats.sent_tcp++;
 	timer_set(q, q->timeout_ms);
 }
 
@@ -696,12 +543,12 @@ static int tcp_timeout_of(const struct outnet_query* q, int rto)
 }
 
 /* Begin (or redo) the query over its transport. */
-static void start_attempt(struct outnet_query* q)
+void outnet_start_attempt(struct outnet_query* q)
 {
 	evtimer_del(q->timer);
 	clock_gettime(CLOCK_MONOTONIC, &q->sent);  /* wait starts */
 	if(q->is_tcp)
-		tcp_start(q);
+		outnet_tcp_start(q);
 	else	udp_start(q);
 	/* waiting for a port or slot counts against the timeout too */
 	if(q->state == Q_WAIT_PORT || q->state == Q_WAIT_TCP)
@@ -709,23 +556,23 @@ static void start_attempt(struct outnet_query* q)
 }
 
 /* A reply that matched: what next? */
-static void got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
+void outnet_got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 {
 	struct outside_network* o = q->o;
-	int rtt = ms_since(&q->sent);
+	int rtt = outnet_ms_since(&q->sent);
 	int rcode = pkt[3] & 0xf;
-	int tc = (rd16(pkt + 2) & FLAG_TC) != 0;
+	int tc = (outnet_rd16(pkt + 2) & FLAG_TC) != 0;
 	time_t now = time(NULL);
 	if(o->infra)
 		infra_rtt_update(o->infra, &q->addr, q->addrlen, q->zone,
 			q->zonelen, q->qtype, rtt, q->timeout_ms, now);
 	if(tc && !q->is_tcp && q->req.tcp_on_tc) {
 		o->stats.tcp_on_tc++;
-		release_io(q);
+		outnet_release_io(q);
 		q->is_tcp = 1;
 		q->timeout_ms = tcp_timeout_of(q, q->timeout_ms);
 		rebuild_packet(q);
-		start_attempt(q);
+		outnet_start_attempt(q);
 		return;
 	}
 	/* also when infra knows the server does EDNS (as Unbound): one
@@ -733,11 +580,11 @@ static void got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 	if(q->use_edns && q->req.edns_fallback &&
 		(rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL)) {
 		o->stats.edns_fallbacks++;
-		release_io(q);
+		outnet_release_io(q);
 		q->use_edns = 0;
 		q->fallback_done = 1;
 		rebuild_packet(q);
-		start_attempt(q);
+		outnet_start_attempt(q);
 		return;
 	}
 	if(o->infra && !q->edns_known && rcode != RCODE_FORMERR &&
@@ -781,131 +628,16 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 			o->stats.unwanted++;
 			continue;
 		}
-		m = reply_matches(q, o->udp_buf, (size_t)n);
-		if(!reply_wanted(q, m)) {
+		m = outnet_reply_matches(q, o->udp_buf, (size_t)n);
+		if(!outnet_reply_wanted(q, m)) {
 			/* spoofed or stale: keep waiting for the real one */
 			o->stats.unwanted++;
 			continue;
 		}
-		if(!caps_check(q, o->udp_buf, (size_t)n, m))
-			got_reply(q, o->udp_buf, (size_t)n);
+		if(!outnet_caps_check(q, o->udp_buf, (size_t)n, m))
+			outnet_got_reply(q, o->udp_buf, (size_t)n);
 		return;
 	}
-}
-
-static void tcp_fail(struct outnet_query* q, const char* what, int err)
-{
-	verbose(VERB_ALGO, "outgoing tcp %s: %s", what,
-		err ? strerror(err) : "closed");
-	deliver(q, OUTNET_ERROR, NULL, 0, 0);
-}
-
-static void tcp_write(struct outnet_query* q)
-{
-	size_t total = 2 + q->pktlen;
-	while(q->written < total) {
-		uint8_t frame[2 + QBUF_MAX];
-		size_t n = total - q->written;
-		ssize_t r;
-		frame[0] = (uint8_t)(q->pktlen >> 8);
-		frame[1] = (uint8_t)q->pktlen;
-		memcpy(frame + 2, q->pkt, q->pktlen);
-		if(q->o->s.tcp_write_chunk && n > q->o->s.tcp_write_chunk)
-			n = q->o->s.tcp_write_chunk;
-		r = send(q->fd, frame + q->written, n, MSG_NOSIGNAL);
-		if(r < 0) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				return;
-			tcp_fail(q, "write", errno);
-			return;
-		}
-		q->written += (size_t)r;
-		if(q->o->s.tcp_write_chunk && q->written < total)
-			return;   /* test aid: one chunk per wake-up */
-	}
-	/* all written: now wait for the reply */
-	event_free(q->ev);
-	q->ev = event_new(q->o->base, q->fd, EV_READ | EV_PERSIST, tcp_cb, q);
-	if(!q->ev || event_add(q->ev, NULL) != 0)
-		tcp_fail(q, "event", ENOMEM);
-}
-
-static void tcp_read(struct outnet_query* q)
-{
-	for(;;) {
-		ssize_t r;
-		int m;
-		if(q->lengot < 2) {
-			r = recv(q->fd, q->lenbuf + q->lengot, 2 - q->lengot, 0);
-		} else {
-			if(!q->rbuf) {
-				q->rlen = rd16(q->lenbuf);
-				if(q->rlen < LDNS_HEADER_SIZE) {
-					tcp_fail(q, "read", EBADMSG);
-					return;
-				}
-				if(!(q->rbuf = malloc(q->rlen))) {
-					tcp_fail(q, "read", ENOMEM);
-					return;
-				}
-				q->rgot = 0;
-			}
-			r = recv(q->fd, q->rbuf + q->rgot, q->rlen - q->rgot, 0);
-		}
-		if(r < 0) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				return;
-			tcp_fail(q, "read", errno);
-			return;
-		}
-		if(r == 0) {
-			tcp_fail(q, "read", 0);
-			return;
-		}
-		if(q->lengot < 2) {
-			q->lengot += (size_t)r;
-			continue;
-		}
-		q->rgot += (size_t)r;
-		if(q->rgot < q->rlen)
-			continue;
-		m = reply_matches(q, q->rbuf, q->rlen);
-		if(reply_wanted(q, m)) {
-			if(!caps_check(q, q->rbuf, q->rlen, m))
-				got_reply(q, q->rbuf, q->rlen);
-			return;
-		}
-		/* not ours: read the next message, if one comes in time */
-		q->o->stats.unwanted++;
-		free(q->rbuf);
-		q->rbuf = NULL;
-		q->lengot = 0;
-	}
-}
-
-static void tcp_cb(evutil_socket_t fd, short ev, void* arg)
-{
-	struct outnet_query* q = arg;
-	(void)fd;
-	if(q->connecting && (ev & EV_WRITE)) {
-		int err = 0;
-		socklen_t len = sizeof(err);
-		if(getsockopt(q->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
-			err = errno;
-		if(err == EINPROGRESS || err == EALREADY)
-			return;
-		if(err) {
-			tcp_fail(q, "connect", err);
-			return;
-		}
-		q->connecting = 0;
-	}
-	if(ev & EV_WRITE)
-		tcp_write(q);
-	else if(ev & EV_READ)
-		tcp_read(q);
 }
 
 static void timer_cb(evutil_socket_t fd, short ev, void* arg)
@@ -917,24 +649,13 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 	case Q_FAILED:
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
-	case Q_WAIT_TCP:
-		/* a slot came free (zero timer), or the wait is over */
-		if(o->tcp_inuse < o->s.num_tcp && q->o->wait_tcp.head == q &&
-			ms_since(&q->sent) < q->timeout_ms) {
-			tcp_start(q);
-			return;
-		}
-		if(ms_since(&q->sent) < q->timeout_ms) {
-			timer_set(q, q->timeout_ms - ms_since(&q->sent));
-			return;
-		}
-		deliver(q, OUTNET_ERROR, NULL, 0, 0);
-		return;
+	case Q_WAIT_TCP:   /* no connection came free in time */
 	case Q_WAIT_PORT:
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
 	case Q_UDP:
 	case Q_TCP:
+		outnet_tcp_timed_out(q);
 		if(o->infra)
 			infra_rtt_update(o->infra, &q->addr, q->addrlen,
 				q->zone, q->zonelen, q->qtype, -1,
@@ -956,7 +677,7 @@ static void poll_cb(evutil_socket_t fd, short ev, void* arg)
 			break;   /* still none free */
 	}
 	if(o->wait_udp.head)
-		timer_after(o->poll, WAIT_POLL_MS);
+		outnet_timer_after(o->poll, WAIT_POLL_MS);
 }
 
 /* ---- public ---- */
@@ -1006,6 +727,10 @@ struct outside_network* outside_network_create(struct event_base* base,
 		o->s.num_tcp = 0;
 	if(o->s.max_waiting < 0)
 		o->s.max_waiting = 0;
+	if(o->s.max_reuse_tcp < 1)
+		o->s.max_reuse_tcp = 1;
+	if(o->s.tcp_reuse_timeout < 0)
+		o->s.tcp_reuse_timeout = 0;
 	o->pool = pool;
 	o->infra = infra;
 	o->s.out_ifs = s->out_ifs;
@@ -1016,7 +741,8 @@ struct outside_network* outside_network_create(struct event_base* base,
 	o->dq = donotq_create(s->donotquery, s->do_not_query_localhost);
 	o->udp_buf = malloc(UDP_BUF_SIZE);
 	o->poll = evtimer_new(base, poll_cb, o);
-	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll)
+	o->tcp_serve = evtimer_new(base, outnet_tcp_serve_cb, o);
+	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll || !o->tcp_serve)
 		goto fail;
 	return o;
 fail:
@@ -1031,6 +757,7 @@ void outside_network_delete(struct outside_network* o)
 		return;
 	while(o->all)
 		query_free(o->all);
+	outnet_tcp_close_all(o);
 	if(o->poll)
 		event_free(o->poll);
 	free(o->udp_buf);
@@ -1127,7 +854,7 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	if(q->is_tcp)
 		q->timeout_ms = tcp_timeout_of(q, to);
 	build_packet(q, req->qname);
-	start_attempt(q);
+	outnet_start_attempt(q);
 	return q;
 }
 
@@ -1145,4 +872,9 @@ const struct outnet_stats* outnet_get_stats(const struct outside_network* o)
 int outnet_num_active(const struct outside_network* o)
 {
 	return o->num_active;
+}
+
+int outnet_num_tcp_conns(const struct outside_network* o)
+{
+	return o->num_conns;
 }

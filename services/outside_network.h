@@ -13,8 +13,24 @@
  * OUTNET_CAPSFAIL (Unbound's rule: the iterator's fallback decides); a
  * caps reply's question is lowered before delivery, so no cache sees
  * the random case.
- * TCP: 2-byte length framing, non-blocking connect, partial writes and
- * reads, at most outgoing-num-tcp connections per worker, the rest wait.
+ * TCP (services/outnet_tcp.c): 2-byte length framing, non-blocking
+ * connect, partial writes and reads. A connection is shared, as in
+ * Unbound 1.13+: queries to the same server address and port (and, for
+ * a later TLS upstream, the same authentication name) go pipelined over
+ * one open connection, each with an ID unique on it, and an answer is
+ * matched by ID and question, in whatever order it comes; a message
+ * that matches no query is counted unwanted and skipped, one that is
+ * not a DNS reply at all drops the connection. A connection takes at
+ * most max-reuse-tcp-queries queries, is closed tcp-reuse-timeout ms
+ * after its last answer or when the server closes it; at most
+ * outgoing-num-tcp are open per worker (an idle one to another server
+ * is closed to make room), other queries wait. When a connection that
+ * had answered fails, or before a query was written, its queries move
+ * once to a new connection; the others end in OUTNET_ERROR. With an
+ * outgoing-interface the socket is bound with IP_BIND_ADDRESS_NO_PORT,
+ * so the kernel picks the port at connect() by the whole four-tuple
+ * (not one free for every destination). Connections end with a plain
+ * close (FIN), never an RST.
  * A query ends in exactly one callback (reply, timeout or error) unless
  * it is cancelled; its socket is closed and its port returned then, so a
  * late reply is dropped by the kernel.
@@ -65,6 +81,10 @@ struct outnet_settings {
 	uint16_t edns_size;        /* advertised UDP size (edns-buffer-size) */
 	int tcp_timeout;           /* least TCP timeout, ms
 	                            * (tcp-auth-query-timeout, 3000) */
+	int tcp_reuse_timeout;     /* ms an idle connection stays open
+	                            * (tcp-reuse-timeout, 60000) */
+	int max_reuse_tcp;         /* queries per connection
+	                            * (max-reuse-tcp-queries, 200) */
 	int max_waiting;           /* queries that may wait for a port or a
 	                            * TCP slot (num-queries-per-thread) */
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
@@ -169,9 +189,16 @@ struct outnet_stats {
 	uint64_t tcp_on_tc;       /* redone over TCP after TC=1 */
 	uint64_t edns_fallbacks;  /* redone without EDNS */
 	uint64_t capsfail;        /* caps: reply question in another case */
+	uint64_t tcp_conns;       /* TCP connections opened */
+	uint64_t tcp_reused;      /* TCP queries on a connection that had
+	                           * carried one before */
+	uint64_t tcp_moved;       /* queries moved to a new connection */
+	uint64_t tcp_dropped;     /* connections dropped: not DNS */
 };
 const struct outnet_stats* outnet_get_stats(const struct outside_network* o);
 /* Queries started and not finished (including waiting ones). */
 int outnet_num_active(const struct outside_network* o);
+/* TCP connections open now. */
+int outnet_num_tcp_conns(const struct outside_network* o);
 
 #endif

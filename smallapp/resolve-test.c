@@ -311,14 +311,16 @@ int main(int argc, char** argv)
 			(unsigned long long)ie->stats.caps_fallbacks);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
 			"edns_fallback=%llu unwanted=%llu refused=%llu "
-			"capsfail=%llu\n",
+			"capsfail=%llu tcp_conns=%llu tcp_reused=%llu\n",
 			(unsigned long long)o->sent_udp,
 			(unsigned long long)o->sent_tcp,
 			(unsigned long long)o->tcp_on_tc,
 			(unsigned long long)o->edns_fallbacks,
 			(unsigned long long)o->unwanted,
 			(unsigned long long)o->refused,
-			(unsigned long long)o->capsfail);
+			(unsigned long long)o->capsfail,
+			(unsigned long long)o->tcp_conns,
+			(unsigned long long)o->tcp_reused);
 	}
 	fflush(stdout);
 	if(timer)

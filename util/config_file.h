@@ -80,7 +80,12 @@ struct config_file {
 	size_t max_udp_size;            /* default 4096 (as Unbound 1.17) */
 	size_t msg_buffer_size;         /* default 65552 */
 	int incoming_num_tcp;           /* per thread, default 10 */
-	int outgoing_num_tcp;
+	int outgoing_num_tcp;           /* per thread, default 10 */
+	int tcp_reuse_timeout;          /* msec an idle upstream TCP
+	                                 * connection is kept, default 60000 */
+	int max_reuse_tcp_queries;      /* per upstream connection, 200 */
+	int tcp_auth_query_timeout;     /* msec, least TCP query timeout,
+	                                 * default 3000 */
 	int tcp_idle_timeout;           /* msec, default 30000 */
 	int tcp_mss;
 

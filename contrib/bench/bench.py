@@ -229,7 +229,8 @@ class Server:
 def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
             verbose=True, clients=None):
     cmd = ["taskset", "-c", a.client_cpus, "dnsperf", "-s", "127.0.0.1",
-           "-p", str(port), "-d", qfile, "-m", a.mode,
+           "-p", str(port), "-d", qfile,
+           "-m", "udp" if a.mode == "tcstorm" else a.mode,
            "-c", str(clients or a.clients), "-q", str(a.outstanding),
            "-t", "2"]
     if seconds:
@@ -347,6 +348,8 @@ def setup(a, work):
     inst = tn_nsd.NsdInstance("nsd", os.path.join(work, "nsd"),
                               "127.0.0.1", nsd_port, [zone])
     inst.write()
+    if a.mode == "tcstorm":
+        nsd_rrl_default(inst.conf)
     inst.proc = procs.start(["taskset", "-c", a.client_cpus,
                              tn_nsd.NSD_BIN, "-d", "-c", inst.conf],
                             inst.dir, inst.pidfile)
@@ -362,6 +365,18 @@ def setup(a, work):
     print("bench zone %s: %d names on NSD 127.0.0.1@%d; queries %s" % (
         BENCH_ZONE, a.names, nsd_port, qfile))
     return nsd_port, qfile, hints
+
+
+def nsd_rrl_default(conf):
+    """The testnet's nsd.conf turns RRL off; tcstorm wants NSD's
+    defaults back (rrl-ratelimit 200, rrl-slip 2: of the queries over the
+    limit, every other one gets an empty TC=1 reply, the rest none)."""
+    with open(conf) as f:
+        text = f.read()
+    text = text.replace("  rrl-ratelimit: 0\n", "  rrl-ratelimit: 200\n")
+    text = text.replace("  rrl-whitelist-ratelimit: 0\n", "")
+    with open(conf, "w") as f:
+        f.write(text)
 
 
 def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
@@ -525,6 +540,120 @@ def run_connrate(a, work, nsd_port, qfile, hints):
           cols, rows, [(0, 1), (0, 2)])
 
 
+def stat_counter(conf, name):
+    """One counter of unbound-control stats_noreset (None if unread)."""
+    try:
+        r = subprocess.run([CONTROL, "-c", conf, "stats_noreset"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition("=")
+        if k in (name, "total." + name):
+            return int(v)
+    return None
+
+
+def tcp_active_opens():
+    """TCP connects of the whole network namespace (/proc/net/snmp)."""
+    with open("/proc/net/snmp") as f:
+        rows = [l.split() for l in f if l.startswith("Tcp:")]
+    return int(rows[1][rows[0].index("ActiveOpens")])
+
+
+def time_wait_count(port):
+    """TCP sockets in TIME_WAIT to or from 127.0.0.1:port now."""
+    try:
+        r = subprocess.run(["ss", "-Htan", "state", "time-wait"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return float("nan")
+    key = "127.0.0.1:%d" % port
+    return sum(1 for line in r.stdout.splitlines() if key in line.split())
+
+
+def run_tcstorm(a, work, nsd_port, hints):
+    """Unique names (NSD's wildcard) against NSD with its default RRL:
+    over 200 q/s half the UDP replies are TC=1, so the resolvers fall
+    back to TCP for many of them. Every run gets names of its own, so
+    nothing comes from a cache."""
+    # num.query.tcpout is an extended statistic (in Unbound too)
+    a.conf_line = a.conf_line + ["extended-statistics: yes"]
+    servers = make_servers(a, work, nsd_port, hints, trivial=False)
+    for s in servers:
+        s.start()
+        print("started %-8s pid %d port %d: %s" % (
+            s.label, s.pid, s.port, " ".join(s.args)))
+    res = {s.label: [] for s in servers}
+    for rnd in range(a.rounds):
+        for s in servers:
+            qfile = os.path.join(work, "storm-%s-%d.txt" % (s.label, rnd))
+            with open(qfile, "w") as f:
+                for i in range(a.storm_names):
+                    f.write("s%d%s%d.w.%s A\n" % (rnd, s.label[0], i,
+                                                  BENCH_ZONE))
+            # the TIME_WAITs of the run before (the other server's) must
+            # not count for this one: NSD's side holds them too
+            tw0 = time_wait_count(nsd_port)
+            tcp0 = stat_counter(s.conf, "num.query.tcpout")
+            udp0 = stat_counter(s.conf, "num.query.udpout")
+            opens0 = tcp_active_opens()
+            out = os.path.join(work, "storm-%s-%d.out" % (s.label, rnd))
+            r = measure(a, s, qfile, out)
+            tcp1 = stat_counter(s.conf, "num.query.tcpout")
+            udp1 = stat_counter(s.conf, "num.query.udpout")
+            r["udp_ps"] = ((udp1 - udp0) / a.seconds
+                           if udp0 is not None and udp1 is not None
+                           else float("nan"))
+            r["conn_ps"] = (tcp_active_opens() - opens0) / a.seconds
+            r["tw"] = time_wait_count(nsd_port)
+            r["tw0"] = tw0
+            ok = r["completed"] * r["noerror_pct"] / 100.0
+            r["answered_pct"] = 100.0 * ok / max(r["sent"], 1)
+            r["ok_qps"] = r["qps"] * r["noerror_pct"] / 100.0
+            r["cpu_ok_ms"] = r["cpu_us"] * r["completed"] / max(ok, 1) / 1e3
+            r["user_ok_ms"] = r["user_us"] * r["completed"] / max(ok, 1) / 1e3
+            r["sys_ok_ms"] = r["sys_us"] * r["completed"] / max(ok, 1) / 1e3
+            r["tcp_ps"] = ((tcp1 - tcp0) / a.seconds
+                           if tcp0 is not None and tcp1 is not None
+                           else float("nan"))
+            res[s.label].append(r)
+            print("round %d %-8s %7.0f q/s, %.1f%% answered NOERROR, "
+                  "cpu %.3f ms per answer (user %.3f sys %.3f), "
+                  "%.0f UDP and %.0f TCP queries/s upstream, "
+                  "%.0f connects/s, "
+                  "TIME_WAIT at NSD's port %s before, %s after" % (
+                      rnd + 1, s.label, r["qps"], r["answered_pct"],
+                      r["cpu_ok_ms"], r["user_ok_ms"], r["sys_ok_ms"],
+                      r["udp_ps"], r["tcp_ps"], r["conn_ps"], r["tw0"],
+                      r["tw"]))
+            sys.stdout.flush()
+            os.unlink(qfile)
+    cols = [s.label for s in servers]
+    rows = [("queries/s (dnsperf)", [med(res[c], "qps") for c in cols], 0),
+            ("NOERROR answers/s", [med(res[c], "ok_qps") for c in cols], 0),
+            ("answered NOERROR, % of sent",
+             [med(res[c], "answered_pct") for c in cols], 1),
+            ("server CPU ms per answer", [med(res[c], "cpu_ok_ms")
+                                          for c in cols], 3),
+            ("  user ms per answer", [med(res[c], "user_ok_ms")
+                                      for c in cols], 3),
+            ("  sys ms per answer", [med(res[c], "sys_ok_ms")
+                                     for c in cols], 3),
+            ("UDP queries upstream /s (num.query.udpout)",
+             [med(res[c], "udp_ps") for c in cols], 0),
+            ("TCP queries upstream /s (num.query.tcpout)",
+             [med(res[c], "tcp_ps") for c in cols], 0),
+            ("TCP connects/s (namespace's ActiveOpens)",
+             [med(res[c], "conn_ps") for c in cols], 0)]
+    table("tcstorm: unique names, NSD rrl-ratelimit 200 (default), "
+          "threads %d, %d x %ds, dnsperf -c %d -q %d (medians over rounds)"
+          % (a.threads, a.rounds, a.seconds, a.clients, a.outstanding),
+          cols, rows, [(0, 1)])
+    for s in servers:
+        s.stop()
+
+
 def callgrind_total(path):
     """Total Ir of a callgrind dump ('totals:' or 'summary:' line)."""
     tot = None
@@ -670,7 +799,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reuseport", choices=["yes", "no"], default="no")
-    ap.add_argument("--mode", choices=["udp", "tcp"], default="udp")
+    ap.add_argument("--mode", choices=["udp", "tcp", "tcstorm"],
+                    default="udp",
+                    help="tcstorm: unique names against NSD with its "
+                    "default response rate limiting (TC=1 replies), "
+                    "dnsperf over UDP")
+    ap.add_argument("--storm-names", type=int, default=200000,
+                    help="tcstorm: distinct names per run")
     ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
@@ -730,7 +865,8 @@ def main(argv=None):
         # 16): several queries per connection, as a pipelining client
         # sends them; at -c 32 (6 each) the server reads 1.7 queries per
         # wake-up and the kernel's per-segment work dominates (README).
-        a.clients = 16 if a.mode == "tcp" else 32
+        # tcstorm: -c 16 as the measurement in issue 13
+        a.clients = 16 if a.mode in ("tcp", "tcstorm") else 32
     if a.msg_cache is None:
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
@@ -748,6 +884,8 @@ def main(argv=None):
         nsd_port, qfile, hints = setup(a, work)
         if a.memory:
             run_memory(a, work, nsd_port, hints)
+        elif a.mode == "tcstorm":
+            run_tcstorm(a, work, nsd_port, hints)
         elif a.callgrind:
             run_callgrind(a, work, nsd_port, qfile, hints)
         elif a.conn_rate:

@@ -180,6 +180,11 @@ static void test_defaults(void** state)
 	assert_int_equal(cfg->msg_buffer_size, 65552);
 	assert_int_equal(cfg->incoming_num_tcp, 10);
 	assert_int_equal(cfg->tcp_idle_timeout, 30000);
+	assert_int_equal(cfg->outgoing_num_tcp, 10);
+	assert_int_equal(cfg->tcp_reuse_timeout, 60000);
+	assert_int_equal(cfg->max_reuse_tcp_queries, 200);
+	assert_int_equal(cfg->tcp_auth_query_timeout, 3000);
+	assert_false(has_unimpl(cfg, "server:tcp-reuse-timeout", NULL));
 	assert_int_equal(cfg->do_daemonize, 1);
 	assert_int_equal(cfg->use_syslog, 1);
 	assert_string_equal(cfg->pidfile, PIDFILE);
@@ -237,6 +242,14 @@ static void test_types(void** state)
 	assert_string_equal(printed(cfg, "do-ip6"), "no\n");
 	assert_string_equal(printed(cfg, "num-threads"), "4\n");
 	config_delete(cfg);
+	cfg = good("server:\n tcp-reuse-timeout: 500\n"
+		" max-reuse-tcp-queries: 0\n tcp-auth-query-timeout: 1000\n");
+	assert_int_equal(cfg->tcp_reuse_timeout, 500);
+	assert_int_equal(cfg->max_reuse_tcp_queries, 0);
+	assert_int_equal(cfg->tcp_auth_query_timeout, 1000);
+	assert_string_equal(printed(cfg, "max-reuse-tcp-queries"), "0\n");
+	config_delete(cfg);
+	bad("server:\n tcp-reuse-timeout: -1\n", 2, NULL);
 
 	bad("server:\n do-ip4: YES\n", 2, "expected yes or no");
 	bad("server:\n do-ip4: 1\n", 2, "expected yes or no");

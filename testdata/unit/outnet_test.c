@@ -44,14 +44,32 @@ enum mode {
 #define SPOOF_IP 0x06060606u
 #define GOOD_IP 0x7f000001u
 
+/* what the TCP side does (it answers pipelined queries in order) */
+enum tcp_mode {
+	T_ANSWER,          /* answer each query */
+	T_REVERSE,         /* hold R.tcp_batch queries, answer them last
+	                    * first */
+	T_CLOSE_AFTER_ONE, /* answer one query, then close */
+	T_WRONG_ID,        /* a reply with another ID first, then right */
+	T_GARBAGE_ONCE,    /* the 2nd query of the first connection gets a
+	                    * frame that is no DNS message; then normal */
+	T_GARBAGE,         /* every query gets such a frame */
+	T_SILENT           /* read, never answer */
+};
+
 struct tcp_conn {
 	int fd;
 	struct event* ev;
 	struct event* tick;
-	uint8_t in[1024];
+	uint8_t in[8192];
 	size_t inlen;
-	uint8_t out[1024];
+	uint8_t out[16384];
 	size_t outlen, outpos;
+	int answered;              /* queries answered on it */
+	int held[64];              /* T_REVERSE: query offsets in in[] */
+	int num_held;
+	size_t scan;               /* queries before this are seen */
+	int peer_ip;               /* the client's address (host order) */
 	struct tcp_conn* next;
 };
 
@@ -62,6 +80,15 @@ struct responder {
 	struct event* ev_udp, * ev_tcp;
 	enum mode mode;
 	int udp_queries, tcp_queries, tcp_now, tcp_max;
+	int tcp_accepts;           /* connections accepted */
+	enum tcp_mode tcp_mode;
+	int tcp_trickle;           /* replies go out 1 byte per ms */
+	int tcp_batch;             /* T_REVERSE */
+	int garbage_sent;          /* T_GARBAGE_ONCE */
+	uint32_t last_tcp_peer;
+	int extra_tcp[3];          /* more listeners (other servers) */
+	int extra_port[3];
+	struct event* ev_extra[3];
 	int last_src_port;
 	uint8_t last_qname[256];   /* as received (its case) */
 	int src_ports[256];
@@ -244,7 +271,8 @@ static void conn_free(struct tcp_conn* c)
 	free(c);
 }
 
-/* the reply goes out one byte per millisecond: partial reads there */
+/* replies go out at once, or one byte per millisecond (partial reads
+ * on the client side) */
 static void tcp_tick(evutil_socket_t fd, short ev, void* arg)
 {
 	struct tcp_conn* c = arg;
@@ -257,12 +285,63 @@ static void tcp_tick(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
+static void tcp_out(struct tcp_conn* c, const uint8_t* msg, size_t len)
+{
+	struct timeval tv = { 0, 1000 };
+	assert_true(c->outlen + 2 + len <= sizeof(c->out));
+	c->out[c->outlen] = (uint8_t)(len >> 8);
+	c->out[c->outlen + 1] = (uint8_t)len;
+	memcpy(c->out + c->outlen + 2, msg, len);
+	c->outlen += 2 + len;
+	if(R.tcp_trickle) {
+		evtimer_add(c->tick, &tv);
+		return;
+	}
+	while(c->outpos < c->outlen) {
+		ssize_t n = send(c->fd, c->out + c->outpos,
+			c->outlen - c->outpos, MSG_NOSIGNAL);
+		if(n <= 0)
+			break;
+		c->outpos += (size_t)n;
+	}
+}
+
+/* answer the query at in+off (length-prefixed); 0: close the conn */
+static int tcp_answer(struct tcp_conn* c, size_t off)
+{
+	const uint8_t* q = c->in + off + 2;
+	size_t qlen = ((size_t)c->in[off] << 8) | c->in[off + 1];
+	uint8_t a[600];
+	size_t alen = make_answer(q, qlen, a, GOOD_IP, 0);
+	c->answered++;
+	switch(R.tcp_mode) {
+	case T_WRONG_ID: {
+		uint8_t bad[600];
+		make_answer(q, qlen, bad, SPOOF_IP, 0);
+		bad[1] ^= 0x01;
+		tcp_out(c, bad, alen);
+		break;
+	}
+	case T_GARBAGE_ONCE:
+		if(R.garbage_sent || c->answered != 2)
+			break;
+		R.garbage_sent = 1;
+		/* fall through */
+	case T_GARBAGE:
+		tcp_out(c, (const uint8_t*)"junk", 4);
+		return 1;
+	default:
+		break;
+	}
+	tcp_out(c, a, alen);
+	return R.tcp_mode != T_CLOSE_AFTER_ONE;
+}
+
 static void tcp_read(evutil_socket_t fd, short ev, void* arg)
 {
 	struct tcp_conn* c = arg;
 	ssize_t n;
-	size_t qlen, alen;
-	struct timeval tv = { 0, 1000 };
+	size_t off = c->scan;
 	(void)ev;
 	n = recv(fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
 	if(n <= 0) {
@@ -270,22 +349,48 @@ static void tcp_read(evutil_socket_t fd, short ev, void* arg)
 		return;
 	}
 	c->inlen += (size_t)n;
-	if(c->inlen < 2)
-		return;
-	qlen = ((size_t)c->in[0] << 8) | c->in[1];
-	if(c->inlen < 2 + qlen || c->outlen)
-		return;
-	R.tcp_queries++;
-	alen = make_answer(c->in + 2, qlen, c->out + 2, GOOD_IP, 0);
-	c->out[0] = (uint8_t)(alen >> 8);
-	c->out[1] = (uint8_t)alen;
-	c->outlen = alen + 2;
-	evtimer_add(c->tick, &tv);
+	/* every whole query in the buffer */
+	for(;;) {
+		size_t qlen;
+		if(c->inlen - off < 2)
+			break;
+		qlen = ((size_t)c->in[off] << 8) | c->in[off + 1];
+		if(c->inlen - off < 2 + qlen)
+			break;
+		R.tcp_queries++;
+		if(R.tcp_mode == T_SILENT) {
+			off += 2 + qlen;
+			continue;
+		}
+		if(R.tcp_mode == T_REVERSE) {
+			assert_true(c->num_held < 64);
+			c->held[c->num_held++] = (int)off;
+			off += 2 + qlen;
+			continue;
+		}
+		if(!tcp_answer(c, off)) {
+			conn_free(c);   /* after the answer: a FIN follows */
+			return;
+		}
+		off += 2 + qlen;
+	}
+	c->scan = off;
+	if(R.tcp_mode == T_REVERSE) {
+		if(c->num_held < R.tcp_batch)
+			return;   /* keep the held queries in the buffer */
+		while(c->num_held > 0)
+			tcp_answer(c, (size_t)c->held[--c->num_held]);
+	}
+	memmove(c->in, c->in + off, c->inlen - off);
+	c->inlen -= off;
+	c->scan = 0;
 }
 
 static void tcp_accept(evutil_socket_t fd, short ev, void* arg)
 {
-	int s = accept(fd, NULL, NULL);
+	struct sockaddr_in peer;
+	socklen_t plen = sizeof(peer);
+	int s = accept(fd, (struct sockaddr*)&peer, &plen);
 	struct tcp_conn* c;
 	(void)ev; (void)arg;
 	if(s < 0)
@@ -293,11 +398,14 @@ static void tcp_accept(evutil_socket_t fd, short ev, void* arg)
 	fd_set_nonblock(s);
 	c = calloc(1, sizeof(*c));
 	c->fd = s;
+	c->peer_ip = (int)ntohl(peer.sin_addr.s_addr);
+	R.last_tcp_peer = ntohl(peer.sin_addr.s_addr);
 	c->ev = event_new(R.base, s, EV_READ | EV_PERSIST, tcp_read, c);
 	c->tick = evtimer_new(R.base, tcp_tick, c);
 	event_add(c->ev, NULL);
 	c->next = R.conns;
 	R.conns = c;
+	R.tcp_accepts++;
 	if(++R.tcp_now > R.tcp_max)
 		R.tcp_max = R.tcp_now;
 }
@@ -342,6 +450,19 @@ static void responder_start(struct event_base* base)
 	assert_true(R.tcp >= 0);
 	assert_int_equal(listen(R.tcp, 16), 0);
 	R.udp2 = bind_lo(SOCK_DGRAM, 0);
+	R.tcp_trickle = 1;
+	for(tries = 0; tries < 3; tries++) {
+		struct sockaddr_in e;
+		socklen_t elen = sizeof(e);
+		R.extra_tcp[tries] = bind_lo(SOCK_STREAM, 0);
+		assert_true(R.extra_tcp[tries] >= 0);
+		assert_int_equal(listen(R.extra_tcp[tries], 16), 0);
+		getsockname(R.extra_tcp[tries], (struct sockaddr*)&e, &elen);
+		R.extra_port[tries] = ntohs(e.sin_port);
+		R.ev_extra[tries] = event_new(base, R.extra_tcp[tries],
+			EV_READ | EV_PERSIST, tcp_accept, NULL);
+		event_add(R.ev_extra[tries], NULL);
+	}
 	R.ev_udp = event_new(base, R.udp, EV_READ | EV_PERSIST, udp_read, NULL);
 	R.ev_tcp = event_new(base, R.tcp, EV_READ | EV_PERSIST, tcp_accept,
 		NULL);
@@ -358,6 +479,10 @@ static void responder_stop(void)
 		event_free(R.later[i].ev);
 	event_free(R.ev_udp);
 	event_free(R.ev_tcp);
+	for(i = 0; i < 3; i++) {
+		event_free(R.ev_extra[i]);
+		close(R.extra_tcp[i]);
+	}
 	close(R.udp);
 	close(R.udp2);
 	close(R.tcp);
@@ -448,6 +573,8 @@ static void setup_net(int udp_connect, int range, int num_tcp,
 	set.tcp_timeout = 1000;
 	set.max_waiting = 100;
 	set.tcp_write_chunk = 3;          /* partial writes over TCP */
+	set.max_reuse_tcp = 200;          /* Unbound's defaults */
+	set.tcp_reuse_timeout = 60000;
 	outnet = outside_network_create(base, &set, pool, infra);
 	assert_non_null(outnet);
 	zone_len = dname_from_str("example.", zone_wire);
@@ -1078,6 +1205,411 @@ static void test_ipv6(void** state)
 	teardown_net();
 }
 
+/* ---- TCP connection reuse ---- */
+
+/* Recreate the outside network with other TCP settings. */
+static void renew_outnet(int num_tcp, int max_reuse, int reuse_timeout)
+{
+	outside_network_delete(outnet);
+	set.num_tcp = num_tcp;
+	set.max_reuse_tcp = max_reuse;
+	set.tcp_reuse_timeout = reuse_timeout;
+	outnet = outside_network_create(base, &set, pool, infra);
+	assert_non_null(outnet);
+}
+
+/* TCP queries for "q<i>.example." (names kept in names[i]) */
+static uint8_t names[64][32];
+static size_t names_len[64];
+
+static struct outnet_request tcp_request(int i)
+{
+	struct outnet_request q = request();
+	char txt[32];
+	snprintf(txt, sizeof(txt), "q%d.example.", i);
+	names_len[i] = dname_from_str(txt, names[i]);
+	q.qname = names[i];
+	q.qname_len = names_len[i];
+	q.tcp = 1;
+	q.timeout_ms = 4000;   /* replies may trickle: not a test of time */
+	return q;
+}
+
+static int sum_done(const struct result* r, int n)
+{
+	int i, d = 0;
+	for(i = 0; i < n; i++)
+		d += r[i].done;
+	return d;
+}
+
+static void run_until_all(struct result* r, int n, int ms)
+{
+	int i;
+	for(i = 0; i < ms / 5 && sum_done(r, n) < n; i++)
+		run_until(NULL, 0, 5);
+}
+
+/* the reply is for q<i>: its question is that name */
+static void assert_reply_for(const struct result* r, int i)
+{
+	assert_int_equal(r->done, 1);
+	assert_int_equal(r->res, OUTNET_REPLY);
+	assert_true(r->was_tcp);
+	assert_true(r->len > 12 + names_len[i]);
+	assert_memory_equal(r->pkt + 12, names[i], names_len[i]);
+	assert_int_equal(answer_ip(r), GOOD_IP);
+}
+
+/* 20 queries one after another, then 20 at once: one connection */
+static void test_tcp_reuse(void** state)
+{
+	struct result r[20];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 20; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+		run_until(&r[i].done, 1, 2000);
+		assert_reply_for(&r[i], i);
+	}
+	assert_int_equal(R.tcp_accepts, 1);
+	assert_int_equal(R.tcp_queries, 20);
+	assert_int_equal(outnet_num_tcp_conns(outnet), 1);  /* kept */
+	assert_int_equal(outnet_get_stats(outnet)->tcp_conns, 1);
+	assert_int_equal(outnet_get_stats(outnet)->tcp_reused, 19);
+	/* pipelined: all 20 in flight on the same connection */
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 20; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	}
+	run_until_all(r, 20, 3000);
+	for(i = 0; i < 20; i++)
+		assert_reply_for(&r[i], i);
+	assert_int_equal(R.tcp_accepts, 1);
+	assert_int_equal(R.tcp_max, 1);
+	/* UDP is untouched: a random port per query, as before */
+	memset(r, 0, sizeof(r));
+	q = request();
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_int_equal(r[0].res, OUTNET_REPLY);
+	assert_false(r[0].was_tcp);
+	assert_in_range(R.last_src_port, 30000, 39999);
+	teardown_net();
+}
+
+/* answers in reverse order (partial reads, one byte per ms): each goes
+ * to the query it answers, by ID and question */
+static void test_tcp_out_of_order(void** state)
+{
+	struct result r[8];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_mode = T_REVERSE;
+	R.tcp_batch = 8;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 8; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	}
+	run_until_all(r, 8, 5000);
+	for(i = 0; i < 8; i++)
+		assert_reply_for(&r[i], i);
+	assert_int_equal(R.tcp_accepts, 1);
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 0);
+	/* the same question 8 times: told apart by ID alone */
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	for(i = 0; i < 8; i++)
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	run_until_all(r, 8, 5000);
+	for(i = 0; i < 8; i++)
+		assert_reply_for(&r[i], 0);
+	assert_int_equal(R.tcp_accepts, 1);
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 0);
+	teardown_net();
+}
+
+/* a server that closes after each answer: the next query reconnects,
+ * queries pipelined behind the answered one move to a new connection */
+static void test_tcp_server_closes(void** state)
+{
+	struct result r[4];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_mode = T_CLOSE_AFTER_ONE;
+	R.tcp_trickle = 0;
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_reply_for(&r[0], 0);
+	run_until(NULL, 0, 30);   /* the FIN arrives: the conn goes */
+	assert_int_equal(outnet_num_tcp_conns(outnet), 0);
+	q = tcp_request(1);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[1]));
+	run_until(&r[1].done, 1, 2000);
+	assert_reply_for(&r[1], 1);
+	assert_int_equal(R.tcp_accepts, 2);
+	/* 4 at once: one answer per connection, the rest move on */
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 4; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	}
+	run_until_all(r, 4, 5000);
+	for(i = 0; i < 4; i++)
+		assert_reply_for(&r[i], i);
+	assert_int_equal(R.tcp_accepts, 6);
+	assert_true(outnet_get_stats(outnet)->tcp_moved >= 3);
+	teardown_net();
+}
+
+/* tcp-reuse-timeout: an idle connection closes after it (and the
+ * server sees the close), a busy one does not */
+static void test_tcp_idle_timeout(void** state)
+{
+	struct result r[2];
+	struct outnet_request q;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	renew_outnet(10, 200, 150);
+	R.tcp_trickle = 0;
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_reply_for(&r[0], 0);
+	run_until(NULL, 0, 60);
+	assert_int_equal(outnet_num_tcp_conns(outnet), 1);
+	assert_int_equal(R.tcp_now, 1);
+	/* used again before the timeout: the timer starts over */
+	q = tcp_request(1);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[1]));
+	run_until(&r[1].done, 1, 2000);
+	assert_reply_for(&r[1], 1);
+	run_until(NULL, 0, 100);
+	assert_int_equal(outnet_num_tcp_conns(outnet), 1);
+	assert_int_equal(R.tcp_accepts, 1);
+	run_until(NULL, 0, 200);
+	assert_int_equal(outnet_num_tcp_conns(outnet), 0);
+	assert_int_equal(R.tcp_now, 0);   /* the server saw the close */
+	teardown_net();
+}
+
+/* outgoing-num-tcp 2 and 4 servers: never more than 2 connections,
+ * an idle one is closed for a waiting query to another server; and
+ * max-reuse-tcp-queries 5: 12 queries use 3 connections */
+static void test_tcp_bounds(void** state)
+{
+	struct result r[8];
+	struct outnet_request q;
+	int i, j;
+	(void)state;
+	setup_net(1, 100, 2, 376);
+	R.tcp_trickle = 0;
+	R.tcp_mode = T_REVERSE;   /* hold each query until 2 are in */
+	R.tcp_batch = 2;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 8; i++) {
+		int port = (i % 4) == 0 ? R.port : R.extra_port[i % 4 - 1];
+		q = tcp_request(i);
+		((struct sockaddr_in*)&q.addr)->sin_port = htons(
+			(uint16_t)port);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	}
+	for(j = 0; j < 600 && sum_done(r, 8) < 8; j++) {
+		run_until(NULL, 0, 5);
+		assert_true(outnet_num_tcp_conns(outnet) <= 2);
+	}
+	for(i = 0; i < 8; i++)
+		assert_reply_for(&r[i], i);
+	assert_true(R.tcp_max <= 2);
+	assert_int_equal(R.tcp_accepts, 4);
+	assert_true(outnet_get_stats(outnet)->waited >= 4);
+	teardown_net();
+
+	setup_net(1, 100, 10, 376);
+	renew_outnet(10, 5, 60000);
+	R.tcp_trickle = 0;
+	for(i = 0; i < 12; i++) {
+		memset(&r[0], 0, sizeof(r[0]));
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+		run_until(&r[0].done, 1, 2000);
+		assert_reply_for(&r[0], i);
+	}
+	assert_int_equal(R.tcp_accepts, 3);
+	assert_int_equal(outnet_get_stats(outnet)->tcp_conns, 3);
+	/* the used-up ones closed after their last answer */
+	assert_int_equal(outnet_num_tcp_conns(outnet), 1);
+	teardown_net();
+}
+
+/* a reply with a wrong ID on a reused connection is skipped (not given
+ * to the query), the right one then matches */
+static void test_tcp_wrong_id(void** state)
+{
+	struct result r[3];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_reply_for(&r[0], 0);
+	R.tcp_mode = T_WRONG_ID;
+	for(i = 1; i < 3; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+		run_until(&r[i].done, 1, 2000);
+		assert_reply_for(&r[i], i);   /* GOOD_IP, not SPOOF_IP */
+	}
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 2);
+	assert_int_equal(R.tcp_accepts, 1);
+	teardown_net();
+}
+
+/* a frame that is no DNS message drops the connection: the query on a
+ * reused connection moves to a new one (and gets its answer); on a
+ * server that only sends such frames it ends in an error, cleanly */
+static void test_tcp_garbage(void** state)
+{
+	struct result r[4];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	R.tcp_mode = T_GARBAGE_ONCE;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 2; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+		run_until(&r[i].done, 1, 2000);
+		assert_reply_for(&r[i], i);
+	}
+	assert_int_equal(R.tcp_accepts, 2);
+	assert_int_equal(outnet_get_stats(outnet)->tcp_dropped, 1);
+	assert_int_equal(outnet_get_stats(outnet)->tcp_moved, 1);
+	teardown_net();
+
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	R.tcp_mode = T_GARBAGE;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 4; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+	}
+	run_until_all(r, 4, 3000);
+	for(i = 0; i < 4; i++) {
+		assert_int_equal(r[i].done, 1);
+		assert_int_equal(r[i].res, OUTNET_ERROR);
+	}
+	/* ones not written yet when the junk came move once */
+	assert_in_range(R.tcp_accepts, 1, 2);
+	assert_int_equal(outnet_num_active(outnet), 0);
+	assert_int_equal(outnet_num_tcp_conns(outnet), 0);
+	teardown_net();
+}
+
+/* a connection that stays silent: the query times out, and the next
+ * query goes to a new connection, not into the black hole */
+static void test_tcp_silent(void** state)
+{
+	struct result r[2];
+	struct outnet_request q;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	R.tcp_trickle = 0;
+	R.tcp_mode = T_SILENT;
+	memset(r, 0, sizeof(r));
+	q = tcp_request(0);
+	q.timeout_ms = 100;
+	assert_non_null(outnet_send(outnet, &q, cb, &r[0]));
+	run_until(&r[0].done, 1, 2000);
+	assert_int_equal(r[0].res, OUTNET_TIMEOUT);
+	/* the silent one is closed (its last query gone) */
+	assert_int_equal(outnet_num_tcp_conns(outnet), 0);
+	R.tcp_mode = T_ANSWER;
+	q = tcp_request(1);
+	assert_non_null(outnet_send(outnet, &q, cb, &r[1]));
+	run_until(&r[1].done, 1, 2000);
+	assert_reply_for(&r[1], 1);
+	assert_int_equal(R.tcp_accepts, 2);
+	teardown_net();
+}
+
+/* a query cancelled while on a shared connection: the others still
+ * get their answers (the stream stays whole) */
+static void test_tcp_cancel_shared(void** state)
+{
+	struct result r[4];
+	struct outnet_query* qs[4];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 10, 376);
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 4; i++) {
+		q = tcp_request(i);
+		qs[i] = outnet_send(outnet, &q, cb, &r[i]);
+		assert_non_null(qs[i]);
+	}
+	outnet_cancel(qs[1]);          /* before it was written */
+	run_until(NULL, 0, 3);         /* partly written (3-byte chunks) */
+	outnet_cancel(qs[2]);
+	for(i = 0; i < 300 && r[0].done + r[3].done < 2; i++)
+		run_until(NULL, 0, 10);
+	assert_reply_for(&r[0], 0);
+	assert_reply_for(&r[3], 3);
+	assert_int_equal(r[1].done + r[2].done, 0);
+	assert_int_equal(R.tcp_accepts, 1);
+	teardown_net();
+}
+
+/* outgoing-interface 127.0.0.2: TCP leaves from it (bound with
+ * IP_BIND_ADDRESS_NO_PORT where the kernel has it) */
+static void test_tcp_outgoing_interface(void** state)
+{
+	struct config_strlist oif = { NULL, (char*)"127.0.0.2" };
+	struct result r[3];
+	struct outnet_request q;
+	int i;
+	(void)state;
+	setup_net(1, 100, 4, 376);
+	outside_network_delete(outnet);
+	set.out_ifs = &oif;
+	outnet = outside_network_create(base, &set, pool, infra);
+	assert_non_null(outnet);
+	set.out_ifs = NULL;
+	R.tcp_trickle = 0;
+	memset(r, 0, sizeof(r));
+	for(i = 0; i < 3; i++) {
+		q = tcp_request(i);
+		assert_non_null(outnet_send(outnet, &q, cb, &r[i]));
+		run_until(&r[i].done, 1, 2000);
+		assert_reply_for(&r[i], i);
+	}
+	assert_int_equal(R.last_tcp_peer, 0x7f000002u);
+	assert_int_equal(R.tcp_accepts, 1);
+	teardown_net();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1098,6 +1630,16 @@ int main(void)
 		cmocka_unit_test(test_cancel_shutdown),
 		cmocka_unit_test(test_refused_port),
 		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_tcp_reuse),
+		cmocka_unit_test(test_tcp_out_of_order),
+		cmocka_unit_test(test_tcp_server_closes),
+		cmocka_unit_test(test_tcp_idle_timeout),
+		cmocka_unit_test(test_tcp_bounds),
+		cmocka_unit_test(test_tcp_wrong_id),
+		cmocka_unit_test(test_tcp_garbage),
+		cmocka_unit_test(test_tcp_silent),
+		cmocka_unit_test(test_tcp_cancel_shared),
+		cmocka_unit_test(test_tcp_outgoing_interface),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
