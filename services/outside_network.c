@@ -396,21 +396,18 @@ static uint16_t rd16(const uint8_t* p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-/* Is pkt the reply to q? ID, QR, opcode, and the question: 0 no, 1
- * yes (exact case), 2 yes but the qname's case differs. An error reply
- * (FORMERR, NOTIMP) may come without the question, as older servers
- * send to EDNS queries. */
-static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
-	size_t len)
+int outnet_reply_matches(const uint8_t* query, size_t qname_len,
+	const uint8_t* pkt, size_t len)
 {
-	size_t qlen = q->qname_len + 4;
+	size_t qlen = qname_len + 4;
 	const uint8_t* a, *b;
 	uint16_t flags;
 	int rcode;
 	if(len < LDNS_HEADER_SIZE)
 		return 0;
 	flags = rd16(pkt + 2);
-	if(rd16(pkt) != q->id || !(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0)
+	if(rd16(pkt) != rd16(query) || !(flags & FLAG_QR) ||
+		FLAGS_OPCODE(flags) != 0)
 		return 0;
 	rcode = flags & 0xf;
 	if(rd16(pkt + 4) == 0)
@@ -418,15 +415,21 @@ static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	if(rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
 		return 0;
 	a = pkt + LDNS_HEADER_SIZE;
-	b = q->pkt + LDNS_HEADER_SIZE;
+	b = query + LDNS_HEADER_SIZE;
 	if(memcmp(a, b, qlen) == 0)
 		return 1;
 	/* same labels (sent ones are well formed) apart from the case? */
-	if(memcmp(a + q->qname_len, b + q->qname_len, 4) != 0 ||
-		dname_valid(a, q->qname_len) != q->qname_len ||
+	if(memcmp(a + qname_len, b + qname_len, 4) != 0 ||
+		dname_valid(a, qname_len) != qname_len ||
 		query_dname_compare(a, b) != 0)
 		return 0;
 	return 2;
+}
+
+static int reply_matches(const struct outnet_query* q, const uint8_t* pkt,
+	size_t len)
+{
+	return outnet_reply_matches(q->pkt, q->qname_len, pkt, len);
 }
 
 /* use-caps-for-id: a random case for every letter of the qname. An
