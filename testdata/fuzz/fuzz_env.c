@@ -7,6 +7,7 @@
 #include "services/tcp_conn.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/infra.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -179,16 +180,19 @@ struct daemon* fuzz_daemon_create(const char* conf_text)
 {
 	struct daemon* d = calloc(1, sizeof(*d));
 	struct config_file* cfg = fuzz_config(conf_text);
+	struct infra_settings is;
 	size_t nr = 0, nm = 0;
 	char err[256];
 	if(!d)
 		abort();
 	pthread_mutex_init(&d->env_lock, NULL);
 	atomic_init(&d->env_gen, 0);
+	infra_settings_from_cfg(cfg, &is);
+	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
 	d->env = serve_env_derive(cfg, NULL);
-	if(!d->msg_cache || !d->rrset_cache || !d->env)
+	if(!d->infra || !d->msg_cache || !d->rrset_cache || !d->env)
 		abort();
 	if(!conf_file) {
 		conf_file = write_conf(conf_text);
