@@ -1,6 +1,7 @@
 /* testdata/fuzz/regress_main.c - runs a fuzz harness without libFuzzer:
  * every file named, and every file in every directory named, is fed
- * once to LLVMFuzzerTestOneInput, in name order. For `make check` (any
+ * once to LLVMFuzzerTestOneInput, in name order; one that runs over a
+ * minute ends the run (SIGALRM). For `make check` (any
  * compiler, with or without sanitizers): the seed corpus and every
  * input that once made a harness fail stay regression tests. A
  * failure is a crash or abort (the sanitizers report it). */
@@ -11,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* Per input; sanitizer builds are slow, but no input takes a second. */
+#define REGRESS_TIMEOUT_SECS 60
 
 static int run_file(const char* path)
 {
@@ -33,7 +38,11 @@ static int run_file(const char* path)
 		return 0;
 	}
 	fclose(f);
+	/* a hang is a failure too (libFuzzer's -timeout): SIGALRM ends
+	 * the run */
+	alarm(REGRESS_TIMEOUT_SECS);
 	(void)LLVMFuzzerTestOneInput(buf, (size_t)n);
+	alarm(0);
 	free(buf);
 	return 1;
 }
