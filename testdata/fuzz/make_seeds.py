@@ -338,7 +338,7 @@ auth-zone:
     write(h, "sizes-and-lists", """server:
 	msg-cache-size: 4m
 	rrset-cache-size: 8k
-	cache-max-ttl: 0x10
+	cache-max-ttl: 86400
 	target-fetch-policy: "3 2 1 0 0"
 	private-address: 10.0.0.0/8
 	private-domain: "example."
@@ -347,6 +347,8 @@ auth-zone:
 	serve-expired-ttl: 86400
 	local-data: 'txt.test. TXT "a\\" b" "c"'
 	local-data-ptr: "2001:db8::1 x.test."
+remote-control:
+	control-enable: no
 	prometheus-enable: yes
 	prometheus-port: 9167
 """)
