@@ -9,7 +9,10 @@
 # 3. a normal out-of-tree build in build/ and `make check` (unit tests and
 #    the integration tests in testdata/integration),
 # 4. a second build in build-asan/ with --enable-sanitizers (AddressSanitizer,
-#    LeakSanitizer, UndefinedBehaviorSanitizer) and `make check` again.
+#    LeakSanitizer, UndefinedBehaviorSanitizer) and `make check` again,
+# 5. the fuzzing build in build-fuzz/ (clang, libFuzzer, ASan/UBSan):
+#    contrib/fuzz.sh 20 runs every harness over its seeds and regression
+#    inputs and then 20 s on new inputs; any crash fails (about 2-4 min).
 #
 # Exits non-zero if anything fails. The integration tests talk only to
 # 127.0.0.1 and ::1.
@@ -22,7 +25,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
 	libldns-dev libssl-dev libcmocka-dev ldnsutils knot-dnsutils
 	python3-dnspython python3-cryptography python3-pytest iproute2 unbound
-	nsd dnsperf procps dns-root-data)
+	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev)
 
 say() { printf '\n=== %s\n' "$*"; }
 die() { printf '\nrun-tests: %s\n' "$*" >&2; exit 1; }
@@ -64,6 +67,10 @@ cd "$SRC" || exit 1
 	export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 	build_and_check build-asan --enable-sanitizers
 ) || failed+=(build-asan)
+cd "$SRC" || exit 1
+
+say "build-fuzz: contrib/fuzz.sh 20"
+FUZZ_JOBS=$JOBS "$SRC/contrib/fuzz.sh" 20 || failed+=(build-fuzz)
 cd "$SRC" || exit 1
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -146,7 +146,8 @@ static int set_add(struct set_rd* s, int k, const uint8_t* d, size_t n)
 		s->off[k] = off;
 		s->cap[k] = cap;
 	}
-	if(s->datacap - s->used < n) {
+	/* also for an empty first rdata: its pointer is data + offset */
+	if(s->datacap - s->used < n || !s->data) {
 		size_t cap = s->datacap ? s->datacap * 2 : 1024;
 		uint8_t* d2;
 		while(cap - s->used < n)

@@ -96,7 +96,9 @@ enum prom_req prom_http_classify(const char* buf, size_t len)
 				return PROM_REQ_BAD;
 			first = 0;
 		} else if(e == p) {
-			return verdict;  /* the blank line: complete */
+			/* the blank line: complete, if within the limit */
+			return (size_t)(nl + 1 - buf) > PROM_REQ_MAX ?
+				PROM_REQ_BAD : verdict;
 		} else if(!header_line(p, e)) {
 			/* folded (obs-fold) or without a name and colon */
 			return PROM_REQ_BAD;

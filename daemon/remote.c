@@ -463,12 +463,42 @@ static int evict_oldest_idle(struct daemon_remote* rc)
 	return 1;
 }
 
+int daemon_remote_adopt(struct daemon_remote* rc, int fd, int use_ssl)
+{
+	struct timeval tv = { RC_TIMEOUT_SECS, 0 };
+	struct rc_conn* c;
+	if(!(c = calloc(1, sizeof(*c)))) {
+		close(fd);
+		return 0;
+	}
+	c->rc = rc;
+	c->fd = fd;
+	c->outq = -1;
+	c->next = rc->conns;
+	if(rc->conns)
+		rc->conns->prev = c;
+	rc->conns = c;
+	rc->num_conns++;
+	c->timer = evtimer_new(rc->base, conn_timeout_cb, c);
+	if(!c->timer || evtimer_add(c->timer, &tv) != 0) {
+		conn_close(c);
+		return 0;
+	}
+	if(use_ssl) {
+		if(!(c->ssl = SSL_new(rc->ctx)) || !SSL_set_fd(c->ssl, fd)) {
+			log_err("could not SSL_new for remote control");
+			conn_close(c);
+			return 0;
+		}
+	}
+	conn_step(c);
+	return 1;
+}
+
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 {
 	struct rc_listener* l = arg;
 	struct daemon_remote* rc = l->owner;
-	struct timeval tv = { RC_TIMEOUT_SECS, 0 };
-	struct rc_conn* c;
 	int fd;
 	(void)ev;
 	if(rc->num_conns >= RC_MAX_CONNS && !evict_oldest_idle(rc)) {
@@ -482,31 +512,7 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 			verbose(VERB_ALGO, "remote accept: %s", strerror(errno));
 		return;
 	}
-	if(!(c = calloc(1, sizeof(*c)))) {
-		close(fd);
-		return;
-	}
-	c->rc = rc;
-	c->fd = fd;
-	c->outq = -1;
-	c->next = rc->conns;
-	if(rc->conns)
-		rc->conns->prev = c;
-	rc->conns = c;
-	rc->num_conns++;
-	c->timer = evtimer_new(rc->base, conn_timeout_cb, c);
-	if(!c->timer || evtimer_add(c->timer, &tv) != 0) {
-		conn_close(c);
-		return;
-	}
-	if(l->use_ssl) {
-		if(!(c->ssl = SSL_new(rc->ctx)) || !SSL_set_fd(c->ssl, fd)) {
-			log_err("could not SSL_new for remote control");
-			conn_close(c);
-			return;
-		}
-	}
-	conn_step(c);
+	(void)daemon_remote_adopt(rc, fd, l->use_ssl);
 }
 
 /* The TLS context: our key and certificate, and clients must show a

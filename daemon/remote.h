@@ -32,6 +32,12 @@ struct daemon_remote* daemon_remote_create(struct daemon* d,
 /* Start accepting on the main thread's event base, and the
  * statistics-interval timer. 0 on error. */
 int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
+/* Serve the connected, non-blocking socket fd as a control connection
+ * (TLS when use_ssl), as accepting it would: the command runs as its
+ * bytes arrive on the base of daemon_remote_start. fd is the
+ * connection's from now on (closed on failure too); 0 on failure.
+ * accept uses it; so does the control fuzz harness, with a socketpair. */
+int daemon_remote_adopt(struct daemon_remote* rc, int fd, int use_ssl);
 /* After a reload (SIGHUP or the reload commands): the statistics the
  * control channel shows start from zero, as Unbound's. NULL is fine. */
 void daemon_remote_reload_stats(struct daemon_remote* rc);

@@ -532,7 +532,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-static size_t tcp_answer(void* arg, const uint8_t* pkt, size_t len,
+size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t outcap, const struct tcp_handle* h)
 {
@@ -685,7 +685,7 @@ struct worker* worker_create(struct daemon* d, int num)
 		event_add(w->post_ev, NULL) != 0)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
-		w->env->cfg->tcp_idle_timeout, tcp_answer, w);
+		w->env->cfg->tcp_idle_timeout, worker_tcp_answer, w);
 	if(w->tcp)
 		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);

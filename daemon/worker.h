@@ -133,6 +133,14 @@ void worker_flush_requestlist(struct worker* w);
 /* worker_resolve: num-queries-per-thread reached and nothing could be
  * jostled out; Unbound drops the query */
 #define WORKER_MESH_FULL ((size_t)-3)
+/* The worker's answer function for its TCP pool (tcp_answer_fn of
+ * services/tcp_conn.h; arg is the worker): query_answer for a query
+ * that came over TCP. Public so the TCP fuzz harness drives the same
+ * path (testdata/fuzz/fuzz_query_tcp.c). */
+struct tcp_handle;
+size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct tcp_handle* h);
 /* Hand a question the cache could not answer to the mesh. Returns
  * QUERY_DEFERRED (the reply goes to the client later), a reply length
  * when the answer was ready at once (written to out), 0 when there is

@@ -205,7 +205,10 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	}
 	dp->ttl = v.ttl;
 	for(i = 0; i < v.count; i++) {
-		if(dname_valid(v.rdata[i], v.rdlen[i]) != v.rdlen[i])
+		/* an empty rdata too (dname_valid says 0 for both): an
+		 * upstream NS record may come with RDLENGTH 0 */
+		if(v.rdlen[i] == 0 ||
+			dname_valid(v.rdata[i], v.rdlen[i]) != v.rdlen[i])
 			continue;
 		if(delegpt_add_ns(dp, v.rdata[i]) < 0) {
 			delegpt_free(dp);

@@ -32,7 +32,9 @@ struct delegpt* hints_read_file(const char* fname)
 	addrs = ldns_rr_list_new();
 	if(!ns || !addrs)
 		goto done;
-	while(!feof(in)) {
+	/* a read error (a directory: EISDIR) never reaches the end of
+	 * the file: without the ferror check this loop would not end */
+	while(!feof(in) && !ferror(in)) {
 		ldns_rr* rr = NULL;
 		ldns_status s = ldns_rr_new_frm_fp_l(&rr, in, &ttl, &origin,
 			&prev, &line);
@@ -53,6 +55,10 @@ struct delegpt* hints_read_file(const char* fname)
 				ldns_rr_free(rr);
 		} else
 			ldns_rr_free(rr);
+	}
+	if(ferror(in)) {
+		log_err("cannot read root-hints file %s", fname);
+		goto done;
 	}
 	dp = delegpt_from_rrs(root, ns, addrs, NULL, 53);
 	if(!dp)

@@ -111,8 +111,9 @@ void outnet_timer_after(struct event* ev, int ms);
 void outnet_release_io(struct outnet_query* q);
 /* Deliver OUTNET_ERROR from a zero timer (never nested). */
 void outnet_fail_soon(struct outnet_query* q);
-/* 0: not the reply, 1: it is, 2: it is but the qname case differs */
-int outnet_reply_matches(const struct outnet_query* q, const uint8_t* pkt,
+/* Is pkt the reply to q (outnet_reply_matches on q's packet)? 0: not
+ * the reply, 1: it is, 2: it is but the qname case differs */
+int outnet_query_matches(const struct outnet_query* q, const uint8_t* pkt,
 	size_t len);
 int outnet_reply_wanted(const struct outnet_query* q, int m);
 /* caps: 1 when delivered as a capsfail (else the question is lowered) */

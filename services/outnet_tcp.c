@@ -464,7 +464,7 @@ static int conn_message(struct outnet_tcp_conn* c, uint8_t* msg, size_t len)
 	for(q = c->queries; q; q = q->on_conn.next) {
 		if(!q->tcp_sent)
 			continue;
-		m = outnet_reply_matches(q, msg, len);
+		m = outnet_query_matches(q, msg, len);
 		if(outnet_reply_wanted(q, m))
 			break;
 	}

@@ -293,21 +293,18 @@ static void rebuild_packet(struct outnet_query* q)
 	build_packet(q, NULL);  /* the qname bytes stay in place */
 }
 
-/* Is pkt the reply to q? ID, QR, opcode, and the question: 0 no, 1
- * yes (exact case), 2 yes but the qname's case differs. An error reply
- * (FORMERR, NOTIMP) may come without the question, as older servers
- * send to EDNS queries. */
-int outnet_reply_matches(const struct outnet_query* q, const uint8_t* pkt,
-	size_t len)
+int outnet_reply_matches(const uint8_t* query, size_t qname_len,
+	const uint8_t* pkt, size_t len)
 {
-	size_t qlen = q->qname_len + 4;
+	size_t qlen = qname_len + 4;
 	const uint8_t* a, *b;
 	uint16_t flags;
 	int rcode;
 	if(len < LDNS_HEADER_SIZE)
 		return 0;
 	flags = outnet_rd16(pkt + 2);
-	if(outnet_rd16(pkt) != q->id || !(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0)
+	if(outnet_rd16(pkt) != outnet_rd16(query) || !(flags & FLAG_QR) ||
+		FLAGS_OPCODE(flags) != 0)
 		return 0;
 	rcode = flags & 0xf;
 	if(outnet_rd16(pkt + 4) == 0)
@@ -315,15 +312,22 @@ int outnet_reply_matches(const struct outnet_query* q, const uint8_t* pkt,
 	if(outnet_rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
 		return 0;
 	a = pkt + LDNS_HEADER_SIZE;
-	b = q->pkt + LDNS_HEADER_SIZE;
+	b = query + LDNS_HEADER_SIZE;
 	if(memcmp(a, b, qlen) == 0)
 		return 1;
 	/* same labels (sent ones are well formed) apart from the case? */
-	if(memcmp(a + q->qname_len, b + q->qname_len, 4) != 0 ||
-		dname_valid(a, q->qname_len) != q->qname_len ||
+	if(memcmp(a + qname_len, b + qname_len, 4) != 0 ||
+		dname_valid(a, qname_len) != qname_len ||
 		query_dname_compare(a, b) != 0)
 		return 0;
 	return 2;
+}
+
+int outnet_query_matches(const struct outnet_query* q, const uint8_t* pkt,
+	size_t len)
+{
+	/* q->pkt carries q->id: a new ID is written into it */
+	return outnet_reply_matches(q->pkt, q->qname_len, pkt, len);
 }
 
 /* use-caps-for-id: a random case for every letter of the qname. An
@@ -379,7 +383,7 @@ static void lower_question(uint8_t* pkt, size_t len)
 	}
 }
 
-/* Is the reply (m from reply_matches) ours? Without caps only the
+/* Is the reply (m from outnet_query_matches) ours? Without caps only the
  * exact case is (the name was sent lowercase: another case is someone
  * else's); with caps a case difference is a capsfail. */
 int outnet_reply_wanted(const struct outnet_query* q, int m)
@@ -628,7 +632,7 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 			o->stats.unwanted++;
 			continue;
 		}
-		m = outnet_reply_matches(q, o->udp_buf, (size_t)n);
+		m = outnet_query_matches(q, o->udp_buf, (size_t)n);
 		if(!outnet_reply_wanted(q, m)) {
 			/* spoofed or stale: keep waiting for the real one */
 			o->stats.unwanted++;

@@ -179,6 +179,14 @@ struct outnet_query* outnet_send(struct outside_network* o,
 /* Stop a query: no callback, socket closed, port returned. */
 void outnet_cancel(struct outnet_query* q);
 
+/* Is pkt (len bytes) the reply to query, the packet we sent (its
+ * ID, and a question whose qname is qname_len bytes)? ID, QR, opcode
+ * and the question: 0 no, 1 yes (exact case), 2 yes but the qname's
+ * case differs. An error reply (FORMERR, NOTIMP) may come without the
+ * question, as older servers send to EDNS queries. The outside
+ * network's own check, public for the upstream fuzz harness. */
+int outnet_reply_matches(const uint8_t* query, size_t qname_len,
+	const uint8_t* pkt, size_t len);
 struct outnet_stats {
 	uint64_t sent_udp, sent_tcp;   /* packets sent (retries count) */
 	uint64_t replies, timeouts, errors;

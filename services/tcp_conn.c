@@ -317,12 +317,46 @@ static struct tcp_conn* free_slot(struct tcp_pool* p)
 	return NULL;
 }
 
+int tcp_pool_adopt(struct tcp_pool* p, int fd,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	struct tcp_conn* c = p->num_open < p->max_conns ? free_slot(p) : NULL;
+	if(!c || addrlen > sizeof(c->addr))
+		return 0;
+	if(!c->in)
+		c->in = malloc(TCP_IN_CAP);
+	if(!c->out)
+		c->out = malloc(TCP_OUT_CAP);
+	if(!c->in || !c->out) {
+		log_err("tcp accept: out of memory");
+		return 0;
+	}
+	c->fd = fd;
+	memcpy(&c->addr, addr, addrlen);
+	c->addrlen = addrlen;
+	c->in_len = c->out_start = c->out_end = 0;
+	c->read_paused = c->eof = c->pending = 0;
+	c->write_armed = 0;
+	event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST,
+		conn_read_cb, c);
+	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
+		conn_write_cb, c);
+	evtimer_assign(&c->ev_timer, p->base, conn_timeout_cb, c);
+	event_add(&c->ev_read, NULL);
+	c->touched = 1;
+	conn_stamp(c);
+	event_add(&c->ev_timer, &p->idle);
+	p->num_open++;
+	if(p->num_open >= p->max_conns)
+		set_accepting(p, 0);
+	return 1;
+}
+
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 {
 	struct tcp_pool* p = arg;
 	(void)ev;
 	while(p->num_open < p->max_conns) {
-		struct tcp_conn* c = free_slot(p);
 		struct sockaddr_storage addr;
 		socklen_t addrlen = sizeof(addr);
 		int fd = accept4(lfd, (struct sockaddr*)&addr, &addrlen,
@@ -333,31 +367,10 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 				log_err("accept failed: %s", strerror(errno));
 			return;
 		}
-		if(!c->in)
-			c->in = malloc(TCP_IN_CAP);
-		if(!c->out)
-			c->out = malloc(TCP_OUT_CAP);
-		if(!c->in || !c->out) {
-			log_err("tcp accept: out of memory");
+		if(!tcp_pool_adopt(p, fd, &addr, addrlen)) {
 			close(fd);
 			return;
 		}
-		c->fd = fd;
-		memcpy(&c->addr, &addr, addrlen);
-		c->addrlen = addrlen;
-		c->in_len = c->out_start = c->out_end = 0;
-		c->read_paused = c->eof = c->pending = 0;
-		c->write_armed = 0;
-		event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST,
-			conn_read_cb, c);
-		event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
-			conn_write_cb, c);
-		evtimer_assign(&c->ev_timer, p->base, conn_timeout_cb, c);
-		event_add(&c->ev_read, NULL);
-		c->touched = 1;
-		conn_stamp(c);
-		event_add(&c->ev_timer, &p->idle);
-		p->num_open++;
 	}
 	/* full: leave further connections in the kernel's backlog */
 	set_accepting(p, 0);

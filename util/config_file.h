@@ -232,6 +232,12 @@ struct config_file* config_create(void);
  * configuration file"). */
 int config_read(struct config_file* cfg, const char* filename,
 	const char* chroot);
+/* Read len bytes of config text (need not end in NUL), named name in
+ * messages, into cfg, as config_read reads a file, except that include:
+ * and include-toplevel: are not followed (each is an error): nothing
+ * but text is read. For the config fuzz harness and tests. */
+int config_read_text(struct config_file* cfg, const char* name,
+	const char* text, size_t len);
 /* A deep copy (util/config_copy.c); NULL when out of memory. */
 struct config_file* config_copy(const struct config_file* cfg);
 /* Free everything. NULL is fine. */

@@ -91,6 +91,7 @@ struct cfg_parser {
 	int errors;
 	int depth;               /* include nesting */
 	char* incdir;            /* relative includes: from directory: */
+	int no_include;          /* config_read_text: include: is an error */
 	unsigned clause;         /* current clause bit, CL_NONE outside */
 	struct config_stub* stub;   /* current stub-/forward-zone */
 	struct config_view* view;   /* current view */

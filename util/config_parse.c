@@ -380,7 +380,10 @@ static void statement(struct cfg_parser* p, struct cfg_lex* lx,
 	if(!read_values(p, lx, o, n, args))
 		return;
 	p->line = t->line;
-	if(o->type == CT_INCLUDE || o->type == CT_INCLUDE_TOP) {
+	if((o->type == CT_INCLUDE || o->type == CT_INCLUDE_TOP) &&
+		p->no_include) {
+		cfg_error(p, "%s: is not followed in this text", o->name);
+	} else if(o->type == CT_INCLUDE || o->type == CT_INCLUDE_TOP) {
 		do_include(p, args[0], o->type == CT_INCLUDE_TOP);
 	} else if(cfg_option_apply(p, o, args) &&
 		strcmp(o->name, "directory") == 0 && p->clause == CL_SERVER) {
@@ -429,14 +432,16 @@ fail:
 	return NULL;
 }
 
-/* Parse one file; -1 (errno set) when it cannot be read. */
-static int parse_file(struct cfg_parser* p, const char* fname)
+/* Parse the text buf (len bytes; modified in place by the lexer, and
+ * freed here) as the file fname. */
+static void parse_text(struct cfg_parser* p, const char* fname, char* buf,
+	size_t len)
 {
 	struct cfg_lex lx;
 	struct token t;
 	memset(&lx, 0, sizeof(lx));
-	if(!(lx.buf = load_file(fname, &lx.len)))
-		return -1;
+	lx.buf = buf;
+	lx.len = len;
 	lx.line = 1;
 	p->fname = fname;
 	p->line = 1;
@@ -444,7 +449,7 @@ static int parse_file(struct cfg_parser* p, const char* fname)
 		cfg_error(p, "the file contains a NUL byte, it is not a "
 			"text file");
 		free(lx.buf);
-		return 0;
+		return;
 	}
 	for(;;) {
 		next_token(p, &lx, &t, 1);
@@ -457,7 +462,41 @@ static int parse_file(struct cfg_parser* p, const char* fname)
 		p->fname = fname;
 	}
 	free(lx.buf);
+}
+
+/* Parse one file; -1 (errno set) when it cannot be read. */
+static int parse_file(struct cfg_parser* p, const char* fname)
+{
+	size_t len;
+	char* buf = load_file(fname, &len);
+	if(!buf)
+		return -1;
+	parse_text(p, fname, buf, len);
 	return 0;
+}
+
+int config_read_text(struct config_file* cfg, const char* name,
+	const char* text, size_t len)
+{
+	struct cfg_parser p;
+	char* buf = malloc(len ? len : 1);
+	if(!cfg || !buf) {
+		free(buf);
+		return 0;
+	}
+	if(len)
+		memcpy(buf, text, len);
+	memset(&p, 0, sizeof(p));
+	p.cfg = cfg;
+	p.no_include = 1;
+	parse_text(&p, name, buf, len);
+	free(p.incdir);
+	if(p.errors) {
+		fprintf(stderr, "read %s failed: %d errors in configuration "
+			"file\n", name, p.errors);
+		return 0;
+	}
+	return 1;
 }
 
 int config_read(struct config_file* cfg, const char* filename,

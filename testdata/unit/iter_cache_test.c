@@ -147,6 +147,35 @@ static void test_delegation_from_cache(void** state)
 	rrset_cache_delete(c);
 }
 
+/* An upstream NS record with RDLENGTH 0 is stored as sent; reading
+ * the delegation back skips it (found by fuzz_upstream: a read past
+ * the empty rdata; ASan builds catch a regression). */
+static void test_delegation_empty_ns_rdata(void** state)
+{
+	static const char* rrs[] = {
+		"N example.tld1. 3600 NS ns1.example.tld1.", NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(0, rrs);
+	ldns_rr* empty = ldns_rr_new();
+	struct delegpt* dp;
+	(void)state;
+	assert_non_null(empty);
+	ldns_rr_set_owner(empty, ldns_dname_new_frm_str("example.tld1."));
+	ldns_rr_set_type(empty, LDNS_RR_TYPE_NS);
+	ldns_rr_set_class(empty, LDNS_RR_CLASS_IN);
+	ldns_rr_set_ttl(empty, 3600);
+	ldns_pkt_push_rr(p, LDNS_SECTION_AUTHORITY, empty);
+	assert_true(iter_store_reply(c, p, 1000) >= 1);
+	dp = iter_cache_delegation(c, W("www.example.tld1."), CLASS_IN, 1,
+		1000);
+	assert_non_null(dp);
+	assert_int_equal((int)dp->num_ns, 1);
+	assert_non_null(delegpt_find_ns(dp, W("ns1.example.tld1.")));
+	delegpt_free(dp);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
 static void test_answer_needs_answer_trust(void** state)
 {
 	static const char* rrs[] = {
@@ -326,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_referral_no_ttl_extension),
 		cmocka_unit_test(test_answer_trust_and_dname),
 		cmocka_unit_test(test_delegation_from_cache),
+		cmocka_unit_test(test_delegation_empty_ns_rdata),
 		cmocka_unit_test(test_answer_needs_answer_trust),
 		cmocka_unit_test(test_rrsets_grouped),
 		cmocka_unit_test(test_any_from_cache),

@@ -109,6 +109,19 @@ static void test_classify_oversized(void** state)
 	memset(buf, '\n', PROM_REQ_MAX);
 	assert_int_equal(prom_http_classify(buf, PROM_REQ_MAX), PROM_REQ_BAD);
 	free(buf);
+	/* a whole head over the limit, blank line included: bad too, as
+	 * every shorter prefix of it said (found by fuzz_prom_http) */
+	buf = malloc(PROM_REQ_MAX + 64);
+	assert_non_null(buf);
+	n = (size_t)snprintf(buf, 64, "GET /metrics HTTP/1.1\r\nX: ");
+	memset(buf + n, 'y', PROM_REQ_MAX + 60 - n);
+	memcpy(buf + PROM_REQ_MAX - 3, "\r\n\r\n", 4);
+	assert_int_equal(prom_http_classify(buf, PROM_REQ_MAX + 1),
+		PROM_REQ_BAD);
+	memcpy(buf + PROM_REQ_MAX - 4, "\r\n\r\n", 4);
+	assert_int_equal(prom_http_classify(buf, PROM_REQ_MAX),
+		PROM_REQ_METRICS);
+	free(buf);
 }
 
 static void test_head_and_errors(void** state)

@@ -1,0 +1,85 @@
+#!/bin/bash
+# contrib/fuzz.sh [SECONDS] - build the fuzzing build in build-fuzz/ (clang,
+# libFuzzer, ASan/UBSan: configure --enable-fuzzing) and run every
+# harness for SECONDS (default 60), one after the other, each over its
+# seed corpus and regression inputs (testdata/fuzz/NAME/). New
+# interesting inputs go to build-fuzz/corpus/NAME/ (the committed corpus
+# is only read); a crash leaves build-fuzz/findings/NAME/crash-*.
+# Prints per harness: executions per second, edges covered (cov:), the
+# corpus size, and the findings. Exits 1 when a harness failed.
+#
+#     contrib/fuzz.sh 60            # a short run of every harness
+#     FUZZ_ONLY="upstream" contrib/fuzz.sh 3600   # one harness, an hour
+#
+# FUZZ_JOBS: make -j (default 2). A finding: reproduce it with
+#     build-fuzz/testdata/fuzz/fuzz_NAME build-fuzz/findings/NAME/crash-...
+# fix it, and keep the input as testdata/fuzz/NAME/crash-WHAT, which
+# `make check` then runs in every build (testdata/fuzz/regress_NAME).
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+SRC=$(pwd)
+SECS=${1:-60}
+JOBS=${FUZZ_JOBS:-2}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http"}
+B=$SRC/build-fuzz
+
+dict_of() {
+	case $1 in
+	query_udp|query_tcp|upstream) echo "$SRC/testdata/fuzz/dns.dict" ;;
+	config) echo "$SRC/testdata/fuzz/config.dict" ;;
+	control) echo "$SRC/testdata/fuzz/control.dict" ;;
+	esac
+}
+
+command -v clang >/dev/null || { echo "fuzz.sh: clang is needed" >&2; exit 1; }
+[ -x "$SRC/configure" ] || autoreconf -fi || exit 1
+mkdir -p "$B" && cd "$B" || exit 1
+if [ ! -f Makefile ] || ! grep -q '^ENABLE_FUZZING = yes' Makefile; then
+	CC=clang "$SRC/configure" -q --enable-fuzzing || exit 1
+fi
+make -j"$JOBS" fuzzers >make-fuzzers.log 2>&1 || {
+	tail -30 make-fuzzers.log; echo "fuzz.sh: build failed" >&2; exit 1; }
+
+failed=()
+printf '\n%-10s %8s %6s %6s %8s  %s\n' harness exec/s cov ft corpus findings
+for n in $NAMES; do
+	bin=$B/testdata/fuzz/fuzz_$n
+	out=$B/corpus/$n
+	fnd=$B/findings/$n
+	mkdir -p "$out" "$fnd"
+	d=$(dict_of "$n")
+	log=$B/fuzz-$n.log
+	# stdout of the harness is noise (config printing); stderr carries
+	# libFuzzer's and the sanitizers' reports
+	"$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -close_fd_mask=1 \
+		-artifact_prefix="$fnd/" ${d:+-dict="$d"} \
+		"$out" "$SRC/testdata/fuzz/$n" >"$log" 2>&1
+	rc=$?
+	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+	cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")
+	ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")
+	corp=$(sed -n 's/.*corp: \([0-9]*\/[0-9a-zA-Z]*\).*/\1/p' <<<"$last")
+	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	crashes=$(ls "$fnd" 2>/dev/null | wc -l)
+	if [ $rc -ne 0 ]; then
+		failed+=("$n")
+		what="FAILED (rc $rc): $(ls "$fnd" | tr '\n' ' ')see $log"
+	elif [ "$crashes" -gt 0 ]; then
+		failed+=("$n")
+		what="$crashes in $fnd"
+	else
+		what=none
+	fi
+	printf '%-10s %8s %6s %6s %8s  %s\n' "$n" "${eps:-?}" "${cov:-?}" \
+		"${ft:-?}" "${corp:-?}" "$what"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "fuzz.sh: FAILED: ${failed[*]}" >&2
+	grep -h -A12 -E '^==[0-9]+==ERROR|runtime error|deadly signal|Test unit written' \
+		"$B"/fuzz-*.log | head -60 >&2
+	exit 1
+fi
+echo "fuzz.sh: no findings (${SECS}s per harness)"
+exit 0
