@@ -21,12 +21,12 @@ cd "$(dirname "$0")/.." || exit 1
 SRC=$(pwd)
 SECS=${1:-60}
 JOBS=${FUZZ_JOBS:-2}
-NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http"}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate"}
 B=$SRC/build-fuzz
 
 dict_of() {
 	case $1 in
-	query_udp|query_tcp|upstream) echo "$SRC/testdata/fuzz/dns.dict" ;;
+	query_udp|query_tcp|upstream|validate) echo "$SRC/testdata/fuzz/dns.dict" ;;
 	config) echo "$SRC/testdata/fuzz/config.dict" ;;
 	control) echo "$SRC/testdata/fuzz/control.dict" ;;
 	esac
