@@ -158,6 +158,7 @@ def cases():
              "NSEC3: an unsigned delegation could exist there, so the "
              "proof is insecure, not secure (RFC 5155 9.2; Unbound 1.17)"),
         secure_a("www.ok.sec2.", "signed child of an opt-out TLD"),
+        secure_a("www.flaky.sec1.", "two servers, both serve www intact"),
         case("unsigned.sec2.", "DS", "NOERROR", "insecure", [],
              soa("sec2.") + nsec3("match", "sec2.", "sec2.") +
              nsec3("cover", "unsigned.sec2.", "sec2."),

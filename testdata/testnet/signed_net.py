@@ -88,9 +88,11 @@ class SignedNet:
     # -- zone data ----------------------------------------------------------
     def base_lines(self, z):
         """The zone's own records (absolute), before any delegation."""
-        out = [sz.soa_line(z), "%s 3600 IN NS %s" % (z.origin, z.ns)]
-        if z.origin != ".":
-            out.append("%s 3600 IN A %s" % (z.ns, addr(self.prefix, z.host)))
+        out = [sz.soa_line(z)]
+        for ns, host in z.ns_hosts:
+            out.append("%s 3600 IN NS %s" % (z.origin, ns))
+            if z.origin != ".":
+                out.append("%s 3600 IN A %s" % (ns, addr(self.prefix, host)))
         for l in z.lines:
             l = l.replace("{ROOT}", addr(self.prefix, sz.ROOT))
             owner, rest = l.split(None, 1)
@@ -106,9 +108,11 @@ class SignedNet:
 
     def delegation(self, child, ds_lines):
         """NS, glue and DS lines a parent publishes for child."""
-        return ["%s 3600 IN NS %s" % (child.origin, child.ns),
-                "%s 3600 IN A %s" % (child.ns, addr(self.prefix, child.host))
-                ] + ds_lines
+        out = []
+        for ns, host in child.ns_hosts:
+            out += ["%s 3600 IN NS %s" % (child.origin, ns),
+                    "%s 3600 IN A %s" % (ns, addr(self.prefix, host))]
+        return out + ds_lines
 
     def make_keys(self, z):
         """Fresh keys for z: one KSK (flags 257) signing everything, or

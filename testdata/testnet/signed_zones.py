@@ -48,6 +48,9 @@ class SZone:
     ds: bool = True
     defect: str = None
     hidden: int = None
+    # more name servers, "ns2.<origin>" on: each host here (the zone is
+    # served there too; MITM: through the responder's rules)
+    extra_hosts: list = field(default_factory=list)
 
     @property
     def parent(self):
@@ -63,6 +66,14 @@ class SZone:
     @property
     def ns(self):
         return "a.root.test." if self.origin == "." else "ns." + self.origin
+
+    @property
+    def ns_hosts(self):
+        """(NS name, host) for each of its name servers."""
+        out = [(self.ns, self.host)]
+        for i, h in enumerate(self.extra_hosts):
+            out.append(("ns%d.%s" % (i + 2, self.origin), h))
+        return out
 
 
 # defect -> what is wrong (for README and test ids)
@@ -132,6 +143,12 @@ def zones():
             "*.wild A 192.0.2.141"],
             nsec3={"iterations": 500, "salt": "ab"}),
         SZone("ok.sec2.", CHILDREN, ["www A 192.0.2.142"], "ED25519"),
+        # two servers: the hidden NSD and the MITM, which strips the
+        # RRSIGs of names under w.flaky.sec1. (val-max-restart: a bogus
+        # answer is asked again of the other server)
+        SZone("flaky.sec1.", HIDDEN, ["www A 192.0.2.143",
+                                      "*.w A 192.0.2.144"],
+              "ED25519", extra_hosts=[MITM]),
         SZone("unsigned.sec1.", UNSIGNED, ["www A 192.0.2.160"], None,
               ds=False),
         SZone("unsigned.sec2.", UNSIGNED, ["www A 192.0.2.161"], None,
@@ -168,6 +185,10 @@ def mitm_rules(prefix, port):
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "nonsec.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["NSEC", "NSEC3"])]},
+        {"name": "w.flaky.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
+        {"name": "flaky.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
     ]
 
 
