@@ -9,6 +9,7 @@
 
 #define MSGENCODE_MAX_PTRS 128  /* remembered names for compression */
 #define EDNS_OPT_LEN 11         /* an OPT RR without options */
+#define EDNS_OPT_EDE 15         /* RFC 8914 Extended DNS Error */
 
 /* A resource record set in uncompressed wire form, as stored by local
  * zones (and later the cache). rdata[i] points at rdlen[i] bytes. */
@@ -84,6 +85,14 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
  * (always fits in 512 bytes, except for an echo of a larger query). */
 size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
 	int rcode, uint16_t edns_size);
+
+/* msg_error_reply with an RFC 8914 Extended DNS Error option (code,
+ * and text as its EXTRA-TEXT unless NULL or "") in the OPT record; the
+ * text is cut to what fits limit. Without EDNS in the query, or with
+ * ede_code < 0, the same as msg_error_reply. */
+size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, int rcode, uint16_t edns_size,
+	int ede_code, const char* text);
 
 /* Unbound's access-control "refuse" reply: the query header only, its
  * flags kept (opcode, RD, CD, AA, ...), QR set, TC cleared, rcode
