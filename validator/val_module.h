@@ -27,6 +27,7 @@ struct module_qstate;
 struct module_env;
 struct val_kcache;
 struct val_anchors;
+struct event;
 
 /* Per worker. */
 struct val_env {
@@ -115,6 +116,11 @@ struct val_qstate {
 	uint8_t sub_name[LDNS_MAX_DOMAINLEN + 1];
 	struct module_from sub_from[MODULE_MAX_FROM];
 	int sub_num_from;
+	/* when the question came (monotonic ms): no DS/DNSKEY lookup is
+	 * started after MODULE_MAX_QUERY_MS from then */
+	uint64_t start_ms;
+	struct event* deadline;      /* resumes the state then, if it
+	                              * still waits for a lookup */
 };
 
 /* val_walk.c: the zone entry for target (found or new, status

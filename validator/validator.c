@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <event2/event.h>
 
 static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 {
@@ -75,11 +77,26 @@ static void val_clear(struct module_qstate* qs, int id)
 	struct val_qstate* vq = qs->minfo[id];
 	if(!vq)
 		return;
+	if(vq->deadline)
+		event_free(vq->deadline);
 	val_walk_clear(&vq->walk);
 	val_zones_clear(vq);
 	nsec3_cache_clear(&vq->nsec3_cache);
 	free(vq);
 	qs->minfo[id] = NULL;
+}
+
+/* The question's time bound, the iterator's (util/module.h); a build
+ * may set it lower to see the bound work. */
+#ifndef VAL_MAX_TIME_MS
+#define VAL_MAX_TIME_MS MODULE_MAX_QUERY_MS
+#endif
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static struct val_qstate* state_new(struct module_qstate* qs, int id)
@@ -88,6 +105,7 @@ static struct val_qstate* state_new(struct module_qstate* qs, int id)
 	if(!vq)
 		return NULL;
 	vq->id = id;
+	vq->start_ms = mono_ms();
 	val_budget_init(&vq->budget);
 	nsec3_cache_init(&vq->nsec3_cache);
 	qs->minfo[id] = vq;
@@ -288,6 +306,33 @@ static int under_anchor(const struct module_qstate* qs)
 		qs->qname, qs->qclass) != NULL;
 }
 
+static void deadline_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct module_qstate* qs = arg;
+	(void)fd;
+	(void)ev;
+	mesh_resume_later(qs->ms);
+}
+
+/* A timer for the end of the question's time, so a lookup that never
+ * ends does not keep the state (and its client) waiting. */
+static void arm_deadline(struct module_qstate* qs, struct val_qstate* vq)
+{
+	uint64_t left, el = mono_ms() - vq->start_ms;
+	struct timeval tv;
+	if(!qs->env->base || (vq->deadline &&
+		evtimer_pending(vq->deadline, NULL)))
+		return;
+	left = el < VAL_MAX_TIME_MS ? VAL_MAX_TIME_MS - el : 0;
+	left += 5;   /* past it when the timer runs */
+	tv.tv_sec = (time_t)(left / 1000);
+	tv.tv_usec = (suseconds_t)((left % 1000) * 1000);
+	if(!vq->deadline)
+		vq->deadline = evtimer_new(qs->env->base, deadline_cb, qs);
+	if(vq->deadline)
+		(void)evtimer_add(vq->deadline, &tv);
+}
+
 /* Find the keys of every zone involved, then check. */
 static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve)
@@ -295,9 +340,21 @@ static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_reason why = { NULL, VAL_EDE_NONE };
 	int i;
 	if(vq->phase == VP_KEYS) {
+		/* Each lookup ends by its own bound, but a walk asks one
+		 * after the other: the question's time bound ends it, the
+		 * lookup still out left to the mesh (SERVFAIL, or the
+		 * unchecked data for CD). */
+		if(mono_ms() - vq->start_ms >= VAL_MAX_TIME_MS) {
+			why.text = "validation took too long: the DS and "
+				"DNSKEY lookups did not end in time";
+			why.ede = VAL_EDE_NETWORK_ERROR;
+			return finish(qs, vq, ve, SEC_BOGUS, &why);
+		}
 		for(i = 0; i < vq->num_zones; i++)
-			if(!val_walk_step(qs, vq, ve, &vq->zones[i]))
+			if(!val_walk_step(qs, vq, ve, &vq->zones[i])) {
+				arm_deadline(qs, vq);
 				return MODULE_WAIT_SUBQUERY;
+			}
 		vq->phase = VP_CHECK;
 	}
 	if(vq->phase == VP_CHECK) {

@@ -430,12 +430,14 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
                   "www.sec2.", "to-secure.example.sec1."]
         t_end = time.time() + 10
         n = 0
+        worst = [0.0]
         try:
             while time.time() < t_end:
                 for qname in others:
                     t0 = time.time()
                     r = ask(srv, qname, timeout=5.0)
                     dt = time.time() - t0
+                    worst[0] = max(worst[0], dt)
                     n += 1
                     if r is None or r.rcode() != 0 or dt > 1.0 * SLOW:
                         slow.append((qname, view(r), round(dt, 3)))
@@ -443,6 +445,8 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
             stop.set()
             for t in threads:
                 t.join()
+        print("keytrap loop: %d KeyTrap queries, %d others answered, "
+              "slowest other %.3f s" % (attacked[0], n, worst[0]))
         assert attacked[0] > 0
         assert not slow, "%d of %d not answered in time: %s" % (
             len(slow), n, slow[:10])
@@ -455,12 +459,15 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
 def test_dnskey_never_answered_ends_in_servfail(signednet_net, tmp_path):
     """The MITM server of stripped.sec1. answers www.stripped.sec1. but
     drops every query for the apex (its DNSKEY): the validation ends in
-    SERVFAIL within the iterator's 20 s bound plus a margin."""
+    SERVFAIL within the iterator's 20 s bound plus a margin. Ours only:
+    Debian's Unbound 1.17, same config, had not answered after 30 s
+    (its key fetch backs off and retries), so there is nothing to
+    compare but the bound."""
     net = signednet_net
     mitm = net.responders["mitm"]
     up = [a for a in mitm.spec.rules[0]["actions"] if a["type"] ==
           "proxy"][0]
-    srv = Server(mkdir(tmp_path, "ours"))
+    pair = None
     try:
         mitm.set_behaviour(rules=[
             {"name": "www.stripped.sec1.", "suffix": False,
@@ -468,19 +475,26 @@ def test_dnskey_never_answered_ends_in_servfail(signednet_net, tmp_path):
                           "port": up["port"]}]},
             {"name": "stripped.sec1.", "suffix": False,
              "actions": [{"type": "drop"}]}] + list(mitm.spec.rules[1:]))
-        srv.start(BASE + "trust-anchor-file: \"%s\"\n" % net.anchor,
+        srv = Server(mkdir(tmp_path, "ours"))
+        pair = [srv]
+        srv.start(BASE + "trust-anchor-file: \"%s\"\nede: yes\n"
+                  "val-log-level: 2\n" % net.anchor,
                   root_hints=net.root_hints)
         t0 = time.time()
         r = ask(srv, "www.stripped.sec1.", timeout=30.0)
         dt = time.time() - t0
+        print("unanswered DNSKEY: %s, EDE %s, after %.1f s" % (
+            view(r), ede_of(r), dt))
         assert r is not None, "no answer in 30 s"
         assert r.rcode() == dns.rcode.SERVFAIL, view(r)
+        assert ede_of(r) is not None
         assert dt < 20 + 5 * SLOW, dt
         # the resolver is not stuck: a secure name still validates
         assert view(ask(srv, SECURE))[:2] == ("NOERROR", True)
         assert mitm.queries(qname="stripped.sec1.", qtype="DNSKEY")
     finally:
-        _finish(srv)
+        if pair:
+            stop_pair(pair)
         mitm.reset_behaviour()
 
 
