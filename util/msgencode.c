@@ -351,3 +351,17 @@ size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	memset(buf + 4, 0, 8);
 	return LDNS_HEADER_SIZE;
 }
+
+size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, uint16_t edns_size, int ede_code)
+{
+	size_t len;
+	if(!qi->has_edns || ede_code < 0)
+		return msg_refuse_reply(buf, limit, qi);
+	len = msg_error_reply_ede(buf, limit, qi, RCODE_REFUSED, edns_size,
+		ede_code, NULL);
+	if(len >= LDNS_HEADER_SIZE)
+		wr16(buf + 2, (uint16_t)(((qi->flags | FLAG_QR) & ~FLAG_TC &
+			~0xf) | RCODE_REFUSED));
+	return len;
+}

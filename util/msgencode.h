@@ -10,6 +10,8 @@
 #define MSGENCODE_MAX_PTRS 128  /* remembered names for compression */
 #define EDNS_OPT_LEN 11         /* an OPT RR without options */
 #define EDNS_OPT_EDE 15         /* RFC 8914 Extended DNS Error */
+#define EDE_PROHIBITED 18       /* its codes outside validation */
+#define EDE_NOT_AUTHORITATIVE 20
 
 /* A resource record set in uncompressed wire form, as stored by local
  * zones (and later the cache). rdata[i] points at rdlen[i] bytes. */
@@ -101,5 +103,10 @@ size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
  * limit < 12). */
 size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	const struct query_info* qi);
+/* The same with ede: yes (Unbound 1.17): when the query had EDNS, the
+ * question and an OPT record with the EDE code follow the header (its
+ * flags still the query's); without EDNS, msg_refuse_reply. */
+size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, uint16_t edns_size, int ede_code);
 
 #endif

@@ -543,3 +543,44 @@ def test_debian_config_validates(signednet_net, tmp_path):
         assert view(ask(srv, "www.badsig.sec1."))[0] == "SERVFAIL"
     finally:
         _finish(srv)
+
+
+# -- ede: yes outside validation --------------------------------------------
+
+def test_ede_on_refused_as_unbound(signednet_net, tmp_path):
+    """With ede: yes Unbound 1.17 also puts EDE 18 (Prohibited) on the
+    REFUSED for access-control: refuse, and EDE 20 (Not Authoritative)
+    on the REFUSED for RD=0 from an allowed client, when the query had
+    EDNS: ours gives the same bytes (the ID aside). refuse_non_local is
+    left out: Unbound 1.17 with ede: yes answers it with a malformed
+    FORMERR (a bug not followed)."""
+    import dns.query
+    net = signednet_net
+    pair = start_pair(net, tmp_path, 'trust-anchor-file: "%s"\nede: yes\n'
+                      "access-control: 127.0.0.77 refuse\n" % net.anchor)
+    problems = []
+    try:
+        for src in ("127.0.0.77", "127.0.0.1"):
+            for edns in (0, -1):
+                for rd in (True, False):
+                    q = dns.message.make_query(SECURE, "A", use_edns=edns)
+                    if not rd:
+                        q.flags &= ~dns.flags.RD
+                    q.flags |= dns.flags.CD
+                    got = [dns.query.udp(q, "127.0.0.1", port=s.port,
+                                         source=src, timeout=3 * SLOW)
+                           for s in pair]
+                    a, b = (r.to_wire()[2:] for r in got)
+                    if a != b:
+                        problems.append("%s EDNS=%d RD=%d: ours %s, Unbound %s"
+                                        % (src, edns, rd, a.hex(), b.hex()))
+                    if src != "127.0.0.1" or not rd:
+                        want = None if edns < 0 else (
+                            18 if src == "127.0.0.77" else 20)
+                        e = ede_of(got[0])
+                        if (e and e[0]) != want:
+                            problems.append("%s EDNS=%d RD=%d: EDE %s" %
+                                            (src, edns, rd, e))
+    finally:
+        stop_pair(pair)
+    assert not problems, "\n".join(problems)

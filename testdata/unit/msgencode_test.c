@@ -486,6 +486,18 @@ static void test_error_reply_ede(void** state)
 		1232, 6, "bad");
 	assert_int_equal(len, 33);
 	assert_int_equal(buf[11], 0);
+	/* access-control refuse with ede: the query's flags (CD, no RA),
+	 * the question and EDE 18; without EDNS the header only */
+	mk_query(&qi, "www.example.com", TYPE_A, FLAG_RD | FLAG_CD);
+	qi.has_edns = 1;
+	len = msg_refuse_reply_ede(buf, sizeof(buf), &qi, 1232, 18);
+	assert_int_equal(len, 12 + 21 + 11 + 6);
+	assert_memory_equal(buf, "\xbe\xef\x81\x15\0\1\0\0\0\0\0\1", 12);
+	assert_memory_equal(buf + 44, "\0\x0f\0\x02\0\x12", 6);
+	qi.has_edns = 0;
+	len = msg_refuse_reply_ede(buf, sizeof(buf), &qi, 1232, 18);
+	assert_int_equal(len, 12);
+	assert_memory_equal(buf, "\xbe\xef\x81\x15\0\0\0\0\0\0\0\0", 12);
 }
 
 static void test_error_reply_from_parse(void** state)
