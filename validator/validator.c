@@ -279,7 +279,9 @@ static enum module_state finish(struct module_qstate* qs,
 		qs->res.why_bogus.text = "validation failed";
 	if(qs->res.why_bogus.ede == VAL_EDE_NONE)
 		qs->res.why_bogus.ede = VAL_EDE_DNSSEC_BOGUS;
-	code = explain(qs, vq, ve, &qs->res.why_bogus);
+	/* the texts only when a log line or an EDE option wants them */
+	code = ve->log_level >= 1 || ve->ede ?
+		explain(qs, vq, ve, &qs->res.why_bogus) : VAL_EDE_NONE;
 	if(!vq->cd && !ve->permissive) {
 		char text[MODULE_REASON_LEN];
 		memcpy(text, qs->res.ede_text, sizeof(text));
