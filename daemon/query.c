@@ -188,7 +188,9 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		note_unwanted(st, cfg);
 		if(query_parse(pkt, len, &qi) == PARSE_DROP)
 			return 0;
-		return msg_refuse_reply(out, outcap, &qi);
+		/* ede: yes: "Prohibited" (18) when the client has EDNS */
+		return msg_refuse_reply_ede(out, outcap, &qi, edns_size,
+			cfg->ede ? EDE_PROHIBITED : -1);
 	}
 	st->num_queries++;
 	if(is_tcp)
@@ -239,8 +241,10 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 		if(acl == acl_allow_setrd)
 			qi.flags |= FLAG_RD;
 		else if(acl != acl_allow_snoop)
-			return msg_error_reply(out, outcap, &qi,
-				RCODE_REFUSED, edns_size);
+			/* ede: yes: "Not Authoritative" (20), as Unbound */
+			return msg_error_reply_ede(out, outcap, &qi,
+				RCODE_REFUSED, edns_size, cfg->ede ?
+				EDE_NOT_AUTHORITATIVE : -1, NULL);
 	}
 	/* Only class IN has root hints: Unbound's iterator refuses others. */
 	if(qi.qclass != CLASS_IN)

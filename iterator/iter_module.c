@@ -6,6 +6,7 @@
 #include "iterator/iter_harden.h"
 #include "iterator/delegpt.h"
 #include "services/mesh.h"
+#include "services/outside_network.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/module.h"
@@ -127,11 +128,17 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	struct iter_qstate* iq)
 {
 	struct module_result* res = &qs->res;
+	struct module_from from[MODULE_MAX_FROM];
+	int nfrom;
 	if(iq->is_priming) {
 		iter_store_prime(ie, iq);
 		iter_prime_checks(ie, iq);
 	}
+	memcpy(from, res->from, sizeof(from));
+	nfrom = res->num_from;
 	module_result_clear(res);
+	memcpy(res->from, from, sizeof(from));
+	res->num_from = nfrom;
 	res->rcode = iq->rcode;
 	res->answer = iq->answer;
 	res->authority = iq->authority;
@@ -139,6 +146,29 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	iq->answer = iq->authority = iq->additional = NULL;
 	res->no_store = iq->no_cache || iq->cache_made;
 	return MODULE_FINISHED;
+}
+
+static size_t rr_count(const ldns_rr_list* l)
+{
+	return l ? ldns_rr_list_rr_count(l) : 0;
+}
+
+/* A reply from addr added to the answer: remember the server, newest
+ * first, once (Unbound's reply_origin, for the validator's messages). */
+static void note_origin(struct module_result* res,
+	const struct sockaddr_storage* addr, socklen_t len)
+{
+	int i;
+	for(i = 0; i < res->num_from; i++)
+		if(res->from[i].len == len &&
+			memcmp(&res->from[i].addr, addr, len) == 0)
+			return;
+	if(res->num_from < MODULE_MAX_FROM)
+		res->num_from++;
+	memmove(&res->from[1], &res->from[0],
+		(size_t)(res->num_from - 1) * sizeof(res->from[0]));
+	memcpy(&res->from[0].addr, addr, len);
+	res->from[0].len = len;
 }
 
 static enum module_state iter_operate(struct module_qstate* qs,
@@ -159,8 +189,19 @@ static enum module_state iter_operate(struct module_qstate* qs,
 			return MODULE_FINISHED;
 		}
 	}
-	if(ev == MODULE_EVENT_REPLY)
+	if(ev == MODULE_EVENT_REPLY) {
+		struct sockaddr_storage addr;
+		socklen_t alen = 0;
+		size_t an = rr_count(iq->answer), ns = rr_count(iq->authority);
+		if(iq->sent_to && reply && reply->result == OUTNET_REPLY) {
+			alen = iq->sent_to->addrlen;
+			memcpy(&addr, &iq->sent_to->addr, alen);
+		}
 		iter_handle_reply(ie, iq, reply);
+		if(alen && (rr_count(iq->answer) > an ||
+			rr_count(iq->authority) > ns))
+			note_origin(&qs->res, &addr, alen);
+	}
 	iter_run(ie, iq);
 	if(iq->state == ITER_DONE)
 		return finish(ie, qs, iq);

@@ -49,8 +49,9 @@ size_t reply_encode(const struct module_result* res,
 	struct msg_builder b;
 	int rcode = res->rcode;
 	if(rcode == RCODE_SERVFAIL)
-		return msg_error_reply(buf, limit, qi, RCODE_SERVFAIL,
-			edns_size);
+		return msg_error_reply_ede(buf, limit, qi, RCODE_SERVFAIL,
+			edns_size, res->has_ede ? (int)res->ede_code : -1,
+			res->ede_text);
 	/* AD for secure data when the client can take it (RFC 6840 5.7;
 	 * the message cache clears it per reply the same way) */
 	msg_begin(&b, buf, limit, qi, FLAG_RA |

@@ -26,6 +26,7 @@
 #define UTIL_MODULE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <ldns/ldns.h>
 #include "validator/val_secstatus.h"
 
@@ -74,6 +75,18 @@ enum module_state {
 #define MODQ_NOVAL     0x10  /* no validation: a module's own lookup
                               * (NS addresses, DS, DNSKEY) */
 
+/* The servers whose replies made an answer (newest first), for the
+ * "from 127.0.0.5" of val-log-level and the EDE text, as Unbound's
+ * reply_origin. */
+#define MODULE_MAX_FROM 4
+struct module_from {
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
+/* Longest reason text (val-log-level 2, EDE EXTRA-TEXT). */
+#define MODULE_REASON_LEN 480
+
 /* What a module hands up. The lists belong to the result (freed by
  * the mesh with the state); a module that replaces them frees the old
  * ones. */
@@ -86,6 +99,14 @@ struct module_result {
 	struct val_reason why_bogus; /* EDE and text when not secure */
 	int no_store;              /* not for the message cache (made from
 	                            * cached data, or a no-cache zone) */
+	/* the iterator: the servers whose replies are in the answer */
+	struct module_from from[MODULE_MAX_FROM];
+	int num_from;
+	/* the validator (ede: yes): an RFC 8914 option for the reply's
+	 * OPT record when has_ede; ede_text its EXTRA-TEXT ("": none) */
+	int has_ede;
+	uint16_t ede_code;
+	char ede_text[MODULE_REASON_LEN];
 };
 
 /* One question in flight, owned by the mesh. */

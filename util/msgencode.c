@@ -311,6 +311,34 @@ size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
 	return msg_finish(&b, qi, edns_size, rcode);
 }
 
+size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, int rcode, uint16_t edns_size,
+	int ede_code, const char* text)
+{
+	struct msg_builder b;
+	size_t len, tlen = text ? strlen(text) : 0, room;
+	if(ede_code < 0 || !qi->has_edns || (qi->echo_rcode != 0 &&
+		rcode == qi->echo_rcode))
+		return msg_error_reply(buf, limit, qi, rcode, edns_size);
+	msg_begin(&b, buf, limit, qi, FLAG_RA, rcode);
+	if(!b.reserve || b.full)
+		return msg_finish(&b, qi, edns_size, rcode);
+	len = msg_finish(&b, qi, edns_size, rcode);
+	/* the option: code 15, length, INFO-CODE, EXTRA-TEXT */
+	room = b.limit > len ? b.limit - len : 0;
+	if(room < 6)
+		return len;
+	if(tlen > room - 6)
+		tlen = room - 6;
+	wr16(buf + len, EDNS_OPT_EDE);
+	wr16(buf + len + 2, (uint16_t)(2 + tlen));
+	wr16(buf + len + 4, (uint16_t)ede_code);
+	if(tlen)
+		memcpy(buf + len + 6, text, tlen);
+	wr16(buf + len - 2, (uint16_t)(6 + tlen));   /* the OPT's RDLENGTH */
+	return len + 6 + tlen;
+}
+
 size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	const struct query_info* qi)
 {
@@ -322,4 +350,18 @@ size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	wr16(buf + 2, f);
 	memset(buf + 4, 0, 8);
 	return LDNS_HEADER_SIZE;
+}
+
+size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, uint16_t edns_size, int ede_code)
+{
+	size_t len;
+	if(!qi->has_edns || ede_code < 0)
+		return msg_refuse_reply(buf, limit, qi);
+	len = msg_error_reply_ede(buf, limit, qi, RCODE_REFUSED, edns_size,
+		ede_code, NULL);
+	if(len >= LDNS_HEADER_SIZE)
+		wr16(buf + 2, (uint16_t)(((qi->flags | FLAG_QR) & ~FLAG_TC &
+			~0xf) | RCODE_REFUSED));
+	return len;
 }

@@ -9,6 +9,9 @@
 
 #define MSGENCODE_MAX_PTRS 128  /* remembered names for compression */
 #define EDNS_OPT_LEN 11         /* an OPT RR without options */
+#define EDNS_OPT_EDE 15         /* RFC 8914 Extended DNS Error */
+#define EDE_PROHIBITED 18       /* its codes outside validation */
+#define EDE_NOT_AUTHORITATIVE 20
 
 /* A resource record set in uncompressed wire form, as stored by local
  * zones (and later the cache). rdata[i] points at rdlen[i] bytes. */
@@ -85,6 +88,14 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
 	int rcode, uint16_t edns_size);
 
+/* msg_error_reply with an RFC 8914 Extended DNS Error option (code,
+ * and text as its EXTRA-TEXT unless NULL or "") in the OPT record; the
+ * text is cut to what fits limit. Without EDNS in the query, or with
+ * ede_code < 0, the same as msg_error_reply. */
+size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, int rcode, uint16_t edns_size,
+	int ede_code, const char* text);
+
 /* Unbound's access-control "refuse" reply: the query header only, its
  * flags kept (opcode, RD, CD, AA, ...), QR set, TC cleared, rcode
  * REFUSED, all counts 0. Needs qi->id and qi->flags (set by query_parse
@@ -92,5 +103,10 @@ size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
  * limit < 12). */
 size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	const struct query_info* qi);
+/* The same with ede: yes (Unbound 1.17): when the query had EDNS, the
+ * question and an OPT record with the EDE code follow the header (its
+ * flags still the query's); without EDNS, msg_refuse_reply. */
+size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
+	const struct query_info* qi, uint16_t edns_size, int ede_code);
 
 #endif

@@ -19,6 +19,7 @@
 #include <ldns/ldns.h>
 #include "validator/val_secstatus.h"
 #include "validator/val_sig.h"
+#include "util/module.h"
 #include "validator/val_nsec3_hash.h"
 #include "validator/val_nsec3_iter.h"
 
@@ -26,6 +27,7 @@ struct module_qstate;
 struct module_env;
 struct val_kcache;
 struct val_anchors;
+struct event;
 
 /* Per worker. */
 struct val_env {
@@ -108,6 +110,17 @@ struct val_qstate {
 	int num_wild;
 	int cd;                      /* the client set CD (and it counts) */
 	int passthrough;             /* not validated: a module's lookup */
+	/* the last DS/DNSKEY lookup of the walk and who answered it, for
+	 * "from 127.0.0.5 for key zone. while building chain of trust" */
+	uint16_t sub_qtype;
+	uint8_t sub_name[LDNS_MAX_DOMAINLEN + 1];
+	struct module_from sub_from[MODULE_MAX_FROM];
+	int sub_num_from;
+	/* when the question came (monotonic ms): no DS/DNSKEY lookup is
+	 * started after MODULE_MAX_QUERY_MS from then */
+	uint64_t start_ms;
+	struct event* deadline;      /* resumes the state then, if it
+	                              * still waits for a lookup */
 };
 
 /* val_walk.c: the zone entry for target (found or new, status

@@ -7,15 +7,20 @@
 #include "config.h"
 #include "validator/val_module.h"
 #include "validator/val_anchor.h"
+#include "validator/val_kcache.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/module.h"
 #include "util/msgparse.h"
+#include "util/net_help.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <event2/event.h>
 
 static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 {
@@ -72,11 +77,26 @@ static void val_clear(struct module_qstate* qs, int id)
 	struct val_qstate* vq = qs->minfo[id];
 	if(!vq)
 		return;
+	if(vq->deadline)
+		event_free(vq->deadline);
 	val_walk_clear(&vq->walk);
 	val_zones_clear(vq);
 	nsec3_cache_clear(&vq->nsec3_cache);
 	free(vq);
 	qs->minfo[id] = NULL;
+}
+
+/* The question's time bound, the iterator's (util/module.h); a build
+ * may set it lower to see the bound work. */
+#ifndef VAL_MAX_TIME_MS
+#define VAL_MAX_TIME_MS MODULE_MAX_QUERY_MS
+#endif
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static struct val_qstate* state_new(struct module_qstate* qs, int id)
@@ -85,24 +105,146 @@ static struct val_qstate* state_new(struct module_qstate* qs, int id)
 	if(!vq)
 		return NULL;
 	vq->id = id;
+	vq->start_ms = mono_ms();
 	val_budget_init(&vq->budget);
 	nsec3_cache_init(&vq->nsec3_cache);
 	qs->minfo[id] = vq;
 	return vq;
 }
 
-/* "<name type class>" as Unbound's validation failure lines. */
-static void log_failure(const struct module_qstate* qs,
-	const struct val_reason* why)
+/* snprintf for the reason texts, which are cut to their buffer on
+ * purpose (a long name, many servers). */
+static void textf(char* buf, size_t len, const char* fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "name type class" as Unbound writes a question in its messages. */
+static void question_str(const struct module_qstate* qs, char* buf,
+	size_t len)
 {
 	char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 	char* t = ldns_rr_type2str((ldns_rr_type)qs->qtype);
 	char* c = ldns_rr_class2str((ldns_rr_class)qs->qclass);
 	dname_to_str(qs->qname, n, sizeof(n));
-	log_info("validation failure <%s %s %s>: %s", n, t ? t : "TYPE?",
-		c ? c : "CLASS?", why->text ? why->text : "bogus");
+	textf(buf, len, "%s %s %s", n, t ? t : "TYPE?", c ? c : "CLASS?");
 	free(t);
 	free(c);
+}
+
+/* " from 127.0.0.5 and 127.0.0.4" (Unbound's errinf_origin). */
+static void append_from(char* buf, size_t len, const struct module_from* f,
+	int num)
+{
+	int i;
+	for(i = 0; i < num; i++) {
+		char a[64];
+		size_t l = strlen(buf);
+		addr_to_str(&f[i].addr, f[i].len, a, sizeof(a));
+		/* addr_to_str writes 127.0.0.5 port 53 as Unbound's
+		 * sockaddr text; Unbound's origin text is the address */
+		a[strcspn(a, " #@")] = 0;
+		textf(buf + l, len - l, "%s%s", i ? " and " : " from ", a);
+	}
+}
+
+/* The zone of the walk that failed with why, or NULL when the failure
+ * is the message's own. */
+static const struct val_zone* failed_zone(const struct val_qstate* vq,
+	const struct val_reason* why)
+{
+	int i;
+	for(i = 0; i < vq->num_zones; i++)
+		if(vq->zones[i].status == SEC_BOGUS &&
+			vq->zones[i].why.text == why->text)
+			return &vq->zones[i];
+	return NULL;
+}
+
+/* Why the message is bogus, in Unbound's words, into qs->res.ede_text
+ * (as "validation failure <q>: reason from server [for key zone.
+ * while building chain of trust]"); returns the EDE code Unbound gives
+ * at this val-log-level. A fresh key failure is kept in the key cache
+ * with this text, so later queries say "marked as invalid because of"
+ * it, as Unbound. */
+static int explain(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_env* ve, const struct val_reason* why)
+{
+	char q[LDNS_MAX_DOMAINLEN * 4 + 40], d[MODULE_REASON_LEN];
+	char* out = qs->res.ede_text;
+	const struct val_zone* z = failed_zone(vq, why);
+	int code = why->ede;
+	question_str(qs, q, sizeof(q));
+	d[0] = 0;
+	if(z && (strcmp(why->text, "key cache: bad keys") == 0 ||
+		strcmp(why->text, "key for validation is bad") == 0)) {
+		/* a key failure seen before */
+		const struct val_kentry* e = qs->env->key_cache ?
+			val_kcache_lookup_closest(qs->env->key_cache,
+			z->target, qs->qclass, time(NULL)) : NULL;
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		const char* prev = e && e->reason ? e->reason : "";
+		dname_to_str(e ? e->name : z->target, n, sizeof(n));
+		if(e && qs->qtype == TYPE_DNSKEY &&
+			query_dname_compare(e->name, qs->qname) == 0) {
+			/* Unbound checks a zone's own DNSKEY from the
+			 * parent's DS again: the key failure, anew */
+			const char* p = strstr(prev, ">: ");
+			textf(d, sizeof(d), "%s", p ? p + 3 : prev);
+			code = ve->log_level < 2 ? VAL_EDE_DNSKEY_MISSING :
+				(int)e->ede;
+		} else {
+			textf(d, sizeof(d), "key for validation %s is marked "
+				"as invalid because of a previous validation "
+				"failure %s", n, prev);
+			code = VAL_EDE_DNSSEC_BOGUS;
+		}
+		if(e)
+			val_kcache_release(qs->env->key_cache, e);
+	} else if(z && vq->sub_qtype) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		struct val_reason kept;
+		size_t l;
+		dname_to_str(vq->sub_name, n, sizeof(n));
+		textf(d, sizeof(d), "%s", why->text);
+		append_from(d, sizeof(d), vq->sub_from, vq->sub_num_from);
+		l = strlen(d);
+		textf(d + l, sizeof(d) - l, " for %s %s while building "
+			"chain of trust", vq->sub_qtype == TYPE_DS ? "DS" :
+			"key", n);
+		/* what the key cache keeps: the question and this */
+		textf(out, MODULE_REASON_LEN, "<%s>: %s", q, d);
+		kept.text = out;
+		kept.ede = why->ede;
+		if(qs->env->key_cache) {
+			const struct val_kentry* e = val_kcache_lookup(
+				qs->env->key_cache, vq->sub_name, qs->qclass,
+				time(NULL));
+			int bad = e && e->status == VAL_KEY_BAD;
+			if(e)
+				val_kcache_release(qs->env->key_cache, e);
+			if(bad)
+				(void)val_kcache_store_bad(qs->env->key_cache,
+					vq->sub_name, qs->qclass, &kept,
+					time(NULL));
+		}
+		/* Unbound 1.17 keeps the key failure's own code only
+		 * with val-log-level 2; else "DNSKEY missing" */
+		if(ve->log_level < 2)
+			code = VAL_EDE_DNSKEY_MISSING;
+	} else {
+		textf(d, sizeof(d), "%s", why->text);
+		append_from(d, sizeof(d), qs->res.from, qs->res.num_from);
+	}
+	textf(out, MODULE_REASON_LEN, "validation failure <%s>: %s", q, d);
+	if(ve->log_level >= 2)
+		log_info("%s", out);
+	else if(ve->log_level >= 1)
+		log_info("validation failure %s", q);
+	return code;
 }
 
 /* The message's status is known: set it, and turn bogus into SERVFAIL
@@ -111,6 +253,7 @@ static enum module_state finish(struct module_qstate* qs,
 	struct val_qstate* vq, struct val_env* ve, enum sec_status st,
 	const struct val_reason* why)
 {
+	int code;
 	qs->res.security = st;
 	vq->phase = VP_DONE;
 	if(verbosity >= VERB_ALGO) {
@@ -136,10 +279,25 @@ static enum module_state finish(struct module_qstate* qs,
 		qs->res.why_bogus.text = "validation failed";
 	if(qs->res.why_bogus.ede == VAL_EDE_NONE)
 		qs->res.why_bogus.ede = VAL_EDE_DNSSEC_BOGUS;
-	if(ve->log_level >= 1)
-		log_failure(qs, &qs->res.why_bogus);
-	if(!vq->cd && !ve->permissive)
+	/* the texts only when a log line or an EDE option wants them */
+	code = ve->log_level >= 1 || ve->ede ?
+		explain(qs, vq, ve, &qs->res.why_bogus) : VAL_EDE_NONE;
+	if(!vq->cd && !ve->permissive) {
+		char text[MODULE_REASON_LEN];
+		memcpy(text, qs->res.ede_text, sizeof(text));
 		module_result_servfail(&qs->res);
+		memcpy(qs->res.ede_text, text, sizeof(text));
+		if(ve->ede) {
+			/* RFC 8914 on the SERVFAIL; the text (Unbound's
+			 * errinf) only with val-log-level 2 */
+			qs->res.has_ede = 1;
+			qs->res.ede_code = (uint16_t)code;
+			if(ve->log_level < 2)
+				qs->res.ede_text[0] = 0;
+			return MODULE_FINISHED;
+		}
+	}
+	qs->res.ede_text[0] = 0;
 	return MODULE_FINISHED;
 }
 
@@ -150,6 +308,33 @@ static int under_anchor(const struct module_qstate* qs)
 		qs->qname, qs->qclass) != NULL;
 }
 
+static void deadline_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct module_qstate* qs = arg;
+	(void)fd;
+	(void)ev;
+	mesh_resume_later(qs->ms);
+}
+
+/* A timer for the end of the question's time, so a lookup that never
+ * ends does not keep the state (and its client) waiting. */
+static void arm_deadline(struct module_qstate* qs, struct val_qstate* vq)
+{
+	uint64_t left, el = mono_ms() - vq->start_ms;
+	struct timeval tv;
+	if(!qs->env->base || (vq->deadline &&
+		evtimer_pending(vq->deadline, NULL)))
+		return;
+	left = el < VAL_MAX_TIME_MS ? VAL_MAX_TIME_MS - el : 0;
+	left += 5;   /* past it when the timer runs */
+	tv.tv_sec = (time_t)(left / 1000);
+	tv.tv_usec = (suseconds_t)((left % 1000) * 1000);
+	if(!vq->deadline)
+		vq->deadline = evtimer_new(qs->env->base, deadline_cb, qs);
+	if(vq->deadline)
+		(void)evtimer_add(vq->deadline, &tv);
+}
+
 /* Find the keys of every zone involved, then check. */
 static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve)
@@ -157,9 +342,21 @@ static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_reason why = { NULL, VAL_EDE_NONE };
 	int i;
 	if(vq->phase == VP_KEYS) {
+		/* Each lookup ends by its own bound, but a walk asks one
+		 * after the other: the question's time bound ends it, the
+		 * lookup still out left to the mesh (SERVFAIL, or the
+		 * unchecked data for CD). */
+		if(mono_ms() - vq->start_ms >= VAL_MAX_TIME_MS) {
+			why.text = "validation took too long: the DS and "
+				"DNSKEY lookups did not end in time";
+			why.ede = VAL_EDE_NETWORK_ERROR;
+			return finish(qs, vq, ve, SEC_BOGUS, &why);
+		}
 		for(i = 0; i < vq->num_zones; i++)
-			if(!val_walk_step(qs, vq, ve, &vq->zones[i]))
+			if(!val_walk_step(qs, vq, ve, &vq->zones[i])) {
+				arm_deadline(qs, vq);
 				return MODULE_WAIT_SUBQUERY;
+			}
 		vq->phase = VP_CHECK;
 	}
 	if(vq->phase == VP_CHECK) {
@@ -257,6 +454,10 @@ static void val_inform_super(struct module_qstate* sub, int id,
 		(sub->res.authority && !w->sub_authority))
 		w->sub_rcode = RCODE_SERVFAIL;   /* out of memory */
 	w->sub_done = 1;
+	vq->sub_qtype = sub->qtype;
+	memcpy(vq->sub_name, sub->qname, sub->qname_len);
+	memcpy(vq->sub_from, sub->res.from, sizeof(vq->sub_from));
+	vq->sub_num_from = sub->res.num_from;
 }
 
 static void val_describe(const struct module_qstate* qs, int id, char* buf,

@@ -453,6 +453,53 @@ static void test_error_replies(void** state)
 	assert_memory_equal(buf, "\x12\x34\x85\x15\0\0\0\0\0\0\0\0", 12);
 }
 
+/* RFC 8914: the EDE option in the OPT of a SERVFAIL; none without
+ * EDNS; the text cut to the limit. */
+static void test_error_reply_ede(void** state)
+{
+	struct query_info qi;
+	uint8_t buf[512];
+	size_t len;
+	(void)state;
+	mk_query(&qi, "www.example.com", TYPE_A, FLAG_RD);
+	qi.has_edns = 1;
+	len = msg_error_reply_ede(buf, sizeof(buf), &qi, RCODE_SERVFAIL,
+		1232, 6, "bad");
+	/* header, question (21+4), OPT (11), option 4+2+3 */
+	assert_int_equal(len, 12 + 21 + 11 + 9);
+	assert_memory_equal(buf + 2, "\x81\x82\0\1\0\0\0\0\0\1", 10);
+	assert_memory_equal(buf + 33, "\0\0\x29\x04\xd0\0\0\0\0\0\x09"
+		"\0\x0f\0\x05\0\x06" "bad", 20);
+	/* no text */
+	len = msg_error_reply_ede(buf, sizeof(buf), &qi, RCODE_SERVFAIL,
+		1232, 9, "");
+	assert_int_equal(len, 12 + 21 + 11 + 6);
+	assert_memory_equal(buf + 42, "\0\x06\0\x0f\0\x02\0\x09", 8);
+	/* cut to the limit */
+	len = msg_error_reply_ede(buf, 12 + 21 + 11 + 6 + 2, &qi,
+		RCODE_SERVFAIL, 1232, 6, "a long reason");
+	assert_int_equal(len, 12 + 21 + 11 + 8);
+	assert_memory_equal(buf + 50, "a ", 2);
+	/* no EDNS in the query: no OPT, no option */
+	qi.has_edns = 0;
+	len = msg_error_reply_ede(buf, sizeof(buf), &qi, RCODE_SERVFAIL,
+		1232, 6, "bad");
+	assert_int_equal(len, 33);
+	assert_int_equal(buf[11], 0);
+	/* access-control refuse with ede: the query's flags (CD, no RA),
+	 * the question and EDE 18; without EDNS the header only */
+	mk_query(&qi, "www.example.com", TYPE_A, FLAG_RD | FLAG_CD);
+	qi.has_edns = 1;
+	len = msg_refuse_reply_ede(buf, sizeof(buf), &qi, 1232, 18);
+	assert_int_equal(len, 12 + 21 + 11 + 6);
+	assert_memory_equal(buf, "\xbe\xef\x81\x15\0\1\0\0\0\0\0\1", 12);
+	assert_memory_equal(buf + 44, "\0\x0f\0\x02\0\x12", 6);
+	qi.has_edns = 0;
+	len = msg_refuse_reply_ede(buf, sizeof(buf), &qi, 1232, 18);
+	assert_int_equal(len, 12);
+	assert_memory_equal(buf, "\xbe\xef\x81\x15\0\0\0\0\0\0\0\0", 12);
+}
+
 static void test_error_reply_from_parse(void** state)
 {
 	/* An EDNS-stage FORMERR: question plus an OPT without DO. */
@@ -644,6 +691,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compression_bytes),
+		cmocka_unit_test(test_error_reply_ede),
 		cmocka_unit_test(test_longest_suffix),
 		cmocka_unit_test(test_rdata_compression),
 		cmocka_unit_test(test_closed_sets_and_rotation),
