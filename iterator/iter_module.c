@@ -87,7 +87,9 @@ static struct iter_qstate* state_new(struct module_qstate* qs, int depth,
 		free(iq);
 		return NULL;
 	}
-	iq->refresh = (qs->flags & MODQ_PREFETCH) != 0;
+	iq->qs = qs;
+	/* a restart without some servers: not the caches' copy either */
+	iq->refresh = (qs->flags & MODQ_PREFETCH) != 0 || qs->num_avoid > 0;
 	return iq;
 }
 

@@ -464,6 +464,18 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	return 1;
 }
 
+/* Is a among the servers the question must not go to (their data
+ * failed validation: val-max-restart)? */
+static int avoided(const struct iter_qstate* iq, const struct delegpt_addr* a)
+{
+	int i;
+	for(i = 0; iq->qs && i < iq->qs->num_avoid; i++)
+		if(iq->qs->avoid[i].len == a->addrlen && memcmp(
+			&iq->qs->avoid[i].addr, &a->addr, a->addrlen) == 0)
+			return 1;
+	return 0;
+}
+
 /* The usable address to send to next, by RTT: addresses not tried yet
  * first, then the fastest band, random inside the band. NULL if none. */
 static struct delegpt_addr* select_addr(struct iter_env* env,
@@ -475,7 +487,8 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	time_t now = time(NULL);
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
-		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS)
+		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS ||
+			avoided(iq, a))
 			continue;
 		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
 			!= OUTNET_OK) {

@@ -134,6 +134,7 @@ enum iter_state_id {
 
 struct iter_qstate {
 	struct mesh_state* ms;
+	const struct module_qstate* qs;  /* its question (avoid list) */
 	/* the question as asked (lowercased) */
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
 	size_t qname_len;

@@ -116,6 +116,10 @@ struct module_qstate {
 	uint16_t qtype, qclass;
 	unsigned flags;          /* MODQ_* */
 	int depth;               /* 0: a client's; sub-queries +1 */
+	/* servers the modules below must not ask (val-max-restart: their
+	 * data was bogus); owned by the module that set it */
+	const struct module_from* avoid;
+	int num_avoid;
 	struct module_env* env;
 	struct mesh_state* ms;   /* for mesh_* calls and outnet callbacks */
 	void* minfo[MODULE_MAX]; /* each module's own data; a module that

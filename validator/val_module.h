@@ -40,6 +40,7 @@ struct val_env {
 	int clean_additional;        /* val-clean-additional */
 	int log_level;               /* val-log-level */
 	int harden_stripped;         /* harden-dnssec-stripped */
+	int max_restart;             /* val-max-restart */
 	int ede;                     /* ede: */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
@@ -61,11 +62,14 @@ struct val_zone {
 	struct val_keyset* keys;     /* SECURE */
 	ldns_rr_list* dnskeys;       /* SECURE: the zone's DNSKEY RRs */
 	struct val_reason why;       /* BOGUS */
+	int sticky;                  /* BOGUS from the key cache's bad keys,
+	                              * or kept there: a restart cannot help */
 };
 
 #define VAL_MAX_ZONES 12         /* zones one answer may span */
 #define VAL_MAX_SETS 128         /* RRsets of one message checked */
 #define VAL_MAX_WILD 8           /* wildcard expansions in one answer */
+#define VAL_MAX_AVOID 16         /* servers left out after bogus data */
 
 /* The chain-of-trust walk towards one target (val_walk.c). */
 enum walk_wait { WALK_IDLE = 0, WALK_WAIT_DNSKEY, WALK_WAIT_DS };
@@ -110,6 +114,16 @@ struct val_qstate {
 	int num_wild;
 	int cd;                      /* the client set CD (and it counts) */
 	int passthrough;             /* not validated: a module's lookup */
+	/* val-max-restart: times the question was asked again, and the
+	 * servers whose bogus data made it (qs->avoid points here) */
+	int restarts;
+	struct module_from avoid[VAL_MAX_AVOID];
+	int num_avoid;
+	/* the bogus result before the last restart: the verdict again when
+	 * no other server gives an answer */
+	struct module_result first;
+	struct val_reason first_why;
+	int have_first;
 	/* the last DS/DNSKEY lookup of the walk and who answered it, for
 	 * "from 127.0.0.5 for key zone. while building chain of trust" */
 	uint16_t sub_qtype;

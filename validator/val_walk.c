@@ -237,12 +237,17 @@ static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 	return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
 }
 
+/* name's keys are bad: kept in the key cache (val-bogus-ttl), so the
+ * failure sticks (no restart helps). Used where name is known to be a
+ * zone (its DS or DNSKEY set failed); a failed proof that a name has no
+ * DS (it may be no zone cut at all) is this query's alone. */
 static int walk_bad(struct module_qstate* qs, struct val_walk* w,
 	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
 {
 	if(qs->env->key_cache)
 		(void)val_kcache_store_bad(qs->env->key_cache, name,
 			qs->qclass, why, time(NULL));
+	z->sticky = 1;
 	return walk_bogus(w, z, why);
 }
 
@@ -312,6 +317,7 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 				why.text = "key for validation is bad";
 			if(why.ede == VAL_EDE_NONE)
 				why.ede = VAL_EDE_DNSSEC_BOGUS;
+			z->sticky = 1;
 			return walk_bogus(w, z, &why);
 		}
 		if(st == VAL_KEY_NULL)
@@ -465,13 +471,13 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			return walk_insecure(qs, w, z, w->next, ttl);
 		why.text = "no DS and no proof of its absence";
 		why.ede = VAL_EDE_NSEC_MISSING;
-		return walk_bad(qs, w, z, w->next, &why);
+		return walk_bogus(w, z, &why);
 	}
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
-		return walk_bad(qs, w, z, w->next, &why);
+		return walk_bogus(w, z, &why);
 	}
 	if(w->sub_rcode == RCODE_NXDOMAIN) {
 		/* nothing exists below: data there is the zone's own */
@@ -509,7 +515,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			why.text = "no DS and no proof of its absence";
 			why.ede = VAL_EDE_NSEC_MISSING;
 		}
-		return walk_bad(qs, w, z, w->next, &why);
+		return walk_bogus(w, z, &why);
 	}
 }
 

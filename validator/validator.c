@@ -42,6 +42,7 @@ static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 	ve->clean_additional = c->val_clean_additional;
 	ve->log_level = c->val_log_level;
 	ve->harden_stripped = c->harden_dnssec_stripped;
+	ve->max_restart = c->val_max_restart > 0 ? c->val_max_restart : 0;
 	ve->ede = c->ede;
 }
 
@@ -82,6 +83,11 @@ static void val_clear(struct module_qstate* qs, int id)
 	val_walk_clear(&vq->walk);
 	val_zones_clear(vq);
 	nsec3_cache_clear(&vq->nsec3_cache);
+	module_result_clear(&vq->first);
+	if(qs->avoid == vq->avoid) {
+		qs->avoid = NULL;
+		qs->num_avoid = 0;
+	}
 	free(vq);
 	qs->minfo[id] = NULL;
 }
@@ -249,11 +255,69 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 
 /* The message's status is known: set it, and turn bogus into SERVFAIL
  * unless the client may see it (CD, val-permissive-mode). */
+/* val-max-restart, as Unbound: bogus data in the answer itself (the
+ * keys were fine) is asked again, without the servers that gave it and
+ * without the caches' copy. Returns 1 when the question goes down
+ * again. Failures of the chain of trust are not retried here: the key
+ * cache keeps them (val-bogus-ttl). */
+static int restart(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_env* ve, const struct val_reason* why)
+{
+	int i, j, added = 0;
+	if(vq->cd || vq->restarts >= ve->max_restart)
+		return 0;
+	for(i = 0; i < vq->num_zones; i++)
+		if(vq->zones[i].status == SEC_BOGUS && vq->zones[i].sticky)
+			return 0;
+	for(i = 0; i < qs->res.num_from && vq->num_avoid < VAL_MAX_AVOID;
+		i++) {
+		const struct module_from* f = &qs->res.from[i];
+		for(j = 0; j < vq->num_avoid; j++)
+			if(vq->avoid[j].len == f->len && memcmp(
+				&vq->avoid[j].addr, &f->addr, f->len) == 0)
+				break;
+		if(j == vq->num_avoid) {
+			vq->avoid[vq->num_avoid++] = *f;
+			added++;
+		}
+	}
+	if(!added)
+		return 0;     /* the same servers again: nothing to gain */
+	vq->restarts++;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %d bogus, restart %d "
+			"without %d server(s)", n, (int)qs->qtype,
+			vq->restarts, vq->num_avoid);
+	}
+	/* the zones stay as found (keys of secure ones, the verdict on
+	 * unsigned data); the new answer is checked from the start */
+	val_walk_clear(&vq->walk);
+	nsec3_cache_clear(&vq->nsec3_cache);
+	nsec3_cache_init(&vq->nsec3_cache);
+	val_budget_init(&vq->budget);
+	vq->verify_from = 0;
+	vq->num_wild = 0;
+	vq->phase = VP_INIT;
+	module_result_clear(&vq->first);
+	vq->first = qs->res;     /* the lists move */
+	vq->first_why = *why;
+	vq->have_first = 1;
+	memset(&qs->res, 0, sizeof(qs->res));
+	module_result_clear(&qs->res);
+	qs->avoid = vq->avoid;
+	qs->num_avoid = vq->num_avoid;
+	return 1;
+}
+
 static enum module_state finish(struct module_qstate* qs,
 	struct val_qstate* vq, struct val_env* ve, enum sec_status st,
 	const struct val_reason* why)
 {
 	int code;
+	if(st == SEC_BOGUS && restart(qs, vq, ve, why))
+		return MODULE_WAIT_MODULE;
 	qs->res.security = st;
 	vq->phase = VP_DONE;
 	if(verbosity >= VERB_ALGO) {
@@ -389,6 +453,16 @@ static enum module_state start_check(struct module_qstate* qs,
 {
 	struct val_reason why = { "answer spans too many zones",
 		VAL_EDE_DNSSEC_BOGUS };
+	if(!vq->passthrough && vq->have_first &&
+		qs->res.rcode != RCODE_NOERROR && qs->res.rcode != RCODE_NXDOMAIN) {
+		/* restarted, and no other server answered: the bogus
+		 * answer of before is the verdict */
+		module_result_clear(&qs->res);
+		qs->res = vq->first;
+		memset(&vq->first, 0, sizeof(vq->first));
+		vq->have_first = 0;
+		return finish(qs, vq, ve, SEC_BOGUS, &vq->first_why);
+	}
 	if(vq->passthrough || (qs->res.rcode != RCODE_NOERROR &&
 		qs->res.rcode != RCODE_NXDOMAIN))
 		return MODULE_FINISHED;   /* unchecked, or a failure */
