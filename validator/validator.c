@@ -434,6 +434,9 @@ static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 		if(st == SEC_UNCHECKED) {
 			/* KeyTrap bound: other queries go first */
 			ve->stats.suspends++;
+			verbose(VERB_ALGO, "validator: suspended after %d "
+				"signature checks (%d so far)",
+				vq->budget.msg_used, vq->budget.total);
 			if(++vq->budget.suspends > VAL_MAX_SUSPENDS) {
 				why = val_budget_reason();
 				return finish(qs, vq, ve, SEC_BOGUS, &why);

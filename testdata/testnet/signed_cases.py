@@ -216,6 +216,12 @@ def example_cases():
              soa(z) + nsec("cover", "foo.wild." + z, z) +
              nsec("match", "*.wild." + z, z), "wildcard NODATA"),
         secure_a("exact.wild." + z, "existing name beside a wildcard"),
+        case("long." + z, "A", "NOERROR", "secure",
+             sig(*(["long.%s CNAME" % z] + ["l%d.%s CNAME" % (i, z)
+                                             for i in range(1, 10)] +
+                   ["l10.%s A" % z])), [],
+             "11 signed RRsets: a validator with KeyTrap bounds suspends "
+             "after 8 checks and resumes: secure"),
         case("chain." + z, "A", "NOERROR", "secure",
              sig("chain.%s CNAME" % z, "to-secure.%s CNAME" % z,
                  "www.ed25519.sec1. A"), [],

@@ -124,6 +124,11 @@ def zones():
             "exact.wild A 192.0.2.151",
             "a.ent A 192.0.2.152",
             "chain CNAME to-secure",
+            # eleven signed RRsets in one answer: more signature checks
+            # than one message may make before it is suspended (8)
+            "long CNAME l1", "l1 CNAME l2", "l2 CNAME l3", "l3 CNAME l4",
+            "l4 CNAME l5", "l5 CNAME l6", "l6 CNAME l7", "l7 CNAME l8",
+            "l8 CNAME l9", "l9 CNAME l10", "l10 A 192.0.2.110",
             "to-secure CNAME www.ed25519.sec1.",
             "to-insecure CNAME www.unsigned.sec1.",
             "to-insecure-tld CNAME www.insec.",
