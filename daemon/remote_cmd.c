@@ -332,11 +332,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	stats_print_time(b, &now, &rc->start, &rc->last);
 	if(d->env->cfg->stat_extended) {
 		struct stats_cache_info ci;
-		ci.mem_rrset = lruhash_get_mem(d->rrset_cache->table);
-		ci.mem_msg = lruhash_get_mem(d->msg_cache->table);
-		ci.rrset_count = lruhash_count(d->rrset_cache->table);
-		ci.msg_count = lruhash_count(d->msg_cache->table);
-		ci.infra_count = infra_count(d->infra);
+		stats_cache_info_fill(d, &ci);
 		stats_print_extended(b, tot, &ci);
 	}
 	if(reset && !cumulative) {

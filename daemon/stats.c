@@ -272,9 +272,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	int i;
 	strbuf_printf(b, "mem.cache.rrset=%zu\n", c->mem_rrset);
 	strbuf_printf(b, "mem.cache.message=%zu\n", c->mem_msg);
-	strbuf_printf(b, "mem.mod.iterator=0\nmem.mod.validator=0\n"
+	strbuf_printf(b, "mem.mod.iterator=0\nmem.mod.validator=%zu\n"
 		"mem.mod.respip=0\nmem.mod.subnet=0\nmem.streamwait=0\n"
-		"mem.http.query_buffer=0\nmem.http.response_buffer=0\n");
+		"mem.http.query_buffer=0\nmem.http.response_buffer=0\n",
+		c->mem_validator);
 	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
 		char lo[32], hi[32];
 		print_hist_time(lo, sizeof(lo), bucket_lo(i));
@@ -340,16 +341,19 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	if(s->ans_nodata)
 		print_named(b, "answer.rcode", "nodata", s->ans_nodata);
-	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=0\n"
-		"num.answer.bogus=0\nnum.rrset.bogus=0\n"
+	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=%llu\n"
+		"num.answer.bogus=%llu\nnum.rrset.bogus=%llu\n"
 		"num.query.aggressive.NOERROR=0\n"
-		"num.query.aggressive.NXDOMAIN=0\n");
+		"num.query.aggressive.NXDOMAIN=0\n",
+		(unsigned long long)s->ans_secure,
+		(unsigned long long)s->ans_bogus,
+		(unsigned long long)s->rrset_bogus);
 	strbuf_printf(b, "unwanted.queries=%llu\nunwanted.replies=%llu\n",
 		(unsigned long long)s->unwanted_queries,
 		(unsigned long long)s->unwanted_replies);
 	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
-		"infra.cache.count=%zu\nkey.cache.count=0\n", c->msg_count,
-		c->rrset_count, c->infra_count);
+		"infra.cache.count=%zu\nkey.cache.count=%zu\n", c->msg_count,
+		c->rrset_count, c->infra_count, c->key_count);
 	strbuf_printf(b, "num.query.authzone.up=0\nnum.query.authzone.down=0\n"
 		"num.query.subnet=0\nnum.query.subnet_cache=0\n");
 }

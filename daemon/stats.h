@@ -67,7 +67,13 @@ void stats_print_time(struct strbuf* b, const struct timespec* now,
 struct stats_cache_info {
 	size_t mem_rrset, mem_msg;   /* bytes */
 	size_t rrset_count, msg_count, infra_count;
+	size_t key_count;            /* key.cache.count */
+	size_t mem_validator;        /* mem.mod.validator: the key cache */
 };
+struct daemon;
+/* Fill c from the daemon's caches (daemon/stats_cache.c); the remote
+ * control's stats and the Prometheus endpoint both use it. */
+void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* c);
 /* The extended-statistics lines of the total. */
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	const struct stats_cache_info* c);
