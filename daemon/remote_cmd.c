@@ -9,6 +9,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -204,21 +205,89 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 	strbuf_printf(b, "ok\n");
 }
 
+/* What a flush_* command removes from the message cache. */
+struct msg_flush {
+	int (*match)(const struct msg_entry* m, const void* arg);
+	const void* arg;
+	size_t questions;   /* removed, counted as Unbound's messages */
+};
+
+/* The cache keeps a reply per question, CD and DO; Unbound one per
+ * question and CD. Its count is of the DO-less entries (every stored
+ * answer has one: the mesh stores it first). */
+static int flush_one(struct msg_entry* m, void* arg)
+{
+	struct msg_flush* f = arg;
+	uint16_t t, c;
+	uint8_t kf;
+	if(!f->match(m, f->arg))
+		return 0;
+	msg_entry_question(m, &t, &c, &kf);
+	if(!(kf & MSG_KEY_DO))
+		f->questions++;
+	return 1;
+}
+
+static size_t flush_msgs(struct daemon_remote* rc,
+	int (*match)(const struct msg_entry* m, const void* arg),
+	const void* arg)
+{
+	struct msg_flush f;
+	f.match = match;
+	f.arg = arg;
+	f.questions = 0;
+	(void)msg_cache_walk(rc->d->msg_cache, flush_one, &f);
+	return f.questions;
+}
+
+static int zone_msg(const struct msg_entry* m, const void* zone)
+{
+	return dname_subdomain_c(msg_entry_qname(m), zone);
+}
+
 static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	struct strbuf* b)
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
-	size_t r, m;
+	size_t r, m, k;
 	if(!rc_parse_name(arg, nm, b))
 		return;
 	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
-	m = msg_cache_flush_zone(rc->d->msg_cache, nm);
+	m = flush_msgs(rc, zone_msg, nm);
+	/* as Unbound: the zone's keys and those below it go too */
+	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
+		time(NULL)) : 0;
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
-		"entries\n", (unsigned long)r, (unsigned long)m, 0UL);
+		"entries\n", (unsigned long)r, (unsigned long)m,
+		(unsigned long)k);
+}
+
+/* A bad key cache entry (a failed DS/DNSKEY lookup or validation): both
+ * flush_bogus and flush_negative drop them, as Unbound. */
+static size_t flush_bad_keys(struct daemon_remote* rc)
+{
+	return rc->d->key_cache ? val_kcache_flush_bad(rc->d->key_cache) : 0;
+}
+
+static int bogus_msg(const struct msg_entry* m, const void* arg)
+{
+	(void)arg;
+	return m->security == MSG_SEC_BOGUS;
+}
+
+/* flush_bogus: messages the validator found bogus (kept for CD askers
+ * and val-permissive-mode) and bad keys. The RRset cache keeps no
+ * security status, so no RRset is bogus there. */
+static void do_flush_bogus(struct daemon_remote* rc, struct strbuf* b)
+{
+	size_t m = flush_msgs(rc, bogus_msg, NULL);
+	size_t k = flush_bad_keys(rc);
+	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
+		"entries\n", (unsigned long)m, (unsigned long)k);
 }
 
 /* A negative message: an error rcode (NXDOMAIN, SERVFAIL) or NODATA. */
-static int negative_msg(struct msg_entry* m, void* arg)
+static int negative_msg(const struct msg_entry* m, const void* arg)
 {
 	(void)arg;
 	return (m->flags & 0xf) != 0 || m->len < 12 ||
@@ -226,12 +295,13 @@ static int negative_msg(struct msg_entry* m, void* arg)
 }
 
 /* flush_negative: Unbound also drops parent-side negative NS RRsets;
- * this cache keeps none, so only messages go. */
+ * this cache keeps none, so messages and bad keys go. */
 static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 {
-	size_t m = msg_cache_walk(rc->d->msg_cache, negative_msg, NULL);
-	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and 0 key "
-		"entries\n", (unsigned long)m);
+	size_t m = flush_msgs(rc, negative_msg, NULL);
+	size_t k = flush_bad_keys(rc);
+	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
+		"entries\n", (unsigned long)m, (unsigned long)k);
 }
 
 static void do_get_option(struct daemon_remote* rc, char* arg,
@@ -469,9 +539,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_negative")) {
 		do_flush_negative(rc, b);
 	} else if(cmd_is(p, "flush_bogus")) {
-		/* nothing is validated yet, so nothing is bogus */
-		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and 0 key "
-			"entries\n");
+		do_flush_bogus(rc, b);
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {
