@@ -96,6 +96,7 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	os.edns_size = 1232;
 	os.tcp_timeout = 500;
 	os.max_waiting = 100;
+	free(w->cfg->module_conf);   /* the default "validator iterator" */
 	w->cfg->module_conf = strdup("iterator");
 	assert_non_null(w->cfg->module_conf);
 	w->env.cfg = w->cfg;
