@@ -273,10 +273,12 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
-	if(m->security == MSG_SEC_UNCHECKED && c->need_checked &&
+	if(m->security <= MSG_SEC_BOGUS && c->need_checked &&
 		!(qi->flags & FLAG_CD)) {
-		/* a module's own lookup, never validated: not for a client
-		 * of a validating resolver (the mesh validates it) */
+		/* a module's own lookup, never validated, or bogus data (a
+		 * loaded dump's): not for a client of a validating resolver
+		 * (the mesh validates it; bogus becomes SERVFAIL there and
+		 * counts in num.answer.bogus, as Unbound's cache answer) */
 		n = 0;
 	} else if(fresh(m, now, &age)) {
 		n = reply_from(m, qi, age, -1, out, limit, edns_size,

@@ -315,3 +315,25 @@ def test_our_dump_into_debian_answers_secure(pair):
     for name, qtype in INSECURE:
         r = ask(ref, name, qtype, do=False, ad=True)
         assert r.rcode() == 0 and not r.flags & dns.flags.AD, (name, r)
+
+
+def test_loaded_bogus_message_is_not_served(pair):
+    """Debian's dump holds bogus messages (kept for val-bogus-ttl);
+    loaded into ours, a client without CD still gets SERVFAIL (counted
+    in num.answer.bogus, as Unbound's cache answer counts it), never the
+    bogus data; a CD client gets the data."""
+    ours, ref = pair
+    ask_both(ours, ref, SECURE + BOGUS)
+    theirs = ctl(ref.conf, "dump_cache", binary=DEB_CTL).stdout
+    sec = msg_security(theirs)
+    assert sec.get(("www.badsig.sec1.", "IN", "A")) == 1, sec
+    ctl(ours.conf, "flush_zone", ".")
+    r = load_cache(ours, theirs, OUR_CTL)
+    assert r.stdout == "ok\n", r.stdout + r.stderr
+    before = dnssec_stats(ours, OUR_CTL)
+    r = ask(ours, "www.badsig.sec1.", "A", do=False)
+    assert r.rcode() == 2 and not r.answer, r
+    after = dnssec_stats(ours, OUR_CTL)
+    assert after["num.answer.bogus"] == before["num.answer.bogus"] + 1
+    r = ask(ours, "www.badsig.sec1.", "A", do=False, cd=True)
+    assert r.rcode() == 0 and r.answer, r
