@@ -258,9 +258,9 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 				outcap, n);
 		if(n > 0) {
 			st->num_cachehits++;
-			/* as Unbound's cache answer (bogus entries are not
-			 * stored for non-CD keys: their bogus count is the
-			 * mesh's) */
+			/* as Unbound's cache answer; a validating resolver's
+			 * cache serves no bogus entry without CD (the mesh
+			 * answers it, and counts num.answer.bogus) */
 			st->ans_secure += (sec == MSG_SEC_SECURE);
 			if(hit != MSG_HIT_FRESH) {
 				/* prefetch, or RFC 8767: stale now, fresh
