@@ -332,6 +332,10 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 	int sec;
 	uint16_t counts[3] = { 0, 0, 0 };
 	memset(pkt, 0, LDNS_HEADER_SIZE);
+	/* Unbound sets AD per reply from the security status; this cache
+	 * keeps it in the template (each reply clears it as asked) */
+	if(security == MSG_SEC_SECURE)
+		flags |= FLAG_AD;
 	put16(pkt + 2, (uint16_t)((flags | FLAG_QR) & ~FLAG_TC));
 	put16(pkt + 4, 1);
 	pos = LDNS_HEADER_SIZE;

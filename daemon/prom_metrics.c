@@ -299,6 +299,16 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	}
 	sample_label(b, "answer_rcodes_total", "rcode", "nodata",
 		t->ans_nodata);
+	/* names as unbound_exporter's (answers_bogus has no _total) */
+	family(b, "answers_secure_total", "counter", "Total number of answers "
+		"that were secure.");
+	sample(b, "answers_secure_total", t->ans_secure);
+	family(b, "answers_bogus", "counter", "Total number of answers that "
+		"were bogus.");
+	sample(b, "answers_bogus", t->ans_bogus);
+	family(b, "rrset_bogus_total", "counter", "Total number of rrsets "
+		"marked bogus by the validator.");
+	sample(b, "rrset_bogus_total", t->rrset_bogus);
 	family(b, "unwanted_queries_total", "counter", "Total number of "
 		"queries that were refused or dropped because they failed the "
 		"access control settings.");
@@ -315,6 +325,11 @@ static void write_caches(struct strbuf* b, const struct stats_cache_info* c)
 	sample_label(b, "memory_caches_bytes", "cache", "rrset", c->mem_rrset);
 	sample_label(b, "memory_caches_bytes", "cache", "message",
 		c->mem_msg);
+	family(b, "memory_modules_bytes", "gauge", "Memory in bytes in use "
+		"by modules.");
+	sample_label(b, "memory_modules_bytes", "module", "iterator", 0);
+	sample_label(b, "memory_modules_bytes", "module", "validator",
+		c->mem_validator);
 	family(b, "msg_cache_count", "gauge", "The number of messages "
 		"cached.");
 	sample(b, "msg_cache_count", c->msg_count);
@@ -324,6 +339,9 @@ static void write_caches(struct strbuf* b, const struct stats_cache_info* c)
 	family(b, "infra_cache_count", "gauge", "The number of servers in "
 		"the infrastructure cache.");
 	sample(b, "infra_cache_count", c->infra_count);
+	family(b, "key_cache_count", "gauge", "The number of zone keys in "
+		"the key cache.");
+	sample(b, "key_cache_count", c->key_count);
 }
 
 void prom_metrics_write(struct strbuf* b, const struct prom_input* in)

@@ -137,13 +137,7 @@ static void build_metrics(struct prom_server* ps, struct strbuf* body)
 	}
 	for(i = 0; i < d->num_workers; i++)
 		worker_stats_snapshot(d->workers[i], &snap[i]);
-	ci.mem_rrset = lruhash_get_mem(d->rrset_cache->table);
-	ci.mem_msg = lruhash_get_mem(d->msg_cache->table);
-	ci.rrset_count = lruhash_count(d->rrset_cache->table);
-	ci.msg_count = lruhash_count(d->msg_cache->table);
-	ci.infra_count = infra_count(d->infra);
-	ci.key_count = val_kcache_count(d->key_cache);
-	ci.mem_validator = val_kcache_get_mem(d->key_cache);
+	stats_cache_info_fill(d, &ci);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &now);
 	memset(&in, 0, sizeof(in));

@@ -253,14 +253,19 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	/* The fast path: a reply template from the shared message cache. */
 	if(w->daemon->msg_cache) {
 		enum msg_hit hit = MSG_HIT_FRESH;
+		uint8_t sec = MSG_SEC_UNCHECKED;
 		n = msg_cache_answer_q(w->daemon->msg_cache, &qi, w->now,
-			out, limit, edns_size, &env->serve_policy, &hit);
+			out, limit, edns_size, &env->serve_policy, &hit, &sec);
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
 			cfg->serve_expired_client_timeout > 0)
 			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
 				outcap, n);
 		if(n > 0) {
 			st->num_cachehits++;
+			/* as Unbound's cache answer; a validating resolver's
+			 * cache serves no bogus entry without CD (the mesh
+			 * answers it, and counts num.answer.bogus) */
+			st->ans_secure += (sec == MSG_SEC_SECURE);
 			if(hit != MSG_HIT_FRESH) {
 				/* prefetch, or RFC 8767: stale now, fresh
 				 * data soon; counted as Unbound does */

@@ -205,6 +205,46 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 	strbuf_printf(b, "ok\n");
 }
 
+/* What a flush_* command removes from the message cache. */
+struct msg_flush {
+	int (*match)(const struct msg_entry* m, const void* arg);
+	const void* arg;
+	size_t questions;   /* removed, counted as Unbound's messages */
+};
+
+/* The cache keeps a reply per question, CD and DO; Unbound one per
+ * question and CD. Its count is of the DO-less entries (every stored
+ * answer has one: the mesh stores it first). */
+static int flush_one(struct msg_entry* m, void* arg)
+{
+	struct msg_flush* f = arg;
+	uint16_t t, c;
+	uint8_t kf;
+	if(!f->match(m, f->arg))
+		return 0;
+	msg_entry_question(m, &t, &c, &kf);
+	if(!(kf & MSG_KEY_DO))
+		f->questions++;
+	return 1;
+}
+
+static size_t flush_msgs(struct daemon_remote* rc,
+	int (*match)(const struct msg_entry* m, const void* arg),
+	const void* arg)
+{
+	struct msg_flush f;
+	f.match = match;
+	f.arg = arg;
+	f.questions = 0;
+	(void)msg_cache_walk(rc->d->msg_cache, flush_one, &f);
+	return f.questions;
+}
+
+static int zone_msg(const struct msg_entry* m, const void* zone)
+{
+	return dname_subdomain_c(msg_entry_qname(m), zone);
+}
+
 static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	struct strbuf* b)
 {
@@ -213,15 +253,41 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	if(!rc_parse_name(arg, nm, b))
 		return;
 	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
-	m = msg_cache_flush_zone(rc->d->msg_cache, nm);
-	k = val_kcache_flush_zone(rc->d->key_cache, nm, time(NULL));
+	m = flush_msgs(rc, zone_msg, nm);
+	/* as Unbound: the zone's keys and those below it go too */
+	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
+		time(NULL)) : 0;
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)r, (unsigned long)m,
 		(unsigned long)k);
 }
 
+/* A bad key cache entry (a failed DS/DNSKEY lookup or validation): both
+ * flush_bogus and flush_negative drop them, as Unbound. */
+static size_t flush_bad_keys(struct daemon_remote* rc)
+{
+	return rc->d->key_cache ? val_kcache_flush_bad(rc->d->key_cache) : 0;
+}
+
+static int bogus_msg(const struct msg_entry* m, const void* arg)
+{
+	(void)arg;
+	return m->security == MSG_SEC_BOGUS;
+}
+
+/* flush_bogus: messages the validator found bogus (kept for CD askers
+ * and val-permissive-mode) and bad keys. The RRset cache keeps no
+ * security status, so no RRset is bogus there. */
+static void do_flush_bogus(struct daemon_remote* rc, struct strbuf* b)
+{
+	size_t m = flush_msgs(rc, bogus_msg, NULL);
+	size_t k = flush_bad_keys(rc);
+	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
+		"entries\n", (unsigned long)m, (unsigned long)k);
+}
+
 /* A negative message: an error rcode (NXDOMAIN, SERVFAIL) or NODATA. */
-static int negative_msg(struct msg_entry* m, void* arg)
+static int negative_msg(const struct msg_entry* m, const void* arg)
 {
 	(void)arg;
 	return (m->flags & 0xf) != 0 || m->len < 12 ||
@@ -229,12 +295,11 @@ static int negative_msg(struct msg_entry* m, void* arg)
 }
 
 /* flush_negative: Unbound also drops parent-side negative NS RRsets;
- * this cache keeps none, so only messages go, and the bad key entries
- * (a failed DS or DNSKEY lookup is negative too, as Unbound says). */
+ * this cache keeps none, so messages and bad keys go. */
 static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 {
-	size_t m = msg_cache_walk(rc->d->msg_cache, negative_msg, NULL);
-	size_t k = val_kcache_flush_bad(rc->d->key_cache);
+	size_t m = flush_msgs(rc, negative_msg, NULL);
+	size_t k = flush_bad_keys(rc);
 	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)m, (unsigned long)k);
 }
@@ -337,13 +402,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	stats_print_time(b, &now, &rc->start, &rc->last);
 	if(d->env->cfg->stat_extended) {
 		struct stats_cache_info ci;
-		ci.mem_rrset = lruhash_get_mem(d->rrset_cache->table);
-		ci.mem_msg = lruhash_get_mem(d->msg_cache->table);
-		ci.rrset_count = lruhash_count(d->rrset_cache->table);
-		ci.msg_count = lruhash_count(d->msg_cache->table);
-		ci.infra_count = infra_count(d->infra);
-		ci.key_count = val_kcache_count(d->key_cache);
-		ci.mem_validator = val_kcache_get_mem(d->key_cache);
+		stats_cache_info_fill(d, &ci);
 		stats_print_extended(b, tot, &ci);
 	}
 	if(reset && !cumulative) {
@@ -480,11 +539,7 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 	} else if(cmd_is(p, "flush_negative")) {
 		do_flush_negative(rc, b);
 	} else if(cmd_is(p, "flush_bogus")) {
-		/* no RRset or message is validated yet; the key cache's
-		 * bad entries go, as in Unbound */
-		strbuf_printf(b, "ok removed 0 rrsets, 0 messages and %lu key "
-			"entries\n", (unsigned long)val_kcache_flush_bad(
-			rc->d->key_cache));
+		do_flush_bogus(rc, b);
 	} else if(cmd_is(p, "flush_requestlist")) {
 		do_flush_requestlist(rc->d, b);
 	} else if(cmd_is(p, "flush_infra")) {

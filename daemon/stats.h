@@ -70,6 +70,10 @@ struct stats_cache_info {
 	size_t key_count;            /* key.cache.count */
 	size_t mem_validator;        /* mem.mod.validator: the key cache */
 };
+struct daemon;
+/* Fill c from the daemon's caches (daemon/stats_cache.c); the remote
+ * control's stats and the Prometheus endpoint both use it. */
+void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* c);
 /* The extended-statistics lines of the total. */
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	const struct stats_cache_info* c);

@@ -247,7 +247,7 @@ static int send_stale(struct pending_reply* p)
 
 /* The mesh's answer for one client. */
 static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
-	int rcode)
+	int rcode, int security)
 {
 	struct pending_reply* p = arg;
 	if(rcode == MESH_DROPPED) {
@@ -265,6 +265,13 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		return;
 	}
 	p->w->stats.num_recursive_replies++;
+	/* as Unbound's mesh reply: secure data answered, or bogus data
+	 * withheld (SERVFAIL; a CD client gets the data, not counted) */
+	if(security == SEC_SECURE)
+		p->w->stats.ans_secure++;
+	else if((security == SEC_BOGUS ||
+		security == SEC_SECURE_SENTINEL_FAIL) && rcode == RCODE_SERVFAIL)
+		p->w->stats.ans_bogus++;
 	if(!p->in_call)
 		worker_stats_reply(p, reply, len);
 	if(p->in_call) {
@@ -318,6 +325,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 	out->qudp_out = __atomic_load_n(&o->sent_udp, __ATOMIC_RELAXED);
 	out->qtcp_out = __atomic_load_n(&o->sent_tcp, __ATOMIC_RELAXED);
 	out->unwanted_replies = __atomic_load_n(&o->unwanted,
+		__ATOMIC_RELAXED);
+	out->rrset_bogus = __atomic_load_n(&w->menv.counters.rrset_bogus,
 		__ATOMIC_RELAXED);
 }
 

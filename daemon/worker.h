@@ -60,9 +60,13 @@ struct worker_stats {
 	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
 	uint64_t edns_present, edns_do;
 	uint64_t unwanted_queries; /* refused or dropped by access-control */
+	/* DNSSEC, as Unbound counts them: replies with secure data (cache
+	 * hits and mesh replies), SERVFAILs for bogus data */
+	uint64_t ans_secure, ans_bogus;
 	/* upstream, copied from the worker's outside network when read
 	 * (worker_stats_snapshot); the worker never writes these here */
 	uint64_t qudp_out, qtcp_out, unwanted_replies;
+	uint64_t rrset_bogus;     /* from the modules' counters */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

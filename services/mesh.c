@@ -502,7 +502,8 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
 		m->num_waiters--;
 		m->stats.replies++;
-		r->cb(r->arg, m->buf, len, s->qs.res.rcode);
+		r->cb(r->arg, m->buf, len, s->qs.res.rcode,
+			(int)s->qs.res.security);
 		free(r);
 		r = next;
 	}
@@ -586,7 +587,7 @@ static int jostle(struct mesh_area* m)
 	while(r) {
 		struct mesh_reply* next = r->next;
 		m->num_waiters--;
-		r->cb(r->arg, NULL, 0, MESH_DROPPED);
+		r->cb(r->arg, NULL, 0, MESH_DROPPED, 0);
 		free(r);
 		r = next;
 	}

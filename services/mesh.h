@@ -30,11 +30,13 @@ struct outnet_reply;
 
 /* The reply for one waiter: reply is the encoded packet for its query
  * (its ID, qname case, EDNS), valid during the call; rcode is the DNS
- * rcode in it. */
+ * rcode in it; security is the state's result's (enum sec_status,
+ * SEC_UNCHECKED without a validator; BOGUS with rcode SERVFAIL: the
+ * answer was withheld as bogus), for the statistics. */
 typedef void (*mesh_cb_t)(void* arg, const uint8_t* reply, size_t len,
-	int rcode);
+	int rcode, int security);
 /* rcode of the one call a waiter gets when its query was jostled out
- * (reply NULL, len 0): drop the query, no reply is sent. */
+ * (reply NULL, len 0, security 0): drop the query, no reply is sent. */
 #define MESH_DROPPED (-1)
 
 struct mesh_stats {

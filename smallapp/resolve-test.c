@@ -58,9 +58,11 @@ struct answer_arg {
 
 static void start_next(struct driver* d);
 
-static void got_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
+static void got_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
+	int security)
 {
 	struct answer_arg* a = arg;
+	(void)security;
 	/* jostled out (MESH_DROPPED): done, without a reply */
 	a->q->reply = rcode == MESH_DROPPED ? NULL : malloc(len ? len : 1);
 	if(a->q->reply) {
@@ -90,7 +92,7 @@ static void start_next(struct driver* d)
 				sizeof(buf), 1232);
 			if(n) {
 				d->msg_hits++;
-				got_reply(&d->args[i], buf, n, buf[3] & 0xf);
+				got_reply(&d->args[i], buf, n, buf[3] & 0xf, 0);
 				return;
 			}
 		}

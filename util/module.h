@@ -128,6 +128,15 @@ struct module_qstate {
 	struct module_result res;
 };
 
+/* Counters the modules add to (statistics): written by the worker's
+ * thread only, with plain increments; the remote control's snapshot
+ * reads them with relaxed atomic loads (daemon/worker.c). Here so that
+ * the worker needs no module's header. */
+struct module_counters {
+	uint64_t rrset_bogus;   /* RRsets the validator found bogus
+	                         * (num.rrset.bogus) */
+};
+
 /* Per worker: what the modules share, and each module's own data. */
 struct module_env {
 	const struct config_file* cfg;      /* the current snapshot */
@@ -143,6 +152,7 @@ struct module_env {
 	struct event_base* base;            /* the worker's event loop */
 	int validating;         /* a module of the stack validates: results
 	                         * it did not check are UNCHECKED data */
+	struct module_counters counters;
 	int num_modules;
 	const struct module_func_block* mods[MODULE_MAX];
 	void* modinfo[MODULE_MAX];

@@ -453,6 +453,7 @@ enum sec_status val_msg_check(struct module_qstate* qs,
 				return SEC_UNCHECKED;
 			}
 			vq->verified[i] = (uint8_t)r;
+			qs->env->counters.rrset_bogus += (r == SEC_BOGUS);
 			vq->wild[i] = -1;
 			if(wf && nw < MAX_WILD && vq->num_wild < MAX_WILD) {
 				vq->wild[i] = (int8_t)vq->num_wild;

@@ -6,6 +6,9 @@
  *           query_info (the cache's own cost)
  *   parse+lookup: query_parse of the packet as well (all of the
  *           user-space work of a hit but the recvmmsg/sendmmsg calls)
+ *   answer_q: the daemon's call (msg_cache_answer_q), without and with
+ *           the security out-parameter (num.answer.secure):
+ *           --toggle-collect=bench_q_nosec / bench_q_sec
  * Instructions per hit, with callgrind (counts only one timed loop):
  *   valgrind --tool=callgrind --toggle-collect=bench_lookup \
  *     ./cachehit_bench -n 100000   then divide the Ir total by -n
@@ -137,6 +140,34 @@ __attribute__((noinline)) size_t bench_parse_lookup(struct msg_cache* c,
 	return total;
 }
 
+/* The daemon's hit path (daemon/query.c): msg_cache_answer_q, which
+ * hashes from the key it makes, and the entry's security status for
+ * num.answer.secure; sec NULL shows what that out-parameter costs. */
+__attribute__((noinline)) size_t bench_q_nosec(struct msg_cache* c,
+	const struct query* q, const uint32_t* order, size_t n, time_t t,
+	uint8_t* out)
+{
+	size_t i, total = 0;
+	for(i = 0; i < n; i++)
+		total += msg_cache_answer_q(c, &q[order[i]].qi, t, out, 1232,
+			1232, NULL, NULL, NULL);
+	return total;
+}
+
+__attribute__((noinline)) size_t bench_q_sec(struct msg_cache* c,
+	const struct query* q, const uint32_t* order, size_t n, time_t t,
+	uint8_t* out, uint64_t* secure)
+{
+	size_t i, total = 0;
+	for(i = 0; i < n; i++) {
+		uint8_t sec = MSG_SEC_UNCHECKED;
+		total += msg_cache_answer_q(c, &q[order[i]].qi, t, out, 1232,
+			1232, NULL, NULL, &sec);
+		*secure += (sec == MSG_SEC_SECURE);
+	}
+	return total;
+}
+
 int main(int argc, char** argv)
 {
 	size_t entries = 10000, n = 5000000, i;
@@ -196,6 +227,19 @@ int main(int argc, char** argv)
 	if(bench_parse_lookup(c, q, order, n, t0, out) == 0)
 		return 1;
 	printf("parse+lookup: %6.1f ns per hit\n", (now_ns() - t) / (double)n);
+	{
+		uint64_t secure = 0;
+		t = now_ns();
+		if(bench_q_nosec(c, q, order, n, t0, out) == 0)
+			return 1;
+		printf("answer_q:     %6.1f ns per hit\n",
+			(now_ns() - t) / (double)n);
+		t = now_ns();
+		if(bench_q_sec(c, q, order, n, t0, out, &secure) == 0)
+			return 1;
+		printf("answer_q+sec: %6.1f ns per hit (%llu secure)\n",
+			(now_ns() - t) / (double)n, (unsigned long long)secure);
+	}
 	printf("instructions per hit: valgrind --tool=callgrind "
 		"--toggle-collect=bench_lookup %s -n 100000 (or "
 		"--toggle-collect=bench_parse_lookup), then the Ir total in "

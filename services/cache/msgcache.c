@@ -263,7 +263,7 @@ static int servable_expired(const struct msg_entry* m, time_t now,
 static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* key, size_t keylen, time_t now,
 	uint8_t* out, size_t limit, uint16_t edns_size,
-	const struct msg_serve_policy* pol, enum msg_hit* hit)
+	const struct msg_serve_policy* pol, enum msg_hit* hit, uint8_t* sec)
 {
 	struct msg_entry* m;
 	size_t n = 0;
@@ -273,14 +273,19 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
-	if(m->security == MSG_SEC_UNCHECKED && c->need_checked &&
+	if(m->security <= MSG_SEC_BOGUS && c->need_checked &&
 		!(qi->flags & FLAG_CD)) {
-		/* a module's own lookup, never validated: not for a client
-		 * of a validating resolver (the mesh validates it) */
+		/* a module's own lookup, never validated, or bogus data (a
+		 * loaded dump's): not for a client of a validating resolver
+		 * (the mesh validates it; bogus becomes SERVFAIL there and
+		 * counts in num.answer.bogus, as Unbound's cache answer) */
 		n = 0;
 	} else if(fresh(m, now, &age)) {
 		n = reply_from(m, qi, age, -1, out, limit, edns_size,
 			pol && pol->roundrobin, (uint32_t)qi->id + (uint32_t)now);
+		/* for the statistics: one store, the entry's line is hot */
+		if(sec)
+			*sec = m->security;
 		/* prefetch (Unbound): one comparison, set up at store */
 		if(hit)
 			*hit = (pol && pol->prefetch && age >= m->prefetch_age) ?
@@ -289,6 +294,8 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 		n = reply_from(m, qi, 0, (int64_t)pol->expired_reply_ttl, out,
 			limit, edns_size, pol->roundrobin,
 			(uint32_t)qi->id + (uint32_t)now);
+		if(sec)
+			*sec = m->security;
 		if(hit)
 			*hit = MSG_HIT_EXPIRED;
 	}
@@ -308,12 +315,12 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	kl = msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
 		qi->qclass, msg_key_flags(qi));
 	return answer_key(c, qi, hash, key, kl, now, out, limit, edns_size,
-		pol, hit);
+		pol, hit, NULL);
 }
 
 size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
-	const struct msg_serve_policy* pol, enum msg_hit* hit)
+	const struct msg_serve_policy* pol, enum msg_hit* hit, uint8_t* sec)
 {
 	uint8_t key[MSG_KEY_BUF];
 	uint8_t kf = msg_key_flags(qi);
@@ -327,7 +334,7 @@ size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	hash = msg_key_hash_of(c->seed, key, qi->qname_len, qi->qtype,
 		qi->qclass, kf, 0);
 	return answer_key(c, qi, hash, key, kl, now, out, limit, edns_size,
-		pol, hit);
+		pol, hit, sec);
 }
 
 struct msg_entry* msg_cache_lookup(struct msg_cache* c,

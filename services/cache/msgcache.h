@@ -145,10 +145,12 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	enum msg_hit* hit);
 
 /* msg_cache_answer_ex that computes the hash itself, from the key it
- * makes anyway (one lowercasing pass instead of two): the hit path. */
+ * makes anyway (one lowercasing pass instead of two): the hit path.
+ * On a hit *sec (when not NULL) is the entry's enum msg_security, for
+ * the statistics (num.answer.secure). */
 size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
-	const struct msg_serve_policy* pol, enum msg_hit* hit);
+	const struct msg_serve_policy* pol, enum msg_hit* hit, uint8_t* sec);
 
 /* Store reply (a complete wire reply to qi, as msgencode builds it) for
  * qi's key. Parsed once here: the question must match qi; TC must be

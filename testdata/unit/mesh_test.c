@@ -96,7 +96,7 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	os.edns_size = 1232;
 	os.tcp_timeout = 500;
 	os.max_waiting = 100;
-	free(w->cfg->module_conf);   /* the default, "validator iterator" */
+	free(w->cfg->module_conf);   /* the default "validator iterator" */
 	w->cfg->module_conf = strdup("iterator");
 	assert_non_null(w->cfg->module_conf);
 	w->env.cfg = w->cfg;
@@ -152,6 +152,7 @@ static int hole_count(struct world* w)
 struct answer {
 	int calls;
 	int rcode;
+	int security;      /* the callback's: the result's sec_status */
 	uint16_t id;
 	char qname[300];
 	struct world* w;
@@ -159,11 +160,13 @@ struct answer {
 	struct query_info qi;
 };
 
-static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode)
+static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
+	int security)
 {
 	struct answer* a = arg;
 	a->calls++;
 	a->rcode = rcode;
+	a->security = security;
 	assert_true(len >= 12);
 	a->id = (uint16_t)((reply[0] << 8) | reply[1]);
 	assert_int_equal(reply[3] & 0xf, rcode);
@@ -194,10 +197,13 @@ static void test_no_hints_servfail_at_once(void** state)
 	memset(&a, 0, sizeof(a));
 	a.w = &w;
 	question(&a.qi, "www.example.", 77);
+	a.security = -1;
 	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
 		&a), 1);
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.rcode, RCODE_SERVFAIL);
+	/* no validator in this stack: nothing was checked */
+	assert_int_equal(a.security, SEC_UNCHECKED);
 	assert_int_equal(a.id, 77);
 	assert_int_equal((int)mesh_num_states(w.mesh), 0);
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
@@ -365,8 +371,8 @@ static void test_reconfigure_in_flight(void** state)
 }
 
 /* A waiter that may be jostled out: MESH_DROPPED, without a reply. */
-static void on_reply_or_drop(void* arg, const uint8_t* reply, size_t len,
-	int rcode)
+static void on_reply_or_drop(void* arg, const uint8_t* reply,
+	size_t len, int rcode, int security)
 {
 	struct answer* a = arg;
 	if(rcode == MESH_DROPPED) {
@@ -376,7 +382,7 @@ static void on_reply_or_drop(void* arg, const uint8_t* reply, size_t len,
 		a->rcode = rcode;
 		return;
 	}
-	on_reply(arg, reply, len, rcode);
+	on_reply(arg, reply, len, rcode, security);
 }
 
 /* num-queries-per-thread 4: two slots keep their query, two are on the

@@ -830,6 +830,63 @@ static void test_roundrobin(void** state)
 	closed_sets = 0;
 }
 
+/* The hit path's security out-parameter (num.answer.secure), and what a
+ * validating resolver's cache answers without CD: checked data only,
+ * never unchecked or bogus entries (those go to the mesh). */
+static void test_security_on_hit(void** state)
+{
+	static const int st[4] = { MSG_SEC_UNCHECKED, MSG_SEC_BOGUS,
+		MSG_SEC_INSECURE, MSG_SEC_SECURE };
+	struct msg_cache* c = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+	struct query_info qi;
+	uint8_t buf[65535], out[4096], sec;
+	char name[32];
+	size_t len;
+	int i, checked;
+	(void)state;
+	assert_non_null(c);
+	for(i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "www%d.example.com.", i);
+		mk_query(&qi, name, TYPE_A, FLAG_RD);
+		len = mk_reply(buf, &qi, RCODE_NOERROR, NULL, 0, NULL, 0,
+			NULL, 0);
+		assert_int_equal(msg_cache_store_sec(c, &qi,
+			msg_cache_hash(c, &qi), buf, len, T0, st[i]), 1);
+		/* the CD variant, for a CD asker */
+		qi.flags |= FLAG_CD;
+		assert_int_equal(msg_cache_store_sec(c, &qi,
+			msg_cache_hash(c, &qi), buf, len, T0, st[i]), 1);
+	}
+	for(checked = 0; checked < 2; checked++) {
+		c->need_checked = checked;
+		for(i = 0; i < 4; i++) {
+			size_t n;
+			snprintf(name, sizeof(name), "www%d.example.com.", i);
+			mk_query(&qi, name, TYPE_A, FLAG_RD);
+			sec = 0xff;
+			n = msg_cache_answer_q(c, &qi, T0, out, sizeof(out), 0,
+				NULL, NULL, &sec);
+			if(checked && st[i] <= MSG_SEC_BOGUS) {
+				assert_int_equal(n, 0);
+				assert_int_equal(sec, 0xff);  /* a miss: unset */
+			} else {
+				assert_true(n > 0);
+				assert_int_equal(sec, st[i]);
+			}
+			/* CD: whatever is there, with its status */
+			qi.flags |= FLAG_CD;
+			sec = 0xff;
+			assert_true(msg_cache_answer_q(c, &qi, T0, out,
+				sizeof(out), 0, NULL, NULL, &sec) > 0);
+			assert_int_equal(sec, st[i]);
+			/* NULL: not asked for */
+			assert_true(msg_cache_answer_q(c, &qi, T0, out,
+				sizeof(out), 0, NULL, NULL, NULL) > 0);
+		}
+	}
+	msg_cache_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -846,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_bad_stores),
 		cmocka_unit_test(test_tiny_limit),
 		cmocka_unit_test(test_flush),
+		cmocka_unit_test(test_security_on_hit),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_threads),
 	};

@@ -188,6 +188,10 @@ static void test_metrics(void** state)
 	t[1].ans_nodata = 1;
 	t[0].unwanted_queries = 2;
 	t[1].unwanted_replies = 3;
+	t[0].ans_secure = 8;
+	t[1].ans_secure = 1;
+	t[1].ans_bogus = 2;
+	t[0].rrset_bogus = 5;
 	stats_note_rectime(&t[0], 0);         /* bucket 0: < 1 us */
 	stats_note_rectime(&t[0], 1500);      /* [1024, 2048) us */
 	stats_note_rectime(&t[1], 3000000);   /* [2, 4) s */
@@ -237,6 +241,9 @@ static void test_metrics(void** state)
 	assert_int_equal(num_of(b.s, "unbound_memory_caches_bytes"
 		"{cache=\"message\"}"), 2000);
 	assert_int_equal(num_of(b.s, "unbound_msg_cache_count"), 4);
+	assert_int_equal(num_of(b.s, "unbound_key_cache_count"), 6);
+	assert_int_equal(num_of(b.s, "unbound_memory_modules_bytes"
+		"{module=\"validator\"}"), 7000);
 	assert_non_null(strstr(b.s, "\nunbound_time_up_seconds_total 61.5\n"));
 	assert_non_null(strstr(b.s, "# TYPE unbound_time_up_seconds_total "
 		"counter\n"));
@@ -246,10 +253,16 @@ static void test_metrics(void** state)
 	assert_null(strstr(b.s, "unbound_query_types_total"));
 	assert_null(strstr(b.s, "unbound_answer_rcodes_total"));
 	assert_null(strstr(b.s, "unbound_unwanted_queries_total"));
+	assert_null(strstr(b.s, "unbound_answers_secure_total"));
 	strbuf_free(&b);
 
 	in.extended = 1;
 	prom_metrics_write(&b, &in);
+	/* the DNSSEC counters, summed over threads, unbound_exporter's
+	 * names */
+	assert_int_equal(num_of(b.s, "unbound_answers_secure_total"), 9);
+	assert_int_equal(num_of(b.s, "unbound_answers_bogus"), 2);
+	assert_int_equal(num_of(b.s, "unbound_rrset_bogus_total"), 5);
 	assert_int_equal(num_of(b.s, "unbound_query_types_total{type=\"A\"}"),
 		9);
 	assert_int_equal(num_of(b.s, "unbound_query_types_total"

@@ -122,7 +122,7 @@ static void test_print(void** state)
 {
 	struct worker_stats* s = new_stats();
 	struct strbuf b = { NULL, 0, 0, 0 };
-	struct stats_cache_info ci = { 100, 200, 1, 2, 3, 4, 5000 };
+	struct stats_cache_info ci = { 100, 200, 1, 2, 3, 7, 4096 };
 	struct timespec now = { 1000, 500000000 }, start = { 990, 0 };
 	(void)state;
 	s->num_queries = 5;
@@ -132,6 +132,9 @@ static void test_print(void** state)
 	s->qtcp_out = 2;
 	s->unwanted_queries = 4;
 	s->unwanted_replies = 1;
+	s->ans_secure = 11;
+	s->ans_bogus = 3;
+	s->rrset_bogus = 4;
 	stats_print_thread(&b, "thread0", s);
 	stats_print_time(&b, &now, &start, &start);
 	stats_print_extended(&b, s, &ci);
@@ -141,14 +144,16 @@ static void test_print(void** state)
 	assert_non_null(strstr(b.s, "thread0.num.cachemiss=2\n"));
 	assert_non_null(strstr(b.s, "time.up=10.500000\n"));
 	assert_non_null(strstr(b.s, "mem.cache.message=200\n"));
-	assert_non_null(strstr(b.s, "mem.mod.validator=5000\n"));
-	assert_non_null(strstr(b.s, "key.cache.count=4\n"));
 	assert_non_null(strstr(b.s, "num.query.type.A=5\n"));
 	assert_null(strstr(b.s, "num.query.type.AAAA"));
 	assert_non_null(strstr(b.s, "num.answer.rcode.REFUSED=0\n"));
 	assert_non_null(strstr(b.s, "histogram.000000.524288.to.000001."
 		"000000=0\n"));
-	assert_non_null(strstr(b.s, "infra.cache.count=3\n"));
+	assert_non_null(strstr(b.s, "infra.cache.count=3\n"
+		"key.cache.count=7\n"));
+	assert_non_null(strstr(b.s, "mem.mod.validator=4096\n"));
+	assert_non_null(strstr(b.s, "num.answer.secure=11\n"
+		"num.answer.bogus=3\nnum.rrset.bogus=4\n"));
 	assert_non_null(strstr(b.s, "num.query.tcpout=2\n"
 		"num.query.udpout=7\n"));
 	assert_non_null(strstr(b.s, "unwanted.queries=4\n"

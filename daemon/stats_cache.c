@@ -1,0 +1,32 @@
+/* daemon/stats_cache.c - what the shared caches hold, for the extended
+ * statistics of both the remote control (stats) and the Prometheus
+ * endpoint: one place that knows where each figure comes from. */
+#include "config.h"
+#include "daemon/stats.h"
+#include "daemon/daemon.h"
+#include "services/cache/infra.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "validator/val_kcache.h"
+#include <string.h>
+
+void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	if(d->rrset_cache) {
+		ci->mem_rrset = lruhash_get_mem(d->rrset_cache->table);
+		ci->rrset_count = lruhash_count(d->rrset_cache->table);
+	}
+	if(d->msg_cache) {
+		ci->mem_msg = lruhash_get_mem(d->msg_cache->table);
+		ci->msg_count = lruhash_count(d->msg_cache->table);
+	}
+	if(d->infra)
+		ci->infra_count = infra_count(d->infra);
+	/* as Unbound: the key cache is the validator's memory, and its
+	 * entries are key.cache.count */
+	if(d->key_cache) {
+		ci->key_count = val_kcache_count(d->key_cache);
+		ci->mem_validator = val_kcache_get_mem(d->key_cache);
+	}
+}
