@@ -427,11 +427,12 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
 	int whole, int* rcode, ldns_rr_list* answer, ldns_rr_list** authority)
 {
-	/* with its signatures and proofs when stored so, for a validator */
+	/* with its signatures and proofs when stored so, for a validator;
+	 * a whole answer only so (the copy without DO lacks them) */
 	struct msg_entry* m = msg_find_do(c, qname, qname_len, qtype, qclass,
 		now, 1);
 	int ok;
-	if(!m)
+	if(!m && !whole)
 		m = msg_find(c, qname, qname_len, qtype, qclass, now);
 	if(!m)
 		return 0;

@@ -44,10 +44,11 @@ int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
 	uint16_t qclass, time_t now, ldns_rr_list* list);
 
 /* The message cache's entry for (qname, qtype, qclass, no CD; the DO
- * variant when there is one), as records: *rcode, the answer section
- * appended to answer, the authority section (only its SOA unless
- * whole) as a new list in *authority (NULL if none), TTLs as much as
- * is left of them. Returns 1 when there was a fresh entry. */
+ * variant when there is one, and only that one when whole), as
+ * records: *rcode, the answer section appended to answer, the
+ * authority section (only its SOA unless whole) as a new list in
+ * *authority (NULL if none), TTLs as much as is left of them. Returns
+ * 1 when there was a fresh entry. */
 int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
 	int whole, int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);

@@ -89,7 +89,8 @@ static struct iter_qstate* state_new(struct module_qstate* qs, int depth,
 	}
 	iq->qs = qs;
 	/* a restart without some servers: not the caches' copy either */
-	iq->refresh = (qs->flags & MODQ_PREFETCH) != 0 || qs->num_avoid > 0;
+	iq->refresh = (qs->flags & (MODQ_PREFETCH | MODQ_REFETCH)) != 0 ||
+		qs->num_avoid > 0;
 	return iq;
 }
 

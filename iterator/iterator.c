@@ -404,9 +404,10 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		iq->no_cache = 1;
 	/* the whole answer (negative ones too: NXNS names looked up
 	 * again) may be in the message cache: a sub-query's, or a client's
-	 * whose entry the fast path would not serve (unchecked, as loaded
-	 * or from a module's own lookup: a validator checks it now, as
-	 * Unbound's iterator answers from its message cache) */
+	 * whose entry the fast path would not serve (unchecked, from a
+	 * module's own lookup: a validator checks it now, as Unbound's
+	 * iterator answers from its message cache; the copy with DNSSEC
+	 * records only, which a validator can check) */
 	if(!iq->is_priming && !iq->refresh && iq->restarts == 0 &&
 		env->msg_cache && !iq->no_cache) {
 		int rcode;

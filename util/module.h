@@ -74,6 +74,8 @@ enum module_state {
 #define MODQ_DETACHED  0x08  /* nobody waits: for the caches only */
 #define MODQ_NOVAL     0x10  /* no validation: a module's own lookup
                               * (NS addresses, DS, DNSKEY) */
+#define MODQ_REFETCH   0x20  /* set by a module above before it asks
+                              * again: not from the caches this time */
 
 /* The servers whose replies made an answer (newest first), for the
  * "from 127.0.0.5" of val-log-level and the EDE text, as Unbound's

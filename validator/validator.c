@@ -281,8 +281,14 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 			added++;
 		}
 	}
-	if(!added)
-		return 0;     /* the same servers again: nothing to gain */
+	if(!added) {
+		/* an answer made from the caches (no server in it): asked
+		 * of the servers once, as Unbound does with bogus data it
+		 * had cached (a dump loaded without its signatures) */
+		if(qs->res.num_from > 0 || (qs->flags & MODQ_REFETCH))
+			return 0;   /* the same servers again: no gain */
+		qs->flags |= MODQ_REFETCH;
+	}
 	vq->restarts++;
 	if(verbosity >= VERB_ALGO) {
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];

@@ -14,6 +14,7 @@ import sys
 
 import dns.flags
 import dns.message
+import dns.rcode
 import pytest
 
 TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -279,6 +280,13 @@ def test_dump_load_keeps_security_both_ways(pair):
         after = dnssec_stats(srv, binary)
         assert after["num.answer.secure"] == \
             before["num.answer.secure"] + 1, (srv.binary, before, after)
+    # a DO asker of a loaded name: the dump has no DO copy of ours (and
+    # the loaded message may lack its RRSIGs): answered secure all the
+    # same, asked of the servers again (val-max-restart's refetch)
+    for srv in (ours, ref):
+        r = ask(srv, "www.sec2.", "A", do=True)
+        assert r.rcode() == dns.rcode.NOERROR, (srv.binary, r)
+        assert r.flags & dns.flags.AD, (srv.binary, r)
 
 
 def load_cache(srv, text, binary):
