@@ -317,6 +317,15 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 	return 1;
 }
 
+/* No RR of list lives longer than ttl. */
+static void cap_list_ttls(ldns_rr_list* list, uint32_t ttl)
+{
+	size_t i;
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++)
+		if(ldns_rr_ttl(ldns_rr_list_rr(list, i)) > ttl)
+			ldns_rr_set_ttl(ldns_rr_list_rr(list, i), ttl);
+}
+
 static enum module_state finish(struct module_qstate* qs,
 	struct val_qstate* vq, struct val_env* ve, enum sec_status st,
 	const struct val_reason* why)
@@ -368,6 +377,11 @@ static enum module_state finish(struct module_qstate* qs,
 		}
 	}
 	qs->res.ede_text[0] = 0;
+	/* bogus data answered (CD, val-permissive-mode) is kept no longer
+	 * than val-bogus-ttl, as Unbound keeps its bogus messages */
+	cap_list_ttls(qs->res.answer, ve->bogus_ttl);
+	cap_list_ttls(qs->res.authority, ve->bogus_ttl);
+	cap_list_ttls(qs->res.additional, ve->bogus_ttl);
 	return MODULE_FINISHED;
 }
 

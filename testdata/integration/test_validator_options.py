@@ -597,3 +597,28 @@ def test_ede_on_refused_as_unbound(signednet_net, tmp_path):
     finally:
         stop_pair(pair)
     assert not problems, "\n".join(problems)
+
+
+def test_bogus_data_for_cd_lives_val_bogus_ttl(signednet_net, tmp_path):
+    """Bogus data answered to a CD=1 client (and kept in the cache for
+    such clients) lives no longer than val-bogus-ttl, as Unbound keeps
+    its bogus messages; the same question without CD is SERVFAIL."""
+    srv = Server(tmp_path)
+    try:
+        srv.start('module-config: "validator iterator"\n'
+                  'trust-anchor-file: "%s"\nval-bogus-ttl: 30\ndo-ip6: no'
+                  % signednet_net.anchor,
+                  root_hints=signednet_net.root_hints)
+        for i in range(2):      # resolved, then from the cache
+            q = dns.message.make_query("www.badsig.sec1.", "A",
+                                       want_dnssec=True)
+            q.flags |= dns.flags.CD
+            r = srv.query(q, timeout=10.0 * SLOW)
+            assert r.rcode() == dns.rcode.NOERROR, r
+            assert not r.flags & dns.flags.AD
+            assert r.answer and all(rr.ttl <= 30 for rr in r.answer), r
+        q = dns.message.make_query("www.badsig.sec1.", "A")
+        assert srv.query(q, timeout=10.0 * SLOW).rcode() == \
+            dns.rcode.SERVFAIL
+    finally:
+        _finish(srv)
