@@ -77,21 +77,25 @@ static ssize_t io_read(struct stream_conn* c, void* buf, size_t len)
 	return STREAM_IO_ERROR;
 }
 
-static ssize_t io_write(struct stream_conn* c, const void* buf, size_t len)
+/* A write on a plain socket that failed (r < 0): what to wait for. */
+static ssize_t write_failed(struct stream_conn* c)
 {
-	ssize_t r;
-	if(c->ssl)
-		return stream_tls_write(c->ssl, buf, len);
-	do {
-		r = sys_send(c->fd, buf, len);
-	} while(r < 0 && errno == EINTR);
-	if(r >= 0)
-		return r;
 	if(errno == EAGAIN || errno == EWOULDBLOCK)
 		return STREAM_IO_WANT_WRITE;
 	verbose(VERB_ALGO, "%s send: %s", c->pool->proto->name,
 		strerror(errno));
 	return STREAM_IO_ERROR;
+}
+
+static inline __attribute__((always_inline)) ssize_t io_write(
+	struct stream_conn* c, const void* buf, size_t len)
+{
+	ssize_t r;
+	if(c->ssl)
+		return stream_tls_write(c->ssl, buf, len);
+	while((r = sys_send(c->fd, buf, len)) < 0 && errno == EINTR)
+		;
+	return r >= 0 ? r : write_failed(c);
 }
 
 /* -- timers ------------------------------------------------------------ */
@@ -205,7 +209,7 @@ static int reading(const struct stream_conn* c)
 		c->in_len < c->pool->cfg.in_cap;
 }
 
-static void set_event(struct event* ev, short* on, short want)
+static inline void set_event(struct event* ev, short* on, short want)
 {
 	if(*on == want)
 		return;
@@ -217,10 +221,12 @@ static void set_event(struct event* ev, short* on, short want)
 
 /* Add or delete the read and write events to match what each direction
  * waits for now. */
-static void update_events(struct stream_conn* c)
+static void update_events_slow(struct stream_conn* c)
 {
 	short want = 0;
 	int was_reading = c->read_on;
+	c->ev_dirty = 0;
+	c->fast = !c->ssl && c->state == STREAM_OPEN;
 	if(c->state == STREAM_HANDSHAKE)
 		want = c->rd_need;
 	else {
@@ -237,16 +243,12 @@ static void update_events(struct stream_conn* c)
 		event_active(&c->ev_read, EV_READ, 1);
 }
 
-/* After the protocol's callback: write what it queued, or else bring
- * the events up to date. */
-static void after_callback(struct stream_conn* c)
+/* The same, when something they depend on changed (ev_dirty); TLS and
+ * the states other than open: always. */
+static inline void update_events(struct stream_conn* c)
 {
-	if(c->out_end > c->out_start || c->finish) {
-		(void)stream_conn_flush(c);
-		return;
-	}
-	update_events(c);
-	stamp(c);
+	if(c->ev_dirty || !c->fast)
+		update_events_slow(c);
 }
 
 /* -- reading, writing, closing ----------------------------------------- */
@@ -263,6 +265,7 @@ static int finish_now(struct stream_conn* c)
 		stream_tls_shutdown(c->ssl);
 	else	(void)shutdown(c->fd, SHUT_WR);
 	c->state = STREAM_DRAIN;
+	c->ev_dirty = 1;
 	c->busy = 0;
 	c->drained = 0;
 	c->rd_need = EV_READ;
@@ -271,7 +274,9 @@ static int finish_now(struct stream_conn* c)
 	return 1;
 }
 
-int stream_conn_flush(struct stream_conn* c)
+/* stream_conn_flush, inline where the hot path writes its answers */
+static inline __attribute__((always_inline)) int flush_inline(
+	struct stream_conn* c)
 {
 	struct stream_pool* p = c->pool;
 	while(c->out_start < c->out_end) {
@@ -285,6 +290,7 @@ int stream_conn_flush(struct stream_conn* c)
 			c->wr_need = r == STREAM_IO_WANT_READ ? EV_READ :
 				EV_WRITE;
 			c->writing = 1;
+			c->ev_dirty = 1;
 			if(p->cfg.outq_progress)
 				c->outq = unsent(c->fd);
 			update_events(c);
@@ -295,18 +301,37 @@ int stream_conn_flush(struct stream_conn* c)
 		if(p->cfg.write_touches)
 			c->touched = 1;
 	}
+	/* a buffer given by the protocol is freed at close, or when the
+	 * next one is given */
 	c->out_start = c->out_end = 0;
-	c->writing = 0;
-	if(p->cfg.out_cap == 0 && c->out) {
-		free(c->out);
-		c->out = NULL;
-		c->out_cap = 0;
+	if(c->writing) {
+		c->writing = 0;
+		c->ev_dirty = 1;
 	}
-	if(c->finish)
-		return finish_now(c);
-	update_events(c);
+	if((c->finish | c->ev_dirty) || !c->fast) {
+		if(c->finish)
+			return finish_now(c);
+		update_events_slow(c);
+	}
 	stamp(c);
 	return 1;
+}
+
+int stream_conn_flush(struct stream_conn* c)
+{
+	return flush_inline(c);
+}
+
+/* After the protocol's callback: write what it queued, or else bring
+ * the events up to date. */
+static inline __attribute__((always_inline)) void after_callback(struct stream_conn* c)
+{
+	if(c->out_end > c->out_start || c->finish) {
+		(void)flush_inline(c);
+		return;
+	}
+	update_events(c);
+	stamp(c);
 }
 
 /* Read and drop what a client sends after its answer. */
@@ -348,6 +373,7 @@ static void do_read(struct stream_conn* c)
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
+	c->ev_dirty = 1;
 	if(r == 0)
 		c->eof = 1;
 	else if(r < 0) {
@@ -391,18 +417,16 @@ static void do_handshake(struct stream_conn* c)
 	}
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
+	c->ev_dirty = 1;
 	/* the client's first bytes may have come with the handshake */
 	do_read(c);
 }
 
 /* The socket is readable: that is for the reading side, for a TLS
  * handshake, or for a TLS write that waits for input. */
-static void read_cb(evutil_socket_t fd, short ev, void* arg)
+static void read_cb_slow(struct stream_conn* c)
 {
-	struct stream_conn* c = arg;
 	uint32_t gen = c->gen;
-	(void)fd;
-	(void)ev;
 	if(c->state == STREAM_HANDSHAKE) {
 		do_handshake(c);
 		return;
@@ -414,6 +438,48 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 	if(c->writing && c->wr_need == EV_READ)
 		do_write(c);
+}
+
+/* Plain and open, the hot path of DNS over TCP: one read, the
+ * protocol's callback, one write. */
+static void read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct stream_conn* c = arg;
+	struct stream_pool* p = c->pool;
+	uint32_t gen;
+	ssize_t r;
+	(void)ev;
+	if(!c->fast) {
+		read_cb_slow(c);
+		return;
+	}
+	if(c->in_len >= c->in_cap) {
+		/* full: a read of 0 bytes would look like the end */
+		c->ev_dirty = 1;
+		update_events(c);
+		return;
+	}
+	r = sys_recv(fd, c->in + c->in_len, c->in_cap - c->in_len);
+	if(r > 0) {
+		c->in_len += (size_t)r;
+		if(c->in_len >= c->in_cap)
+			c->ev_dirty = 1;
+	} else if(r == 0) {
+		c->eof = 1;
+		c->ev_dirty = 1;
+	} else if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return;
+	else {
+		verbose(VERB_ALGO, "%s recv: %s", p->proto->name,
+			strerror(errno));
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	gen = c->gen;
+	p->proto->readable(p->arg, c);
+	if(c->gen != gen)
+		return;
+	after_callback(c);
 }
 
 static void write_cb(evutil_socket_t fd, short ev, void* arg)
@@ -478,6 +544,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	}
 	c->gen++;
 	c->state = STREAM_FREE;
+	c->fast = 0;
 	if(c->older)
 		c->older->newer = c->newer;
 	else	p->oldest = c->newer;
@@ -503,21 +570,7 @@ void stream_conn_finish(struct stream_conn* c, int drain_max, int drain_ms)
 	c->drain_max = drain_max;
 	c->drain_ms = drain_ms;
 	c->paused = 1;
-}
-
-void stream_conn_pause_read(struct stream_conn* c, int on)
-{
-	c->paused = on;
-}
-
-void stream_in_consume(struct stream_conn* c, size_t n)
-{
-	if(n >= c->in_len) {
-		c->in_len = 0;
-		return;
-	}
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
+	c->ev_dirty = 1;
 }
 
 size_t stream_out_compact(struct stream_conn* c)
@@ -599,6 +652,9 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->wr_need = EV_WRITE;
 	c->read_on = c->write_on = 0;
 	c->state = tls ? STREAM_HANDSHAKE : STREAM_OPEN;
+	c->in_cap = p->cfg.in_cap;
+	c->ev_dirty = 1;
+	c->fast = 0;
 	event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST, read_cb,
 		c);
 	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,

@@ -21,6 +21,7 @@
 #define SERVICES_STREAM_CONN_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <event2/event_struct.h>
 
@@ -51,7 +52,8 @@ struct stream_conn {
 	/* the protocol reads these, and writes in/out through the calls
 	 * below or directly (in[0..in_len), out[out_start..out_end)) */
 	uint8_t* in;             /* in_cap bytes and one more for a NUL */
-	size_t in_len;
+	size_t in_len;           /* change it with stream_in_consume only */
+	size_t in_cap;
 	uint8_t* out;            /* queued output, not written yet */
 	size_t out_start, out_end, out_cap;
 	int eof;                 /* the client closed its side */
@@ -69,6 +71,8 @@ struct stream_conn {
 	int next_free;
 	struct event ev_read, ev_write, ev_timer;
 	short read_on, write_on; /* which of the events are added */
+	int ev_dirty;            /* what they should be may have changed */
+	int fast;                /* plain and STREAM_OPEN: the hot path */
 	short rd_need, wr_need;  /* the event each direction waits for
 	                          * (TLS may need the other one) */
 	int paused;              /* the protocol does not want input now */
@@ -146,7 +150,14 @@ struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot);
 
 /* Drop the first n bytes of input. Reading, stopped while the buffer
  * was full, resumes when the callback returns or at the next flush. */
-void stream_in_consume(struct stream_conn* c, size_t n);
+static inline void stream_in_consume(struct stream_conn* c, size_t n)
+{
+	if(c->in_len >= c->in_cap)
+		c->ev_dirty = 1;  /* was full: read again */
+	if(n < c->in_len)
+		memmove(c->in, c->in + n, c->in_len - n);
+	c->in_len = n < c->in_len ? c->in_len - n : 0;
+}
 /* Move queued output to the buffer's start; the room after out_end. */
 size_t stream_out_compact(struct stream_conn* c);
 /* Queue buf (malloc'ed, len bytes) as the output; the layer frees it.
@@ -156,7 +167,13 @@ void stream_conn_give(struct stream_conn* c, void* buf, size_t len);
 int stream_conn_flush(struct stream_conn* c);
 /* Stop (on 1) or resume (0) reading; applied when the callback
  * returns or at the next flush. */
-void stream_conn_pause_read(struct stream_conn* c, int on);
+static inline void stream_conn_pause_read(struct stream_conn* c, int on)
+{
+	if(c->paused != on) {
+		c->paused = on;
+		c->ev_dirty = 1;
+	}
+}
 /* Progress: the idle timeout counts from now (cheap, lazy). */
 static inline void stream_conn_touch(struct stream_conn* c)
 {
