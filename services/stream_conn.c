@@ -224,7 +224,6 @@ static inline void set_event(struct event* ev, short* on, short want)
 static void update_events_slow(struct stream_conn* c)
 {
 	short want = 0;
-	int was_reading = c->read_on;
 	c->ev_dirty = 0;
 	c->fast = !c->ssl && c->state == STREAM_OPEN;
 	if(c->state == STREAM_HANDSHAKE)
@@ -237,9 +236,11 @@ static void update_events_slow(struct stream_conn* c)
 	}
 	set_event(&c->ev_read, &c->read_on, want & EV_READ);
 	set_event(&c->ev_write, &c->write_on, want & EV_WRITE);
-	/* input TLS decrypted already shows no event on the socket */
-	if(c->ssl && c->read_on && !was_reading && c->state != STREAM_HANDSHAKE
-		&& stream_tls_pending(c->ssl))
+	/* input TLS has decrypted already (a record is up to 16 KiB; the
+	 * input buffer may have had less room) shows no event on the
+	 * socket */
+	if(c->ssl && c->read_on && c->rd_need == EV_READ &&
+		c->state != STREAM_HANDSHAKE && stream_tls_pending(c->ssl))
 		event_active(&c->ev_read, EV_READ, 1);
 }
 

@@ -6,7 +6,9 @@
  * timeout and progress that restarts it, the connection limit on a
  * listener and the eviction of the oldest idle connection, the bound on
  * a client that never reads its answer (and that one reading slowly is
- * not cut off), and the drain after an answer. */
+ * not cut off), the drain after an answer, and the same over TLS (a
+ * record larger than the input buffer, a large answer through a small
+ * socket buffer, a failed handshake). */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +28,9 @@
 #include <netinet/in.h>
 #include <event2/event.h>
 #include "services/stream_conn.h"
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/evp.h>
 
 /* The test protocol: every line "xyz\n" is answered "XYZ\n" (echo
  * mode), or the first line gets `big` bytes of a pattern and the
@@ -487,6 +492,141 @@ static void test_drain(void** state)
 	t_teardown(&t);
 }
 
+/* A server context with a fresh self-signed P-256 certificate. */
+static SSL_CTX* server_ctx(void)
+{
+	EVP_PKEY* key = EVP_EC_gen("P-256");
+	X509* x = X509_new();
+	X509_NAME* n;
+	SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+	assert_non_null(key);
+	assert_non_null(x);
+	assert_non_null(ctx);
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), 0);
+	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
+	X509_set_pubkey(x, key);
+	n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+		(const unsigned char*)"stream-test", -1, -1, 0);
+	X509_set_issuer_name(x, n);
+	assert_true(X509_sign(x, key, EVP_sha256()) > 0);
+	assert_int_equal(SSL_CTX_use_certificate(ctx, x), 1);
+	assert_int_equal(SSL_CTX_use_PrivateKey(ctx, key), 1);
+	X509_free(x);
+	EVP_PKEY_free(key);
+	return ctx;
+}
+
+/* The client's side of a TLS connection on fd (non-blocking), its
+ * handshake run against the pool's event loop. */
+static SSL* client_tls(struct t_state* t, SSL_CTX* cctx, int fd)
+{
+	SSL* ssl = SSL_new(cctx);
+	int i, r = 0;
+	assert_non_null(ssl);
+	SSL_set_fd(ssl, fd);
+	for(i = 0; i < 400 && (r = SSL_connect(ssl)) != 1; i++)
+		pump(t, 5);
+	assert_int_equal(r, 1);
+	return ssl;
+}
+
+/* Everything the server sends until it closes (or max_ms). */
+static size_t tls_read_all(struct t_state* t, SSL* ssl, uint8_t* out,
+	size_t cap, int max_ms)
+{
+	size_t got = 0;
+	double end = now_ms() + max_ms;
+	while(now_ms() < end && got < cap) {
+		int n = SSL_read(ssl, out + got, (int)(cap - got));
+		if(n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if(SSL_get_error(ssl, n) != SSL_ERROR_WANT_READ)
+			break;
+		pump(t, 2);
+	}
+	return got;
+}
+
+static void test_tls(void** state)
+{
+	struct t_state t;
+	SSL_CTX* sctx = server_ctx();
+	SSL_CTX* cctx = SSL_CTX_new(TLS_client_method());
+	static uint8_t buf[1100000];
+	char lines[1001], want[1001];
+	size_t got, i;
+	int sv[2], small = 4096;
+	SSL* ssl;
+	(void)state;
+	assert_non_null(cctx);
+	/* many lines in one record, more than the 64 byte input buffer:
+	 * what TLS decrypted and the buffer could not take yet is read
+	 * without a socket event */
+	t_setup(&t, 4, 64, 256, 5000, 0);
+	unix_pair(sv);
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
+	assert_int_equal(t.conn[0]->state, STREAM_HANDSHAKE);
+	ssl = client_tls(&t, cctx, sv[1]);
+	for(i = 0; i < 100; i++) {
+		memcpy(lines + i * 10, "line-abcd\n", 10);
+		memcpy(want + i * 10, "LINE-ABCD\n", 10);
+	}
+	lines[1000] = want[1000] = 0;
+	assert_int_equal(SSL_write(ssl, lines, 1000), 1000);
+	got = tls_read_all(&t, ssl, buf, 1000, 3000);
+	assert_int_equal(got, 1000);
+	assert_memory_equal(buf, want, 1000);
+	assert_int_equal(strlen(t.lines), 1000);
+	/* the client's close_notify ends the input */
+	SSL_shutdown(ssl);
+	pump_until_closed(&t, 1, 2000);
+	assert_int_equal(t.closed, 1);
+	assert_int_equal(t.why, STREAM_CLOSE_DONE);
+	SSL_free(ssl);
+	close(sv[1]);
+	t_teardown(&t);
+
+	/* a large answer through a small socket buffer, in order, then
+	 * the server's close_notify */
+	t_setup(&t, 4, 64, 0, 5000, 0);
+	t.big = 1000000;
+	unix_pair(sv);
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
+	ssl = client_tls(&t, cctx, sv[1]);
+	assert_int_equal(SSL_write(ssl, "go\n", 3), 3);
+	got = tls_read_all(&t, ssl, buf, sizeof(buf), 10000);
+	assert_int_equal(got, t.big);
+	for(i = 0; i < got; i++)
+		if(buf[i] != pattern(i))
+			break;
+	assert_int_equal(i, got);
+	assert_int_equal(SSL_get_shutdown(ssl) & SSL_RECEIVED_SHUTDOWN,
+		SSL_RECEIVED_SHUTDOWN);
+	assert_int_equal(t.closed, 1);
+	assert_int_equal(t.why, STREAM_CLOSE_DONE);
+	SSL_free(ssl);
+	close(sv[1]);
+
+	/* not TLS at all: the handshake fails, the connection closes */
+	unix_pair(sv);
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
+	send_str(sv[1], "GET / HTTP/1.0\r\n\r\n");
+	pump_until_closed(&t, 2, 2000);
+	assert_int_equal(t.closed, 2);
+	assert_int_equal(t.why, STREAM_CLOSE_ERROR);
+	assert_int_equal(t.opened, 2);
+	close(sv[1]);
+	t_teardown(&t);
+	SSL_CTX_free(sctx);
+	SSL_CTX_free(cctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_listener_limit),
 		cmocka_unit_test(test_never_reads),
 		cmocka_unit_test(test_drain),
+		cmocka_unit_test(test_tls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
