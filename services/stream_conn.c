@@ -77,9 +77,16 @@ static ssize_t io_read(struct stream_conn* c, void* buf, size_t len)
 	return STREAM_IO_ERROR;
 }
 
-/* A write on a plain socket that failed (r < 0): what to wait for. */
-static ssize_t write_failed(struct stream_conn* c)
+/* A send on a plain socket that failed: try again after EINTR, else
+ * what to wait for. */
+static ssize_t send_failed(struct stream_conn* c, const void* buf,
+	size_t len)
 {
+	ssize_t r;
+	while((r = sys_send(c->fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if(r >= 0)
+		return r;
 	if(errno == EAGAIN || errno == EWOULDBLOCK)
 		return STREAM_IO_WANT_WRITE;
 	verbose(VERB_ALGO, "%s send: %s", c->pool->proto->name,
@@ -87,15 +94,15 @@ static ssize_t write_failed(struct stream_conn* c)
 	return STREAM_IO_ERROR;
 }
 
+/* plain: known to be a plain socket (the compiler drops the TLS test) */
 static inline __attribute__((always_inline)) ssize_t io_write(
-	struct stream_conn* c, const void* buf, size_t len)
+	struct stream_conn* c, const void* buf, size_t len, int plain)
 {
 	ssize_t r;
-	if(c->ssl)
+	if(!plain && c->ssl)
 		return stream_tls_write(c->ssl, buf, len);
-	while((r = sys_send(c->fd, buf, len)) < 0 && errno == EINTR)
-		;
-	return r >= 0 ? r : write_failed(c);
+	r = sys_send(c->fd, buf, len);
+	return r >= 0 ? r : send_failed(c, buf, len);
 }
 
 /* -- timers ------------------------------------------------------------ */
@@ -275,14 +282,15 @@ static int finish_now(struct stream_conn* c)
 	return 1;
 }
 
-/* stream_conn_flush, inline where the hot path writes its answers */
+/* stream_conn_flush, inline where the hot path writes its answers
+ * (plain: the connection is known to be plain). */
 static inline __attribute__((always_inline)) int flush_inline(
-	struct stream_conn* c)
+	struct stream_conn* c, int plain)
 {
 	struct stream_pool* p = c->pool;
 	while(c->out_start < c->out_end) {
 		ssize_t r = io_write(c, c->out + c->out_start,
-			c->out_end - c->out_start);
+			c->out_end - c->out_start, plain);
 		if(r < 0) {
 			if(r == STREAM_IO_ERROR) {
 				conn_close(c, STREAM_CLOSE_ERROR);
@@ -305,11 +313,8 @@ static inline __attribute__((always_inline)) int flush_inline(
 	/* a buffer given by the protocol is freed at close, or when the
 	 * next one is given */
 	c->out_start = c->out_end = 0;
-	if(c->writing) {
+	if((c->finish | c->ev_dirty | c->writing) || !c->fast) {
 		c->writing = 0;
-		c->ev_dirty = 1;
-	}
-	if((c->finish | c->ev_dirty) || !c->fast) {
 		if(c->finish)
 			return finish_now(c);
 		update_events_slow(c);
@@ -320,15 +325,16 @@ static inline __attribute__((always_inline)) int flush_inline(
 
 int stream_conn_flush(struct stream_conn* c)
 {
-	return flush_inline(c);
+	return flush_inline(c, 0);
 }
 
 /* After the protocol's callback: write what it queued, or else bring
  * the events up to date. */
-static inline __attribute__((always_inline)) void after_callback(struct stream_conn* c)
+static inline __attribute__((always_inline)) void after_callback(
+	struct stream_conn* c, int plain)
 {
 	if(c->out_end > c->out_start || c->finish) {
-		(void)flush_inline(c);
+		(void)flush_inline(c, plain);
 		return;
 	}
 	update_events(c);
@@ -387,7 +393,7 @@ static void do_read(struct stream_conn* c)
 	p->proto->readable(p->arg, c);
 	if(c->gen != gen)
 		return;
-	after_callback(c);
+	after_callback(c, 0);
 }
 
 static void do_write(struct stream_conn* c)
@@ -401,7 +407,7 @@ static void do_write(struct stream_conn* c)
 	p->proto->writable(p->arg, c);
 	if(c->gen != gen)
 		return;
-	after_callback(c);
+	after_callback(c, 0);
 }
 
 static void do_handshake(struct stream_conn* c)
@@ -480,7 +486,7 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 	p->proto->readable(p->arg, c);
 	if(c->gen != gen)
 		return;
-	after_callback(c);
+	after_callback(c, 1);
 }
 
 static void write_cb(evutil_socket_t fd, short ev, void* arg)
@@ -646,6 +652,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->addrlen = addrlen;
 	c->in_len = c->out_start = c->out_end = 0;
 	c->eof = c->paused = c->writing = c->finish = c->busy = 0;
+	c->user_count = 0;
 	c->drain_max = c->drain_ms = 0;
 	c->drained = 0;
 	c->outq = -1;

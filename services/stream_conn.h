@@ -62,6 +62,8 @@ struct stream_conn {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	enum stream_state state;
+	int user_count;          /* the protocol's, 0 at accept (DNS over
+	                          * TCP: deferred replies to come) */
 
 	/* the layer's own */
 	struct stream_pool* pool;
@@ -148,15 +150,17 @@ int stream_pool_num_open(const struct stream_pool* p);
 /* The slot's connection (open or not). */
 struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot);
 
-/* Drop the first n bytes of input. Reading, stopped while the buffer
- * was full, resumes when the callback returns or at the next flush. */
+/* Drop the first n bytes of input (n <= in_len). Reading, stopped
+ * while the buffer was full, resumes when the callback returns or at
+ * the next flush. */
 static inline void stream_in_consume(struct stream_conn* c, size_t n)
 {
+	size_t rest = c->in_len - n;
 	if(c->in_len >= c->in_cap)
 		c->ev_dirty = 1;  /* was full: read again */
-	if(n < c->in_len)
-		memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len = n < c->in_len ? c->in_len - n : 0;
+	if(rest)
+		memmove(c->in, c->in + n, rest);
+	c->in_len = rest;
 }
 /* Move queued output to the buffer's start; the room after out_end. */
 size_t stream_out_compact(struct stream_conn* c);

@@ -16,7 +16,6 @@
 
 struct tcp_pool {
 	struct stream_pool* sp;
-	int* pending;            /* per slot: replies still to come */
 	tcp_answer_fn answer;
 	tcp_close_fn on_close;   /* for connections with pending replies */
 	void* arg;
@@ -37,8 +36,11 @@ static void dns_process(void* arg, struct stream_conn* c)
 {
 	struct tcp_pool* p = arg;
 	struct tcp_handle h;
-	int* pending = &p->pending[c->slot];
+	int* pending = &c->user_count;   /* deferred replies to come */
 	size_t pos = 0;
+	h.pool = p;
+	h.slot = c->slot;
+	h.gen = c->gen;
 	while(c->in_len - pos >= 2) {
 		size_t mlen = ((size_t)c->in[pos] << 8) | c->in[pos + 1];
 		size_t n;
@@ -49,9 +51,6 @@ static void dns_process(void* arg, struct stream_conn* c)
 		if(TCP_OUT_CAP - c->out_end < 2 + TCP_MSG_MAX &&
 			stream_out_compact(c) < 2 + TCP_MSG_MAX)
 			break;  /* wait for the client to read */
-		h.pool = p;
-		h.slot = c->slot;
-		h.gen = c->gen;
 		n = p->answer(p->arg, c->in + pos + 2, mlen, &c->addr,
 			c->addrlen, c->out + c->out_end + 2, TCP_MSG_MAX, &h);
 		if(n == TCP_DEFERRED) {
@@ -69,16 +68,11 @@ static void dns_process(void* arg, struct stream_conn* c)
 	/* pause reading while a whole message waits for output room */
 	if(has_whole_msg(c))
 		stream_conn_pause_read(c, 1);
-	else if(!c->eof)
+	else if(c->eof) {
+		if(*pending == 0)
+			stream_conn_finish(c, 0, 0);
+	} else if(c->paused)
 		stream_conn_pause_read(c, 0);
-	else if(*pending == 0)
-		stream_conn_finish(c, 0, 0);
-}
-
-static void dns_opened(void* arg, struct stream_conn* c)
-{
-	struct tcp_pool* p = arg;
-	p->pending[c->slot] = 0;
 }
 
 /* Output room was made: queries held back for it can go on. */
@@ -90,9 +84,9 @@ static void dns_writable(void* arg, struct stream_conn* c)
 
 static int dns_timeout(void* arg, struct stream_conn* c)
 {
-	struct tcp_pool* p = arg;
+	(void)arg;
 	/* answers are on their way (recursion is time-bounded) */
-	return p->pending[c->slot] > 0;
+	return c->user_count > 0;
 }
 
 static void dns_closed(void* arg, struct stream_conn* c,
@@ -101,18 +95,18 @@ static void dns_closed(void* arg, struct stream_conn* c,
 	struct tcp_pool* p = arg;
 	if(why == STREAM_CLOSE_TIMEOUT)
 		verbose(VERB_ALGO, "tcp connection idle timeout, closed");
-	if(p->pending[c->slot] > 0 && p->on_close) {
+	if(c->user_count > 0 && p->on_close) {
 		struct tcp_handle h;
 		h.pool = p;
 		h.slot = c->slot;
 		h.gen = c->gen;
 		p->on_close(p->arg, &h);
 	}
-	p->pending[c->slot] = 0;
+	c->user_count = 0;
 }
 
 static const struct stream_proto dns_proto = {
-	"tcp", dns_opened, dns_process, dns_writable, dns_timeout, dns_closed
+	"tcp", NULL, dns_process, dns_writable, dns_timeout, dns_closed
 };
 
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
@@ -132,9 +126,8 @@ struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	cfg.write_touches = 1;
 	p->answer = answer;
 	p->arg = arg;
-	p->pending = calloc((size_t)max_conns, sizeof(*p->pending));
 	p->sp = stream_pool_create(base, &cfg, &dns_proto, p);
-	if(!p->pending || !p->sp) {
+	if(!p->sp) {
 		tcp_pool_delete(p);
 		return NULL;
 	}
@@ -158,7 +151,7 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	struct stream_conn* c = stream_pool_conn(p->sp, h->slot);
 	if(c->state == STREAM_FREE || c->gen != h->gen)
 		return;  /* closed meanwhile: nobody to answer */
-	p->pending[c->slot]--;
+	c->user_count--;
 	if(len > 0) {
 		if(TCP_OUT_CAP - c->out_end < 2 + len &&
 			stream_out_compact(c) < 2 + len) {
@@ -192,6 +185,5 @@ void tcp_pool_delete(struct tcp_pool* p)
 	if(!p)
 		return;
 	stream_pool_delete(p->sp);
-	free(p->pending);
 	free(p);
 }
