@@ -307,8 +307,7 @@ static inline __attribute__((always_inline)) int flush_inline(
 			return 1;
 		}
 		c->out_start += (size_t)r;
-		if(p->cfg.write_touches)
-			c->touched = 1;
+		c->touched |= p->cfg.write_touches;
 	}
 	/* a buffer given by the protocol is freed at close, or when the
 	 * next one is given */
@@ -453,7 +452,6 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct stream_conn* c = arg;
 	struct stream_pool* p = c->pool;
-	uint32_t gen;
 	ssize_t r;
 	(void)ev;
 	if(!c->fast) {
@@ -482,11 +480,12 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
-	gen = c->gen;
 	p->proto->readable(p->arg, c);
-	if(c->gen != gen)
+	/* closed by the callback (a slot is only reused by an accept) */
+	if(c->state == STREAM_FREE)
 		return;
-	after_callback(c, 1);
+	/* the answers, and the events when something changed */
+	(void)flush_inline(c, 1);
 }
 
 static void write_cb(evutil_socket_t fd, short ev, void* arg)

@@ -99,8 +99,8 @@ struct stream_proto {
 	/* Input: c->in_len grew, or c->eof was set (reading has stopped).
 	 * Consume what was used with stream_in_consume. */
 	void (*readable)(void* arg, struct stream_conn* c);
-	/* Output that had waited for the client made progress (NULL:
-	 * nothing to do then). */
+	/* The socket became writable while output waited for it (and
+	 * what could be written was): room for more. NULL: nothing. */
 	void (*writable)(void* arg, struct stream_conn* c);
 	/* The timeout ran out without progress: 1 to wait another whole
 	 * timeout, 0 to close (NULL: close). */
@@ -164,8 +164,9 @@ static inline void stream_in_consume(struct stream_conn* c, size_t n)
 }
 /* Move queued output to the buffer's start; the room after out_end. */
 size_t stream_out_compact(struct stream_conn* c);
-/* Queue buf (malloc'ed, len bytes) as the output; the layer frees it.
- * Only when nothing is queued, for pools without an output buffer. */
+/* Queue buf (malloc'ed, len bytes) as the output; the layer frees it
+ * at close (or at the next stream_conn_give). Only when nothing is
+ * queued, for pools without an output buffer (out_cap 0). */
 void stream_conn_give(struct stream_conn* c, void* buf, size_t len);
 /* Write what is queued now; 0 when that closed the connection. */
 int stream_conn_flush(struct stream_conn* c);

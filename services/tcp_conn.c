@@ -68,11 +68,12 @@ static void dns_process(void* arg, struct stream_conn* c)
 	/* pause reading while a whole message waits for output room */
 	if(has_whole_msg(c))
 		stream_conn_pause_read(c, 1);
-	else if(c->eof) {
-		if(*pending == 0)
+	else if(c->paused | c->eof) {
+		if(!c->eof)
+			stream_conn_pause_read(c, 0);
+		else if(*pending == 0)
 			stream_conn_finish(c, 0, 0);
-	} else if(c->paused)
-		stream_conn_pause_read(c, 0);
+	}
 }
 
 /* Output room was made: queries held back for it can go on. */
