@@ -458,20 +458,22 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 		read_cb_slow(c);
 		return;
 	}
-	if(c->in_len >= c->in_cap) {
-		/* full: a read of 0 bytes would look like the end */
-		c->ev_dirty = 1;
-		update_events(c);
-		return;
-	}
+	/* the read event is on only while the buffer has room (a full one
+	 * sets ev_dirty, and the events are brought up to date before the
+	 * loop runs again) */
 	r = sys_recv(fd, c->in + c->in_len, c->in_cap - c->in_len);
 	if(r > 0) {
 		c->in_len += (size_t)r;
 		if(c->in_len >= c->in_cap)
 			c->ev_dirty = 1;
 	} else if(r == 0) {
-		c->eof = 1;
 		c->ev_dirty = 1;
+		if(c->in_len >= c->in_cap) {
+			/* a read of no room, not the end: stop reading */
+			update_events(c);
+			return;
+		}
+		c->eof = 1;
 	} else if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 		return;
 	else {
