@@ -36,7 +36,7 @@ int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
  * (TLS when use_ssl), as accepting it would: the command runs as its
  * bytes arrive on the base of daemon_remote_start. fd is the
  * connection's from now on (closed on failure too); 0 on failure.
- * accept uses it; so does the control fuzz harness, with a socketpair. */
+ * The control fuzz harness uses it, with a socketpair. */
 int daemon_remote_adopt(struct daemon_remote* rc, int fd, int use_ssl);
 /* After a reload (SIGHUP or the reload commands): the statistics the
  * control channel shows start from zero, as Unbound's. NULL is fine. */

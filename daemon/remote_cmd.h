@@ -12,6 +12,7 @@ struct daemon;
 struct rc_conn;
 struct event;
 struct event_base;
+struct stream_pool;
 
 #define RC_MAX_LISTEN 16
 
@@ -19,7 +20,6 @@ struct rc_listener {
 	struct daemon_remote* owner;
 	int fd;
 	int use_ssl;
-	struct event* ev;
 	char* unix_path;         /* to unlink at close */
 };
 
@@ -29,8 +29,8 @@ struct daemon_remote {
 	SSL_CTX* ctx;            /* NULL without control-use-cert */
 	struct rc_listener listen[RC_MAX_LISTEN];
 	int num_listen;
-	struct rc_conn* conns;
-	int num_conns;
+	struct stream_pool* pool;  /* the connections (services/stream_conn.h) */
+	struct rc_conn* slots;     /* the protocol's state of each */
 	/* statistics: the counters at the last reset, per thread */
 	struct worker_stats* base_stats;
 	int num_base;

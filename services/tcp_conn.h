@@ -48,9 +48,8 @@ void tcp_pool_delete(struct tcp_pool* pool);
 int tcp_pool_add_listener(struct tcp_pool* pool, int fd);
 /* Serve the connected, non-blocking socket fd (from addr) in a free
  * slot, as accepting it would; the pool closes fd when the connection
- * ends. Returns 0 (fd not taken) when the pool is full or out of
- * memory. accept uses it; so does the TCP fuzz harness, with one end
- * of a socketpair. */
+ * ends. Returns 0 (fd not taken) when the pool is full. The TCP fuzz
+ * harness uses it, with one end of a socketpair. */
 int tcp_pool_adopt(struct tcp_pool* pool, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 /* Change the idle timeout (on reload); applies to new activity. */

@@ -1,0 +1,847 @@
+/* services/stream_conn.c - accepted stream connections: slots, accept
+ * and eviction, non-blocking reads and writes (plain or TLS), timers. */
+#include "config.h"
+#include "services/stream_conn.h"
+#include "services/stream_tls.h"
+#include "util/log.h"
+#include <event2/event.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/sockios.h>
+
+struct stream_listener {
+	struct stream_pool* pool;
+	int fd;
+	SSL_CTX* tls;
+	struct event* ev;
+};
+
+struct stream_pool {
+	struct event_base* base;
+	struct stream_pool_cfg cfg;
+	const struct stream_proto* proto;
+	void* arg;
+	struct stream_conn* conns;
+	int free_head;           /* first free slot, -1: none */
+	int num_open;
+	struct stream_conn* oldest, *newest;
+	struct timeval tmo;
+	struct stream_listener** listeners;
+	int num_listeners;
+	int accepting;
+};
+
+static void read_cb(evutil_socket_t fd, short ev, void* arg);
+static void write_cb(evutil_socket_t fd, short ev, void* arg);
+static void timer_cb(evutil_socket_t fd, short ev, void* arg);
+static void conn_close(struct stream_conn* c, enum stream_close_why why);
+
+/* recv and send as plain system calls, without the libc wrappers'
+ * cancellation-point bookkeeping (workers are never cancelled). */
+static ssize_t sys_recv(int fd, void* buf, size_t len)
+{
+	return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL);
+}
+
+static ssize_t sys_send(int fd, const void* buf, size_t len)
+{
+	return (ssize_t)syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL,
+		NULL, 0);
+}
+
+/* Bytes written to fd that the peer has not taken yet, or -1. */
+static int unsent(int fd)
+{
+	int q;
+	return ioctl(fd, SIOCOUTQ, &q) == 0 ? q : -1;
+}
+
+static ssize_t io_read(struct stream_conn* c, void* buf, size_t len)
+{
+	ssize_t r;
+	if(c->ssl)
+		return stream_tls_read(c->ssl, buf, len);
+	r = sys_recv(c->fd, buf, len);
+	if(r >= 0)
+		return r;
+	if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return STREAM_IO_WANT_READ;
+	verbose(VERB_ALGO, "%s recv: %s", c->pool->proto->name,
+		strerror(errno));
+	return STREAM_IO_ERROR;
+}
+
+/* A send on a plain socket that failed: try again after EINTR, else
+ * what to wait for. */
+static ssize_t send_failed(struct stream_conn* c, const void* buf,
+	size_t len)
+{
+	ssize_t r;
+	while((r = sys_send(c->fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if(r >= 0)
+		return r;
+	if(errno == EAGAIN || errno == EWOULDBLOCK)
+		return STREAM_IO_WANT_WRITE;
+	verbose(VERB_ALGO, "%s send: %s", c->pool->proto->name,
+		strerror(errno));
+	return STREAM_IO_ERROR;
+}
+
+/* plain: known to be a plain socket (the compiler drops the TLS test) */
+static inline __attribute__((always_inline)) ssize_t io_write(
+	struct stream_conn* c, const void* buf, size_t len, int plain)
+{
+	ssize_t r;
+	if(!plain && c->ssl)
+		return stream_tls_write(c->ssl, buf, len);
+	r = sys_send(c->fd, buf, len);
+	return r >= 0 ? r : send_failed(c, buf, len);
+}
+
+/* -- timers ------------------------------------------------------------ */
+
+/* Progress restarts the timeout lazily: the timer stays where it is and
+ * only the time of the progress is noted (once per wake-up, here); when
+ * the timer fires it checks that time and re-arms for the rest. Adding
+ * the timer again for every query cost more than answering it. */
+static void stamp(struct stream_conn* c)
+{
+	if(c->touched) {
+		clock_gettime(CLOCK_MONOTONIC, &c->last_active);
+		c->touched = 0;
+	}
+}
+
+static void restart_timer(struct stream_conn* c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->last_active);
+	c->touched = 0;
+	(void)evtimer_add(&c->ev_timer, &c->tmo);
+}
+
+/* Time left until the timeout, counted from the last progress; 0 when
+ * it has passed. */
+static int time_left(const struct stream_conn* c, struct timeval* rest)
+{
+	struct timespec now;
+	int64_t used_us, tmo_us;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	used_us = (int64_t)(now.tv_sec - c->last_active.tv_sec) * 1000000 +
+		(now.tv_nsec - c->last_active.tv_nsec) / 1000;
+	tmo_us = (int64_t)c->tmo.tv_sec * 1000000 + c->tmo.tv_usec;
+	if(used_us >= tmo_us)
+		return 0;
+	if(used_us < 0)
+		used_us = 0;  /* cannot happen with a monotonic clock */
+	rest->tv_sec = (time_t)((tmo_us - used_us) / 1000000);
+	rest->tv_usec = (suseconds_t)((tmo_us - used_us) % 1000000);
+	return 1;
+}
+
+static void ms_to_tv(int ms, struct timeval* tv)
+{
+	if(ms < 1)
+		ms = 1;
+	tv->tv_sec = ms / 1000;
+	tv->tv_usec = (ms % 1000) * 1000;
+}
+
+static void timer_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct stream_conn* c = arg;
+	struct stream_pool* p = c->pool;
+	struct timeval rest;
+	(void)fd;
+	(void)ev;
+	stamp(c);
+	if(time_left(c, &rest)) {
+		/* there was progress since the timer was set */
+		(void)evtimer_add(&c->ev_timer, &rest);
+		return;
+	}
+	if(c->state == STREAM_DRAIN) {
+		conn_close(c, STREAM_CLOSE_TIMEOUT);
+		return;
+	}
+	if(c->writing && p->cfg.outq_progress && c->outq >= 0) {
+		/* the socket is full, but the client may be reading it
+		 * slowly (the kernel holds up to megabytes): that is
+		 * progress too; one that never reads is closed */
+		int q = unsent(c->fd);
+		if(q >= 0 && q < c->outq) {
+			c->outq = q;
+			restart_timer(c);
+			return;
+		}
+	}
+	if(c->state == STREAM_OPEN && p->proto->timeout &&
+		p->proto->timeout(p->arg, c)) {
+		restart_timer(c);
+		return;
+	}
+	conn_close(c, STREAM_CLOSE_TIMEOUT);
+}
+
+void stream_conn_set_timeout(struct stream_conn* c, int ms)
+{
+	ms_to_tv(ms, &c->tmo);
+	c->tmo_default = 0;
+	restart_timer(c);
+}
+
+void stream_pool_set_timeout(struct stream_pool* p, int ms)
+{
+	int i;
+	ms_to_tv(ms, &p->tmo);
+	/* open connections use it from their next progress on */
+	for(i = 0; i < p->cfg.max_conns; i++)
+		if(p->conns[i].state != STREAM_FREE && p->conns[i].tmo_default)
+			p->conns[i].tmo = p->tmo;
+}
+
+/* -- events ------------------------------------------------------------ */
+
+static int reading(const struct stream_conn* c)
+{
+	if(c->state == STREAM_DRAIN)
+		return 1;
+	return c->state == STREAM_OPEN && !c->eof && !c->paused &&
+		c->in_len < c->pool->cfg.in_cap;
+}
+
+static inline void set_event(struct event* ev, short* on, short want)
+{
+	if(*on == want)
+		return;
+	*on = want;
+	if(want)
+		(void)event_add(ev, NULL);
+	else	(void)event_del(ev);
+}
+
+/* Add or delete the read and write events to match what each direction
+ * waits for now. */
+static void update_events_slow(struct stream_conn* c)
+{
+	short want = 0;
+	c->ev_dirty = 0;
+	c->fast = !c->ssl && c->state == STREAM_OPEN;
+	if(c->state == STREAM_HANDSHAKE)
+		want = c->rd_need;
+	else {
+		if(reading(c))
+			want = c->rd_need;
+		if(c->writing)
+			want |= c->wr_need;
+	}
+	set_event(&c->ev_read, &c->read_on, want & EV_READ);
+	set_event(&c->ev_write, &c->write_on, want & EV_WRITE);
+	/* input TLS has decrypted already (a record is up to 16 KiB; the
+	 * input buffer may have had less room) shows no event on the
+	 * socket */
+	if(c->ssl && c->read_on && c->rd_need == EV_READ &&
+		c->state != STREAM_HANDSHAKE && stream_tls_pending(c->ssl))
+		event_active(&c->ev_read, EV_READ, 1);
+}
+
+/* The same, when something they depend on changed (ev_dirty); TLS and
+ * the states other than open: always. */
+static inline void update_events(struct stream_conn* c)
+{
+	if(c->ev_dirty || !c->fast)
+		update_events_slow(c);
+}
+
+/* -- reading, writing, closing ----------------------------------------- */
+
+/* After the answer went out: shut our side and drop what the client
+ * still sends, or close. Returns 0 when closed. */
+static int finish_now(struct stream_conn* c)
+{
+	if(c->drain_max <= 0 || c->state == STREAM_DRAIN) {
+		conn_close(c, STREAM_CLOSE_DONE);
+		return 0;
+	}
+	if(c->ssl)
+		stream_tls_shutdown(c->ssl);
+	else	(void)shutdown(c->fd, SHUT_WR);
+	c->state = STREAM_DRAIN;
+	c->ev_dirty = 1;
+	c->busy = 0;
+	c->drained = 0;
+	c->rd_need = EV_READ;
+	stream_conn_set_timeout(c, c->drain_ms);
+	update_events(c);
+	return 1;
+}
+
+/* stream_conn_flush, inline where the hot path writes its answers
+ * (plain: the connection is known to be plain). */
+static inline __attribute__((always_inline)) int flush_inline(
+	struct stream_conn* c, int plain)
+{
+	struct stream_pool* p = c->pool;
+	while(c->out_start < c->out_end) {
+		ssize_t r = io_write(c, c->out + c->out_start,
+			c->out_end - c->out_start, plain);
+		if(r < 0) {
+			if(r == STREAM_IO_ERROR) {
+				conn_close(c, STREAM_CLOSE_ERROR);
+				return 0;
+			}
+			c->wr_need = r == STREAM_IO_WANT_READ ? EV_READ :
+				EV_WRITE;
+			c->writing = 1;
+			c->ev_dirty = 1;
+			if(p->cfg.outq_progress)
+				c->outq = unsent(c->fd);
+			update_events(c);
+			stamp(c);
+			return 1;
+		}
+		c->out_start += (size_t)r;
+		c->touched |= p->cfg.write_touches;
+	}
+	/* a buffer given by the protocol is freed at close, or when the
+	 * next one is given */
+	c->out_start = c->out_end = 0;
+	if((c->finish | c->ev_dirty | c->writing) || !c->fast) {
+		c->writing = 0;
+		if(c->finish)
+			return finish_now(c);
+		update_events_slow(c);
+	}
+	stamp(c);
+	return 1;
+}
+
+int stream_conn_flush(struct stream_conn* c)
+{
+	return flush_inline(c, 0);
+}
+
+/* After the protocol's callback: write what it queued, or else bring
+ * the events up to date. */
+static inline __attribute__((always_inline)) void after_callback(
+	struct stream_conn* c, int plain)
+{
+	if(c->out_end > c->out_start || c->finish) {
+		(void)flush_inline(c, plain);
+		return;
+	}
+	update_events(c);
+	stamp(c);
+}
+
+/* Read and drop what a client sends after its answer. */
+static void drain_read(struct stream_conn* c)
+{
+	ssize_t r = io_read(c, c->in, c->pool->cfg.in_cap);
+	if(r == STREAM_IO_WANT_READ)
+		return;
+	if(r <= 0) {
+		conn_close(c, r == 0 ? STREAM_CLOSE_EOF : STREAM_CLOSE_ERROR);
+		return;
+	}
+	c->drained += (size_t)r;
+	if(c->drained > (size_t)c->drain_max)
+		conn_close(c, STREAM_CLOSE_DONE);
+}
+
+static void do_read(struct stream_conn* c)
+{
+	struct stream_pool* p = c->pool;
+	uint32_t gen = c->gen;
+	size_t before = c->in_len;
+	ssize_t r;
+	if(c->state == STREAM_DRAIN) {
+		drain_read(c);
+		return;
+	}
+	for(;;) {
+		r = io_read(c, c->in + c->in_len, p->cfg.in_cap - c->in_len);
+		if(r <= 0)
+			break;
+		c->in_len += (size_t)r;
+		/* plain: one read a wake-up; TLS: what it has decrypted */
+		if(!c->ssl || c->in_len >= p->cfg.in_cap ||
+			!stream_tls_pending(c->ssl))
+			break;
+	}
+	if(r == STREAM_IO_ERROR) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	c->ev_dirty = 1;
+	if(r == 0)
+		c->eof = 1;
+	else if(r < 0) {
+		c->rd_need = r == STREAM_IO_WANT_WRITE ? EV_WRITE : EV_READ;
+		if(c->in_len == before) {
+			update_events(c);
+			return;
+		}
+	}
+	p->proto->readable(p->arg, c);
+	if(c->gen != gen)
+		return;
+	after_callback(c, 0);
+}
+
+static void do_write(struct stream_conn* c)
+{
+	struct stream_pool* p = c->pool;
+	uint32_t gen = c->gen;
+	if(!stream_conn_flush(c))
+		return;
+	if(!p->proto->writable)
+		return;
+	p->proto->writable(p->arg, c);
+	if(c->gen != gen)
+		return;
+	after_callback(c, 0);
+}
+
+static void do_handshake(struct stream_conn* c)
+{
+	int r = stream_tls_handshake(c->ssl, c->pool->proto->name);
+	if(r == STREAM_IO_ERROR) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	if(r < 0) {
+		c->rd_need = r == STREAM_IO_WANT_WRITE ? EV_WRITE : EV_READ;
+		update_events(c);
+		return;
+	}
+	c->state = STREAM_OPEN;
+	c->rd_need = EV_READ;
+	c->ev_dirty = 1;
+	/* the client's first bytes may have come with the handshake */
+	do_read(c);
+}
+
+/* The socket is readable: that is for the reading side, for a TLS
+ * handshake, or for a TLS write that waits for input. */
+static void read_cb_slow(struct stream_conn* c)
+{
+	uint32_t gen = c->gen;
+	if(c->state == STREAM_HANDSHAKE) {
+		do_handshake(c);
+		return;
+	}
+	if(c->rd_need == EV_READ && reading(c)) {
+		do_read(c);
+		if(c->gen != gen)
+			return;
+	}
+	if(c->writing && c->wr_need == EV_READ)
+		do_write(c);
+}
+
+/* Plain and open, the hot path of DNS over TCP: one read, the
+ * protocol's callback, one write. */
+static void read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct stream_conn* c = arg;
+	struct stream_pool* p = c->pool;
+	ssize_t r;
+	(void)ev;
+	if(!c->fast) {
+		read_cb_slow(c);
+		return;
+	}
+	/* the read event is on only while the buffer has room (a full one
+	 * sets ev_dirty, and the events are brought up to date before the
+	 * loop runs again) */
+	r = sys_recv(fd, c->in + c->in_len, c->in_cap - c->in_len);
+	if(r > 0) {
+		c->in_len += (size_t)r;
+		if(c->in_len >= c->in_cap)
+			c->ev_dirty = 1;
+	} else if(r == 0) {
+		c->ev_dirty = 1;
+		if(c->in_len >= c->in_cap) {
+			/* a read of no room, not the end: stop reading */
+			update_events(c);
+			return;
+		}
+		c->eof = 1;
+	} else if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return;
+	else {
+		verbose(VERB_ALGO, "%s recv: %s", p->proto->name,
+			strerror(errno));
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	p->proto->readable(p->arg, c);
+	/* closed by the callback (a slot is only reused by an accept) */
+	if(c->state == STREAM_FREE)
+		return;
+	/* the answers, and the events when something changed */
+	(void)flush_inline(c, 1);
+}
+
+static void write_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct stream_conn* c = arg;
+	uint32_t gen = c->gen;
+	(void)fd;
+	(void)ev;
+	if(c->state == STREAM_HANDSHAKE) {
+		do_handshake(c);
+		return;
+	}
+	if(c->writing && c->wr_need == EV_WRITE) {
+		do_write(c);
+		if(c->gen != gen)
+			return;
+	}
+	if(c->rd_need == EV_WRITE && reading(c))
+		do_read(c);
+}
+
+static void set_accepting(struct stream_pool* p, int on)
+{
+	int i;
+	if(p->accepting == on)
+		return;
+	p->accepting = on;
+	for(i = 0; i < p->num_listeners; i++) {
+		if(on)
+			(void)event_add(p->listeners[i]->ev, NULL);
+		else	(void)event_del(p->listeners[i]->ev);
+	}
+}
+
+static void conn_close(struct stream_conn* c, enum stream_close_why why)
+{
+	struct stream_pool* p = c->pool;
+	if(c->state == STREAM_FREE)
+		return;
+	if(p->proto->closed)
+		p->proto->closed(p->arg, c, why);
+	if(c->read_on)
+		(void)event_del(&c->ev_read);
+	if(c->write_on)
+		(void)event_del(&c->ev_write);
+	(void)event_del(&c->ev_timer);
+	c->read_on = c->write_on = 0;
+	if(c->ssl) {
+		/* the answer is out: tell the client so (TLS's own end) */
+		if(why == STREAM_CLOSE_DONE && c->finish &&
+			c->state == STREAM_OPEN)
+			stream_tls_shutdown(c->ssl);
+		stream_tls_free(c->ssl);
+		c->ssl = NULL;
+	}
+	close(c->fd);
+	c->fd = -1;
+	if(p->cfg.out_cap == 0) {
+		free(c->out);
+		c->out = NULL;
+		c->out_cap = 0;
+	}
+	c->gen++;
+	c->state = STREAM_FREE;
+	c->fast = 0;
+	if(c->older)
+		c->older->newer = c->newer;
+	else	p->oldest = c->newer;
+	if(c->newer)
+		c->newer->older = c->older;
+	else	p->newest = c->older;
+	c->older = c->newer = NULL;
+	c->next_free = p->free_head;
+	p->free_head = c->slot;
+	/* also read by the main thread for the statistics: one store */
+	__atomic_store_n(&p->num_open, p->num_open - 1, __ATOMIC_RELAXED);
+	set_accepting(p, 1);
+}
+
+void stream_conn_close(struct stream_conn* c)
+{
+	conn_close(c, STREAM_CLOSE_DONE);
+}
+
+void stream_conn_finish(struct stream_conn* c, int drain_max, int drain_ms)
+{
+	c->finish = 1;
+	c->drain_max = drain_max;
+	c->drain_ms = drain_ms;
+	c->paused = 1;
+	c->ev_dirty = 1;
+}
+
+size_t stream_out_compact(struct stream_conn* c)
+{
+	if(c->out_start > 0) {
+		memmove(c->out, c->out + c->out_start,
+			c->out_end - c->out_start);
+		c->out_end -= c->out_start;
+		c->out_start = 0;
+	}
+	return c->out_cap - c->out_end;
+}
+
+void stream_conn_give(struct stream_conn* c, void* buf, size_t len)
+{
+	free(c->out);
+	c->out = buf;
+	c->out_start = 0;
+	c->out_end = c->out_cap = len;
+}
+
+/* -- accepting --------------------------------------------------------- */
+
+/* The oldest connection that is not busy, or NULL. */
+static struct stream_conn* oldest_idle(struct stream_pool* p)
+{
+	struct stream_conn* c;
+	for(c = p->oldest; c; c = c->newer)
+		if(c->state == STREAM_DRAIN || (!c->busy && !c->finish))
+			return c;
+	return NULL;
+}
+
+/* Is there a slot for one more connection (at the limit: an idle one
+ * to evict)? */
+static int has_room(struct stream_pool* p)
+{
+	return p->num_open < p->cfg.max_conns || (p->cfg.evict_idle &&
+		oldest_idle(p));
+}
+
+/* At the limit, the oldest idle connection makes room for a new one:
+ * clients that connect and say nothing cannot lock the others out. */
+static void make_room(struct stream_pool* p)
+{
+	struct stream_conn* v;
+	if(p->num_open < p->cfg.max_conns || !(v = oldest_idle(p)))
+		return;
+	if(v->state != STREAM_DRAIN)
+		verbose(VERB_OPS, "%s: %d connections, closing the oldest "
+			"idle one", p->proto->name, p->num_open);
+	conn_close(v, STREAM_CLOSE_EVICTED);
+}
+
+/* Set up a free slot for a connected socket (it closes fd on error). */
+static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	struct stream_conn* c = &p->conns[p->free_head];
+	if(!c->in && (c->in = malloc(p->cfg.in_cap + 1)) != NULL)
+		c->in[p->cfg.in_cap] = 0;
+	if(p->cfg.out_cap && !c->out && (c->out = malloc(p->cfg.out_cap)))
+		c->out_cap = p->cfg.out_cap;
+	if(!c->in || (p->cfg.out_cap && !c->out)) {
+		log_err("%s accept: out of memory", p->proto->name);
+		close(fd);
+		return;
+	}
+	p->free_head = c->next_free;
+	c->fd = fd;
+	memcpy(&c->addr, addr, addrlen);
+	c->addrlen = addrlen;
+	c->in_len = c->out_start = c->out_end = 0;
+	c->eof = c->paused = c->writing = c->finish = c->busy = 0;
+	c->user_count = 0;
+	c->drain_max = c->drain_ms = 0;
+	c->drained = 0;
+	c->outq = -1;
+	c->rd_need = EV_READ;
+	c->wr_need = EV_WRITE;
+	c->read_on = c->write_on = 0;
+	c->state = tls ? STREAM_HANDSHAKE : STREAM_OPEN;
+	c->in_cap = p->cfg.in_cap;
+	c->ev_dirty = 1;
+	c->fast = 0;
+	event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST, read_cb,
+		c);
+	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
+		write_cb, c);
+	evtimer_assign(&c->ev_timer, p->base, timer_cb, c);
+	c->older = p->newest;
+	c->newer = NULL;
+	if(p->newest)
+		p->newest->newer = c;
+	else	p->oldest = c;
+	p->newest = c;
+	__atomic_store_n(&p->num_open, p->num_open + 1, __ATOMIC_RELAXED);
+	c->tmo = p->tmo;
+	c->tmo_default = 1;
+	restart_timer(c);
+	if(p->proto->opened)
+		p->proto->opened(p->arg, c);
+	if(c->state != STREAM_HANDSHAKE) {
+		update_events(c);
+		return;
+	}
+	if(!(c->ssl = stream_tls_new(tls, fd, p->proto->name))) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	do_handshake(c);
+}
+
+static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
+{
+	struct stream_listener* l = arg;
+	struct stream_pool* p = l->pool;
+	(void)ev;
+	for(;;) {
+		struct sockaddr_storage addr;
+		socklen_t addrlen = sizeof(addr);
+		int fd;
+		if(!has_room(p)) {
+			/* full: leave further connections in the kernel's
+			 * backlog until one closes */
+			set_accepting(p, 0);
+			return;
+		}
+		fd = accept4(lfd, (struct sockaddr*)&addr, &addrlen,
+			SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if(fd == -1) {
+			if(errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR && errno != ECONNABORTED)
+				log_err("%s accept: %s", p->proto->name,
+					strerror(errno));
+			return;
+		}
+		make_room(p);
+		conn_open(p, l->tls, fd, &addr, addrlen);
+	}
+}
+
+int stream_pool_adopt_from(struct stream_pool* p, int fd, SSL_CTX* tls,
+	const struct sockaddr_storage* from, socklen_t fromlen)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen = sizeof(addr);
+	if(!has_room(p) || (from && fromlen > sizeof(addr)))
+		return 0;
+	memset(&addr, 0, sizeof(addr));
+	if(from) {
+		memcpy(&addr, from, fromlen);
+		addrlen = fromlen;
+	} else if(getpeername(fd, (struct sockaddr*)&addr, &addrlen) != 0)
+		addrlen = sizeof(sa_family_t);
+	make_room(p);
+	conn_open(p, tls, fd, &addr, addrlen);
+	return 1;
+}
+
+int stream_pool_adopt(struct stream_pool* p, int fd, SSL_CTX* tls)
+{
+	return stream_pool_adopt_from(p, fd, tls, NULL, 0);
+}
+
+/* -- the pool ---------------------------------------------------------- */
+
+struct stream_pool* stream_pool_create(struct event_base* base,
+	const struct stream_pool_cfg* cfg, const struct stream_proto* proto,
+	void* arg)
+{
+	struct stream_pool* p = calloc(1, sizeof(*p));
+	int i;
+	if(!p)
+		return NULL;
+	p->cfg = *cfg;
+	if(p->cfg.max_conns < 1)
+		p->cfg.max_conns = 1;
+	if(p->cfg.in_cap < 1)
+		p->cfg.in_cap = 1;
+	p->conns = calloc((size_t)p->cfg.max_conns, sizeof(*p->conns));
+	if(!p->conns) {
+		free(p);
+		return NULL;
+	}
+	for(i = 0; i < p->cfg.max_conns; i++) {
+		p->conns[i].fd = -1;
+		p->conns[i].pool = p;
+		p->conns[i].slot = i;
+		p->conns[i].next_free = i + 1 < p->cfg.max_conns ? i + 1 : -1;
+	}
+	p->free_head = 0;
+	p->base = base;
+	p->proto = proto;
+	p->arg = arg;
+	p->accepting = 1;
+	ms_to_tv(cfg->timeout_ms, &p->tmo);
+	return p;
+}
+
+int stream_pool_add_listener(struct stream_pool* p, int fd, SSL_CTX* tls)
+{
+	struct stream_listener** ls = realloc(p->listeners,
+		sizeof(*ls) * (size_t)(p->num_listeners + 1));
+	struct stream_listener* l;
+	if(!ls)
+		return 0;
+	p->listeners = ls;
+	if(!(l = calloc(1, sizeof(*l))))
+		return 0;
+	l->pool = p;
+	l->fd = fd;
+	l->tls = tls;
+	l->ev = event_new(p->base, fd, EV_READ | EV_PERSIST, accept_cb, l);
+	if(!l->ev || (p->accepting && event_add(l->ev, NULL) != 0)) {
+		if(l->ev)
+			event_free(l->ev);
+		free(l);
+		return 0;
+	}
+	p->listeners[p->num_listeners++] = l;
+	return 1;
+}
+
+void stream_pool_remove_listener(struct stream_pool* p, int fd)
+{
+	int i;
+	for(i = 0; i < p->num_listeners; i++) {
+		if(p->listeners[i]->fd != fd)
+			continue;
+		event_free(p->listeners[i]->ev);
+		free(p->listeners[i]);
+		p->listeners[i] = p->listeners[--p->num_listeners];
+		return;
+	}
+}
+
+int stream_pool_num_open(const struct stream_pool* p)
+{
+	return __atomic_load_n(&p->num_open, __ATOMIC_RELAXED);
+}
+
+struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot)
+{
+	return &p->conns[slot];
+}
+
+void stream_pool_delete(struct stream_pool* p)
+{
+	int i;
+	if(!p)
+		return;
+	while(p->oldest)
+		conn_close(p->oldest, STREAM_CLOSE_SHUTDOWN);
+	for(i = 0; i < p->cfg.max_conns; i++) {
+		free(p->conns[i].in);
+		free(p->conns[i].out);
+	}
+	for(i = 0; i < p->num_listeners; i++) {
+		event_free(p->listeners[i]->ev);
+		free(p->listeners[i]);
+	}
+	free(p->listeners);
+	free(p->conns);
+	free(p);
+}

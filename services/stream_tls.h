@@ -1,0 +1,34 @@
+/* services/stream_tls.h - the TLS transport under services/stream_conn.c:
+ * OpenSSL's calls on a non-blocking socket, their results mapped onto
+ * what the event loop has to wait for. Server side only (the remote
+ * control today, DNS over TLS next). */
+#ifndef SERVICES_STREAM_TLS_H
+#define SERVICES_STREAM_TLS_H
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct ssl_st SSL;
+typedef struct ssl_ctx_st SSL_CTX;
+
+/* Results of the I/O calls besides a byte count (> 0) and 0 (the peer
+ * closed); shared with the plain transport in stream_conn.c. */
+#define STREAM_IO_ERROR (-1)
+#define STREAM_IO_WANT_READ (-2)    /* wait until the socket is readable */
+#define STREAM_IO_WANT_WRITE (-3)   /* wait until it is writable */
+
+/* A server TLS session on fd (partial writes, and the output buffer may
+ * move between retries); NULL on error (logged). */
+SSL* stream_tls_new(SSL_CTX* ctx, int fd, const char* name);
+/* One step of the handshake: 1 when done, a STREAM_IO_WANT_*, or
+ * STREAM_IO_ERROR (logged at VERB_OPS as "NAME connection failed TLS
+ * handshake: reason"). */
+int stream_tls_handshake(SSL* ssl, const char* name);
+ssize_t stream_tls_read(SSL* ssl, void* buf, size_t len);
+ssize_t stream_tls_write(SSL* ssl, const void* buf, size_t len);
+/* Decrypted bytes waiting inside OpenSSL (the socket shows none). */
+int stream_tls_pending(const SSL* ssl);
+/* Send a close_notify (one try, non-blocking). */
+void stream_tls_shutdown(SSL* ssl);
+void stream_tls_free(SSL* ssl);
+
+#endif
