@@ -460,11 +460,13 @@ static void stat_timer_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-int daemon_remote_start(struct daemon_remote* rc, struct event_base* base)
+/* The connection pool on rc->base (for listeners, or an adopted
+ * socket). 0 on out of memory. */
+static int make_pool(struct daemon_remote* rc)
 {
 	struct stream_pool_cfg cfg;
-	int i, iv = rc->d->env->cfg->stat_interval;
-	rc->base = base;
+	if(rc->pool)
+		return 1;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.max_conns = RC_MAX_CONNS;
 	cfg.in_cap = RC_LINE_MAX;
@@ -475,12 +477,18 @@ int daemon_remote_start(struct daemon_remote* rc, struct event_base* base)
 	cfg.evict_idle = 1;
 	cfg.write_touches = 1;
 	cfg.outq_progress = 1;
-	if(rc->num_listen > 0) {
+	if(!rc->slots)
 		rc->slots = calloc(RC_MAX_CONNS, sizeof(*rc->slots));
-		rc->pool = stream_pool_create(base, &cfg, &rc_proto, rc);
-		if(!rc->slots || !rc->pool)
-			return 0;
-	}
+	rc->pool = stream_pool_create(rc->base, &cfg, &rc_proto, rc);
+	return rc->slots && rc->pool;
+}
+
+int daemon_remote_start(struct daemon_remote* rc, struct event_base* base)
+{
+	int i, iv = rc->d->env->cfg->stat_interval;
+	rc->base = base;
+	if(rc->num_listen > 0 && !make_pool(rc))
+		return 0;
 	for(i = 0; i < rc->num_listen; i++) {
 		struct rc_listener* l = &rc->listen[i];
 		if(!stream_pool_add_listener(rc->pool, l->fd, l->use_ssl ?
@@ -498,8 +506,8 @@ int daemon_remote_start(struct daemon_remote* rc, struct event_base* base)
 
 int daemon_remote_adopt(struct daemon_remote* rc, int fd, int use_ssl)
 {
-	if(!rc->pool || !stream_pool_adopt(rc->pool, fd, use_ssl ? rc->ctx :
-		NULL)) {
+	if(!rc->base || !make_pool(rc) || !stream_pool_adopt(rc->pool, fd,
+		use_ssl ? rc->ctx : NULL)) {
 		close(fd);
 		return 0;
 	}

@@ -19,6 +19,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "util/log.h"
+#include "services/stream_conn.h"
 #include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static struct serve_env* start_env;
 
 static int still_open(void* arg)
 {
-	return ((struct daemon_remote*)arg)->num_conns > 0;
+	return stream_pool_num_open(((struct daemon_remote*)arg)->pool) > 0;
 }
 
 /* Back to the state every input starts from. */
