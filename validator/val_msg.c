@@ -108,7 +108,10 @@ static void sets_add(struct msg_sets* m, const ldns_rr_list* list,
 
 static void sets_make(struct msg_sets* m, const struct module_result* res)
 {
-	memset(m, 0, sizeof(*m));
+	/* not the whole struct (70 KiB, 150,000 instructions a message):
+	 * sets_add clears each entry it takes */
+	m->n = 0;
+	m->overflow = 0;
 	sets_add(m, res->answer, 0);
 	sets_add(m, res->authority, 1);
 	sets_add(m, res->additional, 2);
