@@ -245,7 +245,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
     cmd = ["taskset", "-c", a.client_cpus, "dnsperf", "-s", "127.0.0.1",
            "-p", str(port), "-d", qfile, "-m", a.mode,
            "-c", str(clients or a.clients), "-q", str(a.outstanding),
-           "-t", "2"]
+           "-t", str(a.timeout)]
     if seconds:
         cmd += ["-l", str(seconds)]
     if runs:
@@ -690,8 +690,11 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
             os.unlink(f)
         subprocess.run(["callgrind_control", "-d", str(s.pid)],
                        capture_output=True, check=False)
-        time.sleep(1)
-        dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
+        for _ in range(30):     # a loaded machine may take a while
+            time.sleep(1)
+            dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
+            if dumps:
+                break
         tot = sum(callgrind_total(f) or 0 for f in dumps)
         n = r["completed"]
         if a.keep:
@@ -832,6 +835,9 @@ def main(argv=None):
     ap.add_argument("--miss-names", type=int, default=400000,
                     help="--misses: names per round (more than a round "
                     "answers)")
+    ap.add_argument("--timeout", type=int, default=2,
+                    help="dnsperf -t (seconds before a query counts as "
+                    "lost)")
     ap.add_argument("--cg-misses", type=int, default=2000,
                     help="--callgrind --misses: validated misses measured")
     ap.add_argument("--cg-warm", type=int, default=200,
