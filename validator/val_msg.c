@@ -163,6 +163,24 @@ static void chain_end(const struct msg_sets* m, const uint8_t* qname,
 	}
 }
 
+/* Is there a signed answer RRset for the end of the CNAME chain (the
+ * question's type, or any type for ANY)? Its signer's keys are walked
+ * to, and they are the keys that decide (as Unbound's val_find_signer
+ * takes the answer's signer), so the name itself needs no walk. */
+static int signed_answer(const struct msg_sets* m, const uint8_t* end,
+	uint16_t qtype)
+{
+	int i;
+	for(i = 0; i < m->n; i++) {
+		const struct msg_set* s = &m->s[i];
+		if(s->section == 0 && s->rrs && s->signed_ &&
+			(s->type == qtype || qtype == LDNS_RR_TYPE_ANY) &&
+			query_dname_compare(s->owner, end) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int val_msg_list_zones(struct module_qstate* qs, struct val_qstate* vq)
 {
 	struct msg_sets* m = malloc(sizeof(*m));
@@ -186,7 +204,7 @@ int val_msg_list_zones(struct module_qstate* qs, struct val_qstate* vq)
 	}
 	/* a negative answer without signatures: is its zone unsigned? */
 	chain_end(m, qs->qname, qs->qtype, end);
-	if(ok && !auth_signed)
+	if(ok && !auth_signed && !signed_answer(m, end, qs->qtype))
 		ok = val_zone_get(vq, end, 0) != NULL;
 	sets_free(m);
 	free(m);

@@ -360,6 +360,11 @@ def setup(a, work):
     zone.lines = [l.replace("BENCH_ADDR", "127.0.0.1") for l in zone.lines]
     # any number of distinct names for --memory: <anything>.w.bench.tld1.
     zone.lines.append("*.w A 10.255.0.1")
+    if a.misses and a.miss_zone == "names":
+        # a name of its own (its own RRSIG) for every validated miss
+        zone.lines += ["n%d.m A 10.%d.%d.%d" % (i, 128 + (i >> 16 & 127),
+                                                 i >> 8 & 255, i & 255)
+                       for i in range(a.miss_pool)]
     a.anchor = None
     if a.dnssec:
         zone, a.anchor = sign_bench_zone(a, zone, work)
@@ -583,14 +588,26 @@ def run_connrate(a, work, nsd_port, qfile, hints):
           cols, rows, [(0, 1), (0, 2)])
 
 
-def miss_queries(work, tag, n):
-    """n new names under the signed wildcard *.w.bench.tld1.: every one
-    a cache miss, answered by NSD from the wildcard with its NSEC proof,
-    validated with the keys already cached."""
+MISS_NEXT = [0]     # --miss-zone names: the next unused n<i>.m name
+
+
+def miss_queries(work, tag, n, a=None):
+    """n new names, each a cache miss validated with the keys already
+    cached. --miss-zone wildcard: under the signed wildcard
+    *.w.bench.tld1., answered by NSD from the wildcard with its NSEC
+    proof. --miss-zone names: n<i>.m.bench.tld1., names of the zone not
+    asked before (each its own RRSIG, no proof needed)."""
     path = os.path.join(work, "miss-%s.txt" % tag)
     with open(path, "w") as f:
-        for i in range(n):
-            f.write("%s-%d.w.%s A\n" % (tag, i, BENCH_ZONE))
+        if a is not None and a.miss_zone == "names":
+            first = MISS_NEXT[0]
+            n = min(n, a.miss_pool - first)
+            MISS_NEXT[0] += n
+            for i in range(first, first + n):
+                f.write("n%d.m.%s A\n" % (i, BENCH_ZONE))
+        else:
+            for i in range(n):
+                f.write("%s-%d.w.%s A\n" % (tag, i, BENCH_ZONE))
     return path
 
 
@@ -599,7 +616,7 @@ def run_misses(a, work, nsd_port, hints):
     query, both resolvers interleaved over rounds; each round has its own
     names (the same file for both servers: their caches are their own)."""
     servers = make_servers(a, work, nsd_port, hints, trivial=False)
-    wfile = miss_queries(work, "warm", 1000)
+    wfile = miss_queries(work, "warm", 1000, a)
     for s in servers:
         s.start()
         print("started %-8s pid %d port %d: %s" % (
@@ -611,7 +628,10 @@ def run_misses(a, work, nsd_port, hints):
         check_secure(a, s, "check-0.w." + BENCH_ZONE)
     res = {s.label: [] for s in servers}
     for rnd in range(a.rounds):
-        qfile = miss_queries(work, "r%d" % rnd, a.miss_names)
+        n = a.miss_names
+        if a.miss_zone == "names":
+            n = (a.miss_pool - MISS_NEXT[0]) // (a.rounds - rnd)
+        qfile = miss_queries(work, "r%d" % rnd, n, a)
         order = servers if rnd % 2 == 0 else servers[::-1]
         for s in order:
             out = os.path.join(work, "miss-%s-%d.txt" % (s.label, rnd))
@@ -623,7 +643,7 @@ def run_misses(a, work, nsd_port, hints):
                       r["noerror_pct"], fmt(r["avg_ms"], 3), r["cpu_us"],
                       r["user_us"], r["sys_us"],
                       "  <-- names ran out: hits counted"
-                      if r["sent"] > a.miss_names else ""))
+                      if r["sent"] > n else ""))
             sys.stdout.flush()
         os.unlink(qfile)
     for s in servers:
@@ -672,8 +692,8 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     if a.misses:
         # warm with other wildcard names (keys and the NS into the
         # caches), then a fixed number of new names, each a validated miss
-        wqfile = miss_queries(work, "cgwarm", a.cg_warm)
-        qfile = miss_queries(work, "cg", a.cg_misses)
+        wqfile = miss_queries(work, "cgwarm", a.cg_warm, a)
+        qfile = miss_queries(work, "cg", a.cg_misses, a)
         a.cg_runs = 1
     for s in servers:
         s.start(timeout=120)
@@ -838,6 +858,14 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=2,
                     help="dnsperf -t (seconds before a query counts as "
                     "lost)")
+    ap.add_argument("--miss-zone", choices=["wildcard", "names"],
+                    default="wildcard",
+                    help="--misses: new names under a signed wildcard "
+                    "(the same RRSIG and NSEC for every name) or names "
+                    "of the zone each with its own RRSIG")
+    ap.add_argument("--miss-pool", type=int, default=150000,
+                    help="--miss-zone names: names in the zone (each "
+                    "round, the warm-up and --callgrind take new ones)")
     ap.add_argument("--cg-misses", type=int, default=2000,
                     help="--callgrind --misses: validated misses measured")
     ap.add_argument("--cg-warm", type=int, default=200,
