@@ -35,6 +35,12 @@ struct msg_sets {
 	int overflow;
 };
 
+/* The table of one message's RRsets, one per thread: 70 KiB that a
+ * malloc per call made glibc's allocator sort its free chunks for (at
+ * full load of validated misses, _int_malloc was 19% of the samples).
+ * Neither user below calls the other, so one is enough. */
+static _Thread_local struct msg_sets thread_sets;
+
 static void sets_free(struct msg_sets* m)
 {
 	int i;
@@ -183,11 +189,9 @@ static int signed_answer(const struct msg_sets* m, const uint8_t* end,
 
 int val_msg_list_zones(struct module_qstate* qs, struct val_qstate* vq)
 {
-	struct msg_sets* m = malloc(sizeof(*m));
+	struct msg_sets* m = &thread_sets;
 	uint8_t end[LDNS_MAX_DOMAINLEN + 1];
 	int i, ok = 1, auth_signed = 0;
-	if(!m)
-		return 0;
 	sets_make(m, &qs->res);
 	if(m->overflow)
 		ok = 0;
@@ -207,7 +211,6 @@ int val_msg_list_zones(struct module_qstate* qs, struct val_qstate* vq)
 	if(ok && !auth_signed && !signed_answer(m, end, qs->qtype))
 		ok = val_zone_get(vq, end, 0) != NULL;
 	sets_free(m);
-	free(m);
 	return ok;
 }
 
@@ -417,15 +420,10 @@ static void clean_additional(struct module_qstate* qs, struct val_qstate* vq,
 enum sec_status val_msg_check(struct module_qstate* qs,
 	struct val_qstate* vq, struct val_env* ve, struct val_reason* why)
 {
-	struct msg_sets* m = malloc(sizeof(*m));
+	struct msg_sets* m = &thread_sets;
 	struct wild w[MAX_WILD];
 	int nw = 0, i;
 	enum sec_status st = SEC_SECURE;
-	if(!m) {
-		why->text = "out of memory";
-		why->ede = VAL_EDE_OTHER;
-		return SEC_BOGUS;
-	}
 	sets_make(m, &qs->res);
 	/* the answer and authority RRsets, from where a suspended run
 	 * stopped; the wildcards are found again (no signature work: the
@@ -451,7 +449,6 @@ enum sec_status val_msg_check(struct module_qstate* qs,
 			if(r == SEC_UNCHECKED) {
 				vq->verify_from = i;
 				sets_free(m);
-				free(m);
 				return SEC_UNCHECKED;
 			}
 			vq->verified[i] = (uint8_t)r;
@@ -476,7 +473,6 @@ enum sec_status val_msg_check(struct module_qstate* qs,
 			/* the hashes so far are kept in vq->nsec3_cache */
 			vq->verify_from = m->n;
 			sets_free(m);
-			free(m);
 			return SEC_UNCHECKED;
 		}
 		st = worst(st, p);
@@ -484,6 +480,5 @@ enum sec_status val_msg_check(struct module_qstate* qs,
 	if(ve->clean_additional && qs->res.additional)
 		clean_additional(qs, vq, ve, m);
 	sets_free(m);
-	free(m);
 	return st;
 }

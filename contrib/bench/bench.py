@@ -658,13 +658,26 @@ def run_misses(a, work, nsd_port, hints):
             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
             ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
             ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2)]
-    table("validated misses: a new name under the signed wildcard in every "
-          "query (%s), threads %d, %d x %ds interleaved, dnsperf -c %d -q %d"
-          "%s%s (medians over rounds)" % (
-              a.alg, a.threads, a.rounds, a.seconds, a.clients,
+    table("validated misses: a new name %s in every query (%s), threads "
+          "%d, %d x %ds interleaved, dnsperf -c %d -q %d%s%s (medians over "
+          "rounds)" % (
+              "under the signed wildcard" if a.miss_zone == "wildcard"
+              else "of the signed zone", a.alg, a.threads, a.rounds, a.seconds, a.clients,
               a.outstanding, " -Q %d" % a.rate if a.rate else "",
               " -D" if a.do else ""),
           cols, rows, [(0, 1)])
+    # the same round's two runs saw the same machine: their ratio is the
+    # figure least moved by other load
+    q = [x["qps"] / y["qps"] for x, y in zip(res[cols[0]], res[cols[1]])
+         if y["qps"]]
+    c = [x["cpu_us"] / y["cpu_us"] for x, y in zip(res[cols[0]],
+                                                   res[cols[1]])
+         if y["cpu_us"]]
+    print("per-round %s/%s: q/s %s (median %s), CPU/query %s (median %s)" % (
+        cols[0], cols[1], " ".join("%.2f" % v for v in q),
+        fmt(statistics.median(q) if q else None, 2),
+        " ".join("%.2f" % v for v in c),
+        fmt(statistics.median(c) if c else None, 2)))
     for s in servers:
         s.stop()
 
