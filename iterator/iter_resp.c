@@ -302,6 +302,39 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 	server_unusable(env, iq, 1);
 }
 
+/* A NOERROR reply without records to the minimised (name, A), with the
+ * SOA of the zone asked: name is no zone cut, for the negative TTL
+ * (RFC 2308: the least of the SOA's TTL and MINIMUM, at most
+ * cache-max-negative-ttl). Anything else is not remembered. */
+static void remember_noncut(struct iter_env* env, struct iter_qstate* iq,
+	ldns_pkt* pkt)
+{
+	ldns_rr_list* auth = ldns_pkt_authority(pkt);
+	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+	size_t i;
+	if(ldns_pkt_ancount(pkt) != 0 ||
+		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) != 0)
+		return;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		uint32_t ttl;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA ||
+			ldns_rr_rd_count(rr) != 7 ||
+			!rdf_to_wire(ldns_rr_owner(rr), owner) ||
+			query_dname_compare(owner, iq->dp->name) != 0)
+			continue;
+		ttl = ldns_rr_ttl(rr);
+		if(ldns_rdf2native_int32(ldns_rr_rdf(rr, 6)) < ttl)
+			ttl = ldns_rdf2native_int32(ldns_rr_rdf(rr, 6));
+		if(env->cfg && env->cfg->max_negative_ttl > 0 &&
+			ttl > (uint32_t)env->cfg->max_negative_ttl)
+			ttl = (uint32_t)env->cfg->max_negative_ttl;
+		iter_noncut_add(&env->noncut, iq->ask, iq->dp->name, ttl,
+			time(NULL));
+		return;
+	}
+}
+
 /* A reply to a minimised question: a referral moves down as usual;
  * NXDOMAIN: ask the full name (relaxed; an empty non-terminal may be
  * misreported), or with qname-minimisation-strict answer NXDOMAIN; any
@@ -336,6 +369,7 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 		process_reply(env, iq, pkt, sr);   /* the referral */
 		return;
 	}
+	remember_noncut(env, iq, pkt);
 	iq->qmin_labels++;
 	iter_reset_attempts(iq);
 }

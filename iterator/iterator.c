@@ -43,6 +43,7 @@ void iter_env_clear(struct iter_env* env)
 	delegpt_free(env->primed_root);
 	env->primed_root = NULL;
 	env->primed_until = 0;
+	iter_noncut_clear(&env->noncut);
 }
 
 int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
@@ -165,10 +166,19 @@ static void pick_question(struct iter_env* env, struct iter_qstate* iq)
 	dlabs = dname_count_labels(iq->dp->name);
 	if(iq->qmin_labels <= dlabs)
 		iq->qmin_labels = dlabs + 1;
-	if(iq->qmin_labels >= slabs)
-		return;
-	for(i = 0; i < slabs - iq->qmin_labels; i++)
-		p = dname_remove_label(p);
+	/* names known to be no zone cut of this zone: no question for
+	 * them (iter_noncut.h) */
+	for(;;) {
+		if(iq->qmin_labels >= slabs)
+			return;
+		p = iq->sname;
+		for(i = 0; i < slabs - iq->qmin_labels; i++)
+			p = dname_remove_label(p);
+		if(!iter_noncut_known(&env->noncut, p, iq->dp->name,
+			time(NULL)))
+			break;
+		iq->qmin_labels++;
+	}
 	iq->ask = p;
 	iq->asklen = dname_valid(p, LDNS_MAX_DOMAINLEN);
 	iq->asktype = TYPE_A;

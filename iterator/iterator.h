@@ -45,6 +45,7 @@
  * cycles of sub-queries are refused by the mesh. */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
+#include "iterator/iter_noncut.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -104,6 +105,8 @@ struct iter_env {
 	/* the primed root NS set (per worker), valid until primed_until */
 	struct delegpt* primed_root;
 	time_t primed_until;
+	/* names qname minimisation found no zone cut (per worker) */
+	struct iter_noncut noncut;
 	struct {
 		uint64_t sent, replies, timeouts, errors, referrals,
 			restarts, lame, scrub_removed, bad_replies,

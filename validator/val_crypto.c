@@ -77,6 +77,14 @@ struct val_sig_ctx* val_sig_ctx_new(void)
 	return ctx;
 }
 
+void val_sig_ctx_forget(struct val_sig_ctx* ctx)
+{
+	if(ctx) {
+		val_vcache_clear(&ctx->vc);
+		val_sig_ctx_keysets_clear(ctx);
+	}
+}
+
 void val_sig_ctx_free(struct val_sig_ctx* ctx)
 {
 	size_t i;
@@ -93,6 +101,8 @@ void val_sig_ctx_free(struct val_sig_ctx* ctx)
 	free(ctx->buf);
 	free(ctx->rd);
 	free(ctx->rrs);
+	val_vcache_clear(&ctx->vc);
+	val_sig_ctx_keysets_clear(ctx);
 	free(ctx);
 }
 

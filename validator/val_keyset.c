@@ -96,12 +96,85 @@ void val_keyset_free(struct val_keyset* ks)
 	size_t i;
 	if(!ks)
 		return;
+	if(ks->refs > 0) {
+		ks->refs--;
+		return;
+	}
 	for(i = 0; i < ks->count; i++) {
 		EVP_PKEY* p = ks->keys[i].pkey;
 		if(p && p != VAL_PKEY_BAD)
 			EVP_PKEY_free(p);
 	}
 	free(ks);
+}
+
+/* Does ks hold exactly the DNSKEY RRs of dnskeys (owner, class, RDATA
+ * and order)? */
+static int keyset_is(const struct val_keyset* ks, const ldns_rr_list* dnskeys)
+{
+	size_t i, j, n = ldns_rr_list_rr_count(dnskeys);
+	const ldns_rdf* owner;
+	uint8_t lower[LDNS_MAX_DOMAINLEN + 1];
+	if(n != ks->count || n == 0)
+		return 0;
+	owner = ldns_rr_owner(ldns_rr_list_rr(dnskeys, 0));
+	if(!owner || ldns_rdf_size(owner) != ks->owner_len)
+		return 0;
+	memcpy(lower, ldns_rdf_data(owner), ks->owner_len);
+	val_dname_tolower(lower, ks->owner_len);
+	if(memcmp(lower, ks->owner, ks->owner_len) != 0)
+		return 0;
+	for(i = 0; i < n; i++) {
+		const ldns_rr* rr = ldns_rr_list_rr(dnskeys, i);
+		const struct val_key* k = &ks->keys[i];
+		size_t off = 0;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY ||
+			(uint16_t)ldns_rr_get_class(rr) != ks->klass ||
+			ldns_dname_compare(ldns_rr_owner(rr), owner) != 0 ||
+			rr_rdata_len(rr) != k->rdlen)
+			return 0;
+		for(j = 0; j < ldns_rr_rd_count(rr); j++) {
+			const ldns_rdf* f = ldns_rr_rdf(rr, j);
+			if(memcmp(k->rdata + off, ldns_rdf_data(f),
+				ldns_rdf_size(f)) != 0)
+				return 0;
+			off += ldns_rdf_size(f);
+		}
+	}
+	return 1;
+}
+
+struct val_keyset* val_sig_ctx_keyset(struct val_sig_ctx* ctx,
+	const ldns_rr_list* dnskeys)
+{
+	size_t i;
+	struct val_keyset* ks;
+	unsigned slot;
+	if(!dnskeys || ldns_rr_list_rr_count(dnskeys) == 0)
+		return NULL;
+	for(i = 0; i < VAL_KSCACHE_SLOTS; i++) {
+		ks = ctx->kscache[i];
+		if(ks && keyset_is(ks, dnskeys)) {
+			ks->refs++;
+			return ks;
+		}
+	}
+	if(!(ks = val_keyset_new(dnskeys)))
+		return NULL;
+	slot = ctx->kscache_next++ % VAL_KSCACHE_SLOTS;
+	val_keyset_free(ctx->kscache[slot]);   /* the cache's reference */
+	ctx->kscache[slot] = ks;
+	ks->refs++;                             /* and the caller's */
+	return ks;
+}
+
+void val_sig_ctx_keysets_clear(struct val_sig_ctx* ctx)
+{
+	size_t i;
+	for(i = 0; i < VAL_KSCACHE_SLOTS; i++) {
+		val_keyset_free(ctx->kscache[i]);
+		ctx->kscache[i] = NULL;
+	}
 }
 
 size_t val_keyset_count(const struct val_keyset* ks)

@@ -254,6 +254,15 @@ static int verify_one_sig(struct val_sig_ctx* ctx, const struct val_rrsig* s,
 		 * no public key operation */
 		if(!check_dates(set, now, s, res))
 			return 0;
+		if(!datalen && !(datalen = val_canon_signed_data(ctx, s))) {
+			set_reason(res, "out of memory", VAL_EDE_OTHER);
+			return 0;
+		}
+		/* the same key, signature and data verified before: no
+		 * public key operation, so no KeyTrap budget spent */
+		if(val_vcache_hit(&ctx->vc, k->rdata, k->rdlen, s->sig,
+			s->siglen, ctx->buf, datalen))
+			return 1;
 		pkey = val_key_pkey(k);
 		if(!pkey) {
 			set_reason(res, "signature crypto failed",
@@ -262,14 +271,13 @@ static int verify_one_sig(struct val_sig_ctx* ctx, const struct val_rrsig* s,
 		}
 		if(*checks >= max_checks)
 			return -1;
-		if(!datalen && !(datalen = val_canon_signed_data(ctx, s))) {
-			set_reason(res, "out of memory", VAL_EDE_OTHER);
-			return 0;
-		}
 		(*checks)++;
 		if(val_crypto_verify(ctx, s->alg, pkey, s->sig, s->siglen,
-			ctx->buf, datalen))
+			ctx->buf, datalen)) {
+			val_vcache_add(&ctx->vc, k->rdata, k->rdlen, s->sig,
+				s->siglen, ctx->buf, datalen);
 			return 1;
+		}
 		set_reason(res, "signature crypto failed", VAL_EDE_DNSSEC_BOGUS);
 	}
 	if(candidates == 0)

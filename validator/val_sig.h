@@ -101,6 +101,10 @@ struct val_verify_result {
 struct val_sig_ctx;
 struct val_sig_ctx* val_sig_ctx_new(void);
 void val_sig_ctx_free(struct val_sig_ctx* ctx);
+/* Forget the signatures this context verified (val_vcache.h): the next
+ * verification of each does the public-key operation again. For
+ * measuring that cost; validation never needs it. */
+void val_sig_ctx_forget(struct val_sig_ctx* ctx);
 
 /* Algorithms. 1 when this build verifies DNSKEY algorithm alg:
  * 5, 7, 8, 10, 13, 14, 15, 16 (RSAMD5, DSA, GOST, private: 0). */
@@ -124,6 +128,16 @@ const uint8_t* val_keyset_owner(const struct val_keyset* ks, size_t* len);
  * 0-terminated; empty unless the set was made secure with the option on.
  * Owned by ks. */
 const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
+
+/* A key set for dnskeys (as val_keyset_new) from ctx's small per-thread
+ * cache of key sets: one built before for the same owner, class and
+ * DNSKEY RDATA, byte for byte, is returned again, with its public keys
+ * already parsed. The result is the caller's reference: free it with
+ * val_keyset_free (the cache keeps its own). NULL as val_keyset_new.
+ * Such a set must stay on ctx's thread (its reference count is not
+ * atomic) and is not changed by its users. */
+struct val_keyset* val_sig_ctx_keyset(struct val_sig_ctx* ctx,
+	const ldns_rr_list* dnskeys);
 
 /* Verify one RRset (a list of RRs of one owner, type and class; it may
  * be in any order, in any case, with duplicates) with the RRSIGs in

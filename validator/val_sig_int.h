@@ -6,6 +6,7 @@
 
 #include <openssl/evp.h>
 #include "validator/val_sig.h"
+#include "validator/val_vcache.h"
 
 /* One DNSKEY of a key set. pkey is parsed on first use and published
  * with an atomic compare-and-swap, so a shared set needs no lock. */
@@ -30,7 +31,12 @@ struct val_keyset {
 	size_t count;
 	struct val_key* keys;    /* count entries, rdata follows them */
 	uint8_t needed[VAL_NEEDED_MAX];  /* harden-algo-downgrade list */
+	int refs;                /* references beyond the first
+	                          * (val_sig_ctx_keyset's sharing) */
 };
+
+/* Drop the per-thread key set cache (its references). */
+void val_sig_ctx_keysets_clear(struct val_sig_ctx* ctx);
 
 extern char val_pkey_bad_marker;
 #define VAL_PKEY_BAD ((EVP_PKEY*)&val_pkey_bad_marker)
@@ -55,6 +61,7 @@ struct val_pctx_slot {
 	int alg;
 	EVP_PKEY_CTX* pctx;
 };
+#define VAL_KSCACHE_SLOTS 16
 
 struct val_sig_ctx {
 	struct val_pctx_slot pctx[VAL_PCTX_SLOTS];
@@ -79,6 +86,10 @@ struct val_sig_ctx {
 	uint16_t type;
 	uint16_t klass;
 	uint32_t ttl;            /* smallest TTL of its RRs */
+	struct val_vcache vc;    /* signatures verified by this thread */
+	/* key sets built from the key cache, parsed keys kept */
+	struct val_keyset* kscache[VAL_KSCACHE_SLOTS];
+	unsigned kscache_next;   /* the slot replaced next */
 };
 
 /* An RRSIG's fields, the signer lowercased. */

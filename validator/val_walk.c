@@ -280,7 +280,7 @@ static int ask(struct module_qstate* qs, struct val_walk* w,
 /* Begin: the anchor, and what the key cache knows below it. Returns 1
  * when z is decided, 0 when the walk goes on (asking or stepping). */
 static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
-	struct val_zone* z)
+	struct val_env* ve, struct val_zone* z)
 {
 	struct val_walk* w = &vq->walk;
 	const struct val_anchor* a = qs->env->anchors ? val_anchor_find(
@@ -323,7 +323,8 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 		if(st == VAL_KEY_NULL)
 			return walk_done(w, z, SEC_INSECURE, NULL,
 				VAL_EDE_NONE);
-		if(!w->dnskeys || !(w->keys = val_keyset_new(w->dnskeys))) {
+		if(!w->dnskeys || !(w->keys = val_sig_ctx_keyset(
+			ve->sigctx, w->dnskeys))) {
 			why.text = "out of memory";
 			why.ede = VAL_EDE_OTHER;
 			return walk_bogus(w, z, &why);
@@ -590,7 +591,7 @@ int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 	if(z->status != SEC_UNCHECKED)
 		return 1;
 	if(!w->active || w->z != z) {
-		if(walk_start(qs, vq, z))
+		if(walk_start(qs, vq, ve, z))
 			return 1;
 		if(w->wait != WALK_IDLE)
 			return 0;     /* asked the anchor's DNSKEY */

@@ -29,11 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "testdata"))
 
+import dns.flags  # noqa: E402
 import dns.message  # noqa: E402
 import dns.query  # noqa: E402
 import dns.rcode  # noqa: E402
 
-from testnet import loopback_guard, nsd as tn_nsd, procs, zones  # noqa: E402
+from testnet import loopback_guard, nsd as tn_nsd, procs, signer, zones  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 BENCH_ZONE = "bench.tld1."
@@ -136,11 +137,11 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   pidfile: ""
   directory: "{workdir}"
   verbosity: 0
-  module-config: "iterator"
+  module-config: "{modules}"
   root-hints: "{hints}"
   do-not-query-localhost: no
   access-control: 127.0.0.0/8 allow
-{extra}stub-zone:
+{dnssec}{extra}stub-zone:
   name: "{zone}"
   stub-addr: 127.0.0.1@{nsd_port}
 remote-control:
@@ -150,11 +151,24 @@ remote-control:
            ctl=path + ".ctl",
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
            msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
+           modules="validator iterator" if a.validator else "iterator",
+           dnssec=dnssec_conf(a),
            extra="".join("  %s\n" % line for line in a.conf_line))
     with open(path, "w") as f:
         f.write(text)
     # --conf-line must not open a way to the real root servers
     loopback_guard.check(path)
+
+
+def dnssec_conf(a):
+    """--dnssec: the bench zone's DS as the only trust anchor (no root
+    anchor: the root is never asked). aggressive-nsec off for both: a
+    wildcard answer's NSEC must not answer the next name from cache in
+    either resolver (Unbound 1.17 does not synthesise positive wildcard
+    answers; ours has no aggressive NSEC), so both do the same work."""
+    if not a.anchor:
+        return ""
+    return '  trust-anchor: "%s"\n  aggressive-nsec: no\n' % a.anchor
 
 
 def thread_queries(conf):
@@ -232,7 +246,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
            "-p", str(port), "-d", qfile,
            "-m", "udp" if a.mode == "tcstorm" else a.mode,
            "-c", str(clients or a.clients), "-q", str(a.outstanding),
-           "-t", "2"]
+           "-t", str(a.timeout)]
     if seconds:
         cmd += ["-l", str(seconds)]
     if runs:
@@ -241,6 +255,8 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
         cmd += ["-Q", str(rate)]
     if verbose:
         cmd += ["-v"]
+    if a.do:
+        cmd += ["-D"]
     with open(outfile, "w") as out:
         run_client(cmd, out)
     return parse_dnsperf(outfile, verbose)
@@ -345,6 +361,14 @@ def setup(a, work):
     zone.lines = [l.replace("BENCH_ADDR", "127.0.0.1") for l in zone.lines]
     # any number of distinct names for --memory: <anything>.w.bench.tld1.
     zone.lines.append("*.w A 10.255.0.1")
+    if a.misses and a.miss_zone == "names":
+        # a name of its own (its own RRSIG) for every validated miss
+        zone.lines += ["n%d.m A 10.%d.%d.%d" % (i, 128 + (i >> 16 & 127),
+                                                 i >> 8 & 255, i & 255)
+                       for i in range(a.miss_pool)]
+    a.anchor = None
+    if a.dnssec:
+        zone, a.anchor = sign_bench_zone(a, zone, work)
     inst = tn_nsd.NsdInstance("nsd", os.path.join(work, "nsd"),
                               "127.0.0.1", nsd_port, [zone])
     inst.write()
@@ -379,6 +403,42 @@ def nsd_rrl_default(conf):
         f.write(text)
 
 
+def sign_bench_zone(a, zone, work):
+    """The bench zone signed with a fresh KSK and ZSK of --alg (NSEC),
+    as testdata/testnet signs (ldns-keygen, ldns-signzone); returns the
+    signed zone and the KSK's DS record (the trust anchor)."""
+    kdir = os.path.join(work, "keys")
+    t0 = time.time()
+    ksk = signer.keygen(kdir, BENCH_ZONE, a.alg, ksk=True)
+    zsk = signer.keygen(kdir, BENCH_ZONE, a.alg, ksk=False)
+    text = signer.sign(zone.text(), BENCH_ZONE, [ksk, zsk], kdir)
+    signed = zones.Zone(BENCH_ZONE, [l for l in text.splitlines()
+                                     if l.strip()])
+    print("signed %s with %s (KSK %d, ZSK %d, NSEC) in %.1f s" % (
+        BENCH_ZONE, a.alg, ksk.keytag, zsk.keytag, time.time() - t0))
+    return signed, ksk.ds_line()
+
+
+def check_secure(a, srv, qname, qtype="A"):
+    """--dnssec: one query with DO must come back NOERROR with AD (the
+    server validated), else the figures would measure something else."""
+    if not a.dnssec:
+        return True
+    q = dns.message.make_query(qname, qtype, want_dnssec=True)
+    try:
+        r = dns.query.udp(q, "127.0.0.1", port=srv.port, timeout=5)
+    except Exception as e:     # noqa: BLE001 - reported, not fatal
+        print("check %-8s %s: no answer (%s)  <-- NOT SECURE" % (
+            srv.label, qname, e))
+        return False
+    ad = bool(r.flags & dns.flags.AD)
+    ok = ad and r.rcode() == dns.rcode.NOERROR
+    print("check %-8s %s %s: %s, AD %s%s" % (
+        srv.label, qname, qtype, dns.rcode.to_text(r.rcode()),
+        "set" if ad else "clear", "" if ok else "  <-- NOT SECURE"))
+    return ok
+
+
 def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
     servers = []
     port = nsd_port + 1
@@ -403,7 +463,9 @@ def warm(a, srv, qfile, work, rate=None):
     out = os.path.join(work, "warm-%s.txt" % srv.label)
     r = dnsperf(a, srv.port, qfile, out, runs=1, verbose=False,
                 rate=rate or a.warm_rate)
-    ok = r["completed"] >= 0.99 * a.names and r["noerror_pct"] >= 99.0
+    with open(qfile) as f:
+        n = sum(1 for _ in f)
+    ok = r["completed"] >= 0.99 * n and r["noerror_pct"] >= 99.0
     print("warm-up %-8s %d/%d answered, %.2f%% NOERROR%s" % (
         srv.label, r["completed"], r["sent"], r["noerror_pct"],
         "" if ok else "  <-- NOT WARM"))
@@ -418,6 +480,7 @@ def run_qps(a, work, nsd_port, qfile, hints):
             s.label, s.pid, s.port, " ".join(s.args)))
     for s in servers[:2]:
         warm(a, s, qfile, work)
+        check_secure(a, s, "h0." + BENCH_ZONE)
     before = {s.label: thread_queries(s.conf) for s in servers[:2]}
     res = {s.label: [] for s in servers}
     for rnd in range(a.rounds):
@@ -650,6 +713,98 @@ def run_tcstorm(a, work, nsd_port, hints):
           "threads %d, %d x %ds, dnsperf -c %d -q %d (medians over rounds)"
           % (a.threads, a.rounds, a.seconds, a.clients, a.outstanding),
           cols, rows, [(0, 1)])
+
+
+MISS_NEXT = [0]     # --miss-zone names: the next unused n<i>.m name
+
+
+def miss_queries(work, tag, n, a=None):
+    """n new names, each a cache miss validated with the keys already
+    cached. --miss-zone wildcard: under the signed wildcard
+    *.w.bench.tld1., answered by NSD from the wildcard with its NSEC
+    proof. --miss-zone names: n<i>.m.bench.tld1., names of the zone not
+    asked before (each its own RRSIG, no proof needed)."""
+    path = os.path.join(work, "miss-%s.txt" % tag)
+    with open(path, "w") as f:
+        if a is not None and a.miss_zone == "names":
+            first = MISS_NEXT[0]
+            n = min(n, a.miss_pool - first)
+            MISS_NEXT[0] += n
+            for i in range(first, first + n):
+                f.write("n%d.m.%s A\n" % (i, BENCH_ZONE))
+        else:
+            for i in range(n):
+                f.write("%s-%d.w.%s A\n" % (tag, i, BENCH_ZONE))
+    return path
+
+
+def run_misses(a, work, nsd_port, hints):
+    """Validated misses: dnsperf at full load with a new name in every
+    query, both resolvers interleaved over rounds; each round has its own
+    names (the same file for both servers: their caches are their own)."""
+    servers = make_servers(a, work, nsd_port, hints, trivial=False)
+    wfile = miss_queries(work, "warm", 1000, a)
+    for s in servers:
+        s.start()
+        print("started %-8s pid %d port %d: %s" % (
+            s.label, s.pid, s.port, " ".join(s.args)))
+        r = dnsperf(a, s.port, wfile, os.path.join(
+            work, "warm-%s.txt" % s.label), runs=1, verbose=False, rate=2000)
+        print("warm-up %-8s %d/%d answered, %.2f%% NOERROR" % (
+            s.label, r["completed"], r["sent"], r["noerror_pct"]))
+        check_secure(a, s, "check-0.w." + BENCH_ZONE)
+    res = {s.label: [] for s in servers}
+    for rnd in range(a.rounds):
+        n = a.miss_names
+        if a.miss_zone == "names":
+            n = (a.miss_pool - MISS_NEXT[0]) // (a.rounds - rnd)
+        qfile = miss_queries(work, "r%d" % rnd, n, a)
+        order = servers if rnd % 2 == 0 else servers[::-1]
+        for s in order:
+            out = os.path.join(work, "miss-%s-%d.txt" % (s.label, rnd))
+            r = measure(a, s, qfile, out)
+            res[s.label].append(r)
+            print("round %d %-8s %8.0f q/s lost %.2f%% NOERROR %.2f%% "
+                  "avg %s ms cpu %.2f us/q (user %.2f sys %.2f)%s" % (
+                      rnd + 1, s.label, r["qps"], r["lost_pct"],
+                      r["noerror_pct"], fmt(r["avg_ms"], 3), r["cpu_us"],
+                      r["user_us"], r["sys_us"],
+                      "  <-- names ran out: hits counted"
+                      if r["sent"] > n else ""))
+            sys.stdout.flush()
+        os.unlink(qfile)
+    for s in servers:
+        check_secure(a, s, "check-1.w." + BENCH_ZONE)
+    cols = [s.label for s in servers]
+    rows = [("validated misses/s (median)",
+             [med(res[c], "qps") for c in cols], 0),
+            ("lost %", [med(res[c], "lost_pct") for c in cols], 2),
+            ("NOERROR %", [med(res[c], "noerror_pct") for c in cols], 2),
+            ("avg latency ms, full load", [med(res[c], "avg_ms")
+                                           for c in cols], 3),
+            ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
+            ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
+            ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2)]
+    table("validated misses: a new name %s in every query (%s), threads "
+          "%d, %d x %ds interleaved, dnsperf -c %d -q %d%s%s (medians over "
+          "rounds)" % (
+              "under the signed wildcard" if a.miss_zone == "wildcard"
+              else "of the signed zone", a.alg, a.threads, a.rounds, a.seconds, a.clients,
+              a.outstanding, " -Q %d" % a.rate if a.rate else "",
+              " -D" if a.do else ""),
+          cols, rows, [(0, 1)])
+    # the same round's two runs saw the same machine: their ratio is the
+    # figure least moved by other load
+    q = [x["qps"] / y["qps"] for x, y in zip(res[cols[0]], res[cols[1]])
+         if y["qps"]]
+    c = [x["cpu_us"] / y["cpu_us"] for x, y in zip(res[cols[0]],
+                                                   res[cols[1]])
+         if y["cpu_us"]]
+    print("per-round %s/%s: q/s %s (median %s), CPU/query %s (median %s)" % (
+        cols[0], cols[1], " ".join("%.2f" % v for v in q),
+        fmt(statistics.median(q) if q else None, 2),
+        " ".join("%.2f" % v for v in c),
+        fmt(statistics.median(c) if c else None, 2)))
     for s in servers:
         s.stop()
 
@@ -673,9 +828,17 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
                            wrap=wrap)
     servers = [s for s in servers if not a.only or s.label in a.only]
     rows = []
+    wqfile = qfile
+    if a.misses:
+        # warm with other wildcard names (keys and the NS into the
+        # caches), then a fixed number of new names, each a validated miss
+        wqfile = miss_queries(work, "cgwarm", a.cg_warm, a)
+        qfile = miss_queries(work, "cg", a.cg_misses, a)
+        a.cg_runs = 1
     for s in servers:
         s.start(timeout=120)
-        warm(a, s, qfile, work, rate=a.cg_rate)
+        warm(a, s, wqfile, work, rate=a.cg_rate)
+        check_secure(a, s, "h0." + BENCH_ZONE)
         # zero the counters after start-up and warm-up: the dump then
         # holds only the measured queries (and the idle loop between)
         subprocess.run(["callgrind_control", "-z", str(s.pid)],
@@ -687,8 +850,11 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
             os.unlink(f)
         subprocess.run(["callgrind_control", "-d", str(s.pid)],
                        capture_output=True, check=False)
-        time.sleep(1)
-        dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
+        for _ in range(30):     # a loaded machine may take a while
+            time.sleep(1)
+            dumps = sorted(glob.glob("%s/cg-%s.out*" % (work, s.label)))
+            if dumps:
+                break
         tot = sum(callgrind_total(f) or 0 for f in dumps)
         n = r["completed"]
         if a.keep:
@@ -701,9 +867,13 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
                   tot / max(n, 1)))
         rows.append(tot / max(n, 1))
         s.stop()
-    table("callgrind: user-space instructions per cache-hit query "
+    table("callgrind: user-space instructions per %s "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
-          "-Q %d)" % (a.cg_runs, a.names, a.cg_rate),
+          "-Q %d%s%s)" % (
+              "validated miss" if a.misses else "cache-hit query",
+              a.cg_runs, a.cg_misses if a.misses else a.names, a.cg_rate,
+              ", signed zone (%s)" % a.alg if a.dnssec else "",
+              ", DO" if a.do else ""),
           [s.label for s in servers], [("Ir/query", rows, 0)],
           [(0, 1)] if len(servers) == 2 else [])
 
@@ -815,6 +985,37 @@ def main(argv=None):
     ap.add_argument("--outstanding", type=int, default=200,
                     help="dnsperf -q")
     ap.add_argument("--conn-rate", action="store_true")
+    ap.add_argument("--dnssec", action="store_true",
+                    help="sign the bench zone; its DS is both resolvers' "
+                    "trust anchor; module-config validator iterator")
+    ap.add_argument("--validator", action="store_true",
+                    help="module-config validator iterator (implied by "
+                    "--dnssec; without it, the zone is unsigned: no anchor)")
+    ap.add_argument("--alg", default="ECDSAP256SHA256",
+                    help="--dnssec: ldns-keygen algorithm")
+    ap.add_argument("--do", action="store_true",
+                    help="clients set the DO bit (dnsperf -D)")
+    ap.add_argument("--misses", action="store_true",
+                    help="validated misses (implies --dnssec): a new name "
+                    "under the signed wildcard in every query")
+    ap.add_argument("--miss-names", type=int, default=400000,
+                    help="--misses: names per round (more than a round "
+                    "answers)")
+    ap.add_argument("--timeout", type=int, default=2,
+                    help="dnsperf -t (seconds before a query counts as "
+                    "lost)")
+    ap.add_argument("--miss-zone", choices=["wildcard", "names"],
+                    default="wildcard",
+                    help="--misses: new names under a signed wildcard "
+                    "(the same RRSIG and NSEC for every name) or names "
+                    "of the zone each with its own RRSIG")
+    ap.add_argument("--miss-pool", type=int, default=150000,
+                    help="--miss-zone names: names in the zone (each "
+                    "round, the warm-up and --callgrind take new ones)")
+    ap.add_argument("--cg-misses", type=int, default=2000,
+                    help="--callgrind --misses: validated misses measured")
+    ap.add_argument("--cg-warm", type=int, default=200,
+                    help="--callgrind --misses: warm-up misses")
     ap.add_argument("--conn-clients", type=int, default=8)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-runs", type=int, default=2)
@@ -871,6 +1072,10 @@ def main(argv=None):
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
         a.rrset_cache = "8m" if a.memory else "256m"
+    if a.misses:
+        a.dnssec = True
+    if a.dnssec:
+        a.validator = True
     for k in ("ours", "ref", "trivial", "connrate"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     signal.signal(signal.SIGTERM, on_signal)
@@ -888,6 +1093,8 @@ def main(argv=None):
             run_tcstorm(a, work, nsd_port, hints)
         elif a.callgrind:
             run_callgrind(a, work, nsd_port, qfile, hints)
+        elif a.misses:
+            run_misses(a, work, nsd_port, hints)
         elif a.conn_rate:
             run_connrate(a, work, nsd_port, qfile, hints)
         else:

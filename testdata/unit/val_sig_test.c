@@ -1327,9 +1327,14 @@ static void test_cost(void** state)
 		struct timespec t0, t1;
 		double us;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for(n = 0; n < loops; n++)
+		for(n = 0; n < loops; n++) {
+			/* the public-key operation, not the cache of
+			 * verified signatures */
+			val_sig_ctx_forget(ctx);
 			assert_int_equal(verify(a, sigs, ks, NOW, &res),
 				SEC_SECURE);
+			assert_int_equal(res.verifications, 1);
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		us = ((double)(t1.tv_sec - t0.tv_sec) * 1e6 +
 			(double)(t1.tv_nsec - t0.tv_nsec) / 1e3) / loops;
@@ -1344,6 +1349,119 @@ static void test_cost(void** state)
 	}
 }
 
+/* The cache of verified signatures answers only the exact key,
+ * signature and signed data that verified; dates are still checked. */
+static void test_verified_cache(void** state)
+{
+	/* RSA: a key with one octet moved (same_tag_key) is still a key */
+	struct tkey t = mkkey(LDNS_SIGN_RSASHA256, "example.", 256);
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* b = list("www.example. 3600 IN A 192.0.2.2", NULL);
+	ldns_rr_list* sigs = sign(a, &t, NULL);
+	ldns_rr_list* bad = ldns_rr_list_clone(sigs);
+	struct val_keyset* ks = keyset_of(t.dnskey);
+	struct val_keyset* ks2;
+	struct val_verify_result res;
+	ldns_rr* k2;
+	size_t sl;
+	(void)state;
+	val_sig_ctx_forget(ctx);
+	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(res.verifications, 1);
+	/* again: from the cache, no public-key operation */
+	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(res.verifications, 0);
+	/* other data under the same signature: verified, and fails */
+	assert_int_equal(verify(b, sigs, ks, NOW, &res), SEC_BOGUS);
+	assert_int_equal(res.verifications, 1);
+	/* one bit of the signature changed */
+	sigbytes(ldns_rr_list_rr(bad, 0), &sl)[sl / 2] ^= 0x01;
+	assert_int_equal(verify(a, bad, ks, NOW, &res), SEC_BOGUS);
+	assert_int_equal(res.verifications, 1);
+	/* another key with the first key's tag: the signature and the
+	 * signed data are the cached ones, the key's bytes are not, so it
+	 * is verified (and fails) */
+	k2 = same_tag_key(t.dnskey, 0);
+	assert_int_equal(tag_of(k2), tag_of(t.dnskey));
+	ks2 = keyset_of(k2);
+	assert_int_equal(verify(a, sigs, ks2, NOW, &res), SEC_BOGUS);
+	assert_int_equal(res.verifications, 1);
+	val_keyset_free(ks2);
+	ldns_rr_free(k2);
+	/* cached, but expired now: the dates come first */
+	assert_int_equal(verify(a, sigs, ks, EXPI + 86400 + 10, &res),
+		SEC_BOGUS);
+	assert_string_equal(res.reason.text, "signature expired");
+	/* forgotten: verified again */
+	val_sig_ctx_forget(ctx);
+	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
+	assert_int_equal(res.verifications, 1);
+	val_keyset_free(ks);
+	ldns_rr_list_deep_free(sigs);
+	ldns_rr_list_deep_free(bad);
+	ldns_rr_list_deep_free(a);
+	ldns_rr_list_deep_free(b);
+	freekey(&t);
+}
+
+/* The per-thread key set cache: the same DNSKEY RRs (owner case
+ * aside) give the same set back, other RDATA a new one; every reference
+ * is freed (ASan checks the counts). */
+static void test_keyset_cache(void** state)
+{
+	struct tkey t = mkkey(LDNS_SIGN_RSASHA256, "example.", 257);
+	ldns_rr* other = same_tag_key(t.dnskey, 0);
+	ldns_rr_list* l1 = list1(ldns_rr_clone(t.dnskey));
+	ldns_rr_list* l2 = list1(ldns_rr_clone(t.dnskey));
+	ldns_rr_list* l3 = list1(other);
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* sigs = sign(a, &t, NULL);
+	struct val_keyset* k1, *k2, *k3;
+	struct val_verify_result res;
+	size_t i;
+	(void)state;
+	val_sig_ctx_forget(ctx);
+	ldns_dname2canonical(ldns_rr_owner(ldns_rr_list_rr(l2, 0)));
+	ldns_rdf_data(ldns_rr_owner(ldns_rr_list_rr(l2, 0)))[1] = 'E';
+	k1 = val_sig_ctx_keyset(ctx, l1);
+	k2 = val_sig_ctx_keyset(ctx, l2);
+	k3 = val_sig_ctx_keyset(ctx, l3);
+	assert_non_null(k1);
+	assert_ptr_equal(k1, k2);
+	assert_non_null(k3);
+	assert_ptr_not_equal(k1, k3);
+	assert_int_equal(verify(a, sigs, k1, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(a, sigs, k3, NOW, &res), SEC_BOGUS);
+	val_keyset_free(k1);
+	val_keyset_free(k2);
+	/* still cached: the same set, its key parsed already */
+	k2 = val_sig_ctx_keyset(ctx, l1);
+	assert_ptr_equal(k1, k2);
+	val_keyset_free(k2);
+	/* more sets than slots: the first is replaced, k3 kept alive by
+	 * its reference */
+	for(i = 0; i < 20; i++) {
+		ldns_rr* k = same_tag_key(t.dnskey, (int)(i % 8));
+		ldns_rr_list* l;
+		struct val_keyset* ks;
+		ldns_rdf_data(ldns_rr_rdf(k, 3))[20] ^= (uint8_t)(i + 1);
+		l = list1(k);
+		ks = val_sig_ctx_keyset(ctx, l);
+		assert_non_null(ks);
+		val_keyset_free(ks);
+		ldns_rr_list_deep_free(l);
+	}
+	assert_int_equal(val_keyset_count(k3), 1);
+	val_keyset_free(k3);
+	val_sig_ctx_forget(ctx);
+	ldns_rr_list_deep_free(l1);
+	ldns_rr_list_deep_free(l2);
+	ldns_rr_list_deep_free(l3);
+	ldns_rr_list_deep_free(a);
+	ldns_rr_list_deep_free(sigs);
+	freekey(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1354,6 +1472,8 @@ int main(void)
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_sig_selection),
 		cmocka_unit_test(test_wildcard),
+		cmocka_unit_test(test_verified_cache),
+		cmocka_unit_test(test_keyset_cache),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_canonical_nsec),
 		cmocka_unit_test(test_ds_digest),

@@ -1,0 +1,64 @@
+/* iterator/iter_noncut.c - the per-worker record of names qname
+ * minimisation found to be no zone cut (see iter_noncut.h). */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "iterator/iter_noncut.h"
+#include "util/dname.h"
+
+#define NAME_MAX_LEN 255
+
+struct iter_noncut_slot {
+	time_t expire;           /* 0: empty */
+	uint8_t name[NAME_MAX_LEN + 1];
+	uint8_t zone[NAME_MAX_LEN + 1];
+};
+
+/* FNV-1a over the lowercased name: it only picks the slot */
+static size_t slot_of(const uint8_t* name, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+	for(i = 0; i < len; i++) {
+		uint8_t b = name[i];
+		if(b >= 'A' && b <= 'Z')
+			b = (uint8_t)(b + 32);
+		h = (h ^ b) * 16777619u;
+	}
+	return h % ITER_NONCUT_SLOTS;
+}
+
+void iter_noncut_add(struct iter_noncut* c, const uint8_t* name,
+	const uint8_t* zone, uint32_t ttl, time_t now)
+{
+	size_t nl = dname_valid(name, NAME_MAX_LEN + 1);
+	size_t zl = dname_valid(zone, NAME_MAX_LEN + 1);
+	struct iter_noncut_slot* s;
+	if(!nl || !zl || ttl == 0)
+		return;
+	if(!c->slot && !(c->slot = calloc(ITER_NONCUT_SLOTS,
+		sizeof(*c->slot))))
+		return;   /* only costs the minimised query */
+	s = &c->slot[slot_of(name, nl)];
+	memcpy(s->name, name, nl);
+	memcpy(s->zone, zone, zl);
+	s->expire = now + (time_t)ttl;
+}
+
+int iter_noncut_known(const struct iter_noncut* c, const uint8_t* name,
+	const uint8_t* zone, time_t now)
+{
+	const struct iter_noncut_slot* s;
+	size_t nl;
+	if(!c->slot || !(nl = dname_valid(name, NAME_MAX_LEN + 1)))
+		return 0;
+	s = &c->slot[slot_of(name, nl)];
+	return s->expire > now && query_dname_compare(s->name, name) == 0 &&
+		query_dname_compare(s->zone, zone) == 0;
+}
+
+void iter_noncut_clear(struct iter_noncut* c)
+{
+	free(c->slot);
+	c->slot = NULL;
+}
