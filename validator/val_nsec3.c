@@ -213,9 +213,16 @@ static enum find hash_for(const struct filter* f,
 	return r == 1 ? FOUND : NOTFOUND;
 }
 
-/* The NSEC3 whose owner is the hash of nm. */
-static enum find find_matching(const struct filter* f, const uint8_t* nm,
-	const struct val_nsec3_rr** match)
+static int owner_is(const struct val_nsec3_rr* n, const uint8_t* h,
+	size_t hl)
+{
+	return hl == n->owner_hashlen && memcmp(h, n->owner_hash, hl) == 0;
+}
+
+/* The first NSEC3 for which hit(NSEC3, hash of nm) holds. */
+static enum find find_nsec3(const struct filter* f, const uint8_t* nm,
+	int (*hit)(const struct val_nsec3_rr*, const uint8_t*, size_t),
+	const struct val_nsec3_rr** out)
 {
 	size_t i;
 	for(i = 0; i < f->n; i++) {
@@ -226,34 +233,26 @@ static enum find find_matching(const struct filter* f, const uint8_t* nm,
 		enum find r = hash_for(f, n, nm, scratch, &h, &hl);
 		if(r == SUSPEND)
 			return SUSPEND;
-		if(r == FOUND && hl == n->owner_hashlen &&
-			memcmp(h, n->owner_hash, hl) == 0) {
-			*match = n;
+		if(r == FOUND && hit(n, h, hl)) {
+			*out = n;
 			return FOUND;
 		}
 	}
 	return NOTFOUND;
 }
 
+/* The NSEC3 whose owner is the hash of nm. */
+static enum find find_matching(const struct filter* f, const uint8_t* nm,
+	const struct val_nsec3_rr** match)
+{
+	return find_nsec3(f, nm, owner_is, match);
+}
+
 /* An NSEC3 that covers the hash of nm. */
 static enum find find_covering(const struct filter* f, const uint8_t* nm,
 	const struct val_nsec3_rr** cover)
 {
-	size_t i;
-	for(i = 0; i < f->n; i++) {
-		const struct val_nsec3_rr* n = &f->rrs[i];
-		uint8_t scratch[NSEC3_SHA1_LEN];
-		const uint8_t* h;
-		size_t hl;
-		enum find r = hash_for(f, n, nm, scratch, &h, &hl);
-		if(r == SUSPEND)
-			return SUSPEND;
-		if(r == FOUND && val_nsec3_covers_hash(n, h, hl)) {
-			*cover = n;
-			return FOUND;
-		}
-	}
-	return NOTFOUND;
+	return find_nsec3(f, nm, val_nsec3_covers_hash, cover);
 }
 
 /* Closest encloser proof (RFC 5155 8.3). */
