@@ -343,20 +343,34 @@ static int begin(struct filter* f, const ldns_rr_list* l,
 	return 1;
 }
 
+/* The closest encloser proof of qname into *ce: 1, or 0 with *out the
+ * outcome when there is none (suspended, insecure space, bogus). */
+static int closest_encloser(const struct filter* f, const uint8_t* qname,
+	struct ce_proof* ce, struct val_reason* reason, enum sec_status* out)
+{
+	const char* why = NULL;
+	enum find r = prove_closest_encloser(f, qname, 1, ce, &why);
+	if(r == SUSPEND)
+		*out = suspend(reason);
+	else if(r == INSECURE_CUT)
+		*out = result(reason, SEC_INSECURE, why);
+	else if(r == NOTFOUND)
+		*out = bogus(reason, why);
+	else
+		return 1;
+	return 0;
+}
+
 static enum sec_status do_nxdomain(const struct filter* f,
 	const uint8_t* qname, struct val_reason* reason)
 {
 	struct ce_proof ce;
 	const struct val_nsec3_rr* wc_rr;
 	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
-	const char* why = NULL;
-	enum find r = prove_closest_encloser(f, qname, 1, &ce, &why);
-	if(r == SUSPEND)
-		return suspend(reason);
-	if(r == INSECURE_CUT)
-		return result(reason, SEC_INSECURE, why);
-	if(r == NOTFOUND)
-		return bogus(reason, why);
+	enum sec_status st;
+	enum find r;
+	if(!closest_encloser(f, qname, &ce, reason, &st))
+		return st;
 	if(val_dname_wildcard(ce.ce, wc) == 0)
 		return bogus(reason, "NSEC3 wildcard name too long");
 	r = find_covering(f, wc, &wc_rr);
@@ -395,6 +409,7 @@ static enum sec_status do_nodata(const struct filter* f,
 	struct ce_proof ce;
 	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
 	const char* why = NULL;
+	enum sec_status st;
 	enum find r = find_matching(f, qname, &m);
 	if(r == SUSPEND)
 		return suspend(reason);
@@ -404,13 +419,8 @@ static enum sec_status do_nodata(const struct filter* f,
 			return bogus(reason, why);
 		return result(reason, SEC_SECURE, NULL);
 	}
-	r = prove_closest_encloser(f, qname, 1, &ce, &why);
-	if(r == SUSPEND)
-		return suspend(reason);
-	if(r == INSECURE_CUT)
-		return result(reason, SEC_INSECURE, why);
-	if(r == NOTFOUND)
-		return bogus(reason, why);
+	if(!closest_encloser(f, qname, &ce, reason, &st))
+		return st;
 	/* wildcard NODATA */
 	if(val_dname_wildcard(ce.ce, wc) != 0) {
 		r = find_matching(f, wc, &m);
@@ -487,7 +497,7 @@ static enum sec_status do_nods(const struct filter* f, const uint8_t* qname,
 {
 	const struct val_nsec3_rr* m;
 	struct ce_proof ce;
-	const char* why = NULL;
+	enum sec_status st;
 	enum find r = find_matching(f, qname, &m);
 	if(r == SUSPEND)
 		return suspend(reason);
@@ -501,13 +511,8 @@ static enum sec_status do_nods(const struct filter* f, const uint8_t* qname,
 				"proves no delegation at the name");
 		return result(reason, SEC_SECURE, NULL);
 	}
-	r = prove_closest_encloser(f, qname, 1, &ce, &why);
-	if(r == SUSPEND)
-		return suspend(reason);
-	if(r == INSECURE_CUT)
-		return result(reason, SEC_INSECURE, why);
-	if(r == NOTFOUND)
-		return bogus(reason, why);
+	if(!closest_encloser(f, qname, &ce, reason, &st))
+		return st;
 	if(!(ce.nc_rr->flags & NSEC3_FLAG_OPTOUT))
 		return bogus(reason, "covering NSEC3 was not opt-out in an "
 			"opt-out DS NOERROR/NODATA case");
