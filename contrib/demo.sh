@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/demo.sh - install what is missing, build, start the bundled
 # loopback test internet (NSD servers for a root, TLDs and child zones on
 # 127.0.0.x, the same ones the tests use) and the resolver against it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/fuzz.sh [SECONDS] - build the fuzzing build in build-fuzz/ (clang,
 # libFuzzer, ASan/UBSan: configure --enable-fuzzing) and run every
 # harness for SECONDS (default 60), one after the other, each over its

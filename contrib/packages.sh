@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/packages.sh - sourced by run-tests.sh, demo.sh and bench/run.sh:
 # which Debian packages are missing, and installing them without letting
 # a packaged unbound or nsd start (they would take port 53 and, for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/run-tests.sh - build and test everything, on a fresh Debian 12, as
 # root, from a clone of the repository:
 #

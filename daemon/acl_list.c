@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/acl_list.c - access-control: longest-prefix match of the client.
  *
  * Per address family, the prefix lengths that occur are kept in an array

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/acl_list.h - access-control: which clients may ask what.
  * Longest-prefix match of the client address over the configured
  * netblocks, built once per config snapshot, read-only afterwards. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/cachedump.c - dump_cache: the caches as Unbound's text format
  * (see cachedump.h). Reading it back is in cacheload.c. Entries are
  * referenced during a walk and printed after it, so no slab lock is

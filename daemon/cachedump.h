@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/cachedump.h - the RRset and message caches to and from Unbound's
  * dump_cache text format (unbound-control dump_cache / load_cache):
  *

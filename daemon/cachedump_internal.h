@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/cachedump_internal.h - shared by the dump (cachedump.c) and the
  * load (cacheload.c) of the cache text format. */
 #ifndef DAEMON_CACHEDUMP_INTERNAL_H

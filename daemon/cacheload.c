@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/cacheload.c - load_cache: read Unbound's cache dump text (see
  * cachedump.h) into the caches. The text is read twice: once to check
  * every line (nothing stored), then, only if all of it is good, to

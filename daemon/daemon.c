@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/daemon.c - start-up order as Unbound's: config is read and
  * checked, sockets are bound, then the process daemonizes, writes its
  * pidfile, chroots and drops privileges, and only then starts the worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/daemon.h - the daemon's life cycle: config snapshots, listening
  * sockets, worker threads, signals and reload.
  *

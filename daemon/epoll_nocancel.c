@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/epoll_nocancel.c - epoll_wait without glibc's cancellation-point
  * bookkeeping, for libevent's epoll backend.
  *

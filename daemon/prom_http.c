@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prom_http.c - request classification and response heads for
  * the Prometheus endpoint (RFC 9112 message syntax, strictly: anything
  * unexpected is a 400, since a scraper never sends it). */

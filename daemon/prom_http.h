@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prom_http.h - the little HTTP/1.x the Prometheus endpoint
  * speaks: classify one request head, write a response head. Pure
  * functions of their input, so they are unit-tested on their own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prom_metrics.c - write the statistics in the Prometheus text
  * format (version 0.0.4): every family gets # HELP and # TYPE, then its
  * samples; counters end in _total, gauges do not. */

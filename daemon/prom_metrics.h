@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prom_metrics.h - the statistics in the Prometheus text
  * exposition format 0.0.4, names as the widely used unbound_exporter
  * (unbound_queries_total{thread="0"}, unbound_answer_rcodes_total

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prometheus.c - the HTTP listener for the Prometheus metrics:
  * read one request head, answer, close. The connections are
  * services/stream_conn.c's: after the answer it shuts the write side

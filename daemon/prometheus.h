@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/prometheus.h - the statistics for Prometheus over HTTP (not in
  * Unbound; remote-control: prometheus-enable, prometheus-interface,
  * prometheus-port). GET /metrics answers the exposition of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/query.c - the steps every query goes through, in Unbound's
  * order: access control, sanity checks, CHAOS, local zones, the
  * non-local access checks, then (for now) SERVFAIL where recursion and

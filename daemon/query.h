@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/query.h - answer one query packet: parse, access control,
  * CHAOS, local zones, the message cache (the fast path), and on a miss
  * hand the question to the worker's mesh for recursion.

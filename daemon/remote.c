@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote.c - the control channel: read one "UBCT1 cmd\n" line,
  * run the command in the main thread, write the answer, close. The
  * connections (accept, TLS, non-blocking I/O, the RC_TIMEOUT_SECS bound

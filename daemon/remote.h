@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote.h - the remote control channel (unbound-control) and the
  * statistics state, all in the daemon's main thread, never in a worker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_cache.c - the cache control commands: dump_cache,
  * load_cache, reload (+keep-cache), dump_infra, flush_infra,
  * dump_requestlist. Main thread; the caches lock inside, and a worker's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_cmd.c - the unbound-control commands, run in the main
  * thread; answers as Unbound 1.17 words them. Workers are never written
  * to: caches lock inside, counters are read (stats.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_cmd.h - internal to the remote control: its state, shared
  * by the connection handling (remote.c) and the commands
  * (remote_cmd.c). Main thread only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_local.c - the local zone commands of unbound-control:
  * local_zone, local_zone_remove, local_data, local_data_remove, their
  * bulk forms that read lines after the command (local_zones, ...), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_lookup.c - unbound-control lookup NAME: the closest
  * delegation the RRset cache holds for a name, the cached addresses of
  * its name servers, and the infrastructure cache's view of each address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_option.c - unbound-control set_option OPTION: VALUE for
  * the options Unbound 1.17 lets set at run time; others, and bad values,
  * answer "error setting option" as there. The value goes through the

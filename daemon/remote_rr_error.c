@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_rr_error.c - why local_data RR text is refused, in
  * Unbound 1.17's words: "error parsing local-data at position P 'TEXT':
  * REASON". Its parser (sldns) gives the position; ldns, which builds our

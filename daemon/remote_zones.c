@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/remote_zones.c - the unbound-control commands that change where
  * queries go and the run-time options: forward, forward_add,
  * forward_remove, stub_add, stub_remove, insecure_add, insecure_remove,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/stats.c - counting (worker side) and summing and printing (main
  * thread side) of the statistics, names and formats as Unbound 1.17's
  * unbound-control stats. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/stats.h - statistics for the remote control: the per-thread
  * counters of struct worker_stats (daemon/worker.h) summed and printed
  * in Unbound's name=value format.

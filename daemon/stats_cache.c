@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/stats_cache.c - what the shared caches hold, for the extended
  * statistics of both the remote control (stats) and the Prometheus
  * endpoint: one place that knows where each figure comes from. */

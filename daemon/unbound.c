@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/unbound.c - main(): command line flags as Unbound's, then the
  * config is read and checked before anything is bound. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/wait_limit.c - per client address counts of waiting replies:
  * a chained hash of the address bytes; an entry lives while its count
  * is above zero. Only on the cache-miss path, so malloc is fine here. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/wait_limit.h - wait-limit: how many replies may wait for
  * recursion per client IP address (DNSBomb: a spoofed source must not
  * be able to pile up replies that all go out at once). One table per

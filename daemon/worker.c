@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/worker.c - one worker thread: reads queries from its sockets
  * (a batch per wake-up with recvmmsg), answers each through
  * query_answer(), and sends the replies back in one sendmmsg. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/worker.h - a worker thread: its own libevent loop, its UDP
  * sockets (or the shared ones) and its TCP connections. */
 #ifndef DAEMON_WORKER_H

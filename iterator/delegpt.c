@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/delegpt.c - delegation points. Small lists: a delegation has
  * a handful of names and addresses, and both are capped. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/delegpt.h - a delegation point: a zone name, the names of
  * its nameservers and the addresses known for them, plus per-query
  * bookkeeping (which addresses were tried, which names were looked up).

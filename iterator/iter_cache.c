@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_cache.c - RRsets between ldns record lists, the RRset
  * cache and the encoder. */
 #include "config.h"

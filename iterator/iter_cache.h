@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_cache.h - between the iterator's ldns records and the
  * RRset cache (services/cache/rrset.h) and the reply encoder: RRsets of
  * a record list in packed form, storing a scrubbed reply's RRsets with

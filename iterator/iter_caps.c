@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_caps.c - use-caps-for-id in the iterator: the exempt
  * domains, and the fallback for servers that do not echo the case (see
  * the header). */

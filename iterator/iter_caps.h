@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_caps.h - use-caps-for-id (draft dns-0x20) in the
  * iterator, as Unbound does it:
  *

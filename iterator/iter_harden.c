@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_harden.c - harden-referral-path (Unbound 1.17's
  * generate_ns_check and generate_a_aaaa_check): a referral's NS set is
  * what the parent says, so it is not kept as the cache's delegation

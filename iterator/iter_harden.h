@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_harden.h - harden-referral-path: which referrals are
  * stored, and the detached checks of a referral's NS set and of the
  * name servers' addresses (see iter_harden.c). Internal to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_hints.c - root hints file and stub/forward zones. */
 #include "config.h"
 #include "iterator/iter_hints.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_hints.h - where iteration starts: the root hints read
  * from the root-hints: file (without it, the compiled-in IANA root
  * servers, as Unbound), and the stub-zone: and forward-zone: clauses. Built once per config snapshot,

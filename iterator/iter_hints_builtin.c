@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_hints_builtin.c - the compiled-in root hints: the IANA
  * root servers (a..m.root-servers.net) and their addresses, used when
  * no root-hints: file is configured, as Unbound does. Source: IANA's

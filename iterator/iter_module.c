@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_module.c - the iterator as a module of the stack
  * (util/module.h): its per-worker data, the per-query state in the
  * query's minfo slot, and the hand-over of its result. */

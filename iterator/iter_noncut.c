@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_noncut.c - the per-worker record of names qname
  * minimisation found to be no zone cut (see iter_noncut.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_noncut.h - names that qname minimisation found to be no
  * zone cut, per worker: a NOERROR reply without records and with the
  * zone's SOA (an empty non-terminal, or a name without type A) to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_priv.c - private-address and private-domain filtering. */
 #include "config.h"
 #include "iterator/iter_priv.h"

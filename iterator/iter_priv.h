@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_priv.h - private-address: and private-domain: (DNS
  * rebinding protection, as Unbound's iter_priv): A and AAAA records in
  * the listed netblocks are removed from upstream answers, unless their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_resp.c - what the iterator does with an upstream reply
  * (scrub, then: answer, CNAME restart, referral, NODATA, NXDOMAIN,
  * lame), with sub-query results, and the encoding of its result. */

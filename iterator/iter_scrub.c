@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_scrub.c - scrub upstream replies (see the header). Kept
  * records are cloned into new lists that replace the packet's sections. */
 #include "config.h"

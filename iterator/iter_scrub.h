@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_scrub.h - make an upstream reply safe to use before
  * anything in it is believed (Unbound's scrubber, simplified):
  *

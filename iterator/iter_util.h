@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_util.h - internal to the iterator: the steps that
  * iterator.c (the state machine) and iter_resp.c (reply handling) share.
  * Not for other modules: use iterator/iterator.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iterator.c - iterative resolution of one query (see the
  * header for the steps and limits). */
 #include "config.h"

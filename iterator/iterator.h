@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iterator.h - the per-query iterative resolution state
  * machine, the last module of the stack (iterator/iter_module.c is its
  * module interface, util/module.h). One iter_qstate is the module data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/chaos.c - CHAOS class TXT answers, as Unbound 1.17's
  * answer_chaos() gives them (checked against the real daemon): QR and RA
  * set, RD/CD copied, no AA, one TXT record with TTL 0 whose owner points

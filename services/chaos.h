@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/chaos.h - CHAOS class TXT answers: id.server, hostname.bind,
  * version.server, version.bind, honouring hide-identity, hide-version,
  * identity and version as Unbound does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/listen_dnsport.c - open the listening sockets, probing
  * SO_REUSEPORT at run time and falling back to shared sockets. */
 #include "config.h"

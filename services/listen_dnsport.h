@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/listen_dnsport.h - the sockets clients send queries to.
  *
  * With so-reuseport: yes every worker thread gets its own UDP socket and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone.c - local-zone: and local-data: answers.
  *
  * Everything is built at create time into an arena: a hash table of zones

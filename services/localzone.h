@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone.h - local-zone: and local-data: answers.
  *
  * Built once per config snapshot from local-zone, local-data and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone_build.c - building the local zones from the config
  * (local-zone, local-data, local-data-ptr and the default zones).
  *

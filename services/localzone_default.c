@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone_default.c - Unbound 1.17's default local zones:
  * localhost, the loopback reverse zones, home.arpa, onion, test, invalid
  * and the AS112 / RFC 6303 reverse zones (the "LAN zones", left out with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone_edit.c - the runtime changes of unbound-control
  * (local_zone, local_zone_remove, local_data, local_data_remove). They
  * are made on a private copy that is then published as a new snapshot:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone_internal.h - the data structures shared by
  * localzone_build.c (create/delete, from config) and localzone.c (lookup
  * and answering). Not for use outside services/localzone*.c. */

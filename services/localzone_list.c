@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/localzone_list.c - list_local_zones and list_local_data of
  * unbound-control, in Unbound's order: its zones are kept in a tree in
  * its own name order (dname_tree_compare), the names of a zone in

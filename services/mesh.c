@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/mesh.c - the per-worker table of queries in flight (see the
  * header). States are in a chained hash table; those with work to do
  * wait in a run queue that mesh_run empties, so a state never runs

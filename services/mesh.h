@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/mesh.h - per-worker table of the queries being resolved.
  *
  * A mesh state is one resolution of one question, keyed by (qname

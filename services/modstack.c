@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/modstack.c - module-config parsing and the per-worker
  * module set-up (see the header). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/modstack.h - module-config: which modules run, in which
  * order, and their per-worker set-up (util/module.h is the interface). */
 #ifndef SERVICES_MODSTACK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outnet_internal.h - what outside_network.c (queries, UDP)
  * and outnet_tcp.c (upstream TCP connections) share. Not for other
  * users: the API is services/outside_network.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outnet_tcp.c - upstream TCP connections shared by queries:
  * reuse, pipelining, answers matched by ID and question (see
  * outside_network.h for the rules). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outside_network.c - upstream queries (see outside_network.h). */
 #include "config.h"
 #include "services/outnet_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outside_network.h - queries to upstream servers, one
  * outside_network per worker, on the worker's libevent base.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/port_pool.c - the shared pool of outgoing source ports. */
 #include "config.h"
 #include "services/port_pool.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/port_pool.h - the one pool of outgoing UDP source ports,
  * shared by all worker threads.
  *

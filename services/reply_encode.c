@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/reply_encode.c - a module result as a DNS reply (see the
  * header). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/reply_encode.h - a module result (util/module.h) as the DNS
  * reply to one query: how the mesh answers its waiters and what it
  * stores in the message cache. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/stream_conn.c - accepted stream connections: slots, accept
  * and eviction, non-blocking reads and writes (plain or TLS), timers. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/stream_conn.h - accepted stream connections (TCP, unix
  * sockets, TLS over either) on one event base, for every protocol that
  * serves clients over a stream: DNS over TCP (services/tcp_conn.c), the

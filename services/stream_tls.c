@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/stream_tls.c - TLS for accepted stream connections. */
 #include "config.h"
 #include "services/stream_tls.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/stream_tls.h - the TLS transport under services/stream_conn.c:
  * OpenSSL's calls on a non-blocking socket, their results mapped onto
  * what the event loop has to wait for. Server side only (the remote

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/tcp_conn.c - DNS over TCP for one worker: the 2-byte length
  * framing and the answers, on the stream connection layer
  * (services/stream_conn.c), which owns the sockets, buffers and timer. */

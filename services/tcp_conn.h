@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/tcp_conn.h - DNS over TCP for one worker (RFC 7766):
  * 2-byte length framing, several queries per connection answered as they
  * complete, partial reads and writes, an idle timeout and a bounded

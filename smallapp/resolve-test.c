@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* smallapp/resolve-test.c - test driver for the iterator and the mesh
  * (not installed). One event base with the outside network, the infra
  * and message caches and the mesh, as one worker will have them;

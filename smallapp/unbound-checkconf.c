@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* smallapp/unbound-checkconf.c - check unbound.conf for errors, or print
  * the value of one option (-o), as Unbound's unbound-checkconf. */
 #include "config.h"

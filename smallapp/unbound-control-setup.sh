@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # unbound-control-setup - make the keys and certificates for the remote
 # control, with the file names Unbound uses:
 #   unbound_server.key, unbound_server.pem (self-signed, CN=unbound)

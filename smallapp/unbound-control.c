@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* smallapp/unbound-control.c - send one command to the daemon's remote
  * control and print the answer, as Unbound's unbound-control:
  *   unbound-control [-c file] [-s server[@port]] [-q] command [args]

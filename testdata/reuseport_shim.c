@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/reuseport_shim.c - test aid, loaded with LD_PRELOAD.
  *
  * Makes setsockopt(SOL_SOCKET, SO_REUSEPORT) fail with ENOPROTOOPT, as on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_copy.c - a deep copy of a config_file, for the runtime
  * changes of the remote control (set_option, forward_add, ...): a new
  * snapshot is made from a copy with the change applied, never by writing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_file.c - struct config_file: create with defaults, free,
  * print an option (unbound-checkconf -o), list what is not implemented,
  * and the checks across options that unbound-checkconf does. */

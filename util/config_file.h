@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_file.h - the parsed unbound.conf.
  *
  * One config_file is a complete snapshot: the daemon reads a new one on

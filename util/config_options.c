@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_options.c - the one table of unbound.conf options (as of
  * Unbound 1.17), their value types, storage, defaults and whether this
  * daemon implements them; plus checking and storing one option's values. */

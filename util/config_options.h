@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_options.h - the option table of unbound.conf; private to
  * util/config_*.c. One row says, for one option name in one or more
  * clauses: its value type, where the value is stored (offset into the

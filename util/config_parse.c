@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_parse.c - reading unbound.conf text: tokens, clauses,
  * include: and include-toplevel: with glob patterns. Tokens follow
  * Unbound's lexer: an option name ends at its colon ("server:verbosity:1"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/dname.c - domain name helpers on wire-format names. ASCII-only
  * case folding through a table: no locale, no allocation. */
 #include "config.h"

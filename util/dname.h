@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/dname.h - domain names in uncompressed wire format
  * (length-prefixed labels ending with the root label 0). */
 #ifndef UTIL_DNAME_H

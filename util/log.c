@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/log.c - logging in Unbound's line format. */
 #include "config.h"
 #include "util/log.h"

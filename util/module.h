@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/module.h - the one interface between the mesh and the modules
  * that resolve a query (module-config: "validator iterator").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/msgencode.c - reply building with name compression. Every name
  * label written in full is remembered (offset and label count), and a
  * new name points at the longest suffix already in the packet; matching

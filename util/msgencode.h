@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/msgencode.h - build a reply packet into a caller's buffer, with
  * name compression, truncation (TC=1) when a section does not fit, and
  * the EDNS OPT record. No allocation: the builder lives on the stack. */

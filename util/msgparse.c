@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/msgparse.c - parse an incoming query in one pass, in the order
  * Unbound 1.17 checks it (worker_check_request, query_info_parse,
  * parse_edns_from_query_pkt), so the same rcode and reply form result. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/msgparse.h - parse an incoming DNS query from the wire.
  * Hand-written because it is on the hot path: no allocation, one pass. */
 #ifndef UTIL_MSGPARSE_H

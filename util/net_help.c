@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/net_help.c - address text parsing and formatting. */
 #include "config.h"
 #include "util/net_help.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/net_help.h - address text parsing and formatting. */
 #ifndef UTIL_NET_HELP_H
 #define UTIL_NET_HELP_H

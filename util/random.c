@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/random.c - buffered CSPRNG draws (see random.h). */
 #include "config.h"
 #include "util/random.h"

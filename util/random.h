@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/random.h - cryptographic random numbers for query IDs, source
  * ports and server selection. Bytes come from OpenSSL's RAND_bytes (the
  * kernel's getrandom as a fallback) and are buffered per state, so one

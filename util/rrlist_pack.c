@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/rrlist_pack.c - the RRsets of an ldns record list in the packed
  * form the encoder and the caches take (see the header). */
 #include "config.h"

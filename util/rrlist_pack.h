@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/rrlist_pack.h - the RRsets of an ldns record list (records of
  * one owner, type and class) as struct packed_rrset (util/msgencode.h),
  * the form the encoder and the caches take. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_anchor.c - the trust anchor store: collecting the RRs
  * the readers find into trust points, keeping the usable ones, and the
  * closest-point lookup. The store is a sorted array of points (anchors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_anchor.h - the trust anchors of one config snapshot.
  *
  * Built from the config (val_anchors_create) and then read-only, so

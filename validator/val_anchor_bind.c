@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_anchor_bind.c - trusted-keys-file: anchors in BIND's
  * named.conf syntax. As Unbound 1.17, only trusted-keys statements are
  * read; everything else in the file is skipped, also the managed-keys

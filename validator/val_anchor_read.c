@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_anchor_read.c - reading the anchor sources: zone files
  * (trust-anchor-file), trust-anchor: lines and Unbound's RFC 5011
  * state files (auto-trust-anchor-file). BIND's format is in

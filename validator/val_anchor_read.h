@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_anchor_read.h - internal to validator/val_anchor*.c:
  * the readers of the anchor sources put RRs into a collection of trust
  * points, from which val_anchor.c builds the store. */

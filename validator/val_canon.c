@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_canon.c - the data an RRSIG signs (RFC 4034 3.1.8.1):
  * RRSIG rdata without the signature, then the RRset in canonical form
  * (6.2: lowercase owner, lowercase names in the rdata of the types RFC

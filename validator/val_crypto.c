@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_crypto.c - the OpenSSL side of DNSSEC: which algorithms
  * are supported, DNSKEY public key material to EVP_PKEY, signature
  * verification and DS digests, with a per-thread context that keeps the

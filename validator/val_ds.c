@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_ds.c - trust in a DNSKEY RRset: from the parent's DS set
  * (the favourite digest only, RFC 4509 3), or from anchor DNSKEYs, with
  * harden-algo-downgrade and the KeyTrap limit on failed DS matches. */

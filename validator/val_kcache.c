@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_kcache.c - the key cache: one malloc per entry (the
  * struct, the key, the RDATA pointers and lengths, the RDATA and the
  * reason text), stored in an lruhash. */

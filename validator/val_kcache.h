@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_kcache.h - the key cache: what the validator learned
  * about the DNSKEYs of a zone, shared by all worker threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_keyset.c - a DNSKEY set in the form the verifier uses:
  * flags, algorithm and key tag read once, the public key parsed into an
  * EVP_PKEY on first use and kept, so the key cache's sets are not parsed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_module.h - the validator module's own data, shared by
  * its files (validator.c: the module and its states; val_walk.c: the
  * chain of trust; val_msg.c: checking one message). Nothing outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_msg.c - checking one message once the keys of its
  * zones are known: every RRset's signatures (or the proof that its
  * zone is unsigned), then the wildcard and denial proofs, as Unbound's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec.h - authenticated denial of existence with NSEC
  * (RFC 4035 5.4, RFC 4034 6.1 ordering), with Unbound 1.17's rules.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3.c - NSEC3 denial of existence proofs; see the
  * header for the contract. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3.h - authenticated denial of existence with NSEC3
  * (RFC 5155 8, RFC 9276), with Unbound 1.17's rules and Unbound
  * 1.19.1's bound on hashing work (CVE-2023-50868).

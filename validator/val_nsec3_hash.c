@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3_hash.c - NSEC3 hashing with SHA-1 (OpenSSL EVP),
  * base32hex, and the per-query hash cache. */
 #include "config.h"

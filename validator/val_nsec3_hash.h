@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3_hash.h - the NSEC3 owner hash (RFC 5155 5), its
  * base32hex form, and the per-query cache and budget that bound the
  * hashing work of one query (CVE-2023-50868).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3_iter.c - val-nsec3-keysize-iterations. */
 #include "config.h"
 #include <stdio.h>

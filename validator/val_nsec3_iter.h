@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_nsec3_iter.h - the NSEC3 iteration limit by key size
  * (val-nsec3-keysize-iterations, RFC 9276 3.2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_secstatus.h - the DNSSEC security status of an RRset or
  * a message, and why validation failed. Numbered as Unbound's
  * sec_status (its dump_cache format keeps the number), so the message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_sig.c - verify an RRset's RRSIGs with a trusted key
  * set: which signatures and keys may be tried, their dates with clock
  * skew, the KeyTrap budget, the TTL of a verified RRset and the reason

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_sig.h - DNSSEC signature and digest core: parse DNSKEYs
  * into OpenSSL keys, verify an RRset's RRSIGs with a trusted key set,
  * and establish a DNSKEY RRset's trust from a DS set or anchor keys.

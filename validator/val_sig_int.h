@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_sig_int.h - internals shared by val_crypto.c,
  * val_keyset.c, val_canon.c, val_sig.c and val_ds.c. Not for callers:
  * use validator/val_sig.h. */

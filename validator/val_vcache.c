@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_vcache.c - the per-thread cache of verified signatures
  * (see val_vcache.h for why it is exact). */
 #include "config.h"

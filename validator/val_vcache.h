@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_vcache.h - signatures this thread has verified: the key,
  * the signature and the signed data, byte for byte. Verification is a
  * pure function of those three, so the same three verify again without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_walk.c - the chain of trust for one zone of an answer:
  * from the closest trust anchor down, a label at a time, each step a
  * DS or DNSKEY sub-query through the mesh, each result kept in the key

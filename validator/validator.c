@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/validator.c - the validator module (util/module.h): DNSSEC
  * validation of what the module below (the iterator) found, as Unbound
  * 1.17's validator. The steps are in val_module.h; the chain of trust

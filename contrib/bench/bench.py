@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Cache-hit benchmark: this resolver against Debian's Unbound 1.17 and a
 trivial responder (the floor), all on loopback. Started by run.sh, which
 installs packages and builds first; see README.md, "Performance".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* contrib/bench/cachehit_bench.c - microbenchmark of the message cache
  * hit path. Fills a cache with -e entries (a typical answer: 2 A
  * records, 2 NS, 2 glue; ~150 bytes), then answers -n queries in a

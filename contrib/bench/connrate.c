@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* contrib/bench/connrate.c - TCP connection-rate client: each of T
  * threads loops connect, send one query (2-byte length framing), read
  * the whole answer, close, for S seconds; prints connections/s.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # contrib/bench/run.sh - the dnsperf cache-hit benchmark: this resolver
 # (build/unbound) side by side with Debian's Unbound 1.17 and a trivial
 # responder (the floor), all on loopback, never the real root. As root

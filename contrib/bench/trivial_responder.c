@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* contrib/bench/trivial_responder.c - the floor for the cache-hit
  * benchmark: answers every query with its own question plus one fixed
  * A record (192.0.2.1, TTL 3600), no parsing beyond finding the end of

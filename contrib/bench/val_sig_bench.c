@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* contrib/bench/val_sig_bench.c - cost of one RRset signature check per
  * algorithm (an A RRset of 2 RRs, ldns-signed), in CPU microseconds:
  *   full:   val_verify_rrset (canonical form, signed data, verify) with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/infra.c - the infrastructure cache (see infra.h).
  * The RTT arithmetic follows Unbound's util/rtt.c and the entry logic
  * its services/cache/infra.c, so server selection behaves the same. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/infra.h - the infrastructure cache: what the resolver
  * knows about each upstream server, as Unbound keeps it.
  *

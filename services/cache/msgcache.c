@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/msgcache.c - message cache: keys, the cache-hit fast
  * path, lookup and flush. Storing (parsing a reply into a template) is
  * in msgcache_store.c. */

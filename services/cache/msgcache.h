@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/msgcache.h - the message cache: question -> immutable
  * reply template, shared by all workers. The cache-hit fast path
  * (msg_cache_answer) is one hash lookup under a slab lock, one memcpy

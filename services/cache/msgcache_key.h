@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/msgcache_key.h - internal to the message cache: the key
  * layout and byte helpers, inline because they are on the hit path. */
 #ifndef SERVICES_CACHE_MSGCACHE_KEY_H

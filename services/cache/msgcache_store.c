@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/msgcache_store.c - turn a wire reply into an immutable
  * reply template (TTL offsets, RRset ends, TTL clamps) and store it.
  * Not the hot path: a reply is parsed once, when the iterator has it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/rrset.c - the RRset cache: entries, the store rules
  * (trust, no TTL extension without refresh), lookups and flushes. */
 #include "config.h"

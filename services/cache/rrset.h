@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* services/cache/rrset.h - the RRset cache, shared by all workers: what
  * the iterator learned (delegations, glue, answers), each RRset with an
  * absolute expiry and a trust level.

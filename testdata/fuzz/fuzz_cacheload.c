@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_cacheload.c - load_cache input: the dump_cache
  * text format read by cache_load (daemon/cacheload.c) into an RRset
  * and a message cache. Checked besides the sanitizers: what loaded

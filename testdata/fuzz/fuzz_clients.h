@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_clients.h - client addresses for the query
  * harnesses, one per access-control rule of FUZZ_SERVE_CONF. */
 #ifndef TESTDATA_FUZZ_FUZZ_CLIENTS_H

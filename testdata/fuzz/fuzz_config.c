@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_config.c - unbound.conf text: the parser
  * (util/config_parse.c, config_options.c) through config_read_text,
  * which reads only the text given (include: is an error there, so

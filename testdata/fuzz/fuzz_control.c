@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_control.c - what a remote control client sends
  * once connected ("UBCT1 command args\n", then load_cache data or the
  * lines of a bulk command): the control connection's state machine

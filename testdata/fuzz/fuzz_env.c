@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_env.c - see fuzz_env.h. */
 #include "config.h"
 #include "testdata/fuzz/fuzz_env.h"

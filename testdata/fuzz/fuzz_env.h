@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_env.h - what the fuzz harnesses share: a daemon
  * with a config, access control, local zones, hints and caches, built
  * from config text without sockets or threads, the caches pre-filled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_prom_http.c - the Prometheus endpoint's HTTP
  * request head parser (prom_http_classify, daemon/prom_http.c) on the
  * bytes a client sends, and the response head it leads to. Checked

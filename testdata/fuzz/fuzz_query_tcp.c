@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_query_tcp.c - client queries over TCP, as the
  * byte stream a client sends: the worker's TCP pool
  * (services/tcp_conn.c: 2-byte framing, several queries per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_query_udp.c - a client query over UDP, as bytes:
  * query_answer() (daemon/query.c), which the worker calls for each
  * datagram: parsing, access control, CHAOS, local zones, the message

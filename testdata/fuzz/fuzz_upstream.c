@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_upstream.c - an upstream server's reply to an
  * outstanding iterator query. The functions called, in order (for
  * adapting this harness when the iterator's entry points change):

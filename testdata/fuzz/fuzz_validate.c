@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/fuzz_validate.c - DNSSEC validation of a signed reply:
  * the signature code (val_sig.h: key parsing, canonical form, RRSIG
  * checks, DS matching, the KeyTrap budget) and the denial proofs

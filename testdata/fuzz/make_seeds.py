@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """testdata/fuzz/make_seeds.py - writes the seed corpora of the fuzz
 harnesses (testdata/fuzz/NAME/seed-*) and their dictionaries
 (testdata/fuzz/*.dict) from the test suite's packets (the malformed

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Seeds for fuzz_validate (see the harness for the message layout),
 from the signed test internet's zone files:
 

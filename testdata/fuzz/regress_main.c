@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/fuzz/regress_main.c - runs a fuzz harness without libFuzzer:
  * every file named, and every file in every directory named, is fed
  * once to LLVMFuzzerTestOneInput, in name order; one that runs over a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Integration test harness: runs the unbound daemon on loopback.
 
 The binary is taken from env UNBOUND_BIN, else $UNBOUND_BUILDDIR/unbound

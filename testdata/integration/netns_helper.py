@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run a resolver with its built-in root hints where no packet can leave:
 inside a network namespace that has nothing but lo.
 

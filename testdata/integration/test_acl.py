@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """access-control actions.
 
 Every client is on loopback, so the tests send from 127.0.0.2 (the whole

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Trust anchor configuration: unbound-checkconf and the daemon accept
 good anchor files (Debian's /usr/share/dns/root.key from dns-root-data,
 Unbound's RFC 5011 state file, BIND trusted-keys) and refuse a broken

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Built-in root hints: without root-hints: the daemon (as Unbound) starts
 from the 13 IANA root servers compiled in.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Questions of type ANY answered from the cache, as Unbound 1.17: when
 the message cache has no entry for the ANY question, the answer is made
 from the RRsets cached at the name (A, AAAA, MX, SOA, NS, DNAME that

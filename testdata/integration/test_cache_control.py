@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Cache control commands: dump_cache / load_cache (Unbound's text
 format, our client and Debian's, our dump into Debian's Unbound and
 Debian's dump into ours), malformed dumps, reload and reload

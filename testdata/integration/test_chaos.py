@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """CHAOS class queries: id.server, hostname.bind, version.server,
 version.bind with hide-identity, hide-version, identity and version."""
 import socket

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Command line, config errors and unbound-checkconf."""
 import os
 import subprocess

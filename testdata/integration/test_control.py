@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Remote control: our unbound-control and Debian's talk to our daemon
 (mutual TLS on 127.0.0.1, and a unix socket), ours talks to Debian's
 daemon; statistics add up; a client with a wrong certificate is refused

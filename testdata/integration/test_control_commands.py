@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every unbound-control command of the remote-control issue, each over
 mutual TLS and over the unix socket, with our client and Debian's: the
 answer in Unbound's words and format, and its effect on the running

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Remote control commands that change the running daemon without a
 reload: local_zone/local_data and their bulk forms (lines on stdin),
 list_local_zones/list_local_data, forward/forward_add/stub_add and their

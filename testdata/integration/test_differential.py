@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Differential test through the daemon: the same questions asked of this
 daemon and of Debian's Unbound 1.17 (/usr/sbin/unbound), both started
 here with the same unbound.conf options (only port and file paths

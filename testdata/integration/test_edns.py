@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """EDNS0 and truncation: OPT echoed, advertised size, DO echoed, BADVERS
 (in test_malformed), TC=1 when the answer does not fit, full over TCP."""
 import dns.flags

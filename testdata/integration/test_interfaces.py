@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Interfaces, IPv6, do-udp/do-tcp, concurrency across workers, chroot and
 the log line for options that are not implemented yet."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Iterator hardening options through the test driver (as
 test_iterator.py: one worker's resolver, root-hints at the loopback test
 internet, nothing leaves 127.0.0.0/8): use-caps-for-id with its fallback

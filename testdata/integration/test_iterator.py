@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The iterator and the mesh, through the test driver smallapp/resolve-test
 (one worker's resolver without the daemon around it; test_recursion.py
 does the same through the daemon), resolving through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Signals, pidfile, daemonizing, logfile, privilege drop, SIGHUP reload."""
 import os
 import pwd

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """local-zone types, local-data, local-data-ptr and the default zones."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The harness's loopback guard (testdata/testnet/loopback_guard.py): a
 config that could make a resolver ask the real root servers (no
 root-hints and no forward-zone for ".", or non-loopback addresses) is

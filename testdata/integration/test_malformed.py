@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Malformed and unusual packets: each must give a deliberate drop or an
 error reply, never a crash; the daemon answers normally afterwards.
 

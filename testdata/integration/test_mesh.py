@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The mesh's policies, through the daemon on the loopback test internet
 (testdata/testnet): prefetch, serve-expired-client-timeout, jostling
 (num-queries-per-thread, jostle-timeout). The scripted responder for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Prometheus endpoint (remote-control: prometheus-enable, -interface,
 -port; not in Unbound): scraped with urllib and http.client after a known
 number of queries, the values add up (per thread, total, queries sent,

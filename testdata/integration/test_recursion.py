@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Recursion through the daemon itself: the worker's cache miss goes to
 its mesh and iterator, which resolve through the loopback test internet
 (testdata/testnet: NSD servers and a scripted responder on 127.x.y.z);

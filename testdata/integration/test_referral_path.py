@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """harden-referral-path (Unbound 1.17, default no), through the daemon on
 the loopback test internet, so it runs against Debian's Unbound too
 (UNBOUND_BIN=/usr/sbin/unbound): with yes a referral's NS set is not

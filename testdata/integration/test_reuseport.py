@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Worker sockets: with so-reuseport each of num-threads workers has its own
 UDP and TCP socket; when setsockopt(SO_REUSEPORT) fails (forced with
 testdata/reuseport_shim.so) the daemon falls back to one shared socket;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The signed test internet (testdata/testnet/signed_*.py) proven right
 with Debian's real Unbound 1.17 as the validating reference.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """DNS over TCP: framing, pipelining, partial writes, idle timeout,
 incoming-num-tcp, and a client that never reads."""
 import errno

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tests of the test internet harness itself (testdata/testnet/).
 
 The NSD servers and the scripted responders are queried directly with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Upstream TCP under a truncation storm, through the test driver (as
 test_iterator.py: one worker's resolver, root-hints at the loopback test
 internet). The scripted responder (bad.tld2.) answers every UDP query

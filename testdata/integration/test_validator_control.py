@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """DNSSEC statistics and cache control, side by side with Debian's
 Unbound 1.17 (/usr/sbin/unbound, /usr/sbin/unbound-control) on the
 signed test internet: both validate with the same options

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Differential test of DNSSEC validation: this daemon and Debian's
 Unbound 1.17 (/usr/sbin/unbound), started here with the same
 unbound.conf options (module-config "validator iterator", the signed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The validator's options on the signed test internet, ours and
 Debian's Unbound 1.17 with the same config (only port and paths differ),
 asserting equal behaviour and the expected one:

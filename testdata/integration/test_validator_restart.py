@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """val-max-restart: a bogus answer is asked again of the zone's other
 servers before it is final, as Unbound 1.17 does.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The KeyTrap bound on one message (as Unbound 1.19.1): at most 8
 signature checks, then the validation is suspended and resumed from a
 timer after other queries had their turn, and it ends as it would have.

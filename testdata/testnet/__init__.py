@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The loopback test internet: real NSD authoritative servers plus
 scripted misbehaving responders on 127.x.y.z, for testing a recursive
 resolver. See README.md; `from testnet import TestNet` with testdata/ on

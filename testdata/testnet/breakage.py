@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Breaking a correctly signed zone on purpose, by editing the text
 ldns-signzone wrote: one defect per function, each touching only the
 records it names, so a validator that misses that one check accepts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """pytest fixtures for the test internet, for integration tests.
 
 Import them into a conftest.py or a test module (pytest finds fixtures

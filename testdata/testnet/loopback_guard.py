@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The harness's guard against a resolver that could reach the real root.
 
 The daemon (like Unbound) falls back to its compiled-in root hints, the

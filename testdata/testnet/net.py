@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """TestNet: the whole loopback test internet as one object.
 
 It writes every server's files under one directory (a subdirectory per

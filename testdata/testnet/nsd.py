@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One NSD instance of the test internet: its config, zone files and
 process.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Starting and stopping the test internet's server processes by PID.
 
 Every server (NSD or responder) is started in its own session, so it

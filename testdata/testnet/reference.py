@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Debian's real Unbound 1.17 as a recursive resolver over the test
 internet: the reference for differential tests.
 

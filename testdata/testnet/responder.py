@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A scriptable misbehaving DNS server, for what NSD will not do.
 
 Run as `/usr/bin/python3 responder.py CONFIG.json`; it serves UDP and TCP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Control of one responder process (responder.py) from a test: writing
 its JSON config, starting and stopping it by PID, changing its scripted
 behaviour at run time, and reading its query log (to count the queries a

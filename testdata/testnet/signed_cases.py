@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a validating resolver answers for every question of the signed
 test internet (signed_zones.py), with DO and without, CD and without.
 

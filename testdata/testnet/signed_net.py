@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """SignedNet: the DNSSEC test internet (signed_zones.py) as one object.
 
 generate() makes fresh keys with ldns-keygen and signs every zone with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The topology and zone data of the signed test internet (DNSSEC).
 
 A signed root with its own trust anchor, signed TLDs sec1. (NSEC) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Signing zones at test time with the real tools: ldns-keygen for keys,
 ldns-signzone for the signed zone (NSEC or NSEC3), dnspython only for DS
 digests and key tags (arithmetic, no signing).

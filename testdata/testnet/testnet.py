@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Command line for the test internet, to run it by hand:
 
   /usr/bin/python3 testdata/testnet/testnet.py start DIR [--prefix 127.0.0]

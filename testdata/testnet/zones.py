@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The topology and zone data of the loopback test internet.
 
 Everything a resolver meets is defined here, as plain data, so the tests

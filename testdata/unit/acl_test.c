@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/acl_test.c - access-control longest-prefix matching. */
 #include "config.h"
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/cachedump_test.c - the cache text format (dump_cache /
  * load_cache): load counts TTLs from its time, a dump loads back to the
  * same dump, a reply's RRsets missing from the RRset cache are written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/chaos_test.c - CHAOS answers against replies captured
  * from the real Unbound 1.17.1 on loopback (only the ID differs). */
 #include "config.h"

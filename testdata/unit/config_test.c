@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/config_test.c - unit tests for the unbound.conf parser,
  * the option table, config_check and config_print_option. Inputs are
  * written to a temporary directory; real configs (Debian's default

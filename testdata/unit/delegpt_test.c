@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/delegpt_test.c - delegation points (names, addresses,
  * caps, glue bailiwick, copies, counts) and the hints that make them
  * (root-hints file, stub/forward zones, lookup). */

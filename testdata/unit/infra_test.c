@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/infra_test.c - the infrastructure cache: RTT estimate,
  * back-off on timeout, min/max clamps, EDNS status, lameness, keys,
  * LRU bound, TTL expiry, probing, config settings, threads. */

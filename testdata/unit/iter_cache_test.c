@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/iter_cache_test.c - what the iterator keeps in the RRset
  * cache and reads back: trust per section, no TTL extension by a
  * repeated referral, synthesized CNAMEs not stored, delegations with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/iter_caps_test.c - the local logic of the iterator
  * hardening options: caps-exempt names, the comparison of replies in the
  * 0x20 fallback, target-fetch-policy parsing, and that the options are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/iter_noncut_test.c - the record of names qname
  * minimisation found no zone cut: fresh for its TTL only, for the same
  * zone only, names compared case-insensitively and in full, a slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/localzone_edit_test.c - the run-time changes of the
  * local zones (services/localzone_edit.c) on a private copy, their
  * listing (localzone_list.c), and config_copy (util/config_copy.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/localzone_test.c - local-zone and local-data answers,
  * checked by parsing the replies with ldns. Expected behaviour was taken
  * from Unbound 1.17.1 on loopback. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/lruhash_test.c - the slabbed LRU hash table: insert,
  * replace, remove, reference counting, LRU order, the memory bound, and
  * 4 threads hammering one table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/mesh_test.c - the mesh without the test internet: a
  * stub zone points at a loopback UDP socket that reads queries and
  * never answers. Identical questions share one state and one upstream

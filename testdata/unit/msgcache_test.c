@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/msgcache_test.c - the message cache: store a reply built
  * with msgencode, answer from it, and read the answer back with ldns
  * (independent parser): TTL countdown, expiry, clamps, negative TTL,

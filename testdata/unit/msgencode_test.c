@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/msgencode_test.c - reply encoding: exact bytes for known
  * compression cases, and ldns_wire2pkt as an independent reader for the
  * rest (truncation, OPT, error replies, RDATA compression rules). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/msgparse_test.c - dname helpers and query_parse: a table
  * of malformed packets with the result Unbound 1.17 gives (checked on
  * loopback against the real daemon), and well-formed queries. */

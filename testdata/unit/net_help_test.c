@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/net_help_test.c - address text parsing and formatting. */
 #include "config.h"
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/outnet_test.c - the outside network against a tiny
  * responder on 127.0.0.1 in the same event base (a UDP socket, a second
  * UDP socket on another port for spoofing, a TCP listener). Checks

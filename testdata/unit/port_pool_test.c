@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/port_pool_test.c - the shared outgoing port pool and the
  * random number source: parsing of permit/avoid, distinct ports, the
  * outgoing-range bound, returns, threads, and statistical sanity of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/prom_test.c - the Prometheus endpoint's pure parts: the
  * HTTP request classification (good, incomplete, malformed, oversized,
  * other paths and methods), the response head, and the exposition text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/rrset_test.c - the RRset cache: copies and views, TTL
  * and expiry, trust order, no TTL extension without refresh (ghost
  * domains), key flags, RRSIGs, closest NS, flushes, the memory bound

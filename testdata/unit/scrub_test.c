@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/scrub_test.c - scrubbing of upstream replies: question
  * checks, bailiwick, the answer chain (CNAME, DNAME synthesis, loops),
  * authority and additional (glue, poison). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/stats_test.c - the statistics sums: baseline subtraction
  * (a reset never writes the workers' counters), totals, the recursion
  * time histogram and median on Unbound's bucket bounds, rcode and

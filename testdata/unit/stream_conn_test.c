@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/stream_conn_test.c - the stream connection layer
  * (services/stream_conn.c) over socketpairs and loopback TCP, with a
  * little line protocol: partial reads (a line in pieces, a full input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_anchor_test.c - the trust anchor store: every
  * source format from files this test writes (Debian's root.key as
  * shipped and as Unbound's RFC 5011 state file, BIND trusted-keys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_kcache_test.c - the key cache: store and lookup of
  * the three kinds of entry, expiry, the val-bogus-ttl of bad entries,
  * the byte bound (eviction), flush_zone / flush_bogus, the closest

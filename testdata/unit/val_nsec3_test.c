@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_nsec3_test.c - NSEC3 denial of existence: the hash
  * (against ldns_nsec3_hash_name and RFC 5155's appendix), base32hex,
  * the closest encloser, NXDOMAIN, NODATA, ENT, wildcard, DS absence,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_nsec_test.c - NSEC denial of existence: canonical
  * order and "covers" (with the wrap at the apex), type bitmaps, and the
  * NXDOMAIN, NODATA, empty non-terminal, wildcard, DS-absence and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_sig_test.c - the DNSSEC signature core: keys and
  * signatures made by ldns's own signer for every supported algorithm,
  * verified by validator/val_sig.c's OpenSSL code; corruptions, dates and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/storage/lruhash.c - slabbed hash table with LRU lists and byte
  * accounting; see lruhash.h for the reference counting rules. */
 #include "config.h"

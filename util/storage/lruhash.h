@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util/storage/lruhash.h - a slabbed hash table with LRU eviction and
  * byte accounting, shared by all worker threads (message and RRset
  * caches).
