@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/query.c - the steps every query goes through, in Unbound's
  * order: access control, sanity checks, CHAOS, local zones, the
- * non-local access checks, then (for now) SERVFAIL where recursion and
- * the cache will go. */
+ * non-local access checks, the message cache (the fast path), and on a
+ * miss the worker's mesh (recursion through the modules). */
 #include "config.h"
 #include "daemon/query.h"
 #include "daemon/daemon.h"
@@ -95,20 +95,39 @@ static int qtype_is_meta(uint16_t t)
 /* Cold path: serve-expired-client-timeout (RFC 8767). The cache has an
  * expired answer (in out, stale bytes): resolve first, and answer with
  * it only when resolution takes longer than the timeout or fails. */
-static size_t resolve_or_stale(struct worker* w, const struct query_info* qi,
+/* The result for a reply of n bytes (0: none, the query is dropped). */
+static inline struct query_result reply_of(size_t n)
+{
+	struct query_result r = { n, n > 0 ? QUERY_REPLY : QUERY_DROP };
+	return r;
+}
+
+static inline struct query_result deferred(void)
+{
+	struct query_result r = { 0, QUERY_DEFERRED };
+	return r;
+}
+
+static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
 	uint8_t* out, size_t outcap, size_t stale)
 {
 	size_t n;
 	w->stats.num_cachemiss++;
-	n = worker_resolve(w, qi, limit, edns_size, ci, out, outcap,
-		w->env->cfg->serve_expired_client_timeout);
-	if(n == 0 || n == WORKER_WAIT_LIMITED || n == WORKER_MESH_FULL) {
-		/* the mesh cannot take it: out still holds the stale reply */
-		w->stats.num_expired++;
-		return stale;
+	switch(worker_resolve(w, qi, limit, edns_size, ci, out, outcap,
+		w->env->cfg->serve_expired_client_timeout, &n)) {
+	case RESOLVE_DEFERRED:
+		return deferred();
+	case RESOLVE_ANSWERED:
+		return reply_of(n);
+	case RESOLVE_FAILED:
+	case RESOLVE_MESH_FULL:
+	case RESOLVE_WAIT_LIMITED:
+		break;
 	}
-	return n;
+	/* the mesh cannot take it: out still holds the stale reply */
+	w->stats.num_expired++;
+	return reply_of(stale);
 }
 
 /* A query access-control turned away (unwanted.queries), counted as
@@ -162,8 +181,8 @@ static int __attribute__((noinline)) screen(struct worker* w,
 	return 0;
 }
 
-static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
-	const struct client_info* ci, uint8_t* out, size_t outcap)
+static struct query_result answer(struct worker* w, const uint8_t* pkt,
+	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap)
 {
 	const struct serve_env* env = w->env;
 	struct worker_stats* st = &w->stats;
@@ -181,17 +200,17 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	if(acl == acl_deny) {
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
 		note_unwanted(st, cfg);
-		return 0;
+		return reply_of(0);
 	}
 	if(acl == acl_refuse) {
 		/* as Unbound: not a query in the statistics, only unwanted */
 		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
 		note_unwanted(st, cfg);
 		if(query_parse(pkt, len, &qi) == PARSE_DROP)
-			return 0;
+			return reply_of(0);
 		/* ede: yes: "Prohibited" (18) when the client has EDNS */
-		return msg_refuse_reply_ede(out, outcap, &qi, edns_size,
-			cfg->ede ? EDE_PROHIBITED : -1);
+		return reply_of(msg_refuse_reply_ede(out, outcap, &qi, edns_size,
+			cfg->ede ? EDE_PROHIBITED : -1));
 	}
 	st->num_queries++;
 	if(is_tcp)
@@ -199,58 +218,58 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	if(len > 512 && cfg->harden_large_queries) {
 		/* as Unbound: a query over 512 bytes is dropped */
 		verbose(VERB_QUERY, "request too large, discarded");
-		return 0;
+		return reply_of(0);
 	}
 	pr = query_parse(pkt, len, &qi);
 	/* a plain query with nothing to count or log skips screen() */
 	if(pr != PARSE_OK || qi.echo_rcode || cfg->stat_extended ||
 		cfg->log_queries) {
 		if(screen(w, pr, &qi, ci, out, outcap, &n))
-			return n;
+			return reply_of(n);
 	}
 
 	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
 		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)
-		return too_small_reply(&qi, out);
+		return reply_of(too_small_reply(&qi, out));
 	limit = reply_limit(cfg, &qi, is_tcp, outcap);
 	if(qi.qclass == CLASS_CH &&
 		chaos_answer(cfg, &qi, out, limit, edns_size, &n)) {
 		st->num_local++;
-		return n;
+		return reply_of(n);
 	}
 	switch(local_zones_answer(env->lz, &qi, addr, addrlen, out, limit,
 		edns_size, &n)) {
 	case LZ_ANSWERED:
 		st->num_local++;
-		return n;
+		return reply_of(n);
 	case LZ_DROP:
-		return 0;
+		return reply_of(0);
 	case LZ_NO_ANSWER:
 		break;
 	}
 	/* Not answered locally: the non-local access rules apply now. */
 	if(acl == acl_deny_non_local) {
 		note_unwanted(st, cfg);
-		return 0;
+		return reply_of(0);
 	}
 	if(acl == acl_refuse_non_local) {
 		note_unwanted(st, cfg);
-		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size);
+		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size));
 	}
 	if(!(qi.flags & FLAG_RD)) {
 		if(acl == acl_allow_setrd)
 			qi.flags |= FLAG_RD;
 		else if(acl != acl_allow_snoop)
 			/* ede: yes: "Not Authoritative" (20), as Unbound */
-			return msg_error_reply_ede(out, outcap, &qi,
+			return reply_of(msg_error_reply_ede(out, outcap, &qi,
 				RCODE_REFUSED, edns_size, cfg->ede ?
-				EDE_NOT_AUTHORITATIVE : -1, NULL);
+				EDE_NOT_AUTHORITATIVE : -1, NULL));
 	}
 	/* Only class IN has root hints: Unbound's iterator refuses others. */
 	if(qi.qclass != CLASS_IN)
-		return msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size);
+		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
+			edns_size));
 	/* The fast path: a reply template from the shared message cache. */
 	if(w->daemon->msg_cache) {
 		enum msg_hit hit = MSG_HIT_FRESH;
@@ -275,33 +294,43 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 				st->num_prefetch++;
 				worker_refresh_cached(w, &qi);
 			}
-			return n;
+			return reply_of(n);
 		}
 	}
 	st->num_cachemiss++;
-	n = worker_resolve(w, &qi, limit, edns_size, ci, out, outcap, 0);
-	/* wait-limit, or num-queries-per-thread and nothing to jostle out:
-	 * dropped, as Unbound ("Too many queries. dropping") */
-	if(n == WORKER_WAIT_LIMITED || n == WORKER_MESH_FULL)
-		return 0;
-	if(n > 0)
-		return n;
-	/* no memory */
-	return msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL, edns_size);
+	switch(worker_resolve(w, &qi, limit, edns_size, ci, out, outcap, 0,
+		&n)) {
+	case RESOLVE_DEFERRED:
+		return deferred();
+	case RESOLVE_ANSWERED:
+		return reply_of(n);
+	case RESOLVE_MESH_FULL:
+	case RESOLVE_WAIT_LIMITED:
+		/* num-queries-per-thread and nothing to jostle out, or
+		 * wait-limit: dropped, as Unbound ("Too many queries.
+		 * dropping") */
+		return reply_of(0);
+	case RESOLVE_FAILED:
+		break;
+	}
+	return reply_of(msg_error_reply(out, outcap, &qi, RCODE_SERVFAIL,
+		edns_size));
 }
 
-size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
-	const struct client_info* ci, uint8_t* out, size_t outcap)
+struct query_result query_answer(struct worker* w, const uint8_t* pkt,
+	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap)
 {
-	size_t n = answer(w, pkt, len, ci, out, outcap);
-	if(n > 0 && n != QUERY_DEFERRED && w->env->cfg->stat_extended)
-		stats_note_reply(&w->stats, out, n);
-	if(n == 0)
+	struct query_result r = answer(w, pkt, len, ci, out, outcap);
+	if(r.what == QUERY_REPLY) {
+		if(w->env->cfg->stat_extended)
+			stats_note_reply(&w->stats, out, r.len);
+		if(w->env->cfg->log_replies) {
+			struct query_info qi;
+			if(query_parse(pkt, len, &qi) != PARSE_DROP)
+				log_query_line(&qi, ci->addr, ci->addrlen,
+					out, r.len);
+		}
+	} else if(r.what == QUERY_DROP)
 		w->stats.num_dropped++;
-	else if(n != QUERY_DEFERRED && w->env->cfg->log_replies) {
-		struct query_info qi;
-		if(query_parse(pkt, len, &qi) != PARSE_DROP)
-			log_query_line(&qi, ci->addr, ci->addrlen, out, n);
-	}
-	return n;
+	return r;
 }

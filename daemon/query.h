@@ -21,13 +21,23 @@ struct client_info {
 	const struct tcp_handle* tcp;  /* TCP: its connection */
 };
 
-/* Returned when recursion will send the reply later. */
-#define QUERY_DEFERRED ((size_t)-1)
+/* What became of a query. */
+enum query_outcome {
+	QUERY_REPLY = 0,  /* send the *reply_len bytes written to out */
+	QUERY_DROP,       /* no reply, on purpose (num.query... dropped) */
+	QUERY_DEFERRED    /* recursion sends the reply later */
+};
+
+/* An outcome and, for QUERY_REPLY, the reply's length (returned by
+ * value: both travel in registers on the hot path). */
+struct query_result {
+	size_t len;
+	enum query_outcome what;
+};
 
 /* Answer pkt (len bytes). out has room for outcap bytes (for TCP 65535;
- * for UDP the largest reply this server may send). Returns the reply
- * length, 0 when the query is dropped, or QUERY_DEFERRED. */
-size_t query_answer(struct worker* w, const uint8_t* pkt, size_t len,
-	const struct client_info* ci, uint8_t* out, size_t outcap);
+ * for UDP the largest reply this server may send). */
+struct query_result query_answer(struct worker* w, const uint8_t* pkt,
+	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap);
 
 #endif

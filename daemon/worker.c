@@ -388,23 +388,26 @@ void worker_flush_requestlist(struct worker* w)
 	w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 }
 
-size_t worker_resolve(struct worker* w, const struct query_info* qi,
-	size_t limit, uint16_t edns_size, const struct client_info* ci,
-	uint8_t* out, size_t outcap, int stale_ms)
+enum resolve_outcome worker_resolve(struct worker* w,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	int stale_ms, size_t* reply_len)
 {
 	struct pending_reply* p;
-	int ok, limit_n = w->env->cfg->wait_limit;
+	enum mesh_new_outcome added;
+	int limit_n = w->env->cfg->wait_limit;
+	*reply_len = 0;
 	if(!w->menv.mesh)
-		return 0;
+		return RESOLVE_FAILED;
 	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,
 		limit_n)) {
 		w->stats.num_wait_limited++;
-		return WORKER_WAIT_LIMITED;
+		return RESOLVE_WAIT_LIMITED;
 	}
 	if(!(p = calloc(1, sizeof(*p)))) {
 		if(limit_n > 0)
 			wait_limit_give(w->waits, ci->addr, ci->addrlen);
-		return 0;
+		return RESOLVE_FAILED;
 	}
 	p->counted = limit_n > 0;
 	p->w = w;
@@ -430,22 +433,22 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	w->pending = p;
 	worker_stats_enter(w, p);
 	p->in_call = 1;
-	ok = mesh_new_client(w->menv.mesh, qi, limit, edns_size, worker_reply_cb,
-		p);
+	added = mesh_new_client(w->menv.mesh, qi, limit, edns_size,
+		worker_reply_cb, p);
 	p->in_call = 0;
-	if(!ok) {
+	if(added != MESH_NEW_ADDED) {
 		/* not in the mesh after all */
 		w->stats.req_cur_all = mesh_num_states(w->menv.mesh);
 		w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 	}
-	if(!ok && mesh_is_full(w->menv.mesh)) {
+	if(added == MESH_NEW_FULL) {
 		w->stats.req_exceeded++;
 		pending_unlink(p);
 		pending_free(p);
-		return WORKER_MESH_FULL;
+		return RESOLVE_MESH_FULL;
 	}
-	if(!ok || p->answered) {
-		size_t n = ok ? p->sync_len : 0;
+	if(added != MESH_NEW_ADDED || p->answered) {
+		size_t n = added == MESH_NEW_ADDED ? p->sync_len : 0;
 		if(p->stale && n >= LDNS_HEADER_SIZE &&
 			(out[3] & 0xf) == RCODE_SERVFAIL) {
 			size_t e = stale_answer(w, p, out);
@@ -456,7 +459,10 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 		}
 		pending_unlink(p);
 		pending_free(p);
-		return n;
+		*reply_len = n;
+		/* an empty answer at once (dropped inside the mesh) is
+		 * answered SERVFAIL by the caller, as no memory is */
+		return n > 0 ? RESOLVE_ANSWERED : RESOLVE_FAILED;
 	}
 	if(p->stale && (p->stale_timer = evtimer_new(w->base, stale_timer_cb,
 		p)) != NULL) {
@@ -465,7 +471,7 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 		tv.tv_usec = (stale_ms % 1000) * 1000;
 		evtimer_add(p->stale_timer, &tv);
 	}
-	return QUERY_DEFERRED;
+	return RESOLVE_DEFERRED;
 }
 
 static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
@@ -500,7 +506,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			struct msghdr* h = &b->rmsg[i].msg_hdr;
 			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
 			struct client_info ci;
-			size_t len;
+			struct query_result r;
 			if(h->msg_flags & MSG_TRUNC) {
 				/* over UDP_QUERY_MAX: parse what we have,
 				 * which is missing its end: FORMERR */
@@ -511,12 +517,12 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			ci.is_tcp = 0;
 			ci.udp_fd = fd;
 			ci.tcp = NULL;
-			len = query_answer(w, b->query[i], b->rmsg[i].msg_len,
+			r = query_answer(w, b->query[i], b->rmsg[i].msg_len,
 				&ci, out, UDP_REPLY_MAX);
-			if(len == 0 || len == QUERY_DEFERRED)
+			if(r.what != QUERY_REPLY)
 				continue;
 			b->siov[nsend].iov_base = out;
-			b->siov[nsend].iov_len = len;
+			b->siov[nsend].iov_len = r.len;
 			b->smsg[nsend].msg_hdr.msg_name = &b->addr[i];
 			b->smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
 			/* iov, no control data: set once (udp_batch_create) */
@@ -542,13 +548,14 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
-	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
-	size_t outcap, const struct tcp_handle* h)
+struct tcp_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct tcp_handle* h)
 {
 	struct worker* w = arg;
 	struct client_info ci;
-	size_t n;
+	struct query_result r;
+	struct tcp_answer a;
 	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
 		!= w->env_gen)
 		worker_refresh_env(w);
@@ -558,8 +565,12 @@ size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	ci.is_tcp = 1;
 	ci.udp_fd = -1;
 	ci.tcp = h;
-	n = query_answer(w, pkt, len, &ci, out, outcap);
-	return n == QUERY_DEFERRED ? TCP_DEFERRED : n;
+	r = query_answer(w, pkt, len, &ci, out, outcap);
+	a.len = r.len;
+	a.what = r.what == QUERY_REPLY ? TCP_ANSWER_REPLY :
+		r.what == QUERY_DEFERRED ? TCP_ANSWER_DEFERRED :
+		TCP_ANSWER_NONE;
+	return a;
 }
 
 /* This worker's part of recursion: its upstream I/O and its mesh. */

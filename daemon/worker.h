@@ -133,28 +133,32 @@ void worker_refresh_cached(struct worker* w, const struct query_info* qi);
 /* Drop the UDP clients waiting for recursion, without a reply (remote
  * control flush_requestlist); call in the worker's thread only. */
 void worker_flush_requestlist(struct worker* w);
-/* worker_resolve: the client already has wait-limit replies waiting */
-#define WORKER_WAIT_LIMITED ((size_t)-2)
-/* worker_resolve: num-queries-per-thread reached and nothing could be
- * jostled out; Unbound drops the query */
-#define WORKER_MESH_FULL ((size_t)-3)
 /* The worker's answer function for its TCP pool (tcp_answer_fn of
  * services/tcp_conn.h; arg is the worker): query_answer for a query
  * that came over TCP. Public so the TCP fuzz harness drives the same
  * path (testdata/fuzz/fuzz_query_tcp.c). */
 struct tcp_handle;
-size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
-	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
-	size_t outcap, const struct tcp_handle* h);
-/* Hand a question the cache could not answer to the mesh. Returns
- * QUERY_DEFERRED (the reply goes to the client later), a reply length
- * when the answer was ready at once (written to out), 0 when there is
- * no mesh or no memory (the caller answers SERVFAIL), WORKER_MESH_FULL
- * or WORKER_WAIT_LIMITED (the caller drops the query). stale_ms > 0: the cache holds an
- * expired answer that may be served (serve-expired-client-timeout): the
- * client gets it when resolution has not ended after stale_ms or fails. */
-size_t worker_resolve(struct worker* w, const struct query_info* qi,
-	size_t limit, uint16_t edns_size, const struct client_info* ci,
-	uint8_t* out, size_t outcap, int stale_ms);
+struct tcp_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct tcp_handle* h);
+/* What worker_resolve did with a question. */
+enum resolve_outcome {
+	RESOLVE_DEFERRED = 0, /* in the mesh: the reply goes to the client
+	                       * later */
+	RESOLVE_ANSWERED,     /* ready at once: *reply_len bytes in out */
+	RESOLVE_FAILED,       /* no mesh or no memory: answer SERVFAIL */
+	RESOLVE_MESH_FULL,    /* num-queries-per-thread reached and nothing
+	                       * could be jostled out: Unbound drops it */
+	RESOLVE_WAIT_LIMITED  /* the client already has wait-limit replies
+	                       * waiting: dropped */
+};
+/* Hand a question the cache could not answer to the mesh. stale_ms > 0:
+ * the cache holds an expired answer that may be served
+ * (serve-expired-client-timeout): the client gets it when resolution
+ * has not ended after stale_ms or fails. */
+enum resolve_outcome worker_resolve(struct worker* w,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	int stale_ms, size_t* reply_len);
 
 #endif

@@ -597,8 +597,9 @@ static int jostle(struct mesh_area* m)
 	return 1;
 }
 
-int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
-	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg)
+enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	mesh_cb_t cb, void* arg)
 {
 	uint8_t key[MESH_KEY_MAX];
 	size_t keylen;
@@ -609,24 +610,24 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
 		key_flags(flags));
 	if(keylen == 0)
-		return 0;
+		return MESH_NEW_NO_MEMORY;
 	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
 	if((!s || !s->replies) && m->num_client >= m->max_client) {
 		/* freeing the jostled state may free s (a sub of it) */
 		if(!jostle(m)) {
 			m->stats.refused_full++;
-			return 0;
+			return MESH_NEW_FULL;
 		}
 		s = find_state(m, key, keylen, hash);
 	}
 	if(!s && m->num_states >= m->max_states) {
 		m->stats.refused_full++;
-		return 0;
+		return MESH_NEW_FULL;
 	}
 	r = calloc(1, sizeof(*r));
 	if(!r)
-		return 0;
+		return MESH_NEW_NO_MEMORY;
 	r->qi = *qi;
 	r->qi.pkt = NULL;
 	r->qi.pkt_len = 0;
@@ -641,7 +642,7 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 			qi->qclass, flags, 0);
 		if(!s) {
 			free(r);
-			return 0;
+			return MESH_NEW_NO_MEMORY;
 		}
 		enqueue(m, s, MODULE_EVENT_NEW);
 	}
@@ -654,7 +655,7 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	m->num_waiters++;
 	m->stats.client_queries++;
 	mesh_run(m);
-	return 1;
+	return MESH_NEW_ADDED;
 }
 
 int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
@@ -874,12 +875,6 @@ void mesh_outnet_reply(void* arg, const struct outnet_reply* r)
 	run_modules(m, s, MODULE_EVENT_REPLY, r);
 	m->running = was_running;
 	mesh_run(m);
-}
-
-int mesh_is_full(const struct mesh_area* m)
-{
-	return m->num_client >= m->max_client ||
-		m->num_states >= m->max_states;
 }
 
 size_t mesh_num_states(const struct mesh_area* m)

@@ -64,14 +64,22 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries);
  * delete the mesh before the outside network). */
 void mesh_delete(struct mesh_area* m);
 
+/* What mesh_new_client did; cb is called only after MESH_NEW_ADDED. */
+enum mesh_new_outcome {
+	MESH_NEW_ADDED = 0,  /* cb will be called exactly once (maybe before
+	                      * mesh_new_client returns, when the answer is
+	                      * known at once) */
+	MESH_NEW_FULL,       /* num-queries-per-thread reached and nothing
+	                      * could be jostled out (Unbound drops it) */
+	MESH_NEW_NO_MEMORY   /* out of memory, or a question that cannot
+	                      * be keyed (answer SERVFAIL) */
+};
 /* A client question (qi as query_parse filled it; qi->pkt need not stay
  * valid). limit: the largest reply it takes; edns_size: advertised in
- * the reply's OPT. Returns 1 when cb will be called exactly once (maybe
- * before this returns, when the answer is known at once), 0 when the
- * mesh is full or out of memory (cb is never called: answer SERVFAIL or
- * drop). */
-int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
-	size_t limit, uint16_t edns_size, mesh_cb_t cb, void* arg);
+ * the reply's OPT. */
+enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	mesh_cb_t cb, void* arg);
 
 /* Refresh qi's message cache entry in the background (prefetch, and the
  * refresh after serving expired data): a state without waiters, with
@@ -137,8 +145,6 @@ void mesh_resume_later(struct mesh_state* s);
  * running module gets MODULE_EVENT_REPLY. */
 void mesh_outnet_reply(void* arg, const struct outnet_reply* r);
 
-/* Is every client slot (num-queries-per-thread) taken? */
-int mesh_is_full(const struct mesh_area* m);
 /* States now (client + sub), and client waiters now. */
 size_t mesh_num_states(const struct mesh_area* m);
 size_t mesh_num_waiters(const struct mesh_area* m);

@@ -44,7 +44,7 @@ static void dns_process(void* arg, struct stream_conn* c)
 	h.gen = c->gen;
 	while(c->in_len - pos >= 2) {
 		size_t mlen = ((size_t)c->in[pos] << 8) | c->in[pos + 1];
-		size_t n;
+		struct tcp_answer a;
 		if(c->in_len - pos < 2 + mlen)
 			break;
 		if(*pending >= TCP_MAX_PENDING)
@@ -52,14 +52,19 @@ static void dns_process(void* arg, struct stream_conn* c)
 		if(TCP_OUT_CAP - c->out_end < 2 + TCP_MSG_MAX &&
 			stream_out_compact(c) < 2 + TCP_MSG_MAX)
 			break;  /* wait for the client to read */
-		n = p->answer(p->arg, c->in + pos + 2, mlen, &c->addr,
+		a = p->answer(p->arg, c->in + pos + 2, mlen, &c->addr,
 			c->addrlen, c->out + c->out_end + 2, TCP_MSG_MAX, &h);
-		if(n == TCP_DEFERRED) {
+		switch(a.what) {
+		case TCP_ANSWER_DEFERRED:
 			(*pending)++;
-		} else if(n > 0) {
-			c->out[c->out_end] = (uint8_t)(n >> 8);
-			c->out[c->out_end + 1] = (uint8_t)n;
-			c->out_end += 2 + n;
+			break;
+		case TCP_ANSWER_REPLY:
+			c->out[c->out_end] = (uint8_t)(a.len >> 8);
+			c->out[c->out_end + 1] = (uint8_t)a.len;
+			c->out_end += 2 + a.len;
+			break;
+		case TCP_ANSWER_NONE:
+			break;
 		}
 		pos += 2 + mlen;
 		stream_conn_touch(c);

@@ -27,17 +27,26 @@ struct tcp_handle {
 	uint32_t gen;
 };
 
-/* Returned by the answer function when the reply will come later,
- * through tcp_pool_deferred_reply. */
-#define TCP_DEFERRED ((size_t)-1)
+/* What the answer function did with a query. */
+enum tcp_answer_outcome {
+	TCP_ANSWER_REPLY = 0, /* *reply_len bytes in out: send them */
+	TCP_ANSWER_NONE,      /* no reply (dropped on purpose) */
+	TCP_ANSWER_DEFERRED   /* the reply comes later, through
+	                       * tcp_pool_deferred_reply */
+};
+/* The outcome and, for TCP_ANSWER_REPLY, the reply's length. */
+struct tcp_answer {
+	size_t len;
+	enum tcp_answer_outcome what;
+};
 /* Replies a connection may wait for at once; then it is not read. */
 #define TCP_MAX_PENDING 32
 
-/* Answers one query; returns the reply length (0: no reply), or
- * TCP_DEFERRED, after which h must get exactly one deferred reply. */
-typedef size_t (*tcp_answer_fn)(void* arg, const uint8_t* pkt, size_t len,
-	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
-	size_t outcap, const struct tcp_handle* h);
+/* Answers one query; after TCP_ANSWER_DEFERRED h must get exactly one
+ * deferred reply. */
+typedef struct tcp_answer (*tcp_answer_fn)(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct tcp_handle* h);
 
 /* A pool of max_conns connection slots for one event base. */
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
@@ -55,7 +64,7 @@ int tcp_pool_adopt(struct tcp_pool* pool, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 /* Change the idle timeout (on reload); applies to new activity. */
 void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
-/* The reply to a query answered with TCP_DEFERRED (len 0: none). If
+/* The reply to a query answered with TCP_ANSWER_DEFERRED (len 0: none). If
  * the connection has closed it is dropped; if the client has not read
  * enough to make room for it, the connection is closed. */
 void tcp_pool_deferred_reply(const struct tcp_handle* h,

@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	struct sockaddr_storage addr;
 	struct client_info ci;
 	unsigned id = size >= 2 ? (unsigned)(data[0] << 8 | data[1]) : 0;
-	size_t n;
+	struct query_result r;
 	if(!w)
 		setup();
 	fuzz_client(id >> 8, &addr, &ci.addrlen);
@@ -101,12 +101,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	ci.tcp = NULL;
 	w->env = size >= 4 && (data[3] & 0x40) ? env_b : env_a;
 	w->now = FUZZ_T0 + ((id & 1) ? 95 : 5);
-	n = query_answer(w, data, size, &ci, out, sizeof(out));
-	if(n == QUERY_DEFERRED) {
+	r = query_answer(w, data, size, &ci, out, sizeof(out));
+	switch(r.what) {
+	case QUERY_DEFERRED:
 		fprintf(stderr, "deferred without a mesh\n");
 		abort();
+	case QUERY_REPLY:
+		check_reply(data, size, r.len, w->env->cfg);
+		break;
+	case QUERY_DROP:
+		break;
 	}
-	if(n > 0)
-		check_reply(data, size, n, w->env->cfg);
 	return 0;
 }

@@ -174,7 +174,7 @@ static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
 	if(a->ask_again > 0) {
 		a->ask_again--;
 		assert_int_equal(mesh_new_client(a->w->mesh, &a->qi, 512, 1232,
-			on_reply, a), 1);
+			on_reply, a), MESH_NEW_ADDED);
 	}
 }
 
@@ -200,7 +200,7 @@ static void test_no_hints_servfail_at_once(void** state)
 	question(&a.qi, "www.example.", 77);
 	a.security = -1;
 	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
-		&a), 1);
+		&a), MESH_NEW_ADDED);
 	assert_int_equal(a.calls, 1);
 	assert_int_equal(a.rcode, RCODE_SERVFAIL);
 	/* no validator in this stack: nothing was checked */
@@ -212,7 +212,7 @@ static void test_no_hints_servfail_at_once(void** state)
 	 * resolution (the finished one is out of the table) */
 	a.ask_again = 2;
 	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
-		&a), 1);
+		&a), MESH_NEW_ADDED);
 	assert_int_equal(a.calls, 4);
 	assert_int_equal((int)mesh_num_states(w.mesh), 0);
 	assert_int_equal(hole_count(&w), 0);
@@ -233,7 +233,7 @@ static void test_identical_questions_share(void** state)
 	question(&a[3].qi, "b.test.", 4);
 	for(i = 0; i < 4; i++)
 		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
-			on_reply, &a[i]), 1);
+			on_reply, &a[i]), MESH_NEW_ADDED);
 	assert_int_equal((int)mesh_num_states(w.mesh), 2);
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 4);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->joined, 2);
@@ -260,7 +260,7 @@ static void test_timeouts_servfail(void** state)
 	question(&a[1].qi, "x.test.", 11);
 	for(i = 0; i < 2; i++)
 		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
-			on_reply, &a[i]), 1);
+			on_reply, &a[i]), MESH_NEW_ADDED);
 	for(i = 0; i < 100 && (a[0].calls == 0 || a[1].calls == 0); i++)
 		run_for(&w, 20);
 	for(i = 0; i < 2; i++) {
@@ -287,14 +287,14 @@ static void test_num_queries_bound(void** state)
 	question(&a[2].qi, "three.test.", 3);
 	question(&a[3].qi, "one.test.", 4);
 	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
-		on_reply, &a[0]), 1);
+		on_reply, &a[0]), MESH_NEW_ADDED);
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
-		on_reply, &a[1]), 1);
+		on_reply, &a[1]), MESH_NEW_ADDED);
 	/* full: a third question is refused, a repeat still joins */
 	assert_int_equal(mesh_new_client(w.mesh, &a[2].qi, 512, 1232,
-		on_reply, &a[2]), 0);
+		on_reply, &a[2]), MESH_NEW_FULL);
 	assert_int_equal(mesh_new_client(w.mesh, &a[3].qi, 512, 1232,
-		on_reply, &a[3]), 1);
+		on_reply, &a[3]), MESH_NEW_ADDED);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->refused_full, 1);
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 3);
 	world_teardown(&w);
@@ -314,7 +314,7 @@ static void test_detach_client(void** state)
 	question(&a[2].qi, "d.test.", 3);
 	for(i = 0; i < 3; i++)
 		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
-			on_reply, &a[i]), 1);
+			on_reply, &a[i]), MESH_NEW_ADDED);
 	assert_int_equal((int)mesh_num_states(w.mesh), 2);
 	/* one of two waiters goes: the state stays */
 	assert_int_equal(mesh_detach_client(w.mesh, &a[0]), 1);
@@ -354,12 +354,12 @@ static void test_reconfigure_in_flight(void** state)
 	question(&a[0].qi, "e.test.", 1);
 	question(&a[1].qi, "f.test.", 2);
 	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
-		on_reply, &a[0]), 1);
+		on_reply, &a[0]), MESH_NEW_ADDED);
 	run_for(&w, 10);
 	modstack_env_reconfigure(&w.env, cfg2, h2, NULL);
 	hints_delete(h1);
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
-		on_reply, &a[1]), 1);
+		on_reply, &a[1]), MESH_NEW_ADDED);
 	assert_int_equal(a[1].calls, 1);     /* no usable root: at once */
 	assert_int_equal(a[1].rcode, RCODE_SERVFAIL);
 	for(i = 0; i < 100 && a[0].calls == 0; i++)
@@ -408,15 +408,15 @@ static void test_jostle(void** state)
 	question(&a[6].qi, "n2.test.", 7);
 	for(i = 0; i < 5; i++)
 		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
-			on_reply_or_drop, &a[i]), 1);
+			on_reply_or_drop, &a[i]), MESH_NEW_ADDED);
 	/* full, and nothing on the jostle list is old enough yet */
 	assert_int_equal(mesh_new_client(w.mesh, &a[5].qi, 512, 1232,
-		on_reply_or_drop, &a[5]), 0);
+		on_reply_or_drop, &a[5]), MESH_NEW_FULL);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 0);
 	run_for(&w, 150);
 	/* j1 (oldest on the jostle list) goes, with both its waiters */
 	assert_int_equal(mesh_new_client(w.mesh, &a[5].qi, 512, 1232,
-		on_reply_or_drop, &a[5]), 1);
+		on_reply_or_drop, &a[5]), MESH_NEW_ADDED);
 	assert_int_equal(a[2].calls, 1);
 	assert_int_equal(a[2].rcode, MESH_DROPPED);
 	assert_int_equal(a[3].calls, 1);
@@ -425,7 +425,7 @@ static void test_jostle(void** state)
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 4);
 	/* then j2 (older than n1, which queued behind it) */
 	assert_int_equal(mesh_new_client(w.mesh, &a[6].qi, 512, 1232,
-		on_reply_or_drop, &a[6]), 1);
+		on_reply_or_drop, &a[6]), MESH_NEW_ADDED);
 	assert_int_equal(a[4].calls, 1);
 	assert_int_equal(a[4].rcode, MESH_DROPPED);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 2);
@@ -433,12 +433,12 @@ static void test_jostle(void** state)
 	question(&a[4].qi, "n3.test.", 8);
 	a[4].calls = 0;
 	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
-		on_reply_or_drop, &a[4]), 0);
+		on_reply_or_drop, &a[4]), MESH_NEW_FULL);
 	/* a negative jostle-timeout (huge in Unbound): never */
 	w.cfg->jostle_time = -5;
 	run_for(&w, 150);
 	assert_int_equal(mesh_new_client(w.mesh, &a[4].qi, 512, 1232,
-		on_reply_or_drop, &a[4]), 0);
+		on_reply_or_drop, &a[4]), MESH_NEW_FULL);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->jostled, 2);
 	/* the forever slots were never touched */
 	assert_int_equal(a[0].calls, 0);
@@ -467,13 +467,13 @@ static void test_prefetch_once(void** state)
 	assert_int_equal((int)mesh_num_states(w.mesh), 1);
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
 	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
-		on_reply, &a[0]), 1);
+		on_reply, &a[0]), MESH_NEW_ADDED);
 	assert_int_equal((int)mesh_num_states(w.mesh), 1);
 	run_for(&w, 30);
 	assert_int_equal(hole_count(&w), 1);
 	/* full (2 clients): no refresh for another question */
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
-		on_reply, &a[1]), 1);
+		on_reply, &a[1]), MESH_NEW_ADDED);
 	assert_int_equal(mesh_new_prefetch(w.mesh, &a[2].qi), 0);
 	assert_int_equal((int)mesh_get_stats(w.mesh)->prefetch_full, 1);
 	for(i = 0; i < 200 && (a[0].calls == 0 || a[1].calls == 0); i++)
@@ -558,7 +558,7 @@ static void test_detach_waiter_keeps_running(void** state)
 	memset(&a, 0, sizeof(a));
 	question(&a.qi, "k.test.", 1);
 	assert_int_equal(mesh_new_client(w.mesh, &a.qi, 512, 1232, on_reply,
-		&a), 1);
+		&a), MESH_NEW_ADDED);
 	assert_int_equal(mesh_detach_waiter(w.mesh, &a), 1);
 	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
 	assert_int_equal((int)mesh_num_states(w.mesh), 1);
