@@ -5,7 +5,6 @@
 #include "config.h"
 #include "daemon/prom_metrics.h"
 #include "daemon/stats.h"
-#include "daemon/worker.h"
 #include <ldns/ldns.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,6 @@
  * unbound-control stats. */
 #include "config.h"
 #include "daemon/stats.h"
-#include "daemon/worker.h"
 #include "util/msgparse.h"
 #include <ldns/ldns.h>
 #include <stdarg.h>

@@ -28,54 +28,6 @@ struct worker_post;
  * callback signature, so an event callback can be posted as it is. */
 typedef void (*worker_post_fn)(int fd, short ev, void* arg);
 
-/* Per-thread counters, summed on demand; never shared while counting. */
-struct worker_stats {
-	uint64_t num_queries;     /* queries received (answered or not) */
-	uint64_t num_dropped;     /* queries deliberately not answered */
-	uint64_t num_tcp;         /* queries over TCP */
-	uint64_t num_local;       /* answered from local zones/chaos */
-	uint64_t num_cachehits;   /* answered from the message cache */
-	uint64_t num_cachemiss;   /* handed to recursion */
-	uint64_t num_recursive_replies; /* replies recursion sent */
-	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
-	uint64_t num_expired;       /* answered with expired data */
-	uint64_t num_prefetch;      /* cache refreshes started by a hit */
-	/* remote control statistics (daemon/stats.h). Every field is a
-	 * uint64_t written only by this worker; the main thread reads them
-	 * with relaxed atomic loads (stats_snapshot). */
-	uint64_t req_sum;         /* mesh states summed at each new client */
-	uint64_t req_samples;     /* how many were summed */
-	uint64_t req_exceeded;    /* the mesh refused a client (full) */
-	uint64_t req_overwritten; /* clients whose query was jostled out */
-	uint64_t rec_time_us;     /* summed recursion time of replies */
-	uint64_t rec_count;       /* replies that time was measured for */
-	uint64_t rec_hist[STATS_HIST_BUCKETS];  /* log2 microseconds */
-	uint64_t qtype[256];      /* num.query.type.*, type >= 256: other */
-	uint64_t qtype_other;
-	uint64_t qclass[256];
-	uint64_t qclass_other;
-	uint64_t opcode[16];
-	uint64_t rcode[16];       /* num.answer.rcode.* of replies sent */
-	uint64_t ans_nodata;      /* NOERROR without answer records */
-	uint64_t qipv6;
-	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
-	uint64_t edns_present, edns_do;
-	uint64_t unwanted_queries; /* refused or dropped by access-control */
-	/* DNSSEC, as Unbound counts them: replies with secure data (cache
-	 * hits and mesh replies), SERVFAILs for bogus data */
-	uint64_t ans_secure, ans_bogus;
-	/* upstream, copied from the worker's outside network when read
-	 * (worker_stats_snapshot); the worker never writes these here */
-	uint64_t qudp_out, qtcp_out, unwanted_replies;
-	uint64_t rrset_bogus;     /* from the modules' counters */
-	/* gauges (not summed over a reset): keep them last */
-	uint64_t req_max;         /* most mesh states seen */
-	uint64_t req_cur_all;     /* mesh states now */
-	uint64_t req_cur_user;    /* client waiters now */
-	uint64_t tcpusage;        /* TCP connections open now (filled in by
-	                           * worker_stats_snapshot) */
-};
-
 struct worker {
 	int thread_num;
 	pthread_t thr;

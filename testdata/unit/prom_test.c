@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/worker.h"
 #include "daemon/stats.h"
 #include "daemon/prom_http.h"
 #include "daemon/prom_metrics.h"

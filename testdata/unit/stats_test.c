@@ -11,7 +11,6 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/worker.h"
 #include "daemon/stats.h"
 #include "util/msgparse.h"
 
