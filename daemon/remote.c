@@ -13,6 +13,7 @@
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include <event2/event.h>
 #include <openssl/ssl.h>
 #include <openssl/err.h>
@@ -146,8 +147,7 @@ static void run_line(struct daemon_remote* rc, struct rc_conn* r,
 	cmd = line + 4;
 	while(*cmd && *cmd != ' ')
 		cmd++;
-	while(*cmd == ' ' || *cmd == '\t')
-		cmd++;
+	cmd = str_skip_blank(cmd);
 	if(nl > line && nl[-1] == '\r')
 		nl[-1] = 0;
 	if((r->bulk = rc_bulk_start(cmd)) != NULL) {

@@ -17,6 +17,7 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/net_help.h"
+#include "util/strutil.h"
 #include <event2/event.h>
 #include <ldns/ldns.h>
 #include <pthread.h>
@@ -32,8 +33,7 @@ void rc_do_dump_cache(struct daemon_remote* rc, struct strbuf* b)
 int rc_cmd_wants_data(const char* cmd)
 {
 	size_t n = strlen("load_cache");
-	while(*cmd == ' ' || *cmd == '\t')
-		cmd++;
+	cmd = str_skip_blank(cmd);
 	return strncmp(cmd, "load_cache", n) == 0 && (cmd[n] == 0 ||
 		cmd[n] == ' ' || cmd[n] == '\t');
 }
@@ -67,8 +67,7 @@ void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
 	struct strbuf* b)
 {
 	char* w;
-	while(*args == ' ' || *args == '\t')
-		args++;
+	args = str_skip_blank(args);
 	w = args;
 	if(*w) {
 		/* Unbound 1.17's only option */

@@ -15,6 +15,7 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgparse.h"
+#include "util/strutil.h"
 #include <event2/event.h>
 #include <ldns/ldns.h>
 #include <stdio.h>
@@ -26,8 +27,7 @@
 static char* next_arg(char** p)
 {
 	char* s = *p, *w;
-	while(*s == ' ' || *s == '\t')
-		s++;
+	s = str_skip_blank(s);
 	if(!*s) {
 		*p = s;
 		return NULL;
@@ -46,8 +46,7 @@ static char* next_arg(char** p)
  * flush_infra). */
 static char* rest_arg(char* p)
 {
-	while(*p == ' ' || *p == '\t')
-		p++;
+	p = str_skip_blank(p);
 	return *p ? p : NULL;
 }
 
@@ -497,8 +496,7 @@ void rc_log_stats(struct daemon_remote* rc)
 int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 {
 	char* args;
-	while(*p == ' ' || *p == '\t')
-		p++;
+	p = str_skip_blank(p);
 	args = p;
 	while(*args && *args != ' ' && *args != '\t')
 		args++;

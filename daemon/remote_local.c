@@ -17,18 +17,12 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum lz_op { OP_ZONE, OP_ZONE_REMOVE, OP_DATA, OP_DATA_REMOVE };
-
-static char* skip_blank(char* s)
-{
-	while(*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
 
 /* Unbound's find_arg2: cut arg at its first blank; the rest, without
  * leading blanks, is the second argument. */
@@ -43,7 +37,7 @@ int rc_find_arg2(char* arg, char** arg2, struct strbuf* b)
 		return 0;
 	}
 	*s = 0;
-	*arg2 = skip_blank(s + 1);
+	*arg2 = str_skip_blank(s + 1);
 	return 1;
 }
 
@@ -55,7 +49,7 @@ static int apply_op(struct local_zones* lz, enum lz_op op, char* arg,
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	char* arg2;
 	enum localzone_type t;
-	arg = skip_blank(arg);
+	arg = str_skip_blank(arg);
 	switch(op) {
 	case OP_ZONE:
 		if(!rc_find_arg2(arg, &arg2, b) || !rc_parse_name(arg, nm, b))
@@ -170,7 +164,7 @@ struct rc_bulk* rc_bulk_start(const char* cmd)
 {
 	size_t i, n;
 	struct rc_bulk* k;
-	cmd = skip_blank((char*)cmd);
+	cmd = str_skip_blank((char*)cmd);
 	n = strcspn(cmd, " \t");
 	for(i = 0; i < sizeof(bulk_cmds) / sizeof(bulk_cmds[0]); i++)
 		if(strlen(bulk_cmds[i].cmd) == n &&
@@ -273,7 +267,7 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 	struct strbuf* b)
 {
 	size_t i;
-	args = skip_blank(args);
+	args = str_skip_blank(args);
 	if(word_is(p, "local_zone"))
 		do_single(rc, OP_ZONE, args, b);
 	else if(word_is(p, "local_zone_remove"))

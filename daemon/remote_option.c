@@ -10,15 +10,9 @@
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include <stdlib.h>
 #include <string.h>
-
-static char* skip_blank(char* s)
-{
-	while(*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
 
 /* The server: and remote-control: options that Unbound 1.17's
  * set_option refuses ("error setting option"): those its running
@@ -60,7 +54,7 @@ void rc_do_set_option(struct daemon_remote* rc, char* arg,
 	struct config_file* cfg;
 	char* val, *vals[3] = { NULL, NULL, NULL };
 	size_t n;
-	arg = skip_blank(arg);
+	arg = str_skip_blank(arg);
 	if(!rc_find_arg2(arg, &val, b))
 		return;
 	n = strlen(arg);

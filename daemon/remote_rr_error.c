@@ -7,6 +7,7 @@
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "util/dname.h"
+#include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,8 +24,7 @@ static int rr_error_pos(const char* text, int* pos, const char** why)
 	ldns_rr_type t;
 	const ldns_rr_descriptor* desc;
 	while(n < 16) {
-		while(*p == ' ' || *p == '\t')
-			p++;
+		p = str_skip_blank(p);
 		if(!*p || *p == '"' || *p == '(' || *p == ';')
 			break;
 		tok[n] = p;

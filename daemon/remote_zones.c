@@ -25,16 +25,10 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/net_help.h"
+#include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char* skip_blank(char* s)
-{
-	while(*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
 
 static int word_is(const char* p, const char* cmd)
 {
@@ -125,7 +119,7 @@ static int parse_fs_args(char* args, const char* allowed, int servers,
 {
 	char* rest, *zone;
 	memset(a, 0, sizeof(*a));
-	args = skip_blank(args);
+	args = str_skip_blank(args);
 	while(args[0] == '+') {
 		if(!rc_find_arg2(args, &rest, b))
 			return 0;
@@ -177,7 +171,7 @@ static struct config_stub* servers_clause(const uint8_t* nm, char* list,
 	dname_to_str(nm, text, sizeof(text));
 	if(!(s->name = strdup(text)))
 		goto oom;
-	while(*(list = skip_blank(list))) {
+	while(*(list = str_skip_blank(list))) {
 		struct sockaddr_storage addr;
 		socklen_t len;
 		char ip[256], *h;
@@ -262,7 +256,7 @@ static void do_forward(struct daemon_remote* rc, char* args,
 	struct config_file* cfg;
 	struct config_stub* s = NULL, *f;
 	static const uint8_t root[1] = { 0 };
-	args = skip_blank(args);
+	args = str_skip_blank(args);
 	if(!*args) {
 		for(f = rc->d->env->cfg->forwards; f; f = f->next)
 			if(name_matches(f->name, root))
@@ -295,7 +289,7 @@ static void do_insecure(struct daemon_remote* rc, char* arg, int add,
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	struct config_file* cfg;
-	if(!rc_parse_name(skip_blank(arg), nm, b))
+	if(!rc_parse_name(str_skip_blank(arg), nm, b))
 		return;
 	if(!(cfg = config_copy(rc->d->env->cfg)) ||
 		!insecure_set(cfg, nm, add)) {

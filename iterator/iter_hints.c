@@ -9,6 +9,7 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/net_help.h"
+#include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <errno.h>
 #include <stdio.h>
@@ -143,8 +144,7 @@ int hints_parse_tfp(const char* str, int* tfp, int max)
 	while(p && *p) {
 		char* end;
 		long v;
-		while(*p == ' ' || *p == '\t')
-			p++;
+		p = str_skip_blank(p);
 		if(!*p)
 			break;
 		v = strtol(p, &end, 10);

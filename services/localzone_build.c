@@ -19,6 +19,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,8 +225,7 @@ squote_rewrite(const char* text, const ldns_rr* lr)
 	for(;;) {
 		char buf[64];
 		size_t k = 0;
-		while(*p == ' ' || *p == '\t')
-			p++;
+		p = str_skip_blank(p);
 		if(!*p)
 			return NULL;
 		tok = p;
@@ -542,8 +542,7 @@ ptr_reverse(const char* str)
 	socklen_t addrlen;
 	size_t n, midlen, need;
 	ip = str;
-	while(*ip == ' ' || *ip == '\t')
-		ip++;
+	ip = str_skip_blank(ip);
 	ip_end = ip;
 	while(*ip_end && *ip_end != ' ' && *ip_end != '\t')
 		ip_end++;

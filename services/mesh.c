@@ -115,20 +115,17 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 	return m;
 }
 
-static size_t make_key(uint8_t* key, const uint8_t* qname, uint16_t qtype,
+/* key = lowercased qname, type, class, the MODQ_* key flags; returns
+ * its length, 0 for an invalid name. */
+static size_t mesh_key(uint8_t* key, const uint8_t* qname, uint16_t qtype,
 	uint16_t qclass, uint8_t flags)
 {
 	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
 	if(n == 0)
 		return 0;
-	memcpy(key, qname, n);
-	dname_tolower(key);
-	key[n] = (uint8_t)(qtype >> 8);
-	key[n + 1] = (uint8_t)qtype;
-	key[n + 2] = (uint8_t)(qclass >> 8);
-	key[n + 3] = (uint8_t)qclass;
-	key[n + 4] = flags;
-	return n + 5;
+	n = dname_key(key, qname, n, qtype, qclass);
+	key[n] = flags;
+	return n + 1;
 }
 
 /* The key bits of a state's MODQ_* flags. */
@@ -250,7 +247,7 @@ static void list_leave(struct mesh_area* m, struct mesh_state* s)
 	s->list = LIST_NONE;
 }
 
-/* A new state for the question in key (made by make_key from qname,
+/* A new state for the question in key (made by mesh_key from qname,
  * qtype, qclass and flags), in the table, not queued. */
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	size_t keylen, uint32_t hash, const uint8_t* qname, uint16_t qtype,
@@ -607,7 +604,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 	struct mesh_state* s;
 	struct mesh_reply* r;
 	unsigned flags = (qi->flags & FLAG_CD) ? MODQ_CD : 0;
-	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
+	keylen = mesh_key(key, qi->qname, qi->qtype, qi->qclass,
 		key_flags(flags));
 	if(keylen == 0)
 		return MESH_NEW_NO_MEMORY;
@@ -666,7 +663,7 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 	struct mesh_state* s;
 	unsigned flags = MODQ_PREFETCH | ((qi->flags & FLAG_CD) ? MODQ_CD : 0);
 	/* the key of a client's question: clients join the refresh */
-	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
+	keylen = mesh_key(key, qi->qname, qi->qtype, qi->qclass,
 		key_flags(flags));
 	if(keylen == 0)
 		return 0;
@@ -696,7 +693,7 @@ struct module_qstate* mesh_new_detached(struct mesh_area* m,
 	uint32_t hash;
 	struct mesh_state* s;
 	unsigned flags = MODQ_DETACHED | MODQ_NOVAL;
-	keylen = make_key(key, qname, qtype, qclass, key_flags(flags));
+	keylen = mesh_key(key, qname, qtype, qclass, key_flags(flags));
 	if(keylen == 0)
 		return NULL;
 	hash = key_hash(m, key, keylen);
@@ -796,7 +793,7 @@ enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	uint16_t qclass, unsigned flags, struct module_qstate** sub)
 {
 	uint8_t key[MESH_KEY_MAX];
-	size_t keylen = make_key(key, qname, qtype, qclass, key_flags(flags));
+	size_t keylen = mesh_key(key, qname, qtype, qclass, key_flags(flags));
 	enum mesh_attach res = MESH_ATTACH_JOINED;
 	uint32_t hash;
 	struct mesh_state* s;

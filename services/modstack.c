@@ -9,6 +9,7 @@
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/msgparse.h"
+#include "util/strutil.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -36,8 +37,7 @@ static int next_word(const char** p, char* w, size_t wlen)
 {
 	const char* s = *p;
 	size_t n = 0;
-	while(*s == ' ' || *s == '\t')
-		s++;
+	s = str_skip_blank(s);
 	if(!*s)
 		return 0;
 	while(*s && *s != ' ' && *s != '\t') {

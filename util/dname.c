@@ -111,6 +111,18 @@ void dname_tolower(uint8_t* dname)
 		dname[i] = LOWER(dname[i]);
 }
 
+size_t dname_key(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass)
+{
+	memcpy(key, name, len);
+	dname_tolower(key);
+	key[len] = (uint8_t)(type >> 8);
+	key[len + 1] = (uint8_t)type;
+	key[len + 2] = (uint8_t)(rclass >> 8);
+	key[len + 3] = (uint8_t)rclass;
+	return len + 4;
+}
+
 int query_dname_compare(const uint8_t* a, const uint8_t* b)
 {
 	/* Lowercase byte streams are equal exactly when the names are:

@@ -19,6 +19,12 @@ size_t dname_read_wire(const uint8_t* pkt, size_t pktlen, size_t* pos,
 size_t dname_valid(const uint8_t* dname, size_t maxlen);
 /* Lowercase a wire name in place. */
 void dname_tolower(uint8_t* dname);
+/* The start of every cache and mesh lookup key: name (len bytes, a
+ * valid wire name) lowercased, then type and class in network order.
+ * key has room for len + 4 bytes; returns len + 4 (callers append
+ * their own flags after that). */
+size_t dname_key(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass);
 /* Case-insensitive compare of two wire names; 0 when equal. */
 int query_dname_compare(const uint8_t* a, const uint8_t* b);
 /* Number of labels, counting the root label (so "." is 1). */

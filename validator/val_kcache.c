@@ -54,15 +54,11 @@ void val_kcache_delete(struct val_kcache* kc)
 	free(kc);
 }
 
-/* key = lowercased name, class; returns its length. */
-static size_t make_key(uint8_t* key, const uint8_t* name, size_t len,
+/* key = lowercased name, DNSKEY, class; returns its length. */
+static size_t kcache_key(uint8_t* key, const uint8_t* name, size_t len,
 	uint16_t dclass)
 {
-	memcpy(key, name, len);
-	dname_tolower(key);
-	key[len] = (uint8_t)(dclass >> 8);
-	key[len + 1] = (uint8_t)dclass;
-	return len + 2;
+	return dname_key(key, name, len, TYPE_DNSKEY, dclass);
 }
 
 static uint32_t key_hash(const struct val_kcache* kc, const uint8_t* name,
@@ -88,13 +84,13 @@ static struct val_kentry* entry_new(const struct val_kcache* kc,
 	if(namelen == 0 || n > MAX_RRS)
 		return NULL;
 	alloc = sizeof(*e) + n * (sizeof(uint8_t*) + sizeof(uint16_t)) +
-		namelen + 2 + bytes + textlen;
+		namelen + 4 + bytes + textlen;
 	if(!(e = calloc(1, alloc)))
 		return NULL;
 	e->rdata = (const uint8_t* const*)(e + 1);
 	e->rdlen = (const uint16_t*)((const uint8_t**)(e + 1) + n);
 	key = (uint8_t*)((uint16_t*)e->rdlen + n);
-	keylen = make_key(key, name, namelen, dclass);
+	keylen = kcache_key(key, name, namelen, dclass);
 	e->name = key;
 	e->namelen = namelen;
 	e->kclass = dclass;
@@ -108,7 +104,7 @@ static struct val_kentry* entry_new(const struct val_kcache* kc,
 /* Where the RDATA (and then the text) of e goes. */
 static uint8_t* entry_data(struct val_kentry* e)
 {
-	return (uint8_t*)e->name + e->namelen + 2;
+	return (uint8_t*)e->name + e->namelen + 4;
 }
 
 static int insert(struct val_kcache* kc, struct val_kentry* e)
@@ -184,8 +180,8 @@ int val_kcache_store_bad(struct val_kcache* kc, const uint8_t* name,
 static const struct val_kentry* lookup_len(struct val_kcache* kc,
 	const uint8_t* name, size_t len, uint16_t dclass, time_t now)
 {
-	uint8_t key[LDNS_MAX_DOMAINLEN + 3];
-	size_t keylen = make_key(key, name, len, dclass);
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + 4];
+	size_t keylen = kcache_key(key, name, len, dclass);
 	struct lruhash_entry* h = lruhash_lookup(kc->table, key_hash(kc, key,
 		dclass), key, (uint16_t)keylen);
 	struct val_kentry* e = (struct val_kentry*)h;

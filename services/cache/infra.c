@@ -143,7 +143,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* Fill k from addr and zone; 0 when either is unusable. */
-static int make_key(const struct infra_cache* c, struct infra_key* k,
+static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, uint64_t* hash)
 {
@@ -299,7 +299,7 @@ static struct infra_entry* get_entry(struct infra_cache* c,
 	uint64_t hash;
 	struct infra_slab* s;
 	struct infra_entry* e;
-	if(!make_key(c, &k, addr, addrlen, zone, zonelen, &hash))
+	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen, &hash))
 		return NULL;
 	s = slab_of(c, hash);
 	pthread_mutex_lock(&s->lock);
@@ -332,7 +332,7 @@ static struct infra_entry* find_entry(struct infra_cache* c,
 	uint64_t hash;
 	struct infra_slab* s;
 	struct infra_entry* e;
-	if(!make_key(c, &k, addr, addrlen, zone, zonelen, &hash))
+	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen, &hash))
 		return NULL;
 	s = slab_of(c, hash);
 	pthread_mutex_lock(&s->lock);
@@ -639,7 +639,7 @@ size_t infra_remove_addr(struct infra_cache* c,
 	uint64_t h;
 	size_t n = 0;
 	int i;
-	if(addr && !make_key(c, &k, addr, addrlen, NULL, 0, &h))
+	if(addr && !infra_key_fill(c, &k, addr, addrlen, NULL, 0, &h))
 		return 0;
 	for(i = 0; i < c->nslabs; i++) {
 		struct infra_slab* s = &c->slabs[i];

@@ -62,16 +62,13 @@ static void wr16(uint8_t* p, uint16_t v)
 }
 
 /* key = lowercased owner, type, class, flags; returns its length. */
-static size_t make_key(uint8_t* key, const uint8_t* name, size_t len,
+static size_t rrset_key(uint8_t* key, const uint8_t* name, size_t len,
 	uint16_t type, uint16_t rclass, uint32_t flags)
 {
-	memcpy(key, name, len);
-	dname_tolower(key);
-	wr16(key + len, type);
-	wr16(key + len + 2, rclass);
-	wr16(key + len + 4, (uint16_t)(flags >> 16));
-	wr16(key + len + 6, (uint16_t)flags);
-	return len + KEY_TAIL;
+	size_t n = dname_key(key, name, len, type, rclass);
+	wr16(key + n, (uint16_t)(flags >> 16));
+	wr16(key + n + 2, (uint16_t)flags);
+	return n + 4;
 }
 
 static uint32_t key_hash(const struct rrset_cache* c, const uint8_t* name,
@@ -138,7 +135,7 @@ static struct rrset_entry* entry_new(const struct rrset_cache* c,
 			memcpy(p, s->rdata[k], rdl[i]);
 		p += rdl[i];
 	}
-	make_key(key, rrset->owner, rrset->owner_len, rrset->type,
+	rrset_key(key, rrset->owner, rrset->owner_len, rrset->type,
 		rrset->rclass, flags);
 	e->expire = now + (time_t)clamp_ttl(c, ttl);
 	e->flags = flags;
@@ -224,7 +221,7 @@ struct rrset_entry* rrset_cache_lookup(struct rrset_cache* c,
 	struct rrset_entry* e;
 	if(len == 0)
 		return NULL;
-	kl = make_key(key, name, len, type, rclass, flags);
+	kl = rrset_key(key, name, len, type, rclass, flags);
 	e = (struct rrset_entry*)lruhash_lookup(c->table, key_hash(c, key,
 		type, rclass, flags), key, (uint16_t)kl);
 	if(e && e->expire <= now) {
@@ -285,7 +282,7 @@ int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
 	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
 	if(len == 0)
 		return 0;
-	kl = make_key(key, name, len, type, rclass, flags);
+	kl = rrset_key(key, name, len, type, rclass, flags);
 	return lruhash_remove(c->table, key_hash(c, key, type, rclass, flags),
 		key, (uint16_t)kl);
 }
