@@ -8,44 +8,34 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/random.h"
+#include "util/storage/lruhash.h"
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Compact key: family, port, address bytes, lowercased zone. */
+/* The key bytes: family and port (host order), the address (16 bytes,
+ * IPv4 in the first 4), then the lowercased zone name. */
+#define INFRA_KEY_FIXED 20
+#define INFRA_KEY_MAX (INFRA_KEY_FIXED + LDNS_MAX_DOMAINLEN + 1)
+
 struct infra_key {
-	uint16_t family;
-	uint16_t port;
-	uint8_t addr[16];
-	size_t zonelen;
-	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];
+	uint8_t b[INFRA_KEY_MAX];
+	uint16_t len;
+	uint32_t hash;
 };
 
+/* One server for one zone: a mutable record in the shared table
+ * (util/storage/lruhash.c), read and written under its slab lock. */
 struct infra_entry {
-	struct infra_entry* hnext;           /* hash chain */
-	struct infra_entry* prev, * next;    /* LRU: head is most recent */
-	uint64_t hash;
-	uint16_t family, port;
-	uint8_t addr[16];
+	struct lruhash_entry h;   /* h.key is key below */
 	struct infra_info d;
-	size_t zonelen;
-	uint8_t zone[];
+	uint8_t key[];
 };
-
-struct infra_slab {
-	pthread_mutex_t lock;
-	struct infra_entry** table;
-	size_t mask;        /* table size - 1 */
-	size_t count, max;
-	struct infra_entry* head, * tail;
-} __attribute__((aligned(64)));
 
 struct infra_cache {
 	struct infra_settings s;
 	uint64_t seed;      /* random, against crafted hash collisions */
-	int nslabs;
-	struct infra_slab* slabs;
+	struct lruhash* table;
 };
 
 /* ---- RTT (Unbound's util/rtt.c, with configured min/max) ---- */
@@ -145,110 +135,45 @@ static uint64_t mix(uint64_t h, uint64_t v)
 /* Fill k from addr and zone; 0 when either is unusable. */
 static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	const uint8_t* zone, size_t zonelen, uint64_t* hash)
+	const uint8_t* zone, size_t zonelen)
 {
 	uint64_t h = c->seed, w;
+	uint16_t family, port;
 	size_t i;
-	memset(k, 0, sizeof(*k));
+	memset(k->b, 0, INFRA_KEY_FIXED);
 	if(addr->ss_family == AF_INET && addrlen >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in* a = (const struct sockaddr_in*)addr;
-		k->family = AF_INET;
-		k->port = a->sin_port;
-		memcpy(k->addr, &a->sin_addr, 4);
+		family = AF_INET;
+		port = a->sin_port;
+		memcpy(k->b + 4, &a->sin_addr, 4);
 	} else if(addr->ss_family == AF_INET6 &&
 		addrlen >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6* a = (const struct sockaddr_in6*)addr;
-		k->family = AF_INET6;
-		k->port = a->sin6_port;
-		memcpy(k->addr, &a->sin6_addr, 16);
+		family = AF_INET6;
+		port = a->sin6_port;
+		memcpy(k->b + 4, &a->sin6_addr, 16);
 	} else	return 0;
+	memcpy(k->b, &family, 2);
+	memcpy(k->b + 2, &port, 2);
 	if(!zone || zonelen == 0) {
-		k->zone[0] = 0;  /* the root */
-		k->zonelen = 1;
+		k->b[INFRA_KEY_FIXED] = 0;  /* the root */
+		zonelen = 1;
 	} else {
-		if(zonelen > sizeof(k->zone) ||
+		if(zonelen > LDNS_MAX_DOMAINLEN + 1 ||
 			dname_valid(zone, zonelen) != zonelen)
 			return 0;
-		memcpy(k->zone, zone, zonelen);
-		k->zonelen = zonelen;
-		dname_tolower(k->zone);
+		memcpy(k->b + INFRA_KEY_FIXED, zone, zonelen);
+		dname_tolower(k->b + INFRA_KEY_FIXED);
 	}
-	h = mix(h, ((uint64_t)k->family << 16) | k->port);
-	memcpy(&w, k->addr, 8);
-	h = mix(h, w);
-	memcpy(&w, k->addr + 8, 8);
-	h = mix(h, w);
-	for(i = 0; i < k->zonelen; i += 8) {
+	k->len = (uint16_t)(INFRA_KEY_FIXED + zonelen);
+	for(i = 0; i < k->len; i += 8) {
 		w = 0;
-		memcpy(&w, k->zone + i, k->zonelen - i < 8 ? k->zonelen - i : 8);
+		memcpy(&w, k->b + i, k->len - i < 8 ? k->len - i : 8);
 		h = mix(h, w);
 	}
-	*hash = mix(h, k->zonelen);
+	h = mix(h, k->len);
+	k->hash = (uint32_t)(h >> 32);
 	return 1;
-}
-
-static struct infra_slab* slab_of(struct infra_cache* c, uint64_t hash)
-{
-	return &c->slabs[(hash >> 56) & (uint64_t)(c->nslabs - 1)];
-}
-
-static int key_eq(const struct infra_entry* e, const struct infra_key* k,
-	uint64_t hash)
-{
-	return e->hash == hash && e->family == k->family &&
-		e->port == k->port && memcmp(e->addr, k->addr, 16) == 0 &&
-		e->zonelen == k->zonelen &&
-		memcmp(e->zone, k->zone, k->zonelen) == 0;
-}
-
-static void lru_unlink(struct infra_slab* s, struct infra_entry* e)
-{
-	if(e->prev)
-		e->prev->next = e->next;
-	else	s->head = e->next;
-	if(e->next)
-		e->next->prev = e->prev;
-	else	s->tail = e->prev;
-	e->prev = e->next = NULL;
-}
-
-static void lru_front(struct infra_slab* s, struct infra_entry* e)
-{
-	e->prev = NULL;
-	e->next = s->head;
-	if(s->head)
-		s->head->prev = e;
-	s->head = e;
-	if(!s->tail)
-		s->tail = e;
-}
-
-static void table_remove(struct infra_slab* s, struct infra_entry* e)
-{
-	struct infra_entry** p = &s->table[e->hash & s->mask];
-	while(*p && *p != e)
-		p = &(*p)->hnext;
-	if(*p)
-		*p = e->hnext;
-	lru_unlink(s, e);
-	s->count--;
-}
-
-/* Find (touching the LRU) under the slab lock. */
-static struct infra_entry* lookup(struct infra_slab* s,
-	const struct infra_key* k, uint64_t hash)
-{
-	struct infra_entry* e = s->table[hash & s->mask];
-	for(; e; e = e->hnext) {
-		if(key_eq(e, k, hash)) {
-			if(s->head != e) {
-				lru_unlink(s, e);
-				lru_front(s, e);
-			}
-			return e;
-		}
-	}
-	return NULL;
 }
 
 static void data_init(const struct infra_cache* c, struct infra_info* d,
@@ -259,51 +184,48 @@ static void data_init(const struct infra_cache* c, struct infra_info* d,
 	rtt_init(c, &d->rtt);
 }
 
-/* Insert a new entry (evicting the LRU tail when full); NULL when out
- * of memory. */
-static struct infra_entry* insert(struct infra_cache* c, struct infra_slab* s,
-	const struct infra_key* k, uint64_t hash, time_t now)
+struct make_arg {
+	const struct infra_cache* c;
+	time_t now;
+};
+
+/* lruhash_make_func: a new entry, fresh data (under the slab lock). */
+static struct lruhash_entry* entry_make(uint32_t hash, const uint8_t* key,
+	uint16_t keylen, void* arg)
 {
-	struct infra_entry* e = malloc(sizeof(*e) + k->zonelen);
+	const struct make_arg* m = arg;
+	struct infra_entry* e = malloc(sizeof(*e) + keylen);
 	if(!e)
 		return NULL;
-	memset(e, 0, sizeof(*e));
-	e->hash = hash;
-	e->family = k->family;
-	e->port = k->port;
-	memcpy(e->addr, k->addr, 16);
-	e->zonelen = k->zonelen;
-	memcpy(e->zone, k->zone, k->zonelen);
-	data_init(c, &e->d, now);
-	while(s->count >= s->max && s->tail) {
-		struct infra_entry* old = s->tail;
-		table_remove(s, old);
-		free(old);
-	}
-	e->hnext = s->table[hash & s->mask];
-	s->table[hash & s->mask] = e;
-	lru_front(s, e);
-	s->count++;
-	return e;
+	memcpy(e->key, key, keylen);
+	lruhash_entry_init(&e->h, hash, e->key, keylen, sizeof(*e) + keylen);
+	data_init(m->c, &e->d, m->now);
+	return &e->h;
 }
 
-/* Lock the slab and find or create the entry, renewing an expired one
- * (keeping a top timeout, as Unbound). On success the slab stays
- * locked and *sp is set; NULL (unlocked) on failure. */
+/* lruhash_del_func */
+static void entry_free(struct lruhash_entry* e, void* arg)
+{
+	(void)arg;
+	free(e);
+}
+
+/* Find or create the entry, locked, renewing an expired one (keeping a
+ * top timeout, as Unbound); unlock with entry_unlock. NULL (nothing
+ * locked) on failure. */
 static struct infra_entry* get_entry(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	const uint8_t* zone, size_t zonelen, time_t now,
-	struct infra_slab** sp)
+	const uint8_t* zone, size_t zonelen, time_t now)
 {
 	struct infra_key k;
-	uint64_t hash;
-	struct infra_slab* s;
+	struct make_arg m;
 	struct infra_entry* e;
-	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen, &hash))
+	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen))
 		return NULL;
-	s = slab_of(c, hash);
-	pthread_mutex_lock(&s->lock);
-	e = lookup(s, &k, hash);
+	m.c = c;
+	m.now = now;
+	e = (struct infra_entry*)lruhash_lock_entry(c->table, k.hash, k.b,
+		k.len, entry_make, &m);
 	if(e && e->d.ttl < now) {
 		struct infra_info old = e->d;
 		data_init(c, &e->d, now);
@@ -315,41 +237,31 @@ static struct infra_entry* get_entry(struct infra_cache* c,
 			e->d.timeout_other = old.timeout_other;
 		}
 	}
-	if(!e && !(e = insert(c, s, &k, hash, now))) {
-		pthread_mutex_unlock(&s->lock);
-		return NULL;
-	}
-	*sp = s;
 	return e;
 }
 
-/* Find without creating; slab locked on success. */
+/* Find without creating; locked on success. */
 static struct infra_entry* find_entry(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	const uint8_t* zone, size_t zonelen, struct infra_slab** sp)
+	const uint8_t* zone, size_t zonelen)
 {
 	struct infra_key k;
-	uint64_t hash;
-	struct infra_slab* s;
-	struct infra_entry* e;
-	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen, &hash))
+	if(!infra_key_fill(c, &k, addr, addrlen, zone, zonelen))
 		return NULL;
-	s = slab_of(c, hash);
-	pthread_mutex_lock(&s->lock);
-	if(!(e = lookup(s, &k, hash))) {
-		pthread_mutex_unlock(&s->lock);
-		return NULL;
-	}
-	*sp = s;
-	return e;
+	return (struct infra_entry*)lruhash_lock_entry(c->table, k.hash, k.b,
+		k.len, NULL, NULL);
+}
+
+static void entry_unlock(struct infra_cache* c, struct infra_entry* e)
+{
+	lruhash_unlock_entry(c->table, &e->h);
 }
 
 struct infra_cache* infra_create(const struct infra_settings* set)
 {
 	struct infra_cache* c = calloc(1, sizeof(*c));
 	struct ub_randstate* rnd;
-	int i, n;
-	size_t per, tsize = 16;
+	size_t n, per;
 	if(!c)
 		return NULL;
 	c->s = *set;
@@ -362,55 +274,33 @@ struct infra_cache* infra_create(const struct infra_settings* set)
 	if(c->s.unknown_rtt < 0)
 		c->s.unknown_rtt = 0;
 	/* a power of 2, and no more slabs than hosts */
-	for(n = 1; n * 2 <= c->s.slabs && n * 2 <= c->s.numhosts && n < 1024; )
+	for(n = 1; n * 2 <= (size_t)c->s.slabs &&
+		n * 2 <= (size_t)c->s.numhosts && n < 1024; )
 		n *= 2;
-	c->nslabs = n;
-	per = ((size_t)c->s.numhosts + (size_t)n - 1) / (size_t)n;
-	while(tsize < per)
-		tsize *= 2;
+	per = ((size_t)c->s.numhosts + n - 1) / n;
 	if(!(rnd = ub_initstate())) {
 		free(c);
 		return NULL;
 	}
 	c->seed = ((uint64_t)ub_random(rnd) << 32) | ub_random(rnd);
 	ub_randfree(rnd);
-	c->slabs = aligned_alloc(64, sizeof(struct infra_slab) * (size_t)n);
-	if(!c->slabs) {
+	/* bounded by the host count; the byte bound (twice the largest
+	 * entries, plus room for buckets) never binds first */
+	c->table = lruhash_create(n, n * per * 2 * (sizeof(struct infra_entry)
+		+ INFRA_KEY_MAX) + n * 4096, entry_free, NULL);
+	if(!c->table) {
 		free(c);
 		return NULL;
 	}
-	memset(c->slabs, 0, sizeof(struct infra_slab) * (size_t)n);
-	for(i = 0; i < n; i++) {
-		struct infra_slab* s = &c->slabs[i];
-		pthread_mutex_init(&s->lock, NULL);
-		s->max = per;
-		s->mask = tsize - 1;
-		s->table = calloc(tsize, sizeof(*s->table));
-		if(!s->table) {
-			c->nslabs = i + 1;
-			infra_delete(c);
-			return NULL;
-		}
-	}
+	lruhash_set_max_entries(c->table, per);
 	return c;
 }
 
 void infra_delete(struct infra_cache* c)
 {
-	int i;
 	if(!c)
 		return;
-	for(i = 0; i < c->nslabs; i++) {
-		struct infra_slab* s = &c->slabs[i];
-		struct infra_entry* e = s->head, * n;
-		for(; e; e = n) {
-			n = e->next;
-			free(e);
-		}
-		free(s->table);
-		pthread_mutex_destroy(&s->lock);
-	}
-	free(c->slabs);
+	lruhash_delete(c->table);
 	free(c);
 }
 
@@ -421,23 +311,15 @@ int infra_max_rtt(const struct infra_cache* c)
 
 size_t infra_count(struct infra_cache* c)
 {
-	size_t n = 0;
-	int i;
-	for(i = 0; i < c->nslabs; i++) {
-		pthread_mutex_lock(&c->slabs[i].lock);
-		n += c->slabs[i].count;
-		pthread_mutex_unlock(&c->slabs[i].lock);
-	}
-	return n;
+	return lruhash_count(c->table);
 }
 
 int infra_host(struct infra_cache* c, const struct sockaddr_storage* addr,
 	socklen_t addrlen, const uint8_t* zone, size_t zonelen, time_t now,
 	int* edns_vs, uint8_t* edns_lame_known, int* to)
 {
-	struct infra_slab* s;
 	struct infra_entry* e = get_entry(c, addr, addrlen, zone, zonelen,
-		now, &s);
+		now);
 	if(!e)
 		return 0;
 	*edns_vs = e->d.edns_version;
@@ -449,7 +331,7 @@ int infra_host(struct infra_cache* c, const struct sockaddr_storage* addr,
 		 * (ms rounded up to s, plus a second) */
 		e->d.probedelay = now + ((*to) + 1999) / 1000;
 	}
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return 1;
 }
 
@@ -458,9 +340,8 @@ int infra_rtt_update(struct infra_cache* c,
 	const uint8_t* zone, size_t zonelen, int qtype, int roundtrip,
 	int orig_rtt, time_t now)
 {
-	struct infra_slab* s;
 	struct infra_entry* e = get_entry(c, addr, addrlen, zone, zonelen,
-		now, &s);
+		now);
 	int rto;
 	if(!e)
 		return -1;
@@ -485,7 +366,7 @@ int infra_rtt_update(struct infra_cache* c,
 		else	e->d.timeout_other = 0;
 	}
 	rto = e->d.rtt.rto;
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return rto;
 }
 
@@ -493,9 +374,8 @@ int infra_edns_update(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, int edns_version, time_t now)
 {
-	struct infra_slab* s;
 	struct infra_entry* e = get_entry(c, addr, addrlen, zone, zonelen,
-		now, &s);
+		now);
 	if(!e)
 		return 0;
 	if(!(edns_version == -1 && e->d.edns_version != -1 &&
@@ -503,7 +383,7 @@ int infra_edns_update(struct infra_cache* c,
 		e->d.edns_version = edns_version;
 		e->d.edns_lame_known = 1;
 	}
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return 1;
 }
 
@@ -512,9 +392,8 @@ int infra_set_lame(struct infra_cache* c,
 	const uint8_t* zone, size_t zonelen, time_t now, int dnsseclame,
 	int reclame, uint16_t qtype)
 {
-	struct infra_slab* s;
 	struct infra_entry* e = get_entry(c, addr, addrlen, zone, zonelen,
-		now, &s);
+		now);
 	if(!e)
 		return 0;
 	if(dnsseclame)
@@ -526,7 +405,7 @@ int infra_set_lame(struct infra_cache* c,
 			e->d.lame_type_A = 1;
 		else	e->d.lame_other = 1;
 	}
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return 1;
 }
 
@@ -535,8 +414,7 @@ int infra_get_lame_rtt(struct infra_cache* c,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
 	int* dnsseclame, int* reclame, int* rtt, time_t now)
 {
-	struct infra_slab* s;
-	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen, &s);
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
 	struct infra_info* h;
 	int top = c->s.max_rtt;
 	if(!e)
@@ -561,7 +439,7 @@ int infra_get_lame_rtt(struct infra_cache* c,
 		/* expired: a server at the top may be re-probed; lameness
 		 * is forgotten */
 		int was_top = h->rtt.rto >= top;
-		pthread_mutex_unlock(&s->lock);
+		entry_unlock(c, e);
 		if(was_top) {
 			*rtt = top - 1000;
 			return 1;
@@ -576,7 +454,7 @@ int infra_get_lame_rtt(struct infra_cache* c,
 		*dnsseclame = 1;
 	else if(h->rec_lame)
 		*reclame = 1;
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return 1;
 }
 
@@ -584,12 +462,11 @@ int infra_get_info(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, struct infra_info* out)
 {
-	struct infra_slab* s;
-	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen, &s);
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
 	if(!e)
 		return 0;
 	*out = e->d;
-	pthread_mutex_unlock(&s->lock);
+	entry_unlock(c, e);
 	return 1;
 }
 
@@ -598,63 +475,68 @@ int infra_get_info(struct infra_cache* c,
 static void entry_addr(const struct infra_entry* e,
 	struct sockaddr_storage* a, socklen_t* len)
 {
+	uint16_t family, port;
+	memcpy(&family, e->key, 2);
+	memcpy(&port, e->key + 2, 2);
 	memset(a, 0, sizeof(*a));
-	if(e->family == AF_INET6) {
+	if(family == AF_INET6) {
 		struct sockaddr_in6* s = (struct sockaddr_in6*)a;
 		s->sin6_family = AF_INET6;
-		s->sin6_port = e->port;
-		memcpy(&s->sin6_addr, e->addr, 16);
+		s->sin6_port = port;
+		memcpy(&s->sin6_addr, e->key + 4, 16);
 		*len = (socklen_t)sizeof(*s);
 	} else {
 		struct sockaddr_in* s = (struct sockaddr_in*)a;
 		s->sin_family = AF_INET;
-		s->sin_port = e->port;
-		memcpy(&s->sin_addr, e->addr, 4);
+		s->sin_port = port;
+		memcpy(&s->sin_addr, e->key + 4, 4);
 		*len = (socklen_t)sizeof(*s);
 	}
 }
 
+struct walk_arg {
+	const struct infra_cache* c;
+	infra_walk_func fn;
+	void* arg;
+	const struct infra_key* addr;   /* infra_remove_addr: NULL for all */
+};
+
+/* lruhash_walk_func for infra_walk (under the slab lock) */
+static int walk_one(struct lruhash_entry* h, void* arg)
+{
+	const struct walk_arg* w = arg;
+	struct infra_entry* e = (struct infra_entry*)h;
+	struct sockaddr_storage a;
+	socklen_t len;
+	entry_addr(e, &a, &len);
+	w->fn(&a, len, e->key + INFRA_KEY_FIXED,
+		(size_t)e->h.keylen - INFRA_KEY_FIXED, &e->d, w->c->s.min_rtt,
+		w->c->s.max_rtt, w->arg);
+	return 0;
+}
+
 void infra_walk(struct infra_cache* c, infra_walk_func fn, void* arg)
 {
-	int i;
-	for(i = 0; i < c->nslabs; i++) {
-		struct infra_slab* s = &c->slabs[i];
-		struct infra_entry* e;
-		pthread_mutex_lock(&s->lock);
-		for(e = s->head; e; e = e->next) {
-			struct sockaddr_storage a;
-			socklen_t len;
-			entry_addr(e, &a, &len);
-			fn(&a, len, e->zone, e->zonelen, &e->d, c->s.min_rtt,
-				c->s.max_rtt, arg);
-		}
-		pthread_mutex_unlock(&s->lock);
-	}
+	struct walk_arg w = { c, fn, arg, NULL };
+	lruhash_walk(c->table, walk_one, &w);
+}
+
+/* lruhash_walk_func for infra_remove_addr: the server's entries */
+static int same_server(struct lruhash_entry* h, void* arg)
+{
+	const struct walk_arg* w = arg;
+	return !w->addr || memcmp(h->key, w->addr->b, INFRA_KEY_FIXED) == 0;
 }
 
 size_t infra_remove_addr(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
 {
 	struct infra_key k;
-	uint64_t h;
-	size_t n = 0;
-	int i;
-	if(addr && !infra_key_fill(c, &k, addr, addrlen, NULL, 0, &h))
-		return 0;
-	for(i = 0; i < c->nslabs; i++) {
-		struct infra_slab* s = &c->slabs[i];
-		struct infra_entry* e, *next;
-		pthread_mutex_lock(&s->lock);
-		for(e = s->head; e; e = next) {
-			next = e->next;
-			if(addr && (e->family != k.family || e->port != k.port ||
-				memcmp(e->addr, k.addr, 16) != 0))
-				continue;
-			table_remove(s, e);
-			free(e);
-			n++;
-		}
-		pthread_mutex_unlock(&s->lock);
+	struct walk_arg w = { c, NULL, NULL, NULL };
+	if(addr) {
+		if(!infra_key_fill(c, &k, addr, addrlen, NULL, 0))
+			return 0;
+		w.addr = &k;
 	}
-	return n;
+	return lruhash_walk(c->table, same_server, &w);
 }

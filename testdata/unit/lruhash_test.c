@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/lruhash_test.c - the slabbed LRU hash table: insert,
- * replace, remove, reference counting, LRU order, the memory bound, and
- * 4 threads hammering one table. */
+ * replace, remove, reference counting, LRU order, the memory bound, the
+ * entry-count bound and in-place updates (the infrastructure cache's
+ * use), and 4 threads hammering one table. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -370,6 +371,75 @@ static void run_threads(size_t nslabs, int nthreads)
 	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
 }
 
+/* lruhash_make_func for test_lock_entry: arg is the counters */
+static struct lruhash_entry* make_tent(uint32_t hash, const uint8_t* key,
+	uint16_t keylen, void* arg)
+{
+	struct tent* t = calloc(1, sizeof(*t));
+	(void)hash;
+	if(!t)
+		return NULL;
+	assert_int_equal(keylen, sizeof(t->key));
+	memcpy(t->key, key, keylen);
+	lruhash_entry_init(&t->lh, hash, t->key, keylen, sizeof(*t));
+	atomic_fetch_add(&((struct counters*)arg)->allocs, 1);
+	return &t->lh;
+}
+
+static struct lruhash_entry* lock_key(struct lruhash* h, uint32_t k,
+	struct counters* c)
+{
+	uint8_t key[8];
+	memcpy(key, &k, 4);
+	memset(key + 4, 'k', 4);
+	return lruhash_lock_entry(h, thash(k), key, sizeof(key),
+		c ? make_tent : NULL, c);
+}
+
+/* Update in place under the lock, with a count bound: entries are made
+ * on first use, changed where they are, the least recently used one
+ * goes when the count is over the bound, and the evicted ones are freed
+ * at unlock. */
+static void test_lock_entry(void** state)
+{
+	struct counters c = { 0, 0 };
+	struct lruhash* h = lruhash_create(1, 1 << 20, tdel, &c);
+	struct lruhash_entry* e;
+	uint32_t k;
+	(void)state;
+	lruhash_set_max_entries(h, 4);
+	assert_null(lock_key(h, 1, NULL));   /* absent, nothing made */
+	for(k = 1; k <= 4; k++) {
+		e = lock_key(h, k, &c);
+		assert_non_null(e);
+		((struct tent*)e)->val = k * 10;
+		lruhash_unlock_entry(h, e);
+	}
+	assert_int_equal(lruhash_count(h), 4);
+	/* changed in place: the same entry, the new value */
+	e = lock_key(h, 2, NULL);
+	assert_non_null(e);
+	assert_int_equal(((struct tent*)e)->val, 20);
+	((struct tent*)e)->val = 21;
+	lruhash_unlock_entry(h, e);
+	e = lock_key(h, 2, NULL);
+	assert_int_equal(((struct tent*)e)->val, 21);
+	lruhash_unlock_entry(h, e);
+	/* a fifth: the oldest unused (1) goes, freed at unlock */
+	e = lock_key(h, 5, &c);
+	assert_non_null(e);
+	lruhash_unlock_entry(h, e);
+	assert_int_equal(lruhash_count(h), 4);
+	assert_int_equal(atomic_load(&c.frees), 1);
+	assert_null(lock_key(h, 1, NULL));
+	e = lock_key(h, 4, NULL);
+	assert_non_null(e);
+	lruhash_unlock_entry(h, e);
+	lruhash_delete(h);
+	assert_int_equal(atomic_load(&c.allocs), 5);
+	assert_int_equal(atomic_load(&c.frees), 5);
+}
+
 static void test_threads(void** state)
 {
 	(void)state;
@@ -394,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_lock_entry),
 		cmocka_unit_test(test_threads_one_slab),
 		cmocka_unit_test(test_threads),
 	};

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,9 @@ struct lruhash_slab {
 	size_t count;         /* entries linked in */
 	size_t used;          /* bytes: entries' sizes + the bucket array */
 	size_t max;           /* this slab's share of the bound */
+	size_t max_count;     /* entries at most (SIZE_MAX: no bound) */
+	/* evicted by lruhash_lock_entry, released at unlock */
+	struct lruhash_entry* dead;
 	uint64_t tick;        /* bumped each time an entry goes to the front */
 	struct lruhash_entry* lru_first;  /* most recently used */
 	struct lruhash_entry* lru_last;   /* next to evict */
@@ -175,6 +179,44 @@ static void release_chain(struct lruhash* t, struct lruhash_entry* e)
 	}
 }
 
+/* Link e in at the LRU front, then evict from the tail (never e) until
+ * the slab is within its bounds; returns dead with the evicted ones
+ * chained on (through bucket_next), to release after unlocking. */
+static struct lruhash_entry* link_and_evict(struct lruhash_slab* s,
+	struct lruhash_entry* e, struct lruhash_entry* dead)
+{
+	struct lruhash_entry** pp;
+	e->bucket_next = s->buckets[e->hash & s->mask];
+	s->buckets[e->hash & s->mask] = e;
+	lru_front(s, e);
+	s->count++;
+	s->used += e->size;
+	maybe_grow(s);
+	while((s->used > s->max || s->count > s->max_count) && s->lru_last &&
+		s->lru_last != e) {
+		struct lruhash_entry* v = s->lru_last;
+		pp = &s->buckets[v->hash & s->mask];
+		while(*pp != v)
+			pp = &(*pp)->bucket_next;
+		unlink_entry(s, pp, v);
+		v->bucket_next = dead;
+		dead = v;
+	}
+	return dead;
+}
+
+/* A used entry to the LRU front, unless it went there recently: at most
+ * (tick - lru_tick) entries went in front of it since, and within the
+ * front half the list (and its cache lines) is left alone. An entry
+ * used once per count/2 moves is still never the one evicted. */
+static inline void touch(struct lruhash_slab* s, struct lruhash_entry* e)
+{
+	if(s->tick - e->lru_tick > (s->count >> 1)) {
+		lru_unlink(s, e);
+		lru_front(s, e);
+	}
+}
+
 struct lruhash* lruhash_create(size_t num_slabs, size_t maxmem,
 	lruhash_del_func del, void* del_arg)
 {
@@ -203,6 +245,7 @@ struct lruhash* lruhash_create(size_t num_slabs, size_t maxmem,
 	for(i = 0; i < num_slabs; i++) {
 		struct lruhash_slab* s = &t->slabs[i];
 		s->max = maxmem / num_slabs;
+		s->max_count = SIZE_MAX;
 		for(nb = INIT_BUCKETS; nb > 1 && bucket_bytes(nb) > s->max / 4;)
 			nb /= 2;
 		s->buckets = calloc(nb, sizeof(*s->buckets));
@@ -273,21 +316,7 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 		old->bucket_next = dead;
 		dead = old;
 	}
-	e->bucket_next = s->buckets[e->hash & s->mask];
-	s->buckets[e->hash & s->mask] = e;
-	lru_front(s, e);
-	s->count++;
-	s->used += e->size;
-	maybe_grow(s);
-	while(s->used > s->max && s->lru_last && s->lru_last != e) {
-		struct lruhash_entry* v = s->lru_last;
-		pp = &s->buckets[v->hash & s->mask];
-		while(*pp != v)
-			pp = &(*pp)->bucket_next;
-		unlink_entry(s, pp, v);
-		v->bucket_next = dead;
-		dead = v;
-	}
+	dead = link_and_evict(s, e, dead);
 	slab_unlock(&s->lock);
 	release_chain(t, dead);
 	return 1;
@@ -302,18 +331,52 @@ struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
 	e = *find_link(s, hash, key, keylen);
 	if(e) {
 		lruhash_ref(e);
-		/* At most (tick - lru_tick) entries went in front of it
-		 * since it was last moved: if that is within the front
-		 * half, leave the list (and its cache lines) alone. An
-		 * entry used once per count/2 moves is still never the
-		 * one evicted. */
-		if(s->tick - e->lru_tick > (s->count >> 1)) {
-			lru_unlink(s, e);
-			lru_front(s, e);
-		}
+		touch(s, e);
 	}
 	slab_unlock(&s->lock);
 	return e;
+}
+
+void lruhash_set_max_entries(struct lruhash* t, size_t per_slab)
+{
+	size_t i;
+	for(i = 0; i < t->num_slabs; i++)
+		t->slabs[i].max_count = per_slab;
+}
+
+struct lruhash_entry* lruhash_lock_entry(struct lruhash* t, uint32_t hash,
+	const uint8_t* key, uint16_t keylen, lruhash_make_func make,
+	void* arg)
+{
+	struct lruhash_slab* s = slab_of(t, hash);
+	struct lruhash_entry* e;
+	slab_lock(&s->lock);
+	e = *find_link(s, hash, key, keylen);
+	if(e) {
+		touch(s, e);
+		return e;
+	}
+	if(make && (e = make(hash, key, keylen, arg)) != NULL) {
+		if(e->size > s->max / 2) {
+			/* as lruhash_insert: too large to keep */
+			slab_unlock(&s->lock);
+			lruhash_release(t, e);
+			return NULL;
+		}
+		s->dead = link_and_evict(s, e, s->dead);
+		return e;
+	}
+	slab_unlock(&s->lock);
+	return NULL;
+}
+
+void lruhash_unlock_entry(struct lruhash* t, struct lruhash_entry* e)
+{
+	struct lruhash_slab* s = slab_of(t, e->hash);
+	struct lruhash_entry* dead = s->dead;
+	s->dead = NULL;
+	slab_unlock(&s->lock);
+	release_chain(t, dead);
 }
 
 int lruhash_remove(struct lruhash* t, uint32_t hash, const uint8_t* key,

@@ -16,7 +16,12 @@
  * and gives it back with lruhash_release(). An entry that is replaced,
  * removed or evicted meanwhile is unlinked at once (its bytes stop
  * counting) and freed by whoever drops the last reference. Entries are
- * never changed after insert: an update inserts a new entry. */
+ * never changed after insert: an update inserts a new entry.
+ *
+ * The one exception is a table of small mutable records (the
+ * infrastructure cache): its entries are read and changed only between
+ * lruhash_lock_entry and lruhash_unlock_entry, under the slab lock, and
+ * never looked up by reference. */
 #ifndef UTIL_STORAGE_LRUHASH_H
 #define UTIL_STORAGE_LRUHASH_H
 #include <stdatomic.h>
@@ -104,6 +109,28 @@ static inline void lruhash_release(struct lruhash* t, struct lruhash_entry* e)
 	if(atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1)
 		t->del(e, t->del_arg);
 }
+
+/* Bound each slab to per_slab entries besides its bytes (the
+ * infrastructure cache is sized in hosts: infra-cache-numhosts). Call
+ * before the table is used. */
+void lruhash_set_max_entries(struct lruhash* t, size_t per_slab);
+
+/* Builds the entry for a key lruhash_lock_entry did not find: allocate
+ * it and lruhash_entry_init it with this hash and key (copied into the
+ * entry); NULL when out of memory. Runs under the slab lock. */
+typedef struct lruhash_entry* (*lruhash_make_func)(uint32_t hash,
+	const uint8_t* key, uint16_t keylen, void* arg);
+
+/* Update in place (mutable-record tables only, see above): the entry
+ * with this key, moved to the LRU front, with its slab locked; when
+ * there is none, make (if not NULL) builds one, which is inserted first
+ * (evicting as lruhash_insert does). NULL, and nothing locked, when
+ * there is no entry. Read and change the entry's data, not its key or
+ * size, then lruhash_unlock_entry: a few field accesses, no calls. */
+struct lruhash_entry* lruhash_lock_entry(struct lruhash* t, uint32_t hash,
+	const uint8_t* key, uint16_t keylen, lruhash_make_func make,
+	void* arg);
+void lruhash_unlock_entry(struct lruhash* t, struct lruhash_entry* e);
 
 /* Remove the entry with this key (if any). Returns 1 if one was. */
 int lruhash_remove(struct lruhash* t, uint32_t hash, const uint8_t* key,
