@@ -97,8 +97,8 @@ static void start_next(struct driver* d)
 				return;
 			}
 		}
-		if(!mesh_new_client(d->env->mesh, &q->qi, 65535, 1232,
-			got_reply, &d->args[i])) {
+		if(mesh_new_client(d->env->mesh, &q->qi, 65535, 1232,
+			got_reply, &d->args[i]) != MESH_NEW_ADDED) {
 			fprintf(stderr, "mesh refused question %d\n", i);
 			if(--d->left == 0)
 				event_base_loopbreak(d->base);
