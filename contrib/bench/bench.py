@@ -999,6 +999,9 @@ def main(argv=None):
     ap.add_argument("--misses", action="store_true",
                     help="validated misses (implies --dnssec): a new name "
                     "under the signed wildcard in every query")
+    ap.add_argument("--unsigned", action="store_true",
+                    help="--misses without DNSSEC: the zone unsigned, "
+                    "module-config iterator (the iterator's miss path)")
     ap.add_argument("--miss-names", type=int, default=400000,
                     help="--misses: names per round (more than a round "
                     "answers)")
@@ -1073,7 +1076,7 @@ def main(argv=None):
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
         a.rrset_cache = "8m" if a.memory else "256m"
-    if a.misses:
+    if a.misses and not a.unsigned:
         a.dnssec = True
     if a.dnssec:
         a.validator = True
