@@ -525,7 +525,9 @@ const struct val_anchor* val_anchor_find(const struct val_anchors* a,
 	for(;;) {
 		const struct val_anchor* p = find_exact(a, name, len, dclass);
 		const uint8_t* up;
-		if(p)
+		/* an RFC 5011 point whose keys were all revoked is no anchor
+		 * any more (as Unbound removes it): look further up */
+		if(p && !(p->autr && !val_anchor_ds(p) && !val_anchor_dnskey(p)))
 			return p;
 		if(name[0] == 0)
 			return NULL;

@@ -236,6 +236,8 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 		p->revoked = 1;
 		p->last_success = now;
 		p->next_probe_time = 0;
+		/* what was validated from this anchor is not any more */
+		(void)val_kcache_flush_zone(pr->env->key_cache, p->name, now);
 		goto done;
 	}
 	(void)autr_publish(p);
@@ -396,12 +398,14 @@ static void schedule(struct autr_prober* pr)
 	for(i = 0; i < n; i++) {
 		const struct val_anchor* a = val_anchors_get(as, i);
 		time_t t;
+		int revoked;
 		if(!a->autr)
 			continue;
 		pthread_mutex_lock(&a->autr->lock);
-		t = a->autr->revoked ? 0 : a->autr->next_probe_time;
+		t = a->autr->next_probe_time;
+		revoked = a->autr->revoked;
 		pthread_mutex_unlock(&a->autr->lock);
-		if(a->autr->revoked)
+		if(revoked)
 			continue;
 		if(!any || t < next)
 			next = t;

@@ -335,12 +335,8 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 	/* the anchor's own DNSKEY set first */
 	w->anchor_ds = val_anchor_ds(a);
 	w->anchor_keys = val_anchor_dnskey(a);
-	if(!w->anchor_ds && !w->anchor_keys) {
-		/* an RFC 5011 point whose keys were all revoked */
-		struct val_reason why = { "trust anchor has no valid keys "
-			"(all revoked)", VAL_EDE_DNSKEY_MISSING };
-		return walk_bogus(w, z, &why);
-	}
+	if(!w->anchor_ds && !w->anchor_keys)   /* revoked since the find */
+		return walk_done(w, z, SEC_INDETERMINATE, NULL, VAL_EDE_NONE);
 	if(!ask(qs, w, a->name, TYPE_DNSKEY)) {
 		struct val_reason why = { "could not fetch the anchor's "
 			"DNSKEY", VAL_EDE_DNSKEY_MISSING };

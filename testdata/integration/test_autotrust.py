@@ -19,6 +19,7 @@ Unbound (/usr/sbin/unbound).
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 
@@ -108,7 +109,9 @@ class RollRoot:
                 ". 60 IN SOA a.root.test. h.test. %d 3600 600 86400 60\n"
                 ". 60 IN NS a.root.test.\n"
                 "a.root.test. 60 IN A %s\n"
-                "www.example. 60 IN A 192.0.2.1\n" % (self.serial, self.addr))
+                "www.example. 60 IN A 192.0.2.1\n"
+                "other.example. 60 IN A 192.0.2.2\n" % (self.serial,
+                                                      self.addr))
         text += "".join(k.dnskey_line() + "\n" for k in published)
         src = os.path.join(self.dir, "root.unsigned")
         out = os.path.join(self.dir, "root.signed")
@@ -225,6 +228,11 @@ def test_ksk_roll(root, tmp_path):
         # the hold-down counted from the first sighting, not the restart
         assert file_states(anchor)["".join(ksk2.material)][1] >= since
         assert secure(srv)
+        # a reload reads the file again and goes on from it
+        srv.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert secure(srv)
+        assert state_of(anchor, ksk1) == 2 and state_of(anchor, ksk2) == 2
 
         # revoke KSK1 (it signs the set with the REVOKE bit): REVOKED
         ksk1.revoke()
@@ -342,3 +350,86 @@ def test_unwritable_file_is_a_start_error(root, tmp_path, world_tmpdir):
     assert p.returncode != 0, out
     assert "auto-trust-anchor-file %s" % anchor in out, out
     assert "cannot write" in out, out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root")
+def test_written_inside_chroot_as_user(root, tmp_path, world_tmpdir):
+    """chroot: and username: nobody: the file (named relative to
+    directory:) is written from inside the chroot by the unprivileged
+    user, atomically (a new file, owned by nobody, replaces it)."""
+    import pwd
+    import subprocess
+    from conftest import asan_env
+    nobody = pwd.getpwnam("nobody")
+    kd = str(tmp_path / "keys")
+    ksk1, zsk = Key(kd, True), Key(kd, False)
+    root.publish([ksk1, zsk], [ksk1, zsk])
+    wd = os.path.join(world_tmpdir, "run")
+    os.makedirs(wd)
+    os.chmod(wd, 0o777)
+    anchor = os.path.join(wd, "root.key")
+    with open(anchor, "w") as f:
+        f.write(ksk1.dnskey_line() + "\n")
+    shutil.copy(root.hints, os.path.join(wd, "root.hints"))
+    srv = Server(wd)
+    srv.write_config(BODY % "root.key", root_hints=os.path.join(
+        wd, "root.hints"), username="nobody")
+    with open(srv.conf) as f:
+        text = f.read().replace('chroot: ""', 'chroot: "%s"' % wd)
+    text = text.replace(os.path.join(wd, "root.hints"), "root.hints")
+    with open(srv.conf, "w") as f:
+        f.write(text)
+    try:
+        with open(srv.stderr, "wb") as err:
+            srv.proc = subprocess.Popen(srv.run_args(["-d"]), stderr=err,
+                                        stdout=subprocess.DEVNULL,
+                                        stdin=subprocess.DEVNULL, cwd=wd,
+                                        env=asan_env(detect_leaks=0))
+        srv.pid = srv.proc.pid
+        srv.wait_ready()
+        wait_state(anchor, ksk1, 2, 5, srv)
+        assert os.stat(anchor).st_uid == nobody.pw_uid
+        assert ";;id: . 1" in open(anchor).read()
+        assert secure(srv)
+        assert [n for n in os.listdir(wd) if "root.key." in n] == []
+    finally:
+        _finish(srv)
+
+
+def test_all_keys_revoked(root, tmp_path):
+    """The only trusted key revokes itself: the point is revoked, the
+    file says ;;REVOKED (as Unbound writes it) and the root is no anchor
+    any more: answers come without AD, not SERVFAIL. A restart on that
+    file keeps it so."""
+    kd = str(tmp_path / "keys")
+    ksk1, zsk = Key(kd, True), Key(kd, False)
+    root.publish([ksk1, zsk], [ksk1, zsk])
+    anchor = str(tmp_path / "root.key")
+    with open(anchor, "w") as f:
+        f.write(ksk1.dnskey_line() + "\n")
+    srv = start(Server, tmp_path / "ours", anchor, root)
+    try:
+        wait_state(anchor, ksk1, 2, 5, srv)
+        assert secure(srv)
+        ksk1.revoke()
+        root.publish([ksk1, zsk], [ksk1, zsk])
+        deadline = time.time() + 6 * SLOW
+        while ";;REVOKED" not in open(anchor).read() and \
+                time.time() < deadline:
+            time.sleep(0.2)
+        assert ";;REVOKED" in open(anchor).read(), open(anchor).read()
+        # a name not cached yet (cached answers keep their status)
+        q = dns.message.make_query("other.example.", "A", want_dnssec=True)
+        r = srv.query(q, timeout=4.0 * SLOW)
+        assert r.rcode() == dns.rcode.NOERROR
+        assert not r.flags & dns.flags.AD
+    finally:
+        _finish(srv)
+    srv = start(Server, tmp_path / "ours2", anchor, root)
+    try:
+        assert "revoked" in srv.output()
+        r = srv.query(q, timeout=4.0 * SLOW)
+        assert r.rcode() == dns.rcode.NOERROR
+        assert not r.flags & dns.flags.AD
+    finally:
+        _finish(srv)
