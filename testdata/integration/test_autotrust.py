@@ -433,3 +433,24 @@ def test_all_keys_revoked(root, tmp_path):
         assert not r.flags & dns.flags.AD
     finally:
         _finish(srv)
+
+
+def test_file_starting_with_ds(root, tmp_path):
+    """A file holding only the KSK's DS (as a first root.key may): the
+    first probe finds the DNSKEY the DS matches, trusts it (VALID at
+    once, as Unbound) and writes the file with the key, not the DS."""
+    kd = str(tmp_path / "keys")
+    ksk1, zsk = Key(kd, True), Key(kd, False)
+    root.publish([ksk1, zsk], [ksk1, zsk])
+    anchor = str(tmp_path / "root.key")
+    with open(anchor, "w") as f:
+        f.write(ksk1.k.ds_line() + "\n")
+    srv = start(Server, tmp_path / "ours", anchor, root)
+    try:
+        assert secure(srv)
+        wait_state(anchor, ksk1, 2, 5, srv)
+        text = open(anchor).read()
+        assert " DS " not in text and "\tDS\t" not in text, text
+        assert secure(srv)
+    finally:
+        _finish(srv)
