@@ -373,6 +373,55 @@ static void test_file_round_trip(void** st)
 	autr_point_delete(p);
 }
 
+/* A file as Unbound 1.17 writes it (Debian's /var/lib/unbound/root.key
+ * after a probe): the header and the state comment after ldns' key id
+ * comment. */
+static void test_read_unbound_file(void** st)
+{
+	struct ta_collect c;
+	struct autr_point* q;
+	char fname[512];
+	FILE* f;
+	(void)st;
+	snprintf(fname, sizeof(fname), "%s/unbound.key", tmpdir);
+	f = fopen(fname, "w");
+	assert_non_null(f);
+	fprintf(f, "; autotrust trust anchor file\n"
+		";;id: . 1\n"
+		";;last_queried: 1700000100 ;;Tue Nov 14 22:15:00 2023\n"
+		";;last_success: 1700000100 ;;Tue Nov 14 22:15:00 2023\n"
+		";;next_probe_time: 1700040000 ;;Wed Nov 15 09:20:00 2023\n"
+		";;query_failed: 0\n"
+		";;query_interval: 43200\n"
+		";;retry_time: 8640\n"
+		".\t172800\tIN\tDNSKEY\t257 3 8 %s ;{id = 20326 (ksk), "
+		"size = 2048b} ;;state=2 [  VALID  ] ;;count=0 "
+		";;lastchange=1502439637 ;;Fri Aug 11 08:20:37 2017\n"
+		".\t172800\tIN\tDNSKEY\t257 3 8 %s ;{id = 38696 (ksk), "
+		"size = 2048b} ;;state=1 [ ADDPEND ] ;;count=2 "
+		";;lastchange=1699990000 ;;Tue Nov 14 19:26:40 2023\n",
+		KEY_A, KEY_B);
+	fclose(f);
+	memset(&c, 0, sizeof(c));
+	c.autr_write_name = "/elsewhere/root.key";
+	assert_true(ta_read_autofile(&c, fname));
+	assert_int_equal(c.nautr, 1);
+	q = c.autr[0];
+	assert_string_equal(q->file, "/elsewhere/root.key");
+	assert_int_equal(q->next_probe_time, 1700040000);
+	assert_int_equal(q->retry_time, 8640);
+	assert_int_equal(state_of(q, KEY_A), AUTR_STATE_VALID);
+	assert_int_equal(find(q, KEY_A)->last_change, 1502439637);
+	assert_int_equal(state_of(q, KEY_B), AUTR_STATE_ADDPEND);
+	assert_int_equal(find(q, KEY_B)->count, 2);
+	/* the ADDPEND key is no anchor yet */
+	assert_int_equal(ldns_rr_list_rr_count(c.pts[0].rrs), 1);
+	autr_point_delete(q);
+	free(c.autr);
+	ldns_rr_list_deep_free(c.pts[0].rrs);
+	free(c.pts);
+}
+
 static void test_unwritable(void** st)
 {
 	struct autr_point* p = root_point();
@@ -403,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported_algorithm_skipped),
 		cmocka_unit_test(test_probe_times),
 		cmocka_unit_test(test_file_round_trip),
+		cmocka_unit_test(test_read_unbound_file),
 		cmocka_unit_test(test_unwritable),
 	};
 	int r;
