@@ -391,6 +391,9 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	if(!drop_privileges(cfg, pidfile))
 		goto out;
 	anchor_paths = VAL_PATHS_INSIDE;
+	/* RFC 5011 updates are written from here on: fail now, not later */
+	if(!val_anchors_check_writable(d->env->anchors))
+		goto out;
 	if(d->debug_mode)
 		apply_log_settings(d, cfg);
 

@@ -32,6 +32,7 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->mesh = env->mesh;
 	ie->do_ip4 = env->cfg->do_ip4;
 	ie->do_ip6 = env->cfg->do_ip6;
+	ie->validating = env->validating;
 	infra_settings_from_cfg(env->cfg, &is);
 	ie->unknown_rtt = is.unknown_rtt;
 }

@@ -9,6 +9,7 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_cache.h"
 #include "iterator/iter_harden.h"
+#include "iterator/iter_keyprefetch.h"
 #include "iterator/iter_scrub.h"
 #include "iterator/iter_caps.h"
 #include "iterator/iter_hints.h"
@@ -284,6 +285,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
 		iter_referral_checks(env, iq, pkt);
+		iter_key_prefetch(env, iq, ldns_pkt_authority(pkt));
 		return;
 	}
 	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl) {

@@ -3,6 +3,7 @@
  * header for the steps and limits). */
 #include "config.h"
 #include "iterator/iterator.h"
+#include "iterator/iter_keyprefetch.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_util.h"
@@ -325,6 +326,7 @@ delegation:
 	delegpt_log(VERB_ALGO, dp);
 	iter_set_dp(iq, dp, 0);
 	iq->state = ITER_TARGETS;
+	iter_key_prefetch(env, iq, NULL);
 	return 1;
 }
 

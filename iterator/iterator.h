@@ -101,6 +101,7 @@ struct iter_env {
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
 	int do_ip4, do_ip6;
+	int validating;                /* a validator runs above (prefetch-key) */
 	int unknown_rtt;               /* ms, for servers the infra cache
 	                                * does not know */
 	/* the primed root NS set (per worker), valid until primed_until */

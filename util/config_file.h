@@ -166,6 +166,10 @@ struct config_file {
 	int minimal_responses;
 	int rrset_roundrobin;
 	int prefetch;
+	int prefetch_key;                /* DNSKEYs refetched before expiry */
+	/* RFC 5011 (auto-trust-anchor-file), in seconds */
+	int add_holddown, del_holddown, keep_missing;
+	int permit_small_holddown;
 	int tcp_upstream;
 	int udp_connect;
 	char* target_fetch_policy;

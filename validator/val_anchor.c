@@ -9,6 +9,7 @@
 #include "validator/val_anchor.h"
 #include "validator/val_sig.h"
 #include "validator/val_anchor_read.h"
+#include "validator/val_autotrust.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -137,6 +138,9 @@ static void collect_free(struct ta_collect* c)
 	for(i = 0; i < c->n; i++)
 		ldns_rr_list_deep_free(c->pts[i].rrs);
 	free(c->pts);
+	for(i = 0; i < c->nautr; i++)
+		autr_point_delete(c->autr[i]);
+	free(c->autr);
 }
 
 /* --- paths --- */
@@ -170,6 +174,16 @@ static int read_list(struct ta_collect* c, const struct config_file* cfg,
 		if(!(p = anchor_path(cfg, list->str, paths))) {
 			log_err("out of memory");
 			return 0;
+		}
+		if(reader == ta_read_autofile) {
+			/* written after chroot and chdir to directory: */
+			free((char*)c->autr_write_name);
+			if(!(c->autr_write_name = anchor_path(cfg, list->str,
+				VAL_PATHS_INSIDE))) {
+				log_err("out of memory");
+				free(p);
+				return 0;
+			}
 		}
 		if(globbing && strpbrk(p, "*?[")) {
 			glob_t g;
@@ -272,6 +286,7 @@ static int point_build(struct ta_point* p, struct val_anchor* a)
 
 static void anchor_clear(struct val_anchor* a)
 {
+	autr_point_delete(a->autr);
 	free(a->name);
 	ldns_rr_list_deep_free(a->ds);
 	ldns_rr_list_deep_free(a->dnskey);
@@ -299,6 +314,26 @@ static int index_cmp(const void* x, const void* y)
 {
 	return point_cmp(*(const struct val_anchor* const*)x,
 		*(const struct val_anchor* const*)y);
+}
+
+/* The anchor of the point's name gets the point (taken over). A point
+ * whose file has no usable key has no anchor and is dropped. */
+static void attach_autr(struct anchor_keys* k, struct autr_point** pp)
+{
+	size_t i;
+	struct autr_point* p = *pp;
+	for(i = 0; i < k->n; i++) {
+		struct val_anchor* a = &k->pts[i];
+		if(a->namelen != p->namelen || a->dclass != p->dclass ||
+			memcmp(a->name, p->name, p->namelen) != 0 ||
+			a->kind != VAL_ANCHOR_KEYS || a->autr)
+			continue;
+		if(!autr_publish(p))
+			return;   /* no memory: it stays a static anchor */
+		a->autr = p;
+		*pp = NULL;
+		return;
+	}
 }
 
 static struct anchor_keys* keys_read(const struct config_file* cfg,
@@ -340,6 +375,9 @@ static struct anchor_keys* keys_read(const struct config_file* cfg,
 			anchor_clear(&k->pts[k->n]);
 		else	k->n++;
 	}
+	for(i = 0; ok && i < c.nautr; i++)
+		attach_autr(k, &c.autr[i]);
+	free((char*)c.autr_write_name);
 	collect_free(&c);
 	if(!ok) {
 		keys_release(k);
@@ -445,6 +483,16 @@ void val_anchors_delete(struct val_anchors* a)
 	free(a);
 }
 
+const ldns_rr_list* val_anchor_ds(const struct val_anchor* a)
+{
+	return a->autr ? val_autotrust_trusted(a->autr, 1) : a->ds;
+}
+
+const ldns_rr_list* val_anchor_dnskey(const struct val_anchor* a)
+{
+	return a->autr ? val_autotrust_trusted(a->autr, 0) : a->dnskey;
+}
+
 /* --- lookup --- */
 
 static const struct val_anchor* find_exact(const struct val_anchors* a,
@@ -477,7 +525,9 @@ const struct val_anchor* val_anchor_find(const struct val_anchors* a,
 	for(;;) {
 		const struct val_anchor* p = find_exact(a, name, len, dclass);
 		const uint8_t* up;
-		if(p)
+		/* an RFC 5011 point whose keys were all revoked is no anchor
+		 * any more (as Unbound removes it): look further up */
+		if(p && !(p->autr && !val_anchor_ds(p) && !val_anchor_dnskey(p)))
 			return p;
 		if(name[0] == 0)
 			return NULL;
@@ -493,6 +543,17 @@ int val_anchor_is_insecure(const struct val_anchors* a,
 	const struct val_anchor* p = val_anchor_find(a, name,
 		LDNS_RR_CLASS_IN);
 	return p && p->kind != VAL_ANCHOR_KEYS;
+}
+
+int val_anchors_check_writable(const struct val_anchors* a)
+{
+	size_t i;
+	int ok = 1;
+	for(i = 0; a && i < a->keys->n; i++)
+		if(a->keys->pts[i].autr &&
+			!autr_check_writable(a->keys->pts[i].autr))
+			ok = 0;
+	return ok;
 }
 
 size_t val_anchors_count(const struct val_anchors* a)

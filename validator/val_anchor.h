@@ -32,6 +32,7 @@
 #include <ldns/ldns.h>
 
 struct config_file;
+struct autr_point;
 
 enum val_anchor_kind {
 	VAL_ANCHOR_KEYS = 0,     /* ds and/or dnskey hold the anchor */
@@ -52,7 +53,18 @@ struct val_anchor {
 	 * NULL when there are none of that type. Never changed. */
 	ldns_rr_list* ds;
 	ldns_rr_list* dnskey;
+	/* auto-trust-anchor-file: the RFC 5011 point whose trusted keys
+	 * replace ds and dnskey above (which hold the file's keys at
+	 * start); NULL for static anchors. Read ds and dnskey with
+	 * val_anchor_ds()/val_anchor_dnskey(). */
+	struct autr_point* autr;
 };
+
+/* The anchor's current DS and DNSKEY lists (NULL: none of the type).
+ * For an auto-trust-anchor-file point they change as RFC 5011 updates
+ * come; a list read stays valid while the store lives. */
+const ldns_rr_list* val_anchor_ds(const struct val_anchor* a);
+const ldns_rr_list* val_anchor_dnskey(const struct val_anchor* a);
 
 /* Where file names are opened from (Unbound reads its anchors after
  * chroot and chdir to directory:). OUTSIDE: before those (daemon
@@ -95,6 +107,10 @@ const struct val_anchor* val_anchor_find(const struct val_anchors* a,
  * without supported algorithms, with no closer anchor below it? */
 int val_anchor_is_insecure(const struct val_anchors* a,
 	const uint8_t* name);
+
+/* Can every auto-trust-anchor-file be written (the daemon, after
+ * chroot: and username: are applied)? 0 after logging which cannot. */
+int val_anchors_check_writable(const struct val_anchors* a);
 
 /* All points, ordered as Unbound's anchor tree within a class (for
  * listing, as unbound-control list_insecure does). */

@@ -6,6 +6,7 @@
  * and say where an error is. */
 #include "config.h"
 #include "validator/val_anchor_read.h"
+#include "validator/val_autotrust.h"
 #include "util/log.h"
 #include <ctype.h>
 #include <errno.h>
@@ -129,10 +130,6 @@ int ta_read_string(struct ta_collect* c, const char* str,
 
 /* --- auto-trust-anchor-file --- */
 
-/* RFC 5011 key states, numbered as in Unbound's file. */
-enum { AUTR_START = 0, AUTR_ADDPEND, AUTR_VALID, AUTR_MISSING,
-	AUTR_REVOKED, AUTR_REMOVED };
-
 /* One logical record: lines joined while parentheses are open (their
  * comments dropped; the last line keeps its comment, which carries the
  * state). *first is the line it starts on. 1 read, 0 end, -1 error. */
@@ -194,11 +191,11 @@ static int record_state(const char* rec)
 	const char* c = strchr(rec, ';');
 	const char* s = c ? strstr(c, "state=") : NULL;
 	if(!s)
-		return AUTR_VALID;
+		return AUTR_STATE_VALID;
 	s += 6;
 	if(*s >= '0' && *s <= '5')
 		return *s - '0';
-	return AUTR_START;
+	return AUTR_STATE_START;
 }
 
 static int dnskey_revoked(const ldns_rr* rr)
@@ -240,7 +237,94 @@ struct auto_read {
 	uint16_t idclass;
 	ldns_rr* first;         /* owner and class of the file's keys */
 	int used;               /* keys that are anchors */
+	struct autr_point* pt;  /* every key with its state */
+	int revoked;            /* ;;REVOKED */
+	time_t hdr[6];          /* ;;last_queried: ... ;;retry_time: */
 };
+
+/* The header lines Unbound writes, in the order of auto_read.hdr. */
+static const char* const hdr_names[6] = { ";;last_queried: ",
+	";;last_success: ", ";;next_probe_time: ", ";;query_failed: ",
+	";;query_interval: ", ";;retry_time: " };
+
+static void auto_header(struct auto_read* r, const char* p)
+{
+	int i;
+	for(i = 0; i < 6; i++)
+		if(strncmp(p, hdr_names[i], strlen(hdr_names[i])) == 0) {
+			long long v = strtoll(p + strlen(hdr_names[i]), NULL,
+				10);
+			r->hdr[i] = v > 0 ? (time_t)v : 0;
+		}
+}
+
+/* ";;count=N" and ";;lastchange=T" of a key's comment; 0 if absent. */
+static long long comment_num(const char* rec, const char* what)
+{
+	const char* c = strchr(rec, ';');
+	const char* s = c ? strstr(c, what) : NULL;
+	long long v;
+	if(!s)
+		return 0;
+	v = strtoll(s + strlen(what), NULL, 10);
+	return v > 0 ? v : 0;
+}
+
+/* The key, with its state, for the RFC 5011 point of the file. */
+static int auto_point_key(struct auto_read* r, const ldns_rr* rr,
+	int state, long long count, long long lastchange)
+{
+	ldns_rr* c;
+	if(!r->pt) {
+		ldns_rdf* own = ldns_rr_owner(rr);
+		uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+		size_t i, len = ldns_rdf_size(own);
+		if(len == 0 || len > sizeof(nm))
+			return 0;
+		memcpy(nm, ldns_rdf_data(own), len);
+		for(i = 0; i < len; i++)
+			nm[i] = (uint8_t)tolower(nm[i]);
+		if(!(r->pt = autr_point_new(nm, len, ldns_rr_get_class(rr))))
+			return 0;
+	}
+	if(!(c = ldns_rr_clone(rr)))
+		return 0;
+	return autr_point_add(r->pt, c, (enum autr_state)state,
+		count > 250 ? 250 : (int)count, (time_t)lastchange) != NULL;
+}
+
+/* Hand the point over to the collection (or drop it). */
+static int auto_point_done(struct auto_read* r, const char* fname, int ok)
+{
+	struct autr_point** a;
+	struct autr_point* p = r->pt;
+	const char* wname = r->c->autr_write_name ? r->c->autr_write_name :
+		fname;
+	r->pt = NULL;
+	if(!p)
+		return ok;
+	if(!ok || r->revoked) {   /* a revoked point is not probed */
+		autr_point_delete(p);
+		return ok;
+	}
+	if( !(p->file = strdup(wname)) || !(a = realloc(r->c->autr,
+		(r->c->nautr + 1) * sizeof(*a)))) {
+		autr_point_delete(p);
+		if(ok)
+			log_err("out of memory");
+		return 0;
+	}
+	p->last_queried = r->hdr[0];
+	p->last_success = r->hdr[1];
+	p->next_probe_time = r->hdr[2];
+	p->query_failed = (int)r->hdr[3];
+	p->query_interval = r->hdr[4];
+	p->retry_time = r->hdr[5];
+	p->revoked = r->revoked;
+	r->c->autr = a;
+	a[r->c->nautr++] = p;
+	return 1;
+}
 
 /* $ORIGIN and $TTL lines; 1 handled, 0 not one, -1 error. */
 static int auto_directive(struct auto_read* r, char* rec,
@@ -280,10 +364,14 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 {
 	int state = record_state(rec);
 	char* semi = strchr(rec, ';');
+	char rec_comment[512];
 	ldns_rr* rr = NULL;
 	ldns_status s;
-	if(semi)
+	rec_comment[0] = 0;
+	if(semi) {
+		snprintf(rec_comment, sizeof(rec_comment), "%s", semi);
 		*semi = 0;
+	}
 	s = ldns_rr_new_frm_str(&rr, rec, r->ttl, r->origin, &r->prev);
 	if(s != LDNS_STATUS_OK) {
 		ta_error(w, "%s", ldns_get_errorstr_by_id(s));
@@ -320,7 +408,13 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		ta_error(w, "out of memory");
 		return 0;
 	}
-	if((state != AUTR_VALID && state != AUTR_MISSING) ||
+	if(!auto_point_key(r, rr, state, comment_num(rec_comment, ";;count="),
+		comment_num(rec_comment, ";;lastchange="))) {
+		ldns_rr_free(rr);
+		ta_error(w, "out of memory");
+		return 0;
+	}
+	if((state != AUTR_STATE_VALID && state != AUTR_STATE_MISSING) ||
 		dnskey_revoked(rr)) {
 		ldns_rr_free(rr);
 		return 1;
@@ -362,6 +456,7 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 			}
 			/* as Unbound: all keys were revoked, no anchor */
 			log_warn("trust anchor %s has been revoked", fname);
+			r.revoked = 1;
 			goto done;
 		}
 		if(strncmp(p, ";;id: ", 6) == 0) {
@@ -375,8 +470,10 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 			r.have_id = ok;
 			continue;
 		}
-		if(*p == ';' || *p == 0)
-			continue;   /* comments, ;;last_queried: and such */
+		if(*p == ';' || *p == 0) {
+			auto_header(&r, p);   /* ;;last_queried: and such */
+			continue;
+		}
 		if((res = auto_directive(&r, p, &w)) != 0) {
 			ok = res > 0;
 			continue;
@@ -391,6 +488,7 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 		log_warn("auto-trust-anchor-file %s has no key in state VALID "
 			"or MISSING: no anchor for it", fname);
 done:
+	ok = auto_point_done(&r, fname, ok);
 	ldns_rr_free(r.first);
 	ldns_rdf_deep_free(r.origin);
 	ldns_rdf_deep_free(r.prev);

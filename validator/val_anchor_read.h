@@ -16,9 +16,18 @@ struct ta_point {
 	int from_static;        /* seen in another source */
 };
 
+struct autr_point;
+
 struct ta_collect {
 	struct ta_point* pts;
 	size_t n, cap;
+	/* auto-trust-anchor-file: every key with its RFC 5011 state, one
+	 * point per file (val_autotrust.h), and the name the file is to
+	 * be written under (after chroot; set before ta_read_autofile,
+	 * NULL: the name it was read from) */
+	struct autr_point** autr;
+	size_t nautr;
+	const char* autr_write_name;
 };
 
 /* Where an RR came from, for messages. */

@@ -29,6 +29,7 @@ struct module_env;
 struct val_kcache;
 struct val_anchors;
 struct event;
+struct autr_prober;
 
 /* Per worker. */
 struct val_env {
@@ -43,6 +44,7 @@ struct val_env {
 	int harden_stripped;         /* harden-dnssec-stripped */
 	int max_restart;             /* val-max-restart */
 	int ede;                     /* ede: */
+	struct autr_prober* prober;  /* RFC 5011 probes: one worker's */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
 		uint64_t rrset_bogus;

@@ -333,8 +333,10 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 		return 0;
 	}
 	/* the anchor's own DNSKEY set first */
-	w->anchor_ds = a->ds;
-	w->anchor_keys = a->dnskey;
+	w->anchor_ds = val_anchor_ds(a);
+	w->anchor_keys = val_anchor_dnskey(a);
+	if(!w->anchor_ds && !w->anchor_keys)   /* revoked since the find */
+		return walk_done(w, z, SEC_INDETERMINATE, NULL, VAL_EDE_NONE);
 	if(!ask(qs, w, a->name, TYPE_DNSKEY)) {
 		struct val_reason why = { "could not fetch the anchor's "
 			"DNSKEY", VAL_EDE_DNSKEY_MISSING };

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "validator/val_module.h"
 #include "validator/val_anchor.h"
+#include "validator/val_autotrust.h"
 #include "validator/val_kcache.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
@@ -57,6 +58,7 @@ static int val_init(struct module_env* env, int id)
 	settings_from_cfg(ve, env->cfg);
 	env->modinfo[id] = ve;
 	env->validating = 1;
+	ve->prober = val_autotrust_prober_start(env, ve);
 	return 1;
 }
 
@@ -65,13 +67,16 @@ static void val_deinit(struct module_env* env, int id)
 	struct val_env* ve = env->modinfo[id];
 	if(!ve)
 		return;
+	val_autotrust_prober_stop(ve->prober);
 	val_sig_ctx_free(ve->sigctx);
 	free(ve);
 }
 
 static void val_reconfigure(struct module_env* env, int id)
 {
-	settings_from_cfg(env->modinfo[id], env->cfg);
+	struct val_env* ve = env->modinfo[id];
+	settings_from_cfg(ve, env->cfg);
+	val_autotrust_prober_reconfigure(ve->prober);
 }
 
 static void val_clear(struct module_qstate* qs, int id)

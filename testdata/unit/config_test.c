@@ -646,7 +646,7 @@ static void test_unimplemented(void** state)
 	FILE* f;
 	size_t n;
 	(void)state;
-	cfg = good("server:\n prefetch: yes\n prefetch-key: yes\n"
+	cfg = good("server:\n prefetch: yes\n dns64-synthall: yes\n"
 		" deny-any: no\n harden-glue: yes\n"
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
@@ -655,7 +655,7 @@ static void test_unimplemented(void** state)
 		" module-config: \"iterator\"\n");
 	/* set to something else than the default: recorded */
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
-	assert_true(has_unimpl(cfg, "server:prefetch-key", "yes"));
+	assert_true(has_unimpl(cfg, "server:dns64-synthall", "yes"));
 	assert_true(has_unimpl(cfg, "server:access-control-tag-action",
 		"10.0.0.0/8 t1 refuse"));
 	assert_false(has_unimpl(cfg, "server:module-config", NULL)); /* done */
@@ -671,7 +671,7 @@ static void test_unimplemented(void** state)
 	/* still stored where a field exists, and printable */
 	assert_int_equal(cfg->prefetch, 1);
 	assert_string_equal(printed(cfg, "prefetch"), "yes\n");
-	assert_string_equal(printed(cfg, "prefetch-key"), "yes\n");
+	assert_string_equal(printed(cfg, "dns64-synthall"), "yes\n");
 	assert_string_equal(printed(cfg, "domain-insecure"),
 		"a.example\nb.example\n");
 	/* logged once per option at verbosity 1 */
@@ -695,7 +695,7 @@ static void test_unimplemented(void** state)
 		n++;
 	}
 	fclose(f);
-	assert_int_equal(n, 2); /* prefetch-key, the tag */
+	assert_int_equal(n, 2); /* dns64-synthall, the tag */
 	verbosity = VERB_OPS;
 	config_delete(cfg);
 }
