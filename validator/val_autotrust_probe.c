@@ -349,7 +349,8 @@ static void send_probe(struct autr_prober* pr, struct autr_point* p)
 	msg_cache_remove(env->msg_cache, p->name, LDNS_RR_TYPE_DNSKEY,
 		p->dclass);
 	verbose(VERB_ALGO, "autotrust: probe %s", p->file);
-	if(!mesh_new_client(env->mesh, &qi, 65535, 65535, probe_answer, sl)) {
+	if(mesh_new_client(env->mesh, &qi, 65535, 65535, probe_answer, sl)
+		!= MESH_NEW_ADDED) {
 		sl->busy = 0;
 		verbose(VERB_ALGO, "autotrust: mesh full, probe later");
 	}
