@@ -1,0 +1,394 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""unbound-anchor against a loopback HTTPS server and the signed test
+internet: the built-in anchors, the RFC 7958 update with its S/MIME
+check, every failure leaving the old file as it was, the "anchor is ok"
+probe, and the same runs with Debian's /usr/sbin/unbound-anchor.
+
+Nothing leaves loopback: DNS goes to -r root hints naming a 127.x
+address where nothing listens (or the signed test internet's root), and
+HTTPS to a server this test starts on 127.0.0.1 (-u 127.0.0.1)."""
+import datetime
+import http.server
+import os
+import shutil
+import ssl
+import subprocess
+import threading
+
+import pytest
+
+from conftest import BUILDDIR, TESTDATA  # noqa: F401
+from testnet.net import pick_prefix
+from testnet.fixture import signednet_net  # noqa: E402,F401
+
+crypto = pytest.importorskip("cryptography")
+from cryptography import x509  # noqa: E402
+from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
+from cryptography.x509.oid import NameOID  # noqa: E402
+
+OURS = os.path.join(BUILDDIR, "unbound-anchor")
+DEBIAN = "/usr/sbin/unbound-anchor"
+SIGNER = "dnssec@test.example"
+NOW = datetime.datetime.now(datetime.timezone.utc)
+DAY = datetime.timedelta(days=1)
+
+BUILTIN = [
+    ". IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC68345"
+    "7104237C7F8EC8D",
+    ". IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483"
+    "AF444A4C0FB2B16"]
+NEW_DS = ". IN DS 4242 8 2 " + "AB" * 32
+OLD_DS = ". IN DS 1111 8 2 " + "CD" * 32
+LATER_DS = ". IN DS 3333 8 2 " + "EF" * 32
+
+
+def xml_doc(keys):
+    """root-anchors.xml (RFC 7958) with keys [(tag, digest, from, until)]."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<TrustAnchor id="test" source="https://127.0.0.1/">',
+           '<Zone>.</Zone>']
+    for tag, digest, vfrom, until in keys:
+        attrs = ' id="k%d" validFrom="%s"' % (tag, vfrom.strftime(
+            "%Y-%m-%dT%H:%M:%S+00:00"))
+        if until:
+            attrs += ' validUntil="%s"' % until.strftime(
+                "%Y-%m-%dT%H:%M:%S+00:00")
+        out += ['<KeyDigest%s>' % attrs, '<KeyTag>%d</KeyTag>' % tag,
+                '<Algorithm>8</Algorithm>', '<DigestType>2</DigestType>',
+                '<Digest>%s</Digest>' % digest, '</KeyDigest>']
+    out.append('</TrustAnchor>')
+    return ("\n".join(out) + "\n").encode()
+
+
+GOOD_XML = xml_doc([
+    (1111, "CD" * 32, NOW - 900 * DAY, NOW - 10 * DAY),   # expired
+    (4242, "AB" * 32, NOW - 30 * DAY, None),              # valid
+    (3333, "EF" * 32, NOW + 30 * DAY, None)])             # not yet
+
+
+def _key():
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _cert(subject, key, issuer, issuer_key, ca, not_before, not_after,
+          email=None):
+    attrs = [x509.NameAttribute(NameOID.COMMON_NAME, subject)]
+    if email:
+        attrs.append(x509.NameAttribute(NameOID.EMAIL_ADDRESS, email))
+    name = x509.Name(attrs)
+    b = (x509.CertificateBuilder().subject_name(name)
+         .issuer_name(issuer or name).public_key(key.public_key())
+         .serial_number(x509.random_serial_number())
+         .not_valid_before(not_before).not_valid_after(not_after)
+         .add_extension(x509.BasicConstraints(ca=ca, path_length=None),
+                        critical=True)
+         .add_extension(x509.KeyUsage(
+             digital_signature=not ca, content_commitment=False,
+             key_encipherment=False, data_encipherment=False,
+             key_agreement=False, key_cert_sign=ca, crl_sign=ca,
+             encipher_only=False, decipher_only=False), critical=True))
+    return b.sign(issuer_key or key, hashes.SHA256())
+
+
+def _write_pem(path, cert=None, key=None):
+    with open(path, "wb") as f:
+        if cert is not None:
+            f.write(cert.public_bytes(serialization.Encoding.PEM))
+        if key is not None:
+            f.write(key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.TraditionalOpenSSL,
+                serialization.NoEncryption()))
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    """A test CA (the -c certificate), a signer it issued, an expired
+    signer, a second CA nobody trusts and its signer, a TLS server key."""
+    d = tmp_path_factory.mktemp("anchor_pki")
+    ca_key, other_key = _key(), _key()
+    ca = _cert("Test Root CA", ca_key, None, None, True, NOW - 10 * DAY,
+               NOW + 3650 * DAY)
+    other = _cert("Other CA", other_key, None, None, True, NOW - 10 * DAY,
+                  NOW + 3650 * DAY)
+    files = {"ca": str(d / "ca.pem")}
+    _write_pem(files["ca"], ca)
+    for name, issuer, ikey, nb, na in (
+            ("signer", ca, ca_key, NOW - DAY, NOW + 365 * DAY),
+            ("expired", ca, ca_key, NOW - 400 * DAY, NOW - 30 * DAY),
+            ("stranger", other, other_key, NOW - DAY, NOW + 365 * DAY)):
+        k = _key()
+        c = _cert(name, k, issuer.subject, ikey, False, nb, na, SIGNER)
+        files[name] = str(d / (name + ".pem"))
+        _write_pem(files[name], c, k)
+    tls_key = _key()
+    tls = _cert("127.0.0.1", tls_key, None, None, False, NOW - DAY,
+                NOW + 30 * DAY)
+    files["tls"] = str(d / "tls.pem")
+    _write_pem(files["tls"], tls, tls_key)
+    files["dir"] = str(d)
+    return files
+
+
+def smime_sign(pki, data, signer="signer"):
+    """A detached PKCS#7 signature (DER) over data, by openssl smime."""
+    d = pki["dir"]
+    src = os.path.join(d, "tosign.xml")
+    out = os.path.join(d, "sig.p7s")
+    with open(src, "wb") as f:
+        f.write(data)
+    subprocess.run(["openssl", "smime", "-sign", "-binary", "-in", src,
+                    "-signer", pki[signer], "-outform", "DER", "-out", out],
+                   check=True, capture_output=True)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    files = {}
+
+    def do_GET(self):
+        body = self.files.get(self.path)
+        if body is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def https(pki):
+    """A loopback HTTPS server; set https.files[path] = bytes per test."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(pki["tls"])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    srv.files = _Handler.files
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def dead_hints(tmp_path_factory):
+    """Root hints naming a loopback address where nothing listens."""
+    d = tmp_path_factory.mktemp("anchor_hints")
+    addr = pick_prefix(53, hosts=[1]) + ".1"
+    path = str(d / "root.hints")
+    with open(path, "w") as f:
+        f.write(". 3600 IN NS a.root.test.\n"
+                "a.root.test. 3600 IN A %s\n" % addr)
+    return path
+
+
+def run(binary, anchor, hints, pki=None, https=None, extra=(),
+        timeout=120):
+    args = [binary, "-a", anchor, "-r", hints, "-4"]
+    if https is not None:
+        args += ["-u", "127.0.0.1", "-P", str(https.server_address[1]),
+                 "-x", "/root-anchors.xml", "-s", "/root-anchors.p7s",
+                 "-c", pki["ca"], "-n", SIGNER]
+    return subprocess.run(args + list(extra), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def records(path):
+    with open(path) as f:
+        return sorted(line.strip() for line in f
+                      if line.strip() and not line.startswith(";"))
+
+
+def serve(https, pki, xml, p7s=None):
+    https.files.clear()
+    https.files["/root-anchors.xml"] = xml
+    https.files["/root-anchors.p7s"] = (p7s if p7s is not None
+                                        else smime_sign(pki, xml))
+
+
+def test_list_builtin():
+    r = subprocess.run([OURS, "-l"], capture_output=True, text=True)
+    assert r.returncode == 0
+    for ds in BUILTIN:
+        assert ds in r.stdout
+    assert "-----BEGIN CERTIFICATE-----" in r.stdout
+
+
+def test_builtin_written_when_missing(tmp_path, dead_hints):
+    anchor = str(tmp_path / "root.key")
+    r = run(OURS, anchor, dead_hints)
+    assert r.returncode == 1, r
+    assert records(anchor) == sorted(BUILTIN)
+    # now present: nothing reachable, nothing written, exit 0
+    before = open(anchor).read()
+    r = run(OURS, anchor, dead_hints)
+    assert r.returncode == 0, r
+    assert open(anchor).read() == before
+
+
+def test_builtin_written_when_empty_or_garbage(tmp_path, dead_hints):
+    anchor = tmp_path / "root.key"
+    anchor.write_text("; only a comment\n\n")
+    assert run(OURS, str(anchor), dead_hints).returncode == 1
+    assert records(str(anchor)) == sorted(BUILTIN)
+    anchor.write_text("this is not a record\n")
+    assert run(OURS, str(anchor), dead_hints).returncode == 1
+    assert records(str(anchor)) == sorted(BUILTIN)
+
+
+def test_revoked_left_alone(tmp_path, dead_hints):
+    anchor = tmp_path / "root.key"
+    text = "; autotrust trust anchor file\n;;REVOKED\n;;id: . 1\n"
+    anchor.write_text(text)
+    assert run(OURS, str(anchor), dead_hints).returncode == 0
+    assert anchor.read_text() == text
+
+
+def test_good_update(tmp_path, pki, https, dead_hints):
+    serve(https, pki, GOOD_XML)
+    anchor = tmp_path / "root.key"
+    anchor.write_text(BUILTIN[0] + "\n")
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 1, r
+    assert records(str(anchor)) == [NEW_DS]
+    assert anchor.read_text().startswith("; created by unbound-anchor on ")
+    # no temporary files left next to it
+    assert os.listdir(str(tmp_path)) == ["root.key"]
+
+
+def test_zero_valid_keys_writes_revoked(tmp_path, pki, https, dead_hints):
+    serve(https, pki, xml_doc([(1111, "CD" * 32, NOW - 900 * DAY,
+                                NOW - DAY)]))
+    anchor = tmp_path / "root.key"
+    anchor.write_text(BUILTIN[0] + "\n")
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 1, r
+    assert ";;REVOKED" in anchor.read_text()
+
+
+FAILURES = {
+    # name: (xml served, signature maker, words the error must have)
+    "bad_signature": (GOOD_XML, lambda pki: smime_sign(
+        pki, GOOD_XML.replace(b"4242", b"4243")), "signature failed"),
+    "untrusted_signer": (GOOD_XML, lambda pki: smime_sign(
+        pki, GOOD_XML, "stranger"), "signature failed"),
+    "expired_certificate": (GOOD_XML, lambda pki: smime_sign(
+        pki, GOOD_XML, "expired"), "expired"),
+    "truncated_xml_signed": (GOOD_XML[:len(GOOD_XML) // 2], None,
+                             "root-anchors.xml"),
+    "truncated_xml_unsigned": (GOOD_XML[:len(GOOD_XML) // 2],
+                               lambda pki: smime_sign(pki, GOOD_XML),
+                               "signature failed"),
+    "garbage_p7s": (GOOD_XML, lambda pki: b"\x30\x03abc", "PKCS7"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+def test_failure_leaves_file(tmp_path, pki, https, dead_hints, case):
+    xml, sig, words = FAILURES[case]
+    serve(https, pki, xml, sig(pki) if sig else None)
+    anchor = tmp_path / "root.key"
+    text = "; the old anchor\n" + BUILTIN[1] + "\n"
+    anchor.write_text(text)
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 0, r
+    assert anchor.read_text() == text
+    assert words in r.stderr, r.stderr
+    assert "left unchanged" in r.stderr
+    assert os.listdir(str(tmp_path)) == ["root.key"]
+
+
+def test_https_failures(tmp_path, pki, https, dead_hints):
+    anchor = tmp_path / "root.key"
+    anchor.write_text(BUILTIN[0] + "\n")
+    https.files.clear()                       # 404 for both
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 0 and "HTTP status 404" in r.stderr, r
+    # nothing listening on the port
+    r = subprocess.run(
+        [OURS, "-a", str(anchor), "-r", dead_hints, "-4", "-F",
+         "-u", "127.0.0.1", "-P", "1", "-c", pki["ca"]],
+        capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "could not connect" in r.stderr, r
+    assert records(str(anchor)) == [BUILTIN[0]]
+
+
+def test_signer_name_checked(tmp_path, pki, https, dead_hints):
+    serve(https, pki, GOOD_XML)
+    anchor = tmp_path / "root.key"
+    anchor.write_text(BUILTIN[0] + "\n")
+    r = run(OURS, str(anchor), dead_hints, pki, https,
+            ["-F", "-n", "someone@else.example"])
+    assert r.returncode == 0 and "emailAddress" in r.stderr, r
+    assert records(str(anchor)) == [BUILTIN[0]]
+    # -n "": any signer name will do
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F", "-n", ""])
+    assert r.returncode == 1, r
+    assert records(str(anchor)) == [NEW_DS]
+
+
+def test_anchor_ok_against_signed_root(tmp_path, signednet_net):
+    """The anchor file's DS signs the signed test root's DNSKEY set: the
+    anchor is ok (exit 0, file untouched); a DS of another key is not,
+    and with no 30-day-old probe and no reachable HTTPS server it stays
+    as it is (exit 0)."""
+    anchor = tmp_path / "root.key"
+    shutil.copy(signednet_net.anchor, str(anchor))
+    before = anchor.read_text()
+    r = run(OURS, str(anchor), signednet_net.root_hints, extra=["-v"])
+    assert r.returncode == 0, r
+    assert "success: the anchor is ok" in r.stdout, r.stdout
+    assert anchor.read_text() == before
+    anchor.write_text(BUILTIN[0] + "\n")
+    r = run(OURS, str(anchor), signednet_net.root_hints,
+            extra=["-v", "-u", "127.0.0.1", "-P", "1"])
+    assert r.returncode == 0, r
+    assert "not secure" in r.stdout
+    assert records(str(anchor)) == [BUILTIN[0]]
+
+
+@pytest.mark.skipif(not os.path.exists(DEBIAN),
+                    reason="Debian's unbound-anchor is not installed "
+                    "(apt-get install unbound-anchor)")
+def test_same_as_debian(tmp_path, pki, https, dead_hints):
+    """Debian's unbound-anchor and ours, same arguments, same server:
+    the same exit codes and the same records in the file (the comment
+    line has the time). Debian's waits ~17 s on the dead root first, so
+    the runs go in parallel."""
+    serve(https, pki, GOOD_XML)
+    cases = {"missing": None, "update": "-F"}
+    procs = {}
+    for name, flag in cases.items():
+        for who, binary in (("ours", OURS), ("debian", DEBIAN)):
+            d = tmp_path / ("%s_%s" % (name, who))
+            d.mkdir()
+            anchor = d / "root.key"
+            if flag:
+                anchor.write_text(BUILTIN[0] + "\n")
+            args = [binary, "-a", str(anchor), "-r", dead_hints, "-4",
+                    "-u", "127.0.0.1", "-P", str(https.server_address[1]),
+                    "-x", "/root-anchors.xml", "-s", "/root-anchors.p7s",
+                    "-c", pki["ca"], "-n", SIGNER] + ([flag] if flag else [])
+            procs[(name, who)] = (subprocess.Popen(
+                args, stdout=subprocess.PIPE, stderr=subprocess.PIPE),
+                anchor)
+    results = {}
+    for key, (p, anchor) in procs.items():
+        p.communicate(timeout=120)
+        results[key] = (p.returncode, records(str(anchor)))
+    assert results[("update", "ours")] == (1, [NEW_DS])
+    assert results[("update", "ours")] == results[("update", "debian")]
+    # Debian 1.17.1 has only KSK-2017 built in; ours also KSK-2024
+    assert results[("missing", "ours")] == (1, sorted(BUILTIN))
+    assert results[("missing", "debian")] == (1, [BUILTIN[0]])
+    with open(procs[("update", "ours")][1]) as f:
+        first = f.readline()
+    with open(procs[("update", "debian")][1]) as f:
+        assert f.readline().split(" on ")[0] == first.split(" on ")[0]
