@@ -43,6 +43,8 @@ struct val_env {
 	int harden_stripped;         /* harden-dnssec-stripped */
 	int max_restart;             /* val-max-restart */
 	int ede;                     /* ede: */
+	int ta_signaling;            /* trust-anchor-signaling: */
+	int root_key_sentinel;       /* root-key-sentinel: */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
 		uint64_t rrset_bogus;
