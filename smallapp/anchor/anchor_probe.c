@@ -120,6 +120,14 @@ ldns_resolver* anchor_resolver(const struct anchor_dns_opts* o,
 		ldns_resolver_deep_free(res);
 		return NULL;
 	}
+	if(anchor_verb >= 2) {
+		for(size_t i = 0; i < ldns_resolver_nameserver_count(res); i++) {
+			char* a = ldns_rdf2str(ldns_resolver_nameservers(res)[i]);
+			printf("server %s port %d%s\n", a ? a : "?",
+				(int)ldns_resolver_port(res), rd ? " (RD)" : "");
+			free(a);
+		}
+	}
 	ldns_resolver_set_recursive(res, rd);
 	ldns_resolver_set_dnssec(res, 1);
 	ldns_resolver_set_edns_udp_size(res, 1232);

@@ -17,7 +17,7 @@ import threading
 
 import pytest
 
-from conftest import BUILDDIR, TESTDATA  # noqa: F401
+from conftest import BUILDDIR, CHECKCONF_BIN
 from testnet.net import pick_prefix
 from testnet.fixture import signednet_net  # noqa: E402,F401
 
@@ -150,13 +150,36 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         body = self.files.get(self.path)
+        mode = "length"
+        if isinstance(body, tuple):
+            mode, body = body
         if body is None:
             self.send_error(404)
             return
         self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        if mode == "chunked":
+            # HTTP/1.1 chunks of 100 bytes
+            self.protocol_version = "HTTP/1.1"
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for i in range(0, len(body), 100):
+                part = body[i:i + 100]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+        elif mode == "short":
+            # promises more than it sends, then closes
+            self.send_header("Content-Length", str(len(body) + 100))
+            self.end_headers()
+            self.wfile.write(body)
+        elif mode == "close":
+            # no length at all: the body ends when the connection does
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
     def log_message(self, *args):
         pass
@@ -196,8 +219,10 @@ def run(binary, anchor, hints, pki=None, https=None, extra=(),
         args += ["-u", "127.0.0.1", "-P", str(https.server_address[1]),
                  "-x", "/root-anchors.xml", "-s", "/root-anchors.p7s",
                  "-c", pki["ca"], "-n", SIGNER]
-    return subprocess.run(args + list(extra), capture_output=True,
-                          text=True, timeout=timeout)
+    r = subprocess.run(args + list(extra), capture_output=True,
+                       text=True, timeout=timeout)
+    assert "Sanitizer" not in r.stderr, r.stderr
+    return r
 
 
 def records(path):
@@ -263,6 +288,32 @@ def test_good_update(tmp_path, pki, https, dead_hints):
     assert os.listdir(str(tmp_path)) == ["root.key"]
 
 
+@pytest.mark.parametrize("checkconf", [CHECKCONF_BIN,
+                                       "/usr/sbin/unbound-checkconf"],
+                         ids=["ours", "debian"])
+def test_written_files_load(tmp_path, pki, https, dead_hints, checkconf):
+    """What unbound-anchor writes (the built-in anchors, the XML's DS)
+    is a good auto-trust-anchor-file for this daemon and Debian's
+    Unbound: their unbound-checkconf reads the anchors."""
+    if not os.access(checkconf, os.X_OK):
+        pytest.skip("%s is not installed" % checkconf)
+    builtin = tmp_path / "builtin.key"
+    assert run(OURS, str(builtin), dead_hints).returncode == 1
+    serve(https, pki, GOOD_XML)
+    updated = tmp_path / "updated.key"
+    updated.write_text(BUILTIN[0] + "\n")
+    assert run(OURS, str(updated), dead_hints, pki, https,
+               ["-F"]).returncode == 1
+    for key in (builtin, updated):
+        conf = tmp_path / "check.conf"
+        conf.write_text('server:\n\tauto-trust-anchor-file: "%s"\n'
+                        '\troot-hints: "%s"\n\tchroot: ""\n'
+                        '\tusername: ""\n' % (key, dead_hints))
+        r = subprocess.run([checkconf, str(conf)], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 0, (key.read_text(), r)
+
+
 def test_zero_valid_keys_writes_revoked(tmp_path, pki, https, dead_hints):
     serve(https, pki, xml_doc([(1111, "CD" * 32, NOW - 900 * DAY,
                                 NOW - DAY)]))
@@ -305,12 +356,31 @@ def test_failure_leaves_file(tmp_path, pki, https, dead_hints, case):
     assert os.listdir(str(tmp_path)) == ["root.key"]
 
 
+@pytest.mark.parametrize("mode", ["chunked", "close"])
+def test_http_framings(tmp_path, pki, https, dead_hints, mode):
+    """The body by chunks, or up to the close, is read whole."""
+    sig = smime_sign(pki, GOOD_XML)
+    https.files.clear()
+    https.files["/root-anchors.xml"] = (mode, GOOD_XML)
+    https.files["/root-anchors.p7s"] = (mode, sig)
+    anchor = tmp_path / "root.key"
+    anchor.write_text(BUILTIN[0] + "\n")
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 1, r
+    assert records(str(anchor)) == [NEW_DS]
+
+
 def test_https_failures(tmp_path, pki, https, dead_hints):
     anchor = tmp_path / "root.key"
     anchor.write_text(BUILTIN[0] + "\n")
     https.files.clear()                       # 404 for both
     r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
     assert r.returncode == 0 and "HTTP status 404" in r.stderr, r
+    # a body cut short of its Content-Length
+    https.files["/root-anchors.xml"] = ("short", GOOD_XML)
+    https.files["/root-anchors.p7s"] = smime_sign(pki, GOOD_XML)
+    r = run(OURS, str(anchor), dead_hints, pki, https, ["-F"])
+    assert r.returncode == 0 and "cut short" in r.stderr, r
     # nothing listening on the port
     r = subprocess.run(
         [OURS, "-a", str(anchor), "-r", dead_hints, "-4", "-F",
@@ -352,6 +422,50 @@ def test_anchor_ok_against_signed_root(tmp_path, signednet_net):
     assert r.returncode == 0, r
     assert "not secure" in r.stdout
     assert records(str(anchor)) == [BUILTIN[0]]
+
+
+def test_servers_from_resolv_conf_and_config(tmp_path, signednet_net,
+                                             dead_hints):
+    """-f: the servers of a resolv.conf (here the signed root itself,
+    which answers its DNSKEY set with RD set too); -R: when those fail,
+    the root hints; -C: a config's forward-zone for "." or its
+    root-hints:."""
+    net = signednet_net
+    root = [l.split()[-1] for l in open(net.root_hints)
+            if l.split()[-2:-1] == ["A"]][0]
+    anchor = tmp_path / "root.key"
+    shutil.copy(net.anchor, str(anchor))
+    good_rc = tmp_path / "good.resolv.conf"
+    good_rc.write_text("nameserver %s\n" % root)
+    dead = [l.split()[-1] for l in open(dead_hints)
+            if l.split()[-2:-1] == ["A"]][0]
+    dead_rc = tmp_path / "dead.resolv.conf"
+    dead_rc.write_text("nameserver %s\n" % dead)
+
+    def go(*args):
+        r = subprocess.run([OURS, "-a", str(anchor), "-4", "-vv"] +
+                           list(args), capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r
+        assert "Sanitizer" not in r.stderr, r.stderr
+        return r.stdout
+
+    assert "anchor is ok" in go("-f", str(good_rc), "-r", dead_hints)
+    assert "anchor is ok" not in go("-f", str(dead_rc), "-r", dead_hints)
+    out = go("-f", str(dead_rc), "-R", "-r", net.root_hints)
+    assert "retrying direct" in out and "anchor is ok" in out
+    fwd = tmp_path / "fwd.conf"
+    fwd.write_text('server:\n\troot-hints: "%s"\nforward-zone:\n'
+                   '\tname: "."\n\tforward-addr: %s\n' % (dead_hints, root))
+    assert "anchor is ok" in go("-C", str(fwd))
+    hints = tmp_path / "hints.conf"
+    hints.write_text('server:\n\troot-hints: "%s"\n' % net.root_hints)
+    assert "anchor is ok" in go("-C", str(hints))
+    bad = tmp_path / "bad.conf"
+    bad.write_text("server:\n\tno-such-option: 1\n")
+    r = subprocess.run([OURS, "-a", str(anchor), "-C", str(bad)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "cannot read the config" in r.stderr, r
 
 
 @pytest.mark.skipif(not os.path.exists(DEBIAN),
