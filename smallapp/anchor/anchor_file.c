@@ -199,29 +199,50 @@ static int write_all(int fd, const char* p, size_t len)
 	return 0;
 }
 
+/* Where the directory is not writable but the file is (a non-root
+ * user's file under a root-owned directory), rewrite it in place as
+ * Unbound does: not atomic, but the only way in. */
+static int write_in_place(const char* path, const char* text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	if(fd < 0 || write_all(fd, text, len) < 0 || fsync(fd) < 0) {
+		fprintf(stderr, "error: %s: cannot write it: %s\n", path,
+			strerror(errno));
+		if(fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 int anchor_file_write(const char* path, const char* text, size_t len)
 {
 	size_t n = strlen(path) + 16;
 	char* tmp = malloc(n);
 	struct stat st;
-	mode_t mode = 0644;
-	int fd;
+	int have_old, fd;
 	if(!tmp) {
 		fprintf(stderr, "error: out of memory\n");
 		return -1;
 	}
 	snprintf(tmp, n, "%s.XXXXXX", path);
-	/* keep the mode of the file that is replaced */
-	if(stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
+	have_old = stat(path, &st) == 0;
 	fd = mkstemp(tmp);
 	if(fd < 0) {
-		fprintf(stderr, "error: %s: cannot create a temporary file "
-			"next to it: %s\n", path, strerror(errno));
+		int err = errno;
 		free(tmp);
+		if(err == EACCES && have_old && access(path, W_OK) == 0)
+			return write_in_place(path, text, len);
+		fprintf(stderr, "error: %s: cannot create a temporary file "
+			"next to it: %s\n", path, strerror(err));
 		return -1;
 	}
-	if(write_all(fd, text, len) < 0 || fchmod(fd, mode) < 0 ||
+	/* the new file is the old one's: its mode and (for root, who
+	 * may) its owner, so the daemon's user can still update it */
+	if(have_old && (st.st_uid != geteuid() || st.st_gid != getegid()))
+		(void)!fchown(fd, st.st_uid, st.st_gid);
+	if(write_all(fd, text, len) < 0 ||
+		fchmod(fd, have_old ? st.st_mode & 07777 : 0644) < 0 ||
 		fsync(fd) < 0) {
 		fprintf(stderr, "error: %s: write failed: %s\n", tmp,
 			strerror(errno));

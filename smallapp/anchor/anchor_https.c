@@ -16,12 +16,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 
 #define HTTPS_TIMEOUT_SEC 10
+#define HTTPS_TOTAL_SEC 60
 #define HTTPS_MAX_REPLY (1024 * 1024)   /* the xml is 1.5 KB */
 
 static void addr_text(const struct anchor_addr* a, char* buf, size_t n)
@@ -106,8 +108,17 @@ static char* read_reply(SSL* ssl, size_t* n)
 {
 	size_t cap = 16384, len = 0;
 	char* buf = malloc(cap + 1);
+	time_t start = time(NULL);
 	while(buf) {
 		int r;
+		/* each read has its timeout; a server that trickles gets
+		 * this long in all */
+		if(time(NULL) - start > HTTPS_TOTAL_SEC) {
+			fprintf(stderr, "error: reading the reply: more than "
+				"%d seconds\n", HTTPS_TOTAL_SEC);
+			free(buf);
+			return NULL;
+		}
 		if(len == cap) {
 			char* nb;
 			if(cap >= HTTPS_MAX_REPLY) {
