@@ -200,6 +200,15 @@ def https(pki):
     srv.server_close()
 
 
+@pytest.fixture
+def request_cleanup():
+    """Directories to remove after the test."""
+    dirs = []
+    yield dirs
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def dead_hints(tmp_path_factory):
     """Root hints naming a loopback address where nothing listens."""
@@ -343,6 +352,40 @@ def test_update_keeps_owner_and_mode(tmp_path, pki, https,
     st = os.stat(str(anchor))
     assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == owner + (0o640,)
     assert records(str(anchor)) == [NEW_DS]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root and setpriv to run as nobody")
+def test_update_in_place_when_dir_not_writable(pki, https, refusing_hints,
+                                               request_cleanup):
+    """A user who may write the file but not its directory (nobody's
+    file under a root-owned directory): rewritten in place, as Unbound
+    does, instead of failing for want of a temporary file."""
+    import tempfile
+    serve(https, pki, GOOD_XML)
+    # outside pytest's 0700 tree, so nobody can reach it
+    top = tempfile.mkdtemp(prefix="anchor-inplace-", dir="/tmp")
+    request_cleanup.append(top)
+    os.chmod(top, 0o755)
+    d = os.path.join(top, "root_owned")
+    os.mkdir(d, 0o755)
+    anchor = os.path.join(d, "root.key")
+    with open(anchor, "w") as f:
+        f.write(BUILTIN[0] + "\n")
+    os.chown(anchor, 65534, 65534)
+    ca = shutil.copy(pki["ca"], top)
+    hints = shutil.copy(refusing_hints, top)
+    for p in (ca, hints):
+        os.chmod(p, 0o644)
+    args = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            OURS, "-a", anchor, "-r", hints, "-4", "-F",
+            "-u", "127.0.0.1", "-P", str(https.server_address[1]),
+            "-x", "/root-anchors.xml", "-s", "/root-anchors.p7s",
+            "-c", ca, "-n", SIGNER]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r
+    assert records(anchor) == [NEW_DS]
+    assert os.listdir(d) == ["root.key"]
 
 
 @pytest.mark.parametrize("checkconf", [CHECKCONF_BIN,
