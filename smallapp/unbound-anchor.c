@@ -168,7 +168,7 @@ static struct anchor_probe probe(const struct anchor_opts* o, int use_rc,
 	ldns_resolver** res)
 {
 	struct anchor_probe p = { 0, LDNS_RCODE_SERVFAIL, 0 };
-	ldns_rr_list* keys = anchor_file_keys(o->anchor_file);
+	ldns_rr_list* keys = anchor_file_keys(o->anchor_file, 0);
 	*res = anchor_resolver(&o->dns, use_rc);
 	if(*res)
 		p = anchor_probe_root(*res, keys);
@@ -192,8 +192,9 @@ static int do_root_update_work(const struct anchor_opts* o)
 		used_builtin = 1;
 		break;
 	case ANCHOR_PRESENT:
-		/* records that cannot serve as an anchor: start over */
-		if((keys = anchor_file_keys(o->anchor_file)) == NULL) {
+		/* no DS or DNSKEY record at all (in any RFC 5011 state):
+		 * nothing to start from, as if it were empty */
+		if((keys = anchor_file_keys(o->anchor_file, 1)) == NULL) {
 			if(anchor_verb) printf("%s has no usable DS or DNSKEY "
 				"record\n", o->anchor_file);
 			if(write_text(o->anchor_file, anchor_builtin_ds()) != 0)

@@ -102,7 +102,7 @@ static int state_trusted(const char* line)
 	return *s == '2' || *s == '4';
 }
 
-ldns_rr_list* anchor_file_keys(const char* path)
+ldns_rr_list* anchor_file_keys(const char* path, int all_states)
 {
 	char line[10240];
 	int lineno = 0;
@@ -115,7 +115,8 @@ ldns_rr_list* anchor_file_keys(const char* path)
 		ldns_rr* rr = NULL;
 		char* semi;
 		lineno++;
-		if(!line_has_content(line) || !state_trusted(line))
+		if(!line_has_content(line) ||
+			(!all_states && !state_trusted(line)))
 			continue;
 		if((semi = strchr(line, ';')) != NULL)
 			*semi = 0;   /* base64 and hex have no ';' */

@@ -24,9 +24,9 @@ enum anchor_state {
 enum anchor_state anchor_file_state(const char* path);
 
 /* The keys to trust from the file: DS and DNSKEY records; of an RFC 5011
- * state file only the VALID and MISSING keys. NULL when there are none
- * or the file cannot be read. */
-ldns_rr_list* anchor_file_keys(const char* path);
+ * state file only the VALID and MISSING keys, unless all_states. NULL
+ * when there are none or the file cannot be read. */
+ldns_rr_list* anchor_file_keys(const char* path, int all_states);
 
 /* ";;last_success: N" of an RFC 5011 state file, 0 when absent. */
 time_t anchor_file_last_success(const char* path);

@@ -14,6 +14,7 @@ import shutil
 import ssl
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -525,6 +526,62 @@ def test_anchor_ok_against_signed_root(tmp_path, signednet_net):
     assert r.returncode == 0, r
     assert "not secure" in r.stdout
     assert records(str(anchor)) == [BUILTIN[0]]
+
+
+def root_ksk(net):
+    """The signed test root's KSK (the key of net.anchor's DS) as text."""
+    import dns.dnssec
+    import dns.rdatatype
+    r = net.query("root", ".", "DNSKEY")
+    keys = [rr for rrset in r.answer if rrset.rdtype ==
+            dns.rdatatype.DNSKEY for rr in rrset]
+    tag = int(open(net.anchor).read().split()[4])
+    ksk = [k for k in keys if dns.dnssec.key_id(k) == tag]
+    assert ksk, "no key with the anchor's tag %d" % tag
+    return ". 3600 IN DNSKEY %s" % ksk[0].to_text()
+
+
+@pytest.mark.parametrize("state,ok", [
+    ("2 [  VALID  ]", True), ("4 [ MISSING ]", True),
+    ("1 [ ADDPEND ]", False), ("5 [ REVOKED ]", False)])
+def test_autotrust_state_file(tmp_path, signednet_net, state, ok):
+    """An RFC 5011 state file as Unbound writes it: only VALID and
+    MISSING keys count as the anchor."""
+    anchor = tmp_path / "root.key"
+    anchor.write_text(
+        "; autotrust trust anchor file\n;;id: . 1\n"
+        ";;last_queried: 1700000000 ;;Tue Nov 14 22:13:20 2023\n"
+        ";;last_success: %d ;;recent\n;;next_probe_time: 1700003600\n"
+        "%s ;{id = 1 (ksk), size = 2048b} ;;state=%s ;;count=0 "
+        ";;lastchange=1700000000 ;;Tue Nov 14 22:13:20 2023\n"
+        % (int(time.time()), root_ksk(signednet_net), state))
+    before = anchor.read_text()
+    r = run(OURS, str(anchor), signednet_net.root_hints, extra=["-v"])
+    assert r.returncode == 0, r
+    assert ("success: the anchor is ok" in r.stdout) == ok, r.stdout
+    assert anchor.read_text() == before
+
+
+def test_30_day_rule(tmp_path, signednet_net, pki, https):
+    """The root answers (NOERROR) but the file's keys do not sign its
+    DNSKEY set: the XML is fetched only when the last successful RFC 5011
+    probe is 30 days old or more (or absent), as Unbound."""
+    serve(https, pki, GOOD_XML)
+    anchor = tmp_path / "root.key"
+    now = int(time.time())
+    for last, updated in ((None, True), (now - 3600, False),
+                          (now - 31 * 86400, True)):
+        text = BUILTIN[0] + "\n"
+        if last is not None:
+            text = ";;last_success: %d ;;x\n" % last + text
+        anchor.write_text(text)
+        r = run(OURS, str(anchor), signednet_net.root_hints, pki, https,
+                ["-v"])
+        assert r.returncode == (1 if updated else 0), (last, r)
+        assert (records(str(anchor)) == [NEW_DS]) == updated, last
+        if not updated:
+            assert "the last successful probe is recent" in r.stdout
+            assert anchor.read_text() == text
 
 
 def test_servers_from_resolv_conf_and_config(tmp_path, signednet_net,
