@@ -65,8 +65,8 @@ enum anchor_state anchor_file_state(const char* path)
 			if(anchor_verb) printf("%s does not exist\n", path);
 			return ANCHOR_ABSENT;
 		}
-		printf("%s: %s\n", path, strerror(errno));
-		printf("error: cannot access the file\n");
+		fprintf(stderr, "error: %s: cannot access the file: %s\n",
+			path, strerror(errno));
 		return ANCHOR_UNREADABLE;
 	}
 	while(fgets(line, sizeof(line), in)) {
