@@ -140,6 +140,8 @@ struct config_file {
 	int key_cache_slabs;             /* default 4 */
 	int harden_algo_downgrade;
 	int ede;                         /* RFC 8914 Extended DNS Errors */
+	int trust_anchor_signaling;      /* RFC 8145 _ta-XXXX queries */
+	int root_key_sentinel;           /* RFC 8509 sentinel labels */
 
 	/* server: identity */
 	int hide_identity;

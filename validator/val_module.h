@@ -45,6 +45,8 @@ struct val_env {
 	int max_restart;             /* val-max-restart */
 	int ede;                     /* ede: */
 	struct autr_prober* prober;  /* RFC 5011 probes: one worker's */
+	int ta_signaling;            /* trust-anchor-signaling: */
+	int root_key_sentinel;       /* root-key-sentinel: */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
 		uint64_t rrset_bogus;

@@ -6,6 +6,7 @@
  * val-bogus-ttl) so the next query finds it there. As Unbound's
  * validator walks (processFindKey), without its DS cache shortcuts. */
 #include "config.h"
+#include "validator/val_signal.h"
 #include "validator/val_module.h"
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
@@ -342,6 +343,10 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 			"DNSKEY", VAL_EDE_DNSKEY_MISSING };
 		return walk_bogus(w, z, &why);
 	}
+	/* priming the anchor: tell its zone which keys we trust (RFC 8145
+	 * section 5), as Unbound does with each priming query */
+	if(ve->ta_signaling)
+		val_ta_signal(qs, a);
 	return 0;
 }
 

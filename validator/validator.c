@@ -10,6 +10,7 @@
 #include "validator/val_anchor.h"
 #include "validator/val_autotrust.h"
 #include "validator/val_kcache.h"
+#include "validator/val_signal.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -46,6 +47,8 @@ static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 	ve->harden_stripped = c->harden_dnssec_stripped;
 	ve->max_restart = c->val_max_restart > 0 ? c->val_max_restart : 0;
 	ve->ede = c->ede;
+	ve->ta_signaling = c->trust_anchor_signaling;
+	ve->root_key_sentinel = c->root_key_sentinel;
 }
 
 static int val_init(struct module_env* env, int id)
@@ -339,6 +342,19 @@ static enum module_state finish(struct module_qstate* qs,
 	int code;
 	if(st == SEC_BOGUS && restart(qs, vq, ve, why))
 		return MODULE_WAIT_MODULE;
+	if(st == SEC_SECURE && ve->root_key_sentinel &&
+		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qclass)) {
+		/* RFC 8509: the answer is good, the key tag is not (or is)
+		 * the resolver's: SERVFAIL (not cached, no EDE), as Unbound;
+		 * a CD asker gets the data, without AD */
+		verbose(VERB_ALGO, "validator: root key sentinel fails");
+		ve->stats.secure++;
+		qs->res.security = SEC_SECURE_SENTINEL_FAIL;
+		vq->phase = VP_DONE;
+		if(!vq->cd)
+			module_result_servfail(&qs->res);
+		return MODULE_FINISHED;
+	}
 	qs->res.security = st;
 	vq->phase = VP_DONE;
 	if(verbosity >= VERB_ALGO) {
