@@ -39,6 +39,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_kcache;
+struct val_neg_cache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
@@ -138,6 +139,9 @@ struct module_qstate {
 struct module_counters {
 	uint64_t rrset_bogus;   /* RRsets the validator found bogus
 	                         * (num.rrset.bogus) */
+	/* answers made from the aggressive NSEC cache
+	 * (num.query.aggressive.NOERROR and .NXDOMAIN) */
+	uint64_t aggressive_noerror, aggressive_nxdomain;
 };
 
 /* Per worker: what the modules share, and each module's own data. */
@@ -150,6 +154,8 @@ struct module_env {
 	struct msg_cache* msg_cache;        /* shared; may be NULL */
 	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
 	struct val_kcache* key_cache;       /* shared; may be NULL */
+	struct val_neg_cache* neg_cache;    /* shared (aggressive NSEC);
+	                                     * may be NULL */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
 	struct event_base* base;            /* the worker's event loop */

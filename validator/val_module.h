@@ -43,6 +43,8 @@ struct val_env {
 	int harden_stripped;         /* harden-dnssec-stripped */
 	int max_restart;             /* val-max-restart */
 	int ede;                     /* ede: */
+	int aggressive;              /* aggressive-nsec: */
+	uint32_t max_neg_ttl;        /* cache-max-negative-ttl */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
 		uint64_t rrset_bogus;
