@@ -421,6 +421,21 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	const struct module_result* res = &s->qs.res;
 	const struct mesh_reply* r;
 	int cd, stored;
+	if(m->env->msg_cache && res->security == SEC_BOGUS &&
+		res->rcode == RCODE_SERVFAIL &&
+		res->why_bogus.ede != VAL_EDE_NETWORK_ERROR) {
+		/* the new answer was judged bogus and withheld: what the
+		 * cache held for the question (fresh or expired) goes, so
+		 * serve-expired never answers with it after that verdict
+		 * (a prefetch or serve-expired refresh, or a client's
+		 * resolution after the entry expired; Unbound 1.17 puts the
+		 * bogus message in its place). Not when the key lookups
+		 * did not answer in time: that is the upstream failure
+		 * serve-expired is for, not a verdict on the data. */
+		(void)msg_cache_remove(m->env->msg_cache, s->qs.qname,
+			s->qs.qtype, s->qs.qclass);
+		return 0;
+	}
 	if(!m->env->msg_cache || res->no_store ||
 		(res->rcode != RCODE_NOERROR && res->rcode != RCODE_NXDOMAIN))
 		return 0;
