@@ -27,10 +27,14 @@ struct neg_item {
 	uint16_t type;                /* wildcard: the RRset's type */
 	time_t expire;
 	size_t mem;
-	ldns_rr_list* rrs;            /* NSEC: the one RR */
-	ldns_rr_list* sigs;           /* its RRSIGs */
-	uint8_t name[LDNS_MAX_DOMAINLEN + 1];   /* lowercased owner; for a
-	                                         * wildcard "*.ce" */
+	uint16_t nrrs, nsigs;         /* NSEC: one RR; its RRSIGs */
+	size_t wirelen;               /* of the RRs after the name */
+	uint8_t* name;                /* lowercased owner (a wildcard's
+	                               * "*.ce"), at the start of data */
+	/* the name, then the RRs and RRSIGs in uncompressed wire form
+	 * (owner, type, class, TTL, RDATA): a third of what ldns objects
+	 * take, so neg-cache-size holds three times the NSECs */
+	uint8_t data[];
 };
 
 struct neg_zone {
@@ -136,8 +140,6 @@ static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 			*p = it->wnext;
 	} else
 		negtree_remove(&z->nsecs, &it->node);
-	ldns_rr_list_deep_free(it->rrs);
-	ldns_rr_list_deep_free(it->sigs);
 	c->mem -= it->mem;
 	c->count--;
 	free(it);
@@ -232,27 +234,85 @@ static ldns_rr_list* sigs_for(const ldns_rr_list* list, const uint8_t* owner,
 	return out;
 }
 
+/* The RRs of l in wire form appended at out[*len] (cap bytes); 0 when
+ * they do not fit or cannot be written. */
+static int encode(const ldns_rr_list* l, uint8_t* out, size_t cap,
+	size_t* len)
+{
+	size_t i;
+	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++) {
+		uint8_t* w = NULL;
+		size_t n = 0;
+		if(ldns_rr2wire(&w, ldns_rr_list_rr(l, i), LDNS_SECTION_ANSWER,
+			&n) != LDNS_STATUS_OK || *len + n > cap) {
+			free(w);
+			return 0;
+		}
+		memcpy(out + *len, w, n);
+		*len += n;
+		free(w);
+	}
+	return 1;
+}
+
+/* The RRs of an item back as ldns lists (new; the caller frees them
+ * deep). 0 on no memory. */
+static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
+	ldns_rr_list** sigs)
+{
+	const uint8_t* w = it->data + (it->name - it->data) +
+		dname_valid(it->name, LDNS_MAX_DOMAINLEN + 1);
+	size_t pos = 0, i;
+	*rrs = ldns_rr_list_new();
+	*sigs = ldns_rr_list_new();
+	for(i = 0; *rrs && *sigs && i < (size_t)it->nrrs + it->nsigs; i++) {
+		ldns_rr* rr = NULL;
+		if(ldns_wire2rr(&rr, w, it->wirelen, &pos,
+			LDNS_SECTION_ANSWER) != LDNS_STATUS_OK ||
+			!ldns_rr_list_push_rr(i < it->nrrs ? *rrs : *sigs, rr)) {
+			ldns_rr_free(rr);
+			break;
+		}
+	}
+	if(i == (size_t)it->nrrs + it->nsigs)
+		return 1;
+	ldns_rr_list_deep_free(*rrs);
+	ldns_rr_list_deep_free(*sigs);
+	*rrs = *sigs = NULL;
+	return 0;
+}
+
 /* A new record into zone z (replacing one of the same name, and for a
- * wildcard the same type). rrs and sigs are taken over. */
+ * wildcard the same type). rrs and sigs are freed here. */
 static void item_add(struct val_neg_cache* c, struct neg_zone* z,
 	const uint8_t* name, int wild, uint16_t type, uint32_t ttl,
 	ldns_rr_list* rrs, ldns_rr_list* sigs, time_t now)
 {
-	struct neg_item* it = calloc(1, sizeof(*it)), *old = NULL;
-	if(!it) {
-		ldns_rr_list_deep_free(rrs);
-		ldns_rr_list_deep_free(sigs);
-		return;
+	static _Thread_local uint8_t buf[65535];
+	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0;
+	struct neg_item* it = NULL, *old = NULL;
+	if(encode(rrs, buf, sizeof(buf), &wl) && encode(sigs, buf,
+		sizeof(buf), &wl) && ldns_rr_list_rr_count(rrs) < 256 &&
+		ldns_rr_list_rr_count(sigs) < 256)
+		it = calloc(1, sizeof(*it) + nl + wl);
+	if(it) {
+		it->nrrs = (uint16_t)ldns_rr_list_rr_count(rrs);
+		it->nsigs = (uint16_t)ldns_rr_list_rr_count(sigs);
 	}
-	memcpy(it->name, name, dname_valid(name, LDNS_MAX_DOMAINLEN + 1));
+	ldns_rr_list_deep_free(rrs);
+	ldns_rr_list_deep_free(sigs);
+	if(!it)
+		return;
+	it->name = it->data;
+	memcpy(it->name, name, nl);
+	memcpy(it->data + nl, buf, wl);
+	it->wirelen = wl;
 	it->node.key = it->name;
 	it->zone = z;
 	it->wild = wild;
 	it->type = type;
 	it->expire = now + (time_t)ttl;
-	it->rrs = rrs;
-	it->sigs = sigs;
-	it->mem = sizeof(*it) + 16 + list_mem(rrs) + list_mem(sigs);
+	it->mem = sizeof(*it) + nl + wl + 16;
 	/* the old one goes first: its zone must not empty and go */
 	z->items++;
 	if(wild) {
@@ -578,10 +638,38 @@ static void expand(ldns_rr_list** dst, const ldns_rr_list* src,
 	}
 }
 
-/* The negative answer's authority: SOA, then the NSECs used. */
-static int negative(struct neg_zone* z, struct neg_item* a,
-	struct neg_item* b, struct synth* s, uint32_t max_neg_ttl,
-	ldns_rr_list** auth)
+/* An item's records, decoded for one answer. */
+struct dec {
+	ldns_rr_list* rrs, *sigs;
+};
+
+static void dec_free(struct dec* d)
+{
+	ldns_rr_list_deep_free(d->rrs);
+	ldns_rr_list_deep_free(d->sigs);
+	d->rrs = d->sigs = NULL;
+}
+
+/* The RRs of src into *dst (created when NULL); src is left empty. */
+static void move(ldns_rr_list** dst, ldns_rr_list** src, struct synth* s)
+{
+	size_t i, n = *src ? ldns_rr_list_rr_count(*src) : 0;
+	if(n && !*dst && !(*dst = ldns_rr_list_new())) {
+		s->ok = 0;
+		return;
+	}
+	for(i = 0; i < n; i++)
+		if(!ldns_rr_list_push_rr(*dst, ldns_rr_list_rr(*src, i))) {
+			ldns_rr_free(ldns_rr_list_rr(*src, i));
+			s->ok = 0;
+		}
+	ldns_rr_list_free(*src);
+	*src = NULL;
+}
+
+/* The negative answer's authority: SOA, then the NSECs used (moved). */
+static int negative(struct neg_zone* z, struct dec* a, struct dec* b,
+	struct synth* s, uint32_t max_neg_ttl, ldns_rr_list** auth)
 {
 	if(!z->soa || z->soa_expire <= s->now)
 		return 0;
@@ -590,11 +678,11 @@ static int negative(struct neg_zone* z, struct neg_item* a,
 		s->ttl = max_neg_ttl;
 	append_rr(auth, z->soa, s);
 	append(auth, z->soa_sigs, s);
-	append(auth, a->rrs, s);
-	append(auth, a->sigs, s);
-	if(b && b != a) {
-		append(auth, b->rrs, s);
-		append(auth, b->sigs, s);
+	move(auth, &a->rrs, s);
+	move(auth, &a->sigs, s);
+	if(b) {
+		move(auth, &b->rrs, s);
+		move(auth, &b->sigs, s);
 	}
 	return 1;
 }
@@ -607,16 +695,87 @@ static void touch(struct val_neg_cache* c, struct neg_item* it)
 	}
 }
 
+/* The answer once the NSEC m at or before qname is found (decoded in
+ * dm); the items it uses are touched. */
+static enum val_neg_answer synth_from(struct val_neg_cache* c,
+	struct neg_zone* z, struct neg_item* m, struct dec* dm,
+	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
+	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth,
+	ldns_rr_list* proof)
+{
+	const ldns_rr* mrr = ldns_rr_list_rr(dm->rrs, 0);
+	const uint8_t* ce;
+	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
+	struct neg_item* w, *wrr;
+	struct dec dw = { NULL, NULL };
+	enum val_neg_answer kind = VAL_NEG_NONE;
+	if(!val_nsec_proves_name_error(mrr, qname)) {
+		/* the NSEC at the name, or before an empty non-terminal */
+		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
+			SEC_SECURE && negative(z, dm, NULL, s, max_neg_ttl, auth))
+			kind = VAL_NEG_NODATA;
+		if(kind != VAL_NEG_NONE)
+			touch(c, m);
+		return kind;
+	}
+	ce = val_nsec_closest_encloser(mrr, qname);
+	if(!ce || !dname_subdomain_c(ce, z->name) ||
+		val_dname_wildcard(ce, wc) == 0)
+		return VAL_NEG_NONE;
+	/* a wildcard RRset of the type: the NSEC that proves the name
+	 * absent with the wildcard's closest encloser is its proof */
+	if((wrr = wild_of(z, wc, qtype, s->now)) != NULL &&
+		val_nsec_prove_wildcard_answer(proof, qname, ce, NULL) ==
+		SEC_SECURE) {
+		struct dec d;
+		if(!item_decode(wrr, &d.rrs, &d.sigs))
+			return VAL_NEG_NONE;
+		use_ttl(s, wrr->expire);
+		expand(ans, d.rrs, qname, s);
+		expand(ans, d.sigs, qname, s);
+		dec_free(&d);
+		move(auth, &dm->rrs, s);
+		move(auth, &dm->sigs, s);
+		touch(c, m);
+		touch(c, wrr);
+		return VAL_NEG_WILDCARD;
+	}
+	if(!(w = nsec_le(c, z, wc, s)))
+		return VAL_NEG_NONE;
+	if(w != m) {
+		if(!item_decode(w, &dw.rrs, &dw.sigs))
+			return VAL_NEG_NONE;
+		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
+	}
+	if(query_dname_compare(w->node.key, wc) == 0) {
+		/* the wildcard exists without the type: wildcard NODATA */
+		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
+			SEC_SECURE && negative(z, dm, w != m ? &dw : NULL, s,
+			max_neg_ttl, auth))
+			kind = VAL_NEG_NODATA;
+	} else if(val_nsec_prove_nxdomain(proof, qname, NULL) == SEC_SECURE &&
+		negative(z, dm, w != m ? &dw : NULL, s, max_neg_ttl, auth))
+		kind = VAL_NEG_NXDOMAIN;
+	/* proof points into dw (or moved RRs, now auth's): free it first */
+	ldns_rr_list_set_rr_count(proof, 0);
+	dec_free(&dw);
+	if(kind != VAL_NEG_NONE) {
+		touch(c, m);
+		touch(c, w);
+	}
+	return kind;
+}
+
 static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
 	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth)
 {
-	const uint8_t* start = qname, *ce;
-	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* start = qname;
 	struct neg_zone* z;
-	struct neg_item* m, *w, *wrr;
+	struct neg_item* m;
+	struct dec dm;
 	ldns_rr_list* proof;
-	enum val_neg_answer kind = VAL_NEG_NONE;
+	enum val_neg_answer kind;
 	/* a DS is the parent zone's: look there */
 	if(qtype == TYPE_DS) {
 		if(!*qname)
@@ -625,59 +784,18 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	}
 	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s)))
 		return VAL_NEG_NONE;
-	if(!(proof = ldns_rr_list_new()))
+	if(!item_decode(m, &dm.rrs, &dm.sigs))
 		return VAL_NEG_NONE;
-	ldns_rr_list_push_rr(proof, ldns_rr_list_rr(m->rrs, 0));
-	if(!val_nsec_proves_name_error(ldns_rr_list_rr(m->rrs, 0), qname)) {
-		/* the NSEC at the name, or before an empty non-terminal */
-		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
-			SEC_SECURE && negative(z, m, NULL, s, max_neg_ttl, auth))
-			kind = VAL_NEG_NODATA;
-		ldns_rr_list_free(proof);
-		if(kind != VAL_NEG_NONE)
-			touch(c, m);
-		return kind;
-	}
-	ce = val_nsec_closest_encloser(ldns_rr_list_rr(m->rrs, 0), qname);
-	if(!ce || !dname_subdomain_c(ce, z->name) ||
-		val_dname_wildcard(ce, wc) == 0) {
-		ldns_rr_list_free(proof);
+	if(ldns_rr_list_rr_count(dm.rrs) != 1 ||
+		!(proof = ldns_rr_list_new())) {
+		dec_free(&dm);
 		return VAL_NEG_NONE;
 	}
-	/* a wildcard RRset of the type: the NSEC that proves the name
-	 * absent with the wildcard's closest encloser is its proof */
-	if((wrr = wild_of(z, wc, qtype, s->now)) != NULL &&
-		val_nsec_prove_wildcard_answer(proof, qname, ce, NULL) ==
-		SEC_SECURE) {
-		use_ttl(s, wrr->expire);
-		expand(ans, wrr->rrs, qname, s);
-		expand(ans, wrr->sigs, qname, s);
-		append(auth, m->rrs, s);
-		append(auth, m->sigs, s);
-		ldns_rr_list_free(proof);
-		touch(c, m);
-		touch(c, wrr);
-		return VAL_NEG_WILDCARD;
-	}
-	if(!(w = nsec_le(c, z, wc, s))) {
-		ldns_rr_list_free(proof);
-		return VAL_NEG_NONE;
-	}
-	if(w != m)
-		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(w->rrs, 0));
-	if(query_dname_compare(w->node.key, wc) == 0) {
-		/* the wildcard exists without the type: wildcard NODATA */
-		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
-			SEC_SECURE && negative(z, m, w, s, max_neg_ttl, auth))
-			kind = VAL_NEG_NODATA;
-	} else if(val_nsec_prove_nxdomain(proof, qname, NULL) == SEC_SECURE &&
-		negative(z, m, w, s, max_neg_ttl, auth))
-		kind = VAL_NEG_NXDOMAIN;
+	ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dm.rrs, 0));
+	kind = synth_from(c, z, m, &dm, qname, qtype, max_neg_ttl, s, ans,
+		auth, proof);
 	ldns_rr_list_free(proof);
-	if(kind != VAL_NEG_NONE) {
-		touch(c, m);
-		touch(c, w);
-	}
+	dec_free(&dm);
 	return kind;
 }
 

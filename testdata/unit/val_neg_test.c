@@ -341,8 +341,10 @@ static void test_bound_and_flush(void** state)
 			ldns_rr_list_deep_free(auth);
 			assert_true(val_neg_get_mem(c) <= max + 4096);
 		}
+	/* stored as wire: about 300 bytes a record with a short RSA-less
+	 * RRSIG, its zone's SOA included */
 	assert_true(val_neg_count(c) < 800);
-	assert_true(val_neg_count(c) > 20);
+	assert_true(val_neg_count(c) > 150);
 	/* the last zone is there whole: x.n05.z39. and *.n05.z39. both
 	 * lie between n05 and n06 */
 	assert_int_equal(synth(c, "x.n05.z39.", LDNS_RR_TYPE_A, T0, 3600, &a,
