@@ -31,7 +31,9 @@ struct neg_item {
 	size_t wirelen;               /* of the RRs after the name */
 	uint8_t* name;                /* lowercased owner (a wildcard's
 	                               * "*.ce"), at the start of data */
-	/* the name, then the RRs and RRSIGs in uncompressed wire form
+	const uint8_t* wire;          /* the RRs, in data */
+	/* the name, its canonical key (NSECs), then the RRs and RRSIGs
+	 * in uncompressed wire form
 	 * (owner, type, class, TTL, RDATA): a third of what ldns objects
 	 * take, so neg-cache-size holds three times the NSECs */
 	uint8_t data[];
@@ -47,6 +49,7 @@ struct neg_zone {
 	time_t soa_expire;
 	size_t soa_mem;
 	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	uint8_t ckey[NEGTREE_CKEY_MAX];
 };
 
 struct val_neg_cache {
@@ -169,6 +172,8 @@ static struct neg_zone* zone_get(struct val_neg_cache* c,
 	memcpy(z->name, name, len);
 	dname_tolower(z->name);
 	z->node.key = z->name;
+	z->node.ckey = z->ckey;
+	z->node.cklen = (uint16_t)negtree_ckey(z->name, z->ckey);
 	negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
 	(void)negtree_insert(&c->zones, &z->node);
 	c->mem += sizeof(*z);
@@ -260,8 +265,7 @@ static int encode(const ldns_rr_list* l, uint8_t* out, size_t cap,
 static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
 	ldns_rr_list** sigs)
 {
-	const uint8_t* w = it->data + (it->name - it->data) +
-		dname_valid(it->name, LDNS_MAX_DOMAINLEN + 1);
+	const uint8_t* w = it->wire;
 	size_t pos = 0, i;
 	*rrs = ldns_rr_list_new();
 	*sigs = ldns_rr_list_new();
@@ -289,12 +293,14 @@ static void item_add(struct val_neg_cache* c, struct neg_zone* z,
 	ldns_rr_list* rrs, ldns_rr_list* sigs, time_t now)
 {
 	static _Thread_local uint8_t buf[65535];
-	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0;
+	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0, kl;
 	struct neg_item* it = NULL, *old = NULL;
+	uint8_t ck[NEGTREE_CKEY_MAX];
+	kl = wild ? 0 : negtree_ckey(name, ck);
 	if(encode(rrs, buf, sizeof(buf), &wl) && encode(sigs, buf,
 		sizeof(buf), &wl) && ldns_rr_list_rr_count(rrs) < 256 &&
 		ldns_rr_list_rr_count(sigs) < 256)
-		it = calloc(1, sizeof(*it) + nl + wl);
+		it = calloc(1, sizeof(*it) + nl + kl + wl);
 	if(it) {
 		it->nrrs = (uint16_t)ldns_rr_list_rr_count(rrs);
 		it->nsigs = (uint16_t)ldns_rr_list_rr_count(sigs);
@@ -305,14 +311,18 @@ static void item_add(struct val_neg_cache* c, struct neg_zone* z,
 		return;
 	it->name = it->data;
 	memcpy(it->name, name, nl);
-	memcpy(it->data + nl, buf, wl);
+	memcpy(it->data + nl, ck, kl);
+	memcpy(it->data + nl + kl, buf, wl);
+	it->wire = it->data + nl + kl;
 	it->wirelen = wl;
 	it->node.key = it->name;
+	it->node.ckey = it->data + nl;
+	it->node.cklen = (uint16_t)kl;
 	it->zone = z;
 	it->wild = wild;
 	it->type = type;
 	it->expire = now + (time_t)ttl;
-	it->mem = sizeof(*it) + nl + wl + 16;
+	it->mem = sizeof(*it) + nl + kl + wl + 16;
 	/* the old one goes first: its zone must not empty and go */
 	z->items++;
 	if(wild) {
@@ -747,7 +757,7 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 			return VAL_NEG_NONE;
 		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
 	}
-	if(query_dname_compare(w->node.key, wc) == 0) {
+	if(query_dname_compare(w->name, wc) == 0) {
 		/* the wildcard exists without the type: wildcard NODATA */
 		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
 			SEC_SECURE && negative(z, dm, w != m ? &dw : NULL, s,

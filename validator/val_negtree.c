@@ -2,7 +2,43 @@
 /* validator/val_negtree.c - the canonical-order treap; see the header. */
 #include "config.h"
 #include "validator/val_negtree.h"
-#include "util/dname.h"
+#include <string.h>
+
+size_t negtree_ckey(const uint8_t* name, uint8_t* out)
+{
+	const uint8_t* lab[128];
+	int n = 0, i;
+	size_t len = 0;
+	while(*name && n < 128) {
+		lab[n++] = name;
+		name += *name + 1;
+	}
+	for(i = n - 1; i >= 0; i--) {
+		const uint8_t* l = lab[i];
+		int j;
+		for(j = 1; j <= l[0]; j++) {
+			uint8_t b = l[j];
+			if(b >= 'A' && b <= 'Z')
+				b += 32;
+			if(b < 2) {
+				out[len++] = 1;
+				out[len++] = (uint8_t)(b + 1);
+			} else
+				out[len++] = b;
+		}
+		out[len++] = 0;
+	}
+	return len;
+}
+
+/* memcmp order, a prefix first. */
+static int ckey_cmp(const uint8_t* a, size_t al, const uint8_t* b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	if(c)
+		return c;
+	return al < bl ? -1 : al > bl ? 1 : 0;
+}
 
 void negtree_init(struct negtree* t, uint32_t seed)
 {
@@ -31,7 +67,7 @@ static struct negtree_node* insert_at(struct negtree_node** link,
 		*link = n;
 		return n;
 	}
-	c = dname_canonical_compare(n->key, cur->key);
+	c = ckey_cmp(n->ckey, n->cklen, cur->ckey, cur->cklen);
 	if(c == 0)
 		return cur;
 	if(c < 0) {
@@ -89,7 +125,8 @@ void negtree_remove(struct negtree* t, struct negtree_node* n)
 {
 	struct negtree_node** link = &t->root;
 	while(*link && *link != n) {
-		int c = dname_canonical_compare(n->key, (*link)->key);
+		int c = ckey_cmp(n->ckey, n->cklen, (*link)->ckey,
+			(*link)->cklen);
 		link = c < 0 ? &(*link)->left : &(*link)->right;
 	}
 	if(!*link)
@@ -103,8 +140,10 @@ struct negtree_node* negtree_find(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root;
+	uint8_t k[NEGTREE_CKEY_MAX];
+	size_t kl = negtree_ckey(key, k);
 	while(cur) {
-		int c = dname_canonical_compare(key, cur->key);
+		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
 			return cur;
 		cur = c < 0 ? cur->left : cur->right;
@@ -116,8 +155,10 @@ struct negtree_node* negtree_find_le(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root, *best = NULL;
+	uint8_t k[NEGTREE_CKEY_MAX];
+	size_t kl = negtree_ckey(key, k);
 	while(cur) {
-		int c = dname_canonical_compare(key, cur->key);
+		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
 			return cur;
 		if(c < 0)

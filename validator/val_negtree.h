@@ -18,8 +18,23 @@
 struct negtree_node {
 	struct negtree_node* left, *right;
 	uint32_t prio;
-	const uint8_t* key;      /* wire name, compared case-insensitively */
+	const uint8_t* key;      /* the wire name */
+	/* its canonical key (negtree_ckey), which the tree compares with
+	 * memcmp: the caller stores it beside the name */
+	const uint8_t* ckey;
+	uint16_t cklen;
 };
+
+/* The longest canonical key. */
+#define NEGTREE_CKEY_MAX 512
+
+/* name's canonical key into out (NEGTREE_CKEY_MAX bytes): its labels
+ * from the root down, lowercased, each byte b < 2 written as 1, b + 1,
+ * each label ended by 0. Two keys compare with memcmp (a prefix first)
+ * as the names compare in RFC 4034 canonical order, and that is the
+ * order of the tree: one label walk per lookup instead of one per
+ * comparison. Returns the length. */
+size_t negtree_ckey(const uint8_t* name, uint8_t* out);
 
 struct negtree {
 	struct negtree_node* root;
@@ -28,7 +43,7 @@ struct negtree {
 };
 
 void negtree_init(struct negtree* t, uint32_t seed);
-/* Insert n (n->key set). Returns n, or the node already holding an
+/* Insert n (key, ckey and cklen set). Returns n, or the node already holding an
  * equal key (n is then not inserted). */
 struct negtree_node* negtree_insert(struct negtree* t, struct negtree_node* n);
 /* Remove n, which must be in t. */

@@ -29,6 +29,7 @@
 struct tnode {
 	struct negtree_node n;
 	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	uint8_t ck[NEGTREE_CKEY_MAX];
 };
 
 static int cmp_names(const void* a, const void* b)
@@ -46,7 +47,45 @@ static void make_names(struct tnode* t, size_t n)
 		snprintf(s, sizeof(s), "h%zu.n%zu.example.", i % 37, i);
 		assert_true(dname_from_str(s, t[i].name) > 0);
 		t[i].n.key = t[i].name;
+		t[i].n.ckey = t[i].ck;
+		t[i].n.cklen = (uint16_t)negtree_ckey(t[i].name, t[i].ck);
 	}
+}
+
+/* The canonical key orders as dname_canonical_compare, also for names
+ * with upper case, 0x00 and 0x01 bytes and labels that are prefixes. */
+static void test_ckey_order(void** state)
+{
+	static const char* names[] = { "example.", "a.example.",
+		"yljkjljk.a.example.", "Z.a.example.", "zABC.a.EXAMPLE.",
+		"z.example.", "\\001.z.example.", "*.z.example.",
+		"\\200.z.example.", "\\000.z.example.", "\\001\\000.z.example.",
+		"ab.example.", "a-.example.", "aa.example.", "org.", "." };
+	size_t n = sizeof(names) / sizeof(names[0]), i, j;
+	(void)state;
+	for(i = 0; i < n; i++)
+		for(j = 0; j < n; j++) {
+			uint8_t a[LDNS_MAX_DOMAINLEN + 1], b[LDNS_MAX_DOMAINLEN + 1];
+			uint8_t ka[NEGTREE_CKEY_MAX], kb[NEGTREE_CKEY_MAX];
+			size_t la, lb;
+			int want, got;
+			ldns_rdf* ra = ldns_dname_new_frm_str(names[i]);
+			ldns_rdf* rb = ldns_dname_new_frm_str(names[j]);
+			assert_non_null(ra);
+			assert_non_null(rb);
+			memcpy(a, ldns_rdf_data(ra), ldns_rdf_size(ra));
+			memcpy(b, ldns_rdf_data(rb), ldns_rdf_size(rb));
+			ldns_rdf_deep_free(ra);
+			ldns_rdf_deep_free(rb);
+			la = negtree_ckey(a, ka);
+			lb = negtree_ckey(b, kb);
+			want = dname_canonical_compare(a, b);
+			got = memcmp(ka, kb, la < lb ? la : lb);
+			if(got == 0)
+				got = la < lb ? -1 : la > lb ? 1 : 0;
+			assert_int_equal(want < 0, got < 0);
+			assert_int_equal(want > 0, got > 0);
+		}
 }
 
 static void test_tree_against_sorted(void** state)
@@ -74,6 +113,7 @@ static void test_tree_against_sorted(void** state)
 	{
 		struct tnode dup = nodes[7];
 		dup.n.key = dup.name;
+		dup.n.ckey = dup.ck;
 		assert_ptr_equal(negtree_insert(&t, &dup.n), &nodes[7].n);
 		assert_int_equal(t.count, NAMES);
 	}
@@ -368,6 +408,7 @@ static void test_bound_and_flush(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ckey_order),
 		cmocka_unit_test(test_tree_against_sorted),
 		cmocka_unit_test(test_nxdomain_nodata),
 		cmocka_unit_test(test_wildcard),
