@@ -855,9 +855,9 @@ size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 	pthread_mutex_lock(&c->lock);
 	for(it = c->lru_head; it; it = next) {
 		next = it->next;
-		/* a zone whose last record goes is freed with it: the next
-		 * item is of another zone or still holds this one */
-		if(dname_subdomain_c(it->zone->name, zone)) {
+		/* the records at or below zone; a zone whose last record
+		 * goes is freed with it (next is not that record) */
+		if(dname_subdomain_c(it->name, zone)) {
 			item_remove(c, it);
 			n++;
 		}

@@ -62,8 +62,8 @@ enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	ldns_rr_list** answer, ldns_rr_list** authority);
 
-/* Remote control: drop everything; drop the zones at or below zone
- * (returns how many records went). */
+/* Remote control: drop everything; drop the records whose owner is at
+ * or below zone (returns how many went). */
 void val_neg_flush_all(struct val_neg_cache* c);
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
 /* Records held (NSECs and wildcard RRsets), and bytes in use. */

@@ -935,6 +935,15 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         wqfile = miss_queries(work, "cgwarm", a.cg_warm, a)
         qfile = miss_queries(work, "cg", a.cg_misses, a)
         a.cg_runs = 1
+    if a.nxflood:
+        # warm with one name in every NSEC interval of the zone (each
+        # NSEC into the caches), then new names: aggressive answers
+        wqfile = os.path.join(work, "cgwarm.txt")
+        with open(wqfile, "w") as f:
+            for k in range(a.names):
+                f.write("h%d-warm.%s A\n" % (k, BENCH_ZONE))
+        qfile = flood_queries(work, "cg", a.cg_misses, a.names, 99)
+        a.cg_runs = 1
     for s in servers:
         s.start(timeout=120)
         warm(a, s, wqfile, work, rate=a.cg_rate)
@@ -943,9 +952,15 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         # holds only the measured queries (and the idle loop between)
         subprocess.run(["callgrind_control", "-z", str(s.pid)],
                        capture_output=True, check=False)
+        up0 = upstream_and_aggr(s.conf)[0] if a.nxflood else 0
         r = dnsperf(a, s.port, qfile, os.path.join(work, "cg-%s.txt" %
                                                    s.label),
                     runs=a.cg_runs, rate=a.cg_rate, verbose=False)
+        if a.nxflood:
+            print("callgrind %-8s %d upstream queries for %d names, "
+                  "%.2f%% NXDOMAIN" % (
+                      s.label, upstream_and_aggr(s.conf)[0] - up0,
+                      r["completed"], r["nxdomain_pct"]))
         for f in glob.glob("%s/cg-%s.out*" % (work, s.label)):
             os.unlink(f)
         subprocess.run(["callgrind_control", "-d", str(s.pid)],
@@ -970,8 +985,11 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     table("callgrind: user-space instructions per %s "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
           "-Q %d%s%s)" % (
-              "validated miss" if a.misses else "cache-hit query",
-              a.cg_runs, a.cg_misses if a.misses else a.names, a.cg_rate,
+              "validated miss" if a.misses else "aggressive NSEC answer "
+              "(a new nonexistent name)" if a.nxflood else
+              "cache-hit query",
+              a.cg_runs, a.cg_misses if a.misses or a.nxflood else a.names,
+              a.cg_rate,
               ", signed zone (%s)" % a.alg if a.dnssec else "",
               ", DO" if a.do else ""),
           [s.label for s in servers], [("Ir/query", rows, 0)],

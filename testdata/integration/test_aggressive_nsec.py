@@ -119,6 +119,14 @@ def test_second_nxdomain_from_the_same_nsec(pair):
     a = ask(pair[0], "zz4.example.sec1.", "A", do=False)
     assert a.rcode() == dns.rcode.NXDOMAIN
     assert all(r.rdtype == dns.rdatatype.SOA for r in a.authority), a
+    # flush_zone takes the NSECs too (Unbound's are in its RRset
+    # cache): the next name is asked upstream again, by both
+    ours, ref = pair
+    for srv, binary in ((ours, OUR_CTL), (ref, DEB_CTL)):
+        r = ctl(srv.conf, "flush_zone", "example.sec1.", binary=binary)
+        assert r.returncode == 0, r.stdout + r.stderr
+    a, up, agg = ask_both(pair, "zz5.example.sec1.", "A", fewer=False)
+    assert a.rcode() == dns.rcode.NXDOMAIN and agg == (0, 0) and up > 0
 
 
 def test_nodata_from_the_matching_nsec(pair):
