@@ -642,7 +642,8 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	uint32_t hash;
 	struct mesh_state* s;
 	struct mesh_reply* r;
-	unsigned flags = (qi->flags & FLAG_CD) ? MODQ_CD : 0;
+	unsigned flags = ((qi->flags & FLAG_CD) ? MODQ_CD : 0) |
+		(qi->edns_do ? MODQ_DO : 0);
 	keylen = make_key(key, qi->qname, qi->qtype, qi->qclass,
 		key_flags(flags));
 	if(keylen == 0)
@@ -673,6 +674,8 @@ int mesh_new_client(struct mesh_area* m, const struct query_info* qi,
 	r->arg = arg;
 	if(s) {
 		m->stats.joined++;
+		if(qi->edns_do)
+			s->qs.flags |= MODQ_DO;
 	} else {
 		s = state_new(m, key, keylen, hash, qi->qname, qi->qtype,
 			qi->qclass, flags, 0);

@@ -78,6 +78,11 @@ enum module_state {
                               * (NS addresses, DS, DNSKEY) */
 #define MODQ_REFETCH   0x20  /* set by a module above before it asks
                               * again: not from the caches this time */
+#define MODQ_DO        0x40  /* a client waiting for it set DO (set as
+                              * they join; not part of the mesh key):
+                              * without it, a module that answers at
+                              * EVENT_NEW, before anyone else can
+                              * join, may leave out RRSIG/NSEC records */
 
 /* The servers whose replies made an answer (newest first), for the
  * "from 127.0.0.5" of val-log-level and the EDE text, as Unbound's

@@ -261,15 +261,18 @@ static int encode(const ldns_rr_list* l, uint8_t* out, size_t cap,
 }
 
 /* The RRs of an item back as ldns lists (new; the caller frees them
- * deep). 0 on no memory. */
+ * deep); sigs NULL: not its RRSIGs. 0 on no memory. */
 static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
 	ldns_rr_list** sigs)
 {
 	const uint8_t* w = it->wire;
-	size_t pos = 0, i;
+	size_t pos = 0, i, n = (size_t)it->nrrs + (sigs ? it->nsigs : 0);
+	ldns_rr_list* none = NULL;
+	if(!sigs)
+		sigs = &none;
 	*rrs = ldns_rr_list_new();
-	*sigs = ldns_rr_list_new();
-	for(i = 0; *rrs && *sigs && i < (size_t)it->nrrs + it->nsigs; i++) {
+	*sigs = n > it->nrrs ? ldns_rr_list_new() : NULL;
+	for(i = 0; *rrs && (*sigs || n == it->nrrs) && i < n; i++) {
 		ldns_rr* rr = NULL;
 		if(ldns_wire2rr(&rr, w, it->wirelen, &pos,
 			LDNS_SECTION_ANSWER) != LDNS_STATUS_OK ||
@@ -278,7 +281,7 @@ static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
 			break;
 		}
 	}
-	if(i == (size_t)it->nrrs + it->nsigs)
+	if(i == n)
 		return 1;
 	ldns_rr_list_deep_free(*rrs);
 	ldns_rr_list_deep_free(*sigs);
@@ -538,6 +541,7 @@ struct synth {
 	time_t now;
 	uint32_t ttl;
 	int ok;
+	int dnssec;      /* the RRSIGs and NSECs go into the answer */
 };
 
 static void use_ttl(struct synth* s, time_t expire)
@@ -687,6 +691,8 @@ static int negative(struct neg_zone* z, struct dec* a, struct dec* b,
 	if(s->ttl > max_neg_ttl)
 		s->ttl = max_neg_ttl;
 	append_rr(auth, z->soa, s);
+	if(!s->dnssec)
+		return 1;
 	append(auth, z->soa_sigs, s);
 	move(auth, &a->rrs, s);
 	move(auth, &a->sigs, s);
@@ -737,15 +743,17 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 	if((wrr = wild_of(z, wc, qtype, s->now)) != NULL &&
 		val_nsec_prove_wildcard_answer(proof, qname, ce, NULL) ==
 		SEC_SECURE) {
-		struct dec d;
-		if(!item_decode(wrr, &d.rrs, &d.sigs))
+		struct dec d = { NULL, NULL };
+		if(!item_decode(wrr, &d.rrs, s->dnssec ? &d.sigs : NULL))
 			return VAL_NEG_NONE;
 		use_ttl(s, wrr->expire);
 		expand(ans, d.rrs, qname, s);
 		expand(ans, d.sigs, qname, s);
 		dec_free(&d);
-		move(auth, &dm->rrs, s);
-		move(auth, &dm->sigs, s);
+		if(s->dnssec) {
+			move(auth, &dm->rrs, s);
+			move(auth, &dm->sigs, s);
+		}
 		touch(c, m);
 		touch(c, wrr);
 		return VAL_NEG_WILDCARD;
@@ -753,7 +761,7 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 	if(!(w = nsec_le(c, z, wc, s)))
 		return VAL_NEG_NONE;
 	if(w != m) {
-		if(!item_decode(w, &dw.rrs, &dw.sigs))
+		if(!item_decode(w, &dw.rrs, s->dnssec ? &dw.sigs : NULL))
 			return VAL_NEG_NONE;
 		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
 	}
@@ -783,7 +791,7 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	const uint8_t* start = qname;
 	struct neg_zone* z;
 	struct neg_item* m;
-	struct dec dm;
+	struct dec dm = { NULL, NULL };
 	ldns_rr_list* proof;
 	enum val_neg_answer kind;
 	/* a DS is the parent zone's: look there */
@@ -794,7 +802,7 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	}
 	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s)))
 		return VAL_NEG_NONE;
-	if(!item_decode(m, &dm.rrs, &dm.sigs))
+	if(!item_decode(m, &dm.rrs, s->dnssec ? &dm.sigs : NULL))
 		return VAL_NEG_NONE;
 	if(ldns_rr_list_rr_count(dm.rrs) != 1 ||
 		!(proof = ldns_rr_list_new())) {
@@ -811,7 +819,7 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 
 enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
-	ldns_rr_list** answer, ldns_rr_list** authority)
+	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority)
 {
 	struct synth s;
 	enum val_neg_answer kind;
@@ -821,6 +829,7 @@ enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	s.now = now;
 	s.ttl = UINT32_MAX;
 	s.ok = 1;
+	s.dnssec = dnssec;
 	pthread_mutex_lock(&c->lock);
 	kind = c->count ? synth_locked(c, qname, qtype, max_neg_ttl, &s,
 		answer, authority) : VAL_NEG_NONE;

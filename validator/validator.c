@@ -523,8 +523,11 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		qs->qtype != TYPE_DS) || qs->qclass != CLASS_IN ||
 		!under_anchor(qs))
 		return 0;
+	/* the RRSIGs and NSECs only for a DO client, or the walk (which
+	 * checks the DS proof's signatures itself) */
 	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,
-		time(NULL), ve->max_neg_ttl, &answer, &authority);
+		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
+		MODQ_NOVAL)) != 0, &answer, &authority);
 	if(a == VAL_NEG_NONE)
 		return 0;
 	module_result_clear(&qs->res);

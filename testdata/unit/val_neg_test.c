@@ -209,7 +209,7 @@ static enum val_neg_answer synth(struct val_neg_cache* c, const char* name,
 {
 	uint8_t q[LDNS_MAX_DOMAINLEN + 1];
 	assert_true(dname_from_str(name, q) > 0);
-	return val_neg_synth(c, q, type, now, max_neg, ans, auth);
+	return val_neg_synth(c, q, type, now, max_neg, 1, ans, auth);
 }
 
 static size_t count_type(const ldns_rr_list* l, ldns_rr_type t)
@@ -320,6 +320,23 @@ static void test_wildcard(void** state)
 	assert_int_equal(count_type(n, LDNS_RR_TYPE_NSEC), 1);
 	assert_int_equal(max_ttl(a), 499);
 	done(a, n);
+	/* for a client without DO: no RRSIG, no NSEC */
+	{
+		uint8_t q[LDNS_MAX_DOMAINLEN + 1];
+		assert_true(dname_from_str("b.w.example.", q) > 0);
+		assert_int_equal(val_neg_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
+			0, &a, &n), VAL_NEG_WILDCARD);
+		assert_int_equal(ldns_rr_list_rr_count(a), 1);
+		assert_null(n);
+		done(a, n);
+		assert_true(dname_from_str("zz.example.", q) > 0);
+		assert_int_equal(val_neg_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
+			0, &a, &n), VAL_NEG_NXDOMAIN);
+		assert_null(a);
+		assert_int_equal(ldns_rr_list_rr_count(n), 1);
+		assert_int_equal(count_type(n, LDNS_RR_TYPE_SOA), 1);
+		done(a, n);
+	}
 	/* a type the wildcard's NSEC lacks: wildcard NODATA */
 	assert_int_equal(synth(c, "b.w.example.", LDNS_RR_TYPE_MX, T0, 3600,
 		&a, &n), VAL_NEG_NODATA);
