@@ -475,9 +475,12 @@ def warm(a, srv, qfile, work, rate=None):
                 rate=rate or a.warm_rate)
     with open(qfile) as f:
         n = sum(1 for _ in f)
-    ok = r["completed"] >= 0.99 * n and r["noerror_pct"] >= 99.0
-    print("warm-up %-8s %d/%d answered, %.2f%% NOERROR%s" % (
-        srv.label, r["completed"], r["sent"], r["noerror_pct"],
+    # --nxflood warms with nonexistent names: NXDOMAIN is the answer
+    key, what = ("nxdomain_pct", "NXDOMAIN") if a.nxflood else \
+        ("noerror_pct", "NOERROR")
+    ok = r["completed"] >= 0.99 * n and r[key] >= 99.0
+    print("warm-up %-8s %d/%d answered, %.2f%% %s%s" % (
+        srv.label, r["completed"], r["sent"], r[key], what,
         "" if ok else "  <-- NOT WARM"))
     return ok
 
