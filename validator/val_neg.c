@@ -33,9 +33,9 @@ struct neg_item {
 	                               * "*.ce"), at the start of data */
 	const uint8_t* wire;          /* the RRs, in data */
 	/* the name, its canonical key (NSECs), then the RRs and RRSIGs
-	 * in uncompressed wire form
-	 * (owner, type, class, TTL, RDATA): a third of what ldns objects
-	 * take, so neg-cache-size holds three times the NSECs */
+	 * in uncompressed wire form (owner, type, class, TTL, RDATA): a
+	 * third of what ldns objects take, so neg-cache-size holds three
+	 * times the NSECs; decoded per answer */
 	uint8_t data[];
 };
 

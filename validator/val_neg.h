@@ -16,8 +16,8 @@
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
  * Unbound 1.17.
  *
- * Shared by every worker, under one mutex; the records are copies
- * (ldns), so nothing points into the message that brought them. Bounded
+ * Shared by every worker, under one mutex; the records are copies in
+ * wire form, so nothing points into the message that brought them. Bounded
  * by neg-cache-size bytes with LRU eviction over all zones; each record
  * is dropped when its TTL ends. A negative answer also needs the zone's
  * SOA (from a secure negative answer of the zone) for its authority
