@@ -30,7 +30,7 @@ from testnet import have_nsd, signed_cases  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 from conftest import REFERENCE, SLOW  # noqa: E402
 from test_control import (DEB_CTL, DEB_UNBOUND, OUR_CTL, ctl,  # noqa: E402
-                          keys, stats_dict)
+                          setup_keys, stats_dict)
 from test_validator_control import start_pair, stop  # noqa: E402
 
 pytestmark = [
@@ -44,7 +44,6 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def mod_keys(tmp_path_factory):
-    from test_control import setup_keys
     return setup_keys(str(tmp_path_factory.mktemp("keys")))
 
 

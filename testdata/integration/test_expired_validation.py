@@ -35,7 +35,7 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 from conftest import REFERENCE, SLOW  # noqa: E402
-from test_control import (DEB_CTL, DEB_UNBOUND, OUR_CTL, ctl,  # noqa: E402
+from test_control import (DEB_UNBOUND, OUR_CTL, ctl,  # noqa: E402
                           setup_keys, stats_dict)
 from test_validator_control import start_pair, stop  # noqa: E402
 
