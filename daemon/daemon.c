@@ -20,6 +20,7 @@
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
+#include "validator/val_neg.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -197,6 +198,7 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
 	val_kcache_flush_all(d->key_cache);
+	val_neg_flush_all(d->neg_cache);
 	return 1;
 }
 
@@ -323,11 +325,12 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
 	d->key_cache = val_kcache_create_cfg(cfg);
+	d->neg_cache = val_neg_create_cfg(cfg);
 	if(d->msg_cache)   /* the module stack is the start's (modstack.h) */
 		d->msg_cache->need_checked = modstack_has(cfg->module_conf,
 			"validator");
 	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
-		!d->key_cache) {
+		!d->key_cache || !d->neg_cache) {
 		log_err("could not create the caches");
 		return 0;
 	}
@@ -339,6 +342,7 @@ static void delete_shared(struct daemon* d)
 	msg_cache_delete(d->msg_cache);
 	rrset_cache_delete(d->rrset_cache);
 	val_kcache_delete(d->key_cache);
+	val_neg_delete(d->neg_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
 }

@@ -309,6 +309,15 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	family(b, "rrset_bogus_total", "counter", "Total number of rrsets "
 		"marked bogus by the validator.");
 	sample(b, "rrset_bogus_total", t->rrset_bogus);
+	/* num.query.aggressive.<rcode> (unbound_exporter has no such
+	 * family; named as its others, with the rcode as a label) */
+	family(b, "query_aggressive_nsec_total", "counter", "Total number "
+		"of queries answered from cached, validated NSEC records "
+		"(aggressive-nsec), by response code.");
+	sample_label(b, "query_aggressive_nsec_total", "rcode", "NOERROR",
+		t->aggr_noerror);
+	sample_label(b, "query_aggressive_nsec_total", "rcode", "NXDOMAIN",
+		t->aggr_nxdomain);
 	family(b, "unwanted_queries_total", "counter", "Total number of "
 		"queries that were refused or dropped because they failed the "
 		"access control settings.");

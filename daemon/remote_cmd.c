@@ -11,6 +11,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "validator/val_kcache.h"
+#include "validator/val_neg.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -257,6 +258,9 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	/* as Unbound: the zone's keys and those below it go too */
 	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
 		time(NULL)) : 0;
+	/* the aggressive NSEC cache's copies of the NSECs at and below
+	 * too (Unbound's live in the RRset cache, counted there) */
+	(void)val_neg_flush_zone(rc->d->neg_cache, nm);
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)r, (unsigned long)m,
 		(unsigned long)k);
@@ -300,6 +304,9 @@ static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 {
 	size_t m = flush_msgs(rc, negative_msg, NULL);
 	size_t k = flush_bad_keys(rc);
+	/* the NSECs that answer negatively without asking (not counted:
+	 * Unbound keeps them in its RRset cache and leaves them there) */
+	val_neg_flush_all(rc->d->neg_cache);
 	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)m, (unsigned long)k);
 }

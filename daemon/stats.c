@@ -343,11 +343,13 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		print_named(b, "answer.rcode", "nodata", s->ans_nodata);
 	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=%llu\n"
 		"num.answer.bogus=%llu\nnum.rrset.bogus=%llu\n"
-		"num.query.aggressive.NOERROR=0\n"
-		"num.query.aggressive.NXDOMAIN=0\n",
+		"num.query.aggressive.NOERROR=%llu\n"
+		"num.query.aggressive.NXDOMAIN=%llu\n",
 		(unsigned long long)s->ans_secure,
 		(unsigned long long)s->ans_bogus,
-		(unsigned long long)s->rrset_bogus);
+		(unsigned long long)s->rrset_bogus,
+		(unsigned long long)s->aggr_noerror,
+		(unsigned long long)s->aggr_nxdomain);
 	strbuf_printf(b, "unwanted.queries=%llu\nunwanted.replies=%llu\n",
 		(unsigned long long)s->unwanted_queries,
 		(unsigned long long)s->unwanted_replies);

@@ -62,6 +62,7 @@ struct worker_stats {
 	 * (worker_stats_snapshot); the worker never writes these here */
 	uint64_t qudp_out, qtcp_out, unwanted_replies;
 	uint64_t rrset_bogus;     /* from the modules' counters */
+	uint64_t aggr_noerror, aggr_nxdomain; /* the same: aggressive NSEC */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

@@ -329,6 +329,10 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		__ATOMIC_RELAXED);
 	out->rrset_bogus = __atomic_load_n(&w->menv.counters.rrset_bogus,
 		__ATOMIC_RELAXED);
+	out->aggr_noerror = __atomic_load_n(
+		&w->menv.counters.aggressive_noerror, __ATOMIC_RELAXED);
+	out->aggr_nxdomain = __atomic_load_n(
+		&w->menv.counters.aggressive_nxdomain, __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)
@@ -586,6 +590,7 @@ static int worker_setup_recursion(struct worker* w)
 	e->msg_cache = d->msg_cache;
 	e->rrset_cache = d->rrset_cache;
 	e->key_cache = d->key_cache;
+	e->neg_cache = d->neg_cache;
 	return modstack_env_start(e, w->base, d->out_ports);
 }
 

@@ -138,6 +138,8 @@ struct config_file {
 	char* val_nsec3_key_iterations;  /* "1024 150 2048 150 4096 150" */
 	size_t key_cache_size;           /* default 4m */
 	int key_cache_slabs;             /* default 4 */
+	int aggressive_nsec;             /* RFC 8198, default yes */
+	size_t neg_cache_size;           /* its bound, default 1m */
 	int harden_algo_downgrade;
 	int ede;                         /* RFC 8914 Extended DNS Errors */
 	int trust_anchor_signaling;      /* RFC 8145 _ta-XXXX queries */

@@ -39,6 +39,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_kcache;
+struct val_neg_cache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
@@ -77,6 +78,11 @@ enum module_state {
                               * (NS addresses, DS, DNSKEY) */
 #define MODQ_REFETCH   0x20  /* set by a module above before it asks
                               * again: not from the caches this time */
+#define MODQ_DO        0x40  /* a client waiting for it set DO (set as
+                              * they join; not part of the mesh key):
+                              * without it, a module that answers at
+                              * EVENT_NEW, before anyone else can
+                              * join, may leave out RRSIG/NSEC records */
 
 /* The servers whose replies made an answer (newest first), for the
  * "from 127.0.0.5" of val-log-level and the EDE text, as Unbound's
@@ -138,6 +144,9 @@ struct module_qstate {
 struct module_counters {
 	uint64_t rrset_bogus;   /* RRsets the validator found bogus
 	                         * (num.rrset.bogus) */
+	/* answers made from the aggressive NSEC cache
+	 * (num.query.aggressive.NOERROR and .NXDOMAIN) */
+	uint64_t aggressive_noerror, aggressive_nxdomain;
 };
 
 /* Per worker: what the modules share, and each module's own data. */
@@ -150,6 +159,8 @@ struct module_env {
 	struct msg_cache* msg_cache;        /* shared; may be NULL */
 	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
 	struct val_kcache* key_cache;       /* shared; may be NULL */
+	struct val_neg_cache* neg_cache;    /* shared (aggressive NSEC);
+	                                     * may be NULL */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
 	struct event_base* base;            /* the worker's event loop */

@@ -47,6 +47,8 @@ struct val_env {
 	struct autr_prober* prober;  /* RFC 5011 probes: one worker's */
 	int ta_signaling;            /* trust-anchor-signaling: */
 	int root_key_sentinel;       /* root-key-sentinel: */
+	int aggressive;              /* aggressive-nsec: */
+	uint32_t max_neg_ttl;        /* cache-max-negative-ttl */
 	struct {
 		uint64_t secure, insecure, bogus, indeterminate;
 		uint64_t rrset_bogus;

@@ -27,17 +27,20 @@ static int tag_cmp(const void* a, const void* b)
 size_t val_anchor_keytags(const struct val_anchor* a, uint16_t* tags,
 	size_t max)
 {
+	/* the keys trusted now (RFC 5011 updates change them) */
+	const ldns_rr_list* ds = val_anchor_ds(a);
+	const ldns_rr_list* dnskey = val_anchor_dnskey(a);
 	size_t n = 0, i;
 	if(a->kind != VAL_ANCHOR_KEYS)
 		return 0;
-	for(i = 0; a->ds && i < ldns_rr_list_rr_count(a->ds) && n < max; i++) {
-		ldns_rdf* t = ldns_rr_rdf(ldns_rr_list_rr(a->ds, i), 0);
+	for(i = 0; ds && i < ldns_rr_list_rr_count(ds) && n < max; i++) {
+		ldns_rdf* t = ldns_rr_rdf(ldns_rr_list_rr(ds, i), 0);
 		if(t && ldns_rdf_size(t) == 2)
 			tags[n++] = ldns_rdf2native_int16(t);
 	}
-	for(i = 0; a->dnskey && i < ldns_rr_list_rr_count(a->dnskey) &&
-		n < max; i++)
-		tags[n++] = ldns_calc_keytag(ldns_rr_list_rr(a->dnskey, i));
+	for(i = 0; dnskey && i < ldns_rr_list_rr_count(dnskey) && n < max;
+		i++)
+		tags[n++] = ldns_calc_keytag(ldns_rr_list_rr(dnskey, i));
 	qsort(tags, n, sizeof(*tags), tag_cmp);
 	return n;
 }

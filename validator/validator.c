@@ -11,6 +11,7 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_kcache.h"
 #include "validator/val_signal.h"
+#include "validator/val_neg.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -49,6 +50,9 @@ static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 	ve->ede = c->ede;
 	ve->ta_signaling = c->trust_anchor_signaling;
 	ve->root_key_sentinel = c->root_key_sentinel;
+	ve->aggressive = c->aggressive_nsec;
+	ve->max_neg_ttl = c->max_negative_ttl > 0 ?
+		(uint32_t)c->max_negative_ttl : 0;
 }
 
 static int val_init(struct module_env* env, int id)
@@ -366,6 +370,10 @@ static enum module_state finish(struct module_qstate* qs,
 			"bogus" : "indeterminate", why->text ? ": " : "",
 			why->text ? why->text : "");
 	}
+	if(st == SEC_SECURE && ve->aggressive && qs->env->neg_cache)
+		/* what it proves answers later questions (RFC 8198) */
+		val_neg_add(qs->env->neg_cache, qs->res.answer,
+			qs->res.authority, time(NULL));
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
 	case SEC_INSECURE: ve->stats.insecure++; break;
@@ -522,6 +530,55 @@ static enum module_state start_check(struct module_qstate* qs,
 	return run(qs, vq, ve);
 }
 
+/* RFC 8198: a question the validated NSECs of the cache answer, as
+ * secure, before anything goes upstream. Not for refreshes (they must
+ * ask), nor for a module's own lookups other than DS (the walk's DS
+ * lookups: NSEC proves DS absence, as Unbound's negative cache). */
+static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
+{
+	enum val_neg_answer a;
+	ldns_rr_list* answer, *authority;
+	if(!ve->aggressive || !qs->env->neg_cache ||
+		(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH | MODQ_PRIME |
+		MODQ_DETACHED)) || ((qs->flags & MODQ_NOVAL) &&
+		qs->qtype != TYPE_DS) || qs->qclass != CLASS_IN ||
+		!under_anchor(qs))
+		return 0;
+	/* an RFC 8509 sentinel question that fails goes the normal way,
+	 * where finish() turns its secure answer into SERVFAIL */
+	if(ve->root_key_sentinel && val_sentinel_fails(qs->env->anchors,
+		qs->qname, qs->qclass))
+		return 0;
+	/* the RRSIGs and NSECs only for a DO client, or the walk (which
+	 * checks the DS proof's signatures itself) */
+	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,
+		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
+		MODQ_NOVAL)) != 0, &answer, &authority);
+	if(a == VAL_NEG_NONE)
+		return 0;
+	module_result_clear(&qs->res);
+	qs->res.rcode = a == VAL_NEG_NXDOMAIN ? RCODE_NXDOMAIN :
+		RCODE_NOERROR;
+	qs->res.answer = answer;
+	qs->res.authority = authority;
+	qs->res.security = SEC_SECURE;
+	/* one answer per random name of a flood: not into the message
+	 * cache, whose useful entries it would push out */
+	qs->res.no_store = 1;
+	if(a == VAL_NEG_NXDOMAIN)
+		qs->env->counters.aggressive_nxdomain++;
+	else	qs->env->counters.aggressive_noerror++;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %d answered from the "
+			"aggressive NSEC cache (%s)", n, (int)qs->qtype,
+			a == VAL_NEG_NXDOMAIN ? "NXDOMAIN" : a == VAL_NEG_NODATA
+			? "NODATA" : "wildcard");
+	}
+	return 1;
+}
+
 static enum module_state val_operate(struct module_qstate* qs,
 	enum module_event ev, int id, const struct outnet_reply* reply)
 {
@@ -531,6 +588,8 @@ static enum module_state val_operate(struct module_qstate* qs,
 	if(ev == MODULE_EVENT_NEW) {
 		if(vq)
 			val_clear(qs, id);
+		else if(aggressive_answer(qs, ve))
+			return MODULE_FINISHED;
 		if(!(vq = state_new(qs, id))) {
 			log_err("validator: out of memory");
 			module_result_servfail(&qs->res);

@@ -166,10 +166,14 @@ def dnssec_conf(a):
     anchor: the root is never asked). aggressive-nsec off for both: a
     wildcard answer's NSEC must not answer the next name from cache in
     either resolver (Unbound 1.17 does not synthesise positive wildcard
-    answers; ours has no aggressive NSEC), so both do the same work."""
+    answers from expanded ones; ours does), so both do the same work.
+    --nxflood: on for both (their default), what it measures."""
     if not a.anchor:
         return ""
-    return '  trust-anchor: "%s"\n  aggressive-nsec: no\n' % a.anchor
+    return '  trust-anchor: "%s"\n  aggressive-nsec: %s\n%s' % (
+        a.anchor, "yes" if a.nxflood else "no",
+        # Unbound prints num.query.udpout and .aggressive only then
+        "  extended-statistics: yes\n" if a.nxflood else "")
 
 
 def thread_queries(conf):
@@ -266,7 +270,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
 def parse_dnsperf(path, verbose):
     r = {"sent": 0, "completed": 0, "lost_pct": float("nan"),
          "qps": 0.0, "avg_ms": float("nan"), "p99_ms": float("nan"),
-         "noerror_pct": 0.0}
+         "noerror_pct": 0.0, "nxdomain_pct": 0.0}
     lat = []
     with open(path, errors="replace") as f:
         for line in f:
@@ -293,17 +297,22 @@ def parse_dnsperf(path, verbose):
             m = re.search(r"NOERROR \d+ \(([\d.]+)%\)", line)
             if m:
                 r["noerror_pct"] = float(m.group(1))
+            m = re.search(r"NXDOMAIN \d+ \(([\d.]+)%\)", line)
+            if m:
+                r["nxdomain_pct"] = float(m.group(1))
     if lat:
         lat.sort()
         r["p99_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
     return r
 
 
-def measure(a, srv, qfile, outfile):
-    """One dnsperf run against srv with its CPU time deltas."""
+def measure(a, srv, qfile, outfile, once=False):
+    """One dnsperf run against srv with its CPU time deltas (once: the
+    query file once through, not --seconds)."""
     t0, th0 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
-    r = dnsperf(a, srv.port, qfile, outfile, seconds=a.seconds,
-                rate=a.rate, verbose=False)
+    r = dnsperf(a, srv.port, qfile, outfile,
+                seconds=None if once else a.seconds,
+                runs=1 if once else None, rate=a.rate, verbose=False)
     t1, th1 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
     n = max(r["completed"], 1)
     us = 1e6 / CLK / n
@@ -466,9 +475,12 @@ def warm(a, srv, qfile, work, rate=None):
                 rate=rate or a.warm_rate)
     with open(qfile) as f:
         n = sum(1 for _ in f)
-    ok = r["completed"] >= 0.99 * n and r["noerror_pct"] >= 99.0
-    print("warm-up %-8s %d/%d answered, %.2f%% NOERROR%s" % (
-        srv.label, r["completed"], r["sent"], r["noerror_pct"],
+    # --nxflood warms with nonexistent names: NXDOMAIN is the answer
+    key, what = ("nxdomain_pct", "NXDOMAIN") if a.nxflood else \
+        ("noerror_pct", "NOERROR")
+    ok = r["completed"] >= 0.99 * n and r[key] >= 99.0
+    print("warm-up %-8s %d/%d answered, %.2f%% %s%s" % (
+        srv.label, r["completed"], r["sent"], r[key], what,
         "" if ok else "  <-- NOT WARM"))
     return ok
 
@@ -810,6 +822,96 @@ def run_misses(a, work, nsd_port, hints):
         s.stop()
 
 
+def flood_queries(work, tag, n, zone_names, seed):
+    """n unique nonexistent names under the signed bench zone, spread
+    over the whole NSEC chain: h<k>-<i> sorts just after h<k> (k random
+    in the zone's names), so every NSEC interval of the zone is hit, the
+    worst case for an aggressive NSEC cache (a flood of random labels
+    mostly falls into the few gaps between label ranges)."""
+    import random
+    rnd = random.Random(seed)
+    path = os.path.join(work, "flood-%s.txt" % tag)
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write("h%d-%s%d.%s A\n" % (rnd.randrange(zone_names), tag, i,
+                                         BENCH_ZONE))
+    return path
+
+
+def upstream_and_aggr(conf):
+    """(queries sent upstream, aggressive NXDOMAIN answers) so far, from
+    unbound-control stats_noreset (both daemons print Unbound's names)."""
+    up = sum(stat_counter(conf, k) or 0 for k in ("num.query.udpout",
+                                                 "num.query.tcpout"))
+    return up, stat_counter(conf, "num.query.aggressive.NXDOMAIN") or 0
+
+
+def run_nxflood(a, work, nsd_port, hints):
+    """Random-subdomain flood (RFC 8198's case): a unique nonexistent
+    name under the signed zone in every query, both resolvers with
+    aggressive-nsec: yes (their default), interleaved over rounds on
+    the same name files, each file once through (--flood-queries
+    names), so both see the same questions; per round q/s, upstream
+    queries per client query and the share answered from the aggressive
+    NSEC cache. The caches are kept from round to round (a flood goes
+    on): round 1 learns the zone's NSECs, the later ones show the
+    steady state."""
+    servers = make_servers(a, work, nsd_port, hints, trivial=False)
+    for s in servers:
+        s.start()
+        print("started %-8s pid %d port %d: %s" % (
+            s.label, s.pid, s.port, " ".join(s.args)))
+        check_secure(a, s, "h0." + BENCH_ZONE)
+    res = {s.label: [] for s in servers}
+    for rnd in range(a.rounds):
+        qfile = flood_queries(work, "r%d" % rnd, a.flood_queries, a.names,
+                              rnd)
+        order = servers if rnd % 2 == 0 else servers[::-1]
+        for s in order:
+            out = os.path.join(work, "flood-%s-%d.txt" % (s.label, rnd))
+            up0, ag0 = upstream_and_aggr(s.conf)
+            r = measure(a, s, qfile, out, once=True)
+            up1, ag1 = upstream_and_aggr(s.conf)
+            n = max(r["completed"], 1)
+            r["up_per_q"] = (up1 - up0) / n
+            r["aggr_pct"] = 100.0 * (ag1 - ag0) / n
+            res[s.label].append(r)
+            print("round %d %-8s %8.0f q/s lost %.2f%% NXDOMAIN %.2f%% "
+                  "upstream/query %.4f aggressive %.1f%% cpu %.2f us/q" % (
+                      rnd + 1, s.label, r["qps"], r["lost_pct"],
+                      r["nxdomain_pct"], r["up_per_q"], r["aggr_pct"],
+                      r["cpu_us"]))
+            sys.stdout.flush()
+        os.unlink(qfile)
+    for s in servers:
+        check_secure(a, s, "h1." + BENCH_ZONE)
+    cols = [s.label for s in servers]
+    rows = []
+    for rnd in range(a.rounds):
+        rows.append(("round %d q/s" % (rnd + 1),
+                     [res[c][rnd]["qps"] for c in cols], 0))
+        rows.append(("round %d upstream queries per query" % (rnd + 1),
+                     [res[c][rnd]["up_per_q"] for c in cols], 4))
+        rows.append(("round %d aggressive answers %%" % (rnd + 1),
+                     [res[c][rnd]["aggr_pct"] for c in cols], 1))
+    rows += [("q/s (median)", [med(res[c], "qps") for c in cols], 0),
+             ("lost %", [med(res[c], "lost_pct") for c in cols], 2),
+             ("NXDOMAIN %", [med(res[c], "nxdomain_pct") for c in cols], 2),
+             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols],
+              2)]
+    table("random-subdomain flood: a new nonexistent name in every query, "
+          "spread over the %d NSECs of the signed zone (%s), "
+          "aggressive-nsec: yes, neg-cache-size default, threads %d, "
+          "%d rounds of %d names interleaved, dnsperf -c %d -q %d%s%s" % (
+              a.names, a.alg, a.threads, a.rounds, a.flood_queries,
+              a.clients,
+              a.outstanding, " -Q %d" % a.rate if a.rate else "",
+              " -D" if a.do else ""),
+          cols, rows, [(0, 1)])
+    for s in servers:
+        s.stop()
+
+
 def callgrind_total(path):
     """Total Ir of a callgrind dump ('totals:' or 'summary:' line)."""
     tot = None
@@ -836,6 +938,15 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         wqfile = miss_queries(work, "cgwarm", a.cg_warm, a)
         qfile = miss_queries(work, "cg", a.cg_misses, a)
         a.cg_runs = 1
+    if a.nxflood:
+        # warm with one name in every NSEC interval of the zone (each
+        # NSEC into the caches), then new names: aggressive answers
+        wqfile = os.path.join(work, "cgwarm.txt")
+        with open(wqfile, "w") as f:
+            for k in range(a.names):
+                f.write("h%d-warm.%s A\n" % (k, BENCH_ZONE))
+        qfile = flood_queries(work, "cg", a.cg_misses, a.names, 99)
+        a.cg_runs = 1
     for s in servers:
         s.start(timeout=120)
         warm(a, s, wqfile, work, rate=a.cg_rate)
@@ -844,9 +955,15 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         # holds only the measured queries (and the idle loop between)
         subprocess.run(["callgrind_control", "-z", str(s.pid)],
                        capture_output=True, check=False)
+        up0 = upstream_and_aggr(s.conf)[0] if a.nxflood else 0
         r = dnsperf(a, s.port, qfile, os.path.join(work, "cg-%s.txt" %
                                                    s.label),
                     runs=a.cg_runs, rate=a.cg_rate, verbose=False)
+        if a.nxflood:
+            print("callgrind %-8s %d upstream queries for %d names, "
+                  "%.2f%% NXDOMAIN" % (
+                      s.label, upstream_and_aggr(s.conf)[0] - up0,
+                      r["completed"], r["nxdomain_pct"]))
         for f in glob.glob("%s/cg-%s.out*" % (work, s.label)):
             os.unlink(f)
         subprocess.run(["callgrind_control", "-d", str(s.pid)],
@@ -871,8 +988,11 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     table("callgrind: user-space instructions per %s "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
           "-Q %d%s%s)" % (
-              "validated miss" if a.misses else "cache-hit query",
-              a.cg_runs, a.cg_misses if a.misses else a.names, a.cg_rate,
+              "validated miss" if a.misses else "aggressive NSEC answer "
+              "(a new nonexistent name)" if a.nxflood else
+              "cache-hit query",
+              a.cg_runs, a.cg_misses if a.misses or a.nxflood else a.names,
+              a.cg_rate,
               ", signed zone (%s)" % a.alg if a.dnssec else "",
               ", DO" if a.do else ""),
           [s.label for s in servers], [("Ir/query", rows, 0)],
@@ -980,7 +1100,9 @@ def main(argv=None):
     ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--names", type=int, default=10000)
+    ap.add_argument("--names", type=int, default=None,
+                    help="names in the bench zone (default 10000; "
+                    "--nxflood 2000)")
     ap.add_argument("--clients", type=int, default=None,
                     help="dnsperf -c (default: 32 for UDP, 16 for TCP)")
     ap.add_argument("--outstanding", type=int, default=200,
@@ -1002,6 +1124,13 @@ def main(argv=None):
     ap.add_argument("--unsigned", action="store_true",
                     help="--misses without DNSSEC: the zone unsigned, "
                     "module-config iterator (the iterator's miss path)")
+    ap.add_argument("--nxflood", action="store_true",
+                    help="random-subdomain flood (implies --dnssec): a new "
+                    "nonexistent name under the signed zone in every "
+                    "query, aggressive-nsec: yes for both; the zone has "
+                    "--names names (default 2000 in this mode)")
+    ap.add_argument("--flood-queries", type=int, default=100000,
+                    help="--nxflood: names per round")
     ap.add_argument("--miss-names", type=int, default=400000,
                     help="--misses: names per round (more than a round "
                     "answers)")
@@ -1076,7 +1205,9 @@ def main(argv=None):
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
         a.rrset_cache = "8m" if a.memory else "256m"
-    if a.misses and not a.unsigned:
+    if a.names is None:
+        a.names = 2000 if a.nxflood else 10000
+    if (a.misses and not a.unsigned) or a.nxflood:
         a.dnssec = True
     if a.dnssec:
         a.validator = True
@@ -1099,6 +1230,8 @@ def main(argv=None):
             run_callgrind(a, work, nsd_port, qfile, hints)
         elif a.misses:
             run_misses(a, work, nsd_port, hints)
+        elif a.nxflood:
+            run_nxflood(a, work, nsd_port, hints)
         elif a.conn_rate:
             run_connrate(a, work, nsd_port, qfile, hints)
         else:

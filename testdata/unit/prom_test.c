@@ -192,6 +192,7 @@ static void test_metrics(void** state)
 	t[1].ans_secure = 1;
 	t[1].ans_bogus = 2;
 	t[0].rrset_bogus = 5;
+	t[0].aggr_nxdomain = 7;
 	stats_note_rectime(&t[0], 0);         /* bucket 0: < 1 us */
 	stats_note_rectime(&t[0], 1500);      /* [1024, 2048) us */
 	stats_note_rectime(&t[1], 3000000);   /* [2, 4) s */
@@ -263,6 +264,8 @@ static void test_metrics(void** state)
 	assert_int_equal(num_of(b.s, "unbound_answers_secure_total"), 9);
 	assert_int_equal(num_of(b.s, "unbound_answers_bogus"), 2);
 	assert_int_equal(num_of(b.s, "unbound_rrset_bogus_total"), 5);
+	assert_int_equal(num_of(b.s, "unbound_query_aggressive_nsec_total"
+		"{rcode=\"NXDOMAIN\"}"), 7);
 	assert_int_equal(num_of(b.s, "unbound_query_types_total{type=\"A\"}"),
 		9);
 	assert_int_equal(num_of(b.s, "unbound_query_types_total"

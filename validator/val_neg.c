@@ -1,0 +1,907 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* validator/val_neg.c - the aggressive NSEC cache; see the header. The
+ * records of one zone sit in a canonical-order tree (val_negtree.h) by
+ * owner; every record is also on one LRU list over all zones, newest
+ * (last used) first, for the byte bound. */
+#include "config.h"
+#include "validator/val_neg.h"
+#include "validator/val_negtree.h"
+#include "validator/val_nsec.h"
+#include "util/config_file.h"
+#include "util/dname.h"
+#include "util/msgparse.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct neg_zone;
+
+/* One record: an NSEC (in its zone's tree) or a wildcard RRset (on its
+ * zone's list). */
+struct neg_item {
+	struct negtree_node node;     /* NSEC: key = name */
+	struct neg_item* prev, *next; /* LRU, most recently used first */
+	struct neg_item* wnext;       /* wildcard: the zone's list */
+	struct neg_zone* zone;
+	int wild;
+	uint16_t type;                /* wildcard: the RRset's type */
+	time_t expire;
+	size_t mem;
+	uint16_t nrrs, nsigs;         /* NSEC: one RR; its RRSIGs */
+	size_t wirelen;               /* of the RRs after the name */
+	uint8_t* name;                /* lowercased owner (a wildcard's
+	                               * "*.ce"), at the start of data */
+	const uint8_t* wire;          /* the RRs, in data */
+	/* the name, its canonical key (NSECs), then the RRs and RRSIGs
+	 * in uncompressed wire form (owner, type, class, TTL, RDATA): a
+	 * third of what ldns objects take, so neg-cache-size holds three
+	 * times the NSECs; decoded per answer */
+	uint8_t data[];
+};
+
+struct neg_zone {
+	struct negtree_node node;     /* in the cache's zone tree */
+	struct negtree nsecs;
+	struct neg_item* wilds;
+	size_t items;
+	ldns_rr* soa;                 /* NULL until a negative answer */
+	ldns_rr_list* soa_sigs;
+	time_t soa_expire;
+	size_t soa_mem;
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	uint8_t ckey[NEGTREE_CKEY_MAX];
+};
+
+struct val_neg_cache {
+	pthread_mutex_t lock;
+	struct negtree zones;
+	struct neg_item* lru_head, *lru_tail;
+	size_t mem, maxmem, count;
+};
+
+/* Bytes an ldns RR takes, roughly (each allocation with malloc's
+ * overhead): what the bound counts. */
+static size_t rr_mem(const ldns_rr* rr)
+{
+	size_t i, m = sizeof(ldns_rr) + 16 + sizeof(ldns_rdf) + 16 +
+		ldns_rdf_size(ldns_rr_owner(rr)) + 16;
+	for(i = 0; i < ldns_rr_rd_count(rr); i++)
+		m += sizeof(ldns_rdf) + 16 + ldns_rdf_size(ldns_rr_rdf(rr, i))
+			+ 16 + sizeof(void*);
+	return m;
+}
+
+static size_t list_mem(const ldns_rr_list* l)
+{
+	size_t i, m = l ? sizeof(*l) + 16 : 0;
+	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++)
+		m += rr_mem(ldns_rr_list_rr(l, i)) + sizeof(void*);
+	return m;
+}
+
+struct val_neg_cache* val_neg_create(size_t maxmem)
+{
+	struct val_neg_cache* c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	if(pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c);
+		return NULL;
+	}
+	negtree_init(&c->zones, (uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
+	c->maxmem = maxmem;
+	return c;
+}
+
+struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg)
+{
+	return val_neg_create(cfg->neg_cache_size);
+}
+
+static void lru_unlink(struct val_neg_cache* c, struct neg_item* it)
+{
+	if(it->prev)
+		it->prev->next = it->next;
+	else	c->lru_head = it->next;
+	if(it->next)
+		it->next->prev = it->prev;
+	else	c->lru_tail = it->prev;
+	it->prev = it->next = NULL;
+}
+
+static void lru_front(struct val_neg_cache* c, struct neg_item* it)
+{
+	it->prev = NULL;
+	it->next = c->lru_head;
+	if(c->lru_head)
+		c->lru_head->prev = it;
+	c->lru_head = it;
+	if(!c->lru_tail)
+		c->lru_tail = it;
+}
+
+static void zone_free(struct val_neg_cache* c, struct neg_zone* z)
+{
+	negtree_remove(&c->zones, &z->node);
+	if(z->soa)
+		ldns_rr_free(z->soa);
+	ldns_rr_list_deep_free(z->soa_sigs);
+	c->mem -= z->soa_mem + sizeof(*z);
+	free(z);
+}
+
+/* Take one record out and free it; its zone goes with its last one. */
+static void item_remove(struct val_neg_cache* c, struct neg_item* it)
+{
+	struct neg_zone* z = it->zone;
+	lru_unlink(c, it);
+	if(it->wild) {
+		struct neg_item** p = &z->wilds;
+		while(*p && *p != it)
+			p = &(*p)->wnext;
+		if(*p)
+			*p = it->wnext;
+	} else
+		negtree_remove(&z->nsecs, &it->node);
+	c->mem -= it->mem;
+	c->count--;
+	free(it);
+	if(--z->items == 0)
+		zone_free(c, z);
+}
+
+/* Evict from the LRU tail until the bound holds (keep is spared: the
+ * record just added, when it alone is over the bound). */
+static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
+{
+	while(c->mem > c->maxmem && c->lru_tail && c->lru_tail != keep)
+		item_remove(c, c->lru_tail);
+}
+
+static struct neg_zone* zone_get(struct val_neg_cache* c,
+	const uint8_t* name, int create)
+{
+	struct negtree_node* n = negtree_find(&c->zones, name);
+	struct neg_zone* z;
+	size_t len;
+	if(n)
+		return (struct neg_zone*)n;
+	if(!create || !(z = calloc(1, sizeof(*z))))
+		return NULL;
+	len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1);
+	memcpy(z->name, name, len);
+	dname_tolower(z->name);
+	z->node.key = z->name;
+	z->node.ckey = z->ckey;
+	z->node.cklen = (uint16_t)negtree_ckey(z->name, z->ckey);
+	negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
+	(void)negtree_insert(&c->zones, &z->node);
+	c->mem += sizeof(*z);
+	return z;
+}
+
+/* The lowercased wire owner of rr into out; 0 if malformed. */
+static int owner_of(const ldns_rr* rr, uint8_t* out)
+{
+	const ldns_rdf* o = ldns_rr_owner(rr);
+	size_t sz = o ? ldns_rdf_size(o) : 0;
+	if(sz == 0 || sz > LDNS_MAX_DOMAINLEN + 1 ||
+		dname_valid(ldns_rdf_data(o), sz) != sz)
+		return 0;
+	memcpy(out, ldns_rdf_data(o), sz);
+	dname_tolower(out);
+	return 1;
+}
+
+/* An RRSIG's signer (lowercased) into out; 0 if none. */
+static int signer_of(const ldns_rr* sig, uint8_t* out)
+{
+	const ldns_rdf* s = ldns_rr_rrsig_signame(sig);
+	size_t sz = s ? ldns_rdf_size(s) : 0;
+	if(sz == 0 || sz > LDNS_MAX_DOMAINLEN + 1 ||
+		dname_valid(ldns_rdf_data(s), sz) != sz)
+		return 0;
+	memcpy(out, ldns_rdf_data(s), sz);
+	dname_tolower(out);
+	return 1;
+}
+
+static uint16_t covered_of(const ldns_rr* sig)
+{
+	const ldns_rdf* t = ldns_rr_rrsig_typecovered(sig);
+	return t ? (uint16_t)ldns_rdf2rr_type(t) : 0;
+}
+
+/* The RRSIGs in list over (owner, type), cloned; NULL if none (or no
+ * memory). *signer: the first one's signer. */
+static ldns_rr_list* sigs_for(const ldns_rr_list* list, const uint8_t* owner,
+	uint16_t type, uint8_t* signer)
+{
+	ldns_rr_list* out = NULL;
+	size_t i;
+	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		ldns_rr* cl;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG ||
+			covered_of(rr) != type || !owner_of(rr, o) ||
+			query_dname_compare(o, owner) != 0)
+			continue;
+		if(!out && (!signer_of(rr, signer) ||
+			!(out = ldns_rr_list_new())))
+			return NULL;
+		if(!(cl = ldns_rr_clone(rr)) || !ldns_rr_list_push_rr(out, cl)) {
+			ldns_rr_free(cl);
+			ldns_rr_list_deep_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* The RRs of l in wire form appended at out[*len] (cap bytes); 0 when
+ * they do not fit or cannot be written. */
+static int encode(const ldns_rr_list* l, uint8_t* out, size_t cap,
+	size_t* len)
+{
+	size_t i;
+	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++) {
+		uint8_t* w = NULL;
+		size_t n = 0;
+		if(ldns_rr2wire(&w, ldns_rr_list_rr(l, i), LDNS_SECTION_ANSWER,
+			&n) != LDNS_STATUS_OK || *len + n > cap) {
+			free(w);
+			return 0;
+		}
+		memcpy(out + *len, w, n);
+		*len += n;
+		free(w);
+	}
+	return 1;
+}
+
+/* The RRs of an item back as ldns lists (new; the caller frees them
+ * deep); sigs NULL: not its RRSIGs. 0 on no memory. */
+static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
+	ldns_rr_list** sigs)
+{
+	const uint8_t* w = it->wire;
+	size_t pos = 0, i, n = (size_t)it->nrrs + (sigs ? it->nsigs : 0);
+	ldns_rr_list* none = NULL;
+	if(!sigs)
+		sigs = &none;
+	*rrs = ldns_rr_list_new();
+	*sigs = n > it->nrrs ? ldns_rr_list_new() : NULL;
+	for(i = 0; *rrs && (*sigs || n == it->nrrs) && i < n; i++) {
+		ldns_rr* rr = NULL;
+		if(ldns_wire2rr(&rr, w, it->wirelen, &pos,
+			LDNS_SECTION_ANSWER) != LDNS_STATUS_OK ||
+			!ldns_rr_list_push_rr(i < it->nrrs ? *rrs : *sigs, rr)) {
+			ldns_rr_free(rr);
+			break;
+		}
+	}
+	if(i == n)
+		return 1;
+	ldns_rr_list_deep_free(*rrs);
+	ldns_rr_list_deep_free(*sigs);
+	*rrs = *sigs = NULL;
+	return 0;
+}
+
+/* A new record into zone z (replacing one of the same name, and for a
+ * wildcard the same type). rrs and sigs are freed here. */
+static void item_add(struct val_neg_cache* c, struct neg_zone* z,
+	const uint8_t* name, int wild, uint16_t type, uint32_t ttl,
+	ldns_rr_list* rrs, ldns_rr_list* sigs, time_t now)
+{
+	static _Thread_local uint8_t buf[65535];
+	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0, kl;
+	struct neg_item* it = NULL, *old = NULL;
+	uint8_t ck[NEGTREE_CKEY_MAX];
+	kl = wild ? 0 : negtree_ckey(name, ck);
+	if(encode(rrs, buf, sizeof(buf), &wl) && encode(sigs, buf,
+		sizeof(buf), &wl) && ldns_rr_list_rr_count(rrs) < 256 &&
+		ldns_rr_list_rr_count(sigs) < 256)
+		it = calloc(1, sizeof(*it) + nl + kl + wl);
+	if(it) {
+		it->nrrs = (uint16_t)ldns_rr_list_rr_count(rrs);
+		it->nsigs = (uint16_t)ldns_rr_list_rr_count(sigs);
+	}
+	ldns_rr_list_deep_free(rrs);
+	ldns_rr_list_deep_free(sigs);
+	if(!it)
+		return;
+	it->name = it->data;
+	memcpy(it->name, name, nl);
+	memcpy(it->data + nl, ck, kl);
+	memcpy(it->data + nl + kl, buf, wl);
+	it->wire = it->data + nl + kl;
+	it->wirelen = wl;
+	it->node.key = it->name;
+	it->node.ckey = it->data + nl;
+	it->node.cklen = (uint16_t)kl;
+	it->zone = z;
+	it->wild = wild;
+	it->type = type;
+	it->expire = now + (time_t)ttl;
+	it->mem = sizeof(*it) + nl + kl + wl + 16;
+	/* the old one goes first: its zone must not empty and go */
+	z->items++;
+	if(wild) {
+		for(old = z->wilds; old; old = old->wnext)
+			if(old->type == type && query_dname_compare(old->name,
+				name) == 0)
+				break;
+		if(old)
+			item_remove(c, old);
+		it->wnext = z->wilds;
+		z->wilds = it;
+	} else {
+		struct negtree_node* n = negtree_find(&z->nsecs, name);
+		if(n)
+			item_remove(c, (struct neg_item*)n);
+		(void)negtree_insert(&z->nsecs, &it->node);
+	}
+	lru_front(c, it);
+	c->mem += it->mem;
+	c->count++;
+	shrink(c, it);
+}
+
+static uint32_t min_ttl_of(const ldns_rr* rr, const ldns_rr_list* sigs)
+{
+	uint32_t t = ldns_rr_ttl(rr);
+	size_t i;
+	for(i = 0; sigs && i < ldns_rr_list_rr_count(sigs); i++)
+		if(ldns_rr_ttl(ldns_rr_list_rr(sigs, i)) < t)
+			t = ldns_rr_ttl(ldns_rr_list_rr(sigs, i));
+	return t;
+}
+
+static ldns_rr_list* clone_one(const ldns_rr* rr)
+{
+	ldns_rr_list* l = ldns_rr_list_new();
+	ldns_rr* cl = ldns_rr_clone(rr);
+	if(!l || !cl || !ldns_rr_list_push_rr(l, cl)) {
+		ldns_rr_free(cl);
+		ldns_rr_list_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+/* The NSECs of a secure authority section. */
+static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
+	time_t now)
+{
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		const ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
+		const uint8_t* o, *nx;
+		ldns_rr_list* sigs, *rrs;
+		struct neg_zone* z;
+		uint32_t ttl;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC ||
+			ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN ||
+			!val_nsec_names(rr, &o, &nx) || !owner_of(rr, owner))
+			continue;
+		sigs = sigs_for(auth, owner, TYPE_NSEC, signer);
+		/* an NSEC speaks for its signer's zone only */
+		if(!sigs || !dname_subdomain_c(owner, signer) ||
+			!dname_subdomain_c(nx, signer) ||
+			(ttl = min_ttl_of(rr, sigs)) == 0) {
+			ldns_rr_list_deep_free(sigs);
+			continue;
+		}
+		if(!(rrs = clone_one(rr)) || !(z = zone_get(c, signer, 1))) {
+			ldns_rr_list_deep_free(rrs);
+			ldns_rr_list_deep_free(sigs);
+			continue;
+		}
+		item_add(c, z, owner, 0, 0, ttl, rrs, sigs, now);
+	}
+}
+
+/* The zone's SOA from a secure negative answer (its zone must hold
+ * records by now). Kept for min(TTL, MINIMUM), as RFC 2308 caches it. */
+static void add_soa(struct val_neg_cache* c, const ldns_rr_list* auth,
+	time_t now)
+{
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		const ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
+		ldns_rr_list* sigs;
+		struct neg_zone* z;
+		ldns_rr* cl;
+		uint32_t ttl;
+		const ldns_rdf* minimum;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA ||
+			ldns_rr_rd_count(rr) < 7 || !owner_of(rr, owner))
+			continue;
+		if(!(z = zone_get(c, owner, 0)))
+			continue;
+		sigs = sigs_for(auth, owner, TYPE_SOA, signer);
+		if(!sigs || query_dname_compare(signer, owner) != 0 ||
+			!(cl = ldns_rr_clone(rr))) {
+			ldns_rr_list_deep_free(sigs);
+			continue;
+		}
+		ttl = min_ttl_of(rr, sigs);
+		minimum = ldns_rr_rdf(rr, 6);
+		if(minimum && ldns_rdf_size(minimum) == 4 &&
+			ldns_rdf2native_int32(minimum) < ttl)
+			ttl = ldns_rdf2native_int32(minimum);
+		if(z->soa)
+			ldns_rr_free(z->soa);
+		ldns_rr_list_deep_free(z->soa_sigs);
+		c->mem -= z->soa_mem;
+		z->soa = cl;
+		z->soa_sigs = sigs;
+		z->soa_expire = now + (time_t)ttl;
+		z->soa_mem = rr_mem(cl) + list_mem(sigs);
+		c->mem += z->soa_mem;
+		shrink(c, NULL);
+		return;
+	}
+}
+
+/* The wildcard RRsets of a secure answer section: an RRSIG whose labels
+ * field is below its owner's label count signed "*.<last labels>". */
+static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
+	time_t now)
+{
+	size_t i, j;
+	for(i = 0; ans && i < ldns_rr_list_rr_count(ans); i++) {
+		const ldns_rr* sig = ldns_rr_list_rr(ans, i);
+		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
+		uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
+		const ldns_rdf* lab;
+		uint16_t type;
+		int labels;
+		ldns_rr_list* rrs, *sigs;
+		struct neg_zone* z;
+		uint32_t ttl = 0;
+		if(ldns_rr_get_type(sig) != LDNS_RR_TYPE_RRSIG ||
+			!owner_of(sig, owner) || !(lab = ldns_rr_rrsig_labels(
+			sig)) || ldns_rdf_size(lab) != 1)
+			continue;
+		type = covered_of(sig);
+		labels = dname_count_labels(owner) - 1;
+		if(type == TYPE_CNAME || type == TYPE_DNAME ||
+			type == TYPE_NSEC || (int)ldns_rdf2native_int8(lab) >=
+			labels || (val_dname_is_wild(owner) &&
+			(int)ldns_rdf2native_int8(lab) == labels - 1))
+			continue;
+		if(val_dname_wildcard(val_dname_strip(owner, labels -
+			(int)ldns_rdf2native_int8(lab)), wc) == 0)
+			continue;
+		/* once per RRset: the first RRSIG of it in the section */
+		for(j = 0; j < i; j++) {
+			const ldns_rr* p = ldns_rr_list_rr(ans, j);
+			uint8_t po[LDNS_MAX_DOMAINLEN + 1];
+			if(ldns_rr_get_type(p) == LDNS_RR_TYPE_RRSIG &&
+				covered_of(p) == type && owner_of(p, po) &&
+				query_dname_compare(po, owner) == 0)
+				break;
+		}
+		if(j < i)
+			continue;
+		sigs = sigs_for(ans, owner, type, signer);
+		rrs = ldns_rr_list_new();
+		for(j = 0; rrs && sigs && j < ldns_rr_list_rr_count(ans); j++) {
+			const ldns_rr* rr = ldns_rr_list_rr(ans, j);
+			uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+			ldns_rr* cl;
+			if(ldns_rr_get_type(rr) != type || !owner_of(rr, o) ||
+				query_dname_compare(o, owner) != 0)
+				continue;
+			if(!(cl = ldns_rr_clone(rr)) ||
+				!ldns_rr_list_push_rr(rrs, cl)) {
+				ldns_rr_free(cl);
+				break;
+			}
+			if(ttl == 0 || ldns_rr_ttl(rr) < ttl)
+				ttl = ldns_rr_ttl(rr);
+		}
+		if(sigs && min_ttl_of(ldns_rr_list_rr(sigs, 0), sigs) < ttl)
+			ttl = min_ttl_of(ldns_rr_list_rr(sigs, 0), sigs);
+		if(!rrs || !sigs || ldns_rr_list_rr_count(rrs) == 0 ||
+			ttl == 0 || !dname_subdomain_c(wc, signer) ||
+			!(z = zone_get(c, signer, 1))) {
+			ldns_rr_list_deep_free(rrs);
+			ldns_rr_list_deep_free(sigs);
+			continue;
+		}
+		item_add(c, z, wc, 1, type, ttl, rrs, sigs, now);
+	}
+}
+
+void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
+	const ldns_rr_list* authority, time_t now)
+{
+	if(!c || c->maxmem == 0)
+		return;
+	pthread_mutex_lock(&c->lock);
+	add_nsecs(c, authority, now);
+	add_wildcards(c, answer, now);
+	add_soa(c, authority, now);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- answering ------------------------------------------------------ */
+
+/* The records used for one answer, and the least TTL left of them. */
+struct synth {
+	time_t now;
+	uint32_t ttl;
+	int ok;
+	int dnssec;      /* the RRSIGs and NSECs go into the answer */
+};
+
+static void use_ttl(struct synth* s, time_t expire)
+{
+	uint32_t left = expire > s->now ? (uint32_t)(expire - s->now) : 0;
+	if(left < s->ttl)
+		s->ttl = left;
+}
+
+/* The deepest zone at or above name that holds records. */
+static struct neg_zone* zone_for(struct val_neg_cache* c,
+	const uint8_t* name)
+{
+	for(;;) {
+		struct neg_zone* z = zone_get(c, name, 0);
+		if(z)
+			return z;
+		if(!*name)
+			return NULL;
+		name = dname_remove_label(name);
+	}
+}
+
+/* The fresh NSEC with the greatest owner <= name (an expired one is
+ * dropped: nothing is proven then). */
+static struct neg_item* nsec_le(struct val_neg_cache* c, struct neg_zone* z,
+	const uint8_t* name, struct synth* s)
+{
+	struct neg_item* it = (struct neg_item*)negtree_find_le(&z->nsecs,
+		name);
+	if(!it)
+		return NULL;
+	if(it->expire <= s->now) {
+		item_remove(c, it);
+		return NULL;
+	}
+	use_ttl(s, it->expire);
+	return it;
+}
+
+static struct neg_item* wild_of(struct neg_zone* z, const uint8_t* wc,
+	uint16_t type, time_t now)
+{
+	struct neg_item* it;
+	for(it = z->wilds; it; it = it->wnext)
+		if(it->type == type && it->expire > now &&
+			query_dname_compare(it->name, wc) == 0)
+			return it;
+	return NULL;
+}
+
+/* Append clones of src's RRs to *dst (created when NULL). */
+static void append(ldns_rr_list** dst, const ldns_rr_list* src, struct synth* s)
+{
+	size_t i;
+	for(i = 0; src && i < ldns_rr_list_rr_count(src); i++) {
+		ldns_rr* cl = ldns_rr_clone(ldns_rr_list_rr(src, i));
+		if(!*dst && !(*dst = ldns_rr_list_new()))
+			s->ok = 0;
+		if(!cl || !*dst || !ldns_rr_list_push_rr(*dst, cl)) {
+			ldns_rr_free(cl);
+			s->ok = 0;
+		}
+	}
+}
+
+static void append_rr(ldns_rr_list** dst, const ldns_rr* rr, struct synth* s)
+{
+	ldns_rr* cl = ldns_rr_clone(rr);
+	if(!*dst && !(*dst = ldns_rr_list_new()))
+		s->ok = 0;
+	if(!cl || !*dst || !ldns_rr_list_push_rr(*dst, cl)) {
+		ldns_rr_free(cl);
+		s->ok = 0;
+	}
+}
+
+static void set_ttls(ldns_rr_list* l, uint32_t ttl)
+{
+	size_t i;
+	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++)
+		ldns_rr_set_ttl(ldns_rr_list_rr(l, i), ttl);
+}
+
+/* Copies of the wildcard RRset and its RRSIGs with qname as owner. */
+static void expand(ldns_rr_list** dst, const ldns_rr_list* src,
+	const uint8_t* qname, struct synth* s)
+{
+	size_t i, len = dname_valid(qname, LDNS_MAX_DOMAINLEN + 1);
+	for(i = 0; src && i < ldns_rr_list_rr_count(src); i++) {
+		ldns_rr* cl = ldns_rr_clone(ldns_rr_list_rr(src, i));
+		ldns_rdf* o = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_DNAME, len,
+			qname);
+		if(!*dst && !(*dst = ldns_rr_list_new()))
+			s->ok = 0;
+		if(!cl || !o || !*dst) {
+			ldns_rr_free(cl);
+			ldns_rdf_deep_free(o);
+			s->ok = 0;
+			continue;
+		}
+		ldns_rdf_deep_free(ldns_rr_owner(cl));
+		ldns_rr_set_owner(cl, o);
+		if(!ldns_rr_list_push_rr(*dst, cl)) {
+			ldns_rr_free(cl);
+			s->ok = 0;
+		}
+	}
+}
+
+/* An item's records, decoded for one answer. */
+struct dec {
+	ldns_rr_list* rrs, *sigs;
+};
+
+static void dec_free(struct dec* d)
+{
+	ldns_rr_list_deep_free(d->rrs);
+	ldns_rr_list_deep_free(d->sigs);
+	d->rrs = d->sigs = NULL;
+}
+
+/* The RRs of src into *dst (created when NULL); src is left empty. */
+static void move(ldns_rr_list** dst, ldns_rr_list** src, struct synth* s)
+{
+	size_t i, n = *src ? ldns_rr_list_rr_count(*src) : 0;
+	if(n && !*dst && !(*dst = ldns_rr_list_new())) {
+		s->ok = 0;
+		return;
+	}
+	for(i = 0; i < n; i++)
+		if(!ldns_rr_list_push_rr(*dst, ldns_rr_list_rr(*src, i))) {
+			ldns_rr_free(ldns_rr_list_rr(*src, i));
+			s->ok = 0;
+		}
+	ldns_rr_list_free(*src);
+	*src = NULL;
+}
+
+/* The negative answer's authority: SOA, then the NSECs used (moved). */
+static int negative(struct neg_zone* z, struct dec* a, struct dec* b,
+	struct synth* s, uint32_t max_neg_ttl, ldns_rr_list** auth)
+{
+	if(!z->soa || z->soa_expire <= s->now)
+		return 0;
+	use_ttl(s, z->soa_expire);
+	if(s->ttl > max_neg_ttl)
+		s->ttl = max_neg_ttl;
+	append_rr(auth, z->soa, s);
+	if(!s->dnssec)
+		return 1;
+	append(auth, z->soa_sigs, s);
+	move(auth, &a->rrs, s);
+	move(auth, &a->sigs, s);
+	if(b) {
+		move(auth, &b->rrs, s);
+		move(auth, &b->sigs, s);
+	}
+	return 1;
+}
+
+static void touch(struct val_neg_cache* c, struct neg_item* it)
+{
+	if(it && c->lru_head != it) {
+		lru_unlink(c, it);
+		lru_front(c, it);
+	}
+}
+
+/* The answer once the NSEC m at or before qname is found (decoded in
+ * dm); the items it uses are touched. */
+static enum val_neg_answer synth_from(struct val_neg_cache* c,
+	struct neg_zone* z, struct neg_item* m, struct dec* dm,
+	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
+	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth,
+	ldns_rr_list* proof)
+{
+	const ldns_rr* mrr = ldns_rr_list_rr(dm->rrs, 0);
+	const uint8_t* ce;
+	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
+	struct neg_item* w, *wrr;
+	struct dec dw = { NULL, NULL };
+	enum val_neg_answer kind = VAL_NEG_NONE;
+	if(!val_nsec_proves_name_error(mrr, qname)) {
+		/* the NSEC at the name, or before an empty non-terminal */
+		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
+			SEC_SECURE && negative(z, dm, NULL, s, max_neg_ttl, auth))
+			kind = VAL_NEG_NODATA;
+		if(kind != VAL_NEG_NONE)
+			touch(c, m);
+		return kind;
+	}
+	ce = val_nsec_closest_encloser(mrr, qname);
+	if(!ce || !dname_subdomain_c(ce, z->name) ||
+		val_dname_wildcard(ce, wc) == 0)
+		return VAL_NEG_NONE;
+	/* a wildcard RRset of the type: the NSEC that proves the name
+	 * absent with the wildcard's closest encloser is its proof */
+	if((wrr = wild_of(z, wc, qtype, s->now)) != NULL &&
+		val_nsec_prove_wildcard_answer(proof, qname, ce, NULL) ==
+		SEC_SECURE) {
+		struct dec d = { NULL, NULL };
+		if(!item_decode(wrr, &d.rrs, s->dnssec ? &d.sigs : NULL))
+			return VAL_NEG_NONE;
+		use_ttl(s, wrr->expire);
+		expand(ans, d.rrs, qname, s);
+		expand(ans, d.sigs, qname, s);
+		dec_free(&d);
+		if(s->dnssec) {
+			move(auth, &dm->rrs, s);
+			move(auth, &dm->sigs, s);
+		}
+		touch(c, m);
+		touch(c, wrr);
+		return VAL_NEG_WILDCARD;
+	}
+	if(!(w = nsec_le(c, z, wc, s)))
+		return VAL_NEG_NONE;
+	if(w != m) {
+		if(!item_decode(w, &dw.rrs, s->dnssec ? &dw.sigs : NULL))
+			return VAL_NEG_NONE;
+		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
+	}
+	if(query_dname_compare(w->name, wc) == 0) {
+		/* the wildcard exists without the type: wildcard NODATA */
+		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
+			SEC_SECURE && negative(z, dm, w != m ? &dw : NULL, s,
+			max_neg_ttl, auth))
+			kind = VAL_NEG_NODATA;
+	} else if(val_nsec_prove_nxdomain(proof, qname, NULL) == SEC_SECURE &&
+		negative(z, dm, w != m ? &dw : NULL, s, max_neg_ttl, auth))
+		kind = VAL_NEG_NXDOMAIN;
+	/* proof points into dw (or moved RRs, now auth's): free it first */
+	ldns_rr_list_set_rr_count(proof, 0);
+	dec_free(&dw);
+	if(kind != VAL_NEG_NONE) {
+		touch(c, m);
+		touch(c, w);
+	}
+	return kind;
+}
+
+static enum val_neg_answer synth_locked(struct val_neg_cache* c,
+	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
+	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth)
+{
+	const uint8_t* start = qname;
+	struct neg_zone* z;
+	struct neg_item* m;
+	struct dec dm = { NULL, NULL };
+	ldns_rr_list* proof;
+	enum val_neg_answer kind;
+	/* a DS is the parent zone's: look there */
+	if(qtype == TYPE_DS) {
+		if(!*qname)
+			return VAL_NEG_NONE;
+		start = dname_remove_label(qname);
+	}
+	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s)))
+		return VAL_NEG_NONE;
+	if(!item_decode(m, &dm.rrs, s->dnssec ? &dm.sigs : NULL))
+		return VAL_NEG_NONE;
+	if(ldns_rr_list_rr_count(dm.rrs) != 1 ||
+		!(proof = ldns_rr_list_new())) {
+		dec_free(&dm);
+		return VAL_NEG_NONE;
+	}
+	ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dm.rrs, 0));
+	kind = synth_from(c, z, m, &dm, qname, qtype, max_neg_ttl, s, ans,
+		auth, proof);
+	ldns_rr_list_free(proof);
+	dec_free(&dm);
+	return kind;
+}
+
+enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
+	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
+	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority)
+{
+	struct synth s;
+	enum val_neg_answer kind;
+	*answer = *authority = NULL;
+	if(!c || c->maxmem == 0)
+		return VAL_NEG_NONE;
+	s.now = now;
+	s.ttl = UINT32_MAX;
+	s.ok = 1;
+	s.dnssec = dnssec;
+	pthread_mutex_lock(&c->lock);
+	kind = c->count ? synth_locked(c, qname, qtype, max_neg_ttl, &s,
+		answer, authority) : VAL_NEG_NONE;
+	pthread_mutex_unlock(&c->lock);
+	if(kind == VAL_NEG_NONE || !s.ok || s.ttl == 0) {
+		ldns_rr_list_deep_free(*answer);
+		ldns_rr_list_deep_free(*authority);
+		*answer = *authority = NULL;
+		return VAL_NEG_NONE;
+	}
+	set_ttls(*answer, s.ttl);
+	set_ttls(*authority, s.ttl);
+	return kind;
+}
+
+void val_neg_flush_all(struct val_neg_cache* c)
+{
+	if(!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	while(c->lru_head)
+		item_remove(c, c->lru_head);
+	pthread_mutex_unlock(&c->lock);
+}
+
+size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
+{
+	size_t n = 0;
+	struct neg_item* it, *next;
+	if(!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	for(it = c->lru_head; it; it = next) {
+		next = it->next;
+		/* the records at or below zone; a zone whose last record
+		 * goes is freed with it (next is not that record) */
+		if(dname_subdomain_c(it->name, zone)) {
+			item_remove(c, it);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+size_t val_neg_count(struct val_neg_cache* c)
+{
+	size_t n;
+	if(!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	n = c->count;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+size_t val_neg_get_mem(struct val_neg_cache* c)
+{
+	size_t n;
+	if(!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	n = c->mem + sizeof(*c);
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+void val_neg_delete(struct val_neg_cache* c)
+{
+	if(!c)
+		return;
+	val_neg_flush_all(c);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* validator/val_neg.h - the aggressive NSEC cache (RFC 8198,
+ * aggressive-nsec: as Unbound 1.17's negative cache): the NSEC records
+ * of validated, secure answers, per signed zone in canonical order, so
+ * that a later question in the zone can be answered without asking:
+ *
+ *   NXDOMAIN  an NSEC covers the name and one covers (or the wildcard
+ *             NSEC is) the wildcard at its closest encloser;
+ *   NODATA    the NSEC at the name lacks the type (or the name is an
+ *             empty non-terminal, or the wildcard's NSEC lacks it);
+ *   wildcard  a wildcard RRset of the type, kept from a secure wildcard
+ *             answer, expanded for a name an NSEC proves absent with
+ *             the wildcard's closest encloser.
+ * Each proof is checked by the validator's own NSEC proofs
+ * (val_nsec.h), so only what would validate as secure is answered.
+ * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
+ * Unbound 1.17.
+ *
+ * Shared by every worker, under one mutex; the records are copies in
+ * wire form, so nothing points into the message that brought them. Bounded
+ * by neg-cache-size bytes with LRU eviction over all zones; each record
+ * is dropped when its TTL ends. A negative answer also needs the zone's
+ * SOA (from a secure negative answer of the zone) for its authority
+ * section and its TTL. */
+#ifndef VALIDATOR_VAL_NEG_H
+#define VALIDATOR_VAL_NEG_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <ldns/ldns.h>
+
+struct config_file;
+struct val_neg_cache;
+
+/* Create with a byte bound (neg-cache-size). NULL on no memory. */
+struct val_neg_cache* val_neg_create(size_t maxmem);
+struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg);
+void val_neg_delete(struct val_neg_cache* c);
+
+/* Keep what a secure message proves: the NSEC RRs of authority (each
+ * with its RRSIGs, in the zone of its signer), the SOA of that zone,
+ * and the wildcard RRsets of answer (an RRSIG whose labels field is
+ * below the owner's label count). Call only for messages the validator
+ * found secure. now: the time the TTLs count from. */
+void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
+	const ldns_rr_list* authority, time_t now);
+
+/* What val_neg_synth made. */
+enum val_neg_answer {
+	VAL_NEG_NONE = 0,    /* nothing proven: ask upstream */
+	VAL_NEG_NXDOMAIN,
+	VAL_NEG_NODATA,
+	VAL_NEG_WILDCARD     /* NOERROR, expanded from a wildcard */
+};
+
+/* Answer (qname, qtype) from the cache: on success *answer and
+ * *authority are new lists (the caller frees them deep) with every TTL
+ * at most the least remaining TTL of the records used (and of the SOA,
+ * and at most max_neg_ttl for a negative answer). qname lowercased
+ * wire. dnssec 0: without the RRSIGs and NSECs (nobody asked for them:
+ * a third of the work of an answer). */
+enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
+	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
+	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
+
+/* Remote control: drop everything; drop the records whose owner is at
+ * or below zone (returns how many went). */
+void val_neg_flush_all(struct val_neg_cache* c);
+size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
+/* Records held (NSECs and wildcard RRsets), and bytes in use. */
+size_t val_neg_count(struct val_neg_cache* c);
+size_t val_neg_get_mem(struct val_neg_cache* c);
+
+#endif
