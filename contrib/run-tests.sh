@@ -26,7 +26,8 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
 	libldns-dev libssl-dev libcmocka-dev ldnsutils knot-dnsutils
 	python3-dnspython python3-cryptography python3-pytest iproute2 unbound
-	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev)
+	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev
+	libnghttp2-dev python3-h2 curl)
 
 say() { printf '\n=== %s\n' "$*"; }
 die() { printf '\nrun-tests: %s\n' "$*" >&2; exit 1; }

@@ -331,6 +331,12 @@ static void write_caches(struct strbuf* b, const struct stats_cache_info* c)
 	sample_label(b, "memory_modules_bytes", "module", "iterator", 0);
 	sample_label(b, "memory_modules_bytes", "module", "validator",
 		c->mem_validator);
+	family(b, "memory_doh_bytes", "gauge", "Memory used by DoH buffers, "
+		"in bytes.");
+	sample_label(b, "memory_doh_bytes", "buffer", "query_buffer",
+		c->mem_http_query);
+	sample_label(b, "memory_doh_bytes", "buffer", "response_buffer",
+		c->mem_http_response);
 	family(b, "msg_cache_count", "gauge", "The number of messages "
 		"cached.");
 	sample(b, "msg_cache_count", c->msg_count);
@@ -362,6 +368,9 @@ void prom_metrics_write(struct strbuf* b, const struct prom_input* in)
 	family(b, "query_tcp_total", "counter", "Total number of queries "
 		"that were made using TCP towards the server.");
 	sample(b, "query_tcp_total", tot->num_tcp);
+	family(b, "query_https_total", "counter", "Total number of DoH "
+		"queries that were made towards the server.");
+	sample(b, "query_https_total", tot->num_https);
 	write_histogram(b, tot);
 	if(in->extended)
 		write_extended(b, tot);

@@ -70,6 +70,7 @@ struct stats_cache_info {
 	size_t rrset_count, msg_count, infra_count;
 	size_t key_count;            /* key.cache.count */
 	size_t mem_validator;        /* mem.mod.validator: the key cache */
+	size_t mem_http_query, mem_http_response;  /* mem.http.* */
 };
 struct daemon;
 /* Fill c from the daemon's caches (daemon/stats_cache.c); the remote

@@ -8,6 +8,7 @@
 #include "daemon/query.h"
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
+#include "services/doh.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
 #include "services/outside_network.h"
@@ -46,6 +47,8 @@ struct pending_reply {
 	int is_tcp;
 	int udp_fd;
 	struct tcp_handle tcp;
+	int is_doh;              /* DNS over HTTPS: doh, not tcp */
+	struct doh_handle doh;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	/* set while mesh_new_client runs: an answer ready at once is
@@ -141,6 +144,23 @@ static void retire_env(struct worker* w, struct serve_env* old)
 	evtimer_add(w->retire_timer, &tv);
 }
 
+/* http-* options, at start and on reload */
+static void worker_doh_apply(struct worker* w)
+{
+	const struct config_file* cfg = w->env->cfg;
+	struct doh_settings s;
+	doh_set_mem_limits(cfg->http_query_buffer_size,
+		cfg->http_response_buffer_size);
+	if(!w->doh)
+		return;
+	s.endpoint = cfg->http_endpoint;
+	s.max_streams = cfg->http_max_streams;
+	s.nodelay = cfg->http_nodelay;
+	s.max_conns = cfg->incoming_num_tcp;
+	s.idle_timeout_ms = cfg->tcp_idle_timeout;
+	(void)doh_pool_apply(w->doh, &s);
+}
+
 void worker_refresh_env(struct worker* w)
 {
 	struct daemon* d = w->daemon;
@@ -152,6 +172,7 @@ void worker_refresh_env(struct worker* w)
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
+	worker_doh_apply(w);
 	/* new hints: the primed root is redone from them */
 	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
@@ -211,7 +232,9 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
-	if(p->is_tcp)
+	if(p->is_doh)
+		doh_pool_deferred_reply(&p->doh, reply, len);
+	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
 	else if(len > 0 && sendto(p->udp_fd, reply, len, 0,
 		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
@@ -261,7 +284,7 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		}
 		pending_unlink(p);
 		if(p->is_tcp)
-			tcp_pool_deferred_reply(&p->tcp, NULL, 0);
+			pending_send(p, NULL, 0);
 		pending_free(p);
 		return;
 	}
@@ -320,6 +343,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 	/* TCP connections open now, as Unbound's tcpusage */
 	if(w->tcp)
 		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
+	if(w->doh)
+		out->tcpusage += (uint64_t)doh_pool_num_open(w->doh);
 	if(!w->menv.outnet)
 		return;
 	o = outnet_get_stats(w->menv.outnet);
@@ -354,6 +379,25 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
 		for(p = w->pending; p; p = p->next)
 			if(p->is_tcp && p->tcp.pool == h->pool &&
 				p->tcp.slot == h->slot && p->tcp.gen == h->gen)
+				break;
+		if(!p)
+			return;
+		if(w->menv.mesh)
+			mesh_detach_client(w->menv.mesh, p);
+		pending_unlink(p);
+		pending_free(p);
+	}
+}
+
+/* The same for a DNS-over-HTTPS connection. */
+static void worker_doh_closed(void* arg, const struct doh_handle* h)
+{
+	struct worker* w = arg;
+	for(;;) {
+		struct pending_reply* p;
+		for(p = w->pending; p; p = p->next)
+			if(p->is_doh && p->doh.pool == h->pool &&
+				p->doh.slot == h->slot && p->doh.gen == h->gen)
 				break;
 		if(!p)
 			return;
@@ -412,6 +456,10 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	p->udp_fd = ci->udp_fd;
 	if(ci->tcp)
 		p->tcp = *ci->tcp;
+	if(ci->doh) {
+		p->is_doh = 1;
+		p->doh = *ci->doh;
+	}
 	memcpy(&p->addr, ci->addr, ci->addrlen);
 	p->addrlen = ci->addrlen;
 	p->sync_out = out;
@@ -511,6 +559,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			ci.is_tcp = 0;
 			ci.udp_fd = fd;
 			ci.tcp = NULL;
+			ci.doh = NULL;
 			len = query_answer(w, b->query[i], b->rmsg[i].msg_len,
 				&ci, out, UDP_REPLY_MAX);
 			if(len == 0 || len == QUERY_DEFERRED)
@@ -558,8 +607,50 @@ size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	ci.is_tcp = 1;
 	ci.udp_fd = -1;
 	ci.tcp = h;
+	ci.doh = NULL;
 	n = query_answer(w, pkt, len, &ci, out, outcap);
 	return n == QUERY_DEFERRED ? TCP_DEFERRED : n;
+}
+
+/* A DNS-over-HTTPS query: as TCP (no UDP size limit), num.query.https. */
+static size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct doh_handle* h)
+{
+	struct worker* w = arg;
+	struct client_info ci;
+	size_t n;
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
+	w->now = time(NULL);
+	ci.addr = addr;
+	ci.addrlen = addrlen;
+	ci.is_tcp = 1;
+	ci.udp_fd = -1;
+	ci.tcp = NULL;
+	ci.doh = h;
+	n = query_answer(w, pkt, len, &ci, out, outcap);
+	return n == QUERY_DEFERRED ? DOH_DEFERRED : n;
+}
+
+/* The DNS-over-HTTPS pool, when this worker has an https-port socket. */
+static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
+{
+	const struct config_file* cfg = w->env->cfg;
+	if(!w->doh) {
+		struct doh_settings ds;
+		ds.endpoint = cfg->http_endpoint;
+		ds.max_streams = cfg->http_max_streams;
+		ds.nodelay = cfg->http_nodelay;
+		ds.max_conns = cfg->incoming_num_tcp;
+		ds.idle_timeout_ms = cfg->tcp_idle_timeout;
+		w->doh = doh_pool_create(w->base, &ds, worker_doh_answer,
+			worker_doh_closed, w);
+		if(!w->doh)
+			return 0;
+	}
+	return doh_pool_add_listener(w->doh, s->fd, NULL);
 }
 
 /* This worker's part of recursion: its upstream I/O and its mesh. */
@@ -703,10 +794,16 @@ struct worker* worker_create(struct daemon* d, int num)
 	if(!w->tcp || !w->retire_timer || !w->waits ||
 		!worker_setup_recursion(w))
 		goto fail;
+	worker_doh_apply(w);
 	for(i = 0; i < ls->num; i++) {
 		struct listen_socket* s = &ls->socks[i];
 		if(s->thread != -1 && s->thread != num)
 			continue;  /* another worker's own socket */
+		if(s->is_https) {
+			if(!worker_doh_listen(w, s))
+				goto fail;
+			continue;
+		}
 		if(s->is_tcp) {
 			if(!tcp_pool_add_listener(w->tcp, s->fd))
 				goto fail;
@@ -795,6 +892,7 @@ void worker_delete(struct worker* w)
 	pthread_mutex_destroy(&w->post_lock);
 	free(w->events);
 	tcp_pool_delete(w->tcp);
+	doh_pool_delete(w->doh);
 	if(w->base)
 		event_base_free(w->base);
 	if(w->udp)

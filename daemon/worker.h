@@ -17,6 +17,7 @@ struct serve_env;
 struct event_base;
 struct event;
 struct tcp_pool;
+struct doh_pool;
 struct query_info;
 struct client_info;
 struct pending_reply;
@@ -32,7 +33,8 @@ typedef void (*worker_post_fn)(int fd, short ev, void* arg);
 struct worker_stats {
 	uint64_t num_queries;     /* queries received (answered or not) */
 	uint64_t num_dropped;     /* queries deliberately not answered */
-	uint64_t num_tcp;         /* queries over TCP */
+	uint64_t num_tcp;         /* queries over TCP (also TLS, HTTPS) */
+	uint64_t num_https;       /* queries over HTTPS */
 	uint64_t num_local;       /* answered from local zones/chaos */
 	uint64_t num_cachehits;   /* answered from the message cache */
 	uint64_t num_cachemiss;   /* handed to recursion */
@@ -87,6 +89,7 @@ struct worker {
 	struct event** events;   /* UDP read and TCP accept events */
 	int num_events;
 	struct tcp_pool* tcp;
+	struct doh_pool* doh;    /* DNS over HTTPS; NULL: no https-port */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and

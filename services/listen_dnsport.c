@@ -242,6 +242,8 @@ static enum open_result open_all(const struct config_file* cfg,
 				if(res != OPEN_OK)
 					break;
 				s->is_tcp = is_tcp;
+				s->is_https = is_tcp &&
+					addr_port(&addrs[i]) == cfg->https_port;
 				s->thread = reuseport ? t : -1;
 				memcpy(&s->addr, &addrs[i], lens[i]);
 				s->addrlen = lens[i];

@@ -17,6 +17,7 @@ struct config_file;
 struct listen_socket {
 	int fd;
 	int is_tcp;
+	int is_https;   /* TCP on https-port: DNS over HTTPS */
 	int thread;     /* worker that owns it, or -1: shared by all */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;

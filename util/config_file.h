@@ -90,6 +90,15 @@ struct config_file {
 	int tcp_idle_timeout;           /* msec, default 30000 */
 	int tcp_mss;
 
+	/* server: DNS over HTTPS to clients (services/doh.c) */
+	int https_port;                 /* default 443 */
+	char* http_endpoint;            /* default /dns-query */
+	int http_max_streams;           /* per connection, default 100 */
+	size_t http_query_buffer_size;  /* all threads, default 4m */
+	size_t http_response_buffer_size;
+	int http_nodelay;               /* default yes */
+	int http_notls_downstream;      /* default no */
+
 	/* server: daemon life cycle and logging */
 	int do_daemonize;               /* default yes */
 	char* pidfile;
