@@ -11,6 +11,8 @@
 #include "daemon/remote.h"
 #include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
+#include "services/doh.h"
+#include "services/tls_server.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/modstack.h"
@@ -354,6 +356,39 @@ static void stop_workers(struct daemon* d, int started)
 	d->workers = NULL;
 }
 
+/* The https-port sockets' TLS (ALPN h2), before chroot: the key files
+ * are read now. Without tls-service-key/pem and without
+ * http-notls-downstream they serve DNS over TCP (warned); built without
+ * libnghttp2, too. 0 on error (a key that does not load). */
+static int doh_tls_setup(struct daemon* d, const struct config_file* cfg)
+{
+	struct listen_sockets* ls = d->ports;
+	int i, n = 0, plain = 0;
+	for(i = 0; i < ls->num; i++)
+		n += ls->socks[i].is_https;
+	if(n == 0)
+		return 1;
+	if(!doh_available()) {
+		log_warn("https-port %d: built without libnghttp2, served as "
+			"DNS over TCP", cfg->https_port);
+		plain = 1;
+	} else if(cfg->http_notls_downstream) {
+		return 1;
+	} else if(!tls_server_configured(cfg)) {
+		log_warn("https-port %d: no tls-service-key and "
+			"tls-service-pem, served as DNS over TCP",
+			cfg->https_port);
+		plain = 1;
+	}
+	if(plain) {
+		for(i = 0; i < ls->num; i++)
+			ls->socks[i].is_https = 0;
+		return 1;
+	}
+	d->doh_tls = tls_server_ctx_new(cfg, "h2");
+	return d->doh_tls != NULL;
+}
+
 int daemon_run(struct daemon* d, struct serve_env* env)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
@@ -379,6 +414,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		log_err("could not open ports");
 		goto out;
 	}
+	if(!doh_tls_setup(d, cfg))
+		goto out;
 	/* control sockets and keys before chroot and the privilege drop */
 	if(!(d->rc = daemon_remote_create(d, cfg)))
 		goto out;
@@ -434,6 +471,8 @@ out:
 	if(d->base)
 		event_base_free(d->base);
 	delete_shared(d);
+	tls_server_ctx_free(d->doh_tls);
+	d->doh_tls = NULL;
 	listen_sockets_close(d->ports);
 	if(pidfile) {
 		const char* p = pidfile;

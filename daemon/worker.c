@@ -650,7 +650,8 @@ static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
 		if(!w->doh)
 			return 0;
 	}
-	return doh_pool_add_listener(w->doh, s->fd, NULL);
+	/* NULL: cleartext (http-notls-downstream) */
+	return doh_pool_add_listener(w->doh, s->fd, w->daemon->doh_tls);
 }
 
 /* This worker's part of recursion: its upstream I/O and its mesh. */
