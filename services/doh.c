@@ -69,6 +69,7 @@ struct doh_stream {
 		reset : 1, waiting : 1, answered : 1, q_param : 1;
 	uint8_t* q;              /* the DNS query, qcap counted */
 	size_t qlen, qcap;
+	size_t clen;             /* content-length, 0: not given */
 	const uint8_t* resp;     /* the body being sent */
 	uint8_t* resp_own;       /* resp when malloc'ed (counted) */
 	size_t resp_len, resp_pos;
@@ -289,7 +290,9 @@ static int query_append(struct doh_conn* dc, struct doh_stream* st,
 		return 1;
 	}
 	if(st->qlen + len > st->qcap) {
-		size_t cap = st->qcap ? st->qcap : POST_FIRST_CAP;
+		/* content-length's worth at once, else grow by doubling */
+		size_t cap = st->qcap ? st->qcap * 2 : (st->clen ? st->clen :
+			POST_FIRST_CAP);
 		uint8_t* q;
 		while(cap < st->qlen + len)
 			cap *= 2;
@@ -406,8 +409,10 @@ static int on_header(nghttp2_session* s, const nghttp2_frame* f,
 		if(!doh_content_type_ok(value, valuelen))
 			st->wrong_type = 1;
 	} else if(IS(name, "content-length")) {
+		/* nghttp2 checks it is digits and matches the body */
 		if(valuelen > 5 || atol((const char*)value) > DOH_MSG_MAX)
 			st->too_large = 1;
+		else	st->clen = (size_t)atol((const char*)value);
 	}
 	return 0;
 }
