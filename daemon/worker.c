@@ -613,7 +613,7 @@ size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 }
 
 /* A DNS-over-HTTPS query: as TCP (no UDP size limit), num.query.https. */
-static size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
+size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t outcap, const struct doh_handle* h)
 {

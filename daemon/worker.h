@@ -149,6 +149,12 @@ struct tcp_handle;
 size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t outcap, const struct tcp_handle* h);
+/* The answer function of the worker's DNS-over-HTTPS pool (the fuzz
+ * harness serves with it too). */
+struct doh_handle;
+size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct doh_handle* h);
 /* Hand a question the cache could not answer to the mesh. Returns
  * QUERY_DEFERRED (the reply goes to the client later), a reply length
  * when the answer was ready at once (written to out), 0 when there is
