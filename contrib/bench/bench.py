@@ -117,7 +117,16 @@ def thread_ticks(pid):
 
 
 # -- servers -------------------------------------------------------------
-def resolver_conf(path, port, a, nsd_port, hints, workdir):
+def doh_conf(a, hport):
+    """--mode doh: an https-port with the bench's self-signed key."""
+    if not hport:
+        return ""
+    return ("  interface: 127.0.0.1@%d\n  https-port: %d\n"
+            '  tls-service-key: "%s"\n  tls-service-pem: "%s"\n' % (
+                hport, hport, a.tls_key, a.tls_cert))
+
+
+def resolver_conf(path, port, a, nsd_port, hints, workdir, hport=None):
     text = """server:
   interface: 127.0.0.1@{port}
   port: {port}
@@ -142,7 +151,7 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   root-hints: "{hints}"
   do-not-query-localhost: no
   access-control: 127.0.0.0/8 allow
-{dnssec}{extra}stub-zone:
+{dnssec}{doh}{extra}stub-zone:
   name: "{zone}"
   stub-addr: 127.0.0.1@{nsd_port}
 remote-control:
@@ -153,7 +162,7 @@ remote-control:
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
            msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
            modules="validator iterator" if a.validator else "iterator",
-           dnssec=dnssec_conf(a),
+           dnssec=dnssec_conf(a), doh=doh_conf(a, hport),
            extra="".join("  %s\n" % line for line in a.conf_line))
     with open(path, "w") as f:
         f.write(text)
@@ -191,6 +200,7 @@ def thread_queries(conf):
 
 class Server:
     conf = None     # the resolvers' unbound.conf (not the trivial one)
+    qport = None    # where dnsperf queries (--mode doh: the https-port)
 
     def __init__(self, label, args, port, workdir):
         self.label = label
@@ -256,6 +266,8 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
         cmd += ["-Q", str(rate)]
     if verbose:
         cmd += ["-v"]
+    if a.mode == "doh":
+        cmd += ["-O", "doh-method=%s" % a.doh_method]
     if a.do:
         cmd += ["-D"]
     with open(outfile, "w") as out:
@@ -302,7 +314,7 @@ def parse_dnsperf(path, verbose):
 def measure(a, srv, qfile, outfile):
     """One dnsperf run against srv with its CPU time deltas."""
     t0, th0 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
-    r = dnsperf(a, srv.port, qfile, outfile, seconds=a.seconds,
+    r = dnsperf(a, srv.qport or srv.port, qfile, outfile, seconds=a.seconds,
                 rate=a.rate, verbose=False)
     t1, th1 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
     n = max(r["completed"], 1)
@@ -445,13 +457,17 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
     port = nsd_port + 1
     for label, binary in (("ours", a.ours), ("unbound", a.ref)):
         port = free_port(port + 1)
+        hport = free_port(port + 1) if a.mode == "doh" else None
         conf = os.path.join(work, "%s-%s.conf" % (label, a.reuseport))
-        resolver_conf(conf, port, a, nsd_port, hints, work)
+        resolver_conf(conf, port, a, nsd_port, hints, work, hport)
         args = ["taskset", "-c", a.server_cpus] + list(wrap(label)
                                                         if wrap else []) + \
             [binary, "-d", "-c", conf]
         servers.append(Server(label, args, port, work))
         servers[-1].conf = conf
+        servers[-1].qport = hport
+        if hport:
+            port = hport
     if trivial:
         port = free_port(port + 1)
         servers.append(Server("trivial", ["taskset", "-c", a.server_cpus,
@@ -462,7 +478,7 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
 
 def warm(a, srv, qfile, work, rate=None):
     out = os.path.join(work, "warm-%s.txt" % srv.label)
-    r = dnsperf(a, srv.port, qfile, out, runs=1, verbose=False,
+    r = dnsperf(a, srv.qport or srv.port, qfile, out, runs=1, verbose=False,
                 rate=rate or a.warm_rate)
     with open(qfile) as f:
         n = sum(1 for _ in f)
@@ -474,7 +490,9 @@ def warm(a, srv, qfile, work, rate=None):
 
 
 def run_qps(a, work, nsd_port, qfile, hints):
-    servers = make_servers(a, work, nsd_port, hints)
+    # the trivial responder speaks no DoH: two columns then
+    trivial = a.mode != "doh"
+    servers = make_servers(a, work, nsd_port, hints, trivial=trivial)
     for s in servers:
         s.start()
         print("started %-8s pid %d port %d: %s" % (
@@ -506,7 +524,8 @@ def run_qps(a, work, nsd_port, qfile, hints):
     for rnd in range(0 if a.no_p99 else a.lat_rounds):
         for s in servers:
             out = os.path.join(work, "lat-%s-%d.txt" % (s.label, rnd))
-            r = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
+            r = dnsperf(a, s.qport or s.port, qfile, out,
+                        seconds=a.lat_seconds,
                         rate=a.lat_rate, verbose=True)
             lat_res[s.label].append(r)
             print("latency %d %-8s at -Q %d: avg %s ms p99 %s ms lost "
@@ -534,7 +553,7 @@ def run_qps(a, work, nsd_port, qfile, hints):
           "-q %d%s (medians over rounds)" % (
               a.mode, a.threads, a.reuseport, a.rounds, a.seconds,
               a.clients, a.outstanding, " -Q %d" % a.rate if a.rate else ""),
-          cols, rows, [(0, 1), (0, 2)])
+          cols, rows, [(0, 1), (0, 2)] if trivial else [(0, 1)])
     for s in servers[:2]:
         tot = {}
         for r in res[s.label]:
@@ -970,11 +989,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reuseport", choices=["yes", "no"], default="no")
-    ap.add_argument("--mode", choices=["udp", "tcp", "tcstorm"],
+    ap.add_argument("--mode", choices=["udp", "tcp", "tcstorm", "doh"],
                     default="udp",
                     help="tcstorm: unique names against NSD with its "
                     "default response rate limiting (TC=1 replies), "
-                    "dnsperf over UDP")
+                    "dnsperf over UDP; doh: dnsperf -m doh (TLS, ALPN h2) "
+                    "to an https-port of each resolver, cache hits")
+    ap.add_argument("--doh-method", choices=["GET", "POST"], default="GET",
+                    help="dnsperf -O doh-method= (--mode doh)")
     ap.add_argument("--storm-names", type=int, default=200000,
                     help="tcstorm: distinct names per run")
     ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
@@ -1068,7 +1090,7 @@ def main(argv=None):
         # sends them; at -c 32 (6 each) the server reads 1.7 queries per
         # wake-up and the kernel's per-segment work dominates (README).
         # tcstorm: -c 16 as the measurement in issue 13
-        a.clients = 16 if a.mode in ("tcp", "tcstorm") else 32
+        a.clients = 16 if a.mode in ("tcp", "tcstorm", "doh") else 32
     if a.msg_cache is None:
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
@@ -1087,6 +1109,8 @@ def main(argv=None):
         time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         os.cpu_count(), cpu_model(), a.server_cpus, a.client_cpus, work))
     try:
+        if a.mode == "doh":
+            make_tls_key(a, work)
         nsd_port, qfile, hints = setup(a, work)
         if a.memory:
             run_memory(a, work, nsd_port, hints)
@@ -1105,6 +1129,17 @@ def main(argv=None):
         if not a.keep:
             subprocess.run(["rm", "-rf", work], check=False)
     return 0
+
+
+def make_tls_key(a, work):
+    """A self-signed P-256 key for the https-ports (dnsperf does not
+    verify it)."""
+    a.tls_key = os.path.join(work, "doh-key.pem")
+    a.tls_cert = os.path.join(work, "doh-cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                    a.tls_key, "-out", a.tls_cert, "-days", "30", "-subj",
+                    "/CN=bench.test"], check=True, capture_output=True)
 
 
 def cpu_model():

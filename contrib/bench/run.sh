@@ -7,6 +7,7 @@
 #
 #     contrib/bench/run.sh                        # UDP, 1 thread, 3 x 10 s
 #     contrib/bench/run.sh --mode tcp
+#     contrib/bench/run.sh --mode doh           # DoH (dnsperf -m doh), TLS/h2
 #     contrib/bench/run.sh --mode tcstorm       # TC=1 storm: TCP upstream
 #     contrib/bench/run.sh --threads 2 --reuseport yes
 #     contrib/bench/run.sh --conn-rate            # TCP connections/s
