@@ -11,6 +11,7 @@
 #include "daemon/remote.h"
 #include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
+#include "services/tls_server.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/modstack.h"
@@ -151,6 +152,50 @@ void daemon_env_publish(struct daemon* d, struct serve_env* env)
 	serve_env_release(old);
 }
 
+/* The DNS over TLS context, when a listener is on a TLS port: from
+ * tls-service-pem and -key, read before chroot and the privilege drop.
+ * 0 on error (logged, naming the file). */
+static int tls_service_start(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!listen_sockets_have_tls(d->ports))
+		return 1;
+	if(!tls_server_configured(cfg)) {
+		/* as Unbound: without a key the port serves plain TCP */
+		log_warn("a listening port is a tls-port, but tls-service-key "
+			"and tls-service-pem are not both set: it serves plain "
+			"TCP");
+		return 1;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot")))
+		return 0;
+	if(!(d->tls = tls_server_ref_new(ctx)))
+		return 0;
+	return 1;
+}
+
+/* On reload: the certificate and key again; a broken new one leaves the
+ * old one serving. */
+static void tls_service_reload(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!d->tls)
+		return;
+	if(!tls_server_configured(cfg)) {
+		log_err("reload: tls-service-key or tls-service-pem removed; "
+			"the TLS port keeps the previous certificate");
+		return;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot"))) {
+		log_err("reload: could not load the new TLS certificate or "
+			"key; the previous one keeps serving");
+		return;
+	}
+	tls_server_ref_set(d->tls, ctx);
+	verbose(VERB_OPS, "reload: TLS certificate %s and key %s loaded",
+		cfg->tls_service_pem, cfg->tls_service_key);
+}
+
 /* SIGHUP: build a new env from the file; keep the old one on error. */
 int daemon_reload(struct daemon* d)
 {
@@ -170,6 +215,7 @@ int daemon_reload(struct daemon* d)
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
+	tls_service_reload(d, env->cfg);
 	daemon_env_publish(d, env);
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
@@ -379,6 +425,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		log_err("could not open ports");
 		goto out;
 	}
+	if(!tls_service_start(d, cfg))
+		goto out;
 	/* control sockets and keys before chroot and the privilege drop */
 	if(!(d->rc = daemon_remote_create(d, cfg)))
 		goto out;
@@ -435,6 +483,8 @@ out:
 		event_base_free(d->base);
 	delete_shared(d);
 	listen_sockets_close(d->ports);
+	tls_server_ref_free(d->tls);
+	d->tls = NULL;
 	if(pidfile) {
 		const char* p = pidfile;
 		size_t cl = d->env->cfg->chrootdir ?

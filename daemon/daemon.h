@@ -68,6 +68,9 @@ struct daemon {
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
 	struct prom_server* prom;
+	/* DNS over TLS: the server context (services/tls_server.h), NULL
+	 * without TLS listeners; its certificate is re-read on reload */
+	struct tls_server_ref* tls;
 };
 
 /* Build a serve_env from a config file: read, check, build acl, local

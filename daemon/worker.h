@@ -33,6 +33,8 @@ struct worker_stats {
 	uint64_t num_queries;     /* queries received (answered or not) */
 	uint64_t num_dropped;     /* queries deliberately not answered */
 	uint64_t num_tcp;         /* queries over TCP */
+	uint64_t num_tls;         /* of those, over TLS (num.query.tls) */
+	uint64_t num_tls_resume;  /* over a resumed TLS session */
 	uint64_t num_local;       /* answered from local zones/chaos */
 	uint64_t num_cachehits;   /* answered from the message cache */
 	uint64_t num_cachemiss;   /* handed to recursion */
@@ -87,6 +89,7 @@ struct worker {
 	struct event** events;   /* UDP read and TCP accept events */
 	int num_events;
 	struct tcp_pool* tcp;
+	struct tcp_pool* tls;    /* DNS over TLS; NULL: no TLS listener */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and
@@ -144,6 +147,11 @@ void worker_flush_requestlist(struct worker* w);
  * path (testdata/fuzz/fuzz_query_tcp.c). */
 struct tcp_handle;
 size_t worker_tcp_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct tcp_handle* h);
+/* The same for the worker's DNS over TLS pool: counts num.query.tls
+ * (and .resume) and pads the answer (pad-responses). */
+size_t worker_tls_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t outcap, const struct tcp_handle* h);
 /* Hand a question the cache could not answer to the mesh. Returns
