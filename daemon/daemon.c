@@ -153,6 +153,52 @@ void daemon_env_publish(struct daemon* d, struct serve_env* env)
 	serve_env_release(old);
 }
 
+/* The DNS over TLS context, when a listener is on a TLS port: from
+ * tls-service-pem and -key, read before chroot and the privilege drop.
+ * 0 on error (logged, naming the file). */
+static int tls_service_start(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!listen_sockets_have_tls(d->ports))
+		return 1;
+	if(!tls_server_configured(cfg)) {
+		/* as Unbound: without a key the port serves plain TCP */
+		log_warn("a listening port is a tls-port, but tls-service-key "
+			"and tls-service-pem are not both set: it serves plain "
+			"TCP");
+		return 1;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot")))
+		return 0;
+	if(!(d->tls = tls_server_ref_new(ctx)))
+		return 0;
+	return 1;
+}
+
+/* On reload: the certificate and key again; a broken new one leaves the
+ * old one serving. */
+static void tls_service_reload(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!d->tls)
+		return;
+	if(!tls_server_configured(cfg)) {
+		log_err("reload: tls-service-key or tls-service-pem removed; "
+			"the TLS port keeps the previous certificate");
+		return;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot"))) {
+		log_err("reload: could not load the new TLS certificate or "
+			"key; the previous one keeps serving");
+		return;
+	}
+	tls_server_ref_set(d->tls, ctx);
+	verbose(VERB_OPS, "reload: TLS certificate %s and key %s loaded",
+		cfg->tls_service_pem, cfg->tls_service_key);
+}
+
+static void doh_tls_reload(struct daemon* d, const struct config_file* cfg);
+
 /* SIGHUP: build a new env from the file; keep the old one on error. */
 int daemon_reload(struct daemon* d)
 {
@@ -172,6 +218,8 @@ int daemon_reload(struct daemon* d)
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
+	tls_service_reload(d, env->cfg);
+	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
@@ -363,6 +411,7 @@ static void stop_workers(struct daemon* d, int started)
 static int doh_tls_setup(struct daemon* d, const struct config_file* cfg)
 {
 	struct listen_sockets* ls = d->ports;
+	SSL_CTX* ctx;
 	int i, n = 0, plain = 0;
 	for(i = 0; i < ls->num; i++)
 		n += ls->socks[i].is_https;
@@ -385,8 +434,25 @@ static int doh_tls_setup(struct daemon* d, const struct config_file* cfg)
 			ls->socks[i].is_https = 0;
 		return 1;
 	}
-	d->doh_tls = tls_server_ctx_new(cfg, "h2");
-	return d->doh_tls != NULL;
+	if(!(ctx = tls_server_ctx_new(cfg, "h2")))
+		return 0;
+	return (d->doh_tls = tls_server_ref_new(ctx)) != NULL;
+}
+
+/* On reload, as tls_service_reload: the https-port's key and
+ * certificate again; a broken new one leaves the old one serving. */
+static void doh_tls_reload(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!d->doh_tls)
+		return;
+	if(!tls_server_configured(cfg) ||
+		!(ctx = tls_server_ctx_new(cfg, "h2"))) {
+		log_err("reload: could not load the TLS certificate or key for "
+			"https-port; the previous one keeps serving");
+		return;
+	}
+	tls_server_ref_set(d->doh_tls, ctx);
 }
 
 int daemon_run(struct daemon* d, struct serve_env* env)
@@ -415,6 +481,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		goto out;
 	}
 	if(!doh_tls_setup(d, cfg))
+		goto out;
+	if(!tls_service_start(d, cfg))
 		goto out;
 	/* control sockets and keys before chroot and the privilege drop */
 	if(!(d->rc = daemon_remote_create(d, cfg)))
@@ -471,9 +539,11 @@ out:
 	if(d->base)
 		event_base_free(d->base);
 	delete_shared(d);
-	tls_server_ctx_free(d->doh_tls);
+	tls_server_ref_free(d->doh_tls);
 	d->doh_tls = NULL;
 	listen_sockets_close(d->ports);
+	tls_server_ref_free(d->tls);
+	d->tls = NULL;
 	if(pidfile) {
 		const char* p = pidfile;
 		size_t cl = d->env->cfg->chrootdir ?

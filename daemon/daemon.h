@@ -69,9 +69,13 @@ struct daemon {
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
 	struct prom_server* prom;
+	/* DNS over TLS: the server context (services/tls_server.h), NULL
+	 * without TLS listeners; its certificate is re-read on reload */
+	struct tls_server_ref* tls;
 	/* DNS over HTTPS: the TLS context (ALPN h2) of the https-port
-	 * sockets, NULL when cleartext (http-notls-downstream) or none */
-	SSL_CTX* doh_tls;
+	 * sockets, re-read on reload; NULL when cleartext
+	 * (http-notls-downstream) or none */
+	struct tls_server_ref* doh_tls;
 };
 
 /* Build a serve_env from a config file: read, check, build acl, local

@@ -278,6 +278,12 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	family(b, "query_ipv6_total", "counter", "Total number of queries "
 		"that were made using IPv6 towards the server.");
 	sample(b, "query_ipv6_total", t->qipv6);
+	family(b, "query_tls_total", "counter", "Total number of queries "
+		"that were made using TCP TLS towards the server.");
+	sample(b, "query_tls_total", t->num_tls);
+	family(b, "query_tls_resume_total", "counter", "Total number of "
+		"queries that were made using TCP TLS on a resumed session.");
+	sample(b, "query_tls_resume_total", t->num_tls_resume);
 	family(b, "query_edns_present_total", "counter", "Total number of "
 		"queries that had an EDNS OPT record present.");
 	sample(b, "query_edns_present_total", t->edns_present);

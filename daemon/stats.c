@@ -317,9 +317,11 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
 	strbuf_printf(b, "num.query.tcpout=%llu\nnum.query.udpout=%llu\n"
-		"num.query.tls=0\nnum.query.tls.resume=0\n",
+		"num.query.tls=%llu\nnum.query.tls.resume=%llu\n",
 		(unsigned long long)s->qtcp_out,
-		(unsigned long long)s->qudp_out);
+		(unsigned long long)s->qudp_out,
+		(unsigned long long)s->num_tls,
+		(unsigned long long)s->num_tls_resume);
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);
 	strbuf_printf(b, "num.query.https=%llu\n",

@@ -9,6 +9,8 @@
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
 #include "services/doh.h"
+#include "services/tls_server.h"
+#include "util/edns_pad.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
 #include "services/outside_network.h"
@@ -45,6 +47,7 @@ struct pending_reply {
 	struct pending_reply* prev, *next;
 	struct worker* w;
 	int is_tcp;
+	int pad;                 /* DoT, padding asked: the block size */
 	int udp_fd;
 	struct tcp_handle tcp;
 	int is_doh;              /* DNS over HTTPS: doh, not tcp */
@@ -173,6 +176,9 @@ void worker_refresh_env(struct worker* w)
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
 	worker_doh_apply(w);
+	if(w->tls)
+		tcp_pool_set_idle_timeout(w->tls,
+			w->env->cfg->tcp_idle_timeout);
 	/* new hints: the primed root is redone from them */
 	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
@@ -232,6 +238,16 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
+	if(p->pad && len > 0) {
+		/* cold: DoT with padding; the reply copied with room */
+		static _Thread_local uint8_t buf[65535];
+		if(len <= sizeof(buf)) {
+			memcpy(buf, reply, len);
+			len = edns_pad_reply(buf, len, sizeof(buf),
+				(size_t)p->pad);
+			reply = buf;
+		}
+	}
 	if(p->is_doh)
 		doh_pool_deferred_reply(&p->doh, reply, len);
 	else if(p->is_tcp)
@@ -345,6 +361,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
 	if(w->doh)
 		out->tcpusage += (uint64_t)doh_pool_num_open(w->doh);
+	if(w->tls)
+		out->tcpusage += (uint64_t)tcp_pool_num_open(w->tls);
 	if(!w->menv.outnet)
 		return;
 	o = outnet_get_stats(w->menv.outnet);
@@ -454,8 +472,12 @@ size_t worker_resolve(struct worker* w, const struct query_info* qi,
 	p->w = w;
 	p->is_tcp = ci->is_tcp;
 	p->udp_fd = ci->udp_fd;
-	if(ci->tcp)
+	if(ci->tcp) {
 		p->tcp = *ci->tcp;
+		if(ci->tcp->pool == w->tls && w->env->cfg->pad_responses &&
+			qi->pkt && edns_query_has_padding(qi->pkt, qi->pkt_len))
+			p->pad = w->env->cfg->pad_responses_block_size;
+	}
 	if(ci->doh) {
 		p->is_doh = 1;
 		p->doh = *ci->doh;
@@ -650,8 +672,27 @@ static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
 		if(!w->doh)
 			return 0;
 	}
-	/* NULL: cleartext (http-notls-downstream) */
-	return doh_pool_add_listener(w->doh, s->fd, w->daemon->doh_tls);
+	if(!w->daemon->doh_tls)  /* cleartext (http-notls-downstream) */
+		return doh_pool_add_listener(w->doh, s->fd, NULL);
+	return doh_pool_add_tls_listener(w->doh, s->fd, tls_server_ref_get,
+		w->daemon->doh_tls);
+}
+
+size_t worker_tls_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct tcp_handle* h)
+{
+	struct worker* w = arg;
+	size_t n;
+	w->stats.num_tls++;
+	if(tcp_handle_tls_resumed(h))
+		w->stats.num_tls_resume++;
+	n = worker_tcp_answer(arg, pkt, len, addr, addrlen, out, outcap, h);
+	if(n > 0 && n != TCP_DEFERRED && w->env->cfg->pad_responses &&
+		edns_query_has_padding(pkt, len))
+		n = edns_pad_reply(out, n, outcap,
+			(size_t)w->env->cfg->pad_responses_block_size);
+	return n;
 }
 
 /* This worker's part of recursion: its upstream I/O and its mesh. */
@@ -761,6 +802,14 @@ static struct event_base* worker_base_new(void)
 	return b;
 }
 
+/* The bound on a DoT handshake: the idle timeout, at most 10 s (a
+ * client that never finishes it holds a connection slot). */
+static int tls_handshake_ms(const struct config_file* cfg)
+{
+	return cfg->tcp_idle_timeout > 0 && cfg->tcp_idle_timeout < 10000 ?
+		cfg->tcp_idle_timeout : 10000;
+}
+
 struct worker* worker_create(struct daemon* d, int num)
 {
 	struct worker* w = aligned_alloc(64, (sizeof(struct worker) + 63) /
@@ -790,6 +839,15 @@ struct worker* worker_create(struct daemon* d, int num)
 		w->env->cfg->tcp_idle_timeout, worker_tcp_answer, w);
 	if(w->tcp)
 		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
+	if(w->tcp && d->tls && listen_sockets_have_tls(ls)) {
+		const struct config_file* cfg = w->env->cfg;
+		w->tls = tcp_pool_create_tls(w->base, cfg->incoming_num_tcp,
+			cfg->tcp_idle_timeout, tls_handshake_ms(cfg),
+			worker_tls_answer, w);
+		if(!w->tls)
+			goto fail;
+		tcp_pool_set_close_hook(w->tls, worker_tcp_closed);
+	}
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);
 	w->waits = wait_limit_create();
 	if(!w->tcp || !w->retire_timer || !w->waits ||
@@ -802,6 +860,12 @@ struct worker* worker_create(struct daemon* d, int num)
 			continue;  /* another worker's own socket */
 		if(s->is_https) {
 			if(!worker_doh_listen(w, s))
+				goto fail;
+			continue;
+		}
+		if(s->is_tcp && s->is_tls && w->tls) {
+			if(!tcp_pool_add_tls_listener(w->tls, s->fd,
+				tls_server_ref_get, d->tls))
 				goto fail;
 			continue;
 		}
@@ -894,6 +958,7 @@ void worker_delete(struct worker* w)
 	free(w->events);
 	tcp_pool_delete(w->tcp);
 	doh_pool_delete(w->doh);
+	tcp_pool_delete(w->tls);
 	if(w->base)
 		event_base_free(w->base);
 	if(w->udp)

@@ -34,7 +34,9 @@ struct worker_stats {
 	uint64_t num_queries;     /* queries received (answered or not) */
 	uint64_t num_dropped;     /* queries deliberately not answered */
 	uint64_t num_tcp;         /* queries over TCP (also TLS, HTTPS) */
-	uint64_t num_https;       /* queries over HTTPS */
+	uint64_t num_tls;         /* of those, over TLS (num.query.tls) */
+	uint64_t num_tls_resume;  /* over a resumed TLS session */
+	uint64_t num_https;       /* over HTTPS with TLS (num.query.https) */
 	uint64_t num_local;       /* answered from local zones/chaos */
 	uint64_t num_cachehits;   /* answered from the message cache */
 	uint64_t num_cachemiss;   /* handed to recursion */
@@ -90,6 +92,7 @@ struct worker {
 	int num_events;
 	struct tcp_pool* tcp;
 	struct doh_pool* doh;    /* DNS over HTTPS; NULL: no https-port */
+	struct tcp_pool* tls;    /* DNS over TLS; NULL: no TLS listener */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and
@@ -155,6 +158,11 @@ struct doh_handle;
 size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t outcap, const struct doh_handle* h);
+/* The same for the worker's DNS over TLS pool: counts num.query.tls
+ * (and .resume) and pads the answer (pad-responses). */
+size_t worker_tls_answer(void* arg, const uint8_t* pkt, size_t len,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t outcap, const struct tcp_handle* h);
 /* Hand a question the cache could not answer to the mesh. Returns
  * QUERY_DEFERRED (the reply goes to the client later), a reply length
  * when the answer was ready at once (written to out), 0 when there is

@@ -683,6 +683,12 @@ int doh_pool_add_listener(struct doh_pool* p, int fd, SSL_CTX* tls)
 	return stream_pool_add_listener(p->sp, fd, tls);
 }
 
+int doh_pool_add_tls_listener(struct doh_pool* p, int fd,
+	doh_tls_ctx_fn get, void* arg)
+{
+	return stream_pool_add_tls_listener(p->sp, fd, get, arg);
+}
+
 int doh_pool_adopt(struct doh_pool* p, int fd, SSL_CTX* tls,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
 {
@@ -741,6 +747,13 @@ void doh_pool_delete(struct doh_pool* p)
 int doh_pool_add_listener(struct doh_pool* p, int fd, SSL_CTX* tls)
 {
 	(void)p; (void)fd; (void)tls;
+	return 0;
+}
+
+int doh_pool_add_tls_listener(struct doh_pool* p, int fd,
+	doh_tls_ctx_fn get, void* arg)
+{
+	(void)p; (void)fd; (void)get; (void)arg;
 	return 0;
 }
 

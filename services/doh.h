@@ -61,6 +61,11 @@ struct doh_pool* doh_pool_create(struct event_base* base,
 void doh_pool_delete(struct doh_pool* p);
 /* Accept on a listening socket; tls NULL: cleartext HTTP/2. */
 int doh_pool_add_listener(struct doh_pool* p, int fd, SSL_CTX* tls);
+/* A TLS listener whose context comes from get(arg) at each accept (a
+ * reload swaps it: services/tls_server.h, tls_server_ref_get). */
+typedef SSL_CTX* (*doh_tls_ctx_fn)(void* arg);
+int doh_pool_add_tls_listener(struct doh_pool* p, int fd,
+	doh_tls_ctx_fn get, void* arg);
 /* Serve a connected socket (fuzzing, tests); 0: full, fd not taken. */
 int doh_pool_adopt(struct doh_pool* p, int fd, SSL_CTX* tls,
 	const struct sockaddr_storage* addr, socklen_t addrlen);

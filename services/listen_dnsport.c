@@ -244,6 +244,8 @@ static enum open_result open_all(const struct config_file* cfg,
 				s->is_tcp = is_tcp;
 				s->is_https = is_tcp &&
 					addr_port(&addrs[i]) == cfg->https_port;
+				s->is_tls = is_tcp && listen_port_is_tls(cfg,
+					addr_port(&addrs[i]));
 				s->thread = reuseport ? t : -1;
 				memcpy(&s->addr, &addrs[i], lens[i]);
 				s->addrlen = lens[i];
@@ -311,4 +313,24 @@ void listen_sockets_close(struct listen_sockets* ls)
 			close(ls->socks[i].fd);
 	free(ls->socks);
 	free(ls);
+}
+
+int listen_port_is_tls(const struct config_file* cfg, int port)
+{
+	const struct config_strlist* p;
+	if(port == cfg->tls_port)
+		return 1;
+	for(p = cfg->tls_additional_ports; p; p = p->next)
+		if(p->str && atoi(p->str) == port)
+			return 1;
+	return 0;
+}
+
+int listen_sockets_have_tls(const struct listen_sockets* ls)
+{
+	int i;
+	for(i = 0; ls && i < ls->num; i++)
+		if(ls->socks[i].is_tls)
+			return 1;
+	return 0;
 }

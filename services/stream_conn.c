@@ -20,6 +20,8 @@ struct stream_listener {
 	struct stream_pool* pool;
 	int fd;
 	SSL_CTX* tls;
+	stream_tls_ctx_fn get_tls;   /* or this, at each accept */
+	void* get_arg;
 	struct event* ev;
 };
 
@@ -425,6 +427,12 @@ static void do_handshake(struct stream_conn* c)
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
 	c->ev_dirty = 1;
+	if(c->pool->cfg.handshake_ms > 0 && c->tmo_default == 0) {
+		/* the handshake's bound is over: the pool's idle one */
+		c->tmo = c->pool->tmo;
+		c->tmo_default = 1;
+		restart_timer(c);
+	}
 	/* the client's first bytes may have come with the handshake */
 	do_read(c);
 }
@@ -679,6 +687,10 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	__atomic_store_n(&p->num_open, p->num_open + 1, __ATOMIC_RELAXED);
 	c->tmo = p->tmo;
 	c->tmo_default = 1;
+	if(tls && p->cfg.handshake_ms > 0) {
+		ms_to_tv(p->cfg.handshake_ms, &c->tmo);
+		c->tmo_default = 0;
+	}
 	restart_timer(c);
 	if(p->proto->opened)
 		p->proto->opened(p->arg, c);
@@ -718,6 +730,16 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 			return;
 		}
 		make_room(p);
+		if(l->get_tls) {
+			SSL_CTX* ctx = l->get_tls(l->get_arg);
+			if(!ctx) {
+				close(fd);
+				continue;
+			}
+			conn_open(p, ctx, fd, &addr, addrlen);
+			stream_tls_ctx_release(ctx);
+			continue;
+		}
 		conn_open(p, l->tls, fd, &addr, addrlen);
 	}
 }
@@ -801,6 +823,16 @@ int stream_pool_add_listener(struct stream_pool* p, int fd, SSL_CTX* tls)
 		return 0;
 	}
 	p->listeners[p->num_listeners++] = l;
+	return 1;
+}
+
+int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
+	stream_tls_ctx_fn get, void* arg)
+{
+	if(!stream_pool_add_listener(p, fd, NULL))
+		return 0;
+	p->listeners[p->num_listeners - 1]->get_tls = get;
+	p->listeners[p->num_listeners - 1]->get_arg = arg;
 	return 1;
 }
 

@@ -102,3 +102,13 @@ void stream_tls_free(SSL* ssl)
 {
 	SSL_free(ssl);
 }
+
+void stream_tls_ctx_release(SSL_CTX* ctx)
+{
+	SSL_CTX_free(ctx);
+}
+
+int stream_tls_resumed(const SSL* ssl)
+{
+	return SSL_session_reused(ssl);
+}

@@ -31,5 +31,9 @@ int stream_tls_pending(const SSL* ssl);
 /* Send a close_notify (one try, non-blocking). */
 void stream_tls_shutdown(SSL* ssl);
 void stream_tls_free(SSL* ssl);
+/* Drop a reference to a context (SSL_CTX_free). */
+void stream_tls_ctx_release(SSL_CTX* ctx);
+/* Was the session resumed (a ticket or the session cache)? */
+int stream_tls_resumed(const SSL* ssl);
 
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "services/tcp_conn.h"
 #include "services/stream_conn.h"
+#include "services/stream_tls.h"
 #include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +112,9 @@ static const struct stream_proto dns_proto = {
 	"tcp", NULL, dns_process, dns_writable, dns_timeout, dns_closed
 };
 
-struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
-	int idle_timeout_ms, tcp_answer_fn answer, void* arg)
+static struct tcp_pool* pool_create(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg)
 {
 	struct tcp_pool* p = calloc(1, sizeof(*p));
 	struct stream_pool_cfg cfg;
@@ -126,6 +128,7 @@ struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	cfg.out_cap = TCP_OUT_CAP;
 	cfg.timeout_ms = idle_timeout_ms;
 	cfg.write_touches = 1;
+	cfg.handshake_ms = handshake_ms;
 	p->answer = answer;
 	p->arg = arg;
 	p->sp = stream_pool_create(base, &cfg, &dns_proto, p);
@@ -134,6 +137,32 @@ struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 		return NULL;
 	}
 	return p;
+}
+
+struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
+	int idle_timeout_ms, tcp_answer_fn answer, void* arg)
+{
+	return pool_create(base, max_conns, idle_timeout_ms, 0, answer, arg);
+}
+
+struct tcp_pool* tcp_pool_create_tls(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg)
+{
+	return pool_create(base, max_conns, idle_timeout_ms, handshake_ms,
+		answer, arg);
+}
+
+int tcp_pool_add_tls_listener(struct tcp_pool* p, int fd,
+	stream_tls_ctx_fn get, void* arg)
+{
+	return stream_pool_add_tls_listener(p->sp, fd, get, arg);
+}
+
+int tcp_handle_tls_resumed(const struct tcp_handle* h)
+{
+	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);
+	return c->ssl && stream_tls_resumed(c->ssl);
 }
 
 void tcp_pool_set_idle_timeout(struct tcp_pool* p, int ms)

@@ -42,6 +42,19 @@ typedef size_t (*tcp_answer_fn)(void* arg, const uint8_t* pkt, size_t len,
 /* A pool of max_conns connection slots for one event base. */
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	int idle_timeout_ms, tcp_answer_fn answer, void* arg);
+/* The same for DNS over TLS (RFC 7858): its connections' TLS handshake
+ * must end within handshake_ms, then idle_timeout_ms applies. Listeners
+ * are added with tcp_pool_add_tls_listener. */
+struct tcp_pool* tcp_pool_create_tls(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg);
+typedef struct ssl_ctx_st SSL_CTX;
+/* A TLS listening socket; get(arg) gives the context at each accept (a
+ * new reference, see stream_tls_ctx_fn in services/stream_conn.h). */
+int tcp_pool_add_tls_listener(struct tcp_pool* pool, int fd,
+	SSL_CTX* (*get)(void* arg), void* arg);
+/* Is h's connection a resumed TLS session (num.query.tls.resume)? */
+int tcp_handle_tls_resumed(const struct tcp_handle* h);
 /* Closes every connection and frees the pool. */
 void tcp_pool_delete(struct tcp_pool* pool);
 /* Listen for connections on fd (a listening socket) in this pool's

@@ -11,6 +11,7 @@
 #include <openssl/core_names.h>
 #include <openssl/rand.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,4 +288,52 @@ int tls_server_ticket_keys(SSL_CTX* ctx)
 	struct tls_server_data* d = ctx && data_idx >= 0 ?
 		SSL_CTX_get_ex_data(ctx, data_idx) : NULL;
 	return d ? d->num_keys : 0;
+}
+
+struct tls_server_ref {
+	pthread_mutex_t lock;
+	SSL_CTX* ctx;
+};
+
+struct tls_server_ref* tls_server_ref_new(SSL_CTX* ctx)
+{
+	struct tls_server_ref* r = calloc(1, sizeof(*r));
+	if(!r) {
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	r->ctx = ctx;
+	return r;
+}
+
+SSL_CTX* tls_server_ref_get(void* arg)
+{
+	struct tls_server_ref* r = arg;
+	SSL_CTX* ctx;
+	pthread_mutex_lock(&r->lock);
+	ctx = r->ctx;
+	if(ctx && !SSL_CTX_up_ref(ctx))
+		ctx = NULL;
+	pthread_mutex_unlock(&r->lock);
+	return ctx;
+}
+
+void tls_server_ref_set(struct tls_server_ref* r, SSL_CTX* ctx)
+{
+	SSL_CTX* old;
+	pthread_mutex_lock(&r->lock);
+	old = r->ctx;
+	r->ctx = ctx;
+	pthread_mutex_unlock(&r->lock);
+	SSL_CTX_free(old);
+}
+
+void tls_server_ref_free(struct tls_server_ref* r)
+{
+	if(!r)
+		return;
+	SSL_CTX_free(r->ctx);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
 }

@@ -41,4 +41,15 @@ void tls_server_ctx_free(SSL_CTX* ctx);
 /* The number of ticket keys the context has loaded (0: OpenSSL's). */
 int tls_server_ticket_keys(SSL_CTX* ctx);
 
+/* The context in use, swapped on reload while workers accept: a mutex
+ * guarded pointer, taken once per accepted connection. */
+struct tls_server_ref;
+/* Holds ctx (takes the caller's reference); NULL on no memory. */
+struct tls_server_ref* tls_server_ref_new(SSL_CTX* ctx);
+/* A new reference to the current context (stream_tls_ctx_fn). */
+SSL_CTX* tls_server_ref_get(void* ref);
+/* Make ctx current (takes the reference); connections keep the old. */
+void tls_server_ref_set(struct tls_server_ref* ref, SSL_CTX* ctx);
+void tls_server_ref_free(struct tls_server_ref* ref);
+
 #endif

@@ -16,6 +16,7 @@ import base64
 import collections
 import os
 import re
+import signal
 import socket
 import ssl
 import subprocess
@@ -37,7 +38,7 @@ if TESTDATA not in sys.path:
 
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
 from conftest import (BUILDDIR, REFERENCE, SLOW, Server, _finish,  # noqa: E402
-                      free_port, ours_only)
+                      free_port, ours_only, sockets_on_port)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -480,5 +481,75 @@ def test_endpoint_and_buffer_limits(tmp_path, upstream):
         st = stats(srv)
         assert st["mem.http.query_buffer"] == "0"
         assert st["mem.http.response_buffer"] == "0"
+    finally:
+        _finish(srv)
+
+
+def test_per_worker_sockets_and_idle_timeout(tmp_path, upstream):
+    """so-reuseport: yes with two threads: two listening sockets on the
+    https-port, as for TCP; a connection idle for tcp-idle-timeout is
+    closed (with a GOAWAY or not), and a busy one is not."""
+    srv = Server(tmp_path)
+    srv.https = free_port()
+    body = LOCAL + ("interface: 127.0.0.1@%d\nhttps-port: %d\n"
+                    "http-notls-downstream: yes\nso-reuseport: yes\n"
+                    "tcp-idle-timeout: 400\n" % (srv.https, srv.https))
+    srv.start(body, threads=2)
+    try:
+        assert len(sockets_on_port(srv.https, "tcp", srv.pid)) == 2
+        c = H2Client(srv.https)
+        assert addrs(dns_of(c.wait([c.get(qwire("a.doh.test"))])[0])) == [
+            "192.0.2.1"]
+        c.sock.settimeout(5 * SLOW)
+        t0 = time.time()
+        while True:
+            d = c.sock.recv(4096)
+            if not d:
+                break
+            c.conn.receive_data(d)
+        assert 0.2 < time.time() - t0 < 3 * SLOW
+        c.close()
+    finally:
+        _finish(srv)
+
+
+def peer_cert_der(port):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"])
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        with ctx.wrap_socket(s) as t:
+            assert t.selected_alpn_protocol() == "h2"
+            return t.getpeercert(binary_form=True)
+
+
+def test_reload_rereads_certificate(tmp_path, upstream):
+    """SIGHUP: new connections get the new certificate; a broken one on
+    the next reload leaves the new one serving (logged)."""
+    srv = start_doh(tmp_path, upstream, True)
+    try:
+        first = peer_cert_der(srv.https)
+        key, cert = os.path.join(str(tmp_path), "key.pem"), os.path.join(
+            str(tmp_path), "cert.pem")
+        make_cert(str(tmp_path))  # a new pair in the same files
+        srv.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10 * SLOW
+        while peer_cert_der(srv.https) == first:
+            assert time.time() < deadline, "certificate not reloaded"
+            time.sleep(0.1)
+        second = peer_cert_der(srv.https)
+        if REFERENCE:
+            return  # Unbound 1.17 then fails every TLS handshake
+        with open(key, "w") as f:
+            f.write("not a key\n")
+        srv.send_signal(signal.SIGHUP)
+        time.sleep(1.0 * SLOW)
+        assert srv.alive()
+        assert peer_cert_der(srv.https) == second
+        c = H2Client(srv.https, tls=True)
+        assert addrs(dns_of(c.wait([c.get(qwire("a.doh.test"))])[0])) == [
+            "192.0.2.1"]
+        c.close()
     finally:
         _finish(srv)
