@@ -524,9 +524,11 @@ def peer_cert_der(port):
             return t.getpeercert(binary_form=True)
 
 
+@ours_only
 def test_reload_rereads_certificate(tmp_path, upstream):
     """SIGHUP: new connections get the new certificate; a broken one on
-    the next reload leaves the new one serving (logged)."""
+    the next reload leaves the new one serving (logged). Debian's Unbound
+    1.17 kept the certificate it had read at start in the runs here."""
     srv = start_doh(tmp_path, upstream, True)
     try:
         first = peer_cert_der(srv.https)
@@ -539,8 +541,6 @@ def test_reload_rereads_certificate(tmp_path, upstream):
             assert time.time() < deadline, "certificate not reloaded"
             time.sleep(0.1)
         second = peer_cert_der(srv.https)
-        if REFERENCE:
-            return  # Unbound 1.17 then fails every TLS handshake
         with open(key, "w") as f:
             f.write("not a key\n")
         srv.send_signal(signal.SIGHUP)
