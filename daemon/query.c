@@ -196,9 +196,6 @@ static size_t answer(struct worker* w, const uint8_t* pkt, size_t len,
 	st->num_queries++;
 	if(is_tcp)
 		st->num_tcp++;
-	/* as Unbound 1.17: HTTPS only over TLS, not http-notls-downstream */
-	if(ci->doh && w->daemon->doh_tls)
-		st->num_https++;
 	if(len > 512 && cfg->harden_large_queries) {
 		/* as Unbound: a query over 512 bytes is dropped */
 		verbose(VERB_QUERY, "request too large, discarded");

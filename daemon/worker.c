@@ -652,6 +652,19 @@ size_t worker_doh_answer(void* arg, const uint8_t* pkt, size_t len,
 	ci.udp_fd = -1;
 	ci.tcp = NULL;
 	ci.doh = h;
+	/* as Unbound 1.17: over TLS, num.query.tls (and .resume) and
+	 * num.query.https; cleartext (http-notls-downstream) neither */
+	switch(doh_handle_tls(h)) {
+	case 2:
+		w->stats.num_tls_resume++;
+		/* fallthrough */
+	case 1:
+		w->stats.num_tls++;
+		w->stats.num_https++;
+		break;
+	default:
+		break;
+	}
 	n = query_answer(w, pkt, len, &ci, out, outcap);
 	return n == QUERY_DEFERRED ? DOH_DEFERRED : n;
 }

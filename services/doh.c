@@ -6,6 +6,7 @@
 #include "services/doh.h"
 #include "services/doh_req.h"
 #include "services/stream_conn.h"
+#include "services/stream_tls.h"
 #include "util/log.h"
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -723,6 +724,14 @@ int doh_pool_num_open(const struct doh_pool* p)
 	return stream_pool_num_open(p->sp);
 }
 
+int doh_handle_tls(const struct doh_handle* h)
+{
+	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);
+	if(!c->ssl)
+		return 0;
+	return stream_tls_resumed(c->ssl) ? 2 : 1;
+}
+
 #else /* !HAVE_NGHTTP2 */
 
 int doh_available(void)
@@ -780,6 +789,12 @@ void doh_pool_deferred_reply(const struct doh_handle* h,
 int doh_pool_num_open(const struct doh_pool* p)
 {
 	(void)p;
+	return 0;
+}
+
+int doh_handle_tls(const struct doh_handle* h)
+{
+	(void)h;
 	return 0;
 }
 #endif /* HAVE_NGHTTP2 */

@@ -74,6 +74,9 @@ int doh_pool_apply(struct doh_pool* p, const struct doh_settings* s);
 void doh_pool_deferred_reply(const struct doh_handle* h,
 	const uint8_t* reply, size_t len);
 int doh_pool_num_open(const struct doh_pool* p);
+/* The request's connection: 0 cleartext, 1 TLS, 2 a resumed TLS
+ * session. */
+int doh_handle_tls(const struct doh_handle* h);
 
 /* The global memory limits (all workers together; 0: none) and what
  * is in use now: mem.http.query_buffer, mem.http.response_buffer. */

@@ -438,6 +438,9 @@ def test_statistics(tls_srv, h2c_srv, tls):
     # as Unbound 1.17: HTTPS only over TLS (not http-notls-downstream)
     assert https == (2 if tls else 0)
     assert int(after["num.query.tcp"]) - int(before["num.query.tcp"]) == 2
+    # and num.query.tls, as Unbound 1.17
+    assert int(after["num.query.tls"]) - int(
+        before["num.query.tls"]) == (2 if tls else 0)
     assert "mem.http.query_buffer" in after
     assert "mem.http.response_buffer" in after
 
