@@ -556,3 +556,33 @@ def test_reload_rereads_certificate(tmp_path, upstream):
         c.close()
     finally:
         _finish(srv)
+
+
+@ours_only
+def test_prometheus_names(tmp_path, upstream):
+    """The Prometheus endpoint (an extension) has unbound_exporter's
+    names: unbound_query_https_total and unbound_memory_doh_bytes."""
+    import urllib.request
+    srv = Server(tmp_path)
+    srv.https = free_port()
+    prom = free_port()
+    key, cert = make_cert(str(tmp_path))
+    body = LOCAL + ("interface: 127.0.0.1@%d\nhttps-port: %d\n"
+                    'tls-service-key: "%s"\ntls-service-pem: "%s"\n' % (
+                        srv.https, srv.https, key, cert))
+    srv.start(body, extra="remote-control:\n\tprometheus-enable: yes\n"
+              "\tprometheus-port: %d\n" % prom)
+    try:
+        c = H2Client(srv.https, tls=True)
+        c.wait([c.get(qwire("a.doh.test")), c.get(qwire("b.doh.test"))])
+        c.close()
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % prom,
+                                    timeout=10) as r:
+            text = r.read().decode()
+        assert re.search(r"^unbound_query_https_total 2$", text, re.M), text
+        assert re.search(r'^unbound_memory_doh_bytes\{buffer="query_buffer"'
+                         r'\} 0$', text, re.M)
+        assert re.search(r'^unbound_memory_doh_bytes\{buffer="response_'
+                         r'buffer"\} 0$', text, re.M)
+    finally:
+        _finish(srv)
