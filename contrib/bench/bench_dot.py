@@ -134,7 +134,9 @@ def run_dot_idle(b, a, work, nsd_port, hints):
     resource.setrlimit(resource.RLIMIT_NOFILE,
                        (max(soft, min(hard, a.dot_idle + 500)), hard))
     a.conf_line = list(a.conf_line) + ["tcp-idle-timeout: 600000"]
-    servers = b.make_servers(a, work, nsd_port, hints, trivial=False)
+    servers = [s for s in b.make_servers(a, work, nsd_port, hints,
+                                         trivial=False)
+               if not a.only or s.label in a.only]
     rows = {}
     for s in servers:
         s.start()
