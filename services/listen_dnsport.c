@@ -68,6 +68,16 @@ static int set_common_opts(int fd, const struct config_file* cfg,
 	return 1;
 }
 
+/* TLS writes whole records, often two in a row (session tickets, then
+ * the answer): Nagle would hold the second for the client's delayed
+ * ACK (40 ms). Accepted sockets inherit it from the listener. */
+static void set_nodelay(int fd)
+{
+	int on = 1;
+	if(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on)) != 0)
+		log_warn("setsockopt(TCP_NODELAY) failed: %s", strerror(errno));
+}
+
 /* Create and bind one socket. *fd is -1 on failure. */
 static enum open_result open_one(const struct config_file* cfg,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int is_tcp,
@@ -246,6 +256,8 @@ static enum open_result open_all(const struct config_file* cfg,
 					addr_port(&addrs[i]) == cfg->https_port;
 				s->is_tls = is_tcp && listen_port_is_tls(cfg,
 					addr_port(&addrs[i]));
+				if(s->is_tls)
+					set_nodelay(s->fd);
 				s->thread = reuseport ? t : -1;
 				memcpy(&s->addr, &addrs[i], lens[i]);
 				s->addrlen = lens[i];

@@ -250,7 +250,8 @@ static void update_events_slow(struct stream_conn* c)
 	 * input buffer may have had less room) shows no event on the
 	 * socket */
 	if(c->ssl && c->read_on && c->rd_need == EV_READ &&
-		c->state != STREAM_HANDSHAKE && stream_tls_pending(c->ssl))
+		c->state != STREAM_HANDSHAKE && (c->tls_buffered ||
+		stream_tls_pending(c->ssl)))
 		event_active(&c->ev_read, EV_READ, 1);
 }
 
@@ -373,11 +374,20 @@ static void do_read(struct stream_conn* c)
 		if(r <= 0)
 			break;
 		c->in_len += (size_t)r;
-		/* plain: one read a wake-up; TLS: what it has decrypted */
-		if(!c->ssl || c->in_len >= p->cfg.in_cap ||
-			!stream_tls_pending(c->ssl))
+		/* plain: one read a wake-up; TLS: every record OpenSSL has
+		 * read ahead (many pipelined queries from one read(2)),
+		 * until it wants the socket again */
+		if(!c->ssl)
+			break;
+		if(c->in_len >= p->cfg.in_cap) {
+			c->tls_buffered = stream_tls_buffered(c->ssl);
+			break;
+		}
+		if(!stream_tls_buffered(c->ssl))
 			break;
 	}
+	if(c->ssl && r < 0)
+		c->tls_buffered = 0;
 	if(r == STREAM_IO_ERROR) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
@@ -666,6 +676,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->drain_max = c->drain_ms = 0;
 	c->drained = 0;
 	c->outq = -1;
+	c->tls_buffered = 0;
 	c->rd_need = EV_READ;
 	c->wr_need = EV_WRITE;
 	c->read_on = c->write_on = 0;

@@ -87,6 +87,8 @@ struct stream_conn {
 	int busy;                /* not idle: never evicted */
 	int touched;             /* progress since last_active was set */
 	int outq;                /* SIOCOUTQ when the write blocked, -1 */
+	int tls_buffered;        /* reading stopped (input full) with whole
+	                          * TLS records read ahead, not decrypted */
 	struct timeval tmo;
 	int tmo_default;         /* tmo follows the pool's */
 	struct timespec last_active;

@@ -92,6 +92,11 @@ int stream_tls_pending(const SSL* ssl)
 	return SSL_pending(ssl);
 }
 
+int stream_tls_buffered(const SSL* ssl)
+{
+	return SSL_pending(ssl) > 0 || SSL_has_pending(ssl);
+}
+
 void stream_tls_shutdown(SSL* ssl)
 {
 	(void)SSL_shutdown(ssl);

@@ -261,6 +261,14 @@ SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |
 		SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE |
 		SSL_OP_IGNORE_UNEXPECTED_EOF);
+	/* one read(2) for many pipelined queries' records, not two per
+	 * record (header, body); services/stream_conn.c reads on while
+	 * OpenSSL has buffered input */
+	SSL_CTX_set_read_ahead(ctx, 1);
+	/* one ticket per handshake, not OpenSSL's two: a DoT client keeps
+	 * its connection and needs one to resume; each costs an
+	 * encryption and a record */
+	SSL_CTX_set_num_tickets(ctx, 1);
 	if(!load_cert_key(ctx, cfg) || !set_ciphers(ctx, cfg))
 		goto fail;
 	if(d->num_keys > 0 &&

@@ -63,7 +63,7 @@ mkdir -p "$BUILD/bench"
 cc -O2 -Wall -Wextra -o "$BUILD/bench/trivial_responder" \
 	contrib/bench/trivial_responder.c || die "trivial_responder build"
 cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
-	contrib/bench/connrate.c || die "connrate build"
+	contrib/bench/connrate.c -lssl -lcrypto || die "connrate build"
 
 # exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
 # handler and its finally stop, by PID, everything it started.
