@@ -284,6 +284,19 @@ def test_h2_tls_recursion(tls_srv):
     c.close()
 
 
+def test_dnsperf_pipelined(tls_srv, tmp_path):
+    """dnsperf -m doh with ten queries in flight on one connection: all
+    answered (its client stalls when several answers share one TLS
+    record, which OpenSSL's read-ahead on the server brought about)."""
+    qf = tmp_path / "q.txt"
+    qf.write_text("a.doh.test A\nb.doh.test A\n" * 50)
+    r = subprocess.run(["dnsperf", "-m", "doh", "-s", "127.0.0.1", "-p",
+                        str(tls_srv.https), "-d", str(qf), "-c", "1",
+                        "-q", "10", "-n", "1", "-t", str(2 * SLOW)],
+                       capture_output=True, text=True, timeout=30 * SLOW)
+    assert "Queries completed:    100 (100.00%)" in r.stdout, r.stdout
+
+
 @ours_only
 def test_cache_control_max_age(tls_srv):
     """RFC 8484 5.1: max-age is the smallest TTL (the CNAME's 60, not
