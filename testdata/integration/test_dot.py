@@ -23,9 +23,10 @@ import dns.message
 import dns.rcode
 import pytest
 
-from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SLOW, free_port,
-                      make_query, ours_only, recv_tcp_msg, reference_differs, rss_kib,
-                      tcp_frame)
+from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SHIM, SLOW,
+                      asan_env, free_port, make_query, ours_only,
+                      recv_tcp_msg, reference_differs, rss_kib,
+                      sockets_on_port, tcp_frame)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -224,6 +225,30 @@ def test_tls12_and_tls13_and_no_tls11(dot):
         dot.connect(old)
     # plain DNS on the same server still answers
     assert a_of(dot.srv.query("h1.dot.test.")) == ["192.0.2.1"]
+
+
+@pytest.mark.parametrize("shim", [False, pytest.param(True, marks=[
+    pytest.mark.skipif(not os.path.exists(SHIM), reason="no " + SHIM),
+    ours_only])])
+def test_reuseport_tls_sockets(dot, shim):
+    """so-reuseport: yes: each of 2 workers has its own TLS listening
+    socket; where SO_REUSEPORT fails (the test shim), one shared one.
+    Connections from many source ports are served either way, by the
+    worker that accepted them (num.query.tls of both threads)."""
+    env = asan_env({"LD_PRELOAD": SHIM}, verify_asan_link_order=0) \
+        if shim else None
+    dot.start("so-reuseport: yes\nextended-statistics: yes", threads=2,
+              env=env, extra=ctl_clause(dot.srv))
+    n = len(sockets_on_port(dot.port, "tcp", dot.srv.pid))
+    assert n == (1 if shim else 2)
+    for _ in range(40):
+        assert a_of(tls_query(dot)) == ["192.0.2.1"]
+    st = stats(dot.srv)
+    assert int(st["num.query.tls"]) == 40
+    if not shim:
+        # the kernel's hash spreads 40 source ports over both sockets
+        assert int(st["thread0.num.queries"]) > 0
+        assert int(st["thread1.num.queries"]) > 0
 
 
 # -- statistics, resumption, ticket keys ----------------------------------
