@@ -417,11 +417,17 @@ def wait_log(srv, needle, count=1, timeout=10):
 
 
 @reference_differs("1.17 reads the certificate only at start")
-def test_reload_new_certificate(dot):
-    dot.start()
+@pytest.mark.parametrize("how", ["SIGHUP", "unbound-control reload"])
+def test_reload_new_certificate(dot, how):
+    dot.start(extra=ctl_clause(dot.srv))
     assert peer_cn(dot) == "dot.test"
     dot.use("server2")
-    dot.srv.send_signal(signal.SIGHUP)
+    if how == "SIGHUP":
+        dot.srv.send_signal(signal.SIGHUP)
+    else:
+        r = subprocess.run([CTL, "-c", dot.srv.conf, "reload"],
+                           capture_output=True, text=True, timeout=20)
+        assert r.stdout.strip() == "ok", r.stdout + r.stderr
     assert wait_reloaded(dot.srv)
     time.sleep(0.2)
     assert peer_cn(dot) == "dot2.test"
