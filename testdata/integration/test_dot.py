@@ -211,6 +211,21 @@ def test_pipelined_answers_out_of_order(dot):
     assert sorted(ids) == [1, 2, 3, 4, 5], ids
 
 
+def test_pipelined_more_than_the_buffers(dot):
+    """3,000 queries (about 100 KB) in one write, then the answers read:
+    the server's input buffer (64 KiB) fills with TLS records read
+    ahead and its output waits for the client; every query is answered
+    once."""
+    dot.start()
+    with dot.connect(timeout=20) as s:
+        s.sendall(b"".join(tcp_frame(make_query(
+            "h%d.dot.test." % (1 + i % 10), qid=i).to_wire())
+            for i in range(3000)))
+        ids = [dns.message.from_wire(recv_tcp_msg(s)).id
+               for _ in range(3000)]
+    assert sorted(ids) == list(range(3000))
+
+
 def test_tls12_and_tls13_and_no_tls11(dot):
     dot.start()
     for v in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
