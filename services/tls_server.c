@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TICKET_KEY_FILE_LEN 80
 
@@ -43,12 +44,16 @@ int tls_server_configured(const struct config_file* cfg)
 		cfg->tls_service_pem && cfg->tls_service_pem[0];
 }
 
-/* OpenSSL's reason for the last error, or the system's. */
-static const char* last_reason(void)
+/* Why fname could not be used: the system's reason when it cannot be
+ * read at all ("No such file or directory"), else OpenSSL's ("no start
+ * line", "key values mismatch"). */
+static const char* file_reason(const char* fname)
 {
 	unsigned long e = ERR_peek_last_error();
 	const char* r = e ? ERR_reason_error_string(e) : NULL;
-	return r ? r : (errno ? strerror(errno) : "unknown error");
+	if(fname && access(fname, R_OK) != 0)
+		return strerror(errno);
+	return r ? r : "unknown error";
 }
 
 static int read_ticket_key(const char* fname, struct ticket_key* k)
@@ -195,17 +200,15 @@ static int data_index(void)
 
 static int load_cert_key(SSL_CTX* ctx, const struct config_file* cfg)
 {
-	errno = 0;
 	if(!SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_service_pem)) {
 		log_err("error for cert file: %s: %s", cfg->tls_service_pem,
-			last_reason());
+			file_reason(cfg->tls_service_pem));
 		return 0;
 	}
-	errno = 0;
 	if(!SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_service_key,
 		SSL_FILETYPE_PEM)) {
 		log_err("error for private key file: %s: %s",
-			cfg->tls_service_key, last_reason());
+			cfg->tls_service_key, file_reason(cfg->tls_service_key));
 		return 0;
 	}
 	if(!SSL_CTX_check_private_key(ctx)) {
@@ -243,7 +246,7 @@ SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 		return NULL;
 	}
 	if(data_index() < 0 || !(ctx = SSL_CTX_new(TLS_server_method()))) {
-		log_err("could not SSL_CTX_new: %s", last_reason());
+		log_err("could not SSL_CTX_new: %s", file_reason(NULL));
 		ERR_clear_error();
 		return NULL;
 	}

@@ -23,9 +23,10 @@ import dns.message
 import dns.rcode
 import pytest
 
-from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SLOW, free_port,
-                      make_query, ours_only, recv_tcp_msg, reference_differs, rss_kib,
-                      tcp_frame)
+from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SHIM, SLOW,
+                      asan_env, free_port, make_query, ours_only,
+                      recv_tcp_msg, reference_differs, rss_kib,
+                      sockets_on_port, tcp_frame)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -210,6 +211,21 @@ def test_pipelined_answers_out_of_order(dot):
     assert sorted(ids) == [1, 2, 3, 4, 5], ids
 
 
+def test_pipelined_more_than_the_buffers(dot):
+    """3,000 queries (about 100 KB) in one write, then the answers read:
+    the server's input buffer (64 KiB) fills with TLS records read
+    ahead and its output waits for the client; every query is answered
+    once."""
+    dot.start()
+    with dot.connect(timeout=20) as s:
+        s.sendall(b"".join(tcp_frame(make_query(
+            "h%d.dot.test." % (1 + i % 10), qid=i).to_wire())
+            for i in range(3000)))
+        ids = [dns.message.from_wire(recv_tcp_msg(s)).id
+               for _ in range(3000)]
+    assert sorted(ids) == list(range(3000))
+
+
 def test_tls12_and_tls13_and_no_tls11(dot):
     dot.start()
     for v in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
@@ -224,6 +240,30 @@ def test_tls12_and_tls13_and_no_tls11(dot):
         dot.connect(old)
     # plain DNS on the same server still answers
     assert a_of(dot.srv.query("h1.dot.test.")) == ["192.0.2.1"]
+
+
+@pytest.mark.parametrize("shim", [False, pytest.param(True, marks=[
+    pytest.mark.skipif(not os.path.exists(SHIM), reason="no " + SHIM),
+    ours_only])])
+def test_reuseport_tls_sockets(dot, shim):
+    """so-reuseport: yes: each of 2 workers has its own TLS listening
+    socket; where SO_REUSEPORT fails (the test shim), one shared one.
+    Connections from many source ports are served either way, by the
+    worker that accepted them (num.query.tls of both threads)."""
+    env = asan_env({"LD_PRELOAD": SHIM}, verify_asan_link_order=0) \
+        if shim else None
+    dot.start("so-reuseport: yes\nextended-statistics: yes", threads=2,
+              env=env, extra=ctl_clause(dot.srv))
+    n = len(sockets_on_port(dot.port, "tcp", dot.srv.pid))
+    assert n == (1 if shim else 2)
+    for _ in range(40):
+        assert a_of(tls_query(dot)) == ["192.0.2.1"]
+    st = stats(dot.srv)
+    assert int(st["num.query.tls"]) == 40
+    if not shim:
+        # the kernel's hash spreads 40 source ports over both sockets
+        assert int(st["thread0.num.queries"]) > 0
+        assert int(st["thread1.num.queries"]) > 0
 
 
 # -- statistics, resumption, ticket keys ----------------------------------
@@ -392,11 +432,17 @@ def wait_log(srv, needle, count=1, timeout=10):
 
 
 @reference_differs("1.17 reads the certificate only at start")
-def test_reload_new_certificate(dot):
-    dot.start()
+@pytest.mark.parametrize("how", ["SIGHUP", "unbound-control reload"])
+def test_reload_new_certificate(dot, how):
+    dot.start(extra=ctl_clause(dot.srv))
     assert peer_cn(dot) == "dot.test"
     dot.use("server2")
-    dot.srv.send_signal(signal.SIGHUP)
+    if how == "SIGHUP":
+        dot.srv.send_signal(signal.SIGHUP)
+    else:
+        r = subprocess.run([CTL, "-c", dot.srv.conf, "reload"],
+                           capture_output=True, text=True, timeout=20)
+        assert r.stdout.strip() == "ok", r.stdout + r.stderr
     assert wait_reloaded(dot.srv)
     time.sleep(0.2)
     assert peer_cn(dot) == "dot2.test"

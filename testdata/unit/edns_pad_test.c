@@ -37,7 +37,8 @@ static size_t make_msg(uint8_t* m, int an, const uint8_t* opt, size_t optlen,
 	m[n++] = 0x04; m[n++] = 0xd0;   /* 1232 */
 	m[n++] = 0; m[n++] = 0; m[n++] = 0; m[n++] = 0;
 	m[n++] = (uint8_t)(optlen >> 8); m[n++] = (uint8_t)optlen;
-	memcpy(m + n, opt, optlen);
+	if(optlen)
+		memcpy(m + n, opt, optlen);
 	n += optlen;
 	if(extra_after_opt) {
 		memcpy(m + n, ans, sizeof(ans));
