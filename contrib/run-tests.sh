@@ -27,7 +27,7 @@ PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
 	libldns-dev libssl-dev libcmocka-dev ldnsutils knot-dnsutils
 	python3-dnspython python3-cryptography python3-pytest iproute2 unbound
 	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev
-	libexpat1-dev unbound-anchor)
+	libexpat1-dev unbound-anchor libnghttp2-dev python3-h2 curl)
 
 say() { printf '\n=== %s\n' "$*"; }
 die() { printf '\nrun-tests: %s\n' "$*" >&2; exit 1; }

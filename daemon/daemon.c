@@ -11,6 +11,9 @@
 #include "daemon/remote.h"
 #include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
+#include "services/doh.h"
+#include "services/tls_server.h"
+#include <openssl/ssl.h>
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/modstack.h"
@@ -152,6 +155,62 @@ void daemon_env_publish(struct daemon* d, struct serve_env* env)
 	serve_env_release(old);
 }
 
+/* The DNS over TLS context, when a listener is on a TLS port: from
+ * tls-service-pem and -key, read before chroot and the privilege drop.
+ * 0 on error (logged, naming the file). */
+static int tls_service_start(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!listen_sockets_have_tls(d->ports))
+		return 1;
+	if(!tls_server_configured(cfg)) {
+		/* as Unbound: without a key the port serves plain TCP */
+		log_warn("a listening port is a tls-port, but tls-service-key "
+			"and tls-service-pem are not both set: it serves plain "
+			"TCP");
+		return 1;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot")))
+		return 0;
+	if(!(d->tls = tls_server_ref_new(ctx)))
+		return 0;
+	return 1;
+}
+
+/* On reload: the certificate and key again; a broken new one leaves the
+ * old one serving. */
+static void tls_service_reload(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!d->tls)
+		return;
+	if(!tls_server_configured(cfg)) {
+		log_err("reload: tls-service-key or tls-service-pem removed; "
+			"the TLS port keeps the previous certificate");
+		return;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "dot"))) {
+		log_err("reload: could not load the new TLS certificate or "
+			"key; the previous one keeps serving");
+		return;
+	}
+	tls_server_ref_set(d->tls, ctx);
+	verbose(VERB_OPS, "reload: TLS certificate %s and key %s loaded",
+		cfg->tls_service_pem, cfg->tls_service_key);
+}
+
+static void doh_tls_reload(struct daemon* d, const struct config_file* cfg);
+
+/* No read-ahead for DoH (tls_server turns it on for DoT): with it, the
+ * requests of several records are read at once and their answers leave
+ * in one TLS record, which dnsperf 2.10's DoH client does not read to
+ * its end: it stalls (Python's h2 over ssl does not). One record a
+ * wake-up keeps answers in records of their own. */
+static void doh_tls_tune(SSL_CTX* ctx)
+{
+	SSL_CTX_set_read_ahead(ctx, 0);
+}
+
 /* SIGHUP: build a new env from the file; keep the old one on error. */
 int daemon_reload(struct daemon* d)
 {
@@ -171,6 +230,8 @@ int daemon_reload(struct daemon* d)
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
+	tls_service_reload(d, env->cfg);
+	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
@@ -358,6 +419,59 @@ static void stop_workers(struct daemon* d, int started)
 	d->workers = NULL;
 }
 
+/* The https-port sockets' TLS (ALPN h2), before chroot: the key files
+ * are read now. Without tls-service-key/pem and without
+ * http-notls-downstream they serve DNS over TCP (warned); built without
+ * libnghttp2, too. 0 on error (a key that does not load). */
+static int doh_tls_setup(struct daemon* d, const struct config_file* cfg)
+{
+	struct listen_sockets* ls = d->ports;
+	SSL_CTX* ctx;
+	int i, n = 0, plain = 0;
+	for(i = 0; i < ls->num; i++)
+		n += ls->socks[i].is_https;
+	if(n == 0)
+		return 1;
+	if(!doh_available()) {
+		log_warn("https-port %d: built without libnghttp2, served as "
+			"DNS over TCP", cfg->https_port);
+		plain = 1;
+	} else if(cfg->http_notls_downstream) {
+		return 1;
+	} else if(!tls_server_configured(cfg)) {
+		log_warn("https-port %d: no tls-service-key and "
+			"tls-service-pem, served as DNS over TCP",
+			cfg->https_port);
+		plain = 1;
+	}
+	if(plain) {
+		for(i = 0; i < ls->num; i++)
+			ls->socks[i].is_https = 0;
+		return 1;
+	}
+	if(!(ctx = tls_server_ctx_new(cfg, "h2")))
+		return 0;
+	doh_tls_tune(ctx);
+	return (d->doh_tls = tls_server_ref_new(ctx)) != NULL;
+}
+
+/* On reload, as tls_service_reload: the https-port's key and
+ * certificate again; a broken new one leaves the old one serving. */
+static void doh_tls_reload(struct daemon* d, const struct config_file* cfg)
+{
+	SSL_CTX* ctx;
+	if(!d->doh_tls)
+		return;
+	if(!tls_server_configured(cfg) ||
+		!(ctx = tls_server_ctx_new(cfg, "h2"))) {
+		log_err("reload: could not load the TLS certificate or key for "
+			"https-port; the previous one keeps serving");
+		return;
+	}
+	doh_tls_tune(ctx);
+	tls_server_ref_set(d->doh_tls, ctx);
+}
+
 int daemon_run(struct daemon* d, struct serve_env* env)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT, SIGQUIT };
@@ -383,6 +497,10 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		log_err("could not open ports");
 		goto out;
 	}
+	if(!doh_tls_setup(d, cfg))
+		goto out;
+	if(!tls_service_start(d, cfg))
+		goto out;
 	/* control sockets and keys before chroot and the privilege drop */
 	if(!(d->rc = daemon_remote_create(d, cfg)))
 		goto out;
@@ -441,7 +559,11 @@ out:
 	if(d->base)
 		event_base_free(d->base);
 	delete_shared(d);
+	tls_server_ref_free(d->doh_tls);
+	d->doh_tls = NULL;
 	listen_sockets_close(d->ports);
+	tls_server_ref_free(d->tls);
+	d->tls = NULL;
 	if(pidfile) {
 		const char* p = pidfile;
 		size_t cl = d->env->cfg->chrootdir ?

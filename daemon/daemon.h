@@ -22,6 +22,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_anchors;
+typedef struct ssl_ctx_st SSL_CTX;
 struct val_kcache;
 struct worker;
 struct event_base;
@@ -69,6 +70,13 @@ struct daemon {
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
 	struct prom_server* prom;
+	/* DNS over TLS: the server context (services/tls_server.h), NULL
+	 * without TLS listeners; its certificate is re-read on reload */
+	struct tls_server_ref* tls;
+	/* DNS over HTTPS: the TLS context (ALPN h2) of the https-port
+	 * sockets, re-read on reload; NULL when cleartext
+	 * (http-notls-downstream) or none */
+	struct tls_server_ref* doh_tls;
 };
 
 /* Build a serve_env from a config file: read, check, build acl, local

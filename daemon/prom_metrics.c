@@ -277,6 +277,12 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	family(b, "query_ipv6_total", "counter", "Total number of queries "
 		"that were made using IPv6 towards the server.");
 	sample(b, "query_ipv6_total", t->qipv6);
+	family(b, "query_tls_total", "counter", "Total number of queries "
+		"that were made using TCP TLS towards the server.");
+	sample(b, "query_tls_total", t->num_tls);
+	family(b, "query_tls_resume_total", "counter", "Total number of "
+		"queries that were made using TCP TLS on a resumed session.");
+	sample(b, "query_tls_resume_total", t->num_tls_resume);
 	family(b, "query_edns_present_total", "counter", "Total number of "
 		"queries that had an EDNS OPT record present.");
 	sample(b, "query_edns_present_total", t->edns_present);
@@ -339,6 +345,12 @@ static void write_caches(struct strbuf* b, const struct stats_cache_info* c)
 	sample_label(b, "memory_modules_bytes", "module", "iterator", 0);
 	sample_label(b, "memory_modules_bytes", "module", "validator",
 		c->mem_validator);
+	family(b, "memory_doh_bytes", "gauge", "Memory used by DoH buffers, "
+		"in bytes.");
+	sample_label(b, "memory_doh_bytes", "buffer", "query_buffer",
+		c->mem_http_query);
+	sample_label(b, "memory_doh_bytes", "buffer", "response_buffer",
+		c->mem_http_response);
 	family(b, "msg_cache_count", "gauge", "The number of messages "
 		"cached.");
 	sample(b, "msg_cache_count", c->msg_count);
@@ -370,6 +382,9 @@ void prom_metrics_write(struct strbuf* b, const struct prom_input* in)
 	family(b, "query_tcp_total", "counter", "Total number of queries "
 		"that were made using TCP towards the server.");
 	sample(b, "query_tcp_total", tot->num_tcp);
+	family(b, "query_https_total", "counter", "Total number of DoH "
+		"queries that were made towards the server.");
+	sample(b, "query_https_total", tot->num_https);
 	write_histogram(b, tot);
 	if(in->extended)
 		write_extended(b, tot);

@@ -11,6 +11,7 @@
 
 struct worker;
 struct tcp_handle;
+struct doh_handle;
 
 /* Where a query came from, and how a later reply gets back there. */
 struct client_info {
@@ -19,6 +20,7 @@ struct client_info {
 	int is_tcp;
 	int udp_fd;                    /* UDP: the socket it came in on */
 	const struct tcp_handle* tcp;  /* TCP: its connection */
+	const struct doh_handle* doh;  /* HTTPS: its stream */
 };
 
 /* What became of a query. */

@@ -274,8 +274,8 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "mem.cache.message=%zu\n", c->mem_msg);
 	strbuf_printf(b, "mem.mod.iterator=0\nmem.mod.validator=%zu\n"
 		"mem.mod.respip=0\nmem.mod.subnet=0\nmem.streamwait=0\n"
-		"mem.http.query_buffer=0\nmem.http.response_buffer=0\n",
-		c->mem_validator);
+		"mem.http.query_buffer=%zu\nmem.http.response_buffer=%zu\n",
+		c->mem_validator, c->mem_http_query, c->mem_http_response);
 	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
 		char lo[32], hi[32];
 		print_hist_time(lo, sizeof(lo), bucket_lo(i));
@@ -316,12 +316,15 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
 	strbuf_printf(b, "num.query.tcpout=%llu\nnum.query.udpout=%llu\n"
-		"num.query.tls=0\nnum.query.tls.resume=0\n",
+		"num.query.tls=%llu\nnum.query.tls.resume=%llu\n",
 		(unsigned long long)s->qtcp_out,
-		(unsigned long long)s->qudp_out);
+		(unsigned long long)s->qudp_out,
+		(unsigned long long)s->num_tls,
+		(unsigned long long)s->num_tls_resume);
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);
-	strbuf_printf(b, "num.query.https=0\n");
+	strbuf_printf(b, "num.query.https=%llu\n",
+		(unsigned long long)s->num_https);
 	for(i = 0; i < 8; i++)
 		print_named(b, "query.flags", flags[i], s->qflags[i]);
 	strbuf_printf(b, "num.query.edns.present=%llu\n",

@@ -26,7 +26,10 @@
 struct worker_stats {
 	uint64_t num_queries;     /* queries received (answered or not) */
 	uint64_t num_dropped;     /* queries deliberately not answered */
-	uint64_t num_tcp;         /* queries over TCP */
+	uint64_t num_tcp;         /* queries over TCP (also TLS, HTTPS) */
+	uint64_t num_tls;         /* of those, over TLS (num.query.tls) */
+	uint64_t num_tls_resume;  /* over a resumed TLS session */
+	uint64_t num_https;       /* over HTTPS with TLS (num.query.https) */
 	uint64_t num_local;       /* answered from local zones/chaos */
 	uint64_t num_cachehits;   /* answered from the message cache */
 	uint64_t num_cachemiss;   /* handed to recursion */
@@ -118,6 +121,7 @@ struct stats_cache_info {
 	size_t rrset_count, msg_count, infra_count;
 	size_t key_count;            /* key.cache.count */
 	size_t mem_validator;        /* mem.mod.validator: the key cache */
+	size_t mem_http_query, mem_http_response;  /* mem.http.* */
 };
 struct daemon;
 /* Fill c from the daemon's caches (daemon/stats_cache.c); the remote

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/stats.h"
 #include "daemon/daemon.h"
+#include "services/doh.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -26,6 +27,8 @@ void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
 		ci->infra_count = infra_count(d->infra);
 	/* as Unbound: the key cache is the validator's memory, and its
 	 * entries are key.cache.count */
+	ci->mem_http_query = doh_mem_query_buffer();
+	ci->mem_http_response = doh_mem_response_buffer();
 	if(d->key_cache) {
 		ci->key_count = val_kcache_count(d->key_cache);
 		ci->mem_validator = val_kcache_get_mem(d->key_cache);

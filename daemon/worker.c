@@ -8,6 +8,9 @@
 #include "daemon/query.h"
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
+#include "services/doh.h"
+#include "services/tls_server.h"
+#include "util/edns_pad.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
 #include "services/outside_network.h"
@@ -44,8 +47,11 @@ struct pending_reply {
 	struct pending_reply* prev, *next;
 	struct worker* w;
 	int is_tcp;
+	int pad;                 /* DoT, padding asked: the block size */
 	int udp_fd;
 	struct tcp_handle tcp;
+	int is_doh;              /* DNS over HTTPS: doh, not tcp */
+	struct doh_handle doh;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	/* set while mesh_new_client runs: an answer ready at once is
@@ -141,6 +147,23 @@ static void retire_env(struct worker* w, struct serve_env* old)
 	evtimer_add(w->retire_timer, &tv);
 }
 
+/* http-* options, at start and on reload */
+static void worker_doh_apply(struct worker* w)
+{
+	const struct config_file* cfg = w->env->cfg;
+	struct doh_settings s;
+	doh_set_mem_limits(cfg->http_query_buffer_size,
+		cfg->http_response_buffer_size);
+	if(!w->doh)
+		return;
+	s.endpoint = cfg->http_endpoint;
+	s.max_streams = cfg->http_max_streams;
+	s.nodelay = cfg->http_nodelay;
+	s.max_conns = cfg->incoming_num_tcp;
+	s.idle_timeout_ms = cfg->tcp_idle_timeout;
+	(void)doh_pool_apply(w->doh, &s);
+}
+
 void worker_refresh_env(struct worker* w)
 {
 	struct daemon* d = w->daemon;
@@ -152,6 +175,10 @@ void worker_refresh_env(struct worker* w)
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
+	worker_doh_apply(w);
+	if(w->tls)
+		tcp_pool_set_idle_timeout(w->tls,
+			w->env->cfg->tcp_idle_timeout);
 	/* new hints: the primed root is redone from them */
 	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
@@ -211,7 +238,19 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
-	if(p->is_tcp)
+	if(p->pad && len > 0) {
+		/* cold: DoT with padding; the reply copied with room */
+		static _Thread_local uint8_t buf[65535];
+		if(len <= sizeof(buf)) {
+			memcpy(buf, reply, len);
+			len = edns_pad_reply(buf, len, sizeof(buf),
+				(size_t)p->pad);
+			reply = buf;
+		}
+	}
+	if(p->is_doh)
+		doh_pool_deferred_reply(&p->doh, reply, len);
+	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
 	else if(len > 0 && sendto(p->udp_fd, reply, len, 0,
 		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
@@ -261,7 +300,7 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		}
 		pending_unlink(p);
 		if(p->is_tcp)
-			tcp_pool_deferred_reply(&p->tcp, NULL, 0);
+			pending_send(p, NULL, 0);
 		pending_free(p);
 		return;
 	}
@@ -320,6 +359,10 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 	/* TCP connections open now, as Unbound's tcpusage */
 	if(w->tcp)
 		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
+	if(w->doh)
+		out->tcpusage += (uint64_t)doh_pool_num_open(w->doh);
+	if(w->tls)
+		out->tcpusage += (uint64_t)tcp_pool_num_open(w->tls);
 	if(!w->menv.outnet)
 		return;
 	o = outnet_get_stats(w->menv.outnet);
@@ -358,6 +401,25 @@ static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
 		for(p = w->pending; p; p = p->next)
 			if(p->is_tcp && p->tcp.pool == h->pool &&
 				p->tcp.slot == h->slot && p->tcp.gen == h->gen)
+				break;
+		if(!p)
+			return;
+		if(w->menv.mesh)
+			mesh_detach_client(w->menv.mesh, p);
+		pending_unlink(p);
+		pending_free(p);
+	}
+}
+
+/* The same for a DNS-over-HTTPS connection. */
+static void worker_doh_closed(void* arg, const struct doh_handle* h)
+{
+	struct worker* w = arg;
+	for(;;) {
+		struct pending_reply* p;
+		for(p = w->pending; p; p = p->next)
+			if(p->is_doh && p->doh.pool == h->pool &&
+				p->doh.slot == h->slot && p->doh.gen == h->gen)
 				break;
 		if(!p)
 			return;
@@ -417,8 +479,16 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	p->w = w;
 	p->is_tcp = ci->is_tcp;
 	p->udp_fd = ci->udp_fd;
-	if(ci->tcp)
+	if(ci->tcp) {
 		p->tcp = *ci->tcp;
+		if(ci->tcp->pool == w->tls && w->env->cfg->pad_responses &&
+			qi->pkt && edns_query_has_padding(qi->pkt, qi->pkt_len))
+			p->pad = w->env->cfg->pad_responses_block_size;
+	}
+	if(ci->doh) {
+		p->is_doh = 1;
+		p->doh = *ci->doh;
+	}
 	memcpy(&p->addr, ci->addr, ci->addrlen);
 	p->addrlen = ci->addrlen;
 	p->sync_out = out;
@@ -521,6 +591,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			ci.is_tcp = 0;
 			ci.udp_fd = fd;
 			ci.tcp = NULL;
+			ci.doh = NULL;
 			r = query_answer(w, b->query[i], b->rmsg[i].msg_len,
 				&ci, out, UDP_REPLY_MAX);
 			if(r.what != QUERY_REPLY)
@@ -552,14 +623,23 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-struct tcp_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
+/* A query's outcome as the stream protocols take it. */
+static struct stream_answer stream_answer_of(struct query_result r)
+{
+	struct stream_answer a;
+	a.len = r.len;
+	a.what = r.what == QUERY_REPLY ? STREAM_ANSWER_REPLY :
+		r.what == QUERY_DEFERRED ? STREAM_ANSWER_DEFERRED :
+		STREAM_ANSWER_NONE;
+	return a;
+}
+
+struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
 	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
 	uint8_t* out, size_t outcap, const struct tcp_handle* h)
 {
 	struct worker* w = arg;
 	struct client_info ci;
-	struct query_result r;
-	struct tcp_answer a;
 	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
 		!= w->env_gen)
 		worker_refresh_env(w);
@@ -569,11 +649,79 @@ struct tcp_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
 	ci.is_tcp = 1;
 	ci.udp_fd = -1;
 	ci.tcp = h;
-	r = query_answer(w, pkt, len, &ci, out, outcap);
-	a.len = r.len;
-	a.what = r.what == QUERY_REPLY ? TCP_ANSWER_REPLY :
-		r.what == QUERY_DEFERRED ? TCP_ANSWER_DEFERRED :
-		TCP_ANSWER_NONE;
+	ci.doh = NULL;
+	return stream_answer_of(query_answer(w, pkt, len, &ci, out, outcap));
+}
+
+/* A DNS-over-HTTPS query: as TCP (no UDP size limit), num.query.https. */
+struct stream_answer worker_doh_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct doh_handle* h)
+{
+	struct worker* w = arg;
+	struct client_info ci;
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
+	w->now = time(NULL);
+	ci.addr = addr;
+	ci.addrlen = addrlen;
+	ci.is_tcp = 1;
+	ci.udp_fd = -1;
+	ci.tcp = NULL;
+	ci.doh = h;
+	/* as Unbound 1.17: over TLS, num.query.tls (and .resume) and
+	 * num.query.https; cleartext (http-notls-downstream) neither */
+	switch(doh_handle_tls(h)) {
+	case 2:
+		w->stats.num_tls_resume++;
+		/* fallthrough */
+	case 1:
+		w->stats.num_tls++;
+		w->stats.num_https++;
+		break;
+	default:
+		break;
+	}
+	return stream_answer_of(query_answer(w, pkt, len, &ci, out, outcap));
+}
+
+/* The DNS-over-HTTPS pool, when this worker has an https-port socket. */
+static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
+{
+	const struct config_file* cfg = w->env->cfg;
+	if(!w->doh) {
+		struct doh_settings ds;
+		ds.endpoint = cfg->http_endpoint;
+		ds.max_streams = cfg->http_max_streams;
+		ds.nodelay = cfg->http_nodelay;
+		ds.max_conns = cfg->incoming_num_tcp;
+		ds.idle_timeout_ms = cfg->tcp_idle_timeout;
+		w->doh = doh_pool_create(w->base, &ds, worker_doh_answer,
+			worker_doh_closed, w);
+		if(!w->doh)
+			return 0;
+	}
+	if(!w->daemon->doh_tls)  /* cleartext (http-notls-downstream) */
+		return doh_pool_add_listener(w->doh, s->fd, NULL);
+	return doh_pool_add_tls_listener(w->doh, s->fd, tls_server_ref_get,
+		w->daemon->doh_tls);
+}
+
+struct stream_answer worker_tls_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct tcp_handle* h)
+{
+	struct worker* w = arg;
+	struct stream_answer a;
+	w->stats.num_tls++;
+	if(tcp_handle_tls_resumed(h))
+		w->stats.num_tls_resume++;
+	a = worker_tcp_answer(arg, pkt, len, addr, addrlen, out, outcap, h);
+	if(a.what == STREAM_ANSWER_REPLY && w->env->cfg->pad_responses &&
+		edns_query_has_padding(pkt, len))
+		a.len = edns_pad_reply(out, a.len, outcap,
+			(size_t)w->env->cfg->pad_responses_block_size);
 	return a;
 }
 
@@ -685,6 +833,14 @@ static struct event_base* worker_base_new(void)
 	return b;
 }
 
+/* The bound on a DoT handshake: the idle timeout, at most 10 s (a
+ * client that never finishes it holds a connection slot). */
+static int tls_handshake_ms(const struct config_file* cfg)
+{
+	return cfg->tcp_idle_timeout > 0 && cfg->tcp_idle_timeout < 10000 ?
+		cfg->tcp_idle_timeout : 10000;
+}
+
 struct worker* worker_create(struct daemon* d, int num)
 {
 	struct worker* w = aligned_alloc(64, (sizeof(struct worker) + 63) /
@@ -714,15 +870,36 @@ struct worker* worker_create(struct daemon* d, int num)
 		w->env->cfg->tcp_idle_timeout, worker_tcp_answer, w);
 	if(w->tcp)
 		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
+	if(w->tcp && d->tls && listen_sockets_have_tls(ls)) {
+		const struct config_file* cfg = w->env->cfg;
+		w->tls = tcp_pool_create_tls(w->base, cfg->incoming_num_tcp,
+			cfg->tcp_idle_timeout, tls_handshake_ms(cfg),
+			worker_tls_answer, w);
+		if(!w->tls)
+			goto fail;
+		tcp_pool_set_close_hook(w->tls, worker_tcp_closed);
+	}
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);
 	w->waits = wait_limit_create();
 	if(!w->tcp || !w->retire_timer || !w->waits ||
 		!worker_setup_recursion(w))
 		goto fail;
+	worker_doh_apply(w);
 	for(i = 0; i < ls->num; i++) {
 		struct listen_socket* s = &ls->socks[i];
 		if(s->thread != -1 && s->thread != num)
 			continue;  /* another worker's own socket */
+		if(s->is_https) {
+			if(!worker_doh_listen(w, s))
+				goto fail;
+			continue;
+		}
+		if(s->is_tcp && s->is_tls && w->tls) {
+			if(!tcp_pool_add_tls_listener(w->tls, s->fd,
+				tls_server_ref_get, d->tls))
+				goto fail;
+			continue;
+		}
 		if(s->is_tcp) {
 			if(!tcp_pool_add_listener(w->tcp, s->fd))
 				goto fail;
@@ -811,6 +988,8 @@ void worker_delete(struct worker* w)
 	pthread_mutex_destroy(&w->post_lock);
 	free(w->events);
 	tcp_pool_delete(w->tcp);
+	doh_pool_delete(w->doh);
+	tcp_pool_delete(w->tls);
 	if(w->base)
 		event_base_free(w->base);
 	if(w->udp)

@@ -11,12 +11,14 @@
 #include <time.h>
 #include "util/module.h"
 #include "daemon/stats.h"
+#include "services/stream_conn.h"
 
 struct daemon;
 struct serve_env;
 struct event_base;
 struct event;
 struct tcp_pool;
+struct doh_pool;
 struct query_info;
 struct client_info;
 struct pending_reply;
@@ -39,6 +41,8 @@ struct worker {
 	struct event** events;   /* UDP read and TCP accept events */
 	int num_events;
 	struct tcp_pool* tcp;
+	struct doh_pool* doh;    /* DNS over HTTPS; NULL: no https-port */
+	struct tcp_pool* tls;    /* DNS over TLS; NULL: no TLS listener */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and
@@ -90,7 +94,18 @@ void worker_flush_requestlist(struct worker* w);
  * that came over TCP. Public so the TCP fuzz harness drives the same
  * path (testdata/fuzz/fuzz_query_tcp.c). */
 struct tcp_handle;
-struct tcp_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
+struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct tcp_handle* h);
+/* The answer function of the worker's DNS-over-HTTPS pool (the fuzz
+ * harness serves with it too). */
+struct doh_handle;
+struct stream_answer worker_doh_answer(void* arg, const uint8_t* pkt,
+	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint8_t* out, size_t outcap, const struct doh_handle* h);
+/* The same for the worker's DNS over TLS pool: counts num.query.tls
+ * (and .resume) and pads the answer (pad-responses). */
+struct stream_answer worker_tls_answer(void* arg, const uint8_t* pkt,
 	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
 	uint8_t* out, size_t outcap, const struct tcp_handle* h);
 /* What worker_resolve did with a question. */

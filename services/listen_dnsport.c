@@ -68,6 +68,16 @@ static int set_common_opts(int fd, const struct config_file* cfg,
 	return 1;
 }
 
+/* TLS writes whole records, often two in a row (session tickets, then
+ * the answer): Nagle would hold the second for the client's delayed
+ * ACK (40 ms). Accepted sockets inherit it from the listener. */
+static void set_nodelay(int fd)
+{
+	int on = 1;
+	if(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on)) != 0)
+		log_warn("setsockopt(TCP_NODELAY) failed: %s", strerror(errno));
+}
+
 /* Create and bind one socket. *fd is -1 on failure. */
 static enum open_result open_one(const struct config_file* cfg,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int is_tcp,
@@ -242,6 +252,12 @@ static enum open_result open_all(const struct config_file* cfg,
 				if(res != OPEN_OK)
 					break;
 				s->is_tcp = is_tcp;
+				s->is_https = is_tcp &&
+					addr_port(&addrs[i]) == cfg->https_port;
+				s->is_tls = is_tcp && listen_port_is_tls(cfg,
+					addr_port(&addrs[i]));
+				if(s->is_tls)
+					set_nodelay(s->fd);
 				s->thread = reuseport ? t : -1;
 				memcpy(&s->addr, &addrs[i], lens[i]);
 				s->addrlen = lens[i];
@@ -309,4 +325,24 @@ void listen_sockets_close(struct listen_sockets* ls)
 			close(ls->socks[i].fd);
 	free(ls->socks);
 	free(ls);
+}
+
+int listen_port_is_tls(const struct config_file* cfg, int port)
+{
+	const struct config_strlist* p;
+	if(port == cfg->tls_port)
+		return 1;
+	for(p = cfg->tls_additional_ports; p; p = p->next)
+		if(p->str && atoi(p->str) == port)
+			return 1;
+	return 0;
+}
+
+int listen_sockets_have_tls(const struct listen_sockets* ls)
+{
+	int i;
+	for(i = 0; ls && i < ls->num; i++)
+		if(ls->socks[i].is_tls)
+			return 1;
+	return 0;
 }

@@ -17,6 +17,8 @@ struct config_file;
 struct listen_socket {
 	int fd;
 	int is_tcp;
+	int is_https;   /* TCP on https-port: DNS over HTTPS */
+	int is_tls;     /* TCP on tls-port or a tls-additional-port: DoT */
 	int thread;     /* worker that owns it, or -1: shared by all */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
@@ -34,5 +36,9 @@ struct listen_sockets {
 struct listen_sockets* listen_sockets_open(const struct config_file* cfg,
 	int num_threads);
 void listen_sockets_close(struct listen_sockets* ls);
+/* Is port a DNS over TLS port (tls-port, tls-additional-port)? */
+int listen_port_is_tls(const struct config_file* cfg, int port);
+/* Does ls have a DNS over TLS listener? */
+int listen_sockets_have_tls(const struct listen_sockets* ls);
 
 #endif

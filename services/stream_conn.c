@@ -20,6 +20,8 @@ struct stream_listener {
 	struct stream_pool* pool;
 	int fd;
 	SSL_CTX* tls;
+	stream_tls_ctx_fn get_tls;   /* or this, at each accept */
+	void* get_arg;
 	struct event* ev;
 };
 
@@ -248,7 +250,8 @@ static void update_events_slow(struct stream_conn* c)
 	 * input buffer may have had less room) shows no event on the
 	 * socket */
 	if(c->ssl && c->read_on && c->rd_need == EV_READ &&
-		c->state != STREAM_HANDSHAKE && stream_tls_pending(c->ssl))
+		c->state != STREAM_HANDSHAKE && (c->tls_buffered ||
+		stream_tls_pending(c->ssl)))
 		event_active(&c->ev_read, EV_READ, 1);
 }
 
@@ -371,11 +374,20 @@ static void do_read(struct stream_conn* c)
 		if(r <= 0)
 			break;
 		c->in_len += (size_t)r;
-		/* plain: one read a wake-up; TLS: what it has decrypted */
-		if(!c->ssl || c->in_len >= p->cfg.in_cap ||
-			!stream_tls_pending(c->ssl))
+		/* plain: one read a wake-up; TLS: every record OpenSSL has
+		 * read ahead (many pipelined queries from one read(2)),
+		 * until it wants the socket again */
+		if(!c->ssl)
+			break;
+		if(c->in_len >= p->cfg.in_cap) {
+			c->tls_buffered = stream_tls_buffered(c->ssl);
+			break;
+		}
+		if(!stream_tls_buffered(c->ssl))
 			break;
 	}
+	if(c->ssl && r < 0)
+		c->tls_buffered = 0;
 	if(r == STREAM_IO_ERROR) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
@@ -425,6 +437,12 @@ static void do_handshake(struct stream_conn* c)
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
 	c->ev_dirty = 1;
+	if(c->pool->cfg.handshake_ms > 0 && c->tmo_default == 0) {
+		/* the handshake's bound is over: the pool's idle one */
+		c->tmo = c->pool->tmo;
+		c->tmo_default = 1;
+		restart_timer(c);
+	}
 	/* the client's first bytes may have come with the handshake */
 	do_read(c);
 }
@@ -658,6 +676,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->drain_max = c->drain_ms = 0;
 	c->drained = 0;
 	c->outq = -1;
+	c->tls_buffered = 0;
 	c->rd_need = EV_READ;
 	c->wr_need = EV_WRITE;
 	c->read_on = c->write_on = 0;
@@ -679,6 +698,10 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	__atomic_store_n(&p->num_open, p->num_open + 1, __ATOMIC_RELAXED);
 	c->tmo = p->tmo;
 	c->tmo_default = 1;
+	if(tls && p->cfg.handshake_ms > 0) {
+		ms_to_tv(p->cfg.handshake_ms, &c->tmo);
+		c->tmo_default = 0;
+	}
 	restart_timer(c);
 	if(p->proto->opened)
 		p->proto->opened(p->arg, c);
@@ -718,6 +741,16 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 			return;
 		}
 		make_room(p);
+		if(l->get_tls) {
+			SSL_CTX* ctx = l->get_tls(l->get_arg);
+			if(!ctx) {
+				close(fd);
+				continue;
+			}
+			conn_open(p, ctx, fd, &addr, addrlen);
+			stream_tls_ctx_release(ctx);
+			continue;
+		}
 		conn_open(p, l->tls, fd, &addr, addrlen);
 	}
 }
@@ -801,6 +834,16 @@ int stream_pool_add_listener(struct stream_pool* p, int fd, SSL_CTX* tls)
 		return 0;
 	}
 	p->listeners[p->num_listeners++] = l;
+	return 1;
+}
+
+int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
+	stream_tls_ctx_fn get, void* arg)
+{
+	if(!stream_pool_add_listener(p, fd, NULL))
+		return 0;
+	p->listeners[p->num_listeners - 1]->get_tls = get;
+	p->listeners[p->num_listeners - 1]->get_arg = arg;
 	return 1;
 }
 

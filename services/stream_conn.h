@@ -31,6 +31,20 @@ struct stream_pool;
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
 
+/* What a stream protocol's answer function (DNS over TCP, TLS and
+ * HTTPS: services/tcp_conn.h, services/doh.h) did with one query. */
+enum stream_answer_outcome {
+	STREAM_ANSWER_REPLY = 0, /* len bytes in out: send them */
+	STREAM_ANSWER_NONE,      /* no reply (dropped on purpose) */
+	STREAM_ANSWER_DEFERRED   /* the reply comes later, through the
+	                          * protocol's deferred-reply call */
+};
+/* The outcome and, for STREAM_ANSWER_REPLY, the reply's length. */
+struct stream_answer {
+	size_t len;
+	enum stream_answer_outcome what;
+};
+
 enum stream_close_why {
 	STREAM_CLOSE_DONE = 0,   /* the protocol closed it, or its answer
 	                          * was written (stream_conn_finish) */
@@ -87,6 +101,8 @@ struct stream_conn {
 	int busy;                /* not idle: never evicted */
 	int touched;             /* progress since last_active was set */
 	int outq;                /* SIOCOUTQ when the write blocked, -1 */
+	int tls_buffered;        /* reading stopped (input full) with whole
+	                          * TLS records read ahead, not decrypted */
 	struct timeval tmo;
 	int tmo_default;         /* tmo follows the pool's */
 	struct timespec last_active;
@@ -126,7 +142,14 @@ struct stream_pool_cfg {
 	int outq_progress;       /* while the answer waits for the client,
 	                          * the kernel's send queue shrinking (it
 	                          * reads) counts as progress */
+	int handshake_ms;        /* >0: the TLS handshake's own bound (then
+	                          * timeout_ms, from its end) */
 };
+
+/* Where a TLS listener gets its context at each accept (so a reload can
+ * swap it): a new reference, or NULL (the connection is closed); the
+ * layer drops the reference once the connection holds its own. */
+typedef SSL_CTX* (*stream_tls_ctx_fn)(void* arg);
 
 struct stream_pool* stream_pool_create(struct event_base* base,
 	const struct stream_pool_cfg* cfg, const struct stream_proto* proto,
@@ -137,6 +160,9 @@ void stream_pool_delete(struct stream_pool* p);
 /* Accept on a listening socket (non-blocking); tls: a TLS server
  * context for its connections, or NULL. 0 on failure. */
 int stream_pool_add_listener(struct stream_pool* p, int fd, SSL_CTX* tls);
+/* A TLS listener whose context comes from get(arg) at each accept. */
+int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
+	stream_tls_ctx_fn get, void* arg);
 /* Serve an already connected non-blocking socket as if it had been
  * accepted now (tests use socketpairs). 0 when there is no room: fd is
  * the caller's then; else the pool closes it (also on error). */

@@ -92,6 +92,11 @@ int stream_tls_pending(const SSL* ssl)
 	return SSL_pending(ssl);
 }
 
+int stream_tls_buffered(const SSL* ssl)
+{
+	return SSL_pending(ssl) > 0 || SSL_has_pending(ssl);
+}
+
 void stream_tls_shutdown(SSL* ssl)
 {
 	(void)SSL_shutdown(ssl);
@@ -101,4 +106,14 @@ void stream_tls_shutdown(SSL* ssl)
 void stream_tls_free(SSL* ssl)
 {
 	SSL_free(ssl);
+}
+
+void stream_tls_ctx_release(SSL_CTX* ctx)
+{
+	SSL_CTX_free(ctx);
+}
+
+int stream_tls_resumed(const SSL* ssl)
+{
+	return SSL_session_reused(ssl);
 }

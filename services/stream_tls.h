@@ -28,8 +28,16 @@ ssize_t stream_tls_read(SSL* ssl, void* buf, size_t len);
 ssize_t stream_tls_write(SSL* ssl, const void* buf, size_t len);
 /* Decrypted bytes waiting inside OpenSSL (the socket shows none). */
 int stream_tls_pending(const SSL* ssl);
+/* Decrypted bytes, or bytes read ahead from the socket (a context with
+ * read-ahead reads many records at once): SSL_read may make progress
+ * without the socket. Also true for a partial record. */
+int stream_tls_buffered(const SSL* ssl);
 /* Send a close_notify (one try, non-blocking). */
 void stream_tls_shutdown(SSL* ssl);
 void stream_tls_free(SSL* ssl);
+/* Drop a reference to a context (SSL_CTX_free). */
+void stream_tls_ctx_release(SSL_CTX* ctx);
+/* Was the session resumed (a ticket or the session cache)? */
+int stream_tls_resumed(const SSL* ssl);
 
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "services/tcp_conn.h"
 #include "services/stream_conn.h"
+#include "services/stream_tls.h"
 #include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static void dns_process(void* arg, struct stream_conn* c)
 	h.gen = c->gen;
 	while(c->in_len - pos >= 2) {
 		size_t mlen = ((size_t)c->in[pos] << 8) | c->in[pos + 1];
-		struct tcp_answer a;
+		struct stream_answer a;
 		if(c->in_len - pos < 2 + mlen)
 			break;
 		if(*pending >= TCP_MAX_PENDING)
@@ -55,15 +56,15 @@ static void dns_process(void* arg, struct stream_conn* c)
 		a = p->answer(p->arg, c->in + pos + 2, mlen, &c->addr,
 			c->addrlen, c->out + c->out_end + 2, TCP_MSG_MAX, &h);
 		switch(a.what) {
-		case TCP_ANSWER_DEFERRED:
+		case STREAM_ANSWER_DEFERRED:
 			(*pending)++;
 			break;
-		case TCP_ANSWER_REPLY:
+		case STREAM_ANSWER_REPLY:
 			c->out[c->out_end] = (uint8_t)(a.len >> 8);
 			c->out[c->out_end + 1] = (uint8_t)a.len;
 			c->out_end += 2 + a.len;
 			break;
-		case TCP_ANSWER_NONE:
+		case STREAM_ANSWER_NONE:
 			break;
 		}
 		pos += 2 + mlen;
@@ -116,8 +117,9 @@ static const struct stream_proto dns_proto = {
 	"tcp", NULL, dns_process, dns_writable, dns_timeout, dns_closed
 };
 
-struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
-	int idle_timeout_ms, tcp_answer_fn answer, void* arg)
+static struct tcp_pool* pool_create(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg)
 {
 	struct tcp_pool* p = calloc(1, sizeof(*p));
 	struct stream_pool_cfg cfg;
@@ -131,6 +133,7 @@ struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	cfg.out_cap = TCP_OUT_CAP;
 	cfg.timeout_ms = idle_timeout_ms;
 	cfg.write_touches = 1;
+	cfg.handshake_ms = handshake_ms;
 	p->answer = answer;
 	p->arg = arg;
 	p->sp = stream_pool_create(base, &cfg, &dns_proto, p);
@@ -139,6 +142,32 @@ struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 		return NULL;
 	}
 	return p;
+}
+
+struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
+	int idle_timeout_ms, tcp_answer_fn answer, void* arg)
+{
+	return pool_create(base, max_conns, idle_timeout_ms, 0, answer, arg);
+}
+
+struct tcp_pool* tcp_pool_create_tls(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg)
+{
+	return pool_create(base, max_conns, idle_timeout_ms, handshake_ms,
+		answer, arg);
+}
+
+int tcp_pool_add_tls_listener(struct tcp_pool* p, int fd,
+	stream_tls_ctx_fn get, void* arg)
+{
+	return stream_pool_add_tls_listener(p->sp, fd, get, arg);
+}
+
+int tcp_handle_tls_resumed(const struct tcp_handle* h)
+{
+	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);
+	return c->ssl && stream_tls_resumed(c->ssl);
 }
 
 void tcp_pool_set_idle_timeout(struct tcp_pool* p, int ms)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "services/stream_conn.h"
 
 struct event_base;
 struct event;
@@ -27,30 +28,31 @@ struct tcp_handle {
 	uint32_t gen;
 };
 
-/* What the answer function did with a query. */
-enum tcp_answer_outcome {
-	TCP_ANSWER_REPLY = 0, /* *reply_len bytes in out: send them */
-	TCP_ANSWER_NONE,      /* no reply (dropped on purpose) */
-	TCP_ANSWER_DEFERRED   /* the reply comes later, through
-	                       * tcp_pool_deferred_reply */
-};
-/* The outcome and, for TCP_ANSWER_REPLY, the reply's length. */
-struct tcp_answer {
-	size_t len;
-	enum tcp_answer_outcome what;
-};
 /* Replies a connection may wait for at once; then it is not read. */
 #define TCP_MAX_PENDING 32
 
-/* Answers one query; after TCP_ANSWER_DEFERRED h must get exactly one
- * deferred reply. */
-typedef struct tcp_answer (*tcp_answer_fn)(void* arg, const uint8_t* pkt,
+/* Answers one query (services/stream_conn.h's struct stream_answer);
+ * after STREAM_ANSWER_DEFERRED h must get exactly one deferred reply. */
+typedef struct stream_answer (*tcp_answer_fn)(void* arg, const uint8_t* pkt,
 	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
 	uint8_t* out, size_t outcap, const struct tcp_handle* h);
 
 /* A pool of max_conns connection slots for one event base. */
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	int idle_timeout_ms, tcp_answer_fn answer, void* arg);
+/* The same for DNS over TLS (RFC 7858): its connections' TLS handshake
+ * must end within handshake_ms, then idle_timeout_ms applies. Listeners
+ * are added with tcp_pool_add_tls_listener. */
+struct tcp_pool* tcp_pool_create_tls(struct event_base* base,
+	int max_conns, int idle_timeout_ms, int handshake_ms,
+	tcp_answer_fn answer, void* arg);
+typedef struct ssl_ctx_st SSL_CTX;
+/* A TLS listening socket; get(arg) gives the context at each accept (a
+ * new reference, see stream_tls_ctx_fn in services/stream_conn.h). */
+int tcp_pool_add_tls_listener(struct tcp_pool* pool, int fd,
+	SSL_CTX* (*get)(void* arg), void* arg);
+/* Is h's connection a resumed TLS session (num.query.tls.resume)? */
+int tcp_handle_tls_resumed(const struct tcp_handle* h);
 /* Closes every connection and frees the pool. */
 void tcp_pool_delete(struct tcp_pool* pool);
 /* Listen for connections on fd (a listening socket) in this pool's
@@ -64,7 +66,7 @@ int tcp_pool_adopt(struct tcp_pool* pool, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 /* Change the idle timeout (on reload); applies to new activity. */
 void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
-/* The reply to a query answered with TCP_ANSWER_DEFERRED (len 0: none). If
+/* The reply to a query answered with STREAM_ANSWER_DEFERRED (len 0: none). If
  * the connection has closed it is dropped; if the client has not read
  * enough to make room for it, the connection is closed. */
 void tcp_pool_deferred_reply(const struct tcp_handle* h,

@@ -3,6 +3,7 @@
  * the value of one option (-o), as Unbound's unbound-checkconf. */
 #include "config.h"
 #include "util/config_file.h"
+#include "services/tls_server.h"
 #include "util/log.h"
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
@@ -66,6 +67,14 @@ static int build_checks(struct config_file* cfg)
 	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;
 	val_anchors_delete(anchors);
+	/* as the daemon: a missing or unreadable TLS key or certificate
+	 * is an error naming the file */
+	if(tls_server_configured(cfg)) {
+		SSL_CTX* ctx = tls_server_ctx_new(cfg, "dot");
+		if(!ctx)
+			ok = 0;
+		tls_server_ctx_free(ctx);
+	}
 	return ok;
 }
 

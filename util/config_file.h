@@ -90,6 +90,26 @@ struct config_file {
 	int tcp_idle_timeout;           /* msec, default 30000 */
 	int tcp_mss;
 
+	/* server: DNS over HTTPS to clients (services/doh.c) */
+	int https_port;                 /* default 443 */
+	char* http_endpoint;            /* default /dns-query */
+	int http_max_streams;           /* per connection, default 100 */
+	size_t http_query_buffer_size;  /* all threads, default 4m */
+	size_t http_response_buffer_size;
+	int http_nodelay;               /* default yes */
+	int http_notls_downstream;      /* default no */
+
+	/* server: DNS over TLS to clients (services/tls_server.c) */
+	char* tls_service_key;           /* "" or NULL: no TLS service */
+	char* tls_service_pem;           /* certificate chain */
+	int tls_port;                    /* default 853 */
+	struct config_strlist* tls_additional_ports;
+	struct config_strlist* tls_session_ticket_keys; /* 80-byte files */
+	char* tls_ciphers;               /* TLS 1.2 cipher list, "" default */
+	char* tls_ciphersuites;          /* TLS 1.3 suites, "" default */
+	int pad_responses;               /* RFC 7830 padding to TLS clients */
+	int pad_responses_block_size;    /* default 468 (RFC 8467) */
+
 	/* server: daemon life cycle and logging */
 	int do_daemonize;               /* default yes */
 	char* pidfile;

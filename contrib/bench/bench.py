@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "testdata"))
+sys.path.insert(0, HERE)
 
 import dns.flags  # noqa: E402
 import dns.message  # noqa: E402
@@ -36,6 +37,7 @@ import dns.query  # noqa: E402
 import dns.rcode  # noqa: E402
 
 from testnet import loopback_guard, nsd as tn_nsd, procs, signer, zones  # noqa: E402
+import bench_dot  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 BENCH_ZONE = "bench.tld1."
@@ -117,10 +119,18 @@ def thread_ticks(pid):
 
 
 # -- servers -------------------------------------------------------------
-def resolver_conf(path, port, a, nsd_port, hints, workdir):
+def doh_conf(a, port):
+    """--mode doh: an https-port with the bench's self-signed key (the
+    TLS port of --mode dot, as an https-port)."""
+    return ("  interface: 127.0.0.1@%d\n  https-port: %d\n"
+            '  tls-service-key: "%s"\n  tls-service-pem: "%s"\n' % (
+                port, port, a.tls_key, a.tls_pem))
+
+
+def resolver_conf(path, port, a, nsd_port, hints, workdir, tls_port=0):
     text = """server:
   interface: 127.0.0.1@{port}
-  port: {port}
+{tls}  port: {port}
   do-ip4: yes
   do-ip6: no
   do-udp: yes
@@ -129,7 +139,7 @@ def resolver_conf(path, port, a, nsd_port, hints, workdir):
   so-reuseport: {reuseport}
   msg-cache-size: {msg_cache}
   rrset-cache-size: {rrset_cache}
-  incoming-num-tcp: 256
+  incoming-num-tcp: {num_tcp}
   do-daemonize: no
   use-syslog: no
   logfile: ""
@@ -149,7 +159,9 @@ remote-control:
   control-enable: yes
   control-interface: "{ctl}"
 """.format(port=port, threads=a.threads, reuseport=a.reuseport,
-           ctl=path + ".ctl",
+           tls=doh_conf(a, tls_port) if a.mode == "doh" else
+           bench_dot.tls_conf(a, tls_port),
+           ctl=path + ".ctl", num_tcp=a.num_tcp,
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
            msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
            modules="validator iterator" if a.validator else "iterator",
@@ -260,6 +272,8 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
         cmd += ["-Q", str(rate)]
     if verbose:
         cmd += ["-v"]
+    if a.mode == "doh":
+        cmd += ["-O", "doh-method=%s" % a.doh_method]
     if a.do:
         cmd += ["-D"]
     with open(outfile, "w") as out:
@@ -310,7 +324,8 @@ def measure(a, srv, qfile, outfile, once=False):
     """One dnsperf run against srv with its CPU time deltas (once: the
     query file once through, not --seconds)."""
     t0, th0 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
-    r = dnsperf(a, srv.port, qfile, outfile,
+    r = dnsperf(a, srv.tls_port if a.mode in ("dot", "doh") else srv.port,
+                qfile, outfile,
                 seconds=None if once else a.seconds,
                 runs=1 if once else None, rate=a.rate, verbose=False)
     t1, th1 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
@@ -454,14 +469,17 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
     port = nsd_port + 1
     for label, binary in (("ours", a.ours), ("unbound", a.ref)):
         port = free_port(port + 1)
+        tls_port = free_port(port + 1) if a.tls else 0
         conf = os.path.join(work, "%s-%s.conf" % (label, a.reuseport))
-        resolver_conf(conf, port, a, nsd_port, hints, work)
+        resolver_conf(conf, port, a, nsd_port, hints, work, tls_port)
         args = ["taskset", "-c", a.server_cpus] + list(wrap(label)
                                                         if wrap else []) + \
             [binary, "-d", "-c", conf]
         servers.append(Server(label, args, port, work))
         servers[-1].conf = conf
-    if trivial:
+        servers[-1].tls_port = tls_port
+        port = max(port, tls_port)
+    if trivial and not a.tls:
         port = free_port(port + 1)
         servers.append(Server("trivial", ["taskset", "-c", a.server_cpus,
                                           a.trivial, "127.0.0.1", str(port)],
@@ -471,8 +489,9 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
 
 def warm(a, srv, qfile, work, rate=None):
     out = os.path.join(work, "warm-%s.txt" % srv.label)
-    r = dnsperf(a, srv.port, qfile, out, runs=1, verbose=False,
-                rate=rate or a.warm_rate)
+    r = dnsperf(a, srv.tls_port if a.mode in ("dot", "doh") else srv.port,
+                qfile,
+                out, runs=1, verbose=False, rate=rate or a.warm_rate)
     with open(qfile) as f:
         n = sum(1 for _ in f)
     # --nxflood warms with nonexistent names: NXDOMAIN is the answer
@@ -518,7 +537,8 @@ def run_qps(a, work, nsd_port, qfile, hints):
     for rnd in range(0 if a.no_p99 else a.lat_rounds):
         for s in servers:
             out = os.path.join(work, "lat-%s-%d.txt" % (s.label, rnd))
-            r = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
+            r = dnsperf(a, s.tls_port if a.mode in ("dot", "doh") else s.port,
+                        qfile, out, seconds=a.lat_seconds,
                         rate=a.lat_rate, verbose=True)
             lat_res[s.label].append(r)
             print("latency %d %-8s at -Q %d: avg %s ms p99 %s ms lost "
@@ -546,7 +566,7 @@ def run_qps(a, work, nsd_port, qfile, hints):
           "-q %d%s (medians over rounds)" % (
               a.mode, a.threads, a.reuseport, a.rounds, a.seconds,
               a.clients, a.outstanding, " -Q %d" % a.rate if a.rate else ""),
-          cols, rows, [(0, 1), (0, 2)])
+          cols, rows, [(0, j) for j in (1, 2) if j < len(cols)])
     for s in servers[:2]:
         tot = {}
         for r in res[s.label]:
@@ -1090,11 +1110,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reuseport", choices=["yes", "no"], default="no")
-    ap.add_argument("--mode", choices=["udp", "tcp", "tcstorm"],
+    ap.add_argument("--mode", choices=["udp", "tcp", "tcstorm", "dot", "doh"],
                     default="udp",
                     help="tcstorm: unique names against NSD with its "
                     "default response rate limiting (TC=1 replies), "
-                    "dnsperf over UDP")
+                    "dnsperf over UDP; doh: dnsperf -m doh (TLS, ALPN h2) "
+                    "to an https-port of each resolver, cache hits")
+    ap.add_argument("--doh-method", choices=["GET", "POST"], default="GET",
+                    help="dnsperf -O doh-method= (--mode doh)")
     ap.add_argument("--storm-names", type=int, default=200000,
                     help="tcstorm: distinct names per run")
     ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
@@ -1150,6 +1173,7 @@ def main(argv=None):
     ap.add_argument("--cg-warm", type=int, default=200,
                     help="--callgrind --misses: warm-up misses")
     ap.add_argument("--conn-clients", type=int, default=8)
+    bench_dot.add_args(ap)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-runs", type=int, default=2)
     ap.add_argument("--cg-rate", type=int, default=2000)
@@ -1200,7 +1224,7 @@ def main(argv=None):
         # sends them; at -c 32 (6 each) the server reads 1.7 queries per
         # wake-up and the kernel's per-segment work dominates (README).
         # tcstorm: -c 16 as the measurement in issue 13
-        a.clients = 16 if a.mode in ("tcp", "tcstorm") else 32
+        a.clients = 16 if a.mode in ("tcp", "tcstorm", "dot", "doh") else 32
     if a.msg_cache is None:
         a.msg_cache = "4m" if a.memory else "256m"
     if a.rrset_cache is None:
@@ -1211,6 +1235,8 @@ def main(argv=None):
         a.dnssec = True
     if a.dnssec:
         a.validator = True
+    a.tls = a.mode in ("dot", "doh") or a.dot_conn or bool(a.dot_idle)
+    a.num_tcp = max(256, a.dot_idle + 100)
     for k in ("ours", "ref", "trivial", "connrate"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     signal.signal(signal.SIGTERM, on_signal)
@@ -1222,7 +1248,15 @@ def main(argv=None):
         os.cpu_count(), cpu_model(), a.server_cpus, a.client_cpus, work))
     try:
         nsd_port, qfile, hints = setup(a, work)
-        if a.memory:
+        if a.tls:
+            bench_dot.make_cert(a, work)
+        if a.dot_conn:
+            bench_dot.run_dot_conn(sys.modules[__name__], a, work, nsd_port,
+                                   hints)
+        elif a.dot_idle:
+            bench_dot.run_dot_idle(sys.modules[__name__], a, work, nsd_port,
+                                   hints)
+        elif a.memory:
             run_memory(a, work, nsd_port, hints)
         elif a.mode == "tcstorm":
             run_tcstorm(a, work, nsd_port, hints)

@@ -7,6 +7,7 @@
 #
 #     contrib/bench/run.sh                        # UDP, 1 thread, 3 x 10 s
 #     contrib/bench/run.sh --mode tcp
+#     contrib/bench/run.sh --mode doh           # DoH (dnsperf -m doh), TLS/h2
 #     contrib/bench/run.sh --mode tcstorm       # TC=1 storm: TCP upstream
 #     contrib/bench/run.sh --threads 2 --reuseport yes
 #     contrib/bench/run.sh --conn-rate            # TCP connections/s
@@ -62,7 +63,7 @@ mkdir -p "$BUILD/bench"
 cc -O2 -Wall -Wextra -o "$BUILD/bench/trivial_responder" \
 	contrib/bench/trivial_responder.c || die "trivial_responder build"
 cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
-	contrib/bench/connrate.c || die "connrate build"
+	contrib/bench/connrate.c -lssl -lcrypto || die "connrate build"
 
 # exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
 # handler and its finally stop, by PID, everything it started.

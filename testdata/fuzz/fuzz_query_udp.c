@@ -99,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	ci.is_tcp = 0;
 	ci.udp_fd = -1;
 	ci.tcp = NULL;
+	ci.doh = NULL;
 	w->env = size >= 4 && (data[3] & 0x40) ? env_b : env_a;
 	w->now = FUZZ_T0 + ((id & 1) ? 95 : 5);
 	r = query_answer(w, data, size, &ci, out, sizeof(out));

@@ -170,7 +170,7 @@ static long long num_of(const char* text, const char* sample)
 static void test_metrics(void** state)
 {
 	struct worker_stats* t = calloc(2, sizeof(*t));
-	struct stats_cache_info ci = { 1000, 2000, 3, 4, 5, 6, 7000 };
+	struct stats_cache_info ci = { 1000, 2000, 3, 4, 5, 6, 7000, 0, 0 };
 	struct prom_input in;
 	struct strbuf b = { NULL, 0, 0, 0 };
 	(void)state;
