@@ -166,11 +166,15 @@ int hints_parse_tfp(const char* str, int* tfp, int max)
 	return n;
 }
 
-/* Does any upstream get queries over TLS? */
+/* Is a client TLS context wanted: an upstream gets queries over TLS,
+ * or CAs are configured (a bad bundle is then a start error, as in
+ * Unbound, even before a zone uses it)? */
 static int wants_tls(const struct config_file* cfg)
 {
 	const struct config_stub* s;
-	if(cfg->tls_upstream)
+	if(cfg->tls_upstream || (cfg->tls_cert_bundle &&
+		cfg->tls_cert_bundle[0]) || cfg->tls_system_cert ||
+		cfg->tls_win_cert)
 		return 1;
 	for(s = cfg->stubs; s; s = s->next)
 		if(s->ssl_upstream)
