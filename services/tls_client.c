@@ -9,7 +9,9 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,6 +74,14 @@ SSL_CTX* tls_client_ctx_create(const struct config_file* cfg)
 	}
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
 	if(bundle && bundle[0]) {
+		FILE* f = fopen(bundle, "r");
+		if(!f) {
+			log_err("error in tls-cert-bundle %s: %s", bundle,
+				strerror(errno));
+			SSL_CTX_free(ctx);
+			return NULL;
+		}
+		fclose(f);
 		if(!SSL_CTX_load_verify_locations(ctx, bundle, NULL)) {
 			unsigned long err = ERR_peek_last_error();
 			log_err("error in tls-cert-bundle %s: %s", bundle,
