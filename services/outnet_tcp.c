@@ -13,6 +13,7 @@
 #include <openssl/ssl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@
 #endif
 
 #define TCP_READS_PER_WAKE 4    /* bound one wake-up's work */
+#define TLS_READS_PER_WAKE 64   /* TLS: records (one answer each, as
+                                 * servers write them) per wake-up */
 #define TCP_RBUF_SIZE (2 + 65535)   /* the largest framed message */
 #define TCP_MAX_UNWANTED 64     /* unmatched messages in a row before
                                  * a drop (late answers are fine) */
@@ -266,6 +269,13 @@ static struct outnet_tcp_conn* conn_open(struct outside_network* o,
 	if(fd == -1) {
 		log_err("outgoing tcp socket: %s", strerror(errno));
 		return NULL;
+	}
+	if(q->is_tls) {
+		/* pipelined TLS records are small: Nagle would hold each
+		 * one until the last is acknowledged (a delayed ACK) */
+		int on = 1;
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
+			(socklen_t)sizeof(on));
 	}
 	if(o->any_ifs && !conn_bind(o, fd, q->addr.ss_family)) {
 		verbose(VERB_ALGO, "outgoing tcp bind: %s", strerror(errno));
@@ -682,7 +692,8 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 		return;
 	}
 	c->busy = 1;   /* callbacks may send and cancel, not free c */
-	for(i = 0; i < TCP_READS_PER_WAKE; i++) {
+	for(i = 0; i < (c->ssl ? TLS_READS_PER_WAKE : TCP_READS_PER_WAKE);
+		i++) {
 		size_t want = TCP_RBUF_SIZE - c->rlen;
 		long r = conn_recv(c, want);
 		if(r == STREAM_IO_WANT_READ)
@@ -705,9 +716,9 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 			conn_fail(c, "read", EBADMSG, 0);
 			return;
 		}
-		/* drained: the next wake-up says when more (TLS: unless
-		 * OpenSSL holds decrypted bytes the socket no longer shows) */
-		if((size_t)r < want && !(c->ssl && tls_client_pending(c->ssl)))
+		/* plain TCP drained: the next wake-up says when more; TLS
+		 * gives a record per read: on until it wants more input */
+		if(!c->ssl && (size_t)r < want)
 			break;
 	}
 	c->busy = 0;

@@ -246,6 +246,8 @@ SSL* tls_client_new(const struct tls_peer* peer, int fd, int use_sni)
 	SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
 		SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_set_connect_state(ssl);
+	/* many small records (one per answer): one recv for all there */
+	SSL_set_read_ahead(ssl, 1);
 	if(peer->name[0]) {
 		X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
 		/* "*.example.net" may match one label, never a part */
@@ -339,7 +341,8 @@ long tls_client_write(SSL* ssl, const void* buf, size_t len)
 
 int tls_client_pending(const SSL* ssl)
 {
-	return SSL_pending(ssl);
+	/* read-ahead: whole records wait in OpenSSL's buffer too */
+	return SSL_has_pending(ssl);
 }
 
 void tls_client_close(SSL* ssl)

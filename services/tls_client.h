@@ -55,7 +55,8 @@ long tls_client_read(SSL* ssl, void* buf, size_t len);
 /* Bytes of buf written (partial writes), or a STREAM_IO_* code; a
  * retry after WANT_* passes the same bytes again. */
 long tls_client_write(SSL* ssl, const void* buf, size_t len);
-/* Decrypted bytes waiting inside OpenSSL (the socket shows none). */
+/* Input waiting inside OpenSSL, the socket shows none (decrypted or
+ * whole records read ahead): nonzero. */
 int tls_client_pending(const SSL* ssl);
 /* A close_notify (one try, non-blocking), then free. NULL is fine. */
 void tls_client_close(SSL* ssl);
