@@ -189,7 +189,10 @@ static void conn_attach(struct outnet_tcp_conn* c, struct outnet_query* q)
 	c->num_queries++;
 	if(c->used++ > 0)
 		o->stats.tcp_reused++;
-	if(c->used >= o->s.max_reuse_tcp)
+	/* plain TCP: max-reuse-tcp-queries in the connection's life; TLS:
+	 * at most that many outstanding (Unbound's reuse_tcp_find rule for
+	 * both), as a new connection costs a handshake (conn_fits) */
+	if(!c->is_tls && c->used >= o->s.max_reuse_tcp)
 		c->closing = 1;
 	evtimer_del(c->idle);
 	if(!c->connecting)
@@ -205,7 +208,8 @@ static int conn_fits(const struct outnet_tcp_conn* c,
 	const struct outnet_query* q)
 {
 	if(c->closing || c->is_tls != q->is_tls || sockaddr_cmp(&c->addr,
-		c->addrlen, &q->addr, q->addrlen) != 0)
+		c->addrlen, &q->addr, q->addrlen) != 0 || (c->is_tls &&
+		c->num_queries >= c->o->s.max_reuse_tcp))
 		return 0;
 	return !c->is_tls || (c->tls.ctx == q->tls_ctx &&
 		strcmp(c->tls.name, q->tls_name) == 0);

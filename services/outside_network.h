@@ -38,7 +38,9 @@
  * (a certificate that does not verify, say) fails the queries on it
  * with OUTNET_ERROR and is logged with the reason; nothing falls back
  * to plain DNS, and TLS queries never use UDP. Sessions are resumed
- * from a per-worker cache keyed like the connections.
+ * from a per-worker cache keyed like the connections. For TLS,
+ * max-reuse-tcp-queries bounds the queries outstanding on a connection
+ * (Unbound's rule), not its life: a new one costs a handshake.
  * A query ends in exactly one callback (reply, timeout or error) unless
  * it is cancelled; its socket is closed and its port returned then, so a
  * late reply is dropped by the kernel.

@@ -91,15 +91,18 @@ def run_dnsperf(port, qfile, seconds, outstanding):
                         "-q", str(outstanding), "-t", "3"],
                        capture_output=True, text=True)
     qps = sent = done = 0.0
+    lat = 0.0
     for line in r.stdout.splitlines():
         line = line.strip()
         if line.startswith("Queries per second:"):
             qps = float(line.split()[3])
         elif line.startswith("Queries sent:"):
             sent = float(line.split()[2])
+        elif line.startswith("Average Latency"):
+            lat = float(line.split()[3])
         elif line.startswith("Queries completed:"):
             done = float(line.split()[2])
-    return qps, sent, done
+    return qps, sent, done, lat
 
 
 def main():
@@ -146,8 +149,8 @@ def main():
                         f.write("%s%d-%d.many.tlsup A\n" % (tag, rnd, i))
                 p = start(binary, conf, port)
                 t0, u0 = ticks(p.pid), ticks(up.pid)
-                qps, sent, done = run_dnsperf(port, qfile, a.seconds,
-                                              a.outstanding)
+                qps, sent, done, lat = run_dnsperf(port, qfile, a.seconds,
+                                                   a.outstanding)
                 hz = os.sysconf("SC_CLK_TCK")
                 cpu = (ticks(p.pid) - t0) / hz
                 upcpu = (ticks(up.pid) - u0) / hz / a.seconds
@@ -157,9 +160,9 @@ def main():
                 ans = done / sent if sent else 0.0
                 results[label].append((qps, us, ans))
                 print("%s round %d: %.0f q/s, %.1f us CPU/query, "
-                      "%.4f answered, upstream CPU %.0f%%"
-                      % (label, rnd + 1, qps, us, ans, upcpu * 100),
-                      flush=True)
+                      "%.4f answered, mean latency %.2f ms, upstream CPU "
+                      "%.0f%%" % (label, rnd + 1, qps, us, ans, lat * 1000,
+                                  upcpu * 100), flush=True)
         rows = []
         for label, _ in servers:
             r = sorted(results[label])

@@ -180,6 +180,20 @@ def test_many_queries_one_connection(unbound, pki, upstream):
     assert tls_conns(unbound.pid, upstream.tls_port) == conns
 
 
+def test_max_reuse_bounds_outstanding_queries(unbound, pki, pyserver):
+    """max-reuse-tcp-queries bounds the queries outstanding on a TLS
+    connection (Unbound's rule), not its life: 12 questions one after
+    another with the bound at 2 go over one connection."""
+    srv = pyserver(*pki["good"])
+    start(unbound, pki, forward("py.tlsup.", [
+        "127.0.0.1@%d#dns.test" % srv.port]),
+        body="max-reuse-tcp-queries: 2\n")
+    for i in range(12):
+        assert addrs_of(unbound.query("m%d.py.tlsup." % i)) == [PY_IP]
+    assert srv.queries == 12
+    assert srv.connections == 1
+
+
 @ours_only
 def test_names_do_not_share_a_connection(unbound, pki, upstream):
     """Two zones to one address and port, with different authentication
