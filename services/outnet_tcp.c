@@ -108,16 +108,32 @@ static void conn_free(struct outnet_tcp_conn* c)
 	free(c);
 }
 
+static int conn_fits(const struct outnet_tcp_conn* c,
+	const struct outnet_query* q);
+
+/* Does a query that waits for a slot fit c (a TLS connection that was
+ * full: at max-reuse-tcp-queries outstanding)? */
+static int conn_wanted(const struct outnet_tcp_conn* c)
+{
+	const struct outnet_query* q;
+	if(!c->is_tls)
+		return 0;   /* a waiter for a plain one is on it already */
+	for(q = c->o->wait_tcp.head; q; q = q->wait.next)
+		if(conn_fits(c, q))
+			return 1;
+	return 0;
+}
+
 /* No queries left: closing ones go now, and so do all when queries
- * wait for a slot (a waiter for this server would be on it already);
- * others after tcp-reuse-timeout. Not inside the read loop, which
- * checks again at its end. */
+ * wait for a slot, unless one of them can go on it; others after
+ * tcp-reuse-timeout. Not inside the read loop, which checks again at
+ * its end. */
 static void conn_idle_check(struct outnet_tcp_conn* c)
 {
 	if(c->busy || c->num_queries > 0)
 		return;
 	if(c->closing || c->o->s.tcp_reuse_timeout == 0 ||
-		c->o->wait_tcp.head)
+		(c->o->wait_tcp.head && !conn_wanted(c)))
 		conn_free(c);
 	else	outnet_timer_after(c->idle, c->o->s.tcp_reuse_timeout);
 }
@@ -153,6 +169,11 @@ void outnet_tcp_detach(struct outnet_query* q)
 	q->on_conn.prev = q->on_conn.next = NULL;
 	q->conn = NULL;
 	c->num_queries--;
+	/* a full TLS connection has room again: the waiters try it (from
+	 * a zero timer, so nothing nests in the caller) */
+	if(c->is_tls && !c->closing && c->o->wait_tcp.head &&
+		c->o->tcp_serve)
+		outnet_timer_after(c->o->tcp_serve, 0);
 	conn_idle_check(c);
 }
 

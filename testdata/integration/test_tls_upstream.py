@@ -195,6 +195,35 @@ def test_max_reuse_bounds_outstanding_queries(unbound, pki, pyserver):
 
 
 @ours_only
+def test_full_connection_serves_waiters(unbound, pki, pyserver):
+    """One connection (outgoing-num-tcp: 1) with one query outstanding
+    at a time (max-reuse-tcp-queries: 1): 10 questions at once wait
+    for it and are all answered over it, none waits for its timeout.
+    (Debian's Unbound 1.17 answers some of them without an answer.)"""
+    srv = pyserver(*pki["good"])
+    start(unbound, pki, forward("py.tlsup.", [
+        "127.0.0.1@%d#dns.test" % srv.port]),
+        body="outgoing-num-tcp: 1\nmax-reuse-tcp-queries: 1\n")
+    results = {}
+
+    def ask(i):
+        try:
+            results[i] = unbound.query("w%d.py.tlsup." % i, timeout=2.5)
+        except Exception as e:  # noqa: BLE001 - reported below
+            results[i] = e
+    t0 = time.time()
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(10):
+        assert addrs_of(results[i]) == [PY_IP], (i, results[i])
+    assert time.time() - t0 < 2.5 * SLOW
+    assert srv.connections == 1
+
+
+@ours_only
 def test_names_do_not_share_a_connection(unbound, pki, upstream):
     """Two zones to one address and port, with different authentication
     names (the certificate has both): one connection per name. Debian's
