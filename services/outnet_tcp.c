@@ -747,8 +747,12 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 			break;
 	}
 	c->busy = 0;
-	if(c->ssl && tls_client_pending(c->ssl) > 0)
-		event_active(c->ev_read, EV_READ, 0);   /* the rest next */
+	/* stopped by the bound, not for input: what OpenSSL holds (read
+	 * ahead, the socket shows none of it) waits for the next round.
+	 * After WANT_READ it may hold a part of a record: the socket's
+	 * event brings the rest (re-activating then would spin). */
+	if(c->ssl && i == TLS_READS_PER_WAKE && tls_client_pending(c->ssl))
+		event_active(c->ev_read, EV_READ, 0);
 	conn_idle_check(c);
 }
 

@@ -34,6 +34,12 @@ DEBIAN_UNBOUND = "/usr/sbin/unbound"
 DEBIAN_CONTROL = "/usr/sbin/unbound-control"
 UPSTREAM_IP = "192.0.2.7"      # what the Debian upstream answers
 PY_IP = "192.0.2.53"           # what the Python server answers
+BIG_RRS = 60                   # TXT records at the upstream's apex: an
+                               # answer of about 13 KB, many TLS records
+
+
+def BIG_TXT(i):
+    return "%03d-%s" % (i, "x" * 190)
 
 
 class DebianUpstream(Server):
@@ -53,7 +59,9 @@ class DebianUpstream(Server):
                 "extended-statistics: yes\n"
                 "tcp-idle-timeout: 30000\n"
                 'local-zone: "many.tlsup." redirect\n'
-                'local-data: "many.tlsup. 300 A %s"\n' % UPSTREAM_IP)
+                'local-data: "many.tlsup. 300 A %s"\n' % UPSTREAM_IP +
+                "".join('local-data: "many.tlsup. 300 TXT %s"\n' %
+                        BIG_TXT(i) for i in range(BIG_RRS)))
         extra = ("remote-control:\n\tcontrol-enable: yes\n"
                  '\tcontrol-interface: "%s"\n\tcontrol-use-cert: no\n'
                  % self.ctl)
@@ -221,6 +229,21 @@ def test_full_connection_serves_waiters(unbound, pki, pyserver):
         assert addrs_of(results[i]) == [PY_IP], (i, results[i])
     assert time.time() - t0 < 2.5 * SLOW
     assert srv.connections == 1
+
+
+def test_large_answer_over_tls(unbound, pki, upstream):
+    """An answer of about 13 KB comes over TLS in several records (read
+    ahead, partial records) whole; the client gets it over TCP."""
+    start(unbound, pki, forward("many.tlsup.", [
+        "127.0.0.1@%d#dns.test" % upstream.tls_port]))
+    for i in range(3):
+        r = unbound.query("big%d.many.tlsup." % i, "TXT", tcp=True,
+                          timeout=5)
+        assert rcode_of(r) == "NOERROR", r
+        texts = sorted(t.split(None, 2)[2] for t in answer_texts(r))
+        assert texts == sorted('"%s"' % BIG_TXT(j) for j in
+                               range(BIG_RRS))
+    assert addrs_of(unbound.query("after-big.many.tlsup.")) == [UPSTREAM_IP]
 
 
 @ours_only
