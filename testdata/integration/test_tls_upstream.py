@@ -15,6 +15,7 @@ that do not start with a TLS record) must see nothing.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -400,6 +401,23 @@ def test_upstream_closes_mid_answer(unbound, pki, upstream, pyserver):
 
 
 # ---- configuration errors ----
+
+@ours_only
+def test_reload_with_bad_bundle_keeps_serving(unbound, pki, upstream):
+    """SIGHUP with an unreadable bundle: the error is logged, the old
+    configuration (and its TLS context) keeps serving."""
+    zones = forward("many.tlsup.", ["127.0.0.1@%d#dns.test" %
+                                    upstream.tls_port])
+    start(unbound, pki, zones)
+    assert addrs_of(unbound.query("before.many.tlsup.")) == [UPSTREAM_IP]
+    unbound.write_config('tls-cert-bundle: "/nonexistent/ca.pem"\n',
+                         extra=zones, verbosity=2)
+    unbound.send_signal(signal.SIGHUP)
+    assert wait_for(lambda: "error in tls-cert-bundle /nonexistent/ca.pem"
+                    in unbound.log())
+    assert unbound.alive()
+    assert addrs_of(unbound.query("after.many.tlsup.")) == [UPSTREAM_IP]
+
 
 @pytest.mark.parametrize("zones", [True, False], ids=["used", "unused"])
 def test_unreadable_bundle_is_a_start_error(unbound, zones):
