@@ -24,7 +24,7 @@ import time
 import pytest
 
 from conftest import (Server, answer_texts, rcode_of, ours_only, REFERENCE,
-                      free_port, SLOW)
+                      free_port, SLOW, reference_differs)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -398,6 +398,27 @@ def test_upstream_closes_mid_answer(unbound, pki, upstream, pyserver):
     assert half.plain_udp == 0 and half.plain_tcp == 0
     assert unbound.alive()
     assert addrs_of(unbound.query("after.many.tlsup.")) == [UPSTREAM_IP]
+
+
+@pytest.mark.parametrize("mode", ["garbage", pytest.param(
+    "mute", marks=reference_differs("a handshake never answered: no "
+                                    "answer within the test's 8 s"))])
+def test_upstream_misbehaves(unbound, pki, upstream, pyserver, mode):
+    """A server that answers a frame too short for DNS (the connection
+    is dropped) or never answers the handshake (the query times out):
+    the other server answers; alone, SERVFAIL; the daemon lives on."""
+    bad = pyserver(*pki["good"], mode=mode)
+    start(unbound, pki, forward("many.tlsup.", [
+        "127.0.0.1@%d#dns.test" % bad.port,
+        "127.0.0.1@%d#dns.test" % upstream.tls_port]) +
+        forward("bad.tlsup.", ["127.0.0.1@%d#dns.test" % bad.port]))
+    for i in range(3):
+        r = unbound.query("%s%d.many.tlsup." % (mode, i), timeout=8)
+        assert addrs_of(r) == [UPSTREAM_IP], r
+    r = unbound.query("x.bad.tlsup.", timeout=15)
+    assert rcode_of(r) == "SERVFAIL"
+    assert bad.plain_udp == 0 and bad.plain_tcp == 0
+    assert unbound.alive()
 
 
 # ---- configuration errors ----

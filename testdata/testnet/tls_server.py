@@ -19,7 +19,9 @@ import dns.rrset
 class TlsDnsServer:
     """mode "answer": A ANSWER_IP for every name; "half": the first
     reply on each connection is cut after half its bytes and the
-    connection closed (the upstream dies mid-answer)."""
+    connection closed (the upstream dies mid-answer); "garbage": a
+    frame too short for a DNS message instead of the reply; "mute": the
+    TCP connection is accepted, the handshake never answered."""
 
     def __init__(self, cert, key, addr="127.0.0.1", port=0,
                  answer_ip="192.0.2.53", mode="answer"):
@@ -101,6 +103,14 @@ class TlsDnsServer:
             self._count("plain_tcp")
             conn.close()
             return
+        if self.mode == "mute":
+            try:
+                while conn.recv(4096):
+                    pass
+            except OSError:
+                pass
+            conn.close()
+            return
         try:
             tls = self.ctx.wrap_socket(conn, server_side=True)
         except (ssl.SSLError, OSError):
@@ -133,6 +143,9 @@ class TlsDnsServer:
             self._count("queries")
             out = self._reply(wire)
             frame = struct.pack("!H", len(out)) + out
+            if self.mode == "garbage":
+                tls.sendall(b"\x00\x05hello")
+                continue
             if self.mode == "half":
                 tls.sendall(frame[:len(frame) // 2])
                 return   # close mid-answer
