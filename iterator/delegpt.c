@@ -53,6 +53,7 @@ void delegpt_free(struct delegpt* dp)
 	}
 	for(a = dp->addrs; a; a = na) {
 		na = a->next;
+		free(a->tls_name);
 		free(a);
 	}
 	free(dp);
@@ -112,6 +113,20 @@ int delegpt_add_addr(struct delegpt* dp, const struct sockaddr_storage* a,
 	return 1;
 }
 
+int delegpt_add_addr_tls(struct delegpt* dp, const struct sockaddr_storage* a,
+	socklen_t len, const char* name)
+{
+	struct delegpt_addr* d;
+	size_t before = dp->num_addr;
+	if(!delegpt_add_addr(dp, a, len))
+		return 0;
+	if(!name || dp->num_addr == before)
+		return 1;   /* a duplicate keeps its first name, as Unbound */
+	for(d = dp->addrs; d->next; d = d->next)
+		;
+	return (d->tls_name = strdup(name)) != NULL;
+}
+
 int delegpt_add_rr_addr(struct delegpt* dp, const ldns_rr* rr, int port)
 {
 	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
@@ -165,6 +180,7 @@ struct delegpt* delegpt_copy(const struct delegpt* dp)
 	if(!c)
 		return NULL;
 	c->ttl = dp->ttl;
+	c->tls = dp->tls;
 	for(ns = dp->nslist; ns; ns = ns->next) {
 		struct delegpt_ns* cn;
 		if(delegpt_add_ns(c, ns->name) != 1)
@@ -174,7 +190,8 @@ struct delegpt* delegpt_copy(const struct delegpt* dp)
 		cn->got6 = ns->got6;
 	}
 	for(a = dp->addrs; a; a = a->next)
-		if(!delegpt_add_addr(c, &a->addr, a->addrlen))
+		if(!delegpt_add_addr_tls(c, &a->addr, a->addrlen,
+			a->tls_name))
 			goto fail;
 	return c;
 fail:

@@ -33,6 +33,8 @@ struct delegpt_addr {
 	socklen_t addrlen;
 	int attempts;       /* queries sent to it by this query state */
 	int dead;           /* error, lame or too many timeouts: skip */
+	char* tls_name;     /* forward-addr/stub-addr ADDR#name: the name
+	                     * its TLS certificate must match; NULL: none */
 };
 
 struct delegpt {
@@ -42,6 +44,8 @@ struct delegpt {
 	struct delegpt_addr* addrs;
 	size_t num_ns, num_addr;
 	uint32_t ttl;       /* least TTL of the NS set */
+	int tls;            /* queries go over TLS (forward-tls-upstream,
+	                     * stub-tls-upstream); kept by delegpt_copy */
 };
 
 /* A new, empty delegation point for zone (wire). NULL when out of
@@ -60,6 +64,10 @@ struct delegpt_ns* delegpt_find_ns(const struct delegpt* dp,
  * there, 0 when the cap is reached or out of memory. */
 int delegpt_add_addr(struct delegpt* dp, const struct sockaddr_storage* a,
 	socklen_t len);
+/* delegpt_add_addr, and name (NULL: none) as the address's TLS
+ * authentication name. Same results. */
+int delegpt_add_addr_tls(struct delegpt* dp, const struct sockaddr_storage* a,
+	socklen_t len, const char* name);
 /* Add the address of an A or AAAA record (port 53, or port when not 0)
  * for the NS name that is its owner; marks that name got4/got6. Records
  * whose owner is not one of the NS names are ignored (returns 0). */

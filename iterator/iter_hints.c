@@ -5,6 +5,7 @@
 #include "iterator/delegpt.h"
 #include "iterator/iter_priv.h"
 #include "iterator/iter_caps.h"
+#include "services/tls_client.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -111,16 +112,24 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 			goto fail;
 		}
 	}
+	h->dp->tls = s->ssl_upstream;
 	for(p = s->addrs; p; p = p->next) {
 		struct sockaddr_storage a;
 		socklen_t len;
-		char ip[256], *hash;
-		/* "IP[@port][#tls-name]": the tls name is not used yet */
+		char ip[256], *hash, *name = NULL;
+		int port = 53;
+		/* "IP[@port][#name]": name is what the TLS certificate must
+		 * match; as Unbound, "IP#name" means port 853 */
 		snprintf(ip, sizeof(ip), "%s", p->str);
-		if((hash = strchr(ip, '#')) != NULL)
+		if((hash = strchr(ip, '#')) != NULL) {
 			*hash = 0;
-		if(!extstrtoaddr(ip, 53, &a, &len) ||
-			!delegpt_add_addr(h->dp, &a, len)) {
+			name = hash + 1;
+			if(!strchr(ip, '@'))
+				port = 853;
+		}
+		if(!extstrtoaddr(ip, port, &a, &len) || (name && (!name[0] ||
+			strlen(name) > 253)) ||
+			!delegpt_add_addr_tls(h->dp, &a, len, name)) {
 			log_err("%s %s: bad address '%s'", what, s->name,
 				p->str);
 			goto fail;
@@ -155,6 +164,25 @@ int hints_parse_tfp(const char* str, int* tfp, int max)
 		p = end;
 	}
 	return n;
+}
+
+/* Is a client TLS context wanted: an upstream gets queries over TLS,
+ * or CAs are configured (a bad bundle is then a start error, as in
+ * Unbound, even before a zone uses it)? */
+static int wants_tls(const struct config_file* cfg)
+{
+	const struct config_stub* s;
+	if(cfg->tls_upstream || (cfg->tls_cert_bundle &&
+		cfg->tls_cert_bundle[0]) || cfg->tls_system_cert ||
+		cfg->tls_win_cert)
+		return 1;
+	for(s = cfg->stubs; s; s = s->next)
+		if(s->ssl_upstream)
+			return 1;
+	for(s = cfg->forwards; s; s = s->next)
+		if(s->ssl_upstream)
+			return 1;
+	return 0;
 }
 
 struct iter_hints* hints_create(const struct config_file* cfg)
@@ -204,6 +232,10 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		h->list = r;
 		h->root = r;
 	}
+	if(wants_tls(cfg) && !(h->tls_ctx = tls_client_ctx_create(cfg))) {
+		hints_delete(h);
+		return NULL;
+	}
 	for(fwd = 0; fwd < 2; fwd++) {
 		for(s = fwd ? cfg->forwards : cfg->stubs; s; s = s->next) {
 			struct iter_hint* x = hint_from_stub(s, fwd);
@@ -228,6 +260,7 @@ void hints_delete(struct iter_hints* h)
 		return;
 	priv_delete(h->priv);
 	free(h->caps_exempt);
+	tls_client_ctx_free(h->tls_ctx);
 	for(x = h->list; x; x = n) {
 		n = x->next;
 		delegpt_free(x->dp);

@@ -40,6 +40,9 @@ struct iter_hints {
 	 * up at all from depth tfp_num - 1 on */
 	int tfp[HINTS_MAX_TFP];
 	int tfp_num;
+	/* DNS over TLS to upstreams: the client context (with this
+	 * config's CAs), NULL when no zone and no tls-upstream wants TLS */
+	struct ssl_ctx_st* tls_ctx;
 	/* caps-exempt / caps-whitelist (iterator/iter_caps.h) */
 	uint8_t* caps_exempt;
 	size_t num_caps_exempt;

@@ -342,6 +342,7 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 	if(iq->stub_primed) {
 		*dp = iq->stub_primed;
 		iq->stub_primed = NULL;
+		(*dp)->tls = h->dp->tls;   /* stub-tls-upstream holds on */
 		return 1;
 	}
 	if(env->rrset_cache && !iq->no_cache) {
@@ -350,8 +351,10 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 		*dp = iter_cache_delegation(env->rrset_cache, h->dp->name,
 			iq->qclass, dname_count_labels(h->dp->name) - 1, now);
 		if(*dp && query_dname_compare((*dp)->name, h->dp->name) == 0
-			&& (*dp)->num_addr > 0)
+			&& (*dp)->num_addr > 0) {
+			(*dp)->tls = h->dp->tls;
 			return 1;
+		}
 		delegpt_free(*dp);
 		*dp = NULL;
 	}
@@ -569,6 +572,13 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
 	req.caps = iter_caps_use(env, iq);
+	if(iq->dp->tls || (env->cfg && env->cfg->tls_upstream)) {
+		/* DNS over TLS or nothing: without a context (none was
+		 * made for this config) outnet_send refuses */
+		req.tls = 1;
+		req.tls_ctx = env->hints ? env->hints->tls_ctx : NULL;
+		req.tls_name = a->tls_name;
+	}
 	left = iq->budget->deadline_ms - now_ms();
 	if(left < 50)
 		return -1;

@@ -50,6 +50,9 @@ struct outnet_query {
 	uint16_t id;
 	int use_edns;
 	int is_tcp;
+	int is_tls;                /* over TLS (is_tcp is set too) */
+	struct ssl_ctx_st* tls_ctx;
+	char tls_name[256];        /* "": no authentication name */
 	int timeout_ms;
 	struct timespec sent;
 	/* UDP socket */
@@ -93,6 +96,7 @@ struct outside_network {
 	struct outnet_tcp_conn* conns;  /* open connections, newest first */
 	int num_conns;             /* at most s.num_tcp */
 	struct event* tcp_serve;   /* zero timer: serve wait_tcp */
+	struct tls_session_cache* tls_sessions;  /* for resumption */
 	int no_port_refused;       /* IP_BIND_ADDRESS_NO_PORT said no:
 	                            * bit 1 IPv4, bit 2 IPv6 */
 	struct outnet_stats stats;

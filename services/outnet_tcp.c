@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outnet_tcp.c - upstream TCP connections shared by queries:
- * reuse, pipelining, answers matched by ID and question (see
- * outside_network.h for the rules). */
+ * reuse, pipelining, answers matched by ID and question, optionally
+ * with TLS on them (see outside_network.h for the rules). */
 #include "config.h"
 #include "services/outnet_internal.h"
+#include "services/tls_client.h"
+#include "services/stream_tls.h"
 #include "util/log.h"
 #include "util/net_help.h"
 #include "util/random.h"
 #include <event2/event.h>
+#include <openssl/ssl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +25,29 @@
 #endif
 
 #define TCP_READS_PER_WAKE 4    /* bound one wake-up's work */
+#define TLS_READS_PER_WAKE 64   /* TLS: records (one answer each, as
+                                 * servers write them) per wake-up */
 #define TCP_RBUF_SIZE (2 + 65535)   /* the largest framed message */
 #define TCP_MAX_UNWANTED 64     /* unmatched messages in a row before
                                  * a drop (late answers are fine) */
+#define TCP_WBUF_SIZE 4096      /* queued frames go out together (one
+                                 * TLS record, one send) */
 
 struct outnet_tcp_conn {
 	struct outside_network* o;
 	struct outnet_tcp_conn* prev, * next;   /* o->conns */
 	int linked;
-	/* the key: server address and port, and the TLS authentication
-	 * name (NULL for plain TCP; kept for a later TLS upstream) */
+	/* the key: server address and port; for TLS also the client
+	 * context and the authentication name (in tls) */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	const char* auth_name;
+	int is_tls;
+	struct tls_peer tls;       /* session cache key (SSL ex_data) */
+	SSL* ssl;                  /* NULL until the TCP connect is done */
+	int handshaking;
+	int read_wants_write;      /* SSL_read must be retried when
+	                            * writable, SSL_write when readable */
+	int write_wants_read;
 	int fd;
 	struct event* ev_read, * ev_write, * idle;
 	int connecting;
@@ -43,7 +59,7 @@ struct outnet_tcp_conn {
 	struct outnet_query* queries;   /* on it: sent or still to write */
 	int num_queries;
 	struct outnet_query* wq_head, * wq_tail;   /* still to write */
-	uint8_t wbuf[2 + QBUF_MAX];     /* the frame being written */
+	uint8_t wbuf[TCP_WBUF_SIZE];    /* the frames being written */
 	size_t wlen, wpos;
 	/* what was read: whole messages are handled from here, a partial
 	 * one waits at the start for the rest */
@@ -85,22 +101,39 @@ static void conn_free(struct outnet_tcp_conn* c)
 		event_free(c->ev_write);
 	if(c->idle)
 		event_free(c->idle);
+	tls_client_close(c->ssl);
 	if(c->fd != -1)
 		close(c->fd);
 	free(c->rbuf);
 	free(c);
 }
 
+static int conn_fits(const struct outnet_tcp_conn* c,
+	const struct outnet_query* q);
+
+/* Does a query that waits for a slot fit c (a TLS connection that was
+ * full: at max-reuse-tcp-queries outstanding)? */
+static int conn_wanted(const struct outnet_tcp_conn* c)
+{
+	const struct outnet_query* q;
+	if(!c->is_tls)
+		return 0;   /* a waiter for a plain one is on it already */
+	for(q = c->o->wait_tcp.head; q; q = q->wait.next)
+		if(conn_fits(c, q))
+			return 1;
+	return 0;
+}
+
 /* No queries left: closing ones go now, and so do all when queries
- * wait for a slot (a waiter for this server would be on it already);
- * others after tcp-reuse-timeout. Not inside the read loop, which
- * checks again at its end. */
+ * wait for a slot, unless one of them can go on it; others after
+ * tcp-reuse-timeout. Not inside the read loop, which checks again at
+ * its end. */
 static void conn_idle_check(struct outnet_tcp_conn* c)
 {
 	if(c->busy || c->num_queries > 0)
 		return;
 	if(c->closing || c->o->s.tcp_reuse_timeout == 0 ||
-		c->o->wait_tcp.head)
+		(c->o->wait_tcp.head && !conn_wanted(c)))
 		conn_free(c);
 	else	outnet_timer_after(c->idle, c->o->s.tcp_reuse_timeout);
 }
@@ -136,6 +169,11 @@ void outnet_tcp_detach(struct outnet_query* q)
 	q->on_conn.prev = q->on_conn.next = NULL;
 	q->conn = NULL;
 	c->num_queries--;
+	/* a full TLS connection has room again: the waiters try it (from
+	 * a zero timer, so nothing nests in the caller) */
+	if(c->is_tls && !c->closing && c->o->wait_tcp.head &&
+		c->o->tcp_serve)
+		outnet_timer_after(c->o->tcp_serve, 0);
 	conn_idle_check(c);
 }
 
@@ -172,7 +210,10 @@ static void conn_attach(struct outnet_tcp_conn* c, struct outnet_query* q)
 	c->num_queries++;
 	if(c->used++ > 0)
 		o->stats.tcp_reused++;
-	if(c->used >= o->s.max_reuse_tcp)
+	/* plain TCP: max-reuse-tcp-queries in the connection's life; TLS:
+	 * at most that many outstanding (Unbound's reuse_tcp_find rule for
+	 * both), as a new connection costs a handshake (conn_fits) */
+	if(!c->is_tls && c->used >= o->s.max_reuse_tcp)
 		c->closing = 1;
 	evtimer_del(c->idle);
 	if(!c->connecting)
@@ -180,15 +221,28 @@ static void conn_attach(struct outnet_tcp_conn* c, struct outnet_query* q)
 	outnet_timer_after(q->timer, q->timeout_ms);
 }
 
-/* A reusable connection to q's server (same address, port, and
- * authentication name: none for plain TCP). */
+/* May q go on c: the same address and port, plain or TLS as q, and
+ * for TLS the same client context and authentication name (a
+ * connection verified for one name never carries a query for
+ * another)? */
+static int conn_fits(const struct outnet_tcp_conn* c,
+	const struct outnet_query* q)
+{
+	if(c->closing || c->is_tls != q->is_tls || sockaddr_cmp(&c->addr,
+		c->addrlen, &q->addr, q->addrlen) != 0 || (c->is_tls &&
+		c->num_queries >= c->o->s.max_reuse_tcp))
+		return 0;
+	return !c->is_tls || (c->tls.ctx == q->tls_ctx &&
+		strcmp(c->tls.name, q->tls_name) == 0);
+}
+
+/* A reusable connection to q's server. */
 static struct outnet_tcp_conn* conn_find(struct outside_network* o,
 	const struct outnet_query* q)
 {
 	struct outnet_tcp_conn* c;
 	for(c = o->conns; c; c = c->next)
-		if(!c->closing && !c->auth_name && sockaddr_cmp(&c->addr,
-			c->addrlen, &q->addr, q->addrlen) == 0)
+		if(conn_fits(c, q))
 			return c;
 	return NULL;
 }
@@ -241,6 +295,13 @@ static struct outnet_tcp_conn* conn_open(struct outside_network* o,
 		log_err("outgoing tcp socket: %s", strerror(errno));
 		return NULL;
 	}
+	if(q->is_tls) {
+		/* pipelined TLS records are small: Nagle would hold each
+		 * one until the last is acknowledged (a delayed ACK) */
+		int on = 1;
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
+			(socklen_t)sizeof(on));
+	}
 	if(o->any_ifs && !conn_bind(o, fd, q->addr.ss_family)) {
 		verbose(VERB_ALGO, "outgoing tcp bind: %s", strerror(errno));
 		close(fd);
@@ -262,6 +323,14 @@ static struct outnet_tcp_conn* conn_open(struct outside_network* o,
 	c->addr = q->addr;
 	c->addrlen = q->addrlen;
 	c->connecting = 1;
+	if(q->is_tls) {
+		c->is_tls = 1;
+		c->tls.cache = o->tls_sessions;
+		c->tls.ctx = q->tls_ctx;
+		c->tls.addr = q->addr;
+		c->tls.addrlen = q->addrlen;
+		memcpy(c->tls.name, q->tls_name, sizeof(c->tls.name));
+	}
 	c->ev_read = event_new(o->base, fd, EV_READ | EV_PERSIST,
 		conn_read_cb, c);
 	c->ev_write = event_new(o->base, fd, EV_WRITE | EV_PERSIST,
@@ -390,67 +459,179 @@ static void conn_fail(struct outnet_tcp_conn* c, const char* what, int err,
 	}
 }
 
-static void conn_write_cb(evutil_socket_t fd, short ev, void* arg)
+/* The TCP connect ended: 1 when c goes on (for TLS its handshake is
+ * next), 0 while it is still in progress, -1 when it failed (c is
+ * freed). */
+static int conn_connected(struct outnet_tcp_conn* c)
 {
-	struct outnet_tcp_conn* c = arg;
-	struct outside_network* o = c->o;
-	(void)fd; (void)ev;
-	if(c->connecting) {
-		int err = 0;
-		socklen_t len = sizeof(err);
-		if(getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
-			err = errno;
-		if(err == EINPROGRESS || err == EALREADY)
-			return;
-		if(err) {
-			conn_fail(c, "connect", err, 1);
-			return;
-		}
-		c->connecting = 0;
-		if(event_add(c->ev_read, NULL) != 0) {
-			conn_fail(c, "event", ENOMEM, 0);
-			return;
-		}
+	int err = 0;
+	socklen_t len = sizeof(err);
+	if(getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		err = errno;
+	if(err == EINPROGRESS || err == EALREADY)
+		return 0;
+	if(err) {
+		conn_fail(c, "connect", err, 1);
+		return -1;
 	}
+	c->connecting = 0;
+	if(event_add(c->ev_read, NULL) != 0) {
+		conn_fail(c, "event", ENOMEM, 0);
+		return -1;
+	}
+	if(c->is_tls) {
+		c->ssl = tls_client_new(&c->tls, c->fd, c->o->s.tls_use_sni);
+		if(!c->ssl) {
+			conn_fail(c, "tls", ENOMEM, 1);
+			return -1;
+		}
+		c->handshaking = 1;
+	}
+	return 1;
+}
+
+/* "ADDR port N" and " (auth name NAME)" for log lines. */
+static void conn_describe(const struct outnet_tcp_conn* c, char* buf,
+	size_t len)
+{
+	char ip[64];
+	int port = 0;
+	addr_to_str(&c->addr, c->addrlen, ip, sizeof(ip));
+	if(c->addr.ss_family == AF_INET)
+		port = ntohs(((const struct sockaddr_in*)&c->addr)->sin_port);
+	else if(c->addr.ss_family == AF_INET6)
+		port = ntohs(((const struct sockaddr_in6*)&c->addr)->sin6_port);
+	snprintf(buf, len, "%s port %d%s%s%s", ip, port,
+		c->tls.name[0] ? " (auth name " : " (no auth name",
+		c->tls.name, ")");
+}
+
+/* One step of the TLS handshake: 1 done, 0 waiting (for the socket),
+ * -1 failed: the queries on c fail (the iterator tries another server;
+ * nothing goes out in plain DNS) and c is freed. */
+static int conn_handshake(struct outnet_tcp_conn* c)
+{
+	struct outside_network* o = c->o;
+	const char* why = NULL;
+	char peer[LDNS_MAX_DOMAINLEN + 128];
+	int r = tls_client_handshake(c->ssl, &why);
+	if(r == STREAM_IO_WANT_READ) {
+		event_del(c->ev_write);   /* the read event is always on */
+		return 0;
+	}
+	if(r == STREAM_IO_WANT_WRITE) {
+		event_add(c->ev_write, NULL);
+		return 0;
+	}
+	conn_describe(c, peer, sizeof(peer));
+	if(r != 1) {
+		/* the server is unusable, said at the level of Unbound's
+		 * "ssl handshake failed" (errors are shown by default) */
+		log_err("ssl handshake failed: %s, upstream %s", why, peer);
+		o->stats.tls_failed++;
+		tls_session_forget(&c->tls);
+		conn_fail(c, "tls handshake", EPROTO, 1);
+		return -1;
+	}
+	c->handshaking = 0;
+	o->stats.tls_conns++;
+	if(tls_client_resumed(c->ssl))
+		o->stats.tls_resumed++;
+	verbose(VERB_ALGO, "outgoing tls to %s: %s, session %s", peer,
+		SSL_get_version(c->ssl), tls_client_resumed(c->ssl) ?
+		"resumed" : "new");
+	if(c->wq_head || c->wpos < c->wlen)
+		event_add(c->ev_write, NULL);
+	else	event_del(c->ev_write);
+	return 1;
+}
+
+/* Copy queued frames to wbuf, as many as fit (one with the test aid
+ * tcp_write_chunk). The frames are copied: a query cancelled while it
+ * is half written leaves the stream whole. 0 when none is queued. */
+static int conn_fill_wbuf(struct outnet_tcp_conn* c)
+{
+	struct outside_network* o = c->o;
+	c->wlen = c->wpos = 0;
+	while(c->wq_head && c->wlen + 2 + c->wq_head->pktlen <=
+		sizeof(c->wbuf)) {
+		struct outnet_query* q = c->wq_head;
+		c->wq_head = q->wq_next;
+		if(!c->wq_head)
+			c->wq_tail = NULL;
+		q->wq_next = NULL;
+		q->in_wq = 0;
+		q->tcp_sent = 1;
+		c->wbuf[c->wlen] = (uint8_t)(q->pktlen >> 8);
+		c->wbuf[c->wlen + 1] = (uint8_t)q->pktlen;
+		memcpy(c->wbuf + c->wlen + 2, q->pkt, q->pktlen);
+		c->wlen += 2 + q->pktlen;
+		o->stats.sent_tcp++;
+		if(o->s.tcp_write_chunk)
+			break;
+	}
+	return c->wlen > 0;
+}
+
+/* Write what is queued until the socket is full or nothing is left. */
+static void conn_write(struct outnet_tcp_conn* c)
+{
+	struct outside_network* o = c->o;
 	for(;;) {
 		size_t n;
-		ssize_t r;
-		if(c->wpos == c->wlen) {
-			struct outnet_query* q = c->wq_head;
-			if(!q) {
+		long r;
+		if(c->wpos == c->wlen && !conn_fill_wbuf(c)) {
+			event_del(c->ev_write);
+			return;
+		}
+		n = c->wlen - c->wpos;
+		if(c->ssl) {
+			/* a retry passes the same bytes (wbuf is refilled
+			 * only when all of it went) */
+			r = tls_client_write(c->ssl, c->wbuf + c->wpos, n);
+			if(r == STREAM_IO_WANT_WRITE)
+				return;
+			if(r == STREAM_IO_WANT_READ) {
+				c->write_wants_read = 1;
 				event_del(c->ev_write);
 				return;
 			}
-			c->wq_head = q->wq_next;
-			if(!c->wq_head)
-				c->wq_tail = NULL;
-			q->wq_next = NULL;
-			q->in_wq = 0;
-			q->tcp_sent = 1;
-			/* the frame is copied: a query cancelled while it is
-			 * half written leaves the stream whole */
-			c->wbuf[0] = (uint8_t)(q->pktlen >> 8);
-			c->wbuf[1] = (uint8_t)q->pktlen;
-			memcpy(c->wbuf + 2, q->pkt, q->pktlen);
-			c->wlen = 2 + q->pktlen;
-			c->wpos = 0;
-			o->stats.sent_tcp++;
-		}
-		n = c->wlen - c->wpos;
-		if(o->s.tcp_write_chunk && n > o->s.tcp_write_chunk)
-			n = o->s.tcp_write_chunk;
-		r = send(c->fd, c->wbuf + c->wpos, n, MSG_NOSIGNAL);
-		if(r < 0) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
+			if(r < 0) {
+				conn_fail(c, "write", EPROTO, 0);
 				return;
-			conn_fail(c, "write", errno, 0);
-			return;
+			}
+		} else {
+			if(o->s.tcp_write_chunk && n > o->s.tcp_write_chunk)
+				n = o->s.tcp_write_chunk;
+			r = send(c->fd, c->wbuf + c->wpos, n, MSG_NOSIGNAL);
+			if(r < 0) {
+				if(errno == EAGAIN || errno == EWOULDBLOCK ||
+					errno == EINTR)
+					return;
+				conn_fail(c, "write", errno, 0);
+				return;
+			}
 		}
 		c->wpos += (size_t)r;
-		if(o->s.tcp_write_chunk)
+		if(!c->ssl && o->s.tcp_write_chunk)
 			return;   /* test aid: one chunk per wake-up */
 	}
+}
+
+static void conn_write_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct outnet_tcp_conn* c = arg;
+	(void)fd; (void)ev;
+	if(c->connecting && conn_connected(c) <= 0)
+		return;
+	if(c->handshaking && conn_handshake(c) <= 0)
+		return;
+	if(c->read_wants_write) {
+		/* an SSL_read waited for this: redo it from the loop */
+		c->read_wants_write = 0;
+		event_active(c->ev_read, EV_READ, 0);
+	}
+	conn_write(c);
 }
 
 /* A whole message msg/len: hand it to the query it answers. 0: the
@@ -503,25 +684,54 @@ static int conn_messages(struct outnet_tcp_conn* c)
 	return 1;
 }
 
+/* One read into c->rbuf: > 0 bytes, 0 closed, STREAM_IO_WANT_* to
+ * wait, STREAM_IO_ERROR (errno set for plain TCP). */
+static long conn_recv(struct outnet_tcp_conn* c, size_t want)
+{
+	long r;
+	if(c->ssl)
+		return tls_client_read(c->ssl, c->rbuf + c->rlen, want);
+	r = recv(c->fd, c->rbuf + c->rlen, want, 0);
+	if(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+		errno == EINTR))
+		return STREAM_IO_WANT_READ;
+	return r < 0 ? STREAM_IO_ERROR : r;
+}
+
 static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct outnet_tcp_conn* c = arg;
 	int i;
 	(void)fd; (void)ev;
+	if(c->handshaking) {
+		(void)conn_handshake(c);
+		return;
+	}
+	if(c->write_wants_read) {
+		/* an SSL_write waited for this: the write event redoes it */
+		c->write_wants_read = 0;
+		event_add(c->ev_write, NULL);
+	}
 	if(!c->rbuf && !(c->rbuf = malloc(TCP_RBUF_SIZE))) {
 		conn_fail(c, "read", ENOMEM, 0);
 		return;
 	}
 	c->busy = 1;   /* callbacks may send and cancel, not free c */
-	for(i = 0; i < TCP_READS_PER_WAKE; i++) {
+	for(i = 0; i < (c->ssl ? TLS_READS_PER_WAKE : TCP_READS_PER_WAKE);
+		i++) {
 		size_t want = TCP_RBUF_SIZE - c->rlen;
-		ssize_t r = recv(c->fd, c->rbuf + c->rlen, want, 0);
-		if(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-			errno == EINTR))
+		long r = conn_recv(c, want);
+		if(r == STREAM_IO_WANT_READ)
 			break;
+		if(r == STREAM_IO_WANT_WRITE) {
+			c->read_wants_write = 1;
+			event_add(c->ev_write, NULL);
+			break;
+		}
 		if(r <= 0) {
+			int err = r == 0 ? 0 : c->ssl ? EPROTO : errno;
 			c->busy = 0;
-			conn_fail(c, "read", r < 0 ? errno : 0, 0);
+			conn_fail(c, "read", err, 0);
 			return;
 		}
 		c->rlen += (size_t)r;
@@ -531,10 +741,18 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 			conn_fail(c, "read", EBADMSG, 0);
 			return;
 		}
-		if((size_t)r < want)
-			break;   /* drained: the next wake-up says when more */
+		/* plain TCP drained: the next wake-up says when more; TLS
+		 * gives a record per read: on until it wants more input */
+		if(!c->ssl && (size_t)r < want)
+			break;
 	}
 	c->busy = 0;
+	/* stopped by the bound, not for input: what OpenSSL holds (read
+	 * ahead, the socket shows none of it) waits for the next round.
+	 * After WANT_READ it may hold a part of a record: the socket's
+	 * event brings the rest (re-activating then would spin). */
+	if(c->ssl && i == TLS_READS_PER_WAKE && tls_client_pending(c->ssl))
+		event_active(c->ev_read, EV_READ, 0);
 	conn_idle_check(c);
 }
 

@@ -4,6 +4,7 @@
 #include "services/outnet_internal.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
+#include "services/tls_client.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/msgparse.h"
@@ -22,6 +23,7 @@
 #define MAX_BIND_TRIES 16   /* random ports tried when bind fails */
 #define UDP_READS_PER_WAKE 16 /* bound the work one flood can cause */
 #define UDP_BUF_SIZE 65535
+#define TLS_SESSIONS_MAX 64 /* TLS sessions kept per worker */
 #define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
                              * back from other threads too) */
 
@@ -109,6 +111,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->tcp_reuse_timeout = cfg->tcp_reuse_timeout;
 	s->max_reuse_tcp = cfg->max_reuse_tcp_queries;
 	s->max_waiting = cfg->num_queries_per_thread;
+	s->tls_use_sni = cfg->tls_use_sni;
 }
 
 /* ---- the engine ---- */
@@ -747,7 +750,9 @@ struct outside_network* outside_network_create(struct event_base* base,
 	o->udp_buf = malloc(UDP_BUF_SIZE);
 	o->poll = evtimer_new(base, poll_cb, o);
 	o->tcp_serve = evtimer_new(base, outnet_tcp_serve_cb, o);
-	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll || !o->tcp_serve)
+	o->tls_sessions = tls_session_cache_create(TLS_SESSIONS_MAX);
+	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll || !o->tcp_serve ||
+		!o->tls_sessions)
 		goto fail;
 	return o;
 fail:
@@ -763,6 +768,7 @@ void outside_network_delete(struct outside_network* o)
 	while(o->all)
 		query_free(o->all);
 	outnet_tcp_close_all(o);
+	tls_session_cache_delete(o->tls_sessions);
 	if(o->poll)
 		event_free(o->poll);
 	free(o->udp_buf);
@@ -810,8 +816,11 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	if(o->wait_udp.num + o->wait_tcp.num >= o->s.max_waiting &&
 		(o->wait_udp.num || o->wait_tcp.num))
 		return NULL;   /* already a backlog: no unbounded queue */
-	if((req->tcp || o->s.tcp_upstream) && o->s.num_tcp == 0)
+	if((req->tcp || req->tls || o->s.tcp_upstream) && o->s.num_tcp == 0)
 		return NULL;   /* outgoing-num-tcp: 0 means no TCP */
+	if(req->tls && (!req->tls_ctx || (req->tls_name &&
+		strlen(req->tls_name) >= sizeof(q->tls_name))))
+		return NULL;   /* never plain DNS instead */
 	if(!(q = calloc(1, sizeof(*q))))
 		return NULL;
 	q->o = o;
@@ -854,7 +863,15 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	}
 	q->edns_known = known;
 	q->use_edns = req->edns && !(known && edns_vs == -1);
-	q->is_tcp = req->tcp || o->s.tcp_upstream;
+	q->is_tcp = req->tcp || req->tls || o->s.tcp_upstream;
+	if(req->tls) {
+		q->is_tls = 1;
+		q->tls_ctx = req->tls_ctx;
+		if(req->tls_name)
+			memcpy(q->tls_name, req->tls_name,
+				strlen(req->tls_name) + 1);
+	}
+	q->req.tls_name = NULL;   /* not kept: copied */
 	q->timeout_ms = req->timeout_ms > 0 ? req->timeout_ms : to;
 	if(q->is_tcp)
 		q->timeout_ms = tcp_timeout_of(q, to);

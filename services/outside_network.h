@@ -32,6 +32,15 @@
  * so the kernel picks the port at connect() by the whole four-tuple
  * (not one free for every destination). Connections end with a plain
  * close (FIN), never an RST.
+ * TLS (req.tls, services/tls_client.h): the same connections with a TLS
+ * session on them; one is shared only by queries to the same address,
+ * port, client context and authentication name. A handshake that fails
+ * (a certificate that does not verify, say) fails the queries on it
+ * with OUTNET_ERROR and is logged with the reason; nothing falls back
+ * to plain DNS, and TLS queries never use UDP. Sessions are resumed
+ * from a per-worker cache keyed like the connections. For TLS,
+ * max-reuse-tcp-queries bounds the queries outstanding on a connection
+ * (Unbound's rule), not its life: a new one costs a handshake.
  * A query ends in exactly one callback (reply, timeout or error) unless
  * it is cancelled; its socket is closed and its port returned then, so a
  * late reply is dropped by the kernel.
@@ -89,6 +98,7 @@ struct outnet_settings {
 	int max_waiting;           /* queries that may wait for a port or a
 	                            * TCP slot (num-queries-per-thread) */
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
+	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
 };
 
 /* Settings from the config (the pointers point into cfg: keep it until
@@ -140,6 +150,13 @@ struct outnet_request {
 	                           * record the result in the infra cache */
 	int timeout_ms;           /* 0: the infra rto (UDP); for TCP at
 	                           * least tcp_timeout */
+	int tls;                  /* DNS over TLS: on a TLS connection
+	                           * (never UDP, never plain TCP) */
+	struct ssl_ctx_st* tls_ctx;  /* its client context (services/
+	                           * tls_client.h); must outlive the query */
+	const char* tls_name;     /* the name the certificate must match
+	                           * (NULL: none); a connection is shared
+	                           * only by queries with the same name */
 	int caps;                 /* use-caps-for-id: the case of every
 	                           * letter of the qname is random; a reply
 	                           * whose question differs only in case
@@ -203,6 +220,9 @@ struct outnet_stats {
 	                           * carried one before */
 	uint64_t tcp_moved;       /* queries moved to a new connection */
 	uint64_t tcp_dropped;     /* connections dropped: not DNS */
+	uint64_t tls_conns;       /* TLS handshakes completed */
+	uint64_t tls_resumed;     /* of those, sessions resumed */
+	uint64_t tls_failed;      /* TLS handshakes that failed */
 };
 const struct outnet_stats* outnet_get_stats(const struct outside_network* o);
 /* Queries started and not finished (including waiting ones). */

@@ -196,6 +196,13 @@ struct config_file {
 	int permit_small_holddown;
 	int tcp_upstream;
 	int udp_connect;
+	/* DNS over TLS to upstreams (services/tls_client.h) */
+	int tls_upstream;               /* tls-upstream / ssl-upstream */
+	char* tls_cert_bundle;          /* tls-cert-bundle (PEM), "" none */
+	int tls_system_cert;            /* tls-system-cert */
+	int tls_win_cert;               /* tls-win-cert: as Unbound on
+	                                 * Linux, the system store too */
+	int tls_use_sni;                /* tls-use-sni */
 	char* target_fetch_policy;
 	struct config_strlist* private_address;
 	struct config_strlist* private_domain;

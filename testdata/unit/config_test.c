@@ -618,12 +618,12 @@ static void test_clauses(void** state)
 	assert_int_equal(cfg->remote_control_enable, 1);
 	assert_int_equal(cfg->control_port, 8954);
 	assert_int_equal(config_check(cfg), 1);
-	/* stub and forward zones are implemented; over TLS not yet */
+	/* stub and forward zones are implemented, over TLS too */
 	assert_false(has_unimpl(cfg, "stub-zone:name", NULL));
 	assert_false(has_unimpl(cfg, "forward-zone:forward-addr", NULL));
 	assert_false(has_unimpl(cfg, "forward-zone:forward-first", NULL));
-	assert_true(has_unimpl(cfg, "forward-zone:forward-tls-upstream",
-		"yes"));
+	assert_false(has_unimpl(cfg, "forward-zone:forward-tls-upstream",
+		NULL));
 	assert_true(has_unimpl(cfg, "view:local-zone", "example.org. static"));
 	assert_true(has_unimpl(cfg, "rpz:rpz-log", "yes"));
 	assert_true(has_unimpl(cfg, "cachedb:backend", "redis"));
