@@ -12,8 +12,9 @@
  * set and glue are kept per worker for their TTL), pick a server by the
  * infra cache's RTT, send the qname (minimised, one label below the
  * zone with type A, when qname-minimisation is on: a referral moves
- * down, another answer asks one label more, NXDOMAIN makes it ask the
- * full name, as Unbound's relaxed mode), scrub the reply
+ * down, another answer asks one label more; NXDOMAIN, another rcode
+ * or 3 timeouts make it ask the full name, as Unbound's relaxed mode),
+ * scrub the reply
  * (iterator/iter_scrub.h), then: answer -> done; CNAME/DNAME -> restart
  * at the target (chain kept); referral -> new delegation point from the
  * NS set and in-bailiwick glue, glueless names looked up with
@@ -85,6 +86,8 @@ struct module_qstate;
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
+#define ITER_QMIN_MAX_TIMEOUTS 3  /* timeouts of minimised questions,
+                                   * then the full name (relaxed) */
 #define ITER_MAX_TIME_MS MODULE_MAX_QUERY_MS    /* a client query (and its sub-queries)
                                    * ends by then, SERVFAIL if need be */
 
@@ -178,6 +181,7 @@ struct iter_qstate {
 	int qmin;                       /* still minimising */
 	int qmin_labels;                /* labels of the name asked next */
 	int qmin_steps;                 /* minimised queries so far */
+	int qmin_timeouts;              /* of minimised queries */
 	const uint8_t* ask;             /* points into sname */
 	size_t asklen;
 	uint16_t asktype;
