@@ -545,9 +545,19 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	if(!dp)
 		return;
 	if(dp->num_addr == 0) {
-		/* no glue: keep the hints' addresses rather than loop */
-		delegpt_free(dp);
-		return;
+		/* no glue: the root is asked at the hints' addresses (as
+		 * Unbound's safety belt), and the primed names are looked
+		 * up there when more servers are wanted */
+		const struct delegpt_addr* a;
+		for(a = env->hints && env->hints->root ?
+			env->hints->root->dp->addrs : NULL; a; a = a->next)
+			(void)delegpt_add_addr(dp, &a->addr, a->addrlen);
+		verbose(VERB_ALGO, "priming answer without addresses: "
+			"the root hints' addresses");
+		if(dp->num_addr == 0) {
+			delegpt_free(dp);
+			return;
+		}
 	}
 	delegpt_free(env->primed_root);
 	env->primed_root = dp;

@@ -494,11 +494,13 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	struct iter_qstate* iq)
 {
 	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
-	int rtts[DELEGPT_MAX_ADDR], n = 0, i, best = -1, inband = 0;
+	int rtts[DELEGPT_MAX_ADDR], briefs[DELEGPT_MAX_ADDR];
+	int n = 0, i, best = -1, inband = 0;
 	int min_attempts = ITER_MAX_ATTEMPTS;
 	time_t now = time(NULL);
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
+		int brief = 0;
 		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS ||
 			avoided(iq, a))
 			continue;
@@ -507,10 +509,25 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			a->dead = 1;
 			continue;
 		}
+		if(env->infra && !iq->probe && infra_backed_off(env->infra,
+			&a->addr, a->addrlen, iq->dp->name, iq->dp->namelen,
+			iq->qtype, now)) {
+			/* timed out again and again: one short try (a server
+			 * that dropped only some names answers it), not its
+			 * backed-off timeout; a background probe waits that
+			 * out (probe_backed_off) */
+			iq->backed_off = 1;
+			if(a->attempts > 0) {
+				a->dead = 1;
+				continue;
+			}
+			brief = 1;
+		}
 		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
 			a->addrlen, iq->dp->name, iq->dp->namelen, iq->qtype,
 			&lame, &dlame, &rlame, &rtt, now)) {
-			if(lame || rlame || rtt >= infra_max_rtt(env->infra)) {
+			if(lame || rlame || (rtt >= infra_max_rtt(env->infra) &&
+				!iq->probe)) {
 				/* lame, or backed off to the top: as Unbound,
 				 * not used until it has been probed again */
 				a->dead = 1;
@@ -522,6 +539,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			min_attempts = a->attempts;
 		cand[n] = a;
 		rtts[n] = rtt;
+		briefs[n] = brief;
 		n++;
 	}
 	for(i = 0; i < n; i++)
@@ -538,7 +556,8 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
 			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0) {
-			iq->sel_rtt = rtts[i];
+			iq->sel_rtt = briefs[i] ? env->unknown_rtt : rtts[i];
+			iq->sel_brief = briefs[i];
 			return cand[i];
 		}
 	return NULL;
@@ -570,6 +589,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	left = iq->budget->deadline_ms - now_ms();
 	if(left < 50)
 		return -1;
+	if(iq->sel_brief)
+		req.timeout_ms = iq->sel_rtt;   /* a backed-off server */
 	if(iq->sel_rtt > left)
 		req.timeout_ms = (int)left;   /* the time bound cuts it */
 	a->attempts++;
@@ -665,6 +686,28 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
+/* No server left and some were backed off (infra_backed_off): the
+ * client gets its SERVFAIL now, and one background query at a time
+ * per server (its probedelay) asks them again, as Unbound probes
+ * backed-off servers; a reply makes them usable at once. */
+static void probe_backed_off(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	time_t now = time(NULL);
+	int claimed = 0;
+	if(!iq->backed_off || iq->probe || !env->infra || !env->mesh)
+		return;
+	for(a = iq->dp->addrs; a; a = a->next)
+		if(infra_backed_off(env->infra, &a->addr, a->addrlen,
+			iq->dp->name, iq->dp->namelen, iq->qtype, now) &&
+			infra_claim_probe(env->infra, &a->addr, a->addrlen,
+			iq->dp->name, iq->dp->namelen, now))
+			claimed = 1;
+	if(claimed && iter_new_probe(env, iq))
+		iter_log_name(VERB_ALGO, "probe backed-off servers with",
+			iq->sname, iq->qtype);
+}
+
 /* The 0x20 fallback: servers chosen as usual, without 0x20, until
  * enough answers are in or none is left (iter_caps.h). */
 static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
@@ -725,6 +768,7 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		iq->state = ITER_INIT;
 		return 1;
 	}
+	probe_backed_off(env, iq);
 	iter_fail(iq, "all servers failed for");
 	return 0;
 }

@@ -43,7 +43,12 @@
  * restarts, referrals, NS names per delegation, lookups per delegation,
  * NXDOMAIN lookups per delegation, sub-query depth, and a time bound
  * (the last query's timeout is cut to it); a server the infra cache has
- * backed off to its top timeout (infra-cache-max-rtt) is not used;
+ * backed off to its top timeout (infra-cache-max-rtt) is not used; one
+ * that timed out 3 times in a row for the qtype gets one short try
+ * (unknown-server-time-limit) per query, not its backed-off timeout:
+ * when no server is left the answer is SERVFAIL then, and a detached
+ * probe (the same question, at most one per server per its rto) waits
+ * the back-off out;
  * cycles of sub-queries are refused by the mesh. */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
@@ -175,6 +180,7 @@ struct iter_qstate {
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
+	int sel_brief;                  /* it is backed off: a short try */
 	/* QNAME minimisation (RFC 9156, relaxed as Unbound's default):
 	 * the question sent is ask/asktype, a suffix of sname one label
 	 * below the delegation point, with type A, until the full name */
@@ -187,6 +193,9 @@ struct iter_qstate {
 	uint16_t asktype;
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
+	int backed_off;     /* a server was passed over as backed off */
+	int probe;          /* a background probe of backed-off servers:
+	                     * they are asked anyway */
 	struct iter_budget* budget;
 	/* use-caps-for-id fallback (iterator/iter_caps.h): the reference
 	 * reply, answers compared so far, how many are wanted, and whether
@@ -237,6 +246,9 @@ int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
  * asked of dp first when not NULL. 1 when started. */
 int iter_new_detached(struct iter_env* env, const uint8_t* name,
 	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp);
+/* A detached copy of iq's question at iq's delegation point that asks
+ * its backed-off servers (the probe). 1 when started. */
+int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq);
 /* A finished priming state: keep its NS set and glue as the worker's
  * primed root. */
 void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);

@@ -113,6 +113,20 @@ int infra_get_lame_rtt(struct infra_cache* infra,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
 	int* dnsseclame, int* reclame, int* rtt, time_t now);
 
+/* Has the server timed out TIMEOUT_COUNT_MAX times in a row for this
+ * qtype class (A, AAAA, other), and the entry not expired? Such a
+ * server is not waited for by client queries; a background probe
+ * (infra_claim_probe) asks it again. */
+int infra_backed_off(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now);
+/* May a background probe go to a backed-off server now? 1 (and the
+ * next one held off for the server's rto, rounded up to seconds, plus
+ * one) when its probedelay has passed; 0 otherwise. */
+int infra_claim_probe(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, time_t now);
+
 /* Copy of the entry (expired ones too); 0 when absent. */
 int infra_get_info(struct infra_cache* infra,
 	const struct sockaddr_storage* addr, socklen_t addrlen,

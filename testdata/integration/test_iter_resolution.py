@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 
+import dns.exception
 import dns.rcode
 import pytest
 
@@ -22,8 +23,10 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from testnet import have_nsd  # noqa: E402
+from testnet import have_nsd, zones  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
+from testnet.net import addresses_free  # noqa: E402
+from testnet.responder_ctl import ResponderInstance  # noqa: E402
 from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
 
 DEB_UNBOUND = "/usr/sbin/unbound"
@@ -245,3 +248,79 @@ def test_harden_referral_path_child_ignores_ns(resolver, net,
     assert ns[:1] == ["bad.tld2."], out
     r = ask(resolver, "slow.bad.tld2.", "A")
     assert rdata(r) == ["192.0.2.102"]
+
+
+
+# -- 7. dead servers ---------------------------------------------------
+
+def test_dead_servers_fail_fast(ours, net):
+    """deadref.bad.tld2.: two NS names at an address where nothing
+    listens (ICMP port unreachable, rightly not trusted: the query times
+    out). Once the first query backed the servers off in the infra
+    cache (3 timeouts in a row), the next name under the zone is
+    SERVFAIL at once, not after the back-off timeouts (before: 20 s),
+    and the servers are probed in the background (one query per server
+    per rto). Ours only: Debian's Unbound answers as fast once its
+    back-off reached 12 s, after its first query tried for over 25 s
+    (README, Performance: the side-by-side figures)."""
+    ours.start(BODY + "infra-host-ttl: 60\nverbosity: 4",
+               root_hints=net.root_hints)
+    t0 = time.time()
+    r = ask(ours, "x0.deadref.bad.tld2.", "A", timeout=8.0)
+    assert rcode(r) == "SERVFAIL" and time.time() - t0 < 5.0 * SLOW
+    t0 = time.time()
+    r = ask(ours, "x1.deadref.bad.tld2.", "A", timeout=8.0)
+    took = time.time() - t0
+    assert rcode(r) == "SERVFAIL"
+    assert took < 1.0 * SLOW, took
+    assert "probe backed-off servers with x1.deadref.bad.tld2." in ours.log()
+
+
+# -- 5. root priming without glue --------------------------------------
+
+PROXY_HOST = 14     # beside the test internet's hosts (2 to 13)
+
+
+@pytest.fixture(scope="module")
+def glueless_root(testnet_net, tmp_path_factory):
+    """A root server that answers the priming query (. NS) without the
+    servers' addresses: a responder relaying the test internet's root,
+    with A and AAAA taken out of that one reply. Yields the root.hints
+    file naming it."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    if not addresses_free(net.prefix, net.port, [PROXY_HOST]):
+        pytest.skip("no free address for the glueless root")
+    root = zones.addr(net.prefix, zones.ROOT)
+    relay = {"type": "proxy", "address": root, "port": net.port}
+    spec = zones.ResponderServer(
+        "glueless-root", PROXY_HOST, ".", [],
+        rules=[{"name": ".", "qtype": "NS", "actions": [
+            dict(relay, strip=["A", "AAAA"])]}],
+        default=[relay])
+    d = str(tmp_path_factory.mktemp("glueless-root"))
+    inst = ResponderInstance(spec, d, zones.addr(net.prefix, PROXY_HOST),
+                             net.port)
+    inst.write()
+    inst.start()
+    try:
+        inst.wait_ready()
+        hints = os.path.join(d, "root.hints")
+        with open(hints, "w") as f:
+            f.write(".\t3600000\tIN\tNS\ta.root.test.\n"
+                    "a.root.test.\t3600000\tIN\tA\t%s\n" % inst.address)
+        yield hints
+    finally:
+        inst.stop()
+
+
+def test_priming_without_glue(resolver, glueless_root):
+    """The priming answer lists the root's NS names but no addresses:
+    priming succeeds, the root is asked at the hints' address, and
+    names resolve (as Unbound: its safety belt, the hints)."""
+    resolver.start("", root_hints=glueless_root)
+    r = ask(resolver, "www.example.tld1.", "A")
+    assert rdata(r) == ["192.0.2.10"]
+    r = ask(resolver, "www.bad.tld2.", "A")
+    assert rdata(r) == ["192.0.2.100"]
