@@ -108,6 +108,8 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	iq->dp = NULL;
 	delegpt_free(iq->stub_primed);
 	iq->stub_primed = NULL;
+	delegpt_free(iq->parent_retry);
+	iq->parent_retry = NULL;
 	if(iq->budget && --iq->budget->refs == 0)
 		free(iq->budget);
 	iq->budget = NULL;
@@ -143,6 +145,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp = dp;
 	iq->dp_forward = fwd;
 	iq->dp_first = 0;
+	iq->dp_cached = 0;
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
@@ -324,6 +327,7 @@ delegation:
 	env->stats.cache_delegations++;
 	delegpt_log(VERB_ALGO, dp);
 	iter_set_dp(iq, dp, 0);
+	iq->dp_cached = 1;
 	iq->state = ITER_TARGETS;
 	return 1;
 }
@@ -406,6 +410,10 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	/* DS lives on the parent side of a zone cut: start from above */
 	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
 		dname_remove_label(iq->sname) : iq->sname;
+	if(iq->parent_retry && iq->parent_retry->namelen > 1 &&
+		dname_subdomain_c(start, iq->parent_retry->name))
+		/* the last resort: from the failed zone's parent */
+		start = dname_remove_label(iq->parent_retry->name);
 	h = env->hints ? hints_lookup(env->hints, start) : NULL;
 	if(h && iq->skip_hints && !h->is_root)
 		h = env->hints->root;
@@ -488,6 +496,21 @@ static int avoided(const struct iter_qstate* iq, const struct delegpt_addr* a)
 	return 0;
 }
 
+/* Did a at this zone fail already, before the last resort? */
+static int failed_before(const struct iter_qstate* iq,
+	const struct delegpt_addr* a)
+{
+	const struct delegpt_addr* f;
+	if(!iq->parent_retry || query_dname_compare(iq->parent_retry->name,
+		iq->dp->name) != 0)
+		return 0;
+	for(f = iq->parent_retry->addrs; f; f = f->next)
+		if(sockaddr_cmp(&f->addr, f->addrlen, &a->addr, a->addrlen)
+			== 0)
+			return 1;
+	return 0;
+}
+
 /* The usable address to send to next, by RTT: addresses not tried yet
  * first, then the fastest band, random inside the band. NULL if none. */
 static struct delegpt_addr* select_addr(struct iter_env* env,
@@ -502,7 +525,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
 		int brief = 0;
 		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS ||
-			avoided(iq, a))
+			avoided(iq, a) || failed_before(iq, a))
 			continue;
 		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
 			!= OUTNET_OK) {
@@ -686,6 +709,33 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
+/* Unbound's last resort, "try to grab parent NS": the servers of a
+ * delegation from the cache (its NS names' addresses as the zone's own
+ * servers gave them) all failed, addresses that were asked; start once more at the zone's parent,
+ * whose referral brings its NS set and glue. Not under a stub or
+ * forward zone without stub-first / forward-first. 1 when started. */
+static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
+{
+	const struct iter_hint* h;
+	if(iq->parent_retry || !iq->dp_cached || iq->dp_forward ||
+		iq->is_priming || iq->dp->namelen <= 1 || !env->hints)
+		return 0;
+	/* addresses that failed, not names without any (NXNS: the
+	 * referral would only bring the same names again) */
+	if(iq->dp->num_addr == 0 || iq->dp_nx > 0)
+		return 0;
+	h = hints_lookup(env->hints, iq->dp->name);
+	if(h && !h->is_root && !h->first)
+		return 0;
+	iter_log_name(VERB_ALGO, "try to grab parent NS, the last resort for",
+		iq->dp->name, TYPE_NS);
+	iq->parent_retry = iq->dp;
+	iq->dp = NULL;
+	iter_set_dp(iq, NULL, 0);
+	iq->state = ITER_INIT;
+	return 1;
+}
+
 /* No server left and some were backed off (infra_backed_off): the
  * client gets its SERVFAIL now, and one background query at a time
  * per server (its probedelay) asks them again, as Unbound probes
@@ -769,6 +819,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		return 1;
 	}
 	probe_backed_off(env, iq);
+	if(parent_side_retry(env, iq))
+		return 1;
 	iter_fail(iq, "all servers failed for");
 	return 0;
 }

@@ -20,7 +20,10 @@
  * NS set and in-bailiwick glue, glueless names looked up with
  * sub-queries through the mesh; NXDOMAIN / NODATA -> done with the SOA;
  * timeout, error, SERVFAIL/REFUSED, lame or bad reply -> next server
- * (3 tries per address); when a stub-first/forward-first zone's servers
+ * (3 tries per address); when the servers of a delegation from the
+ * cache all failed, once the query starts again at the zone's parent,
+ * whose referral brings the parent-side NS set and glue (Unbound's
+ * last resort), the addresses that failed left out; when a stub-first/forward-first zone's servers
  * all fail, on from the root. The RRset cache is asked first: a cached
  * answer or CNAME, else the closest cached delegation below the hints.
  * DS queries start from the parent side of the zone cut.
@@ -194,6 +197,11 @@ struct iter_qstate {
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
 	int backed_off;     /* a server was passed over as backed off */
+	int dp_cached;      /* dp came from the RRset cache (child side) */
+	/* the last resort (Unbound's "try to grab parent NS"): the cached
+	 * delegation whose servers all failed, kept so that its addresses
+	 * are not asked again when the parent's referral lists them */
+	struct delegpt* parent_retry;
 	int probe;          /* a background probe of backed-off servers:
 	                     * they are asked anyway */
 	struct iter_budget* budget;

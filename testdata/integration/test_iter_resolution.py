@@ -276,6 +276,25 @@ def test_dead_servers_fail_fast(ours, net):
     assert "probe backed-off servers with x1.deadref.bad.tld2." in ours.log()
 
 
+def test_backed_off_server_still_answers_other_names(ours, net):
+    """The server drops the queries for one name only: after 3 timeouts
+    it is backed off for type A, but the next name's query still goes
+    to it (one short try) and is answered at once; the reply makes it
+    fully usable again."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "gone.bad.tld2.",
+                              "actions": [{"type": "drop"}]}])
+    ours.start(BODY + "qname-minimisation: no", root_hints=net.root_hints)
+    r = ask(ours, "gone.bad.tld2.", "A")
+    assert rcode(r) == "SERVFAIL"
+    for name, want in (("www.bad.tld2.", "192.0.2.100"),
+                       ("slow.bad.tld2.", "192.0.2.102")):
+        t0 = time.time()
+        r = ask(ours, name, "A")
+        assert rdata(r) == [want]
+        assert time.time() - t0 < 1.0 * SLOW
+
+
 # -- 5. root priming without glue --------------------------------------
 
 PROXY_HOST = 14     # beside the test internet's hosts (2 to 13)
@@ -324,3 +343,32 @@ def test_priming_without_glue(resolver, glueless_root):
     assert rdata(r) == ["192.0.2.10"]
     r = ask(resolver, "www.bad.tld2.", "A")
     assert rdata(r) == ["192.0.2.100"]
+
+
+# -- 4. parent-side glue as the last resort ----------------------------
+
+def test_parent_side_glue_last_resort(resolver, net):
+    """The child's own address record for its server is wrong (an
+    address where nothing listens) while the parent's glue is right:
+    once the child-side address, cached from an answer, fails, the
+    query starts again at the parent ("try to grab parent NS" in both
+    logs), whose referral brings the glue, and the name resolves.
+    unknown-server-time-limit: 100 keeps Unbound's five tries of the
+    dead address short."""
+    bad = net.responder("bad")
+    dead = zones.addr(net.prefix, zones.DEAD)
+    bad.set_behaviour(rules=[{"name": "ns.bad.tld2.", "qtype": "A",
+                              "actions": [{"type": "answer", "records": [
+                                  "ns.bad.tld2. 3600 IN A %s" % dead]}]}])
+    resolver.start("qname-minimisation: no\n"
+                   "unknown-server-time-limit: 100", verbosity=4)
+    r = ask(resolver, "www.bad.tld2.", "A")
+    assert rdata(r) == ["192.0.2.100"]
+    r = ask(resolver, "ns.bad.tld2.", "A")
+    assert rdata(r) == [dead]
+    # a stub's retries: Debian's Unbound drops the reply to a client
+    # that waited past its discard-timeout (1.9 s), a later one gets it
+    r = resolver.query("slow.bad.tld2.", "A", timeout=3.0 * SLOW,
+                       retries=5)
+    assert rdata(r) == ["192.0.2.102"]
+    assert "try to grab parent NS" in resolver.log()
