@@ -289,14 +289,6 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		delegpt_free(parent);
 		return;
 	}
-	if(ldns_pkt_ra(pkt) &&
-		!ldns_pkt_aa(pkt) && !iq->dp_forward) {
-		/* a recursive server saying its cache has nothing: not an
-		 * answer from the zone (Unbound's REC_LAME); next server */
-		verbose(VERB_ALGO, "recursion-lame reply: next server");
-		server_unusable(env, iq, 0);
-		return;
-	}
 	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl ||
 		iter_has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA)) {
 		/* NODATA: an SOA, AA, a forwarder's answer, or no NS set
