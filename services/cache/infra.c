@@ -591,7 +591,8 @@ int infra_backed_off(struct infra_cache* c,
 		return 0;
 	cnt = qtype == 1 ? e->d.timeout_A : qtype == 28 ? e->d.timeout_AAAA :
 		e->d.timeout_other;
-	cnt = cnt >= TIMEOUT_COUNT_MAX && now <= e->d.ttl;
+	cnt = cnt >= TIMEOUT_COUNT_MAX && e->d.rtt.rto >= BACKED_OFF_MIN_RTO &&
+		now <= e->d.ttl;
 	pthread_mutex_unlock(&s->lock);
 	return cnt;
 }

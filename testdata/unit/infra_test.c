@@ -295,6 +295,8 @@ static void test_backed_off(void** state)
 	struct sockaddr_storage a = addr("192.0.2.10", &len);
 	uint8_t z[256];
 	size_t zl = zone("example.", z);
+	uint8_t z2[256];
+	size_t zl2 = zone("other.", z2);
 	int i, vs, to;
 	uint8_t known;
 	(void)state;
@@ -302,6 +304,13 @@ static void test_backed_off(void** state)
 	c = infra_create(&s);
 	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 0);
 	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	/* three queries sent at once, each timing out at 376 ms: 752,
+	 * not backed off (another zone, another entry) */
+	infra_host(c, &a, len, z2, zl2, 1000, &vs, &known, &to);
+	for(i = 0; i < 3; i++)
+		infra_rtt_update(c, &a, len, z2, zl2, 1, -1, 376, 1000);
+	assert_int_equal(rto_of(c, &a, len, z2, zl2), 752);
+	assert_int_equal(infra_backed_off(c, &a, len, z2, zl2, 1, 1000), 0);
 	for(i = 0; i < 2; i++)
 		infra_rtt_update(c, &a, len, z, zl, 1, -1,
 			rto_of(c, &a, len, z, zl), 1000);
