@@ -4,9 +4,9 @@
  * what the parent says, so it is not kept as the cache's delegation
  * unless it was the question; instead the zone's NS set is asked for,
  * starting at the parent (whose referral then is the question's, and
- * kept), then at the zone's own servers, and the addresses of the name servers are looked
- * up, in detached queries (services/mesh.h) whose answers go to the
- * caches with answer trust. Their number is bounded by the mesh
+ * kept), then at the zone's own servers, and the addresses of the name
+ * servers are looked up, in detached queries (services/mesh.h) whose
+ * answers go to the caches with answer trust. Their number is bounded by the mesh
  * (MESH_MAX_DETACHED at a time) and by the dependency depth. */
 #include "config.h"
 #include "iterator/iter_harden.h"

@@ -709,11 +709,11 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
-/* Unbound's last resort, "try to grab parent NS": the servers of a
- * delegation from the cache (its NS names' addresses as the zone's own
- * servers gave them) all failed, addresses that were asked; start once more at the zone's parent,
- * whose referral brings its NS set and glue. Not under a stub or
- * forward zone without stub-first / forward-first. 1 when started. */
+/* Unbound's last resort, "try to grab parent NS": the addresses of a
+ * delegation from the cache (as the zone's own servers gave them) were
+ * asked and all failed; start once more at the zone's parent, whose
+ * referral brings its NS set and glue. Not under a stub or forward
+ * zone without stub-first / forward-first. 1 when started. */
 static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
 {
 	const struct iter_hint* h;
