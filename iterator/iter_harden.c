@@ -2,10 +2,11 @@
 /* iterator/iter_harden.c - harden-referral-path (Unbound 1.17's
  * generate_ns_check and generate_a_aaaa_check): a referral's NS set is
  * what the parent says, so it is not kept as the cache's delegation
- * unless it was the question; instead the zone's own servers are asked
- * for their NS set, and the addresses of the name servers are looked
- * up, in detached queries (services/mesh.h) whose answers go to the
- * caches with answer trust. Their number is bounded by the mesh
+ * unless it was the question; instead the zone's NS set is asked for,
+ * starting at the parent (whose referral then is the question's, and
+ * kept), then at the zone's own servers, and the addresses of the name
+ * servers are looked up, in detached queries (services/mesh.h) whose
+ * answers go to the caches with answer trust. Their number is bounded by the mesh
  * (MESH_MAX_DETACHED at a time) and by the dependency depth. */
 #include "config.h"
 #include "iterator/iter_harden.h"
@@ -94,7 +95,7 @@ static int child_ns_cached(const struct iter_env* env,
 }
 
 void iter_referral_checks(struct iter_env* env, struct iter_qstate* iq,
-	const ldns_pkt* pkt)
+	const ldns_pkt* pkt, const struct delegpt* parent)
 {
 	if(!harden(env) || !iq->dp || iq->depth >= max_depth(env) ||
 		!last_resort(env, iq->dp->name))
@@ -109,9 +110,11 @@ void iter_referral_checks(struct iter_env* env, struct iter_qstate* iq,
 		return;   /* DS is above the zone cut */
 	if(child_ns_cached(env, iq))
 		return;   /* checked already: the zone's own NS set is kept */
-	/* the zone's NS set, asked of the servers just referred to */
+	/* the zone's NS set, asked at the parent first: its referral
+	 * (the question's NS set) is kept, so a child that does not
+	 * answer NS queries is still reached through the cache */
 	if(iter_new_detached(env, iq->dp->name, TYPE_NS, iq->qclass,
-		iq->depth + 1, iq->dp))
+		iq->depth + 1, parent ? parent : iq->dp))
 		iter_log_name(VERB_ALGO, "schedule ns fetch", iq->dp->name,
 			TYPE_NS);
 }

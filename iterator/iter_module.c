@@ -128,6 +128,27 @@ int iter_new_detached(struct iter_env* env, const uint8_t* name,
 	return 1;
 }
 
+int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq)
+{
+	struct module_qstate* sub = mesh_new_detached(env->mesh, iq->sname,
+		iq->qtype, iq->qclass, iq->depth);
+	struct iter_qstate* p;
+	if(!sub)
+		return 0;
+	p = state_new(sub, iq->depth, NULL);
+	if(p && !iter_qstate_preset_dp(p, iq->dp)) {
+		iter_qstate_clear(p);
+		free(p);
+		p = NULL;
+	}
+	if(p) {
+		p->dp_forward = iq->dp_forward;
+		p->probe = 1;
+	}
+	sub->minfo[env->id] = p;
+	return 1;
+}
+
 /* The state is done: priming kept, the result handed up. */
 static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	struct iter_qstate* iq)

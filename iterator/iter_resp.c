@@ -264,7 +264,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		&& query_dname_compare(nsowner, iq->dp->name) != 0 &&
 		!iter_has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA)) {
 		/* a referral to a child zone */
-		struct delegpt* dp;
+		struct delegpt* dp, *parent;
 		if(++iq->referrals > ITER_MAX_REFERRALS) {
 			iter_fail(iq, "too many referrals for");
 			return;
@@ -282,24 +282,38 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		if(iter_referral_store(env, iq, nsowner))
 			store(env, iq, pkt);
 		delegpt_log(VERB_ALGO, dp);
+		parent = iq->dp;   /* kept for the checks, which start there */
+		iq->dp = NULL;
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
-		iter_referral_checks(env, iq, pkt);
+		iter_referral_checks(env, iq, pkt, parent);
+		delegpt_free(parent);
 		iter_key_prefetch(env, iq, ldns_pkt_authority(pkt));
 		return;
 	}
-	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl) {
-		/* NODATA (an SOA or none; AA, or a forwarder's answer).
-		 * Without AA, SOA or NS this is a lame answer. */
-		ldns_rr_list* soa = iter_rrs_of_type(ldns_pkt_authority(pkt),
-			LDNS_RR_TYPE_SOA);
-		if(soa || ldns_pkt_aa(pkt) || iq->dp_forward) {
-			ldns_rr_list_deep_free(soa);
-			final_answer(env, iq, pkt, RCODE_NOERROR);
-			return;
-		}
+	if(ldns_pkt_aa(pkt) || iq->dp_forward || !nl ||
+		iter_has_type(ldns_pkt_authority(pkt), LDNS_RR_TYPE_SOA)) {
+		/* NODATA: an SOA, AA, a forwarder's answer, or no NS set
+		 * at all (a non-authoritative empty answer, or records of
+		 * another type, which the scrubber took out) */
+		final_answer(env, iq, pkt, RCODE_NOERROR);
+		return;
 	}
-	/* an upward or sideways referral, or an empty non-AA answer */
+	if(query_dname_compare(nsowner, iq->dp->name) == 0) {
+		/* no AA, nothing but the zone's own NS set: a server
+		 * answering from a cache; another server may know, and one
+		 * such reply does not make it lame for the zone */
+		verbose(VERB_ALGO, "non-authoritative NS of the zone: next "
+			"server");
+		server_unusable(env, iq, 0);
+		return;
+	}
+	if(!dname_subdomain_c(iq->dp->name, nsowner)) {
+		/* an NS set beside the zone says nothing: NODATA */
+		final_answer(env, iq, pkt, RCODE_NOERROR);
+		return;
+	}
+	/* a referral upward: the server is lame for this zone */
 	verbose(VERB_ALGO, "lame reply: next server");
 	env->stats.lame++;
 	server_unusable(env, iq, 1);
@@ -348,13 +362,24 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 	int rcode = (int)ldns_pkt_get_rcode(pkt);
 	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
 	size_t nl;
+	int strict = env->cfg && env->cfg->qname_minimisation_strict;
+	iq->state = ITER_TARGETS;
 	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
-		server_unusable(env, iq, 0);
+		/* SERVFAIL, REFUSED, ...: relaxed, the full name is asked
+		 * of the same servers (a server or middlebox that breaks
+		 * on the minimised question); strict, one label more, as
+		 * Unbound */
+		verbose(VERB_ALGO, "minimised question got rcode %d: %s",
+			rcode, strict ? "one label more" : "the full name");
+		if(strict)
+			iq->qmin_labels++;
+		else
+			iq->qmin = 0;
+		iter_reset_attempts(iq);
 		return;
 	}
-	iq->state = ITER_TARGETS;
 	if(rcode == RCODE_NXDOMAIN) {
-		if(env->cfg && env->cfg->qname_minimisation_strict) {
+		if(strict) {
 			/* strict: nothing exists below an NXDOMAIN (RFC
 			 * 8020); the SOA is the one for the name asked */
 			final_answer(env, iq, pkt, RCODE_NXDOMAIN);
@@ -397,6 +422,17 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 			env->stats.errors++;
 		if(iq->sent_to && r->result == OUTNET_ERROR)
 			iq->sent_to->dead = 1;
+		if(r->result == OUTNET_TIMEOUT && iter_minimised(iq) &&
+			++iq->qmin_timeouts >= ITER_QMIN_MAX_TIMEOUTS &&
+			!(env->cfg && env->cfg->qname_minimisation_strict)) {
+			/* the minimised question may be what is dropped
+			 * (Unbound's MAX_MINIMISE_TIMEOUT_COUNT): the full
+			 * name, of the same servers */
+			verbose(VERB_ALGO, "minimised questions time out: "
+				"the full name");
+			iq->qmin = 0;
+			iter_reset_attempts(iq);
+		}
 		return;   /* ITER_TARGETS picks the next server */
 	}
 	env->stats.replies++;
@@ -503,9 +539,19 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	if(!dp)
 		return;
 	if(dp->num_addr == 0) {
-		/* no glue: keep the hints' addresses rather than loop */
-		delegpt_free(dp);
-		return;
+		/* no glue: the root is asked at the hints' addresses (as
+		 * Unbound's safety belt), and the primed names are looked
+		 * up there when more servers are wanted */
+		const struct delegpt_addr* a;
+		for(a = env->hints && env->hints->root ?
+			env->hints->root->dp->addrs : NULL; a; a = a->next)
+			(void)delegpt_add_addr(dp, &a->addr, a->addrlen);
+		verbose(VERB_ALGO, "priming answer without addresses: "
+			"the root hints' addresses");
+		if(dp->num_addr == 0) {
+			delegpt_free(dp);
+			return;
+		}
 	}
 	delegpt_free(env->primed_root);
 	env->primed_root = dp;

@@ -109,6 +109,8 @@ void iter_qstate_clear(struct iter_qstate* iq)
 	iq->dp = NULL;
 	delegpt_free(iq->stub_primed);
 	iq->stub_primed = NULL;
+	delegpt_free(iq->parent_retry);
+	iq->parent_retry = NULL;
 	if(iq->budget && --iq->budget->refs == 0)
 		free(iq->budget);
 	iq->budget = NULL;
@@ -144,6 +146,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp = dp;
 	iq->dp_forward = fwd;
 	iq->dp_first = 0;
+	iq->dp_cached = 0;
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
@@ -325,6 +328,7 @@ delegation:
 	env->stats.cache_delegations++;
 	delegpt_log(VERB_ALGO, dp);
 	iter_set_dp(iq, dp, 0);
+	iq->dp_cached = 1;
 	iq->state = ITER_TARGETS;
 	iter_key_prefetch(env, iq, NULL);
 	return 1;
@@ -411,6 +415,10 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	/* DS lives on the parent side of a zone cut: start from above */
 	start = (iq->qtype == TYPE_DS && iq->snamelen > 1) ?
 		dname_remove_label(iq->sname) : iq->sname;
+	if(iq->parent_retry && iq->parent_retry->namelen > 1 &&
+		dname_subdomain_c(start, iq->parent_retry->name))
+		/* the last resort: from the failed zone's parent */
+		start = dname_remove_label(iq->parent_retry->name);
 	h = env->hints ? hints_lookup(env->hints, start) : NULL;
 	if(h && iq->skip_hints && !h->is_root)
 		h = env->hints->root;
@@ -493,29 +501,61 @@ static int avoided(const struct iter_qstate* iq, const struct delegpt_addr* a)
 	return 0;
 }
 
+/* Did a at this zone fail already, before the last resort? */
+static int failed_before(const struct iter_qstate* iq,
+	const struct delegpt_addr* a)
+{
+	const struct delegpt_addr* f;
+	if(!iq->parent_retry || query_dname_compare(iq->parent_retry->name,
+		iq->dp->name) != 0)
+		return 0;
+	for(f = iq->parent_retry->addrs; f; f = f->next)
+		if(sockaddr_cmp(&f->addr, f->addrlen, &a->addr, a->addrlen)
+			== 0)
+			return 1;
+	return 0;
+}
+
 /* The usable address to send to next, by RTT: addresses not tried yet
  * first, then the fastest band, random inside the band. NULL if none. */
 static struct delegpt_addr* select_addr(struct iter_env* env,
 	struct iter_qstate* iq)
 {
 	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
-	int rtts[DELEGPT_MAX_ADDR], n = 0, i, best = -1, inband = 0;
+	int rtts[DELEGPT_MAX_ADDR], briefs[DELEGPT_MAX_ADDR];
+	int n = 0, i, best = -1, inband = 0;
 	int min_attempts = ITER_MAX_ATTEMPTS;
 	time_t now = time(NULL);
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
+		int brief = 0;
 		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS ||
-			avoided(iq, a))
+			avoided(iq, a) || failed_before(iq, a))
 			continue;
 		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
 			!= OUTNET_OK) {
 			a->dead = 1;
 			continue;
 		}
+		if(env->infra && !iq->probe && infra_backed_off(env->infra,
+			&a->addr, a->addrlen, iq->dp->name, iq->dp->namelen,
+			iq->qtype, now)) {
+			/* timed out again and again: one short try (a server
+			 * that dropped only some names answers it), not its
+			 * backed-off timeout; a background probe waits that
+			 * out (probe_backed_off) */
+			iq->backed_off = 1;
+			if(a->attempts > 0) {
+				a->dead = 1;
+				continue;
+			}
+			brief = 1;
+		}
 		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
 			a->addrlen, iq->dp->name, iq->dp->namelen, iq->qtype,
 			&lame, &dlame, &rlame, &rtt, now)) {
-			if(lame || rlame || rtt >= infra_max_rtt(env->infra)) {
+			if(lame || rlame || (rtt >= infra_max_rtt(env->infra) &&
+				!iq->probe)) {
 				/* lame, or backed off to the top: as Unbound,
 				 * not used until it has been probed again */
 				a->dead = 1;
@@ -527,6 +567,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			min_attempts = a->attempts;
 		cand[n] = a;
 		rtts[n] = rtt;
+		briefs[n] = brief;
 		n++;
 	}
 	for(i = 0; i < n; i++)
@@ -543,7 +584,8 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
 			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0) {
-			iq->sel_rtt = rtts[i];
+			iq->sel_rtt = briefs[i] ? env->unknown_rtt : rtts[i];
+			iq->sel_brief = briefs[i];
 			return cand[i];
 		}
 	return NULL;
@@ -582,6 +624,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	left = iq->budget->deadline_ms - now_ms();
 	if(left < 50)
 		return -1;
+	if(iq->sel_brief)
+		req.timeout_ms = iq->sel_rtt;   /* a backed-off server */
 	if(iq->sel_rtt > left)
 		req.timeout_ms = (int)left;   /* the time bound cuts it */
 	a->attempts++;
@@ -677,6 +721,55 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
+/* Unbound's last resort, "try to grab parent NS": the addresses of a
+ * delegation from the cache (as the zone's own servers gave them) were
+ * asked and all failed; start once more at the zone's parent, whose
+ * referral brings its NS set and glue. Not under a stub or forward
+ * zone without stub-first / forward-first. 1 when started. */
+static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
+{
+	const struct iter_hint* h;
+	if(iq->parent_retry || !iq->dp_cached || iq->dp_forward ||
+		iq->is_priming || iq->dp->namelen <= 1 || !env->hints)
+		return 0;
+	/* addresses that failed, not names without any (NXNS: the
+	 * referral would only bring the same names again) */
+	if(iq->dp->num_addr == 0 || iq->dp_nx > 0)
+		return 0;
+	h = hints_lookup(env->hints, iq->dp->name);
+	if(h && !h->is_root && !h->first)
+		return 0;
+	iter_log_name(VERB_ALGO, "try to grab parent NS, the last resort for",
+		iq->dp->name, TYPE_NS);
+	iq->parent_retry = iq->dp;
+	iq->dp = NULL;
+	iter_set_dp(iq, NULL, 0);
+	iq->state = ITER_INIT;
+	return 1;
+}
+
+/* No server left and some were backed off (infra_backed_off): the
+ * client gets its SERVFAIL now, and one background query at a time
+ * per server (its probedelay) asks them again, as Unbound probes
+ * backed-off servers; a reply makes them usable at once. */
+static void probe_backed_off(struct iter_env* env, struct iter_qstate* iq)
+{
+	struct delegpt_addr* a;
+	time_t now = time(NULL);
+	int claimed = 0;
+	if(!iq->backed_off || iq->probe || !env->infra || !env->mesh)
+		return;
+	for(a = iq->dp->addrs; a; a = a->next)
+		if(infra_backed_off(env->infra, &a->addr, a->addrlen,
+			iq->dp->name, iq->dp->namelen, iq->qtype, now) &&
+			infra_claim_probe(env->infra, &a->addr, a->addrlen,
+			iq->dp->name, iq->dp->namelen, now))
+			claimed = 1;
+	if(claimed && iter_new_probe(env, iq))
+		iter_log_name(VERB_ALGO, "probe backed-off servers with",
+			iq->sname, iq->qtype);
+}
+
 /* The 0x20 fallback: servers chosen as usual, without 0x20, until
  * enough answers are in or none is left (iter_caps.h). */
 static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
@@ -737,6 +830,9 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		iq->state = ITER_INIT;
 		return 1;
 	}
+	probe_backed_off(env, iq);
+	if(parent_side_retry(env, iq))
+		return 1;
 	iter_fail(iq, "all servers failed for");
 	return 0;
 }

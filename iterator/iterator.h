@@ -12,14 +12,18 @@
  * set and glue are kept per worker for their TTL), pick a server by the
  * infra cache's RTT, send the qname (minimised, one label below the
  * zone with type A, when qname-minimisation is on: a referral moves
- * down, another answer asks one label more, NXDOMAIN makes it ask the
- * full name, as Unbound's relaxed mode), scrub the reply
+ * down, another answer asks one label more; NXDOMAIN, another rcode
+ * or 3 timeouts make it ask the full name, as Unbound's relaxed mode),
+ * scrub the reply
  * (iterator/iter_scrub.h), then: answer -> done; CNAME/DNAME -> restart
  * at the target (chain kept); referral -> new delegation point from the
  * NS set and in-bailiwick glue, glueless names looked up with
  * sub-queries through the mesh; NXDOMAIN / NODATA -> done with the SOA;
  * timeout, error, SERVFAIL/REFUSED, lame or bad reply -> next server
- * (3 tries per address); when a stub-first/forward-first zone's servers
+ * (3 tries per address); when the servers of a delegation from the
+ * cache all failed, once the query starts again at the zone's parent,
+ * whose referral brings the parent-side NS set and glue (Unbound's
+ * last resort), the addresses that failed left out; when a stub-first/forward-first zone's servers
  * all fail, on from the root. The RRset cache is asked first: a cached
  * answer or CNAME, else the closest cached delegation below the hints.
  * DS queries start from the parent side of the zone cut.
@@ -42,7 +46,12 @@
  * restarts, referrals, NS names per delegation, lookups per delegation,
  * NXDOMAIN lookups per delegation, sub-query depth, and a time bound
  * (the last query's timeout is cut to it); a server the infra cache has
- * backed off to its top timeout (infra-cache-max-rtt) is not used;
+ * backed off to its top timeout (infra-cache-max-rtt) is not used; one
+ * that timed out 3 times in a row for the qtype gets one short try
+ * (unknown-server-time-limit) per query, not its backed-off timeout:
+ * when no server is left the answer is SERVFAIL then, and a detached
+ * probe (the same question, at most one per server per its rto) waits
+ * the back-off out;
  * cycles of sub-queries are refused by the mesh. */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
@@ -85,6 +94,8 @@ struct module_qstate;
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
+#define ITER_QMIN_MAX_TIMEOUTS 3  /* timeouts of minimised questions,
+                                   * then the full name (relaxed) */
 #define ITER_MAX_TIME_MS MODULE_MAX_QUERY_MS    /* a client query (and its sub-queries)
                                    * ends by then, SERVFAIL if need be */
 
@@ -173,17 +184,27 @@ struct iter_qstate {
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
+	int sel_brief;                  /* it is backed off: a short try */
 	/* QNAME minimisation (RFC 9156, relaxed as Unbound's default):
 	 * the question sent is ask/asktype, a suffix of sname one label
 	 * below the delegation point, with type A, until the full name */
 	int qmin;                       /* still minimising */
 	int qmin_labels;                /* labels of the name asked next */
 	int qmin_steps;                 /* minimised queries so far */
+	int qmin_timeouts;              /* of minimised queries */
 	const uint8_t* ask;             /* points into sname */
 	size_t asklen;
 	uint16_t asktype;
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
+	int backed_off;     /* a server was passed over as backed off */
+	int dp_cached;      /* dp came from the RRset cache (child side) */
+	/* the last resort (Unbound's "try to grab parent NS"): the cached
+	 * delegation whose servers all failed, kept so that its addresses
+	 * are not asked again when the parent's referral lists them */
+	struct delegpt* parent_retry;
+	int probe;          /* a background probe of backed-off servers:
+	                     * they are asked anyway */
 	struct iter_budget* budget;
 	/* use-caps-for-id fallback (iterator/iter_caps.h): the reference
 	 * reply, answers compared so far, how many are wanted, and whether
@@ -234,6 +255,9 @@ int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
  * asked of dp first when not NULL. 1 when started. */
 int iter_new_detached(struct iter_env* env, const uint8_t* name,
 	uint16_t qtype, uint16_t qclass, int depth, const struct delegpt* dp);
+/* A detached copy of iq's question at iq's delegation point that asks
+ * its backed-off servers (the probe). 1 when started. */
+int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq);
 /* A finished priming state: keep its NS set and glue as the worker's
  * primed root. */
 void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq);

@@ -458,6 +458,37 @@ int infra_get_lame_rtt(struct infra_cache* c,
 	return 1;
 }
 
+int infra_backed_off(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now)
+{
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
+	int cnt;
+	if(!e)
+		return 0;
+	cnt = qtype == 1 ? e->d.timeout_A : qtype == 28 ? e->d.timeout_AAAA :
+		e->d.timeout_other;
+	cnt = cnt >= TIMEOUT_COUNT_MAX && e->d.rtt.rto >= BACKED_OFF_MIN_RTO &&
+		now <= e->d.ttl;
+	entry_unlock(c, e);
+	return cnt;
+}
+
+int infra_claim_probe(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, time_t now)
+{
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
+	int ok;
+	if(!e)
+		return 1;
+	ok = now >= e->d.probedelay;
+	if(ok)
+		e->d.probedelay = now + (e->d.rtt.rto + 1999) / 1000;
+	entry_unlock(c, e);
+	return ok;
+}
+
 int infra_get_info(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, struct infra_info* out)

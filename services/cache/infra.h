@@ -25,6 +25,10 @@ struct infra_cache;
 #define PROBE_MAXRTO 12000
 /* consecutive timeouts per qtype class before a server is passed over */
 #define TIMEOUT_COUNT_MAX 3
+/* and the rto they backed it off to (ms), so that a few timeouts of
+ * queries sent at once (each doubles the timeout it was sent with) do
+ * not count as a dead server: 376 ms doubled three times is 3008 */
+#define BACKED_OFF_MIN_RTO 2000
 
 struct infra_settings {
 	int numhosts;        /* infra-cache-numhosts (10000) */
@@ -112,6 +116,21 @@ int infra_get_lame_rtt(struct infra_cache* infra,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
 	int* dnsseclame, int* reclame, int* rtt, time_t now);
+
+/* Has the server timed out TIMEOUT_COUNT_MAX times in a row for this
+ * qtype class (A, AAAA, other), backing its rto off to
+ * BACKED_OFF_MIN_RTO or more, and the entry not expired? Such a
+ * server is not waited for by client queries; a background probe
+ * (infra_claim_probe) asks it again. */
+int infra_backed_off(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now);
+/* May a background probe go to a backed-off server now? 1 (and the
+ * next one held off for the server's rto, rounded up to seconds, plus
+ * one) when its probedelay has passed; 0 otherwise. */
+int infra_claim_probe(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, time_t now);
 
 /* Copy of the entry (expired ones too); 0 when absent. */
 int infra_get_info(struct infra_cache* infra,

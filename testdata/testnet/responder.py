@@ -13,8 +13,10 @@ Config (JSON object):
   address, port       where to listen (UDP and TCP)
   origin              the zone this server is authoritative for
   records             zone-file lines with absolute names, TTL and class
-  rules               [{"name": N, "suffix": bool, "actions": [A...]}]
-                      suffix: also match names below N
+  rules               [{"name": N, "suffix": bool, "qtype": T,
+                        "actions": [A...]}]
+                      suffix: also match names below N; qtype (optional):
+                      only queries of that type
   default             [A...] for queries no rule matches
   log                 path of the query log (JSON lines)
   ready               path written (with the PID) once the sockets are bound
@@ -30,6 +32,14 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
   rcode {rcode}        answer with this rcode and no records
   referral {zone, ns, glue}  delegate zone to ns names ({name: [addrs]}
                        glue); pointing back here makes a referral loop
+  nodata_noaa          NOERROR without AA and without any record (a
+                       non-authoritative NODATA without SOA)
+  wrong_type {rrtype}  the zone's records of rrtype at the name as the
+                       answer, without AA (an AAAA question, A answer)
+  answer {records}     AA, these records (zone-file lines) as the answer
+                       instead of the zone's
+  self_ns              without AA, no answer, the zone's own NS set in
+                       authority (a lame server answering from cache)
   many_ns {zone, count, ns_zone}  referral to count glueless NS names
                        nsI.<ns_zone> (NXNS-style amplification)
   lower_question       reply with the question name lowercased (a server
@@ -83,7 +93,9 @@ class Zone:
             if rr.rdtype == dns.rdatatype.SOA and rr.name == self.origin:
                 self.soa = rr
         self.rules = [(dns.name.from_text(r["name"]), bool(r.get("suffix")),
-                       r.get("actions", [])) for r in cfg.get("rules", [])]
+                       dns.rdatatype.from_text(r["qtype"]) if r.get("qtype")
+                       else None, r.get("actions", []))
+                      for r in cfg.get("rules", [])]
         self.default = cfg.get("default", [])
 
     @staticmethod
@@ -92,8 +104,10 @@ class Zone:
         name, ttl, cls, typ, rdata = line.split(None, 4)
         return name, int(ttl), cls, typ, rdata
 
-    def actions(self, qname):
-        for name, suffix, acts in self.rules:
+    def actions(self, qname, qtype=None):
+        for name, suffix, rtype, acts in self.rules:
+            if rtype is not None and rtype != qtype:
+                continue
             if qname == name or (suffix and qname.is_subdomain(name)):
                 return acts
         return self.default
@@ -160,7 +174,8 @@ def proxy(q, proto, a):
 def build_replies(zone, q, proto):
     """The replies to query q: a list of (delay seconds, wire); empty to
     drop. Also returns a short label of what was done, for the log."""
-    acts = {a["type"]: a for a in zone.actions(q.question[0].name)}
+    acts = {a["type"]: a for a in zone.actions(q.question[0].name,
+                                               q.question[0].rdtype)}
     if "drop" in acts:
         return [], "drop"
     delay = acts.get("delay", {}).get("ms", 0) / 1000.0
@@ -186,6 +201,24 @@ def build_replies(zone, q, proto):
         if r is None:
             return [], "proxy-timeout"
         done = "proxy"
+    elif "nodata_noaa" in acts:
+        done = "nodata_noaa"
+    elif "wrong_type" in acts:
+        node = zone.nodes.get(q.question[0].name, {})
+        rr = node.get(dns.rdatatype.from_text(acts["wrong_type"]["rrtype"]))
+        if rr is not None:
+            r.answer.append(rr)
+        done = "wrong_type"
+    elif "answer" in acts:
+        r.flags |= dns.flags.AA
+        for line in acts["answer"]["records"]:
+            r.answer.append(dns.rrset.from_text(*Zone._split(line)))
+        done = "answer-rule"
+    elif "self_ns" in acts:
+        ns = zone.nodes.get(zone.origin, {}).get(dns.rdatatype.NS)
+        if ns is not None:
+            r.authority.append(ns)
+        done = "self_ns"
     elif "many_ns" in acts:
         a = acts["many_ns"]
         names = ["ns%d.%s" % (i, a["ns_zone"])

@@ -34,6 +34,7 @@ class ResponderInstance:
         self.proc = None
         self.rules = list(spec.rules)
         self.default = list(spec.default)
+        self.records = list(spec.records)
 
     @property
     def origin(self):
@@ -41,7 +42,7 @@ class ResponderInstance:
 
     def config(self):
         return {"address": self.address, "port": self.port,
-                "origin": self.spec.origin, "records": self.spec.records,
+                "origin": self.spec.origin, "records": self.records,
                 "rules": self.rules, "default": self.default,
                 "log": self.logfile, "ready": self.ready}
 
@@ -90,13 +91,16 @@ class ResponderInstance:
             return ""
 
     # -- at run time ------------------------------------------------------
-    def set_behaviour(self, rules=None, default=None):
-        """Replace the rules and/or the default actions (None: keep), and
-        wait until the running responder has reloaded them."""
+    def set_behaviour(self, rules=None, default=None, records=None):
+        """Replace the rules and/or the default actions (None: keep),
+        serve records besides the topology's (None: keep), and wait
+        until the running responder has reloaded them."""
         if rules is not None:
             self.rules = list(rules)
         if default is not None:
             self.default = list(default)
+        if records is not None:
+            self.records = list(self.spec.records) + list(records)
         self.write()
         pid = procs.read_pid(self.pidfile)
         if pid is None:
@@ -107,7 +111,8 @@ class ResponderInstance:
 
     def reset_behaviour(self):
         """Back to the behaviour of the topology (zones.py)."""
-        self.set_behaviour(list(self.spec.rules), list(self.spec.default))
+        self.set_behaviour(list(self.spec.rules), list(self.spec.default),
+                           [])
 
     def queries(self, qname=None, qtype=None):
         """The logged queries (dicts, see responder.py), optionally only

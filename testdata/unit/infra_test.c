@@ -285,6 +285,54 @@ static void test_probe(void** state)
 	infra_delete(c);
 }
 
+/* Three timeouts in a row for a qtype class: backed off for it (not
+ * for the others), until a reply; one background probe per rto. */
+static void test_backed_off(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a = addr("192.0.2.10", &len);
+	uint8_t z[256];
+	size_t zl = zone("example.", z);
+	uint8_t z2[256];
+	size_t zl2 = zone("other.", z2);
+	int i, vs, to;
+	uint8_t known;
+	(void)state;
+	infra_settings_default(&s);
+	c = infra_create(&s);
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 0);
+	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	/* three queries sent at once, each timing out at 376 ms: 752,
+	 * not backed off (another zone, another entry) */
+	infra_host(c, &a, len, z2, zl2, 1000, &vs, &known, &to);
+	for(i = 0; i < 3; i++)
+		infra_rtt_update(c, &a, len, z2, zl2, 1, -1, 376, 1000);
+	assert_int_equal(rto_of(c, &a, len, z2, zl2), 752);
+	assert_int_equal(infra_backed_off(c, &a, len, z2, zl2, 1, 1000), 0);
+	for(i = 0; i < 2; i++)
+		infra_rtt_update(c, &a, len, z, zl, 1, -1,
+			rto_of(c, &a, len, z, zl), 1000);
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 0);
+	infra_rtt_update(c, &a, len, z, zl, 1, -1, rto_of(c, &a, len, z, zl),
+		1000);
+	assert_int_equal(rto_of(c, &a, len, z, zl), 3008);
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 1);
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 28, 1000), 0);
+	/* one probe, the next after the rto (3.008 s: 4 s, plus one) */
+	assert_int_equal(infra_claim_probe(c, &a, len, z, zl, 1000), 1);
+	assert_int_equal(infra_claim_probe(c, &a, len, z, zl, 1004), 0);
+	assert_int_equal(infra_claim_probe(c, &a, len, z, zl, 1005), 1);
+	/* expired entries are not backed off */
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1,
+		1000 + s.host_ttl + 1), 0);
+	/* a reply: usable again */
+	infra_rtt_update(c, &a, len, z, zl, 1, 20, 3008, 1005);
+	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1005), 0);
+	infra_delete(c);
+}
+
 static void test_settings_cfg(void** state)
 {
 	char fname[] = "/tmp/infra_testXXXXXX";
@@ -445,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_lru_ttl),
 		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_backed_off),
 		cmocka_unit_test(test_settings_cfg),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_walk_remove),
