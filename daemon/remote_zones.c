@@ -20,6 +20,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "validator/val_anchor.h"
+#include "validator/val_neg.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/dname.h"
@@ -244,6 +245,9 @@ static void do_fs(struct daemon_remote* rc, char* args, int stub, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
+	/* +i: as insecure_add below */
+	if(a.insecure && add)
+		(void)val_neg_flush_zone(rc->d->neg_cache, a.nm);
 	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
@@ -297,6 +301,10 @@ static void do_insecure(struct daemon_remote* rc, char* arg, int add,
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
+	/* the NSECs kept for aggressive answers there are not secure any
+	 * more: the validator no longer uses them, and they go now */
+	if(add)
+		(void)val_neg_flush_zone(rc->d->neg_cache, nm);
 	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 

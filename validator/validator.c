@@ -416,10 +416,13 @@ static enum module_state finish(struct module_qstate* qs,
 }
 
 /* Is there anything to validate: an anchor at or above the name? */
+/* Is the question under a trust anchor with keys (not at or below a
+ * domain-insecure point, which is an anchor of its own kind)? */
 static int under_anchor(const struct module_qstate* qs)
 {
-	return qs->env->anchors && val_anchor_find(qs->env->anchors,
-		qs->qname, qs->qclass) != NULL;
+	const struct val_anchor* a = qs->env->anchors ? val_anchor_find(
+		qs->env->anchors, qs->qname, qs->qclass) : NULL;
+	return a && a->kind == VAL_ANCHOR_KEYS;
 }
 
 static void deadline_cb(evutil_socket_t fd, short ev, void* arg)

@@ -128,6 +128,30 @@ def test_second_nxdomain_from_the_same_nsec(pair):
     assert a.rcode() == dns.rcode.NXDOMAIN and agg == (0, 0) and up > 0
 
 
+def test_insecure_add_stops_aggressive_answers(pair):
+    # NSECs cached for a zone that insecure_add then makes insecure
+    # must not answer (with AD) any more; insecure_remove brings the
+    # validation back
+    ours = pair[0]
+    a = ask(ours, "zz6.example.sec1.", "A")
+    assert a.rcode() == dns.rcode.NXDOMAIN and a.flags & dns.flags.AD
+    r = ctl(ours.conf, "insecure_add", "example.sec1.", binary=OUR_CTL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    try:
+        before = counters(ours, OUR_CTL)
+        a = ask(ours, "zz7.example.sec1.", "A")
+        after = counters(ours, OUR_CTL)
+        assert a.rcode() == dns.rcode.NXDOMAIN, a
+        assert not a.flags & dns.flags.AD, a
+        assert after["nx"] == before["nx"], "answered from the NSEC cache"
+    finally:
+        r = ctl(ours.conf, "insecure_remove", "example.sec1.",
+                binary=OUR_CTL)
+        assert r.returncode == 0, r.stdout + r.stderr
+    a = ask(ours, "zz8.example.sec1.", "A")
+    assert a.rcode() == dns.rcode.NXDOMAIN and a.flags & dns.flags.AD
+
+
 def test_nodata_from_the_matching_nsec(pair):
     a, up, agg = ask_both(pair, "txtonly.example.sec1.", "A", fewer=False)
     assert a.rcode() == dns.rcode.NOERROR and not a.answer
