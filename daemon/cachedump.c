@@ -388,6 +388,6 @@ out:
 	free(rw.r.e);
 	free(mw.r.e);
 	free(sets);
-	strbuf_free(&msgs);
+	strbuf_clear(&msgs);
 	rrset_cache_delete(extra);
 }

@@ -55,7 +55,7 @@ static struct serve_env* env_complete(struct serve_env* env)
 		goto fail;
 	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
 		goto fail;
-	if(!(env->hints = hints_create(env->cfg)))
+	if(!(env->hints = iter_hints_create(env->cfg)))
 		goto fail;
 	/* a hit in the last 10% of its TTL starts a refresh through the
 	 * worker's mesh that bypasses the caches (mesh_new_prefetch) */
@@ -114,7 +114,7 @@ void serve_env_release(struct serve_env* env)
 {
 	if(!env || atomic_fetch_sub(&env->refs, 1) != 1)
 		return;
-	hints_delete(env->hints);
+	iter_hints_delete(env->hints);
 	val_anchors_delete(env->anchors);
 	local_zones_delete(env->lz);
 	acl_list_delete(env->acl);

@@ -87,14 +87,14 @@ static int build_answer(struct prom_server* ps, struct strbuf* out,
 		struct strbuf body = { NULL, 0, 0, 0 };
 		build_metrics(ps, &body);
 		if(body.oom) {
-			strbuf_free(&body);
+			strbuf_clear(&body);
 			return 0;
 		}
 		prom_http_head(out, 200, "text/plain; version=0.0.4; "
 			"charset=utf-8", body.len);
 		if(r == PROM_REQ_METRICS && body.len)
 			strbuf_printf(out, "%.*s", (int)body.len, body.s);
-		strbuf_free(&body);
+		strbuf_clear(&body);
 	} else {
 		const char* text;
 		int status = prom_http_error(r, &text);
@@ -121,7 +121,7 @@ static void prom_readable(void* arg, struct stream_conn* c)
 	if(r == PROM_REQ_INCOMPLETE)
 		return;
 	if(!build_answer(ps, &out, r)) {
-		strbuf_free(&out);
+		strbuf_clear(&out);
 		stream_conn_close(c);
 		return;
 	}

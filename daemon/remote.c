@@ -121,7 +121,7 @@ static void bulk_finish(struct daemon_remote* rc, struct rc_conn* r)
 	r->bulk = NULL;
 	rc_bulk_finish(rc, k, &r->out);
 	if(r->out.oom) {
-		strbuf_free(&r->out);
+		strbuf_clear(&r->out);
 		strbuf_printf(&r->out, "error out of memory\n");
 	}
 	r->state = RC_WRITE;
@@ -167,7 +167,7 @@ static void run_line(struct daemon_remote* rc, struct rc_conn* r,
 	}
 	r->after = rc_cmd_execute(rc, cmd, &r->out);
 	if(r->out.oom) {
-		strbuf_free(&r->out);
+		strbuf_clear(&r->out);
 		strbuf_printf(&r->out, "error out of memory\n");
 	}
 }
@@ -272,13 +272,13 @@ static void rc_closed(void* arg, struct stream_conn* c,
 		after = RC_AFTER_NONE;
 	if(why == STREAM_CLOSE_SHUTDOWN) {
 		/* stopping: a bulk command's lines are not applied */
-		rc_bulk_free(r->bulk);
+		rc_bulk_delete(r->bulk);
 		r->bulk = NULL;
 	}
 	/* input cut short: apply what came, as Unbound does */
 	if(r->bulk)
 		rc_bulk_finish(rc, r->bulk, &r->out);
-	strbuf_free(&r->out);
+	strbuf_clear(&r->out);
 	free(r->data);
 	memset(r, 0, sizeof(*r));
 	rc_cmd_after(rc, after);

@@ -167,7 +167,7 @@ static void rl_free(struct rl_req* r)
 {
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
-	strbuf_free(&r->out);
+	strbuf_clear(&r->out);
 	free(r);
 }
 

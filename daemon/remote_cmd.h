@@ -96,7 +96,7 @@ int rc_bulk_line(struct rc_bulk* k, const char* line);
 void rc_bulk_too_long(struct rc_bulk* k, const char* start);
 void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	struct strbuf* b);
-void rc_bulk_free(struct rc_bulk* k);
+void rc_bulk_delete(struct rc_bulk* k);
 /* local_data text: 0 (with Unbound's error line, and its position in
  * the text) when it has one of the common mistakes (remote_rr_error.c);
  * rc_rr_refused: the line for text the local zones refused otherwise.

@@ -212,7 +212,7 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	int num = 0, removed = 0, lineno = 0;
 	if(!lz) {
 		strbuf_printf(b, "error out of memory\n");
-		rc_bulk_free(k);
+		rc_bulk_delete(k);
 		return;
 	}
 	if(k->errors.len)
@@ -235,7 +235,7 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	strbuf_printf(b, "%s %d %s\n", k->op == OP_ZONE || k->op == OP_DATA ?
 		"added" : "removed", num, k->op == OP_ZONE ||
 		k->op == OP_ZONE_REMOVE ? "zones" : "datas");
-	rc_bulk_free(k);
+	rc_bulk_delete(k);
 }
 
 void rc_bulk_too_long(struct rc_bulk* k, const char* start)
@@ -247,11 +247,11 @@ void rc_bulk_too_long(struct rc_bulk* k, const char* start)
 			start, RC_LINE_MAX);
 }
 
-void rc_bulk_free(struct rc_bulk* k)
+void rc_bulk_delete(struct rc_bulk* k)
 {
 	if(!k)
 		return;
-	strbuf_free(&k->errors);
+	strbuf_clear(&k->errors);
 	free(k->buf);
 	free(k);
 }

@@ -66,8 +66,8 @@ static int name_matches(const char* s, const uint8_t* nm)
 static void stub_free(struct config_stub* s)
 {
 	free(s->name);
-	cfg_strlist_free(s->hosts);
-	cfg_strlist_free(s->addrs);
+	cfg_strlist_delete(s->hosts);
+	cfg_strlist_delete(s->addrs);
 	free(s);
 }
 

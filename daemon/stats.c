@@ -52,7 +52,7 @@ void strbuf_printf(struct strbuf* b, const char* fmt, ...)
 	}
 }
 
-void strbuf_free(struct strbuf* b)
+void strbuf_clear(struct strbuf* b)
 {
 	free(b->s);
 	memset(b, 0, sizeof(*b));

@@ -85,7 +85,7 @@ struct strbuf {
 };
 void strbuf_printf(struct strbuf* b, const char* fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void strbuf_free(struct strbuf* b);
+void strbuf_clear(struct strbuf* b);
 
 /* Worker side, cheap: count one parsed query (qtype, class, opcode,
  * flags, EDNS, IPv6). */

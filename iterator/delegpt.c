@@ -10,7 +10,7 @@
 #include <string.h>
 #include <netinet/in.h>
 
-size_t rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf)
+size_t delegpt_rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf)
 {
 	size_t n;
 	if(!rdf || ldns_rdf_get_type(rdf) != LDNS_RDF_TYPE_DNAME)
@@ -41,7 +41,7 @@ struct delegpt* delegpt_create(const uint8_t* zone)
 	return dp;
 }
 
-void delegpt_free(struct delegpt* dp)
+void delegpt_delete(struct delegpt* dp)
 {
 	struct delegpt_ns* ns, *nn;
 	struct delegpt_addr* a, *na;
@@ -131,7 +131,7 @@ int delegpt_add_rr_addr(struct delegpt* dp, const ldns_rr* rr, int port)
 {
 	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 	struct delegpt_ns* ns;
-	if(!rdf_to_wire(ldns_rr_owner(rr), owner))
+	if(!delegpt_rdf_to_wire(ldns_rr_owner(rr), owner))
 		return 0;
 	ns = delegpt_find_ns(dp, owner);
 	if(!ns)
@@ -195,7 +195,7 @@ struct delegpt* delegpt_copy(const struct delegpt* dp)
 			goto fail;
 	return c;
 fail:
-	delegpt_free(c);
+	delegpt_delete(c);
 	return NULL;
 }
 
@@ -210,21 +210,21 @@ struct delegpt* delegpt_from_rrs(const uint8_t* zone, const ldns_rr_list* ns,
 	for(i = 0; ns && i < ldns_rr_list_rr_count(ns); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(ns, i);
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
-			!rdf_to_wire(ldns_rr_owner(rr), buf) ||
+			!delegpt_rdf_to_wire(ldns_rr_owner(rr), buf) ||
 			query_dname_compare(buf, dp->name) != 0)
 			continue;
 		if(ldns_rr_rd_count(rr) != 1 ||
-			!rdf_to_wire(ldns_rr_rdf(rr, 0), buf))
+			!delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0), buf))
 			continue;
 		if(delegpt_add_ns(dp, buf) < 0) {
-			delegpt_free(dp);
+			delegpt_delete(dp);
 			return NULL;
 		}
 		if(ldns_rr_ttl(rr) < dp->ttl)
 			dp->ttl = ldns_rr_ttl(rr);
 	}
 	if(dp->num_ns == 0) {
-		delegpt_free(dp);
+		delegpt_delete(dp);
 		return NULL;
 	}
 	for(i = 0; addl && i < ldns_rr_list_rr_count(addl); i++) {
@@ -232,7 +232,7 @@ struct delegpt* delegpt_from_rrs(const uint8_t* zone, const ldns_rr_list* ns,
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_A &&
 			ldns_rr_get_type(rr) != LDNS_RR_TYPE_AAAA)
 			continue;
-		if(!rdf_to_wire(ldns_rr_owner(rr), buf))
+		if(!delegpt_rdf_to_wire(ldns_rr_owner(rr), buf))
 			continue;
 		if(bailiwick && !dname_subdomain_c(buf, bailiwick))
 			continue;

@@ -53,7 +53,7 @@ struct delegpt {
 struct delegpt* delegpt_create(const uint8_t* zone);
 /* A deep copy, bookkeeping (attempts, lookups) reset. NULL on OOM. */
 struct delegpt* delegpt_copy(const struct delegpt* dp);
-void delegpt_free(struct delegpt* dp);
+void delegpt_delete(struct delegpt* dp);
 
 /* Add an NS name (duplicates ignored). Returns 1 when added or already
  * there, 0 when the DELEGPT_MAX_NS cap is reached, -1 on bad name/OOM. */
@@ -95,6 +95,6 @@ void delegpt_log(int level, const struct delegpt* dp);
 
 /* Helpers on wire names from ldns rdfs: copy an ldns dname rdf into buf
  * (256 bytes) as a lowercased wire name; returns its length, 0 if bad. */
-size_t rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf);
+size_t delegpt_rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf);
 
 #endif

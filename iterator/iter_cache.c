@@ -212,7 +212,7 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 			dname_valid(v.rdata[i], v.rdlen[i]) != v.rdlen[i])
 			continue;
 		if(delegpt_add_ns(dp, v.rdata[i]) < 0) {
-			delegpt_free(dp);
+			delegpt_delete(dp);
 			rrset_cache_release(c, e);
 			return NULL;
 		}
@@ -221,7 +221,7 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	for(ns = dp->nslist; ns; ns = ns->next)
 		cached_addrs(c, dp, ns, qclass, now);
 	if(dp->num_ns == 0) {
-		delegpt_free(dp);
+		delegpt_delete(dp);
 		return NULL;
 	}
 	return dp;
@@ -263,7 +263,7 @@ void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
 		ldns_rr* rr = ldns_rr_list_rr(ns, i);
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
 			ldns_rr_rd_count(rr) != 1 ||
-			!rdf_to_wire(ldns_rr_rdf(rr, 0), t))
+			!delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0), t))
 			continue;
 		(void)cache_rrs(c, t, TYPE_A, qclass, now, list,
 			RRSET_TRUST_NONE);

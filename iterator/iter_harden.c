@@ -40,7 +40,7 @@ static int max_depth(const struct iter_env* env)
 static int last_resort(const struct iter_env* env, const uint8_t* name)
 {
 	const struct iter_hint* h = env->hints ?
-		hints_lookup(env->hints, name) : NULL;
+		iter_hints_lookup(env->hints, name) : NULL;
 	return !h || h->is_root || h->first;
 }
 
@@ -65,7 +65,7 @@ static void addr_checks(struct iter_env* env, const struct iter_qstate* iq,
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		uint16_t t = (uint16_t)ldns_rr_get_type(rr);
 		if((t != TYPE_A && t != TYPE_AAAA) ||
-			!rdf_to_wire(ldns_rr_owner(rr), name))
+			!delegpt_rdf_to_wire(ldns_rr_owner(rr), name))
 			continue;
 		if(t == iq->qtype && query_dname_compare(name, iq->qname) == 0)
 			continue;

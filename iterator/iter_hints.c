@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct delegpt* hints_read_file(const char* fname)
+struct delegpt* iter_hints_read_file(const char* fname)
 {
 	FILE* in = fopen(fname, "r");
 	ldns_rr_list* ns, *addrs;
@@ -69,7 +69,7 @@ struct delegpt* hints_read_file(const char* fname)
 	else if(dp->num_addr == 0) {
 		log_err("root-hints %s: no addresses for the root servers",
 			fname);
-		delegpt_free(dp);
+		delegpt_delete(dp);
 		dp = NULL;
 	}
 done:
@@ -141,12 +141,12 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 	}
 	return h;
 fail:
-	delegpt_free(h->dp);
+	delegpt_delete(h->dp);
 	free(h);
 	return NULL;
 }
 
-int hints_parse_tfp(const char* str, int* tfp, int max)
+int iter_hints_parse_tfp(const char* str, int* tfp, int max)
 {
 	int n = 0;
 	const char* p = str;
@@ -185,7 +185,7 @@ static int wants_tls(const struct config_file* cfg)
 	return 0;
 }
 
-struct iter_hints* hints_create(const struct config_file* cfg)
+struct iter_hints* iter_hints_create(const struct config_file* cfg)
 {
 	struct iter_hints* h = calloc(1, sizeof(*h));
 	struct config_strlist* rh, *last = NULL;
@@ -195,17 +195,17 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		log_err("out of memory");
 		return NULL;
 	}
-	if(!priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
+	if(!iter_priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
 		&h->caps_exempt, &h->num_caps_exempt)) {
-		hints_delete(h);
+		iter_hints_delete(h);
 		return NULL;
 	}
-	h->tfp_num = hints_parse_tfp(cfg->target_fetch_policy ?
+	h->tfp_num = iter_hints_parse_tfp(cfg->target_fetch_policy ?
 		cfg->target_fetch_policy : "3 2 1 0 0", h->tfp, HINTS_MAX_TFP);
 	if(h->tfp_num == 0) {
 		log_err("cannot parse target-fetch-policy: \"%s\"",
 			cfg->target_fetch_policy);
-		hints_delete(h);
+		iter_hints_delete(h);
 		return NULL;
 	}
 	for(rh = cfg->root_hints; rh; rh = rh->next)
@@ -213,17 +213,18 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 	{
 		struct iter_hint* r = calloc(1, sizeof(*r));
 		if(!r) {
-			hints_delete(h);
+			iter_hints_delete(h);
 			return NULL;
 		}
 		/* the file, or (none given) the compiled-in root servers */
 		if(last && last->str && last->str[0])
-			r->dp = hints_read_file(last->str);
+			r->dp = iter_hints_read_file(last->str);
 		else
-			r->dp = hints_builtin_root(cfg->do_ip4, cfg->do_ip6);
+			r->dp = iter_hints_builtin_root(cfg->do_ip4,
+				cfg->do_ip6);
 		if(!r->dp) {
 			free(r);
-			hints_delete(h);
+			iter_hints_delete(h);
 			return NULL;
 		}
 		r->is_root = 1;
@@ -233,14 +234,14 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 		h->root = r;
 	}
 	if(wants_tls(cfg) && !(h->tls_ctx = tls_client_ctx_create(cfg))) {
-		hints_delete(h);
+		iter_hints_delete(h);
 		return NULL;
 	}
 	for(fwd = 0; fwd < 2; fwd++) {
 		for(s = fwd ? cfg->forwards : cfg->stubs; s; s = s->next) {
 			struct iter_hint* x = hint_from_stub(s, fwd);
 			if(!x) {
-				hints_delete(h);
+				iter_hints_delete(h);
 				return NULL;
 			}
 			x->next = h->list;
@@ -253,23 +254,23 @@ struct iter_hints* hints_create(const struct config_file* cfg)
 	return h;
 }
 
-void hints_delete(struct iter_hints* h)
+void iter_hints_delete(struct iter_hints* h)
 {
 	struct iter_hint* x, *n;
 	if(!h)
 		return;
-	priv_delete(h->priv);
+	iter_priv_delete(h->priv);
 	free(h->caps_exempt);
 	tls_client_ctx_free(h->tls_ctx);
 	for(x = h->list; x; x = n) {
 		n = x->next;
-		delegpt_free(x->dp);
+		delegpt_delete(x->dp);
 		free(x);
 	}
 	free(h);
 }
 
-const struct iter_hint* hints_lookup(const struct iter_hints* h,
+const struct iter_hint* iter_hints_lookup(const struct iter_hints* h,
 	const uint8_t* qname)
 {
 	const struct iter_hint* x, *best = NULL;

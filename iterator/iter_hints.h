@@ -53,27 +53,27 @@ struct iter_hints {
  * forward-addr "IP[@port]", stub-host / forward-host names to look up).
  * Logs and returns NULL on an unreadable file or bad entry. Without
  * root-hints: (or with an empty name) the root is the built-in hints. */
-struct iter_hints* hints_create(const struct config_file* cfg);
-void hints_delete(struct iter_hints* h);
+struct iter_hints* iter_hints_create(const struct config_file* cfg);
+void iter_hints_delete(struct iter_hints* h);
 
 /* Parse a target-fetch-policy ("3 2 1 0 0": integers >= -1, at least
  * one) into tfp (at most max, more are an error). Returns the count, 0
  * on bad text. */
-int hints_parse_tfp(const char* str, int* tfp, int max);
+int iter_hints_parse_tfp(const char* str, int* tfp, int max);
 
 /* Read a root hints file: NS records for "." and A/AAAA for their
  * names (other records ignored). NULL (logged) on error or no NS. */
-struct delegpt* hints_read_file(const char* fname);
+struct delegpt* iter_hints_read_file(const char* fname);
 
 /* The compiled-in root hints (iterator/iter_hints_builtin.c): the 13
  * IANA root servers with their IPv4 (when do4) and IPv6 (when do6)
  * addresses, in the order Unbound lists them. NULL (logged) when out of
  * memory. */
-struct delegpt* hints_builtin_root(int do4, int do6);
+struct delegpt* iter_hints_builtin_root(int do4, int do6);
 
 /* The configured starting point closest to qname (longest zone that
  * qname is at or under), or NULL when none (no root hints). */
-const struct iter_hint* hints_lookup(const struct iter_hints* h,
+const struct iter_hint* iter_hints_lookup(const struct iter_hints* h,
 	const uint8_t* qname);
 
 #endif

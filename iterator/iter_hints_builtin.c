@@ -43,7 +43,7 @@ static int add_addr(struct delegpt* dp, const char* ip)
 	return ipstrtoaddr(ip, 53, &a, &len) && delegpt_add_addr(dp, &a, len);
 }
 
-struct delegpt* hints_builtin_root(int do4, int do6)
+struct delegpt* iter_hints_builtin_root(int do4, int do6)
 {
 	static const uint8_t root[1] = { 0 };
 	struct delegpt* dp = delegpt_create(root);
@@ -75,6 +75,6 @@ struct delegpt* hints_builtin_root(int do4, int do6)
 	return dp;
 oom:
 	log_err("out of memory building the built-in root hints");
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	return NULL;
 }

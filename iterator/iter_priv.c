@@ -32,7 +32,7 @@ static size_t count(const struct config_strlist* l)
 	return n;
 }
 
-int priv_create(const struct config_file* cfg, struct iter_priv** out)
+int iter_priv_create(const struct config_file* cfg, struct iter_priv** out)
 {
 	struct iter_priv* p;
 	struct config_strlist* s;
@@ -44,14 +44,14 @@ int priv_create(const struct config_file* cfg, struct iter_priv** out)
 		sizeof(*p->blocks))) || !(p->domains = calloc(
 		count(cfg->private_domain) + 1, sizeof(*p->domains)))) {
 		log_err("out of memory");
-		priv_delete(p);
+		iter_priv_delete(p);
 		return 0;
 	}
 	for(s = cfg->private_address; s; s = s->next) {
 		struct priv_block* b = &p->blocks[p->num_blocks];
 		if(!netblockstrtoaddr(s->str, 0, &b->addr, &b->len, &b->net)) {
 			log_err("private-address: bad netblock '%s'", s->str);
-			priv_delete(p);
+			iter_priv_delete(p);
 			return 0;
 		}
 		p->num_blocks++;
@@ -59,7 +59,7 @@ int priv_create(const struct config_file* cfg, struct iter_priv** out)
 	for(s = cfg->private_domain; s; s = s->next) {
 		if(!dname_from_str(s->str, p->domains[p->num_domains])) {
 			log_err("private-domain: bad name '%s'", s->str);
-			priv_delete(p);
+			iter_priv_delete(p);
 			return 0;
 		}
 		p->num_domains++;
@@ -68,7 +68,7 @@ int priv_create(const struct config_file* cfg, struct iter_priv** out)
 	return 1;
 }
 
-void priv_delete(struct iter_priv* p)
+void iter_priv_delete(struct iter_priv* p)
 {
 	if(!p)
 		return;
@@ -108,7 +108,7 @@ static int rr_private(const struct iter_priv* p, const ldns_rr* rr)
 			break;
 	if(i == p->num_blocks)
 		return 0;
-	if(!rdf_to_wire(ldns_rr_owner(rr), owner))
+	if(!delegpt_rdf_to_wire(ldns_rr_owner(rr), owner))
 		return 1;
 	for(i = 0; i < p->num_domains; i++)
 		if(dname_subdomain_c(owner, p->domains[i]))
@@ -116,7 +116,7 @@ static int rr_private(const struct iter_priv* p, const ldns_rr* rr)
 	return 1;
 }
 
-int priv_filter(const struct iter_priv* p, ldns_rr_list* list)
+int iter_priv_filter(const struct iter_priv* p, ldns_rr_list* list)
 {
 	size_t i, keep = 0, n;
 	if(!p || !list)

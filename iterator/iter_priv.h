@@ -13,9 +13,9 @@ struct iter_priv;
 
 /* Parse the options; *out is NULL when none are set. Returns 0 (logged)
  * on a bad netblock or name, or out of memory. */
-int priv_create(const struct config_file* cfg, struct iter_priv** out);
-void priv_delete(struct iter_priv* p);
+int iter_priv_create(const struct config_file* cfg, struct iter_priv** out);
+void iter_priv_delete(struct iter_priv* p);
 /* Remove the private records from list (in place); returns how many. */
-int priv_filter(const struct iter_priv* p, ldns_rr_list* list);
+int iter_priv_filter(const struct iter_priv* p, ldns_rr_list* list);
 
 #endif

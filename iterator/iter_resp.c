@@ -110,7 +110,7 @@ static size_t auth_ns_owner(const ldns_rr_list* auth, uint8_t* out)
 	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS)
-			return rdf_to_wire(ldns_rr_owner(rr), out);
+			return delegpt_rdf_to_wire(ldns_rr_owner(rr), out);
 	}
 	return 0;
 }
@@ -287,7 +287,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		iter_set_dp(iq, dp, 0);
 		iq->state = ITER_TARGETS;
 		iter_referral_checks(env, iq, pkt, parent);
-		delegpt_free(parent);
+		delegpt_delete(parent);
 		iter_key_prefetch(env, iq, ldns_pkt_authority(pkt));
 		return;
 	}
@@ -337,7 +337,7 @@ static void remember_noncut(struct iter_env* env, struct iter_qstate* iq,
 		uint32_t ttl;
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA ||
 			ldns_rr_rd_count(rr) != 7 ||
-			!rdf_to_wire(ldns_rr_owner(rr), owner) ||
+			!delegpt_rdf_to_wire(ldns_rr_owner(rr), owner) ||
 			query_dname_compare(owner, iq->dp->name) != 0)
 			continue;
 		ttl = ldns_rr_ttl(rr);
@@ -466,8 +466,10 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 	if(env->hints && env->hints->priv) {
 		/* private-address: such records are dropped, the rest of
 		 * the reply is used (as Unbound: no SERVFAIL) */
-		int n = priv_filter(env->hints->priv, ldns_pkt_answer(pkt)) +
-			priv_filter(env->hints->priv, ldns_pkt_additional(pkt));
+		int n = iter_priv_filter(env->hints->priv,
+			ldns_pkt_answer(pkt)) +
+			iter_priv_filter(env->hints->priv,
+				ldns_pkt_additional(pkt));
 		ldns_pkt_set_ancount(pkt, (uint16_t)ldns_rr_list_rr_count(
 			ldns_pkt_answer(pkt)));
 		ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(
@@ -499,7 +501,7 @@ void iter_inform_super(struct iter_env* env, struct iter_qstate* iq,
 				res->answer, res->additional, sub->qname, 0);
 			if(dp && dp->num_addr == 0) {
 				/* no glue: the configured addresses */
-				delegpt_free(dp);
+				delegpt_delete(dp);
 				dp = NULL;
 			}
 			iq->stub_primed = dp;
@@ -549,11 +551,11 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 		verbose(VERB_ALGO, "priming answer without addresses: "
 			"the root hints' addresses");
 		if(dp->num_addr == 0) {
-			delegpt_free(dp);
+			delegpt_delete(dp);
 			return;
 		}
 	}
-	delegpt_free(env->primed_root);
+	delegpt_delete(env->primed_root);
 	env->primed_root = dp;
 	env->primed_until = now + (dp->ttl < ITER_PRIME_MAX_TTL ?
 		(time_t)dp->ttl : ITER_PRIME_MAX_TTL);

@@ -13,7 +13,7 @@
 /* The owner of rr as a wire name in buf; 0 if unusable. */
 static size_t owner_of(const ldns_rr* rr, uint8_t* buf)
 {
-	return rdf_to_wire(ldns_rr_owner(rr), buf);
+	return delegpt_rdf_to_wire(ldns_rr_owner(rr), buf);
 }
 
 static int owner_is(const ldns_rr* rr, const uint8_t* name)
@@ -128,7 +128,8 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 				!(ol = owner_of(rr, o)) ||
 				query_dname_compare(o, res->sname) == 0 ||
 				!dname_subdomain_c(res->sname, o) ||
-				!(tl = rdf_to_wire(ldns_rr_rdf(rr, 0), t)))
+				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
+					t)))
 				continue;
 			if(!keep_rr(out, rr) || !keep_sigs(out, ans, o,
 				TYPE_DNAME, qclass, zone))
@@ -191,7 +192,8 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 				!rr_in_zone(rr, qclass, zone) ||
 				ldns_rr_rd_count(rr) != 1 ||
 				!owner_is(rr, res->sname) ||
-				!(tl = rdf_to_wire(ldns_rr_rdf(rr, 0), t)))
+				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
+					t)))
 				continue;
 			if(!keep_rr(out, rr) || !keep_sigs(out, ans,
 				res->sname, TYPE_CNAME, qclass, zone))
@@ -261,7 +263,7 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS &&
 			ldns_rr_rd_count(rr) == 1 &&
-			rdf_to_wire(ldns_rr_rdf(rr, 0), t) &&
+			delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0), t) &&
 			query_dname_compare(t, name) == 0)
 			return 1;
 	}
@@ -284,7 +286,7 @@ static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 		default: continue;
 		}
 		if(ldns_rr_rd_count(rr) == f + 1 &&
-			rdf_to_wire(ldns_rr_rdf(rr, f), t) &&
+			delegpt_rdf_to_wire(ldns_rr_rdf(rr, f), t) &&
 			query_dname_compare(t, name) == 0)
 			return 1;
 	}

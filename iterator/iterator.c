@@ -42,7 +42,7 @@ void iter_log_name(int level, const char* what, const uint8_t* name,
 
 void iter_env_clear(struct iter_env* env)
 {
-	delegpt_free(env->primed_root);
+	delegpt_delete(env->primed_root);
 	env->primed_root = NULL;
 	env->primed_until = 0;
 	iter_noncut_clear(&env->noncut);
@@ -105,11 +105,11 @@ void iter_qstate_clear(struct iter_qstate* iq)
 		outnet_cancel(iq->outq);
 		iq->outq = NULL;
 	}
-	delegpt_free(iq->dp);
+	delegpt_delete(iq->dp);
 	iq->dp = NULL;
-	delegpt_free(iq->stub_primed);
+	delegpt_delete(iq->stub_primed);
 	iq->stub_primed = NULL;
-	delegpt_free(iq->parent_retry);
+	delegpt_delete(iq->parent_retry);
 	iq->parent_retry = NULL;
 	if(iq->budget && --iq->budget->refs == 0)
 		free(iq->budget);
@@ -142,7 +142,7 @@ void iter_fail(struct iter_qstate* iq, const char* why)
 
 void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 {
-	delegpt_free(iq->dp);
+	delegpt_delete(iq->dp);
 	iq->dp = dp;
 	iq->dp_forward = fwd;
 	iq->dp_first = 0;
@@ -208,7 +208,8 @@ static int chain_has_owner(const ldns_rr_list* chain, const uint8_t* name)
 	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
 	size_t i;
 	for(i = 0; chain && i < ldns_rr_list_rr_count(chain); i++)
-		if(rdf_to_wire(ldns_rr_owner(ldns_rr_list_rr(chain, i)), o) &&
+		if(delegpt_rdf_to_wire(ldns_rr_owner(ldns_rr_list_rr(chain, i)),
+			o) &&
 			query_dname_compare(o, name) == 0)
 			return 1;
 	return 0;
@@ -299,7 +300,7 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 			ldns_rr* c = ldns_rr_list_rr(tmp, 0);
 			env->stats.cache_answers++;
 			tl = ldns_rr_rd_count(c) == 1 ?
-				rdf_to_wire(ldns_rr_rdf(c, 0), t) : 0;
+				delegpt_rdf_to_wire(ldns_rr_rdf(c, 0), t) : 0;
 			if(tl == 0 || !iter_append_rrs(iq->answer, tmp)) {
 				ldns_rr_list_deep_free(tmp);
 				iter_fail(iq, "cached CNAME unusable for");
@@ -318,7 +319,7 @@ delegation:
 		uint8_t up[LDNS_MAX_DOMAINLEN + 1];
 		delegpt_log(VERB_ALGO, dp);
 		memcpy(up, dp->name, dp->namelen);
-		delegpt_free(dp);
+		delegpt_delete(dp);
 		dp = iter_cache_delegation(env->rrset_cache,
 			dname_remove_label(up), iq->qclass,
 			dname_count_labels(h->dp->name), now);
@@ -359,7 +360,7 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 			(*dp)->tls = h->dp->tls;
 			return 1;
 		}
-		delegpt_free(*dp);
+		delegpt_delete(*dp);
 		*dp = NULL;
 	}
 	if(!iq->stub_prime_tried) {
@@ -419,7 +420,7 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		dname_subdomain_c(start, iq->parent_retry->name))
 		/* the last resort: from the failed zone's parent */
 		start = dname_remove_label(iq->parent_retry->name);
-	h = env->hints ? hints_lookup(env->hints, start) : NULL;
+	h = env->hints ? iter_hints_lookup(env->hints, start) : NULL;
 	if(h && iq->skip_hints && !h->is_root)
 		h = env->hints->root;
 	/* stub-no-cache / forward-no-cache: nothing of this query is
@@ -446,7 +447,7 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	if(below_secure_nx(env, iq, now))
 		return 0;
 	if(!h) {
-		/* hints_create logged "no root-hints configured" once */
+		/* iter_hints_create logged "no root-hints configured" once */
 		iter_fail(iq, "no root hints or stub for");
 		return 0;
 	}
@@ -736,7 +737,7 @@ static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
 	 * referral would only bring the same names again) */
 	if(iq->dp->num_addr == 0 || iq->dp_nx > 0)
 		return 0;
-	h = hints_lookup(env->hints, iq->dp->name);
+	h = iter_hints_lookup(env->hints, iq->dp->name);
 	if(h && !h->is_root && !h->first)
 		return 0;
 	iter_log_name(VERB_ALGO, "try to grab parent NS, the last resort for",

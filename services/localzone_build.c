@@ -31,7 +31,7 @@
 
 /* Zeroed, aligned memory that lives until local_zones_delete. */
 void*
-arena_alloc(struct local_zones* lz, size_t n)
+lz_arena_alloc(struct local_zones* lz, size_t n)
 {
 	struct arena_chunk* c = lz->arena;
 	const size_t al = sizeof(max_align_t);
@@ -61,7 +61,7 @@ arena_alloc(struct local_zones* lz, size_t n)
 static void*
 arena_dup(struct local_zones* lz, const void* p, size_t n)
 {
-	void* r = arena_alloc(lz, n ? n : 1);
+	void* r = lz_arena_alloc(lz, n ? n : 1);
 	if(r && n)
 		memcpy(r, p, n);
 	return r;
@@ -119,7 +119,7 @@ dtab_grow(struct local_zones* lz)
 
 /* Zone named by wire name nm; an existing one gets the new type. */
 struct lz_zone*
-zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
+lz_zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 	enum localzone_type t, int warn_dup)
 {
 	struct lz_zone* z = lz_zone_find(lz, nm, dclass);
@@ -138,7 +138,7 @@ zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 	if((lz->zcount + 1) > lz->zsize && !ztab_grow(lz))
 		return NULL;
 	len = dname_valid(nm, LDNS_MAX_DOMAINLEN + 1);
-	if(!(z = arena_alloc(lz, sizeof(*z))) ||
+	if(!(z = lz_arena_alloc(lz, sizeof(*z))) ||
 		!(z->name = arena_dup(lz, nm, len)))
 		return NULL;
 	z->namelen = len;
@@ -163,7 +163,7 @@ node_create(struct local_zones* lz, const struct lz_zone* z,
 	size_t len = dname_valid(nm, LDNS_MAX_DOMAINLEN + 1);
 	if((lz->dcount + 1) > lz->dsize && !dtab_grow(lz))
 		return NULL;
-	if(!(d = arena_alloc(lz, sizeof(*d))) ||
+	if(!(d = lz_arena_alloc(lz, sizeof(*d))) ||
 		!(d->name = arena_dup(lz, nm, len)))
 		return NULL;
 	d->namelen = len;
@@ -177,7 +177,7 @@ node_create(struct local_zones* lz, const struct lz_zone* z,
 
 /* The node for nm, created with its empty non-terminals up to the apex. */
 struct lz_node*
-node_find_create(struct local_zones* lz, const struct lz_zone* z,
+lz_node_find_create(struct local_zones* lz, const struct lz_zone* z,
 	const uint8_t* nm)
 {
 	struct lz_node* res = lz_node_find(lz, z, nm);
@@ -285,7 +285,7 @@ squote_rewrite(const char* text, const ldns_rr* lr)
  * holding on to ldns' buffers fragments the heap badly for big configs.
  * Logs and returns 0 on bad text. */
 int
-rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
+lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 {
 	ldns_rr* lr = NULL;
 	ldns_status s;
@@ -345,7 +345,7 @@ rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 
 /* The negative-answer SOA: the first SOA RR with TTL min(TTL, MINIMUM). */
 void
-zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
+lz_zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
 {
 	const uint8_t* rd = soa->rdata[0];
 	size_t n = soa->rdlen[0];
@@ -364,7 +364,8 @@ zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
 
 /* Append one RR to the RRset (duplicates are ignored, as Unbound). */
 int
-rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
+lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
+	const struct lz_rr* rr)
 {
 	size_t i;
 	uint8_t* rd;
@@ -379,9 +380,9 @@ rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
 	}
 	if(r->rr.count == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 2;
-		uint8_t** nd = arena_alloc(lz, ncap * sizeof(*nd));
-		uint16_t* nl = arena_alloc(lz, ncap * sizeof(*nl));
-		uint32_t* nt = arena_alloc(lz, ncap * sizeof(*nt));
+		uint8_t** nd = lz_arena_alloc(lz, ncap * sizeof(*nd));
+		uint16_t* nl = lz_arena_alloc(lz, ncap * sizeof(*nl));
+		uint32_t* nt = lz_arena_alloc(lz, ncap * sizeof(*nt));
 		if(!nd || !nl || !nt)
 			return 0;
 		if(r->rr.count) {
@@ -409,7 +410,8 @@ rrset_add_rr(struct local_zones* lz, struct lz_rrset* r, const struct lz_rr* rr)
 
 /* Enter a parsed RR into zone z (Unbound's lz_enter_rr_into_zone). */
 int
-zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
+lz_zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
+	const struct lz_rr* rr)
 {
 	struct lz_node* d;
 	struct lz_rrset* r;
@@ -419,7 +421,7 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 			"zone, not at %s", rr->text);
 		return 0;
 	}
-	if(!(d = node_find_create(lz, z, nm)))
+	if(!(d = lz_node_find_create(lz, z, nm)))
 		return 0;
 	if(lz_is_redirect(z->type) && d->rrsets) {
 		const char* other = NULL;
@@ -434,7 +436,7 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 		}
 	}
 	if(!(r = lz_node_type(d, rr->type))) {
-		if(!(r = arena_alloc(lz, sizeof(*r))))
+		if(!(r = lz_arena_alloc(lz, sizeof(*r))))
 			return 0;
 		r->rr.owner = d->name;
 		r->rr.owner_len = d->namelen;
@@ -452,14 +454,14 @@ zone_enter_rr(struct local_zones* lz, struct lz_zone* z, const struct lz_rr* rr)
 				pp = &(*pp)->next;
 			*pp = r;
 		}
-		if(!rrset_add_rr(lz, r, rr))
+		if(!lz_rrset_add_rr(lz, r, rr))
 			return 0;
 		if(rr->type == TYPE_SOA && query_dname_compare(d->name,
 			z->name) == 0)
-			zone_set_soa(z, r);
+			lz_zone_set_soa(z, r);
 		return 1;
 	}
-	return rrset_add_rr(lz, r, rr);
+	return lz_rrset_add_rr(lz, r, rr);
 }
 
 /* Wire name from text (absolute, relative to the root). */
@@ -518,14 +520,14 @@ default_zone_cb(void* arg, const char* name, enum localzone_type type,
 	}
 	if(lz_zone_find(ctx->lz, nm, CLASS_IN) || is_nodefault(ctx->nd, nm))
 		return 1;
-	if(!(z = zone_enter(ctx->lz, nm, CLASS_IN, type, 0)))
+	if(!(z = lz_zone_enter(ctx->lz, nm, CLASS_IN, type, 0)))
 		return 0;
 	z->lan = lan;
 	z->insecure = lan && ctx->insecure_lan;
 	for(i = 0; i < n; i++) {
 		struct lz_rr rr;
-		if(!rr_parse(ctx->lz, rrs[i], &rr) ||
-			!zone_enter_rr(ctx->lz, z, &rr))
+		if(!lz_rr_parse(ctx->lz, rrs[i], &rr) ||
+			!lz_zone_enter_rr(ctx->lz, z, &rr))
 			return 0;
 	}
 	return 1;
@@ -661,7 +663,7 @@ setup_implicit(struct local_zones* lz, const struct lz_rr* rrs, size_t num)
 			verbose(VERB_ALGO, "implicit transparent local-zone %s",
 				buf);
 		}
-		if(!zone_enter(lz, nm, rrs[first].dclass,
+		if(!lz_zone_enter(lz, nm, rrs[first].dclass,
 			local_zone_transparent, 0))
 			return 0;
 	}
@@ -689,7 +691,7 @@ parse_data(struct local_zones* lz, struct config_file* cfg,
 		return 0;
 	}
 	for(p = cfg->local_data; p; p = p->next) {
-		if(!p->str || !rr_parse(lz, p->str, &(*rrs)[*num])) {
+		if(!p->str || !lz_rr_parse(lz, p->str, &(*rrs)[*num])) {
 			log_err("Bad local-data RR %s", p->str ? p->str : "");
 			return 0;
 		}
@@ -703,7 +705,7 @@ parse_data(struct local_zones* lz, struct config_file* cfg,
 			return 0;
 		}
 		(*ptrtexts)[(*numptr)++] = t;
-		if(!rr_parse(lz, t, &(*rrs)[*num])) {
+		if(!lz_rr_parse(lz, t, &(*rrs)[*num])) {
 			log_err("Bad local-data-ptr %s", p->str);
 			return 0;
 		}
@@ -763,7 +765,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 			memcpy(nd.names[nd.num++], nm, sizeof(nm));
 			continue;
 		}
-		if(!zone_enter(lz, nm, CLASS_IN, t, 1))
+		if(!lz_zone_enter(lz, nm, CLASS_IN, t, 1))
 			goto out;
 	}
 	/* default zones */
@@ -781,7 +783,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 	for(i = 0; i < num; i++) {
 		struct lz_zone* z = lz_zone_lookup(lz, rrs[i].wire,
 			rrs[i].dclass, rrs[i].type);
-		if(!z || !zone_enter_rr(lz, z, &rrs[i]))
+		if(!z || !lz_zone_enter_rr(lz, z, &rrs[i]))
 			goto outdata;
 	}
 	lz->list_file_order = 0;

@@ -29,7 +29,7 @@ static int copy_node(struct local_zones* dst, struct lz_zone* z,
 	const struct lz_node* d)
 {
 	const struct lz_rrset* r;
-	struct lz_node* n = node_find_create(dst, z, d->name);
+	struct lz_node* n = lz_node_find_create(dst, z, d->name);
 	struct lz_rrset** tail;
 	if(!n)
 		return 0;
@@ -37,7 +37,7 @@ static int copy_node(struct local_zones* dst, struct lz_zone* z,
 	while(*tail)
 		tail = &(*tail)->next;
 	for(r = d->rrsets; r; r = r->next) {
-		struct lz_rrset* c = arena_alloc(dst, sizeof(*c));
+		struct lz_rrset* c = lz_arena_alloc(dst, sizeof(*c));
 		struct lz_rr rr;
 		size_t i;
 		if(!c)
@@ -58,12 +58,12 @@ static int copy_node(struct local_zones* dst, struct lz_zone* z,
 			rr.ttl = r->ttls[i];
 			rr.rdata = r->rdata[i];
 			rr.rdlen = r->rdlen[i];
-			if(!rrset_add_rr(dst, c, &rr))
+			if(!lz_rrset_add_rr(dst, c, &rr))
 				return 0;
 		}
 		if(c->rr.type == TYPE_SOA && c->rr.count &&
 			query_dname_compare(n->name, z->name) == 0)
-			zone_set_soa(z, c);
+			lz_zone_set_soa(z, c);
 	}
 	return 1;
 }
@@ -82,7 +82,7 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 	for(i = 0; i < lz->zsize; i++) {
 		const struct lz_zone* z;
 		for(z = lz->ztab[i]; z; z = z->hnext) {
-			struct lz_zone* n = zone_enter(c, z->name, z->dclass,
+			struct lz_zone* n = lz_zone_enter(c, z->name, z->dclass,
 				z->type, 0);
 			if(!n)
 				goto fail;
@@ -112,7 +112,7 @@ fail:
 int local_zones_set_zone(struct local_zones* lz, const uint8_t* name,
 	enum localzone_type t)
 {
-	return zone_enter(lz, name, CLASS_IN, t, 0) != NULL;
+	return lz_zone_enter(lz, name, CLASS_IN, t, 0) != NULL;
 }
 
 int local_zones_remove_zone(struct local_zones* lz, const uint8_t* name)
@@ -136,14 +136,15 @@ int local_zones_add_rr(struct local_zones* lz, const char* text)
 {
 	struct lz_rr rr;
 	struct lz_zone* z;
-	if(!rr_parse(lz, text, &rr))
+	if(!lz_rr_parse(lz, text, &rr))
 		return 0;
 	/* as Unbound: outside any zone, a transparent zone at its owner */
 	if(!(z = lz_zone_lookup(lz, rr.wire, rr.dclass, rr.type)) &&
-		!(z = zone_enter(lz, rr.wire, rr.dclass, local_zone_transparent,
+		!(z = lz_zone_enter(lz, rr.wire, rr.dclass,
+			local_zone_transparent,
 		0)))
 		return 0;
-	return zone_enter_rr(lz, z, &rr);
+	return lz_zone_enter_rr(lz, z, &rr);
 }
 
 /* Drop the RRsets of node nm in the zone that holds type (all types,

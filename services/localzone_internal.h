@@ -120,21 +120,21 @@ int lz_is_redirect(enum localzone_type t);
 struct lz_rrset* lz_node_type(const struct lz_node* d, uint16_t type);
 
 /* Zeroed memory that lives until local_zones_delete. */
-void* arena_alloc(struct local_zones* lz, size_t n);
+void* lz_arena_alloc(struct local_zones* lz, size_t n);
 /* building (localzone_build.c), used by the runtime edits too
  * (localzone_edit.c). A zone that exists gets the new type. */
-struct lz_zone* zone_enter(struct local_zones* lz, const uint8_t* nm,
+struct lz_zone* lz_zone_enter(struct local_zones* lz, const uint8_t* nm,
 	uint16_t dclass, enum localzone_type t, int warn_dup);
 /* The node for nm, with its empty non-terminals up to z's apex. */
-struct lz_node* node_find_create(struct local_zones* lz,
+struct lz_node* lz_node_find_create(struct local_zones* lz,
 	const struct lz_zone* z, const uint8_t* nm);
 /* Parse RR text (logs and returns 0 on bad text). */
-int rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr);
-void zone_set_soa(struct lz_zone* z, struct lz_rrset* soa);
-int rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
+int lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr);
+void lz_zone_set_soa(struct lz_zone* z, struct lz_rrset* soa);
+int lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
 	const struct lz_rr* rr);
 /* Enter a parsed RR into zone z, with Unbound's checks. */
-int zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
+int lz_zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
 	const struct lz_rr* rr);
 
 #endif

@@ -559,7 +559,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 		if(why == STREAM_CLOSE_DONE && c->finish &&
 			c->state == STREAM_OPEN)
 			stream_tls_shutdown(c->ssl);
-		stream_tls_free(c->ssl);
+		stream_tls_delete(c->ssl);
 		c->ssl = NULL;
 	}
 	close(c->fd);
@@ -709,7 +709,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 		update_events(c);
 		return;
 	}
-	if(!(c->ssl = stream_tls_new(tls, fd, p->proto->name))) {
+	if(!(c->ssl = stream_tls_create(tls, fd, p->proto->name))) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}

@@ -7,7 +7,7 @@
 #include <openssl/err.h>
 #include <limits.h>
 
-SSL* stream_tls_new(SSL_CTX* ctx, int fd, const char* name)
+SSL* stream_tls_create(SSL_CTX* ctx, int fd, const char* name)
 {
 	SSL* ssl = SSL_new(ctx);
 	if(!ssl || !SSL_set_fd(ssl, fd)) {
@@ -103,7 +103,7 @@ void stream_tls_shutdown(SSL* ssl)
 	ERR_clear_error();
 }
 
-void stream_tls_free(SSL* ssl)
+void stream_tls_delete(SSL* ssl)
 {
 	SSL_free(ssl);
 }

@@ -19,7 +19,7 @@ typedef struct ssl_ctx_st SSL_CTX;
 
 /* A server TLS session on fd (partial writes, and the output buffer may
  * move between retries); NULL on error (logged). */
-SSL* stream_tls_new(SSL_CTX* ctx, int fd, const char* name);
+SSL* stream_tls_create(SSL_CTX* ctx, int fd, const char* name);
 /* One step of the handshake: 1 when done, a STREAM_IO_WANT_*, or
  * STREAM_IO_ERROR (logged at VERB_OPS as "NAME connection failed TLS
  * handshake: reason"). */
@@ -34,7 +34,7 @@ int stream_tls_pending(const SSL* ssl);
 int stream_tls_buffered(const SSL* ssl);
 /* Send a close_notify (one try, non-blocking). */
 void stream_tls_shutdown(SSL* ssl);
-void stream_tls_free(SSL* ssl);
+void stream_tls_delete(SSL* ssl);
 /* Drop a reference to a context (SSL_CTX_free). */
 void stream_tls_ctx_release(SSL_CTX* ctx);
 /* Was the session resumed (a ticket or the session cache)? */

@@ -237,7 +237,7 @@ int main(int argc, char** argv)
 	infra = infra_create(&is);
 	msg_cache = msg_cache_create_cfg(cfg);
 	rrset_cache = rrset_cache_create_cfg(cfg);
-	hints = hints_create(cfg);
+	hints = iter_hints_create(cfg);
 	/* and what one worker has */
 	if(!pool || !infra || !msg_cache || !rrset_cache || !hints ||
 		!start_resolver(&env, d.base, cfg, hints, pool, infra,
@@ -329,7 +329,7 @@ int main(int argc, char** argv)
 	if(timer)
 		event_free(timer);
 	modstack_env_stop(&env);
-	hints_delete(hints);
+	iter_hints_delete(hints);
 	msg_cache_delete(msg_cache);
 	rrset_cache_delete(rrset_cache);
 	infra_delete(infra);

@@ -88,7 +88,7 @@ int cfg_str2list_append(struct config_str2list** head, const char* s1,
 	return cfg_parser_str2list_append(NULL, head, s1, s2);
 }
 
-void cfg_strlist_free(struct config_strlist* p)
+void cfg_strlist_delete(struct config_strlist* p)
 {
 	while(p) {
 		struct config_strlist* n = p->next;
@@ -125,7 +125,7 @@ static void free_fields(void* base, unsigned clause)
 			free(*(char**)f);
 			*(char**)f = NULL;
 		} else if(o->type == CT_STRLIST) {
-			cfg_strlist_free(*(struct config_strlist**)f);
+			cfg_strlist_delete(*(struct config_strlist**)f);
 			*(struct config_strlist**)f = NULL;
 		} else if(o->type == CT_STR2LIST) {
 			cfg_str2list_free(*(struct config_str2list**)f);
@@ -150,7 +150,7 @@ void config_delete(struct config_file* cfg)
 		return;
 	free_fields(cfg, CL_SERVER | CL_REMOTE);
 	free(cfg->filename);
-	cfg_strlist_free(cfg->local_zones_nodefault);
+	cfg_strlist_delete(cfg->local_zones_nodefault);
 	cfg_str2list_free(cfg->unimplemented);
 	free_stubs(cfg->stubs, CL_STUB);
 	free_stubs(cfg->forwards, CL_FORWARD);

@@ -135,7 +135,7 @@ int cfg_parser_strlist_append(struct cfg_parser* p,
 	struct config_strlist** head, const char* s);
 int cfg_parser_str2list_append(struct cfg_parser* p,
 	struct config_str2list** head, const char* s1, const char* s2);
-void cfg_strlist_free(struct config_strlist* p);
+void cfg_strlist_delete(struct config_strlist* p);
 void cfg_str2list_free(struct config_str2list* p);
 
 #endif

@@ -85,24 +85,24 @@ static struct ta_point* point_get(struct ta_collect* c, const uint8_t* nm,
 	return &c->pts[c->n++];
 }
 
-int ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w)
+int val_ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w)
 {
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	size_t len, i;
 	struct ta_point* p;
 	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
 		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
-		ta_error(w, "not a DS or DNSKEY record");
+		val_ta_error(w, "not a DS or DNSKEY record");
 		ldns_rr_free(rr);
 		return 0;
 	}
 	if(!rr_name(rr, nm, &len)) {
-		ta_error(w, "bad owner name");
+		val_ta_error(w, "bad owner name");
 		ldns_rr_free(rr);
 		return 0;
 	}
 	if(!(p = point_get(c, nm, len, ldns_rr_get_class(rr)))) {
-		ta_error(w, "out of memory");
+		val_ta_error(w, "out of memory");
 		ldns_rr_free(rr);
 		return 0;
 	}
@@ -110,7 +110,7 @@ int ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w)
 		/* as Unbound: "anchor cannot be with and without autotrust" */
 		char buf[LDNS_MAX_DOMAINLEN * 4 + 8];
 		dname_to_str(nm, buf, sizeof(buf));
-		ta_error(w, "trust anchor %s is both in an "
+		val_ta_error(w, "trust anchor %s is both in an "
 			"auto-trust-anchor-file and configured otherwise", buf);
 		ldns_rr_free(rr);
 		return 0;
@@ -125,7 +125,7 @@ int ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w)
 			return 1;
 		}
 	if(!ldns_rr_list_push_rr(p->rrs, rr)) {
-		ta_error(w, "out of memory");
+		val_ta_error(w, "out of memory");
 		ldns_rr_free(rr);
 		return 0;
 	}
@@ -175,7 +175,7 @@ static int read_list(struct ta_collect* c, const struct config_file* cfg,
 			log_err("out of memory");
 			return 0;
 		}
-		if(reader == ta_read_autofile) {
+		if(reader == val_ta_read_autofile) {
 			/* written after chroot and chdir to directory: */
 			free((char*)c->autr_write_name);
 			if(!(c->autr_write_name = anchor_path(cfg, list->str,
@@ -353,14 +353,14 @@ static struct anchor_keys* keys_read(const struct config_file* cfg,
 	if(!sources)
 		return k;
 	ok = read_list(&c, cfg, cfg->trust_anchor_file_list, paths,
-		ta_read_zonefile, 0);
+		val_ta_read_zonefile, 0);
 	ok = ok && read_list(&c, cfg, cfg->trusted_keys_file_list, paths,
-		ta_read_bindfile, 1);
+		val_ta_read_bindfile, 1);
 	for(s = cfg->trust_anchor_list; ok && s; s = s->next)
 		if(s->str && s->str[0])
-			ok = ta_read_string(&c, s->str, cfg->filename);
+			ok = val_ta_read_string(&c, s->str, cfg->filename);
 	ok = ok && read_list(&c, cfg, cfg->auto_trust_anchor_file_list,
-		paths, ta_read_autofile, 0);
+		paths, val_ta_read_autofile, 0);
 	if(ok && c.n && !(k->pts = calloc(c.n, sizeof(*k->pts)))) {
 		log_err("out of memory");
 		ok = 0;

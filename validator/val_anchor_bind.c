@@ -163,14 +163,14 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 	if(k == TOK_SPECIAL && l->text[0] == '}')
 		return -1;
 	if(k != TOK_WORD && k != TOK_QUOTED) {
-		ta_error(&w, "%s", k == TOK_ERROR ? l->err : k == TOK_END ?
+		val_ta_error(&w, "%s", k == TOK_ERROR ? l->err : k == TOK_END ?
 			"the end of the file before '}'" :
 			"expected a domain name");
 		return 0;
 	}
 	start = l->tok_line;
 	if(strlen(l->text) + 2 > sizeof(name)) {
-		ta_error(&w, "domain name too long");
+		val_ta_error(&w, "domain name too long");
 		return 0;
 	}
 	memcpy(name, l->text, strlen(l->text) + 1);
@@ -180,7 +180,7 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 	while((k = next_token(l)) != TOK_SPECIAL || l->text[0] != ';') {
 		w.line = l->tok_line;
 		if(k == TOK_ERROR || k == TOK_END || k == TOK_SPECIAL) {
-			ta_error(&w, "%s", k == TOK_ERROR ? l->err :
+			val_ta_error(&w, "%s", k == TOK_ERROR ? l->err :
 				k == TOK_END ? "the end of the file before ';'"
 				: "expected ';' after the key");
 			return 0;
@@ -194,7 +194,7 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 		}
 		if(nnum < 3 && k == TOK_WORD) {
 			if(strlen(l->text) >= sizeof(nums[0])) {
-				ta_error(&w, "bad key: '%.20s...' is not a "
+				val_ta_error(&w, "bad key: '%.20s...' is not a "
 					"number", l->text);
 				return 0;
 			}
@@ -202,13 +202,14 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 			continue;
 		}
 		if(!append_data(data, sizeof(data), l->text)) {
-			ta_error(&w, "key data too long");
+			val_ta_error(&w, "key data too long");
 			return 0;
 		}
 	}
 	w.line = start;
 	if(nnum < 3 || !data[0]) {
-		ta_error(&w, "bad key: expected name, %s, then the key data",
+		val_ta_error(&w,
+			"bad key: expected name, %s, then the key data",
 			strcmp(type, "DS") == 0 ? "key tag, algorithm, digest "
 			"type" : "flags, protocol, algorithm");
 		return 0;
@@ -217,11 +218,11 @@ static int read_entry(struct lexer* l, struct ta_collect* c,
 		nums[0], nums[1], nums[2], data);
 	s = ldns_rr_new_frm_str(&rr, rrtext, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK) {
-		ta_error(&w, "bad key: %s", ldns_get_errorstr_by_id(s));
+		val_ta_error(&w, "bad key: %s", ldns_get_errorstr_by_id(s));
 		ldns_rr_free(rr);
 		return 0;
 	}
-	return ta_add_rr(c, rr, &w);
+	return val_ta_add_rr(c, rr, &w);
 }
 
 /* After the statement keyword: { entries } ; */
@@ -232,7 +233,7 @@ static int read_block(struct lexer* l, struct ta_collect* c,
 	struct ta_where w = { fname, l->tok_line, 0 };
 	int r;
 	if(k != TOK_SPECIAL || l->text[0] != '{') {
-		ta_error(&w, "expected '{'");
+		val_ta_error(&w, "expected '{'");
 		return 0;
 	}
 	while((r = read_entry(l, c, fname)) == 1)
@@ -242,13 +243,13 @@ static int read_block(struct lexer* l, struct ta_collect* c,
 	k = next_token(l);
 	w.line = l->tok_line;
 	if(k != TOK_SPECIAL || l->text[0] != ';') {
-		ta_error(&w, "expected ';' after '}'");
+		val_ta_error(&w, "expected ';' after '}'");
 		return 0;
 	}
 	return 1;
 }
 
-int ta_read_bindfile(struct ta_collect* c, const char* fname)
+int val_ta_read_bindfile(struct ta_collect* c, const char* fname)
 {
 	struct lexer* l = calloc(1, sizeof(*l));
 	enum tok_kind k;
@@ -259,7 +260,7 @@ int ta_read_bindfile(struct ta_collect* c, const char* fname)
 	}
 	if(!(l->in = fopen(fname, "r"))) {
 		struct ta_where w = { fname, 0, 0 };
-		ta_error(&w, "cannot open trusted-keys-file: %s",
+		val_ta_error(&w, "cannot open trusted-keys-file: %s",
 			strerror(errno));
 		free(l);
 		return 0;
@@ -269,7 +270,7 @@ int ta_read_bindfile(struct ta_collect* c, const char* fname)
 	while(ok && (k = next_token(l)) != TOK_END) {
 		if(k == TOK_ERROR) {
 			struct ta_where w = { fname, l->tok_line, 0 };
-			ta_error(&w, "%s", l->err);
+			val_ta_error(&w, "%s", l->err);
 			ok = 0;
 		} else if(k == TOK_WORD && strcmp(l->text, "trusted-keys") == 0)
 			ok = read_block(l, c, fname);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ta_error(const struct ta_where* w, const char* format, ...)
+void val_ta_error(const struct ta_where* w, const char* format, ...)
 {
 	char msg[1024];
 	va_list args;
@@ -32,7 +32,7 @@ static FILE* open_or_log(const char* fname)
 	FILE* in = fopen(fname, "r");
 	if(!in) {
 		struct ta_where w = { fname, 0, 0 };
-		ta_error(&w, "cannot open trust anchor file: %s",
+		val_ta_error(&w, "cannot open trust anchor file: %s",
 			strerror(errno));
 	}
 	return in;
@@ -50,7 +50,7 @@ static int ends_with_newline(FILE* in)
 	return c == '\n';
 }
 
-int ta_read_zonefile(struct ta_collect* c, const char* fname)
+int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 {
 	FILE* in = open_or_log(fname);
 	uint32_t ttl = 3600;
@@ -70,7 +70,7 @@ int ta_read_zonefile(struct ta_collect* c, const char* fname)
 			|| s == LDNS_STATUS_SYNTAX_ORIGIN)
 			continue;
 		if(s != LDNS_STATUS_OK) {
-			ta_error(&w, "%s", ldns_get_errorstr_by_id(s));
+			val_ta_error(&w, "%s", ldns_get_errorstr_by_id(s));
 			ldns_rr_free(rr);
 			ok = 0;
 			break;
@@ -84,7 +84,8 @@ int ta_read_zonefile(struct ta_collect* c, const char* fname)
 		if(n > 0 && ldns_rr_get_class(rr) != dclass) {
 			char* c1 = ldns_rr_class2str(ldns_rr_get_class(rr));
 			char* c2 = ldns_rr_class2str(dclass);
-			ta_error(&w, "class %s differs from class %s of the "
+			val_ta_error(&w,
+				"class %s differs from class %s of the "
 				"records before it", c1 ? c1 : "?",
 				c2 ? c2 : "?");
 			free(c1);
@@ -94,7 +95,7 @@ int ta_read_zonefile(struct ta_collect* c, const char* fname)
 			break;
 		}
 		dclass = ldns_rr_get_class(rr);
-		ok = ta_add_rr(c, rr, &w);
+		ok = val_ta_add_rr(c, rr, &w);
 		n++;
 	}
 	if(ok && n == 0)
@@ -106,26 +107,27 @@ int ta_read_zonefile(struct ta_collect* c, const char* fname)
 	return ok;
 }
 
-int ta_read_string(struct ta_collect* c, const char* str,
+int val_ta_read_string(struct ta_collect* c, const char* str,
 	const char* cfgfile)
 {
 	struct ta_where w = { cfgfile ? cfgfile : "config", 0, 0 };
 	ldns_rr* rr = NULL;
 	ldns_status s = ldns_rr_new_frm_str(&rr, str, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK) {
-		ta_error(&w, "trust-anchor: \"%s\": %s", str,
+		val_ta_error(&w, "trust-anchor: \"%s\": %s", str,
 			ldns_get_errorstr_by_id(s));
 		ldns_rr_free(rr);
 		return 0;
 	}
 	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
 		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
-		ta_error(&w, "trust-anchor: \"%s\": not a DS or DNSKEY record",
+		val_ta_error(&w,
+			"trust-anchor: \"%s\": not a DS or DNSKEY record",
 			str);
 		ldns_rr_free(rr);
 		return 0;
 	}
-	return ta_add_rr(c, rr, &w);
+	return val_ta_add_rr(c, rr, &w);
 }
 
 /* --- auto-trust-anchor-file --- */
@@ -215,7 +217,7 @@ static int parse_id(const char* s, uint8_t* name, size_t* namelen,
 	ldns_rdf* d;
 	if(sscanf(s, "%1023s %u", nm, &cl) != 2 || cl > 65535 ||
 		!(d = ldns_dname_new_frm_str(nm))) {
-		ta_error(w, "cannot parse the ;;id: line");
+		val_ta_error(w, "cannot parse the ;;id: line");
 		return 0;
 	}
 	ldns_dname2canonical(d);
@@ -336,12 +338,12 @@ static int auto_directive(struct auto_read* r, char* rec,
 	if(strncmp(p, "$ORIGIN", 7) == 0 && isspace((unsigned char)p[7])) {
 		char nm[1100];
 		if(sscanf(p + 7, "%1023s", nm) != 1) {
-			ta_error(w, "$ORIGIN without a name");
+			val_ta_error(w, "$ORIGIN without a name");
 			return -1;
 		}
 		ldns_rdf_deep_free(r->origin);
 		if(!(r->origin = ldns_dname_new_frm_str(nm))) {
-			ta_error(w, "cannot parse $ORIGIN %s", nm);
+			val_ta_error(w, "cannot parse $ORIGIN %s", nm);
 			return -1;
 		}
 		return 1;
@@ -349,7 +351,7 @@ static int auto_directive(struct auto_read* r, char* rec,
 	if(strncmp(p, "$TTL", 4) == 0 && isspace((unsigned char)p[4])) {
 		unsigned long v = strtoul(p + 4, &end, 10);
 		if(end == p + 4) {
-			ta_error(w, "cannot parse $TTL");
+			val_ta_error(w, "cannot parse $TTL");
 			return -1;
 		}
 		r->ttl = (uint32_t)v;
@@ -374,13 +376,13 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 	}
 	s = ldns_rr_new_frm_str(&rr, rec, r->ttl, r->origin, &r->prev);
 	if(s != LDNS_STATUS_OK) {
-		ta_error(w, "%s", ldns_get_errorstr_by_id(s));
+		val_ta_error(w, "%s", ldns_get_errorstr_by_id(s));
 		ldns_rr_free(rr);
 		return 0;
 	}
 	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
 		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
-		ta_error(w, "not a DS or DNSKEY record");
+		val_ta_error(w, "not a DS or DNSKEY record");
 		ldns_rr_free(rr);
 		return 0;
 	}
@@ -389,7 +391,8 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		if(ldns_rdf_size(own) != r->idlen || ldns_rr_get_class(rr) !=
 			r->idclass || strncasecmp((char*)ldns_rdf_data(own),
 			(char*)r->id, r->idlen) != 0) {
-			ta_error(w, "the record is not for the trust point of "
+			val_ta_error(w,
+				"the record is not for the trust point of "
 				"the ;;id: line");
 			ldns_rr_free(rr);
 			return 0;
@@ -398,20 +401,21 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		ldns_rr_owner(rr)) != 0 || ldns_rr_get_class(r->first) !=
 		ldns_rr_get_class(rr))) {
 		/* Unbound: "file has mismatching data inside" */
-		ta_error(w, "an auto-trust-anchor-file holds one trust point; "
+		val_ta_error(w,
+			"an auto-trust-anchor-file holds one trust point; "
 			"this record has another owner or class");
 		ldns_rr_free(rr);
 		return 0;
 	}
 	if(!r->first && !(r->first = ldns_rr_clone(rr))) {
 		ldns_rr_free(rr);
-		ta_error(w, "out of memory");
+		val_ta_error(w, "out of memory");
 		return 0;
 	}
 	if(!auto_point_key(r, rr, state, comment_num(rec_comment, ";;count="),
 		comment_num(rec_comment, ";;lastchange="))) {
 		ldns_rr_free(rr);
-		ta_error(w, "out of memory");
+		val_ta_error(w, "out of memory");
 		return 0;
 	}
 	if((state != AUTR_STATE_VALID && state != AUTR_STATE_MISSING) ||
@@ -420,10 +424,10 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		return 1;
 	}
 	r->used++;
-	return ta_add_rr(r->c, rr, w);
+	return val_ta_add_rr(r->c, rr, w);
 }
 
-int ta_read_autofile(struct ta_collect* c, const char* fname)
+int val_ta_read_autofile(struct ta_collect* c, const char* fname)
 {
 	FILE* in = open_or_log(fname);
 	struct auto_read r;
@@ -441,7 +445,7 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 		char* p = rec;
 		if(res < 0) {
 			w.line = line;
-			ta_error(&w, "%s", err);
+			val_ta_error(&w, "%s", err);
 			ok = 0;
 			break;
 		}
@@ -449,7 +453,8 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 			p++;
 		if(strncmp(p, ";;REVOKED", 9) == 0) {
 			if(r.have_id || r.first) {
-				ta_error(&w, ";;REVOKED must be at the start "
+				val_ta_error(&w,
+					";;REVOKED must be at the start "
 					"of the file");
 				ok = 0;
 				break;
@@ -461,7 +466,8 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 		}
 		if(strncmp(p, ";;id: ", 6) == 0) {
 			if(r.have_id || r.first) {
-				ta_error(&w, "an auto-trust-anchor-file holds "
+				val_ta_error(&w,
+					"an auto-trust-anchor-file holds "
 					"one trust point, a second ;;id: line");
 				ok = 0;
 				break;
@@ -482,7 +488,7 @@ int ta_read_autofile(struct ta_collect* c, const char* fname)
 	}
 	if(ok && !r.first) {
 		struct ta_where w = { fname, 0, 1 };
-		ta_error(&w, "no trust anchor keys in the file");
+		val_ta_error(&w, "no trust anchor keys in the file");
 		ok = 0;
 	} else if(ok && r.used == 0)
 		log_warn("auto-trust-anchor-file %s has no key in state VALID "

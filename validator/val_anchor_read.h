@@ -23,7 +23,7 @@ struct ta_collect {
 	size_t n, cap;
 	/* auto-trust-anchor-file: every key with its RFC 5011 state, one
 	 * point per file (val_autotrust.h), and the name the file is to
-	 * be written under (after chroot; set before ta_read_autofile,
+	 * be written under (after chroot; set before val_ta_read_autofile,
 	 * NULL: the name it was read from) */
 	struct autr_point** autr;
 	size_t nautr;
@@ -39,18 +39,18 @@ struct ta_where {
 
 /* Add rr (taken over, also on error) to its point; only DS and DNSKEY
  * are accepted. 0 on error, logged as "FILE:LINE: ...". */
-int ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w);
+int val_ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w);
 /* Log "FILE:LINE: message" (line 0: "FILE: message") with log_err. */
-void ta_error(const struct ta_where* w, const char* format, ...)
+void val_ta_error(const struct ta_where* w, const char* format, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* The readers; fname is opened, shown names it in messages. Each
  * returns 0 after logging an error. */
-int ta_read_zonefile(struct ta_collect* c, const char* fname);
-int ta_read_bindfile(struct ta_collect* c, const char* fname);
-int ta_read_autofile(struct ta_collect* c, const char* fname);
+int val_ta_read_zonefile(struct ta_collect* c, const char* fname);
+int val_ta_read_bindfile(struct ta_collect* c, const char* fname);
+int val_ta_read_autofile(struct ta_collect* c, const char* fname);
 /* A trust-anchor: line; cfgfile names the config in messages. */
-int ta_read_string(struct ta_collect* c, const char* str,
+int val_ta_read_string(struct ta_collect* c, const char* str,
 	const char* cfgfile);
 
 #endif

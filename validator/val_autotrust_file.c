@@ -3,7 +3,7 @@
  * Unbound's format (the header lines ;;id:, ;;last_queried: ... and a
  * ;;state=N [ NAME ] ;;count=N ;;lastchange=T comment per key), so
  * Debian's Unbound reads what this daemon writes and the other way
- * round. The reader is ta_read_autofile (val_anchor_read.c). */
+ * round. The reader is val_ta_read_autofile (val_anchor_read.c). */
 #include "config.h"
 #include "validator/val_autotrust.h"
 #include "util/log.h"

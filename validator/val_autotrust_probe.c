@@ -118,12 +118,12 @@ static int selfsigned(struct val_env* ve, ldns_rr* key,
 		ldns_rr_list_free(one);
 		return 0;
 	}
-	if((ks = val_keyset_new(one)) != NULL) {
+	if((ks = val_keyset_create(one)) != NULL) {
 		val_budget_init(&b);
 		memset(&res, 0, sizeof(res));
 		st = val_verify_rrset(ve->sigctx, keys, sigs, ks, &ve->sig,
 			now, &b, &res);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 	}
 	ldns_rr_list_free(one);
 	return st == SEC_SECURE;
@@ -144,7 +144,7 @@ static int verify_set(struct val_env* ve, const struct autr_point* p,
 		memset(&res, 0, sizeof(res));
 		st = val_verify_dnskey_with_keys(ve->sigctx, keys, sigs, tk,
 			&ve->sig, now, &b, &res, &ks);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ks = NULL;
 	}
 	if(st != SEC_SECURE && td) {
@@ -152,7 +152,7 @@ static int verify_set(struct val_env* ve, const struct autr_point* p,
 		memset(&res, 0, sizeof(res));
 		st = val_verify_dnskey_with_ds(ve->sigctx, keys, sigs, td,
 			&ve->sig, now, &b, &res, &ks);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 	}
 	return st == SEC_SECURE;
 }

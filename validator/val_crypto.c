@@ -57,7 +57,7 @@ int val_ctx_reserve(uint8_t** buf, size_t* cap, size_t need)
 	return 1;
 }
 
-struct val_sig_ctx* val_sig_ctx_new(void)
+struct val_sig_ctx* val_sig_ctx_create(void)
 {
 	struct val_sig_ctx* ctx = calloc(1, sizeof(*ctx));
 	if(!ctx)
@@ -72,7 +72,7 @@ struct val_sig_ctx* val_sig_ctx_new(void)
 	ctx->sha512 = EVP_MD_fetch(NULL, "SHA512", NULL);
 	if(!ctx->md || !ctx->edmd || !val_ctx_reserve(&ctx->buf, &ctx->cap, 4096) ||
 		!val_ctx_reserve(&ctx->rd, &ctx->rdcap, 4096)) {
-		val_sig_ctx_free(ctx);
+		val_sig_ctx_delete(ctx);
 		return NULL;
 	}
 	return ctx;
@@ -86,7 +86,7 @@ void val_sig_ctx_forget(struct val_sig_ctx* ctx)
 	}
 }
 
-void val_sig_ctx_free(struct val_sig_ctx* ctx)
+void val_sig_ctx_delete(struct val_sig_ctx* ctx)
 {
 	size_t i;
 	if(!ctx)

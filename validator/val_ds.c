@@ -262,7 +262,7 @@ static struct val_keyset* dnskeys_prepare(struct val_sig_ctx* ctx,
 		set_reason(res, "No DNSKEY record", VAL_EDE_DNSKEY_MISSING);
 		return NULL;
 	}
-	if(!(ks = val_keyset_new(dnskeys))) {
+	if(!(ks = val_keyset_create(dnskeys))) {
 		set_reason(res, "malformed DNSKEY RRset", VAL_EDE_DNSSEC_BOGUS);
 		return NULL;
 	}
@@ -270,7 +270,7 @@ static struct val_keyset* dnskeys_prepare(struct val_sig_ctx* ctx,
 		set_reason(res, r < 0 ? "out of memory" :
 			"malformed DNSKEY RRset", r < 0 ? VAL_EDE_OTHER :
 			VAL_EDE_DNSSEC_BOGUS);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		return NULL;
 	}
 	return ks;
@@ -285,7 +285,7 @@ static enum sec_status key_secure(struct val_keyset* ks,
 	set_reason(res, NULL, VAL_EDE_NONE);
 	if(keys_out)
 		*keys_out = ks;
-	else	val_keyset_free(ks);
+	else	val_keyset_delete(ks);
 	return SEC_SECURE;
 }
 
@@ -337,7 +337,7 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	if(!same_owner(ks, ldns_rr_list_rr(ds, 0))) {
 		set_reason(res, "DNSKEY RRset did not match DS RRset by name",
 			VAL_EDE_DNSSEC_BOGUS);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		return SEC_BOGUS;
 	}
 	for(i = 0; i < n; i++)
@@ -361,7 +361,7 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 			break;
 	}
 	kc_done(&kc, budget);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	if(kc.checks >= kc.max_checks)
 		set_reason(res, "too many RRSIG validations",
 			VAL_EDE_DNSSEC_BOGUS);
@@ -385,7 +385,7 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 	result_init(res);
 	if(keys_out)
 		*keys_out = NULL;
-	if(!(ta = val_keyset_new(anchor))) {
+	if(!(ta = val_keyset_create(anchor))) {
 		set_reason(res, "no usable trust anchors",
 			VAL_EDE_UNSUPPORTED_DNSKEY_ALG);
 		return SEC_INSECURE;
@@ -394,21 +394,21 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 		if(val_algo_supported(ta->keys[i].alg))
 			needed_add(needed, ta->keys[i].alg);
 	if(!needed[0]) {
-		val_keyset_free(ta);
+		val_keyset_delete(ta);
 		set_reason(res, "no usable trust anchors",
 			VAL_EDE_UNSUPPORTED_DNSKEY_ALG);
 		return SEC_INSECURE;
 	}
 	if(!(ks = dnskeys_prepare(ctx, dnskeys, res))) {
-		val_keyset_free(ta);
+		val_keyset_delete(ta);
 		return SEC_BOGUS;
 	}
 	if(ks->owner_len != ta->owner_len ||
 		memcmp(ks->owner, ta->owner, ta->owner_len) != 0) {
 		set_reason(res, "DNSKEY RRset did not match anchor RRset by "
 			"name", VAL_EDE_DNSSEC_BOGUS);
-		val_keyset_free(ks);
-		val_keyset_free(ta);
+		val_keyset_delete(ks);
+		val_keyset_delete(ta);
 		return SEC_BOGUS;
 	}
 	kc_init(&kc, ctx, rrsigs, set, now, budget, res);
@@ -423,7 +423,7 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 			now, kc.max_checks, &kc.checks, res) == SEC_SECURE) {
 			if(!harden || needed_done(state, needed, k->alg)) {
 				kc_done(&kc, budget);
-				val_keyset_free(ta);
+				val_keyset_delete(ta);
 				return key_secure(ks, needed, harden, res,
 					keys_out);
 			}
@@ -432,8 +432,8 @@ enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 			break;
 	}
 	kc_done(&kc, budget);
-	val_keyset_free(ta);
-	val_keyset_free(ks);
+	val_keyset_delete(ta);
+	val_keyset_delete(ks);
 	if(!useful) {
 		set_reason(res, "no usable trust anchors",
 			VAL_EDE_UNSUPPORTED_DNSKEY_ALG);

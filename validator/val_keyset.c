@@ -37,7 +37,7 @@ static size_t rr_rdata_len(const ldns_rr* rr)
 	return n > 65535 ? 0 : n;
 }
 
-struct val_keyset* val_keyset_new(const ldns_rr_list* dnskeys)
+struct val_keyset* val_keyset_create(const ldns_rr_list* dnskeys)
 {
 	size_t i, j, n, total = 0, off;
 	struct val_keyset* ks;
@@ -92,7 +92,7 @@ struct val_keyset* val_keyset_new(const ldns_rr_list* dnskeys)
 	return ks;
 }
 
-void val_keyset_free(struct val_keyset* ks)
+void val_keyset_delete(struct val_keyset* ks)
 {
 	size_t i;
 	if(!ks)
@@ -160,10 +160,10 @@ struct val_keyset* val_sig_ctx_keyset(struct val_sig_ctx* ctx,
 			return ks;
 		}
 	}
-	if(!(ks = val_keyset_new(dnskeys)))
+	if(!(ks = val_keyset_create(dnskeys)))
 		return NULL;
 	slot = ctx->kscache_next++ % VAL_KSCACHE_SLOTS;
-	val_keyset_free(ctx->kscache[slot]);   /* the cache's reference */
+	val_keyset_delete(ctx->kscache[slot]);   /* the cache's reference */
 	ctx->kscache[slot] = ks;
 	ks->refs++;                             /* and the caller's */
 	return ks;
@@ -173,7 +173,7 @@ void val_sig_ctx_keysets_clear(struct val_sig_ctx* ctx)
 {
 	size_t i;
 	for(i = 0; i < VAL_KSCACHE_SLOTS; i++) {
-		val_keyset_free(ctx->kscache[i]);
+		val_keyset_delete(ctx->kscache[i]);
 		ctx->kscache[i] = NULL;
 	}
 }

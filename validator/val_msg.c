@@ -346,8 +346,8 @@ static enum sec_status proofs(struct module_qstate* qs,
 	struct val_nsec3_env e;
 	enum sec_status st = SEC_SECURE;
 	int positive = 0, i;
-	e.max_iterations = nsec3_iter_max(&ve->nsec3_iter,
-		nsec3_zone_keysize(denial_keys(vq, m)));
+	e.max_iterations = val_nsec3_iter_max(&ve->nsec3_iter,
+		val_nsec3_zone_keysize(denial_keys(vq, m)));
 	e.cache = &vq->nsec3_cache;
 	e.budget = &b;
 	chain_end(m, qs->qname, qs->qtype, end);

@@ -107,7 +107,7 @@ int val_nsec3_parse(const ldns_rr* rr, struct val_nsec3_rr* out)
 		if(!out->bitmap)
 			out->bitmaplen = 0;
 	}
-	hl = nsec3_b32hex_decode(out->owner + 1, out->owner[0],
+	hl = val_nsec3_b32hex_decode(out->owner + 1, out->owner[0],
 		out->owner_hash, sizeof(out->owner_hash));
 	out->owner_hashlen = hl > 0 ? (size_t)hl : 0;
 	return 1;
@@ -207,7 +207,8 @@ static enum find hash_for(const struct filter* f,
 	const struct val_nsec3_rr* n, const uint8_t* nm, uint8_t* scratch,
 	const uint8_t** hash, size_t* hashlen)
 {
-	int r = nsec3_hash_lookup(f->env->cache, f->env->budget, nm, n->algo,
+	int r = val_nsec3_hash_lookup(f->env->cache, f->env->budget, nm,
+		n->algo,
 		n->iterations, n->salt, n->saltlen, scratch, hash, hashlen);
 	if(r < 0)
 		return SUSPEND;

@@ -48,7 +48,7 @@
 /* What a proof needs besides the records. cache and budget belong to
  * the caller's per-query state (see val_nsec3_hash.h). */
 struct val_nsec3_env {
-	/* nsec3_iter_max(table, nsec3_zone_keysize(zone DNSKEYs)) */
+	/* val_nsec3_iter_max(table, val_nsec3_zone_keysize(zone DNSKEYs)) */
 	size_t max_iterations;
 	struct nsec3_hash_cache* cache;
 	struct nsec3_budget* budget;

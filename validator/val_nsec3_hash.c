@@ -8,12 +8,12 @@
 #include "validator/val_nsec3_hash.h"
 #include "util/dname.h"
 
-void nsec3_cache_init(struct nsec3_hash_cache* c)
+void val_nsec3_cache_init(struct nsec3_hash_cache* c)
 {
 	memset(c, 0, sizeof(*c));
 }
 
-void nsec3_cache_clear(struct nsec3_hash_cache* c)
+void val_nsec3_cache_clear(struct nsec3_hash_cache* c)
 {
 	free(c->entries);
 	memset(c, 0, sizeof(*c));
@@ -31,7 +31,7 @@ static int sha1_round(EVP_MD_CTX* ctx, const uint8_t* a, size_t alen,
 		EVP_DigestFinal_ex(ctx, out, &n) == 1 && n == NSEC3_SHA1_LEN;
 }
 
-size_t nsec3_hash_compute(const uint8_t* nm, uint8_t algo,
+size_t val_nsec3_hash_compute(const uint8_t* nm, uint8_t algo,
 	uint16_t iterations, const uint8_t* salt, size_t saltlen,
 	uint8_t* out)
 {
@@ -91,7 +91,7 @@ static struct nsec3_cached_hash* cache_slot(struct nsec3_hash_cache* c)
 	return &c->entries[c->count];
 }
 
-int nsec3_hash_lookup(struct nsec3_hash_cache* cache,
+int val_nsec3_hash_lookup(struct nsec3_hash_cache* cache,
 	struct nsec3_budget* budget, const uint8_t* nm, uint8_t algo,
 	uint16_t iterations, const uint8_t* salt, size_t saltlen,
 	uint8_t* scratch, const uint8_t** hash, size_t* hashlen)
@@ -114,12 +114,12 @@ int nsec3_hash_lookup(struct nsec3_hash_cache* cache,
 	cache->computed++;
 	e = cache_slot(cache);
 	if(!e) {
-		*hashlen = nsec3_hash_compute(nm, algo, iterations, salt,
+		*hashlen = val_nsec3_hash_compute(nm, algo, iterations, salt,
 			saltlen, scratch);
 		*hash = scratch;
 		return *hashlen != 0;
 	}
-	e->hashlen = (uint8_t)nsec3_hash_compute(nm, algo, iterations, salt,
+	e->hashlen = (uint8_t)val_nsec3_hash_compute(nm, algo, iterations, salt,
 		saltlen, e->hash);
 	if(e->hashlen == 0)
 		return 0;
@@ -137,7 +137,7 @@ int nsec3_hash_lookup(struct nsec3_hash_cache* cache,
 
 static const char b32hex[] = "0123456789abcdefghijklmnopqrstuv";
 
-size_t nsec3_b32hex_encode(const uint8_t* data, size_t len, char* out)
+size_t val_nsec3_b32hex_encode(const uint8_t* data, size_t len, char* out)
 {
 	size_t n = 0, i;
 	unsigned int acc = 0, bits = 0;
@@ -166,7 +166,7 @@ static int b32hex_value(uint8_t c)
 	return -1;
 }
 
-int nsec3_b32hex_decode(const uint8_t* text, size_t textlen, uint8_t* out,
+int val_nsec3_b32hex_decode(const uint8_t* text, size_t textlen, uint8_t* out,
 	size_t outmax)
 {
 	size_t n = 0, i;

@@ -43,8 +43,8 @@ struct nsec3_cached_hash {
 };
 
 /* Per-query cache of NSEC3 hashes, keyed by name (case-insensitive),
- * algorithm, iterations and salt. Zero it (or nsec3_cache_init) before
- * first use; nsec3_cache_clear frees it. Not thread-safe: one query. */
+ * algorithm, iterations and salt. Zero it (or val_nsec3_cache_init) before
+ * first use; val_nsec3_cache_clear frees it. Not thread-safe: one query. */
 struct nsec3_hash_cache {
 	struct nsec3_cached_hash* entries;
 	size_t count, cap;
@@ -52,13 +52,13 @@ struct nsec3_hash_cache {
 	size_t computed;
 };
 
-void nsec3_cache_init(struct nsec3_hash_cache* c);
-void nsec3_cache_clear(struct nsec3_hash_cache* c);
+void val_nsec3_cache_init(struct nsec3_hash_cache* c);
+void val_nsec3_cache_clear(struct nsec3_hash_cache* c);
 
 /* Hash of wire name nm with the parameters into out (>= 20 bytes).
  * Returns the hash length, or 0 for an unknown algorithm or a
  * malformed name. Case-insensitive (the name is lowercased). */
-size_t nsec3_hash_compute(const uint8_t* nm, uint8_t algo,
+size_t val_nsec3_hash_compute(const uint8_t* nm, uint8_t algo,
 	uint16_t iterations, const uint8_t* salt, size_t saltlen,
 	uint8_t* out);
 
@@ -67,18 +67,18 @@ size_t nsec3_hash_compute(const uint8_t* nm, uint8_t algo,
  * bytes the caller gives, when the cache is full) and *hashlen set;
  * 0 for an unknown algorithm or bad name; -1 when it would have to
  * compute with budget->left == 0 (budget->exhausted is then set). */
-int nsec3_hash_lookup(struct nsec3_hash_cache* cache,
+int val_nsec3_hash_lookup(struct nsec3_hash_cache* cache,
 	struct nsec3_budget* budget, const uint8_t* nm, uint8_t algo,
 	uint16_t iterations, const uint8_t* salt, size_t saltlen,
 	uint8_t* scratch, const uint8_t** hash, size_t* hashlen);
 
 /* base32hex (RFC 4648 7), lowercase, no padding, into out (room for
  * len*8/5+1 chars plus NUL). Returns the number of chars written. */
-size_t nsec3_b32hex_encode(const uint8_t* data, size_t len, char* out);
+size_t val_nsec3_b32hex_encode(const uint8_t* data, size_t len, char* out);
 /* Decode case-insensitive base32hex text of textlen chars into out of
  * outmax bytes. Returns the byte count, or -1 for a bad character, bad
  * trailing bits or too little room. */
-int nsec3_b32hex_decode(const uint8_t* text, size_t textlen, uint8_t* out,
+int val_nsec3_b32hex_decode(const uint8_t* text, size_t textlen, uint8_t* out,
 	size_t outmax);
 
 #endif

@@ -36,7 +36,7 @@ static int read_number(const char** p, size_t max, size_t* v)
 	return 1;
 }
 
-int nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
+int val_nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
 	char* err, size_t errlen)
 {
 	struct nsec3_iter_table n;
@@ -90,7 +90,7 @@ int nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
 	return 1;
 }
 
-size_t nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits)
+size_t val_nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits)
 {
 	size_t i;
 	if(!t || t->count == 0)
@@ -101,7 +101,7 @@ size_t nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits)
 	return t->maxiter[t->count - 1];
 }
 
-size_t nsec3_zone_keysize(const ldns_rr_list* dnskeys)
+size_t val_nsec3_zone_keysize(const ldns_rr_list* dnskeys)
 {
 	size_t i, best = 0;
 	int have = 0;

@@ -26,16 +26,16 @@ struct nsec3_iter_table {
  * NSEC3_ITER_MAX_PAIRS pairs, each number at most 65535 iterations /
  * 1000000 bits. Returns 1 on success; 0 with a message in err (errlen
  * bytes, NUL-terminated) and *t unchanged otherwise. */
-int nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
+int val_nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
 	char* err, size_t errlen);
 
 /* The limit for a key of bits: the first pair whose key size is at
  * least bits, else the last pair's (as Unbound's get_max_iter). */
-size_t nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits);
+size_t val_nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits);
 
 /* Key size for the limit: the smallest key size (ldns's
  * ldns_rr_dnskey_key_size) among the DNSKEYs with the zone-key flag;
  * 0 if there are none (so the smallest pair applies). */
-size_t nsec3_zone_keysize(const ldns_rr_list* dnskeys);
+size_t val_nsec3_zone_keysize(const ldns_rr_list* dnskeys);
 
 #endif

@@ -98,10 +98,10 @@ struct val_verify_result {
  * cache (32 slots) of verify contexts per key; a cached context holds a
  * reference to its EVP_PKEY, so up to 32 keys of freed key sets stay in
  * memory until their slot is reused or the context is freed. NULL on
- * allocation failure. Freed with val_sig_ctx_free (NULL is fine). */
+ * allocation failure. Freed with val_sig_ctx_delete (NULL is fine). */
 struct val_sig_ctx;
-struct val_sig_ctx* val_sig_ctx_new(void);
-void val_sig_ctx_free(struct val_sig_ctx* ctx);
+struct val_sig_ctx* val_sig_ctx_create(void);
+void val_sig_ctx_delete(struct val_sig_ctx* ctx);
 /* Forget the signatures this context verified (val_vcache.h): the next
  * verification of each does the public-key operation again. For
  * measuring that cost; validation never needs it. */
@@ -116,12 +116,12 @@ int val_ds_digest_supported(int digest);
 uint16_t val_keytag(const uint8_t* rdata, size_t len);
 
 /* A DNSKEY set with its keys parsed on first use into EVP_PKEYs.
- * val_keyset_new copies what it needs from dnskeys (a list of DNSKEY RRs
+ * val_keyset_create copies what it needs from dnskeys (a list of DNSKEY RRs
  * of one owner and class; other types, or mixed owners, give NULL, as
  * does an empty list or no memory). The caller still owns dnskeys. */
 struct val_keyset;
-struct val_keyset* val_keyset_new(const ldns_rr_list* dnskeys);
-void val_keyset_free(struct val_keyset* ks);
+struct val_keyset* val_keyset_create(const ldns_rr_list* dnskeys);
+void val_keyset_delete(struct val_keyset* ks);
 size_t val_keyset_count(const struct val_keyset* ks);
 /* The owner, lowercase uncompressed wire; *len set. Owned by ks. */
 const uint8_t* val_keyset_owner(const struct val_keyset* ks, size_t* len);
@@ -130,11 +130,11 @@ const uint8_t* val_keyset_owner(const struct val_keyset* ks, size_t* len);
  * Owned by ks. */
 const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
 
-/* A key set for dnskeys (as val_keyset_new) from ctx's small per-thread
+/* A key set for dnskeys (as val_keyset_create) from ctx's small per-thread
  * cache of key sets: one built before for the same owner, class and
  * DNSKEY RDATA, byte for byte, is returned again, with its public keys
  * already parsed. The result is the caller's reference: free it with
- * val_keyset_free (the cache keeps its own). NULL as val_keyset_new.
+ * val_keyset_delete (the cache keeps its own). NULL as val_keyset_create.
  * Such a set must stay on ctx's thread (its reference count is not
  * atomic) and is not changed by its users. */
 struct val_keyset* val_sig_ctx_keyset(struct val_sig_ctx* ctx,
@@ -211,7 +211,7 @@ int val_dsset_usable(const ldns_rr_list* ds);
  * with this function too (the anchor's DS RRs as ds). At most budget->ds_fail_max failed digest matches, and rrset_max
  * signature checks, then bogus. On SEC_SECURE, when keys_out is not
  * NULL, *keys_out is a new key set of dnskeys (caller frees with
- * val_keyset_free; with harden on it carries the needed algorithms);
+ * val_keyset_delete; with harden on it carries the needed algorithms);
  * otherwise *keys_out is NULL. res->ttl: the DNSKEY RRset's TTL as
  * val_verify_rrset computes it. The message budget is counted (msg_used,
  * total) but never refuses a DNSKEY check: the caller decides whether to

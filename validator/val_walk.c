@@ -68,7 +68,7 @@ struct val_zone* val_zone_get(struct val_qstate* vq, const uint8_t* target,
 
 void val_walk_clear(struct val_walk* w)
 {
-	val_keyset_free(w->keys);
+	val_keyset_delete(w->keys);
 	ldns_rr_list_deep_free(w->dnskeys);
 	ldns_rr_list_deep_free(w->ds);
 	ldns_rr_list_deep_free(w->sub_answer);
@@ -80,7 +80,7 @@ void val_zones_clear(struct val_qstate* vq)
 {
 	int i;
 	for(i = 0; i < vq->num_zones; i++) {
-		val_keyset_free(vq->zones[i].keys);
+		val_keyset_delete(vq->zones[i].keys);
 		ldns_rr_list_deep_free(vq->zones[i].dnskeys);
 	}
 	vq->num_zones = 0;
@@ -390,7 +390,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 		ldns_rr_list* copy = ldns_rr_list_clone(keys);
 		store_good(qs->env, keys, now);
 		name_copy(w->cur, w->next);
-		val_keyset_free(w->keys);
+		val_keyset_delete(w->keys);
 		ldns_rr_list_deep_free(w->dnskeys);
 		w->keys = ks;
 		w->dnskeys = copy;
@@ -406,7 +406,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 				VAL_EDE_NONE);
 		return -1;    /* walk on from cur */
 	}
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	{
 		uint32_t ttl = min_ttl(keys, NULL_KEY_TTL);
 		ldns_rr_list_free(keys);
@@ -499,8 +499,8 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	else {
 		struct nsec3_budget b = { NSEC3_HASH_BUDGET, 0 };
 		struct val_nsec3_env e;
-		e.max_iterations = nsec3_iter_max(&ve->nsec3_iter,
-			nsec3_zone_keysize(w->dnskeys));
+		e.max_iterations = val_nsec3_iter_max(&ve->nsec3_iter,
+			val_nsec3_zone_keysize(w->dnskeys));
 		e.cache = &vq->nsec3_cache;
 		e.budget = &b;
 		st = val_nsec3_prove_nods(nsec3, w->next, &e, &why);

@@ -35,10 +35,10 @@ static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 	ve->sig.date_override = c->val_date_override;
 	ve->sig.harden_algo_downgrade = c->harden_algo_downgrade;
 	ve->sig.min_ttl = c->min_ttl > 0 ? (uint32_t)c->min_ttl : 0;
-	if(!nsec3_iter_parse(c->val_nsec3_key_iterations ?
+	if(!val_nsec3_iter_parse(c->val_nsec3_key_iterations ?
 		c->val_nsec3_key_iterations : NSEC3_ITER_DEFAULT,
 		&ve->nsec3_iter, err, sizeof(err)))
-		(void)nsec3_iter_parse(NSEC3_ITER_DEFAULT, &ve->nsec3_iter,
+		(void)val_nsec3_iter_parse(NSEC3_ITER_DEFAULT, &ve->nsec3_iter,
 			err, sizeof(err));   /* config_read refused it */
 	ve->bogus_ttl = c->bogus_ttl > 0 ? (uint32_t)c->bogus_ttl : 0;
 	ve->permissive = c->val_permissive_mode;
@@ -58,7 +58,7 @@ static void settings_from_cfg(struct val_env* ve, const struct config_file* c)
 static int val_init(struct module_env* env, int id)
 {
 	struct val_env* ve = calloc(1, sizeof(*ve));
-	if(!ve || !(ve->sigctx = val_sig_ctx_new())) {
+	if(!ve || !(ve->sigctx = val_sig_ctx_create())) {
 		free(ve);
 		return 0;
 	}
@@ -75,7 +75,7 @@ static void val_deinit(struct module_env* env, int id)
 	if(!ve)
 		return;
 	val_autotrust_prober_stop(ve->prober);
-	val_sig_ctx_free(ve->sigctx);
+	val_sig_ctx_delete(ve->sigctx);
 	free(ve);
 }
 
@@ -95,7 +95,7 @@ static void val_clear(struct module_qstate* qs, int id)
 		event_free(vq->deadline);
 	val_walk_clear(&vq->walk);
 	val_zones_clear(vq);
-	nsec3_cache_clear(&vq->nsec3_cache);
+	val_nsec3_cache_clear(&vq->nsec3_cache);
 	module_result_clear(&vq->first);
 	if(qs->avoid == vq->avoid) {
 		qs->avoid = NULL;
@@ -126,7 +126,7 @@ static struct val_qstate* state_new(struct module_qstate* qs, int id)
 	vq->id = id;
 	vq->start_ms = mono_ms();
 	val_budget_init(&vq->budget);
-	nsec3_cache_init(&vq->nsec3_cache);
+	val_nsec3_cache_init(&vq->nsec3_cache);
 	qs->minfo[id] = vq;
 	return vq;
 }
@@ -313,8 +313,8 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 	/* the zones stay as found (keys of secure ones, the verdict on
 	 * unsigned data); the new answer is checked from the start */
 	val_walk_clear(&vq->walk);
-	nsec3_cache_clear(&vq->nsec3_cache);
-	nsec3_cache_init(&vq->nsec3_cache);
+	val_nsec3_cache_clear(&vq->nsec3_cache);
+	val_nsec3_cache_init(&vq->nsec3_cache);
 	val_budget_init(&vq->budget);
 	vq->verify_from = 0;
 	vq->num_wild = 0;

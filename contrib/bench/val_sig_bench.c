@@ -77,7 +77,7 @@ int main(int argc, char** argv)
 		LDNS_SIGN_RSASHA1, LDNS_SIGN_RSASHA256, LDNS_SIGN_RSASHA512,
 		LDNS_SIGN_ECDSAP256SHA256, LDNS_SIGN_ECDSAP384SHA384,
 		LDNS_SIGN_ED25519, LDNS_SIGN_ED448 };
-	struct val_sig_ctx* ctx = val_sig_ctx_new();
+	struct val_sig_ctx* ctx = val_sig_ctx_create();
 	struct val_sig_settings set;
 	int n = 2000, bits = 2048, only = 0;
 	size_t i;
@@ -116,7 +116,7 @@ int main(int argc, char** argv)
 		ldns_rr_list_push_rr(a, mkrr("www.example. 3600 IN A 192.0.2.1"));
 		ldns_rr_list_push_rr(a, mkrr("www.example. 3600 IN A 192.0.2.2"));
 		sigs = ldns_sign_public(a, kl);
-		ks = val_keyset_new(keys);
+		ks = val_keyset_create(keys);
 		if(!sigs || !ks || !ctx)
 			return 1;
 		(void)val_key_pkey(&ks->keys[0]); /* parsed once, as cached */
@@ -134,12 +134,12 @@ int main(int argc, char** argv)
 		printf("%-18s %9.1f %9.1f %9.1f\n",
 			ldns_lookup_by_id(ldns_algorithms, (int)algs[i])->name,
 			(t1-t0)/n, (t2-t1)/n, (t3-t2)/n);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(sigs);
 		ldns_rr_list_deep_free(a);
 		ldns_rr_list_deep_free(keys);
 		ldns_key_list_free(kl);
 	}
-	val_sig_ctx_free(ctx);
+	val_sig_ctx_delete(ctx);
 	return 0;
 }

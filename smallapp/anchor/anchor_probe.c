@@ -37,7 +37,7 @@ static int push_delegpt(ldns_resolver* res, struct delegpt* dp)
 	int n = 0;
 	for(struct delegpt_addr* a = dp->addrs; a; a = a->next)
 		n += push_addr(res, &a->addr);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	return n;
 }
 
@@ -65,7 +65,7 @@ static int push_from_conf(ldns_resolver* res, const char* file, int* rd)
 		*rd = 1;
 	}
 	if(!n && cfg->root_hints) {
-		struct delegpt* dp = hints_read_file(cfg->root_hints->str);
+		struct delegpt* dp = iter_hints_read_file(cfg->root_hints->str);
 		if(!dp) {
 			fprintf(stderr, "error: %s: cannot read root hints "
 				"%s\n", file, cfg->root_hints->str);
@@ -96,7 +96,8 @@ ldns_resolver* anchor_resolver(const struct anchor_dns_opts* o,
 		if(!(res = ldns_resolver_new()))
 			return NULL;
 		if(o->root_hints) {
-			struct delegpt* dp = hints_read_file(o->root_hints);
+			struct delegpt* dp =
+				iter_hints_read_file(o->root_hints);
 			if(!dp) {
 				fprintf(stderr, "error: %s: cannot read root "
 					"hints\n", o->root_hints);
@@ -112,7 +113,8 @@ ldns_resolver* anchor_resolver(const struct anchor_dns_opts* o,
 			}
 		}
 		if(n == 0)
-			n = push_delegpt(res, hints_builtin_root(!o->ip6only,
+			n = push_delegpt(res,
+				iter_hints_builtin_root(!o->ip6only,
 				!o->ip4only));
 	}
 	if(n == 0) {

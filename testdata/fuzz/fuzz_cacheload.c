@@ -47,6 +47,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 			"%s\n%s", err, b.s);
 		abort();
 	}
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	return 0;
 }

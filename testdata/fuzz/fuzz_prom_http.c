@@ -40,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	else if(full != PROM_REQ_INCOMPLETE)
 		prom_http_head(&b, prom_http_error(full, &body), "text/plain",
 			body ? strlen(body) : 0);
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	return 0;
 }

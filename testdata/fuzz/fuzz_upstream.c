@@ -68,7 +68,7 @@ static void env_init(struct iter_env* e, const char* text)
 	struct config_file* cfg = fuzz_config(text);
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
-	e->hints = hints_create(cfg);
+	e->hints = iter_hints_create(cfg);
 	e->msg_cache = msgs;
 	e->rrset_cache = rrsets;
 	e->do_ip4 = e->do_ip6 = 1;
@@ -137,7 +137,7 @@ static void read_back(struct iter_env* e, const struct iter_qstate* iq)
 	ldns_rr_list_deep_free(auth);
 	dp = iter_cache_delegation(e->rrset_cache, iq->sname, iq->qclass, 0,
 		now);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 }
 
 /* A finished state: encode the reply, store it, answer from the cache
@@ -241,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	a4->sin_addr.s_addr = htonl(0xc0000235);   /* 192.0.2.53 */
 	(void)delegpt_add_addr(dp, &a, sizeof(*a4));
 	iter_qstate_preset_dp(&iq, dp);   /* a copy */
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	iq.dp_forward = (bits & 0x04) != 0;
 	iq.sent_to = iq.dp->addrs;
 	iq.state = ITER_TARGETS;

@@ -109,8 +109,9 @@ static void proofs(const ldns_pkt* p, const ldns_rr_list* dnskeys)
 	(void)val_nsec_prove_nodata(nsec, qname, qtype, &why);
 	(void)val_nsec_prove_nods(nsec, qname, &why);
 	(void)val_nsec_prove_wildcard_answer(nsec, qname, wc, &why);
-	nsec3_cache_init(&cache);
-	e.max_iterations = nsec3_iter_max(&iters, nsec3_zone_keysize(dnskeys));
+	val_nsec3_cache_init(&cache);
+	e.max_iterations = val_nsec3_iter_max(&iters,
+		val_nsec3_zone_keysize(dnskeys));
 	e.cache = &cache;
 	e.budget = &budget;
 	budget.left = NSEC3_HASH_BUDGET;
@@ -127,7 +128,7 @@ static void proofs(const ldns_pkt* p, const ldns_rr_list* dnskeys)
 	(void)val_nsec3_prove_nods(nsec3, qname, &e, &why);
 	budget.left = NSEC3_HASH_BUDGET;
 	(void)val_nsec3_prove_wildcard_answer(nsec3, qname, wc, &e, &why);
-	nsec3_cache_clear(&cache);
+	val_nsec3_cache_clear(&cache);
 out:
 	ldns_rr_list_free(nsec);
 	ldns_rr_list_free(nsec3);
@@ -144,8 +145,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	char err[64];
 	if(!ctx) {
 		fuzz_quiet_logs();
-		ctx = val_sig_ctx_new();
-		if(!ctx || !nsec3_iter_parse(NSEC3_ITER_DEFAULT, &iters, err,
+		ctx = val_sig_ctx_create();
+		if(!ctx || !val_nsec3_iter_parse(NSEC3_ITER_DEFAULT, &iters,
+			err,
 			sizeof(err)))
 			abort();
 	}
@@ -157,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	keysigs = pick(ldns_pkt_authority(p), LDNS_RR_TYPE_DNSKEY, 1, NULL);
 	ds = pick(ldns_pkt_additional(p), LDNS_RR_TYPE_DS, 0, NULL);
 	if(dnskeys && ldns_rr_list_rr_count(dnskeys) > 0)
-		keys = val_keyset_new(dnskeys);
+		keys = val_keyset_create(dnskeys);
 	if(keys)
 		verify_answer(p, keys, &set);
 	if(dnskeys && ds && ldns_rr_list_rr_count(ds) > 0) {
@@ -169,14 +171,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 		memset(&res, 0, sizeof(res));
 		val_budget_init(&b);
 		/* the same keys as a DNSKEY anchor */
-		val_keyset_free(fromds);
+		val_keyset_delete(fromds);
 		fromds = NULL;
 		(void)val_verify_dnskey_with_keys(ctx, dnskeys, keysigs,
 			dnskeys, &set, FUZZ_NOW, &b, &res, &fromds);
 	}
 	proofs(p, dnskeys);
-	val_keyset_free(keys);
-	val_keyset_free(fromds);
+	val_keyset_delete(keys);
+	val_keyset_delete(fromds);
 	ldns_rr_list_free(dnskeys);
 	ldns_rr_list_free(keysigs);
 	ldns_rr_list_free(ds);

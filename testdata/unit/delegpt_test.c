@@ -73,7 +73,7 @@ static void test_names_dedup_and_cap(void** state)
 	assert_int_equal(delegpt_add_ns(dp, W("one-more.tld2.")), 0);
 	assert_non_null(delegpt_find_ns(dp, W("ns10.OTHER.tld2.")));
 	assert_null(delegpt_find_ns(dp, W("one-more.tld2.")));
-	delegpt_free(dp);
+	delegpt_delete(dp);
 }
 
 static void test_addresses(void** state)
@@ -106,7 +106,7 @@ static void test_addresses(void** state)
 	assert_true(extstrtoaddr("192.0.2.1", 53, &a, &len));
 	assert_int_equal(delegpt_add_addr(dp, &a, len), 1);
 	assert_int_equal((int)dp->num_addr, 2);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 }
 
 static void test_from_rrs_bailiwick(void** state)
@@ -132,7 +132,7 @@ static void test_from_rrs_bailiwick(void** state)
 	assert_false(delegpt_find_ns(dp, W("ns.other.tld2."))->got4);
 	assert_int_equal((int)delegpt_count_missing(dp, 1, 0), 1);
 	assert_int_equal((int)delegpt_count_usable(dp, 2), 1);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	/* no NS for the zone: no delegation point */
 	assert_null(delegpt_from_rrs(W("nothere.tld1."), n, g, NULL, 0));
 	ldns_rr_list_deep_free(n);
@@ -157,8 +157,8 @@ static void test_copy_resets_bookkeeping(void** state)
 	assert_int_equal((int)delegpt_count_usable(c, 2), 1);
 	assert_int_equal((int)delegpt_count_missing(c, 1, 0), 1);
 	assert_true(delegpt_find_ns(c, W("a.tld1."))->got4);
-	delegpt_free(dp);
-	delegpt_free(c);
+	delegpt_delete(dp);
+	delegpt_delete(c);
 	ldns_rr_list_deep_free(n);
 	ldns_rr_list_deep_free(g);
 }
@@ -183,25 +183,25 @@ static void test_hints_file(void** state)
 		"a.root.test.\t3600000\tIN\tA\t127.0.0.2\n"
 		"b.root.test. 3600000 IN AAAA ::1\n"
 		"c.root.test. 3600000 IN A 127.0.0.9\n");
-	struct delegpt* dp = hints_read_file(f);
+	struct delegpt* dp = iter_hints_read_file(f);
 	(void)state;
 	assert_non_null(dp);
 	assert_int_equal((int)dp->namelen, 1);
 	assert_int_equal((int)dp->num_ns, 2);
 	assert_int_equal((int)dp->num_addr, 2);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	unlink(f);
 	/* a syntax error, no NS, no addresses, no file: errors */
 	f = write_tmp(". NS a.root.test.\nbogus line here\n");
-	assert_null(hints_read_file(f));
+	assert_null(iter_hints_read_file(f));
 	unlink(f);
 	f = write_tmp("a.root.test. A 127.0.0.2\n");
-	assert_null(hints_read_file(f));
+	assert_null(iter_hints_read_file(f));
 	unlink(f);
 	f = write_tmp(". NS a.root.test.\n");
-	assert_null(hints_read_file(f));
+	assert_null(iter_hints_read_file(f));
 	unlink(f);
-	assert_null(hints_read_file("/nonexistent/root.hints"));
+	assert_null(iter_hints_read_file("/nonexistent/root.hints"));
 }
 
 static void test_hints_config(void** state)
@@ -217,22 +217,22 @@ static void test_hints_config(void** state)
 	const struct iter_hint* x;
 	(void)state;
 	/* no root-hints: the built-in root servers are the root */
-	h = hints_create(cfg);
+	h = iter_hints_create(cfg);
 	assert_non_null(h);
 	assert_non_null(h->root);
 	assert_true(h->root->is_root && h->root->prime);
 	assert_int_equal((int)h->root->dp->num_ns, 13);
 	assert_non_null(delegpt_find_ns(h->root->dp,
 		W("a.root-servers.net.")));
-	assert_ptr_equal(hints_lookup(h, W("www.example.tld1.")), h->root);
-	hints_delete(h);
+	assert_ptr_equal(iter_hints_lookup(h, W("www.example.tld1.")), h->root);
+	iter_hints_delete(h);
 	/* an empty root-hints: "" is the same as none */
 	rh->str = strdup("");
 	cfg->root_hints = rh;
-	h = hints_create(cfg);
+	h = iter_hints_create(cfg);
 	assert_non_null(h);
 	assert_int_equal((int)h->root->dp->num_ns, 13);
-	hints_delete(h);
+	iter_hints_delete(h);
 	free(rh->str);
 	rh->str = strdup(f);
 	cfg->root_hints = rh;
@@ -244,25 +244,25 @@ static void test_hints_config(void** state)
 	fa->str = strdup("127.0.0.7#tls.name");
 	fwd->addrs = fa;
 	cfg->forwards = fwd;
-	h = hints_create(cfg);
+	h = iter_hints_create(cfg);
 	assert_non_null(h);
 	assert_non_null(h->root);
-	x = hints_lookup(h, W("www.example.tld1."));
+	x = iter_hints_lookup(h, W("www.example.tld1."));
 	assert_non_null(x);
 	assert_false(x->is_forward);
 	assert_int_equal(query_dname_compare(x->dp->name, W("example.tld1.")),
 		0);
 	assert_int_equal(addr_port(&x->dp->addrs->addr), 5353);
-	x = hints_lookup(h, W("a.b.FWD.tld2."));
+	x = iter_hints_lookup(h, W("a.b.FWD.tld2."));
 	assert_non_null(x);
 	assert_true(x->is_forward);
-	x = hints_lookup(h, W("www.tld1."));
+	x = iter_hints_lookup(h, W("www.tld1."));
 	assert_ptr_equal(x, h->root);
-	hints_delete(h);
+	iter_hints_delete(h);
 	/* a bad stub address fails the whole set */
 	free(sa->str);
 	sa->str = strdup("not-an-address");
-	assert_null(hints_create(cfg));
+	assert_null(iter_hints_create(cfg));
 	config_delete(cfg);
 	unlink(f);
 }
@@ -277,7 +277,7 @@ static void test_builtin_root(void** state)
 		"192.112.36.4", "198.97.190.53", "192.36.148.17",
 		"192.58.128.30", "193.0.14.129", "199.7.83.42",
 		"202.12.27.33" };
-	struct delegpt* dp = hints_builtin_root(1, 1);
+	struct delegpt* dp = iter_hints_builtin_root(1, 1);
 	const struct delegpt_ns* ns;
 	const struct delegpt_addr* a;
 	char buf[300];
@@ -310,18 +310,18 @@ static void test_builtin_root(void** state)
 	assert_int_equal(n6, 13);
 	addr_to_str(&dp->addrs->addr, dp->addrs->addrlen, buf, sizeof(buf));
 	assert_string_equal(buf, "2001:dc3::35");
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	/* do-ip6: no (and do-ip4: no): only the other family's addresses,
 	 * all 13 names still */
-	dp = hints_builtin_root(1, 0);
+	dp = iter_hints_builtin_root(1, 0);
 	assert_int_equal((int)dp->num_ns, 13);
 	assert_int_equal((int)dp->num_addr, 13);
 	assert_int_equal(dp->addrs->addr.ss_family, AF_INET);
-	delegpt_free(dp);
-	dp = hints_builtin_root(0, 1);
+	delegpt_delete(dp);
+	dp = iter_hints_builtin_root(0, 1);
 	assert_int_equal((int)dp->num_addr, 13);
 	assert_int_equal(dp->addrs->addr.ss_family, AF_INET6);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 }
 
 static void test_private_address(void** state)
@@ -342,7 +342,7 @@ static void test_private_address(void** state)
 	ldns_rr_list* l = LIST(rrs);
 	(void)state;
 	/* not configured: nothing to build */
-	assert_int_equal(priv_create(cfg, &p), 1);
+	assert_int_equal(iter_priv_create(cfg, &p), 1);
 	assert_null(p);
 	a1->str = strdup("10.0.0.0/8");
 	a2->str = strdup("fd00::/8");
@@ -350,15 +350,15 @@ static void test_private_address(void** state)
 	d1->str = strdup("ok.tld1.");
 	cfg->private_address = a1;
 	cfg->private_domain = d1;
-	assert_int_equal(priv_create(cfg, &p), 1);
+	assert_int_equal(iter_priv_create(cfg, &p), 1);
 	assert_non_null(p);
-	assert_int_equal(priv_filter(p, l), 2);
+	assert_int_equal(iter_priv_filter(p, l), 2);
 	assert_int_equal((int)ldns_rr_list_rr_count(l), 4);
-	priv_delete(p);
+	iter_priv_delete(p);
 	ldns_rr_list_deep_free(l);
 	free(a2->str);
 	a2->str = strdup("fd00::/200");
-	assert_int_equal(priv_create(cfg, &p), 0);
+	assert_int_equal(iter_priv_create(cfg, &p), 0);
 	config_delete(cfg);
 }
 

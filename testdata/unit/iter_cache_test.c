@@ -137,7 +137,7 @@ static void test_delegation_from_cache(void** state)
 	assert_true(delegpt_find_ns(dp, W("ns1.example.tld1."))->got4);
 	assert_false(delegpt_find_ns(dp, W("ns.other.tld2."))->got4);
 	assert_true(dp->ttl <= 3600);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	/* not deeper than a stub at example.tld1. (3 labels) */
 	assert_null(iter_cache_delegation(c, W("www.example.tld1."), CLASS_IN,
 		3, 1000));
@@ -172,7 +172,7 @@ static void test_delegation_empty_ns_rdata(void** state)
 	assert_non_null(dp);
 	assert_int_equal((int)dp->num_ns, 1);
 	assert_non_null(delegpt_find_ns(dp, W("ns1.example.tld1.")));
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	ldns_pkt_free(p);
 	rrset_cache_delete(c);
 }

@@ -156,19 +156,21 @@ static void test_parse_tfp(void** state)
 {
 	int t[HINTS_MAX_TFP];
 	(void)state;
-	assert_int_equal(hints_parse_tfp("3 2 1 0 0", t, HINTS_MAX_TFP), 5);
+	assert_int_equal(iter_hints_parse_tfp("3 2 1 0 0", t, HINTS_MAX_TFP),
+		5);
 	assert_int_equal(t[0], 3);
 	assert_int_equal(t[2], 1);
 	assert_int_equal(t[4], 0);
-	assert_int_equal(hints_parse_tfp(" -1\t-1 ", t, HINTS_MAX_TFP), 2);
+	assert_int_equal(iter_hints_parse_tfp(" -1\t-1 ", t, HINTS_MAX_TFP), 2);
 	assert_int_equal(t[1], -1);
-	assert_int_equal(hints_parse_tfp("0", t, HINTS_MAX_TFP), 1);
-	assert_int_equal(hints_parse_tfp("", t, HINTS_MAX_TFP), 0);
-	assert_int_equal(hints_parse_tfp("3 x 1", t, HINTS_MAX_TFP), 0);
-	assert_int_equal(hints_parse_tfp("3,2", t, HINTS_MAX_TFP), 0);
-	assert_int_equal(hints_parse_tfp("-2", t, HINTS_MAX_TFP), 0);
-	assert_int_equal(hints_parse_tfp("99999999999", t, HINTS_MAX_TFP), 0);
-	assert_int_equal(hints_parse_tfp("1 1 1", t, 2), 0);
+	assert_int_equal(iter_hints_parse_tfp("0", t, HINTS_MAX_TFP), 1);
+	assert_int_equal(iter_hints_parse_tfp("", t, HINTS_MAX_TFP), 0);
+	assert_int_equal(iter_hints_parse_tfp("3 x 1", t, HINTS_MAX_TFP), 0);
+	assert_int_equal(iter_hints_parse_tfp("3,2", t, HINTS_MAX_TFP), 0);
+	assert_int_equal(iter_hints_parse_tfp("-2", t, HINTS_MAX_TFP), 0);
+	assert_int_equal(iter_hints_parse_tfp("99999999999", t, HINTS_MAX_TFP),
+		0);
+	assert_int_equal(iter_hints_parse_tfp("1 1 1", t, 2), 0);
 }
 
 static void test_hints_from_config(void** state)
@@ -182,28 +184,28 @@ static void test_hints_from_config(void** state)
 	const struct iter_hint* x;
 	(void)state;
 	assert_non_null(cfg);
-	h = hints_create(cfg);
+	h = iter_hints_create(cfg);
 	assert_non_null(h);
 	assert_int_equal(h->tfp_num, 2);
 	assert_int_equal(h->tfp[1], -1);
 	assert_int_equal((int)h->num_caps_exempt, 1);
-	x = hints_lookup(h, W("www.s.tld."));
+	x = iter_hints_lookup(h, W("www.s.tld."));
 	assert_non_null(x);
 	assert_true(x->prime);
 	assert_true(x->no_cache);
-	hints_delete(h);
+	iter_hints_delete(h);
 	config_delete(cfg);
 	/* the default policy */
 	cfg = conf("server:\n\tverbosity: 1\n");
-	h = hints_create(cfg);
+	h = iter_hints_create(cfg);
 	assert_non_null(h);
 	assert_int_equal(h->tfp_num, 5);
 	assert_int_equal(h->tfp[0], 3);
-	hints_delete(h);
+	iter_hints_delete(h);
 	config_delete(cfg);
 	cfg = conf("server:\n\ttarget-fetch-policy: \"1 two\"\n");
 	assert_non_null(cfg);
-	assert_null(hints_create(cfg));
+	assert_null(iter_hints_create(cfg));
 	config_delete(cfg);
 }
 

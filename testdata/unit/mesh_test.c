@@ -106,7 +106,7 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	w->env.outnet = outside_network_create(w->base, &os, w->pool,
 		w->infra);
 	assert_non_null(w->env.outnet);
-	w->env.hints = hints_create(w->cfg);
+	w->env.hints = iter_hints_create(w->cfg);
 	assert_non_null(w->env.hints);
 	w->mesh = mesh_create(&w->env, max_queries);
 	assert_non_null(w->mesh);
@@ -121,7 +121,7 @@ static void world_teardown(struct world* w)
 	modstack_teardown(&w->env);
 	outside_network_delete(w->env.outnet);
 	assert_int_equal(port_pool_inuse(w->pool), 0);
-	hints_delete((struct iter_hints*)w->env.hints);
+	iter_hints_delete((struct iter_hints*)w->env.hints);
 	infra_delete(w->infra);
 	port_pool_delete(w->pool);
 	ub_randfree(w->env.rnd);
@@ -348,7 +348,7 @@ static void test_reconfigure_in_flight(void** state)
 	h1 = (struct iter_hints*)w.env.hints;
 	cfg2->do_ip4 = 0;            /* a root without addresses */
 	cfg2->do_ip6 = 0;
-	h2 = hints_create(cfg2);     /* no stub, no usable root */
+	h2 = iter_hints_create(cfg2);     /* no stub, no usable root */
 	assert_non_null(h2);
 	memset(a, 0, sizeof(a));
 	question(&a[0].qi, "e.test.", 1);
@@ -357,7 +357,7 @@ static void test_reconfigure_in_flight(void** state)
 		on_reply, &a[0]), MESH_NEW_ADDED);
 	run_for(&w, 10);
 	modstack_env_reconfigure(&w.env, cfg2, h2, NULL);
-	hints_delete(h1);
+	iter_hints_delete(h1);
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
 		on_reply, &a[1]), MESH_NEW_ADDED);
 	assert_int_equal(a[1].calls, 1);     /* no usable root: at once */
@@ -538,7 +538,7 @@ static void test_detached_bounded(void** state)
 		sizeof(sa)), 1);
 	assert_int_equal(iter_new_detached(w.env.modinfo[0], qi.qname,
 		TYPE_A, CLASS_IN, 1, dp), 1);
-	delegpt_free(dp);
+	delegpt_delete(dp);
 	mesh_run_queued(w.mesh);
 	run_for(&w, 30);
 	assert_int_equal(hole_count(&w), 1);

@@ -133,12 +133,12 @@ static void test_head_and_errors(void** state)
 	assert_string_equal(b.s, "HTTP/1.1 200 OK\r\nContent-Type: text/plain;"
 		" version=0.0.4\r\nContent-Length: 12\r\nConnection: close\r\n"
 		"\r\n");
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	assert_int_equal(prom_http_error(PROM_REQ_BAD_METHOD, &body), 405);
 	prom_http_head(&b, 405, "text/plain", strlen(body));
 	assert_non_null(strstr(b.s, "405 Method Not Allowed\r\n"));
 	assert_non_null(strstr(b.s, "\r\nAllow: GET, HEAD\r\n"));
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	assert_int_equal(prom_http_error(PROM_REQ_NOT_FOUND, &body), 404);
 	assert_int_equal(prom_http_error(PROM_REQ_BAD, &body), 400);
 	assert_string_equal(body, "400 bad request\n");
@@ -255,7 +255,7 @@ static void test_metrics(void** state)
 	assert_null(strstr(b.s, "unbound_answer_rcodes_total"));
 	assert_null(strstr(b.s, "unbound_unwanted_queries_total"));
 	assert_null(strstr(b.s, "unbound_answers_secure_total"));
-	strbuf_free(&b);
+	strbuf_clear(&b);
 
 	in.extended = 1;
 	prom_metrics_write(&b, &in);
@@ -295,7 +295,7 @@ static void test_metrics(void** state)
 		}
 		free(copy);
 	}
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	free(t);
 }
 

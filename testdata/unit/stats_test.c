@@ -158,7 +158,7 @@ static void test_print(void** state)
 		"num.query.udpout=7\n"));
 	assert_non_null(strstr(b.s, "unwanted.queries=4\n"
 		"unwanted.replies=1\n"));
-	strbuf_free(&b);
+	strbuf_clear(&b);
 	free(s);
 }
 

@@ -428,7 +428,7 @@ static void test_insecure(void** state)
 	 * anchors and takes domain-insecure from the new config */
 	c2 = config_copy(cfg);
 	assert_non_null(c2);
-	cfg_strlist_free(c2->domain_insecure);
+	cfg_strlist_delete(c2->domain_insecure);
 	c2->domain_insecure = NULL;
 	add(&c2->domain_insecure, "org.");
 	d = val_anchors_derive(a, c2);
@@ -515,7 +515,7 @@ static void test_paths(void** state)
 	assert_non_null(find(a, "."));
 	val_anchors_delete(a);
 	/* after them (reload): the chroot prefix is taken off */
-	cfg_strlist_free(cfg->trust_anchor_file_list);
+	cfg_strlist_delete(cfg->trust_anchor_file_list);
 	cfg->trust_anchor_file_list = NULL;
 	free(cfg->chrootdir);
 	cfg->chrootdir = strdup("/nonexistent-chroot");

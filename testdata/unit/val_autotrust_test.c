@@ -3,7 +3,7 @@
  * table's transitions (START, ADDPEND, VALID, MISSING, REVOKED, REMOVED)
  * with hold-downs and the pending count, keep-missing, the probe times,
  * the trusted lists the validator sees, and the file in Unbound's format
- * written and read back (ta_read_autofile), atomically, with the
+ * written and read back (val_ta_read_autofile), atomically, with the
  * unwritable cases. */
 #include "config.h"
 #include <stdarg.h>
@@ -347,7 +347,7 @@ static void test_file_round_trip(void** st)
 	assert_int_not_equal(access(text, F_OK), 0);
 
 	memset(&c, 0, sizeof(c));
-	assert_true(ta_read_autofile(&c, fname));
+	assert_true(val_ta_read_autofile(&c, fname));
 	assert_int_equal(c.nautr, 1);
 	q = c.autr[0];
 	assert_string_equal(q->file, fname);
@@ -404,7 +404,7 @@ static void test_read_unbound_file(void** st)
 	fclose(f);
 	memset(&c, 0, sizeof(c));
 	c.autr_write_name = "/elsewhere/root.key";
-	assert_true(ta_read_autofile(&c, fname));
+	assert_true(val_ta_read_autofile(&c, fname));
 	assert_int_equal(c.nautr, 1);
 	q = c.autr[0];
 	assert_string_equal(q->file, "/elsewhere/root.key");

@@ -212,7 +212,7 @@ static struct val_nsec3_env env;
 /* A fresh query: empty cache, full budget, this iteration limit. */
 static const struct val_nsec3_env* Q(size_t max_iter)
 {
-	nsec3_cache_clear(&cache);
+	val_nsec3_cache_clear(&cache);
 	budget.left = NSEC3_HASH_BUDGET;
 	budget.exhausted = 0;
 	env.max_iterations = max_iter;
@@ -227,7 +227,7 @@ static int teardown(void** st)
 	(void)st;
 	while(nmade > 0)
 		ldns_rr_list_deep_free(made[--nmade]);
-	nsec3_cache_clear(&cache);
+	val_nsec3_cache_clear(&cache);
 	return 0;
 }
 
@@ -270,23 +270,25 @@ static void test_hash(void** st)
 			for(k = 0; k < 4; k++) {
 				ref_label(names[i], iters[k], salts[j], ref);
 				salt_bytes(salts[j], salt, &sl);
-				assert_int_equal(nsec3_hash_compute(W(names[i]),
-					1, (uint16_t)iters[k], salt, sl, out),
+				assert_int_equal(val_nsec3_hash_compute(
+					W(names[i]), 1, (uint16_t)iters[k],
+					salt, sl, out),
 					NSEC3_SHA1_LEN);
-				assert_int_equal(nsec3_b32hex_encode(out, 20, b32),
+				assert_int_equal(val_nsec3_b32hex_encode(out,
+					20, b32),
 					32);
 				assert_string_equal(b32, ref);
 			}
 	/* RFC 5155 appendix A: salt aabbccdd, 12 iterations */
 	salt_bytes("aabbccdd", salt, &sl);
-	nsec3_hash_compute(W("example."), 1, 12, salt, sl, out);
-	nsec3_b32hex_encode(out, 20, b32);
+	val_nsec3_hash_compute(W("example."), 1, 12, salt, sl, out);
+	val_nsec3_b32hex_encode(out, 20, b32);
 	assert_string_equal(b32, "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom");
-	nsec3_hash_compute(W("a.example."), 1, 12, salt, sl, out);
-	nsec3_b32hex_encode(out, 20, b32);
+	val_nsec3_hash_compute(W("a.example."), 1, 12, salt, sl, out);
+	val_nsec3_b32hex_encode(out, 20, b32);
 	assert_string_equal(b32, "35mthgpgcu1qg68fab165klnsnk3dpvl");
 	/* unknown algorithm */
-	assert_int_equal(nsec3_hash_compute(W("example."), 2, 0, salt, sl,
+	assert_int_equal(val_nsec3_hash_compute(W("example."), 2, 0, salt, sl,
 		out), 0);
 }
 
@@ -298,27 +300,27 @@ static void test_b32hex(void** st)
 	(void)st;
 	for(i = 0; i < 20; i++)
 		in[i] = (uint8_t)(i * 37 + 11);
-	assert_int_equal(nsec3_b32hex_encode(in, 20, txt), 32);
-	assert_int_equal(nsec3_b32hex_decode((uint8_t*)txt, 32, back,
+	assert_int_equal(val_nsec3_b32hex_encode(in, 20, txt), 32);
+	assert_int_equal(val_nsec3_b32hex_decode((uint8_t*)txt, 32, back,
 		sizeof(back)), 20);
 	assert_memory_equal(in, back, 20);
 	/* upper case decodes the same */
 	for(i = 0; txt[i]; i++)
 		if(txt[i] >= 'a' && txt[i] <= 'z')
 			txt[i] = (char)(txt[i] - 32);
-	assert_int_equal(nsec3_b32hex_decode((uint8_t*)txt, 32, back,
+	assert_int_equal(val_nsec3_b32hex_decode((uint8_t*)txt, 32, back,
 		sizeof(back)), 20);
 	assert_memory_equal(in, back, 20);
 	/* bad characters, bad trailing bits, no room */
-	assert_int_equal(nsec3_b32hex_decode((const uint8_t*)"0w", 2, back,
+	assert_int_equal(val_nsec3_b32hex_decode((const uint8_t*)"0w", 2, back,
 		sizeof(back)), -1);
-	assert_int_equal(nsec3_b32hex_decode((const uint8_t*)"0-", 2, back,
+	assert_int_equal(val_nsec3_b32hex_decode((const uint8_t*)"0-", 2, back,
 		sizeof(back)), -1);
-	assert_int_equal(nsec3_b32hex_decode((const uint8_t*)"01", 2, back,
+	assert_int_equal(val_nsec3_b32hex_decode((const uint8_t*)"01", 2, back,
 		sizeof(back)), -1);
-	assert_int_equal(nsec3_b32hex_decode((const uint8_t*)"0", 1, back,
+	assert_int_equal(val_nsec3_b32hex_decode((const uint8_t*)"0", 1, back,
 		sizeof(back)), -1);
-	assert_int_equal(nsec3_b32hex_decode((uint8_t*)txt, 32, back, 19),
+	assert_int_equal(val_nsec3_b32hex_decode((uint8_t*)txt, 32, back, 19),
 		-1);
 }
 
@@ -627,23 +629,23 @@ static void test_iter_option(void** st)
 	char many[1024];
 	int i;
 	(void)st;
-	assert_true(nsec3_iter_parse(NSEC3_ITER_DEFAULT, &t, err,
+	assert_true(val_nsec3_iter_parse(NSEC3_ITER_DEFAULT, &t, err,
 		sizeof(err)));
 	assert_int_equal(t.count, 3);
-	assert_int_equal(nsec3_iter_max(&t, 256), 150);
-	assert_int_equal(nsec3_iter_max(&t, 1024), 150);
-	assert_int_equal(nsec3_iter_max(&t, 8192), 150);
-	assert_true(nsec3_iter_parse(" 1024 150\t2048 500 4096 2500 ", &t,
+	assert_int_equal(val_nsec3_iter_max(&t, 256), 150);
+	assert_int_equal(val_nsec3_iter_max(&t, 1024), 150);
+	assert_int_equal(val_nsec3_iter_max(&t, 8192), 150);
+	assert_true(val_nsec3_iter_parse(" 1024 150\t2048 500 4096 2500 ", &t,
 		err, sizeof(err)));
-	assert_int_equal(nsec3_iter_max(&t, 0), 150);
-	assert_int_equal(nsec3_iter_max(&t, 1025), 500);
-	assert_int_equal(nsec3_iter_max(&t, 2048), 500);
-	assert_int_equal(nsec3_iter_max(&t, 3000), 2500);
-	assert_int_equal(nsec3_iter_max(&t, 9000), 2500);
+	assert_int_equal(val_nsec3_iter_max(&t, 0), 150);
+	assert_int_equal(val_nsec3_iter_max(&t, 1025), 500);
+	assert_int_equal(val_nsec3_iter_max(&t, 2048), 500);
+	assert_int_equal(val_nsec3_iter_max(&t, 3000), 2500);
+	assert_int_equal(val_nsec3_iter_max(&t, 9000), 2500);
 	keep = t;
 	/* malformed: the table is left as it was, with a message */
 #define BAD(s) do { err[0] = 0; \
-		assert_false(nsec3_iter_parse((s), &t, err, sizeof(err))); \
+		assert_false(val_nsec3_iter_parse((s), &t, err, sizeof(err))); \
 		assert_true(strstr(err, "val-nsec3-keysize-iterations") \
 			!= NULL); \
 		assert_memory_equal(&t, &keep, sizeof(t)); } while(0)
@@ -665,7 +667,7 @@ static void test_iter_option(void** st)
 			"%d 10 ", 100 + i);
 	BAD(many);
 #undef BAD
-	assert_true(nsec3_iter_parse(NULL, &t, err, sizeof(err)) == 0);
+	assert_true(val_nsec3_iter_parse(NULL, &t, err, sizeof(err)) == 0);
 }
 
 static void test_keysize(void** st)
@@ -682,18 +684,18 @@ static void test_keysize(void** st)
 	k1 = ldns_key2rr(rsa);
 	k2 = ldns_key2rr(ec);
 	ldns_rr_list_push_rr(l, k1);
-	assert_int_equal(nsec3_zone_keysize(l), 1024);
+	assert_int_equal(val_nsec3_zone_keysize(l), 1024);
 	ldns_rr_list_push_rr(l, k2);
-	assert_int_equal(nsec3_zone_keysize(l), 256);
+	assert_int_equal(val_nsec3_zone_keysize(l), 256);
 	/* a key without the zone flag does not count */
 	ldns_rr_list_pop_rr(l);
 	ldns_rr_free(k2);
 	ldns_key_set_flags(ec, 0);
 	k2 = ldns_key2rr(ec);
 	ldns_rr_list_push_rr(l, k2);
-	assert_int_equal(nsec3_zone_keysize(l), 1024);
+	assert_int_equal(val_nsec3_zone_keysize(l), 1024);
 	ldns_rr_list_deep_free(l);
-	assert_int_equal(nsec3_zone_keysize(NULL), 0);
+	assert_int_equal(val_nsec3_zone_keysize(NULL), 0);
 	ldns_key_deep_free(rsa);
 	ldns_key_deep_free(ec);
 }
@@ -737,15 +739,15 @@ static void test_budget(void** st)
 		size_t hl;
 		uint8_t scratch[20];
 		budget.left = 1;
-		assert_int_equal(nsec3_hash_lookup(&cache, &budget,
+		assert_int_equal(val_nsec3_hash_lookup(&cache, &budget,
 			W("Q.EXAMPLE."), 1, 1, (const uint8_t*)"\xaa\xbb\xcc\xdd",
 			4, scratch, &h, &hl), 1);
 		assert_int_equal(cache.computed, 12);
-		assert_int_equal(nsec3_hash_lookup(&cache, &budget,
+		assert_int_equal(val_nsec3_hash_lookup(&cache, &budget,
 			W("q.example."), 1, 1, (const uint8_t*)"\xaa\xbb", 2,
 			scratch, &h, &hl), 1);
 		assert_int_equal(cache.computed, 13);
-		assert_int_equal(nsec3_hash_lookup(&cache, &budget,
+		assert_int_equal(val_nsec3_hash_lookup(&cache, &budget,
 			W("q.example."), 1, 2, (const uint8_t*)"\xaa\xbb", 2,
 			scratch, &h, &hl), -1);
 	}
@@ -810,7 +812,7 @@ static void test_malformed(void** st)
 	ref_label("a.example.", 1, "aabbccdd", h);
 	snprintf(owner, sizeof(owner), "%s.example.", h);
 	next_ok[0] = 20;
-	assert_int_equal(nsec3_b32hex_decode((const uint8_t*)c.label[0], 32,
+	assert_int_equal(val_nsec3_b32hex_decode((const uint8_t*)c.label[0], 32,
 		next_ok + 1, 20), 20);
 
 	/* the reference record parses */

@@ -118,7 +118,7 @@ static ldns_rr_list* sign(ldns_rr_list* rrset, struct tkey* first, ...)
 static struct val_keyset* keyset_of(ldns_rr* dnskey)
 {
 	ldns_rr_list* l = list1(ldns_rr_clone(dnskey));
-	struct val_keyset* ks = val_keyset_new(l);
+	struct val_keyset* ks = val_keyset_create(l);
 	ldns_rr_list_deep_free(l);
 	assert_non_null(ks);
 	return ks;
@@ -192,7 +192,7 @@ static ldns_rr* without_zone_flag(const ldns_rr* dnskey)
 
 static void setup_ctx(void)
 {
-	ctx = val_sig_ctx_new();
+	ctx = val_sig_ctx_create();
 	assert_non_null(ctx);
 	val_sig_settings_init(&set);
 }
@@ -207,7 +207,7 @@ static int setup(void** state)
 static int teardown(void** state)
 {
 	(void)state;
-	val_sig_ctx_free(ctx);
+	val_sig_ctx_delete(ctx);
 	ctx = NULL;
 	return 0;
 }
@@ -280,7 +280,7 @@ static void test_each_algorithm(void** state)
 				SEC_BOGUS);
 			assert_string_equal(res.reason.text,
 				"signature crypto failed");
-			val_keyset_free(bks);
+			val_keyset_delete(bks);
 		}
 		ldns_rr_free(badkey);
 
@@ -291,7 +291,7 @@ static void test_each_algorithm(void** state)
 		assert_string_equal(res.reason.text, "signature crypto failed");
 		assert_int_equal(res.reason.ede, VAL_EDE_DNSSEC_BOGUS);
 
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(sigs);
 		ldns_rr_list_deep_free(a);
 		freekey(&t);
@@ -402,7 +402,7 @@ static void test_dates(void** state)
 		"signature inception after expiration");
 
 	ldns_rr_list_deep_free(shortsigs);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(a);
 	freekey(&t);
@@ -430,7 +430,7 @@ static void test_ttl(void** state)
 	ldns_rr_set_ttl(ldns_rr_list_rr(sigs, 0), 100);
 	assert_int_equal(verify(big, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(res.ttl, 100);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(big);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(a);
@@ -492,13 +492,13 @@ static void test_sig_selection(void** state)
 		ldns_rdf_deep_free(ldns_rr_owner(ok));
 		ldns_rr_set_owner(ok, ldns_dname_new_frm_str("example."));
 		l = list1(ok);
-		oks = val_keyset_new(l);
+		oks = val_keyset_create(l);
 		assert_int_equal(verify(sub, osigs, oks, NOW, &res), SEC_BOGUS);
 		assert_string_equal(res.reason.text,
 			"signer name mismatches key name");
 		assert_int_equal(res.verifications, 0);
 		ldns_rr_list_deep_free(sub);
-		val_keyset_free(oks);
+		val_keyset_delete(oks);
 		ldns_rr_list_deep_free(l);
 		ldns_rr_list_deep_free(osigs);
 	}
@@ -524,7 +524,7 @@ static void test_sig_selection(void** state)
 		assert_string_equal(res.reason.text, "dnskey without ZSK flag");
 		assert_int_equal(res.reason.ede, VAL_EDE_NO_ZONE_KEY_BIT_SET);
 		assert_int_equal(res.verifications, 0);
-		val_keyset_free(nks);
+		val_keyset_delete(nks);
 		ldns_rr_free(nz);
 	}
 
@@ -535,18 +535,18 @@ static void test_sig_selection(void** state)
 		ldns_rr_list* rsigs = sign(a, &rv, NULL);
 		ldns_rr_list* keys = list1(ldns_rr_clone(rv.dnskey));
 		ldns_rr_list* ksigs = sign(keys, &rv, NULL);
-		struct val_keyset* rks = val_keyset_new(keys);
+		struct val_keyset* rks = val_keyset_create(keys);
 		assert_int_equal(verify(a, rsigs, rks, NOW, &res), SEC_BOGUS);
 		assert_int_equal(verify(keys, ksigs, rks, NOW, &res),
 			SEC_SECURE);
-		val_keyset_free(rks);
+		val_keyset_delete(rks);
 		ldns_rr_list_deep_free(rsigs);
 		ldns_rr_list_deep_free(ksigs);
 		ldns_rr_list_deep_free(keys);
 		freekey(&rv);
 	}
 
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_free(empty);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(a);
@@ -602,7 +602,7 @@ static void test_wildcard(void** state)
 		assert_int_equal(res.wildcard_len, 0);
 		ldns_rr_list_deep_free(z);
 	}
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(x);
 	ldns_rr_list_deep_free(y);
 	ldns_rr_list_deep_free(sigs);
@@ -650,7 +650,7 @@ static void test_canonical(void** state)
 		assert_string_equal(res.reason.text, "malformed RRset");
 		ldns_rr_list_deep_free(bad);
 	}
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(mx);
 	ldns_rr_list_deep_free(mixed);
 	ldns_rr_list_deep_free(txt);
@@ -679,7 +679,7 @@ static void test_canonical_nsec(void** state)
 	assert_int_equal(verify(nsec, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(verify(same, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(verify(lower, sigs, ks, NOW, &res), SEC_BOGUS);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(nsec);
 	ldns_rr_list_deep_free(lower);
 	ldns_rr_list_deep_free(same);
@@ -761,7 +761,7 @@ static void test_dnskey_with_ds(void** state)
 		assert_non_null(ks);
 		assert_int_equal(val_keyset_count(ks), 2);
 		assert_int_equal(res.ttl, 3600);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(ds);
 	}
 
@@ -774,7 +774,7 @@ static void test_dnskey_with_ds(void** state)
 		assert_int_equal(with_ds(&z, ds, &res, &ks), SEC_SECURE);
 		assert_int_equal(val_verify_rrset(ctx, a, sigs, ks, &set, NOW,
 			NULL, &res), SEC_SECURE);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(ds);
 		ldns_rr_list_deep_free(a);
 		ldns_rr_list_deep_free(sigs);
@@ -944,7 +944,7 @@ static void test_harden_algo(void** state)
 	set.harden_algo_downgrade = 0;
 	assert_int_equal(val_verify_rrset(ctx, a, asig13, ks, &set, NOW, NULL,
 		&res), SEC_SECURE);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 
 	/* anchors: DNSKEY trust anchor */
 	{
@@ -960,7 +960,7 @@ static void test_harden_algo(void** state)
 		assert_int_equal(val_verify_dnskey_with_keys(ctx, keys, only13,
 			ta, &set, NOW, NULL, &res, &ks), SEC_SECURE);
 		assert_non_null(ks);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		assert_int_equal(val_verify_dnskey_with_keys(ctx, keys, only13,
 			ta2, &set, NOW, NULL, &res, NULL), SEC_BOGUS);
 		assert_int_equal(val_verify_dnskey_with_keys(ctx, keys, only13,
@@ -1016,7 +1016,7 @@ static void test_keytrap(void** state)
 		sigbytes(s, &sl)[i] ^= 0x40;
 		ldns_rr_list_push_rr(sigs, s);
 	}
-	ks = val_keyset_new(keys);
+	ks = val_keyset_create(keys);
 	assert_non_null(ks);
 	assert_int_equal(val_keyset_count(ks), 20);
 	val_budget_init(&b);
@@ -1048,7 +1048,7 @@ static void test_keytrap(void** state)
 		assert_true(val_budget_resume(&b));
 		assert_int_equal(val_verify_rrset(ctx, a, good, one, &set, NOW,
 			&b, &res), SEC_SECURE);
-		val_keyset_free(one);
+		val_keyset_delete(one);
 	}
 	/* too many suspends */
 	b.suspends = b.suspend_max;
@@ -1079,7 +1079,7 @@ static void test_keytrap(void** state)
 		ldns_rr_list_deep_free(ds);
 	}
 
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(keys);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(good);
@@ -1122,7 +1122,7 @@ static void test_malformed(void** state)
 			bad[i].alg, bad[i].b64);
 		k = rr(txt);
 		kl = list1(k);
-		ks = val_keyset_new(kl);
+		ks = val_keyset_create(kl);
 		assert_non_null(ks);
 		/* point the RRSIG at this key */
 		ldns_rdf_data(ldns_rr_rdf(s, 1))[0] = (uint8_t)bad[i].alg;
@@ -1132,7 +1132,7 @@ static void test_malformed(void** state)
 		assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_BOGUS);
 		assert_int_equal(res.verifications, 0);
 		assert_string_equal(res.reason.text, "signature crypto failed");
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(kl);
 	}
 	ldns_rr_list_deep_free(sigs);
@@ -1149,30 +1149,30 @@ static void test_malformed(void** state)
 		/* r = 0 (all zero octets) */
 		memset(ldns_rdf_data(f), 0, 32);
 		assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_BOGUS);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 	}
 	ldns_rr_list_deep_free(sigs);
 
 	/* a key set of the wrong type, mixed owners, nothing */
 	{
 		ldns_rr_list* l = list("example. IN A 192.0.2.1", NULL);
-		assert_null(val_keyset_new(l));
+		assert_null(val_keyset_create(l));
 		ldns_rr_list_deep_free(l);
 		l = list("example. IN DNSKEY 256 3 13 AQID",
 			"other. IN DNSKEY 256 3 13 AQID", NULL);
-		assert_null(val_keyset_new(l));
+		assert_null(val_keyset_create(l));
 		ldns_rr_list_deep_free(l);
-		assert_null(val_keyset_new(NULL));
+		assert_null(val_keyset_create(NULL));
 		l = list("example. IN DNSKEY 256 3 13 AQID",
 			"EXAMPLE. IN DNSKEY 257 3 13 AQID", NULL);
 		{
-			struct val_keyset* ks = val_keyset_new(l);
+			struct val_keyset* ks = val_keyset_create(l);
 			size_t ol;
 			assert_non_null(ks);
 			assert_memory_equal(val_keyset_owner(ks, &ol),
 				"\007example", 9);
 			assert_int_equal(ol, 9);
-			val_keyset_free(ks);
+			val_keyset_delete(ks);
 		}
 		ldns_rr_list_deep_free(l);
 	}
@@ -1229,7 +1229,7 @@ static void test_random_garbage(void** state)
 			klen, key));
 		tag = ldns_calc_keytag(k);
 		kl = list1(k);
-		ks = val_keyset_new(kl);
+		ks = val_keyset_create(kl);
 		assert_non_null(ks);
 		ldns_rdf_data(ldns_rr_rdf(sig, 1))[0] = (uint8_t)alg;
 		p = ldns_rdf_data(ldns_rr_rdf(sig, 6));
@@ -1240,7 +1240,7 @@ static void test_random_garbage(void** state)
 		ldns_rdf_deep_free(old);
 		assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_BOGUS);
 		assert_non_null(res.reason.text);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(kl);
 	}
 	ldns_rr_list_deep_free(sigs);
@@ -1261,7 +1261,7 @@ struct thr_arg {
 static void* thr_verify(void* p)
 {
 	struct thr_arg* arg = p;
-	struct val_sig_ctx* c = val_sig_ctx_new();
+	struct val_sig_ctx* c = val_sig_ctx_create();
 	struct val_verify_result res;
 	int i;
 	if(!c)
@@ -1270,7 +1270,7 @@ static void* thr_verify(void* p)
 		if(val_verify_rrset(c, arg->a, arg->sigs, arg->ks, &set, NOW,
 			NULL, &res) == SEC_SECURE)
 			arg->secure++;
-	val_sig_ctx_free(c);
+	val_sig_ctx_delete(c);
 	return NULL;
 }
 
@@ -1289,7 +1289,7 @@ static void test_threads(void** state)
 	(void)state;
 	ldns_rr_list_push_rr(keys, ldns_rr_clone(k1.dnskey));
 	ldns_rr_list_push_rr(keys, ldns_rr_clone(k2.dnskey));
-	ks = val_keyset_new(keys);
+	ks = val_keyset_create(keys);
 	assert_non_null(ks);
 	for(i = 0; i < 4; i++) {
 		args[i].ks = ks;
@@ -1303,7 +1303,7 @@ static void test_threads(void** state)
 		pthread_join(th[i], NULL);
 		assert_int_equal(args[i].secure, 50);
 	}
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(keys);
 	ldns_rr_list_deep_free(s1);
 	ldns_rr_list_deep_free(s2);
@@ -1343,7 +1343,7 @@ static void test_cost(void** state)
 			ldns_lookup_by_id(ldns_algorithms, (int)algs[i]) ?
 			ldns_lookup_by_id(ldns_algorithms, (int)algs[i])->name
 			: "?", us, loops);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(sigs);
 		ldns_rr_list_deep_free(a);
 		freekey(&t);
@@ -1387,7 +1387,7 @@ static void test_verified_cache(void** state)
 	ks2 = keyset_of(k2);
 	assert_int_equal(verify(a, sigs, ks2, NOW, &res), SEC_BOGUS);
 	assert_int_equal(res.verifications, 1);
-	val_keyset_free(ks2);
+	val_keyset_delete(ks2);
 	ldns_rr_free(k2);
 	/* cached, but expired now: the dates come first */
 	assert_int_equal(verify(a, sigs, ks, EXPI + 86400 + 10, &res),
@@ -1397,7 +1397,7 @@ static void test_verified_cache(void** state)
 	val_sig_ctx_forget(ctx);
 	assert_int_equal(verify(a, sigs, ks, NOW, &res), SEC_SECURE);
 	assert_int_equal(res.verifications, 1);
-	val_keyset_free(ks);
+	val_keyset_delete(ks);
 	ldns_rr_list_deep_free(sigs);
 	ldns_rr_list_deep_free(bad);
 	ldns_rr_list_deep_free(a);
@@ -1433,12 +1433,12 @@ static void test_keyset_cache(void** state)
 	assert_ptr_not_equal(k1, k3);
 	assert_int_equal(verify(a, sigs, k1, NOW, &res), SEC_SECURE);
 	assert_int_equal(verify(a, sigs, k3, NOW, &res), SEC_BOGUS);
-	val_keyset_free(k1);
-	val_keyset_free(k2);
+	val_keyset_delete(k1);
+	val_keyset_delete(k2);
 	/* still cached: the same set, its key parsed already */
 	k2 = val_sig_ctx_keyset(ctx, l1);
 	assert_ptr_equal(k1, k2);
-	val_keyset_free(k2);
+	val_keyset_delete(k2);
 	/* more sets than slots: the first is replaced, k3 kept alive by
 	 * its reference */
 	for(i = 0; i < 20; i++) {
@@ -1449,11 +1449,11 @@ static void test_keyset_cache(void** state)
 		l = list1(k);
 		ks = val_sig_ctx_keyset(ctx, l);
 		assert_non_null(ks);
-		val_keyset_free(ks);
+		val_keyset_delete(ks);
 		ldns_rr_list_deep_free(l);
 	}
 	assert_int_equal(val_keyset_count(k3), 1);
-	val_keyset_free(k3);
+	val_keyset_delete(k3);
 	val_sig_ctx_forget(ctx);
 	ldns_rr_list_deep_free(l1);
 	ldns_rr_list_deep_free(l2);
