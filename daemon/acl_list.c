@@ -241,8 +241,8 @@ acl_list_create(struct config_file* cfg)
 			return NULL;
 		}
 	}
-	/* Unbound's defaults, used only where the config has no line for
-	 * that exact netblock */
+	/* compat: unbound-1.17: Unbound's defaults, used only where the config
+	 * has no line for that exact netblock */
 	if(!acl_add(acl, "0.0.0.0/0", "refuse", 0) ||
 		!acl_add(acl, "127.0.0.0/8", "allow", 0) ||
 		((!cfg || cfg->do_ip6) &&
@@ -299,6 +299,6 @@ acl_list_lookup(const struct acl_list* acl,
 		if((e = prefix_find(p, &m)) != NULL)
 			return e->action;
 	}
-	/* no netblock matches: Unbound drops */
+	/* compat: unbound-1.17: no netblock matches: Unbound drops */
 	return acl_deny;
 }

@@ -20,10 +20,10 @@ enum acl_access {
 
 struct acl_list;
 
-/* Build from cfg->acls over Unbound's defaults (0.0.0.0/0 and ::0/0
- * refuse, 127.0.0.0/8, ::1 and ::ffff:127.0.0.1 allow). A later line for
- * the same netblock replaces an earlier one. A bad netblock or action is
- * printed as an error (log_err); returns NULL then. */
+/* compat: unbound-1.17: Build from cfg->acls over Unbound's defaults
+ * (0.0.0.0/0 and ::0/0 refuse, 127.0.0.0/8, ::1 and ::ffff:127.0.0.1 allow). A
+ * later line for the same netblock replaces an earlier one. A bad netblock or
+ * action is printed as an error (log_err); returns NULL then. */
 struct acl_list* acl_list_create(struct config_file* cfg);
 void acl_list_delete(struct acl_list* acl);
 /* The action for a client address. Lock-free, read-only. */

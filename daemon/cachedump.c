@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/cachedump.c - dump_cache: the caches as Unbound's text format
- * (see cachedump.h). Reading it back is in cacheload.c. Entries are
- * referenced during a walk and printed after it, so no slab lock is
- * held while text is made. */
+/* daemon/cachedump.c - compat: unbound-1.17: dump_cache: the caches as
+ * Unbound's text format (see cachedump.h). Reading it back is in cacheload.c.
+ * Entries are referenced during a walk and printed after it, so no slab lock
+ * is held while text is made. */
 #include "config.h"
 #include "daemon/cachedump.h"
 #include "daemon/cachedump_internal.h"
@@ -73,8 +73,8 @@ static int collect_rrset(struct rrset_entry* e, void* arg)
 	return 0;
 }
 
-/* Only the plain variant of a question (no CD, no DO): one line per
- * question, as Unbound's cache has. */
+/* compat: unbound-1.17: Only the plain variant of a question (no CD, no DO):
+ * one line per question, as Unbound's cache has. */
 static int collect_msg(struct msg_entry* m, void* arg)
 {
 	struct walk_ctx* w = arg;
@@ -87,7 +87,8 @@ static int collect_msg(struct msg_entry* m, void* arg)
 	return 0;
 }
 
-/* One RR as a zone-file line (ldns's text, as Unbound's), or BADRR. */
+/* compat: unbound-1.17: One RR as a zone-file line (ldns's text, as
+ * Unbound's), or BADRR. */
 static void print_rr(struct strbuf* b, const uint8_t* owner, size_t olen,
 	uint16_t type, uint16_t rclass, uint32_t ttl, const uint8_t* rd,
 	uint16_t rdlen)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/cachedump.h - the RRset and message caches to and from Unbound's
- * dump_cache text format (unbound-control dump_cache / load_cache):
+/* daemon/cachedump.h - compat: unbound-1.17: the RRset and message caches to
+ * and from Unbound's dump_cache text format (unbound-control dump_cache /
+ * load_cache):
  *
  *   START_RRSET_CACHE
  *   ;rrset [nsec_apex] TTL RR-COUNT RRSIG-COUNT TRUST SECURITY
@@ -26,18 +27,19 @@ struct rrset_cache;
 struct msg_cache;
 struct strbuf;
 
-/* Longest line load accepts (Unbound reads into a 64 KiB buffer). */
+/* compat: unbound-1.17: Longest line load accepts (Unbound reads into a 64 KiB
+ * buffer). */
 #define CACHEDUMP_LINE_MAX 65535
 
 /* Write both caches' fresh entries, "EOF" last. */
 void cache_dump(struct rrset_cache* rc, struct msg_cache* mc, time_t now,
 	struct strbuf* out);
 
-/* Read a dump (len bytes, up to and including the "EOF" line) into the
- * caches. The whole text is checked first: on any error nothing is
- * stored, 0 is returned and err says what and on which line. A message
- * whose RRsets are missing (expired, or BADRR/BADREF in the dump) is
- * skipped, as Unbound does. *rrsets and *msgs count what was stored. */
+/* compat: unbound-1.17: Read a dump (len bytes, up to and including the "EOF"
+ * line) into the caches. The whole text is checked first: on any error nothing
+ * is stored, 0 is returned and err says what and on which line. A message
+ * whose RRsets are missing (expired, or BADRR/BADREF in the dump) is skipped,
+ * as Unbound does. *rrsets and *msgs count what was stored. */
 int cache_load(struct rrset_cache* rc, struct msg_cache* mc,
 	const char* text, size_t len, time_t now, size_t* rrsets,
 	size_t* msgs, char* err, size_t errlen);

@@ -4,8 +4,8 @@
 #ifndef DAEMON_CACHEDUMP_INTERNAL_H
 #define DAEMON_CACHEDUMP_INTERNAL_H
 
-/* Our trust level (enum rrset_trust) as Unbound's number, and back; -1
- * for a number Unbound does not have. */
+/* compat: unbound-1.17: Our trust level (enum rrset_trust) as Unbound's
+ * number, and back; -1 for a number Unbound does not have. */
 int cachedump_trust_to_unbound(int trust);
 int cachedump_trust_from_unbound(unsigned t);
 

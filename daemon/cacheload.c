@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/cacheload.c - load_cache: read Unbound's cache dump text (see
- * cachedump.h) into the caches. The text is read twice: once to check
- * every line (nothing stored), then, only if all of it is good, to
- * store. So a malformed dump leaves the caches as they were, and a
- * count in the text never sizes an allocation by itself (arrays grow
- * with the lines actually read). */
+/* daemon/cacheload.c - compat: unbound-1.17: load_cache: read Unbound's cache
+ * dump text (see cachedump.h) into the caches. The text is read twice: once to
+ * check every line (nothing stored), then, only if all of it is good, to
+ * store. So a malformed dump leaves the caches as they were, and a count in
+ * the text never sizes an allocation by itself (arrays grow with the lines
+ * actually read). */
 #include "config.h"
 #include "daemon/cachedump.h"
 #include "daemon/cachedump_internal.h"
@@ -177,7 +177,9 @@ static int load_rr(struct loader* l, struct set_rd* s, int sig, int first,
 	if(!next_line(l))
 		return 0;
 	if(strncmp(l->line, "BADRR", 5) == 0) {
-		*bad = 1;  /* Unbound wrote what it could not print: skip */
+		/* compat: unbound-1.17: Unbound wrote what it could not print:
+		 * skip */
+		*bad = 1;
 		return 1;
 	}
 	st = ldns_rr_new_frm_str(&rr, l->line, 3600, NULL, NULL);
@@ -333,8 +335,9 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 	int sec;
 	uint16_t counts[3] = { 0, 0, 0 };
 	memset(pkt, 0, LDNS_HEADER_SIZE);
-	/* Unbound sets AD per reply from the security status; this cache
-	 * keeps it in the template (each reply clears it as asked) */
+	/* compat: unbound-1.17: Unbound sets AD per reply from the security
+	 * status; this cache keeps it in the template (each reply clears it as
+	 * asked) */
 	if(security == MSG_SEC_SECURE)
 		flags |= FLAG_AD;
 	put16(pkt + 2, (uint16_t)((flags | FLAG_QR) & ~FLAG_TC));
@@ -371,7 +374,8 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 		}
 		put16(pkt + 6 + 2 * sec, counts[sec]);
 	}
-	/* the security status is kept, as Unbound's load_cache does */
+	/* compat: unbound-1.17: the security status is kept, as Unbound's
+	 * load_cache does */
 	if(msg_cache_store_sec(l->mc, qi, msg_cache_hash(l->mc, qi), pkt,
 		pos, l->now, security))
 		l->msgs++;
@@ -430,8 +434,9 @@ static int load_msg(struct loader* l)
 		}
 		if(!l->apply || bad)
 			continue;
-		/* Unbound's other key flags (a negative answer's SOA, parent
-		 * side) are not kept apart in our RRset cache */
+		/* compat: unbound-1.17: Unbound's other key flags (a negative
+		 * answer's SOA, parent side) are not kept apart in our RRset
+		 * cache */
 		e[i] = rrset_cache_lookup(l->rc, nm, type, rclass,
 			(uint32_t)f & RRSET_FLAG_NSEC_APEX, l->now);
 		if(!e[i])

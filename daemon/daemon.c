@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/daemon.c - start-up order as Unbound's: config is read and
- * checked, sockets are bound, then the process daemonizes, writes its
- * pidfile, chroots and drops privileges, and only then starts the worker
- * threads. The main thread keeps only signals: HUP reloads, TERM/INT
- * stop. */
+/* daemon/daemon.c - compat: unbound-1.17: start-up order as Unbound's: config
+ * is read and checked, sockets are bound, then the process daemonizes, writes
+ * its pidfile, chroots and drops privileges, and only then starts the worker
+ * threads. The main thread keeps only signals: HUP reloads, TERM/INT stop. */
 #include "config.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
@@ -39,8 +38,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Anchor files are opened as Unbound opens them, from inside the chroot
- * and directory:; the process is there once privileges are dropped. */
+/* compat: unbound-1.17: Anchor files are opened as Unbound opens them, from
+ * inside the chroot and directory:; the process is there once privileges are
+ * dropped. */
 static enum val_anchor_paths anchor_paths = VAL_PATHS_OUTSIDE;
 
 /* The rest of a serve_env from its config; lz is built from cfg when
@@ -164,7 +164,8 @@ static int tls_service_start(struct daemon* d, const struct config_file* cfg)
 	if(!listen_sockets_have_tls(d->ports))
 		return 1;
 	if(!tls_server_configured(cfg)) {
-		/* as Unbound: without a key the port serves plain TCP */
+		/* compat: unbound-1.17: as Unbound: without a key the port
+		 * serves plain TCP */
 		log_warn("a listening port is a tls-port, but tls-service-key "
 			"and tls-service-pem are not both set: it serves plain "
 			"TCP");
@@ -252,8 +253,8 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 	if(keep_cache && n->msg_cache_size == msz && n->msg_cache_slabs ==
 		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl)
 		return 1;
-	/* as Unbound: the RRset and message caches start empty; the
-	 * infrastructure cache stays */
+	/* compat: unbound-1.17: as Unbound: the RRset and message caches start
+	 * empty; the infrastructure cache stays */
 	if(keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
 	rrset_cache_flush_all(d->rrset_cache);

@@ -92,9 +92,9 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
  * logged; NULL on error. */
 struct serve_env* serve_env_derive(struct config_file* cfg,
 	struct local_zones* lz, const struct serve_env* from);
-/* Make env the current one (main thread): workers take it before their
- * next query; the old one is freed when the last worker lets go. Such
- * changes are lost at the next reload, as Unbound's. */
+/* compat: unbound-1.17: Make env the current one (main thread): workers take
+ * it before their next query; the old one is freed when the last worker lets
+ * go. Such changes are lost at the next reload, as Unbound's. */
 void daemon_env_publish(struct daemon* d, struct serve_env* env);
 /* Drop a reference; frees at zero. */
 void serve_env_release(struct serve_env* env);
@@ -104,9 +104,9 @@ struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
 /* Reload the config file as SIGHUP does (main thread). Returns 0 when
  * the new config has errors (the old one keeps serving). */
 int daemon_reload(struct daemon* d);
-/* daemon_reload, then drop the RRset and message caches' contents (as
- * Unbound's reload and SIGHUP), unless keep_cache and the cache sizes
- * and slabs did not change (reload +keep-cache). */
+/* compat: unbound-1.17: daemon_reload, then drop the RRset and message caches'
+ * contents (as Unbound's reload and SIGHUP), unless keep_cache and the cache
+ * sizes and slabs did not change (reload +keep-cache). */
 int daemon_reload_keep(struct daemon* d, int keep_cache);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until

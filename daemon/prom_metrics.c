@@ -23,7 +23,8 @@ static uint64_t get_queries(const struct worker_stats* s)
 	return s->num_queries;
 }
 
-/* as Unbound's num.cachehits: every query not handed to recursion */
+/* compat: unbound-1.17: as Unbound's num.cachehits: every query not handed to
+ * recursion */
 static uint64_t get_cachehits(const struct worker_stats* s)
 {
 	return s->num_queries >= s->num_cachemiss ?
@@ -293,7 +294,8 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 		"to queries, from cache or from recursion, by response code.");
 	for(i = 0; i < 16; i++) {
 		ldns_lookup_table* r;
-		/* RCODEs 0-5 always, as Unbound's statistics */
+		/* compat: unbound-1.17: RCODEs 0-5 always, as Unbound's
+		 * statistics */
 		if(i > 5 && t->rcode[i] == 0)
 			continue;
 		r = ldns_lookup_by_id(ldns_rcodes, i);

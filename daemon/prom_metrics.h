@@ -21,8 +21,9 @@ struct stats_cache_info;
 struct prom_input {
 	const struct worker_stats* threads;  /* snapshots, one a thread */
 	int num_threads;
-	/* the query type/class/opcode/flag/rcode counters are counted
-	 * only with extended-statistics: yes (as Unbound) */
+	/* compat: unbound-1.17: the query type/class/opcode/flag/rcode
+	 * counters are counted only with extended-statistics: yes (as Unbound)
+	 */
 	int extended;
 	const struct stats_cache_info* cache;
 	uint64_t up_us;    /* since start (monotonic clock) */

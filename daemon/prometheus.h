@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/prometheus.h - the statistics for Prometheus over HTTP (not in
- * Unbound; remote-control: prometheus-enable, prometheus-interface,
- * prometheus-port). GET /metrics answers the exposition of
- * daemon/prom_metrics.h.
+/* daemon/prometheus.h - compat: unbound-1.17: the statistics for Prometheus
+ * over HTTP (not in Unbound; remote-control: prometheus-enable,
+ * prometheus-interface, prometheus-port). GET /metrics answers the exposition
+ * of daemon/prom_metrics.h.
  *
  * It runs in the main thread's event loop, beside the control channel,
  * and never in a worker: a scrape reads the workers' counters with

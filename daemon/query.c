@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/query.c - the steps every query goes through, in Unbound's
- * order: access control, sanity checks, CHAOS, local zones, the
- * non-local access checks, the message cache (the fast path), and on a
- * miss the worker's mesh (recursion through the modules). */
+/* daemon/query.c - compat: unbound-1.17: the steps every query goes through,
+ * in Unbound's order: access control, sanity checks, CHAOS, local zones, the
+ * non-local access checks, the message cache (the fast path), and on a miss
+ * the worker's mesh (recursion through the modules). */
 #include "config.h"
 #include "daemon/query.h"
 #include "daemon/daemon.h"
@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Cold path: "127.0.0.1 www.example.com. A IN" as Unbound logs it. */
+/* compat: unbound-1.17: Cold path: "127.0.0.1 www.example.com. A IN" as
+ * Unbound logs it. */
 static void log_query_line(const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* reply, size_t replylen)
@@ -45,8 +46,8 @@ static void log_query_line(const struct query_info* qi,
 	free(c);
 }
 
-/* The client's EDNS size as Unbound's worker takes it: under 512 it
- * means 512 with harden-short-bufsize (the default), else it is
+/* compat: unbound-1.17: The client's EDNS size as Unbound's worker takes it:
+ * under 512 it means 512 with harden-short-bufsize (the default), else it is
  * honoured; over max-udp-size it is cut to that (UDP only). */
 static size_t edns_limit(const struct config_file* cfg,
 	const struct query_info* qi, int is_tcp)
@@ -59,7 +60,8 @@ static size_t edns_limit(const struct config_file* cfg,
 	return lim;
 }
 
-/* The largest reply the client accepts, as Unbound computes it. */
+/* compat: unbound-1.17: The largest reply the client accepts, as Unbound
+ * computes it. */
 static size_t reply_limit(const struct config_file* cfg,
 	const struct query_info* qi, int is_tcp, size_t outcap)
 {
@@ -73,8 +75,8 @@ static size_t reply_limit(const struct config_file* cfg,
 	return lim > outcap ? outcap : lim;
 }
 
-/* Cold path: an EDNS size under the header's 12 bytes (only with
- * harden-short-bufsize: no). Unbound answers the query's own header
+/* compat: unbound-1.17: Cold path: an EDNS size under the header's 12 bytes
+ * (only with harden-short-bufsize: no). Unbound answers the query's own header
  * with QR, TC and SERVFAIL and no records. */
 static size_t too_small_reply(const struct query_info* qi, uint8_t* out)
 {
@@ -130,8 +132,8 @@ static struct query_result resolve_or_stale(struct worker* w, const struct query
 	return reply_of(stale);
 }
 
-/* A query access-control turned away (unwanted.queries), counted as
- * Unbound counts it: with extended-statistics only. */
+/* compat: unbound-1.17: A query access-control turned away (unwanted.queries),
+ * counted as Unbound counts it: with extended-statistics only. */
 static void note_unwanted(struct worker_stats* st,
 	const struct config_file* cfg)
 {
@@ -139,9 +141,10 @@ static void note_unwanted(struct worker_stats* st,
 		st->unwanted_queries++;
 }
 
-/* The checks between parsing and answering, in Unbound's order, for a
- * query that is not plain (parse error, echo rcode) or when queries
- * are counted or logged. Returns 1 when that decides the query (*n: the reply length, 0 to drop it), 0 to go on. */
+/* compat: unbound-1.17: The checks between parsing and answering, in Unbound's
+ * order, for a query that is not plain (parse error, echo rcode) or when
+ * queries are counted or logged. Returns 1 when that decides the query (*n:
+ * the reply length, 0 to drop it), 0 to go on. */
 static int __attribute__((noinline)) screen(struct worker* w,
 	enum parse_result pr, const struct query_info* qi,
 	const struct client_info* ci, uint8_t* out, size_t outcap, size_t* n)
@@ -152,7 +155,8 @@ static int __attribute__((noinline)) screen(struct worker* w,
 	*n = 0;
 	if(pr == PARSE_DROP)
 		return 1;
-	if(cfg->stat_extended)  /* counted only when asked for, as Unbound */
+	/* compat: unbound-1.17: counted only when asked for, as Unbound */
+	if(cfg->stat_extended)
 		stats_note_query(&w->stats, qi, ci->addr);
 	if(pr == PARSE_FORMERR)
 		rcode = RCODE_FORMERR;
@@ -203,7 +207,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		return reply_of(0);
 	}
 	if(acl == acl_refuse) {
-		/* as Unbound: not a query in the statistics, only unwanted */
+		/* compat: unbound-1.17: as Unbound: not a query in the
+		 * statistics, only unwanted */
 		log_addr(VERB_ALGO, "refused query from", addr, addrlen);
 		note_unwanted(st, cfg);
 		if(query_parse(pkt, len, &qi) == PARSE_DROP)
@@ -216,7 +221,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(is_tcp)
 		st->num_tcp++;
 	if(len > 512 && cfg->harden_large_queries) {
-		/* as Unbound: a query over 512 bytes is dropped */
+		/* compat: unbound-1.17: as Unbound: a query over 512 bytes is
+		 * dropped */
 		verbose(VERB_QUERY, "request too large, discarded");
 		return reply_of(0);
 	}
@@ -261,12 +267,14 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		if(acl == acl_allow_setrd)
 			qi.flags |= FLAG_RD;
 		else if(acl != acl_allow_snoop)
-			/* ede: yes: "Not Authoritative" (20), as Unbound */
+			/* compat: unbound-1.17: ede: yes: "Not Authoritative"
+			 * (20), as Unbound */
 			return reply_of(msg_error_reply_ede(out, outcap, &qi,
 				RCODE_REFUSED, edns_size, cfg->ede ?
 				EDE_NOT_AUTHORITATIVE : -1, NULL));
 	}
-	/* Only class IN has root hints: Unbound's iterator refuses others. */
+	/* compat: unbound-1.17: Only class IN has root hints: Unbound's
+	 * iterator refuses others. */
 	if(qi.qclass != CLASS_IN)
 		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size));
@@ -282,13 +290,16 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 				outcap, n);
 		if(n > 0) {
 			st->num_cachehits++;
-			/* as Unbound's cache answer; a validating resolver's
-			 * cache serves no bogus entry without CD (the mesh
-			 * answers it, and counts num.answer.bogus) */
+			/* compat: unbound-1.17: as Unbound's cache answer; a
+			 * validating resolver's cache serves no bogus entry
+			 * without CD (the mesh answers it, and counts
+			 * num.answer.bogus) */
 			st->ans_secure += (sec == MSG_SEC_SECURE);
 			if(hit != MSG_HIT_FRESH) {
-				/* prefetch, or RFC 8767: stale now, fresh
-				 * data soon; counted as Unbound does */
+				/* compat: unbound-1.17: prefetch, or RFC 8767:
+				 * stale now, fresh data soon; counted as
+				 * Unbound does
+				 */
 				if(hit == MSG_HIT_EXPIRED)
 					st->num_expired++;
 				st->num_prefetch++;
@@ -306,9 +317,9 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		return reply_of(n);
 	case RESOLVE_MESH_FULL:
 	case RESOLVE_WAIT_LIMITED:
-		/* num-queries-per-thread and nothing to jostle out, or
-		 * wait-limit: dropped, as Unbound ("Too many queries.
-		 * dropping") */
+		/* compat: unbound-1.17: num-queries-per-thread and nothing to
+		 * jostle out, or wait-limit: dropped, as Unbound ("Too many
+		 * queries. dropping") */
 		return reply_of(0);
 	case RESOLVE_FAILED:
 		break;

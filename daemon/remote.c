@@ -275,7 +275,8 @@ static void rc_closed(void* arg, struct stream_conn* c,
 		rc_bulk_delete(r->bulk);
 		r->bulk = NULL;
 	}
-	/* input cut short: apply what came, as Unbound does */
+	/* compat: unbound-1.17: input cut short: apply what came, as Unbound
+	 * does */
 	if(r->bulk)
 		rc_bulk_finish(rc, r->bulk, &r->out);
 	strbuf_clear(&r->out);
@@ -356,7 +357,7 @@ static int open_unix(struct rc_listener* l, const char* path)
 		close(fd);
 		return 0;
 	}
-	/* as Unbound: owner and group may control */
+	/* compat: unbound-1.17: as Unbound: owner and group may control */
 	(void)chmod(path, 0660);
 	l->fd = fd;
 	l->unix_path = strdup(path);

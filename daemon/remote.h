@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote.h - the remote control channel (unbound-control) and the
- * statistics state, all in the daemon's main thread, never in a worker.
+/* daemon/remote.h - compat: unbound-1.17: the remote control channel
+ * (unbound-control) and the statistics state, all in the daemon's main thread,
+ * never in a worker.
  *
  * Protocol as Unbound's: the client sends "UBCT1 command args\n", the
  * daemon writes the answer and closes. Over TCP with control-use-cert:
@@ -25,9 +26,9 @@ struct event_base;
  * oldest that has not sent its command yet, else waits in accept */
 #define RC_MAX_CONNS 32
 
-/* Open the control sockets and load the keys (before chroot and the
- * privilege drop, as Unbound). With control-enable: no, only the
- * statistics state is made. NULL on error (logged). */
+/* compat: unbound-1.17: Open the control sockets and load the keys (before
+ * chroot and the privilege drop, as Unbound). With control-enable: no, only
+ * the statistics state is made. NULL on error (logged). */
 struct daemon_remote* daemon_remote_create(struct daemon* d,
 	struct config_file* cfg);
 /* Start accepting on the main thread's event base, and the
@@ -39,8 +40,9 @@ int daemon_remote_start(struct daemon_remote* rc, struct event_base* base);
  * connection's from now on (closed on failure too); 0 on failure.
  * The control fuzz harness uses it, with a socketpair. */
 int daemon_remote_adopt(struct daemon_remote* rc, int fd, int use_ssl);
-/* After a reload (SIGHUP or the reload commands): the statistics the
- * control channel shows start from zero, as Unbound's. NULL is fine. */
+/* compat: unbound-1.17: After a reload (SIGHUP or the reload commands): the
+ * statistics the control channel shows start from zero, as Unbound's. NULL is
+ * fine. */
 void daemon_remote_reload_stats(struct daemon_remote* rc);
 /* Close everything (unlinks a unix socket it made). NULL is fine. */
 void daemon_remote_delete(struct daemon_remote* rc);

@@ -53,7 +53,8 @@ void rc_do_load_cache(struct daemon_remote* rc, const char* data,
 	size_t nr = 0, nm = 0;
 	if(!cache_load(rc->d->rrset_cache, rc->d->msg_cache, data, len,
 		time(NULL), &nr, &nm, err, sizeof(err))) {
-		/* Unbound's answer; the detail goes to the log */
+		/* compat: unbound-1.17: Unbound's answer; the detail goes to
+		 * the log */
 		log_warn("load_cache: %s", err);
 		strbuf_printf(b, "error load failed\n");
 		return;
@@ -70,7 +71,7 @@ void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
 	args = str_skip_blank(args);
 	w = args;
 	if(*w) {
-		/* Unbound 1.17's only option */
+		/* compat: unbound-1.17: Unbound 1.17's only option */
 		if(strcmp(w, "+keep-cache") != 0 || keep) {
 			strbuf_printf(b, "error unknown option '%s'\n", w);
 			return;
@@ -89,7 +90,8 @@ struct infra_dump {
 	time_t now;
 };
 
-/* One host line, as Unbound's dump_infra (runs under the slab lock). */
+/* compat: unbound-1.17: One host line, as Unbound's dump_infra (runs under the
+ * slab lock). */
 static void infra_line(const struct sockaddr_storage* addr,
 	socklen_t addrlen, const uint8_t* zone, size_t zonelen,
 	const struct infra_info* d, int min_rtt, int max_rtt, void* arg)
@@ -142,7 +144,7 @@ void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
 		strbuf_printf(b, "ok\n");
 		return;
 	}
-	/* an address, port 53 (no @port, as Unbound) */
+	/* compat: unbound-1.17: an address, port 53 (no @port, as Unbound) */
 	if(!arg || !ipstrtoaddr(arg, 53, &addr, &len)) {
 		strbuf_printf(b, "error parsing ip addr: '%s'\n", arg ? arg : "");
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_cmd.c - the unbound-control commands, run in the main
- * thread; answers as Unbound 1.17 words them. Workers are never written
- * to: caches lock inside, counters are read (stats.h). */
+/* daemon/remote_cmd.c - compat: unbound-1.17: the unbound-control commands,
+ * run in the main thread; answers as Unbound 1.17 words them. Workers are
+ * never written to: caches lock inside, counters are read (stats.h). */
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "daemon/remote.h"
@@ -42,9 +42,9 @@ static char* next_arg(char** p)
 	return w;
 }
 
-/* The rest of the line after the blanks, or NULL: the argument of
- * the commands Unbound gives the whole line to (get_option, verbosity,
- * flush_infra). */
+/* compat: unbound-1.17: The rest of the line after the blanks, or NULL: the
+ * argument of the commands Unbound gives the whole line to (get_option,
+ * verbosity, flush_infra). */
 static char* rest_arg(char* p)
 {
 	p = str_skip_blank(p);
@@ -59,8 +59,9 @@ static int cmd_is(const char* p, const char* cmd)
 		p[n] == '\t');
 }
 
-/* Where and why Unbound's name parser (sldns) stops on s: its position
- * in the wire form being built and the reason, as Unbound prints them. */
+/* compat: unbound-1.17: Where and why Unbound's name parser (sldns) stops on
+ * s: its position in the wire form being built and the reason, as Unbound
+ * prints them. */
 const char* rc_name_error(const char* s, int* pos)
 {
 	int q = 1, lab = 0;
@@ -145,7 +146,8 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 
 static void do_verbosity(char* arg, struct strbuf* b)
 {
-	/* Unbound's check: atoi, and 0 only when written "0" */
+	/* compat: unbound-1.17: Unbound's check: atoi, and 0 only when written
+	 * "0" */
 	int v = arg ? atoi(arg) : 0;
 	if(!arg || (v == 0 && strcmp(arg, "0") != 0)) {
 		strbuf_printf(b, "error in verbosity number syntax: %s\n",
@@ -165,7 +167,8 @@ static void do_log_reopen(struct strbuf* b)
 	strbuf_printf(b, "ok\n");
 }
 
-/* Remove name/type from both caches (class IN, as Unbound). */
+/* compat: unbound-1.17: Remove name/type from both caches (class IN, as
+ * Unbound). */
 static void flush_type(struct daemon_remote* rc, const uint8_t* nm,
 	uint16_t t)
 {
@@ -194,14 +197,16 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 	char* name = next_arg(&p), *type = next_arg(&p);
 	if(!type) {
-		/* Unbound looks for both words before the name */
+		/* compat: unbound-1.17: Unbound looks for both words before
+		 * the name */
 		strbuf_printf(b, "error could not find next argument after "
 			"%s\n", name ? name : "");
 		return;
 	}
 	if(!rc_parse_name(name, nm, b))
 		return;
-	/* as Unbound: a type it does not know is type 0, flushed "ok" */
+	/* compat: unbound-1.17: as Unbound: a type it does not know is type 0,
+	 * flushed "ok" */
 	flush_type(rc, nm, (uint16_t)ldns_get_rr_type_by_name(type));
 	strbuf_printf(b, "ok\n");
 }
@@ -210,12 +215,13 @@ static void do_flush_type(struct daemon_remote* rc, char* p,
 struct msg_flush {
 	int (*match)(const struct msg_entry* m, const void* arg);
 	const void* arg;
-	size_t questions;   /* removed, counted as Unbound's messages */
+	/* compat: unbound-1.17: removed, counted as Unbound's messages */
+	size_t questions;
 };
 
-/* The cache keeps a reply per question, CD and DO; Unbound one per
- * question and CD. Its count is of the DO-less entries (every stored
- * answer has one: the mesh stores it first). */
+/* compat: unbound-1.17: The cache keeps a reply per question, CD and DO;
+ * Unbound one per question and CD. Its count is of the DO-less entries (every
+ * stored answer has one: the mesh stores it first). */
 static int flush_one(struct msg_entry* m, void* arg)
 {
 	struct msg_flush* f = arg;
@@ -255,19 +261,21 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 		return;
 	r = rrset_cache_flush_zone(rc->d->rrset_cache, nm);
 	m = flush_msgs(rc, zone_msg, nm);
-	/* as Unbound: the zone's keys and those below it go too */
+	/* compat: unbound-1.17: as Unbound: the zone's keys and those below it
+	 * go too */
 	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
 		time(NULL)) : 0;
-	/* the aggressive NSEC cache's copies of the NSECs at and below
-	 * too (Unbound's live in the RRset cache, counted there) */
+	/* compat: unbound-1.17: the aggressive NSEC cache's copies of the
+	 * NSECs at and below too (Unbound's live in the RRset cache, counted
+	 * there) */
 	(void)val_neg_flush_zone(rc->d->neg_cache, nm);
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)r, (unsigned long)m,
 		(unsigned long)k);
 }
 
-/* A bad key cache entry (a failed DS/DNSKEY lookup or validation): both
- * flush_bogus and flush_negative drop them, as Unbound. */
+/* compat: unbound-1.17: A bad key cache entry (a failed DS/DNSKEY lookup or
+ * validation): both flush_bogus and flush_negative drop them, as Unbound. */
 static size_t flush_bad_keys(struct daemon_remote* rc)
 {
 	return rc->d->key_cache ? val_kcache_flush_bad(rc->d->key_cache) : 0;
@@ -298,14 +306,15 @@ static int negative_msg(const struct msg_entry* m, const void* arg)
 		(m->tmpl[6] == 0 && m->tmpl[7] == 0);
 }
 
-/* flush_negative: Unbound also drops parent-side negative NS RRsets;
- * this cache keeps none, so messages and bad keys go. */
+/* compat: unbound-1.17: flush_negative: Unbound also drops parent-side
+ * negative NS RRsets; this cache keeps none, so messages and bad keys go. */
 static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 {
 	size_t m = flush_msgs(rc, negative_msg, NULL);
 	size_t k = flush_bad_keys(rc);
-	/* the NSECs that answer negatively without asking (not counted:
-	 * Unbound keeps them in its RRset cache and leaves them there) */
+	/* compat: unbound-1.17: the NSECs that answer negatively without
+	 * asking (not counted: Unbound keeps them in its RRset cache and
+	 * leaves them there) */
 	val_neg_flush_all(rc->d->neg_cache);
 	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)m, (unsigned long)k);
@@ -335,8 +344,8 @@ static void do_get_option(struct daemon_remote* rc, char* arg,
 	free(text);
 }
 
-/* Runs in a worker's thread: the maximum starts again from zero, as
- * Unbound's reset (a gauge cannot be reset by a baseline). */
+/* compat: unbound-1.17: Runs in a worker's thread: the maximum starts again
+ * from zero, as Unbound's reset (a gauge cannot be reset by a baseline). */
 static void reset_max_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct worker* w = arg;
@@ -445,7 +454,8 @@ static int rebaseline(struct daemon_remote* rc)
 
 static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 {
-	/* a reset with nothing printed; cumulative is ignored, as Unbound */
+	/* compat: unbound-1.17: a reset with nothing printed; cumulative is
+	 * ignored, as Unbound */
 	if(rebaseline(rc))
 		clock_gettime(CLOCK_REALTIME, &rc->last);
 	strbuf_printf(b, "ok\n");
@@ -453,8 +463,8 @@ static void do_flush_stats(struct daemon_remote* rc, struct strbuf* b)
 
 void daemon_remote_reload_stats(struct daemon_remote* rc)
 {
-	/* Unbound's reload starts its threads afresh, statistics too
-	 * (time.up and time.elapsed go on) */
+	/* compat: unbound-1.17: Unbound's reload starts its threads afresh,
+	 * statistics too (time.up and time.elapsed go on) */
 	if(rc)
 		(void)rebaseline(rc);
 }
@@ -482,7 +492,8 @@ void rc_log_stats(struct daemon_remote* rc)
 			"answers from cache, %llu recursions, %llu prefetch, 0 "
 			"rejected by ip ratelimiting", i,
 			(unsigned long long)s.num_queries,
-			/* as Unbound: every query not sent to recursion */
+			/* compat: unbound-1.17: as Unbound: every query not
+			 * sent to recursion */
 			(unsigned long long)(s.num_queries >= s.num_cachemiss ?
 			s.num_queries - s.num_cachemiss : 0),
 			(unsigned long long)s.num_cachemiss,

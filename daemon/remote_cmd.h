@@ -48,7 +48,8 @@ int rc_cmd_execute(struct daemon_remote* rc, char* cmd, struct strbuf* out);
 /* Parse a domain name argument into out (lowercased wire format);
  * on error the error line goes to out and 0 is returned. */
 int rc_parse_name(char* arg, uint8_t* out, struct strbuf* b);
-/* Why Unbound's name parser refuses s, and where (for its messages). */
+/* compat: unbound-1.17: Why Unbound's name parser refuses s, and where (for
+ * its messages). */
 const char* rc_name_error(const char* s, int* pos);
 /* lookup NAME: the closest cached delegation, its addresses and what
  * the infrastructure cache knows of them (remote_lookup.c). */
@@ -75,19 +76,20 @@ void rc_do_dump_infra(struct daemon_remote* rc, struct strbuf* b);
 void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
 	struct strbuf* b);
 void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b);
-/* Unbound's find_arg2: cut arg after its first word, *arg2 the rest;
- * "error could not find next argument after ..." when there is none. */
+/* compat: unbound-1.17: Unbound's find_arg2: cut arg after its first word,
+ * *arg2 the rest; "error could not find next argument after ..." when there is
+ * none. */
 int rc_find_arg2(char* arg, char** arg2, struct strbuf* b);
 /* The local zone commands (remote_local.c): p is the command line, args
  * just past its first word. Returns 0 if p is not one of them. */
 int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 	struct strbuf* b);
-/* The bulk forms (local_zones, local_zones_remove, local_datas,
- * local_datas_remove) read lines after the command line, up to a line
- * "\004" (Unbound's unbound-control sends stdin so). rc_bulk_start:
- * NULL when cmd is not one of them (or out of memory); each line then
- * goes to rc_bulk_line (0: that was the end marker); rc_bulk_finish
- * applies them all, writes the answer and frees k. */
+/* compat: unbound-1.17: The bulk forms (local_zones, local_zones_remove,
+ * local_datas, local_datas_remove) read lines after the command line, up to a
+ * line "\004" (Unbound's unbound-control sends stdin so). rc_bulk_start: NULL
+ * when cmd is not one of them (or out of memory); each line then goes to
+ * rc_bulk_line (0: that was the end marker); rc_bulk_finish applies them all,
+ * writes the answer and frees k. */
 struct rc_bulk;
 struct rc_bulk* rc_bulk_start(const char* cmd);
 int rc_bulk_line(struct rc_bulk* k, const char* line);
@@ -97,10 +99,11 @@ void rc_bulk_too_long(struct rc_bulk* k, const char* start);
 void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	struct strbuf* b);
 void rc_bulk_delete(struct rc_bulk* k);
-/* local_data text: 0 (with Unbound's error line, and its position in
- * the text) when it has one of the common mistakes (remote_rr_error.c);
- * rc_rr_refused: the line for text the local zones refused otherwise.
- * line: the input line of a bulk command, 0 for local_data. */
+/* compat: unbound-1.17: local_data text: 0 (with Unbound's error line, and its
+ * position in the text) when it has one of the common mistakes
+ * (remote_rr_error.c); rc_rr_refused: the line for text the local zones
+ * refused otherwise. line: the input line of a bulk command, 0 for local_data.
+ */
 int rc_rr_check(const char* text, int line, struct strbuf* b);
 void rc_rr_refused(const char* text, int line, struct strbuf* b);
 /* Publish a serve_env from cfg (a changed copy of the current config,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_local.c - the local zone commands of unbound-control:
- * local_zone, local_zone_remove, local_data, local_data_remove, their
- * bulk forms that read lines after the command (local_zones, ...), and
- * list_local_zones / list_local_data. Answers as Unbound 1.17 words them.
+/* daemon/remote_local.c - compat: unbound-1.17: the local zone commands of
+ * unbound-control: local_zone, local_zone_remove, local_data,
+ * local_data_remove, their bulk forms that read lines after the command
+ * (local_zones, ...), and list_local_zones / list_local_data. Answers as
+ * Unbound 1.17 words them.
  *
  * A change is made on a copy of the current local zones and published
  * as a new serve_env (daemon_env_publish), so workers never see a
@@ -24,8 +25,8 @@
 
 enum lz_op { OP_ZONE, OP_ZONE_REMOVE, OP_DATA, OP_DATA_REMOVE };
 
-/* Unbound's find_arg2: cut arg at its first blank; the rest, without
- * leading blanks, is the second argument. */
+/* compat: unbound-1.17: Unbound's find_arg2: cut arg at its first blank; the
+ * rest, without leading blanks, is the second argument. */
 int rc_find_arg2(char* arg, char** arg2, struct strbuf* b)
 {
 	char* s = arg;
@@ -70,8 +71,9 @@ static int apply_op(struct local_zones* lz, enum lz_op op, char* arg,
 			*removed = 1;
 		return 1;
 	case OP_DATA:
-		/* the text is checked first: ldns takes some text that
-		 * Unbound refuses ("name. BOGUS") */
+		/* compat: unbound-1.17: the text is checked first: ldns takes
+		 * some text that Unbound refuses ("name. BOGUS")
+		 */
 		if(!rc_rr_check(arg, line, b))
 			return 0;
 		if(!local_zones_add_rr(lz, arg)) {
@@ -227,7 +229,8 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 		if(apply_op(lz, k->op, line, lineno, &removed, b))
 			num++;
 		else if(k->op != OP_DATA)
-			/* Unbound 1.17 says this for all but local_datas */
+			/* compat: unbound-1.17: Unbound 1.17 says this for all
+			 * but local_datas */
 			strbuf_printf(b, "error for input line: %s\n", line);
 	}
 	if(!publish(rc, lz, removed, b))

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_lookup.c - unbound-control lookup NAME: the closest
- * delegation the RRset cache holds for a name, the cached addresses of
- * its name servers, and the infrastructure cache's view of each address
- * (RTT, timeouts, EDNS), worded as Unbound's. Main thread; the caches
+/* daemon/remote_lookup.c - compat: unbound-1.17: unbound-control lookup NAME:
+ * the closest delegation the RRset cache holds for a name, the cached
+ * addresses of its name servers, and the infrastructure cache's view of each
+ * address (RTT, timeouts, EDNS), worded as Unbound's. Main thread; the caches
  * lock inside. */
 #include "config.h"
 #include "daemon/remote_cmd.h"
@@ -27,8 +27,9 @@ struct lookup_addrs {
 	int num;
 };
 
-/* Is the address just parsed into slot num already listed? (Two name
- * servers can share one address: it is one target, as Unbound's.) */
+/* compat: unbound-1.17: Is the address just parsed into slot num already
+ * listed? (Two name servers can share one address: it is one target, as
+ * Unbound's.) */
 static int addr_seen(const struct lookup_addrs* a)
 {
 	int i;
@@ -166,8 +167,9 @@ void rc_do_lookup(struct daemon_remote* rc, char* arg, struct strbuf* b)
 	rrset_cache_release(rc->d->rrset_cache, e);
 }
 
-/* One delegation point as Unbound's list_stubs/list_forwards print it:
- * the NS names, then the addresses (without port). */
+/* compat: unbound-1.17: One delegation point as Unbound's
+ * list_stubs/list_forwards print it: the NS names, then the addresses (without
+ * port). */
 static void print_hint(const struct iter_hint* h, struct strbuf* b)
 {
 	const struct delegpt_ns* ns;
@@ -220,7 +222,8 @@ void rc_do_list_hints(struct daemon_remote* rc, int forwards,
 	if(hs->root && !root_listed && hs->root->dp &&
 		!hs->root->is_forward == !forwards)
 		v[n++] = hs->root;
-	/* in the order of Unbound's name tree, which it walks to list */
+	/* compat: unbound-1.17: in the order of Unbound's name tree, which it
+	 * walks to list */
 	qsort(v, n, sizeof(*v), hint_cmp);
 	for(i = 0; i < n; i++)
 		print_hint(v[i], b);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_option.c - unbound-control set_option OPTION: VALUE for
- * the options Unbound 1.17 lets set at run time; others, and bad values,
- * answer "error setting option" as there. The value goes through the
- * config parser's own checks into a copy of the config, which is
- * published as a new snapshot (get_option then shows it). */
+/* daemon/remote_option.c - compat: unbound-1.17: unbound-control set_option
+ * OPTION: VALUE for the options Unbound 1.17 lets set at run time; others, and
+ * bad values, answer "error setting option" as there. The value goes through
+ * the config parser's own checks into a copy of the config, which is published
+ * as a new snapshot (get_option then shows it). */
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The server: and remote-control: options that Unbound 1.17's
- * set_option refuses ("error setting option"): those its running
- * structures are built from once (interfaces, access control, tags,
- * views, client subnet), and a few it does not know there. All others
- * are taken (found with Debian's unbound 1.17 side by side). */
+/* compat: unbound-1.17: The server: and remote-control: options that Unbound
+ * 1.17's set_option refuses ("error setting option"): those its running
+ * structures are built from once (interfaces, access control, tags, views,
+ * client subnet), and a few it does not know there. All others are taken
+ * (found with Debian's unbound 1.17 side by side). */
 static const char* const not_settable[] = {
 	"num-threads", "interface", "ip-address", "interface-action",
 	"access-control", "access-control-tag", "access-control-tag-action",

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_rr_error.c - why local_data RR text is refused, in
- * Unbound 1.17's words: "error parsing local-data at position P 'TEXT':
- * REASON". Its parser (sldns) gives the position; ldns, which builds our
- * records, does not, so the common mistakes are found here first with
- * the position sldns gives; anything else gets ldns' reason alone. */
+/* daemon/remote_rr_error.c - compat: unbound-1.17: why local_data RR text is
+ * refused, in Unbound 1.17's words: "error parsing local-data at position P
+ * 'TEXT': REASON". Its parser (sldns) gives the position; ldns, which builds
+ * our records, does not, so the common mistakes are found here first with the
+ * position sldns gives; anything else gets ldns' reason alone. */
 #include "config.h"
 #include "daemon/remote_cmd.h"
 #include "util/dname.h"
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-/* Where Unbound's RR parser (sldns) would stop on text and why, for
- * the common mistakes: nothing, an unknown type, an rdata field that
- * is not an address or number. 0 when it is none of those. */
+/* compat: unbound-1.17: Where Unbound's RR parser (sldns) would stop on text
+ * and why, for the common mistakes: nothing, an unknown type, an rdata field
+ * that is not an address or number. 0 when it is none of those. */
 static int rr_error_pos(const char* text, int* pos, const char** why)
 {
 	const char* p = text, *tok[16];
@@ -135,9 +135,9 @@ static int rr_error_pos(const char* text, int* pos, const char** why)
 	return 0;
 }
 
-/* "error parsing local-data [at [line L] [position P]] 'text': why", as
- * Unbound words it; pos < 0: not known. line: the input line of a bulk
- * command, 0 for local_data. */
+/* compat: unbound-1.17: "error parsing local-data [at [line L] [position P]]
+ * 'text': why", as Unbound words it; pos < 0: not known. line: the input line
+ * of a bulk command, 0 for local_data. */
 static void rr_error(const char* text, int line, int pos, const char* why,
 	struct strbuf* b)
 {

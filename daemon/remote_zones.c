@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/remote_zones.c - the unbound-control commands that change where
- * queries go and the run-time options: forward, forward_add,
+/* daemon/remote_zones.c - compat: unbound-1.17: the unbound-control commands
+ * that change where queries go and the run-time options: forward, forward_add,
  * forward_remove, stub_add, stub_remove, insecure_add, insecure_remove,
- * list_insecure (and set_option, in remote_option.c), with Unbound
- * 1.17's arguments and answers.
+ * list_insecure (and set_option, in remote_option.c), with Unbound 1.17's
+ * arguments and answers.
  *
  * Each change is made to a copy of the current config (the stub-zone:
  * and forward-zone: clauses, domain-insecure:, the option) and published
@@ -107,8 +107,8 @@ static int insecure_set(struct config_file* cfg, const uint8_t* nm, int add)
 	return cfg_strlist_append(&cfg->domain_insecure, text);
 }
 
-/* Unbound's parse_fs_args: "+i", "+p" flags (only those in allowed),
- * the zone name, and for an add the servers. */
+/* compat: unbound-1.17: Unbound's parse_fs_args: "+i", "+p" flags (only those
+ * in allowed), the zone name, and for an add the servers. */
 struct fs_args {
 	int insecure, prime;
 	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
@@ -204,7 +204,8 @@ static struct config_stub* servers_clause(const uint8_t* nm, char* list,
 			return NULL;
 		}
 	}
-	/* Unbound puts each server in front: it lists them last first */
+	/* compat: unbound-1.17: Unbound puts each server in front: it lists
+	 * them last first */
 	strlist_reverse(&s->addrs);
 	strlist_reverse(&s->hosts);
 	return s;
@@ -233,7 +234,8 @@ static void do_fs(struct daemon_remote* rc, char* args, int stub, int add,
 	}
 	(void)stubs_remove(stub ? &cfg->stubs : &cfg->forwards, a.nm);
 	if(s) {
-		/* Unbound: stub_add primes only with +p */
+		/* compat: unbound-1.17: Unbound: stub_add primes only with +p
+		 */
 		s->isprime = a.prime;
 		s->next = stub ? cfg->stubs : cfg->forwards;
 		if(stub)
@@ -323,7 +325,8 @@ static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
 		strbuf_printf(b, "off (using root hints)\n");
 		return;
 	}
-	/* as Unbound: the names, then the addresses, without a port */
+	/* compat: unbound-1.17: as Unbound: the names, then the addresses,
+	 * without a port */
 	for(ns = h->dp->nslist; ns; ns = ns->next, first = 0) {
 		dname_to_str(ns->name, text, sizeof(text));
 		strbuf_printf(b, "%s%s", first ? "" : " ", text);
@@ -335,17 +338,18 @@ static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
 	strbuf_printf(b, "\n");
 }
 
-/* list_insecure: as Unbound, the domain-insecure points in the order of
- * its anchor tree; a name with both an anchor and domain-insecure has
- * keys and is not listed, nor is an anchor whose algorithms are all
- * unsupported (insecure too, but configured with keys). */
+/* compat: unbound-1.17: list_insecure: as Unbound, the domain-insecure points
+ * in the order of its anchor tree; a name with both an anchor and
+ * domain-insecure has keys and is not listed, nor is an anchor whose
+ * algorithms are all unsupported (insecure too, but configured with keys). */
 static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 {
 	const struct val_anchors* a = rc->d->env->anchors;
 	const char* mods = rc->d->env->cfg->module_conf;
 	size_t i;
-	/* as Unbound: without the validator module there are no trust
-	 * anchors to list (the default module-config has it) */
+	/* compat: unbound-1.17: as Unbound: without the validator module there
+	 * are no trust anchors to list (the default module-config has it)
+	 */
 	if(mods && !strstr(mods, "validator"))
 		return;
 	for(i = 0; i < val_anchors_count(a); i++) {

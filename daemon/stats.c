@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/stats.c - counting (worker side) and summing and printing (main
- * thread side) of the statistics, names and formats as Unbound 1.17's
- * unbound-control stats. */
+/* daemon/stats.c - compat: unbound-1.17: counting (worker side) and summing
+ * and printing (main thread side) of the statistics, names and formats as
+ * Unbound 1.17's unbound-control stats. */
 #include "config.h"
 #include "daemon/stats.h"
 #include "util/msgparse.h"
@@ -97,8 +97,9 @@ void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
 		st->ans_nodata++;
 }
 
-/* Unbound's timehist buckets: [0,1us), [1,2us), ... doubling up to
- * [524288us, 1s), then [1s,2s), [2s,4s), ... [262144s, 524288s). */
+/* compat: unbound-1.17: Unbound's timehist buckets: [0,1us), [1,2us), ...
+ * doubling up to [524288us, 1s), then [1s,2s), [2s,4s), ... [262144s,
+ * 524288s). */
 static uint64_t bucket_lo(int i)
 {
 	if(i == 0)
@@ -183,7 +184,8 @@ double stats_hist_median(const struct worker_stats* s)
 			seen += s->rec_hist[i];
 			continue;
 		}
-		/* interpolate inside the bucket, as Unbound's timehist */
+		/* compat: unbound-1.17: interpolate inside the bucket, as
+		 * Unbound's timehist */
 		lo = (double)bucket_lo(i);
 		hi = (double)bucket_hi(i);
 		return (lo + (hi - lo) * ((double)((total + 1) / 2 - seen) /
@@ -205,7 +207,8 @@ void stats_print_thread(struct strbuf* b, const char* p,
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
 		(unsigned long long)s->num_queries);
 	strbuf_printf(b, "%s.num.queries_ip_ratelimited=0\n", p);
-	/* as Unbound: every query not handed to recursion */
+	/* compat: unbound-1.17: as Unbound: every query not handed to
+	 * recursion */
 	strbuf_printf(b, "%s.num.cachehits=%llu\n", p,
 		(unsigned long long)(s->num_queries >= s->num_cachemiss ?
 		s->num_queries - s->num_cachemiss : 0));
@@ -333,7 +336,7 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		(unsigned long long)s->edns_do);
 	for(i = 0; i < 16; i++) {
 		ldns_lookup_table* r;
-		/* RCODEs 0-5 always, as Unbound */
+		/* compat: unbound-1.17: RCODEs 0-5 always, as Unbound */
 		if(i > 5 && s->rcode[i] == 0)
 			continue;
 		r = ldns_lookup_by_id(ldns_rcodes, i);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/stats.h - statistics for the remote control: the per-thread
- * counters of struct worker_stats (below) summed and printed
- * in Unbound's name=value format.
+/* daemon/stats.h - compat: unbound-1.17: statistics for the remote control:
+ * the per-thread counters of struct worker_stats (below) summed and printed in
+ * Unbound's name=value format.
  *
  * Workers only ever increment their own counters, with plain stores (no
  * atomic read-modify-write on the query path). The main thread reads
@@ -58,8 +58,9 @@ struct worker_stats {
 	uint64_t qflags[8];       /* QR AA TC RD RA Z AD CD */
 	uint64_t edns_present, edns_do;
 	uint64_t unwanted_queries; /* refused or dropped by access-control */
-	/* DNSSEC, as Unbound counts them: replies with secure data (cache
-	 * hits and mesh replies), SERVFAILs for bogus data */
+	/* compat: unbound-1.17: DNSSEC, as Unbound counts them: replies with
+	 * secure data (cache hits and mesh replies), SERVFAILs for bogus data
+	 */
 	uint64_t ans_secure, ans_bogus;
 	/* upstream, copied from the worker's outside network when read
 	 * (worker_stats_snapshot); the worker never writes these here */
@@ -94,9 +95,9 @@ void stats_note_query(struct worker_stats* st, const struct query_info* qi,
 /* Count the rcode of a reply sent (reply: the wire packet). */
 void stats_note_reply(struct worker_stats* st, const uint8_t* reply,
 	size_t len);
-/* A query for the mesh (a cache miss or a prefetch) found n states in
- * the request list: requestlist.avg and .max, as Unbound samples them
- * (the list before the query's own state is added). */
+/* compat: unbound-1.17: A query for the mesh (a cache miss or a prefetch)
+ * found n states in the request list: requestlist.avg and .max, as Unbound
+ * samples them (the list before the query's own state is added). */
 void stats_note_reqlist(struct worker_stats* st, uint64_t n);
 /* Count one recursion time in microseconds. */
 void stats_note_rectime(struct worker_stats* st, uint64_t us);

@@ -25,8 +25,8 @@ void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
 	}
 	if(d->infra)
 		ci->infra_count = infra_count(d->infra);
-	/* as Unbound: the key cache is the validator's memory, and its
-	 * entries are key.cache.count */
+	/* compat: unbound-1.17: as Unbound: the key cache is the validator's
+	 * memory, and its entries are key.cache.count */
 	ci->mem_http_query = doh_mem_query_buffer();
 	ci->mem_http_response = doh_mem_response_buffer();
 	if(d->key_cache) {

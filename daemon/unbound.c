@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* daemon/unbound.c - main(): command line flags as Unbound's, then the
- * config is read and checked before anything is bound. */
+/* daemon/unbound.c - compat: unbound-1.17: main(): command line flags as
+ * Unbound's, then the config is read and checked before anything is bound. */
 #include "config.h"
 #include "daemon/daemon.h"
 #include "util/config_file.h"

@@ -291,7 +291,7 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 {
 	struct pending_reply* p = arg;
 	if(rcode == MESH_DROPPED) {
-		/* jostled out: no reply, as Unbound */
+		/* compat: unbound-1.17: jostled out: no reply, as Unbound */
 		p->w->stats.req_overwritten++;
 		p->w->stats.req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 		if(p->in_call) {
@@ -305,8 +305,9 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		return;
 	}
 	p->w->stats.num_recursive_replies++;
-	/* as Unbound's mesh reply: secure data answered, or bogus data
-	 * withheld (SERVFAIL; a CD client gets the data, not counted) */
+	/* compat: unbound-1.17: as Unbound's mesh reply: secure data answered,
+	 * or bogus data withheld (SERVFAIL; a CD client gets the data, not
+	 * counted) */
 	if(security == SEC_SECURE)
 		p->w->stats.ans_secure++;
 	else if((security == SEC_BOGUS ||
@@ -344,7 +345,8 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 		(void)mesh_detach_waiter(w->menv.mesh, p);
 	pending_unlink(p);
 	if(!send_stale(p)) {
-		/* evicted meanwhile: what Unbound would answer then */
+		/* compat: unbound-1.17: evicted meanwhile: what Unbound would
+		 * answer then */
 		uint8_t buf[LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 64];
 		pending_send(p, buf, msg_error_reply(buf, sizeof(buf), &p->qi,
 			RCODE_SERVFAIL, p->edns_size));
@@ -356,7 +358,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 {
 	const struct outnet_stats* o;
 	stats_snapshot(&w->stats, out);
-	/* TCP connections open now, as Unbound's tcpusage */
+	/* compat: unbound-1.17: TCP connections open now, as Unbound's
+	 * tcpusage */
 	if(w->tcp)
 		out->tcpusage = (uint64_t)tcp_pool_num_open(w->tcp);
 	if(w->doh)
@@ -384,7 +387,8 @@ void worker_refresh_cached(struct worker* w, const struct query_info* qi)
 	 * already); its result replaces the cache entry */
 	if(!w->menv.mesh)
 		return;
-	/* a prefetch adds to the request list too: sampled as Unbound */
+	/* compat: unbound-1.17: a prefetch adds to the request list too:
+	 * sampled as Unbound */
 	stats_note_reqlist(&w->stats, mesh_num_states(w->menv.mesh));
 	(void)mesh_new_prefetch(w->menv.mesh, qi);
 }
@@ -430,10 +434,10 @@ static void worker_doh_closed(void* arg, const struct doh_handle* h)
 	}
 }
 
-/* rc: flush_requestlist, in this worker's own thread (queued on its
- * base by the remote control). UDP clients waiting for the mesh are
- * forgotten without a reply, as Unbound; a state nobody waits for any
- * more stops. TCP waiters stay: their connection expects its answer. */
+/* compat: unbound-1.17: rc: flush_requestlist, in this worker's own thread
+ * (queued on its base by the remote control). UDP clients waiting for the mesh
+ * are forgotten without a reply, as Unbound; a state nobody waits for any more
+ * stops. TCP waiters stay: their connection expects its answer. */
 void worker_flush_requestlist(struct worker* w)
 {
 	if(!w->menv.mesh)
@@ -670,8 +674,9 @@ struct stream_answer worker_doh_answer(void* arg, const uint8_t* pkt,
 	ci.udp_fd = -1;
 	ci.tcp = NULL;
 	ci.doh = h;
-	/* as Unbound 1.17: over TLS, num.query.tls (and .resume) and
-	 * num.query.https; cleartext (http-notls-downstream) neither */
+	/* compat: unbound-1.17: as Unbound 1.17: over TLS, num.query.tls (and
+	 * .resume) and num.query.https; cleartext (http-notls-downstream)
+	 * neither */
 	switch(doh_handle_tls(h)) {
 	case 2:
 		w->stats.num_tls_resume++;

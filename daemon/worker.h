@@ -114,8 +114,9 @@ enum resolve_outcome {
 	                       * later */
 	RESOLVE_ANSWERED,     /* ready at once: *reply_len bytes in out */
 	RESOLVE_FAILED,       /* no mesh or no memory: answer SERVFAIL */
-	RESOLVE_MESH_FULL,    /* num-queries-per-thread reached and nothing
-	                       * could be jostled out: Unbound drops it */
+	/* compat: unbound-1.17: num-queries-per-thread reached and nothing
+	 * could be jostled out: Unbound drops it */
+	RESOLVE_MESH_FULL,
 	RESOLVE_WAIT_LIMITED  /* the client already has wait-limit replies
 	                       * waiting: dropped */
 };

@@ -84,8 +84,9 @@ int delegpt_add_ns(struct delegpt* dp, const uint8_t* name)
 		return -1;
 	memcpy(ns->name, name, n);
 	ns->namelen = n;
-	/* the case is kept, as Unbound does (list_stubs shows the names as
-	 * written); every compare and cache key is case-insensitive */
+	/* compat: unbound-1.17: the case is kept, as Unbound does (list_stubs
+	 * shows the names as written); every compare and cache key is
+	 * case-insensitive */
 	/* keep the order of the records (append) */
 	for(tail = &dp->nslist; *tail; tail = &(*tail)->next)
 		;
@@ -121,7 +122,9 @@ int delegpt_add_addr_tls(struct delegpt* dp, const struct sockaddr_storage* a,
 	if(!delegpt_add_addr(dp, a, len))
 		return 0;
 	if(!name || dp->num_addr == before)
-		return 1;   /* a duplicate keeps its first name, as Unbound */
+		/* compat: unbound-1.17: a duplicate keeps its first name, as
+		 * Unbound */
+		return 1;
 	for(d = dp->addrs; d->next; d = d->next)
 		;
 	return (d->tls_name = strdup(name)) != NULL;

@@ -36,10 +36,10 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
 
-/* A question of type ANY answered from the RRset cache, as Unbound 1.17
- * (services/cache/dns.c): a cached CNAME at name alone; else the RRsets
- * of name of the types A, AAAA, MX, SOA, NS and DNAME that came from an
- * answer section (not glue or authority), in that order. Appended to
+/* compat: unbound-1.17: A question of type ANY answered from the RRset cache,
+ * as Unbound 1.17 (services/cache/dns.c): a cached CNAME at name alone; else
+ * the RRsets of name of the types A, AAAA, MX, SOA, NS and DNAME that came
+ * from an answer section (not glue or authority), in that order. Appended to
  * list; returns how many RRsets (0: nothing usable, ask upstream). */
 int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
 	uint16_t qclass, time_t now, ldns_rr_list* list);
@@ -54,13 +54,13 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, time_t now,
 	int whole, int* rcode, ldns_rr_list* answer, ldns_rr_list** authority);
 
-/* harden-below-nxdomain (RFC 8020, as Unbound 1.17): is a name above
- * sname (up to the root) a DNSSEC-secure NXDOMAIN in the message cache,
- * for qtype or, with qname minimisation (qmin), type A? Then 1, with
+/* compat: unbound-1.17: harden-below-nxdomain (RFC 8020, as Unbound 1.17): is
+ * a name above sname (up to the root) a DNSSEC-secure NXDOMAIN in the message
+ * cache, for qtype or, with qname minimisation (qmin), type A? Then 1, with
  * that answer's authority section (SOA, denial proofs) as a new list in
- * *authority: sname does not exist either. Unsigned or unchecked
- * NXDOMAINs do not count (old servers give NXDOMAIN for empty
- * non-terminals); until there is a validator, none is secure. */
+ * *authority: sname does not exist either. Unsigned or unchecked NXDOMAINs do
+ * not count (old servers give NXDOMAIN for empty non-terminals); until there
+ * is a validator, none is secure. */
 int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
 	uint16_t qtype, uint16_t qclass, int qmin, time_t now,
 	ldns_rr_list** authority);

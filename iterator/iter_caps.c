@@ -98,8 +98,8 @@ static ldns_pkt* parse_scrubbed(const struct iter_env* env,
 	return pkt;
 }
 
-/* SERVFAIL, REFUSED and the like say nothing about the answer: as
- * Unbound, they neither match nor contradict. */
+/* compat: unbound-1.17: SERVFAIL, REFUSED and the like say nothing about the
+ * answer: as Unbound, they neither match nor contradict. */
 static int failed_rcode(const ldns_pkt* p)
 {
 	int rc = (int)ldns_pkt_get_rcode(p);
@@ -150,8 +150,8 @@ int caps_replies_equal(const ldns_pkt* a, const ldns_pkt* b)
 	if(ldns_pkt_get_rcode(a) != ldns_pkt_get_rcode(b) ||
 		!lists_equal(ldns_pkt_answer(a), ldns_pkt_answer(b)))
 		return 0;
-	/* a positive answer: the authority is optional extra (stripped by
-	 * Unbound before the comparison too) */
+	/* compat: unbound-1.17: a positive answer: the authority is optional
+	 * extra (stripped by Unbound before the comparison too) */
 	if(ldns_pkt_get_rcode(a) == LDNS_RCODE_NOERROR &&
 		ldns_rr_list_rr_count(ldns_pkt_answer(a)) > 0)
 		return 1;
@@ -164,8 +164,9 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* got, *kept;
 	iq->state = ITER_TARGETS;
 	if(!iq->caps_fallback) {
-		/* a capsfail: its reply is the reference the answers without
-		 * 0x20 must match (as Unbound 1.17) */
+		/* compat: unbound-1.17: a capsfail: its reply is the reference
+		 * the answers without 0x20 must match (as Unbound 1.17)
+		 */
 		verbose(VERB_DETAIL, "Capsforid: starting fallback");
 		env->stats.caps_fallbacks++;
 		iter_caps_clear(iq);
@@ -208,7 +209,8 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 
 int iter_caps_done(const struct iter_qstate* iq)
 {
-	/* the reply that failed the check counts as one, as in Unbound */
+	/* compat: unbound-1.17: the reply that failed the check counts as one,
+	 * as in Unbound */
 	return iq->caps_server + 1 >= iq->caps_want;
 }
 
@@ -225,8 +227,9 @@ void iter_caps_finish(struct iter_env* env, struct iter_qstate* iq)
 	failed = !p || failed_rcode(p);
 	ldns_pkt_free(p);
 	if(failed || !confirmed) {
-		/* stricter than Unbound: the reply that failed the check is
-		 * used only when a server without 0x20 agreed with it */
+		/* compat: unbound-1.17: stricter than Unbound: the reply that
+		 * failed the check is used only when a server without 0x20
+		 * agreed with it */
 		free(wire);
 		iter_fail(iq, "no reply confirmed in the 0x20 fallback for");
 		return;

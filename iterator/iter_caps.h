@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_caps.h - use-caps-for-id (draft dns-0x20) in the
- * iterator, as Unbound does it:
+/* iterator/iter_caps.h - compat: unbound-1.17: use-caps-for-id (draft
+ * dns-0x20) in the iterator, as Unbound does it:
  *
  * - every upstream query gets a random case for the qname's letters
  *   (services/outside_network.h), unless the qname is at or under a

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_harden.c - harden-referral-path (Unbound 1.17's
- * generate_ns_check and generate_a_aaaa_check): a referral's NS set is
- * what the parent says, so it is not kept as the cache's delegation
- * unless it was the question; instead the zone's NS set is asked for,
- * starting at the parent (whose referral then is the question's, and
- * kept), then at the zone's own servers, and the addresses of the name
- * servers are looked up, in detached queries (services/mesh.h) whose
- * answers go to the caches with answer trust. Their number is bounded by the mesh
- * (MESH_MAX_DETACHED at a time) and by the dependency depth. */
+/* iterator/iter_harden.c - compat: unbound-1.17: harden-referral-path (Unbound
+ * 1.17's generate_ns_check and generate_a_aaaa_check): a referral's NS set is
+ * what the parent says, so it is not kept as the cache's delegation unless it
+ * was the question; instead the zone's NS set is asked for, starting at the
+ * parent (whose referral then is the question's, and kept), then at the zone's
+ * own servers, and the addresses of the name servers are looked up, in
+ * detached queries (services/mesh.h) whose answers go to the caches with
+ * answer trust. Their number is bounded by the mesh (MESH_MAX_DETACHED at a
+ * time) and by the dependency depth. */
 #include "config.h"
 #include "iterator/iter_harden.h"
 #include "iterator/iterator.h"
@@ -28,15 +28,16 @@ static int harden(const struct iter_env* env)
 	return env->cfg && env->cfg->harden_referral_path && env->mesh;
 }
 
-/* Unbound's max_dependency_depth: the last depth of
+/* compat: unbound-1.17: Unbound's max_dependency_depth: the last depth of
  * target-fetch-policy. */
 static int max_depth(const struct iter_env* env)
 {
 	return env->hints ? env->hints->tfp_num - 1 : ITER_MAX_DEPTH;
 }
 
-/* Unbound's can_have_last_resort: not under a stub or forward zone
- * whose servers are the only way (no stub-first / forward-first). */
+/* compat: unbound-1.17: Unbound's can_have_last_resort: not under a stub or
+ * forward zone whose servers are the only way (no stub-first / forward-first).
+ */
 static int last_resort(const struct iter_env* env, const uint8_t* name)
 {
 	const struct iter_hint* h = env->hints ?

@@ -18,14 +18,13 @@ struct delegpt;
 int iter_referral_store(const struct iter_env* env,
 	const struct iter_qstate* iq, const uint8_t* zone);
 
-/* After a referral (iq->dp is the new delegation, parent the one that
- * gave it, pkt the scrubbed reply): with harden-referral-path, a
- * detached query for the zone's NS set that starts at the parent, as
- * Unbound's (its referral, asked for, is cached first; then the zone's
- * own servers are asked), or, when that is the question, detached
- * lookups of the glue's A and AAAA RRsets. Not from the deepest
- * dependency depth, not for DS, not under a stub or forward zone
- * without stub-first / forward-first. */
+/* compat: unbound-1.17: After a referral (iq->dp is the new delegation, parent
+ * the one that gave it, pkt the scrubbed reply): with harden-referral-path, a
+ * detached query for the zone's NS set that starts at the parent, as Unbound's
+ * (its referral, asked for, is cached first; then the zone's own servers are
+ * asked), or, when that is the question, detached lookups of the glue's A and
+ * AAAA RRsets. Not from the deepest dependency depth, not for DS, not under a
+ * stub or forward zone without stub-first / forward-first. */
 void iter_referral_checks(struct iter_env* env, struct iter_qstate* iq,
 	const ldns_pkt* pkt, const struct delegpt* parent);
 

@@ -118,8 +118,9 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 		socklen_t len;
 		char ip[256], *hash, *name = NULL;
 		int port = 53;
-		/* "IP[@port][#name]": name is what the TLS certificate must
-		 * match; as Unbound, "IP#name" means port 853 */
+		/* compat: unbound-1.17: "IP[@port][#name]": name is what the
+		 * TLS certificate must match; as Unbound, "IP#name" means port
+		 * 853 */
 		snprintf(ip, sizeof(ip), "%s", p->str);
 		if((hash = strchr(ip, '#')) != NULL) {
 			*hash = 0;
@@ -166,9 +167,9 @@ int iter_hints_parse_tfp(const char* str, int* tfp, int max)
 	return n;
 }
 
-/* Is a client TLS context wanted: an upstream gets queries over TLS,
- * or CAs are configured (a bad bundle is then a start error, as in
- * Unbound, even before a zone uses it)? */
+/* compat: unbound-1.17: Is a client TLS context wanted: an upstream gets
+ * queries over TLS, or CAs are configured (a bad bundle is then a start error,
+ * as in Unbound, even before a zone uses it)? */
 static int wants_tls(const struct config_file* cfg)
 {
 	const struct config_stub* s;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_hints.h - where iteration starts: the root hints read
- * from the root-hints: file (without it, the compiled-in IANA root
- * servers, as Unbound), and the stub-zone: and forward-zone: clauses. Built once per config snapshot,
- * immutable after, so all workers may share it. */
+/* iterator/iter_hints.h - compat: unbound-1.17: where iteration starts: the
+ * root hints read from the root-hints: file (without it, the compiled-in IANA
+ * root servers, as Unbound), and the stub-zone: and forward-zone: clauses.
+ * Built once per config snapshot, immutable after, so all workers may share
+ * it. */
 #ifndef ITERATOR_ITER_HINTS_H
 #define ITERATOR_ITER_HINTS_H
 #include <stddef.h>
@@ -48,11 +49,11 @@ struct iter_hints {
 	size_t num_caps_exempt;
 };
 
-/* Read the hints from cfg: root-hints: files (the last one given wins,
- * as Unbound), stub-zone: and forward-zone: clauses (stub-addr /
- * forward-addr "IP[@port]", stub-host / forward-host names to look up).
- * Logs and returns NULL on an unreadable file or bad entry. Without
- * root-hints: (or with an empty name) the root is the built-in hints. */
+/* compat: unbound-1.17: Read the hints from cfg: root-hints: files (the last
+ * one given wins, as Unbound), stub-zone: and forward-zone: clauses (stub-addr
+ * / forward-addr "IP[@port]", stub-host / forward-host names to look up). Logs
+ * and returns NULL on an unreadable file or bad entry. Without root-hints: (or
+ * with an empty name) the root is the built-in hints. */
 struct iter_hints* iter_hints_create(const struct config_file* cfg);
 void iter_hints_delete(struct iter_hints* h);
 
@@ -65,10 +66,10 @@ int iter_hints_parse_tfp(const char* str, int* tfp, int max);
  * names (other records ignored). NULL (logged) on error or no NS. */
 struct delegpt* iter_hints_read_file(const char* fname);
 
-/* The compiled-in root hints (iterator/iter_hints_builtin.c): the 13
- * IANA root servers with their IPv4 (when do4) and IPv6 (when do6)
- * addresses, in the order Unbound lists them. NULL (logged) when out of
- * memory. */
+/* compat: unbound-1.17: The compiled-in root hints
+ * (iterator/iter_hints_builtin.c): the 13 IANA root servers with their IPv4
+ * (when do4) and IPv6 (when do6) addresses, in the order Unbound lists them.
+ * NULL (logged) when out of memory. */
 struct delegpt* iter_hints_builtin_root(int do4, int do6);
 
 /* The configured starting point closest to qname (longest zone that

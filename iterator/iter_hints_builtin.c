@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_hints_builtin.c - the compiled-in root hints: the IANA
- * root servers (a..m.root-servers.net) and their addresses, used when
- * no root-hints: file is configured, as Unbound does. Source: IANA's
+/* iterator/iter_hints_builtin.c - compat: unbound-1.17: the compiled-in root
+ * hints: the IANA root servers (a..m.root-servers.net) and their addresses,
+ * used when no root-hints: file is configured, as Unbound does. Source: IANA's
  * named.root (root zone of 2024, b.root's renumbering of 2023 included).
  * Update here when IANA publishes a new named.root. */
 #include "config.h"
@@ -50,9 +50,10 @@ struct delegpt* iter_hints_builtin_root(int do4, int do6)
 	size_t i;
 	if(!dp)
 		goto oom;
-	/* Unbound keeps its hints in prepend order, so list_stubs shows M
-	 * first and the IPv6 addresses before the IPv4 ones; build the
-	 * same order so that the listing is the same. */
+	/* compat: unbound-1.17: Unbound keeps its hints in prepend order, so
+	 * list_stubs shows M first and the IPv6 addresses before the IPv4
+	 * ones; build the same order so that the listing is the same.
+	 */
 	for(i = NUM_ROOT_SERVERS; i-- > 0; ) {
 		struct delegpt_ns* ns;
 		char text[32];
@@ -65,7 +66,8 @@ struct delegpt* iter_hints_builtin_root(int do4, int do6)
 		ns = delegpt_find_ns(dp, name);
 		ns->got4 = ns->got6 = 1;
 	}
-	/* only the families in use, as Unbound (do-ip6: no lists no IPv6) */
+	/* compat: unbound-1.17: only the families in use, as Unbound (do-ip6:
+	 * no lists no IPv6) */
 	for(i = NUM_ROOT_SERVERS; do6 && i-- > 0; )
 		if(!add_addr(dp, root_servers[i].ip6))
 			goto oom;

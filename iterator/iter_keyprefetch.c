@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_keyprefetch.c - prefetch-key: as Unbound 1.17: when the
- * iterator is about to query a zone that is signed (its DS came with
- * the referral, or a cached delegation has its DS cached), the zone's
- * DNSKEY set is asked at once by a detached query to the zone's own
- * servers, in parallel with the question itself. The validator then
- * finds the keys in the RRset cache (or the lookup already under way)
- * instead of asking for them only after the answer came. Not for CD
- * queries nor for the modules' own lookups (MODQ_NOVAL), as Unbound
- * skips them; nothing when the DNSKEY RRset is cached already. */
+/* iterator/iter_keyprefetch.c - compat: unbound-1.17: prefetch-key: as Unbound
+ * 1.17: when the iterator is about to query a zone that is signed (its DS came
+ * with the referral, or a cached delegation has its DS cached), the zone's
+ * DNSKEY set is asked at once by a detached query to the zone's own servers,
+ * in parallel with the question itself. The validator then finds the keys in
+ * the RRset cache (or the lookup already under way) instead of asking for them
+ * only after the answer came. Not for CD queries nor for the modules' own
+ * lookups (MODQ_NOVAL), as Unbound skips them; nothing when the DNSKEY RRset
+ * is cached already. */
 #include "config.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/iterator.h"

@@ -179,8 +179,9 @@ static size_t rr_count(const ldns_rr_list* l)
 	return l ? ldns_rr_list_rr_count(l) : 0;
 }
 
-/* A reply from addr added to the answer: remember the server, newest
- * first, once (Unbound's reply_origin, for the validator's messages). */
+/* compat: unbound-1.17: A reply from addr added to the answer: remember the
+ * server, newest first, once (Unbound's reply_origin, for the validator's
+ * messages). */
 static void note_origin(struct module_result* res,
 	const struct sockaddr_storage* addr, socklen_t len)
 {
@@ -206,8 +207,9 @@ static enum module_state iter_operate(struct module_qstate* qs,
 		iter_mod_clear(qs, id);   /* asked again by a module above */
 	iq = qs->minfo[id];
 	if(!iq) {
-		/* a client's question, or a module's own lookup: a query of
-		 * its own, depth 0 for the iterator's limits (as Unbound) */
+		/* compat: unbound-1.17: a client's question, or a module's own
+		 * lookup: a query of its own, depth 0 for the iterator's
+		 * limits (as Unbound) */
 		iq = qs->minfo[id] = state_new(qs, 0, NULL);
 		if(!iq) {
 			log_err("iterator: out of memory");

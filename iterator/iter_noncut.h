@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_noncut.h - names that qname minimisation found to be no
- * zone cut, per worker: a NOERROR reply without records and with the
- * zone's SOA (an empty non-terminal, or a name without type A) to the
- * minimised question (name, A) sent to the servers of zone. Until its
- * negative TTL runs out, the next query below that name skips the
- * minimised step, as Unbound 1.17 does with the NODATA message it
- * cached for the step (without this, every new name below an empty
- * non-terminal cost two upstream queries instead of one).
+/* iterator/iter_noncut.h - compat: unbound-1.17: names that qname minimisation
+ * found to be no zone cut, per worker: a NOERROR reply without records and
+ * with the zone's SOA (an empty non-terminal, or a name without type A) to the
+ * minimised question (name, A) sent to the servers of zone. Until its negative
+ * TTL runs out, the next query below that name skips the minimised step, as
+ * Unbound 1.17 does with the NODATA message it cached for the step (without
+ * this, every new name below an empty non-terminal cost two upstream queries
+ * instead of one).
  *
  * Bounded: ITER_NONCUT_SLOTS slots, direct mapped by name, allocated on
  * the first add. Names compare case-insensitively, in full. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_priv.h - private-address: and private-domain: (DNS
- * rebinding protection, as Unbound's iter_priv): A and AAAA records in
- * the listed netblocks are removed from upstream answers, unless their
- * owner is at or under a private-domain. Built once per config
+/* iterator/iter_priv.h - compat: unbound-1.17: private-address: and
+ * private-domain: (DNS rebinding protection, as Unbound's iter_priv): A and
+ * AAAA records in the listed netblocks are removed from upstream answers,
+ * unless their owner is at or under a private-domain. Built once per config
  * snapshot, immutable, shared by all workers. */
 #ifndef ITERATOR_ITER_PRIV_H
 #define ITERATOR_ITER_PRIV_H

@@ -182,8 +182,9 @@ static ldns_rr_list* addresses_of_targets(const ldns_rr_list* answer,
 static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt, int rcode)
 {
-	/* minimal-responses (Unbound's default): a positive answer carries
-	 * no authority or additional records it does not need */
+	/* compat: unbound-1.17: minimal-responses (Unbound's default): a
+	 * positive answer carries no authority or additional records it does
+	 * not need */
 	int minimal = !env->cfg || env->cfg->minimal_responses;
 	int positive = rcode == RCODE_NOERROR && !iq->is_priming &&
 		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) > 0;
@@ -198,16 +199,17 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) {
 		iq->authority = final_authority(ldns_pkt_authority(pkt), 1);
 	}
-	/* the addresses of the names of an NS answer go along (as Unbound;
-	 * the scrubber kept only those) */
+	/* compat: unbound-1.17: the addresses of the names of an NS answer go
+	 * along (as Unbound; the scrubber kept only those) */
 	if(iq->is_priming || (iq->qtype == TYPE_NS && rcode == RCODE_NOERROR
 		&& ldns_rr_list_rr_count(ldns_pkt_additional(pkt)) > 0)) {
 		ldns_rr_list_deep_free(iq->additional);
 		iq->additional = ldns_rr_list_clone(ldns_pkt_additional(pkt));
 	} else if(!minimal && positive) {
-		/* minimal-responses: no: also the addresses of the names in
-		 * other answers (MX, SRV targets); the authority NS set is
-		 * left out of positive answers either way, as Unbound */
+		/* compat: unbound-1.17: minimal-responses: no: also the
+		 * addresses of the names in other answers (MX, SRV targets);
+		 * the authority NS set is left out of positive answers either
+		 * way, as Unbound */
 		ldns_rr_list_deep_free(iq->additional);
 		iq->additional = addresses_of_targets(ldns_pkt_answer(pkt),
 			ldns_pkt_additional(pkt));
@@ -365,10 +367,10 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 	int strict = env->cfg && env->cfg->qname_minimisation_strict;
 	iq->state = ITER_TARGETS;
 	if(rcode != RCODE_NOERROR && rcode != RCODE_NXDOMAIN) {
-		/* SERVFAIL, REFUSED, ...: relaxed, the full name is asked
-		 * of the same servers (a server or middlebox that breaks
-		 * on the minimised question); strict, one label more, as
-		 * Unbound */
+		/* compat: unbound-1.17: SERVFAIL, REFUSED, ...: relaxed, the
+		 * full name is asked of the same servers (a server or
+		 * middlebox that breaks on the minimised question); strict,
+		 * one label more, as Unbound */
 		verbose(VERB_ALGO, "minimised question got rcode %d: %s",
 			rcode, strict ? "one label more" : "the full name");
 		if(strict)
@@ -425,9 +427,10 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		if(r->result == OUTNET_TIMEOUT && iter_minimised(iq) &&
 			++iq->qmin_timeouts >= ITER_QMIN_MAX_TIMEOUTS &&
 			!(env->cfg && env->cfg->qname_minimisation_strict)) {
-			/* the minimised question may be what is dropped
-			 * (Unbound's MAX_MINIMISE_TIMEOUT_COUNT): the full
-			 * name, of the same servers */
+			/* compat: unbound-1.17: the minimised question may be
+			 * what is dropped (Unbound's
+			 * MAX_MINIMISE_TIMEOUT_COUNT): the full name, of the
+			 * same servers */
 			verbose(VERB_ALGO, "minimised questions time out: "
 				"the full name");
 			iq->qmin = 0;
@@ -464,8 +467,9 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 	}
 	env->stats.scrub_removed += (uint64_t)sr.removed;
 	if(env->hints && env->hints->priv) {
-		/* private-address: such records are dropped, the rest of
-		 * the reply is used (as Unbound: no SERVFAIL) */
+		/* compat: unbound-1.17: private-address: such records are
+		 * dropped, the rest of the reply is used (as Unbound: no
+		 * SERVFAIL) */
 		int n = iter_priv_filter(env->hints->priv,
 			ldns_pkt_answer(pkt)) +
 			iter_priv_filter(env->hints->priv,
@@ -541,9 +545,10 @@ void iter_store_prime(struct iter_env* env, const struct iter_qstate* iq)
 	if(!dp)
 		return;
 	if(dp->num_addr == 0) {
-		/* no glue: the root is asked at the hints' addresses (as
-		 * Unbound's safety belt), and the primed names are looked
-		 * up there when more servers are wanted */
+		/* compat: unbound-1.17: no glue: the root is asked at the
+		 * hints' addresses (as Unbound's safety belt), and the primed
+		 * names are looked up there when more servers are wanted
+		 */
 		const struct delegpt_addr* a;
 		for(a = env->hints && env->hints->root ?
 			env->hints->root->dp->addrs : NULL; a; a = a->next)

@@ -142,8 +142,10 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 					res->dname_too_long = 1;
 					return 1;
 				}
-				/* the DNAME's TTL, as Unbound 1.17 answers
-				 * (test_differential.py compares it) */
+				/* compat: unbound-1.17: the DNAME's TTL, as
+				 * Unbound 1.17 answers (test_differential.py
+				 * compares it)
+				 */
 				c = make_cname(res->sname, res->snamelen, nn,
 					nl, ldns_rr_ttl(rr), qclass);
 				if(!c || !ldns_rr_list_push_rr(out, c)) {
@@ -270,8 +272,8 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 	return 0;
 }
 
-/* Is name the name an answer record asks additional processing for
- * (Unbound's: NS, MX, KX, SRV targets)? */
+/* compat: unbound-1.17: Is name the name an answer record asks additional
+ * processing for (Unbound's: NS, MX, KX, SRV targets)? */
 static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	uint8_t t[LDNS_MAX_DOMAINLEN + 1];

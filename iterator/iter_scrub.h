@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iter_scrub.h - make an upstream reply safe to use before
- * anything in it is believed (Unbound's scrubber, simplified):
+/* iterator/iter_scrub.h - compat: unbound-1.17: make an upstream reply safe to
+ * use before anything in it is believed (Unbound's scrubber, simplified):
  *
  * - the reply must be a QUERY response (QR=1) to our question: one
  *   question with the qname (case-insensitive), qtype and qclass sent;

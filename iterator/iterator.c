@@ -236,10 +236,10 @@ int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
-/* Unbound's iter_dp_is_useless, for a delegation from the cache: no
- * address for an enabled family, and every NS name needs glue (is in
- * the zone), or the question is the address of one of them. Asking
- * it would only go round in a dependency cycle. */
+/* compat: unbound-1.17: Unbound's iter_dp_is_useless, for a delegation from
+ * the cache: no address for an enabled family, and every NS name needs glue
+ * (is in the zone), or the question is the address of one of them. Asking it
+ * would only go round in a dependency cycle. */
 static int dp_useless(const struct iter_env* env,
 	const struct iter_qstate* iq, const struct delegpt* dp)
 {
@@ -281,8 +281,9 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		return -1;
 	}
 	if(iq->qtype == TYPE_ANY) {
-		/* from the RRsets cached at the name, as Unbound; such an
-		 * answer is made anew each time, not kept as a message */
+		/* compat: unbound-1.17: from the RRsets cached at the name, as
+		 * Unbound; such an answer is made anew each time, not kept as
+		 * a message */
 		if(!iter_cache_any(env->rrset_cache, iq->sname, iq->qclass,
 			now, iq->answer))
 			goto delegation;
@@ -315,7 +316,8 @@ delegation:
 	dp = iter_cache_delegation(env->rrset_cache, start, iq->qclass,
 		dname_count_labels(h->dp->name), now);
 	while(dp && dp_useless(env, iq, dp)) {
-		/* as Unbound: go up one level, whose referral brings glue */
+		/* compat: unbound-1.17: as Unbound: go up one level, whose
+		 * referral brings glue */
 		uint8_t up[LDNS_MAX_DOMAINLEN + 1];
 		delegpt_log(VERB_ALGO, dp);
 		memcpy(up, dp->name, dp->namelen);
@@ -335,11 +337,11 @@ delegation:
 	return 1;
 }
 
-/* stub-prime: the zone's own NS set, asked of the stub's addresses
- * once (a priming sub-query) and then taken from the RRset cache; when
- * priming fails, the stub's configured addresses (as Unbound). Returns
- * 1 with *dp to use, 0 when waiting for the priming or done, -1 when
- * the state was set up another way (run on). */
+/* compat: unbound-1.17: stub-prime: the zone's own NS set, asked of the stub's
+ * addresses once (a priming sub-query) and then taken from the RRset cache;
+ * when priming fails, the stub's configured addresses (as Unbound). Returns 1
+ * with *dp to use, 0 when waiting for the priming or done, -1 when the state
+ * was set up another way (run on). */
 static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 	const struct iter_hint* h, time_t now, struct delegpt** dp)
 {
@@ -379,9 +381,9 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
-/* harden-below-nxdomain (RFC 8020): a name below a DNSSEC-secure
- * NXDOMAIN in the message cache does not exist: NXDOMAIN with that
- * answer's authority section, without asking (Unbound's
+/* compat: unbound-1.17: harden-below-nxdomain (RFC 8020): a name below a
+ * DNSSEC-secure NXDOMAIN in the message cache does not exist: NXDOMAIN with
+ * that answer's authority section, without asking (Unbound's
  * dns_cache_lookup). Returns 1 when done so. */
 static int below_secure_nx(struct iter_env* env, struct iter_qstate* iq,
 	time_t now)
@@ -427,10 +429,10 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	 * looked up in or stored to the caches (sticks across restarts) */
 	if(h && h->no_cache)
 		iq->no_cache = 1;
-	/* the whole answer (negative ones too: NXNS names looked up
-	 * again) may be in the message cache: a sub-query's, or a client's
-	 * whose entry the fast path would not serve (unchecked, from a
-	 * module's own lookup: a validator checks it now, as Unbound's
+	/* compat: unbound-1.17: the whole answer (negative ones too: NXNS
+	 * names looked up again) may be in the message cache: a sub-query's,
+	 * or a client's whose entry the fast path would not serve (unchecked,
+	 * from a module's own lookup: a validator checks it now, as Unbound's
 	 * iterator answers from its message cache; the copy with DNSSEC
 	 * records only, which a validator can check) */
 	if(!iq->is_priming && !iq->refresh && iq->restarts == 0 &&
@@ -557,8 +559,10 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			&lame, &dlame, &rlame, &rtt, now)) {
 			if(lame || rlame || (rtt >= infra_max_rtt(env->infra) &&
 				!iq->probe)) {
-				/* lame, or backed off to the top: as Unbound,
-				 * not used until it has been probed again */
+				/* compat: unbound-1.17: lame, or backed off to
+				 * the top: as Unbound, not used until it has
+				 * been probed again
+				 */
 				a->dead = 1;
 				continue;
 			}
@@ -611,7 +615,9 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.qclass = iq->qclass;
 	req.flags = iq->dp_forward ? FLAG_RD : 0;
 	req.edns = 1;
-	req.dnssec_ok = 1;   /* as Unbound: RRSIG, NSEC, NSEC3 for the validator */
+	/* compat: unbound-1.17: as Unbound: RRSIG, NSEC, NSEC3 for the
+	 * validator */
+	req.dnssec_ok = 1;
 	req.tcp_on_tc = 1;
 	req.edns_fallback = 1;
 	req.caps = iter_caps_use(env, iq);
@@ -662,8 +668,8 @@ static int tfp_at(const struct iter_env* env, const struct iter_qstate* iq)
 		: 0;
 }
 
-/* May this state look up NS names at all? Not from the deepest
- * dependency depth of target-fetch-policy on (as Unbound), nor past
+/* compat: unbound-1.17: May this state look up NS names at all? Not from the
+ * deepest dependency depth of target-fetch-policy on (as Unbound), nor past
  * ITER_MAX_DEPTH. */
 static int may_fetch(const struct iter_env* env,
 	const struct iter_qstate* iq)
@@ -722,11 +728,11 @@ static int fetch_targets(struct iter_env* env, struct iter_qstate* iq,
 	return started;
 }
 
-/* Unbound's last resort, "try to grab parent NS": the addresses of a
- * delegation from the cache (as the zone's own servers gave them) were
- * asked and all failed; start once more at the zone's parent, whose
- * referral brings its NS set and glue. Not under a stub or forward
- * zone without stub-first / forward-first. 1 when started. */
+/* compat: unbound-1.17: Unbound's last resort, "try to grab parent NS": the
+ * addresses of a delegation from the cache (as the zone's own servers gave
+ * them) were asked and all failed; start once more at the zone's parent, whose
+ * referral brings its NS set and glue. Not under a stub or forward zone
+ * without stub-first / forward-first. 1 when started. */
 static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
 {
 	const struct iter_hint* h;
@@ -749,10 +755,10 @@ static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
 	return 1;
 }
 
-/* No server left and some were backed off (infra_backed_off): the
- * client gets its SERVFAIL now, and one background query at a time
- * per server (its probedelay) asks them again, as Unbound probes
- * backed-off servers; a reply makes them usable at once. */
+/* compat: unbound-1.17: No server left and some were backed off
+ * (infra_backed_off): the client gets its SERVFAIL now, and one background
+ * query at a time per server (its probedelay) asks them again, as Unbound
+ * probes backed-off servers; a reply makes them usable at once. */
 static void probe_backed_off(struct iter_env* env, struct iter_qstate* iq)
 {
 	struct delegpt_addr* a;

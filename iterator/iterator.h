@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* iterator/iterator.h - the per-query iterative resolution state
- * machine, the last module of the stack (iterator/iter_module.c is its
- * module interface, util/module.h). One iter_qstate is the module data
- * of each mesh state it works on; the mesh runs it, feeds it upstream
- * replies and the results of its sub-queries (nameserver addresses,
- * root priming), and it hands its result up in the state's
+/* iterator/iterator.h - compat: unbound-1.17: the per-query iterative
+ * resolution state machine, the last module of the stack
+ * (iterator/iter_module.c is its module interface, util/module.h). One
+ * iter_qstate is the module data of each mesh state it works on; the mesh runs
+ * it, feeds it upstream replies and the results of its sub-queries (nameserver
+ * addresses, root priming), and it hands its result up in the state's
  * module_result.
  *
  * Steps: find the closest starting point (stub/forward zone or the root;
@@ -177,17 +177,18 @@ struct iter_qstate {
 	struct delegpt* stub_primed;
 	int no_cache;       /* under a stub-no-cache / forward-no-cache
 	                     * zone: no cache lookups, nothing stored */
-	int cache_made;     /* an answer made from cached data (ANY from
-	                     * the RRset cache, below a secure NXDOMAIN):
-	                     * not stored in the message cache (Unbound
-	                     * makes it anew for every ask) */
+	/* compat: unbound-1.17: an answer made from cached data (ANY from the
+	 * RRset cache, below a secure NXDOMAIN): not stored in the message
+	 * cache (Unbound makes it anew for every ask) */
+	int cache_made;
 	struct outnet_query* outq;      /* the query in flight, if any */
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
 	int sel_brief;                  /* it is backed off: a short try */
-	/* QNAME minimisation (RFC 9156, relaxed as Unbound's default):
-	 * the question sent is ask/asktype, a suffix of sname one label
-	 * below the delegation point, with type A, until the full name */
+	/* compat: unbound-1.17: QNAME minimisation (RFC 9156, relaxed as
+	 * Unbound's default): the question sent is ask/asktype, a suffix of
+	 * sname one label below the delegation point, with type A, until the
+	 * full name */
 	int qmin;                       /* still minimising */
 	int qmin_labels;                /* labels of the name asked next */
 	int qmin_steps;                 /* minimised queries so far */
@@ -199,9 +200,10 @@ struct iter_qstate {
 	int restarts, referrals;
 	int backed_off;     /* a server was passed over as backed off */
 	int dp_cached;      /* dp came from the RRset cache (child side) */
-	/* the last resort (Unbound's "try to grab parent NS"): the cached
-	 * delegation whose servers all failed, kept so that its addresses
-	 * are not asked again when the parent's referral lists them */
+	/* compat: unbound-1.17: the last resort (Unbound's "try to grab parent
+	 * NS"): the cached delegation whose servers all failed, kept so that
+	 * its addresses are not asked again when the parent's referral lists
+	 * them */
 	struct delegpt* parent_retry;
 	int probe;          /* a background probe of backed-off servers:
 	                     * they are asked anyway */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/chaos.c - CHAOS class TXT answers, as Unbound 1.17's
- * answer_chaos() gives them (checked against the real daemon): QR and RA
- * set, RD/CD copied, no AA, one TXT record with TTL 0 whose owner points
- * at the question, for qtype TXT or ANY. A hidden name, or another qtype
- * for these names, ends in REFUSED in Unbound (no CH data anywhere):
- * that reply is given here directly. */
+/* services/chaos.c - compat: unbound-1.17: CHAOS class TXT answers, as Unbound
+ * 1.17's answer_chaos() gives them (checked against the real daemon): QR and
+ * RA set, RD/CD copied, no AA, one TXT record with TTL 0 whose owner points at
+ * the question, for qtype TXT or ANY. A hidden name, or another qtype for
+ * these names, ends in REFUSED in Unbound (no CH data anywhere): that reply is
+ * given here directly. */
 #include "config.h"
 #include "services/chaos.h"
 #include "util/config_file.h"
@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Our default version string, in place of Unbound's "unbound 1.17.1". */
+/* compat: unbound-1.17: Our default version string, in place of Unbound's
+ * "unbound 1.17.1". */
 #define CHAOS_VERSION "unbound 1.17.1-compatible " PACKAGE_VERSION
 
 enum chaos_kind { CHAOS_NONE, CHAOS_ID, CHAOS_VERSION_Q, CHAOS_TA };
@@ -70,8 +71,9 @@ int chaos_answer(const struct config_file* cfg, const struct query_info* qi,
 		return 1;
 	}
 	if(k == CHAOS_TA) {
-		/* No trust anchors are configured in this build: an empty
-		 * list, as Unbound gives without a validator. */
+		/* compat: unbound-1.17: No trust anchors are configured in
+		 * this build: an empty list, as Unbound gives without a
+		 * validator. */
 		*outlen = chaos_empty(qi, out, limit, edns_size, RCODE_NOERROR);
 		return 1;
 	}
@@ -88,7 +90,9 @@ int chaos_answer(const struct config_file* cfg, const struct query_info* qi,
 	}
 	slen = strlen(str);
 	if(slen > 255)
-		slen = 255; /* one character-string, as Unbound caps it */
+		/* compat: unbound-1.17: one character-string, as Unbound caps
+		 * it */
+		slen = 255;
 	rd[0] = (uint8_t)slen;
 	memcpy(rd + 1, str, slen);
 	rdp[0] = rd;

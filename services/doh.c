@@ -167,7 +167,8 @@ static ssize_t body_read(nghttp2_session* s, int32_t id, uint8_t* buf,
 #define NV(n, v, vl) { (uint8_t*)(n), (uint8_t*)(v), sizeof(n) - 1, (vl), \
 	NGHTTP2_NV_FLAG_NONE }
 
-/* An HTTP error on this stream, its reason as the body (as Unbound). */
+/* compat: unbound-1.17: An HTTP error on this stream, its reason as the body
+ * (as Unbound). */
 static void send_error(struct doh_conn* dc, struct doh_stream* st, int code)
 {
 	const char* why;
@@ -237,7 +238,8 @@ static void send_answer(struct doh_conn* dc, struct doh_stream* st,
 		reset_stream(dc, st, NGHTTP2_INTERNAL_ERROR);
 }
 
-/* The whole request is in: check it (in Unbound's order) and answer. */
+/* compat: unbound-1.17: The whole request is in: check it (in Unbound's order)
+ * and answer. */
 static void request_done(struct doh_pool* p, struct doh_conn* dc,
 	struct doh_stream* st)
 {

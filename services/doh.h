@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/doh.h - DNS over HTTPS to clients (RFC 8484) for one worker:
- * HTTP/2 (libnghttp2) on the stream connection layer
+/* services/doh.h - compat: unbound-1.17: DNS over HTTPS to clients (RFC 8484)
+ * for one worker: HTTP/2 (libnghttp2) on the stream connection layer
  * (services/stream_conn.c), over TLS with ALPN h2 or, with
  * http-notls-downstream: yes, in cleartext with prior knowledge.
  *

@@ -18,9 +18,9 @@ enum doh_path {
 	DOH_PATH_QUERY        /* the endpoint, "?dns=" and the rest */
 };
 
-/* Judge :path as Unbound does: it must start with endpoint; anything
- * after it must start with "?dns=", and the whole rest is the
- * parameter (*param, *param_len). */
+/* compat: unbound-1.17: Judge :path as Unbound does: it must start with
+ * endpoint; anything after it must start with "?dns=", and the whole rest is
+ * the parameter (*param, *param_len). */
 enum doh_path doh_check_path(const char* endpoint, const uint8_t* path,
 	size_t len, const uint8_t** param, size_t* param_len);
 
@@ -35,8 +35,9 @@ static inline size_t doh_b64url_room(size_t len)
 	return len / 4 * 3 + 3;
 }
 
-/* Is this content-type value the one DNS messages have? (Exactly
- * "application/dns-message", as Unbound: no parameters, lower case.) */
+/* compat: unbound-1.17: Is this content-type value the one DNS messages have?
+ * (Exactly "application/dns-message", as Unbound: no parameters, lower case.)
+ */
 int doh_content_type_ok(const uint8_t* v, size_t len);
 
 /* The smallest TTL of the records in the answer and authority sections

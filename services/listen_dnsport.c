@@ -54,8 +54,9 @@ static int set_common_opts(int fd, const struct config_file* cfg,
 		log_warn("setsockopt(IP_TRANSPARENT) failed: %s",
 			strerror(errno));
 	if(!is_tcp) {
-		/* Replies must not be dropped for a path MTU we learned from
-		 * a spoofed ICMP; fragment if needed (as Unbound does). */
+		/* compat: unbound-1.17: Replies must not be dropped for a path
+		 * MTU we learned from a spoofed ICMP; fragment if needed (as
+		 * Unbound does). */
 		int omit = IP_PMTUDISC_OMIT;
 		if(family == AF_INET)
 			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &omit,

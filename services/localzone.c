@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/localzone.c - local-zone: and local-data: answers.
+/* services/localzone.c - compat: unbound-1.17: local-zone: and local-data:
+ * answers.
  *
  * Everything is built at create time into an arena: a hash table of zones
  * keyed on (class, name) and a hash table of data names keyed on (zone,
@@ -146,7 +147,8 @@ class_str(uint16_t c, char* buf, size_t len)
 	return buf;
 }
 
-/* "ZONE TYPE IP@PORT QNAME QTYPE QCLASS" at log_info, as Unbound. */
+/* compat: unbound-1.17: "ZONE TYPE IP@PORT QNAME QTYPE QCLASS" at log_info, as
+ * Unbound. */
 static void
 inform_print(const struct lz_zone* z, const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
@@ -161,8 +163,8 @@ inform_print(const struct lz_zone* z, const struct query_info* qi,
 		class_str(qi->qclass, cb, sizeof(cb)));
 }
 
-/* Add an RRset to the answer; RRs with another TTL than their
- * predecessor start a new msg_add_rrset call, so each RR keeps its own
+/* compat: unbound-1.17: Add an RRset to the answer; RRs with another TTL than
+ * their predecessor start a new msg_add_rrset call, so each RR keeps its own
  * TTL as in Unbound (the encoder takes one TTL per call). */
 static void
 add_answer_runs(struct msg_builder* b, const struct packed_rrset* r,
@@ -203,7 +205,8 @@ encode_answer(const struct local_zones* lz, const struct query_info* qi,
 	r.owner = qi->qname;
 	r.owner_len = qi->qname_len;
 	if(lz->roundrobin && r.count > 1 && r.count <= LZ_ROTATE_MAX) {
-		/* rrset-roundrobin: Unbound rotates by query ID and time */
+		/* compat: unbound-1.17: rrset-roundrobin: Unbound rotates by
+		 * query ID and time */
 		size_t off = ((size_t)qi->id + (size_t)time(NULL)) % r.count, i;
 		for(i = 0; i < r.count; i++) {
 			size_t k = (i + off) % r.count;
@@ -240,8 +243,8 @@ encode_negative(const struct lz_zone* z, const struct query_info* qi,
 	return msg_finish(&b, qi, edns_size, rcode);
 }
 
-/* The RRset answering qtype at d: that type, or a CNAME, whichever was
- * configured first (as Unbound 1.17.1 answers). */
+/* compat: unbound-1.17: The RRset answering qtype at d: that type, or a CNAME,
+ * whichever was configured first (as Unbound 1.17.1 answers). */
 static const struct lz_rrset*
 node_answer_type(const struct lz_node* d, uint16_t qtype)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/localzone.h - local-zone: and local-data: answers.
+/* services/localzone.h - compat: unbound-1.17: local-zone: and local-data:
+ * answers.
  *
  * Built once per config snapshot from local-zone, local-data and
  * local-data-ptr and Unbound's default zones (services/localzone_default.c),
@@ -27,9 +28,9 @@ enum localzone_type {
 
 struct local_zones;
 
-/* Build from the config. Errors (bad zone type, RR text ldns cannot
- * parse, local-data outside any zone is fine: a transparent zone is made
- * for it as Unbound does) are logged with log_err; returns NULL then.
+/* compat: unbound-1.17: Build from the config. Errors (bad zone type, RR text
+ * ldns cannot parse, local-data outside any zone is fine: a transparent zone
+ * is made for it as Unbound does) are logged with log_err; returns NULL then.
  * A duplicate local-zone is a warning; the later line's type wins. */
 struct local_zones* local_zones_create(struct config_file* cfg);
 void local_zones_delete(struct local_zones* zones);
@@ -59,8 +60,8 @@ int local_zones_set_zone(struct local_zones* lz, const uint8_t* name,
 	enum localzone_type t);
 /* local_zone_remove: the zone and its data go; 0 if there was none. */
 int local_zones_remove_zone(struct local_zones* lz, const uint8_t* name);
-/* local_data: as Unbound, a transparent zone at the owner when no zone
- * holds it. 0 on bad RR text (logged) or OOM. */
+/* compat: unbound-1.17: local_data: as Unbound, a transparent zone at the
+ * owner when no zone holds it. 0 on bad RR text (logged) or OOM. */
 int local_zones_add_rr(struct local_zones* lz, const char* text);
 /* local_data_remove: all RRsets at name (DS from the parent side). */
 void local_zones_remove_data(struct local_zones* lz, const uint8_t* name);
@@ -70,10 +71,10 @@ void local_zones_remove_data(struct local_zones* lz, const uint8_t* name);
 void local_zones_set_flags(struct local_zones* lz,
 	const struct config_file* cfg);
 
-/* list_local_zones ("name. type") and list_local_data (one RR a line,
- * as text): lines in Unbound's order (zones in canonical order, names
- * in canonical order within their zone), each handed to out with its
- * newline (services/localzone_list.c). 0 on OOM. */
+/* compat: unbound-1.17: list_local_zones ("name. type") and list_local_data
+ * (one RR a line, as text): lines in Unbound's order (zones in canonical
+ * order, names in canonical order within their zone), each handed to out with
+ * its newline (services/localzone_list.c). 0 on OOM. */
 int local_zones_list(const struct local_zones* lz, int data,
 	void (*out)(void* arg, const char* line), void* arg);
 
@@ -81,11 +82,12 @@ int local_zones_list(const struct local_zones* lz, int data,
 enum localzone_type local_zone_str2type(const char* s);
 const char* local_zone_type2str(enum localzone_type t);
 
-/* Unbound's default zones (services/localzone_default.c), for
- * local_zones_create: cb is called for each zone with its name, type,
- * whether it is a LAN zone (AS112 / RFC 6303 reverse zone, left out when
- * unblock_lan_zones is set; insecure-lan-zones applies to these) and its
- * records as RR text. A 0 from cb stops the walk; returns 0 then. */
+/* compat: unbound-1.17: Unbound's default zones
+ * (services/localzone_default.c), for local_zones_create: cb is called for
+ * each zone with its name, type, whether it is a LAN zone (AS112 / RFC 6303
+ * reverse zone, left out when unblock_lan_zones is set; insecure-lan-zones
+ * applies to these) and its records as RR text. A 0 from cb stops the walk;
+ * returns 0 then. */
 typedef int (*local_zone_default_cb)(void* arg, const char* name,
 	enum localzone_type type, int lan, const char* const* rrs, size_t n);
 int local_zone_defaults(int unblock_lan_zones, local_zone_default_cb cb,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/localzone_build.c - building the local zones from the config
- * (local-zone, local-data, local-data-ptr and the default zones).
+/* services/localzone_build.c - compat: unbound-1.17: building the local zones
+ * from the config (local-zone, local-data, local-data-ptr and the default
+ * zones).
  *
  * From services/localzone.c:
  *
@@ -131,7 +132,8 @@ lz_zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 			dname_to_str(nm, buf, sizeof(buf));
 			log_warn("duplicate local-zone %s", buf);
 		}
-		/* Unbound 1.17 keeps the last one configured */
+		/* compat: unbound-1.17: Unbound 1.17 keeps the last one
+		 * configured */
 		z->type = t;
 		return z;
 	}
@@ -198,10 +200,10 @@ lz_node_find_create(struct local_zones* lz, const struct lz_zone* z,
 	return res;
 }
 
-/* Unbound's parser (sldns) also takes a single quote as the start of a
- * quoted string in text fields (TXT and alike): 'text' is "text", and an
- * unclosed 'te xt runs to the next double quote or the end. ldns does
- * not, so such rdata is rewritten with double quotes first. Returns
+/* compat: unbound-1.17: Unbound's parser (sldns) also takes a single quote as
+ * the start of a quoted string in text fields (TXT and alike): 'text' is
+ * "text", and an unclosed 'te xt runs to the next double quote or the end.
+ * ldns does not, so such rdata is rewritten with double quotes first. Returns
  * malloced text, or NULL when there is nothing to rewrite. */
 static char*
 squote_rewrite(const char* text, const ldns_rr* lr)
@@ -280,9 +282,9 @@ squote_rewrite(const char* text, const ldns_rr* lr)
 	return res;
 }
 
-/* Parse RR text as Unbound does: default TTL 3600, class IN, names
- * relative to the root. The wire form is copied into the arena at once:
- * holding on to ldns' buffers fragments the heap badly for big configs.
+/* compat: unbound-1.17: Parse RR text as Unbound does: default TTL 3600, class
+ * IN, names relative to the root. The wire form is copied into the arena at
+ * once: holding on to ldns' buffers fragments the heap badly for big configs.
  * Logs and returns 0 on bad text. */
 int
 lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
@@ -362,7 +364,8 @@ lz_zone_set_soa(struct lz_zone* z, struct lz_rrset* soa)
 	z->soa_neg.ttl = ttl;
 }
 
-/* Append one RR to the RRset (duplicates are ignored, as Unbound). */
+/* compat: unbound-1.17: Append one RR to the RRset (duplicates are ignored, as
+ * Unbound). */
 int
 lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
 	const struct lz_rr* rr)
@@ -408,7 +411,8 @@ lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
 	return 1;
 }
 
-/* Enter a parsed RR into zone z (Unbound's lz_enter_rr_into_zone). */
+/* compat: unbound-1.17: Enter a parsed RR into zone z (Unbound's
+ * lz_enter_rr_into_zone). */
 int
 lz_zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
 	const struct lz_rr* rr)
@@ -533,8 +537,9 @@ default_zone_cb(void* arg, const char* name, enum localzone_type type,
 	return 1;
 }
 
-/* local-data-ptr "IP [ttl etc] name" to "REVERSE. [ttl etc] PTR name",
- * as Unbound's cfg_ptr_reverse. Returns malloced text or NULL. */
+/* compat: unbound-1.17: local-data-ptr "IP [ttl etc] name" to "REVERSE. [ttl
+ * etc] PTR name", as Unbound's cfg_ptr_reverse. Returns malloced text or NULL.
+ */
 static char*
 ptr_reverse(const char* str)
 {
@@ -625,8 +630,8 @@ dname_shared_labels(const uint8_t* a, const uint8_t* b)
 	return m + 1;
 }
 
-/* Unbound's implicit transparent zones: per class, one zone at the
- * closest common parent of all local-data not under a zone. */
+/* compat: unbound-1.17: Unbound's implicit transparent zones: per class, one
+ * zone at the closest common parent of all local-data not under a zone. */
 static int
 setup_implicit(struct local_zones* lz, const struct lz_rr* rrs, size_t num)
 {
@@ -761,7 +766,8 @@ build(struct local_zones* lz, struct config_file* cfg)
 			goto out;
 		}
 		if(t == local_zone_nodefault) {
-			/* as Unbound's parser: only turns off a default */
+			/* compat: unbound-1.17: as Unbound's parser: only
+			 * turns off a default */
 			memcpy(nd.names[nd.num++], nm, sizeof(nm));
 			continue;
 		}

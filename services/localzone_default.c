@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/localzone_default.c - Unbound 1.17's default local zones:
- * localhost, the loopback reverse zones, home.arpa, onion, test, invalid
- * and the AS112 / RFC 6303 reverse zones (the "LAN zones", left out with
- * unblock-lan-zones: yes). Text is handed to the caller, who parses it
+/* services/localzone_default.c - compat: unbound-1.17: Unbound 1.17's default
+ * local zones: localhost, the loopback reverse zones, home.arpa, onion, test,
+ * invalid and the AS112 / RFC 6303 reverse zones (the "LAN zones", left out
+ * with unblock-lan-zones: yes). Text is handed to the caller, who parses it
  * like configured local-zone and local-data lines. */
 #include "config.h"
 #include "services/localzone.h"
@@ -13,7 +13,8 @@
 #define IP6_LOOP "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0." \
 	"0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.ip6.arpa."
 
-/* RFC 6303 and RFC 1918 reverse zones, as Unbound's util/as112.c. */
+/* compat: unbound-1.17: RFC 6303 and RFC 1918 reverse zones, as Unbound's
+ * util/as112.c. */
 static const char* const lan_zones[] = {
 	"10.in-addr.arpa.",
 	"16.172.in-addr.arpa.", "17.172.in-addr.arpa.",

@@ -94,7 +94,8 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 		const struct lz_node* d;
 		for(d = lz->dtab[i]; d; d = d->hnext) {
 			struct lz_zone* z;
-			/* an emptied apex stays, as in Unbound: NODATA */
+			/* compat: unbound-1.17: an emptied apex stays, as in
+			 * Unbound: NODATA */
 			if(!zone_linked(lz, d->zone) || (!d->rrsets &&
 				query_dname_compare(d->name, d->zone->name)))
 				continue;
@@ -138,7 +139,8 @@ int local_zones_add_rr(struct local_zones* lz, const char* text)
 	struct lz_zone* z;
 	if(!lz_rr_parse(lz, text, &rr))
 		return 0;
-	/* as Unbound: outside any zone, a transparent zone at its owner */
+	/* compat: unbound-1.17: as Unbound: outside any zone, a transparent
+	 * zone at its owner */
 	if(!(z = lz_zone_lookup(lz, rr.wire, rr.dclass, rr.type)) &&
 		!(z = lz_zone_enter(lz, rr.wire, rr.dclass,
 			local_zone_transparent,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* cap on RRs in one RRset, as Unbound */
+/* compat: unbound-1.17: cap on RRs in one RRset, as Unbound */
 #define LZ_RRSET_COUNT_MAX 4096
 /* RRsets up to this size are rotated (rrset-roundrobin) on the stack */
 #define LZ_ROTATE_MAX 64
@@ -26,12 +26,13 @@ struct lz_rrset {
 	struct packed_rrset rr;
 	uint8_t** rdata;
 	uint16_t* rdlen;
-	uint32_t* ttls;          /* per RR: Unbound keeps each RR's TTL */
+	/* compat: unbound-1.17: per RR: Unbound keeps each RR's TTL */
+	uint32_t* ttls;
 	int mixed_ttl;           /* not all ttls are equal */
 	size_t cap;
 	struct lz_rrset* next;   /* in configured order */
-	/* where list_local_data prints it, lowest first: as Unbound,
-	 * config data in file order, default zones and run-time
+	/* compat: unbound-1.17: where list_local_data prints it, lowest first:
+	 * as Unbound, config data in file order, default zones and run-time
 	 * additions newest first (Unbound prepends each RRset) */
 	int list_key;
 };
@@ -133,7 +134,8 @@ int lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr);
 void lz_zone_set_soa(struct lz_zone* z, struct lz_rrset* soa);
 int lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
 	const struct lz_rr* rr);
-/* Enter a parsed RR into zone z, with Unbound's checks. */
+/* compat: unbound-1.17: Enter a parsed RR into zone z, with Unbound's checks.
+ */
 int lz_zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
 	const struct lz_rr* rr);
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/localzone_list.c - list_local_zones and list_local_data of
- * unbound-control, in Unbound's order: its zones are kept in a tree in
- * its own name order (dname_tree_compare), the names of a zone in
- * canonical order (RFC 4034 6.1); ours are in hash tables, so the
- * listing sorts. RR text comes from ldns, as Unbound's from sldns. */
+/* services/localzone_list.c - compat: unbound-1.17: list_local_zones and
+ * list_local_data of unbound-control, in Unbound's order: its zones are kept
+ * in a tree in its own name order (dname_tree_compare), the names of a zone in
+ * canonical order (RFC 4034 6.1); ours are in hash tables, so the listing
+ * sorts. RR text comes from ldns, as Unbound's from sldns. */
 #include "config.h"
 #include "services/localzone_internal.h"
 #include "util/dname.h"
@@ -36,8 +36,9 @@ static int rrset_cmp(const void* x, const void* y)
 	return a->list_key < b->list_key ? -1 : a->list_key > b->list_key;
 }
 
-/* One RR as text, as ldns prints it; Unbound's own text ends in a
- * newline and it adds one, so every RR is followed by an empty line. */
+/* compat: unbound-1.17: One RR as text, as ldns prints it; Unbound's own text
+ * ends in a newline and it adds one, so every RR is followed by an empty line.
+ */
 static void print_rr(const struct lz_rrset* r, size_t i,
 	void (*out)(void*, const char*), void* arg)
 {

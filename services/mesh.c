@@ -54,9 +54,9 @@ struct mesh_state {
 	struct mesh_state* rq_next;
 	int on_rq;
 	unsigned visit;
-	/* client states (Unbound's lists): the first half of the
-	 * num-queries-per-thread slots are "forever", the rest on the
-	 * jostle list, oldest first, where a newer query may replace one
+	/* compat: unbound-1.17: client states (Unbound's lists): the first
+	 * half of the num-queries-per-thread slots are "forever", the rest on
+	 * the jostle list, oldest first, where a newer query may replace one
 	 * that ran longer than jostle-timeout */
 	int list;                       /* LIST_NONE, _FOREVER, _JOSTLE */
 	struct mesh_state* jprev, *jnext;
@@ -443,14 +443,15 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	if(m->env->msg_cache && res->security == SEC_BOGUS &&
 		res->rcode == RCODE_SERVFAIL &&
 		res->why_bogus.ede != VAL_EDE_NETWORK_ERROR) {
-		/* the new answer was judged bogus and withheld: what the
-		 * cache held for the question (fresh or expired) goes, so
-		 * serve-expired never answers with it after that verdict
-		 * (a prefetch or serve-expired refresh, or a client's
-		 * resolution after the entry expired; Unbound 1.17 puts the
-		 * bogus message in its place). Not when the key lookups
-		 * did not answer in time: that is the upstream failure
-		 * serve-expired is for, not a verdict on the data. */
+		/* compat: unbound-1.17: the new answer was judged bogus and
+		 * withheld: what the cache held for the question (fresh or
+		 * expired) goes, so serve-expired never answers with it after
+		 * that verdict (a prefetch or serve-expired refresh, or a
+		 * client's resolution after the entry expired; Unbound 1.17
+		 * puts the bogus message in its place). Not when the key
+		 * lookups did not answer in time: that is the upstream failure
+		 * serve-expired is for, not a verdict on the data.
+		 */
 		(void)msg_cache_remove(m->env->msg_cache, s->qs.qname,
 			s->qs.qtype, s->qs.qclass);
 		return 0;
@@ -483,8 +484,8 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	return stored;
 }
 
-/* The reply for waiter r: from the entry just stored, as Unbound
- * answers from what it cached (TTLs clamped as the cache keeps them,
+/* compat: unbound-1.17: The reply for waiter r: from the entry just stored, as
+ * Unbound answers from what it cached (TTLs clamped as the cache keeps them,
  * cache-max-ttl and the rest), else encoded from the state. */
 static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
 	const struct mesh_reply* r, int cached, int rotate, time_t now)
@@ -594,17 +595,18 @@ static void mesh_run(struct mesh_area* m)
 	m->running = 0;
 }
 
-/* The mesh is full: replace the oldest query on the jostle list when it
- * has run longer than jostle-timeout (Unbound's mesh_make_new_space).
- * Its waiters are told MESH_DROPPED and get no reply; the state goes on
- * only when other states wait for it. Not while the mesh runs: a state
- * being finished may be a sub-query of the one replaced. */
+/* compat: unbound-1.17: The mesh is full: replace the oldest query on the
+ * jostle list when it has run longer than jostle-timeout (Unbound's
+ * mesh_make_new_space). Its waiters are told MESH_DROPPED and get no reply;
+ * the state goes on only when other states wait for it. Not while the mesh
+ * runs: a state being finished may be a sub-query of the one replaced. */
 static int jostle(struct mesh_area* m)
 {
 	struct mesh_state* j = m->jostle_head;
 	struct mesh_reply* r;
 	int64_t limit = m->env->cfg ? m->env->cfg->jostle_time : 200;
-	/* a negative jostle-timeout is huge in Unbound (size_t): never */
+	/* compat: unbound-1.17: a negative jostle-timeout is huge in Unbound
+	 * (size_t): never */
 	if(m->running || !j || !j->replies || limit < 0 ||
 		mono_ms() - j->start_ms <= limit)
 		return 0;
@@ -939,8 +941,9 @@ static void str_append(char* buf, size_t len, const char* s)
 	buf[l + n] = 0;
 }
 
-/* What a state waits for, worded as Unbound's dump_requestlist: the
- * running module says, else its sub-queries are listed. */
+/* compat: unbound-1.17: What a state waits for, worded as Unbound's
+ * dump_requestlist: the running module says, else its sub-queries are listed.
+ */
 static void state_status(const struct mesh_area* m,
 	const struct mesh_state* s, char* buf, size_t len)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/mesh.h - per-worker table of the queries being resolved.
+/* services/mesh.h - compat: unbound-1.17: per-worker table of the queries
+ * being resolved.
  *
  * A mesh state is one resolution of one question, keyed by (qname
  * lowercased, qtype, qclass, CD) (priming states and modules' own
@@ -15,7 +16,8 @@
  * times that. As Unbound: the first half of the client slots hold their
  * query until it ends; a query in the other half may be replaced by a
  * new one when the mesh is full and it has run longer than
- * jostle-timeout (its clients get no reply). Single-threaded: one mesh per worker, on its event base. */
+ * jostle-timeout (its clients get no reply). Single-threaded: one mesh
+ * per worker, on its event base. */
 #ifndef SERVICES_MESH_H
 #define SERVICES_MESH_H
 #include <stddef.h>
@@ -69,8 +71,9 @@ enum mesh_new_outcome {
 	MESH_NEW_ADDED = 0,  /* cb will be called exactly once (maybe before
 	                      * mesh_new_client returns, when the answer is
 	                      * known at once) */
-	MESH_NEW_FULL,       /* num-queries-per-thread reached and nothing
-	                      * could be jostled out (Unbound drops it) */
+	/* compat: unbound-1.17: num-queries-per-thread reached and nothing
+	 * could be jostled out (Unbound drops it) */
+	MESH_NEW_FULL,
 	MESH_NEW_NO_MEMORY   /* out of memory, or a question that cannot
 	                      * be keyed (answer SERVFAIL) */
 };
@@ -92,14 +95,13 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi);
  * the extra work of harden-referral-path. */
 #define MESH_MAX_DETACHED 16
 
-/* A detached query (Unbound's detached sub-request; here for
- * harden-referral-path): resolved for the caches only, nobody waits
- * for it (MODQ_DETACHED, MODQ_NOVAL). depth: its dependency depth.
- * Returns the new state, queued to run at the mesh's next turn (a
- * module calls this while the mesh runs it), so the caller may fill
- * its own minfo slot first. NULL, not started, when the question is in
- * flight already, MESH_MAX_DETACHED are in flight, the mesh is full or
- * out of memory. */
+/* compat: unbound-1.17: A detached query (Unbound's detached sub-request; here
+ * for harden-referral-path): resolved for the caches only, nobody waits for it
+ * (MODQ_DETACHED, MODQ_NOVAL). depth: its dependency depth. Returns the new
+ * state, queued to run at the mesh's next turn (a module calls this while the
+ * mesh runs it), so the caller may fill its own minfo slot first. NULL, not
+ * started, when the question is in flight already, MESH_MAX_DETACHED are in
+ * flight, the mesh is full or out of memory. */
 struct module_qstate* mesh_new_detached(struct mesh_area* m,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass, int depth);
 /* Run what is queued (for callers outside a module's step). */

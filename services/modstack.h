@@ -13,10 +13,10 @@ struct port_pool;
 /* The module called name, NULL when this build has none. */
 const struct module_func_block* modstack_find(const char* name);
 
-/* Split module-config text (NULL: the default, "validator iterator")
- * into mods; *n is their number. Returns 1, or 0 with a message in err
- * ("unknown module name \"foo\"", "too many modules", "no modules";
- * the iterator must be last, as in Unbound). */
+/* compat: unbound-1.17: Split module-config text (NULL: the default,
+ * "validator iterator") into mods; *n is their number. Returns 1, or 0 with a
+ * message in err ("unknown module name \"foo\"", "too many modules", "no
+ * modules"; the iterator must be last, as in Unbound). */
 int modstack_parse(const char* conf,
 	const struct module_func_block* mods[MODULE_MAX], int* n,
 	char* err, size_t errlen);

@@ -210,9 +210,10 @@ static void conn_attach(struct outnet_tcp_conn* c, struct outnet_query* q)
 	c->num_queries++;
 	if(c->used++ > 0)
 		o->stats.tcp_reused++;
-	/* plain TCP: max-reuse-tcp-queries in the connection's life; TLS:
-	 * at most that many outstanding (Unbound's reuse_tcp_find rule for
-	 * both), as a new connection costs a handshake (conn_fits) */
+	/* compat: unbound-1.17: plain TCP: max-reuse-tcp-queries in the
+	 * connection's life; TLS: at most that many outstanding (Unbound's
+	 * reuse_tcp_find rule for both), as a new connection costs a handshake
+	 * (conn_fits) */
 	if(!c->is_tls && c->used >= o->s.max_reuse_tcp)
 		c->closing = 1;
 	evtimer_del(c->idle);
@@ -525,8 +526,9 @@ static int conn_handshake(struct outnet_tcp_conn* c)
 	}
 	conn_describe(c, peer, sizeof(peer));
 	if(r != 1) {
-		/* the server is unusable, said at the level of Unbound's
-		 * "ssl handshake failed" (errors are shown by default) */
+		/* compat: unbound-1.17: the server is unusable, said at the
+		 * level of Unbound's "ssl handshake failed" (errors are shown
+		 * by default) */
 		log_err("ssl handshake failed: %s, upstream %s", why, peer);
 		o->stats.tls_failed++;
 		tls_session_forget(&c->tls);

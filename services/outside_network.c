@@ -395,9 +395,9 @@ int outnet_reply_wanted(const struct outnet_query* q, int m)
 	return m == 1 || (m == 2 && q->req.caps);
 }
 
-/* A wanted reply: with caps, a case difference ends the query as a
- * capsfail (not for PTR, as Unbound); the question is lowered so the
- * random case reaches no cache. Returns 1 when delivered as capsfail. */
+/* compat: unbound-1.17: A wanted reply: with caps, a case difference ends the
+ * query as a capsfail (not for PTR, as Unbound); the question is lowered so
+ * the random case reaches no cache. Returns 1 when delivered as capsfail. */
 int outnet_caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
 	int m)
 {
@@ -583,8 +583,9 @@ void outnet_got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 		outnet_start_attempt(q);
 		return;
 	}
-	/* also when infra knows the server does EDNS (as Unbound): one
-	 * name may still get FORMERR (the retry is then not remembered) */
+	/* compat: unbound-1.17: also when infra knows the server does EDNS (as
+	 * Unbound): one name may still get FORMERR (the retry is then not
+	 * remembered) */
 	if(q->use_edns && q->req.edns_fallback &&
 		(rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL)) {
 		o->stats.edns_fallbacks++;
@@ -622,9 +623,10 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 		else	n = recvfrom(fd, o->udp_buf, UDP_BUF_SIZE, 0,
 				(struct sockaddr*)&from, &fromlen);
 		if(n < 0) {
-			/* An ICMP error (ECONNREFUSED, ...) is easy to forge
-			 * and must not end the query: as Unbound, wait for
-			 * the reply or the timeout. */
+			/* compat: unbound-1.17: An ICMP error (ECONNREFUSED,
+			 * ...) is easy to forge and must not end the query: as
+			 * Unbound, wait for the reply or the timeout.
+			 */
 			if(errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR)
 				verbose(VERB_ALGO, "outgoing udp recv: %s",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/outside_network.h - queries to upstream servers, one
- * outside_network per worker, on the worker's libevent base.
+/* services/outside_network.h - compat: unbound-1.17: queries to upstream
+ * servers, one outside_network per worker, on the worker's libevent base.
  *
  * UDP: every query gets its own socket bound to a random source port
  * from the daemon-wide port pool (services/port_pool.h), connect()ed to
@@ -157,11 +157,11 @@ struct outnet_request {
 	const char* tls_name;     /* the name the certificate must match
 	                           * (NULL: none); a connection is shared
 	                           * only by queries with the same name */
-	int caps;                 /* use-caps-for-id: the case of every
-	                           * letter of the qname is random; a reply
-	                           * whose question differs only in case
-	                           * ends as OUTNET_CAPSFAIL (not for PTR,
-	                           * as Unbound: some boxes rewrite those) */
+	/* compat: unbound-1.17: use-caps-for-id: the case of every letter of
+	 * the qname is random; a reply whose question differs only in case
+	 * ends as OUTNET_CAPSFAIL (not for PTR, as Unbound: some boxes rewrite
+	 * those) */
+	int caps;
 };
 
 enum outnet_result {

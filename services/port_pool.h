@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/port_pool.h - the one pool of outgoing UDP source ports,
- * shared by all worker threads.
+/* services/port_pool.h - compat: unbound-1.17: the one pool of outgoing UDP
+ * source ports, shared by all worker threads.
  *
  * The allowed set (outgoing-port-permit / outgoing-port-avoid, default
  * 1024-65535) is kept whole: every thread draws uniformly from all free
@@ -20,12 +20,13 @@ struct port_pool;
 #define PORT_SET_SIZE 65536
 
 /* A port set is an array of PORT_SET_SIZE bytes: nonzero = allowed. */
-/* Allow 1024-65535 only (Unbound's range, without its IANA list). */
+/* compat: unbound-1.17: Allow 1024-65535 only (Unbound's range, without its
+ * IANA list). */
 void port_set_default(uint8_t* avail);
 /* Apply "N" or "N-M" (0 <= N <= M <= 65535): allow (permit) or disallow
  * (avoid) those ports. Returns 0 on bad text (set unchanged). */
 int port_set_mark(uint8_t* avail, const char* str, int allow);
-/* The default set with every outgoing-port-permit and
+/* compat: unbound-1.17: The default set with every outgoing-port-permit and
  * outgoing-port-avoid line of cfg applied in file order, as Unbound does.
  * Returns 0 (and logs) on a bad value. */
 int port_set_from_cfg(uint8_t* avail, const struct config_file* cfg);

@@ -94,8 +94,9 @@ SSL_CTX* tls_client_ctx_create(const struct config_file* cfg)
 		have_ca = 1;
 	}
 	if(cfg->tls_system_cert || cfg->tls_win_cert) {
-		/* tls-win-cert is Windows' store in Unbound; elsewhere
-		 * Unbound 1.17 reads the system's store for it, as here */
+		/* compat: unbound-1.17: tls-win-cert is Windows' store in
+		 * Unbound; elsewhere Unbound 1.17 reads the system's store for
+		 * it, as here */
 		if(cfg->tls_win_cert && !cfg->tls_system_cert)
 			verbose(VERB_OPS, "tls-win-cert: no Windows store "
 				"here, the system's certificates are used");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/tls_client.h - the client side of DNS over TLS to upstreams
- * (forward-tls-upstream, stub-tls-upstream, tls-upstream): one SSL_CTX
- * per config snapshot, client sessions on upstream sockets, and a
+/* services/tls_client.h - compat: unbound-1.17: the client side of DNS over
+ * TLS to upstreams (forward-tls-upstream, stub-tls-upstream, tls-upstream):
+ * one SSL_CTX per config snapshot, client sessions on upstream sockets, and a
  * per-worker cache of TLS sessions for resumption.
  *
  * Authentication, as Unbound 1.17: with an authentication name

@@ -19,7 +19,7 @@
 
 #define TICKET_KEY_FILE_LEN 80
 
-/* One ticket key as Unbound's files hold it. */
+/* compat: unbound-1.17: One ticket key as Unbound's files hold it. */
 struct ticket_key {
 	unsigned char name[16];
 	unsigned char aes[32];

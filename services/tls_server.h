@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/tls_server.h - the server TLS context for DNS over TLS and
- * DNS over HTTPS to clients, built from unbound.conf:
- *   tls-service-pem   certificate chain (PEM, leaf first)
- *   tls-service-key   private key (PEM)
- *   tls-ciphers       TLS 1.2 cipher list ("": OpenSSL's default)
- *   tls-ciphersuites  TLS 1.3 suites ("": OpenSSL's default)
- *   tls-session-ticket-keys  files of 80 random bytes each (16 key name,
- *                     32 AES-256 key, 32 HMAC-SHA256 key, as Unbound):
- *                     the first encrypts new tickets, every one decrypts;
- *                     a ticket under another than the first is accepted
- *                     and renewed. None: OpenSSL's own ticket keys.
- * TLS 1.2 is the least version, renegotiation is refused, compression
- * is off. One context serves every worker thread (OpenSSL's contexts
- * are thread safe); on reload a new one is made and swapped in, the old
- * one lives on in the connections that hold it (reference counted). */
+/* services/tls_server.h - compat: unbound-1.17: the server TLS context for DNS
+ * over TLS and DNS over HTTPS to clients, built from unbound.conf:
+ * tls-service-pem   certificate chain (PEM, leaf first)   tls-service-key
+ * private key (PEM)   tls-ciphers       TLS 1.2 cipher list ("": OpenSSL's
+ * default)   tls-ciphersuites  TLS 1.3 suites ("": OpenSSL's default)
+ * tls-session-ticket-keys  files of 80 random bytes each (16 key name,
+ * 32 AES-256 key, 32 HMAC-SHA256 key, as Unbound):                     the
+ * first encrypts new tickets, every one decrypts;                     a ticket
+ * under another than the first is accepted                     and renewed.
+ * None: OpenSSL's own ticket keys. TLS 1.2 is the least version, renegotiation
+ * is refused, compression is off. One context serves every worker thread
+ * (OpenSSL's contexts are thread safe); on reload a new one is made and
+ * swapped in, the old one lives on in the connections that hold it (reference
+ * counted). */
 #ifndef SERVICES_TLS_SERVER_H
 #define SERVICES_TLS_SERVER_H
 
@@ -23,15 +22,14 @@ typedef struct ssl_ctx_st SSL_CTX;
 /* Is a TLS service configured (tls-service-key and -pem set)? */
 int tls_server_configured(const struct config_file* cfg);
 
-/* A new server context; alpn_proto: the ALPN protocol to select when the
- * client offers it ("dot", "h2"), or NULL for no ALPN. A client that
- * offers ALPN without it is served without ALPN (as Unbound).
- * NULL on error, logged with log_err, naming the file at fault:
- *   "error for cert file: FILE: REASON"
- *   "error for private key file: FILE: REASON"
- *   "error: key FILE does not match cert FILE"
- *   "error for tls-session-ticket-keys file: FILE: REASON"
- *   "error in tls-ciphers: LIST", "error in tls-ciphersuites: LIST" */
+/* compat: unbound-1.17: A new server context; alpn_proto: the ALPN protocol to
+ * select when the client offers it ("dot", "h2"), or NULL for no ALPN. A
+ * client that offers ALPN without it is served without ALPN (as Unbound). NULL
+ * on error, logged with log_err, naming the file at fault:   "error for cert
+ * file: FILE: REASON"   "error for private key file: FILE: REASON"   "error:
+ * key FILE does not match cert FILE"   "error for tls-session-ticket-keys
+ * file: FILE: REASON"   "error in tls-ciphers: LIST", "error in
+ * tls-ciphersuites: LIST" */
 SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 	const char* alpn_proto);
 

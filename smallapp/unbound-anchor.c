@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* smallapp/unbound-anchor.c - set up or update the root trust anchor
- * file, as Unbound's unbound-anchor: a missing or empty file gets the
- * built-in root anchors; a file whose keys sign the root DNSKEY set
- * (asked of the root servers, or -f/-C servers) is fine; otherwise, when
- * the root answered and the last successful RFC 5011 probe is older
- * than 30 days (or with -F), root-anchors.xml and its S/MIME signature
- * are fetched over HTTPS, checked against the ICANN certificate (-c)
- * and written as DS records (RFC 7958). Exit 1 when the file was
- * written, 0 otherwise (also on errors: the old file stays). */
+/* smallapp/unbound-anchor.c - compat: unbound-1.17: set up or update the root
+ * trust anchor file, as Unbound's unbound-anchor: a missing or empty file gets
+ * the built-in root anchors; a file whose keys sign the root DNSKEY set (asked
+ * of the root servers, or -f/-C servers) is fine; otherwise, when the root
+ * answered and the last successful RFC 5011 probe is older than 30 days (or
+ * with -F), root-anchors.xml and its S/MIME signature are fetched over HTTPS,
+ * checked against the ICANN certificate (-c) and written as DS records (RFC
+ * 7958). Exit 1 when the file was written, 0 otherwise (also on errors: the
+ * old file stays). */
 #include "config.h"
 #include "smallapp/anchor/anchor_file.h"
 #include "smallapp/anchor/anchor_https.h"
@@ -78,8 +78,8 @@ static int write_text(const char* file, const char* text)
 	return anchor_file_write(file, text, strlen(text));
 }
 
-/* The file of an unsigned root: RFC 5011's revoked trust point, which
- * Unbound reads as "no anchor". */
+/* compat: unbound-1.17: The file of an unsigned root: RFC 5011's revoked trust
+ * point, which Unbound reads as "no anchor". */
 static int write_unsigned_root(const char* file)
 {
 	char buf[512];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* smallapp/unbound-checkconf.c - check unbound.conf for errors, or print
- * the value of one option (-o), as Unbound's unbound-checkconf. */
+/* smallapp/unbound-checkconf.c - compat: unbound-1.17: check unbound.conf for
+ * errors, or print the value of one option (-o), as Unbound's
+ * unbound-checkconf. */
 #include "config.h"
 #include "util/config_file.h"
 #include "services/tls_server.h"

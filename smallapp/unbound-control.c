@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* smallapp/unbound-control.c - send one command to the daemon's remote
- * control and print the answer, as Unbound's unbound-control:
- *   unbound-control [-c file] [-s server[@port]] [-q] command [args]
- * The interface, port and certificates come from the remote-control:
- * clause of the config. Exit 0, or 1 on an error (the answer's first
- * line starts with "error"), 3 for "status" when the daemon is not
- * running. */
+/* smallapp/unbound-control.c - compat: unbound-1.17: send one command to the
+ * daemon's remote control and print the answer, as Unbound's unbound-control:
+ * unbound-control [-c file] [-s server[@port]] [-q] command [args] The
+ * interface, port and certificates come from the remote-control: clause of the
+ * config. Exit 0, or 1 on an error (the answer's first line starts with
+ * "error"), 3 for "status" when the daemon is not running. */
 #include "config.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
@@ -149,8 +148,9 @@ static void send_all(SSL* ssl, int fd, const char* buf, size_t len,
 	}
 }
 
-/* The commands whose input lines come from stdin: as Unbound's client,
- * the lines follow the command line and a line "\004" ends them. */
+/* compat: unbound-1.17: The commands whose input lines come from stdin: as
+ * Unbound's client, the lines follow the command line and a line "\004" ends
+ * them. */
 static int is_stdin_cmd(const char* cmd)
 {
 	return strcmp(cmd, "local_zones") == 0 ||

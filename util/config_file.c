@@ -181,8 +181,8 @@ struct config_file* config_create(void)
 	return cfg;
 }
 
-/* Print one value of o, normalised as Unbound prints it ("4m" as
- * 4194304). */
+/* compat: unbound-1.17: Print one value of o, normalised as Unbound prints it
+ * ("4m" as 4194304). */
 static void print_text(const struct cfg_option* o, const char* v, FILE* out)
 {
 	size_t sz;
@@ -210,7 +210,8 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 		fprintf(out, "%zu\n", *(const size_t*)f);
 		break;
 	case CT_DATE:
-		/* Unbound prints its 32-bit field unsigned: -1 as 4294967295 */
+		/* compat: unbound-1.17: Unbound prints its 32-bit field
+		 * unsigned: -1 as 4294967295 */
 		if(*(const long long*)f < 0)
 			fprintf(out, "%u\n", (unsigned)*(const long long*)f);
 		else	fprintf(out, "%lld\n", *(const long long*)f);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/config_file.h - the parsed unbound.conf.
+/* util/config_file.h - compat: unbound-1.17: the parsed unbound.conf.
  *
  * One config_file is a complete snapshot: the daemon reads a new one on
  * SIGHUP and swaps it in whole. Every option name of unbound.conf(5) (as
@@ -78,7 +78,8 @@ struct config_file {
 	int ip_transparent;
 	int ip_dscp;
 	size_t edns_buffer_size;        /* default 1232 */
-	size_t max_udp_size;            /* default 4096 (as Unbound 1.17) */
+	/* compat: unbound-1.17: default 4096 (as Unbound 1.17) */
+	size_t max_udp_size;
 	size_t msg_buffer_size;         /* default 65552 */
 	int incoming_num_tcp;           /* per thread, default 10 */
 	int outgoing_num_tcp;           /* per thread, default 10 */
@@ -114,7 +115,8 @@ struct config_file {
 	int do_daemonize;               /* default yes */
 	char* pidfile;
 	char* logfile;
-	int use_syslog;                 /* default yes (as Unbound) */
+	/* compat: unbound-1.17: default yes (as Unbound) */
+	int use_syslog;
 	char* log_identity;
 	int log_time_ascii;
 	int log_queries;
@@ -200,8 +202,9 @@ struct config_file {
 	int tls_upstream;               /* tls-upstream / ssl-upstream */
 	char* tls_cert_bundle;          /* tls-cert-bundle (PEM), "" none */
 	int tls_system_cert;            /* tls-system-cert */
-	int tls_win_cert;               /* tls-win-cert: as Unbound on
-	                                 * Linux, the system store too */
+	/* compat: unbound-1.17: tls-win-cert: as Unbound on Linux, the system
+	 * store too */
+	int tls_win_cert;
 	int tls_use_sni;                /* tls-use-sni */
 	char* target_fetch_policy;
 	struct config_strlist* private_address;
@@ -254,18 +257,17 @@ struct config_file {
 	struct config_str2list* unimplemented;
 };
 
-/* A config with Unbound's defaults. NULL when out of memory. */
+/* compat: unbound-1.17: A config with Unbound's defaults. NULL when out of
+ * memory. */
 struct config_file* config_create(void);
-/* Read filename into cfg (include: and include-toplevel: with globs are
- * followed, relative names from the current directory or from a
- * directory: given earlier; chroot, when not NULL, is stripped from the
- * front of the file name and include names that start with it, as
- * Unbound does when it reloads inside its chroot). Every error is
- * printed to stderr as
- *   FILE:LINE: error: MESSAGE
- * and reading goes on to report more; returns 1 when there was no error,
- * 0 otherwise (and then prints "read FILE failed: N errors in
- * configuration file"). */
+/* compat: unbound-1.17: Read filename into cfg (include: and include-toplevel:
+ * with globs are followed, relative names from the current directory or from a
+ * directory: given earlier; chroot, when not NULL, is stripped from the front
+ * of the file name and include names that start with it, as Unbound does when
+ * it reloads inside its chroot). Every error is printed to stderr as
+ * FILE:LINE: error: MESSAGE and reading goes on to report more; returns 1 when
+ * there was no error, 0 otherwise (and then prints "read FILE failed: N errors
+ * in configuration file"). */
 int config_read(struct config_file* cfg, const char* filename,
 	const char* chroot);
 /* Read len bytes of config text (need not end in NUL), named name in
@@ -299,8 +301,9 @@ char* cfg_fname_after_chroot(const char* fname, struct config_file* cfg,
 	int use_chdir);
 /* Parse "yes"/"no" (1/0), -1 if neither. */
 int cfg_parse_yesno(const char* s);
-/* Parse a size with optional k/m/g (case-insensitive, binary multiples
- * as Unbound: 1k = 1024). Returns 1 and sets *res on success. */
+/* compat: unbound-1.17: Parse a size with optional k/m/g (case-insensitive,
+ * binary multiples as Unbound: 1k = 1024). Returns 1 and sets *res on success.
+ */
 int cfg_parse_memsize(const char* s, size_t* res);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/config_options.c - the one table of unbound.conf options (as of
- * Unbound 1.17), their value types, storage, defaults and whether this
- * daemon implements them; plus checking and storing one option's values. */
+/* util/config_options.c - compat: unbound-1.17: the one table of unbound.conf
+ * options (as of Unbound 1.17), their value types, storage, defaults and
+ * whether this daemon implements them; plus checking and storing one option's
+ * values. */
 #include "config.h"
 #include "util/config_options.h"
 #include "util/config_file.h"
@@ -96,7 +97,8 @@ const struct cfg_option cfg_options[] = {
 		INT_MAX),
 	IMPLR("tcp-reuse-timeout", CT_INT, tcp_reuse_timeout, "60000", 0,
 		INT_MAX),
-	/* 0 is accepted (as Unbound): the outside network uses 1 */
+	/* compat: unbound-1.17: 0 is accepted (as Unbound): the outside
+	 * network uses 1 */
 	IMPLR("max-reuse-tcp-queries", CT_INT, max_reuse_tcp_queries, "200",
 		0, INT_MAX),
 	IMPLR("tcp-auth-query-timeout", CT_INT, tcp_auth_query_timeout,
@@ -396,7 +398,8 @@ const struct cfg_option cfg_options[] = {
 		RUN_DIR "/unbound_control.key"),
 	USE("control-cert-file", CL_REMOTE, CT_STR, F(control_cert_file),
 		RUN_DIR "/unbound_control.pem"),
-	/* not in Unbound: statistics for Prometheus over HTTP */
+	/* compat: unbound-1.17: not in Unbound: statistics for Prometheus over
+	 * HTTP */
 	USE("prometheus-enable", CL_REMOTE, CT_YESNO, F(prom_enable), "no"),
 	{ "prometheus-interface", CL_REMOTE, CT_STR, F(prom_interface), NULL,
 		1, CFGF_IFSPEC, "127.0.0.1", 0, 0 },
@@ -624,8 +627,9 @@ int cfg_parse_memsize(const char* s, size_t* res)
 	return 1;
 }
 
-/* val-override-date: "" or "0" none, 14 digits YYYYMMDDHHMMSS (UTC),
- * else a number of seconds (-1: dates are not checked), as Unbound. */
+/* compat: unbound-1.17: val-override-date: "" or "0" none, 14 digits
+ * YYYYMMDDHHMMSS (UTC), else a number of seconds (-1: dates are not checked),
+ * as Unbound. */
 static int parse_date(const char* s, long long* res, const char** err)
 {
 	struct tm tm;
@@ -672,8 +676,8 @@ static int parse_date(const char* s, long long* res, const char** err)
 	return 1;
 }
 
-/* val-nsec3-keysize-iterations: pairs of numbers, key sizes ascending
- * (Unbound refuses the rest when the validator starts). */
+/* compat: unbound-1.17: val-nsec3-keysize-iterations: pairs of numbers, key
+ * sizes ascending (Unbound refuses the rest when the validator starts). */
 static int nsec3iter_ok(const char* s, const char** err)
 {
 	long prev_size = -1;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/config_parse.c - reading unbound.conf text: tokens, clauses,
- * include: and include-toplevel: with glob patterns. Tokens follow
- * Unbound's lexer: an option name ends at its colon ("server:verbosity:1"
- * is three tokens), a value is a quoted string or runs to whitespace, and
- * '#' starts a comment where a token would start. */
+/* util/config_parse.c - compat: unbound-1.17: reading unbound.conf text:
+ * tokens, clauses, include: and include-toplevel: with glob patterns. Tokens
+ * follow Unbound's lexer: an option name ends at its colon
+ * ("server:verbosity:1" is three tokens), a value is a quoted string or runs
+ * to whitespace, and '#' starts a comment where a token would start. */
 #include "config.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
@@ -55,8 +55,8 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Read a quoted string; the quote char is at pos. Backslash pairs are
- * kept as written (as Unbound does). */
+/* compat: unbound-1.17: Read a quoted string; the quote char is at pos.
+ * Backslash pairs are kept as written (as Unbound does). */
 static void read_quoted(struct cfg_parser* p, struct cfg_lex* lx,
 	struct token* t)
 {
@@ -218,14 +218,15 @@ static int start_clause(struct cfg_parser* p, unsigned clause)
 
 static int parse_file(struct cfg_parser* p, const char* fname);
 
-/* Paths with these characters are glob patterns (as Unbound). */
+/* compat: unbound-1.17: Paths with these characters are glob patterns (as
+ * Unbound). */
 static int has_glob(const char* s)
 {
 	return strpbrk(s, "*?[{~") != NULL;
 }
 
-/* Relative include names follow a directory: seen earlier, as Unbound
- * (which chdirs there while parsing). */
+/* compat: unbound-1.17: Relative include names follow a directory: seen
+ * earlier, as Unbound (which chdirs there while parsing). */
 static char* include_path(struct cfg_parser* p, const char* name)
 {
 	size_t cl = p->chroot ? strlen(p->chroot) : 0;

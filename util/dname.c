@@ -298,11 +298,11 @@ static int tolower_ascii(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* Both name orders below: label by label from the root, each label
- * compared by lowercased bytes; len_first: a shorter label sorts first
- * before its bytes are looked at (Unbound's trees), else only when one
- * label is a prefix of the other (RFC 4034 canonical order). A name with
- * fewer labels sorts first. */
+/* compat: unbound-1.17: Both name orders below: label by label from the root,
+ * each label compared by lowercased bytes; len_first: a shorter label sorts
+ * first before its bytes are looked at (Unbound's trees), else only when one
+ * label is a prefix of the other (RFC 4034 canonical order). A name with fewer
+ * labels sorts first. */
 static int label_order(const uint8_t* a, const uint8_t* b, int len_first)
 {
 	const uint8_t* la[LDNS_MAX_DOMAINLEN], *lb[LDNS_MAX_DOMAINLEN];
@@ -332,8 +332,8 @@ int dname_canonical_compare(const uint8_t* a, const uint8_t* b)
 	return label_order(a, b, 0);
 }
 
-/* Unbound's order of names in its trees (dname_lab_cmp); not RFC 4034
- * canonical order ("org." sorts before "arpa."). */
+/* compat: unbound-1.17: Unbound's order of names in its trees (dname_lab_cmp);
+ * not RFC 4034 canonical order ("org." sorts before "arpa."). */
 int dname_tree_compare(const uint8_t* a, const uint8_t* b)
 {
 	return label_order(a, b, 1);

@@ -42,8 +42,9 @@ uint32_t dname_hash(const uint8_t* dname, uint32_t seed);
 
 /* Canonical DNS order (RFC 4034 6.1): <0, 0, >0. */
 int dname_canonical_compare(const uint8_t* a, const uint8_t* b);
-/* The order of Unbound's name trees (its dname_lab_cmp): labels from
- * the root, shorter label first, then bytes; used to list as it does. */
+/* compat: unbound-1.17: The order of Unbound's name trees (its dname_lab_cmp):
+ * labels from the root, shorter label first, then bytes; used to list as it
+ * does. */
 int dname_tree_compare(const uint8_t* a, const uint8_t* b);
 /* memcpy for a wire name (at most 255 bytes) without the library call:
  * whole words, the last one overlapping; reads and writes only [0, n). */

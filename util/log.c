@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/log.c - logging in Unbound's line format. */
+/* util/log.c - compat: unbound-1.17: logging in Unbound's line format. */
 #include "config.h"
 #include "util/log.h"
 #include "util/net_help.h"

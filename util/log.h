@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/log.h - logging to stderr, a logfile or syslog, in Unbound's format:
- *   [1700000000] unbound[1234:0] info: message
- * The thread number after the colon is the worker that logged the line. */
+/* util/log.h - compat: unbound-1.17: logging to stderr, a logfile or syslog,
+ * in Unbound's format:   [1700000000] unbound[1234:0] info: message The thread
+ * number after the colon is the worker that logged the line. */
 #ifndef UTIL_LOG_H
 #define UTIL_LOG_H
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/module.h - the one interface between the mesh and the modules
- * that resolve a query (module-config: "validator iterator").
+/* util/module.h - compat: unbound-1.17: the one interface between the mesh and
+ * the modules that resolve a query (module-config: "validator iterator").
  *
  * The mesh (services/mesh.c) keeps one module_qstate per question in
  * flight and runs the configured modules on it in a stack, top first:
@@ -84,9 +84,9 @@ enum module_state {
                               * EVENT_NEW, before anyone else can
                               * join, may leave out RRSIG/NSEC records */
 
-/* The servers whose replies made an answer (newest first), for the
- * "from 127.0.0.5" of val-log-level and the EDE text, as Unbound's
- * reply_origin. */
+/* compat: unbound-1.17: The servers whose replies made an answer (newest
+ * first), for the "from 127.0.0.5" of val-log-level and the EDE text, as
+ * Unbound's reply_origin. */
 #define MODULE_MAX_FROM 4
 struct module_from {
 	struct sockaddr_storage addr;

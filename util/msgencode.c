@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/msgencode.c - reply building with name compression. Every name
- * label written in full is remembered (offset and label count), and a
- * new name points at the longest suffix already in the packet; matching
- * is case-insensitive, as Unbound's compression tree is. */
+/* util/msgencode.c - compat: unbound-1.17: reply building with name
+ * compression. Every name label written in full is remembered (offset and
+ * label count), and a new name points at the longest suffix already in the
+ * packet; matching is case-insensitive, as Unbound's compression tree is. */
 #include "config.h"
 #include "util/msgencode.h"
 #include <string.h>
@@ -179,8 +179,9 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	int withq;
 	b->buf = buf;
 	b->limit = limit > 65535 ? 65535 : limit;
-	/* as Unbound: no OPT when not even header and OPT fit (a client
-	 * EDNS size that small, harden-short-bufsize: no) */
+	/* compat: unbound-1.17: as Unbound: no OPT when not even header and
+	 * OPT fit (a client EDNS size that small, harden-short-bufsize: no)
+	 */
 	b->reserve = qi->has_edns && b->limit >= LDNS_HEADER_SIZE +
 		EDNS_OPT_LEN ? EDNS_OPT_LEN : 0;
 	b->counts[0] = b->counts[1] = b->counts[2] = 0;
@@ -191,8 +192,9 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 	b->closed_sets = 0;
 	b->rotate = 0;
 	b->rot_off = 0;
-	/* A limit too small for the question (harden-short-bufsize: no):
-	 * no records, TC=1 when a question was left out, as Unbound. */
+	/* compat: unbound-1.17: A limit too small for the question
+	 * (harden-short-bufsize: no): no records, TC=1 when a question was
+	 * left out, as Unbound. */
 	withq = qi->qname_len != 0 && LDNS_HEADER_SIZE + qi->qname_len + 4 +
 		b->reserve <= b->limit;
 	if(b->limit < LDNS_HEADER_SIZE + qi->qname_len + 4 + b->reserve) {

@@ -43,11 +43,12 @@ struct msg_builder {
 	/* label count of the name at each ptr_off (root counts as 1) */
 	uint8_t ptr_labs[MSGENCODE_MAX_PTRS];
 	int full;            /* an RRset did not fit: add nothing more */
-	/* set after msg_begin (both 0 there): closed_sets: no name in an
-	 * RRset of several RRs is a compression target, and its RRs point
-	 * only before it, so the cache can rotate them (rrset-roundrobin);
-	 * rotate: RRset RRs start at RR number rot_off modulo their count
-	 * (Unbound's order; RRSIGs are not rotated). */
+	/* compat: unbound-1.17: set after msg_begin (both 0 there):
+	 * closed_sets: no name in an RRset of several RRs is a compression
+	 * target, and its RRs point only before it, so the cache can rotate
+	 * them (rrset-roundrobin); rotate: RRset RRs start at RR number
+	 * rot_off modulo their count (Unbound's order; RRSIGs are not
+	 * rotated). */
 	int closed_sets;
 	int rotate;
 	uint32_t rot_off;
@@ -78,14 +79,14 @@ int msg_rdata_names(uint16_t type, size_t* prefix);
 size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 	uint16_t edns_size, int rcode);
 
-/* Convenience: a reply with no records, only the question (if known) and
- * the rcode; used for FORMERR, NOTIMP, REFUSED, SERVFAIL, BADVERS.
- * When qi->qname_len is 0 the question section is left empty. Flags are
- * QR, RA, RD and CD copied, opcode copied (Unbound's error_encode).
- * When rcode equals qi->echo_rcode, the reply is instead the query
- * itself echoed with QR set, TC cleared and the rcode, as Unbound does
- * (if it fits limit; else the form above). Returns the length written
- * (always fits in 512 bytes, except for an echo of a larger query). */
+/* compat: unbound-1.17: Convenience: a reply with no records, only the
+ * question (if known) and the rcode; used for FORMERR, NOTIMP, REFUSED,
+ * SERVFAIL, BADVERS. When qi->qname_len is 0 the question section is left
+ * empty. Flags are QR, RA, RD and CD copied, opcode copied (Unbound's
+ * error_encode). When rcode equals qi->echo_rcode, the reply is instead the
+ * query itself echoed with QR set, TC cleared and the rcode, as Unbound does
+ * (if it fits limit; else the form above). Returns the length written (always
+ * fits in 512 bytes, except for an echo of a larger query). */
 size_t msg_error_reply(uint8_t* buf, size_t limit, const struct query_info* qi,
 	int rcode, uint16_t edns_size);
 
@@ -97,16 +98,15 @@ size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
 	const struct query_info* qi, int rcode, uint16_t edns_size,
 	int ede_code, const char* text);
 
-/* Unbound's access-control "refuse" reply: the query header only, its
- * flags kept (opcode, RD, CD, AA, ...), QR set, TC cleared, rcode
- * REFUSED, all counts 0. Needs qi->id and qi->flags (set by query_parse
- * for all results but a too-short PARSE_DROP). Returns 12 (0 if
- * limit < 12). */
+/* compat: unbound-1.17: Unbound's access-control "refuse" reply: the query
+ * header only, its flags kept (opcode, RD, CD, AA, ...), QR set, TC cleared,
+ * rcode REFUSED, all counts 0. Needs qi->id and qi->flags (set by query_parse
+ * for all results but a too-short PARSE_DROP). Returns 12 (0 if limit < 12). */
 size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 	const struct query_info* qi);
-/* The same with ede: yes (Unbound 1.17): when the query had EDNS, the
- * question and an OPT record with the EDE code follow the header (its
- * flags still the query's); without EDNS, msg_refuse_reply. */
+/* compat: unbound-1.17: The same with ede: yes (Unbound 1.17): when the query
+ * had EDNS, the question and an OPT record with the EDE code follow the header
+ * (its flags still the query's); without EDNS, msg_refuse_reply. */
 size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
 	const struct query_info* qi, uint16_t edns_size, int ede_code);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* util/msgparse.c - parse an incoming query in one pass, in the order
- * Unbound 1.17 checks it (worker_check_request, query_info_parse,
+/* util/msgparse.c - compat: unbound-1.17: parse an incoming query in one pass,
+ * in the order Unbound 1.17 checks it (worker_check_request, query_info_parse,
  * parse_edns_from_query_pkt), so the same rcode and reply form result. */
 #include "config.h"
 #include "util/msgparse.h"
@@ -14,8 +14,9 @@ static uint16_t rd16(const uint8_t* p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-/* Read the question: an uncompressed name (queries may not compress it,
- * as in Unbound's query_dname_len) then type and class. 0 if malformed. */
+/* compat: unbound-1.17: Read the question: an uncompressed name (queries may
+ * not compress it, as in Unbound's query_dname_len) then type and class. 0 if
+ * malformed. */
 static int read_question(const uint8_t* pkt, size_t len,
 	struct query_info* qi)
 {
@@ -95,8 +96,8 @@ static int qtype_is_meta(uint16_t t)
 		t == TYPE_MAILA || t == TYPE_MAILB || (t >= 128 && t <= 248);
 }
 
-/* A FORMERR found in the EDNS stage: Unbound answers it with the
- * question and an OPT record of its own (no DO). */
+/* compat: unbound-1.17: A FORMERR found in the EDNS stage: Unbound answers it
+ * with the question and an OPT record of its own (no DO). */
 static enum parse_result edns_formerr(struct query_info* qi)
 {
 	qi->has_edns = 1;
@@ -163,7 +164,8 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 		return err_rcode == RCODE_NOTIMPL ? PARSE_NOTIMPL : PARSE_FORMERR;
 	}
 
-	/* Qtype checks come before EDNS in Unbound; the caller does them. */
+	/* compat: unbound-1.17: Qtype checks come before EDNS in Unbound; the
+	 * caller does them. */
 	if(qi->qtype == TYPE_AXFR || qi->qtype == TYPE_IXFR) {
 		qi->echo_rcode = RCODE_REFUSED;
 		return PARSE_OK;
@@ -192,8 +194,8 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 		rdlen = rd16(pkt + pos + 8);
 		if(len - pos - 10 < rdlen)
 			return edns_formerr(qi);
-		/* Options are not needed yet; a partial option is ignored,
-		 * as Unbound does. */
+		/* compat: unbound-1.17: Options are not needed yet; a partial
+		 * option is ignored, as Unbound does. */
 		qi->has_edns = 1;
 		qi->edns_version = ver;
 		qi->edns_do = (pkt[pos + 6] & 0x80) != 0;

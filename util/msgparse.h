@@ -47,10 +47,10 @@ struct query_info {
 	/* The query packet itself (valid while the caller keeps it). */
 	const uint8_t* pkt;
 	size_t pkt_len;
-	/* Nonzero: the rcode for which Unbound replies by echoing the whole
-	 * query with QR set (header checks, unreadable question, AXFR/IXFR
-	 * REFUSED, meta qtype FORMERR). msg_error_reply() does that echo
-	 * when called with this rcode. 0: no echo. */
+	/* compat: unbound-1.17: Nonzero: the rcode for which Unbound replies
+	 * by echoing the whole query with QR set (header checks, unreadable
+	 * question, AXFR/IXFR REFUSED, meta qtype FORMERR). msg_error_reply()
+	 * does that echo when called with this rcode. 0: no echo. */
 	int echo_rcode;
 };
 
@@ -64,18 +64,18 @@ enum parse_result {
 	PARSE_REFUSED       /* opcode NOTIFY (no auth zones): reply REFUSED */
 };
 
-/* Parse pkt. On PARSE_FORMERR/NOTIMPL/BADVERS/REFUSED, qi->id and
- * qi->flags are set and, when the question could be read,
- * qname/qtype/qclass too (qname_len is 0 when not). Rules, in Unbound
- * 1.17's order: TC set, QDCOUNT != 1, ANCOUNT != 0 (1 is allowed for
- * NOTIFY), NSCOUNT != 0, ARCOUNT > 1, or a question that is not an
- * uncompressed name plus type and class: FORMERR (echoed); opcode not
- * QUERY or NOTIFY: NOTIMPL (echoed). AXFR/IXFR and meta qtypes return
- * PARSE_OK at once with echo_rcode set (REFUSED resp. FORMERR), for the
- * caller's qtype checks. Then the additional record must be an OPT RR
- * with root owner inside the packet (else FORMERR; has_edns is then set
- * so the FORMERR carries an OPT as Unbound's does); version > 0 gives
- * BADVERS; NOTIFY gives REFUSED. Trailing garbage is ignored. */
+/* compat: unbound-1.17: Parse pkt. On PARSE_FORMERR/NOTIMPL/BADVERS/REFUSED,
+ * qi->id and qi->flags are set and, when the question could be read,
+ * qname/qtype/qclass too (qname_len is 0 when not). Rules, in Unbound 1.17's
+ * order: TC set, QDCOUNT != 1, ANCOUNT != 0 (1 is allowed for NOTIFY), NSCOUNT
+ * != 0, ARCOUNT > 1, or a question that is not an uncompressed name plus type
+ * and class: FORMERR (echoed); opcode not QUERY or NOTIFY: NOTIMPL (echoed).
+ * AXFR/IXFR and meta qtypes return PARSE_OK at once with echo_rcode set
+ * (REFUSED resp. FORMERR), for the caller's qtype checks. Then the additional
+ * record must be an OPT RR with root owner inside the packet (else FORMERR;
+ * has_edns is then set so the FORMERR carries an OPT as Unbound's does);
+ * version > 0 gives BADVERS; NOTIFY gives REFUSED. Trailing garbage is
+ * ignored. */
 enum parse_result query_parse(const uint8_t* pkt, size_t len,
 	struct query_info* qi);
 

@@ -39,7 +39,8 @@ ipstrtoaddr(const char* ip, int port, struct sockaddr_storage* addr,
 		return 0;
 	memset(addr, 0, sizeof(*addr));
 	if(strchr(ip, ':')) {
-		/* IPv6, possibly with a %scope suffix as Unbound accepts */
+		/* compat: unbound-1.17: IPv6, possibly with a %scope suffix as
+		 * Unbound accepts */
 		struct sockaddr_in6* sa = (struct sockaddr_in6*)addr;
 		char buf[MAX_ADDR_STRLEN];
 		const char* pct = strchr(ip, '%');

@@ -107,7 +107,8 @@ int val_ta_add_rr(struct ta_collect* c, ldns_rr* rr, const struct ta_where* w)
 		return 0;
 	}
 	if((w->is_auto && p->from_static) || (!w->is_auto && p->from_auto)) {
-		/* as Unbound: "anchor cannot be with and without autotrust" */
+		/* compat: unbound-1.17: as Unbound: "anchor cannot be with and
+		 * without autotrust" */
 		char buf[LDNS_MAX_DOMAINLEN * 4 + 8];
 		dname_to_str(nm, buf, sizeof(buf));
 		val_ta_error(w, "trust anchor %s is both in an "
@@ -170,7 +171,8 @@ static int read_list(struct ta_collect* c, const struct config_file* cfg,
 		char* p;
 		int ok;
 		if(!list->str || !list->str[0])
-			continue;   /* "" is no file, as Unbound */
+			/* compat: unbound-1.17: "" is no file, as Unbound */
+			continue;
 		if(!(p = anchor_path(cfg, list->str, paths))) {
 			log_err("out of memory");
 			return 0;
@@ -199,7 +201,8 @@ static int read_list(struct ta_collect* c, const struct config_file* cfg,
 					"pattern", p);
 				ok = 0;
 			}
-			/* no match: nothing to read, as Unbound */
+			/* compat: unbound-1.17: no match: nothing to read, as
+			 * Unbound */
 		} else	ok = reader(c, p);
 		free(p);
 		if(!ok)
@@ -525,8 +528,9 @@ const struct val_anchor* val_anchor_find(const struct val_anchors* a,
 	for(;;) {
 		const struct val_anchor* p = find_exact(a, name, len, dclass);
 		const uint8_t* up;
-		/* an RFC 5011 point whose keys were all revoked is no anchor
-		 * any more (as Unbound removes it): look further up */
+		/* compat: unbound-1.17: an RFC 5011 point whose keys were all
+		 * revoked is no anchor any more (as Unbound removes it): look
+		 * further up */
 		if(p && !(p->autr && !val_anchor_ds(p) && !val_anchor_dnskey(p)))
 			return p;
 		if(name[0] == 0)

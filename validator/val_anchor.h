@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_anchor.h - the trust anchors of one config snapshot.
+/* validator/val_anchor.h - compat: unbound-1.17: the trust anchors of one
+ * config snapshot.
  *
  * Built from the config (val_anchors_create) and then read-only, so
  * any thread may look up without a lock. Sources, as Unbound 1.17:
@@ -37,8 +38,9 @@ struct autr_point;
 enum val_anchor_kind {
 	VAL_ANCHOR_KEYS = 0,     /* ds and/or dnskey hold the anchor */
 	VAL_ANCHOR_INSECURE,     /* domain-insecure: insecure at and below */
-	VAL_ANCHOR_UNSUPPORTED   /* configured, but no RR with an algorithm
-	                          * this build checks: insecure, as Unbound */
+	/* compat: unbound-1.17: configured, but no RR with an algorithm this
+	 * build checks: insecure, as Unbound */
+	VAL_ANCHOR_UNSUPPORTED
 };
 
 /* One trust point. The zone at name (and below it, down to a closer
@@ -66,12 +68,12 @@ struct val_anchor {
 const ldns_rr_list* val_anchor_ds(const struct val_anchor* a);
 const ldns_rr_list* val_anchor_dnskey(const struct val_anchor* a);
 
-/* Where file names are opened from (Unbound reads its anchors after
- * chroot and chdir to directory:). OUTSIDE: before those (daemon
- * start-up, unbound-checkconf): chroot: is put in front of a name that
- * does not start with it, and directory: before a relative one.
- * INSIDE: after them (reload): the chroot prefix is taken off and a
- * relative name is opened from the current directory. */
+/* compat: unbound-1.17: Where file names are opened from (Unbound reads its
+ * anchors after chroot and chdir to directory:). OUTSIDE: before those (daemon
+ * start-up, unbound-checkconf): chroot: is put in front of a name that does
+ * not start with it, and directory: before a relative one. INSIDE: after them
+ * (reload): the chroot prefix is taken off and a relative name is opened from
+ * the current directory. */
 enum val_anchor_paths { VAL_PATHS_OUTSIDE = 0, VAL_PATHS_INSIDE };
 
 struct val_anchors;
@@ -86,8 +88,8 @@ struct val_anchors;
  * daemon without the validator module, see val_anchors_in_use). */
 struct val_anchors* val_anchors_create(const struct config_file* cfg,
 	enum val_anchor_paths paths, int sources);
-/* Does module-config run the validator? Unbound's daemon reads no
- * anchor otherwise (its unbound-checkconf reads them all the same). */
+/* compat: unbound-1.17: Does module-config run the validator? Unbound's daemon
+ * reads no anchor otherwise (its unbound-checkconf reads them all the same). */
 int val_anchors_in_use(const struct config_file* cfg);
 /* A store for cfg that keeps the anchors from files and trust-anchor:
  * of old (shared, not re-read) and takes domain-insecure from cfg.
@@ -112,8 +114,8 @@ int val_anchor_is_insecure(const struct val_anchors* a,
  * chroot: and username: are applied)? 0 after logging which cannot. */
 int val_anchors_check_writable(const struct val_anchors* a);
 
-/* All points, ordered as Unbound's anchor tree within a class (for
- * listing, as unbound-control list_insecure does). */
+/* compat: unbound-1.17: All points, ordered as Unbound's anchor tree within a
+ * class (for listing, as unbound-control list_insecure does). */
 size_t val_anchors_count(const struct val_anchors* a);
 const struct val_anchor* val_anchors_get(const struct val_anchors* a,
 	size_t i);

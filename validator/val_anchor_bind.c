@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_anchor_bind.c - trusted-keys-file: anchors in BIND's
- * named.conf syntax. As Unbound 1.17, only trusted-keys statements are
- * read; everything else in the file is skipped, also the managed-keys
- * and trust-anchors statements (checked against Debian's Unbound: it
- * takes no anchor from them, however broken, so a BIND file with a stale
- * managed key does not make a drop-in start failing validation). An
- * entry is
- *   name flags protocol algorithm "base64 key";
- * and, accepted beyond what Unbound reads in the statement, BIND 9.15's
- *   name static-key|initial-key flags protocol algorithm "key";
- *   name static-ds|initial-ds keytag algorithm digesttype "hex";
- * Comments: #, // and C style. */
+/* validator/val_anchor_bind.c - compat: unbound-1.17: trusted-keys-file:
+ * anchors in BIND's named.conf syntax. As Unbound 1.17, only trusted-keys
+ * statements are read; everything else in the file is skipped, also the
+ * managed-keys and trust-anchors statements (checked against Debian's Unbound:
+ * it takes no anchor from them, however broken, so a BIND file with a stale
+ * managed key does not make a drop-in start failing validation). An entry is
+ * name flags protocol algorithm "base64 key"; and, accepted beyond what
+ * Unbound reads in the statement, BIND 9.15's   name static-key|initial-key
+ * flags protocol algorithm "key";   name static-ds|initial-ds keytag algorithm
+ * digesttype "hex"; Comments: #, // and C style. */
 #include "config.h"
 #include "validator/val_anchor_read.h"
 #include "util/log.h"

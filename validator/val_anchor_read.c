@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_anchor_read.c - reading the anchor sources: zone files
- * (trust-anchor-file), trust-anchor: lines and Unbound's RFC 5011
- * state files (auto-trust-anchor-file). BIND's format is in
- * val_anchor_bind.c. ldns parses the RRs; these readers only find them
- * and say where an error is. */
+/* validator/val_anchor_read.c - compat: unbound-1.17: reading the anchor
+ * sources: zone files (trust-anchor-file), trust-anchor: lines and Unbound's
+ * RFC 5011 state files (auto-trust-anchor-file). BIND's format is in
+ * val_anchor_bind.c. ldns parses the RRs; these readers only find them and say
+ * where an error is. */
 #include "config.h"
 #include "validator/val_anchor_read.h"
 #include "validator/val_autotrust.h"
@@ -75,7 +75,8 @@ int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 			ok = 0;
 			break;
 		}
-		/* as Unbound: the output of dig (with RRSIGs, SOA) loads */
+		/* compat: unbound-1.17: as Unbound: the output of dig (with
+		 * RRSIGs, SOA) loads */
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
 			ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
 			ldns_rr_free(rr);
@@ -244,7 +245,8 @@ struct auto_read {
 	time_t hdr[6];          /* ;;last_queried: ... ;;retry_time: */
 };
 
-/* The header lines Unbound writes, in the order of auto_read.hdr. */
+/* compat: unbound-1.17: The header lines Unbound writes, in the order of
+ * auto_read.hdr. */
 static const char* const hdr_names[6] = { ";;last_queried: ",
 	";;last_success: ", ";;next_probe_time: ", ";;query_failed: ",
 	";;query_interval: ", ";;retry_time: " };
@@ -400,7 +402,8 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 	} else if(r->first && (ldns_dname_compare(ldns_rr_owner(r->first),
 		ldns_rr_owner(rr)) != 0 || ldns_rr_get_class(r->first) !=
 		ldns_rr_get_class(rr))) {
-		/* Unbound: "file has mismatching data inside" */
+		/* compat: unbound-1.17: Unbound: "file has mismatching data
+		 * inside" */
 		val_ta_error(w,
 			"an auto-trust-anchor-file holds one trust point; "
 			"this record has another owner or class");
@@ -459,7 +462,8 @@ int val_ta_read_autofile(struct ta_collect* c, const char* fname)
 				ok = 0;
 				break;
 			}
-			/* as Unbound: all keys were revoked, no anchor */
+			/* compat: unbound-1.17: as Unbound: all keys were
+			 * revoked, no anchor */
 			log_warn("trust anchor %s has been revoked", fname);
 			r.revoked = 1;
 			goto done;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_autotrust.h - RFC 5011 automated trust anchor updates
- * for auto-trust-anchor-file:, as Unbound 1.17.
+/* validator/val_autotrust.h - compat: unbound-1.17: RFC 5011 automated trust
+ * anchor updates for auto-trust-anchor-file:, as Unbound 1.17.
  *
  * One trust point per file. Its keys each have a state (START, ADDPEND,
  * VALID, MISSING, REVOKED, REMOVED); the VALID and MISSING ones (and a
@@ -36,8 +36,8 @@ enum autr_state {
 	AUTR_STATE_REMOVED = 5
 };
 
-/* A key must be seen in this many probes before add-holddown can make
- * it VALID (Unbound's sanity check). */
+/* compat: unbound-1.17: A key must be seen in this many probes before
+ * add-holddown can make it VALID (Unbound's sanity check). */
 #define AUTR_MIN_PENDING 2
 
 struct autr_key {
@@ -98,7 +98,8 @@ int autr_rr_is_sep(const ldns_rr* rr);
 int autr_rr_is_revoked(const ldns_rr* rr);
 const char* autr_state_str(enum autr_state s);   /* "  VALID  " ... */
 
-/* --- the state machine: one probe's result, in Unbound's order --- */
+/* compat: unbound-1.17: --- the state machine: one probe's result, in
+ * Unbound's order --- */
 /* Keys in ADDPEND whose add-holddown passed become VALID. */
 void autr_holddown_exceed(struct autr_point* p, time_t now,
 	const struct autr_params* par, int* changed);
@@ -122,7 +123,8 @@ time_t autr_next_probe(time_t now, time_t wait, int permit_small,
 	uint32_t rnd);
 
 /* --- the file (val_autotrust_file.c) --- */
-/* Unbound's format to out; 0 on a write error (errno set). */
+/* compat: unbound-1.17: Unbound's format to out; 0 on a write error (errno
+ * set). */
 int autr_write_fp(FILE* out, const struct autr_point* p);
 /* Write p->file atomically: a temporary file in the same directory,
  * fsync, rename. 0 on failure, logged with the file name. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_autotrust_file.c - writing an auto-trust-anchor-file in
- * Unbound's format (the header lines ;;id:, ;;last_queried: ... and a
- * ;;state=N [ NAME ] ;;count=N ;;lastchange=T comment per key), so
- * Debian's Unbound reads what this daemon writes and the other way
- * round. The reader is val_ta_read_autofile (val_anchor_read.c). */
+/* validator/val_autotrust_file.c - compat: unbound-1.17: writing an
+ * auto-trust-anchor-file in Unbound's format (the header lines ;;id:,
+ * ;;last_queried: ... and a ;;state=N [ NAME ] ;;count=N ;;lastchange=T
+ * comment per key), so Debian's Unbound reads what this daemon writes and the
+ * other way round. The reader is val_ta_read_autofile (val_anchor_read.c). */
 #include "config.h"
 #include "validator/val_autotrust.h"
 #include "util/log.h"
@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ctime's text with its newline, as Unbound prints after ";;". */
+/* compat: unbound-1.17: ctime's text with its newline, as Unbound prints after
+ * ";;". */
 static const char* when(time_t t, char* buf)
 {
 	if(!ctime_r(&t, buf))
@@ -64,7 +65,8 @@ int autr_write_fp(FILE* out, const struct autr_point* p)
 		char* s;
 		size_t len;
 		int r;
-		/* as Unbound: START and REMOVED keys and DS are not kept */
+		/* compat: unbound-1.17: as Unbound: START and REMOVED keys and
+		 * DS are not kept */
 		if(k->s == AUTR_STATE_START || k->s == AUTR_STATE_REMOVED ||
 			ldns_rr_get_type(k->rr) != LDNS_RR_TYPE_DNSKEY)
 			continue;

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_autotrust_probe.c - the RFC 5011 probes: one worker
- * (the first whose validator starts) keeps a timer; when a point's
- * next_probe_time comes, it asks the zone's DNSKEY set through its mesh
- * (CD and DO, with the cached DNSKEY RRset and messages removed first
- * so the servers are asked, as Unbound does), checks the answer against
- * the keys the point trusts (the signatures here, the states in
- * val_autotrust_state.c), writes the file and publishes the new trusted
- * keys to the validator. */
+/* validator/val_autotrust_probe.c - compat: unbound-1.17: the RFC 5011 probes:
+ * one worker (the first whose validator starts) keeps a timer; when a point's
+ * next_probe_time comes, it asks the zone's DNSKEY set through its mesh (CD
+ * and DO, with the cached DNSKEY RRset and messages removed first so the
+ * servers are asked, as Unbound does), checks the answer against the keys the
+ * point trusts (the signatures here, the states in val_autotrust_state.c),
+ * writes the file and publishes the new trusted keys to the validator. */
 #include "config.h"
 #include "validator/val_autotrust.h"
 #include "validator/val_anchor.h"
@@ -438,7 +437,8 @@ struct autr_prober* val_autotrust_prober_start(struct module_env* env,
 	pr->env = env;
 	pr->ve = ve;
 	pr->first = 1;
-	/* at once, as Unbound processes its anchors when it first primes */
+	/* compat: unbound-1.17: at once, as Unbound processes its anchors when
+	 * it first primes */
 	{
 		struct timeval tv = { 0, 0 };
 		evtimer_add(pr->timer, &tv);

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_autotrust_state.c - the RFC 5011 trust point: its keys,
- * the per-key state table (section 4) with Unbound's hold-downs and
- * pending count, the probe times, and the trusted lists published to
- * the validator. No cryptography here: the prober checks signatures
- * and passes the verdicts in, so the table can be tested on its own. */
+/* validator/val_autotrust_state.c - compat: unbound-1.17: the RFC 5011 trust
+ * point: its keys, the per-key state table (section 4) with Unbound's
+ * hold-downs and pending count, the probe times, and the trusted lists
+ * published to the validator. No cryptography here: the prober checks
+ * signatures and passes the verdicts in, so the table can be tested on its
+ * own. */
 #include "config.h"
 #include "validator/val_autotrust.h"
 #include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* SEP keys are the ones RFC 5011 tracks; a ZSK configured as the
- * anchor is kept until a KSK is trusted (as Unbound). */
+/* compat: unbound-1.17: SEP keys are the ones RFC 5011 tracks; a ZSK
+ * configured as the anchor is kept until a KSK is trusted (as Unbound). */
 static uint16_t rr_flags(const ldns_rr* rr)
 {
 	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY ||
@@ -329,7 +330,8 @@ void autr_key_revoked(struct autr_key* k, time_t now, int* changed)
 	}
 }
 
-/* RFC 5011 section 4.2, per SEP key, with Unbound's events. */
+/* compat: unbound-1.17: RFC 5011 section 4.2, per SEP key, with Unbound's
+ * events. */
 static void key_table(struct autr_key* k, time_t now,
 	const struct autr_params* par, int* changed)
 {

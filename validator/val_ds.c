@@ -137,9 +137,9 @@ struct key_check {
 	struct val_verify_result* res;
 };
 
-/* The DNSKEY RRset (ks, canonical in ctx) against one DS: a key with
- * its tag and algorithm whose digest matches must sign the RRset (as
- * Unbound's verify_dnskeys_with_ds_rr). */
+/* compat: unbound-1.17: The DNSKEY RRset (ks, canonical in ctx) against one
+ * DS: a key with its tag and algorithm whose digest matches must sign the
+ * RRset (as Unbound's verify_dnskeys_with_ds_rr). */
 static enum sec_status with_ds_rr(struct key_check* kc,
 	const struct val_keyset* ks, const struct ds_fields* d)
 {
@@ -190,8 +190,8 @@ static void needed_add(uint8_t* list, uint8_t alg)
 	}
 }
 
-/* algorithm bookkeeping over the needed list (Unbound's algo_needs):
- * state 0 not yet seen, 1 bogus, 2 secure. 1 when every needed
+/* compat: unbound-1.17: algorithm bookkeeping over the needed list (Unbound's
+ * algo_needs): state 0 not yet seen, 1 bogus, 2 secure. 1 when every needed
  * algorithm is secure now that alg is. */
 static int needed_done(uint8_t* state, const uint8_t* list, uint8_t alg)
 {
@@ -209,8 +209,8 @@ static void needed_bogus(uint8_t* state, uint8_t alg)
 		state[alg] = 1;
 }
 
-/* As Unbound: when a needed algorithm failed, its reason stands; else
- * name the first algorithm that was never verified. */
+/* compat: unbound-1.17: As Unbound: when a needed algorithm failed, its reason
+ * stands; else name the first algorithm that was never verified. */
 static void needed_reason(const uint8_t* state, const uint8_t* list,
 	struct val_verify_result* res)
 {

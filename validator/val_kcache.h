@@ -96,12 +96,13 @@ void val_kentry_view(const struct val_kentry* e, time_t now,
 
 /* The flushes and statistics below take kc NULL (no key cache: the
  * daemon without the validator) as empty. */
-/* unbound-control flush_zone: remove the entries at or below zone;
- * returns how many of them were still fresh at now (Unbound's count). */
+/* compat: unbound-1.17: unbound-control flush_zone: remove the entries at or
+ * below zone; returns how many of them were still fresh at now (Unbound's
+ * count). */
 size_t val_kcache_flush_zone(struct val_kcache* kc, const uint8_t* zone,
 	time_t now);
-/* flush_bogus and flush_negative (both, as in Unbound, drop the BAD
- * entries): returns how many were removed. */
+/* compat: unbound-1.17: flush_bogus and flush_negative (both, as in Unbound,
+ * drop the BAD entries): returns how many were removed. */
 size_t val_kcache_flush_bad(struct val_kcache* kc);
 /* flush all (reload). */
 void val_kcache_flush_all(struct val_kcache* kc);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_msg.c - checking one message once the keys of its
- * zones are known: every RRset's signatures (or the proof that its
+/* validator/val_msg.c - compat: unbound-1.17: checking one message once the
+ * keys of its zones are known: every RRset's signatures (or the proof that its
  * zone is unsigned), then the wildcard and denial proofs, as Unbound's
- * validate_msg_signatures and validate_*_response do. The message is
- * as secure as its least secure RRset (bogus < indeterminate <
- * insecure < secure, the order of enum sec_status). */
+ * validate_msg_signatures and validate_*_response do. The message is as secure
+ * as its least secure RRset (bogus < indeterminate < insecure < secure, the
+ * order of enum sec_status). */
 #include "config.h"
 #include "validator/val_module.h"
 #include "validator/val_nsec.h"
@@ -170,10 +170,11 @@ static void chain_end(const struct msg_sets* m, const uint8_t* qname,
 	}
 }
 
-/* Is there a signed answer RRset for the end of the CNAME chain (the
- * question's type, or any type for ANY)? Its signer's keys are walked
- * to, and they are the keys that decide (as Unbound's val_find_signer
- * takes the answer's signer), so the name itself needs no walk. */
+/* compat: unbound-1.17: Is there a signed answer RRset for the end of the
+ * CNAME chain (the question's type, or any type for ANY)? Its signer's keys
+ * are walked to, and they are the keys that decide (as Unbound's
+ * val_find_signer takes the answer's signer), so the name itself needs no
+ * walk. */
 static int signed_answer(const struct msg_sets* m, const uint8_t* end,
 	uint16_t qtype)
 {

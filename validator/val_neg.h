@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg.h - the aggressive NSEC cache (RFC 8198,
- * aggressive-nsec: as Unbound 1.17's negative cache): the NSEC records
- * of validated, secure answers, per signed zone in canonical order, so
- * that a later question in the zone can be answered without asking:
+/* validator/val_neg.h - compat: unbound-1.17: the aggressive NSEC cache (RFC
+ * 8198, aggressive-nsec: as Unbound 1.17's negative cache): the NSEC records
+ * of validated, secure answers, per signed zone in canonical order, so that a
+ * later question in the zone can be answered without asking:
  *
  *   NXDOMAIN  an NSEC covers the name and one covers (or the wildcard
  *             NSEC is) the wildcard at its closest encloser;

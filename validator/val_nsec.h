@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_nsec.h - authenticated denial of existence with NSEC
- * (RFC 4035 5.4, RFC 4034 6.1 ordering), with Unbound 1.17's rules.
+/* validator/val_nsec.h - compat: unbound-1.17: authenticated denial of
+ * existence with NSEC (RFC 4035 5.4, RFC 4034 6.1 ordering), with Unbound
+ * 1.17's rules.
  *
  * Every function here is pure: no allocation, no global state, no I/O.
  * The caller has already verified the signatures of the NSEC RRsets it

@@ -139,8 +139,9 @@ int val_nsec3_covers_hash(const struct val_nsec3_rr* n, const uint8_t* hash,
 	return memcmp(hash, o, hashlen) > 0 || memcmp(hash, x, hashlen) < 0;
 }
 
-/* The zone the proof is about (Unbound's filter_init): the closest to
- * qname that a usable NSEC3 is in; for DS not qname itself unless root. */
+/* compat: unbound-1.17: The zone the proof is about (Unbound's filter_init):
+ * the closest to qname that a usable NSEC3 is in; for DS not qname itself
+ * unless root. */
 static const uint8_t* pick_zone(const ldns_rr_list* l, const uint8_t* qname,
 	uint16_t qtype)
 {

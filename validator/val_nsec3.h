@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_nsec3.h - authenticated denial of existence with NSEC3
- * (RFC 5155 8, RFC 9276), with Unbound 1.17's rules and Unbound
- * 1.19.1's bound on hashing work (CVE-2023-50868).
+/* validator/val_nsec3.h - compat: unbound-1.17: authenticated denial of
+ * existence with NSEC3 (RFC 5155 8, RFC 9276), with Unbound 1.17's rules and
+ * Unbound 1.19.1's bound on hashing work (CVE-2023-50868).
  *
  * Inputs: a list of NSEC3 RRs whose signatures the caller has verified
  * (other types in the list are skipped), all of the query's class;
@@ -40,7 +40,8 @@
 #include "validator/val_secstatus.h"
 #include "validator/val_nsec3_hash.h"
 
-/* Distinct from every other result; the value Unbound uses too. */
+/* compat: unbound-1.17: Distinct from every other result; the value Unbound
+ * uses too. */
 #define VAL_NSEC3_SUSPEND SEC_UNCHECKED
 
 #define NSEC3_FLAG_OPTOUT 0x01
@@ -54,11 +55,10 @@ struct val_nsec3_env {
 	struct nsec3_budget* budget;
 };
 
-/* NXDOMAIN: the closest provable encloser ce of qname has a matching
- * NSEC3 (not a delegation, not a DNAME), the next closer name is
- * covered, and *.ce is covered. SEC_INSECURE when the next closer's
- * NSEC3 is opt-out (as Unbound: the name may be an unsigned
- * delegation). */
+/* compat: unbound-1.17: NXDOMAIN: the closest provable encloser ce of qname
+ * has a matching NSEC3 (not a delegation, not a DNAME), the next closer name
+ * is covered, and *.ce is covered. SEC_INSECURE when the next closer's NSEC3
+ * is opt-out (as Unbound: the name may be an unsigned delegation). */
 enum sec_status val_nsec3_prove_nxdomain(const ldns_rr_list* nsec3s,
 	const uint8_t* qname, const struct val_nsec3_env* env,
 	struct val_reason* reason);

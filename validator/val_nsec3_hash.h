@@ -17,8 +17,8 @@
 #define NSEC3_SHA1_LEN 20
 /* base32hex of a 20-byte hash, no padding */
 #define NSEC3_SHA1_B32_LEN 32
-/* As Unbound 1.19.1's MAX_NSEC3_CALCULATIONS: hashes computed (not
- * found in the cache) per run of a proof. */
+/* compat: unbound-1.17: As Unbound 1.19.1's MAX_NSEC3_CALCULATIONS: hashes
+ * computed (not found in the cache) per run of a proof. */
 #define NSEC3_HASH_BUDGET 8
 /* Distinct (name, parameters) hashes one query keeps; past this, new
  * hashes are still computed but not kept. */

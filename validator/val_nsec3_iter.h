@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_nsec3_iter.h - the NSEC3 iteration limit by key size
- * (val-nsec3-keysize-iterations, RFC 9276 3.2).
+/* validator/val_nsec3_iter.h - compat: unbound-1.17: the NSEC3 iteration limit
+ * by key size (val-nsec3-keysize-iterations, RFC 9276 3.2).
  *
  * Unbound 1.17: NSEC3 records of the proving zone with more iterations
  * than the limit for the zone's key size make the answer insecure (not
@@ -29,8 +29,8 @@ struct nsec3_iter_table {
 int val_nsec3_iter_parse(const char* text, struct nsec3_iter_table* t,
 	char* err, size_t errlen);
 
-/* The limit for a key of bits: the first pair whose key size is at
- * least bits, else the last pair's (as Unbound's get_max_iter). */
+/* compat: unbound-1.17: The limit for a key of bits: the first pair whose key
+ * size is at least bits, else the last pair's (as Unbound's get_max_iter). */
 size_t val_nsec3_iter_max(const struct nsec3_iter_table* t, size_t bits);
 
 /* Key size for the limit: the smallest key size (ldns's

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_secstatus.h - the DNSSEC security status of an RRset or
- * a message, and why validation failed. Numbered as Unbound's
- * sec_status (its dump_cache format keeps the number), so the message
- * cache's enum msg_security and this one agree value for value. */
+/* validator/val_secstatus.h - compat: unbound-1.17: the DNSSEC security status
+ * of an RRset or a message, and why validation failed. Numbered as Unbound's
+ * sec_status (its dump_cache format keeps the number), so the message cache's
+ * enum msg_security and this one agree value for value. */
 #ifndef VALIDATOR_VAL_SECSTATUS_H
 #define VALIDATOR_VAL_SECSTATUS_H
 
@@ -15,7 +15,8 @@ enum sec_status {
 	SEC_SECURE = 5          /* chain of trust to an anchor */
 };
 
-/* Extended DNS Error codes (RFC 8914) the validator sets, as Unbound. */
+/* compat: unbound-1.17: Extended DNS Error codes (RFC 8914) the validator
+ * sets, as Unbound. */
 enum val_ede {
 	VAL_EDE_NONE = -1,
 	VAL_EDE_OTHER = 0,
@@ -33,8 +34,8 @@ enum val_ede {
 	                                * the DS/DNSKEY lookups */
 };
 
-/* Why a check failed: a static text in Unbound's wording (for
- * val-log-level and the EDE text) and its EDE code. */
+/* compat: unbound-1.17: Why a check failed: a static text in Unbound's wording
+ * (for val-log-level and the EDE text) and its EDE code. */
 struct val_reason {
 	const char* text;
 	enum val_ede ede;

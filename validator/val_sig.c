@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_sig.c - verify an RRset's RRSIGs with a trusted key
- * set: which signatures and keys may be tried, their dates with clock
- * skew, the KeyTrap budget, the TTL of a verified RRset and the reason
+/* validator/val_sig.c - compat: unbound-1.17: verify an RRset's RRSIGs with a
+ * trusted key set: which signatures and keys may be tried, their dates with
+ * clock skew, the KeyTrap budget, the TTL of a verified RRset and the reason
  * (Unbound's wording, RFC 8914 code) when none verifies. */
 #include "config.h"
 #include <string.h>
@@ -49,8 +49,9 @@ static void set_reason(struct val_verify_result* res, const char* text,
 	res->reason.ede = ede;
 }
 
-/* "<prefix> with algorithm <name>" as static strings (Unbound builds
- * them with snprintf; the needed lists only hold supported algorithms). */
+/* compat: unbound-1.17: "<prefix> with algorithm <name>" as static strings
+ * (Unbound builds them with snprintf; the needed lists only hold supported
+ * algorithms). */
 #define ALGO_REASONS(p) { p " with algorithm RSASHA1", \
 	p " with algorithm RSASHA1-NSEC3-SHA1", \
 	p " with algorithm RSASHA256", p " with algorithm RSASHA512", \
@@ -88,9 +89,9 @@ static int serial_cmp(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0 ? 1 : -1;
 }
 
-/* The inception and expiration against now, with Unbound's skew: 10%
- * of the validity period clamped to [skew_min, skew_max], allowed on
- * both ends. */
+/* compat: unbound-1.17: The inception and expiration against now, with
+ * Unbound's skew: 10% of the validity period clamped to [skew_min, skew_max],
+ * allowed on both ends. */
 static int check_dates(const struct val_sig_settings* set, time_t now,
 	const struct val_rrsig* s, struct val_verify_result* res)
 {
@@ -120,8 +121,9 @@ static int check_dates(const struct val_sig_settings* set, time_t now,
 	return 1;
 }
 
-/* RFC 4035 5.3.3 as Unbound's adjust_ttl: not above the original TTL
- * (unless that is below cache-min-ttl), nor past the expiration. */
+/* compat: unbound-1.17: RFC 4035 5.3.3 as Unbound's adjust_ttl: not above the
+ * original TTL (unless that is below cache-min-ttl), nor past the expiration.
+ */
 static uint32_t secure_ttl(const struct val_sig_ctx* ctx,
 	const struct val_rrsig* s, const struct val_sig_settings* set,
 	time_t now)
@@ -140,7 +142,8 @@ static uint32_t secure_ttl(const struct val_sig_ctx* ctx,
 	return ttl;
 }
 
-/* algorithm bookkeeping for harden-algo-downgrade (Unbound algo_needs) */
+/* compat: unbound-1.17: algorithm bookkeeping for harden-algo-downgrade
+ * (Unbound algo_needs) */
 struct needs {
 	uint8_t state[256];  /* 0 not needed, 1 needed, 2 needed and bogus */
 	int missing;
@@ -311,8 +314,9 @@ enum sec_status val_verify_canon(struct val_sig_ctx* ctx,
 				VAL_EDE_DNSSEC_BOGUS);
 			continue;
 		}
-		/* one key (DS match, anchor): its signatures only, the
-		 * others are no failure (Unbound's dnskey_verify_rrset) */
+		/* compat: unbound-1.17: one key (DS match, anchor): its
+		 * signatures only, the others are no failure (Unbound's
+		 * dnskey_verify_rrset) */
 		if(only_key >= 0) {
 			const struct val_key* k = &ks->keys[only_key];
 			if(s.alg != k->alg || s.tag != k->tag)

@@ -25,7 +25,8 @@
 #define VAL_DNSKEY_REVOKE 0x0080
 #define VAL_DNSKEY_SEP    0x0001
 
-/* KeyTrap (CVE-2023-50387) limits, Unbound 1.19.1's values. */
+/* compat: unbound-1.17: KeyTrap (CVE-2023-50387) limits, Unbound 1.19.1's
+ * values. */
 #define VAL_MAX_VERIFY_PER_RRSET 8  /* signature checks for one RRset */
 #define VAL_MAX_VERIFY_PER_MSG 8    /* checks in a message before suspend */
 #define VAL_MAX_DS_MATCH_FAILURES 4 /* failed DS digest matches per DS set */
@@ -40,14 +41,15 @@ struct val_sig_settings {
 	/* val-override-date: 0 none; -1 ignore the dates altogether;
 	 * else the time (seconds since epoch) to use as "now". */
 	int64_t date_override;
-	/* harden-algo-downgrade: every algorithm in the DS set must have a
-	 * valid signature (off, Unbound's default: one is enough). */
+	/* compat: unbound-1.17: harden-algo-downgrade: every algorithm in the
+	 * DS set must have a valid signature (off, Unbound's default: one is
+	 * enough). */
 	int harden_algo_downgrade;
-	/* cache-min-ttl: a verified TTL is not cut below this by the
-	 * RRSIG original TTL (as Unbound's adjust_ttl). */
+	/* compat: unbound-1.17: cache-min-ttl: a verified TTL is not cut below
+	 * this by the RRSIG original TTL (as Unbound's adjust_ttl). */
 	uint32_t min_ttl;
 };
-/* Fill with Unbound's defaults (3600, 86400, 0, 0, 0). */
+/* compat: unbound-1.17: Fill with Unbound's defaults (3600, 86400, 0, 0, 0). */
 void val_sig_settings_init(struct val_sig_settings* s);
 
 /* CPU budget of one message (KeyTrap). The caller keeps one per message
@@ -66,13 +68,13 @@ void val_budget_init(struct val_budget* b);
 /* True when msg_used reached msg_max: val_verify_rrset will refuse to
  * start another RRset (returns SEC_UNCHECKED, budget_exhausted set). */
 int val_budget_exhausted(const struct val_budget* b);
-/* Call when the suspended message is taken up again (Unbound re-queues
- * it behind other work): resets msg_used, counts the suspend. Returns 0
- * when the message suspended more than suspend_max times: then the
- * caller must give up, bogus with Unbound's reason "max validation
- * suspends reached, too many RRSIG validations" (val_budget_reason).
- * Unbound waits ~50 ms (more under load or after several suspends)
- * before it takes the message up again. */
+/* compat: unbound-1.17: Call when the suspended message is taken up again
+ * (Unbound re-queues it behind other work): resets msg_used, counts the
+ * suspend. Returns 0 when the message suspended more than suspend_max times:
+ * then the caller must give up, bogus with Unbound's reason "max validation
+ * suspends reached, too many RRSIG validations" (val_budget_reason). Unbound
+ * waits ~50 ms (more under load or after several suspends) before it takes the
+ * message up again. */
 int val_budget_resume(struct val_budget* b);
 struct val_reason val_budget_reason(void);
 
@@ -140,43 +142,40 @@ const uint8_t* val_keyset_needed_algos(const struct val_keyset* ks);
 struct val_keyset* val_sig_ctx_keyset(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys);
 
-/* Verify one RRset (a list of RRs of one owner, type and class; it may
- * be in any order, in any case, with duplicates) with the RRSIGs in
- * rrsigs that cover its type (others are ignored), against the trusted
- * key set keys (found by the caller for the RRSIG signer). now is the
- * wall clock (settings->date_override wins).
- * A signature is tried when: it is well formed, the owner is at or below
- * its signer, its labels are not more than the owner's, and a key has
- * its tag and algorithm, the zone flag, protocol 3, a supported
- * algorithm and is not revoked (but for the key set's own DNSKEY
- * RRset); its signer is the key set's owner; its dates hold with skew.
- * Only then is a public key operation spent (counted in the budget);
- * at most budget->rrset_max (8) per call, then bogus "too many RRSIG
- * validations".
- * Returns SEC_SECURE when a signature verifies (with harden-algo-
- * downgrade and a needed-algorithm list in keys: one per algorithm),
- * SEC_BOGUS with res->reason (Unbound's text: "no signatures" EDE 10,
- * "signatures from unknown keys" 9, "signature expired" 7, "signature
- * before inception date" 8, "dnskey without ZSK flag" 11, "signature
- * crypto failed" 6, ...), or SEC_UNCHECKED with res->budget_exhausted
- * when the message budget was spent before this call (no work done).
- * budget may be NULL (then only the per-RRset limit applies). res must
- * not be NULL. On SEC_SECURE res->ttl is min(RRset TTL, RRSIG TTL,
- * original TTL unless below min_ttl, seconds until expiration) and
- * res->wildcard names the wildcard when the owner was expanded from one.
- * The lead's validator must still check that all RRSIGs agree on the
- * labels count (Unbound's val_rrset_wildcard) if it relies on that. */
+/* compat: unbound-1.17: Verify one RRset (a list of RRs of one owner, type and
+ * class; it may be in any order, in any case, with duplicates) with the RRSIGs
+ * in rrsigs that cover its type (others are ignored), against the trusted key
+ * set keys (found by the caller for the RRSIG signer). now is the wall clock
+ * (settings->date_override wins). A signature is tried when: it is well
+ * formed, the owner is at or below its signer, its labels are not more than
+ * the owner's, and a key has its tag and algorithm, the zone flag, protocol 3,
+ * a supported algorithm and is not revoked (but for the key set's own DNSKEY
+ * RRset); its signer is the key set's owner; its dates hold with skew. Only
+ * then is a public key operation spent (counted in the budget); at most
+ * budget->rrset_max (8) per call, then bogus "too many RRSIG validations".
+ * Returns SEC_SECURE when a signature verifies (with harden-algo- downgrade
+ * and a needed-algorithm list in keys: one per algorithm), SEC_BOGUS with
+ * res->reason (Unbound's text: "no signatures" EDE 10, "signatures from
+ * unknown keys" 9, "signature expired" 7, "signature before inception date" 8,
+ * "dnskey without ZSK flag" 11, "signature crypto failed" 6, ...), or
+ * SEC_UNCHECKED with res->budget_exhausted when the message budget was spent
+ * before this call (no work done). budget may be NULL (then only the per-RRset
+ * limit applies). res must not be NULL. On SEC_SECURE res->ttl is min(RRset
+ * TTL, RRSIG TTL, original TTL unless below min_ttl, seconds until expiration)
+ * and res->wildcard names the wildcard when the owner was expanded from one.
+ * The lead's validator must still check that all RRSIGs agree on the labels
+ * count (Unbound's val_rrset_wildcard) if it relies on that. */
 enum sec_status val_verify_rrset(struct val_sig_ctx* ctx,
 	const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
 	const struct val_keyset* keys, const struct val_sig_settings* set,
 	time_t now, struct val_budget* budget, struct val_verify_result* res);
 
-/* Whether rrset (owner from its first RR) was expanded from a wildcard,
- * judged by the labels field of the RRSIGs in rrsigs that cover its
- * type (Unbound's val_rrset_wildcard): -1 when they disagree (bogus:
- * possible wildcard spoofing), 0 not expanded (or no RRSIGs), 1 expanded
- * from the wildcard written to wc (LDNS_MAX_DOMAINLEN+1 octets,
- * lowercase "*.<encloser>" wire) with *wc_len set. */
+/* compat: unbound-1.17: Whether rrset (owner from its first RR) was expanded
+ * from a wildcard, judged by the labels field of the RRSIGs in rrsigs that
+ * cover its type (Unbound's val_rrset_wildcard): -1 when they disagree (bogus:
+ * possible wildcard spoofing), 0 not expanded (or no RRSIGs), 1 expanded from
+ * the wildcard written to wc (LDNS_MAX_DOMAINLEN+1 octets, lowercase
+ * "*.<encloser>" wire) with *wc_len set. */
 int val_rrset_wildcard(const ldns_rr_list* rrset, const ldns_rr_list* rrsigs,
 	uint8_t* wc, size_t* wc_len);
 
@@ -189,13 +188,13 @@ size_t val_dnskey_digest(struct val_sig_ctx* ctx, const ldns_rr* dnskey,
  * supported digest equal to the computed one. */
 int val_ds_match_dnskey(struct val_sig_ctx* ctx, const ldns_rr* ds,
 	const ldns_rr* dnskey);
-/* The DS digest type that is used (Unbound's val_favorite_ds_algo, RFC
- * 4509 3): the highest supported digest among the DS RRs whose key
- * algorithm is supported; DS RRs with other digests are ignored. 0 when
- * no DS is usable. */
+/* compat: unbound-1.17: The DS digest type that is used (Unbound's
+ * val_favorite_ds_algo, RFC 4509 3): the highest supported digest among the DS
+ * RRs whose key algorithm is supported; DS RRs with other digests are ignored.
+ * 0 when no DS is usable. */
 int val_favorite_ds_digest(const ldns_rr_list* ds);
-/* 1 when a DS has a supported digest and a supported key algorithm
- * (Unbound's val_dsset_isusable): else the delegation is insecure. */
+/* compat: unbound-1.17: 1 when a DS has a supported digest and a supported key
+ * algorithm (Unbound's val_dsset_isusable): else the delegation is insecure. */
 int val_dsset_usable(const ldns_rr_list* ds);
 
 /* Establish trust in a DNSKEY RRset (dnskeys, with its RRSIGs in
@@ -222,12 +221,12 @@ enum sec_status val_verify_dnskey_with_ds(struct val_sig_ctx* ctx,
 	time_t now, struct val_budget* budget, struct val_verify_result* res,
 	struct val_keyset** keys_out);
 
-/* As above with a DNSKEY trust anchor (anchor: DNSKEY RRs): secure when
- * an anchor key with a supported algorithm and the zone flag signs the
- * DNSKEY RRset (harden: every anchor algorithm); as Unbound, the anchor
- * key itself need not be in the RRset. Insecure when no anchor key has
- * a supported algorithm. Bogus: "DNSKEY RRset did not match anchor
- * RRset by name", or the signature's reason. */
+/* compat: unbound-1.17: As above with a DNSKEY trust anchor (anchor: DNSKEY
+ * RRs): secure when an anchor key with a supported algorithm and the zone flag
+ * signs the DNSKEY RRset (harden: every anchor algorithm); as Unbound, the
+ * anchor key itself need not be in the RRset. Insecure when no anchor key has
+ * a supported algorithm. Bogus: "DNSKEY RRset did not match anchor RRset by
+ * name", or the signature's reason. */
 enum sec_status val_verify_dnskey_with_keys(struct val_sig_ctx* ctx,
 	const ldns_rr_list* dnskeys, const ldns_rr_list* rrsigs,
 	const ldns_rr_list* anchor, const struct val_sig_settings* set,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_signal.c - key tag signalling (RFC 8145 section 5) and
- * the root key sentinel (RFC 8509), as Unbound 1.17 does them. */
+/* validator/val_signal.c - compat: unbound-1.17: key tag signalling (RFC 8145
+ * section 5) and the root key sentinel (RFC 8509), as Unbound 1.17 does them.
+ */
 #include "config.h"
 #include "validator/val_signal.h"
 #include "validator/val_anchor.h"
@@ -73,7 +74,8 @@ void val_ta_signal(struct module_qstate* qs, const struct val_anchor* a)
 		dname_to_str(name, n, sizeof(n));
 		verbose(VERB_ALGO, "keytag query: %s", n);
 	}
-	/* Unbound asks class IN; the answer is of no use to anyone */
+	/* compat: unbound-1.17: Unbound asks class IN; the answer is of no use
+	 * to anyone */
 	(void)mesh_new_detached(qs->env->mesh, name, LDNS_RR_TYPE_NULL,
 		LDNS_RR_CLASS_IN, qs->depth + 1);
 }

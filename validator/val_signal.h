@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_signal.h - what the validator tells and answers about
- * its trust anchors, as Unbound 1.17: key tag signalling (RFC 8145
- * section 5, trust-anchor-signaling:) and the root key sentinel
- * (RFC 8509, root-key-sentinel:). */
+/* validator/val_signal.h - compat: unbound-1.17: what the validator tells and
+ * answers about its trust anchors, as Unbound 1.17: key tag signalling (RFC
+ * 8145 section 5, trust-anchor-signaling:) and the root key sentinel (RFC
+ * 8509, root-key-sentinel:). */
 #ifndef VALIDATOR_VAL_SIGNAL_H
 #define VALIDATOR_VAL_SIGNAL_H
 #include <stddef.h>
@@ -12,8 +12,9 @@ struct module_qstate;
 struct val_anchor;
 struct val_anchors;
 
-/* The key tags of the anchor's DS and DNSKEY records, ascending (as
- * Unbound lists them: duplicates kept), at most max; their number. */
+/* compat: unbound-1.17: The key tags of the anchor's DS and DNSKEY records,
+ * ascending (as Unbound lists them: duplicates kept), at most max; their
+ * number. */
 size_t val_anchor_keytags(const struct val_anchor* a, uint16_t* tags,
 	size_t max);
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_walk.c - the chain of trust for one zone of an answer:
- * from the closest trust anchor down, a label at a time, each step a
- * DS or DNSKEY sub-query through the mesh, each result kept in the key
- * cache (good keys, a proven-insecure zone, or bad keys for
- * val-bogus-ttl) so the next query finds it there. As Unbound's
- * validator walks (processFindKey), without its DS cache shortcuts. */
+/* validator/val_walk.c - compat: unbound-1.17: the chain of trust for one zone
+ * of an answer: from the closest trust anchor down, a label at a time, each
+ * step a DS or DNSKEY sub-query through the mesh, each result kept in the key
+ * cache (good keys, a proven-insecure zone, or bad keys for val-bogus-ttl) so
+ * the next query finds it there. As Unbound's validator walks
+ * (processFindKey), without its DS cache shortcuts. */
 #include "config.h"
 #include "validator/val_signal.h"
 #include "validator/val_module.h"
@@ -343,8 +343,9 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 			"DNSKEY", VAL_EDE_DNSKEY_MISSING };
 		return walk_bogus(w, z, &why);
 	}
-	/* priming the anchor: tell its zone which keys we trust (RFC 8145
-	 * section 5), as Unbound does with each priming query */
+	/* compat: unbound-1.17: priming the anchor: tell its zone which keys
+	 * we trust (RFC 8145 section 5), as Unbound does with each priming
+	 * query */
 	if(ve->ta_signaling)
 		val_ta_signal(qs, a);
 	return 0;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/validator.c - the validator module (util/module.h): DNSSEC
- * validation of what the module below (the iterator) found, as Unbound
- * 1.17's validator. The steps are in val_module.h; the chain of trust
- * is val_walk.c, the message check val_msg.c, signatures val_sig.h,
- * denial proofs val_nsec.h and val_nsec3.h, anchors val_anchor.h, the
- * key cache val_kcache.h. */
+/* validator/validator.c - compat: unbound-1.17: the validator module
+ * (util/module.h): DNSSEC validation of what the module below (the iterator)
+ * found, as Unbound 1.17's validator. The steps are in val_module.h; the chain
+ * of trust is val_walk.c, the message check val_msg.c, signatures val_sig.h,
+ * denial proofs val_nsec.h and val_nsec3.h, anchors val_anchor.h, the key
+ * cache val_kcache.h. */
 #include "config.h"
 #include "validator/val_module.h"
 #include "validator/val_anchor.h"
@@ -141,7 +141,8 @@ static void textf(char* buf, size_t len, const char* fmt, ...)
 	va_end(ap);
 }
 
-/* "name type class" as Unbound writes a question in its messages. */
+/* compat: unbound-1.17: "name type class" as Unbound writes a question in its
+ * messages. */
 static void question_str(const struct module_qstate* qs, char* buf,
 	size_t len)
 {
@@ -154,7 +155,8 @@ static void question_str(const struct module_qstate* qs, char* buf,
 	free(c);
 }
 
-/* " from 127.0.0.5 and 127.0.0.4" (Unbound's errinf_origin). */
+/* compat: unbound-1.17: " from 127.0.0.5 and 127.0.0.4" (Unbound's
+ * errinf_origin). */
 static void append_from(char* buf, size_t len, const struct module_from* f,
 	int num)
 {
@@ -163,8 +165,9 @@ static void append_from(char* buf, size_t len, const struct module_from* f,
 		char a[64];
 		size_t l = strlen(buf);
 		addr_to_str(&f[i].addr, f[i].len, a, sizeof(a));
-		/* addr_to_str writes 127.0.0.5 port 53 as Unbound's
-		 * sockaddr text; Unbound's origin text is the address */
+		/* compat: unbound-1.17: addr_to_str writes 127.0.0.5 port 53
+		 * as Unbound's sockaddr text; Unbound's origin text is the
+		 * address */
 		a[strcspn(a, " #@")] = 0;
 		textf(buf + l, len - l, "%s%s", i ? " and " : " from ", a);
 	}
@@ -183,12 +186,12 @@ static const struct val_zone* failed_zone(const struct val_qstate* vq,
 	return NULL;
 }
 
-/* Why the message is bogus, in Unbound's words, into qs->res.ede_text
- * (as "validation failure <q>: reason from server [for key zone.
- * while building chain of trust]"); returns the EDE code Unbound gives
- * at this val-log-level. A fresh key failure is kept in the key cache
- * with this text, so later queries say "marked as invalid because of"
- * it, as Unbound. */
+/* compat: unbound-1.17: Why the message is bogus, in Unbound's words, into
+ * qs->res.ede_text (as "validation failure <q>: reason from server [for key
+ * zone. while building chain of trust]"); returns the EDE code Unbound gives
+ * at this val-log-level. A fresh key failure is kept in the key cache with
+ * this text, so later queries say "marked as invalid because of" it, as
+ * Unbound. */
 static int explain(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, const struct val_reason* why)
 {
@@ -209,8 +212,9 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 		dname_to_str(e ? e->name : z->target, n, sizeof(n));
 		if(e && qs->qtype == TYPE_DNSKEY &&
 			query_dname_compare(e->name, qs->qname) == 0) {
-			/* Unbound checks a zone's own DNSKEY from the
-			 * parent's DS again: the key failure, anew */
+			/* compat: unbound-1.17: Unbound checks a zone's own
+			 * DNSKEY from the parent's DS again: the key failure,
+			 * anew */
 			const char* p = strstr(prev, ">: ");
 			textf(d, sizeof(d), "%s", p ? p + 3 : prev);
 			code = ve->log_level < 2 ? VAL_EDE_DNSKEY_MISSING :
@@ -250,8 +254,9 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 					vq->sub_name, qs->qclass, &kept,
 					time(NULL));
 		}
-		/* Unbound 1.17 keeps the key failure's own code only
-		 * with val-log-level 2; else "DNSKEY missing" */
+		/* compat: unbound-1.17: Unbound 1.17 keeps the key failure's
+		 * own code only with val-log-level 2; else "DNSKEY missing"
+		 */
 		if(ve->log_level < 2)
 			code = VAL_EDE_DNSKEY_MISSING;
 	} else {
@@ -268,11 +273,11 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 
 /* The message's status is known: set it, and turn bogus into SERVFAIL
  * unless the client may see it (CD, val-permissive-mode). */
-/* val-max-restart, as Unbound: bogus data in the answer itself (the
- * keys were fine) is asked again, without the servers that gave it and
- * without the caches' copy. Returns 1 when the question goes down
- * again. Failures of the chain of trust are not retried here: the key
- * cache keeps them (val-bogus-ttl). */
+/* compat: unbound-1.17: val-max-restart, as Unbound: bogus data in the answer
+ * itself (the keys were fine) is asked again, without the servers that gave it
+ * and without the caches' copy. Returns 1 when the question goes down again.
+ * Failures of the chain of trust are not retried here: the key cache keeps
+ * them (val-bogus-ttl). */
 static int restart(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, const struct val_reason* why)
 {
@@ -295,9 +300,10 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 		}
 	}
 	if(!added) {
-		/* an answer made from the caches (no server in it): asked
-		 * of the servers once, as Unbound does with bogus data it
-		 * had cached (a dump loaded without its signatures) */
+		/* compat: unbound-1.17: an answer made from the caches (no
+		 * server in it): asked of the servers once, as Unbound does
+		 * with bogus data it had cached (a dump loaded without its
+		 * signatures) */
 		if(qs->res.num_from > 0 || (qs->flags & MODQ_REFETCH))
 			return 0;   /* the same servers again: no gain */
 		qs->flags |= MODQ_REFETCH;
@@ -348,9 +354,10 @@ static enum module_state finish(struct module_qstate* qs,
 		return MODULE_WAIT_MODULE;
 	if(st == SEC_SECURE && ve->root_key_sentinel &&
 		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qclass)) {
-		/* RFC 8509: the answer is good, the key tag is not (or is)
-		 * the resolver's: SERVFAIL (not cached, no EDE), as Unbound;
-		 * a CD asker gets the data, without AD */
+		/* compat: unbound-1.17: RFC 8509: the answer is good, the key
+		 * tag is not (or is) the resolver's: SERVFAIL (not cached, no
+		 * EDE), as Unbound; a CD asker gets the data, without AD
+		 */
 		verbose(VERB_ALGO, "validator: root key sentinel fails");
 		ve->stats.secure++;
 		qs->res.security = SEC_SECURE_SENTINEL_FAIL;
@@ -397,8 +404,9 @@ static enum module_state finish(struct module_qstate* qs,
 		module_result_servfail(&qs->res);
 		memcpy(qs->res.ede_text, text, sizeof(text));
 		if(ve->ede) {
-			/* RFC 8914 on the SERVFAIL; the text (Unbound's
-			 * errinf) only with val-log-level 2 */
+			/* compat: unbound-1.17: RFC 8914 on the SERVFAIL; the
+			 * text (Unbound's errinf) only with val-log-level 2
+			 */
 			qs->res.has_ede = 1;
 			qs->res.ede_code = (uint16_t)code;
 			if(ve->log_level < 2)
@@ -407,8 +415,9 @@ static enum module_state finish(struct module_qstate* qs,
 		}
 	}
 	qs->res.ede_text[0] = 0;
-	/* bogus data answered (CD, val-permissive-mode) is kept no longer
-	 * than val-bogus-ttl, as Unbound keeps its bogus messages */
+	/* compat: unbound-1.17: bogus data answered (CD, val-permissive-mode)
+	 * is kept no longer than val-bogus-ttl, as Unbound keeps its bogus
+	 * messages */
 	cap_list_ttls(qs->res.answer, ve->bogus_ttl);
 	cap_list_ttls(qs->res.authority, ve->bogus_ttl);
 	cap_list_ttls(qs->res.additional, ve->bogus_ttl);
@@ -533,9 +542,9 @@ static enum module_state start_check(struct module_qstate* qs,
 	return run(qs, vq, ve);
 }
 
-/* RFC 8198: a question the validated NSECs of the cache answer, as
- * secure, before anything goes upstream. Not for refreshes (they must
- * ask), nor for a module's own lookups other than DS (the walk's DS
+/* compat: unbound-1.17: RFC 8198: a question the validated NSECs of the cache
+ * answer, as secure, before anything goes upstream. Not for refreshes (they
+ * must ask), nor for a module's own lookups other than DS (the walk's DS
  * lookups: NSEC proves DS absence, as Unbound's negative cache). */
 static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/cache/infra.c - the infrastructure cache (see infra.h).
- * The RTT arithmetic follows Unbound's util/rtt.c and the entry logic
- * its services/cache/infra.c, so server selection behaves the same. */
+/* services/cache/infra.c - compat: unbound-1.17: the infrastructure cache (see
+ * infra.h). The RTT arithmetic follows Unbound's util/rtt.c and the entry
+ * logic its services/cache/infra.c, so server selection behaves the same. */
 #include "config.h"
 #include "services/cache/infra.h"
 #include "util/config_file.h"
@@ -38,7 +38,8 @@ struct infra_cache {
 	struct lruhash* table;
 };
 
-/* ---- RTT (Unbound's util/rtt.c, with configured min/max) ---- */
+/* compat: unbound-1.17: ---- RTT (Unbound's util/rtt.c, with configured
+ * min/max) ---- */
 
 static int calc_rto(const struct infra_cache* c, const struct rtt_info* r)
 {
@@ -210,9 +211,9 @@ static void entry_free(struct lruhash_entry* e, void* arg)
 	free(e);
 }
 
-/* Find or create the entry, locked, renewing an expired one (keeping a
- * top timeout, as Unbound); unlock with entry_unlock. NULL (nothing
- * locked) on failure. */
+/* compat: unbound-1.17: Find or create the entry, locked, renewing an expired
+ * one (keeping a top timeout, as Unbound); unlock with entry_unlock. NULL
+ * (nothing locked) on failure. */
 static struct infra_entry* get_entry(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, time_t now)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/cache/infra.h - the infrastructure cache: what the resolver
- * knows about each upstream server, as Unbound keeps it.
+/* services/cache/infra.h - compat: unbound-1.17: the infrastructure cache:
+ * what the resolver knows about each upstream server, as Unbound keeps it.
  *
  * Key: server address (family, address, port) plus the zone name it
  * serves (lowercased wire format), as Unbound's infra cache. Data: the
@@ -40,7 +40,8 @@ struct infra_settings {
 	int keep_probing;    /* infra-keep-probing (no) */
 };
 
-/* The RTT state of one server (Unbound's rtt_info), in ms. */
+/* compat: unbound-1.17: The RTT state of one server (Unbound's rtt_info), in
+ * ms. */
 struct rtt_info {
 	int srtt;            /* smoothed rtt */
 	int rttvar;          /* rtt variance */
@@ -58,7 +59,7 @@ struct infra_info {
 	int timeout_A, timeout_AAAA, timeout_other;
 };
 
-/* Unbound's defaults. */
+/* compat: unbound-1.17: Unbound's defaults. */
 void infra_settings_default(struct infra_settings* s);
 /* Settings from the config (options without a config_file field yet
  * are read from cfg->unimplemented). */
@@ -68,8 +69,8 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 /* NULL when out of memory. */
 struct infra_cache* infra_create(const struct infra_settings* s);
 void infra_delete(struct infra_cache* infra);
-/* The cap used for "unusable server" (infra-cache-max-rtt); Unbound's
- * USEFUL_SERVER_TOP_TIMEOUT. */
+/* compat: unbound-1.17: The cap used for "unusable server"
+ * (infra-cache-max-rtt); Unbound's USEFUL_SERVER_TOP_TIMEOUT. */
 int infra_max_rtt(const struct infra_cache* infra);
 /* Entries now. */
 size_t infra_count(struct infra_cache* infra);

@@ -120,9 +120,9 @@ static void write_opt(uint8_t* o, const struct query_info* qi,
 	msg_wr16(o + 9, 0);
 }
 
-/* Cold path: not even the question (and OPT) fits the client's EDNS
- * size (harden-short-bufsize: no). As Unbound's encoder: the header
- * with TC and no records, the OPT record when header and OPT fit. */
+/* compat: unbound-1.17: Cold path: not even the question (and OPT) fits the
+ * client's EDNS size (harden-short-bufsize: no). As Unbound's encoder: the
+ * header with TC and no records, the OPT record when header and OPT fit. */
 static __attribute__((noinline)) size_t question_cut(
 	const struct query_info* qi, uint8_t* out, size_t limit,
 	uint16_t edns_size, uint16_t flags)
@@ -171,8 +171,9 @@ static void rotate_bytes(uint8_t* p, size_t n, size_t d)
 	}
 }
 
-/* rrset-roundrobin on the copied reply (len bytes of it): each RRset
- * that may rotate starts at RR number off mod its count (Unbound). */
+/* compat: unbound-1.17: rrset-roundrobin on the copied reply (len bytes of
+ * it): each RRset that may rotate starts at RR number off mod its count
+ * (Unbound). */
 static void rotate_sets(const struct msg_entry* m, uint8_t* out, size_t len,
 	uint32_t off)
 {
@@ -276,10 +277,11 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 	/* the slab lock is not held here: the entry is ours until release */
 	if(m->security <= MSG_SEC_BOGUS && c->need_checked &&
 		!(qi->flags & FLAG_CD)) {
-		/* a module's own lookup, never validated, or bogus data (a
-		 * loaded dump's): not for a client of a validating resolver
-		 * (the mesh validates it; bogus becomes SERVFAIL there and
-		 * counts in num.answer.bogus, as Unbound's cache answer) */
+		/* compat: unbound-1.17: a module's own lookup, never
+		 * validated, or bogus data (a loaded dump's): not for a client
+		 * of a validating resolver (the mesh validates it; bogus
+		 * becomes SERVFAIL there and counts in num.answer.bogus, as
+		 * Unbound's cache answer) */
 		n = 0;
 	} else if(fresh(m, now, &age)) {
 		n = reply_from(m, qi, age, -1, out, limit, edns_size,
@@ -287,7 +289,8 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 		/* for the statistics: one store, the entry's line is hot */
 		if(sec)
 			*sec = m->security;
-		/* prefetch (Unbound): one comparison, set up at store */
+		/* compat: unbound-1.17: prefetch (Unbound): one comparison,
+		 * set up at store */
 		if(hit)
 			*hit = (pol && pol->prefetch && age >= m->prefetch_age) ?
 				MSG_HIT_PREFETCH : MSG_HIT_FRESH;

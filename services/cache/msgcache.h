@@ -26,7 +26,8 @@ struct config_file;
 #define MSG_KEY_DO 0x02
 /* qname + qtype + qclass + flag byte */
 #define MSG_KEY_MAX (LDNS_MAX_DOMAINLEN + 1 + 5)
-/* TTL of a message with no records (Unbound's NORR_TTL). */
+/* compat: unbound-1.17: TTL of a message with no records (Unbound's NORR_TTL).
+ */
 #define MSG_NORR_TTL 5
 
 struct msg_cache {
@@ -39,9 +40,9 @@ struct msg_cache {
 	                       * (MSG_SEC_UNCHECKED) answer only CD queries */
 };
 
-/* The DNSSEC status of a cached message, numbered as Unbound's
- * sec_status (its dump_cache format). Only a validator makes anything
- * but UNCHECKED; harden-below-nxdomain uses SECURE NXDOMAINs. */
+/* compat: unbound-1.17: The DNSSEC status of a cached message, numbered as
+ * Unbound's sec_status (its dump_cache format). Only a validator makes
+ * anything but UNCHECKED; harden-below-nxdomain uses SECURE NXDOMAINs. */
 enum msg_security {
 	MSG_SEC_UNCHECKED = 0,
 	MSG_SEC_BOGUS = 1,
@@ -73,8 +74,9 @@ struct msg_entry {
 	struct lruhash_entry lh;
 	time_t stored;        /* the template's TTLs are as of this time */
 	uint32_t ttl;         /* fresh while now - stored < ttl */
-	uint32_t prefetch_age; /* prefetch from this age on (Unbound's
-	                        * ttl - ttl/10; never when ttl < 10) */
+	/* compat: unbound-1.17: prefetch from this age on (Unbound's ttl -
+	 * ttl/10; never when ttl < 10) */
+	uint32_t prefetch_age;
 	uint16_t len;         /* template length */
 	uint16_t qend;        /* end of the question section */
 	uint16_t flags;       /* template header flags (QR, AA, RA, AD, rcode);
@@ -153,16 +155,16 @@ size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
 	const struct msg_serve_policy* pol, enum msg_hit* hit, uint8_t* sec);
 
-/* Store reply (a complete wire reply to qi, as msgencode builds it) for
- * qi's key. Parsed once here: the question must match qi; TC must be
- * clear; an OPT record is dropped (it must be the last record); owner
- * names may be compressed. TTLs are rewritten as Unbound caches them:
- * top bit set counts as 0, an SOA in the authority section gets at most
- * its MINIMUM and cache-max-negative-ttl (RFC 2308), then each is
- * clamped to [cache-min-ttl, cache-max-ttl]; the entry's TTL is the
- * least of them (MSG_NORR_TTL with no records). Replaces an older entry.
- * Returns 1 if stored, 0 if not (malformed, TTL 0, too large for the
- * cache, no memory, hash not msg_cache_hash(c, qi)). */
+/* compat: unbound-1.17: Store reply (a complete wire reply to qi, as msgencode
+ * builds it) for qi's key. Parsed once here: the question must match qi; TC
+ * must be clear; an OPT record is dropped (it must be the last record); owner
+ * names may be compressed. TTLs are rewritten as Unbound caches them: top bit
+ * set counts as 0, an SOA in the authority section gets at most its MINIMUM
+ * and cache-max-negative-ttl (RFC 2308), then each is clamped to
+ * [cache-min-ttl, cache-max-ttl]; the entry's TTL is the least of them
+ * (MSG_NORR_TTL with no records). Replaces an older entry. Returns 1 if
+ * stored, 0 if not (malformed, TTL 0, too large for the cache, no memory, hash
+ * not msg_cache_hash(c, qi)). */
 int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now);
 

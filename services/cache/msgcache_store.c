@@ -23,7 +23,8 @@ struct cur_set {
 	int section;
 };
 
-/* The TTL to cache an RR with, as Unbound's rdata_copy computes it. */
+/* compat: unbound-1.17: The TTL to cache an RR with, as Unbound's rdata_copy
+ * computes it. */
 static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
 	uint16_t type, int section, const uint8_t* rd, uint16_t rdlen)
 {

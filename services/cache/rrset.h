@@ -20,8 +20,8 @@
 
 struct config_file;
 
-/* How much an RRset is believed, lowest first (RFC 2181 5.4.1, as
- * Unbound ranks them). A store never overwrites a more trusted entry
+/* compat: unbound-1.17: How much an RRset is believed, lowest first (RFC 2181
+ * 5.4.1, as Unbound ranks them). A store never overwrites a more trusted entry
  * that is still fresh. */
 enum rrset_trust {
 	RRSET_TRUST_NONE = 0,

@@ -200,8 +200,8 @@ static int write_all(int fd, const char* p, size_t len)
 	return 0;
 }
 
-/* Where the directory is not writable but the file is (a non-root
- * user's file under a root-owned directory), rewrite it in place as
+/* compat: unbound-1.17: Where the directory is not writable but the file is (a
+ * non-root user's file under a root-owned directory), rewrite it in place as
  * Unbound does: not atomic, but the only way in. */
 static int write_in_place(const char* path, const char* text, size_t len)
 {

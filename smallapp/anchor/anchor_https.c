@@ -310,7 +310,8 @@ char* anchor_https_get(const struct anchor_addr* addrs, int n,
 	/* many servers close without close_notify; a body cut short is
 	 * caught by Content-Length, chunking or the signature */
 	SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-	/* random order, as Unbound tries a random address first */
+	/* compat: unbound-1.17: random order, as Unbound tries a random
+	 * address first */
 	for(int i = 0; i < n; i++)
 		order[i] = i;
 	for(int i = n - 1; i > 0; i--) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* smallapp/anchor/anchor_probe.c - the DNS side of unbound-anchor, with
- * ldns' stub resolver (UDP, TCP on truncation, short timeouts). Unbound's
- * unbound-anchor runs a whole libunbound validator here; this asks the
- * configured servers for ". DNSKEY" and checks its RRSIGs against the
- * anchor file's keys, which is what decides "the anchor is ok". */
+/* smallapp/anchor/anchor_probe.c - compat: unbound-1.17: the DNS side of
+ * unbound-anchor, with ldns' stub resolver (UDP, TCP on truncation, short
+ * timeouts). Unbound's unbound-anchor runs a whole libunbound validator here;
+ * this asks the configured servers for ". DNSKEY" and checks its RRSIGs
+ * against the anchor file's keys, which is what decides "the anchor is ok". */
 #include "config.h"
 #include "smallapp/anchor/anchor_probe.h"
 #include "smallapp/anchor/anchor_file.h"

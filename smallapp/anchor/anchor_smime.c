@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* smallapp/anchor/anchor_smime.c - checks root-anchors.p7s with OpenSSL's
- * PKCS7 API, as Unbound's unbound-anchor does: only signer certificates
- * with the right emailAddress and digitalSignature key usage count, the
- * chain must end at a trusted certificate (-c or the built-in ICANN CA),
- * and the time is checked on every certificate of the chain. */
+/* smallapp/anchor/anchor_smime.c - compat: unbound-1.17: checks
+ * root-anchors.p7s with OpenSSL's PKCS7 API, as Unbound's unbound-anchor does:
+ * only signer certificates with the right emailAddress and digitalSignature
+ * key usage count, the chain must end at a trusted certificate (-c or the
+ * built-in ICANN CA), and the time is checked on every certificate of the
+ * chain. */
 #include "config.h"
 #include "smallapp/anchor/anchor_smime.h"
 #include "smallapp/anchor/anchor_file.h"
