@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Cache-hit benchmark: this resolver against Debian's Unbound 1.17 and a
 trivial responder (the floor), all on loopback. Started by run.sh, which
-installs packages and builds first; see README.md, "Performance".
+installs packages and builds first; see doc/performance.md.
 
 One NSD on 127.0.0.1 serves bench.tld1. (testdata/testnet's bench zone:
 A, AAAA, TXT, CNAME). Both resolvers get the same unbound.conf (a
@@ -1222,7 +1222,7 @@ def main(argv=None):
         # TCP: each connection carries -q/-c queries in flight (12 with
         # 16): several queries per connection, as a pipelining client
         # sends them; at -c 32 (6 each) the server reads 1.7 queries per
-        # wake-up and the kernel's per-segment work dominates (README).
+        # wake-up and the kernel's per-segment work dominates (doc/performance.md).
         # tcstorm: -c 16 as the measurement in issue 13
         a.clients = 16 if a.mode in ("tcp", "tcstorm", "dot", "doh") else 32
     if a.msg_cache is None:

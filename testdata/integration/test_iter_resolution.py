@@ -262,7 +262,7 @@ def test_dead_servers_fail_fast(ours, net):
     and the servers are probed in the background (one query per server
     per rto). Ours only: Debian's Unbound answers as fast once its
     back-off reached 12 s, after its first query tried for over 25 s
-    (README, Performance: the side-by-side figures)."""
+    (doc/performance.md: the side-by-side figures)."""
     ours.start(BODY + "infra-host-ttl: 60\nverbosity: 4",
                root_hints=net.root_hints)
     t0 = time.time()
