@@ -57,6 +57,11 @@ static uint64_t get_req_exceeded(const struct worker_stats* s)
 	return s->req_exceeded;
 }
 
+static uint64_t get_req_overwritten(const struct worker_stats* s)
+{
+	return s->req_overwritten;
+}
+
 static uint64_t get_req_cur_all(const struct worker_stats* s)
 {
 	return s->req_cur_all;
@@ -92,7 +97,7 @@ static const struct thread_metric thread_metrics[] = {
 		get_req_exceeded },
 	{ "request_list_overwritten_total", "counter", "Total number of "
 		"requests in the request list that were overwritten by newer "
-		"entries.", get_zero },
+		"entries.", get_req_overwritten },
 	{ "request_list_current_all", "gauge", "Current size of the request "
 		"list, including internally generated queries.",
 		get_req_cur_all },

@@ -95,6 +95,15 @@ struct mesh_area {
 	uint32_t seed;
 	uint8_t* buf;
 	struct mesh_stats stats;
+	/* the waiters state_finish is answering now (innermost first: a
+	 * callback can finish another state): detach finds them here */
+	struct mesh_delivery* delivering;
+};
+
+/* One state_finish's waiters not answered yet. */
+struct mesh_delivery {
+	struct mesh_reply* list;
+	struct mesh_delivery* up;
 };
 
 struct mesh_area* mesh_create(struct module_env* env, int max_queries)
@@ -512,6 +521,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 {
 	struct mesh_reply* r;
 	struct mesh_ref* sup;
+	struct mesh_delivery d;
 	int rr_rotate = m->env->cfg ? m->env->cfg->rrset_roundrobin : 0;
 	int cached = 0;
 	time_t now = time(NULL);
@@ -527,22 +537,27 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 			&p->qs);
 		enqueue(m, p, MODULE_EVENT_RESUME);
 	}
-	/* callbacks last, and on a list taken off the state */
-	r = s->replies;
+	/* callbacks last, and on a list taken off the state; a callback
+	 * may detach later waiters of the list (a TCP connection that
+	 * closes while its answer is sent), so each is taken off it
+	 * before its call and the rest stays where detach sees it */
+	d.list = s->replies;
+	d.up = m->delivering;
 	s->replies = NULL;
-	if(r)
+	if(d.list)
 		m->num_client--;
 	list_leave(m, s);
-	while(r) {
-		struct mesh_reply* next = r->next;
+	m->delivering = &d;
+	while((r = d.list) != NULL) {
 		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
+		d.list = r->next;
 		m->num_waiters--;
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->qs.res.rcode,
 			(int)s->qs.res.security);
 		free(r);
-		r = next;
 	}
+	m->delivering = d.up;
 	state_delete(m, s);
 }
 
@@ -604,6 +619,7 @@ static int jostle(struct mesh_area* m)
 {
 	struct mesh_state* j = m->jostle_head;
 	struct mesh_reply* r;
+	struct mesh_delivery d;
 	int64_t limit = m->env->cfg ? m->env->cfg->jostle_time : 200;
 	/* compat: unbound-1.17: a negative jostle-timeout is huge in Unbound
 	 * (size_t): never */
@@ -616,18 +632,21 @@ static int jostle(struct mesh_area* m)
 		verbose(VERB_ALGO, "query jostled out to make space for a "
 			"new one: %s type %d", b, (int)j->qs.qtype);
 	}
-	r = j->replies;
+	/* as state_finish: detach sees the waiters not told yet */
+	d.list = j->replies;
+	d.up = m->delivering;
 	j->replies = NULL;
 	m->num_client--;
 	list_leave(m, j);
 	m->stats.jostled++;
-	while(r) {
-		struct mesh_reply* next = r->next;
+	m->delivering = &d;
+	while((r = d.list) != NULL) {
+		d.list = r->next;
 		m->num_waiters--;
 		r->cb(r->arg, NULL, 0, MESH_DROPPED, 0);
 		free(r);
-		r = next;
 	}
+	m->delivering = d.up;
 	if(!j->supers)
 		state_delete(m, j);
 	return 1;
@@ -776,35 +795,46 @@ int mesh_detach_waiter(struct mesh_area* m, void* arg)
 	return detach(m, arg, 1);
 }
 
+/* Remove arg's entries from a reply list; how many. */
+static int detach_list(struct mesh_area* m, struct mesh_reply** p,
+	void* arg)
+{
+	int n = 0;
+	while(*p) {
+		if((*p)->arg == arg) {
+			struct mesh_reply* r = *p;
+			*p = r->next;
+			free(r);
+			m->num_waiters--;
+			n++;
+		} else
+			p = &(*p)->next;
+	}
+	return n;
+}
+
 static int detach(struct mesh_area* m, void* arg, int keep_running)
 {
 	struct mesh_state** gone;
+	struct mesh_delivery* d;
 	size_t i, ngone = 0;
 	int n = 0;
 	/* states left without a reason to run; none of them is a sub of
-	 * another (no supers), so freeing one never frees another */
+	 * another (no supers), so freeing one never frees another. Out of
+	 * memory they run on without waiters, but arg is detached: the
+	 * caller frees it */
 	gone = calloc(m->num_states ? m->num_states : 1, sizeof(*gone));
-	if(!gone)
-		return 0;
+	for(d = m->delivering; d; d = d->up)
+		n += detach_list(m, &d->list, arg);
 	for(i = 0; i <= m->tmask; i++) {
 		struct mesh_state* s;
 		for(s = m->table[i]; s; s = s->hnext) {
-			struct mesh_reply** p = &s->replies;
 			int had = s->replies != NULL;
-			while(*p) {
-				if((*p)->arg == arg) {
-					struct mesh_reply* r = *p;
-					*p = r->next;
-					free(r);
-					m->num_waiters--;
-					n++;
-				} else
-					p = &(*p)->next;
-			}
+			n += detach_list(m, &s->replies, arg);
 			if(had && !s->replies) {
 				m->num_client--;
 				list_leave(m, s);
-				if(!s->supers && !keep_running)
+				if(gone && !s->supers && !keep_running)
 					gone[ngone++] = s;
 			}
 		}

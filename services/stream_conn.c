@@ -38,7 +38,12 @@ struct stream_pool {
 	struct stream_listener** listeners;
 	int num_listeners;
 	int accepting;
+	struct event* slow_ev;   /* out of fds: accepting again after it */
 };
+
+/* How long accepting pauses when accept() runs out of descriptors or
+ * memory: the listener stays readable, so retrying at once would spin. */
+#define STREAM_SLOW_ACCEPT_MS 500
 
 static void read_cb(evutil_socket_t fd, short ev, void* arg);
 static void write_cb(evutil_socket_t fd, short ev, void* arg);
@@ -716,6 +721,29 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	do_handshake(c);
 }
 
+static void slow_accept_end(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)fd;
+	(void)ev;
+	set_accepting(arg, 1);
+}
+
+/* accept() failed for want of a descriptor or memory: stop accepting for
+ * a while (the waiting connections stay in the kernel's backlog). */
+static void slow_accept(struct stream_pool* p, int err)
+{
+	struct timeval tv;
+	if(!p->slow_ev && !(p->slow_ev = evtimer_new(p->base,
+		slow_accept_end, p)))
+		return;
+	log_err("%s accept: %s; not accepting for %d ms", p->proto->name,
+		strerror(err), STREAM_SLOW_ACCEPT_MS);
+	set_accepting(p, 0);
+	tv.tv_sec = 0;
+	tv.tv_usec = STREAM_SLOW_ACCEPT_MS * 1000;
+	(void)evtimer_add(p->slow_ev, &tv);
+}
+
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 {
 	struct stream_listener* l = arg;
@@ -734,6 +762,11 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 		fd = accept4(lfd, (struct sockaddr*)&addr, &addrlen,
 			SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if(fd == -1) {
+			if(errno == EMFILE || errno == ENFILE ||
+				errno == ENOBUFS || errno == ENOMEM) {
+				slow_accept(p, errno);
+				return;
+			}
 			if(errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR && errno != ECONNABORTED)
 				log_err("%s accept: %s", p->proto->name,
@@ -885,6 +918,8 @@ void stream_pool_delete(struct stream_pool* p)
 		event_free(p->listeners[i]->ev);
 		free(p->listeners[i]);
 	}
+	if(p->slow_ev)
+		event_free(p->slow_ev);
 	free(p->listeners);
 	free(p->conns);
 	free(p);

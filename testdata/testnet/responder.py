@@ -25,6 +25,9 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
   drop                 never answer (UDP and TCP)
   delay {ms}           answer after ms milliseconds
   tc                   over UDP answer TC=1 with no records; TCP answers
+  tc_always            TC=1 with no records over UDP and TCP (a server
+                       that truncates forever)
+  garbage {len}        the query's ID then len random bytes (default 40)
   formerr_edns         FORMERR (without OPT) to queries with EDNS
   wrong_id {then_correct}   reply with another ID (then the right reply)
   wrong_question {qname}    reply with another question name
@@ -178,6 +181,9 @@ def build_replies(zone, q, proto):
                                                q.question[0].rdtype)}
     if "drop" in acts:
         return [], "drop"
+    if "garbage" in acts:
+        n = acts["garbage"].get("len", 40)
+        return [(0, struct.pack("!H", q.id) + os.urandom(n))], "garbage"
     delay = acts.get("delay", {}).get("ms", 0) / 1000.0
     r = dns.message.make_response(q, our_payload=1232)
     r.flags &= ~dns.flags.AA
@@ -186,7 +192,7 @@ def build_replies(zone, q, proto):
         r.use_edns(False)
         r.set_rcode(dns.rcode.FORMERR)
         done = "formerr"
-    elif "tc" in acts and proto == "udp":
+    elif ("tc" in acts and proto == "udp") or "tc_always" in acts:
         r.flags |= dns.flags.TC
         done = "tc"
     elif "rcode" in acts:

@@ -159,6 +159,10 @@ struct answer {
 	struct world* w;
 	int ask_again;     /* callback asks the same question this often */
 	struct query_info qi;
+	/* callback detaches these waiters (a TCP connection closing while
+	 * its first answer is sent), counting those it found */
+	struct answer* detach_others[2];
+	int detached;
 };
 
 static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
@@ -171,6 +175,10 @@ static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
 	assert_true(len >= 12);
 	a->id = (uint16_t)((reply[0] << 8) | reply[1]);
 	assert_int_equal(reply[3] & 0xf, rcode);
+	for(int i = 0; i < 2; i++)
+		if(a->detach_others[i])
+			a->detached += mesh_detach_client(a->w->mesh,
+				a->detach_others[i]);
 	if(a->ask_again > 0) {
 		a->ask_again--;
 		assert_int_equal(mesh_new_client(a->w->mesh, &a->qi, 512, 1232,
@@ -329,6 +337,40 @@ static void test_detach_client(void** state)
 	assert_int_equal(a[0].calls, 0);
 	assert_int_equal(a[1].calls, 1);
 	assert_int_equal(a[2].calls, 0);
+	assert_int_equal((int)mesh_num_states(w.mesh), 0);
+	world_teardown(&w);
+}
+
+/* The first waiter's callback detaches the others of the same state
+ * (the worker's TCP close hook, then freeing them): they are found on
+ * the list being answered and never called (was a use after free in
+ * the soak test: state_finish called freed waiters). */
+static void test_detach_during_answer(void** state)
+{
+	struct world w;
+	struct answer a[3];
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	memset(a, 0, sizeof(a));
+	for(i = 0; i < 3; i++) {
+		question(&a[i].qi, "e.test.", (uint16_t)(20 + i));
+		a[i].w = &w;
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply, &a[i]), MESH_NEW_ADDED);
+	}
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	/* waiters are answered newest first or oldest first: whichever
+	 * comes first detaches the other two */
+	a[0].detach_others[0] = &a[1];
+	a[0].detach_others[1] = &a[2];
+	a[2].detach_others[0] = &a[0];
+	a[2].detach_others[1] = &a[1];
+	for(i = 0; i < 100 && a[0].calls + a[2].calls == 0; i++)
+		run_for(&w, 20);
+	assert_int_equal(a[0].calls + a[1].calls + a[2].calls, 1);
+	assert_int_equal(a[0].detached + a[2].detached, 2);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 0);
 	assert_int_equal((int)mesh_num_states(w.mesh), 0);
 	world_teardown(&w);
 }
@@ -576,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_timeouts_servfail),
 		cmocka_unit_test(test_num_queries_bound),
 		cmocka_unit_test(test_detach_client),
+		cmocka_unit_test(test_detach_during_answer),
 		cmocka_unit_test(test_reconfigure_in_flight),
 		cmocka_unit_test(test_jostle),
 		cmocka_unit_test(test_prefetch_once),
