@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int caps_exempt_create(const struct config_file* cfg, uint8_t** out,
+int iter_caps_exempt_create(const struct config_file* cfg, uint8_t** out,
 	size_t* num)
 {
 	const struct config_str2list* u;
@@ -53,7 +53,7 @@ int caps_exempt_create(const struct config_file* cfg, uint8_t** out,
 	return 1;
 }
 
-int caps_exempt_match(const uint8_t* names, size_t n, const uint8_t* name)
+int iter_caps_exempt_match(const uint8_t* names, size_t n, const uint8_t* name)
 {
 	size_t i;
 	for(i = 0; i < n; i++)
@@ -66,7 +66,7 @@ int iter_caps_use(const struct iter_env* env, const struct iter_qstate* iq)
 {
 	if(!env->cfg || !env->cfg->use_caps_for_id || iq->caps_fallback)
 		return 0;
-	return !(env->hints && caps_exempt_match(env->hints->caps_exempt,
+	return !(env->hints && iter_caps_exempt_match(env->hints->caps_exempt,
 		env->hints->num_caps_exempt, iq->sname));
 }
 
@@ -89,7 +89,7 @@ static ldns_pkt* parse_scrubbed(const struct iter_env* env,
 	struct scrub_result sr;
 	if(ldns_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK)
 		return NULL;
-	if(scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
+	if(iter_scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
 		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,
 		!env->cfg || env->cfg->harden_glue) != SCRUB_OK) {
 		ldns_pkt_free(pkt);
@@ -145,7 +145,7 @@ static int lists_equal(const ldns_rr_list* a, const ldns_rr_list* b)
 	return eq;
 }
 
-int caps_replies_equal(const ldns_pkt* a, const ldns_pkt* b)
+int iter_caps_replies_equal(const ldns_pkt* a, const ldns_pkt* b)
 {
 	if(ldns_pkt_get_rcode(a) != ldns_pkt_get_rcode(b) ||
 		!lists_equal(ldns_pkt_answer(a), ldns_pkt_answer(b)))
@@ -193,7 +193,7 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 		iq->caps_confirmed = 1;
 	} else if(failed_rcode(got)) {
 		/* says nothing either way */
-	} else if(!caps_replies_equal(kept, got)) {
+	} else if(!iter_caps_replies_equal(kept, got)) {
 		verbose(VERB_DETAIL, "Capsforid fallback: getting different "
 			"replies, failed");
 		iter_fail(iq, "0x20 failed, then got different replies in "

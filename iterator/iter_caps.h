@@ -34,10 +34,10 @@ struct outnet_reply;
 /* The caps-exempt: and caps-whitelist: domains of cfg: lowercased wire
  * names, CAPS_NAME_SIZE bytes apart, in one array (*out, NULL when none;
  * *num of them). 0 (logged) on a bad name or out of memory. */
-int caps_exempt_create(const struct config_file* cfg, uint8_t** out,
+int iter_caps_exempt_create(const struct config_file* cfg, uint8_t** out,
 	size_t* num);
 /* Is name (wire) at or under one of the n names? */
-int caps_exempt_match(const uint8_t* names, size_t n, const uint8_t* name);
+int iter_caps_exempt_match(const uint8_t* names, size_t n, const uint8_t* name);
 
 /* Send the state's next query with 0x20? */
 int iter_caps_use(const struct iter_env* env, const struct iter_qstate* iq);
@@ -55,6 +55,6 @@ void iter_caps_clear(struct iter_qstate* iq);
 
 /* Do two scrubbed replies say the same (rcode; answer; for negative
  * answers and referrals the authority; TTLs and order aside)? */
-int caps_replies_equal(const ldns_pkt* a, const ldns_pkt* b);
+int iter_caps_replies_equal(const ldns_pkt* a, const ldns_pkt* b);
 
 #endif

@@ -196,7 +196,7 @@ struct iter_hints* iter_hints_create(const struct config_file* cfg)
 		log_err("out of memory");
 		return NULL;
 	}
-	if(!iter_priv_create(cfg, &h->priv) || !caps_exempt_create(cfg,
+	if(!iter_priv_create(cfg, &h->priv) || !iter_caps_exempt_create(cfg,
 		&h->caps_exempt, &h->num_caps_exempt)) {
 		iter_hints_delete(h);
 		return NULL;

@@ -453,7 +453,7 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 		server_unusable(env, iq, 0);
 		return;
 	}
-	ss = scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
+	ss = iter_scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
 		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,
 		!env->cfg || env->cfg->harden_glue);
 	if(ss != SCRUB_OK) {

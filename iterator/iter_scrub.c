@@ -333,7 +333,7 @@ static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
 		(uint16_t)ldns_rr_get_class(rr) == qclass;
 }
 
-enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
+enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue)
 {

@@ -48,7 +48,7 @@ enum scrub_status {
  * to a server of zone (wire). Records are removed from pkt's sections
  * (and freed); synthesized CNAMEs are inserted. harden_glue: the option
  * (1: glue outside the zone goes). */
-enum scrub_status scrub_message(ldns_pkt* pkt, const uint8_t* qname,
+enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue);
 

@@ -140,7 +140,7 @@ static void collect_free(struct ta_collect* c)
 		ldns_rr_list_deep_free(c->pts[i].rrs);
 	free(c->pts);
 	for(i = 0; i < c->nautr; i++)
-		autr_point_delete(c->autr[i]);
+		val_autr_point_delete(c->autr[i]);
 	free(c->autr);
 }
 
@@ -289,7 +289,7 @@ static int point_build(struct ta_point* p, struct val_anchor* a)
 
 static void anchor_clear(struct val_anchor* a)
 {
-	autr_point_delete(a->autr);
+	val_autr_point_delete(a->autr);
 	free(a->name);
 	ldns_rr_list_deep_free(a->ds);
 	ldns_rr_list_deep_free(a->dnskey);
@@ -331,7 +331,7 @@ static void attach_autr(struct anchor_keys* k, struct autr_point** pp)
 			memcmp(a->name, p->name, p->namelen) != 0 ||
 			a->kind != VAL_ANCHOR_KEYS || a->autr)
 			continue;
-		if(!autr_publish(p))
+		if(!val_autr_publish(p))
 			return;   /* no memory: it stays a static anchor */
 		a->autr = p;
 		*pp = NULL;
@@ -555,7 +555,7 @@ int val_anchors_check_writable(const struct val_anchors* a)
 	int ok = 1;
 	for(i = 0; a && i < a->keys->n; i++)
 		if(a->keys->pts[i].autr &&
-			!autr_check_writable(a->keys->pts[i].autr))
+			!val_autr_check_writable(a->keys->pts[i].autr))
 			ok = 0;
 	return ok;
 }

@@ -288,12 +288,13 @@ static int auto_point_key(struct auto_read* r, const ldns_rr* rr,
 		memcpy(nm, ldns_rdf_data(own), len);
 		for(i = 0; i < len; i++)
 			nm[i] = (uint8_t)tolower(nm[i]);
-		if(!(r->pt = autr_point_new(nm, len, ldns_rr_get_class(rr))))
+		if(!(r->pt = val_autr_point_new(nm, len,
+			ldns_rr_get_class(rr))))
 			return 0;
 	}
 	if(!(c = ldns_rr_clone(rr)))
 		return 0;
-	return autr_point_add(r->pt, c, (enum autr_state)state,
+	return val_autr_point_add(r->pt, c, (enum autr_state)state,
 		count > 250 ? 250 : (int)count, (time_t)lastchange) != NULL;
 }
 
@@ -308,12 +309,12 @@ static int auto_point_done(struct auto_read* r, const char* fname, int ok)
 	if(!p)
 		return ok;
 	if(!ok || r->revoked) {   /* a revoked point is not probed */
-		autr_point_delete(p);
+		val_autr_point_delete(p);
 		return ok;
 	}
 	if( !(p->file = strdup(wname)) || !(a = realloc(r->c->autr,
 		(r->c->nautr + 1) * sizeof(*a)))) {
-		autr_point_delete(p);
+		val_autr_point_delete(p);
 		if(ok)
 			log_err("out of memory");
 		return 0;

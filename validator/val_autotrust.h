@@ -78,60 +78,60 @@ struct autr_point {
 };
 
 /* --- the point (val_autotrust_state.c) --- */
-struct autr_point* autr_point_new(const uint8_t* name, size_t namelen,
+struct autr_point* val_autr_point_new(const uint8_t* name, size_t namelen,
 	uint16_t dclass);
-void autr_point_delete(struct autr_point* p);
+void val_autr_point_delete(struct autr_point* p);
 /* Add a key (rr taken over); NULL on no memory (rr freed). */
-struct autr_key* autr_point_add(struct autr_point* p, ldns_rr* rr,
+struct autr_key* val_autr_point_add(struct autr_point* p, ldns_rr* rr,
 	enum autr_state s, int count, time_t last_change);
 /* The point's key that is rr (a DNSKEY compared without its REVOKE
  * bit; a DS byte for byte), or NULL. */
-struct autr_key* autr_find_key(struct autr_point* p, const ldns_rr* rr);
+struct autr_key* val_autr_find_key(struct autr_point* p, const ldns_rr* rr);
 /* Publish the trusted lists from the states (VALID and MISSING keys
  * that are not revoked, and DS). 0 on no memory (the old stay). */
-int autr_publish(struct autr_point* p);
+int val_autr_publish(struct autr_point* p);
 /* The lists the validator uses (see the concurrency note). */
 const ldns_rr_list* val_autotrust_trusted(const struct autr_point* p,
 	int ds);
 
-int autr_rr_is_sep(const ldns_rr* rr);
-int autr_rr_is_revoked(const ldns_rr* rr);
-const char* autr_state_str(enum autr_state s);   /* "  VALID  " ... */
+int val_autr_rr_is_sep(const ldns_rr* rr);
+int val_autr_rr_is_revoked(const ldns_rr* rr);
+const char* val_autr_state_str(enum autr_state s);   /* "  VALID  " ... */
 
 /* compat: unbound-1.17: --- the state machine: one probe's result, in
  * Unbound's order --- */
 /* Keys in ADDPEND whose add-holddown passed become VALID. */
-void autr_holddown_exceed(struct autr_point* p, time_t now,
+void val_autr_holddown_exceed(struct autr_point* p, time_t now,
 	const struct autr_params* par, int* changed);
 /* The DNSKEY set holds key k revoked and signed by itself: REVOKED. */
-void autr_key_revoked(struct autr_key* k, time_t now, int* changed);
+void val_autr_key_revoked(struct autr_key* k, time_t now, int* changed);
 /* The verified DNSKEY set: note which keys are seen, add new SEP keys
  * (as VALID when ds_match[i] says a DS of the point matches key i,
  * else START), skip keys whose algorithm is unsupported (supported[i]
  * 0), then run RFC 5011's table for every SEP key and remove what is to
  * go. ttl: the set's original TTL; sig_left: seconds to the earliest
  * RRSIG expiry (for query_interval and retry_time). 0 on no memory. */
-int autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
+int val_autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
 	const char* ds_match, const char* supported, uint32_t ttl,
 	time_t sig_left, time_t now, const struct autr_params* par,
 	int* changed);
 /* Is there still any trusted key (or DS)? */
-int autr_has_trust(const struct autr_point* p);
+int val_autr_has_trust(const struct autr_point* p);
 /* now + wait (at least an hour unless permit_small), minus up to 10%
  * at random (rnd: a random number). */
-time_t autr_next_probe(time_t now, time_t wait, int permit_small,
+time_t val_autr_next_probe(time_t now, time_t wait, int permit_small,
 	uint32_t rnd);
 
 /* --- the file (val_autotrust_file.c) --- */
 /* compat: unbound-1.17: Unbound's format to out; 0 on a write error (errno
  * set). */
-int autr_write_fp(FILE* out, const struct autr_point* p);
+int val_autr_write_fp(FILE* out, const struct autr_point* p);
 /* Write p->file atomically: a temporary file in the same directory,
  * fsync, rename. 0 on failure, logged with the file name. */
-int autr_write_file(const struct autr_point* p);
+int val_autr_write_file(const struct autr_point* p);
 /* Can p->file be written (a temporary file in its directory created
  * and removed)? 0 with an error logged that names the file. */
-int autr_check_writable(const struct autr_point* p);
+int val_autr_check_writable(const struct autr_point* p);
 
 /* --- the probes (val_autotrust_probe.c), for the validator --- */
 struct module_env;

@@ -22,7 +22,7 @@ static const char* when(time_t t, char* buf)
 	return buf;
 }
 
-int autr_write_fp(FILE* out, const struct autr_point* p)
+int val_autr_write_fp(FILE* out, const struct autr_point* p)
 {
 	char tm[64];
 	char* nm;
@@ -79,7 +79,7 @@ int autr_write_fp(FILE* out, const struct autr_point* p)
 			s[--len] = 0;
 		r = fprintf(out, "%s ;;state=%d [%s] ;;count=%d "
 			";;lastchange=%u ;;%s", s, (int)k->s,
-			autr_state_str(k->s), k->count,
+			val_autr_state_str(k->s), k->count,
 			(unsigned)k->last_change, when(k->last_change, tm));
 		free(s);
 		if(r < 0)
@@ -97,7 +97,7 @@ static int temp_name(const struct autr_point* p, const char* what,
 	return n > 0 && (size_t)n < len;
 }
 
-int autr_write_file(const struct autr_point* p)
+int val_autr_write_file(const struct autr_point* p)
 {
 	char tmp[4200];
 	FILE* out;
@@ -114,7 +114,7 @@ int autr_write_file(const struct autr_point* p)
 			close(fd);
 		return 0;
 	}
-	ok = autr_write_fp(out, p) && fflush(out) == 0 &&
+	ok = val_autr_write_fp(out, p) && fflush(out) == 0 &&
 		fsync(fileno(out)) == 0;
 	if(!ok)
 		log_err("auto-trust-anchor-file %s: cannot write %s: %s",
@@ -135,7 +135,7 @@ int autr_write_file(const struct autr_point* p)
 	return ok;
 }
 
-int autr_check_writable(const struct autr_point* p)
+int val_autr_check_writable(const struct autr_point* p)
 {
 	char tmp[4200];
 	int fd;

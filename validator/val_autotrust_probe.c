@@ -204,25 +204,25 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 	int changed = 0;
 	params_of(pr->env->cfg, &par);
 	p->last_queried = now;
-	autr_holddown_exceed(p, now, &par, &changed);
+	val_autr_holddown_exceed(p, now, &par, &changed);
 	if(n == 0) {
 		verbose(VERB_ALGO, "autotrust: no DNSKEY set in the answer");
 		if(changed) {
-			(void)autr_publish(p);
-			(void)autr_write_file(p);
+			(void)val_autr_publish(p);
+			(void)val_autr_write_file(p);
 		}
 		return;
 	}
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(keys, i);
 		struct autr_key* k;
-		if(!autr_rr_is_sep(rr) || !autr_rr_is_revoked(rr))
+		if(!val_autr_rr_is_sep(rr) || !val_autr_rr_is_revoked(rr))
 			continue;
-		if((k = autr_find_key(p, rr)) != NULL &&
+		if((k = val_autr_find_key(p, rr)) != NULL &&
 			selfsigned(ve, rr, keys, sigs, now))
-			autr_key_revoked(k, now, &changed);
+			val_autr_key_revoked(k, now, &changed);
 	}
-	if(changed && !autr_has_trust(p)) {
+	if(changed && !val_autr_has_trust(p)) {
 		char buf[LDNS_MAX_DOMAINLEN * 4 + 8];
 		ldns_rdf* d = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_DNAME,
 			p->namelen, p->name);
@@ -239,13 +239,13 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 		(void)val_kcache_flush_zone(pr->env->key_cache, p->name, now);
 		goto done;
 	}
-	(void)autr_publish(p);
+	(void)val_autr_publish(p);
 	if(!verify_set(ve, p, keys, sigs, now)) {
 		verbose(VERB_ALGO, "autotrust: the DNSKEY set did not verify "
 			"with the trusted keys");
 		if(p->last_success) {
 			p->query_failed++;
-			(void)autr_write_file(p);
+			(void)val_autr_write_file(p);
 		}
 		return;
 	}
@@ -271,17 +271,17 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 				ldns_rr_list_rr(ds, j), rr))
 				dsm[i] = 1;
 	}
-	if(!autr_update(p, keys, dsm, sup, ldns_rr_ttl(ldns_rr_list_rr(keys,
+	if(!val_autr_update(p, keys, dsm, sup, ldns_rr_ttl(ldns_rr_list_rr(keys,
 		0)), sig_left(sigs, now), now, &par, &changed))
 		log_err("autotrust: out of memory; the point is unchanged");
 	free(dsm);
 	free(sup);
-	p->next_probe_time = autr_next_probe(now, p->query_interval,
+	p->next_probe_time = val_autr_next_probe(now, p->query_interval,
 		par.permit_small, ub_random(pr->env->rnd));
 done:
-	if(!autr_publish(p))
+	if(!val_autr_publish(p))
 		log_err("autotrust: out of memory publishing the keys");
-	(void)autr_write_file(p);
+	(void)val_autr_write_file(p);
 }
 
 static void schedule(struct autr_prober* pr);
@@ -371,7 +371,7 @@ static void run_due(struct autr_prober* pr)
 		pthread_mutex_lock(&p->lock);
 		due = !p->revoked && (pr->first || p->next_probe_time <= now);
 		if(due)   /* the retry, unless the answer sets it anew */
-			p->next_probe_time = autr_next_probe(now,
+			p->next_probe_time = val_autr_next_probe(now,
 				p->retry_time, small, ub_random(pr->env->rnd));
 		pthread_mutex_unlock(&p->lock);
 		if(due)

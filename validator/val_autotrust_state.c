@@ -21,17 +21,17 @@ static uint16_t rr_flags(const ldns_rr* rr)
 	return ldns_rdf2native_int16(ldns_rr_rdf(rr, 0));
 }
 
-int autr_rr_is_sep(const ldns_rr* rr)
+int val_autr_rr_is_sep(const ldns_rr* rr)
 {
 	return (rr_flags(rr) & LDNS_KEY_SEP_KEY) != 0;
 }
 
-int autr_rr_is_revoked(const ldns_rr* rr)
+int val_autr_rr_is_revoked(const ldns_rr* rr)
 {
 	return (rr_flags(rr) & LDNS_KEY_REVOKE_KEY) != 0;
 }
 
-const char* autr_state_str(enum autr_state s)
+const char* val_autr_state_str(enum autr_state s)
 {
 	switch(s) {
 	case AUTR_STATE_START: return "  START  ";
@@ -44,7 +44,7 @@ const char* autr_state_str(enum autr_state s)
 	return " UNKNOWN ";
 }
 
-struct autr_point* autr_point_new(const uint8_t* name, size_t namelen,
+struct autr_point* val_autr_point_new(const uint8_t* name, size_t namelen,
 	uint16_t dclass)
 {
 	struct autr_point* p;
@@ -62,7 +62,7 @@ struct autr_point* autr_point_new(const uint8_t* name, size_t namelen,
 	return p;
 }
 
-void autr_point_delete(struct autr_point* p)
+void val_autr_point_delete(struct autr_point* p)
 {
 	size_t i;
 	if(!p)
@@ -80,7 +80,7 @@ void autr_point_delete(struct autr_point* p)
 	free(p);
 }
 
-struct autr_key* autr_point_add(struct autr_point* p, ldns_rr* rr,
+struct autr_key* val_autr_point_add(struct autr_point* p, ldns_rr* rr,
 	enum autr_state s, int count, time_t last_change)
 {
 	struct autr_key* k;
@@ -135,7 +135,7 @@ static int same_key(const ldns_rr* a, const ldns_rr* b)
 	return memcmp(wa, wb, la) == 0;
 }
 
-struct autr_key* autr_find_key(struct autr_point* p, const ldns_rr* rr)
+struct autr_key* val_autr_find_key(struct autr_point* p, const ldns_rr* rr)
 {
 	size_t i;
 	for(i = 0; i < p->n; i++)
@@ -151,10 +151,10 @@ static int trusted(const struct autr_key* k)
 	if(k->s != AUTR_STATE_VALID && k->s != AUTR_STATE_MISSING)
 		return 0;
 	return ldns_rr_get_type(k->rr) == LDNS_RR_TYPE_DS ||
-		!autr_rr_is_revoked(k->rr);
+		!val_autr_rr_is_revoked(k->rr);
 }
 
-int autr_has_trust(const struct autr_point* p)
+int val_autr_has_trust(const struct autr_point* p)
 {
 	size_t i;
 	for(i = 0; i < p->n; i++)
@@ -233,7 +233,7 @@ static int swap_list(struct autr_point* p, _Atomic(ldns_rr_list*)* slot,
 	return 1;
 }
 
-int autr_publish(struct autr_point* p)
+int val_autr_publish(struct autr_point* p)
 {
 	int err = 0;
 	ldns_rr_list* ds = build_list(p, LDNS_RR_TYPE_DS, &err);
@@ -264,7 +264,7 @@ static void set_state(struct autr_key* k, enum autr_state s, time_t now,
 	if(verbosity >= VERB_ALGO) {
 		char* str = ldns_rr2str(k->rr);
 		verbose(VERB_ALGO, "autotrust: %s -> %s for %s",
-			autr_state_str(k->s), autr_state_str(s),
+			val_autr_state_str(k->s), val_autr_state_str(s),
 			str ? str : "key");
 		free(str);
 	}
@@ -297,12 +297,12 @@ static void do_addtime(struct autr_key* k, time_t now,
 	}
 }
 
-void autr_holddown_exceed(struct autr_point* p, time_t now,
+void val_autr_holddown_exceed(struct autr_point* p, time_t now,
 	const struct autr_params* par, int* changed)
 {
 	size_t i;
 	for(i = 0; i < p->n; i++)
-		if(autr_rr_is_sep(p->keys[i].rr))
+		if(val_autr_rr_is_sep(p->keys[i].rr))
 			do_addtime(&p->keys[i], now, par, changed);
 }
 
@@ -319,7 +319,7 @@ static void set_revoke_bit(ldns_rr* rr)
 	else	ldns_rdf_deep_free(nf);
 }
 
-void autr_key_revoked(struct autr_key* k, time_t now, int* changed)
+void val_autr_key_revoked(struct autr_key* k, time_t now, int* changed)
 {
 	if(!k->revoked)
 		*changed = 1;
@@ -348,7 +348,7 @@ static void key_table(struct autr_key* k, time_t now,
 		break;
 	case AUTR_STATE_VALID:
 		if(k->revoked)
-			autr_key_revoked(k, now, changed);
+			val_autr_key_revoked(k, now, changed);
 		else if(!k->fetched)
 			set_state(k, AUTR_STATE_MISSING, now, changed);
 		else if(k->last_change == 0) {
@@ -359,7 +359,7 @@ static void key_table(struct autr_key* k, time_t now,
 		break;
 	case AUTR_STATE_MISSING:
 		if(k->revoked)
-			autr_key_revoked(k, now, changed);
+			val_autr_key_revoked(k, now, changed);
 		else if(k->fetched)
 			set_state(k, AUTR_STATE_VALID, now, changed);
 		break;
@@ -385,13 +385,13 @@ static int zsk_to_ksk(struct autr_point* p, time_t now, int* changed)
 	for(i = 0; i < p->n; i++)
 		if(ldns_rr_get_type(p->keys[i].rr) == LDNS_RR_TYPE_DNSKEY &&
 			p->keys[i].last_change == 0 &&
-			!autr_rr_is_sep(p->keys[i].rr) &&
+			!val_autr_rr_is_sep(p->keys[i].rr) &&
 			p->keys[i].s == AUTR_STATE_VALID)
 			zsk++;
 	if(zsk == 0)
 		return 0;
 	for(i = 0; i < p->n; i++)
-		if(autr_rr_is_sep(p->keys[i].rr) &&
+		if(val_autr_rr_is_sep(p->keys[i].rr) &&
 			p->keys[i].s == AUTR_STATE_ADDPEND) {
 			set_state(&p->keys[i], AUTR_STATE_VALID, now, changed);
 			ksk++;
@@ -406,7 +406,7 @@ static void remove_missing(struct autr_point* p, time_t now,
 	size_t i;
 	int valid = 0;
 	for(i = 0; i < p->n; i++)
-		if(autr_rr_is_sep(p->keys[i].rr) &&
+		if(val_autr_rr_is_sep(p->keys[i].rr) &&
 			p->keys[i].s == AUTR_STATE_VALID)
 			valid++;
 	if(valid == 0 && (valid = zsk_to_ksk(p, now, changed)) == 0)
@@ -415,7 +415,7 @@ static void remove_missing(struct autr_point* p, time_t now,
 		struct autr_key* k = &p->keys[i];
 		if(k->s == AUTR_STATE_START)
 			continue;
-		if(!autr_rr_is_sep(k->rr)) {
+		if(!val_autr_rr_is_sep(k->rr)) {
 			if(ldns_rr_get_type(k->rr) == LDNS_RR_TYPE_DNSKEY &&
 				k->s != AUTR_STATE_REMOVED)
 				set_state(k, AUTR_STATE_REMOVED, now, changed);
@@ -474,7 +474,7 @@ static void set_times(struct autr_point* p, uint32_t ttl, time_t sig_left,
 		*changed = 1;
 }
 
-int autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
+int val_autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
 	const char* ds_match, const char* supported, uint32_t ttl,
 	time_t sig_left, time_t now, const struct autr_params* par,
 	int* changed)
@@ -486,13 +486,14 @@ int autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
 		const ldns_rr* rr = ldns_rr_list_rr(dnskeys, i);
 		struct autr_key* k;
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY ||
-			!autr_rr_is_sep(rr) || autr_rr_is_revoked(rr))
+			!val_autr_rr_is_sep(rr) || val_autr_rr_is_revoked(rr))
 			continue;   /* revoked keys were handled before */
 		if(supported && !supported[i])
 			continue;   /* useless to us */
-		if(!(k = autr_find_key(p, rr))) {
+		if(!(k = val_autr_find_key(p, rr))) {
 			ldns_rr* c = ldns_rr_clone(rr);
-			if(!c || !(k = autr_point_add(p, c, AUTR_STATE_START,
+			if(!c || !(k = val_autr_point_add(p, c,
+				AUTR_STATE_START,
 				0, 0)))
 				return 0;
 			*changed = 1;
@@ -505,14 +506,14 @@ int autr_update(struct autr_point* p, const ldns_rr_list* dnskeys,
 	}
 	set_times(p, ttl, sig_left, par->permit_small, changed);
 	for(i = 0; i < p->n; i++)
-		if(autr_rr_is_sep(p->keys[i].rr))
+		if(val_autr_rr_is_sep(p->keys[i].rr))
 			key_table(&p->keys[i], now, par, changed);
 	remove_missing(p, now, par, changed);
 	cleanup(p);
 	return 1;
 }
 
-time_t autr_next_probe(time_t now, time_t wait, int permit_small,
+time_t val_autr_next_probe(time_t now, time_t wait, int permit_small,
 	uint32_t rnd)
 {
 	time_t part;

@@ -88,7 +88,8 @@ struct val_neg_cache* val_neg_create(size_t maxmem)
 		free(c);
 		return NULL;
 	}
-	negtree_init(&c->zones, (uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
+	val_negtree_init(&c->zones,
+		(uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
 	c->maxmem = maxmem;
 	return c;
 }
@@ -122,7 +123,7 @@ static void lru_front(struct val_neg_cache* c, struct neg_item* it)
 
 static void zone_free(struct val_neg_cache* c, struct neg_zone* z)
 {
-	negtree_remove(&c->zones, &z->node);
+	val_negtree_remove(&c->zones, &z->node);
 	if(z->soa)
 		ldns_rr_free(z->soa);
 	ldns_rr_list_deep_free(z->soa_sigs);
@@ -142,7 +143,7 @@ static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 		if(*p)
 			*p = it->wnext;
 	} else
-		negtree_remove(&z->nsecs, &it->node);
+		val_negtree_remove(&z->nsecs, &it->node);
 	c->mem -= it->mem;
 	c->count--;
 	free(it);
@@ -161,7 +162,7 @@ static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
 static struct neg_zone* zone_get(struct val_neg_cache* c,
 	const uint8_t* name, int create)
 {
-	struct negtree_node* n = negtree_find(&c->zones, name);
+	struct negtree_node* n = val_negtree_find(&c->zones, name);
 	struct neg_zone* z;
 	size_t len;
 	if(n)
@@ -173,9 +174,9 @@ static struct neg_zone* zone_get(struct val_neg_cache* c,
 	dname_tolower(z->name);
 	z->node.key = z->name;
 	z->node.ckey = z->ckey;
-	z->node.cklen = (uint16_t)negtree_ckey(z->name, z->ckey);
-	negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
-	(void)negtree_insert(&c->zones, &z->node);
+	z->node.cklen = (uint16_t)val_negtree_ckey(z->name, z->ckey);
+	val_negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
+	(void)val_negtree_insert(&c->zones, &z->node);
 	c->mem += sizeof(*z);
 	return z;
 }
@@ -299,7 +300,7 @@ static void item_add(struct val_neg_cache* c, struct neg_zone* z,
 	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0, kl;
 	struct neg_item* it = NULL, *old = NULL;
 	uint8_t ck[NEGTREE_CKEY_MAX];
-	kl = wild ? 0 : negtree_ckey(name, ck);
+	kl = wild ? 0 : val_negtree_ckey(name, ck);
 	if(encode(rrs, buf, sizeof(buf), &wl) && encode(sigs, buf,
 		sizeof(buf), &wl) && ldns_rr_list_rr_count(rrs) < 256 &&
 		ldns_rr_list_rr_count(sigs) < 256)
@@ -338,10 +339,10 @@ static void item_add(struct val_neg_cache* c, struct neg_zone* z,
 		it->wnext = z->wilds;
 		z->wilds = it;
 	} else {
-		struct negtree_node* n = negtree_find(&z->nsecs, name);
+		struct negtree_node* n = val_negtree_find(&z->nsecs, name);
 		if(n)
 			item_remove(c, (struct neg_item*)n);
-		(void)negtree_insert(&z->nsecs, &it->node);
+		(void)val_negtree_insert(&z->nsecs, &it->node);
 	}
 	lru_front(c, it);
 	c->mem += it->mem;
@@ -570,7 +571,7 @@ static struct neg_zone* zone_for(struct val_neg_cache* c,
 static struct neg_item* nsec_le(struct val_neg_cache* c, struct neg_zone* z,
 	const uint8_t* name, struct synth* s)
 {
-	struct neg_item* it = (struct neg_item*)negtree_find_le(&z->nsecs,
+	struct neg_item* it = (struct neg_item*)val_negtree_find_le(&z->nsecs,
 		name);
 	if(!it)
 		return NULL;

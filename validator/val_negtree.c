@@ -4,7 +4,7 @@
 #include "validator/val_negtree.h"
 #include <string.h>
 
-size_t negtree_ckey(const uint8_t* name, uint8_t* out)
+size_t val_negtree_ckey(const uint8_t* name, uint8_t* out)
 {
 	const uint8_t* lab[128];
 	int n = 0, i;
@@ -40,7 +40,7 @@ static int ckey_cmp(const uint8_t* a, size_t al, const uint8_t* b, size_t bl)
 	return al < bl ? -1 : al > bl ? 1 : 0;
 }
 
-void negtree_init(struct negtree* t, uint32_t seed)
+void val_negtree_init(struct negtree* t, uint32_t seed)
 {
 	t->root = NULL;
 	t->count = 0;
@@ -90,7 +90,8 @@ static struct negtree_node* insert_at(struct negtree_node** link,
 	return got;
 }
 
-struct negtree_node* negtree_insert(struct negtree* t, struct negtree_node* n)
+struct negtree_node* val_negtree_insert(struct negtree* t,
+	struct negtree_node* n)
 {
 	struct negtree_node* got;
 	n->left = n->right = NULL;
@@ -121,7 +122,7 @@ static struct negtree_node* merge(struct negtree_node* a,
 	return root;
 }
 
-void negtree_remove(struct negtree* t, struct negtree_node* n)
+void val_negtree_remove(struct negtree* t, struct negtree_node* n)
 {
 	struct negtree_node** link = &t->root;
 	while(*link && *link != n) {
@@ -136,12 +137,12 @@ void negtree_remove(struct negtree* t, struct negtree_node* n)
 	t->count--;
 }
 
-struct negtree_node* negtree_find(const struct negtree* t,
+struct negtree_node* val_negtree_find(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root;
 	uint8_t k[NEGTREE_CKEY_MAX];
-	size_t kl = negtree_ckey(key, k);
+	size_t kl = val_negtree_ckey(key, k);
 	while(cur) {
 		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
@@ -151,12 +152,12 @@ struct negtree_node* negtree_find(const struct negtree* t,
 	return NULL;
 }
 
-struct negtree_node* negtree_find_le(const struct negtree* t,
+struct negtree_node* val_negtree_find_le(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root, *best = NULL;
 	uint8_t k[NEGTREE_CKEY_MAX];
-	size_t kl = negtree_ckey(key, k);
+	size_t kl = val_negtree_ckey(key, k);
 	while(cur) {
 		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
@@ -171,7 +172,7 @@ struct negtree_node* negtree_find_le(const struct negtree* t,
 	return best;
 }
 
-struct negtree_node* negtree_first(const struct negtree* t)
+struct negtree_node* val_negtree_first(const struct negtree* t)
 {
 	struct negtree_node* cur = t->root;
 	while(cur && cur->left)
@@ -189,7 +190,7 @@ static int depth_of(const struct negtree_node* n)
 	return 1 + (l > r ? l : r);
 }
 
-int negtree_depth(const struct negtree* t)
+int val_negtree_depth(const struct negtree* t)
 {
 	return depth_of(t->root);
 }

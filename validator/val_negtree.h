@@ -2,7 +2,7 @@
 /* validator/val_negtree.h - an ordered map of wire names in canonical
  * DNS order (RFC 4034 6.1), for the aggressive NSEC cache (val_neg.h):
  * the NSEC that covers a name is the one with the greatest owner not
- * after it, found by one descent (negtree_find_le).
+ * after it, found by one descent (val_negtree_find_le).
  *
  * A treap: a binary search tree by name that is also a heap by a random
  * priority per node, so its depth is O(log n) expected whatever order
@@ -19,7 +19,7 @@ struct negtree_node {
 	struct negtree_node* left, *right;
 	uint32_t prio;
 	const uint8_t* key;      /* the wire name */
-	/* its canonical key (negtree_ckey), which the tree compares with
+	/* its canonical key (val_negtree_ckey), which the tree compares with
 	 * memcmp: the caller stores it beside the name */
 	const uint8_t* ckey;
 	uint16_t cklen;
@@ -34,7 +34,7 @@ struct negtree_node {
  * as the names compare in RFC 4034 canonical order, and that is the
  * order of the tree: one label walk per lookup instead of one per
  * comparison. Returns the length. */
-size_t negtree_ckey(const uint8_t* name, uint8_t* out);
+size_t val_negtree_ckey(const uint8_t* name, uint8_t* out);
 
 struct negtree {
 	struct negtree_node* root;
@@ -42,21 +42,22 @@ struct negtree {
 	uint32_t rnd;            /* xorshift state for the priorities */
 };
 
-void negtree_init(struct negtree* t, uint32_t seed);
+void val_negtree_init(struct negtree* t, uint32_t seed);
 /* Insert n (key, ckey and cklen set). Returns n, or the node already holding an
  * equal key (n is then not inserted). */
-struct negtree_node* negtree_insert(struct negtree* t, struct negtree_node* n);
+struct negtree_node* val_negtree_insert(struct negtree* t,
+	struct negtree_node* n);
 /* Remove n, which must be in t. */
-void negtree_remove(struct negtree* t, struct negtree_node* n);
+void val_negtree_remove(struct negtree* t, struct negtree_node* n);
 /* The node whose key equals key; NULL if none. */
-struct negtree_node* negtree_find(const struct negtree* t,
+struct negtree_node* val_negtree_find(const struct negtree* t,
 	const uint8_t* key);
 /* The node with the greatest key <= key; NULL if every key is after. */
-struct negtree_node* negtree_find_le(const struct negtree* t,
+struct negtree_node* val_negtree_find_le(const struct negtree* t,
 	const uint8_t* key);
 /* The node with the smallest key; NULL when empty. */
-struct negtree_node* negtree_first(const struct negtree* t);
+struct negtree_node* val_negtree_first(const struct negtree* t);
 /* Depth of the deepest node (tests: the balance). */
-int negtree_depth(const struct negtree* t);
+int val_negtree_depth(const struct negtree* t);
 
 #endif

@@ -6,7 +6,7 @@
  *   outnet_reply_matches()  the outside network's reply matching (ID,
  *                           QR, opcode, question; services/outside_network.c)
  *   iter_handle_reply()     the iterator's reply handling as the mesh
- *                           calls it: ldns parse, scrub_message()
+ *                           calls it: ldns parse, iter_scrub_message()
  *                           (iterator/iter_scrub.c), private-address,
  *                           then iter_resp.c: answer, CNAME/DNAME
  *                           restart, referral, NODATA/NXDOMAIN, lame,

@@ -59,27 +59,27 @@ static void test_caps_exempt(void** state)
 	(void)state;
 	assert_non_null(cfg);
 	assert_int_equal(cfg->use_caps_for_id, 1);
-	assert_int_equal(caps_exempt_create(cfg, &names, &n), 1);
+	assert_int_equal(iter_caps_exempt_create(cfg, &names, &n), 1);
 	assert_int_equal((int)n, 2);
-	assert_true(caps_exempt_match(names, n, W("example.com.")));
-	assert_true(caps_exempt_match(names, n, W("www.EXAMPLE.com.")));
-	assert_true(caps_exempt_match(names, n, W("a.b.lb.tld2.")));
-	assert_false(caps_exempt_match(names, n, W("com.")));
-	assert_false(caps_exempt_match(names, n, W("notexample.com.")));
-	assert_false(caps_exempt_match(names, n, W("tld2.")));
-	assert_false(caps_exempt_match(NULL, 0, W("example.com.")));
+	assert_true(iter_caps_exempt_match(names, n, W("example.com.")));
+	assert_true(iter_caps_exempt_match(names, n, W("www.EXAMPLE.com.")));
+	assert_true(iter_caps_exempt_match(names, n, W("a.b.lb.tld2.")));
+	assert_false(iter_caps_exempt_match(names, n, W("com.")));
+	assert_false(iter_caps_exempt_match(names, n, W("notexample.com.")));
+	assert_false(iter_caps_exempt_match(names, n, W("tld2.")));
+	assert_false(iter_caps_exempt_match(NULL, 0, W("example.com.")));
 	free(names);
 	config_delete(cfg);
 	/* none configured: nothing exempt, no memory */
 	cfg = conf("server:\n\tuse-caps-for-id: yes\n");
-	assert_int_equal(caps_exempt_create(cfg, &names, &n), 1);
+	assert_int_equal(iter_caps_exempt_create(cfg, &names, &n), 1);
 	assert_null(names);
 	assert_int_equal((int)n, 0);
 	config_delete(cfg);
 	/* a name that does not parse */
 	cfg = conf("server:\n\tcaps-exempt: bad..name\n");
 	assert_non_null(cfg);
-	assert_int_equal(caps_exempt_create(cfg, &names, &n), 0);
+	assert_int_equal(iter_caps_exempt_create(cfg, &names, &n), 0);
 	assert_null(names);
 	config_delete(cfg);
 }
@@ -124,30 +124,30 @@ static void test_replies_equal(void** state)
 	(void)state;
 	x = PKT(0, a1, ns1);
 	y = PKT(0, a2, ns2);      /* authority of an answer is not compared */
-	assert_true(caps_replies_equal(x, y));
+	assert_true(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(y);
 	y = PKT(0, a3, ns1);
-	assert_false(caps_replies_equal(x, y));
+	assert_false(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(y);
 	y = PKT(0, a4, ns1);
-	assert_false(caps_replies_equal(x, y));
+	assert_false(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(y);
 	y = PKT(3, a1, ns1);
-	assert_false(caps_replies_equal(x, y));
+	assert_false(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(x);
 	ldns_pkt_free(y);
 	/* negative answers and referrals: the authority counts */
 	x = PKT(3, NULL, soa1);
 	y = PKT(3, NULL, soa1);
-	assert_true(caps_replies_equal(x, y));
+	assert_true(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(y);
 	y = PKT(3, NULL, soa2);
-	assert_false(caps_replies_equal(x, y));
+	assert_false(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(x);
 	ldns_pkt_free(y);
 	x = PKT(0, NULL, ns1);
 	y = PKT(0, NULL, ns2);
-	assert_false(caps_replies_equal(x, y));
+	assert_false(iter_caps_replies_equal(x, y));
 	ldns_pkt_free(x);
 	ldns_pkt_free(y);
 }

@@ -77,25 +77,26 @@ static void test_question_must_match(void** state)
 	ldns_pkt* p;
 	(void)state;
 	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, NULL);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	/* case does not matter */
-	assert_int_equal(scrub_message(p, W("WWW.Example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("WWW.Example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
-	assert_int_equal(scrub_message(p, W("other.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("other.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_BAD_QUESTION);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_AAAA,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."),
+		TYPE_AAAA,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_BAD_QUESTION);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_CH, W("example.tld1."), &r, 1), SCRUB_BAD_QUESTION);
 	ldns_pkt_set_qr(p, 0);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_BAD_QUESTION);
 	ldns_pkt_free(p);
 	/* no question at all */
 	p = ldns_pkt_new();
 	ldns_pkt_set_qr(p, 1);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_BAD_QUESTION);
 	ldns_pkt_free(p);
 }
@@ -111,7 +112,7 @@ static void test_answer_out_of_zone_dropped(void** state)
 	struct scrub_result r;
 	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_answer(p)),
 		"www.example.tld1. A 192.0.2.1");
@@ -133,7 +134,7 @@ static void test_cname_chain(void** state)
 	ldns_pkt* p = make_reply("chain.example.tld1.", LDNS_RR_TYPE_A, 0,
 		rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("chain.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("chain.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_answer(p)),
 		"chain.example.tld1. CNAME chain2.example.tld1.|"
@@ -155,7 +156,7 @@ static void test_cname_qtype_cname(void** state)
 	ldns_pkt* p = make_reply("a.example.tld1.", LDNS_RR_TYPE_CNAME, 0,
 		rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("a.example.tld1."), TYPE_CNAME,
+	assert_int_equal(iter_scrub_message(p, W("a.example.tld1."), TYPE_CNAME,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_answer(p)),
 		"a.example.tld1. CNAME b.example.tld1.");
@@ -173,7 +174,7 @@ static void test_cname_loop_kept_once(void** state)
 	ldns_pkt* p = make_reply("loop1.example.tld1.", LDNS_RR_TYPE_A, 0,
 		rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("loop1.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("loop1.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 2);
 	assert_int_equal(r.chain_len, 2);
@@ -192,7 +193,7 @@ static void test_dname_synthesis(void** state)
 	ldns_pkt* p = make_reply("www.dname.example.tld1.", LDNS_RR_TYPE_A, 0,
 		rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("www.dname.example.tld1."),
+	assert_int_equal(iter_scrub_message(p, W("www.dname.example.tld1."),
 		TYPE_A, CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_answer(p)),
 		"dname.example.tld1. DNAME example.tld2.|"
@@ -219,7 +220,8 @@ static void test_dname_too_long(void** state)
 	snprintf(dn, sizeof(dn), "%s.tld2.", l63);
 	snprintf(rr1, sizeof(rr1), "A x.tld1. DNAME %s", dn);
 	p = make_reply(q, LDNS_RR_TYPE_A, 0, rrs);
-	assert_int_equal(scrub_message(p, W(q), TYPE_A, CLASS_IN, W("tld1."),
+	assert_int_equal(iter_scrub_message(p, W(q), TYPE_A, CLASS_IN,
+		W("tld1."),
 		&r, 1), SCRUB_OK);
 	assert_int_equal(r.dname_too_long, 1);
 	ldns_pkt_free(p);
@@ -240,7 +242,7 @@ static void test_referral_glue(void** state)
 	struct scrub_result r;
 	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_authority(p)),
 		"example.tld1. NS ns1.example.tld1.|"
@@ -252,7 +254,7 @@ static void test_referral_glue(void** state)
 	/* harden-glue: no keeps the out-of-zone glue of a kept NS name,
 	 * still not the address of a name no NS record names */
 	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("tld1."), &r, 0), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_additional(p)),
 		"ns1.example.tld1. A 192.0.2.53|ns.other.tld2. A 192.0.2.66");
@@ -277,13 +279,13 @@ static void test_authority_soa(void** state)
 	struct scrub_result r;
 	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 3, neg);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_authority(p)),
 		"example.tld1. SOA ns1.example.tld1.");
 	ldns_pkt_free(p);
 	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, pos);
-	assert_int_equal(scrub_message(p, W("www.example.tld1."), TYPE_A,
+	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
 		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_authority(p)),
 		"example.tld1. NS ns1.example.tld1.");
@@ -300,7 +302,8 @@ static void test_ns_query_answer_glue(void** state)
 	struct scrub_result r;
 	ldns_pkt* p = make_reply(".", LDNS_RR_TYPE_NS, 0, rrs);
 	(void)state;
-	assert_int_equal(scrub_message(p, W("."), TYPE_NS, CLASS_IN, W("."),
+	assert_int_equal(iter_scrub_message(p, W("."), TYPE_NS, CLASS_IN,
+		W("."),
 		&r, 1), SCRUB_OK);
 	assert_int_equal(r.final_found, 1);
 	assert_string_equal(sect(ldns_pkt_additional(p)),
@@ -351,7 +354,7 @@ static void test_mutated_replies(void** state)
 		if(ldns_wire2pkt(&p, buf, n) != LDNS_STATUS_OK)
 			continue;
 		parsed++;
-		if(scrub_message(p, W("chain.example.tld1."), TYPE_A,
+		if(iter_scrub_message(p, W("chain.example.tld1."), TYPE_A,
 			CLASS_IN, W("example.tld1."), &r, 1) == SCRUB_OK) {
 			ldns_rr_list* secs[3] = { ldns_pkt_answer(p),
 				ldns_pkt_authority(p), ldns_pkt_additional(p) };

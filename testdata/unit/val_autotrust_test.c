@@ -43,7 +43,7 @@ static ldns_rr* key(int flags, const char* material)
 static struct autr_point* root_point(void)
 {
 	uint8_t root = 0;
-	struct autr_point* p = autr_point_new(&root, 1, LDNS_RR_CLASS_IN);
+	struct autr_point* p = val_autr_point_new(&root, 1, LDNS_RR_CLASS_IN);
 	assert_non_null(p);
 	return p;
 }
@@ -63,7 +63,7 @@ static const struct autr_params PAR = { 100, 200, 1000, 1 };
 static struct autr_key* find(struct autr_point* p, const char* m)
 {
 	ldns_rr* k = key(257, m);
-	struct autr_key* ak = autr_find_key(p, k);
+	struct autr_key* ak = val_autr_find_key(p, k);
 	ldns_rr_free(k);
 	return ak;
 }
@@ -71,7 +71,7 @@ static struct autr_key* find(struct autr_point* p, const char* m)
 static enum autr_state state_of(struct autr_point* p, const char* m)
 {
 	ldns_rr* k = key(257, m);
-	struct autr_key* ak = autr_find_key(p, k);
+	struct autr_key* ak = val_autr_find_key(p, k);
 	ldns_rr_free(k);
 	return ak ? ak->s : (enum autr_state)-1;
 }
@@ -79,8 +79,8 @@ static enum autr_state state_of(struct autr_point* p, const char* m)
 static void probe(struct autr_point* p, ldns_rr_list* set, time_t now)
 {
 	int changed = 0;
-	autr_holddown_exceed(p, now, &PAR, &changed);
-	assert_true(autr_update(p, set, NULL, NULL, 172800, 86400 * 20, now,
+	val_autr_holddown_exceed(p, now, &PAR, &changed);
+	assert_true(val_autr_update(p, set, NULL, NULL, 172800, 86400 * 20, now,
 		&PAR, &changed));
 	ldns_rr_list_deep_free(set);
 }
@@ -89,7 +89,7 @@ static void test_add_and_holddown(void** st)
 {
 	struct autr_point* p = root_point();
 	(void)st;
-	assert_non_null(autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID,
+	assert_non_null(val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID,
 		0, 0));
 	/* a new key is ADDPEND at its first sighting */
 	probe(p, set_of(key(257, KEY_A), key(257, KEY_B), NULL), 1000);
@@ -107,7 +107,7 @@ static void test_add_and_holddown(void** st)
 	assert_int_equal(find(p, KEY_B)->count, 0);
 	assert_int_equal(find(p, KEY_B)->last_change,
 		1101);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_pending_count_needed(void** st)
@@ -117,38 +117,38 @@ static void test_pending_count_needed(void** st)
 	struct autr_point* p = root_point();
 	int changed = 0;
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
 	probe(p, set_of(key(257, KEY_A), key(257, KEY_B), NULL), 1000);
-	autr_holddown_exceed(p, 5000, &PAR, &changed);
+	val_autr_holddown_exceed(p, 5000, &PAR, &changed);
 	assert_int_equal(state_of(p, KEY_B), AUTR_STATE_ADDPEND);
 	probe(p, set_of(key(257, KEY_A), key(257, KEY_B), NULL), 5001);
 	assert_int_equal(state_of(p, KEY_B), AUTR_STATE_VALID);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_addpend_key_gone(void** st)
 {
 	struct autr_point* p = root_point();
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
 	probe(p, set_of(key(257, KEY_A), key(257, KEY_B), NULL), 1000);
 	probe(p, set_of(key(257, KEY_A), NULL, NULL), 1010);
 	/* back to START, which is not kept */
 	assert_int_equal((int)state_of(p, KEY_B), -1);
 	assert_int_equal(p->n, 1);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_missing_and_back(void** st)
 {
 	struct autr_point* p = root_point();
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
-	autr_point_add(p, key(257, KEY_B), AUTR_STATE_VALID, 0, 500);
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
+	val_autr_point_add(p, key(257, KEY_B), AUTR_STATE_VALID, 0, 500);
 	probe(p, set_of(key(257, KEY_A), NULL, NULL), 1000);
 	assert_int_equal(state_of(p, KEY_B), AUTR_STATE_MISSING);
 	/* MISSING is still trusted */
-	assert_true(autr_publish(p));
+	assert_true(val_autr_publish(p));
 	assert_int_equal(ldns_rr_list_rr_count(val_autotrust_trusted(p, 0)),
 		2);
 	probe(p, set_of(key(257, KEY_A), key(257, KEY_B), NULL), 1100);
@@ -160,7 +160,7 @@ static void test_missing_and_back(void** st)
 	assert_int_equal(state_of(p, KEY_B), AUTR_STATE_MISSING);
 	probe(p, set_of(key(257, KEY_A), NULL, NULL), 2201);
 	assert_int_equal((int)state_of(p, KEY_B), -1);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_revoke_and_remove(void** st)
@@ -170,20 +170,20 @@ static void test_revoke_and_remove(void** st)
 	int changed = 0;
 	ldns_rr* rev = key(257 | LDNS_KEY_REVOKE_KEY, KEY_A);
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
-	autr_point_add(p, key(257, KEY_B), AUTR_STATE_VALID, 0, 500);
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
+	val_autr_point_add(p, key(257, KEY_B), AUTR_STATE_VALID, 0, 500);
 	/* the prober found the revoked A signing the set itself */
-	k = autr_find_key(p, rev);
+	k = val_autr_find_key(p, rev);
 	assert_non_null(k);
-	autr_key_revoked(k, 1000, &changed);
+	val_autr_key_revoked(k, 1000, &changed);
 	assert_true(changed);
 	assert_int_equal(k->s, AUTR_STATE_REVOKED);
-	assert_true(autr_rr_is_revoked(k->rr));
-	assert_true(autr_publish(p));
+	assert_true(val_autr_rr_is_revoked(k->rr));
+	assert_true(val_autr_publish(p));
 	/* a revoked key is no longer trusted */
 	assert_int_equal(ldns_rr_list_rr_count(val_autotrust_trusted(p, 0)),
 		1);
-	assert_true(autr_has_trust(p));
+	assert_true(val_autr_has_trust(p));
 	/* del-holddown (200 s) counts from the revocation, published or
 	 * not (as Unbound: a revoked key in the set is not "seen") */
 	probe(p, set_of(rev, key(257, KEY_B), NULL), 1150);
@@ -198,7 +198,7 @@ static void test_revoke_and_remove(void** st)
 		key(257, KEY_B), NULL), 1300);
 	assert_int_equal((int)state_of(p, KEY_A), -1);
 	assert_int_equal(p->n, 1);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_revoke_last_key(void** st)
@@ -207,15 +207,15 @@ static void test_revoke_last_key(void** st)
 	int changed = 0;
 	ldns_rr* rev = key(257 | LDNS_KEY_REVOKE_KEY, KEY_A);
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
-	autr_key_revoked(autr_find_key(p, rev), 1000, &changed);
-	assert_false(autr_has_trust(p));
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 500);
+	val_autr_key_revoked(val_autr_find_key(p, rev), 1000, &changed);
+	assert_false(val_autr_has_trust(p));
 	p->revoked = 1;
-	assert_true(autr_publish(p));
+	assert_true(val_autr_publish(p));
 	assert_null(val_autotrust_trusted(p, 0));
 	assert_null(val_autotrust_trusted(p, 1));
 	ldns_rr_free(rev);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_ds_start_and_zsk(void** st)
@@ -231,21 +231,21 @@ static void test_ds_start_and_zsk(void** st)
 	assert_int_equal(ldns_rr_new_frm_str(&ds, ". IN DS 20326 8 2 "
 		"E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8"
 		"EC8D", 0, NULL, NULL), LDNS_STATUS_OK);
-	autr_point_add(p, ds, AUTR_STATE_VALID, 0, 0);
-	autr_point_add(p, key(256, KEY_C), AUTR_STATE_VALID, 0, 0);
-	assert_true(autr_publish(p));
+	val_autr_point_add(p, ds, AUTR_STATE_VALID, 0, 0);
+	val_autr_point_add(p, key(256, KEY_C), AUTR_STATE_VALID, 0, 0);
+	assert_true(val_autr_publish(p));
 	assert_int_equal(ldns_rr_list_rr_count(val_autotrust_trusted(p, 1)),
 		1);
 	set = set_of(key(257, KEY_A), key(257, KEY_B), key(256, KEY_C));
-	assert_true(autr_update(p, set, dsm, NULL, 172800, 86400 * 20, 1000,
+	assert_true(val_autr_update(p, set, dsm, NULL, 172800, 86400 * 20, 1000,
 		&PAR, &changed));
 	ldns_rr_list_deep_free(set);
 	assert_int_equal(state_of(p, KEY_A), AUTR_STATE_VALID);
 	assert_int_equal(state_of(p, KEY_B), AUTR_STATE_ADDPEND);
 	assert_int_equal(p->n, 2);   /* DS and ZSK dropped */
-	assert_true(autr_publish(p));
+	assert_true(val_autr_publish(p));
 	assert_null(val_autotrust_trusted(p, 1));
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_unsupported_algorithm_skipped(void** st)
@@ -255,12 +255,12 @@ static void test_unsupported_algorithm_skipped(void** st)
 	int changed = 0;
 	ldns_rr_list* set = set_of(key(257, KEY_A), key(257, KEY_B), NULL);
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
-	assert_true(autr_update(p, set, NULL, sup, 172800, 86400 * 20, 1000,
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
+	assert_true(val_autr_update(p, set, NULL, sup, 172800, 86400 * 20, 1000,
 		&PAR, &changed));
 	ldns_rr_list_deep_free(set);
 	assert_int_equal((int)state_of(p, KEY_B), -1);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 static void test_probe_times(void** st)
@@ -270,35 +270,38 @@ static void test_probe_times(void** st)
 	int changed = 0, i;
 	ldns_rr_list* set = set_of(key(257, KEY_A), NULL, NULL);
 	(void)st;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
 	/* TTL 2 days, signatures 20 days: 1 day and 4.8 hours */
-	assert_true(autr_update(p, set, NULL, NULL, 172800, 86400 * 20, 1000,
+	assert_true(val_autr_update(p, set, NULL, NULL, 172800, 86400 * 20,
+		1000,
 		&strict, &changed));
 	assert_int_equal(p->query_interval, 86400);
 	assert_int_equal(p->retry_time, 17280);
 	/* 15 days at most; signatures expiring soon bring it down */
-	assert_true(autr_update(p, set, NULL, NULL, 86400 * 60, 86400 * 8,
+	assert_true(val_autr_update(p, set, NULL, NULL, 86400 * 60, 86400 * 8,
 		1000, &strict, &changed));
 	assert_int_equal(p->query_interval, 86400 * 4);
 	assert_int_equal(p->retry_time, 69120);
 	/* at least an hour, unless permit-small-holddown */
-	assert_true(autr_update(p, set, NULL, NULL, 10, 86400, 1000, &strict,
+	assert_true(val_autr_update(p, set, NULL, NULL, 10, 86400, 1000,
+		&strict,
 		&changed));
 	assert_int_equal(p->query_interval, 3600);
 	assert_int_equal(p->retry_time, 3600);
-	assert_true(autr_update(p, set, NULL, NULL, 10, 86400, 1000, &PAR,
+	assert_true(val_autr_update(p, set, NULL, NULL, 10, 86400, 1000, &PAR,
 		&changed));
 	assert_int_equal(p->query_interval, 5);
 	assert_int_equal(p->retry_time, 1);
 	ldns_rr_list_deep_free(set);
 	/* randomised within the last tenth, floor of an hour */
 	for(i = 0; i < 50; i++) {
-		time_t t = autr_next_probe(1000, 86400, 0, (uint32_t)rand());
+		time_t t = val_autr_next_probe(1000, 86400, 0,
+			(uint32_t)rand());
 		assert_true(t >= 1000 + 86400 - 8640 && t <= 1000 + 86400);
 	}
-	assert_true(autr_next_probe(1000, 10, 0, 0) >= 1000 + 3240);
-	assert_int_equal(autr_next_probe(1000, 0, 1, 7), 1001);
-	autr_point_delete(p);
+	assert_true(val_autr_next_probe(1000, 10, 0, 0) >= 1000 + 3240);
+	assert_int_equal(val_autr_next_probe(1000, 0, 1, 7), 1001);
+	val_autr_point_delete(p);
 }
 
 static void test_file_round_trip(void** st)
@@ -318,13 +321,14 @@ static void test_file_round_trip(void** st)
 	p->query_failed = 2;
 	p->query_interval = 43200;
 	p->retry_time = 8640;
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 1600000000);
-	autr_point_add(p, key(257, KEY_B), AUTR_STATE_ADDPEND, 3, 1699990000);
-	autr_point_add(p, key(257 | LDNS_KEY_REVOKE_KEY, KEY_C),
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 1600000000);
+	val_autr_point_add(p, key(257, KEY_B), AUTR_STATE_ADDPEND, 3,
+		1699990000);
+	val_autr_point_add(p, key(257 | LDNS_KEY_REVOKE_KEY, KEY_C),
 		AUTR_STATE_REVOKED, 0, 1699000000);
-	autr_point_add(p, key(257, KEY_D), AUTR_STATE_START, 1,
+	val_autr_point_add(p, key(257, KEY_D), AUTR_STATE_START, 1,
 		1699000000);
-	assert_true(autr_write_file(p));
+	assert_true(val_autr_write_file(p));
 	f = fopen(fname, "r");
 	assert_non_null(f);
 	n = fread(text, 1, sizeof(text) - 1, f);
@@ -366,11 +370,11 @@ static void test_file_round_trip(void** st)
 	/* only VALID (and MISSING) keys are anchors */
 	assert_int_equal(c.n, 1);
 	assert_int_equal(ldns_rr_list_rr_count(c.pts[0].rrs), 1);
-	autr_point_delete(q);
+	val_autr_point_delete(q);
 	free(c.autr);
 	ldns_rr_list_deep_free(c.pts[0].rrs);
 	free(c.pts);
-	autr_point_delete(p);
+	val_autr_point_delete(p);
 }
 
 /* A file as Unbound 1.17 writes it (Debian's /var/lib/unbound/root.key
@@ -416,7 +420,7 @@ static void test_read_unbound_file(void** st)
 	assert_int_equal(find(q, KEY_B)->count, 2);
 	/* the ADDPEND key is no anchor yet */
 	assert_int_equal(ldns_rr_list_rr_count(c.pts[0].rrs), 1);
-	autr_point_delete(q);
+	val_autr_point_delete(q);
 	free(c.autr);
 	ldns_rr_list_deep_free(c.pts[0].rrs);
 	free(c.pts);
@@ -429,14 +433,14 @@ static void test_unwritable(void** st)
 	(void)st;
 	snprintf(d, sizeof(d), "%s/nodir/root.key", tmpdir);
 	p->file = strdup(d);
-	autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
-	assert_false(autr_check_writable(p));
-	assert_false(autr_write_file(p));
+	val_autr_point_add(p, key(257, KEY_A), AUTR_STATE_VALID, 0, 0);
+	assert_false(val_autr_check_writable(p));
+	assert_false(val_autr_write_file(p));
 	free(p->file);
 	snprintf(d, sizeof(d), "%s/ok.key", tmpdir);
 	p->file = strdup(d);
-	assert_true(autr_check_writable(p));
-	autr_point_delete(p);
+	assert_true(val_autr_check_writable(p));
+	val_autr_point_delete(p);
 }
 
 int main(void)

@@ -48,7 +48,7 @@ static void make_names(struct tnode* t, size_t n)
 		assert_true(dname_from_str(s, t[i].name) > 0);
 		t[i].n.key = t[i].name;
 		t[i].n.ckey = t[i].ck;
-		t[i].n.cklen = (uint16_t)negtree_ckey(t[i].name, t[i].ck);
+		t[i].n.cklen = (uint16_t)val_negtree_ckey(t[i].name, t[i].ck);
 	}
 }
 
@@ -77,8 +77,8 @@ static void test_ckey_order(void** state)
 			memcpy(b, ldns_rdf_data(rb), ldns_rdf_size(rb));
 			ldns_rdf_deep_free(ra);
 			ldns_rdf_deep_free(rb);
-			la = negtree_ckey(a, ka);
-			lb = negtree_ckey(b, kb);
+			la = val_negtree_ckey(a, ka);
+			lb = val_negtree_ckey(b, kb);
 			want = dname_canonical_compare(a, b);
 			got = memcmp(ka, kb, la < lb ? la : lb);
 			if(got == 0)
@@ -97,7 +97,7 @@ static void test_tree_against_sorted(void** state)
 	make_names(nodes, NAMES);
 	memcpy(sorted, nodes, sizeof(sorted));
 	qsort(sorted, NAMES, sizeof(sorted[0]), cmp_names);
-	negtree_init(&t, 12345);
+	val_negtree_init(&t, 12345);
 	/* inserted in canonical order: the NSEC chain's order */
 	for(i = 0; i < NAMES; i++) {
 		struct tnode* x = &nodes[0];
@@ -106,7 +106,7 @@ static void test_tree_against_sorted(void** state)
 			if(query_dname_compare(nodes[j].name,
 				sorted[i].name) == 0)
 				x = &nodes[j];
-		assert_ptr_equal(negtree_insert(&t, &x->n), &x->n);
+		assert_ptr_equal(val_negtree_insert(&t, &x->n), &x->n);
 	}
 	assert_int_equal(t.count, NAMES);
 	/* a duplicate key is not inserted */
@@ -114,13 +114,13 @@ static void test_tree_against_sorted(void** state)
 		struct tnode dup = nodes[7];
 		dup.n.key = dup.name;
 		dup.n.ckey = dup.ck;
-		assert_ptr_equal(negtree_insert(&t, &dup.n), &nodes[7].n);
+		assert_ptr_equal(val_negtree_insert(&t, &dup.n), &nodes[7].n);
 		assert_int_equal(t.count, NAMES);
 	}
 	/* a treap stays shallow whatever the insertion order */
-	assert_true(negtree_depth(&t) < 50);
+	assert_true(val_negtree_depth(&t) < 50);
 	for(i = 0; i < NAMES; i++) {
-		struct negtree_node* f = negtree_find(&t, sorted[i].name);
+		struct negtree_node* f = val_negtree_find(&t, sorted[i].name);
 		assert_non_null(f);
 		assert_int_equal(query_dname_compare(f->key, sorted[i].name), 0);
 	}
@@ -133,19 +133,20 @@ static void test_tree_against_sorted(void** state)
 		memcpy(q + 1, "zzz", 3);
 		memcpy(q + 4, sorted[i].name, dname_valid(sorted[i].name,
 			LDNS_MAX_DOMAINLEN + 1));
-		f = negtree_find_le(&t, q);
+		f = val_negtree_find_le(&t, q);
 		assert_non_null(f);
 		assert_int_equal(query_dname_compare(f->key, sorted[i].name), 0);
 	}
-	assert_null(negtree_find_le(&t, (const uint8_t*)"\7example\0"));
-	assert_int_equal(query_dname_compare(negtree_first(&t)->key,
+	assert_null(val_negtree_find_le(&t, (const uint8_t*)"\7example\0"));
+	assert_int_equal(query_dname_compare(val_negtree_first(&t)->key,
 		sorted[0].name), 0);
 	/* remove every other one; the rest are still found */
 	for(i = 0; i < NAMES; i += 2)
-		negtree_remove(&t, negtree_find(&t, sorted[i].name));
+		val_negtree_remove(&t, val_negtree_find(&t, sorted[i].name));
 	assert_int_equal(t.count, NAMES / 2);
 	for(i = 0; i < NAMES; i++) {
-		struct negtree_node* f = negtree_find_le(&t, sorted[i].name);
+		struct negtree_node* f = val_negtree_find_le(&t,
+			sorted[i].name);
 		if(i % 2) {
 			assert_int_equal(query_dname_compare(f->key,
 				sorted[i].name), 0);
