@@ -169,6 +169,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 part = body[i:i + 100]
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
             self.wfile.write(b"0\r\n\r\n")
+        elif mode == "badchunk":
+            # a chunk that claims more than comes, then the close
+            self.protocol_version = "HTTP/1.1"
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"%x\r\n%s" % (len(body) + 4096, body))
         elif mode == "short":
             # promises more than it sends, then closes
             self.send_header("Content-Length", str(len(body) + 100))
@@ -504,6 +511,9 @@ def test_https_failures(tmp_path, pki, https, refusing_hints):
     https.files["/root-anchors.p7s"] = smime_sign(pki, GOOD_XML)
     r = run(OURS, str(anchor), refusing_hints, pki, https, ["-F"])
     assert r.returncode == 0 and "cut short" in r.stderr, r
+    https.files["/root-anchors.xml"] = ("badchunk", GOOD_XML)
+    r = run(OURS, str(anchor), refusing_hints, pki, https, ["-F"])
+    assert r.returncode == 0 and "chunked body cut short" in r.stderr, r
     # nothing listening on the port
     r = subprocess.run(
         [OURS, "-a", str(anchor), "-r", refusing_hints, "-4", "-F",
