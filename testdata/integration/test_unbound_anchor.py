@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
 
 OURS = os.path.join(BUILDDIR, "unbound-anchor")
+HTTPS_NAME = "anchors.test."
 DEBIAN = "/usr/sbin/unbound-anchor"
 SIGNER = "dnssec@test.example"
 NOW = datetime.datetime.now(datetime.timezone.utc)
@@ -168,6 +169,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 part = body[i:i + 100]
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
             self.wfile.write(b"0\r\n\r\n")
+        elif mode == "badchunk":
+            # a chunk that claims more than comes, then the close
+            self.protocol_version = "HTTP/1.1"
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"%x\r\n%s" % (len(body) + 4096, body))
         elif mode == "short":
             # promises more than it sends, then closes
             self.send_header("Content-Length", str(len(body) + 100))
@@ -225,8 +233,9 @@ def dead_hints(tmp_path_factory):
 @pytest.fixture(scope="module")
 def refusing_hints(tmp_path_factory):
     """Root hints naming a loopback server that answers every query
-    REFUSED at once: the probe fails fast (a dead address costs the
-    probe its 2 s timeout)."""
+    REFUSED at once (the probe fails fast; a dead address costs the
+    probe its 2 s timeout), except the A record of HTTPS_NAME:
+    127.0.0.1, for -u with a name."""
     import socket
     d = tmp_path_factory.mktemp("anchor_refusing")
     addr = pick_prefix(53, hosts=[1]) + ".1"
@@ -236,6 +245,9 @@ def refusing_hints(tmp_path_factory):
     running = [True]
 
     def serve_refused():
+        import dns.message
+        import dns.rcode
+        import dns.rrset
         while running[0]:
             try:
                 data, peer = sock.recvfrom(4096)
@@ -243,10 +255,20 @@ def refusing_hints(tmp_path_factory):
                 continue
             except OSError:
                 return
-            if len(data) >= 12:
-                # the query back with QR and RCODE=REFUSED, no records
-                flags = (data[2] | 0x80, (data[3] & 0xf0) | 5)
-                sock.sendto(data[:2] + bytes(flags) + data[4:], peer)
+            try:
+                q = dns.message.from_wire(data)
+            except Exception:
+                continue
+            r = dns.message.make_response(q)
+            name = q.question[0].name.to_text().lower() if q.question \
+                else ""
+            if name == HTTPS_NAME and q.question[0].rdtype == 1:
+                # the one name it knows: the HTTPS server's
+                r.answer.append(dns.rrset.from_text(
+                    HTTPS_NAME, 60, "IN", "A", "127.0.0.1"))
+            elif name != HTTPS_NAME:
+                r.set_rcode(dns.rcode.REFUSED)
+            sock.sendto(r.to_wire(), peer)
 
     t = threading.Thread(target=serve_refused, daemon=True)
     t.start()
@@ -258,6 +280,11 @@ def refusing_hints(tmp_path_factory):
     running[0] = False
     t.join(2)
     sock.close()
+
+
+def refusing_hints_addr(path):
+    with open(path) as f:
+        return [l.split()[-1] for l in f if l.split()[-2:-1] == ["A"]][0]
 
 
 def run(binary, anchor, hints, pki=None, https=None, extra=(),
@@ -484,6 +511,9 @@ def test_https_failures(tmp_path, pki, https, refusing_hints):
     https.files["/root-anchors.p7s"] = smime_sign(pki, GOOD_XML)
     r = run(OURS, str(anchor), refusing_hints, pki, https, ["-F"])
     assert r.returncode == 0 and "cut short" in r.stderr, r
+    https.files["/root-anchors.xml"] = ("badchunk", GOOD_XML)
+    r = run(OURS, str(anchor), refusing_hints, pki, https, ["-F"])
+    assert r.returncode == 0 and "chunked body cut short" in r.stderr, r
     # nothing listening on the port
     r = subprocess.run(
         [OURS, "-a", str(anchor), "-r", refusing_hints, "-4", "-F",
@@ -491,6 +521,27 @@ def test_https_failures(tmp_path, pki, https, refusing_hints):
         capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "could not connect" in r.stderr, r
     assert records(str(anchor)) == [BUILTIN[0]]
+
+
+def test_server_name_resolved(tmp_path, pki, https, refusing_hints):
+    """-u with a name: its A record asked of the -f servers (here a
+    loopback responder that knows only that name)."""
+    serve(https, pki, GOOD_XML)
+    rc = tmp_path / "resolv.conf"
+    rc.write_text("nameserver %s\n" % refusing_hints_addr(refusing_hints))
+    anchor = tmp_path / "root.key"
+    for name, code, words in (("anchors.test", 1, ""),
+                              ("unknown.test", 0, "cannot resolve")):
+        anchor.write_text(BUILTIN[0] + "\n")
+        r = subprocess.run(
+            [OURS, "-a", str(anchor), "-f", str(rc), "-r", refusing_hints,
+             "-4", "-F", "-u", name, "-P", str(https.server_address[1]),
+             "-x", "/root-anchors.xml", "-s", "/root-anchors.p7s",
+             "-c", pki["ca"], "-n", SIGNER], capture_output=True,
+            text=True, timeout=60)
+        assert r.returncode == code and words in r.stderr, (name, r)
+        assert records(str(anchor)) == ([NEW_DS] if code else
+                                        [BUILTIN[0]])
 
 
 def test_signer_name_checked(tmp_path, pki, https, refusing_hints):
