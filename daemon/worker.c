@@ -638,22 +638,31 @@ static struct stream_answer stream_answer_of(struct query_result r)
 	return a;
 }
 
+/* A query that came over a stream (TCP, TLS, HTTPS): the worker's env
+ * and clock brought up to date, ci filled but for its connection. */
+static void stream_query_start(struct worker* w, struct client_info* ci,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
+	w->now = time(NULL);
+	ci->addr = addr;
+	ci->addrlen = addrlen;
+	ci->is_tcp = 1;
+	ci->udp_fd = -1;
+	ci->tcp = NULL;
+	ci->doh = NULL;
+}
+
 struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
 	size_t len, const struct sockaddr_storage* addr, socklen_t addrlen,
 	uint8_t* out, size_t outcap, const struct tcp_handle* h)
 {
 	struct worker* w = arg;
 	struct client_info ci;
-	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
-		!= w->env_gen)
-		worker_refresh_env(w);
-	w->now = time(NULL);
-	ci.addr = addr;
-	ci.addrlen = addrlen;
-	ci.is_tcp = 1;
-	ci.udp_fd = -1;
+	stream_query_start(w, &ci, addr, addrlen);
 	ci.tcp = h;
-	ci.doh = NULL;
 	return stream_answer_of(query_answer(w, pkt, len, &ci, out, outcap));
 }
 
@@ -664,15 +673,7 @@ struct stream_answer worker_doh_answer(void* arg, const uint8_t* pkt,
 {
 	struct worker* w = arg;
 	struct client_info ci;
-	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
-		!= w->env_gen)
-		worker_refresh_env(w);
-	w->now = time(NULL);
-	ci.addr = addr;
-	ci.addrlen = addrlen;
-	ci.is_tcp = 1;
-	ci.udp_fd = -1;
-	ci.tcp = NULL;
+	stream_query_start(w, &ci, addr, addrlen);
 	ci.doh = h;
 	/* compat: unbound-1.17: as Unbound 1.17: over TLS, num.query.tls (and
 	 * .resume) and num.query.https; cleartext (http-notls-downstream)

@@ -537,10 +537,10 @@ static int conn_handshake(struct outnet_tcp_conn* c)
 	}
 	c->handshaking = 0;
 	o->stats.tls_conns++;
-	if(tls_client_resumed(c->ssl))
+	if(stream_tls_resumed(c->ssl))
 		o->stats.tls_resumed++;
 	verbose(VERB_ALGO, "outgoing tls to %s: %s, session %s", peer,
-		SSL_get_version(c->ssl), tls_client_resumed(c->ssl) ?
+		SSL_get_version(c->ssl), stream_tls_resumed(c->ssl) ?
 		"resumed" : "new");
 	if(c->wq_head || c->wpos < c->wlen)
 		event_add(c->ev_write, NULL);
@@ -590,7 +590,7 @@ static void conn_write(struct outnet_tcp_conn* c)
 		if(c->ssl) {
 			/* a retry passes the same bytes (wbuf is refilled
 			 * only when all of it went) */
-			r = tls_client_write(c->ssl, c->wbuf + c->wpos, n);
+			r = stream_tls_write(c->ssl, c->wbuf + c->wpos, n);
 			if(r == STREAM_IO_WANT_WRITE)
 				return;
 			if(r == STREAM_IO_WANT_READ) {
@@ -692,7 +692,7 @@ static long conn_recv(struct outnet_tcp_conn* c, size_t want)
 {
 	long r;
 	if(c->ssl)
-		return tls_client_read(c->ssl, c->rbuf + c->rlen, want);
+		return stream_tls_read(c->ssl, c->rbuf + c->rlen, want);
 	r = recv(c->fd, c->rbuf + c->rlen, want, 0);
 	if(r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
 		errno == EINTR))
@@ -753,7 +753,7 @@ static void conn_read_cb(evutil_socket_t fd, short ev, void* arg)
 	 * ahead, the socket shows none of it) waits for the next round.
 	 * After WANT_READ it may hold a part of a record: the socket's
 	 * event brings the rest (re-activating then would spin). */
-	if(c->ssl && i == TLS_READS_PER_WAKE && tls_client_pending(c->ssl))
+	if(c->ssl && i == TLS_READS_PER_WAKE && stream_tls_buffered(c->ssl))
 		event_active(c->ev_read, EV_READ, 0);
 	conn_idle_check(c);
 }

@@ -10,7 +10,6 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -297,53 +296,6 @@ int tls_client_handshake(SSL* ssl, const char** why)
 		*why = "unknown error";
 	ERR_clear_error();
 	return STREAM_IO_ERROR;
-}
-
-int tls_client_resumed(const SSL* ssl)
-{
-	return SSL_session_reused(ssl);
-}
-
-/* What a failed I/O call (result n) waits for, or STREAM_IO_ERROR; a
- * clean close_notify is a close (0). */
-static long io_result(SSL* ssl, int n)
-{
-	switch(SSL_get_error(ssl, n)) {
-	case SSL_ERROR_WANT_READ:
-		return STREAM_IO_WANT_READ;
-	case SSL_ERROR_WANT_WRITE:
-		return STREAM_IO_WANT_WRITE;
-	case SSL_ERROR_ZERO_RETURN:
-		return 0;
-	default:
-		ERR_clear_error();
-		return STREAM_IO_ERROR;
-	}
-}
-
-long tls_client_read(SSL* ssl, void* buf, size_t len)
-{
-	int n;
-	ERR_clear_error();
-	n = SSL_read(ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
-	return n > 0 ? n : io_result(ssl, n);
-}
-
-long tls_client_write(SSL* ssl, const void* buf, size_t len)
-{
-	int n;
-	ERR_clear_error();
-	n = SSL_write(ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
-	if(n > 0)
-		return n;
-	n = (int)io_result(ssl, n);
-	return n == 0 ? STREAM_IO_ERROR : n;
-}
-
-int tls_client_pending(const SSL* ssl)
-{
-	/* read-ahead: whole records wait in OpenSSL's buffer too */
-	return SSL_has_pending(ssl);
 }
 
 void tls_client_close(SSL* ssl)

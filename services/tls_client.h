@@ -46,18 +46,9 @@ SSL* tls_client_new(const struct tls_peer* peer, int fd, int use_sni);
  * STREAM_IO_ERROR; then *why says why (the certificate's verify error,
  * or OpenSSL's reason, or "connection closed"). */
 int tls_client_handshake(SSL* ssl, const char** why);
-/* The session was resumed (an abbreviated handshake). */
-int tls_client_resumed(const SSL* ssl);
-
-/* Decrypted bytes read into buf: > 0, 0 (the peer closed), or a
- * STREAM_IO_* code. */
-long tls_client_read(SSL* ssl, void* buf, size_t len);
-/* Bytes of buf written (partial writes), or a STREAM_IO_* code; a
- * retry after WANT_* passes the same bytes again. */
-long tls_client_write(SSL* ssl, const void* buf, size_t len);
-/* Input waiting inside OpenSSL, the socket shows none (decrypted or
- * whole records read ahead): nonzero. */
-int tls_client_pending(const SSL* ssl);
+/* Reads, writes, what OpenSSL holds and whether the session was
+ * resumed: the same calls as on the server side (services/stream_tls.h:
+ * stream_tls_read, _write, _buffered, _resumed). */
 /* A close_notify (one try, non-blocking), then free. NULL is fine. */
 void tls_client_close(SSL* ssl);
 

@@ -156,13 +156,13 @@ static int connect_once(struct t_pki* p, const struct tls_peer* peer,
 			break;
 	}
 	if(rc == 1) {
-		*resumed = tls_client_resumed(c);
-		assert_int_equal(tls_client_write(c, "ping", 4), 4);
+		*resumed = stream_tls_resumed(c);
+		assert_int_equal(stream_tls_write(c, "ping", 4), 4);
 		for(i = 0; i < 20 && SSL_read(s, buf, sizeof(buf)) <= 0; i++)
 			;
 		assert_int_equal(SSL_write(s, "pong", 4), 4);
 		for(i = 0; i < 20; i++)
-			if(tls_client_read(c, buf, sizeof(buf)) == 4)
+			if(stream_tls_read(c, buf, sizeof(buf)) == 4)
 				break;
 		assert_true(i < 20);
 		assert_memory_equal(buf, "pong", 4);
