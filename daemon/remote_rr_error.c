@@ -33,7 +33,9 @@ static int rr_error_pos(const char* text, int* pos, const char** why)
 		len[n] = (size_t)(p - tok[n]);
 		n++;
 	}
-	if(n == 0 && !*p) {
+	if(n == 0) {
+		/* nothing, or it starts with a comment, a quote or a
+		 * parenthesis: no owner name to check */
 		*pos = 0;
 		*why = "Syntax error, could not parse the RR";
 		return 1;

@@ -203,7 +203,10 @@ def test_bad_input(unbound, keys, binary):
             (["a..ex.test.", "A", "192.0.2.1"], "at position 4 'a..ex.test. "
              "A 192.0.2.1': Empty label"),
             (["a.ex.test."], "at position 10 'a.ex.test.': Syntax error, "
-             "could not parse the RR's TTL")):
+             "could not parse the RR's TTL"),
+            # nothing before a comment (a fuzzer's find: no owner word)
+            ([";c.ex.test.", "A", "192.0.2.1"], "at position 0 ';c.ex.test. "
+             "A 192.0.2.1': Syntax error, could not parse the RR")):
         r = run(unbound, binary, "local_data", *args)
         assert (r.returncode, r.stdout) == (
             1, "error parsing local-data %s\n" % want), r.stdout
