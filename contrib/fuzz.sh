@@ -36,7 +36,9 @@ dict_of() {
 command -v clang >/dev/null || { echo "fuzz.sh: clang is needed" >&2; exit 1; }
 [ -x "$SRC/configure" ] || autoreconf -fi || exit 1
 mkdir -p "$B" && cd "$B" || exit 1
-if [ ! -f Makefile ] || ! grep -q '^ENABLE_FUZZING = yes' Makefile; then
+# configure again when configure changed (a new library check, say)
+if [ ! -f Makefile ] || ! grep -q '^ENABLE_FUZZING = yes' Makefile ||
+	[ "$SRC/configure" -nt config.status ]; then
 	CC=clang "$SRC/configure" -q --enable-fuzzing || exit 1
 fi
 make -j"$JOBS" fuzzers >make-fuzzers.log 2>&1 || {
