@@ -194,6 +194,18 @@ static int load_rr(struct loader* l, struct set_rd* s, int sig, int first,
 		fail(l, "bad owner name");
 		goto out;
 	}
+	{
+		/* raw bytes in the text make a name whose escaped form
+		 * (\DDD, as dump_cache writes it) is longer than ldns reads
+		 * back: refused here, so a dump always loads again */
+		char* t = ldns_rdf2str(own);
+		size_t tl = t ? strlen(t) : 0;
+		free(t);
+		if(tl == 0 || tl > LDNS_MAX_DOMAINLEN) {
+			fail(l, "owner name too long as text");
+			goto out;
+		}
+	}
 	if(sig && ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG) {
 		fail(l, "expected an RRSIG");
 		goto out;
