@@ -393,67 +393,66 @@ void worker_refresh_cached(struct worker* w, const struct query_info* qi)
 	(void)mesh_new_prefetch(w->menv.mesh, qi);
 }
 
-/* A TCP connection closed with answers still to come: stop waiting for
- * them (the mesh drops states that nobody else waits for). */
-static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
+/* Detach from the mesh and free every pending reply that match selects.
+ * From the head each time: detaching may finish other queries, whose
+ * callbacks free their own entries. */
+static void drop_pending(struct worker* w,
+	int (*match)(const struct pending_reply* p, const void* arg),
+	const void* arg)
 {
-	struct worker* w = arg;
 	for(;;) {
 		struct pending_reply* p;
-		/* from the head each time: detaching may finish other
-		 * queries, whose callbacks free their own entries */
 		for(p = w->pending; p; p = p->next)
-			if(p->is_tcp && p->tcp.pool == h->pool &&
-				p->tcp.slot == h->slot && p->tcp.gen == h->gen)
+			if(match(p, arg))
 				break;
 		if(!p)
 			return;
 		if(w->menv.mesh)
-			mesh_detach_client(w->menv.mesh, p);
+			(void)mesh_detach_client(w->menv.mesh, p);
 		pending_unlink(p);
 		pending_free(p);
 	}
+}
+
+static int on_tcp_conn(const struct pending_reply* p, const void* arg)
+{
+	const struct tcp_handle* h = arg;
+	return p->is_tcp && p->tcp.pool == h->pool && p->tcp.slot == h->slot &&
+		p->tcp.gen == h->gen;
+}
+
+static int on_doh_conn(const struct pending_reply* p, const void* arg)
+{
+	const struct doh_handle* h = arg;
+	return p->is_doh && p->doh.pool == h->pool && p->doh.slot == h->slot &&
+		p->doh.gen == h->gen;
+}
+
+/* A UDP client waiting for the mesh, not inside its own mesh call. */
+static int udp_waiting(const struct pending_reply* p, const void* arg)
+{
+	(void)arg;
+	return !p->is_tcp && !p->in_call;
+}
+
+/* A TCP connection closed with answers still to come: stop waiting for
+ * them (the mesh drops states that nobody else waits for). */
+static void worker_tcp_closed(void* arg, const struct tcp_handle* h)
+{
+	drop_pending(arg, on_tcp_conn, h);
 }
 
 /* The same for a DNS-over-HTTPS connection. */
 static void worker_doh_closed(void* arg, const struct doh_handle* h)
 {
-	struct worker* w = arg;
-	for(;;) {
-		struct pending_reply* p;
-		for(p = w->pending; p; p = p->next)
-			if(p->is_doh && p->doh.pool == h->pool &&
-				p->doh.slot == h->slot && p->doh.gen == h->gen)
-				break;
-		if(!p)
-			return;
-		if(w->menv.mesh)
-			mesh_detach_client(w->menv.mesh, p);
-		pending_unlink(p);
-		pending_free(p);
-	}
+	drop_pending(arg, on_doh_conn, h);
 }
 
-/* compat: unbound-1.17: rc: flush_requestlist, in this worker's own thread
- * (queued on its base by the remote control). UDP clients waiting for the mesh
- * are forgotten without a reply, as Unbound; a state nobody waits for any more
- * stops. TCP waiters stay: their connection expects its answer. */
 void worker_flush_requestlist(struct worker* w)
 {
 	if(!w->menv.mesh)
 		return;
-	for(;;) {
-		struct pending_reply* p;
-		/* from the head each time, as worker_tcp_closed */
-		for(p = w->pending; p; p = p->next)
-			if(!p->is_tcp && !p->in_call)
-				break;
-		if(!p)
-			break;
-		(void)mesh_detach_client(w->menv.mesh, p);
-		pending_unlink(p);
-		pending_free(p);
-	}
+	drop_pending(w, udp_waiting, NULL);
 	w->stats.req_cur_all = mesh_num_states(w->menv.mesh);
 	w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 }
