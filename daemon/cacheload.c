@@ -166,6 +166,18 @@ static int set_add(struct set_rd* s, int k, const uint8_t* d, size_t n)
 	return 1;
 }
 
+/* Raw bytes in the loaded text make a name whose escaped form (\DDD,
+ * as dump_cache writes it) may be longer than ldns reads back as an
+ * owner (at most LDNS_MAX_DOMAINLEN - 1 characters, trailing dot
+ * included): such a name is refused, so that a dump always loads. */
+static int owner_text_loads(const ldns_rdf* own)
+{
+	char* t = ldns_rdf2str(own);
+	size_t tl = t ? strlen(t) : 0;
+	free(t);
+	return tl > 0 && tl < LDNS_MAX_DOMAINLEN;
+}
+
 /* Read RR line i of the set (sig: an RRSIG is expected). */
 static int load_rr(struct loader* l, struct set_rd* s, int sig, int first,
 	int* bad)
@@ -194,17 +206,9 @@ static int load_rr(struct loader* l, struct set_rd* s, int sig, int first,
 		fail(l, "bad owner name");
 		goto out;
 	}
-	{
-		/* raw bytes in the text make a name whose escaped form
-		 * (\DDD, as dump_cache writes it) is longer than ldns reads
-		 * back: refused here, so a dump always loads again */
-		char* t = ldns_rdf2str(own);
-		size_t tl = t ? strlen(t) : 0;
-		free(t);
-		if(tl == 0 || tl > LDNS_MAX_DOMAINLEN) {
-			fail(l, "owner name too long as text");
-			goto out;
-		}
+	if(!owner_text_loads(own)) {
+		fail(l, "owner name too long as text");
+		goto out;
 	}
 	if(sig && ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG) {
 		fail(l, "expected an RRSIG");
