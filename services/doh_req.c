@@ -99,6 +99,7 @@ int doh_min_ttl(const uint8_t* pkt, size_t len, uint32_t* ttl)
 {
 	size_t pos = 12, i, nrr;
 	unsigned qd;
+	uint32_t min = 0xffffffffu; /* the smallest TTL so far */
 	int found = 0;
 	if(len < 12)
 		return 0;
@@ -125,9 +126,11 @@ int doh_min_ttl(const uint8_t* pkt, size_t len, uint32_t* ttl)
 		/* a TTL with the top bit set means 0 (RFC 2181 8) */
 		if(t & 0x80000000u)
 			t = 0;
-		if(!found || t < *ttl)
-			*ttl = t;
+		if(t < min)
+			min = t;
 		found = 1;
 	}
+	if(found)
+		*ttl = min;
 	return found;
 }
