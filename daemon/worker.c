@@ -448,6 +448,11 @@ static void worker_doh_closed(void* arg, const struct doh_handle* h)
 	drop_pending(arg, on_doh_conn, h);
 }
 
+/* compat: unbound-1.17: rc: flush_requestlist, in this worker's own thread
+ * (queued on its base by the remote control). UDP clients waiting for the mesh
+ * are forgotten without a reply, as Unbound; a state nobody waits for any more
+ * stops. Stream waiters (TCP, TLS, HTTPS) stay: their connection expects its
+ * answer. */
 void worker_flush_requestlist(struct worker* w)
 {
 	if(!w->menv.mesh)
