@@ -19,6 +19,7 @@ import socket
 import threading
 import time
 
+import dns.exception
 import dns.flags
 import dns.message
 import dns.rcode
@@ -52,18 +53,69 @@ class Upstream:
                 continue
             except OSError:
                 return
-            try:
-                q = dns.message.from_wire(data)
-            except Exception:   # noqa: BLE001 - junk is not answered
-                continue
             with self.lock:
                 self.ports.append(addr[1])
-            r = dns.message.make_response(q)
-            r.flags |= dns.flags.AA
-            if q.question and q.question[0].rdtype == 1:
-                r.answer.append(dns.rrset.from_text(
-                    q.question[0].name, 0, "IN", "A", "192.0.2.1"))
-            self.sock.sendto(r.to_wire(), addr)
+            r = self.answer(data)
+            if r:
+                self.sock.sendto(r, addr)
+
+    def answer(self, data):
+        """The reply to a query's wire form, or None."""
+        try:
+            q = dns.message.from_wire(data)
+        except Exception:   # noqa: BLE001 - junk is not answered
+            return None
+        r = dns.message.make_response(q)
+        r.flags |= dns.flags.AA
+        if q.question and q.question[0].rdtype == 1:
+            r.answer.append(dns.rrset.from_text(
+                q.question[0].name, 0, "IN", "A", "192.0.2.1"))
+        return r.to_wire()
+
+    def serve_tcp(self):
+        """TCP too (tcp-upstream); counts the connections."""
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.tcp.bind(("127.0.0.1", self.port))
+        self.tcp.listen(16)
+        self.tcp.settimeout(0.2)
+        self.tcp_conns = 0
+        t = threading.Thread(target=self._accept, daemon=True)
+        t.start()
+        self.threads = [t]
+
+    def _accept(self):
+        while self.running:
+            try:
+                c, _ = self.tcp.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.tcp_conns += 1
+            threading.Thread(target=self._conn, args=(c,),
+                             daemon=True).start()
+
+    def _conn(self, c):
+        c.settimeout(5)
+        with c:
+            try:
+                while self.running:
+                    hdr = c.recv(2)
+                    if len(hdr) < 2:
+                        return
+                    n = int.from_bytes(hdr, "big")
+                    data = b""
+                    while len(data) < n:
+                        part = c.recv(n - len(data))
+                        if not part:
+                            return
+                        data += part
+                    r = self.answer(data)
+                    if r:
+                        c.sendall(len(r).to_bytes(2, "big") + r)
+            except OSError:
+                return
 
     def take_ports(self):
         with self.lock:
@@ -74,6 +126,8 @@ class Upstream:
         self.running = False
         self.thread.join(2)
         self.sock.close()
+        if hasattr(self, "tcp"):
+            self.tcp.close()
 
 
 
@@ -241,4 +295,34 @@ def test_set_option_outgoing_range(unbound, upstream):
     upstream.take_ports()
     assert resolve(srv, "two", 6) == [dns.rcode.NOERROR] * 6
     assert set(upstream.take_ports()) <= set(few[:2])
+    assert srv.alive()
+
+
+def test_outgoing_num_tcp_at_reload(unbound, upstream):
+    """outgoing-num-tcp 0 by reload: with tcp-upstream no query can go
+    out (SERVFAIL here; Unbound keeps it waiting); 10 again by reload:
+    answered over TCP."""
+    srv = unbound
+    upstream.serve_tcp()
+    sock = os.path.join(srv.dir, "ctl.sock")
+    extra = forward(upstream) + rc_clause(None, iface=sock, use_cert=False)
+    base = body(upstream) + "tcp-upstream: yes\n"
+    srv.start(base, extra=extra, threads=2)
+    assert resolve(srv, "tcp", 3) == [dns.rcode.NOERROR] * 3
+    assert upstream.tcp_conns >= 1
+    assert upstream.take_ports() == []      # nothing over UDP
+    srv.write_config(base + "outgoing-num-tcp: 0\n", extra=extra,
+                     threads=2)
+    reloaded(srv, "control")
+    if REFERENCE:
+        # Unbound 1.17 keeps such a query waiting for a TCP slot
+        with pytest.raises(dns.exception.Timeout):
+            srv.query("none.example.", timeout=3)
+    else:
+        r = srv.query("none.example.", timeout=8 * SLOW)
+        assert r.rcode() == dns.rcode.SERVFAIL, r
+    srv.write_config(base + "outgoing-num-tcp: 10\n", extra=extra,
+                     threads=2)
+    reloaded(srv, "sighup")
+    assert resolve(srv, "tcpagain", 3) == [dns.rcode.NOERROR] * 3
     assert srv.alive()
