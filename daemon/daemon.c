@@ -220,7 +220,11 @@ static void doh_tls_tune(SSL_CTX* ctx)
  * keep their ports (Unbound drops them at reload). */
 static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
 {
-	uint8_t* avail = malloc(PORT_SET_SIZE);
+	uint8_t* avail;
+	atomic_store(&d->out_num_tcp, cfg->outgoing_num_tcp);
+	if(!d->out_ports)   /* not started (the fuzz harnesses' daemon) */
+		return;
+	avail = malloc(PORT_SET_SIZE);
 	if(!avail)
 		log_err("reload: out of memory; the outgoing ports stay");
 	else if(port_set_from_cfg(avail, cfg) && port_pool_reconfigure(
@@ -228,7 +232,6 @@ static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
 		verbose(VERB_OPS, "reload: %d outgoing ports, outgoing-range "
 			"%d", port_set_count(avail), cfg->outgoing_num_ports);
 	free(avail);
-	atomic_store(&d->out_num_tcp, cfg->outgoing_num_tcp);
 }
 
 int daemon_reload(struct daemon* d)
