@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 SRC=$(pwd)
 SECS=${1:-60}
 JOBS=${FUZZ_JOBS:-2}
-NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https"}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml"}
 B=$SRC/build-fuzz
 
 dict_of() {
@@ -30,6 +30,8 @@ dict_of() {
 	query_udp|query_tcp|upstream|validate|query_https) echo "$SRC/testdata/fuzz/dns.dict" ;;
 	config) echo "$SRC/testdata/fuzz/config.dict" ;;
 	control) echo "$SRC/testdata/fuzz/control.dict" ;;
+	autotrust) echo "$SRC/testdata/fuzz/autotrust.dict" ;;
+	anchor_xml) echo "$SRC/testdata/fuzz/anchor_xml.dict" ;;
 	esac
 }
 

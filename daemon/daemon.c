@@ -213,6 +213,27 @@ static void doh_tls_tune(SSL_CTX* ctx)
 }
 
 /* SIGHUP: build a new env from the file; keep the old one on error. */
+/* compat: unbound-1.17: reload builds the outside network again in
+ * Unbound: here the shared port pool takes the new outgoing-port-permit
+ * / -avoid set and outgoing-range, and the workers the new
+ * outgoing-num-tcp when they take the new config. Queries upstream now
+ * keep their ports (Unbound drops them at reload). */
+static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
+{
+	uint8_t* avail;
+	atomic_store(&d->out_num_tcp, cfg->outgoing_num_tcp);
+	if(!d->out_ports)   /* not started (the fuzz harnesses' daemon) */
+		return;
+	avail = malloc(PORT_SET_SIZE);
+	if(!avail)
+		log_err("reload: out of memory; the outgoing ports stay");
+	else if(port_set_from_cfg(avail, cfg) && port_pool_reconfigure(
+		d->out_ports, avail, cfg->outgoing_num_ports))
+		verbose(VERB_OPS, "reload: %d outgoing ports, outgoing-range "
+			"%d", port_set_count(avail), cfg->outgoing_num_ports);
+	free(avail);
+}
+
 int daemon_reload(struct daemon* d)
 {
 	struct serve_env* env;
@@ -231,6 +252,7 @@ int daemon_reload(struct daemon* d)
 	if(env->cfg->num_threads != d->env->cfg->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
+	outgoing_reload(d, env->cfg);
 	tls_service_reload(d, env->cfg);
 	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
@@ -383,6 +405,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	infra_settings_from_cfg(cfg, &is);
 	d->out_ports = port_pool_create(avail, cfg->outgoing_num_ports);
 	free(avail);
+	atomic_store(&d->out_num_tcp, cfg->outgoing_num_tcp);
 	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);

@@ -54,6 +54,9 @@ struct daemon {
 
 	/* shared by all workers, kept across reloads */
 	struct port_pool* out_ports;   /* the one pool of source ports */
+	/* outgoing-num-tcp as of the start or the last reload (not
+	 * set_option, as Unbound), for the workers' outside networks */
+	atomic_int out_num_tcp;
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;

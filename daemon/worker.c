@@ -179,6 +179,7 @@ void worker_refresh_env(struct worker* w)
 	if(w->tls)
 		tcp_pool_set_idle_timeout(w->tls,
 			w->env->cfg->tcp_idle_timeout);
+	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
 	/* new hints: the primed root is redone from them */
 	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);

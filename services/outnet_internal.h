@@ -100,6 +100,8 @@ struct outside_network {
 	int no_port_refused;       /* IP_BIND_ADDRESS_NO_PORT said no:
 	                            * bit 1 IPv4, bit 2 IPv6 */
 	struct outnet_stats stats;
+	time_t no_port_logged;     /* last "no outgoing port" log line */
+	uint64_t no_port_quiet;    /* failures since, not logged */
 };
 
 static inline uint16_t outnet_rd16(const uint8_t* p)

@@ -446,6 +446,25 @@ int outnet_source_addr(struct outside_network* o, int family, int port,
 	return 1;
 }
 
+/* A query failed for want of a source port (outgoing-range ports all
+ * in use, or the allowed ones all bound by others): one line per 10 s
+ * per worker with the count since, so a full range is seen in the log
+ * without a line per query. */
+static void log_no_port(struct outside_network* o, const char* why)
+{
+	time_t now = time(NULL);
+	if(o->no_port_logged && now - o->no_port_logged < 10) {
+		o->no_port_quiet++;
+		return;
+	}
+	log_warn("outgoing udp: a query failed: %s (see outgoing-range, "
+		"outgoing-port-permit, outgoing-port-avoid; %llu more since "
+		"the last such line)", why,
+		(unsigned long long)o->no_port_quiet);
+	o->no_port_logged = now;
+	o->no_port_quiet = 0;
+}
+
 /* A UDP socket on a random pool port. 1: done (q->fd, q->port set);
  * 0: no free port (wait); -1: error. */
 static int udp_open(struct outnet_query* q)
@@ -495,8 +514,8 @@ static int udp_open(struct outnet_query* q)
 		q->port = port;
 		return 1;
 	}
-	verbose(VERB_ALGO, "outgoing udp: %d random ports in use by others",
-		MAX_BIND_TRIES);
+	log_no_port(o, "the random source ports tried are all in use by "
+		"other programs");
 	return -1;
 }
 
@@ -659,8 +678,11 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 	case Q_FAILED:
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
-	case Q_WAIT_TCP:   /* no connection came free in time */
 	case Q_WAIT_PORT:
+		log_no_port(o, "no source port came free in time");
+		deliver(q, OUTNET_ERROR, NULL, 0, 0);
+		return;
+	case Q_WAIT_TCP:   /* no connection came free in time */
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
 	case Q_UDP:
@@ -896,6 +918,15 @@ const struct outnet_stats* outnet_get_stats(const struct outside_network* o)
 int outnet_num_active(const struct outside_network* o)
 {
 	return o->num_active;
+}
+
+void outnet_set_num_tcp(struct outside_network* o, int num_tcp)
+{
+	if(!o)
+		return;
+	o->s.num_tcp = num_tcp < 0 ? 0 : num_tcp;
+	if(o->wait_tcp.head)
+		outnet_timer_after(o->tcp_serve, 0);
 }
 
 int outnet_num_tcp_conns(const struct outside_network* o)

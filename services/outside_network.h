@@ -114,6 +114,10 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 struct outside_network* outside_network_create(struct event_base* base,
 	const struct outnet_settings* s, struct port_pool* pool,
 	struct infra_cache* infra);
+/* compat: unbound-1.17: reload: outgoing-num-tcp (Unbound builds the
+ * outside network again). Connections over a smaller number stay until
+ * they close; queries waiting for a connection are served again. */
+void outnet_set_num_tcp(struct outside_network* o, int num_tcp);
 /* Close every socket, return every port, free every query without
  * calling callbacks. Not from inside a callback. NULL is fine. */
 void outside_network_delete(struct outside_network* o);

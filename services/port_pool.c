@@ -17,6 +17,8 @@ struct port_pool {
 	int inuse;
 	int max_inuse;       /* outgoing-range */
 	uint8_t taken[PORT_SET_SIZE]; /* 1 while a port is handed out */
+	uint8_t allowed[PORT_SET_SIZE]; /* the set now; a port taken under
+	                      * an older set is not freed again */
 };
 
 void port_set_default(uint8_t* avail)
@@ -117,7 +119,8 @@ struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
-	if(!p || !(p->free = malloc((size_t)n * sizeof(uint16_t)))) {
+	/* room for every port: a reload may allow more */
+	if(!p || !(p->free = malloc(PORT_SET_SIZE * sizeof(uint16_t)))) {
 		free(p);
 		log_err("port pool: out of memory");
 		return NULL;
@@ -131,8 +134,38 @@ struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
 	for(i = 0; i < PORT_SET_SIZE; i++)
 		if(avail[i])
 			p->free[p->num_free++] = (uint16_t)i;
+	memcpy(p->allowed, avail, PORT_SET_SIZE);
 	p->max_inuse = max_inuse;
 	return p;
+}
+
+int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
+	int max_inuse)
+{
+	int i;
+	if(port_set_count(avail) == 0) {
+		log_err("no outgoing ports available: check "
+			"outgoing-port-permit and outgoing-port-avoid; the "
+			"old outgoing ports stay");
+		return 0;
+	}
+	if(max_inuse < 1) {
+		log_err("outgoing-range must be at least 1; the old one "
+			"stays");
+		return 0;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->num_free = 0;
+	for(i = 0; i < PORT_SET_SIZE; i++) {
+		p->allowed[i] = avail[i] ? 1 : 0;
+		if(p->allowed[i] && !p->taken[i])
+			p->free[p->num_free++] = (uint16_t)i;
+	}
+	/* inuse counts the ports still out under the old set too, so
+	 * a smaller outgoing-range holds once they came back */
+	p->max_inuse = max_inuse;
+	pthread_mutex_unlock(&p->lock);
+	return 1;
 }
 
 void port_pool_delete(struct port_pool* p)
@@ -167,7 +200,8 @@ void port_pool_return(struct port_pool* p, int port)
 	pthread_mutex_lock(&p->lock);
 	if(p->taken[port]) {
 		p->taken[port] = 0;
-		p->free[p->num_free++] = (uint16_t)port;
+		if(p->allowed[port])
+			p->free[p->num_free++] = (uint16_t)port;
 		p->inuse--;
 		ok = 1;
 	}

@@ -38,6 +38,13 @@ int port_set_count(const uint8_t* avail);
  * memory (logged). */
 struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse);
 void port_pool_delete(struct port_pool* p);
+/* compat: unbound-1.17: reload: the new allowed set and outgoing-range
+ * (Unbound builds its outside network again). Ports in use stay in use
+ * until returned; one no longer allowed is then not handed out again.
+ * 0 (logged, the pool unchanged) on an empty set or max_inuse < 1.
+ * Thread-safe. */
+int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
+	int max_inuse);
 /* A free port chosen uniformly at random (rnd is the calling thread's
  * state), marked in use. -1 when outgoing-range ports are in use already
  * or none is free. Thread-safe. */

@@ -9,9 +9,9 @@
  *               from the daemon's own code (the executable) fails (0:
  *               none)
  *   libs=1      with alloc=N, calls from the libraries count too
- *               (libldns and OpenSSL; not safe: ldns_pkt_new() keeps a
- *               NULL section list when ldns_rr_list_new() fails, and
- *               ldns_wire2pkt() then crashes in ldns_rr_list_push_rr)
+ *               (libldns and OpenSSL; not safe: libldns 1.8.3 crashes
+ *               in ldns_wire2rr and ldns_wire2pkt, and ldns_rr_clone
+ *               returns RRs with NULL fields: doc/testing.md)
  *   accept=1    accept()/accept4() fail with EMFILE
  *   socket=1    socket() fails with EMFILE
  *   bind=1      bind() fails with EADDRINUSE (the listeners are bound at

@@ -9,6 +9,8 @@
 #include "validator/val_autotrust.h"
 #include "util/log.h"
 #include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,6 +135,21 @@ int val_ta_read_string(struct ta_collect* c, const char* str,
 
 /* --- auto-trust-anchor-file --- */
 
+/* The ';' that starts the comment of a record line, or NULL: not one
+ * escaped with a backslash, as ldns writes a ';' inside an owner name
+ * (such a name was cut there, and the written file did not load
+ * again: fuzz_autotrust). */
+static const char* comment_start(const char* s)
+{
+	for(; *s; s++) {
+		if(*s == '\\' && s[1])
+			s++;
+		else if(*s == ';')
+			return s;
+	}
+	return NULL;
+}
+
 /* One logical record: lines joined while parentheses are open (their
  * comments dropped; the last line keeps its comment, which carries the
  * state). *first is the line it starts on. 1 read, 0 end, -1 error. */
@@ -153,6 +170,10 @@ static int read_record(FILE* in, char* buf, size_t len, int* line,
 			return -1;
 		}
 		for(i = 0; i < plen && part[i] != ';'; i++) {
+			if(part[i] == '\\' && i + 1 < plen) {
+				i++;   /* an escaped character */
+				continue;
+			}
 			if(part[i] == '(')
 				depth++;
 			else if(part[i] == ')' && --depth < 0) {
@@ -191,7 +212,7 @@ static int read_record(FILE* in, char* buf, size_t len, int* line,
  * DS/DNSKEY file, as Debian ships it). Unknown numbers: START. */
 static int record_state(const char* rec)
 {
-	const char* c = strchr(rec, ';');
+	const char* c = comment_start(rec);
 	const char* s = c ? strstr(c, "state=") : NULL;
 	if(!s)
 		return AUTR_STATE_VALID;
@@ -251,6 +272,10 @@ static const char* const hdr_names[6] = { ";;last_queried: ",
 	";;last_success: ", ";;next_probe_time: ", ";;query_failed: ",
 	";;query_interval: ", ";;retry_time: " };
 
+/* compat: unbound-1.17: The writer prints the times as 32-bit unsigned and the
+ * others as int (Unbound's format): larger values are read as the
+ * largest it writes, so a file written back reads the same (found by
+ * fuzz_autotrust). */
 static void auto_header(struct auto_read* r, const char* p)
 {
 	int i;
@@ -258,20 +283,24 @@ static void auto_header(struct auto_read* r, const char* p)
 		if(strncmp(p, hdr_names[i], strlen(hdr_names[i])) == 0) {
 			long long v = strtoll(p + strlen(hdr_names[i]), NULL,
 				10);
-			r->hdr[i] = v > 0 ? (time_t)v : 0;
+			long long max = i < 3 ? (long long)UINT32_MAX :
+				(long long)INT_MAX;
+			r->hdr[i] = v > 0 ? (time_t)(v > max ? max : v) : 0;
 		}
 }
 
 /* ";;count=N" and ";;lastchange=T" of a key's comment; 0 if absent. */
 static long long comment_num(const char* rec, const char* what)
 {
-	const char* c = strchr(rec, ';');
+	const char* c = comment_start(rec);
 	const char* s = c ? strstr(c, what) : NULL;
 	long long v;
 	if(!s)
 		return 0;
 	v = strtoll(s + strlen(what), NULL, 10);
-	return v > 0 ? v : 0;
+	/* the writer prints 32 bits unsigned (see auto_header) */
+	return v > 0 ? (v > (long long)UINT32_MAX ? (long long)UINT32_MAX :
+		v) : 0;
 }
 
 /* The key, with its state, for the RFC 5011 point of the file. */
@@ -340,6 +369,9 @@ static int auto_directive(struct auto_read* r, char* rec,
 		p++;
 	if(strncmp(p, "$ORIGIN", 7) == 0 && isspace((unsigned char)p[7])) {
 		char nm[1100];
+		char* c = (char*)comment_start(p);
+		if(c)
+			*c = 0;   /* "$ORIGIN e.;x": e. */
 		if(sscanf(p + 7, "%1023s", nm) != 1) {
 			val_ta_error(w, "$ORIGIN without a name");
 			return -1;
@@ -368,14 +400,21 @@ static int auto_directive(struct auto_read* r, char* rec,
 static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 {
 	int state = record_state(rec);
-	char* semi = strchr(rec, ';');
+	char* semi = (char*)comment_start(rec);
 	char rec_comment[512];
 	ldns_rr* rr = NULL;
 	ldns_status s;
 	rec_comment[0] = 0;
 	if(semi) {
+		size_t n;
 		snprintf(rec_comment, sizeof(rec_comment), "%s", semi);
 		*semi = 0;
+		/* ldns refuses some base64 (a short last group) followed
+		 * by blanks that it takes at the end of the text: the
+		 * comment's blanks go too (fuzz_autotrust) */
+		n = strlen(rec);
+		while(n > 0 && isspace((unsigned char)rec[n-1]))
+			rec[--n] = 0;
 	}
 	s = ldns_rr_new_frm_str(&rr, rec, r->ttl, r->origin, &r->prev);
 	if(s != LDNS_STATUS_OK) {

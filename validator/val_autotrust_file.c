@@ -22,6 +22,14 @@ static const char* when(time_t t, char* buf)
 	return buf;
 }
 
+/* ldns prints an owner name whose first label starts with '@' as is,
+ * and reads such a word back as the origin (the file's point would not
+ * load again: fuzz_autotrust): the '@' is escaped. */
+static const char* at_escape(const char* name)
+{
+	return name[0] == '@' ? "\\" : "";
+}
+
 int val_autr_write_fp(FILE* out, const struct autr_point* p)
 {
 	char tm[64];
@@ -44,7 +52,8 @@ int val_autr_write_fp(FILE* out, const struct autr_point* p)
 		errno = ENOMEM;
 		return 0;
 	}
-	if(fprintf(out, ";;id: %s %d\n", nm, (int)p->dclass) < 0) {
+	if(fprintf(out, ";;id: %s%s %d\n", at_escape(nm), nm,
+		(int)p->dclass) < 0) {
 		free(nm);
 		return 0;
 	}
@@ -77,8 +86,8 @@ int val_autr_write_fp(FILE* out, const struct autr_point* p)
 		len = strlen(s);
 		while(len > 0 && (s[len-1] == '\n' || s[len-1] == ' '))
 			s[--len] = 0;
-		r = fprintf(out, "%s ;;state=%d [%s] ;;count=%d "
-			";;lastchange=%u ;;%s", s, (int)k->s,
+		r = fprintf(out, "%s%s ;;state=%d [%s] ;;count=%d "
+			";;lastchange=%u ;;%s", at_escape(s), s, (int)k->s,
 			val_autr_state_str(k->s), k->count,
 			(unsigned)k->last_change, when(k->last_change, tm));
 		free(s);

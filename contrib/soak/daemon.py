@@ -39,10 +39,19 @@ class Daemon:
         self.asan_prefix = os.path.join(workdir, "asan")
         self.proc = None
         self.outgoing_range = 4096
+        self.port_permit = None     # "N-M": only those outgoing ports
 
-    def write_config(self, outgoing_range=None):
+    def write_config(self, outgoing_range=None, port_permit=False):
+        """port_permit: "N-M" to allow only those outgoing ports, None
+        for all (the default), False to keep the current setting."""
         if outgoing_range is not None:
             self.outgoing_range = outgoing_range
+        if port_permit is not False:
+            self.port_permit = port_permit
+        ports = ""
+        if self.port_permit:
+            ports = ("\toutgoing-port-avoid: 0-65535\n"
+                     "\toutgoing-port-permit: %s\n" % self.port_permit)
         text = """server:
 	verbosity: 1
 	num-threads: 2
@@ -64,7 +73,7 @@ class Daemon:
 	num-queries-per-thread: 512
 	wait-limit: 0
 	outgoing-range: %(orange)d
-	incoming-num-tcp: 64
+%(ports)s	incoming-num-tcp: 64
 	tcp-idle-timeout: 3000
 	msg-cache-size: 8m
 	rrset-cache-size: 16m
@@ -76,7 +85,7 @@ remote-control:
 	prometheus-port: %(pport)d
 """ % {"port": self.port, "dir": self.dir, "log": self.log,
        "hints": self.root_hints, "pport": self.prom_port,
-       "orange": self.outgoing_range}
+       "orange": self.outgoing_range, "ports": ports}
         with open(self.conf + ".tmp", "w") as f:
             f.write(text)
         os.rename(self.conf + ".tmp", self.conf)

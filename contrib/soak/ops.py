@@ -146,19 +146,25 @@ class Schedule:
         self.count("auth restarted", True)
 
     def port_range(self, t):
-        # outgoing-range is applied at start only (the shared port pool),
-        # so the reload does not shrink it; the shim makes every bind of
-        # an outgoing socket fail as a full port range would
-        self.log("fault: outgoing-range 8 + SIGHUP, outgoing bind() "
-                 "EADDRINUSE for 15 s")
-        self.d.write_config(outgoing_range=8)
+        # reload applies the port set and outgoing-range (as Unbound):
+        # 8 ports for 15 s, the first 5 s of them full (the shim fails
+        # every outgoing bind, as when other programs hold the ports)
+        base = 40000 + (t % 20) * 100
+        self.log("fault: outgoing ports %d-%d, outgoing-range 8, SIGHUP; "
+                 "outgoing bind() EADDRINUSE for 5 s" % (base, base + 7))
+        self.d.write_config(outgoing_range=8,
+                            port_permit="%d-%d" % (base, base + 7))
         self.d.sighup()
         self.d.inject("bind=1")
+        self.later(5, "ports-free", self.port_range_free)
         self.later(15, "ports", self.port_range_end)
 
-    def port_range_end(self):
+    def port_range_free(self):
         self.d.inject("")
-        self.d.write_config(outgoing_range=4096)
+        self.log("fault: the 8 ports free again")
+
+    def port_range_end(self):
+        self.d.write_config(outgoing_range=4096, port_permit=None)
         self.d.sighup()
         self.log("fault over: port range back")
 

@@ -91,15 +91,15 @@ enum anchor_state anchor_file_state(const char* path)
 }
 
 /* Of an RFC 5011 state line, whether the key is one to trust:
- * ";;state=2 [  VALID  ]" or ";;state=4 [ MISSING ]"; a line without
- * state is a plain anchor. */
+ * ";;state=2 [  VALID  ]" or ";;state=3 [ MISSING ]" (Unbound's
+ * numbers: 4 is REVOKED); a line without state is a plain anchor. */
 static int state_trusted(const char* line)
 {
 	const char* s = strstr(line, ";;state=");
 	if(!s)
 		return 1;
 	s += 8;
-	return *s == '2' || *s == '4';
+	return *s == '2' || *s == '3';
 }
 
 ldns_rr_list* anchor_file_keys(const char* path, int all_states)

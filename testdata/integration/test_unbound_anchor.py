@@ -593,8 +593,9 @@ def root_ksk(net):
 
 
 @pytest.mark.parametrize("state,ok", [
-    ("2 [  VALID  ]", True), ("4 [ MISSING ]", True),
-    ("1 [ ADDPEND ]", False), ("5 [ REVOKED ]", False)])
+    ("2 [  VALID  ]", True), ("3 [ MISSING ]", True),
+    ("1 [ ADDPEND ]", False), ("4 [ REVOKED ]", False),
+    ("5 [ REMOVED ]", False)])
 def test_autotrust_state_file(tmp_path, signednet_net, state, ok):
     """An RFC 5011 state file as Unbound writes it: only VALID and
     MISSING keys count as the anchor."""

@@ -73,6 +73,10 @@ static void test_windows(void** st)
 	assert_string_equal(ds, ". IN DS 20326 8 2 " D64 "\n"
 		". IN DS 38696 8 2 CC\n");
 	free(ds);
+	ds = ds_of(HEAD KEY("", "65535", "00") TAIL, &n);
+	assert_non_null(ds);
+	assert_string_equal(ds, ". IN DS 65535 8 2 00\n");
+	free(ds);
 	/* no key valid now: zero keys, no error (the root went unsigned) */
 	ds = ds_of(HEAD KEY("validUntil=\"2011-01-01T00:00:00Z\"", "5", "AA")
 		TAIL, &n);
@@ -103,6 +107,16 @@ static void test_refused(void** st)
 	refused(HEAD KEY("", "", "AA") TAIL);           /* empty tag */
 	refused(HEAD KEY("", "12a", "AA") TAIL);        /* not a number */
 	refused(HEAD KEY("", "1", "XYZ") TAIL);         /* not hex */
+	/* what ldns would read as another DS (wrapped, padded) */
+	refused(HEAD KEY("", "65536", "AA") TAIL);      /* tag over 16 bits */
+	refused(HEAD KEY("", "99999999999999999999999", "AA") TAIL);
+	refused(HEAD KEY("", "1", "ABC") TAIL);         /* half a byte */
+	refused(HEAD "<KeyDigest><KeyTag>1</KeyTag><Algorithm>256</Algorithm>"
+		"<DigestType>2</DigestType><Digest>AA</Digest></KeyDigest>"
+		TAIL);
+	refused(HEAD "<KeyDigest><KeyTag>1</KeyTag><Algorithm>8</Algorithm>"
+		"<DigestType>256</DigestType><Digest>AA</Digest></KeyDigest>"
+		TAIL);
 	refused(HEAD "<KeyDigest><KeyTag>1</KeyTag></KeyDigest>" TAIL);
 	refused(HEAD KEY("validFrom=\"soon\"", "1", "AA") TAIL);
 	refused(HEAD KEY("validUntil=\"2011-02-30\"", "1", "AA") TAIL);

@@ -89,6 +89,61 @@ static void test_from_cfg(void** state)
 	config_delete(cfg);
 }
 
+/* reload: a new set and range while ports are out; the old ports come
+ * back but are not handed out again, the new range holds once they
+ * did, and a bad new set leaves the pool as it was. */
+static void test_reconfigure(void** state)
+{
+	struct ub_randstate* rnd = ub_initstate();
+	struct port_pool* p;
+	int old[10], got[3], i, port;
+	(void)state;
+	memset(avail, 0, sizeof(avail));
+	port_set_mark(avail, "20000-20099", 1);
+	p = port_pool_create(avail, 100);
+	assert_non_null(p);
+	for(i = 0; i < 10; i++)
+		old[i] = port_pool_take(p, rnd);
+	/* shrink to 3 ports, outgoing-range 2 */
+	memset(avail, 0, sizeof(avail));
+	port_set_mark(avail, "40001-40003", 1);
+	assert_int_equal(port_pool_reconfigure(p, avail, 2), 1);
+	/* 10 old ports still out: over the new range */
+	assert_int_equal(port_pool_take(p, rnd), -1);
+	for(i = 0; i < 10; i++)
+		port_pool_return(p, old[i]);
+	assert_int_equal(port_pool_inuse(p), 0);
+	for(i = 0; i < 2; i++) {
+		got[i] = port_pool_take(p, rnd);
+		assert_in_range(got[i], 40001, 40003);
+	}
+	assert_int_equal(port_pool_take(p, rnd), -1);   /* range 2 */
+	/* an empty set or range 0: refused, nothing changes */
+	memset(avail, 0, sizeof(avail));
+	assert_int_equal(port_pool_reconfigure(p, avail, 5), 0);
+	port_set_mark(avail, "50000", 1);
+	assert_int_equal(port_pool_reconfigure(p, avail, 0), 0);
+	assert_int_equal(port_pool_take(p, rnd), -1);
+	port_pool_return(p, got[1]);
+	port = port_pool_take(p, rnd);
+	assert_in_range(port, 40001, 40003);
+	got[1] = port;
+	/* widen again: all 100 of the first set, range 100 */
+	memset(avail, 0, sizeof(avail));
+	port_set_mark(avail, "20000-20099", 1);
+	assert_int_equal(port_pool_reconfigure(p, avail, 100), 1);
+	for(i = 0; i < 98; i++)
+		assert_in_range(port_pool_take(p, rnd), 20000, 20099);
+	/* the two 4000x ports still out count against the range */
+	assert_int_equal(port_pool_take(p, rnd), -1);
+	port_pool_return(p, got[0]);
+	port = port_pool_take(p, rnd);
+	assert_in_range(port, 20000, 20099);
+	assert_int_equal(port_pool_take(p, rnd), -1);   /* set used up */
+	port_pool_delete(p);
+	ub_randfree(rnd);
+}
+
 static void test_take_return(void** state)
 {
 	struct ub_randstate* rnd = ub_initstate();
@@ -278,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_mark),
 		cmocka_unit_test(test_from_cfg),
 		cmocka_unit_test(test_take_return),
+		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_port_spread),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_threads),
