@@ -59,13 +59,20 @@ static size_t rdata_wire_len(const ldns_rr* rr)
 	return len;
 }
 
+static int wanted(const ldns_rr* rr, uint16_t t1, uint16_t t2)
+{
+	uint16_t t = (uint16_t)ldns_rr_get_type(rr);
+	return t1 == 0 || t == t1 || t == t2;
+}
+
 /* A list this small (records, rdata bytes) is grouped without a heap
  * allocation: an upstream reply's sections nearly always are, and four
  * allocations per list were a tenth of a cache miss's instructions. */
 #define PACK_STACK_RRS 32
 #define PACK_STACK_BYTES 2048
 
-int rrlist_for_each_rrset(const ldns_rr_list* list,
+/* t1 == 0: every record; else only records of type t1 or t2 */
+static int for_each_set(const ldns_rr_list* list, uint16_t t1, uint16_t t2,
 	int (*fn)(void* arg, const struct packed_rrset* set), void* arg)
 {
 	size_t n = ldns_rr_list_rr_count(list), i, j, total = 0;
@@ -80,7 +87,8 @@ int rrlist_for_each_rrset(const ldns_rr_list* list,
 	if(n == 0)
 		return 1;
 	for(i = 0; i < n; i++)
-		total += rdata_wire_len(ldns_rr_list_rr(list, i));
+		if(wanted(ldns_rr_list_rr(list, i), t1, t2))
+			total += rdata_wire_len(ldns_rr_list_rr(list, i));
 	if(n > PACK_STACK_RRS || total > PACK_STACK_BYTES) {
 		/* one block: pointers, lengths, flags, rdata */
 		heap = malloc(n * (sizeof(*rd) + sizeof(*rl) + 1) + total);
@@ -91,7 +99,8 @@ int rrlist_for_each_rrset(const ldns_rr_list* list,
 		used = heap + n * (sizeof(*rd) + sizeof(*rl));
 		data = used + n;
 	}
-	memset(used, 0, n);
+	for(i = 0; i < n; i++)
+		used[i] = !wanted(ldns_rr_list_rr(list, i), t1, t2);
 	for(i = 0; i < n; i++) {
 		ldns_rr* first = ldns_rr_list_rr(list, i);
 		struct packed_rrset set;
@@ -129,4 +138,17 @@ int rrlist_for_each_rrset(const ldns_rr_list* list,
 done:
 	free(heap);
 	return ok;
+}
+
+int rrlist_for_each_rrset(const ldns_rr_list* list,
+	int (*fn)(void* arg, const struct packed_rrset* set), void* arg)
+{
+	return for_each_set(list, 0, 0, fn, arg);
+}
+
+int rrlist_for_each_rrset_of(const ldns_rr_list* list, uint16_t t1,
+	uint16_t t2, int (*fn)(void* arg, const struct packed_rrset* set),
+	void* arg)
+{
+	return for_each_set(list, t1, t2, fn, arg);
 }
