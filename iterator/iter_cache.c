@@ -93,26 +93,9 @@ static int store_one(void* arg, const struct packed_rrset* set)
 	return 1;
 }
 
-/* Only the types that section may give. */
-static ldns_rr_list* only_types(const ldns_rr_list* l, ldns_rr_type t1,
-	ldns_rr_type t2)
-{
-	ldns_rr_list* out = ldns_rr_list_new();
-	size_t i;
-	if(!out)
-		return NULL;
-	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++) {
-		ldns_rr* rr = ldns_rr_list_rr(l, i);
-		if(ldns_rr_get_type(rr) == t1 || ldns_rr_get_type(rr) == t2)
-			ldns_rr_list_push_rr(out, rr);   /* shallow */
-	}
-	return out;
-}
-
 int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 {
 	struct store_arg a;
-	ldns_rr_list* l;
 	if(!c)
 		return 0;
 	memset(&a, 0, sizeof(a));
@@ -127,19 +110,14 @@ int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 	a.dnames = NULL;
 	a.refresh = 0;
 	a.trust = RRSET_TRUST_AUTHORITY;
+	/* only the types that section may give */
 	a.section = ldns_pkt_authority(pkt);
-	if((l = only_types(ldns_pkt_authority(pkt), LDNS_RR_TYPE_NS,
-		LDNS_RR_TYPE_NS)) != NULL) {
-		(void)rrlist_for_each_rrset(l, store_one, &a);
-		ldns_rr_list_free(l);
-	}
+	(void)rrlist_for_each_rrset_of(ldns_pkt_authority(pkt), TYPE_NS,
+		TYPE_NS, store_one, &a);
 	a.trust = RRSET_TRUST_GLUE;
 	a.section = ldns_pkt_additional(pkt);
-	if((l = only_types(ldns_pkt_additional(pkt), LDNS_RR_TYPE_A,
-		LDNS_RR_TYPE_AAAA)) != NULL) {
-		(void)rrlist_for_each_rrset(l, store_one, &a);
-		ldns_rr_list_free(l);
-	}
+	(void)rrlist_for_each_rrset_of(ldns_pkt_additional(pkt), TYPE_A,
+		TYPE_AAAA, store_one, &a);
 	return a.stored;
 }
 

@@ -39,6 +39,22 @@ int iter_append_rrs(ldns_rr_list* to, const ldns_rr_list* from)
 	return 1;
 }
 
+/* Move the records of from to the end of to (no copies: from is a
+ * scrubbed reply's section that is freed next); 0 when out of memory,
+ * then the records not moved stay in from. */
+static int move_rrs(ldns_rr_list* to, ldns_rr_list* from)
+{
+	size_t n = ldns_rr_list_rr_count(from), i, j;
+	for(i = 0; i < n; i++)
+		if(!ldns_rr_list_push_rr(to, ldns_rr_list_rr(from, i)))
+			break;
+	for(j = i; j < n; j++)   /* those not moved: to the front */
+		(void)ldns_rr_list_set_rr(from, ldns_rr_list_rr(from, j),
+			j - i);
+	ldns_rr_list_set_rr_count(from, n - i);
+	return i == n;
+}
+
 /* Clones of the records of list that keep(rr, arg) says to keep; NULL
  * when none or out of memory. */
 static ldns_rr_list* clone_if(const ldns_rr_list* list,
@@ -189,10 +205,6 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	int positive = rcode == RCODE_NOERROR && !iq->is_priming &&
 		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) > 0;
 	store(env, iq, pkt);
-	if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
-		iter_fail(iq, "out of memory for");
-		return;
-	}
 	ldns_rr_list_deep_free(iq->authority);
 	iq->authority = NULL;
 	if(rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
@@ -213,6 +225,11 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 		ldns_rr_list_deep_free(iq->additional);
 		iq->additional = addresses_of_targets(ldns_pkt_answer(pkt),
 			ldns_pkt_additional(pkt));
+	}
+	/* last: the packet's answer section is empty after this */
+	if(!move_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+		iter_fail(iq, "out of memory for");
+		return;
 	}
 	iter_done(iq, rcode);
 }

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_scrub.c - scrub upstream replies (see the header). Kept
- * records are cloned into new lists that replace the packet's sections. */
+ * records move into new lists that replace the packet's sections (a
+ * record kept a second time is cloned); the rest are freed. Moving
+ * instead of cloning saved about a sixth of the user-space instructions
+ * of a cache miss (doc/performance.md). */
 #include "config.h"
 #include "iterator/iter_scrub.h"
 #include "iterator/delegpt.h"
@@ -22,15 +25,20 @@ static int owner_is(const ldns_rr* rr, const uint8_t* name)
 	return owner_of(rr, o) && query_dname_compare(o, name) == 0;
 }
 
-static int keep_rr(ldns_rr_list* out, const ldns_rr* rr)
+/* Keep record i of its section (taken: that section's flags): the first
+ * time the record itself moves to out, later a clone. */
+static int keep_rr(ldns_rr_list* out, ldns_rr* rr, uint8_t* taken,
+	size_t i)
 {
-	ldns_rr* c = ldns_rr_clone(rr);
+	ldns_rr* c = taken[i] ? ldns_rr_clone(rr) : rr;
 	if(!c)
 		return 0;
 	if(!ldns_rr_list_push_rr(out, c)) {
-		ldns_rr_free(c);
+		if(c != rr)
+			ldns_rr_free(c);
 		return 0;
 	}
+	taken[i] = 1;
 	return 1;
 }
 
@@ -91,22 +99,22 @@ static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
 
 /* Keep the RRSIGs in `from` for owner and type (those in zone). */
 static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
-	const uint8_t* owner, uint16_t type, uint16_t qclass,
+	uint8_t* taken, const uint8_t* owner, uint16_t type, uint16_t qclass,
 	const uint8_t* zone)
 {
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(from); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(from, i);
 		if(sig_covers(rr) == type && rr_in_zone(rr, qclass, zone) &&
-			owner_is(rr, owner) && !keep_rr(out, rr))
+			owner_is(rr, owner) && !keep_rr(out, rr, taken, i))
 			return 0;
 	}
 	return 1;
 }
 
 /* The answer section: walk the chain from qname. */
-static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
-	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
+static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
+	ldns_rr_list* out, uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res)
 {
 	size_t n = ldns_rr_list_rr_count(ans), i, step;
@@ -131,8 +139,8 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
 					t)))
 				continue;
-			if(!keep_rr(out, rr) || !keep_sigs(out, ans, o,
-				TYPE_DNAME, qclass, zone))
+			if(!keep_rr(out, rr, taken, i) || !keep_sigs(out,
+				ans, taken, o, TYPE_DNAME, qclass, zone))
 				return 0;
 			{
 				uint8_t nn[LDNS_MAX_DOMAINLEN + 1];
@@ -175,7 +183,7 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 				continue;
 			if(ty == qtype || (qtype == TYPE_ANY &&
 				ty != TYPE_RRSIG)) {
-				if(!keep_rr(out, rr))
+				if(!keep_rr(out, rr, taken, i))
 					return 0;
 				found = 1;
 			}
@@ -183,7 +191,7 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 		if(found) {
 			res->final_found = 1;
 			return qtype == TYPE_ANY || keep_sigs(out, ans,
-				res->sname, qtype, qclass, zone);
+				taken, res->sname, qtype, qclass, zone);
 		}
 		/* a CNAME at the current name (the first one only) */
 		for(i = 0; i < n && !moved; i++) {
@@ -197,8 +205,9 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
 					t)))
 				continue;
-			if(!keep_rr(out, rr) || !keep_sigs(out, ans,
-				res->sname, TYPE_CNAME, qclass, zone))
+			if(!keep_rr(out, rr, taken, i) || !keep_sigs(out,
+				ans, taken, res->sname, TYPE_CNAME, qclass,
+				zone))
 				return 0;
 			memcpy(res->sname, t, tl);
 			res->snamelen = tl;
@@ -214,8 +223,8 @@ static int scrub_answer(const ldns_rr_list* ans, ldns_rr_list* out,
 
 /* Authority: NS/SOA at sname or above (one owner each), DNSSEC records
  * in zone. */
-static int scrub_authority(const ldns_rr_list* auth, ldns_rr_list* out,
-	uint16_t qclass, const uint8_t* zone, const struct scrub_result* res)
+static int scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
+	ldns_rr_list* out, uint16_t qclass, const uint8_t* zone, const struct scrub_result* res)
 {
 	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
 	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
@@ -250,7 +259,7 @@ static int scrub_authority(const ldns_rr_list* auth, ldns_rr_list* out,
 		default:
 			continue;
 		}
-		if(!keep_rr(out, rr))
+		if(!keep_rr(out, rr, taken, i))
 			return 0;
 	}
 	return 1;
@@ -295,8 +304,8 @@ static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 	return 0;
 }
 
-static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
-	const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
+static int scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
+	ldns_rr_list* out, const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
 	const uint8_t* zone, int harden_glue)
 {
 	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
@@ -312,7 +321,7 @@ static int scrub_additional(const ldns_rr_list* addl, ldns_rr_list* out,
 			continue;
 		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
 			continue;
-		if(!keep_rr(out, rr))
+		if(!keep_rr(out, rr, taken, i))
 			return 0;
 	}
 	return 1;
@@ -333,48 +342,80 @@ static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
 		(uint16_t)ldns_rr_get_class(rr) == qclass;
 }
 
+/* Free the records of list that were not taken, and the list. */
+static void drop_untaken(ldns_rr_list* list, const uint8_t* taken)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(list); i++)
+		if(!taken[i])
+			ldns_rr_free(ldns_rr_list_rr(list, i));
+	ldns_rr_list_free(list);
+}
+
+/* flags for this many records live on the stack; more are allocated */
+#define SCRUB_TAKEN_STACK 256
+
 enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue)
 {
-	ldns_rr_list* ans = NULL, *auth = NULL, *addl = NULL;
-	size_t before, after;
+	ldns_rr_list* ans, *auth, *addl;
+	ldns_rr_list* old_ans, *old_auth, *old_addl;
+	size_t nan, nns, nar, after;
+	uint8_t stack_taken[SCRUB_TAKEN_STACK];
+	uint8_t* taken = stack_taken;
+	int ok;
 	memset(res, 0, sizeof(*res));
 	res->snamelen = dname_valid(qname, LDNS_MAX_DOMAINLEN);
 	if(res->snamelen == 0 || !question_ok(pkt, qname, qtype, qclass))
 		return SCRUB_BAD_QUESTION;
 	memcpy(res->sname, qname, res->snamelen);
 	dname_tolower(res->sname);
-	before = ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) +
-		ldns_rr_list_rr_count(ldns_pkt_authority(pkt)) +
-		ldns_rr_list_rr_count(ldns_pkt_additional(pkt));
+	old_ans = ldns_pkt_answer(pkt);
+	old_auth = ldns_pkt_authority(pkt);
+	old_addl = ldns_pkt_additional(pkt);
+	nan = ldns_rr_list_rr_count(old_ans);
+	nns = ldns_rr_list_rr_count(old_auth);
+	nar = ldns_rr_list_rr_count(old_addl);
+	if(nan + nns + nar > SCRUB_TAKEN_STACK &&
+		!(taken = malloc(nan + nns + nar)))
+		return SCRUB_NOMEM;
+	memset(taken, 0, nan + nns + nar);
 	ans = ldns_rr_list_new();
 	auth = ldns_rr_list_new();
 	addl = ldns_rr_list_new();
-	if(!ans || !auth || !addl ||
-		!scrub_answer(ldns_pkt_answer(pkt), ans, qtype, qclass, zone,
-			res) ||
-		!scrub_authority(ldns_pkt_authority(pkt), auth, qclass, zone,
-			res) ||
-		!scrub_additional(ldns_pkt_additional(pkt), addl, ans, auth,
-			qclass, zone, harden_glue)) {
-		ldns_rr_list_deep_free(ans);
-		ldns_rr_list_deep_free(auth);
-		ldns_rr_list_deep_free(addl);
+	if(!ans || !auth || !addl) {
+		ldns_rr_list_free(ans);
+		ldns_rr_list_free(auth);
+		ldns_rr_list_free(addl);
+		if(taken != stack_taken)
+			free(taken);
 		return SCRUB_NOMEM;
 	}
-	ldns_rr_list_deep_free(ldns_pkt_answer(pkt));
-	ldns_rr_list_deep_free(ldns_pkt_authority(pkt));
-	ldns_rr_list_deep_free(ldns_pkt_additional(pkt));
+	ok = scrub_answer(old_ans, taken, ans, qtype, qclass, zone, res) &&
+		scrub_authority(old_auth, taken + nan, auth, qclass, zone,
+			res) &&
+		scrub_additional(old_addl, taken + nan + nns, addl, ans, auth,
+			qclass, zone, harden_glue);
+	/* also on failure: the packet then owns every record once, in
+	 * the new lists (the caller frees it) */
+	drop_untaken(old_ans, taken);
+	drop_untaken(old_auth, taken + nan);
+	drop_untaken(old_addl, taken + nan + nns);
+	if(taken != stack_taken)
+		free(taken);
 	ldns_pkt_set_answer(pkt, ans);
 	ldns_pkt_set_authority(pkt, auth);
 	ldns_pkt_set_additional(pkt, addl);
 	ldns_pkt_set_ancount(pkt, (uint16_t)ldns_rr_list_rr_count(ans));
 	ldns_pkt_set_nscount(pkt, (uint16_t)ldns_rr_list_rr_count(auth));
 	ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(addl));
+	if(!ok)
+		return SCRUB_NOMEM;
 	after = ldns_rr_list_rr_count(ans) + ldns_rr_list_rr_count(auth) +
 		ldns_rr_list_rr_count(addl);
 	/* synthesized CNAMEs are added, so count what went */
-	res->removed = before > after ? (int)(before - after) : 0;
+	res->removed = nan + nns + nar > after ?
+		(int)(nan + nns + nar - after) : 0;
 	return SCRUB_OK;
 }

@@ -89,6 +89,11 @@ struct outside_network {
 	int any_ifs;               /* outgoing-interface was configured */
 	struct outnet_query* all;  /* live queries */
 	int num_active;
+	/* freed queries kept for reuse (linked by all.next), with their
+	 * events: a query is over 1 KiB, and glibc sorts its free chunks
+	 * (malloc_consolidate) at every allocation that large */
+	struct outnet_query* spare;
+	int num_spare;
 	struct wait_list wait_udp, wait_tcp;
 	struct event* poll;        /* retries waiting UDP queries */
 	uint8_t* udp_buf;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #define MAX_BIND_TRIES 16   /* random ports tried when bind fails */
+#define SPARE_QUERIES_MAX 64  /* freed queries kept for reuse */
 #define UDP_READS_PER_WAKE 16 /* bound the work one flood can cause */
 #define UDP_BUF_SIZE 65535
 #define TLS_SESSIONS_MAX 64 /* TLS sessions kept per worker */
@@ -173,10 +174,8 @@ void outnet_release_io(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
 	int freed_port = 0;
-	if(q->ev) {
-		event_free(q->ev);
-		q->ev = NULL;
-	}
+	if(q->ev)   /* kept for the next socket of this query (or spare) */
+		(void)event_del(q->ev);
 	if(q->fd != -1) {
 		close(q->fd);
 		q->fd = -1;
@@ -199,20 +198,60 @@ void outnet_release_io(struct outnet_query* q)
 		outnet_timer_after(o->poll, 0);
 }
 
-/* Unlink and free; no callback. */
+static void query_free_mem(struct outnet_query* q)
+{
+	if(q->ev)
+		event_free(q->ev);
+	if(q->timer)
+		event_free(q->timer);
+	free(q);
+}
+
+/* Unlink and free (or keep as a spare); no callback. */
 static void query_free(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
 	outnet_release_io(q);
 	if(q->timer)
-		event_free(q->timer);
+		(void)evtimer_del(q->timer);
 	if(q->all.prev)
 		q->all.prev->all.next = q->all.next;
 	else	o->all = q->all.next;
 	if(q->all.next)
 		q->all.next->all.prev = q->all.prev;
 	o->num_active--;
-	free(q);
+	if(o->num_spare < SPARE_QUERIES_MAX && q->timer) {
+		q->all.next = o->spare;
+		o->spare = q;
+		o->num_spare++;
+		return;
+	}
+	query_free_mem(q);
+}
+
+/* A zeroed query with its timer (the spare's, or new); NULL: OOM. */
+static struct outnet_query* query_new(struct outside_network* o)
+{
+	struct outnet_query* q = o->spare;
+	struct event* timer, *ev;
+	if(!q) {
+		if(!(q = calloc(1, sizeof(*q))))
+			return NULL;
+		if(!(q->timer = evtimer_new(o->base, timer_cb, q))) {
+			free(q);
+			return NULL;
+		}
+		return q;
+	}
+	o->spare = q->all.next;
+	o->num_spare--;
+	/* the events were made for this q (their argument): they stay */
+	timer = q->timer;
+	ev = q->ev;
+	memset(q, 0, sizeof(*q));
+	q->timer = timer;
+	q->ev = ev;
+	return q;
 }
 
 /* The one callback of a query, then it is gone. */
@@ -541,7 +580,15 @@ static void udp_start(struct outnet_query* q)
 		outnet_fail_soon(q);
 		return;
 	}
-	q->ev = event_new(o->base, q->fd, EV_READ | EV_PERSIST, udp_cb, q);
+	/* the query's event from an earlier socket is set to this one */
+	if(q->ev && event_assign(q->ev, o->base, q->fd, EV_READ | EV_PERSIST,
+		udp_cb, q) != 0) {
+		event_free(q->ev);
+		q->ev = NULL;
+	}
+	if(!q->ev)
+		q->ev = event_new(o->base, q->fd, EV_READ | EV_PERSIST,
+			udp_cb, q);
 	if(!q->ev || event_add(q->ev, NULL) != 0) {
 		outnet_fail_soon(q);
 		return;
@@ -791,6 +838,11 @@ void outside_network_delete(struct outside_network* o)
 		return;
 	while(o->all)
 		query_free(o->all);
+	while(o->spare) {
+		struct outnet_query* q = o->spare;
+		o->spare = q->all.next;
+		query_free_mem(q);
+	}
 	outnet_tcp_close_all(o);
 	tls_session_cache_delete(o->tls_sessions);
 	if(o->poll)
@@ -845,7 +897,7 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	if(req->tls && (!req->tls_ctx || (req->tls_name &&
 		strlen(req->tls_name) >= sizeof(q->tls_name))))
 		return NULL;   /* never plain DNS instead */
-	if(!(q = calloc(1, sizeof(*q))))
+	if(!(q = query_new(o)))
 		return NULL;
 	q->o = o;
 	q->fd = -1;
@@ -868,11 +920,6 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	q->qclass = req->qclass;
 	q->cb = cb;
 	q->cb_arg = arg;
-	q->timer = evtimer_new(o->base, timer_cb, q);
-	if(!q->timer) {
-		free(q);
-		return NULL;
-	}
 	q->all.next = o->all;
 	if(o->all)
 		o->all->all.prev = q;

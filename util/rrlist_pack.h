@@ -15,4 +15,9 @@ struct packed_rrset;
 int rrlist_for_each_rrset(const ldns_rr_list* list,
 	int (*fn)(void* arg, const struct packed_rrset* set), void* arg);
 
+/* The same for the records of type t1 or t2 only (t1 nonzero). */
+int rrlist_for_each_rrset_of(const ldns_rr_list* list, uint16_t t1,
+	uint16_t t2, int (*fn)(void* arg, const struct packed_rrset* set),
+	void* arg);
+
 #endif

@@ -204,6 +204,39 @@ static void test_dname_synthesis(void** state)
 	ldns_pkt_free(p);
 }
 
+/* Two DNAMEs of one owner (hostile: a DNAME set has one record) make
+ * two chain steps that both keep the owner's RRSIG: the scrubber moves
+ * a kept record the first time and clones it the second, so the packet
+ * owns each object once (ASan: no double free) */
+static void test_record_kept_twice(void** state)
+{
+	static const char* rrs[] = {
+		"A a.example.tld1. DNAME b.a.example.tld1.",
+		"A a.example.tld1. DNAME c.a.example.tld1.",
+		"A a.example.tld1. RRSIG DNAME 8 3 3600 20300101000000 "
+			"20200101000000 1 example.tld1. AAAA",
+		NULL };
+	struct scrub_result r;
+	ldns_pkt* p = make_reply("x.a.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	ldns_rr_list* an;
+	(void)state;
+	assert_int_equal(iter_scrub_message(p, W("x.a.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
+	an = ldns_pkt_answer(p);
+	assert_string_equal(sect(an),
+		"a.example.tld1. DNAME b.a.example.tld1.|"
+		"a.example.tld1. RRSIG DNAME|"
+		"x.a.example.tld1. CNAME x.b.a.example.tld1.|"
+		"a.example.tld1. DNAME c.a.example.tld1.|"
+		"a.example.tld1. RRSIG DNAME|"
+		"x.b.a.example.tld1. CNAME x.b.c.a.example.tld1.");
+	assert_ptr_not_equal(ldns_rr_list_rr(an, 1), ldns_rr_list_rr(an, 4));
+	assert_int_equal(ldns_rr_compare(ldns_rr_list_rr(an, 1),
+		ldns_rr_list_rr(an, 4)), 0);
+	assert_int_equal(r.chain_len, 2);
+	ldns_pkt_free(p);
+}
+
 static void test_dname_too_long(void** state)
 {
 	/* 4 labels of 63 under a DNAME whose target is longer than its
@@ -394,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_cname_qtype_cname),
 		cmocka_unit_test(test_cname_loop_kept_once),
 		cmocka_unit_test(test_dname_synthesis),
+		cmocka_unit_test(test_record_kept_twice),
 		cmocka_unit_test(test_dname_too_long),
 		cmocka_unit_test(test_referral_glue),
 		cmocka_unit_test(test_authority_soa),
