@@ -284,7 +284,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
 def parse_dnsperf(path, verbose):
     r = {"sent": 0, "completed": 0, "lost_pct": float("nan"),
          "qps": 0.0, "avg_ms": float("nan"), "p99_ms": float("nan"),
-         "noerror_pct": 0.0, "nxdomain_pct": 0.0}
+         "noerror_pct": 0.0, "nxdomain_pct": 0.0, "servfail_pct": 0.0}
     lat = []
     with open(path, errors="replace") as f:
         for line in f:
@@ -314,6 +314,9 @@ def parse_dnsperf(path, verbose):
             m = re.search(r"NXDOMAIN \d+ \(([\d.]+)%\)", line)
             if m:
                 r["nxdomain_pct"] = float(m.group(1))
+            m = re.search(r"SERVFAIL \d+ \(([\d.]+)%\)", line)
+            if m:
+                r["servfail_pct"] = float(m.group(1))
     if lat:
         lat.sort()
         r["p99_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
@@ -746,6 +749,10 @@ def run_tcstorm(a, work, nsd_port, hints, nsd_conf=None):
             r["tw0"] = tw0
             ok = r["completed"] * r["noerror_pct"] / 100.0
             r["answered_pct"] = 100.0 * ok / max(r["sent"], 1)
+            r["servfail_sent_pct"] = (r["completed"] * r["servfail_pct"] /
+                                      max(r["sent"], 1))
+            r["lost_sent_pct"] = (100.0 * (r["sent"] - r["completed"]) /
+                                  max(r["sent"], 1))
             r["ok_qps"] = r["qps"] * r["noerror_pct"] / 100.0
             r["cpu_ok_ms"] = r["cpu_us"] * r["completed"] / max(ok, 1) / 1e3
             r["user_ok_ms"] = r["user_us"] * r["completed"] / max(ok, 1) / 1e3
@@ -773,6 +780,10 @@ def run_tcstorm(a, work, nsd_port, hints, nsd_conf=None):
             ("NOERROR answers/s", [med(res[c], "ok_qps") for c in cols], 0),
             ("answered NOERROR, % of sent",
              [med(res[c], "answered_pct") for c in cols], 1),
+            ("SERVFAIL, % of sent",
+             [med(res[c], "servfail_sent_pct") for c in cols], 1),
+            ("no reply within dnsperf -t, % of sent",
+             [med(res[c], "lost_sent_pct") for c in cols], 1),
             ("server CPU ms per answer", [med(res[c], "cpu_ok_ms")
                                           for c in cols], 3),
             ("  user ms per answer", [med(res[c], "user_ok_ms")
