@@ -552,11 +552,14 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			 * that dropped only some names answers it), not its
 			 * backed-off timeout; a background probe waits that
 			 * out (probe_backed_off) */
-			iq->backed_off = 1;
 			if(a->attempts > 0) {
+				/* backed off by this query's own timeouts:
+				 * no probe from it (a probe for a name the
+				 * server drops backs it off for every name) */
 				a->dead = 1;
 				continue;
 			}
+			iq->backed_off = 1;
 			brief = 1;
 		}
 		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
