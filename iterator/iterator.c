@@ -529,8 +529,16 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	int n = 0, i, best = -1, inband = 0;
 	int max_attempts = env->max_attempts > 0 ? env->max_attempts :
 		ITER_MAX_ATTEMPTS;
-	int min_attempts = max_attempts;
+	int min_attempts;
 	time_t now = time(NULL);
+	/* over TCP or TLS from the start a timeout is no lost datagram
+	 * but a server that does not answer, each at least the TCP
+	 * timeout (the rto does not grow past it): fewer tries */
+	if(iq->dp->tls || (env->cfg && (env->cfg->tls_upstream ||
+		env->cfg->tcp_upstream)))
+		if(max_attempts > ITER_MAX_STREAM_ATTEMPTS)
+			max_attempts = ITER_MAX_STREAM_ATTEMPTS;
+	min_attempts = max_attempts;
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
 		int brief = 0;

@@ -92,6 +92,7 @@ struct module_qstate;
 #define ITER_MAX_DEPTH 5          /* sub-query nesting */
 #define ITER_MAX_ATTEMPTS 5       /* sends to one address per state, when
                                    * outbound-msg-retry is not set */
+#define ITER_MAX_STREAM_ATTEMPTS 3 /* the same over TCP/TLS upstreams */
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
