@@ -176,7 +176,7 @@ void iter_caps_reply(struct iter_env* env, struct iter_qstate* iq,
 		}
 		iq->caps_fallback = 1;
 		iq->caps_want = 3 * (int)delegpt_count_usable(iq->dp,
-			ITER_MAX_ATTEMPTS + 1);
+			env->max_attempts + 1);
 		iter_reset_attempts(iq);   /* room for the fallback */
 		return;
 	}

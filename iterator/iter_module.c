@@ -35,6 +35,8 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->validating = env->validating;
 	infra_settings_from_cfg(env->cfg, &is);
 	ie->unknown_rtt = is.unknown_rtt;
+	ie->max_attempts = env->cfg->outbound_msg_retry > 0 ?
+		env->cfg->outbound_msg_retry : ITER_MAX_ATTEMPTS;
 }
 
 static int iter_mod_init(struct module_env* env, int id)

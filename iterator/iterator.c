@@ -527,12 +527,25 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
 	int rtts[DELEGPT_MAX_ADDR], briefs[DELEGPT_MAX_ADDR];
 	int n = 0, i, best = -1, inband = 0;
-	int min_attempts = ITER_MAX_ATTEMPTS;
+	int max_attempts = env->max_attempts > 0 ? env->max_attempts :
+		ITER_MAX_ATTEMPTS;
+	int min_attempts;
 	time_t now = time(NULL);
+	/* over TCP or TLS from the start a timeout is no lost datagram
+	 * but a server that does not answer, each at least the TCP
+	 * timeout (the rto does not grow past it): fewer tries */
+	if(iq->dp->tls || (env->cfg && (env->cfg->tls_upstream ||
+		env->cfg->tcp_upstream)))
+		if(max_attempts > ITER_MAX_STREAM_ATTEMPTS)
+			max_attempts = ITER_MAX_STREAM_ATTEMPTS;
+	min_attempts = max_attempts;
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
 		int brief = 0;
-		if(a->dead || a->attempts >= ITER_MAX_ATTEMPTS ||
+		/* compat: unbound-1.17: outbound-msg-retry (5) sends to one
+		 * address: a server that drops half its replies (rate
+		 * limiting) still answers one of them */
+		if(a->dead || a->attempts >= max_attempts ||
 			avoided(iq, a) || failed_before(iq, a))
 			continue;
 		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
@@ -547,11 +560,14 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			 * that dropped only some names answers it), not its
 			 * backed-off timeout; a background probe waits that
 			 * out (probe_backed_off) */
-			iq->backed_off = 1;
 			if(a->attempts > 0) {
+				/* backed off by this query's own timeouts:
+				 * no probe from it (a probe for a name the
+				 * server drops backs it off for every name) */
 				a->dead = 1;
 				continue;
 			}
+			iq->backed_off = 1;
 			brief = 1;
 		}
 		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
@@ -619,6 +635,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	 * validator */
 	req.dnssec_ok = 1;
 	req.tcp_on_tc = 1;
+	req.udp_resend = 1;
 	req.edns_fallback = 1;
 	req.caps = iter_caps_use(env, iq);
 	if(iq->dp->tls || (env->cfg && env->cfg->tls_upstream)) {

@@ -90,7 +90,9 @@ struct module_qstate;
                                    * no server is left */
 #define ITER_MAX_NX_TARGETS 3     /* NXDOMAIN NS names per delegation */
 #define ITER_MAX_DEPTH 5          /* sub-query nesting */
-#define ITER_MAX_ATTEMPTS 3       /* sends to one address per state */
+#define ITER_MAX_ATTEMPTS 5       /* sends to one address per state, when
+                                   * outbound-msg-retry is not set */
+#define ITER_MAX_STREAM_ATTEMPTS 3 /* the same over TCP/TLS upstreams */
 #define ITER_RTT_BAND 400         /* ms: servers this close are equal */
 #define ITER_PRIME_MAX_TTL 86400  /* primed root kept at most (s) */
 #define ITER_MAX_QMIN_STEPS 10    /* then the full name is asked */
@@ -115,6 +117,8 @@ struct iter_env {
 	int validating;                /* a validator runs above (prefetch-key) */
 	int unknown_rtt;               /* ms, for servers the infra cache
 	                                * does not know */
+	int max_attempts;              /* outbound-msg-retry: sends to one
+	                                * address per query state */
 	/* the primed root NS set (per worker), valid until primed_until */
 	struct delegpt* primed_root;
 	time_t primed_until;

@@ -43,6 +43,7 @@ struct outnet_query {
 	size_t qname_len;
 	int edns_known;            /* infra knew the EDNS status */
 	int fallback_done;         /* the no-EDNS retry was sent */
+	int resent;                /* the udp_resend was sent */
 	struct outnet_request req; /* flags; its pointers are not kept */
 	/* the packet (ID and OPT change between attempts) */
 	uint8_t pkt[QBUF_MAX];

@@ -23,6 +23,7 @@
 #define MAX_BIND_TRIES 16   /* random ports tried when bind fails */
 #define SPARE_QUERIES_MAX 64  /* freed queries kept for reuse */
 #define UDP_READS_PER_WAKE 16 /* bound the work one flood can cause */
+#define UDP_RESEND_MAX_RTO 5000 /* ms: udp_resend only below this rto */
 #define UDP_BUF_SIZE 65535
 #define TLS_SESSIONS_MAX 64 /* TLS sessions kept per worker */
 #define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
@@ -716,6 +717,24 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
+/* compat: unbound-1.17: a UDP query with no reply in the rto is sent
+ * once more before the timeout counts (Unbound's "try edns1xx0" step,
+ * taken while the rto is under 5 s): a server that drops every other
+ * reply (response rate limiting) is not given up on after one loss.
+ * Unlike Unbound, only while the server answered its last query of this
+ * qtype class (no timeout counted since): a dead server is not waited
+ * for twice as long. Not for an explicit timeout (a backed-off server's
+ * brief try, the query's time bound). */
+static int udp_resend_wanted(const struct outnet_query* q)
+{
+	if(q->state != Q_UDP || q->is_tcp || !q->req.udp_resend ||
+		q->resent || q->req.timeout_ms > 0 ||
+		q->timeout_ms >= UDP_RESEND_MAX_RTO)
+		return 0;
+	return !q->o->infra || infra_timeouts(q->o->infra, &q->addr,
+		q->addrlen, q->zone, q->zonelen, q->qtype) == 0;
+}
+
 static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct outnet_query* q = arg;
@@ -733,6 +752,15 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
 	case Q_UDP:
+		if(udp_resend_wanted(q)) {
+			o->stats.udp_resends++;
+			q->resent = 1;
+			outnet_release_io(q);
+			rebuild_packet(q);
+			outnet_start_attempt(q);
+			return;
+		}
+		/* fall through */
 	case Q_TCP:
 		outnet_tcp_timed_out(q);
 		if(o->infra)

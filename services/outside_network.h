@@ -150,6 +150,10 @@ struct outnet_request {
 	int dnssec_ok;            /* DO bit in the OPT RR */
 	int tcp;                  /* TCP from the start */
 	int tcp_on_tc;            /* a TC=1 reply: redo over TCP here */
+	int udp_resend;           /* no UDP reply in the infra rto (under
+	                           * UDP_RESEND_MAX_RTO, timeout_ms 0):
+	                           * send once more, new ID and port, before
+	                           * the timeout is reported */
 	int edns_fallback;        /* FORMERR/NOTIMP to EDNS: redo without,
 	                           * record the result in the infra cache */
 	int timeout_ms;           /* 0: the infra rto (UDP); for TCP at
@@ -217,6 +221,7 @@ struct outnet_stats {
 	uint64_t bind_retries;    /* random port was taken by someone else */
 	uint64_t waited;          /* queries that waited for a port/slot */
 	uint64_t tcp_on_tc;       /* redone over TCP after TC=1 */
+	uint64_t udp_resends;     /* sent again over UDP after no reply */
 	uint64_t edns_fallbacks;  /* redone without EDNS */
 	uint64_t capsfail;        /* caps: reply question in another case */
 	uint64_t tcp_conns;       /* TCP connections opened */

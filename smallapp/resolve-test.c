@@ -314,7 +314,8 @@ int main(int argc, char** argv)
 			(unsigned long long)ie->stats.caps_fallbacks);
 		printf("STATS outnet udp=%llu tcp=%llu tc=%llu "
 			"edns_fallback=%llu unwanted=%llu refused=%llu "
-			"capsfail=%llu tcp_conns=%llu tcp_reused=%llu\n",
+			"capsfail=%llu tcp_conns=%llu tcp_reused=%llu "
+			"udp_resends=%llu\n",
 			(unsigned long long)o->sent_udp,
 			(unsigned long long)o->sent_tcp,
 			(unsigned long long)o->tcp_on_tc,
@@ -323,7 +324,8 @@ int main(int argc, char** argv)
 			(unsigned long long)o->refused,
 			(unsigned long long)o->capsfail,
 			(unsigned long long)o->tcp_conns,
-			(unsigned long long)o->tcp_reused);
+			(unsigned long long)o->tcp_reused,
+			(unsigned long long)o->udp_resends);
 	}
 	fflush(stdout);
 	if(timer)

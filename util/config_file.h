@@ -178,6 +178,7 @@ struct config_file {
 	/* server: resolution (used from the iterator issue on) */
 	struct config_strlist* root_hints;
 	int outgoing_num_ports;          /* outgoing-range */
+	int outbound_msg_retry;          /* sends per server address, 5 */
 	int do_not_query_localhost;      /* default yes */
 	struct config_strlist* donotqueryaddrs;
 	int qname_minimisation;

@@ -347,7 +347,9 @@ const struct cfg_option cfg_options[] = {
 	SLABS("ip-ratelimit-slabs", CL_SERVER),
 	SRV("ip-ratelimit-factor", CT_INT, "10"),
 	SRV("ip-ratelimit-backoff", CT_YESNO, "no"),
-	SRV("outbound-msg-retry", CT_INT, "5"),
+	/* sends to one server address per query state (iterator) */
+	IMPLR("outbound-msg-retry", CT_INT, outbound_msg_retry, "5", 1,
+		INT_MAX),
 	SRV("max-sent-count", CT_INT, "32"),
 	SRV("max-query-restarts", CT_INT, "11"),
 	SRV("iter-scrub-promiscuous", CT_YESNO, "yes"),

@@ -284,7 +284,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
 def parse_dnsperf(path, verbose):
     r = {"sent": 0, "completed": 0, "lost_pct": float("nan"),
          "qps": 0.0, "avg_ms": float("nan"), "p99_ms": float("nan"),
-         "noerror_pct": 0.0, "nxdomain_pct": 0.0}
+         "noerror_pct": 0.0, "nxdomain_pct": 0.0, "servfail_pct": 0.0}
     lat = []
     with open(path, errors="replace") as f:
         for line in f:
@@ -314,6 +314,9 @@ def parse_dnsperf(path, verbose):
             m = re.search(r"NXDOMAIN \d+ \(([\d.]+)%\)", line)
             if m:
                 r["nxdomain_pct"] = float(m.group(1))
+            m = re.search(r"SERVFAIL \d+ \(([\d.]+)%\)", line)
+            if m:
+                r["servfail_pct"] = float(m.group(1))
     if lat:
         lat.sort()
         r["p99_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
@@ -399,6 +402,7 @@ def setup(a, work):
     inst.write()
     if a.mode == "tcstorm":
         nsd_rrl_default(inst.conf)
+    a.nsd_conf = inst.conf
     inst.proc = procs.start(["taskset", "-c", a.client_cpus,
                              tn_nsd.NSD_BIN, "-d", "-c", inst.conf],
                             inst.dir, inst.pidfile)
@@ -424,8 +428,34 @@ def nsd_rrl_default(conf):
         text = f.read()
     text = text.replace("  rrl-ratelimit: 0\n", "  rrl-ratelimit: 200\n")
     text = text.replace("  rrl-whitelist-ratelimit: 0\n", "")
+    # its statistics (nsd_stats) over a unix socket: no keys needed
+    text = text.replace("  control-enable: no\n",
+                        "  control-enable: yes\n  control-interface: %s\n"
+                        % nsd_control_socket(conf))
     with open(conf, "w") as f:
         f.write(text)
+
+
+def nsd_control_socket(conf):
+    return os.path.join(os.path.dirname(conf), "nsd.ctl")
+
+
+def nsd_stats(conf):
+    """NSD's counters (nsd-control stats_noreset), {} when unread: the
+    server side's own count of what each resolver sent."""
+    try:
+        r = subprocess.run(["nsd-control", "-c", conf, "stats_noreset"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition("=")
+        try:
+            out[k] = float(v)
+        except ValueError:
+            pass
+    return out
 
 
 def sign_bench_zone(a, zone, work):
@@ -668,7 +698,7 @@ def time_wait_count(port):
     return sum(1 for line in r.stdout.splitlines() if key in line.split())
 
 
-def run_tcstorm(a, work, nsd_port, hints):
+def run_tcstorm(a, work, nsd_port, hints, nsd_conf=None):
     """Unique names (NSD's wildcard) against NSD with its default RRL:
     over 200 q/s half the UDP replies are TC=1, so the resolvers fall
     back to TCP for many of them. Every run gets names of its own, so
@@ -694,8 +724,21 @@ def run_tcstorm(a, work, nsd_port, hints):
             tcp0 = stat_counter(s.conf, "num.query.tcpout")
             udp0 = stat_counter(s.conf, "num.query.udpout")
             opens0 = tcp_active_opens()
+            n0 = nsd_stats(nsd_conf) if nsd_conf else {}
             out = os.path.join(work, "storm-%s-%d.out" % (s.label, rnd))
             r = measure(a, s, qfile, out)
+            n1 = nsd_stats(nsd_conf) if nsd_conf else {}
+
+            def nsd_ps(*keys):
+                if not n0 or not n1:
+                    return float("nan")
+                return sum((n1.get(k, 0) - n0.get(k, 0)) * sign
+                           for k, sign in keys) / a.seconds
+            # NSD counts every query in num.queries, UDP ones in num.udp
+            r["nsd_tcp_ps"] = nsd_ps(("num.queries", 1), ("num.udp", -1))
+            r["nsd_udp_ps"] = nsd_ps(("num.udp", 1))
+            r["nsd_tc_ps"] = nsd_ps(("num.truncated", 1))
+            r["nsd_drop_ps"] = nsd_ps(("num.dropped", 1))
             tcp1 = stat_counter(s.conf, "num.query.tcpout")
             udp1 = stat_counter(s.conf, "num.query.udpout")
             r["udp_ps"] = ((udp1 - udp0) / a.seconds
@@ -706,6 +749,10 @@ def run_tcstorm(a, work, nsd_port, hints):
             r["tw0"] = tw0
             ok = r["completed"] * r["noerror_pct"] / 100.0
             r["answered_pct"] = 100.0 * ok / max(r["sent"], 1)
+            r["servfail_sent_pct"] = (r["completed"] * r["servfail_pct"] /
+                                      max(r["sent"], 1))
+            r["lost_sent_pct"] = (100.0 * (r["sent"] - r["completed"]) /
+                                  max(r["sent"], 1))
             r["ok_qps"] = r["qps"] * r["noerror_pct"] / 100.0
             r["cpu_ok_ms"] = r["cpu_us"] * r["completed"] / max(ok, 1) / 1e3
             r["user_ok_ms"] = r["user_us"] * r["completed"] / max(ok, 1) / 1e3
@@ -716,12 +763,15 @@ def run_tcstorm(a, work, nsd_port, hints):
             res[s.label].append(r)
             print("round %d %-8s %7.0f q/s, %.1f%% answered NOERROR, "
                   "cpu %.3f ms per answer (user %.3f sys %.3f), "
-                  "%.0f UDP and %.0f TCP queries/s upstream, "
+                  "%.0f UDP and %.0f TCP queries/s upstream (at NSD: "
+                  "%.0f UDP, %.0f TCP, %.0f TC=1, %.0f dropped), "
                   "%.0f connects/s, "
                   "TIME_WAIT at NSD's port %s before, %s after" % (
                       rnd + 1, s.label, r["qps"], r["answered_pct"],
                       r["cpu_ok_ms"], r["user_ok_ms"], r["sys_ok_ms"],
-                      r["udp_ps"], r["tcp_ps"], r["conn_ps"], r["tw0"],
+                      r["udp_ps"], r["tcp_ps"], r["nsd_udp_ps"],
+                      r["nsd_tcp_ps"], r["nsd_tc_ps"], r["nsd_drop_ps"],
+                      r["conn_ps"], r["tw0"],
                       r["tw"]))
             sys.stdout.flush()
             os.unlink(qfile)
@@ -730,6 +780,10 @@ def run_tcstorm(a, work, nsd_port, hints):
             ("NOERROR answers/s", [med(res[c], "ok_qps") for c in cols], 0),
             ("answered NOERROR, % of sent",
              [med(res[c], "answered_pct") for c in cols], 1),
+            ("SERVFAIL, % of sent",
+             [med(res[c], "servfail_sent_pct") for c in cols], 1),
+            ("no reply within dnsperf -t, % of sent",
+             [med(res[c], "lost_sent_pct") for c in cols], 1),
             ("server CPU ms per answer", [med(res[c], "cpu_ok_ms")
                                           for c in cols], 3),
             ("  user ms per answer", [med(res[c], "user_ok_ms")
@@ -738,8 +792,18 @@ def run_tcstorm(a, work, nsd_port, hints):
                                      for c in cols], 3),
             ("UDP queries upstream /s (num.query.udpout)",
              [med(res[c], "udp_ps") for c in cols], 0),
-            ("TCP queries upstream /s (num.query.tcpout)",
+            # Unbound 1.17 counts TCP connections opened in
+            # num.query.tcpout (outnet_tcp_take_into_use), ours queries
+            ("num.query.tcpout /s (Unbound: connections opened)",
              [med(res[c], "tcp_ps") for c in cols], 0),
+            ("TCP queries /s at NSD (num.queries - num.udp)",
+             [med(res[c], "nsd_tcp_ps") for c in cols], 0),
+            ("UDP queries /s at NSD (num.udp)",
+             [med(res[c], "nsd_udp_ps") for c in cols], 0),
+            ("  of those TC=1 (num.truncated)",
+             [med(res[c], "nsd_tc_ps") for c in cols], 0),
+            ("  of those dropped (num.dropped)",
+             [med(res[c], "nsd_drop_ps") for c in cols], 0),
             ("TCP connects/s (namespace's ActiveOpens)",
              [med(res[c], "conn_ps") for c in cols], 0)]
     table("tcstorm: unique names, NSD rrl-ratelimit 200 (default), "
@@ -1259,7 +1323,7 @@ def main(argv=None):
         elif a.memory:
             run_memory(a, work, nsd_port, hints)
         elif a.mode == "tcstorm":
-            run_tcstorm(a, work, nsd_port, hints)
+            run_tcstorm(a, work, nsd_port, hints, a.nsd_conf)
         elif a.callgrind:
             run_callgrind(a, work, nsd_port, qfile, hints)
         elif a.misses:

@@ -475,6 +475,20 @@ int infra_backed_off(struct infra_cache* c,
 	return cnt;
 }
 
+int infra_timeouts(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype)
+{
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
+	int cnt;
+	if(!e)
+		return 0;
+	cnt = qtype == 1 ? e->d.timeout_A : qtype == 28 ? e->d.timeout_AAAA :
+		e->d.timeout_other;
+	entry_unlock(c, e);
+	return cnt;
+}
+
 int infra_claim_probe(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, time_t now)

@@ -126,6 +126,11 @@ int infra_get_lame_rtt(struct infra_cache* infra,
 int infra_backed_off(struct infra_cache* infra,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now);
+/* Timeouts in a row for this qtype class (A, AAAA, other) since the
+ * server last answered; 0 when it is not in the cache. */
+int infra_timeouts(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype);
 /* May a background probe go to a backed-off server now? 1 (and the
  * next one held off for the server's rto, rounded up to seconds, plus
  * one) when its probedelay has passed; 0 otherwise. */

@@ -84,3 +84,22 @@ def test_tc_storm_one_query_per_connection(net, tc_storm, tmp_path):
     queries, conns = tcp_connections(tc_storm)
     assert queries >= 20
     assert conns == 1, (queries, conns)
+
+
+def test_rrl_slip_resend(net, tmp_path):
+    """Response rate limiting as NSD's (slip 2, per name: the first UDP
+    query dropped, the second an empty TC=1): every name is answered
+    after 2 UDP queries and 1 TCP query, the lost one sent again in the
+    same try (udp_resends) while the server had answered its last query;
+    test_rrl_slip.py has the daemon beside Debian's Unbound."""
+    bad = net.responder("bad")
+    bad.set_behaviour(default=[{"type": "rrl_slip", "slip": 2}])
+    bad.clear_log()
+    conf = write_conf(tmp_path, net)
+    names = ["r%d.bad.tld2./A" % i for i in range(10)]
+    run = Run(conf, names)
+    for i in range(10):
+        assert rcode(run.reply(i)) == "NXDOMAIN", i
+        qs = bad.queries("r%d.bad.tld2." % i, "A")
+        assert [q["proto"] for q in qs] == ["udp", "udp", "tcp"], qs
+    assert 1 <= run.stats["outnet.udp_resends"] <= 10, run.stats

@@ -27,6 +27,10 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
   tc                   over UDP answer TC=1 with no records; TCP answers
   tc_always            TC=1 with no records over UDP and TCP (a server
                        that truncates forever)
+  rrl_slip {slip}      response rate limiting as NSD's over its limit:
+                       of the UDP queries for one name and type, every
+                       slip-th (default 2) gets TC=1 with no records,
+                       the others no reply; TCP answers
   garbage {len}        the query's ID then len random bytes (default 40)
   formerr_edns         FORMERR (without OPT) to queries with EDNS
   wrong_id {then_correct}   reply with another ID (then the right reply)
@@ -100,6 +104,8 @@ class Zone:
                        else None, r.get("actions", []))
                       for r in cfg.get("rules", [])]
         self.default = cfg.get("default", [])
+        # rrl_slip: UDP queries so far per (name, type), until a reload
+        self.slip_count = {}
 
     @staticmethod
     def _split(line):
@@ -181,6 +187,15 @@ def build_replies(zone, q, proto):
                                                q.question[0].rdtype)}
     if "drop" in acts:
         return [], "drop"
+    if "rrl_slip" in acts and proto == "udp":
+        key = (q.question[0].name, q.question[0].rdtype)
+        n = zone.slip_count[key] = zone.slip_count.get(key, 0) + 1
+        if n % acts["rrl_slip"].get("slip", 2):
+            return [], "rrl-drop"
+        t = dns.message.make_response(q, our_payload=1232)
+        t.flags &= ~dns.flags.AA
+        t.flags |= dns.flags.TC
+        return [(0, to_wire(q, t, proto))], "rrl-tc"
     if "garbage" in acts:
         n = acts["garbage"].get("len", 40)
         return [(0, struct.pack("!H", q.id) + os.urandom(n))], "garbage"

@@ -251,6 +251,14 @@ static void test_types(void** state)
 	assert_string_equal(printed(cfg, "max-reuse-tcp-queries"), "0\n");
 	config_delete(cfg);
 	bad("server:\n tcp-reuse-timeout: -1\n", 2, NULL);
+	cfg = good("server:\n outbound-msg-retry: 2\n");
+	assert_int_equal(cfg->outbound_msg_retry, 2);
+	config_delete(cfg);
+	cfg = good("server:\n");
+	assert_int_equal(cfg->outbound_msg_retry, 5);
+	config_delete(cfg);
+	/* as Unbound's S_NUMBER_NONZERO */
+	bad("server:\n outbound-msg-retry: 0\n", 2, NULL);
 
 	bad("server:\n do-ip4: YES\n", 2, "expected yes or no");
 	bad("server:\n do-ip4: 1\n", 2, "expected yes or no");

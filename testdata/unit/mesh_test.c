@@ -277,8 +277,10 @@ static void test_timeouts_servfail(void** state)
 	}
 	assert_int_equal(a[0].id, 10);
 	assert_int_equal(a[1].id, 11);
-	/* the one server got ITER_MAX_ATTEMPTS tries, then SERVFAIL */
-	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS);
+	/* the one server got ITER_MAX_ATTEMPTS tries (outbound-msg-retry),
+	 * the first one sent twice (the udp_resend of a server with no
+	 * timeout counted yet), then SERVFAIL */
+	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS + 1);
 	assert_int_equal((int)mesh_num_states(w.mesh), 0);
 	world_teardown(&w);
 }
@@ -407,7 +409,7 @@ static void test_reconfigure_in_flight(void** state)
 	for(i = 0; i < 100 && a[0].calls == 0; i++)
 		run_for(&w, 20);
 	assert_int_equal(a[0].calls, 1);     /* timed out on the old stub */
-	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS);
+	assert_int_equal(hole_count(&w), ITER_MAX_ATTEMPTS + 1);
 	config_delete(w.cfg);
 	w.cfg = cfg2;
 	world_teardown(&w);
@@ -500,6 +502,9 @@ static void test_prefetch_once(void** state)
 	(void)state;
 	world_setup(&w, 2, 1);
 	memset(a, 0, sizeof(a));
+	/* 3 sends per address, not outbound-msg-retry's 5: the third
+	 * question's server has a backed-off rto by then */
+	((struct iter_env*)w.env.modinfo[0])->max_attempts = 3;
 	question(&a[0].qi, "p.test.", 1);
 	question(&a[1].qi, "q.test.", 2);
 	question(&a[2].qi, "r.test.", 3);

@@ -39,6 +39,9 @@ enum mode {
 	M_DROP,            /* never answer */
 	M_LATE,            /* answer after 150 ms */
 	M_TC,              /* UDP: TC=1 empty; TCP: answer */
+	M_SLIP,            /* response rate limiting with slip 2: UDP
+	                    * queries 1, 3, ... dropped, 2, 4, ... TC=1
+	                    * empty; TCP: answer */
 	M_FORMERR_EDNS     /* FORMERR (no question) when the query has EDNS */
 };
 
@@ -207,6 +210,10 @@ static void udp_read(evutil_socket_t fd, short ev, void* arg)
 	switch(R.mode) {
 	case M_DROP:
 		return;
+	case M_SLIP:
+		if(R.udp_queries % 2)
+			return;
+		/* fall through */
 	case M_TC:
 		alen = make_answer(q, (size_t)n, a, GOOD_IP, 1);
 		sendto(fd, a, alen, 0, (struct sockaddr*)&from, fromlen);
@@ -875,6 +882,55 @@ static void test_tc_tcp(void** state)
 	assert_int_equal(answer_ip(&r), GOOD_IP);
 	assert_int_equal(R.tcp_queries, 2);
 	assert_int_equal(outnet_get_stats(outnet)->tcp_on_tc, 1);
+	teardown_net();
+}
+
+/* udp_resend: a server that drops every other UDP reply and truncates
+ * the rest (NSD's RRL, slip 2): the lost first send is sent again (new
+ * ID, new port) before the timeout counts, its TC=1 reply goes to TCP,
+ * and the query is answered. Without udp_resend the loss is a timeout;
+ * after a timeout (the server's count is not 0) no resend either. */
+static void test_udp_resend_slip(void** state)
+{
+	struct result r;
+	struct outnet_request q;
+	(void)state;
+	setup_net(1, 100, 4, 40);
+	R.mode = M_SLIP;
+	memset(&r, 0, sizeof(r));
+	q = request();
+	q.tcp_on_tc = 1;
+	q.udp_resend = 1;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_REPLY);
+	assert_true(r.was_tcp);
+	assert_int_equal(answer_ip(&r), GOOD_IP);
+	assert_int_equal(R.udp_queries, 2);
+	assert_int_equal(R.num_src, 2);
+	assert_int_not_equal(R.src_ports[0], R.src_ports[1]);
+	assert_int_equal(R.tcp_queries, 1);
+	assert_int_equal(outnet_get_stats(outnet)->udp_resends, 1);
+	assert_int_equal(outnet_get_stats(outnet)->timeouts, 0);
+	/* not asked for: the dropped first send is a timeout */
+	memset(&r, 0, sizeof(r));
+	R.udp_queries = 0;
+	q.udp_resend = 0;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_TIMEOUT);
+	assert_int_equal(R.udp_queries, 1);
+	/* the server's last query of this qtype timed out: the next
+	 * loss is a timeout too (a dead server is not waited for twice) */
+	memset(&r, 0, sizeof(r));
+	R.udp_queries = 0;
+	R.mode = M_DROP;
+	q.udp_resend = 1;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_TIMEOUT);
+	assert_int_equal(R.udp_queries, 1);
+	assert_int_equal(outnet_get_stats(outnet)->udp_resends, 1);
 	teardown_net();
 }
 
@@ -1628,6 +1684,7 @@ int main(void)
 		cmocka_unit_test(test_caps_never_all_lowercase),
 		cmocka_unit_test(test_other_port),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_udp_resend_slip),
 		cmocka_unit_test(test_late),
 		cmocka_unit_test(test_tc_tcp),
 		cmocka_unit_test(test_tcp_slots),
