@@ -231,6 +231,8 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	}
 	/* a query held back by TCP_MAX_PENDING can go on now */
 	dns_process(p, c);
+	if(c->gen != h->gen)
+		return;  /* closed while writing */
 	if(stream_conn_flush(c) && c->gen == h->gen)
 		stream_conn_release_idle(c);
 }
