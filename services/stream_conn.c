@@ -25,6 +25,11 @@ struct stream_listener {
 	struct event* ev;
 };
 
+/* Free buffers of each kind a pool keeps (lazy_buffers); more are freed.
+ * A worker serves one connection at a time, so only connections with
+ * input or output pending hold one. */
+#define STREAM_STASH 8
+
 struct stream_pool {
 	struct event_base* base;
 	struct stream_pool_cfg cfg;
@@ -39,6 +44,11 @@ struct stream_pool {
 	int num_listeners;
 	int accepting;
 	struct event* slow_ev;   /* out of fds: accepting again after it */
+	/* lazy_buffers: buffers no connection holds now, kept for the
+	 * next one that needs them (no malloc per query on a busy path) */
+	uint8_t* in_stash[STREAM_STASH];
+	uint8_t* out_stash[STREAM_STASH];
+	int num_in_stash, num_out_stash;
 };
 
 /* How long accepting pauses when accept() runs out of descriptors or
@@ -111,6 +121,78 @@ static inline __attribute__((always_inline)) ssize_t io_write(
 		return stream_tls_write(c->ssl, buf, len);
 	r = sys_send(c->fd, buf, len);
 	return r >= 0 ? r : send_failed(c, buf, len);
+}
+
+/* -- buffers (lazy_buffers pools) ----------------------------------- */
+
+static int get_in(struct stream_conn* c)
+{
+	struct stream_pool* p = c->pool;
+	if(c->in)
+		return 1;
+	if(p->num_in_stash > 0)
+		c->in = p->in_stash[--p->num_in_stash];
+	else if(!(c->in = malloc(p->cfg.in_cap + 1)))
+		return 0;
+	c->in[p->cfg.in_cap] = 0;
+	return 1;
+}
+
+static int get_out(struct stream_conn* c)
+{
+	struct stream_pool* p = c->pool;
+	if(c->out || !p->cfg.out_cap)
+		return 1;
+	if(p->num_out_stash > 0)
+		c->out = p->out_stash[--p->num_out_stash];
+	else if(!(c->out = malloc(p->cfg.out_cap)))
+		return 0;
+	c->out_cap = p->cfg.out_cap;
+	return 1;
+}
+
+int stream_conn_buffers(struct stream_conn* c)
+{
+	return get_in(c) && get_out(c);
+}
+
+static void put_buf(uint8_t* b, uint8_t** stash, int* n)
+{
+	if(!b)
+		return;
+	if(*n < STREAM_STASH)
+		stash[(*n)++] = b;
+	else	free(b);
+}
+
+/* Give c's buffers back (nothing may be in them). */
+static void put_buffers(struct stream_conn* c)
+{
+	struct stream_pool* p = c->pool;
+	put_buf(c->in, p->in_stash, &p->num_in_stash);
+	put_buf(c->out, p->out_stash, &p->num_out_stash);
+	c->in = c->out = NULL;
+	c->out_cap = 0;
+}
+
+/* A TLS connection with nothing read and nothing to write holds no
+ * buffers, ours or OpenSSL's (plain ones keep theirs: the hot path of
+ * DNS over TCP reads into c->in without a check). */
+static void idle_release(struct stream_conn* c)
+{
+	if(!c->pool->cfg.lazy_buffers || !c->ssl ||
+		c->state != STREAM_OPEN || c->in_len || c->writing ||
+		c->out_end != c->out_start || c->tls_buffered)
+		return;
+	if(c->in || c->out)
+		put_buffers(c);
+	stream_tls_idle(c->ssl);
+}
+
+void stream_conn_release_idle(struct stream_conn* c)
+{
+	if(c->state != STREAM_FREE)
+		idle_release(c);
 }
 
 /* -- timers ------------------------------------------------------------ */
@@ -352,7 +434,12 @@ static inline __attribute__((always_inline)) void after_callback(
 /* Read and drop what a client sends after its answer. */
 static void drain_read(struct stream_conn* c)
 {
-	ssize_t r = io_read(c, c->in, c->pool->cfg.in_cap);
+	ssize_t r;
+	if(!get_in(c)) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	r = io_read(c, c->in, c->pool->cfg.in_cap);
 	if(r == STREAM_IO_WANT_READ)
 		return;
 	if(r <= 0) {
@@ -372,6 +459,11 @@ static void do_read(struct stream_conn* c)
 	ssize_t r;
 	if(c->state == STREAM_DRAIN) {
 		drain_read(c);
+		return;
+	}
+	if(!stream_conn_buffers(c)) {
+		log_err("%s: out of memory for a buffer", p->proto->name);
+		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
 	for(;;) {
@@ -404,6 +496,7 @@ static void do_read(struct stream_conn* c)
 		c->rd_need = r == STREAM_IO_WANT_WRITE ? EV_WRITE : EV_READ;
 		if(c->in_len == before) {
 			update_events(c);
+			idle_release(c);
 			return;
 		}
 	}
@@ -411,6 +504,8 @@ static void do_read(struct stream_conn* c)
 	if(c->gen != gen)
 		return;
 	after_callback(c, 0);
+	if(c->gen == gen)
+		idle_release(c);
 }
 
 static void do_write(struct stream_conn* c)
@@ -419,12 +514,16 @@ static void do_write(struct stream_conn* c)
 	uint32_t gen = c->gen;
 	if(!stream_conn_flush(c))
 		return;
-	if(!p->proto->writable)
+	if(!p->proto->writable) {
+		idle_release(c);
 		return;
+	}
 	p->proto->writable(p->arg, c);
 	if(c->gen != gen)
 		return;
 	after_callback(c, 0);
+	if(c->gen == gen)
+		idle_release(c);
 }
 
 static void do_handshake(struct stream_conn* c)
@@ -573,7 +672,8 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 		free(c->out);
 		c->out = NULL;
 		c->out_cap = 0;
-	}
+	} else if(p->cfg.lazy_buffers)
+		put_buffers(c);
 	c->gen++;
 	c->state = STREAM_FREE;
 	c->fast = 0;
@@ -662,11 +762,8 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
 {
 	struct stream_conn* c = &p->conns[p->free_head];
-	if(!c->in && (c->in = malloc(p->cfg.in_cap + 1)) != NULL)
-		c->in[p->cfg.in_cap] = 0;
-	if(p->cfg.out_cap && !c->out && (c->out = malloc(p->cfg.out_cap)))
-		c->out_cap = p->cfg.out_cap;
-	if(!c->in || (p->cfg.out_cap && !c->out)) {
+	/* lazy_buffers: a TLS connection takes them once it reads */
+	if((!tls || !p->cfg.lazy_buffers) && !stream_conn_buffers(c)) {
 		log_err("%s accept: out of memory", p->proto->name);
 		close(fd);
 		return;
@@ -914,6 +1011,10 @@ void stream_pool_delete(struct stream_pool* p)
 		free(p->conns[i].in);
 		free(p->conns[i].out);
 	}
+	for(i = 0; i < p->num_in_stash; i++)
+		free(p->in_stash[i]);
+	for(i = 0; i < p->num_out_stash; i++)
+		free(p->out_stash[i]);
 	for(i = 0; i < p->num_listeners; i++) {
 		event_free(p->listeners[i]->ev);
 		free(p->listeners[i]);

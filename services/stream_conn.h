@@ -144,6 +144,14 @@ struct stream_pool_cfg {
 	                          * reads) counts as progress */
 	int handshake_ms;        /* >0: the TLS handshake's own bound (then
 	                          * timeout_ms, from its end) */
+	int lazy_buffers;        /* in and out (out_cap > 0) are taken from
+	                          * a small per-pool stash when needed and
+	                          * given back at close and, for TLS, when
+	                          * the connection is idle (nothing read,
+	                          * nothing to write): an idle TLS
+	                          * connection holds no buffers; outside
+	                          * the callbacks the protocol calls
+	                          * stream_conn_buffers before using them */
 };
 
 /* Where a TLS listener gets its context at each accept (so a reload can
@@ -193,6 +201,12 @@ static inline void stream_in_consume(struct stream_conn* c, size_t n)
 		memmove(c->in, c->in + n, rest);
 	c->in_len = rest;
 }
+/* Make sure c->in and c->out are there (lazy_buffers pools, outside
+ * the readable and writable callbacks, which have them); 0: out of
+ * memory (the caller closes). */
+int stream_conn_buffers(struct stream_conn* c);
+/* After such use: give them back if the connection is idle now. */
+void stream_conn_release_idle(struct stream_conn* c);
 /* Move queued output to the buffer's start; the room after out_end. */
 size_t stream_out_compact(struct stream_conn* c);
 /* Queue buf (malloc'ed, len bytes) as the output; the layer frees it

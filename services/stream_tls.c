@@ -113,6 +113,12 @@ void stream_tls_ctx_release(SSL_CTX* ctx)
 	SSL_CTX_free(ctx);
 }
 
+void stream_tls_idle(SSL* ssl)
+{
+	/* refused (0) while a record is pending: then they stay */
+	(void)SSL_free_buffers(ssl);
+}
+
 int stream_tls_resumed(const SSL* ssl)
 {
 	return SSL_session_reused(ssl);

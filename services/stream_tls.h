@@ -37,6 +37,10 @@ void stream_tls_shutdown(SSL* ssl);
 void stream_tls_delete(SSL* ssl);
 /* Drop a reference to a context (SSL_CTX_free). */
 void stream_tls_ctx_release(SSL_CTX* ctx);
+/* The connection is idle (nothing read ahead, nothing unwritten): let
+ * OpenSSL free its record buffers (about 34 KiB); it makes them again
+ * at the next read or write. */
+void stream_tls_idle(SSL* ssl);
 /* Was the session resumed (a ticket or the session cache)? */
 int stream_tls_resumed(const SSL* ssl);
 

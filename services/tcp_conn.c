@@ -51,8 +51,21 @@ static void dns_process(void* arg, struct stream_conn* c)
 		if(*pending >= TCP_MAX_PENDING)
 			break;  /* resumes when a deferred reply comes */
 		if(TCP_OUT_CAP - c->out_end < 2 + TCP_MSG_MAX &&
-			stream_out_compact(c) < 2 + TCP_MSG_MAX)
-			break;  /* wait for the client to read */
+			stream_out_compact(c) < 2 + TCP_MSG_MAX) {
+			/* write what is queued now: if the socket takes
+			 * it all, go on (nothing else would wake us: no
+			 * write waits for the socket) */
+			if(c->writing)
+				break;  /* wait for the client to read */
+			if(pos > 0) {
+				stream_in_consume(c, pos);
+				pos = 0;
+			}
+			if(!stream_conn_flush(c))
+				return;  /* closed */
+			if(c->out_end > c->out_start)
+				break;
+		}
 		a = p->answer(p->arg, c->in + pos + 2, mlen, &c->addr,
 			c->addrlen, c->out + c->out_end + 2, TCP_MSG_MAX, &h);
 		switch(a.what) {
@@ -118,7 +131,7 @@ static const struct stream_proto dns_proto = {
 };
 
 static struct tcp_pool* pool_create(struct event_base* base,
-	int max_conns, int idle_timeout_ms, int handshake_ms,
+	int max_conns, int idle_timeout_ms, int tls, int handshake_ms,
 	tcp_answer_fn answer, void* arg)
 {
 	struct tcp_pool* p = calloc(1, sizeof(*p));
@@ -134,6 +147,9 @@ static struct tcp_pool* pool_create(struct event_base* base,
 	cfg.timeout_ms = idle_timeout_ms;
 	cfg.write_touches = 1;
 	cfg.handshake_ms = handshake_ms;
+	/* TLS: idle connections hold no buffers (plain ones keep theirs
+	 * for the hot path's sake; see services/stream_conn.h) */
+	cfg.lazy_buffers = tls;
 	p->answer = answer;
 	p->arg = arg;
 	p->sp = stream_pool_create(base, &cfg, &dns_proto, p);
@@ -147,14 +163,15 @@ static struct tcp_pool* pool_create(struct event_base* base,
 struct tcp_pool* tcp_pool_create(struct event_base* base, int max_conns,
 	int idle_timeout_ms, tcp_answer_fn answer, void* arg)
 {
-	return pool_create(base, max_conns, idle_timeout_ms, 0, answer, arg);
+	return pool_create(base, max_conns, idle_timeout_ms, 0, 0, answer,
+		arg);
 }
 
 struct tcp_pool* tcp_pool_create_tls(struct event_base* base,
 	int max_conns, int idle_timeout_ms, int handshake_ms,
 	tcp_answer_fn answer, void* arg)
 {
-	return pool_create(base, max_conns, idle_timeout_ms, handshake_ms,
+	return pool_create(base, max_conns, idle_timeout_ms, 1, handshake_ms,
 		answer, arg);
 }
 
@@ -194,6 +211,11 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	if(c->state == STREAM_FREE || c->gen != h->gen)
 		return;  /* closed meanwhile: nobody to answer */
 	c->user_count--;
+	if(!stream_conn_buffers(c)) {
+		log_err("tcp: out of memory for a buffer");
+		stream_conn_close(c);
+		return;
+	}
 	if(len > 0) {
 		if(TCP_OUT_CAP - c->out_end < 2 + len &&
 			stream_out_compact(c) < 2 + len) {
@@ -209,7 +231,10 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	}
 	/* a query held back by TCP_MAX_PENDING can go on now */
 	dns_process(p, c);
-	(void)stream_conn_flush(c);
+	if(c->gen != h->gen)
+		return;  /* closed while writing */
+	if(stream_conn_flush(c) && c->gen == h->gen)
+		stream_conn_release_idle(c);
 }
 
 void tcp_pool_set_close_hook(struct tcp_pool* p, tcp_close_fn fn)

@@ -5,7 +5,9 @@
  * number of connections and bytes per connection.
  *
  * Memory per connection is fixed (one input message, two output
- * messages): a client that never reads its answers stops being read
+ * messages; DNS over TLS takes them only while it has something read
+ * or to write, services/stream_conn.h lazy_buffers): a client that
+ * never reads its answers stops being read
  * from, and one that trickles bytes or stalls is closed at the idle
  * timeout, which only a whole query or written bytes restart. */
 #ifndef SERVICES_TCP_CONN_H

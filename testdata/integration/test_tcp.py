@@ -58,6 +58,27 @@ def test_pipelining_many(unbound):
     assert ids == list(range(100))
 
 
+def test_pipelined_large_answers_more_than_the_output_buffer(unbound):
+    """40 queries for a 4 KB answer in one write (160 KB of answers, more
+    than the 128 KiB output buffer holds while room for a maximal
+    answer is kept), read after a pause: the socket takes each batch at
+    once, so the server must go on by itself; every query is answered."""
+    unbound.start(LOCAL + "\n" + "\n".join(
+        'local-data: "big.tcp.test. TXT \\"%s\\""' % (("%02d" % i) * 100)
+        for i in range(20)))
+    with unbound.tcp_connect(timeout=10) as s:
+        s.sendall(b"".join(tcp_frame(make_query(
+            "big.tcp.test.", "TXT", qid=100 + i).to_wire())
+            for i in range(40)))
+        time.sleep(0.3)
+        ids = []
+        for _ in range(40):
+            r = read_reply(s)
+            assert len(r.answer[0]) == 20
+            ids.append(r.id)
+    assert sorted(ids) == list(range(100, 140))
+
+
 def test_one_byte_at_a_time(unbound):
     unbound.start(LOCAL)
     msg = tcp_frame(query_wire(7, 0x7777))

@@ -103,6 +103,8 @@ static const struct stream_proto t_proto = {
 	"test", t_opened, t_readable, NULL, NULL, t_closed
 };
 
+static int t_lazy;   /* the next pool's lazy_buffers */
+
 static void t_setup(struct t_state* t, int max_conns, size_t in_cap,
 	size_t out_cap, int timeout_ms, int evict)
 {
@@ -116,6 +118,7 @@ static void t_setup(struct t_state* t, int max_conns, size_t in_cap,
 	cfg.evict_idle = evict;
 	cfg.write_touches = 1;
 	cfg.outq_progress = 1;
+	cfg.lazy_buffers = t_lazy;
 	t->base = event_base_new();
 	assert_non_null(t->base);
 	t->pool = stream_pool_create(t->base, &cfg, &t_proto, t);
@@ -628,6 +631,83 @@ static void test_tls(void** state)
 	SSL_CTX_free(cctx);
 }
 
+/* Read from ssl until n bytes came (or max_ms). */
+static size_t tls_read_n(struct t_state* t, SSL* ssl, char* out, size_t n,
+	int max_ms)
+{
+	size_t got = 0;
+	double end = now_ms() + max_ms;
+	while(now_ms() < end && got < n) {
+		int r = SSL_read(ssl, out + got, (int)(n - got));
+		if(r > 0)
+			got += (size_t)r;
+		else	pump(t, 2);
+	}
+	return got;
+}
+
+static void test_tls_lazy_buffers(void** state)
+{
+	struct t_state t;
+	SSL_CTX* sctx = server_ctx();
+	SSL_CTX* cctx = SSL_CTX_new(TLS_client_method());
+	SSL* ssl[2];
+	int sv[2][2], i;
+	char buf[64];
+	(void)state;
+	assert_non_null(cctx);
+	t_lazy = 1;
+	t_setup(&t, 4, 64, 256, 5000, 0);
+	t_lazy = 0;
+	for(i = 0; i < 2; i++) {
+		unix_pair(sv[i]);
+		assert_int_equal(stream_pool_adopt(t.pool, sv[i][0], sctx), 1);
+		ssl[i] = client_tls(&t, cctx, sv[i][1]);
+	}
+	pump(&t, 20);
+	/* handshaken and idle: no buffers */
+	for(i = 0; i < 2; i++) {
+		assert_int_equal(t.conn[i]->state, STREAM_OPEN);
+		assert_null(t.conn[i]->in);
+		assert_null(t.conn[i]->out);
+	}
+	/* both ask at once: each its own buffers, answered, given back */
+	assert_int_equal(SSL_write(ssl[0], "one\n", 4), 4);
+	assert_int_equal(SSL_write(ssl[1], "two\n", 4), 4);
+	assert_int_equal(tls_read_n(&t, ssl[0], buf, 4, 3000), 4);
+	assert_memory_equal(buf, "ONE\n", 4);
+	assert_int_equal(tls_read_n(&t, ssl[1], buf, 4, 3000), 4);
+	assert_memory_equal(buf, "TWO\n", 4);
+	pump(&t, 10);
+	assert_null(t.conn[0]->in);
+	assert_null(t.conn[1]->in);
+	/* idle with half a line read: the buffer and the half stay */
+	assert_int_equal(SSL_write(ssl[0], "thr", 3), 3);
+	pump(&t, 30);
+	assert_non_null(t.conn[0]->in);
+	assert_int_equal(t.conn[0]->in_len, 3);
+	assert_null(t.conn[1]->in);
+	assert_int_equal(SSL_write(ssl[0], "ee\n", 3), 3);
+	assert_int_equal(tls_read_n(&t, ssl[0], buf, 6, 3000), 6);
+	assert_memory_equal(buf, "THREE\n", 6);
+	pump(&t, 10);
+	assert_null(t.conn[0]->in);
+	assert_string_equal(t.lines, "one\ntwo\nthree\n");
+	/* the clients' close_notify: the server reads it with no buffers
+	 * of its own and OpenSSL's made again */
+	for(i = 0; i < 2; i++) {
+		SSL_shutdown(ssl[i]);
+		pump_until_closed(&t, i + 1, 2000);
+		assert_int_equal(t.closed, i + 1);
+		assert_int_equal(t.why, STREAM_CLOSE_DONE);
+		SSL_free(ssl[i]);
+		close(sv[i][1]);
+	}
+	t_teardown(&t);
+	SSL_CTX_free(sctx);
+	SSL_CTX_free(cctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_never_reads),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_tls),
+		cmocka_unit_test(test_tls_lazy_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
