@@ -82,6 +82,8 @@ struct doh_conn {
 	struct stream_conn* c;
 	struct doh_stream* streams;
 	int in_recv;             /* inside nghttp2_session_mem_recv */
+	int requests;            /* completed in this mem_recv */
+	int seal_each;           /* each answer its own TLS record */
 	uint8_t* ovf;            /* a frame's rest that c->out had no room
 	                          * for */
 	size_t ovf_len, ovf_pos, ovf_cap;
@@ -248,6 +250,7 @@ static void request_done(struct doh_pool* p, struct doh_conn* dc,
 	struct stream_answer a;
 	if(st->reset || st->answered || st->waiting)
 		return;
+	dc->requests++;
 	if(st->wrong_path)
 		send_error(dc, st, 404);
 	else if(st->wrong_type)
@@ -505,7 +508,7 @@ static void doh_flush(struct doh_conn* dc)
 		k = (size_t)n < room ? (size_t)n : room;
 		memcpy(c->out + c->out_end, data, k);
 		c->out_end += k;
-		if(k == (size_t)n && ends_stream(data, k)) {
+		if(k == (size_t)n && dc->seal_each && ends_stream(data, k)) {
 			/* one answer a TLS record: dnsperf 2.10 takes one
 			 * answer from each record it reads and waits for the
 			 * socket for the next */
@@ -549,6 +552,7 @@ static void doh_opened(void* arg, struct stream_conn* c)
 	dc->streams = NULL;
 	dc->ovf_len = dc->ovf_pos = 0;
 	dc->in_recv = 0;
+	dc->seal_each = 1;
 	if(p->nodelay) {
 		int on = 1;
 		/* answers are small: do not wait to fill a segment */
@@ -578,8 +582,15 @@ static void doh_readable(void* arg, struct stream_conn* c)
 	}
 	if(c->in_len > 0) {
 		dc->in_recv = 1;
+		dc->requests = 0;
 		n = nghttp2_session_mem_recv(dc->s, c->in, c->in_len);
 		dc->in_recv = 0;
+		/* a client that put several requests in one TLS record reads
+		 * several answers from one too: this wake-up's answers then
+		 * share records (OpenSSL's work is per record); one that sent
+		 * a record a request gets a record an answer */
+		dc->seal_each = c->ssl == NULL || dc->requests <=
+			c->in_records;
 		if(n < 0) {
 			verbose(VERB_ALGO, "https: %s, closed",
 				nghttp2_strerror((int)n));
@@ -589,6 +600,8 @@ static void doh_readable(void* arg, struct stream_conn* c)
 		stream_in_consume(c, (size_t)n);
 	}
 	doh_flush(dc);
+	if(c->state != STREAM_FREE)
+		dc->seal_each = 1;  /* answers from the mesh: one a record */
 }
 
 static void doh_writable(void* arg, struct stream_conn* c)

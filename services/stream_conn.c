@@ -444,11 +444,13 @@ static void do_read(struct stream_conn* c)
 		drain_read(c);
 		return;
 	}
+	c->in_records = 0;
 	for(;;) {
 		r = io_read(c, c->in + c->in_len, p->cfg.in_cap - c->in_len);
 		if(r <= 0)
 			break;
 		c->in_len += (size_t)r;
+		c->in_records++;
 		/* plain: one read a wake-up; TLS: every record OpenSSL has
 		 * read ahead (many pipelined queries from one read(2)),
 		 * until it wants the socket again */

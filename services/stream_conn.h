@@ -72,6 +72,8 @@ struct stream_conn {
 	uint8_t* out;            /* queued output, not written yet */
 	size_t out_start, out_end, out_cap;
 	int eof;                 /* the client closed its side */
+	int in_records;          /* TLS: records (SSL_reads) that the last
+	                          * read added to in */
 	int slot;                /* index in the pool, for per-slot state */
 	uint32_t gen;            /* changes when the connection closes */
 	struct sockaddr_storage addr;
