@@ -9,6 +9,7 @@
 #include "services/stream_tls.h"
 #include "util/log.h"
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -59,6 +60,12 @@ static void mem_give(atomic_size_t* used, size_t n)
 #define DOH_IN_CAP 16384
 #define DOH_OUT_CAP 32768
 #define POST_FIRST_CAP 512
+/* A query and an answer this small live in the stream itself, and a
+ * connection keeps a few freed streams: no malloc per request. The
+ * buffer statistics count them as before. */
+#define Q_INLINE 512
+#define R_INLINE 512
+#define SPARE_STREAMS 16
 
 enum doh_method { METHOD_NONE = 0, METHOD_GET, METHOD_POST, METHOD_OTHER };
 
@@ -72,15 +79,21 @@ struct doh_stream {
 	size_t qlen, qcap;
 	size_t clen;             /* content-length, 0: not given */
 	const uint8_t* resp;     /* the body being sent */
-	uint8_t* resp_own;       /* resp when malloc'ed (counted) */
+	uint8_t* resp_own;       /* resp when owned (counted) */
 	size_t resp_len, resp_pos;
+	/* from here on not cleared for reuse */
+	uint8_t q_in[Q_INLINE];
+	uint8_t r_in[R_INLINE];
 };
+#define STREAM_CLEAR offsetof(struct doh_stream, q_in)
 
 struct doh_conn {
 	struct doh_pool* pool;
 	nghttp2_session* s;
 	struct stream_conn* c;
 	struct doh_stream* streams;
+	struct doh_stream* spare;  /* freed ones, by next */
+	int num_spare;
 	int in_recv;             /* inside nghttp2_session_mem_recv */
 	int requests;            /* completed in this mem_recv */
 	int seal_each;           /* each answer its own TLS record */
@@ -119,7 +132,8 @@ static struct doh_stream* find_stream(struct doh_conn* dc, int32_t id)
 static void free_query(struct doh_stream* st)
 {
 	mem_give(&mem_query, st->qcap);
-	free(st->q);
+	if(st->q != st->q_in)
+		free(st->q);
 	st->q = NULL;
 	st->qlen = st->qcap = 0;
 }
@@ -134,9 +148,27 @@ static void stream_free(struct doh_conn* dc, struct doh_stream* st)
 	free_query(st);
 	if(st->resp_own) {
 		mem_give(&mem_response, st->resp_len);
-		free(st->resp_own);
+		if(st->resp_own != st->r_in)
+			free(st->resp_own);
+	}
+	if(dc->num_spare < SPARE_STREAMS) {
+		st->next = dc->spare;
+		dc->spare = st;
+		dc->num_spare++;
+		return;
 	}
 	free(st);
+}
+
+static struct doh_stream* stream_new(struct doh_conn* dc)
+{
+	struct doh_stream* st = dc->spare;
+	if(!st)
+		return calloc(1, sizeof(*st));
+	dc->spare = st->next;
+	dc->num_spare--;
+	memset(st, 0, STREAM_CLEAR);
+	return st;
 }
 
 static void reset_stream(struct doh_conn* dc, struct doh_stream* st,
@@ -220,7 +252,7 @@ static void send_answer(struct doh_conn* dc, struct doh_stream* st,
 		reset_stream(dc, st, NGHTTP2_REFUSED_STREAM);
 		return;
 	}
-	if(!(st->resp_own = malloc(len))) {
+	if(!(st->resp_own = len <= R_INLINE ? st->r_in : malloc(len))) {
 		mem_give(&mem_response, len);
 		reset_stream(dc, st, NGHTTP2_INTERNAL_ERROR);
 		return;
@@ -311,7 +343,13 @@ static int query_append(struct doh_conn* dc, struct doh_stream* st,
 			reset_stream(dc, st, NGHTTP2_REFUSED_STREAM);
 			return 1;
 		}
-		if(!(q = realloc(st->q, cap))) {
+		if(cap <= Q_INLINE && (!st->q || st->q == st->q_in))
+			q = st->q_in;
+		else if(st->q == st->q_in) {
+			if((q = malloc(cap)) != NULL)
+				memcpy(q, st->q_in, st->qlen);
+		} else	q = realloc(st->q, cap);
+		if(!q) {
 			mem_give(&mem_query, cap - st->qcap);
 			reset_stream(dc, st, NGHTTP2_INTERNAL_ERROR);
 			return 1;
@@ -341,7 +379,7 @@ static void query_from_param(struct doh_conn* dc, struct doh_stream* st,
 		reset_stream(dc, st, NGHTTP2_REFUSED_STREAM);
 		return;
 	}
-	if(!(st->q = malloc(room))) {
+	if(!(st->q = room <= Q_INLINE ? st->q_in : malloc(room))) {
 		mem_give(&mem_query, room);
 		reset_stream(dc, st, NGHTTP2_INTERNAL_ERROR);
 		return;
@@ -365,7 +403,7 @@ static int on_begin_headers(nghttp2_session* s, const nghttp2_frame* f,
 	if(f->hd.type != NGHTTP2_HEADERS ||
 		f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	if(!(st = calloc(1, sizeof(*st))))
+	if(!(st = stream_new(dc)))
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	st->id = f->hd.stream_id;
 	st->next = dc->streams;
@@ -639,6 +677,12 @@ static void doh_closed(void* arg, struct stream_conn* c,
 	dc->s = NULL;
 	while(dc->streams)
 		stream_free(dc, dc->streams);
+	while(dc->spare) {
+		struct doh_stream* st = dc->spare;
+		dc->spare = st->next;
+		free(st);
+	}
+	dc->num_spare = 0;
 	free(dc->ovf);
 	dc->ovf = NULL;
 	dc->ovf_cap = dc->ovf_len = dc->ovf_pos = 0;

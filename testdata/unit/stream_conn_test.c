@@ -663,12 +663,12 @@ static void test_tls_batch(void** state)
 	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
 	ssl = client_tls(&t, cctx, sv[1]);
 	for(i = 0; i < 20; i++) {
-		char line[16];
+		char line[32];
 		snprintf(line, sizeof(line), "rec-%02d\n", i);
 		assert_int_equal(SSL_write(ssl, line, 7), 7);
 	}
 	for(i = 0; i < 20; i++) {
-		char want[16];
+		char want[32];
 		double end = now_ms() + 3000;
 		snprintf(want, sizeof(want), "REC-%02d\n", i);
 		while((n = SSL_read(ssl, buf, sizeof(buf))) <= 0 &&
