@@ -239,9 +239,12 @@ static int bio_destroy(BIO* b)
 
 static void method_init(void)
 {
-	BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() |
-		BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "stream batching");
-	if(!m)
+	int index = BIO_get_new_index();
+	BIO_METHOD* m;
+	if(index == -1)
+		return;  /* attach fails: such connections are closed */
+	if(!(m = BIO_meth_new(index | BIO_TYPE_SOURCE_SINK |
+		BIO_TYPE_DESCRIPTOR, "stream batching")))
 		return;
 	if(!BIO_meth_set_write(m, bio_write) ||
 		!BIO_meth_set_read(m, bio_read) ||

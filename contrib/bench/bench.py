@@ -986,8 +986,8 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         subprocess.run(["callgrind_control", "-z", str(s.pid)],
                        capture_output=True, check=False)
         up0 = upstream_and_aggr(s.conf)[0] if a.nxflood else 0
-        r = dnsperf(a, s.port, qfile, os.path.join(work, "cg-%s.txt" %
-                                                   s.label),
+        r = dnsperf(a, s.tls_port if a.mode in ("dot", "doh") else s.port,
+                    qfile, os.path.join(work, "cg-%s.txt" % s.label),
                     runs=a.cg_runs, rate=a.cg_rate, verbose=False)
         if a.nxflood:
             print("callgrind %-8s %d upstream queries for %d names, "
