@@ -9,7 +9,8 @@
  * table below or TYPEnnn). The server's certificate is not verified.
  * Output in dnsperf's words, so contrib/bench/bench.py parses it:
  * "Queries sent:", "Queries completed:", "Queries per second:",
- * "Average Latency (s):", "NOERROR n (p%)".
+ * "Average Latency (s):", "NOERROR n (p%)"; "lost" are the requests
+ * still in flight when the time is up (nothing times out).
  * Build: cc -O2 -o dohload dohload.c -lnghttp2 -lssl -lcrypto */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
