@@ -2,6 +2,7 @@
 /* services/doh_req.c - request checks for DNS over HTTPS (see the .h). */
 #include "config.h"
 #include "services/doh_req.h"
+#include <stdint.h>
 #include <string.h>
 
 #define DNS_PARAM "?dns="
@@ -24,20 +25,24 @@ enum doh_path doh_check_path(const char* endpoint, const uint8_t* path,
 }
 
 /* 0-63 for the base64url alphabet, -1 otherwise */
-static int b64url_val(uint8_t ch)
-{
-	if(ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if(ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if(ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if(ch == '-')
-		return 62;
-	if(ch == '_')
-		return 63;
-	return -1;
-}
+static const int8_t b64url_val[256] = {
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1,
+	52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1,
+	-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+	15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, 63,
+	-1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+	41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+	-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 
 long doh_b64url_decode(const uint8_t* in, size_t len, uint8_t* out,
 	size_t outcap)
@@ -50,8 +55,22 @@ long doh_b64url_decode(const uint8_t* in, size_t len, uint8_t* out,
 		len--;
 	if(len % 4 == 1)
 		return -1;  /* 6 bits cannot end a byte */
-	for(i = 0; i < len; i++) {
-		int v = b64url_val(in[i]);
+	/* four characters make three bytes */
+	for(i = 0; i + 4 <= len; i += 4) {
+		int32_t a = b64url_val[in[i]], b = b64url_val[in[i + 1]],
+			c = b64url_val[in[i + 2]], d = b64url_val[in[i + 3]];
+		uint32_t v;
+		if((a | b | c | d) < 0 || n + 3 > outcap)
+			return -1;
+		v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 |
+			(uint32_t)d;
+		out[n] = (uint8_t)(v >> 16);
+		out[n + 1] = (uint8_t)(v >> 8);
+		out[n + 2] = (uint8_t)v;
+		n += 3;
+	}
+	for(; i < len; i++) {
+		int v = b64url_val[in[i]];
 		if(v < 0)
 			return -1;
 		acc = (acc << 6) | (uint32_t)v;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "services/stream_conn.h"
 #include "services/stream_tls.h"
+#include "services/stream_tls_bio.h"
 #include "util/log.h"
 #include <event2/event.h>
 #include <errno.h>
@@ -49,6 +50,7 @@ struct stream_pool {
 	uint8_t* in_stash[STREAM_STASH];
 	uint8_t* out_stash[STREAM_STASH];
 	int num_in_stash, num_out_stash;
+	struct stream_bio_cache* bio_cache;  /* cfg.tls_batch: buffers */
 };
 
 /* How long accepting pauses when accept() runs out of descriptors or
@@ -182,7 +184,9 @@ static void idle_release(struct stream_conn* c)
 {
 	if(!c->pool->cfg.lazy_buffers || !c->ssl ||
 		c->state != STREAM_OPEN || c->in_len || c->writing ||
-		c->out_end != c->out_start || c->tls_buffered)
+		c->out_end != c->out_start || c->tls_buffered ||
+		(c->bio && (stream_bio_rpending(c->bio) ||
+		stream_bio_wpending(c->bio))))
 		return;
 	if(c->in || c->out)
 		put_buffers(c);
@@ -193,6 +197,29 @@ void stream_conn_release_idle(struct stream_conn* c)
 {
 	if(c->state != STREAM_FREE)
 		idle_release(c);
+}
+
+/* TLS input that SSL_read can use without waiting for the socket. */
+static int tls_more(const struct stream_conn* c)
+{
+	return stream_tls_buffered(c->ssl) || (c->bio &&
+		stream_bio_rpending(c->bio) > 0);
+}
+
+/* Records collected by the batching BIO and not sent yet. */
+static inline size_t tls_unsent(const struct stream_conn* c)
+{
+	return c->bio ? stream_bio_wpending(c->bio) : 0;
+}
+
+/* Before a close_notify: what is collected goes first, and the alert
+ * is written through. */
+static void tls_uncork(struct stream_conn* c)
+{
+	if(c->bio) {
+		(void)stream_bio_push(c->bio);
+		stream_bio_cork(c->bio, 0);
+	}
 }
 
 /* -- timers ------------------------------------------------------------ */
@@ -360,9 +387,10 @@ static int finish_now(struct stream_conn* c)
 		conn_close(c, STREAM_CLOSE_DONE);
 		return 0;
 	}
-	if(c->ssl)
+	if(c->ssl) {
+		tls_uncork(c);
 		stream_tls_shutdown(c->ssl);
-	else	(void)shutdown(c->fd, SHUT_WR);
+	} else	(void)shutdown(c->fd, SHUT_WR);
 	c->state = STREAM_DRAIN;
 	c->ev_dirty = 1;
 	c->busy = 0;
@@ -375,28 +403,57 @@ static int finish_now(struct stream_conn* c)
 
 /* stream_conn_flush, inline where the hot path writes its answers
  * (plain: the connection is known to be plain). */
+/* A write that could not finish (r < 0): close on error, else wait for
+ * what the transport needs. Returns 0 when closed. */
+static int flush_blocked(struct stream_conn* c, ssize_t r)
+{
+	struct stream_pool* p = c->pool;
+	if(r == STREAM_IO_ERROR) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return 0;
+	}
+	c->wr_need = r == STREAM_IO_WANT_READ ? EV_READ : EV_WRITE;
+	c->writing = 1;
+	c->ev_dirty = 1;
+	if(p->cfg.outq_progress)
+		c->outq = unsent(c->fd);
+	update_events(c);
+	stamp(c);
+	return 1;
+}
+
+/* Seal the queued output into TLS records (collected by the batching
+ * BIO): 0 when all is, else what SSL_write waits for. */
+static ssize_t seal_out(struct stream_conn* c)
+{
+	while(c->out_start < c->out_end) {
+		ssize_t r = stream_tls_write(c->ssl, c->out + c->out_start,
+			c->out_end - c->out_start);
+		if(r < 0)
+			return r;
+		c->out_start += (size_t)r;
+		c->touched |= c->pool->cfg.write_touches;
+	}
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int flush_inline(
 	struct stream_conn* c, int plain)
 {
 	struct stream_pool* p = c->pool;
+	if(!plain && c->bio) {
+		/* the records, then one send for all of them */
+		ssize_t r = seal_out(c);
+		if(r == 0)
+			r = stream_bio_push(c->bio);
+		if(r < 0)
+			return flush_blocked(c, r);
+	}
 	while(c->out_start < c->out_end) {
 		ssize_t r = io_write(c, c->out + c->out_start,
 			c->out_end - c->out_start, plain);
-		if(r < 0) {
-			if(r == STREAM_IO_ERROR) {
-				conn_close(c, STREAM_CLOSE_ERROR);
-				return 0;
-			}
-			c->wr_need = r == STREAM_IO_WANT_READ ? EV_READ :
-				EV_WRITE;
-			c->writing = 1;
-			c->ev_dirty = 1;
-			if(p->cfg.outq_progress)
-				c->outq = unsent(c->fd);
-			update_events(c);
-			stamp(c);
-			return 1;
-		}
+		if(r < 0)
+			return flush_blocked(c, r);
 		c->out_start += (size_t)r;
 		c->touched |= p->cfg.write_touches;
 	}
@@ -418,12 +475,27 @@ int stream_conn_flush(struct stream_conn* c)
 	return flush_inline(c, 0);
 }
 
+int stream_conn_seal(struct stream_conn* c)
+{
+	ssize_t r;
+	if(!c->bio || c->writing || c->state != STREAM_OPEN)
+		return 1;  /* the next flush writes it */
+	if((r = seal_out(c)) == STREAM_IO_ERROR) {
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return 0;
+	}
+	if(r == 0)
+		c->out_start = c->out_end = 0;
+	return 1;
+}
+
 /* After the protocol's callback: write what it queued, or else bring
  * the events up to date. */
 static inline __attribute__((always_inline)) void after_callback(
 	struct stream_conn* c, int plain)
 {
-	if(c->out_end > c->out_start || c->finish) {
+	if(c->out_end > c->out_start || c->finish || (!plain &&
+		tls_unsent(c) > 0)) {
 		(void)flush_inline(c, plain);
 		return;
 	}
@@ -466,21 +538,23 @@ static void do_read(struct stream_conn* c)
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
+	c->in_records = 0;
 	for(;;) {
 		r = io_read(c, c->in + c->in_len, p->cfg.in_cap - c->in_len);
 		if(r <= 0)
 			break;
 		c->in_len += (size_t)r;
+		c->in_records++;
 		/* plain: one read a wake-up; TLS: every record OpenSSL has
 		 * read ahead (many pipelined queries from one read(2)),
 		 * until it wants the socket again */
 		if(!c->ssl)
 			break;
 		if(c->in_len >= p->cfg.in_cap) {
-			c->tls_buffered = stream_tls_buffered(c->ssl);
+			c->tls_buffered = tls_more(c);
 			break;
 		}
-		if(!stream_tls_buffered(c->ssl))
+		if(!tls_more(c))
 			break;
 	}
 	if(c->ssl && r < 0)
@@ -541,6 +615,8 @@ static void do_handshake(struct stream_conn* c)
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
 	c->ev_dirty = 1;
+	if(c->bio)
+		stream_bio_cork(c->bio, 1);  /* answers: sent once a wake-up */
 	if(c->pool->cfg.handshake_ms > 0 && c->tmo_default == 0) {
 		/* the handshake's bound is over: the pool's idle one */
 		c->tmo = c->pool->tmo;
@@ -661,10 +737,13 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	if(c->ssl) {
 		/* the answer is out: tell the client so (TLS's own end) */
 		if(why == STREAM_CLOSE_DONE && c->finish &&
-			c->state == STREAM_OPEN)
+			c->state == STREAM_OPEN) {
+			tls_uncork(c);
 			stream_tls_shutdown(c->ssl);
-		stream_tls_delete(c->ssl);
+		}
+		stream_tls_delete(c->ssl);  /* frees c->bio */
 		c->ssl = NULL;
+		c->bio = NULL;
 	}
 	close(c->fd);
 	c->fd = -1;
@@ -811,7 +890,9 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 		update_events(c);
 		return;
 	}
-	if(!(c->ssl = stream_tls_create(tls, fd, p->proto->name))) {
+	if(!(c->ssl = stream_tls_create(tls, fd, p->proto->name)) ||
+		(p->bio_cache && !(c->bio = stream_bio_attach(c->ssl, fd,
+		p->bio_cache)))) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
@@ -940,6 +1021,11 @@ struct stream_pool* stream_pool_create(struct event_base* base,
 	p->arg = arg;
 	p->accepting = 1;
 	ms_to_tv(cfg->timeout_ms, &p->tmo);
+	if(cfg->tls_batch && !(p->bio_cache = stream_bio_cache_create())) {
+		free(p->conns);
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -1021,6 +1107,7 @@ void stream_pool_delete(struct stream_pool* p)
 	}
 	if(p->slow_ev)
 		event_free(p->slow_ev);
+	stream_bio_cache_delete(p->bio_cache);
 	free(p->listeners);
 	free(p->conns);
 	free(p);

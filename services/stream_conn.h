@@ -72,6 +72,8 @@ struct stream_conn {
 	uint8_t* out;            /* queued output, not written yet */
 	size_t out_start, out_end, out_cap;
 	int eof;                 /* the client closed its side */
+	int in_records;          /* TLS: records (SSL_reads) that the last
+	                          * read added to in */
 	int slot;                /* index in the pool, for per-slot state */
 	uint32_t gen;            /* changes when the connection closes */
 	struct sockaddr_storage addr;
@@ -84,6 +86,7 @@ struct stream_conn {
 	struct stream_pool* pool;
 	int fd;
 	SSL* ssl;                /* NULL: plain */
+	struct stream_bio* bio;  /* ssl's batching BIO (cfg.tls_batch) */
 	struct stream_conn* older, *newer;   /* open ones, by accept time */
 	int next_free;
 	struct event ev_read, ev_write, ev_timer;
@@ -152,6 +155,10 @@ struct stream_pool_cfg {
 	                          * connection holds no buffers; outside
 	                          * the callbacks the protocol calls
 	                          * stream_conn_buffers before using them */
+	int tls_batch;           /* TLS: one recv() for many records, and
+	                          * the records of one wake-up (see
+	                          * stream_conn_seal) sent with one send()
+	                          * (services/stream_tls_bio.h) */
 };
 
 /* Where a TLS listener gets its context at each accept (so a reload can
@@ -215,6 +222,11 @@ size_t stream_out_compact(struct stream_conn* c);
 void stream_conn_give(struct stream_conn* c, void* buf, size_t len);
 /* Write what is queued now; 0 when that closed the connection. */
 int stream_conn_flush(struct stream_conn* c);
+/* With cfg.tls_batch: make what is queued its own TLS record(s) now,
+ * sent with the wake-up's others at the next flush (a client may expect
+ * one answer per record); else nothing. 0 when that closed the
+ * connection. */
+int stream_conn_seal(struct stream_conn* c);
 /* Stop (on 1) or resume (0) reading; applied when the callback
  * returns or at the next flush. */
 static inline void stream_conn_pause_read(struct stream_conn* c, int on)

@@ -264,6 +264,16 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
            "-m", "udp" if a.mode == "tcstorm" else a.mode,
            "-c", str(clients or a.clients), "-q", str(a.outstanding),
            "-t", str(a.timeout)]
+    if a.mode == "doh" and a.doh_client == "dohload" and seconds and \
+            not rate and not verbose:
+        # the timed rounds: a client light enough to load the server
+        cmd = ["taskset", "-c", a.client_cpus, a.dohload, "127.0.0.1",
+               str(port), qfile, str(seconds), str(clients or a.clients),
+               str(max(1, a.outstanding // (clients or a.clients))),
+               a.doh_method]
+        with open(outfile, "w") as out:
+            run_client(cmd, out)
+        return parse_dnsperf(outfile, verbose)
     if seconds:
         cmd += ["-l", str(seconds)]
     if runs:
@@ -1040,8 +1050,8 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
         subprocess.run(["callgrind_control", "-z", str(s.pid)],
                        capture_output=True, check=False)
         up0 = upstream_and_aggr(s.conf)[0] if a.nxflood else 0
-        r = dnsperf(a, s.port, qfile, os.path.join(work, "cg-%s.txt" %
-                                                   s.label),
+        r = dnsperf(a, s.tls_port if a.mode in ("dot", "doh") else s.port,
+                    qfile, os.path.join(work, "cg-%s.txt" % s.label),
                     runs=a.cg_runs, rate=a.cg_rate, verbose=False)
         if a.nxflood:
             print("callgrind %-8s %d upstream queries for %d names, "
@@ -1182,6 +1192,12 @@ def main(argv=None):
                     "to an https-port of each resolver, cache hits")
     ap.add_argument("--doh-method", choices=["GET", "POST"], default="GET",
                     help="dnsperf -O doh-method= (--mode doh)")
+    ap.add_argument("--doh-client", choices=["dnsperf", "dohload"],
+                    default="dnsperf",
+                    help="--mode doh: the timed rounds' client; dohload "
+                    "(contrib/bench/dohload.c) writes the requests of a "
+                    "loop turn in one TLS record, light enough to load "
+                    "the server's core where dnsperf is the limit")
     ap.add_argument("--storm-names", type=int, default=200000,
                     help="tcstorm: distinct names per run")
     ap.add_argument("--rate", type=int, default=0, help="dnsperf -Q")
@@ -1278,6 +1294,8 @@ def main(argv=None):
                                                       "trivial_responder"))
     ap.add_argument("--connrate", default=os.path.join(SRC, "build", "bench",
                                                        "connrate"))
+    ap.add_argument("--dohload", default=os.path.join(SRC, "build", "bench",
+                                                      "dohload"))
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
     a = ap.parse_args(argv)
@@ -1301,7 +1319,7 @@ def main(argv=None):
         a.validator = True
     a.tls = a.mode in ("dot", "doh") or a.dot_conn or bool(a.dot_idle)
     a.num_tcp = max(256, a.dot_idle + 100)
-    for k in ("ours", "ref", "trivial", "connrate"):
+    for k in ("ours", "ref", "trivial", "connrate", "dohload"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

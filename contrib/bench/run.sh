@@ -8,6 +8,7 @@
 #     contrib/bench/run.sh                        # UDP, 1 thread, 3 x 10 s
 #     contrib/bench/run.sh --mode tcp
 #     contrib/bench/run.sh --mode doh           # DoH (dnsperf -m doh), TLS/h2
+#     contrib/bench/run.sh --mode doh --doh-client dohload  # lighter client
 #     contrib/bench/run.sh --mode tcstorm       # TC=1 storm: TCP upstream
 #     contrib/bench/run.sh --threads 2 --reuseport yes
 #     contrib/bench/run.sh --conn-rate            # TCP connections/s
@@ -33,7 +34,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SRC=$(pwd)
 BUILD=${BUILD:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
-PACKAGES=(build-essential pkg-config libevent-dev libldns-dev libssl-dev
+PACKAGES=(build-essential pkg-config libevent-dev libldns-dev libssl-dev libnghttp2-dev
 	dnsperf nsd unbound python3-dnspython valgrind procps util-linux)
 
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
@@ -64,9 +65,11 @@ cc -O2 -Wall -Wextra -o "$BUILD/bench/trivial_responder" \
 	contrib/bench/trivial_responder.c || die "trivial_responder build"
 cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
 	contrib/bench/connrate.c -lssl -lcrypto || die "connrate build"
+cc -O2 -Wall -Wextra -o "$BUILD/bench/dohload" contrib/bench/dohload.c \
+	-lnghttp2 -lssl -lcrypto || die "dohload build"
 
 # exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
 # handler and its finally stop, by PID, everything it started.
 exec /usr/bin/python3 contrib/bench/bench.py --ours "$BUILD/unbound" \
 	--trivial "$BUILD/bench/trivial_responder" \
-	--connrate "$BUILD/bench/connrate" "$@"
+	--connrate "$BUILD/bench/connrate" --dohload "$BUILD/bench/dohload" "$@"

@@ -47,7 +47,8 @@ LOCAL = """local-zone: "doh.test." static
 local-data: "a.doh.test. 300 IN A 192.0.2.1"
 local-data: "b.doh.test. 77 IN A 192.0.2.2"
 local-data: "big.doh.test. 300 IN TXT \\"%s\\" \\"%s\\""
-""" % ("x" * 200, "y" * 200)
+local-data: "huge.doh.test. 300 IN TXT \\"%s\\" \\"%s\\" \\"%s\\""
+""" % ("x" * 200, "y" * 200, "x" * 250, "y" * 250, "z" * 250)
 
 SLOW_MS = 600
 Spec = collections.namedtuple("Spec", "name origin records rules default")
@@ -382,6 +383,29 @@ def test_errors_affect_only_their_stream(h2c_srv):
     r = c.wait(sids)
     assert [r[0][0], r[1][0]] == [415, 400]
     assert addrs(dns_of(r[2])) == ["192.0.2.2"]
+    c.close()
+
+
+def test_large_queries_and_answers(h2c_srv):
+    """Queries (GET and POST) and an answer larger than the 512 bytes a
+    stream holds in itself, between small ones, three times on one
+    connection (freed streams are reused): each gets its own answer."""
+    c = H2Client(h2c_srv.https)
+    big = dns.message.make_query("a.doh.test", "A", use_edns=0, options=[
+        dns.edns.GenericOption(65001, b"p" * 700)]).to_wire()
+    assert len(big) > 512
+    for _ in range(3):
+        sids = [c.get(big, send=False), c.post(big, send=False),
+                c.get(qwire("huge.doh.test", "TXT"), send=False),
+                c.post(qwire("b.doh.test"), send=False)]
+        c.flush()
+        r = c.wait(sids)
+        assert addrs(dns_of(r[0])) == ["192.0.2.1"]
+        assert addrs(dns_of(r[1])) == ["192.0.2.1"]
+        assert r[2][0] == 200 and len(r[2][2]) > 512
+        txt = b"".join(dns_of(r[2]).answer[0][0].strings)
+        assert all(ch * 250 in txt for ch in (b"x", b"y", b"z"))
+        assert addrs(dns_of(r[3])) == ["192.0.2.2"]
     c.close()
 
 

@@ -64,8 +64,28 @@ static void test_b64url(void** state)
 		-1);
 	/* one character past a group cannot end a byte */
 	assert_int_equal(doh_b64url_decode(S("Zm9vY"), out, sizeof(out)), -1);
+	/* a bad character in each place of a whole group, a byte over
+	 * 127 (the table's sign), and inside the last, partial group */
+	assert_int_equal(doh_b64url_decode(S("*m9vYmFy"), out, sizeof(out)),
+		-1);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYm=y"), out, sizeof(out)),
+		-1);
+	assert_int_equal(doh_b64url_decode(S("Zm9vY\xff" "Fy"), out,
+		sizeof(out)), -1);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYm.y"), out, sizeof(out)),
+		-1);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYm."), out, sizeof(out)),
+		-1);
+	/* more than one group, and a group then a partial one */
+	assert_int_equal(doh_b64url_decode(S("AAECA_8-"), out, sizeof(out)),
+		6);
+	assert_memory_equal(out, "\x00\x01\x02\x03\xff\x3e", 6);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYmE"), out, sizeof(out)), 5);
+	assert_memory_equal(out, "fooba", 5);
 	/* no room */
 	assert_int_equal(doh_b64url_decode(S("Zm9vYmFy"), out, 5), -1);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYmFy"), out, 6), 6);
+	assert_int_equal(doh_b64url_decode(S("Zm9vYmE"), out, 4), -1);
 	assert_true(doh_b64url_room(8) >= 6);
 }
 

@@ -9,7 +9,9 @@
  * a client that never reads its answer (and that one reading slowly is
  * not cut off), the drain after an answer, and the same over TLS (a
  * record larger than the input buffer, a large answer through a small
- * socket buffer, a failed handshake). */
+ * socket buffer, a failed handshake), also with the batching BIO
+ * (cfg.tls_batch: services/stream_tls_bio.c), where each sealed answer
+ * is its own record. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +44,7 @@ struct t_state {
 	size_t big;
 	int drain_max, drain_ms;
 	int opened, closed;
+	int seal;                     /* stream_conn_seal after each line */
 	enum stream_close_why why;
 	struct stream_conn* conn[8];   /* by the order they opened */
 	char lines[1024];             /* the lines the server saw */
@@ -85,6 +88,8 @@ static void t_readable(void* arg, struct stream_conn* c)
 		c->out_end += n;
 		stream_in_consume(c, n);
 		stream_conn_touch(c);
+		if(t->seal)
+			assert_int_equal(stream_conn_seal(c), 1);
 	}
 	if(c->eof)
 		stream_conn_finish(c, 0, 0);
@@ -104,6 +109,8 @@ static const struct stream_proto t_proto = {
 };
 
 static int t_lazy;   /* the next pool's lazy_buffers */
+/* cfg.tls_batch for the pools t_setup makes. */
+static int tls_batch;
 
 static void t_setup(struct t_state* t, int max_conns, size_t in_cap,
 	size_t out_cap, int timeout_ms, int evict)
@@ -119,6 +126,7 @@ static void t_setup(struct t_state* t, int max_conns, size_t in_cap,
 	cfg.write_touches = 1;
 	cfg.outq_progress = 1;
 	cfg.lazy_buffers = t_lazy;
+	cfg.tls_batch = tls_batch;
 	t->base = event_base_new();
 	assert_non_null(t->base);
 	t->pool = stream_pool_create(t->base, &cfg, &t_proto, t);
@@ -556,7 +564,7 @@ static size_t tls_read_all(struct t_state* t, SSL* ssl, uint8_t* out,
 	return got;
 }
 
-static void test_tls(void** state)
+static void tls_cases(void)
 {
 	struct t_state t;
 	SSL_CTX* sctx = server_ctx();
@@ -566,7 +574,6 @@ static void test_tls(void** state)
 	size_t got, i;
 	int sv[2], small = 4096;
 	SSL* ssl;
-	(void)state;
 	assert_non_null(cctx);
 	/* many lines in one record, more than the 64 byte input buffer:
 	 * what TLS decrypted and the buffer could not take yet is read
@@ -629,6 +636,13 @@ static void test_tls(void** state)
 	t_teardown(&t);
 	SSL_CTX_free(sctx);
 	SSL_CTX_free(cctx);
+}
+
+static void test_tls(void** state)
+{
+	(void)state;
+	tls_batch = 0;
+	tls_cases();
 }
 
 /* Read from ssl until n bytes came (or max_ms). */
@@ -708,6 +722,54 @@ static void test_tls_lazy_buffers(void** state)
 	SSL_CTX_free(cctx);
 }
 
+/* Client records read in one recv(), each answer sealed: one record an
+ * answer (the client, without read-ahead, gets one per SSL_read), all
+ * in order. */
+static void test_tls_batch(void** state)
+{
+	struct t_state t;
+	SSL_CTX* sctx = server_ctx();
+	SSL_CTX* cctx = SSL_CTX_new(TLS_client_method());
+	uint8_t buf[64];
+	int sv[2], i, n, k;
+	SSL* ssl;
+	(void)state;
+	tls_batch = 1;
+	tls_cases();
+	t_setup(&t, 4, 4096, 4096, 5000, 0);
+	t.seal = 1;
+	unix_pair(sv);
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
+	ssl = client_tls(&t, cctx, sv[1]);
+	for(i = 0; i < 20; i++) {
+		char line[32];
+		snprintf(line, sizeof(line), "rec-%02d\n", i);
+		assert_int_equal(SSL_write(ssl, line, 7), 7);
+	}
+	for(i = 0; i < 20; i++) {
+		char want[32];
+		double end = now_ms() + 3000;
+		snprintf(want, sizeof(want), "REC-%02d\n", i);
+		while((n = SSL_read(ssl, buf, sizeof(buf))) <= 0 &&
+			SSL_get_error(ssl, n) == SSL_ERROR_WANT_READ &&
+			now_ms() < end)
+			pump(&t, 2);
+		assert_int_equal(n, 7);
+		assert_memory_equal(buf, want, 7);
+	}
+	k = (int)strlen(t.lines);
+	assert_int_equal(k, 140);
+	SSL_shutdown(ssl);
+	pump_until_closed(&t, 1, 2000);
+	assert_int_equal(t.closed, 1);
+	SSL_free(ssl);
+	close(sv[1]);
+	t_teardown(&t);
+	SSL_CTX_free(sctx);
+	SSL_CTX_free(cctx);
+	tls_batch = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_tls_lazy_buffers),
+		cmocka_unit_test(test_tls_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
