@@ -16,12 +16,16 @@
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
  * Unbound 1.17.
  *
- * Shared by every worker, under one mutex; the records are copies in
- * wire form, so nothing points into the message that brought them. Bounded
- * by neg-cache-size bytes with LRU eviction over all zones; each record
- * is dropped when its TTL ends. A negative answer also needs the zone's
- * SOA (from a secure negative answer of the zone) for its authority
- * section and its TTL. */
+ * Shared by every worker, under one mutex. compat: unbound-1.17: as
+ * Unbound's, it is an index: per zone the owner names of the validated
+ * NSECs, while the NSEC RRsets (with their RRSIGs) and the wildcard RRsets
+ * are kept in the shared RRset cache (val_neg_rrset.h) and taken from
+ * there for each answer; one gone from there, expired or no longer
+ * validated proves nothing and leaves the index. neg-cache-size bounds
+ * what the index takes (about 110 bytes an NSEC), with LRU eviction over
+ * all zones; rrset-cache-size bounds the RRsets. A negative answer also
+ * needs the zone's SOA (kept here, from a secure negative answer of the
+ * zone) for its authority section and its TTL. */
 #ifndef VALIDATOR_VAL_NEG_H
 #define VALIDATOR_VAL_NEG_H
 #include <stddef.h>
@@ -30,18 +34,24 @@
 #include <ldns/ldns.h>
 
 struct config_file;
+struct rrset_cache;
 struct val_neg_cache;
 
-/* Create with a byte bound (neg-cache-size). NULL on no memory. */
-struct val_neg_cache* val_neg_create(size_t maxmem);
-struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg);
+/* Create with a byte bound (neg-cache-size) over the RRset cache that
+ * holds the records (NULL: nothing is kept). NULL on no memory. */
+struct val_neg_cache* val_neg_create(size_t maxmem,
+	struct rrset_cache* rrsets);
+struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
+	struct rrset_cache* rrsets);
 void val_neg_delete(struct val_neg_cache* c);
 
 /* Keep what a secure message proves: the NSEC RRs of authority (each
- * with its RRSIGs, in the zone of its signer), the SOA of that zone,
+ * with its RRSIGs, in the zone of its signer: the RRset to the RRset
+ * cache as validated, its owner to the index), the SOA of that zone,
  * and the wildcard RRsets of answer (an RRSIG whose labels field is
- * below the owner's label count). Call only for messages the validator
- * found secure. now: the time the TTLs count from. */
+ * below the owner's label count; to the RRset cache under the wildcard
+ * name). Call only for messages the validator found secure. now: the
+ * time the TTLs count from. */
 void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now);
 
@@ -63,11 +73,12 @@ enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
 
-/* Remote control: drop everything; drop the records whose owner is at
- * or below zone (returns how many went). */
+/* Remote control: drop the whole index; drop the entries whose owner is
+ * at or below zone (returns how many went). The RRset cache is flushed
+ * on its own. */
 void val_neg_flush_all(struct val_neg_cache* c);
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
-/* Records held (NSECs and wildcard RRsets), and bytes in use. */
+/* NSEC owners in the index, and the bytes it uses. */
 size_t val_neg_count(struct val_neg_cache* c);
 size_t val_neg_get_mem(struct val_neg_cache* c);
 
