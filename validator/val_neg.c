@@ -260,8 +260,11 @@ static void index_add(struct val_neg_cache* c, struct neg_zone* z,
 		lru_front(c, it);
 		return;
 	}
-	if(!(it = calloc(1, sizeof(*it) + kl)))
+	if(!(it = calloc(1, sizeof(*it) + kl))) {
+		if(z->items == 0)   /* just made for it */
+			zone_free(c, z);
 		return;
+	}
 	memcpy(it->data, ck, kl);
 	it->node.ckey = it->data;
 	it->node.cklen = (uint16_t)kl;
