@@ -14,7 +14,8 @@
  * Each proof is checked by the validator's own NSEC proofs
  * (val_nsec.h), so only what would validate as secure is answered.
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
- * Unbound 1.17.
+ * Unbound 1.17, except to prove a delegation has no DS (val_neg_nsec3.h,
+ * held beside: val_neg_add, the flushes and val_neg_get_mem cover it).
  *
  * Shared by every worker, under one mutex; the records are copies in
  * wire form, so nothing points into the message that brought them. Bounded
@@ -31,6 +32,7 @@
 
 struct config_file;
 struct val_neg_cache;
+struct val_neg_nsec3;
 
 /* Create with a byte bound (neg-cache-size). NULL on no memory. */
 struct val_neg_cache* val_neg_create(size_t maxmem);
@@ -62,6 +64,10 @@ enum val_neg_answer {
 enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
+
+/* The NSEC3 records kept for DS absence (val_neg_nsec3.h); NULL for c
+ * NULL. */
+struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c);
 
 /* Remote control: drop everything; drop the records whose owner is at
  * or below zone (returns how many went). */

@@ -12,6 +12,8 @@
 #include "validator/val_kcache.h"
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
+#include "validator/val_neg.h"
+#include "validator/val_neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -511,6 +513,11 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			ldns_rr_list_free(nsec3);
 			return -2;
 		}
+		if(st == SEC_SECURE && ve->aggressive)
+			/* verified: a client's DS question may use it now */
+			val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
+				w->sub_authority, NULL, VAL_NEG_NSEC3_VERIFIED,
+				time(NULL));
 	}
 	ldns_rr_list_free(nsec);
 	ldns_rr_list_free(nsec3);

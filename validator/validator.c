@@ -12,6 +12,7 @@
 #include "validator/val_kcache.h"
 #include "validator/val_signal.h"
 #include "validator/val_neg.h"
+#include "validator/val_neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -542,6 +543,33 @@ static enum module_state start_check(struct module_qstate* qs,
 	return run(qs, vq, ve);
 }
 
+/* compat: unbound-1.17: a DS question a kept NSEC3 of the parent zone answers
+ * (NODATA: no DS at the delegation; val_neg_nsec3.h). The walk's own DS lookup
+ * may use a referral's unchecked NSEC3, as Unbound's validator does, since the
+ * walk verifies the proof itself; a client gets checked records only. Not
+ * counted in num.query.aggressive.*: Unbound counts only its NSEC answers. */
+static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
+{
+	ldns_rr_list* auth;
+	int walk = (qs->flags & MODQ_NOVAL) != 0;
+	if(!val_neg_nsec3_ds(val_neg_nsec3_of(qs->env->neg_cache), qs->qname,
+		time(NULL), !walk, walk || (qs->flags & MODQ_DO),
+		ve->max_neg_ttl, &auth))
+		return 0;
+	module_result_clear(&qs->res);
+	qs->res.rcode = RCODE_NOERROR;
+	qs->res.authority = auth;
+	qs->res.security = walk ? SEC_UNCHECKED : SEC_SECURE;
+	qs->res.no_store = 1;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s DS answered from a kept "
+			"NSEC3 (NODATA%s)", n, walk ? ", for the walk" : "");
+	}
+	return 1;
+}
+
 /* compat: unbound-1.17: RFC 8198: a question the validated NSECs of the cache
  * answer, as secure, before anything goes upstream. Not for refreshes (they
  * must ask), nor for a module's own lookups other than DS (the walk's DS
@@ -567,7 +595,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
 		MODQ_NOVAL)) != 0, &answer, &authority);
 	if(a == VAL_NEG_NONE)
-		return 0;
+		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	module_result_clear(&qs->res);
 	qs->res.rcode = a == VAL_NEG_NXDOMAIN ? RCODE_NXDOMAIN :
 		RCODE_NOERROR;
