@@ -528,6 +528,24 @@ int val_neg_nsec3_ds(struct val_neg_nsec3* c, const uint8_t* qname,
 	return 1;
 }
 
+void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list)
+{
+	size_t i;
+	if(!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+		struct negtree_node* n;
+		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) ==
+			LDNS_RR_TYPE_NSEC3 && name_of(ldns_rr_owner(
+			ldns_rr_list_rr(list, i)), owner) &&
+			(n = val_negtree_find(&c->items, owner)) != NULL)
+			item_remove(c, (struct n3_item*)n);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 void val_neg_nsec3_flush_all(struct val_neg_nsec3* c)
 {
 	if(!c)

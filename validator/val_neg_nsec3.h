@@ -64,6 +64,9 @@ int val_neg_nsec3_ds(struct val_neg_nsec3* c, const uint8_t* qname,
 	time_t now, int checked_only, int dnssec, uint32_t max_neg_ttl,
 	ldns_rr_list** authority);
 
+/* Drop what is kept at the owners of the NSEC3 RRs of list (a proof
+ * the walk found bogus: its next try asks upstream). */
+void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list);
 void val_neg_nsec3_flush_all(struct val_neg_nsec3* c);
 /* Drop what is at or below zone (records, and zones' SOA); returns the
  * records dropped. */

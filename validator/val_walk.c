@@ -487,6 +487,9 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	}
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
+		if(nsec3)   /* a kept referral's: not for the next try */
+			val_neg_nsec3_forget(val_neg_nsec3_of(
+				qs->env->neg_cache), nsec3);
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
 		return walk_bogus(w, z, &why);

@@ -10,8 +10,8 @@
  * left, capped); no answer for an NSEC3 with DS, with SOA, without NS,
  * for a covered name (opt-out or not), with parameters past the
  * iteration bound or other than the zone's; unchecked records only for
- * the walk; a referral outside its bailiwick; expiry, flush and the
- * byte bound. */
+ * the walk, forgotten when the walk finds them bogus; a referral outside
+ * its bailiwick; expiry, flush and the byte bound. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,6 +215,15 @@ static void test_unchecked_only_for_the_walk(void** state)
 	add(c, insec, NULL, "example.", VAL_NEG_NSEC3_REFERRAL, T0 + 1);
 	assert_true(ds(c, "insec.example.", T0 + 1, 1, 1, t, sizeof(t),
 		NULL));
+	/* a proof the walk found bogus is forgotten */
+	{
+		ldns_rr_list* l = rrs(insec, NULL);
+		val_neg_nsec3_forget(c, l);
+		ldns_rr_list_deep_free(l);
+	}
+	assert_false(ds(c, "insec.example.", T0 + 1, 0, 1, t, sizeof(t),
+		NULL));
+	assert_int_equal(val_neg_nsec3_count(c), 1);   /* www. stays */
 	/* a referral from below the signer's zone is not kept */
 	val_neg_nsec3_flush_all(c);
 	add(c, insec, NULL, "sub.example.", VAL_NEG_NSEC3_REFERRAL, T0);
