@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_neg_nsec3.c - NSEC3 records kept to prove DS absence; see
- * the header. Records sit in one tree by owner (exact lookups only: the
- * owner is the hash, so there is no order to search in), zones in another
- * by name; records are on one LRU list for the byte bound. */
+ * the header. Only an NSEC3 that can prove it is kept (NS, no DS, no SOA):
+ * the others of a referral (the opt-out covers and the apex's of every
+ * referral from an NSEC3 zone like com.) are looked at for the zone's
+ * parameters only, and not copied. Records sit in one tree by owner (exact
+ * lookups only: the owner is the hash, so there is no order to search in),
+ * and so does each zone's SOA (its owner, the zone name, is never a hashed
+ * one); zones in another tree by name; records and SOAs are on one LRU
+ * list for the byte bound, and a zone goes with its last one. */
 #include "config.h"
 #include "validator/val_neg_nsec3.h"
 #include "validator/val_negtree.h"
@@ -20,10 +25,6 @@ struct n3_zone {
 	uint8_t algo, saltlen;
 	uint16_t iterations;
 	uint8_t salt[255];
-	ldns_rr* soa;                 /* NULL until a secure answer */
-	ldns_rr_list* soa_sigs;
-	time_t soa_expire;
-	size_t soa_mem;
 	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
 	uint8_t ckey[NEGTREE_CKEY_MAX];
 };
@@ -33,6 +34,7 @@ struct n3_item {
 	struct n3_item* prev, *next;  /* LRU, most recently used first */
 	struct n3_zone* zone;
 	int checked;
+	int soa;                      /* the zone's SOA, not an NSEC3 */
 	time_t expire;
 	size_t mem;
 	ldns_rr_list* rrs, *sigs;
@@ -103,16 +105,6 @@ static void lru_front(struct val_neg_nsec3* c, struct n3_item* it)
 		c->lru_tail = it;
 }
 
-static void soa_clear(struct val_neg_nsec3* c, struct n3_zone* z)
-{
-	ldns_rr_free(z->soa);
-	ldns_rr_list_deep_free(z->soa_sigs);
-	z->soa = NULL;
-	z->soa_sigs = NULL;
-	c->mem -= z->soa_mem;
-	z->soa_mem = 0;
-}
-
 static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
 {
 	struct n3_zone* z = it->zone;
@@ -121,10 +113,10 @@ static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
 	ldns_rr_list_deep_free(it->rrs);
 	ldns_rr_list_deep_free(it->sigs);
 	c->mem -= it->mem;
-	c->count--;
+	if(!it->soa)
+		c->count--;
 	free(it);
 	if(--z->items == 0) {
-		soa_clear(c, z);
 		val_negtree_remove(&c->zones, &z->node);
 		c->mem -= sizeof(*z);
 		free(z);
@@ -220,6 +212,20 @@ static uint32_t min_ttl(const ldns_rr_list* a, const ldns_rr_list* b)
 	return t;
 }
 
+/* The signer of the first RRSIG over the NSEC3 at owner; 0 if none. */
+static int signer_of(const ldns_rr_list* list, const uint8_t* owner,
+	uint8_t* signer)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+		const ldns_rr* rr = ldns_rr_list_rr(list, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_RRSIG &&
+			covered_of(rr) == TYPE_NSEC3 && owner_is(rr, owner))
+			return name_of(ldns_rr_rrsig_signame(rr), signer);
+	}
+	return 0;
+}
+
 /* Do two lists hold the same RRs (in order)? */
 static int same_rrs(const ldns_rr_list* a, const ldns_rr_list* b)
 {
@@ -248,36 +254,25 @@ static void take_params(struct val_neg_nsec3* c, struct n3_zone* z,
 		memcpy(z->salt, p->salt, p->saltlen);
 }
 
-/* One NSEC3 RRset (rrs, sigs: freed here) at owner into zone signer. */
-static void item_add(struct val_neg_nsec3* c, const uint8_t* owner,
-	const uint8_t* signer, ldns_rr_list* rrs, ldns_rr_list* sigs,
-	int checked, time_t now)
+/* A record (rrs, sigs: freed here) at owner, in zone z (which has at
+ * least one record, or is new and gets this one). */
+static void item_add(struct val_neg_nsec3* c, struct n3_zone* z,
+	const uint8_t* owner, int soa, ldns_rr_list* rrs, ldns_rr_list* sigs,
+	uint32_t ttl, int checked, time_t now)
 {
 	size_t nl = dname_valid(owner, LDNS_MAX_DOMAINLEN + 1), kl;
 	uint8_t ck[NEGTREE_CKEY_MAX];
-	struct val_nsec3_rr p;
-	struct negtree_node* n;
 	struct n3_item* it, *old;
-	struct n3_zone* z;
-	uint32_t ttl = min_ttl(rrs, sigs);
-	if(ttl == 0 || !val_nsec3_parse(ldns_rr_list_rr(rrs, 0), &p) ||
-		!val_nsec3_usable(&p) || p.owner_hashlen == 0 ||
-		query_dname_compare(p.zone, signer) != 0)
-		goto drop;
-	n = val_negtree_find(&c->items, owner);
-	old = (struct n3_item*)n;
-	if(old && !checked && old->checked && same_rrs(old->rrs, rrs) &&
-		old->expire > now)
-		goto drop;   /* what a referral repeats, the validator has */
 	kl = val_negtree_ckey(owner, ck);
-	if(!(z = zone_get(c, signer, 1)) ||
-		!(it = calloc(1, sizeof(*it) + nl + kl))) {
-		if(z && z->items == 0) {
+	if(!(it = calloc(1, sizeof(*it) + nl + kl))) {
+		ldns_rr_list_deep_free(rrs);
+		ldns_rr_list_deep_free(sigs);
+		if(z->items == 0) {   /* new, and nothing came */
 			val_negtree_remove(&c->zones, &z->node);
 			c->mem -= sizeof(*z);
 			free(z);
 		}
-		goto drop;
+		return;
 	}
 	memcpy(it->data, owner, nl);
 	memcpy(it->data + nl, ck, kl);
@@ -286,60 +281,124 @@ static void item_add(struct val_neg_nsec3* c, const uint8_t* owner,
 	it->node.cklen = (uint16_t)kl;
 	it->zone = z;
 	it->checked = checked;
+	it->soa = soa;
 	it->expire = now + (time_t)ttl;
 	it->rrs = rrs;
 	it->sigs = sigs;
 	it->mem = sizeof(*it) + nl + kl + 16 + list_mem(rrs) + list_mem(sigs);
 	z->items++;   /* first: the old one must not take the zone along */
+	old = (struct n3_item*)val_negtree_find(&c->items, owner);
 	if(old)
 		item_remove(c, old);
 	(void)val_negtree_insert(&c->items, &it->node);
 	lru_front(c, it);
 	c->mem += it->mem;
-	c->count++;
-	take_params(c, z, &p);
+	if(!soa)
+		c->count++;
 	shrink(c, it);
-	return;
-drop:
-	ldns_rr_list_deep_free(rrs);
-	ldns_rr_list_deep_free(sigs);
 }
 
-/* The zone's SOA from a checked answer; kept for min(TTL, MINIMUM). */
+/* Could the NSEC3 RRset at owner in list prove a DS absent (its first RR
+ * usable, with NS and without SOA, no RR with DS; a collision leaves it
+ * unknown which one is meant, as Unbound says)? *first: that RR, parsed
+ * when *parsed is 1. */
+static int can_prove(const ldns_rr_list* list, const uint8_t* owner,
+	struct val_nsec3_rr* first, int* parsed)
+{
+	struct val_nsec3_rr p;
+	size_t i;
+	int n = 0, ds = 0;
+	*parsed = 0;
+	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+		const ldns_rr* rr = ldns_rr_list_rr(list, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC3 ||
+			!owner_is(rr, owner))
+			continue;
+		if(!val_nsec3_parse(rr, n ? &p : first))
+			return 0;
+		if(n++ == 0)
+			*parsed = 1;
+		ds |= val_nsec3_has_type(n > 1 ? &p : first, TYPE_DS);
+	}
+	return *parsed && !ds && val_nsec3_usable(first) &&
+		first->owner_hashlen && val_nsec3_has_type(first, TYPE_NS) &&
+		!val_nsec3_has_type(first, TYPE_SOA);
+}
+
+/* The NSEC3 RRset at owner of authority, signed by signer. */
+static void nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
+	const uint8_t* owner, const uint8_t* signer, int checked, time_t now)
+{
+	struct val_nsec3_rr p;
+	struct n3_zone* z;
+	struct n3_item* old;
+	ldns_rr_list* rrs, *sigs;
+	uint32_t ttl;
+	int parsed;
+	if(!can_prove(authority, owner, &p, &parsed)) {
+		/* nothing to keep; what was kept there is out of date */
+		if((old = (struct n3_item*)val_negtree_find(&c->items,
+			owner)) != NULL && !old->soa)
+			item_remove(c, old);
+		if(parsed && val_nsec3_usable(&p) && query_dname_compare(
+			p.zone, signer) == 0 && (z = zone_get(c, signer, 0)))
+			take_params(c, z, &p);
+		return;
+	}
+	if(query_dname_compare(p.zone, signer) != 0)
+		return;
+	old = (struct n3_item*)val_negtree_find(&c->items, owner);
+	rrs = rrs_at(authority, owner, TYPE_NSEC3, 0);
+	sigs = rrs_at(authority, owner, TYPE_NSEC3, 1);
+	ttl = min_ttl(rrs, sigs);
+	if(!rrs || !sigs || ttl == 0 || (old && !checked && old->checked &&
+		same_rrs(old->rrs, rrs) && old->expire > now) ||
+		!(z = zone_get(c, signer, 1))) {
+		/* (what a referral repeats, the validator has) */
+		ldns_rr_list_deep_free(rrs);
+		ldns_rr_list_deep_free(sigs);
+		return;
+	}
+	item_add(c, z, owner, 0, rrs, sigs, ttl, checked, now);
+	take_params(c, z, &p);
+}
+
+/* The SOA of a zone whose NSEC3s a secure answer carries; kept for
+ * min(TTL, MINIMUM), as RFC 2308 caches it. */
 static void soa_add(struct val_neg_nsec3* c, const ldns_rr_list* auth,
 	time_t now)
 {
-	size_t i;
-	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+	size_t i, j;
+	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
 		const ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
+		struct val_nsec3_rr p;
 		ldns_rr_list* soa, *sigs;
 		struct n3_zone* z;
 		uint32_t ttl;
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA ||
 			ldns_rr_rd_count(rr) < 7 ||
-			!name_of(ldns_rr_owner(rr), owner) ||
-			!(z = zone_get(c, owner, 0)))
+			ldns_rdf_size(ldns_rr_rdf(rr, 6)) != 4 ||
+			!name_of(ldns_rr_owner(rr), owner))
 			continue;
+		for(j = 0; j < ldns_rr_list_rr_count(auth); j++)
+			if(val_nsec3_parse(ldns_rr_list_rr(auth, j), &p) &&
+				query_dname_compare(p.zone, owner) == 0)
+				break;
+		if(j == ldns_rr_list_rr_count(auth))
+			return;   /* no NSEC3 zone */
 		soa = rrs_at(auth, owner, TYPE_SOA, 0);
 		sigs = rrs_at(auth, owner, TYPE_SOA, 1);
-		if(!soa || !sigs || ldns_rr_list_rr_count(soa) != 1) {
+		ttl = min_ttl(soa, sigs);
+		if(ldns_rdf2native_int32(ldns_rr_rdf(rr, 6)) < ttl)
+			ttl = ldns_rdf2native_int32(ldns_rr_rdf(rr, 6));
+		if(!soa || !sigs || ldns_rr_list_rr_count(soa) != 1 ||
+			ttl == 0 || !(z = zone_get(c, owner, 1))) {
 			ldns_rr_list_deep_free(soa);
 			ldns_rr_list_deep_free(sigs);
 			return;
 		}
-		ttl = min_ttl(soa, sigs);
-		if(ldns_rdf_size(ldns_rr_rdf(rr, 6)) == 4 &&
-			ldns_rdf2native_int32(ldns_rr_rdf(rr, 6)) < ttl)
-			ttl = ldns_rdf2native_int32(ldns_rr_rdf(rr, 6));
-		soa_clear(c, z);
-		z->soa = ldns_rr_list_pop_rr(soa);
-		ldns_rr_list_deep_free(soa);
-		z->soa_sigs = sigs;
-		z->soa_expire = now + (time_t)ttl;
-		z->soa_mem = rr_mem(z->soa) + list_mem(sigs);
-		c->mem += z->soa_mem;
-		shrink(c, NULL);
+		item_add(c, z, owner, 1, soa, sigs, ttl, 1, now);
 		return;
 	}
 }
@@ -355,7 +414,6 @@ void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 		const ldns_rr* rr = ldns_rr_list_rr(authority, i);
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
-		ldns_rr_list* rrs, *sigs;
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC3 ||
 			ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN ||
 			!name_of(ldns_rr_owner(rr), owner))
@@ -368,17 +426,11 @@ void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 				break;
 		if(j < i)
 			continue;
-		rrs = rrs_at(authority, owner, TYPE_NSEC3, 0);
-		sigs = rrs_at(authority, owner, TYPE_NSEC3, 1);
 		/* an NSEC3 speaks for its signer's zone only */
-		if(!rrs || !sigs || !name_of(ldns_rr_rrsig_signame(
-			ldns_rr_list_rr(sigs, 0)), signer) ||
-			(bailiwick && !dname_subdomain_c(signer, bailiwick))) {
-			ldns_rr_list_deep_free(rrs);
-			ldns_rr_list_deep_free(sigs);
+		if(!signer_of(authority, owner, signer) || (bailiwick &&
+			!dname_subdomain_c(signer, bailiwick)))
 			continue;
-		}
-		item_add(c, owner, signer, rrs, sigs,
+		nsec3_add(c, authority, owner, signer,
 			from != VAL_NEG_NSEC3_REFERRAL, now);
 	}
 	if(from == VAL_NEG_NSEC3_SECURE)
@@ -401,28 +453,15 @@ static struct n3_zone* zone_for(struct val_neg_nsec3* c, const uint8_t* name)
 	}
 }
 
-/* Is the NSEC3 RRset a proof of no DS at a delegation: its first RR of
- * the zone's parameters, with NS and without SOA, and no RR with DS (a
- * collision leaves it unknown which one is meant, as Unbound says)? */
-static int proves_nods(const struct n3_zone* z, const ldns_rr_list* rrs)
+/* Is the kept NSEC3 RRset of the zone's parameters (its first RR, as
+ * Unbound's neg_params_ok)? Kept ones can prove a DS absent. */
+static int params_match(const struct n3_zone* z, const ldns_rr_list* rrs)
 {
 	struct val_nsec3_rr p;
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(rrs); i++) {
-		if(!val_nsec3_parse(ldns_rr_list_rr(rrs, i), &p) ||
-			val_nsec3_has_type(&p, TYPE_DS))
-			return 0;
-		if(i > 0)
-			continue;
-		if(p.algo != z->algo || p.iterations != z->iterations ||
-			p.saltlen != z->saltlen || (p.saltlen &&
-			memcmp(p.salt, z->salt, p.saltlen) != 0) ||
-			!val_nsec3_usable(&p) ||
-			!val_nsec3_has_type(&p, TYPE_NS) ||
-			val_nsec3_has_type(&p, TYPE_SOA))
-			return 0;
-	}
-	return i > 0;
+	return val_nsec3_parse(ldns_rr_list_rr(rrs, 0), &p) &&
+		p.algo == z->algo && p.iterations == z->iterations &&
+		p.saltlen == z->saltlen && (p.saltlen == 0 ||
+		memcmp(p.salt, z->salt, p.saltlen) == 0);
 }
 
 /* The owner qname's NSEC3 has in zone z into out; 0 if it cannot. */
@@ -459,14 +498,21 @@ static int append(ldns_rr_list* dst, const ldns_rr_list* src)
 	return 1;
 }
 
+static void touch(struct val_neg_nsec3* c, struct n3_item* it)
+{
+	if(c->lru_head != it) {
+		lru_unlink(c, it);
+		lru_front(c, it);
+	}
+}
+
 static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
 	time_t now, int checked_only, int dnssec, uint32_t* ttl,
 	ldns_rr_list* auth)
 {
 	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 	struct n3_zone* z;
-	struct n3_item* it;
-	int soa;
+	struct n3_item* it, *soa;
 	if(!*qname || !(z = zone_for(c, dname_remove_label(qname))) ||
 		!hashed_owner(z, qname, owner) ||
 		!(it = (struct n3_item*)val_negtree_find(&c->items, owner)))
@@ -475,30 +521,27 @@ static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
 		item_remove(c, it);
 		return 0;
 	}
-	if((checked_only && !it->checked) || it->zone != z ||
-		!proves_nods(z, it->rrs))
+	if((checked_only && !it->checked) || it->soa || it->zone != z ||
+		!params_match(z, it->rrs))
 		return 0;
-	soa = z->soa && z->soa_expire > now;
+	soa = (struct n3_item*)val_negtree_find(&c->items, z->name);
+	if(soa && soa->expire <= now) {
+		item_remove(c, soa);   /* not z's last: it still has it */
+		soa = NULL;
+	}
 	if(checked_only && !soa)
 		return 0;
 	*ttl = (uint32_t)(it->expire - now);
-	if(soa && (uint32_t)(z->soa_expire - now) < *ttl)
-		*ttl = (uint32_t)(z->soa_expire - now);
-	if(soa) {
-		ldns_rr* cl = ldns_rr_clone(z->soa);
-		if(!cl || !ldns_rr_list_push_rr(auth, cl)) {
-			ldns_rr_free(cl);
-			return 0;
-		}
-		if(dnssec && !append(auth, z->soa_sigs))
-			return 0;
-	}
+	if(soa && (uint32_t)(soa->expire - now) < *ttl)
+		*ttl = (uint32_t)(soa->expire - now);
+	if(soa && (!append(auth, soa->rrs) || (dnssec &&
+		!append(auth, soa->sigs))))
+		return 0;
 	if(!append(auth, it->rrs) || (dnssec && !append(auth, it->sigs)))
 		return 0;
-	if(c->lru_head != it) {
-		lru_unlink(c, it);
-		lru_front(c, it);
-	}
+	touch(c, it);
+	if(soa)
+		touch(c, soa);
 	return 1;
 }
 
@@ -540,7 +583,8 @@ void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list)
 		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) ==
 			LDNS_RR_TYPE_NSEC3 && name_of(ldns_rr_owner(
 			ldns_rr_list_rr(list, i)), owner) &&
-			(n = val_negtree_find(&c->items, owner)) != NULL)
+			(n = val_negtree_find(&c->items, owner)) != NULL &&
+			!((struct n3_item*)n)->soa)
 			item_remove(c, (struct n3_item*)n);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -565,12 +609,10 @@ size_t val_neg_nsec3_flush_zone(struct val_neg_nsec3* c, const uint8_t* zone)
 	pthread_mutex_lock(&c->lock);
 	for(it = c->lru_head; it; it = next) {
 		next = it->next;
-		/* a zone's SOA at or below zone goes too */
-		if(dname_subdomain_c(it->zone->name, zone))
-			soa_clear(c, it->zone);
+		/* (a zone goes with its last record, never next's) */
 		if(dname_subdomain_c(it->data, zone)) {
+			n += !it->soa;
 			item_remove(c, it);
-			n++;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);

@@ -164,18 +164,22 @@ static void test_bitmap_refuses(void** state)
 		"example. 300 IN NSEC3 1 0 5 aabbccdd "
 		"g3pjda7fr4drsoj35bhjh20k12bhe4a7 NS DS", insec[1], NULL };
 	(void)state;
+	/* what cannot prove a DS absent is not even kept */
 	add(c, sec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
 	add(c, www, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 2);
+	assert_int_equal(val_neg_nsec3_count(c), 0);
 	assert_false(ds(c, "sec.example.", T0, 0, 1, t, sizeof(t), NULL));
 	assert_false(ds(c, "www.example.", T0, 0, 1, t, sizeof(t), NULL));
-	add(c, apex, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	add(c, coll, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	/* the real one replaces them */
+	/* the real one is kept; one with SOA or a collision with DS at
+	 * its owner takes it out */
 	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
 	assert_true(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
+	add(c, apex, NULL, NULL, VAL_NEG_NSEC3_REFERRAL, T0);
+	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
+	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, coll, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
+	assert_int_equal(val_neg_nsec3_count(c), 0);
 	val_neg_nsec3_delete(c);
 }
 
@@ -223,7 +227,7 @@ static void test_unchecked_only_for_the_walk(void** state)
 	}
 	assert_false(ds(c, "insec.example.", T0 + 1, 0, 1, t, sizeof(t),
 		NULL));
-	assert_int_equal(val_neg_nsec3_count(c), 1);   /* www. stays */
+	assert_int_equal(val_neg_nsec3_count(c), 0);
 	/* a referral from below the signer's zone is not kept */
 	val_neg_nsec3_flush_all(c);
 	add(c, insec, NULL, "sub.example.", VAL_NEG_NSEC3_REFERRAL, T0);
@@ -260,8 +264,9 @@ static void test_iterations_and_params(void** state)
 static void test_ttl_cap_flush_and_bound(void** state)
 {
 	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
-	struct val_neg_nsec3* small;
+	struct val_neg_nsec3* small, *small0 = val_neg_nsec3_create(BIG, 150);
 	ldns_rr_list* auth = NULL;
+	size_t one;
 	char t[256];
 	int i;
 	(void)state;
@@ -278,16 +283,25 @@ static void test_ttl_cap_flush_and_bound(void** state)
 	assert_int_equal(val_neg_nsec3_flush_zone(c, wire("example.")), 1);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
 	val_neg_nsec3_delete(c);
-	/* a bound of a few records: the oldest go first */
-	small = val_neg_nsec3_create(3000, 150);
-	for(i = 0; i < 20; i++) {
+	/* a bound of one record: the older goes */
+	c = val_neg_nsec3_create(BIG, 150);
+	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	one = val_neg_nsec3_get_mem(c) - val_neg_nsec3_get_mem(small0);
+	val_neg_nsec3_delete(c);
+	small = val_neg_nsec3_create(one + one / 4, 150);
+	for(i = 0; i < 5; i++) {
 		add(small, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
-		add(small, www, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
-		add(small, sec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
-		assert_true(val_neg_nsec3_get_mem(small) <= 3000 + 2000);
+		add(small, optout, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
+		assert_int_equal(val_neg_nsec3_count(small), 1);
+		assert_true(val_neg_nsec3_get_mem(small) <=
+			val_neg_nsec3_get_mem(small0) + one + one / 4);
 	}
-	assert_true(val_neg_nsec3_count(small) < 3);
+	assert_true(ds(small, "unsigned.example.", T0 + 5, 0, 1, t, sizeof(t),
+		NULL));
+	assert_false(ds(small, "insec.example.", T0 + 5, 0, 1, t, sizeof(t),
+		NULL));
 	val_neg_nsec3_delete(small);
+	val_neg_nsec3_delete(small0);
 	/* size 0: nothing kept, nothing answered */
 	c = val_neg_nsec3_create(0, 150);
 	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
