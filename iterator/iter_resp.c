@@ -142,12 +142,11 @@ static void store(struct iter_env* env, const struct iter_qstate* iq,
 
 /* compat: unbound-1.17: a referral's NSEC3 (unchecked) may later prove its DS
  * absent to the validator's walk, which then asks no DS upstream, as
- * Unbound's val_neg_addreferral. */
+ * Unbound's val_neg_addreferral (also with aggressive-nsec: no). */
 static void referral_nsec3(const struct iter_env* env,
 	const struct iter_qstate* iq, const ldns_pkt* pkt)
 {
-	if(env->validating && !iq->no_cache && iq->qs && iq->qs->env &&
-		iq->qs->env->cfg && iq->qs->env->cfg->aggressive_nsec)
+	if(env->validating && !iq->no_cache && iq->qs && iq->qs->env)
 		val_neg_nsec3_add(val_neg_nsec3_of(iq->qs->env->neg_cache),
 			ldns_pkt_authority(pkt), iq->dp->name,
 			VAL_NEG_NSEC3_REFERRAL, time(NULL));

@@ -3,20 +3,21 @@
  * prove that a delegation has no DS (RFC 8198 for DS only, as Unbound 1.17's
  * negative cache: neg_nsec3_proof_ds, exact match only).
  *
- * Kept: the NSEC3 RRsets (with their RRSIGs) of referrals, which nobody
- * has checked yet, and of answers the validator found secure (checked);
- * per zone the NSEC3 parameters (hash, iterations, salt) of the last
- * NSEC3 stored with at most max_iter iterations (the last pair of
- * val-nsec3-keysize-iterations, as Unbound's neg cache), and the zone's
- * SOA from a secure answer.
+ * Kept: the NSEC3 RRsets (with their RRSIGs) that can prove a DS absent
+ * (NS, neither DS nor SOA) of referrals, which nobody has checked yet,
+ * and of answers the validator found secure (checked); per zone the NSEC3
+ * parameters (hash, iterations, salt) of the last NSEC3 seen with at most
+ * max_iter iterations (the last pair of val-nsec3-keysize-iterations, as
+ * Unbound's neg cache), and the zone's SOA from a secure answer. Used
+ * also with aggressive-nsec: no, as Unbound.
  *
- * A DS question for qname is answered NODATA when the zone closest
- * above qname's parent has parameters, and the NSEC3 whose owner is
- * qname's hash with them is kept, fresh, of those parameters, with the
- * NS bit and neither DS (in none of the RRs at that owner) nor SOA.
- * No covering or opt-out proof is made (Unbound makes those only for
- * its validator, with the closest encloser's NSEC3, and never for a
- * client).
+ * A DS question for qname is answered NODATA when, in the closest zone
+ * at or above qname's parent that has parameters, the NSEC3 whose owner
+ * is qname's hash with them is kept, fresh, of those parameters, with
+ * the NS bit and neither DS (in none of the RRs at that owner) nor SOA.
+ * No covering or opt-out proof is made (Unbound's code has one for its
+ * validator only, never for a client; Debian's Unbound asks that DS
+ * upstream on the test net all the same).
  *
  * Unchecked records answer only a caller that verifies the signatures
  * itself (the validator's walk); a client answer (marked secure without

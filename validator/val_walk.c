@@ -516,7 +516,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			ldns_rr_list_free(nsec3);
 			return -2;
 		}
-		if(st == SEC_SECURE && ve->aggressive)
+		if(st == SEC_SECURE)
 			/* verified: a client's DS question may use it now */
 			val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
 				w->sub_authority, NULL, VAL_NEG_NSEC3_VERIFIED,

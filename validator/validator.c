@@ -382,6 +382,11 @@ static enum module_state finish(struct module_qstate* qs,
 		/* what it proves answers later questions (RFC 8198) */
 		val_neg_add(qs->env->neg_cache, qs->res.answer,
 			qs->res.authority, time(NULL));
+	else if(st == SEC_SECURE && qs->env->neg_cache)
+		/* compat: unbound-1.17: DS absence even so (val_neg_nsec3.h) */
+		val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
+			qs->res.authority, NULL, VAL_NEG_NSEC3_SECURE,
+			time(NULL));
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
 	case SEC_INSECURE: ve->stats.insecure++; break;
@@ -578,7 +583,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 {
 	enum val_neg_answer a;
 	ldns_rr_list* answer, *authority;
-	if(!ve->aggressive || !qs->env->neg_cache ||
+	if(!qs->env->neg_cache || (!ve->aggressive && qs->qtype != TYPE_DS) ||
 		(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH | MODQ_PRIME |
 		MODQ_DETACHED)) || ((qs->flags & MODQ_NOVAL) &&
 		qs->qtype != TYPE_DS) || qs->qclass != CLASS_IN ||
@@ -589,6 +594,10 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	if(ve->root_key_sentinel && val_sentinel_fails(qs->env->anchors,
 		qs->qname, qs->qclass))
 		return 0;
+	/* compat: unbound-1.17: with aggressive-nsec: no, Unbound still proves
+	 * DS absence from its negative cache */
+	if(!ve->aggressive)
+		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	/* the RRSIGs and NSECs only for a DO client, or the walk (which
 	 * checks the DS proof's signatures itself) */
 	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,

@@ -16,7 +16,7 @@ referral's NSEC3 (val_neg_addreferral) and then:
 Not answered from a kept NSEC3: a zone above the iteration bound
 (iter500.sec1., 500 > 150: the last pair of
 val-nsec3-keysize-iterations), and an opt-out NSEC3 that only covers
-the name (unsigned.sec2.). Every answer is compared with
+the name (unsigned.sec2.). As Unbound, also with aggressive-nsec: no. Every answer is compared with
 the reference's (rcode, AD, answer and authority RRsets) and ours may
 not send more upstream queries than it.
 
@@ -160,3 +160,23 @@ def test_optout_cover_not_used(pair):
     assert a.rcode() == dns.rcode.NOERROR and not a.answer
     assert not a.flags & dns.flags.AD, a
     assert up > 0 and ref_up > 0, (up, ref_up)
+
+
+def test_aggressive_nsec_no_still_proves_ds(signednet_net, tmp_path):
+    # as Unbound, a kept NSEC3 proves DS absence also with
+    # aggressive-nsec: no: the walk asks no DS upstream (Debian's
+    # Unbound neither), and a client's DS question is answered alike
+    keys = setup_keys(str(tmp_path / "keys"))
+    ours, ref = start_pair(signednet_net, keys, tmp_path / "off",
+                           extra_body="aggressive-nsec: no\n")
+    p = (ours, ref)
+    try:
+        ask_both(p, "www.n3.sec1.", "A", fewer=False)
+        ask_both(p, "nx.n3.sec1.", "A", fewer=False)
+        a, up, ref_up, agg = ask_both_ups(p, "www.child.n3.sec1.", "A")
+        assert a.answer and up <= ref_up, (up, ref_up)
+        a, up, ref_up, agg = ask_both_ups(p, "child.n3.sec1.", "DS")
+        assert a.flags & dns.flags.AD and (up, ref_up) == (0, 0), a
+    finally:
+        stop(ours)
+        stop(ref)
