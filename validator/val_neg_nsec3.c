@@ -41,6 +41,13 @@ struct n3_item {
 	uint8_t data[];               /* owner, then its canonical key */
 };
 
+/* A message's NSEC3 owners looked at, and RRs at one owner kept: a
+ * referral or a denial has at most three owners, of one RR each; a
+ * message with thousands (a 64 KiB answer holds 2,000) costs no more
+ * than these. */
+#define N3_MAX_OWNERS 16
+#define N3_MAX_RRS 8
+
 struct val_neg_nsec3 {
 	pthread_mutex_t lock;
 	struct negtree zones, items;
@@ -314,7 +321,7 @@ static int can_prove(const ldns_rr_list* list, const uint8_t* owner,
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC3 ||
 			!owner_is(rr, owner))
 			continue;
-		if(!val_nsec3_parse(rr, n ? &p : first))
+		if(n >= N3_MAX_RRS || !val_nsec3_parse(rr, n ? &p : first))
 			return 0;
 		if(n++ == 0)
 			*parsed = 1;
@@ -406,11 +413,19 @@ static void soa_add(struct val_neg_nsec3* c, const ldns_rr_list* auth,
 void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 	const uint8_t* bailiwick, enum val_neg_nsec3_from from, time_t now)
 {
-	size_t i, j;
-	if(!c || c->maxmem == 0 || !authority)
+	size_t i, j, n = authority ? ldns_rr_list_rr_count(authority) : 0;
+	int owners = 0;
+	if(!c || c->maxmem == 0)
+		return;
+	/* most referrals and answers have none: no lock for them */
+	for(i = 0; i < n; i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(authority, i)) ==
+			LDNS_RR_TYPE_NSEC3)
+			break;
+	if(i == n)
 		return;
 	pthread_mutex_lock(&c->lock);
-	for(i = 0; i < ldns_rr_list_rr_count(authority); i++) {
+	for(i = 0; i < n; i++) {
 		const ldns_rr* rr = ldns_rr_list_rr(authority, i);
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
@@ -426,6 +441,8 @@ void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 				break;
 		if(j < i)
 			continue;
+		if(++owners > N3_MAX_OWNERS)
+			break;
 		/* an NSEC3 speaks for its signer's zone only */
 		if(!signer_of(authority, owner, signer) || (bailiwick &&
 			!dname_subdomain_c(signer, bailiwick)))

@@ -11,7 +11,8 @@
  * for a covered name (opt-out or not), with parameters past the
  * iteration bound or other than the zone's; unchecked records only for
  * the walk, forgotten when the walk finds them bogus; a referral outside
- * its bailiwick; expiry, flush and the byte bound. */
+ * its bailiwick; expiry, flush and the byte bound; a message with 2,000
+ * NSEC3s (16 owners looked at, none of more than 8 RRs kept). */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -312,6 +313,53 @@ static void test_ttl_cap_flush_and_bound(void** state)
 	assert_false(ds(NULL, ".", T0, 0, 1, t, sizeof(t), NULL));
 }
 
+/* One NSEC3 (NS only) at owner o with next hash k, or its RRSIG. */
+static void push_nsec3(ldns_rr_list* l, int o, int k, int sig)
+{
+	char text[512];
+	ldns_rr* rr = NULL;
+	if(sig)
+		snprintf(text, sizeof(text), "%029d%03d.example.%s%s", 0, o,
+			SIG, "xmWS74JO8UD4HChFDTET0heopU+bEJKOvFDp86KS4+WSHjYnA6OA"
+			"cAYpUSkqcQwM2Gb+Zv6z5hDDL2G1Uj36Ww==");
+	else
+		snprintf(text, sizeof(text), "%029d%03d.example. 300 IN NSEC3 "
+			"1 0 5 aabbccdd %029d%03d NS", 0, o, 0, k);
+	assert_int_equal(ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL),
+		LDNS_STATUS_OK);
+	assert_true(ldns_rr_list_push_rr(l, rr));
+}
+
+/* A hostile message costs no more than its first 16 NSEC3 owners, and
+ * an owner with more than 8 NSEC3 RRs is not kept. */
+static void test_many_nsec3s(void** state)
+{
+	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	ldns_rr_list* l = ldns_rr_list_new();
+	int o, k;
+	(void)state;
+	/* 20 owners of one NSEC3 each: 16 are looked at */
+	for(o = 0; o < 20; o++) {
+		push_nsec3(l, o, 0, 0);
+		push_nsec3(l, o, 0, 1);
+	}
+	val_neg_nsec3_add(c, l, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	assert_int_equal(val_neg_nsec3_count(c), 16);
+	ldns_rr_list_deep_free(l);
+	val_neg_nsec3_flush_all(c);
+	/* 10 owners of one, then 10 of 200 RRs (2,000 NSEC3s) */
+	l = ldns_rr_list_new();
+	for(o = 0; o < 20; o++) {
+		for(k = 0; k < (o < 10 ? 1 : 200); k++)
+			push_nsec3(l, 100 + o, k, 0);
+		push_nsec3(l, 100 + o, 0, 1);
+	}
+	val_neg_nsec3_add(c, l, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	assert_int_equal(val_neg_nsec3_count(c), 10);
+	ldns_rr_list_deep_free(l);
+	val_neg_nsec3_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_unchecked_only_for_the_walk),
 		cmocka_unit_test(test_iterations_and_params),
 		cmocka_unit_test(test_ttl_cap_flush_and_bound),
+		cmocka_unit_test(test_many_nsec3s),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
