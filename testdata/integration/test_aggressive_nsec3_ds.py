@@ -16,9 +16,11 @@ referral's NSEC3 (val_neg_addreferral) and then:
 Not answered from a kept NSEC3: a zone above the iteration bound
 (iter500.sec1., 500 > 150: the last pair of
 val-nsec3-keysize-iterations), and an opt-out NSEC3 that only covers
-the name (unsigned.sec2.). As Unbound, also with aggressive-nsec: no. Every answer is compared with
-the reference's (rcode, AD, answer and authority RRsets) and ours may
-not send more upstream queries than it.
+the name (unsigned.sec2.). As Unbound, also with aggressive-nsec: no.
+Every answer is compared with the reference's (rcode, AD, answer and
+authority RRsets) and ours may not send more upstream queries than it
+(without the referral's NSEC3, ours sends 3 for www.child.n3.sec1. A
+where Unbound sends 2).
 
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise."""
