@@ -182,3 +182,28 @@ def test_aggressive_nsec_no_still_proves_ds(signednet_net, tmp_path):
     finally:
         stop(ours)
         stop(ref)
+
+
+def test_iteration_bound_from_the_option(signednet_net, tmp_path):
+    # val-nsec3-keysize-iterations raised above iter500.sec1.'s 500:
+    # its NSEC3s are used now, as by Unbound (the bound is the last
+    # pair's; the proof then checks the one for the zone's key size)
+    keys = setup_keys(str(tmp_path / "keys"))
+    ours, ref = start_pair(signednet_net, keys, tmp_path / "it",
+                           extra_body='val-nsec3-keysize-iterations: '
+                           '"1024 1000 4096 1000"\n')
+    p = (ours, ref)
+    try:
+        ask_both(p, "www.iter500.sec1.", "A", fewer=False)
+        a, up, agg = ask_both(p, "nx.iter500.sec1.", "A", fewer=False)
+        assert a.rcode() == dns.rcode.NXDOMAIN and a.flags & dns.flags.AD
+        a, up, ref_up, agg = ask_both_ups(p, "www.child.iter500.sec1.",
+                                          "A")
+        print("www.child.iter500.sec1. A (bound 1000): upstream queries",
+              up, ref_up)
+        assert a.answer and up <= ref_up
+        a, up, ref_up, agg = ask_both_ups(p, "child.iter500.sec1.", "DS")
+        assert a.flags & dns.flags.AD and (up, ref_up) == (0, 0), a
+    finally:
+        stop(ours)
+        stop(ref)
