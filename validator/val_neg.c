@@ -8,6 +8,8 @@
 #include "validator/val_neg.h"
 #include "validator/val_neg_rrset.h"
 #include "validator/val_negtree.h"
+#include "validator/val_neg_nsec3.h"
+#include "validator/val_nsec3_iter.h"
 #include "validator/val_nsec.h"
 #include "services/cache/rrset.h"
 #include "util/config_file.h"
@@ -53,6 +55,7 @@ struct val_neg_cache {
 	struct neg_item* lru_head, *lru_tail;
 	size_t mem, maxmem, count;
 	struct rrset_cache* rrsets;   /* where the NSEC RRsets are */
+	struct val_neg_nsec3* nsec3;  /* NSEC3 for DS (val_neg_nsec3.h) */
 };
 
 /* Bytes an ldns RR takes, roughly (each allocation with malloc's
@@ -89,13 +92,39 @@ struct val_neg_cache* val_neg_create(size_t maxmem,
 		(uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
 	c->maxmem = maxmem;
 	c->rrsets = rrsets;
+	if(!(c->nsec3 = val_neg_nsec3_create(maxmem, 150))) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
 struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
 	struct rrset_cache* rrsets)
 {
-	return val_neg_create(cfg->neg_cache_size, rrsets);
+	/* compat: unbound-1.17: the NSEC3 parameters are kept up to the last
+	 * pair's iterations of val-nsec3-keysize-iterations, as Unbound's
+	 * neg cache */
+	struct nsec3_iter_table t;
+	char err[128];
+	struct val_neg_cache* c = val_neg_create(cfg->neg_cache_size, rrsets);
+	if(c && val_nsec3_iter_parse(cfg->val_nsec3_key_iterations ?
+		cfg->val_nsec3_key_iterations : NSEC3_ITER_DEFAULT, &t, err,
+		sizeof(err))) {
+		val_neg_nsec3_delete(c->nsec3);
+		if(!(c->nsec3 = val_neg_nsec3_create(c->maxmem,
+			val_nsec3_iter_max(&t, SIZE_MAX)))) {
+			val_neg_delete(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c)
+{
+	return c ? c->nsec3 : NULL;
 }
 
 static void lru_unlink(struct val_neg_cache* c, struct neg_item* it)
@@ -445,13 +474,19 @@ static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
 void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now)
 {
-	if(!c || c->maxmem == 0 || !c->rrsets)
+	if(!c)
 		return;
-	pthread_mutex_lock(&c->lock);
-	add_nsecs(c, authority, now);
-	add_wildcards(c, answer, now);
-	add_soa(c, authority, now);
-	pthread_mutex_unlock(&c->lock);
+	if(c->maxmem != 0 && c->rrsets) {
+		pthread_mutex_lock(&c->lock);
+		add_nsecs(c, authority, now);
+		add_wildcards(c, answer, now);
+		add_soa(c, authority, now);
+		pthread_mutex_unlock(&c->lock);
+	}
+	/* its own store of copies, not in the RRset cache: a referral's
+	 * NSEC3s are kept unchecked too (val_neg_nsec3.h) */
+	val_neg_nsec3_add(c->nsec3, authority, NULL, VAL_NEG_NSEC3_SECURE,
+		now);
 }
 
 /* ---- answering ------------------------------------------------------ */
@@ -786,6 +821,7 @@ void val_neg_flush_all(struct val_neg_cache* c)
 	while(c->lru_head)
 		item_remove(c, c->lru_head);
 	pthread_mutex_unlock(&c->lock);
+	val_neg_nsec3_flush_all(c->nsec3);
 }
 
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
@@ -809,7 +845,7 @@ size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	return n;
+	return n + val_neg_nsec3_flush_zone(c->nsec3, zone);
 }
 
 size_t val_neg_count(struct val_neg_cache* c)
@@ -831,7 +867,7 @@ size_t val_neg_get_mem(struct val_neg_cache* c)
 	pthread_mutex_lock(&c->lock);
 	n = c->mem + sizeof(*c);
 	pthread_mutex_unlock(&c->lock);
-	return n;
+	return n + val_neg_nsec3_get_mem(c->nsec3);
 }
 
 void val_neg_delete(struct val_neg_cache* c)
@@ -839,6 +875,7 @@ void val_neg_delete(struct val_neg_cache* c)
 	if(!c)
 		return;
 	val_neg_flush_all(c);
+	val_neg_nsec3_delete(c->nsec3);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

@@ -14,7 +14,10 @@
  * Each proof is checked by the validator's own NSEC proofs
  * (val_nsec.h), so only what would validate as secure is answered.
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
- * Unbound 1.17.
+ * Unbound 1.17, except to prove a delegation has no DS (val_neg_nsec3.h,
+ * held beside: val_neg_add, the flushes and val_neg_get_mem cover it).
+ * NSEC3s never enter this index: that store keeps its own copies (also a
+ * referral's, unchecked), with a neg-cache-size bound of its own.
  *
  * Shared by every worker, under one mutex. compat: unbound-1.17: as
  * Unbound's, it is an index: per zone the owner names of the validated
@@ -36,9 +39,11 @@
 struct config_file;
 struct rrset_cache;
 struct val_neg_cache;
+struct val_neg_nsec3;
 
 /* Create with a byte bound (neg-cache-size) over the RRset cache that
- * holds the records (NULL: nothing is kept). NULL on no memory. */
+ * holds the records (NULL: no NSEC is kept; the NSEC3 store works
+ * still). NULL on no memory. */
 struct val_neg_cache* val_neg_create(size_t maxmem,
 	struct rrset_cache* rrsets);
 struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
@@ -50,7 +55,8 @@ void val_neg_delete(struct val_neg_cache* c);
  * cache as validated, its owner to the index), the SOA of that zone,
  * and the wildcard RRsets of answer (an RRSIG whose labels field is
  * below the owner's label count; to the RRset cache under the wildcard
- * name). Call only for messages the validator found secure. now: the
+ * name), and the NSEC3s of authority to the NSEC3 store (for DS
+ * absence). Call only for messages the validator found secure. now: the
  * time the TTLs count from. */
 void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now);
@@ -73,9 +79,13 @@ enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
 
-/* Remote control: drop the whole index; drop the entries whose owner is
- * at or below zone (returns how many went). The RRset cache is flushed
- * on its own. */
+/* The NSEC3 records kept for DS absence (val_neg_nsec3.h); NULL for c
+ * NULL. */
+struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c);
+
+/* Remote control: drop the whole index and the kept NSEC3s; drop the
+ * entries (and kept NSEC3s) whose owner is at or below zone (returns how
+ * many went). The RRset cache is flushed on its own. */
 void val_neg_flush_all(struct val_neg_cache* c);
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
 /* NSEC owners in the index, and the bytes it uses. */
