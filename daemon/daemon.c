@@ -410,7 +410,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
 	d->key_cache = val_kcache_create_cfg(cfg);
-	d->neg_cache = val_neg_create_cfg(cfg);
+	d->neg_cache = val_neg_create_cfg(cfg, d->rrset_cache);
 	if(d->msg_cache)   /* the module stack is the start's (modstack.h) */
 		d->msg_cache->need_checked = modstack_has(cfg->module_conf,
 			"validator");

@@ -21,6 +21,8 @@
 #include "util/log.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "validator/val_neg.h"
+#include "validator/val_neg_nsec3.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -152,6 +154,18 @@ static void store(struct iter_env* env, const struct iter_qstate* iq,
 	if(env->rrset_cache && !iq->no_cache)
 		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
 			env->rrset_cache, pkt, time(NULL));
+}
+
+/* compat: unbound-1.17: a referral's NSEC3 (unchecked) may later prove its DS
+ * absent to the validator's walk, which then asks no DS upstream, as
+ * Unbound's val_neg_addreferral (also with aggressive-nsec: no). */
+static void referral_nsec3(const struct iter_env* env,
+	const struct iter_qstate* iq, const ldns_pkt* pkt)
+{
+	if(env->validating && !iq->no_cache && iq->qs && iq->qs->env)
+		val_neg_nsec3_add(val_neg_nsec3_of(iq->qs->env->neg_cache),
+			ldns_pkt_authority(pkt), iq->dp->name,
+			VAL_NEG_NSEC3_REFERRAL, time(NULL));
 }
 
 /* Is name a domain name in the RDATA of a record in list? */
@@ -298,8 +312,10 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
-		if(iter_referral_store(env, iq, nsowner))
+		if(iter_referral_store(env, iq, nsowner)) {
 			store(env, iq, pkt);
+			referral_nsec3(env, iq, pkt);
+		}
 		delegpt_log(VERB_ALGO, dp);
 		parent = iq->dp;   /* kept for the checks, which start there */
 		iq->dp = NULL;

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* validator/val_neg.c - the aggressive NSEC cache; see the header. The
- * records of one zone sit in a canonical-order tree (val_negtree.h) by
- * owner; every record is also on one LRU list over all zones, newest
- * (last used) first, for the byte bound. */
+ * index entries of one zone (an NSEC's owner, as its canonical key) sit in
+ * a canonical-order tree (val_negtree.h); every entry is also on one LRU
+ * list over all zones, newest (last used) first, for the byte bound. The
+ * NSEC RRsets themselves are in the RRset cache (val_neg_rrset.h). */
 #include "config.h"
 #include "validator/val_neg.h"
+#include "validator/val_neg_rrset.h"
 #include "validator/val_negtree.h"
+#include "validator/val_neg_nsec3.h"
+#include "validator/val_nsec3_iter.h"
 #include "validator/val_nsec.h"
+#include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
@@ -14,42 +19,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MALLOC_OVERHEAD 16  /* rough heap header, counted in the bound */
+
 struct neg_zone;
 
-/* One record: an NSEC (in its zone's tree) or a wildcard RRset (on its
- * zone's list). */
+/* One NSEC owner of a zone: only the name (its canonical key, from
+ * which the wire name is rebuilt when the RRset is fetched), so that
+ * neg-cache-size counts what the index takes, about 110 bytes an NSEC,
+ * as Unbound's counts its index. */
 struct neg_item {
-	struct negtree_node node;     /* NSEC: key = name */
+	struct negtree_node node;     /* key NULL; ckey = data */
 	struct neg_item* prev, *next; /* LRU, most recently used first */
-	struct neg_item* wnext;       /* wildcard: the zone's list */
 	struct neg_zone* zone;
-	int wild;
-	uint16_t type;                /* wildcard: the RRset's type */
-	time_t expire;
-	size_t mem;
-	uint16_t nrrs, nsigs;         /* NSEC: one RR; its RRSIGs */
-	size_t wirelen;               /* of the RRs after the name */
-	uint8_t* name;                /* lowercased owner (a wildcard's
-	                               * "*.ce"), at the start of data */
-	const uint8_t* wire;          /* the RRs, in data */
-	/* the name, its canonical key (NSECs), then the RRs and RRSIGs
-	 * in uncompressed wire form (owner, type, class, TTL, RDATA): a
-	 * third of what ldns objects take, so neg-cache-size holds three
-	 * times the NSECs; decoded per answer */
-	uint8_t data[];
+	uint8_t data[];               /* the canonical key */
 };
 
 struct neg_zone {
 	struct negtree_node node;     /* in the cache's zone tree */
 	struct negtree nsecs;
-	struct neg_item* wilds;
 	size_t items;
+	int wild_seen;                /* a wildcard RRset of the zone went
+	                               * to the RRset cache: look for one */
 	ldns_rr* soa;                 /* NULL until a negative answer */
 	ldns_rr_list* soa_sigs;
 	time_t soa_expire;
 	size_t soa_mem;
-	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
-	uint8_t ckey[NEGTREE_CKEY_MAX];
+	size_t mem;                   /* of this struct and its names */
+	const uint8_t* name;          /* lowercased wire, in data */
+	uint8_t data[];               /* the name, then its canonical key */
 };
 
 struct val_neg_cache {
@@ -57,6 +54,8 @@ struct val_neg_cache {
 	struct negtree zones;
 	struct neg_item* lru_head, *lru_tail;
 	size_t mem, maxmem, count;
+	struct rrset_cache* rrsets;   /* where the NSEC RRsets are */
+	struct val_neg_nsec3* nsec3;  /* NSEC3 for DS (val_neg_nsec3.h) */
 };
 
 /* Bytes an ldns RR takes, roughly (each allocation with malloc's
@@ -79,7 +78,8 @@ static size_t list_mem(const ldns_rr_list* l)
 	return m;
 }
 
-struct val_neg_cache* val_neg_create(size_t maxmem)
+struct val_neg_cache* val_neg_create(size_t maxmem,
+	struct rrset_cache* rrsets)
 {
 	struct val_neg_cache* c = calloc(1, sizeof(*c));
 	if(!c)
@@ -91,12 +91,40 @@ struct val_neg_cache* val_neg_create(size_t maxmem)
 	val_negtree_init(&c->zones,
 		(uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
 	c->maxmem = maxmem;
+	c->rrsets = rrsets;
+	if(!(c->nsec3 = val_neg_nsec3_create(maxmem, 150))) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
-struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg)
+struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
+	struct rrset_cache* rrsets)
 {
-	return val_neg_create(cfg->neg_cache_size);
+	/* compat: unbound-1.17: the NSEC3 parameters are kept up to the last
+	 * pair's iterations of val-nsec3-keysize-iterations, as Unbound's
+	 * neg cache */
+	struct nsec3_iter_table t;
+	char err[128];
+	struct val_neg_cache* c = val_neg_create(cfg->neg_cache_size, rrsets);
+	if(c && val_nsec3_iter_parse(cfg->val_nsec3_key_iterations ?
+		cfg->val_nsec3_key_iterations : NSEC3_ITER_DEFAULT, &t, err,
+		sizeof(err))) {
+		val_neg_nsec3_delete(c->nsec3);
+		if(!(c->nsec3 = val_neg_nsec3_create(c->maxmem,
+			val_nsec3_iter_max(&t, SIZE_MAX)))) {
+			val_neg_delete(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c)
+{
+	return c ? c->nsec3 : NULL;
 }
 
 static void lru_unlink(struct val_neg_cache* c, struct neg_item* it)
@@ -127,24 +155,22 @@ static void zone_free(struct val_neg_cache* c, struct neg_zone* z)
 	if(z->soa)
 		ldns_rr_free(z->soa);
 	ldns_rr_list_deep_free(z->soa_sigs);
-	c->mem -= z->soa_mem + sizeof(*z);
+	c->mem -= z->soa_mem + z->mem;
 	free(z);
 }
 
-/* Take one record out and free it; its zone goes with its last one. */
+static size_t item_mem(const struct neg_item* it)
+{
+	return sizeof(*it) + it->node.cklen + MALLOC_OVERHEAD;
+}
+
+/* Take one entry out and free it; its zone goes with its last one. */
 static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 {
 	struct neg_zone* z = it->zone;
 	lru_unlink(c, it);
-	if(it->wild) {
-		struct neg_item** p = &z->wilds;
-		while(*p && *p != it)
-			p = &(*p)->wnext;
-		if(*p)
-			*p = it->wnext;
-	} else
-		val_negtree_remove(&z->nsecs, &it->node);
-	c->mem -= it->mem;
+	val_negtree_remove(&z->nsecs, &it->node);
+	c->mem -= item_mem(it);
 	c->count--;
 	free(it);
 	if(--z->items == 0)
@@ -152,7 +178,8 @@ static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 }
 
 /* Evict from the LRU tail until the bound holds (keep is spared: the
- * record just added, when it alone is over the bound). */
+ * entry just added, when it alone is over the bound). The RRsets stay
+ * in the RRset cache, which has its own bound. */
 static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
 {
 	while(c->mem > c->maxmem && c->lru_tail && c->lru_tail != keep)
@@ -164,20 +191,27 @@ static struct neg_zone* zone_get(struct val_neg_cache* c,
 {
 	struct negtree_node* n = val_negtree_find(&c->zones, name);
 	struct neg_zone* z;
-	size_t len;
+	size_t len, kl;
+	uint8_t ck[NEGTREE_CKEY_MAX];
 	if(n)
 		return (struct neg_zone*)n;
-	if(!create || !(z = calloc(1, sizeof(*z))))
-		return NULL;
 	len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1);
-	memcpy(z->name, name, len);
-	dname_tolower(z->name);
+	if(!create || len == 0)
+		return NULL;
+	kl = val_negtree_ckey(name, ck);
+	if(!(z = calloc(1, sizeof(*z) + len + kl)))
+		return NULL;
+	memcpy(z->data, name, len);
+	dname_tolower(z->data);
+	memcpy(z->data + len, ck, kl);
+	z->name = z->data;
 	z->node.key = z->name;
-	z->node.ckey = z->ckey;
-	z->node.cklen = (uint16_t)val_negtree_ckey(z->name, z->ckey);
+	z->node.ckey = z->data + len;
+	z->node.cklen = (uint16_t)kl;
+	z->mem = sizeof(*z) + len + kl + MALLOC_OVERHEAD;
 	val_negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
 	(void)val_negtree_insert(&c->zones, &z->node);
-	c->mem += sizeof(*z);
+	c->mem += z->mem;
 	return z;
 }
 
@@ -240,112 +274,34 @@ static ldns_rr_list* sigs_for(const ldns_rr_list* list, const uint8_t* owner,
 	return out;
 }
 
-/* The RRs of l in wire form appended at out[*len] (cap bytes); 0 when
- * they do not fit or cannot be written. */
-static int encode(const ldns_rr_list* l, uint8_t* out, size_t cap,
-	size_t* len)
+/* The owner name of zone z into its index (or the entry there moved to
+ * the LRU front). */
+static void index_add(struct val_neg_cache* c, struct neg_zone* z,
+	const uint8_t* name)
 {
-	size_t i;
-	for(i = 0; l && i < ldns_rr_list_rr_count(l); i++) {
-		uint8_t* w = NULL;
-		size_t n = 0;
-		if(ldns_rr2wire(&w, ldns_rr_list_rr(l, i), LDNS_SECTION_ANSWER,
-			&n) != LDNS_STATUS_OK || *len + n > cap) {
-			free(w);
-			return 0;
-		}
-		memcpy(out + *len, w, n);
-		*len += n;
-		free(w);
-	}
-	return 1;
-}
-
-/* The RRs of an item back as ldns lists (new; the caller frees them
- * deep); sigs NULL: not its RRSIGs. 0 on no memory. */
-static int item_decode(const struct neg_item* it, ldns_rr_list** rrs,
-	ldns_rr_list** sigs)
-{
-	const uint8_t* w = it->wire;
-	size_t pos = 0, i, n = (size_t)it->nrrs + (sigs ? it->nsigs : 0);
-	ldns_rr_list* none = NULL;
-	if(!sigs)
-		sigs = &none;
-	*rrs = ldns_rr_list_new();
-	*sigs = n > it->nrrs ? ldns_rr_list_new() : NULL;
-	for(i = 0; *rrs && (*sigs || n == it->nrrs) && i < n; i++) {
-		ldns_rr* rr = NULL;
-		if(ldns_wire2rr(&rr, w, it->wirelen, &pos,
-			LDNS_SECTION_ANSWER) != LDNS_STATUS_OK ||
-			!ldns_rr_list_push_rr(i < it->nrrs ? *rrs : *sigs, rr)) {
-			ldns_rr_free(rr);
-			break;
-		}
-	}
-	if(i == n)
-		return 1;
-	ldns_rr_list_deep_free(*rrs);
-	ldns_rr_list_deep_free(*sigs);
-	*rrs = *sigs = NULL;
-	return 0;
-}
-
-/* A new record into zone z (replacing one of the same name, and for a
- * wildcard the same type). rrs and sigs are freed here. */
-static void item_add(struct val_neg_cache* c, struct neg_zone* z,
-	const uint8_t* name, int wild, uint16_t type, uint32_t ttl,
-	ldns_rr_list* rrs, ldns_rr_list* sigs, time_t now)
-{
-	static _Thread_local uint8_t buf[65535];
-	size_t nl = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), wl = 0, kl;
-	struct neg_item* it = NULL, *old = NULL;
 	uint8_t ck[NEGTREE_CKEY_MAX];
-	kl = wild ? 0 : val_negtree_ckey(name, ck);
-	if(encode(rrs, buf, sizeof(buf), &wl) && encode(sigs, buf,
-		sizeof(buf), &wl) && ldns_rr_list_rr_count(rrs) < 256 &&
-		ldns_rr_list_rr_count(sigs) < 256)
-		it = calloc(1, sizeof(*it) + nl + kl + wl);
-	if(it) {
-		it->nrrs = (uint16_t)ldns_rr_list_rr_count(rrs);
-		it->nsigs = (uint16_t)ldns_rr_list_rr_count(sigs);
-	}
-	ldns_rr_list_deep_free(rrs);
-	ldns_rr_list_deep_free(sigs);
-	if(!it)
+	size_t kl = val_negtree_ckey(name, ck);
+	struct neg_item* it;
+	struct negtree_node* old = val_negtree_find(&z->nsecs, name);
+	if(old) {
+		it = (struct neg_item*)old;
+		lru_unlink(c, it);
+		lru_front(c, it);
 		return;
-	it->name = it->data;
-	memcpy(it->name, name, nl);
-	memcpy(it->data + nl, ck, kl);
-	memcpy(it->data + nl + kl, buf, wl);
-	it->wire = it->data + nl + kl;
-	it->wirelen = wl;
-	it->node.key = it->name;
-	it->node.ckey = it->data + nl;
+	}
+	if(!(it = calloc(1, sizeof(*it) + kl))) {
+		if(z->items == 0)   /* just made for it */
+			zone_free(c, z);
+		return;
+	}
+	memcpy(it->data, ck, kl);
+	it->node.ckey = it->data;
 	it->node.cklen = (uint16_t)kl;
 	it->zone = z;
-	it->wild = wild;
-	it->type = type;
-	it->expire = now + (time_t)ttl;
-	it->mem = sizeof(*it) + nl + kl + wl + 16;
-	/* the old one goes first: its zone must not empty and go */
 	z->items++;
-	if(wild) {
-		for(old = z->wilds; old; old = old->wnext)
-			if(old->type == type && query_dname_compare(old->name,
-				name) == 0)
-				break;
-		if(old)
-			item_remove(c, old);
-		it->wnext = z->wilds;
-		z->wilds = it;
-	} else {
-		struct negtree_node* n = val_negtree_find(&z->nsecs, name);
-		if(n)
-			item_remove(c, (struct neg_item*)n);
-		(void)val_negtree_insert(&z->nsecs, &it->node);
-	}
+	(void)val_negtree_insert(&z->nsecs, &it->node);
 	lru_front(c, it);
-	c->mem += it->mem;
+	c->mem += item_mem(it);
 	c->count++;
 	shrink(c, it);
 }
@@ -360,31 +316,21 @@ static uint32_t min_ttl_of(const ldns_rr* rr, const ldns_rr_list* sigs)
 	return t;
 }
 
-static ldns_rr_list* clone_one(const ldns_rr* rr)
-{
-	ldns_rr_list* l = ldns_rr_list_new();
-	ldns_rr* cl = ldns_rr_clone(rr);
-	if(!l || !cl || !ldns_rr_list_push_rr(l, cl)) {
-		ldns_rr_free(cl);
-		ldns_rr_list_free(l);
-		return NULL;
-	}
-	return l;
-}
-
-/* The NSECs of a secure authority section. */
+/* The NSECs of a secure authority section: each RRset to the RRset cache,
+ * its owner to its zone's index. */
 static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
 	time_t now)
 {
 	size_t i;
 	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
-		const ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
 		const uint8_t* o, *nx;
-		ldns_rr_list* sigs, *rrs;
+		ldns_rr_list* sigs, *one;
 		struct neg_zone* z;
 		uint32_t ttl;
+		int ok;
 		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC ||
 			ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN ||
 			!val_nsec_names(rr, &o, &nx) || !owner_of(rr, owner))
@@ -393,16 +339,21 @@ static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
 		/* an NSEC speaks for its signer's zone only */
 		if(!sigs || !dname_subdomain_c(owner, signer) ||
 			!dname_subdomain_c(nx, signer) ||
-			(ttl = min_ttl_of(rr, sigs)) == 0) {
+			(ttl = min_ttl_of(rr, sigs)) == 0 ||
+			!(one = ldns_rr_list_new())) {
 			ldns_rr_list_deep_free(sigs);
 			continue;
 		}
-		if(!(rrs = clone_one(rr)) || !(z = zone_get(c, signer, 1))) {
-			ldns_rr_list_deep_free(rrs);
-			ldns_rr_list_deep_free(sigs);
-			continue;
-		}
-		item_add(c, z, owner, 0, 0, ttl, rrs, sigs, now);
+		(void)ldns_rr_list_push_rr(one, rr);   /* shallow */
+		/* the apex NSEC apart from the parent side's at a delegation
+		 * (the RRset cache's key flag, as Unbound) */
+		ok = val_neg_rrset_store(c->rrsets, one, sigs, NULL,
+			query_dname_compare(owner, signer) == 0 ?
+			RRSET_FLAG_NSEC_APEX : 0, ttl, now);
+		ldns_rr_list_free(one);
+		ldns_rr_list_deep_free(sigs);
+		if(ok && (z = zone_get(c, signer, 1)) != NULL)
+			index_add(c, z, owner);
 	}
 }
 
@@ -498,41 +449,44 @@ static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
 		for(j = 0; rrs && sigs && j < ldns_rr_list_rr_count(ans); j++) {
 			const ldns_rr* rr = ldns_rr_list_rr(ans, j);
 			uint8_t o[LDNS_MAX_DOMAINLEN + 1];
-			ldns_rr* cl;
 			if(ldns_rr_get_type(rr) != type || !owner_of(rr, o) ||
 				query_dname_compare(o, owner) != 0)
 				continue;
-			if(!(cl = ldns_rr_clone(rr)) ||
-				!ldns_rr_list_push_rr(rrs, cl)) {
-				ldns_rr_free(cl);
+			if(!ldns_rr_list_push_rr(rrs, (ldns_rr*)rr))  /* shallow */
 				break;
-			}
 			if(ttl == 0 || ldns_rr_ttl(rr) < ttl)
 				ttl = ldns_rr_ttl(rr);
 		}
 		if(sigs && min_ttl_of(ldns_rr_list_rr(sigs, 0), sigs) < ttl)
 			ttl = min_ttl_of(ldns_rr_list_rr(sigs, 0), sigs);
-		if(!rrs || !sigs || ldns_rr_list_rr_count(rrs) == 0 ||
-			ttl == 0 || !dname_subdomain_c(wc, signer) ||
-			!(z = zone_get(c, signer, 1))) {
-			ldns_rr_list_deep_free(rrs);
-			ldns_rr_list_deep_free(sigs);
-			continue;
-		}
-		item_add(c, z, wc, 1, type, ttl, rrs, sigs, now);
+		/* to the RRset cache as "*.<closest encloser>", where an
+		 * answer for another name below it takes it from */
+		if(rrs && sigs && ldns_rr_list_rr_count(rrs) > 0 && ttl > 0 &&
+			dname_subdomain_c(wc, signer) && val_neg_rrset_store(
+			c->rrsets, rrs, sigs, wc, 0, ttl, now) &&
+			(z = zone_get(c, signer, 0)) != NULL)
+			z->wild_seen = 1;
+		ldns_rr_list_free(rrs);
+		ldns_rr_list_deep_free(sigs);
 	}
 }
 
 void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now)
 {
-	if(!c || c->maxmem == 0)
+	if(!c)
 		return;
-	pthread_mutex_lock(&c->lock);
-	add_nsecs(c, authority, now);
-	add_wildcards(c, answer, now);
-	add_soa(c, authority, now);
-	pthread_mutex_unlock(&c->lock);
+	if(c->maxmem != 0 && c->rrsets) {
+		pthread_mutex_lock(&c->lock);
+		add_nsecs(c, authority, now);
+		add_wildcards(c, answer, now);
+		add_soa(c, authority, now);
+		pthread_mutex_unlock(&c->lock);
+	}
+	/* its own store of copies, not in the RRset cache: a referral's
+	 * NSEC3s are kept unchecked too (val_neg_nsec3.h) */
+	val_neg_nsec3_add(c->nsec3, authority, NULL, VAL_NEG_NSEC3_SECURE,
+		now);
 }
 
 /* ---- answering ------------------------------------------------------ */
@@ -566,32 +520,51 @@ static struct neg_zone* zone_for(struct val_neg_cache* c,
 	}
 }
 
-/* The fresh NSEC with the greatest owner <= name (an expired one is
- * dropped: nothing is proven then). */
+/* An entry's records, taken from the RRset cache for one answer. */
+struct dec {
+	ldns_rr_list* rrs, *sigs;
+};
+
+static void dec_free(struct dec* d)
+{
+	ldns_rr_list_deep_free(d->rrs);
+	ldns_rr_list_deep_free(d->sigs);
+	d->rrs = d->sigs = NULL;
+}
+
+/* The NSEC RRset of entry it from the RRset cache into d (its RRSIGs
+ * only for a DNSSEC answer). Gone, expired or not validated there: the
+ * entry is dropped from the index (it may be its zone's last: z is then
+ * freed) and 0 returned. */
+static int nsec_fetch(struct val_neg_cache* c, struct neg_item* it,
+	struct synth* s, struct dec* d)
+{
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	struct neg_zone* z = it->zone;
+	time_t expire = 0;
+	if(val_negtree_ckey_name(it->node.ckey, it->node.cklen, name) &&
+		val_neg_rrset_fetch(c->rrsets, name, TYPE_NSEC,
+		it->node.cklen == z->node.cklen ? RRSET_FLAG_NSEC_APEX : 0,
+		s->now, &d->rrs, s->dnssec ? &d->sigs : NULL, &expire)) {
+		if(ldns_rr_list_rr_count(d->rrs) == 1) {
+			use_ttl(s, expire);
+			return 1;
+		}
+		dec_free(d);
+	}
+	item_remove(c, it);
+	return 0;
+}
+
+/* The entry with the greatest owner <= name, with its NSEC fetched. */
 static struct neg_item* nsec_le(struct val_neg_cache* c, struct neg_zone* z,
-	const uint8_t* name, struct synth* s)
+	const uint8_t* name, struct synth* s, struct dec* d)
 {
 	struct neg_item* it = (struct neg_item*)val_negtree_find_le(&z->nsecs,
 		name);
-	if(!it)
+	if(!it || !nsec_fetch(c, it, s, d))
 		return NULL;
-	if(it->expire <= s->now) {
-		item_remove(c, it);
-		return NULL;
-	}
-	use_ttl(s, it->expire);
 	return it;
-}
-
-static struct neg_item* wild_of(struct neg_zone* z, const uint8_t* wc,
-	uint16_t type, time_t now)
-{
-	struct neg_item* it;
-	for(it = z->wilds; it; it = it->wnext)
-		if(it->type == type && it->expire > now &&
-			query_dname_compare(it->name, wc) == 0)
-			return it;
-	return NULL;
 }
 
 /* Append clones of src's RRs to *dst (created when NULL). */
@@ -653,18 +626,6 @@ static void expand(ldns_rr_list** dst, const ldns_rr_list* src,
 	}
 }
 
-/* An item's records, decoded for one answer. */
-struct dec {
-	ldns_rr_list* rrs, *sigs;
-};
-
-static void dec_free(struct dec* d)
-{
-	ldns_rr_list_deep_free(d->rrs);
-	ldns_rr_list_deep_free(d->sigs);
-	d->rrs = d->sigs = NULL;
-}
-
 /* The RRs of src into *dst (created when NULL); src is left empty. */
 static void move(ldns_rr_list** dst, ldns_rr_list** src, struct synth* s)
 {
@@ -723,7 +684,8 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 	const ldns_rr* mrr = ldns_rr_list_rr(dm->rrs, 0);
 	const uint8_t* ce;
 	uint8_t wc[LDNS_MAX_DOMAINLEN + 1];
-	struct neg_item* w, *wrr;
+	struct neg_item* w;
+	const ldns_rr* wrr;
 	struct dec dw = { NULL, NULL };
 	enum val_neg_answer kind = VAL_NEG_NONE;
 	if(!val_nsec_proves_name_error(mrr, qname)) {
@@ -739,34 +701,42 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 	if(!ce || !dname_subdomain_c(ce, z->name) ||
 		val_dname_wildcard(ce, wc) == 0)
 		return VAL_NEG_NONE;
-	/* a wildcard RRset of the type: the NSEC that proves the name
-	 * absent with the wildcard's closest encloser is its proof */
-	if((wrr = wild_of(z, wc, qtype, s->now)) != NULL &&
-		val_nsec_prove_wildcard_answer(proof, qname, ce, NULL) ==
-		SEC_SECURE) {
+	/* a wildcard RRset of the type in the RRset cache: the NSEC that
+	 * proves the name absent with the wildcard's closest encloser is
+	 * its proof */
+	if(z->wild_seen && qtype != TYPE_CNAME && qtype != TYPE_DNAME &&
+		qtype != TYPE_NSEC && qtype != TYPE_RRSIG &&
+		qtype != TYPE_ANY) {
 		struct dec d = { NULL, NULL };
-		if(!item_decode(wrr, &d.rrs, s->dnssec ? &d.sigs : NULL))
-			return VAL_NEG_NONE;
-		use_ttl(s, wrr->expire);
-		expand(ans, d.rrs, qname, s);
-		expand(ans, d.sigs, qname, s);
-		dec_free(&d);
-		if(s->dnssec) {
-			move(auth, &dm->rrs, s);
-			move(auth, &dm->sigs, s);
+		time_t expire = 0;
+		if(val_neg_rrset_fetch(c->rrsets, wc, qtype, 0, s->now,
+			&d.rrs, s->dnssec ? &d.sigs : NULL, &expire) &&
+			val_nsec_prove_wildcard_answer(proof, qname, ce,
+			NULL) == SEC_SECURE) {
+			use_ttl(s, expire);
+			expand(ans, d.rrs, qname, s);
+			expand(ans, d.sigs, qname, s);
+			dec_free(&d);
+			if(s->dnssec) {
+				move(auth, &dm->rrs, s);
+				move(auth, &dm->sigs, s);
+			}
+			touch(c, m);
+			return VAL_NEG_WILDCARD;
 		}
-		touch(c, m);
-		touch(c, wrr);
-		return VAL_NEG_WILDCARD;
+		dec_free(&d);
 	}
-	if(!(w = nsec_le(c, z, wc, s)))
+	w = (struct neg_item*)val_negtree_find_le(&z->nsecs, wc);
+	if(!w)
 		return VAL_NEG_NONE;
 	if(w != m) {
-		if(!item_decode(w, &dw.rrs, s->dnssec ? &dw.sigs : NULL))
+		/* a miss drops w, never m: the zone stays */
+		if(!nsec_fetch(c, w, s, &dw))
 			return VAL_NEG_NONE;
 		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
 	}
-	if(query_dname_compare(w->name, wc) == 0) {
+	wrr = ldns_rr_list_rr(w != m ? dw.rrs : dm->rrs, 0);
+	if(query_dname_compare(ldns_rdf_data(ldns_rr_owner(wrr)), wc) == 0) {
 		/* the wildcard exists without the type: wildcard NODATA */
 		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
 			SEC_SECURE && negative(z, dm, w != m ? &dw : NULL, s,
@@ -801,12 +771,9 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 			return VAL_NEG_NONE;
 		start = dname_remove_label(qname);
 	}
-	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s)))
+	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s, &dm)))
 		return VAL_NEG_NONE;
-	if(!item_decode(m, &dm.rrs, s->dnssec ? &dm.sigs : NULL))
-		return VAL_NEG_NONE;
-	if(ldns_rr_list_rr_count(dm.rrs) != 1 ||
-		!(proof = ldns_rr_list_new())) {
+	if(!(proof = ldns_rr_list_new())) {
 		dec_free(&dm);
 		return VAL_NEG_NONE;
 	}
@@ -854,26 +821,31 @@ void val_neg_flush_all(struct val_neg_cache* c)
 	while(c->lru_head)
 		item_remove(c, c->lru_head);
 	pthread_mutex_unlock(&c->lock);
+	val_neg_nsec3_flush_all(c->nsec3);
 }
 
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 {
-	size_t n = 0;
+	size_t n = 0, kl;
 	struct neg_item* it, *next;
-	if(!c)
+	uint8_t ck[NEGTREE_CKEY_MAX];
+	if(!c || !dname_valid(zone, LDNS_MAX_DOMAINLEN + 1))
 		return 0;
+	/* a name is at or below zone when zone's canonical key starts its
+	 * own (a 0 byte there only ends a label) */
+	kl = val_negtree_ckey(zone, ck);
 	pthread_mutex_lock(&c->lock);
 	for(it = c->lru_head; it; it = next) {
 		next = it->next;
-		/* the records at or below zone; a zone whose last record
-		 * goes is freed with it (next is not that record) */
-		if(dname_subdomain_c(it->name, zone)) {
+		/* the entries at or below zone; a zone whose last entry
+		 * goes is freed with it (next is not that entry) */
+		if(it->node.cklen >= kl && memcmp(it->node.ckey, ck, kl) == 0) {
 			item_remove(c, it);
 			n++;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	return n;
+	return n + val_neg_nsec3_flush_zone(c->nsec3, zone);
 }
 
 size_t val_neg_count(struct val_neg_cache* c)
@@ -895,7 +867,7 @@ size_t val_neg_get_mem(struct val_neg_cache* c)
 	pthread_mutex_lock(&c->lock);
 	n = c->mem + sizeof(*c);
 	pthread_mutex_unlock(&c->lock);
-	return n;
+	return n + val_neg_nsec3_get_mem(c->nsec3);
 }
 
 void val_neg_delete(struct val_neg_cache* c)
@@ -903,6 +875,7 @@ void val_neg_delete(struct val_neg_cache* c)
 	if(!c)
 		return;
 	val_neg_flush_all(c);
+	val_neg_nsec3_delete(c->nsec3);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

@@ -14,14 +14,21 @@
  * Each proof is checked by the validator's own NSEC proofs
  * (val_nsec.h), so only what would validate as secure is answered.
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
- * Unbound 1.17.
+ * Unbound 1.17, except to prove a delegation has no DS (val_neg_nsec3.h,
+ * held beside: val_neg_add, the flushes and val_neg_get_mem cover it).
+ * NSEC3s never enter this index: that store keeps its own copies (also a
+ * referral's, unchecked), with a neg-cache-size bound of its own.
  *
- * Shared by every worker, under one mutex; the records are copies in
- * wire form, so nothing points into the message that brought them. Bounded
- * by neg-cache-size bytes with LRU eviction over all zones; each record
- * is dropped when its TTL ends. A negative answer also needs the zone's
- * SOA (from a secure negative answer of the zone) for its authority
- * section and its TTL. */
+ * Shared by every worker, under one mutex. compat: unbound-1.17: as
+ * Unbound's, it is an index: per zone the owner names of the validated
+ * NSECs, while the NSEC RRsets (with their RRSIGs) and the wildcard RRsets
+ * are kept in the shared RRset cache (val_neg_rrset.h) and taken from
+ * there for each answer; one gone from there, expired or no longer
+ * validated proves nothing and leaves the index. neg-cache-size bounds
+ * what the index takes (about 110 bytes an NSEC), with LRU eviction over
+ * all zones; rrset-cache-size bounds the RRsets. A negative answer also
+ * needs the zone's SOA (kept here, from a secure negative answer of the
+ * zone) for its authority section and its TTL. */
 #ifndef VALIDATOR_VAL_NEG_H
 #define VALIDATOR_VAL_NEG_H
 #include <stddef.h>
@@ -30,18 +37,27 @@
 #include <ldns/ldns.h>
 
 struct config_file;
+struct rrset_cache;
 struct val_neg_cache;
+struct val_neg_nsec3;
 
-/* Create with a byte bound (neg-cache-size). NULL on no memory. */
-struct val_neg_cache* val_neg_create(size_t maxmem);
-struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg);
+/* Create with a byte bound (neg-cache-size) over the RRset cache that
+ * holds the records (NULL: no NSEC is kept; the NSEC3 store works
+ * still). NULL on no memory. */
+struct val_neg_cache* val_neg_create(size_t maxmem,
+	struct rrset_cache* rrsets);
+struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
+	struct rrset_cache* rrsets);
 void val_neg_delete(struct val_neg_cache* c);
 
 /* Keep what a secure message proves: the NSEC RRs of authority (each
- * with its RRSIGs, in the zone of its signer), the SOA of that zone,
+ * with its RRSIGs, in the zone of its signer: the RRset to the RRset
+ * cache as validated, its owner to the index), the SOA of that zone,
  * and the wildcard RRsets of answer (an RRSIG whose labels field is
- * below the owner's label count). Call only for messages the validator
- * found secure. now: the time the TTLs count from. */
+ * below the owner's label count; to the RRset cache under the wildcard
+ * name), and the NSEC3s of authority to the NSEC3 store (for DS
+ * absence). Call only for messages the validator found secure. now: the
+ * time the TTLs count from. */
 void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now);
 
@@ -63,11 +79,16 @@ enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
 
-/* Remote control: drop everything; drop the records whose owner is at
- * or below zone (returns how many went). */
+/* The NSEC3 records kept for DS absence (val_neg_nsec3.h); NULL for c
+ * NULL. */
+struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c);
+
+/* Remote control: drop the whole index and the kept NSEC3s; drop the
+ * entries (and kept NSEC3s) whose owner is at or below zone (returns how
+ * many went). The RRset cache is flushed on its own. */
 void val_neg_flush_all(struct val_neg_cache* c);
 size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
-/* Records held (NSECs and wildcard RRsets), and bytes in use. */
+/* NSEC owners in the index, and the bytes it uses. */
 size_t val_neg_count(struct val_neg_cache* c);
 size_t val_neg_get_mem(struct val_neg_cache* c);
 

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "validator/val_negtree.h"
 #include <string.h>
+#include <ldns/ldns.h>
 
 size_t val_negtree_ckey(const uint8_t* name, uint8_t* out)
 {
@@ -28,6 +29,38 @@ size_t val_negtree_ckey(const uint8_t* name, uint8_t* out)
 		}
 		out[len++] = 0;
 	}
+	return len;
+}
+
+size_t val_negtree_ckey_name(const uint8_t* ck, size_t cklen, uint8_t* out)
+{
+	size_t start[128], pos = 0, len = 0;
+	int n = 0, i;
+	/* where each label starts (root side first); 0 ends a label and
+	 * nothing else, as 0 and 1 inside one are escaped */
+	while(pos < cklen) {
+		if(n == 128)
+			return 0;
+		start[n++] = pos;
+		while(pos < cklen && ck[pos] != 0)
+			pos += ck[pos] == 1 ? 2 : 1;
+		if(pos >= cklen)
+			return 0;
+		pos++;
+	}
+	for(i = n - 1; i >= 0; i--) {
+		size_t at = len++;
+		for(pos = start[i]; ck[pos] != 0; pos++) {
+			if(len >= LDNS_MAX_DOMAINLEN)
+				return 0;
+			out[len++] = ck[pos] == 1 ? (uint8_t)(ck[++pos] - 1) :
+				ck[pos];
+		}
+		if(len - at - 1 == 0 || len - at - 1 > 63)
+			return 0;
+		out[at] = (uint8_t)(len - at - 1);
+	}
+	out[len++] = 0;
 	return len;
 }
 

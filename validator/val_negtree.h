@@ -36,6 +36,11 @@ struct negtree_node {
  * comparison. Returns the length. */
 size_t val_negtree_ckey(const uint8_t* name, uint8_t* out);
 
+/* The wire name (lowercased) a canonical key was made from, into out
+ * (LDNS_MAX_DOMAINLEN + 1 bytes); its length, 0 if ck is no such key.
+ * So an entry may keep the key alone. */
+size_t val_negtree_ckey_name(const uint8_t* ck, size_t cklen, uint8_t* out);
+
 struct negtree {
 	struct negtree_node* root;
 	size_t count;

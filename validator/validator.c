@@ -12,6 +12,7 @@
 #include "validator/val_kcache.h"
 #include "validator/val_signal.h"
 #include "validator/val_neg.h"
+#include "validator/val_neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -381,6 +382,11 @@ static enum module_state finish(struct module_qstate* qs,
 		/* what it proves answers later questions (RFC 8198) */
 		val_neg_add(qs->env->neg_cache, qs->res.answer,
 			qs->res.authority, time(NULL));
+	else if(st == SEC_SECURE && qs->env->neg_cache)
+		/* compat: unbound-1.17: DS absence even so (val_neg_nsec3.h) */
+		val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
+			qs->res.authority, NULL, VAL_NEG_NSEC3_SECURE,
+			time(NULL));
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
 	case SEC_INSECURE: ve->stats.insecure++; break;
@@ -542,6 +548,33 @@ static enum module_state start_check(struct module_qstate* qs,
 	return run(qs, vq, ve);
 }
 
+/* compat: unbound-1.17: a DS question a kept NSEC3 of the parent zone answers
+ * (NODATA: no DS at the delegation; val_neg_nsec3.h). The walk's own DS lookup
+ * may use a referral's unchecked NSEC3, as Unbound's validator does, since the
+ * walk verifies the proof itself; a client gets checked records only. Not
+ * counted in num.query.aggressive.*: Unbound counts only its NSEC answers. */
+static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
+{
+	ldns_rr_list* auth;
+	int walk = (qs->flags & MODQ_NOVAL) != 0;
+	if(!val_neg_nsec3_ds(val_neg_nsec3_of(qs->env->neg_cache), qs->qname,
+		time(NULL), !walk, walk || (qs->flags & MODQ_DO),
+		ve->max_neg_ttl, &auth))
+		return 0;
+	module_result_clear(&qs->res);
+	qs->res.rcode = RCODE_NOERROR;
+	qs->res.authority = auth;
+	qs->res.security = walk ? SEC_UNCHECKED : SEC_SECURE;
+	qs->res.no_store = 1;
+	if(verbosity >= VERB_ALGO) {
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s DS answered from a kept "
+			"NSEC3 (NODATA%s)", n, walk ? ", for the walk" : "");
+	}
+	return 1;
+}
+
 /* compat: unbound-1.17: RFC 8198: a question the validated NSECs of the cache
  * answer, as secure, before anything goes upstream. Not for refreshes (they
  * must ask), nor for a module's own lookups other than DS (the walk's DS
@@ -550,7 +583,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 {
 	enum val_neg_answer a;
 	ldns_rr_list* answer, *authority;
-	if(!ve->aggressive || !qs->env->neg_cache ||
+	if(!qs->env->neg_cache || (!ve->aggressive && qs->qtype != TYPE_DS) ||
 		(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH | MODQ_PRIME |
 		MODQ_DETACHED)) || ((qs->flags & MODQ_NOVAL) &&
 		qs->qtype != TYPE_DS) || qs->qclass != CLASS_IN ||
@@ -561,13 +594,17 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	if(ve->root_key_sentinel && val_sentinel_fails(qs->env->anchors,
 		qs->qname, qs->qclass))
 		return 0;
+	/* compat: unbound-1.17: with aggressive-nsec: no, Unbound still proves
+	 * DS absence from its negative cache */
+	if(!ve->aggressive)
+		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	/* the RRSIGs and NSECs only for a DO client, or the walk (which
 	 * checks the DS proof's signatures itself) */
 	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,
 		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
 		MODQ_NOVAL)) != 0, &answer, &authority);
 	if(a == VAL_NEG_NONE)
-		return 0;
+		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	module_result_clear(&qs->res);
 	qs->res.rcode = a == VAL_NEG_NXDOMAIN ? RCODE_NXDOMAIN :
 		RCODE_NOERROR;

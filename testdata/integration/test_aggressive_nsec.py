@@ -7,7 +7,8 @@ covered by the same NSEC records is answered NXDOMAIN with AD and no
 upstream query (num.query.udpout + tcpout: test_control.py shows they
 equal what the servers log); NODATA the same; wildcard answers and
 wildcard NODATA from a cached wildcard and its NSEC; aggressive-nsec: no
-turns it off; an NSEC from an insecure or bogus answer is never used.
+turns it off; an NSEC from an insecure or bogus answer is never used; an
+NSEC flushed from the RRset cache (flush_type) is not used any more.
 Every answer is compared with the reference's (rcode, AD, answer and
 authority RRsets), and ours may not send more upstream queries than it.
 
@@ -126,6 +127,26 @@ def test_second_nxdomain_from_the_same_nsec(pair):
         assert r.returncode == 0, r.stdout + r.stderr
     a, up, agg = ask_both(pair, "zz5.example.sec1.", "A", fewer=False)
     assert a.rcode() == dns.rcode.NXDOMAIN and agg == (0, 0) and up > 0
+
+
+def test_nsec_flushed_from_rrset_cache_not_used(pair):
+    # the NSECs are in the RRset cache (the aggressive cache indexes
+    # them, as Unbound's): flush_type of the NSEC that covers the name
+    # (www -> apex) sends the next name upstream again, in both; its
+    # answer brings the NSEC back
+    ours, ref = pair
+    a, up, agg = ask_both(pair, "zz10.example.sec1.", "A", fewer=False)
+    a, up, agg = ask_both(pair, "zz11.example.sec1.", "A")
+    assert a.rcode() == dns.rcode.NXDOMAIN and up == 0 and agg == (1, 0)
+    for srv, binary in ((ours, OUR_CTL), (ref, DEB_CTL)):
+        r = ctl(srv.conf, "flush_type", "www.example.sec1.", "NSEC",
+                binary=binary)
+        assert r.returncode == 0, r.stdout + r.stderr
+    a, up, agg = ask_both(pair, "zz12.example.sec1.", "A")
+    assert a.rcode() == dns.rcode.NXDOMAIN and a.flags & dns.flags.AD
+    assert agg == (0, 0) and up > 0, (up, agg)
+    a, up, agg = ask_both(pair, "zz13.example.sec1.", "A")
+    assert a.rcode() == dns.rcode.NXDOMAIN and up == 0 and agg == (1, 0)
 
 
 def test_insecure_add_stops_aggressive_answers(pair):

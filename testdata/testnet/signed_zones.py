@@ -149,6 +149,16 @@ def zones():
             "*.wild A 192.0.2.141"],
             nsec3={"iterations": 500, "salt": "ab"}),
         SZone("ok.sec2.", CHILDREN, ["www A 192.0.2.142"], "ED25519"),
+        # NSEC3 without opt-out (ECDSAP256) above an insecure delegation,
+        # whose referral's NSEC3 proves the child has no DS (the
+        # aggressive cache's DS proof, val_neg_nsec3.h); the same below
+        # iter500 (too many iterations: not used)
+        SZone("n3.sec1.", CHILDREN, ["www A 192.0.2.145"],
+              nsec3={"iterations": 0}),
+        SZone("child.n3.sec1.", UNSIGNED, ["www A 192.0.2.162"], None,
+              ds=False),
+        SZone("child.iter500.sec1.", UNSIGNED, ["www A 192.0.2.163"], None,
+              ds=False),
         # two servers: the hidden NSD and the MITM, which strips the
         # RRSIGs of names under w.flaky.sec1. (val-max-restart: a bogus
         # answer is asked again of the other server)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/val_neg_test.c - the aggressive NSEC cache: the
  * canonical-order treap (find, find_le and remove against a sorted
- * array, its depth with names inserted in order), and the cache built
- * on it: NXDOMAIN, NODATA, empty non-terminal, wildcard answer and
- * wildcard NODATA made from stored NSECs; TTLs capped by the records,
- * the SOA and cache-max-negative-ttl; expiry; what is never stored (no
- * RRSIG, an owner outside the signer's zone); the byte bound with LRU
- * eviction; flush_zone. */
+ * array, its depth with names inserted in order; names back from their
+ * keys), and the cache built on it: NXDOMAIN, NODATA, empty
+ * non-terminal, wildcard answer and wildcard NODATA made from stored
+ * NSECs; TTLs capped by the records, the SOA and
+ * cache-max-negative-ttl; expiry; what is never stored (no RRSIG, an
+ * owner outside the signer's zone); the byte bound with LRU eviction;
+ * flush_zone; the records taken from the RRset cache (gone or
+ * unvalidated there: not used); 3,000 NSECs of a zone in 1m. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include "validator/val_neg.h"
 #include "validator/val_negtree.h"
+#include "services/cache/rrset.h"
 #include "util/dname.h"
 
 #define T0 1000000
@@ -79,6 +82,15 @@ static void test_ckey_order(void** state)
 			ldns_rdf_deep_free(rb);
 			la = val_negtree_ckey(a, ka);
 			lb = val_negtree_ckey(b, kb);
+			/* the name comes back from its key (lowercased) */
+			{
+				uint8_t back[LDNS_MAX_DOMAINLEN + 1];
+				size_t bl = val_negtree_ckey_name(ka, la, back);
+				assert_int_equal(bl, dname_valid(a,
+					LDNS_MAX_DOMAINLEN + 1));
+				assert_int_equal(query_dname_compare(back, a),
+					0);
+			}
 			want = dname_canonical_compare(a, b);
 			got = memcmp(ka, kb, la < lb ? la : lb);
 			if(got == 0)
@@ -161,6 +173,25 @@ static void test_tree_against_sorted(void** state)
 
 /* ---- the cache ------------------------------------------------------ */
 
+/* The RRset cache the NSEC and wildcard RRsets go to (4m, as
+ * rrset-cache-size's default), new for each test. */
+static struct rrset_cache* rc;
+
+static int rc_setup(void** state)
+{
+	(void)state;
+	rc = rrset_cache_create(4 * 1024 * 1024, 4, 0, 86400);
+	return rc ? 0 : -1;
+}
+
+static int rc_teardown(void** state)
+{
+	(void)state;
+	rrset_cache_delete(rc);
+	rc = NULL;
+	return 0;
+}
+
 static ldns_rr* rr(const char* text)
 {
 	ldns_rr* r = NULL;
@@ -239,7 +270,7 @@ static void done(ldns_rr_list* a, ldns_rr_list* b)
 
 static void test_nxdomain_nodata(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024);
+	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
 	ldns_rr_list* auth = zone_denial(), *a, *n;
 	(void)state;
 	val_neg_add(c, NULL, auth, T0);
@@ -302,14 +333,28 @@ static void test_nxdomain_nodata(void** state)
 
 static void test_wildcard(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024);
+	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
 	ldns_rr_list* auth = zone_denial(), *a, *n;
 	/* a wildcard answer: a.w.example. A signed with 2 labels */
 	ldns_rr_list* ans = list("a.w.example. 500 IN A 192.0.2.1",
 		SIG("a.w.example.", "A", "2", "500"), (char*)NULL);
 	(void)state;
 	val_neg_add(c, ans, auth, T0);
-	assert_int_equal(val_neg_count(c), 6);
+	/* the index holds the 5 NSEC owners; the wildcard RRset went to
+	 * the RRset cache as *.w.example., validated, with its RRSIG */
+	assert_int_equal(val_neg_count(c), 5);
+	{
+		uint8_t wn[LDNS_MAX_DOMAINLEN + 1];
+		struct rrset_entry* e;
+		assert_true(dname_from_str("*.w.example.", wn) > 0);
+		e = rrset_cache_lookup(rc, wn, LDNS_RR_TYPE_A, 1, 0, T0);
+		assert_non_null(e);
+		assert_int_equal(e->trust, RRSET_TRUST_VALIDATED);
+		assert_int_equal(e->count, 1);
+		assert_int_equal(e->rrsig_count, 1);
+		assert_int_equal(e->expire, T0 + 500);
+		rrset_cache_release(rc, e);
+	}
 	assert_int_equal(synth(c, "b.w.example.", LDNS_RR_TYPE_A, T0 + 1, 3600,
 		&a, &n), VAL_NEG_WILDCARD);
 	assert_int_equal(ldns_rr_list_rr_count(a), 2);
@@ -352,7 +397,7 @@ static void test_wildcard(void** state)
 
 static void test_not_stored(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024);
+	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
 	/* no RRSIG; an NSEC signed by a zone it is not in */
 	ldns_rr_list* auth = list(SOA, SIG("example.", "SOA", "1", "900"),
 		"www.example. 600 IN NSEC example. A RRSIG NSEC",
@@ -364,7 +409,7 @@ static void test_not_stored(void** state)
 	ldns_rr_list_deep_free(auth);
 	/* aggressive-nsec with neg-cache-size 0: nothing kept */
 	val_neg_delete(c);
-	c = val_neg_create(0);
+	c = val_neg_create(0, rc);
 	auth = zone_denial();
 	val_neg_add(c, NULL, auth, T0);
 	assert_int_equal(val_neg_count(c), 0);
@@ -377,7 +422,7 @@ static void test_not_stored(void** state)
 static void test_bound_and_flush(void** state)
 {
 	size_t max = 64 * 1024;
-	struct val_neg_cache* c = val_neg_create(max);
+	struct val_neg_cache* c = val_neg_create(max, rc);
 	int z, i;
 	ldns_rr_list* a, *n;
 	(void)state;
@@ -399,10 +444,13 @@ static void test_bound_and_flush(void** state)
 			ldns_rr_list_deep_free(auth);
 			assert_true(val_neg_get_mem(c) <= max + 4096);
 		}
-	/* stored as wire: about 300 bytes a record with a short RSA-less
-	 * RRSIG, its zone's SOA included */
+	/* an index entry is about 110 bytes (the records are in the
+	 * RRset cache), and each zone keeps its SOA with RRSIG as ldns
+	 * objects (about 1,300 bytes with its name): 64 KiB holds some 19
+	 * of the 40 zones of 20 NSECs (with the records copied here as
+	 * wire, as before, it held more than 150 NSECs) */
 	assert_true(val_neg_count(c) < 800);
-	assert_true(val_neg_count(c) > 150);
+	assert_true(val_neg_count(c) > 350);
 	/* the last zone is there whole: x.n05.z39. and *.n05.z39. both
 	 * lie between n05 and n06 */
 	assert_int_equal(synth(c, "x.n05.z39.", LDNS_RR_TYPE_A, T0, 3600, &a,
@@ -423,15 +471,162 @@ static void test_bound_and_flush(void** state)
 	val_neg_delete(c);
 }
 
+/* The NSECs are taken from the RRset cache at each answer: one gone from
+ * there (flush_type NSEC, eviction) or not validated any more proves
+ * nothing and leaves the index; the apex NSEC has its own key there. */
+static void test_follows_rrset_cache(void** state)
+{
+	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	ldns_rr_list* auth = zone_denial(), *a, *n;
+	uint8_t www[LDNS_MAX_DOMAINLEN + 1], apex[LDNS_MAX_DOMAINLEN + 1];
+	(void)state;
+	assert_true(dname_from_str("www.example.", www) > 0);
+	assert_true(dname_from_str("example.", apex) > 0);
+	val_neg_add(c, NULL, auth, T0);
+	assert_int_equal(val_neg_count(c), 5);
+	/* the apex NSEC is under the apex key flag, the others not */
+	assert_int_equal(rrset_cache_remove(rc, apex, LDNS_RR_TYPE_NSEC, 1,
+		0), 0);
+	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0, 3600,
+		&a, &n), VAL_NEG_NXDOMAIN);
+	done(a, n);
+	/* www -> apex covers zz: removed from the RRset cache, it is not
+	 * used, and its entry leaves the index */
+	assert_int_equal(rrset_cache_remove(rc, www, LDNS_RR_TYPE_NSEC, 1, 0),
+		1);
+	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0, 3600,
+		&a, &n), VAL_NEG_NONE);
+	assert_null(a);
+	assert_null(n);
+	assert_int_equal(val_neg_count(c), 4);
+	/* c.example. needs a.b (covers it) and the apex NSEC (covers
+	 * *.example.): with the apex NSEC gone, no NXDOMAIN either */
+	assert_int_equal(synth(c, "c.example.", LDNS_RR_TYPE_A, T0, 3600,
+		&a, &n), VAL_NEG_NXDOMAIN);
+	done(a, n);
+	assert_int_equal(rrset_cache_remove(rc, apex, LDNS_RR_TYPE_NSEC, 1,
+		RRSET_FLAG_NSEC_APEX), 1);
+	assert_int_equal(synth(c, "c.example.", LDNS_RR_TYPE_A, T0, 3600,
+		&a, &n), VAL_NEG_NONE);
+	assert_int_equal(val_neg_count(c), 3);
+	/* an NSEC the RRset cache holds only unvalidated (an answer to a
+	 * question of type NSEC, after the validated one expired) */
+	val_neg_flush_all(c);
+	rrset_cache_flush_all(rc);
+	val_neg_add(c, NULL, auth, T0);
+	{
+		const uint8_t* rd[1];
+		uint16_t rl[1];
+		uint8_t rdata[64];
+		struct packed_rrset p;
+		ldns_buffer* b = ldns_buffer_new(64);
+		ldns_rr* r = ldns_rr_list_rr(auth, 2);  /* www NSEC */
+		assert_int_equal(ldns_rr_rdata2buffer_wire(b, r),
+			LDNS_STATUS_OK);
+		memcpy(rdata, ldns_buffer_begin(b), ldns_buffer_position(b));
+		rl[0] = (uint16_t)ldns_buffer_position(b);
+		rd[0] = rdata;
+		ldns_buffer_free(b);
+		memset(&p, 0, sizeof(p));
+		p.owner = www;
+		p.owner_len = dname_valid(www, LDNS_MAX_DOMAINLEN + 1);
+		p.type = LDNS_RR_TYPE_NSEC;
+		p.rclass = 1;
+		p.ttl = 600;
+		p.count = 1;
+		p.rdata = rd;
+		p.rdlen = rl;
+		/* a less trusted copy does not replace a fresh validated
+		 * one: still answered */
+		assert_int_equal(rrset_cache_store(rc, &p, NULL, 0,
+			RRSET_TRUST_AUTH_ANSWER, 1, T0 + 10), RRSET_KEPT_OLD);
+		assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A,
+			T0 + 10, 3600, &a, &n), VAL_NEG_NXDOMAIN);
+		done(a, n);
+		/* once it expired, the unvalidated copy takes its place */
+		assert_int_equal(rrset_cache_store(rc, &p, NULL, 0,
+			RRSET_TRUST_AUTH_ANSWER, 1, T0 + 600), RRSET_STORED);
+		assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A,
+			T0 + 600, 3600, &a, &n), VAL_NEG_NONE);
+	}
+	ldns_rr_list_deep_free(auth);
+	val_neg_delete(c);
+}
+
+/* A zone of 3,000 NSECs at neg-cache-size 1m (its default): the index
+ * holds them all (it held about 2,900 of a zone's NSECs when it kept the
+ * records), each answers a name it covers, and an entry costs what an
+ * index entry takes. */
+#define BIG 3000
+static void test_many_nsecs_fit(void** state)
+{
+	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	ldns_rr_list* a, *n;
+	int i;
+	(void)state;
+	for(i = 0; i < BIG; i++) {
+		char t1[256], t2[512], t3[256], t4[256], next[32];
+		ldns_rr_list* auth;
+		/* owners h0000 .. h2999, the last pointing to the apex;
+		 * a 64-byte signature, as ECDSA P-256's */
+		if(i + 1 < BIG)
+			snprintf(next, sizeof(next), "h%04d.big.", i + 1);
+		else	snprintf(next, sizeof(next), "big.");
+		snprintf(t1, sizeof(t1), "h%04d.big. 600 IN NSEC %s A RRSIG "
+			"NSEC", i, next);
+		snprintf(t2, sizeof(t2), "h%04d.big. 600 IN RRSIG NSEC 13 2 600 "
+			"20301231000000 20200101000000 1 big. "
+			"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+			"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", i);
+		snprintf(t3, sizeof(t3), "big. 900 IN SOA ns.big. h.big. 1 3600 "
+			"600 86400 300");
+		snprintf(t4, sizeof(t4), "big. 900 IN RRSIG SOA 13 1 900 "
+			"20301231000000 20200101000000 1 big. AAAA");
+		auth = list(t1, t2, t3, t4, (char*)NULL);
+		val_neg_add(c, NULL, auth, T0);
+		ldns_rr_list_deep_free(auth);
+	}
+	/* and the apex NSEC, which denies *.big. */
+	{
+		ldns_rr_list* auth = list("big. 600 IN NSEC h0000.big. SOA NS "
+			"RRSIG NSEC", "big. 600 IN RRSIG NSEC 13 1 600 "
+			"20301231000000 20200101000000 1 big. AAAA",
+			(char*)NULL);
+		val_neg_add(c, NULL, auth, T0);
+		ldns_rr_list_deep_free(auth);
+	}
+	assert_int_equal(val_neg_count(c), BIG + 1);
+	assert_true(val_neg_get_mem(c) <= 1024 * 1024);
+	assert_true(val_neg_get_mem(c) / (BIG + 1) < 130);
+	for(i = 0; i < BIG; i++) {
+		char q[64];
+		snprintf(q, sizeof(q), "h%04d-x.big.", i);
+		assert_int_equal(synth(c, q, LDNS_RR_TYPE_A, T0 + 1, 3600, &a,
+			&n), VAL_NEG_NXDOMAIN);
+		assert_int_equal(count_type(n, LDNS_RR_TYPE_NSEC), 2);
+		done(a, n);
+	}
+	assert_int_equal(val_neg_count(c), BIG + 1);
+	val_neg_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ckey_order),
 		cmocka_unit_test(test_tree_against_sorted),
-		cmocka_unit_test(test_nxdomain_nodata),
-		cmocka_unit_test(test_wildcard),
-		cmocka_unit_test(test_not_stored),
-		cmocka_unit_test(test_bound_and_flush),
+		cmocka_unit_test_setup_teardown(test_nxdomain_nodata,
+			rc_setup, rc_teardown),
+		cmocka_unit_test_setup_teardown(test_wildcard, rc_setup,
+			rc_teardown),
+		cmocka_unit_test_setup_teardown(test_not_stored, rc_setup,
+			rc_teardown),
+		cmocka_unit_test_setup_teardown(test_bound_and_flush,
+			rc_setup, rc_teardown),
+		cmocka_unit_test_setup_teardown(test_follows_rrset_cache,
+			rc_setup, rc_teardown),
+		cmocka_unit_test_setup_teardown(test_many_nsecs_fit,
+			rc_setup, rc_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
