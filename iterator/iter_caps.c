@@ -14,6 +14,7 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgparse.h"
+#include "util/reply_parse.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +88,7 @@ static ldns_pkt* parse_scrubbed(const struct iter_env* env,
 {
 	ldns_pkt* pkt = NULL;
 	struct scrub_result sr;
-	if(ldns_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK)
+	if(reply_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK)
 		return NULL;
 	if(iter_scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
 		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,

@@ -21,6 +21,7 @@
 #include "util/log.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "util/reply_parse.h"
 #include "validator/val_neg.h"
 #include "validator/val_neg_nsec3.h"
 #include <stdlib.h>
@@ -481,7 +482,7 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 	ldns_pkt* pkt = NULL;
 	struct scrub_result sr;
 	enum scrub_status ss;
-	if(ldns_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
+	if(reply_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
 		env->stats.bad_replies++;
 		server_unusable(env, iq, 0);
 		return;

@@ -21,6 +21,7 @@
 #include "util/module.h"
 #include "util/msgparse.h"
 #include "util/random.h"
+#include "util/reply_parse.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,7 +298,7 @@ static void probe_answer(void* arg, const uint8_t* reply, size_t len,
 	sl->busy = 0;
 	p = point_of(pr, sl->name, sl->namelen, sl->dclass);
 	if(!p || !reply || rcode == MESH_DROPPED ||
-		ldns_wire2pkt(&pkt, reply, len) != LDNS_STATUS_OK) {
+		reply_wire2pkt(&pkt, reply, len) != LDNS_STATUS_OK) {
 		verbose(VERB_ALGO, "autotrust: probe got no answer");
 	} else {
 		ldns_rr_list* keys = answer_rrs(pkt, p, 0);
