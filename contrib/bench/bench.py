@@ -932,6 +932,45 @@ def flood_queries(work, tag, n, zone_names, seed):
     return path
 
 
+def split_lines(path, k):
+    """path cut into k files of consecutive lines (path itself when k is
+    1): the flood's slices, each sent to both resolvers in turn, so a
+    change in the shared machine's load falls on both alike."""
+    if k <= 1:
+        return [path]
+    with open(path) as f:
+        lines = f.readlines()
+    n = (len(lines) + k - 1) // k
+    parts = []
+    for j in range(0, len(lines), n):
+        part = "%s.%d" % (path, len(parts))
+        with open(part, "w") as f:
+            f.writelines(lines[j:j + n])
+        parts.append(part)
+    return parts
+
+
+def merge_slices(rs):
+    """One round's figures from its slices: q/s over the summed wall
+    time, CPU per query and upstream queries per query over the summed
+    counts; busy: the server's CPU time over the wall time (well under
+    100%: it waited, for the client, upstream, or the CPU)."""
+    done = sum(r["completed"] for r in rs)
+    sent = sum(r["sent"] for r in rs)
+    n = max(done, 1)
+    wall = sum(r["completed"] / r["qps"] for r in rs if r["qps"])
+    cpu = sum(r["cpu_us"] * r["completed"] for r in rs)
+    return {"completed": done, "sent": sent,
+            "qps": done / wall if wall else 0.0,
+            "lost_pct": 100.0 * (sent - done) / max(sent, 1),
+            "nxdomain_pct": sum(r["nxdomain_pct"] * r["completed"]
+                                for r in rs) / n,
+            "cpu_us": cpu / n,
+            "busy_pct": 100.0 * cpu / 1e6 / wall if wall else 0.0,
+            "up_per_q": sum(r["up"] for r in rs) / n,
+            "aggr_pct": 100.0 * sum(r["aggr"] for r in rs) / n}
+
+
 def upstream_and_aggr(conf):
     """(queries sent upstream, aggressive NXDOMAIN answers) so far, from
     unbound-control stats_noreset (both daemons print Unbound's names)."""
@@ -960,23 +999,30 @@ def run_nxflood(a, work, nsd_port, hints):
     for rnd in range(a.rounds):
         qfile = flood_queries(work, "r%d" % rnd, a.flood_queries, a.names,
                               rnd)
-        order = servers if rnd % 2 == 0 else servers[::-1]
-        for s in order:
-            out = os.path.join(work, "flood-%s-%d.txt" % (s.label, rnd))
-            up0, ag0 = upstream_and_aggr(s.conf)
-            r = measure(a, s, qfile, out, once=True)
-            up1, ag1 = upstream_and_aggr(s.conf)
-            n = max(r["completed"], 1)
-            r["up_per_q"] = (up1 - up0) / n
-            r["aggr_pct"] = 100.0 * (ag1 - ag0) / n
+        parts = split_lines(qfile, a.flood_slices)
+        acc = {s.label: [] for s in servers}
+        for j, part in enumerate(parts):
+            order = servers if (rnd + j) % 2 == 0 else servers[::-1]
+            for s in order:
+                out = os.path.join(work, "flood-%s-%d-%d.txt" % (
+                    s.label, rnd, j))
+                up0, ag0 = upstream_and_aggr(s.conf)
+                r = measure(a, s, part, out, once=True)
+                up1, ag1 = upstream_and_aggr(s.conf)
+                r["up"], r["aggr"] = up1 - up0, ag1 - ag0
+                acc[s.label].append(r)
+        for s in servers:
+            r = merge_slices(acc[s.label])
             res[s.label].append(r)
             print("round %d %-8s %8.0f q/s lost %.2f%% NXDOMAIN %.2f%% "
-                  "upstream/query %.4f aggressive %.1f%% cpu %.2f us/q" % (
+                  "upstream/query %.4f aggressive %.1f%% cpu %.2f us/q "
+                  "busy %.0f%%" % (
                       rnd + 1, s.label, r["qps"], r["lost_pct"],
                       r["nxdomain_pct"], r["up_per_q"], r["aggr_pct"],
-                      r["cpu_us"]))
+                      r["cpu_us"], r["busy_pct"]))
             sys.stdout.flush()
-        os.unlink(qfile)
+        for part in set(parts + [qfile]):
+            os.unlink(part)
     for s in servers:
         check_secure(a, s, "h1." + BENCH_ZONE)
     cols = [s.label for s in servers]
@@ -993,12 +1039,16 @@ def run_nxflood(a, work, nsd_port, hints):
              ("NXDOMAIN %", [med(res[c], "nxdomain_pct") for c in cols], 2),
              ("server CPU us/query", [med(res[c], "cpu_us") for c in cols],
               2)]
+    for rnd in range(a.rounds):
+        rows.append(("round %d server busy %% of wall time" % (rnd + 1),
+                     [res[c][rnd]["busy_pct"] for c in cols], 0))
     table("random-subdomain flood: a new nonexistent name in every query, "
           "spread over the %d NSECs of the signed zone (%s), "
           "aggressive-nsec: yes, neg-cache-size default, threads %d, "
-          "%d rounds of %d names interleaved, dnsperf -c %d -q %d%s%s" % (
+          "%d rounds of %d names interleaved in %d slices, "
+          "dnsperf -c %d -q %d%s%s" % (
               a.names, a.alg, a.threads, a.rounds, a.flood_queries,
-              a.clients,
+              a.flood_slices, a.clients,
               a.outstanding, " -Q %d" % a.rate if a.rate else "",
               " -D" if a.do else ""),
           cols, rows, [(0, 1)])
@@ -1035,9 +1085,12 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     if a.nxflood:
         # warm with one name in every NSEC interval of the zone (each
         # NSEC into the caches), then new names: aggressive answers
+        # (--cg-cold: one name only, the keys into the caches; the
+        # measured names then mostly fall into gaps not seen yet, each
+        # an upstream query and a validation, as in round 1)
         wqfile = os.path.join(work, "cgwarm.txt")
         with open(wqfile, "w") as f:
-            for k in range(a.names):
+            for k in range(1 if a.cg_cold else a.names):
                 f.write("h%d-warm.%s A\n" % (k, BENCH_ZONE))
         qfile = flood_queries(work, "cg", a.cg_misses, a.names, 99)
         a.cg_runs = 1
@@ -1082,7 +1135,9 @@ def run_callgrind(a, work, nsd_port, qfile, hints):
     table("callgrind: user-space instructions per %s "
           "(counters zeroed after warm-up; %d pass(es) of %d queries at "
           "-Q %d%s%s)" % (
-              "validated miss" if a.misses else "aggressive NSEC answer "
+              "validated miss" if a.misses else "cold flood query "
+              "(a new nonexistent name, mostly in an unseen NSEC gap)"
+              if a.nxflood and a.cg_cold else "aggressive NSEC answer "
               "(a new nonexistent name)" if a.nxflood else
               "cache-hit query",
               a.cg_runs, a.cg_misses if a.misses or a.nxflood else a.names,
@@ -1234,6 +1289,9 @@ def main(argv=None):
                     "--names names (default 2000 in this mode)")
     ap.add_argument("--flood-queries", type=int, default=100000,
                     help="--nxflood: names per round")
+    ap.add_argument("--flood-slices", type=int, default=10,
+                    help="--nxflood: each round cut into this many "
+                    "slices, sent to the two resolvers in turn")
     ap.add_argument("--miss-names", type=int, default=400000,
                     help="--misses: names per round (more than a round "
                     "answers)")
@@ -1250,6 +1308,9 @@ def main(argv=None):
                     "round, the warm-up and --callgrind take new ones)")
     ap.add_argument("--cg-misses", type=int, default=2000,
                     help="--callgrind --misses: validated misses measured")
+    ap.add_argument("--cg-cold", action="store_true",
+                    help="--nxflood --callgrind: warm with one name only, "
+                    "so the measured names are cold misses (round 1)")
     ap.add_argument("--cg-warm", type=int, default=200,
                     help="--callgrind --misses: warm-up misses")
     ap.add_argument("--conn-clients", type=int, default=8)
