@@ -277,6 +277,11 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 	struct timeval rest;
 	(void)fd;
 	(void)ev;
+	if(c->doomed) {
+		log_err("%s: out of memory for an event", p->proto->name);
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
 	stamp(c);
 	if(time_left(c, &rest)) {
 		/* there was progress since the timer was set */
@@ -343,6 +348,20 @@ static inline void set_event(struct event* ev, short* on, short want)
 	else	(void)event_del(ev);
 }
 
+/* The slot's write event, made when first needed; 0: no memory (then
+ * the connection is closed from its timer, not under the caller). */
+static int write_event(struct stream_conn* c)
+{
+	if(c->ev_write)
+		return 1;
+	if((c->ev_write = event_new(c->pool->base, c->fd, EV_WRITE |
+		EV_PERSIST, write_cb, c)))
+		return 1;
+	c->doomed = 1;
+	event_active(&c->ev_timer, EV_TIMEOUT, 1);
+	return 0;
+}
+
 /* Add or delete the read and write events to match what each direction
  * waits for now. */
 static void update_events_slow(struct stream_conn* c)
@@ -359,7 +378,8 @@ static void update_events_slow(struct stream_conn* c)
 			want |= c->wr_need;
 	}
 	set_event(&c->ev_read, &c->read_on, want & EV_READ);
-	set_event(&c->ev_write, &c->write_on, want & EV_WRITE);
+	if((want & EV_WRITE) ? write_event(c) : c->write_on)
+		set_event(c->ev_write, &c->write_on, want & EV_WRITE);
 	/* input TLS has decrypted already (a record is up to 16 KiB; the
 	 * input buffer may have had less room) shows no event on the
 	 * socket */
@@ -569,6 +589,10 @@ static void do_read(struct stream_conn* c)
 	else if(r < 0) {
 		c->rd_need = r == STREAM_IO_WANT_WRITE ? EV_WRITE : EV_READ;
 		if(c->in_len == before) {
+			/* nothing for the protocol; what OpenSSL wrote (a
+			 * session ticket, a key update) goes now */
+			if(tls_unsent(c) > 0 && !flush_inline(c, 0))
+				return;
 			update_events(c);
 			idle_release(c);
 			return;
@@ -600,10 +624,30 @@ static void do_write(struct stream_conn* c)
 		idle_release(c);
 }
 
+/* The batching BIO collects the handshake's records: send them before
+ * waiting for the client. r: what the handshake waits for; returns what
+ * to wait for now (the socket's room first, when it is full). */
+static int handshake_push(struct stream_conn* c, int r)
+{
+	int w;
+	if(!c->bio || tls_unsent(c) == 0)
+		return r;
+	w = stream_bio_push(c->bio);
+	return w == 0 ? r : w;
+}
+
 static void do_handshake(struct stream_conn* c)
 {
-	int r = stream_tls_handshake(c->ssl, c->pool->proto->name);
+	int r = handshake_push(c, 0);
+	if(r == 0)
+		r = stream_tls_handshake(c->ssl, c->pool->proto->name);
 	if(r == STREAM_IO_ERROR) {
+		if(c->bio)  /* the alert OpenSSL wrote, if it can go */
+			(void)stream_bio_push(c->bio);
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	if(r < 0 && (r = handshake_push(c, r)) == STREAM_IO_ERROR) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
@@ -612,11 +656,12 @@ static void do_handshake(struct stream_conn* c)
 		update_events(c);
 		return;
 	}
+	/* a session ticket stays collected: it goes with the first
+	 * answer when that is read in this wake-up (do_read sends it
+	 * either way) */
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
 	c->ev_dirty = 1;
-	if(c->bio)
-		stream_bio_cork(c->bio, 1);  /* answers: sent once a wake-up */
 	if(c->pool->cfg.handshake_ms > 0 && c->tmo_default == 0) {
 		/* the handshake's bound is over: the pool's idle one */
 		c->tmo = c->pool->tmo;
@@ -731,7 +776,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	if(c->read_on)
 		(void)event_del(&c->ev_read);
 	if(c->write_on)
-		(void)event_del(&c->ev_write);
+		(void)event_del(c->ev_write);
 	(void)event_del(&c->ev_timer);
 	c->read_on = c->write_on = 0;
 	if(c->ssl) {
@@ -867,8 +912,10 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->fast = 0;
 	event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST, read_cb,
 		c);
-	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
-		write_cb, c);
+	if(c->ev_write)
+		event_assign(c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
+			write_cb, c);
+	c->doomed = 0;
 	evtimer_assign(&c->ev_timer, p->base, timer_cb, c);
 	c->older = p->newest;
 	c->newer = NULL;
@@ -1096,6 +1143,8 @@ void stream_pool_delete(struct stream_pool* p)
 	for(i = 0; i < p->cfg.max_conns; i++) {
 		free(p->conns[i].in);
 		free(p->conns[i].out);
+		if(p->conns[i].ev_write)
+			event_free(p->conns[i].ev_write);
 	}
 	for(i = 0; i < p->num_in_stash; i++)
 		free(p->in_stash[i]);

@@ -201,6 +201,11 @@ static long bio_ctrl(BIO* b, int cmd, long num, void* ptr)
 	(void)num;
 	switch(cmd) {
 	case BIO_CTRL_FLUSH:
+		/* corked: OpenSSL's flush after a handshake flight or a
+		 * session ticket waits for the wake-up's push, so a ticket
+		 * and the first answer leave in one send */
+		if(s->corked)
+			return 1;
 		switch(push(s)) {
 		case 1:
 			return 1;
@@ -269,6 +274,7 @@ struct stream_bio* stream_bio_attach(SSL* ssl, int fd,
 		return NULL;
 	}
 	s->fd = fd;
+	s->corked = 1;  /* the stream layer pushes after each step */
 	s->cache = cache;
 	BIO_set_data(b, s);
 	BIO_set_init(b, 1);

@@ -26,8 +26,9 @@ struct stream_bio* stream_bio_attach(SSL* ssl, int fd,
 size_t stream_bio_rpending(const struct stream_bio* b);
 /* Bytes of records written (corked) and not sent yet. */
 size_t stream_bio_wpending(const struct stream_bio* b);
-/* on: collect written records until stream_bio_push; off: write
- * through (after what is collected). */
+/* on (the state after attach): collect written records, handshake
+ * flights and OpenSSL's flushes included, until stream_bio_push; off:
+ * write through (after what is collected). */
 void stream_bio_cork(struct stream_bio* b, int on);
 /* Send what is collected: 0 when all went, else STREAM_IO_WANT_WRITE
  * or STREAM_IO_ERROR (stream_tls.h). */
