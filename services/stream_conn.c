@@ -939,7 +939,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	}
 	if(!(c->ssl = stream_tls_create(tls, fd, p->proto->name)) ||
 		(p->bio_cache && !(c->bio = stream_bio_attach(c->ssl, fd,
-		p->bio_cache)))) {
+		p->bio_cache, &c->bio_state)))) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
