@@ -277,11 +277,6 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 	struct timeval rest;
 	(void)fd;
 	(void)ev;
-	if(c->doomed) {
-		log_err("%s: out of memory for an event", p->proto->name);
-		conn_close(c, STREAM_CLOSE_ERROR);
-		return;
-	}
 	stamp(c);
 	if(time_left(c, &rest)) {
 		/* there was progress since the timer was set */
@@ -348,20 +343,6 @@ static inline void set_event(struct event* ev, short* on, short want)
 	else	(void)event_del(ev);
 }
 
-/* The slot's write event, made when first needed; 0: no memory (then
- * the connection is closed from its timer, not under the caller). */
-static int write_event(struct stream_conn* c)
-{
-	if(c->ev_write)
-		return 1;
-	if((c->ev_write = event_new(c->pool->base, c->fd, EV_WRITE |
-		EV_PERSIST, write_cb, c)))
-		return 1;
-	c->doomed = 1;
-	event_active(&c->ev_timer, EV_TIMEOUT, 1);
-	return 0;
-}
-
 /* Add or delete the read and write events to match what each direction
  * waits for now. */
 static void update_events_slow(struct stream_conn* c)
@@ -378,8 +359,7 @@ static void update_events_slow(struct stream_conn* c)
 			want |= c->wr_need;
 	}
 	set_event(&c->ev_read, &c->read_on, want & EV_READ);
-	if((want & EV_WRITE) ? write_event(c) : c->write_on)
-		set_event(c->ev_write, &c->write_on, want & EV_WRITE);
+	set_event(&c->ev_write, &c->write_on, want & EV_WRITE);
 	/* input TLS has decrypted already (a record is up to 16 KiB; the
 	 * input buffer may have had less room) shows no event on the
 	 * socket */
@@ -776,7 +756,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	if(c->read_on)
 		(void)event_del(&c->ev_read);
 	if(c->write_on)
-		(void)event_del(c->ev_write);
+		(void)event_del(&c->ev_write);
 	(void)event_del(&c->ev_timer);
 	c->read_on = c->write_on = 0;
 	if(c->ssl) {
@@ -912,10 +892,8 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->fast = 0;
 	event_assign(&c->ev_read, p->base, fd, EV_READ | EV_PERSIST, read_cb,
 		c);
-	if(c->ev_write)
-		event_assign(c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
-			write_cb, c);
-	c->doomed = 0;
+	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
+		write_cb, c);
 	evtimer_assign(&c->ev_timer, p->base, timer_cb, c);
 	c->older = p->newest;
 	c->newer = NULL;
@@ -1143,8 +1121,6 @@ void stream_pool_delete(struct stream_pool* p)
 	for(i = 0; i < p->cfg.max_conns; i++) {
 		free(p->conns[i].in);
 		free(p->conns[i].out);
-		if(p->conns[i].ev_write)
-			event_free(p->conns[i].ev_write);
 	}
 	for(i = 0; i < p->num_in_stash; i++)
 		free(p->in_stash[i]);

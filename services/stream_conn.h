@@ -92,13 +92,8 @@ struct stream_conn {
 	struct stream_bio bio_state;
 	struct stream_conn* older, *newer;   /* open ones, by accept time */
 	int next_free;
-	struct event ev_read, ev_timer;
-	struct event* ev_write;  /* made the first time the slot waits for
-	                          * the socket's room (an idle connection
-	                          * never does), then kept with the slot */
+	struct event ev_read, ev_write, ev_timer;
 	short read_on, write_on; /* which of the events are added */
-	int doomed;              /* no memory for ev_write: the timer
-	                          * closes it */
 	int ev_dirty;            /* what they should be may have changed */
 	int fast;                /* plain and STREAM_OPEN: the hot path */
 	short rd_need, wr_need;  /* the event each direction waits for
