@@ -569,6 +569,10 @@ static void do_read(struct stream_conn* c)
 	else if(r < 0) {
 		c->rd_need = r == STREAM_IO_WANT_WRITE ? EV_WRITE : EV_READ;
 		if(c->in_len == before) {
+			/* nothing for the protocol; what OpenSSL wrote (a
+			 * session ticket, a key update) goes now */
+			if(tls_unsent(c) > 0 && !flush_inline(c, 0))
+				return;
 			update_events(c);
 			idle_release(c);
 			return;
@@ -600,10 +604,30 @@ static void do_write(struct stream_conn* c)
 		idle_release(c);
 }
 
+/* The batching BIO collects the handshake's records: send them before
+ * waiting for the client. r: what the handshake waits for; returns what
+ * to wait for now (the socket's room first, when it is full). */
+static int handshake_push(struct stream_conn* c, int r)
+{
+	int w;
+	if(!c->bio || tls_unsent(c) == 0)
+		return r;
+	w = stream_bio_push(c->bio);
+	return w == 0 ? r : w;
+}
+
 static void do_handshake(struct stream_conn* c)
 {
-	int r = stream_tls_handshake(c->ssl, c->pool->proto->name);
+	int r = handshake_push(c, 0);
+	if(r == 0)
+		r = stream_tls_handshake(c->ssl, c->pool->proto->name);
 	if(r == STREAM_IO_ERROR) {
+		if(c->bio)  /* the alert OpenSSL wrote, if it can go */
+			(void)stream_bio_push(c->bio);
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return;
+	}
+	if(r < 0 && (r = handshake_push(c, r)) == STREAM_IO_ERROR) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}
@@ -612,11 +636,12 @@ static void do_handshake(struct stream_conn* c)
 		update_events(c);
 		return;
 	}
+	/* a session ticket stays collected: it goes with the first
+	 * answer when that is read in this wake-up (do_read sends it
+	 * either way) */
 	c->state = STREAM_OPEN;
 	c->rd_need = EV_READ;
 	c->ev_dirty = 1;
-	if(c->bio)
-		stream_bio_cork(c->bio, 1);  /* answers: sent once a wake-up */
 	if(c->pool->cfg.handshake_ms > 0 && c->tmo_default == 0) {
 		/* the handshake's bound is over: the pool's idle one */
 		c->tmo = c->pool->tmo;
@@ -892,7 +917,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	}
 	if(!(c->ssl = stream_tls_create(tls, fd, p->proto->name)) ||
 		(p->bio_cache && !(c->bio = stream_bio_attach(c->ssl, fd,
-		p->bio_cache)))) {
+		p->bio_cache, &c->bio_state)))) {
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return;
 	}

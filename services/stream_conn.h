@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <event2/event_struct.h>
+#include "services/stream_tls_bio.h"
 
 struct event_base;
 struct stream_pool;
@@ -86,7 +87,9 @@ struct stream_conn {
 	struct stream_pool* pool;
 	int fd;
 	SSL* ssl;                /* NULL: plain */
-	struct stream_bio* bio;  /* ssl's batching BIO (cfg.tls_batch) */
+	struct stream_bio* bio;  /* ssl's batching BIO (cfg.tls_batch):
+	                          * NULL or bio_state */
+	struct stream_bio bio_state;
 	struct stream_conn* older, *newer;   /* open ones, by accept time */
 	int next_free;
 	struct event ev_read, ev_write, ev_timer;

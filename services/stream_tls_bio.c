@@ -28,16 +28,6 @@ struct stream_bio_cache {
 	int nr, nw;
 };
 
-struct stream_bio {
-	int fd;
-	int corked;
-	struct stream_bio_cache* cache;
-	uint8_t* rbuf;           /* [rpos, rlen) not taken by OpenSSL */
-	size_t rpos, rlen;
-	uint8_t* wbuf;           /* [wpos, wlen) not sent */
-	size_t wpos, wlen;
-};
-
 static BIO_METHOD* method;
 static pthread_once_t method_once = PTHREAD_ONCE_INIT;
 
@@ -201,6 +191,11 @@ static long bio_ctrl(BIO* b, int cmd, long num, void* ptr)
 	(void)num;
 	switch(cmd) {
 	case BIO_CTRL_FLUSH:
+		/* corked: OpenSSL's flush after a handshake flight or a
+		 * session ticket waits for the wake-up's push, so a ticket
+		 * and the first answer leave in one send */
+		if(s->corked)
+			return 1;
 		switch(push(s)) {
 		case 1:
 			return 1;
@@ -228,10 +223,9 @@ static long bio_ctrl(BIO* b, int cmd, long num, void* ptr)
 static int bio_destroy(BIO* b)
 {
 	struct stream_bio* s = BIO_get_data(b);
-	if(s) {
+	if(s) {  /* the storage is the caller's */
 		rbuf_release(s);
 		wbuf_release(s);
-		free(s);
 	}
 	BIO_set_data(b, NULL);
 	return 1;
@@ -257,18 +251,15 @@ static void method_init(void)
 }
 
 struct stream_bio* stream_bio_attach(SSL* ssl, int fd,
-	struct stream_bio_cache* cache)
+	struct stream_bio_cache* cache, struct stream_bio* s)
 {
-	struct stream_bio* s;
 	BIO* b;
 	(void)pthread_once(&method_once, method_init);
-	if(!method || !cache || !(s = calloc(1, sizeof(*s))))
+	if(!method || !cache || !(b = BIO_new(method)))
 		return NULL;
-	if(!(b = BIO_new(method))) {
-		free(s);
-		return NULL;
-	}
+	memset(s, 0, sizeof(*s));
 	s->fd = fd;
+	s->corked = 1;  /* the stream layer pushes after each step */
 	s->cache = cache;
 	BIO_set_data(b, s);
 	BIO_set_init(b, 1);

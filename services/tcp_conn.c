@@ -150,6 +150,9 @@ static struct tcp_pool* pool_create(struct event_base* base,
 	/* TLS: idle connections hold no buffers (plain ones keep theirs
 	 * for the hot path's sake; see services/stream_conn.h) */
 	cfg.lazy_buffers = tls;
+	/* TLS: a recv() a wake-up, and a wake-up's records (the session
+	 * ticket with the first answer) in one send() */
+	cfg.tls_batch = tls;
 	p->answer = answer;
 	p->arg = arg;
 	p->sp = stream_pool_create(base, &cfg, &dns_proto, p);

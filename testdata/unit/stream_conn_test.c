@@ -770,6 +770,90 @@ static void test_tls_batch(void** state)
 	tls_batch = 0;
 }
 
+/* Packets waiting on the client's end of a SOCK_SEQPACKET pair (each is
+ * one send of the server's), fed to the client's memory BIO; the server
+ * runs until at least one came (or max_ms). */
+static int seq_recv(struct t_state* t, int fd, BIO* into, int max_ms)
+{
+	static uint8_t pkt[40000];
+	double end = now_ms() + max_ms;
+	int n = 0;
+	for(;;) {
+		ssize_t r = recv(fd, pkt, sizeof(pkt), MSG_DONTWAIT);
+		if(r > 0) {
+			assert_int_equal(BIO_write(into, pkt, (int)r), (int)r);
+			n++;
+			continue;
+		}
+		if(n > 0 || now_ms() >= end)
+			return n;
+		pump(t, 2);
+	}
+}
+
+/* One query on the client (its records to the socket, the server's
+ * from rbio): the answer, and how many sends of the server's it took. */
+static int seq_query(struct t_state* t, SSL* ssl, int fd, BIO* rbio,
+	const char* q, const char* want)
+{
+	char buf[64];
+	int sends, n;
+	assert_int_equal(SSL_write(ssl, q, (int)strlen(q)), (int)strlen(q));
+	sends = seq_recv(t, fd, rbio, 3000);
+	n = SSL_read(ssl, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(want));
+	assert_memory_equal(buf, want, strlen(want));
+	return sends;
+}
+
+/* DNS over TLS's pool (lazy buffers, the batching BIO): a client whose
+ * Finished and first query come in one wake-up gets the session ticket
+ * and the answer in one send, and the handshake's flight went out
+ * although OpenSSL's own flush no longer sends. SOCK_SEQPACKET keeps
+ * each send of the server's apart. */
+static void test_tls_ticket_with_answer(void** state)
+{
+	struct t_state t;
+	SSL_CTX* sctx = server_ctx();
+	SSL_CTX* cctx = SSL_CTX_new(TLS_client_method());
+	BIO* rbio = BIO_new(BIO_s_mem());
+	SSL* ssl;
+	int sv[2], r, i;
+	(void)state;
+	SSL_CTX_set_num_tickets(sctx, 1);
+	t_lazy = 1;
+	tls_batch = 1;
+	t_setup(&t, 4, 4096, 4096, 5000, 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK,
+		0, sv), 0);
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0], sctx), 1);
+	assert_non_null(ssl = SSL_new(cctx));
+	SSL_set_bio(ssl, rbio, BIO_new_socket(sv[1], BIO_NOCLOSE));
+	SSL_set_connect_state(ssl);
+	for(i = 0; i < 10 && (r = SSL_connect(ssl)) != 1; i++) {
+		assert_int_equal(SSL_get_error(ssl, r), SSL_ERROR_WANT_READ);
+		/* the server's flight: one send */
+		assert_int_equal(seq_recv(&t, sv[1], rbio, 3000), 1);
+	}
+	assert_int_equal(r, 1);
+	/* Finished and the query wait together: ticket and answer in one */
+	assert_int_equal(seq_query(&t, ssl, sv[1], rbio, "first\n",
+		"FIRST\n"), 1);
+	assert_true(SSL_SESSION_is_resumable(SSL_get0_session(ssl)));
+	assert_int_equal(seq_query(&t, ssl, sv[1], rbio, "second\n",
+		"SECOND\n"), 1);
+	SSL_shutdown(ssl);
+	pump_until_closed(&t, 1, 2000);
+	assert_int_equal(t.closed, 1);
+	SSL_free(ssl);
+	close(sv[1]);
+	t_teardown(&t);
+	SSL_CTX_free(sctx);
+	SSL_CTX_free(cctx);
+	tls_batch = 0;
+	t_lazy = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_tls_lazy_buffers),
 		cmocka_unit_test(test_tls_batch),
+		cmocka_unit_test(test_tls_ticket_with_answer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
