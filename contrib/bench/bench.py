@@ -1314,6 +1314,8 @@ def main(argv=None):
     ap.add_argument("--cg-warm", type=int, default=200,
                     help="--callgrind --misses: warm-up misses")
     ap.add_argument("--conn-clients", type=int, default=8)
+    ap.add_argument("--tls-cert", choices=("p256", "rsa2048"),
+                    default="p256", help="the DoT/DoH servers' key type")
     bench_dot.add_args(ap)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--cg-runs", type=int, default=2)
