@@ -9,6 +9,7 @@
 #include "util/dname.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "util/rrlist_pack.h"
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -250,37 +251,6 @@ void iter_cache_ns_addrs(struct rrset_cache* c, const ldns_rr_list* ns,
 	}
 }
 
-/* The RRs of v appended to list as ldns RRs (wire: scratch room for
- * one RR). 0 on out of memory. */
-static int push_rrs(const struct packed_rrset* v, uint8_t* wire,
-	ldns_rr_list* list)
-{
-	size_t i;
-	for(i = 0; i < v->count; i++) {
-		ldns_rr* rr = NULL;
-		size_t pos = 0, len = v->owner_len;
-		memcpy(wire, v->owner, v->owner_len);
-		wire[len++] = (uint8_t)(v->type >> 8);
-		wire[len++] = (uint8_t)v->type;
-		wire[len++] = (uint8_t)(v->rclass >> 8);
-		wire[len++] = (uint8_t)v->rclass;
-		wire[len++] = (uint8_t)(v->ttl >> 24);
-		wire[len++] = (uint8_t)(v->ttl >> 16);
-		wire[len++] = (uint8_t)(v->ttl >> 8);
-		wire[len++] = (uint8_t)v->ttl;
-		wire[len++] = (uint8_t)(v->rdlen[i] >> 8);
-		wire[len++] = (uint8_t)v->rdlen[i];
-		memcpy(wire + len, v->rdata[i], v->rdlen[i]);
-		len += v->rdlen[i];
-		if(ldns_wire2rr(&rr, wire, len, &pos, LDNS_SECTION_ANSWER)
-			!= LDNS_STATUS_OK || !ldns_rr_list_push_rr(list, rr)) {
-			ldns_rr_free(rr);
-			return 0;
-		}
-	}
-	return 1;
-}
-
 /* Was v made from a wildcard (an RRSIG labels field below the owner's
  * label count, RFC 4035 5.3.2)? */
 static int wildcard_signed(const struct packed_rrset* v,
@@ -300,7 +270,6 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 {
 	struct rrset_entry* e;
 	struct packed_rrset v, sigs;
-	uint8_t* wire;
 	int ok;
 	if(!c)
 		return 0;
@@ -308,8 +277,7 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	e = rrset_cache_lookup(c, name, type, qclass, 0, now);
 	if(!e)
 		return 0;
-	if(e->trust < min_trust ||
-		!(wire = malloc(LDNS_MAX_DOMAINLEN + 1 + 10 + 65535))) {
+	if(e->trust < min_trust) {
 		rrset_cache_release(c, e);
 		return 0;
 	}
@@ -317,12 +285,11 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	if(wildcard_signed(&v, &sigs)) {
 		/* its proof of no closer match is not in the RRset cache:
 		 * ask again rather than answer what cannot validate */
-		free(wire);
 		rrset_cache_release(c, e);
 		return 0;
 	}
-	ok = push_rrs(&v, wire, list) && push_rrs(&sigs, wire, list);
-	free(wire);
+	ok = packed_rrset_to_rrlist(&v, list) &&
+		packed_rrset_to_rrlist(&sigs, list);
 	rrset_cache_release(c, e);
 	return ok;
 }

@@ -152,3 +152,34 @@ int rrlist_for_each_rrset_of(const ldns_rr_list* list, uint16_t t1,
 {
 	return for_each_set(list, t1, t2, fn, arg);
 }
+
+int packed_rrset_to_rrlist(const struct packed_rrset* v, ldns_rr_list* list)
+{
+	/* one RR: owner, type, class, TTL, rdlength, rdata */
+	static _Thread_local uint8_t wire[LDNS_MAX_DOMAINLEN + 1 + 10 +
+		65535];
+	size_t i;
+	for(i = 0; i < v->count; i++) {
+		ldns_rr* rr = NULL;
+		size_t pos = 0, len = v->owner_len;
+		memcpy(wire, v->owner, v->owner_len);
+		wire[len++] = (uint8_t)(v->type >> 8);
+		wire[len++] = (uint8_t)v->type;
+		wire[len++] = (uint8_t)(v->rclass >> 8);
+		wire[len++] = (uint8_t)v->rclass;
+		wire[len++] = (uint8_t)(v->ttl >> 24);
+		wire[len++] = (uint8_t)(v->ttl >> 16);
+		wire[len++] = (uint8_t)(v->ttl >> 8);
+		wire[len++] = (uint8_t)v->ttl;
+		wire[len++] = (uint8_t)(v->rdlen[i] >> 8);
+		wire[len++] = (uint8_t)v->rdlen[i];
+		memcpy(wire + len, v->rdata[i], v->rdlen[i]);
+		len += v->rdlen[i];
+		if(ldns_wire2rr(&rr, wire, len, &pos, LDNS_SECTION_ANSWER)
+			!= LDNS_STATUS_OK || !ldns_rr_list_push_rr(list, rr)) {
+			ldns_rr_free(rr);
+			return 0;
+		}
+	}
+	return 1;
+}

@@ -20,4 +20,9 @@ int rrlist_for_each_rrset_of(const ldns_rr_list* list, uint16_t t1,
 	uint16_t t2, int (*fn)(void* arg, const struct packed_rrset* set),
 	void* arg);
 
+/* The other way: the records of v appended to list as ldns RRs (built
+ * from wire form in a per-thread scratch buffer). 0 on out of memory;
+ * the records appended before stay in list. */
+int packed_rrset_to_rrlist(const struct packed_rrset* v, ldns_rr_list* list);
+
 #endif

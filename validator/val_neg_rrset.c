@@ -7,6 +7,7 @@
 #include "util/dname.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "util/rrlist_pack.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,36 +75,11 @@ int val_neg_rrset_store(struct rrset_cache* rc, const ldns_rr_list* rrs,
 	return r != RRSET_NOT_STORED;
 }
 
-/* The RRs of v appended to *l (created) as ldns RRs. 0 on no memory. */
+/* The RRs of v in a new list *l. 0 on no memory. */
 static int unpack(const struct packed_rrset* v, ldns_rr_list** l)
 {
-	static _Thread_local uint8_t wire[LDNS_MAX_DOMAINLEN + 1 + 10 + 65535];
-	size_t i;
-	if(!(*l = ldns_rr_list_new()))
-		return 0;
-	for(i = 0; i < v->count; i++) {
-		ldns_rr* rr = NULL;
-		size_t pos = 0, len = v->owner_len;
-		memcpy(wire, v->owner, v->owner_len);
-		wire[len++] = (uint8_t)(v->type >> 8);
-		wire[len++] = (uint8_t)v->type;
-		wire[len++] = (uint8_t)(v->rclass >> 8);
-		wire[len++] = (uint8_t)v->rclass;
-		wire[len++] = (uint8_t)(v->ttl >> 24);
-		wire[len++] = (uint8_t)(v->ttl >> 16);
-		wire[len++] = (uint8_t)(v->ttl >> 8);
-		wire[len++] = (uint8_t)v->ttl;
-		wire[len++] = (uint8_t)(v->rdlen[i] >> 8);
-		wire[len++] = (uint8_t)v->rdlen[i];
-		memcpy(wire + len, v->rdata[i], v->rdlen[i]);
-		len += v->rdlen[i];
-		if(ldns_wire2rr(&rr, wire, len, &pos, LDNS_SECTION_ANSWER)
-			!= LDNS_STATUS_OK || !ldns_rr_list_push_rr(*l, rr)) {
-			ldns_rr_free(rr);
-			return 0;
-		}
-	}
-	return 1;
+	return (*l = ldns_rr_list_new()) != NULL &&
+		packed_rrset_to_rrlist(v, *l);
 }
 
 int val_neg_rrset_fetch(struct rrset_cache* rc, const uint8_t* name,

@@ -459,6 +459,13 @@ int infra_get_lame_rtt(struct infra_cache* c,
 	return 1;
 }
 
+/* The timeouts in a row counted for qtype's kind (A, AAAA, other). */
+static int timeouts_for(const struct infra_entry* e, uint16_t qtype)
+{
+	return qtype == 1 ? e->d.timeout_A : qtype == 28 ?
+		e->d.timeout_AAAA : e->d.timeout_other;
+}
+
 int infra_backed_off(struct infra_cache* c,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now)
@@ -467,8 +474,7 @@ int infra_backed_off(struct infra_cache* c,
 	int cnt;
 	if(!e)
 		return 0;
-	cnt = qtype == 1 ? e->d.timeout_A : qtype == 28 ? e->d.timeout_AAAA :
-		e->d.timeout_other;
+	cnt = timeouts_for(e, qtype);
 	cnt = cnt >= TIMEOUT_COUNT_MAX && e->d.rtt.rto >= BACKED_OFF_MIN_RTO &&
 		now <= e->d.ttl;
 	entry_unlock(c, e);
@@ -483,8 +489,7 @@ int infra_timeouts(struct infra_cache* c,
 	int cnt;
 	if(!e)
 		return 0;
-	cnt = qtype == 1 ? e->d.timeout_A : qtype == 28 ? e->d.timeout_AAAA :
-		e->d.timeout_other;
+	cnt = timeouts_for(e, qtype);
 	entry_unlock(c, e);
 	return cnt;
 }
