@@ -14,6 +14,7 @@
 #include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/dname.h"
+#include "util/lru_list.h"
 #include "util/msgparse.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ struct neg_zone;
  * as Unbound's counts its index. */
 struct neg_item {
 	struct negtree_node node;     /* key NULL; ckey = data */
-	struct neg_item* prev, *next; /* LRU, most recently used first */
+	struct lru_link lru;          /* most recently used first */
 	struct neg_zone* zone;
 	uint8_t data[];               /* the canonical key */
 };
@@ -52,7 +53,7 @@ struct neg_zone {
 struct val_neg_cache {
 	pthread_mutex_t lock;
 	struct negtree zones;
-	struct neg_item* lru_head, *lru_tail;
+	struct lru_list lru;
 	size_t mem, maxmem, count;
 	struct rrset_cache* rrsets;   /* where the NSEC RRsets are */
 	struct val_neg_nsec3* nsec3;  /* NSEC3 for DS (val_neg_nsec3.h) */
@@ -127,28 +128,6 @@ struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c)
 	return c ? c->nsec3 : NULL;
 }
 
-static void lru_unlink(struct val_neg_cache* c, struct neg_item* it)
-{
-	if(it->prev)
-		it->prev->next = it->next;
-	else	c->lru_head = it->next;
-	if(it->next)
-		it->next->prev = it->prev;
-	else	c->lru_tail = it->prev;
-	it->prev = it->next = NULL;
-}
-
-static void lru_front(struct val_neg_cache* c, struct neg_item* it)
-{
-	it->prev = NULL;
-	it->next = c->lru_head;
-	if(c->lru_head)
-		c->lru_head->prev = it;
-	c->lru_head = it;
-	if(!c->lru_tail)
-		c->lru_tail = it;
-}
-
 static void zone_free(struct val_neg_cache* c, struct neg_zone* z)
 {
 	val_negtree_remove(&c->zones, &z->node);
@@ -168,7 +147,7 @@ static size_t item_mem(const struct neg_item* it)
 static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 {
 	struct neg_zone* z = it->zone;
-	lru_unlink(c, it);
+	lru_list_remove(&c->lru, &it->lru);
 	val_negtree_remove(&z->nsecs, &it->node);
 	c->mem -= item_mem(it);
 	c->count--;
@@ -182,8 +161,10 @@ static void item_remove(struct val_neg_cache* c, struct neg_item* it)
  * in the RRset cache, which has its own bound. */
 static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
 {
-	while(c->mem > c->maxmem && c->lru_tail && c->lru_tail != keep)
-		item_remove(c, c->lru_tail);
+	struct neg_item* last;
+	while(c->mem > c->maxmem && (last = LRU_ITEM(c->lru.tail,
+		struct neg_item, lru)) != NULL && last != keep)
+		item_remove(c, last);
 }
 
 static struct neg_zone* zone_get(struct val_neg_cache* c,
@@ -285,8 +266,7 @@ static void index_add(struct val_neg_cache* c, struct neg_zone* z,
 	struct negtree_node* old = val_negtree_find(&z->nsecs, name);
 	if(old) {
 		it = (struct neg_item*)old;
-		lru_unlink(c, it);
-		lru_front(c, it);
+		lru_list_touch(&c->lru, &it->lru);
 		return;
 	}
 	if(!(it = calloc(1, sizeof(*it) + kl))) {
@@ -300,7 +280,7 @@ static void index_add(struct val_neg_cache* c, struct neg_zone* z,
 	it->zone = z;
 	z->items++;
 	(void)val_negtree_insert(&z->nsecs, &it->node);
-	lru_front(c, it);
+	lru_list_push_front(&c->lru, &it->lru);
 	c->mem += item_mem(it);
 	c->count++;
 	shrink(c, it);
@@ -667,10 +647,8 @@ static int negative(struct neg_zone* z, struct dec* a, struct dec* b,
 
 static void touch(struct val_neg_cache* c, struct neg_item* it)
 {
-	if(it && c->lru_head != it) {
-		lru_unlink(c, it);
-		lru_front(c, it);
-	}
+	if(it)
+		lru_list_touch(&c->lru, &it->lru);
 }
 
 /* The answer once the NSEC m at or before qname is found (decoded in
@@ -818,8 +796,8 @@ void val_neg_flush_all(struct val_neg_cache* c)
 	if(!c)
 		return;
 	pthread_mutex_lock(&c->lock);
-	while(c->lru_head)
-		item_remove(c, c->lru_head);
+	while(c->lru.head)
+		item_remove(c, LRU_ITEM(c->lru.head, struct neg_item, lru));
 	pthread_mutex_unlock(&c->lock);
 	val_neg_nsec3_flush_all(c->nsec3);
 }
@@ -835,8 +813,8 @@ size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 	 * own (a 0 byte there only ends a label) */
 	kl = val_negtree_ckey(zone, ck);
 	pthread_mutex_lock(&c->lock);
-	for(it = c->lru_head; it; it = next) {
-		next = it->next;
+	for(it = LRU_ITEM(c->lru.head, struct neg_item, lru); it; it = next) {
+		next = LRU_ITEM(it->lru.next, struct neg_item, lru);
 		/* the entries at or below zone; a zone whose last entry
 		 * goes is freed with it (next is not that entry) */
 		if(it->node.cklen >= kl && memcmp(it->node.ckey, ck, kl) == 0) {

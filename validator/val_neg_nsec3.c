@@ -13,6 +13,7 @@
 #include "validator/val_negtree.h"
 #include "validator/val_nsec3.h"
 #include "util/dname.h"
+#include "util/lru_list.h"
 #include "util/msgparse.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ struct n3_zone {
 
 struct n3_item {
 	struct negtree_node node;     /* key: the owner */
-	struct n3_item* prev, *next;  /* LRU, most recently used first */
+	struct lru_link lru;          /* most recently used first */
 	struct n3_zone* zone;
 	int checked;
 	int soa;                      /* the zone's SOA, not an NSEC3 */
@@ -51,7 +52,7 @@ struct n3_item {
 struct val_neg_nsec3 {
 	pthread_mutex_t lock;
 	struct negtree zones, items;
-	struct n3_item* lru_head, *lru_tail;
+	struct lru_list lru;
 	size_t mem, maxmem, count, max_iter;
 };
 
@@ -90,32 +91,10 @@ struct val_neg_nsec3* val_neg_nsec3_create(size_t maxmem, size_t max_iter)
 	return c;
 }
 
-static void lru_unlink(struct val_neg_nsec3* c, struct n3_item* it)
-{
-	if(it->prev)
-		it->prev->next = it->next;
-	else	c->lru_head = it->next;
-	if(it->next)
-		it->next->prev = it->prev;
-	else	c->lru_tail = it->prev;
-	it->prev = it->next = NULL;
-}
-
-static void lru_front(struct val_neg_nsec3* c, struct n3_item* it)
-{
-	it->prev = NULL;
-	it->next = c->lru_head;
-	if(c->lru_head)
-		c->lru_head->prev = it;
-	c->lru_head = it;
-	if(!c->lru_tail)
-		c->lru_tail = it;
-}
-
 static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
 {
 	struct n3_zone* z = it->zone;
-	lru_unlink(c, it);
+	lru_list_remove(&c->lru, &it->lru);
 	val_negtree_remove(&c->items, &it->node);
 	ldns_rr_list_deep_free(it->rrs);
 	ldns_rr_list_deep_free(it->sigs);
@@ -132,8 +111,10 @@ static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
 
 static void shrink(struct val_neg_nsec3* c, const struct n3_item* keep)
 {
-	while(c->mem > c->maxmem && c->lru_tail && c->lru_tail != keep)
-		item_remove(c, c->lru_tail);
+	struct n3_item* last;
+	while(c->mem > c->maxmem && (last = LRU_ITEM(c->lru.tail,
+		struct n3_item, lru)) != NULL && last != keep)
+		item_remove(c, last);
 }
 
 static struct n3_zone* zone_get(struct val_neg_nsec3* c, const uint8_t* name,
@@ -298,7 +279,7 @@ static void item_add(struct val_neg_nsec3* c, struct n3_zone* z,
 	if(old)
 		item_remove(c, old);
 	(void)val_negtree_insert(&c->items, &it->node);
-	lru_front(c, it);
+	lru_list_push_front(&c->lru, &it->lru);
 	c->mem += it->mem;
 	if(!soa)
 		c->count++;
@@ -517,10 +498,7 @@ static int append(ldns_rr_list* dst, const ldns_rr_list* src)
 
 static void touch(struct val_neg_nsec3* c, struct n3_item* it)
 {
-	if(c->lru_head != it) {
-		lru_unlink(c, it);
-		lru_front(c, it);
-	}
+	lru_list_touch(&c->lru, &it->lru);
 }
 
 static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
@@ -612,8 +590,8 @@ void val_neg_nsec3_flush_all(struct val_neg_nsec3* c)
 	if(!c)
 		return;
 	pthread_mutex_lock(&c->lock);
-	while(c->lru_head)
-		item_remove(c, c->lru_head);
+	while(c->lru.head)
+		item_remove(c, LRU_ITEM(c->lru.head, struct n3_item, lru));
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -624,8 +602,8 @@ size_t val_neg_nsec3_flush_zone(struct val_neg_nsec3* c, const uint8_t* zone)
 	if(!c)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	for(it = c->lru_head; it; it = next) {
-		next = it->next;
+	for(it = LRU_ITEM(c->lru.head, struct n3_item, lru); it; it = next) {
+		next = LRU_ITEM(it->lru.next, struct n3_item, lru);
 		/* (a zone goes with its last record, never next's) */
 		if(dname_subdomain_c(it->data, zone)) {
 			n += !it->soa;
