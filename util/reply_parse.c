@@ -2,7 +2,7 @@
 /* util/reply_parse.c - see the header. */
 #include "config.h"
 #include "util/reply_parse.h"
-#include "util/dname.h"
+#include <string.h>
 
 #define TYPE_TSIG 250
 
@@ -11,41 +11,43 @@ static uint16_t rd16(const uint8_t* p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
-/* The TSIG records of the additional section, counted by walking the
- * wire as far as it stays inside the packet (libldns reads up to the
- * same point before it fails, and may leak on the way). */
+/* The TSIG records libldns finds in the additional section, counted
+ * with its own record reader (a walk by RDLENGTH would not do:
+ * ldns_wire2rr goes on after the rdata fields it parsed, not after
+ * RDLENGTH); the records up to the first it cannot read. */
 static int additional_tsigs(const uint8_t* w, size_t len)
 {
-	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
 	size_t pos = LDNS_HEADER_SIZE, i, before_ar, total;
 	int tsigs = 0;
-	if(len < LDNS_HEADER_SIZE)
-		return 0;
 	for(i = 0; i < rd16(w + 4); i++) {
-		if(!dname_read_wire(w, len, &pos, name) || len - pos < 4)
+		ldns_rr* rr = NULL;
+		if(ldns_wire2rr(&rr, w, len, &pos, LDNS_SECTION_QUESTION)
+			!= LDNS_STATUS_OK)
 			return 0;
-		pos += 4;
+		ldns_rr_free(rr);
 	}
 	before_ar = (size_t)rd16(w + 6) + rd16(w + 8);
 	total = before_ar + rd16(w + 10);
 	for(i = 0; i < total; i++) {
-		size_t rdlen;
-		if(!dname_read_wire(w, len, &pos, name) || len - pos < 10)
+		ldns_rr* rr = NULL;
+		if(ldns_wire2rr(&rr, w, len, &pos, i < before_ar ?
+			LDNS_SECTION_ANSWER : LDNS_SECTION_ADDITIONAL)
+			!= LDNS_STATUS_OK)
 			return tsigs;
-		if(i >= before_ar && rd16(w + pos) == TYPE_TSIG)
+		if(i >= before_ar && ldns_rr_get_type(rr) == TYPE_TSIG)
 			tsigs++;
-		rdlen = rd16(w + pos + 8);
-		pos += 10;
-		if(len - pos < rdlen)
-			return tsigs;
-		pos += rdlen;
+		ldns_rr_free(rr);
 	}
 	return tsigs;
 }
 
 ldns_status reply_wire2pkt(ldns_pkt** pkt, const uint8_t* wire, size_t len)
 {
-	if(additional_tsigs(wire, len) > 1) {
+	/* a TSIG record has its type's bytes somewhere: only a reply with
+	 * them (rare) is read twice */
+	if(len > LDNS_HEADER_SIZE && memmem(wire + LDNS_HEADER_SIZE,
+		len - LDNS_HEADER_SIZE, "\0\xfa", 2) &&
+		additional_tsigs(wire, len) > 1) {
 		*pkt = NULL;
 		return LDNS_STATUS_ERR;
 	}

@@ -7,8 +7,8 @@
 
 /* ldns_wire2pkt for attacker-controlled replies: a reply whose
  * additional section has more than one TSIG record is refused
- * (LDNS_STATUS_ERR) before libldns sees it, because ldns_wire2pkt
- * keeps only the last TSIG and leaks the others (libldns 1.8.3). */
+ * (LDNS_STATUS_ERR) instead of parsed, because ldns_wire2pkt keeps
+ * only the last TSIG and leaks the others (libldns 1.8.3). */
 ldns_status reply_wire2pkt(ldns_pkt** pkt, const uint8_t* wire, size_t len);
 
 #endif
