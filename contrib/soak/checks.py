@@ -122,6 +122,17 @@ def evaluate(r, secs):
                   max(x["fds"] for x in s)))
     lines.append("     RSS KiB every 10 s: %s" % " ".join(
         str(x["rss_kib"]) for x in s))
+    # the daemon's own count of cache and module memory (stats mem.*):
+    # a rise in RSS with the same rise here is caches filling up
+    withmem = [x for x in warm if x.get("mem")]
+    if withmem:
+        a, b = withmem[0], withmem[-1]
+        lines.append("     mem.* KiB at %d s / %d s: %s" % (
+            a["t"], b["t"], ", ".join(
+                "%s %d/%d" % (k, a["mem"].get(k, 0) // 1024, v // 1024)
+                for k, v in sorted(b["mem"].items()))))
+        lines.append("     mem.* total KiB every 10 s: %s" % " ".join(
+            str(sum(x["mem"].values()) // 1024) for x in withmem))
     lines.append("     fds every 10 s: %s" % " ".join(
         str(x["fds"]) for x in s))
     # an operation may fail while allocations fail (informative only)

@@ -103,7 +103,14 @@ class Schedule:
                                  "fds": self.d.fds(),
                                  "cpu_s": self.d.cpu_seconds()})
         if t % 5 == 0:
-            self.control("stats_noreset", "stats_noreset")
+            out = self.control("stats_noreset", "stats_noreset")
+            if t % 10 == 0 and self.samples and self.samples[-1]["t"] == t:
+                # what the caches and modules say they hold, beside RSS
+                self.samples[-1]["mem"] = {
+                    k[4:]: int(v) for k, v in (
+                        l.split("=", 1) for l in out.splitlines()
+                        if l.startswith("mem.") and "=" in l)
+                    if v.strip().isdigit()}
             if self.no_control:
                 self.count("prometheus (skipped: accept fault)", True)
             else:
