@@ -110,12 +110,51 @@ int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 	return ok;
 }
 
+/* ldns_rr_new_frm_str reads the owner into a 255-character buffer, so an
+ * owner whose text is longer (a name of escaped bytes: \\148 is four
+ * characters for one byte; Unbound writes and reads such names) would
+ * not load: the owner is parsed here and ldns gets "@" with it as the
+ * origin. A record starting with a blank keeps ldns's previous owner. */
+static ldns_status rr_from_text(ldns_rr** rr, const char* text, uint32_t ttl,
+	ldns_rdf* origin, ldns_rdf** prev)
+{
+	char tok[1100], line[LDNS_MAX_PACKETLEN];
+	ldns_rdf* own;
+	ldns_status s;
+	size_t n = strcspn(text, " \t\n");
+	if(n <= 255 || n >= sizeof(tok) || isspace((unsigned char)text[0]))
+		return ldns_rr_new_frm_str(rr, text, ttl, origin, prev);
+	memcpy(tok, text, n);
+	tok[n] = 0;
+	if(snprintf(line, sizeof(line), "@%s", text + n) >= (int)sizeof(line))
+		return LDNS_STATUS_SYNTAX_ERR;
+	if(!(own = ldns_dname_new_frm_str(tok)))
+		return LDNS_STATUS_DOMAINNAME_OVERFLOW;
+	if(!ldns_dname_str_absolute(tok)) {
+		if(!origin) {
+			ldns_rdf_deep_free(own);
+			return LDNS_STATUS_SYNTAX_DNAME_ERR;
+		}
+		if((s = ldns_dname_cat(own, origin)) != LDNS_STATUS_OK) {
+			ldns_rdf_deep_free(own);
+			return s;
+		}
+	}
+	s = ldns_rr_new_frm_str(rr, line, ttl, own, NULL);
+	if(s == LDNS_STATUS_OK && prev) {
+		ldns_rdf_deep_free(*prev);
+		*prev = own;
+	} else
+		ldns_rdf_deep_free(own);
+	return s;
+}
+
 int val_ta_read_string(struct ta_collect* c, const char* str,
 	const char* cfgfile)
 {
 	struct ta_where w = { cfgfile ? cfgfile : "config", 0, 0 };
 	ldns_rr* rr = NULL;
-	ldns_status s = ldns_rr_new_frm_str(&rr, str, 3600, NULL, NULL);
+	ldns_status s = rr_from_text(&rr, str, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK) {
 		val_ta_error(&w, "trust-anchor: \"%s\": %s", str,
 			ldns_get_errorstr_by_id(s));
@@ -416,7 +455,7 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		while(n > 0 && isspace((unsigned char)rec[n-1]))
 			rec[--n] = 0;
 	}
-	s = ldns_rr_new_frm_str(&rr, rec, r->ttl, r->origin, &r->prev);
+	s = rr_from_text(&rr, rec, r->ttl, r->origin, &r->prev);
 	if(s != LDNS_STATUS_OK) {
 		val_ta_error(w, "%s", ldns_get_errorstr_by_id(s));
 		ldns_rr_free(rr);

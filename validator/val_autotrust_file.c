@@ -22,12 +22,13 @@ static const char* when(time_t t, char* buf)
 	return buf;
 }
 
-/* ldns prints an owner name whose first label starts with '@' as is,
- * and reads such a word back as the origin (the file's point would not
- * load again: fuzz_autotrust): the '@' is escaped. */
+/* ldns prints an owner name whose first label starts with '@' or '$'
+ * as is, and reads such a word back as the origin or a directive ($TT...
+ * is taken for an unknown directive), so the file's point would not load
+ * again (both found by fuzz_autotrust): that first character is escaped. */
 static const char* at_escape(const char* name)
 {
-	return name[0] == '@' ? "\\" : "";
+	return name[0] == '@' || name[0] == '$' ? "\\" : "";
 }
 
 int val_autr_write_fp(FILE* out, const struct autr_point* p)

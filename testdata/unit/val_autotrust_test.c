@@ -426,6 +426,41 @@ static void test_read_unbound_file(void** st)
 	free(c.pts);
 }
 
+/* An owner whose text is over 255 characters (escaped bytes, as Unbound
+ * writes them) and starts with '$': ldns alone reads neither back, the
+ * file must still load (fuzz_autotrust found both). */
+static void test_read_long_escaped_owner(void** st)
+{
+	struct ta_collect c;
+	char fname[512], owner[400];
+	size_t i, n = 0;
+	FILE* f;
+	(void)st;
+	n += (size_t)snprintf(owner + n, sizeof(owner) - n, "\\$tt.");
+	for(i = 0; i < 63; i++)
+		n += (size_t)snprintf(owner + n, sizeof(owner) - n, "\\239");
+	snprintf(owner + n, sizeof(owner) - n, ".example.");
+	assert_true(strlen(owner) > 255);
+	snprintf(fname, sizeof(fname), "%s/long.key", tmpdir);
+	f = fopen(fname, "w");
+	assert_non_null(f);
+	fprintf(f, "; autotrust trust anchor file\n;;id: %s 1\n"
+		"%s\t3600\tIN\tDNSKEY\t257 3 8 %s ;;state=2 [  VALID  ] "
+		";;count=0 ;;lastchange=1502439637 ;;Fri Aug 11 08:20:37 "
+		"2017\n", owner, owner, KEY_A);
+	fclose(f);
+	memset(&c, 0, sizeof(c));
+	assert_true(val_ta_read_autofile(&c, fname));
+	assert_int_equal(c.nautr, 1);
+	assert_int_equal(c.autr[0]->namelen, 4 + 64 + 8 + 1);
+	assert_int_equal(c.autr[0]->name[1], '$');
+	assert_int_equal(state_of(c.autr[0], KEY_A), AUTR_STATE_VALID);
+	val_autr_point_delete(c.autr[0]);
+	free(c.autr);
+	ldns_rr_list_deep_free(c.pts[0].rrs);
+	free(c.pts);
+}
+
 static void test_unwritable(void** st)
 {
 	struct autr_point* p = root_point();
@@ -457,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_probe_times),
 		cmocka_unit_test(test_file_round_trip),
 		cmocka_unit_test(test_read_unbound_file),
+		cmocka_unit_test(test_read_long_escaped_owner),
 		cmocka_unit_test(test_unwritable),
 	};
 	int r;
