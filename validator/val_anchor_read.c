@@ -110,10 +110,10 @@ int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 	return ok;
 }
 
-/* ldns_rr_new_frm_str reads the owner into a 255-character buffer, so an
- * owner whose text is longer (a name of escaped bytes: \\148 is four
+/* ldns_rr_new_frm_str reads the owner into a 255-byte buffer, so an
+ * owner of 255 characters or more (a name of escaped bytes: \148 is four
  * characters for one byte; Unbound writes and reads such names) would
- * not load: the owner is parsed here and ldns gets "@" with it as the
+ * not load: a long owner is parsed here and ldns gets "@" with it as the
  * origin. A record starting with a blank keeps ldns's previous owner. */
 static ldns_status rr_from_text(ldns_rr** rr, const char* text, uint32_t ttl,
 	ldns_rdf* origin, ldns_rdf** prev)
@@ -122,7 +122,7 @@ static ldns_status rr_from_text(ldns_rr** rr, const char* text, uint32_t ttl,
 	ldns_rdf* own;
 	ldns_status s;
 	size_t n = strcspn(text, " \t\n");
-	if(n <= 255 || n >= sizeof(tok) || isspace((unsigned char)text[0]))
+	if(n < 128 || n >= sizeof(tok) || isspace((unsigned char)text[0]))
 		return ldns_rr_new_frm_str(rr, text, ttl, origin, prev);
 	memcpy(tok, text, n);
 	tok[n] = 0;
