@@ -304,6 +304,15 @@ static void test_probe_times(void** st)
 	val_autr_point_delete(p);
 }
 
+/* What val_ta_read_autofile collected: one point, one anchor list. */
+static void collect_free(struct ta_collect* c)
+{
+	val_autr_point_delete(c->autr[0]);
+	free(c->autr);
+	ldns_rr_list_deep_free(c->pts[0].rrs);
+	free(c->pts);
+}
+
 static void test_file_round_trip(void** st)
 {
 	struct autr_point* p = root_point();
@@ -370,10 +379,7 @@ static void test_file_round_trip(void** st)
 	/* only VALID (and MISSING) keys are anchors */
 	assert_int_equal(c.n, 1);
 	assert_int_equal(ldns_rr_list_rr_count(c.pts[0].rrs), 1);
-	val_autr_point_delete(q);
-	free(c.autr);
-	ldns_rr_list_deep_free(c.pts[0].rrs);
-	free(c.pts);
+	collect_free(&c);
 	val_autr_point_delete(p);
 }
 
@@ -420,10 +426,7 @@ static void test_read_unbound_file(void** st)
 	assert_int_equal(find(q, KEY_B)->count, 2);
 	/* the ADDPEND key is no anchor yet */
 	assert_int_equal(ldns_rr_list_rr_count(c.pts[0].rrs), 1);
-	val_autr_point_delete(q);
-	free(c.autr);
-	ldns_rr_list_deep_free(c.pts[0].rrs);
-	free(c.pts);
+	collect_free(&c);
 }
 
 /* An owner whose text is over 255 characters (escaped bytes, as Unbound
@@ -455,10 +458,7 @@ static void test_read_long_escaped_owner(void** st)
 	assert_int_equal(c.autr[0]->namelen, 4 + 64 + 8 + 1);
 	assert_int_equal(c.autr[0]->name[1], '$');
 	assert_int_equal(state_of(c.autr[0], KEY_A), AUTR_STATE_VALID);
-	val_autr_point_delete(c.autr[0]);
-	free(c.autr);
-	ldns_rr_list_deep_free(c.pts[0].rrs);
-	free(c.pts);
+	collect_free(&c);
 }
 
 static void test_unwritable(void** st)
