@@ -6,9 +6,9 @@
 #include <ldns/ldns.h>
 
 /* ldns_wire2pkt for attacker-controlled replies: a reply whose
- * additional section has more than one TSIG record is refused
- * (LDNS_STATUS_ERR) instead of parsed, because ldns_wire2pkt keeps
- * only the last TSIG and leaks the others (libldns 1.8.3). */
+ * additional section has more than one TSIG record is parsed without
+ * the additional records from the first TSIG on, because ldns_wire2pkt
+ * keeps only the last TSIG and leaks the others (libldns 1.8.3). */
 ldns_status reply_wire2pkt(ldns_pkt** pkt, const uint8_t* wire, size_t len);
 
 #endif

@@ -6,7 +6,8 @@ the same answer. The scripted responder at bad.tld2. plays the server:
 SERVFAIL, REFUSED or silence to NS queries (harden-referral-path),
 non-authoritative NODATA without SOA, a wrong-type answer, a lame server
 naming only its own zone, SERVFAIL/REFUSED/NXDOMAIN to a minimised
-question (relaxed qname minimisation), and two dead servers.
+question (relaxed qname minimisation), two dead servers, and a reply
+with two TSIG records.
 
 Needs nsd and root (the test internet on port 53); the reference runs
 are skipped without Debian's unbound (or when UNBOUND_BIN is it)."""
@@ -372,3 +373,20 @@ def test_parent_side_glue_last_resort(resolver, net):
                        retries=5)
     assert rdata(r) == ["192.0.2.102"]
     assert "try to grab parent NS" in resolver.log()
+
+
+# -- malformed replies --------------------------------------------------
+
+def test_two_tsig_records_in_reply(resolver, net):
+    """A reply with two TSIG records in its additional section (RFC 8945
+    allows one, the last; libldns leaks all but one): both resolvers
+    give the answer it carries, and the server keeps answering."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "www.bad.tld2.", "qtype": "A",
+                              "actions": [{"type": "tsig_records",
+                                           "count": 2}]}])
+    resolver.start("qname-minimisation: no")
+    r = ask(resolver, "www.bad.tld2.", "A")
+    assert rcode(r) == "NOERROR" and rdata(r) == ["192.0.2.100"]
+    r = ask(resolver, "slow.bad.tld2.", "A")
+    assert rdata(r) == ["192.0.2.102"]

@@ -56,6 +56,9 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        lowercase name, records as the answer), then the
                        real one 50 ms later; an off-path attacker who
                        guessed ID and port, but not the case
+  tsig_records {count} append count TSIG records (hmac-sha256, empty
+                       MAC) to the additional section: RFC 8945 allows
+                       one, the last; libldns leaks all but one
   proxy {address, port, strip}  forward the query (same flags, EDNS and
                        DO) to address:port over the same transport and
                        relay the reply without the RRsets of the types
@@ -265,6 +268,9 @@ def build_replies(zone, q, proto):
                                       q.question[0].rdtype)]
         done += "+wrongq"
     wire = to_wire(q, r, proto)
+    if "tsig_records" in acts:
+        wire = with_tsigs(wire, acts["tsig_records"].get("count", 2), q.id)
+        done += "+tsig"
     qtext = q.question[0].name.to_text()
     if "spoof_case" in acts and (qtext != qtext.lower() or
                                  acts["spoof_case"].get("always")):
@@ -284,6 +290,18 @@ def build_replies(zone, q, proto):
             replies.append((delay + 0.02, wire))
         return replies, done + "+wrongid"
     return [(delay, wire)], done + ("+delay" if delay else "")
+
+
+def with_tsigs(wire, count, qid):
+    """wire with count TSIG records (owner "key.", hmac-sha256, no MAC)
+    appended to the additional section."""
+    alg = dns.name.from_text("hmac-sha256.").to_wire()
+    rdata = (alg + struct.pack("!HIH", 0, int(time.time()), 300) +
+             struct.pack("!HHHH", 0, qid, 0, 0))
+    rr = (dns.name.from_text("key.").to_wire() +
+          struct.pack("!HHIH", 250, 255, 0, len(rdata)) + rdata)
+    arcount = struct.unpack("!H", wire[10:12])[0] + count
+    return wire[:10] + struct.pack("!H", arcount) + wire[12:] + rr * count
 
 
 def to_wire(q, r, proto):
