@@ -30,6 +30,9 @@ struct ticket_key {
 struct tls_server_data {
 	char alpn[32];           /* length-prefixed, as on the wire */
 	size_t alpn_len;
+	/* the ticket cipher, fetched once: EVP_aes_256_cbc() would make
+	 * OpenSSL 3 look it up in its providers for every ticket */
+	EVP_CIPHER* ticket_cipher;
 	int num_keys;
 	struct ticket_key keys[];
 };
@@ -90,8 +93,13 @@ static int set_hmac(EVP_MAC_CTX* hctx, unsigned char* key)
 	return EVP_MAC_CTX_set_params(hctx, params);
 }
 
-/* New tickets under the first key; tickets under any key are accepted,
- * those not under the first are renewed (return 2). */
+/* New tickets under the first key; tickets under any key are accepted.
+ * Renewed (return 2): those not under the first, and every TLS 1.3 one:
+ * OpenSSL sends a TLS 1.3 resumption a new ticket only when asked to,
+ * as its own ticket keys do, and a client uses a TLS 1.3 ticket once
+ * (RFC 8446 C.4), so without one its next connection is a full
+ * handshake. (Unbound 1.17 returns 1: with tls-session-ticket-keys every
+ * other of a client's connections resumes.) */
 static int ticket_cb(SSL* ssl, unsigned char key_name[16],
 	unsigned char iv[EVP_MAX_IV_LENGTH], EVP_CIPHER_CTX* ectx,
 	EVP_MAC_CTX* hctx, int enc)
@@ -101,11 +109,11 @@ static int ticket_cb(SSL* ssl, unsigned char key_name[16],
 	int i;
 	if(enc) {
 		struct ticket_key* k = &d->keys[0];
-		if(RAND_bytes(iv, EVP_CIPHER_get_iv_length(EVP_aes_256_cbc()))
+		if(RAND_bytes(iv, EVP_CIPHER_get_iv_length(d->ticket_cipher))
 			!= 1)
 			return -1;
 		memcpy(key_name, k->name, 16);
-		if(!EVP_EncryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+		if(!EVP_EncryptInit_ex(ectx, d->ticket_cipher, NULL, k->aes,
 			iv) || !set_hmac(hctx, k->hmac))
 			return -1;
 		return 1;
@@ -114,10 +122,10 @@ static int ticket_cb(SSL* ssl, unsigned char key_name[16],
 		struct ticket_key* k = &d->keys[i];
 		if(memcmp(key_name, k->name, 16) != 0)
 			continue;
-		if(!EVP_DecryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+		if(!EVP_DecryptInit_ex(ectx, d->ticket_cipher, NULL, k->aes,
 			iv) || !set_hmac(hctx, k->hmac))
 			return -1;
-		return i == 0 ? 1 : 2;
+		return i == 0 && SSL_version(ssl) < TLS1_3_VERSION ? 1 : 2;
 	}
 	return 0;  /* unknown key: a full handshake */
 }
@@ -170,6 +178,14 @@ static struct tls_server_data* data_new(const struct config_file* cfg,
 		}
 		d->num_keys++;
 	}
+	if(n > 0 && !(d->ticket_cipher = EVP_CIPHER_fetch(NULL, "AES-256-CBC",
+		NULL))) {
+		log_err("could not fetch AES-256-CBC for the TLS session"
+			" tickets");
+		OPENSSL_cleanse(d->keys, (size_t)n * sizeof(d->keys[0]));
+		free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -178,6 +194,7 @@ static void data_free(struct tls_server_data* d)
 	if(!d)
 		return;
 	OPENSSL_cleanse(d->keys, (size_t)d->num_keys * sizeof(d->keys[0]));
+	EVP_CIPHER_free(d->ticket_cipher);
 	free(d);
 }
 

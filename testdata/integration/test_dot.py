@@ -346,6 +346,31 @@ def test_ticket_key_rotation(dot, how):
     assert not resumed(dot, ctx, sess2)
 
 
+@pytest.mark.parametrize("keys", [
+    (), pytest.param(("tk1.key",), marks=reference_differs(
+        "1.17's ticket key callback asks for no new ticket in a TLS 1.3 "
+        "resumption: every other connection is a full handshake")),
+    pytest.param(("tk2.key", "tk1.key"), marks=reference_differs(
+        "as with one key"))])
+def test_resumption_chain(dot, keys):
+    """A TLS 1.3 client uses each ticket once (RFC 8446 C.4): every
+    resumed connection must bring a new ticket, so that each connection
+    resumes the newest session of the one before. With and without
+    tls-session-ticket-keys (the first of two encrypts)."""
+    ctx = dot.ctx(maximum_version=ssl.TLSVersion.TLSv1_3)
+    dot.start(ticket_keys(dot, *keys))
+    sess, reused = session_of(dot, ctx)
+    assert not reused
+    for i in range(4):
+        with dot.connect(ctx, session=sess) as s:
+            assert a_of(query(s, "h2.dot.test.")) == ["192.0.2.2"]
+            assert s.session_reused, "connection %d" % (i + 2)
+            new = s.session
+        assert new.id != sess.id, "no new ticket in resumption %d" % (
+            i + 1)
+        sess = new
+
+
 # -- padding -------------------------------------------------------------
 
 def raw_reply(s, wire):

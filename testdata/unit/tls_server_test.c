@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* testdata/unit/tls_server_test.c - the server TLS context from the
  * config (services/tls_server.c): files and their errors, ALPN,
- * renegotiation refused, tickets under rotating keys. Handshakes run
+ * renegotiation refused, tickets under rotating keys, one new ticket
+ * per connection, resumed or not. Handshakes run
  * in memory (BIO pairs), client and server in turns. */
 #include "config.h"
 #include <stdarg.h>
@@ -404,6 +405,85 @@ static void test_tickets_rotation(void** state)
 	config_delete(none);
 }
 
+/* Tickets the client got (its new-session callback: one call per
+ * NewSessionTicket in TLS 1.3); the newest is kept in newest. */
+static int tickets_seen;
+static SSL_SESSION* newest;
+
+static int count_ticket(SSL* ssl, SSL_SESSION* sess)
+{
+	(void)ssl;
+	tickets_seen++;
+	SSL_SESSION_free(newest);
+	newest = sess;
+	return 1;  /* the reference is kept */
+}
+
+/* A chain of connections to s, each resuming the newest session of
+ * the one before (a TLS 1.3 ticket is for one use, RFC 8446 C.4): the
+ * full handshake and every resumption must bring exactly one ticket. */
+static void ticket_chain(SSL_CTX* s, int version)
+{
+	SSL_CTX* c = client_ctx(version);
+	struct pair p;
+	SSL_SESSION* sess = NULL;
+	int i;
+	SSL_CTX_sess_set_new_cb(c, count_ticket);
+	for(i = 0; i < 4; i++) {
+		tickets_seen = 0;
+		pair_new(&p, s, c);
+		if(sess)
+			SSL_set_session(p.c, sess);
+		assert_true(pair_handshake(&p));
+		pair_pump(&p);
+		assert_int_equal(SSL_session_reused(p.s), i > 0);
+		if(version == TLS1_3_VERSION || i == 0)
+			assert_int_equal(tickets_seen, 1);
+		pair_free(&p);
+		if(version == TLS1_3_VERSION || i == 0) {
+			assert_non_null(newest);
+			assert_ptr_not_equal(newest, sess);
+			SSL_SESSION_free(sess);
+			sess = newest;  /* its reference moves here */
+			newest = NULL;
+		}
+	}
+	SSL_SESSION_free(sess);
+	SSL_SESSION_free(newest);
+	newest = NULL;
+	SSL_CTX_free(c);
+}
+
+static void test_one_ticket_per_connection(void** state)
+{
+	struct config_file* none = cfg_with(pem_path, key_path);
+	struct config_file* one = cfg_with(pem_path, key_path);
+	struct config_file* two = cfg_with(pem_path, key_path);
+	SSL_CTX* sn, *s1, *s2;
+	(void)state;
+	add_ticket_key(one, tk1);
+	add_ticket_key(two, tk2);
+	add_ticket_key(two, tk1);
+	sn = tls_server_ctx_new(none, "dot");
+	s1 = tls_server_ctx_new(one, "dot");
+	s2 = tls_server_ctx_new(two, "dot");
+	assert_non_null(sn);
+	assert_non_null(s1);
+	assert_non_null(s2);
+	ticket_chain(sn, TLS1_3_VERSION);
+	ticket_chain(s1, TLS1_3_VERSION);
+	ticket_chain(s2, TLS1_3_VERSION);
+	/* TLS 1.2: the ticket of the first connection resumes them all */
+	ticket_chain(s1, TLS1_2_VERSION);
+	ticket_chain(sn, TLS1_2_VERSION);
+	tls_server_ctx_free(sn);
+	tls_server_ctx_free(s1);
+	tls_server_ctx_free(s2);
+	config_delete(none);
+	config_delete(one);
+	config_delete(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_handshake_alpn),
 		cmocka_unit_test(test_renegotiation_refused),
 		cmocka_unit_test(test_tickets_rotation),
+		cmocka_unit_test(test_one_ticket_per_connection),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
