@@ -294,7 +294,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
 def parse_dnsperf(path, verbose):
     r = {"sent": 0, "completed": 0, "lost_pct": float("nan"),
          "qps": 0.0, "avg_ms": float("nan"), "p99_ms": float("nan"),
-         "noerror_pct": 0.0, "nxdomain_pct": 0.0, "servfail_pct": 0.0}
+         "p50_ms": float("nan"), "noerror_pct": 0.0, "nxdomain_pct": 0.0, "servfail_pct": 0.0}
     lat = []
     with open(path, errors="replace") as f:
         for line in f:
@@ -330,6 +330,7 @@ def parse_dnsperf(path, verbose):
     if lat:
         lat.sort()
         r["p99_ms"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        r["p50_ms"] = lat[len(lat) // 2] * 1000
     return r
 
 
@@ -845,10 +846,43 @@ def miss_queries(work, tag, n, a=None):
     return path
 
 
+def miss_latency(a, work, servers):
+    """p50 and p99 of misses at a moderate rate (--miss-lat-rate, below
+    either server's saturation: the time a miss takes, not the queueing
+    of a full load): dnsperf -v with new names, --lat-rounds runs per
+    server interleaved, medians. --no-p99 skips it."""
+    lat = {s.label: {"p50_ms": float("nan"), "p99_ms": float("nan")}
+           for s in servers}
+    runs = {s.label: [] for s in servers}
+    for rnd in range(0 if a.no_p99 else a.lat_rounds):
+        qfile = miss_queries(work, "lat%d" % rnd,
+                             a.miss_lat_rate * (a.lat_seconds + 2), a)
+        order = servers if rnd % 2 == 0 else servers[::-1]
+        for s in order:
+            out = os.path.join(work, "misslat-%s-%d.txt" % (s.label, rnd))
+            r = dnsperf(a, s.port, qfile, out, seconds=a.lat_seconds,
+                        rate=a.miss_lat_rate, verbose=True)
+            runs[s.label].append(r)
+            print("miss latency %d %-8s at -Q %d: p50 %s ms p99 %s ms "
+                  "lost %.2f%%" % (rnd + 1, s.label, a.miss_lat_rate,
+                                   fmt(r["p50_ms"], 3), fmt(r["p99_ms"], 3),
+                                   r["lost_pct"]))
+            sys.stdout.flush()
+        os.unlink(qfile)
+    for s in servers:
+        if runs[s.label]:
+            lat[s.label] = {"p50_ms": med(runs[s.label], "p50_ms"),
+                            "p99_ms": med(runs[s.label], "p99_ms")}
+    return lat
+
+
 def run_misses(a, work, nsd_port, hints):
     """Validated misses: dnsperf at full load with a new name in every
     query, both resolvers interleaved over rounds; each round has its own
-    names (the same file for both servers: their caches are their own)."""
+    names (the same file for both servers: their caches are their own).
+    Extended statistics on for both: Unbound prints num.query.udpout,
+    the upstream queries per client query, only then."""
+    a.conf_line = a.conf_line + ["extended-statistics: yes"]
     servers = make_servers(a, work, nsd_port, hints, trivial=False)
     wfile = miss_queries(work, "warm", 1000, a)
     for s in servers:
@@ -869,21 +903,27 @@ def run_misses(a, work, nsd_port, hints):
         order = servers if rnd % 2 == 0 else servers[::-1]
         for s in order:
             out = os.path.join(work, "miss-%s-%d.txt" % (s.label, rnd))
+            up0 = upstream_and_aggr(s.conf)[0]
             r = measure(a, s, qfile, out)
+            r["up_per_q"] = ((upstream_and_aggr(s.conf)[0] - up0) /
+                             r["completed"] if r["completed"]
+                             else float("nan"))
             res[s.label].append(r)
             print("round %d %-8s %8.0f q/s lost %.2f%% NOERROR %.2f%% "
-                  "avg %s ms cpu %.2f us/q (user %.2f sys %.2f)%s" % (
+                  "avg %s ms cpu %.2f us/q (user %.2f sys %.2f) upstream "
+                  "%.3f/q%s" % (
                       rnd + 1, s.label, r["qps"], r["lost_pct"],
                       r["noerror_pct"], fmt(r["avg_ms"], 3), r["cpu_us"],
-                      r["user_us"], r["sys_us"],
+                      r["user_us"], r["sys_us"], r["up_per_q"],
                       "  <-- names ran out: hits counted"
                       if r["sent"] > n else ""))
             sys.stdout.flush()
         os.unlink(qfile)
+    lat = miss_latency(a, work, servers)
     for s in servers:
         check_secure(a, s, "check-1.w." + BENCH_ZONE)
     cols = [s.label for s in servers]
-    rows = [("validated misses/s (median)",
+    rows = [("misses/s (median)",
              [med(res[c], "qps") for c in cols], 0),
             ("lost %", [med(res[c], "lost_pct") for c in cols], 2),
             ("NOERROR %", [med(res[c], "noerror_pct") for c in cols], 2),
@@ -891,12 +931,20 @@ def run_misses(a, work, nsd_port, hints):
                                            for c in cols], 3),
             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
             ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
-            ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2)]
-    table("validated misses: a new name %s in every query (%s), threads "
+            ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2),
+            ("upstream queries per client query",
+             [med(res[c], "up_per_q") for c in cols], 3),
+            ("p50 latency ms at -Q %d (median)" % a.miss_lat_rate,
+             [lat[c]["p50_ms"] for c in cols], 3),
+            ("p99 latency ms at -Q %d (median)" % a.miss_lat_rate,
+             [lat[c]["p99_ms"] for c in cols], 3)]
+    kind = ("misses, unsigned zone, module-config iterator" if a.unsigned
+            else "validated misses (%s)" % a.alg)
+    table("%s: a new name %s in every query, threads "
           "%d, %d x %ds interleaved, dnsperf -c %d -q %d%s%s (medians over "
           "rounds)" % (
-              "under the signed wildcard" if a.miss_zone == "wildcard"
-              else "of the signed zone", a.alg, a.threads, a.rounds, a.seconds, a.clients,
+              kind, "under the wildcard" if a.miss_zone == "wildcard"
+              else "of the zone", a.threads, a.rounds, a.seconds, a.clients,
               a.outstanding, " -Q %d" % a.rate if a.rate else "",
               " -D" if a.do else ""),
           cols, rows, [(0, 1)])
@@ -1303,6 +1351,9 @@ def main(argv=None):
                     help="--misses: new names under a signed wildcard "
                     "(the same RRSIG and NSEC for every name) or names "
                     "of the zone each with its own RRSIG")
+    ap.add_argument("--miss-lat-rate", type=int, default=2000,
+                    help="--misses: dnsperf -Q of the miss latency runs "
+                    "(p50/p99 of new names, --lat-seconds, --lat-rounds)")
     ap.add_argument("--miss-pool", type=int, default=150000,
                     help="--miss-zone names: names in the zone (each "
                     "round, the warm-up and --callgrind take new ones)")
