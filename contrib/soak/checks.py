@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The soak's checks: control questions at the end, and the verdict over
 the figures (crash, sanitizer, drops vs lost, RSS, fds)."""
-import dns.rcode
-
-import load
 
 WARMUP_S = 120          # RSS and fds are compared with their value here
 
@@ -122,6 +119,23 @@ def evaluate(r, secs):
                   max(x["fds"] for x in s)))
     lines.append("     RSS KiB every 10 s: %s" % " ".join(
         str(x["rss_kib"]) for x in s))
+    # under ASan: the live heap (bytes allocated and not freed) is the
+    # leak criterion RSS stands for, without the allocator's retention
+    heap = [x for x in warm if "asan_live_kib" in x]
+    if len(heap) >= 2:
+        a, b = heap[0], heap[-1]
+        check("ASan live heap flat after warm-up (end within 10%% of "
+              "t=%d s)" % a["t"], b["asan_live_kib"] <=
+              1.10 * a["asan_live_kib"],
+              "(%d KiB at %d s, %d KiB at %d s, max %d KiB; ASan's "
+              "mapped heap %d -> %d KiB)" % (
+                  a["asan_live_kib"], a["t"], b["asan_live_kib"], b["t"],
+                  max(x["asan_live_kib"] for x in heap),
+                  a["asan_heap_kib"], b["asan_heap_kib"]))
+        lines.append("     ASan live / mapped heap KiB every 60 s: %s" %
+                     " ".join("%d/%d" % (x["asan_live_kib"],
+                                         x["asan_heap_kib"])
+                              for x in heap))
     # the daemon's own count of cache and module memory (stats mem.*):
     # a rise in RSS with the same rise here is caches filling up
     withmem = [x for x in warm if x.get("mem")]

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """dnsperf: the query mix, the calibration, the main run, its figures;
 and the query burst past num-queries-per-thread."""
-import os
 import random
 import re
 import select
