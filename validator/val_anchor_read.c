@@ -118,29 +118,32 @@ int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 static ldns_status rr_from_text(ldns_rr** rr, const char* text, uint32_t ttl,
 	ldns_rdf* origin, ldns_rdf** prev)
 {
-	char tok[1100], line[LDNS_MAX_PACKETLEN];
+	char tok[1100], *line;
 	ldns_rdf* own;
 	ldns_status s;
-	size_t n = strcspn(text, " \t\n");
-	if(n < 128 || n >= sizeof(tok) || isspace((unsigned char)text[0]))
+	size_t n = strcspn(text, " \t\n");   /* 0 when it starts blank */
+	if(n < 128 || n >= sizeof(tok))
 		return ldns_rr_new_frm_str(rr, text, ttl, origin, prev);
 	memcpy(tok, text, n);
 	tok[n] = 0;
-	if(snprintf(line, sizeof(line), "@%s", text + n) >= (int)sizeof(line))
-		return LDNS_STATUS_SYNTAX_ERR;
 	if(!(own = ldns_dname_new_frm_str(tok)))
 		return LDNS_STATUS_DOMAINNAME_OVERFLOW;
 	if(!ldns_dname_str_absolute(tok)) {
-		if(!origin) {
-			ldns_rdf_deep_free(own);
-			return LDNS_STATUS_SYNTAX_DNAME_ERR;
-		}
-		if((s = ldns_dname_cat(own, origin)) != LDNS_STATUS_OK) {
+		s = origin ? ldns_dname_cat(own, origin) :
+			LDNS_STATUS_SYNTAX_DNAME_ERR;
+		if(s != LDNS_STATUS_OK) {
 			ldns_rdf_deep_free(own);
 			return s;
 		}
 	}
+	if(!(line = malloc(strlen(text + n) + 2))) {
+		ldns_rdf_deep_free(own);
+		return LDNS_STATUS_MEM_ERR;
+	}
+	line[0] = '@';
+	strcpy(line + 1, text + n);
 	s = ldns_rr_new_frm_str(rr, line, ttl, own, NULL);
+	free(line);
 	if(s == LDNS_STATUS_OK && prev) {
 		ldns_rdf_deep_free(*prev);
 		*prev = own;
