@@ -82,10 +82,10 @@ def write_flood(path, lines=1000000):
 
 
 def dnsperf(port, qfile, seconds, out, rate=None, clients=4, outstanding=
-            2000, timeout=DNSPERF_TIMEOUT, wait=True):
+            2000, timeout=DNSPERF_TIMEOUT, wait=True, threads=1):
     cmd = ["dnsperf", "-s", "127.0.0.1", "-p", str(port), "-d", qfile,
            "-l", str(seconds), "-c", str(clients), "-q", str(outstanding),
-           "-t", str(timeout)]
+           "-t", str(timeout), "-T", str(threads)]
     if rate:
         cmd += ["-Q", str(int(rate))]
     f = open(out, "w")
