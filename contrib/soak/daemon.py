@@ -189,24 +189,47 @@ remote-control:
                     return int(line.split()[1])
         return 0
 
-    def asan_heap_kib(self):
-        """(live, mapped) KiB of ASan's heap: the bytes the daemon holds
-        allocated now, and what ASan's allocator has mapped (freed
-        chunks kept in its free lists and quarantine included); read by
-        gdb calling ASan's interface (the daemon stops for about half a
-        second); None without gdb or in a build without ASan."""
+    def heap_kib(self):
+        """(allocator, live KiB, mapped KiB) of the daemon's heap: the
+        bytes it holds allocated now, and what its allocator has mapped
+        (freed chunks it keeps included). Under ASan from ASan's
+        interface; else from glibc's malloc_stats(), which prints every
+        arena to the daemon's stderr (stderr.txt). Read by gdb calling
+        into the daemon (it stops for about half a second); None without
+        gdb or when neither answers."""
+        h = self._gdb_calls(
+            ["call (long)__sanitizer_get_current_allocated_bytes()",
+             "call (long)__sanitizer_get_heap_size()"])
+        if h and len(h) == 2:
+            return "asan", h[0] // 1024, h[1] // 1024
+        if self._gdb_calls(["call (void)malloc_stats()"]) is None:
+            return None
         try:
-            p = subprocess.run(
-                ["gdb", "-p", str(self.pid), "-batch", "-nx", "-ex",
-                 "call (long)__sanitizer_get_current_allocated_bytes()",
-                 "-ex", "call (long)__sanitizer_get_heap_size()"],
-                capture_output=True, text=True, timeout=30)
+            with open(os.path.join(self.dir, "stderr.txt"),
+                      errors="replace") as f:
+                text = f.read()
+        except OSError:
+            return None
+        # the last "Total (incl. mmap):" block is this call's
+        m = re.findall(r"Total \(incl\. mmap\):\s*system bytes\s*=\s*(\d+)"
+                       r"\s*in use bytes\s*=\s*(\d+)", text)
+        if not m:
+            return None
+        return "glibc", int(m[-1][1]) // 1024, int(m[-1][0]) // 1024
+
+    def _gdb_calls(self, calls):
+        """The integer results of gdb 'call' commands in the daemon; []
+        when none printed one, None when gdb could not run."""
+        cmd = ["gdb", "-p", str(self.pid), "-batch", "-nx"]
+        for c in calls:
+            cmd += ["-ex", c]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             return None
-        vals = re.findall(r"^\$\d+ = (\d+)$", p.stdout, re.M)
-        if len(vals) != 2:
-            return None
-        return int(vals[0]) // 1024, int(vals[1]) // 1024
+        return [int(v) for v in re.findall(r"^\$\d+ = (\d+)$", p.stdout,
+                                           re.M)]
 
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))

@@ -27,7 +27,7 @@ class Schedule:
         self.undo_lock = threading.Lock()
         self.no_control = False     # accept() fails: no control calls
         self.alloc_fault = False    # failures then are allowed
-        self.asan_heap = True       # until gdb cannot read it
+        self.heap = True            # until gdb cannot read it
         self.faults = [(0.15, self.kill_auth), (0.30, self.port_range),
                        (0.45, self.burst), (0.60, self.accept_emfile),
                        (0.75, self.alloc_failures)]
@@ -103,15 +103,17 @@ class Schedule:
             self.samples.append({"t": t, "rss_kib": self.d.rss_kib(),
                                  "fds": self.d.fds(),
                                  "cpu_s": self.d.cpu_seconds()})
-        if t % 60 == 0 and self.asan_heap:
-            # ASan's own count of live heap bytes: under ASan, RSS also
-            # holds what its allocator keeps after a peak
-            h = self.d.asan_heap_kib()
+        if t % 60 == 0 and self.heap:
+            # the allocator's own count of live heap bytes: RSS also
+            # holds what the allocator keeps after a peak (ASan's free
+            # lists and quarantine, glibc's arenas after a cache flush)
+            h = self.d.heap_kib()
             if h is None:
-                self.asan_heap = False
+                self.heap = False
             elif self.samples and self.samples[-1]["t"] == t:
-                self.samples[-1]["asan_live_kib"] = h[0]
-                self.samples[-1]["asan_heap_kib"] = h[1]
+                self.samples[-1]["heap"] = h[0]
+                self.samples[-1]["live_kib"] = h[1]
+                self.samples[-1]["mapped_kib"] = h[2]
         if t % 5 == 0:
             out = self.control("stats_noreset", "stats_noreset")
             if t % 10 == 0 and self.samples and self.samples[-1]["t"] == t:
