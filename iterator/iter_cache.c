@@ -393,7 +393,9 @@ int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
 {
 	const uint8_t* n = sname;
 	*authority = NULL;
-	while(c && n[0] != 0) {
+	if(!msg_cache_had_secure_nx(c))
+		return 0;   /* no validator stored one: nothing to find */
+	while(n[0] != 0) {
 		struct msg_entry* m;
 		n = dname_remove_label(n);
 		m = msg_find(c, n, dname_valid(n, LDNS_MAX_DOMAINLEN), qtype,
