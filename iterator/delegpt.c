@@ -25,6 +25,18 @@ size_t delegpt_rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf)
 	return n;
 }
 
+const uint8_t* delegpt_rdf_name(const ldns_rdf* rdf)
+{
+	size_t n;
+	if(!rdf || ldns_rdf_get_type(rdf) != LDNS_RDF_TYPE_DNAME)
+		return NULL;
+	n = ldns_rdf_size(rdf);
+	if(n == 0 || n > LDNS_MAX_DOMAINLEN ||
+		dname_valid(ldns_rdf_data(rdf), n) != n)
+		return NULL;
+	return ldns_rdf_data(rdf);
+}
+
 struct delegpt* delegpt_create(const uint8_t* zone)
 {
 	struct delegpt* dp;

@@ -19,10 +19,18 @@ static size_t owner_of(const ldns_rr* rr, uint8_t* buf)
 	return delegpt_rdf_to_wire(ldns_rr_owner(rr), buf);
 }
 
+/* The owner of rr in place (case as received: compares only); NULL
+ * if unusable. No copy: a reply's records are looked at several times
+ * each. */
+static const uint8_t* owner_name(const ldns_rr* rr)
+{
+	return delegpt_rdf_name(ldns_rr_owner(rr));
+}
+
 static int owner_is(const ldns_rr* rr, const uint8_t* name)
 {
-	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
-	return owner_of(rr, o) && query_dname_compare(o, name) == 0;
+	const uint8_t* o = owner_name(rr);
+	return o && query_dname_compare(o, name) == 0;
 }
 
 /* Keep record i of its section (taken: that section's flags): the first
@@ -91,10 +99,11 @@ static ldns_rr* make_cname(const uint8_t* from, size_t fromlen,
 static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
 	const uint8_t* zone)
 {
-	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* o;
 	if(ldns_rr_get_class(rr) != (ldns_rr_class)qclass)
 		return 0;
-	return owner_of(rr, o) && dname_subdomain_c(o, zone);
+	o = owner_name(rr);
+	return o && dname_subdomain_c(o, zone);
 }
 
 /* Keep the RRSIGs in `from` for owner and type (those in zone). */
@@ -226,23 +235,24 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 static int scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 	ldns_rr_list* out, uint16_t qclass, const uint8_t* zone, const struct scrub_result* res)
 {
-	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
-	uint8_t nsowner[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* o, *nsowner = NULL;
 	size_t i, n = ldns_rr_list_rr_count(auth);
 	int have_ns = 0, have_soa = 0;
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
-		if(!rr_in_zone(rr, qclass, zone) || !owner_of(rr, o))
+		if(!rr_in_zone(rr, qclass, zone) || !(o = owner_name(rr)))
 			continue;
 		switch(ty) {
 		case LDNS_RR_TYPE_NS:
 			if(!dname_subdomain_c(res->sname, o))
 				continue;
+			/* the first NS record's owner (it stays in auth,
+			 * which lives on) */
 			if(have_ns && query_dname_compare(o, nsowner) != 0)
 				continue;
 			if(!have_ns)
-				memcpy(nsowner, o, sizeof(o));
+				nsowner = o;
 			have_ns = 1;
 			break;
 		case LDNS_RR_TYPE_SOA:
@@ -268,13 +278,13 @@ static int scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 /* Is name the target of an NS record in list? */
 static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 {
-	uint8_t t[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* t;
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS &&
 			ldns_rr_rd_count(rr) == 1 &&
-			delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0), t) &&
+			(t = delegpt_rdf_name(ldns_rr_rdf(rr, 0))) != NULL &&
 			query_dname_compare(t, name) == 0)
 			return 1;
 	}
@@ -285,7 +295,7 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
  * processing for (Unbound's: NS, MX, KX, SRV targets)? */
 static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 {
-	uint8_t t[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* t;
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
@@ -297,7 +307,7 @@ static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 		default: continue;
 		}
 		if(ldns_rr_rd_count(rr) == f + 1 &&
-			delegpt_rdf_to_wire(ldns_rr_rdf(rr, f), t) &&
+			(t = delegpt_rdf_name(ldns_rr_rdf(rr, f))) != NULL &&
 			query_dname_compare(t, name) == 0)
 			return 1;
 	}
@@ -308,7 +318,7 @@ static int scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 	ldns_rr_list* out, const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
 	const uint8_t* zone, int harden_glue)
 {
-	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* o;
 	size_t i, n = ldns_rr_list_rr_count(addl);
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(addl, i);
@@ -317,7 +327,7 @@ static int scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 			continue;
 		/* harden-glue: no takes glue from outside the zone too */
 		if(!rr_in_zone(rr, qclass, harden_glue ? zone :
-			(const uint8_t*)"") || !owner_of(rr, o))
+			(const uint8_t*)"") || !(o = owner_name(rr)))
 			continue;
 		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
 			continue;
