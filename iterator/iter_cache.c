@@ -174,12 +174,13 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	size_t i;
 	if(!c)
 		return NULL;
-	e = rrset_cache_closest_ns(c, qname, qclass, now);
+	/* no lookups at or above min_labels: such an NS set is not taken
+	 * (a stub's own, found with every miss below it) */
+	e = rrset_cache_closest_ns_below(c, qname, qclass, min_labels, now);
 	if(!e)
 		return NULL;
 	rrset_entry_view(e, now, &v, NULL);
-	if(dname_count_labels(v.owner) <= min_labels ||
-		!(dp = delegpt_create(v.owner))) {
+	if(!(dp = delegpt_create(v.owner))) {
 		rrset_cache_release(c, e);
 		return NULL;
 	}

@@ -304,10 +304,17 @@ void rrset_cache_release(struct rrset_cache* c, struct rrset_entry* e)
 struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
 	const uint8_t* qname, uint16_t qclass, time_t now)
 {
+	return rrset_cache_closest_ns_below(c, qname, qclass, 0, now);
+}
+
+struct rrset_entry* rrset_cache_closest_ns_below(struct rrset_cache* c,
+	const uint8_t* qname, uint16_t qclass, int min_labels, time_t now)
+{
 	const uint8_t* n = qname;
+	int labs;
 	if(dname_valid(qname, LDNS_MAX_DOMAINLEN + 1) == 0)
 		return NULL;
-	for(;;) {
+	for(labs = dname_count_labels(qname); labs > min_labels; labs--) {
 		struct rrset_entry* e = rrset_cache_lookup(c, n, TYPE_NS,
 			qclass, 0, now);
 		if(e)
@@ -316,6 +323,7 @@ struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
 			return NULL;
 		n = dname_remove_label(n);
 	}
+	return NULL;
 }
 
 void rrset_entry_view(const struct rrset_entry* e, time_t now,
