@@ -61,25 +61,23 @@ static void wr16(uint8_t* p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* key = lowercased owner, type, class, flags; returns its length. */
-static size_t rrset_key(uint8_t* key, const uint8_t* name, size_t len,
-	uint16_t type, uint16_t rclass, uint32_t flags)
+/* key = lowercased owner, type, class, flags; returns its length, with
+ * the key's hash in *hash. */
+static size_t rrset_key(const struct rrset_cache* c, uint8_t* key,
+	const uint8_t* name, size_t len, uint16_t type, uint16_t rclass,
+	uint32_t flags, uint32_t* hash)
 {
-	size_t n = dname_key(key, name, len, type, rclass);
+	uint32_t nh;
+	size_t n = dname_key_hash(key, name, len, type, rclass, c->seed, &nh);
+	uint64_t h = nh;
 	wr16(key + n, (uint16_t)(flags >> 16));
 	wr16(key + n + 2, (uint16_t)flags);
-	return n + 4;
-}
-
-static uint32_t key_hash(const struct rrset_cache* c, const uint8_t* name,
-	uint16_t type, uint16_t rclass, uint32_t flags)
-{
-	uint64_t h = dname_hash(name, c->seed);
 	h ^= ((uint64_t)type << 32) ^ ((uint64_t)rclass << 48) ^
 		((uint64_t)flags * 0x9E3779B97F4A7C15ULL);
 	h *= 0xBF58476D1CE4E5B9ULL;
 	h ^= h >> 31;
-	return (uint32_t)(h >> 32);
+	*hash = (uint32_t)(h >> 32);
+	return n + 4;
 }
 
 static uint32_t clamp_ttl(const struct rrset_cache* c, uint32_t ttl)
@@ -251,9 +249,8 @@ enum rrset_store_result rrset_cache_store(struct rrset_cache* c,
 	expire = now + (time_t)clamp_ttl(c, ttl);
 	if(expire <= now)   /* TTL 0: nothing to keep */
 		return RRSET_NOT_STORED;
-	keylen = rrset_key(key, rrset->owner, rrset->owner_len, rrset->type,
-		rrset->rclass, flags);
-	hash = key_hash(c, key, rrset->type, rrset->rclass, flags);
+	keylen = rrset_key(c, key, rrset->owner, rrset->owner_len,
+		rrset->type, rrset->rclass, flags, &hash);
 	/* the NS set and glue of a zone come again with every reply from
 	 * it: what the cache keeps anyway is not copied first */
 	k.rrset = rrset;
@@ -283,11 +280,12 @@ struct rrset_entry* rrset_cache_lookup(struct rrset_cache* c,
 	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
 	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
 	struct rrset_entry* e;
+	uint32_t hash;
 	if(len == 0)
 		return NULL;
-	kl = rrset_key(key, name, len, type, rclass, flags);
-	e = (struct rrset_entry*)lruhash_lookup(c->table, key_hash(c, key,
-		type, rclass, flags), key, (uint16_t)kl);
+	kl = rrset_key(c, key, name, len, type, rclass, flags, &hash);
+	e = (struct rrset_entry*)lruhash_lookup(c->table, hash, key,
+		(uint16_t)kl);
 	if(e && e->expire <= now) {
 		lruhash_release(c->table, &e->lh);
 		return NULL;
@@ -352,11 +350,11 @@ int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
 {
 	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
 	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
+	uint32_t hash;
 	if(len == 0)
 		return 0;
-	kl = rrset_key(key, name, len, type, rclass, flags);
-	return lruhash_remove(c->table, key_hash(c, key, type, rclass, flags),
-		key, (uint16_t)kl);
+	kl = rrset_key(c, key, name, len, type, rclass, flags, &hash);
+	return lruhash_remove(c->table, hash, key, (uint16_t)kl);
 }
 
 size_t rrset_cache_flush_zone(struct rrset_cache* c, const uint8_t* zone)
