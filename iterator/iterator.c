@@ -2,6 +2,7 @@
 /* iterator/iterator.c - iterative resolution of one query (see the
  * header for the steps and limits). */
 #include "config.h"
+#include "util/zalloc.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/delegpt.h"
@@ -73,7 +74,7 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 		budget->refs++;
 		iq->budget = budget;
 	} else {
-		iq->budget = calloc(1, sizeof(*iq->budget));
+		iq->budget = zalloc(sizeof(*iq->budget));
 		if(!iq->budget)
 			return 0;
 		iq->budget->refs = 1;

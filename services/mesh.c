@@ -4,6 +4,7 @@
  * wait in a run queue that mesh_run empties, so a state never runs
  * nested inside another one's step. */
 #include "config.h"
+#include "util/zalloc.h"
 #include "services/mesh.h"
 #include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
@@ -675,7 +676,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		m->stats.refused_full++;
 		return MESH_NEW_FULL;
 	}
-	r = calloc(1, sizeof(*r));
+	r = zalloc(sizeof(*r));
 	if(!r)
 		return MESH_NEW_NO_MEMORY;
 	r->qi = *qi;
