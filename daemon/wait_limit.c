@@ -3,6 +3,7 @@
  * a chained hash of the address bytes; an entry lives while its count
  * is above zero. Only on the cache-miss path, so malloc is fine here. */
 #include "config.h"
+#include "util/zalloc.h"
 #include "daemon/wait_limit.h"
 #include "util/net_help.h"
 #include <stdint.h>
@@ -77,7 +78,7 @@ int wait_limit_take(struct wait_limit* wl,
 		(*p)->count++;
 		return 1;
 	}
-	if(!(*p = calloc(1, sizeof(**p))))
+	if(!(*p = zalloc(sizeof(**p))))
 		return 0;
 	memcpy((*p)->addr, a, (size_t)n);
 	(*p)->alen = n;

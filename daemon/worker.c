@@ -3,6 +3,7 @@
  * (a batch per wake-up with recvmmsg), answers each through
  * query_answer(), and sends the replies back in one sendmmsg. */
 #include "config.h"
+#include "util/zalloc.h"
 #include "daemon/worker.h"
 #include "daemon/daemon.h"
 #include "daemon/query.h"
@@ -479,7 +480,7 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		w->stats.num_wait_limited++;
 		return RESOLVE_WAIT_LIMITED;
 	}
-	if(!(p = calloc(1, sizeof(*p)))) {
+	if(!(p = zalloc(sizeof(*p)))) {
 		if(limit_n > 0)
 			wait_limit_give(w->waits, ci->addr, ci->addrlen);
 		return RESOLVE_FAILED;

@@ -2,6 +2,7 @@
 /* iterator/delegpt.c - delegation points. Small lists: a delegation has
  * a handful of names and addresses, and both are capped. */
 #include "config.h"
+#include "util/zalloc.h"
 #include "iterator/delegpt.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -25,13 +26,25 @@ size_t delegpt_rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf)
 	return n;
 }
 
+const uint8_t* delegpt_rdf_name(const ldns_rdf* rdf)
+{
+	size_t n;
+	if(!rdf || ldns_rdf_get_type(rdf) != LDNS_RDF_TYPE_DNAME)
+		return NULL;
+	n = ldns_rdf_size(rdf);
+	if(n == 0 || n > LDNS_MAX_DOMAINLEN ||
+		dname_valid(ldns_rdf_data(rdf), n) != n)
+		return NULL;
+	return ldns_rdf_data(rdf);
+}
+
 struct delegpt* delegpt_create(const uint8_t* zone)
 {
 	struct delegpt* dp;
 	size_t n = dname_valid(zone, LDNS_MAX_DOMAINLEN);
 	if(n == 0)
 		return NULL;
-	dp = calloc(1, sizeof(*dp));
+	dp = zalloc(sizeof(*dp));
 	if(!dp)
 		return NULL;
 	memcpy(dp->name, zone, n);
@@ -79,7 +92,7 @@ int delegpt_add_ns(struct delegpt* dp, const uint8_t* name)
 		return 1;
 	if(dp->num_ns >= DELEGPT_MAX_NS)
 		return 0;
-	ns = calloc(1, sizeof(*ns));
+	ns = zalloc(sizeof(*ns));
 	if(!ns)
 		return -1;
 	memcpy(ns->name, name, n);
@@ -104,7 +117,7 @@ int delegpt_add_addr(struct delegpt* dp, const struct sockaddr_storage* a,
 			return 1;
 	if(dp->num_addr >= DELEGPT_MAX_ADDR || len > sizeof(d->addr))
 		return 0;
-	d = calloc(1, sizeof(*d));
+	d = zalloc(sizeof(*d));
 	if(!d)
 		return 0;
 	memcpy(&d->addr, a, len);

@@ -96,5 +96,8 @@ void delegpt_log(int level, const struct delegpt* dp);
 /* Helpers on wire names from ldns rdfs: copy an ldns dname rdf into buf
  * (256 bytes) as a lowercased wire name; returns its length, 0 if bad. */
 size_t delegpt_rdf_to_wire(const ldns_rdf* rdf, uint8_t* buf);
+/* The wire name in an ldns dname rdf itself (not copied, its case as
+ * received), for case-insensitive compares; NULL if bad. */
+const uint8_t* delegpt_rdf_name(const ldns_rdf* rdf);
 
 #endif

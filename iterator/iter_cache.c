@@ -174,12 +174,13 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	size_t i;
 	if(!c)
 		return NULL;
-	e = rrset_cache_closest_ns(c, qname, qclass, now);
+	/* no lookups at or above min_labels: such an NS set is not taken
+	 * (a stub's own, found with every miss below it) */
+	e = rrset_cache_closest_ns_below(c, qname, qclass, min_labels, now);
 	if(!e)
 		return NULL;
 	rrset_entry_view(e, now, &v, NULL);
-	if(dname_count_labels(v.owner) <= min_labels ||
-		!(dp = delegpt_create(v.owner))) {
+	if(!(dp = delegpt_create(v.owner))) {
 		rrset_cache_release(c, e);
 		return NULL;
 	}
@@ -393,7 +394,9 @@ int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
 {
 	const uint8_t* n = sname;
 	*authority = NULL;
-	while(c && n[0] != 0) {
+	if(!msg_cache_had_secure_nx(c))
+		return 0;   /* no validator stored one: nothing to find */
+	while(n[0] != 0) {
 		struct msg_entry* m;
 		n = dname_remove_label(n);
 		m = msg_find(c, n, dname_valid(n, LDNS_MAX_DOMAINLEN), qtype,

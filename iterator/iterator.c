@@ -2,6 +2,7 @@
 /* iterator/iterator.c - iterative resolution of one query (see the
  * header for the steps and limits). */
 #include "config.h"
+#include "util/zalloc.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/delegpt.h"
@@ -73,7 +74,7 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 		budget->refs++;
 		iq->budget = budget;
 	} else {
-		iq->budget = calloc(1, sizeof(*iq->budget));
+		iq->budget = zalloc(sizeof(*iq->budget));
 		if(!iq->budget)
 			return 0;
 		iq->budget->refs = 1;
@@ -541,7 +542,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	min_attempts = max_attempts;
 	for(a = iq->dp->addrs; a; a = a->next) {
 		int lame = 0, dlame = 0, rlame = 0, rtt = env->unknown_rtt;
-		int brief = 0;
+		int brief = 0, backed = 0, known = 0;
 		/* compat: unbound-1.17: outbound-msg-retry (5) sends to one
 		 * address: a server that drops half its replies (rate
 		 * limiting) still answers one of them */
@@ -553,9 +554,13 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			a->dead = 1;
 			continue;
 		}
-		if(env->infra && !iq->probe && infra_backed_off(env->infra,
-			&a->addr, a->addrlen, iq->dp->name, iq->dp->namelen,
-			iq->qtype, now)) {
+		/* infra_backed_off and infra_get_lame_rtt in one lookup */
+		if(env->infra)
+			known = infra_select_info(env->infra, &a->addr,
+				a->addrlen, iq->dp->name, iq->dp->namelen,
+				iq->qtype, now, &backed, &lame, &dlame, &rlame,
+				&rtt);
+		if(!iq->probe && backed) {
 			/* timed out again and again: one short try (a server
 			 * that dropped only some names answers it), not its
 			 * backed-off timeout; a background probe waits that
@@ -570,9 +575,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			iq->backed_off = 1;
 			brief = 1;
 		}
-		if(env->infra && infra_get_lame_rtt(env->infra, &a->addr,
-			a->addrlen, iq->dp->name, iq->dp->namelen, iq->qtype,
-			&lame, &dlame, &rlame, &rtt, now)) {
+		if(known) {
 			if(lame || rlame || (rtt >= infra_max_rtt(env->infra) &&
 				!iq->probe)) {
 				/* compat: unbound-1.17: lame, or backed off to

@@ -4,6 +4,7 @@
  * wait in a run queue that mesh_run empties, so a state never runs
  * nested inside another one's step. */
 #include "config.h"
+#include "util/zalloc.h"
 #include "services/mesh.h"
 #include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
@@ -133,15 +134,20 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 }
 
 /* key = lowercased qname, type, class, the MODQ_* key flags; returns
- * its length, 0 for an invalid name. */
-static size_t mesh_key(uint8_t* key, const uint8_t* qname, uint16_t qtype,
-	uint16_t qclass, uint8_t flags)
+ * its length, 0 for an invalid name; *hash: the key's hash. */
+static size_t mesh_key(const struct mesh_area* m, uint8_t* key,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass, uint8_t flags,
+	uint32_t* hash)
 {
-	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
+	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN), i;
+	uint32_t h;
 	if(n == 0)
 		return 0;
-	n = dname_key(key, qname, n, qtype, qclass);
+	n = dname_key_hash(key, qname, n, qtype, qclass, m->seed, &h);
 	key[n] = flags;
+	for(i = n - 4; i <= n; i++)
+		h = (h ^ key[i]) * 16777619u;
+	*hash = h;
 	return n + 1;
 }
 
@@ -151,16 +157,6 @@ static uint8_t key_flags(unsigned flags)
 	return (uint8_t)(((flags & MODQ_CD) ? MESH_KEY_CD : 0) |
 		((flags & MODQ_PRIME) ? MESH_KEY_PRIME : 0) |
 		((flags & MODQ_NOVAL) ? MESH_KEY_NOVAL : 0));
-}
-
-static uint32_t key_hash(const struct mesh_area* m, const uint8_t* key,
-	size_t keylen)
-{
-	uint32_t h = dname_hash(key, m->seed);
-	size_t i;
-	for(i = keylen - 5; i < keylen; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h;
 }
 
 static struct mesh_state* find_state(struct mesh_area* m, const uint8_t* key,
@@ -663,11 +659,10 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 	struct mesh_reply* r;
 	unsigned flags = ((qi->flags & FLAG_CD) ? MODQ_CD : 0) |
 		(qi->edns_do ? MODQ_DO : 0);
-	keylen = mesh_key(key, qi->qname, qi->qtype, qi->qclass,
-		key_flags(flags));
+	keylen = mesh_key(m, key, qi->qname, qi->qtype, qi->qclass,
+		key_flags(flags), &hash);
 	if(keylen == 0)
 		return MESH_NEW_NO_MEMORY;
-	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
 	if((!s || !s->replies) && m->num_client >= m->max_client) {
 		/* freeing the jostled state may free s (a sub of it) */
@@ -681,7 +676,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		m->stats.refused_full++;
 		return MESH_NEW_FULL;
 	}
-	r = calloc(1, sizeof(*r));
+	r = zalloc(sizeof(*r));
 	if(!r)
 		return MESH_NEW_NO_MEMORY;
 	r->qi = *qi;
@@ -724,11 +719,10 @@ int mesh_new_prefetch(struct mesh_area* m, const struct query_info* qi)
 	struct mesh_state* s;
 	unsigned flags = MODQ_PREFETCH | ((qi->flags & FLAG_CD) ? MODQ_CD : 0);
 	/* the key of a client's question: clients join the refresh */
-	keylen = mesh_key(key, qi->qname, qi->qtype, qi->qclass,
-		key_flags(flags));
+	keylen = mesh_key(m, key, qi->qname, qi->qtype, qi->qclass,
+		key_flags(flags), &hash);
 	if(keylen == 0)
 		return 0;
-	hash = key_hash(m, key, keylen);
 	/* in flight already: its answer refreshes the entry */
 	if(find_state(m, key, keylen, hash))
 		return 0;
@@ -754,10 +748,10 @@ struct module_qstate* mesh_new_detached(struct mesh_area* m,
 	uint32_t hash;
 	struct mesh_state* s;
 	unsigned flags = MODQ_DETACHED | MODQ_NOVAL;
-	keylen = mesh_key(key, qname, qtype, qclass, key_flags(flags));
+	keylen = mesh_key(m, key, qname, qtype, qclass, key_flags(flags),
+		&hash);
 	if(keylen == 0)
 		return NULL;
-	hash = key_hash(m, key, keylen);
 	if(find_state(m, key, keylen, hash))
 		return NULL;   /* in flight: its answer is cached anyway */
 	if(m->num_detached >= MESH_MAX_DETACHED ||
@@ -865,15 +859,15 @@ enum mesh_attach mesh_attach_sub(struct mesh_area* m,
 	uint16_t qclass, unsigned flags, struct module_qstate** sub)
 {
 	uint8_t key[MESH_KEY_MAX];
-	size_t keylen = mesh_key(key, qname, qtype, qclass, key_flags(flags));
-	enum mesh_attach res = MESH_ATTACH_JOINED;
 	uint32_t hash;
+	size_t keylen = mesh_key(m, key, qname, qtype, qclass,
+		key_flags(flags), &hash);
+	enum mesh_attach res = MESH_ATTACH_JOINED;
 	struct mesh_state* s;
 	struct mesh_ref* r;
 	*sub = NULL;
 	if(keylen == 0)
 		return MESH_ATTACH_LIMIT;
-	hash = key_hash(m, key, keylen);
 	s = find_state(m, key, keylen, hash);
 	if(s) {
 		m->visit_gen++;

@@ -293,6 +293,38 @@ uint32_t dname_hash(const uint8_t* dname, uint32_t seed)
 	return (uint32_t)(h >> 32);
 }
 
+size_t dname_key_hash(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass, uint32_t seed, uint32_t* hash)
+{
+	/* dname_hash's steps, on the words as they are lowercased into
+	 * key (a cache lookup's key and hash were two passes and two
+	 * walks over the labels) */
+	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
+	uint64_t h = seed ^ 0x5bd1e995ULL, w;
+	size_t n = len - 1, i;   /* the root label's 0 is not hashed */
+	for(i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, name + i, 8);
+		w = lower8(w);
+		memcpy(key + i, &w, 8);
+		h = (h ^ w) * mul;
+		h ^= h >> 29;
+	}
+	for(w = 0; i < n; i++) {
+		key[i] = LOWER(name[i]);
+		w = (w << 8) | key[i];
+	}
+	key[n] = 0;
+	h = (h ^ w ^ n) * mul;
+	h ^= h >> 32;
+	h *= mul;
+	*hash = (uint32_t)(h >> 32);
+	key[len] = (uint8_t)(type >> 8);
+	key[len + 1] = (uint8_t)type;
+	key[len + 2] = (uint8_t)(rclass >> 8);
+	key[len + 3] = (uint8_t)rclass;
+	return len + 4;
+}
+
 static int tolower_ascii(int c)
 {
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;

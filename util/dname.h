@@ -39,6 +39,11 @@ size_t dname_from_str(const char* str, uint8_t* out);
 void dname_to_str(const uint8_t* dname, char* buf, size_t buflen);
 /* Hash of a name, case-insensitive. */
 uint32_t dname_hash(const uint8_t* dname, uint32_t seed);
+/* dname_key and dname_hash in one pass over the name: key as
+ * dname_key writes it (len + 4 bytes), *hash = dname_hash(name, seed).
+ * Returns len + 4. */
+size_t dname_key_hash(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass, uint32_t seed, uint32_t* hash);
 
 /* Canonical DNS order (RFC 4034 6.1): <0, 0, >0. */
 int dname_canonical_compare(const uint8_t* a, const uint8_t* b);

@@ -53,6 +53,20 @@ static void scan_tsigs(const uint8_t* w, size_t len, struct tsig_scan* t)
 	t->complete = 1;
 }
 
+/* Do the bytes 0x00 0xfa (TSIG's type) occur in p? memchr for the rare
+ * 0xfa is a few instructions a reply; glibc's memmem for a two-byte
+ * needle was about 700 (a sixtieth of a cache miss). */
+static int has_tsig_type(const uint8_t* p, size_t len)
+{
+	const uint8_t* end = p + len, *q = p + 1;
+	while(q < end && (q = memchr(q, 0xfa, (size_t)(end - q))) != NULL) {
+		if(q[-1] == 0)
+			return 1;
+		q++;
+	}
+	return 0;
+}
+
 ldns_status reply_wire2pkt(ldns_pkt** pkt, const uint8_t* wire, size_t len)
 {
 	struct tsig_scan t;
@@ -60,8 +74,8 @@ ldns_status reply_wire2pkt(ldns_pkt** pkt, const uint8_t* wire, size_t len)
 	ldns_status s;
 	/* a TSIG record has its type's bytes somewhere: only a reply with
 	 * them (rare) is read twice */
-	if(len <= LDNS_HEADER_SIZE || !memmem(wire + LDNS_HEADER_SIZE,
-		len - LDNS_HEADER_SIZE, "\0\xfa", 2))
+	if(len <= LDNS_HEADER_SIZE || !has_tsig_type(wire + LDNS_HEADER_SIZE,
+		len - LDNS_HEADER_SIZE))
 		return ldns_wire2pkt(pkt, wire, len);
 	scan_tsigs(wire, len, &t);
 	if(t.count < 2)

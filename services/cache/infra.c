@@ -410,17 +410,13 @@ int infra_set_lame(struct infra_cache* c,
 	return 1;
 }
 
-int infra_get_lame_rtt(struct infra_cache* c,
-	const struct sockaddr_storage* addr, socklen_t addrlen,
-	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
-	int* dnsseclame, int* reclame, int* rtt, time_t now)
+/* infra_get_lame_rtt for the locked entry e, which it unlocks. */
+static int lame_rtt_of(struct infra_cache* c, struct infra_entry* e,
+	uint16_t qtype, int* lame, int* dnsseclame, int* reclame, int* rtt,
+	time_t now)
 {
-	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
-	struct infra_info* h;
+	struct infra_info* h = &e->d;
 	int top = c->s.max_rtt;
-	if(!e)
-		return 0;
-	h = &e->d;
 	*lame = *dnsseclame = *reclame = 0;
 	*rtt = rtt_unclamped(c, &h->rtt);
 	if(h->rtt.rto >= PROBE_MAXRTO && now >= h->probedelay &&
@@ -459,11 +455,30 @@ int infra_get_lame_rtt(struct infra_cache* c,
 	return 1;
 }
 
+int infra_get_lame_rtt(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, int* lame,
+	int* dnsseclame, int* reclame, int* rtt, time_t now)
+{
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
+	if(!e)
+		return 0;
+	return lame_rtt_of(c, e, qtype, lame, dnsseclame, reclame, rtt, now);
+}
+
 /* The timeouts in a row counted for qtype's kind (A, AAAA, other). */
 static int timeouts_for(const struct infra_entry* e, uint16_t qtype)
 {
 	return qtype == 1 ? e->d.timeout_A : qtype == 28 ?
 		e->d.timeout_AAAA : e->d.timeout_other;
+}
+
+/* infra_backed_off for the locked entry e (left locked). */
+static int backed_off_of(const struct infra_entry* e, uint16_t qtype,
+	time_t now)
+{
+	return timeouts_for(e, qtype) >= TIMEOUT_COUNT_MAX &&
+		e->d.rtt.rto >= BACKED_OFF_MIN_RTO && now <= e->d.ttl;
 }
 
 int infra_backed_off(struct infra_cache* c,
@@ -474,11 +489,22 @@ int infra_backed_off(struct infra_cache* c,
 	int cnt;
 	if(!e)
 		return 0;
-	cnt = timeouts_for(e, qtype);
-	cnt = cnt >= TIMEOUT_COUNT_MAX && e->d.rtt.rto >= BACKED_OFF_MIN_RTO &&
-		now <= e->d.ttl;
+	cnt = backed_off_of(e, qtype, now);
 	entry_unlock(c, e);
 	return cnt;
+}
+
+int infra_select_info(struct infra_cache* c,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now,
+	int* backed_off, int* lame, int* dnsseclame, int* reclame, int* rtt)
+{
+	struct infra_entry* e = find_entry(c, addr, addrlen, zone, zonelen);
+	*backed_off = 0;
+	if(!e)
+		return 0;
+	*backed_off = backed_off_of(e, qtype, now);
+	return lame_rtt_of(c, e, qtype, lame, dnsseclame, reclame, rtt, now);
 }
 
 int infra_timeouts(struct infra_cache* c,

@@ -126,6 +126,12 @@ int infra_get_lame_rtt(struct infra_cache* infra,
 int infra_backed_off(struct infra_cache* infra,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now);
+/* infra_backed_off (into *backed_off) and infra_get_lame_rtt (the
+ * rest and the result) with one lookup, for server selection. */
+int infra_select_info(struct infra_cache* infra,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const uint8_t* zone, size_t zonelen, uint16_t qtype, time_t now,
+	int* backed_off, int* lame, int* dnsseclame, int* reclame, int* rtt);
 /* Timeouts in a row for this qtype class (A, AAAA, other) since the
  * server last answered; 0 when it is not in the cache. */
 int infra_timeouts(struct infra_cache* infra,

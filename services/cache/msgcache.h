@@ -38,6 +38,10 @@ struct msg_cache {
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
 	int need_checked;     /* a validator runs: entries it did not check
 	                       * (MSG_SEC_UNCHECKED) answer only CD queries */
+	/* set (never cleared) once a SECURE NXDOMAIN was stored: until
+	 * then harden-below-nxdomain has nothing to look for, and a miss
+	 * skips its walk up the name (msg_cache_had_secure_nx) */
+	int had_secure_nx;
 };
 
 /* compat: unbound-1.17: The DNSSEC status of a cached message, numbered as
@@ -175,6 +179,10 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
 	int security);
+
+/* May the cache hold a SECURE NXDOMAIN (one was stored since it was
+ * made)? 0: certainly none. Any thread may ask. */
+int msg_cache_had_secure_nx(const struct msg_cache* c);
 
 /* Find a fresh entry and take a reference (for code that needs more
  * than a reply: prefetch, the mesh); NULL if none. Release it with

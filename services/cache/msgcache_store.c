@@ -291,6 +291,8 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	m->tmpl = t;
 	m->stored = now;
 	m->security = (uint8_t)security;
+	if(security == MSG_SEC_SECURE && (m->flags & 0xf) == RCODE_NXDOMAIN)
+		__atomic_store_n(&c->had_secure_nx, 1, __ATOMIC_RELAXED);
 	{
 		/* made in a buffer: msg_key_make writes whole words */
 		uint8_t kbuf[MSG_KEY_BUF];
@@ -301,4 +303,9 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	lruhash_entry_init(&m->lh, hash, key, (uint16_t)keylen,
 		alloc + MALLOC_OVERHEAD);
 	return lruhash_insert(c->table, &m->lh, NULL, NULL);
+}
+
+int msg_cache_had_secure_nx(const struct msg_cache* c)
+{
+	return c && __atomic_load_n(&c->had_secure_nx, __ATOMIC_RELAXED);
 }

@@ -61,25 +61,23 @@ static void wr16(uint8_t* p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* key = lowercased owner, type, class, flags; returns its length. */
-static size_t rrset_key(uint8_t* key, const uint8_t* name, size_t len,
-	uint16_t type, uint16_t rclass, uint32_t flags)
+/* key = lowercased owner, type, class, flags; returns its length, with
+ * the key's hash in *hash. */
+static size_t rrset_key(const struct rrset_cache* c, uint8_t* key,
+	const uint8_t* name, size_t len, uint16_t type, uint16_t rclass,
+	uint32_t flags, uint32_t* hash)
 {
-	size_t n = dname_key(key, name, len, type, rclass);
+	uint32_t nh;
+	size_t n = dname_key_hash(key, name, len, type, rclass, c->seed, &nh);
+	uint64_t h = nh;
 	wr16(key + n, (uint16_t)(flags >> 16));
 	wr16(key + n + 2, (uint16_t)flags);
-	return n + 4;
-}
-
-static uint32_t key_hash(const struct rrset_cache* c, const uint8_t* name,
-	uint16_t type, uint16_t rclass, uint32_t flags)
-{
-	uint64_t h = dname_hash(name, c->seed);
 	h ^= ((uint64_t)type << 32) ^ ((uint64_t)rclass << 48) ^
 		((uint64_t)flags * 0x9E3779B97F4A7C15ULL);
 	h *= 0xBF58476D1CE4E5B9ULL;
 	h ^= h >> 31;
-	return (uint32_t)(h >> 32);
+	*hash = (uint32_t)(h >> 32);
+	return n + 4;
 }
 
 static uint32_t clamp_ttl(const struct rrset_cache* c, uint32_t ttl)
@@ -93,63 +91,70 @@ static uint32_t clamp_ttl(const struct rrset_cache* c, uint32_t ttl)
 	return ttl;
 }
 
-/* A new entry holding a copy of rrset and sigs; NULL if malformed. */
-static struct rrset_entry* entry_new(const struct rrset_cache* c,
-	const struct packed_rrset* rrset, const struct packed_rrset* sigs,
-	uint32_t flags, enum rrset_trust trust, time_t now)
+/* The bytes of the entry for rrset and sigs; 0 when malformed. *ttl:
+ * its TTL (the least of the set's and its signatures'), unclamped. */
+static size_t entry_bytes(const struct packed_rrset* rrset,
+	const struct packed_rrset* sigs, uint32_t* ttl)
 {
 	size_t nsig = sigs ? sigs->count : 0, n = rrset->count + nsig, i;
-	size_t keylen = rrset->owner_len + KEY_TAIL, bytes = 0, alloc;
-	struct rrset_entry* e;
-	const uint8_t** rdp;
-	uint16_t* rdl;
-	uint8_t* key, *p;
-	uint32_t ttl = rrset->ttl;
+	size_t bytes = 0;
 	if(rrset->count == 0 || n > MAX_RRS || !rrset->owner ||
 		dname_valid(rrset->owner, rrset->owner_len) != rrset->owner_len)
-		return NULL;
+		return 0;
 	for(i = 0; i < n; i++) {
 		const struct packed_rrset* s = i < rrset->count ? rrset : sigs;
 		size_t k = i < rrset->count ? i : i - rrset->count;
 		if(!s->rdata[k] && s->rdlen[k] != 0)
-			return NULL;
+			return 0;
 		bytes += s->rdlen[k];
 	}
-	if(sigs && nsig && sigs->ttl < ttl)
-		ttl = sigs->ttl;
-	alloc = sizeof(*e) + n * (sizeof(*rdp) + sizeof(*rdl)) + keylen +
-		bytes;
-	e = malloc(alloc);
+	*ttl = rrset->ttl;
+	if(sigs && nsig && sigs->ttl < *ttl)
+		*ttl = sigs->ttl;
+	return sizeof(struct rrset_entry) + n * (sizeof(const uint8_t*) +
+		sizeof(uint16_t)) + rrset->owner_len + KEY_TAIL + bytes;
+}
+
+/* A new entry of alloc bytes (entry_bytes) holding a copy of rrset and
+ * sigs under key (rrset_key) with its hash; NULL if out of memory. */
+static struct rrset_entry* entry_new(const struct packed_rrset* rrset,
+	const struct packed_rrset* sigs, size_t alloc, const uint8_t* key,
+	size_t keylen, uint32_t hash, uint32_t flags, enum rrset_trust trust,
+	time_t expire)
+{
+	size_t nsig = sigs ? sigs->count : 0, n = rrset->count + nsig, i;
+	struct rrset_entry* e = malloc(alloc);
+	const uint8_t** rdp;
+	uint16_t* rdl;
+	uint8_t* k, *p;
 	if(!e)
 		return NULL;
 	rdp = (const uint8_t**)(e + 1);
 	rdl = (uint16_t*)(rdp + n);
-	key = (uint8_t*)(rdl + n);
-	p = key + keylen;
+	k = (uint8_t*)(rdl + n);
+	p = k + keylen;
 	for(i = 0; i < n; i++) {
 		const struct packed_rrset* s = i < rrset->count ? rrset : sigs;
-		size_t k = i < rrset->count ? i : i - rrset->count;
-		rdl[i] = s->rdlen[k];
+		size_t j = i < rrset->count ? i : i - rrset->count;
+		rdl[i] = s->rdlen[j];
 		rdp[i] = p;
 		if(rdl[i])
-			memcpy(p, s->rdata[k], rdl[i]);
+			memcpy(p, s->rdata[j], rdl[i]);
 		p += rdl[i];
 	}
-	rrset_key(key, rrset->owner, rrset->owner_len, rrset->type,
-		rrset->rclass, flags);
-	e->expire = now + (time_t)clamp_ttl(c, ttl);
+	memcpy(k, key, keylen);
+	e->expire = expire;
 	e->flags = flags;
 	e->type = rrset->type;
 	e->rclass = rrset->rclass;
 	e->trust = (uint8_t)trust;
 	e->count = rrset->count;
 	e->rrsig_count = nsig;
-	e->owner = key;
+	e->owner = k;
 	e->owner_len = rrset->owner_len;
 	e->rdata = rdp;
 	e->rdlen = rdl;
-	lruhash_entry_init(&e->lh, key_hash(c, key, rrset->type,
-		rrset->rclass, flags), key, (uint16_t)keylen,
+	lruhash_entry_init(&e->lh, hash, k, (uint16_t)keylen,
 		alloc + MALLOC_OVERHEAD);
 	return e;
 }
@@ -192,18 +197,74 @@ static int decide(const struct lruhash_entry* o, struct lruhash_entry* n,
 	return 1;
 }
 
+/* Does entry a hold what rrset and sigs hold (same_data without an
+ * entry for the new one)? */
+static int same_packed(const struct rrset_entry* a,
+	const struct packed_rrset* rrset, const struct packed_rrset* sigs)
+{
+	size_t nsig = sigs ? sigs->count : 0, i;
+	if(a->count != rrset->count || a->rrsig_count != nsig)
+		return 0;
+	for(i = 0; i < a->count + nsig; i++) {
+		const struct packed_rrset* s = i < rrset->count ? rrset : sigs;
+		size_t k = i < rrset->count ? i : i - rrset->count;
+		if(a->rdlen[i] != s->rdlen[k] || (s->rdlen[k] &&
+			memcmp(a->rdata[i], s->rdata[k], s->rdlen[k]) != 0))
+			return 0;
+	}
+	return 1;
+}
+
+struct keep_check {
+	const struct packed_rrset* rrset, *sigs;
+	uint8_t trust;
+	int can_refresh;
+	time_t now;
+};
+
+/* decide's "keep the old one", asked before the new entry is made. */
+static int keeps_old(const struct lruhash_entry* o, void* arg)
+{
+	const struct keep_check* k = arg;
+	const struct rrset_entry* old = (const struct rrset_entry*)o;
+	if(old->expire <= k->now)
+		return 0;
+	return k->trust < old->trust || (!k->can_refresh &&
+		k->trust == old->trust && same_packed(old, k->rrset, k->sigs));
+}
+
 enum rrset_store_result rrset_cache_store(struct rrset_cache* c,
 	const struct packed_rrset* rrset, const struct packed_rrset* sigs,
 	uint32_t flags, enum rrset_trust trust, int can_refresh, time_t now)
 {
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
 	struct store_arg a;
-	struct rrset_entry* e = entry_new(c, rrset, sigs, flags, trust, now);
+	struct keep_check k;
+	struct rrset_entry* e;
+	uint32_t ttl, hash;
+	size_t alloc = entry_bytes(rrset, sigs, &ttl), keylen;
+	time_t expire;
+	if(!alloc)
+		return RRSET_NOT_STORED;
+	expire = now + (time_t)clamp_ttl(c, ttl);
+	if(expire <= now)   /* TTL 0: nothing to keep */
+		return RRSET_NOT_STORED;
+	keylen = rrset_key(c, key, rrset->owner, rrset->owner_len,
+		rrset->type, rrset->rclass, flags, &hash);
+	/* the NS set and glue of a zone come again with every reply from
+	 * it: what the cache keeps anyway is not copied first */
+	k.rrset = rrset;
+	k.sigs = sigs;
+	k.trust = (uint8_t)trust;
+	k.can_refresh = can_refresh;
+	k.now = now;
+	if(lruhash_insert_keeps(c->table, hash, key, (uint16_t)keylen,
+		alloc + MALLOC_OVERHEAD, keeps_old, &k))
+		return RRSET_KEPT_OLD;
+	e = entry_new(rrset, sigs, alloc, key, keylen, hash, flags, trust,
+		expire);
 	if(!e)
 		return RRSET_NOT_STORED;
-	if(e->expire <= now) {  /* TTL 0: nothing to keep */
-		free(e);
-		return RRSET_NOT_STORED;
-	}
 	a.now = now;
 	a.can_refresh = can_refresh;
 	a.kept = 0;
@@ -219,11 +280,12 @@ struct rrset_entry* rrset_cache_lookup(struct rrset_cache* c,
 	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
 	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
 	struct rrset_entry* e;
+	uint32_t hash;
 	if(len == 0)
 		return NULL;
-	kl = rrset_key(key, name, len, type, rclass, flags);
-	e = (struct rrset_entry*)lruhash_lookup(c->table, key_hash(c, key,
-		type, rclass, flags), key, (uint16_t)kl);
+	kl = rrset_key(c, key, name, len, type, rclass, flags, &hash);
+	e = (struct rrset_entry*)lruhash_lookup(c->table, hash, key,
+		(uint16_t)kl);
 	if(e && e->expire <= now) {
 		lruhash_release(c->table, &e->lh);
 		return NULL;
@@ -240,10 +302,17 @@ void rrset_cache_release(struct rrset_cache* c, struct rrset_entry* e)
 struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
 	const uint8_t* qname, uint16_t qclass, time_t now)
 {
+	return rrset_cache_closest_ns_below(c, qname, qclass, 0, now);
+}
+
+struct rrset_entry* rrset_cache_closest_ns_below(struct rrset_cache* c,
+	const uint8_t* qname, uint16_t qclass, int min_labels, time_t now)
+{
 	const uint8_t* n = qname;
+	int labs;
 	if(dname_valid(qname, LDNS_MAX_DOMAINLEN + 1) == 0)
 		return NULL;
-	for(;;) {
+	for(labs = dname_count_labels(qname); labs > min_labels; labs--) {
 		struct rrset_entry* e = rrset_cache_lookup(c, n, TYPE_NS,
 			qclass, 0, now);
 		if(e)
@@ -252,6 +321,7 @@ struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
 			return NULL;
 		n = dname_remove_label(n);
 	}
+	return NULL;
 }
 
 void rrset_entry_view(const struct rrset_entry* e, time_t now,
@@ -280,11 +350,11 @@ int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
 {
 	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
 	size_t len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1), kl;
+	uint32_t hash;
 	if(len == 0)
 		return 0;
-	kl = rrset_key(key, name, len, type, rclass, flags);
-	return lruhash_remove(c->table, key_hash(c, key, type, rclass, flags),
-		key, (uint16_t)kl);
+	kl = rrset_key(c, key, name, len, type, rclass, flags, &hash);
+	return lruhash_remove(c->table, hash, key, (uint16_t)kl);
 }
 
 size_t rrset_cache_flush_zone(struct rrset_cache* c, const uint8_t* zone)

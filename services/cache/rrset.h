@@ -102,6 +102,11 @@ void rrset_cache_release(struct rrset_cache* c, struct rrset_entry* e);
  * cache knows), referenced as above; NULL when none, not even the root. */
 struct rrset_entry* rrset_cache_closest_ns(struct rrset_cache* c,
 	const uint8_t* qname, uint16_t qclass, time_t now);
+/* The same, for names of more than min_labels labels (dname_count_labels)
+ * only: NULL when the nearest is at or above that depth, which is then
+ * not looked up at all. */
+struct rrset_entry* rrset_cache_closest_ns_below(struct rrset_cache* c,
+	const uint8_t* qname, uint16_t qclass, int min_labels, time_t now);
 
 /* Views into e (valid while the reference is held), with ttl the time
  * left at now (0 once expired). sigs may be NULL; its count is 0 when

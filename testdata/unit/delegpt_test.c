@@ -362,10 +362,41 @@ static void test_private_address(void** state)
 	config_delete(cfg);
 }
 
+/* delegpt_rdf_name: the rdf's own bytes, case kept, for dname rdfs
+ * holding a valid name; delegpt_rdf_to_wire: a lowercased copy. */
+static void test_rdf_name(void** state)
+{
+	static const uint8_t mixed[] = "\003Abc\004TLD1";
+	static const uint8_t bad[] = { 5, 'a', 'b', 0 };
+	ldns_rdf* d = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_DNAME,
+		sizeof(mixed), mixed);
+	ldns_rdf* b = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_DNAME,
+		sizeof(bad), bad);
+	ldns_rdf* s = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_STR,
+		sizeof(mixed), mixed);
+	uint8_t buf[LDNS_MAX_DOMAINLEN + 1];
+	(void)state;
+	assert_non_null(d);
+	assert_non_null(b);
+	assert_non_null(s);
+	assert_ptr_equal(delegpt_rdf_name(d), ldns_rdf_data(d));
+	assert_memory_equal(delegpt_rdf_name(d), mixed, sizeof(mixed));
+	assert_int_equal(delegpt_rdf_to_wire(d, buf), sizeof(mixed));
+	assert_memory_equal(buf, "\003abc\004tld1", sizeof(mixed));
+	assert_null(delegpt_rdf_name(b));
+	assert_int_equal(delegpt_rdf_to_wire(b, buf), 0);
+	assert_null(delegpt_rdf_name(s));
+	assert_null(delegpt_rdf_name(NULL));
+	ldns_rdf_deep_free(d);
+	ldns_rdf_deep_free(b);
+	ldns_rdf_deep_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_dedup_and_cap),
+		cmocka_unit_test(test_rdf_name),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_from_rrs_bailiwick),
 		cmocka_unit_test(test_copy_resets_bookkeeping),

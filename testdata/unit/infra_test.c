@@ -108,6 +108,26 @@ static void test_rtt(void** state)
 	infra_delete(c);
 }
 
+/* infra_select_info says what infra_backed_off and infra_get_lame_rtt
+ * say, asked one after the other. */
+static void select_info_same(struct infra_cache* c,
+	const struct sockaddr_storage* a, socklen_t len, const uint8_t* z,
+	size_t zl, uint16_t qtype, time_t now)
+{
+	int b = -1, l = 0, d = 0, r = 0, rtt = -1;
+	int l2 = 0, d2 = 0, r2 = 0, rtt2 = -1;
+	int k = infra_select_info(c, a, len, z, zl, qtype, now, &b, &l, &d,
+		&r, &rtt);
+	int k2 = infra_get_lame_rtt(c, a, len, z, zl, qtype, &l2, &d2, &r2,
+		&rtt2, now);
+	assert_int_equal(b, infra_backed_off(c, a, len, z, zl, qtype, now));
+	assert_int_equal(k, k2);
+	assert_int_equal(l, l2);
+	assert_int_equal(d, d2);
+	assert_int_equal(r, r2);
+	assert_int_equal(rtt, rtt2);
+}
+
 static void test_edns_lame(void** state)
 {
 	struct infra_settings s;
@@ -155,6 +175,9 @@ static void test_edns_lame(void** state)
 	infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame, &dl, &rl, &rtt,
 		1000);
 	assert_int_equal(lame, 1);
+	select_info_same(c, &a, len, z, zl, 28, 1000);
+	select_info_same(c, &a, len, z, zl, 1, 1000);
+	select_info_same(c, &a, len, z, zl, 28, 1000 + 901);
 	/* expired: lameness gone */
 	assert_int_equal(infra_get_lame_rtt(c, &a, len, z, zl, 28, &lame,
 		&dl, &rl, &rtt, 1000 + 901), 0);
@@ -303,7 +326,9 @@ static void test_backed_off(void** state)
 	infra_settings_default(&s);
 	c = infra_create(&s);
 	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 0);
+	select_info_same(c, &a, len, z, zl, 1, 1000);
 	infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+	select_info_same(c, &a, len, z, zl, 1, 1000);
 	/* three queries sent at once, each timing out at 376 ms: 752,
 	 * not backed off (another zone, another entry) */
 	infra_host(c, &a, len, z2, zl2, 1000, &vs, &known, &to);
@@ -320,6 +345,10 @@ static void test_backed_off(void** state)
 	assert_int_equal(rto_of(c, &a, len, z, zl), 3008);
 	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 1, 1000), 1);
 	assert_int_equal(infra_backed_off(c, &a, len, z, zl, 28, 1000), 0);
+	select_info_same(c, &a, len, z, zl, 1, 1000);
+	select_info_same(c, &a, len, z, zl, 28, 1000);
+	select_info_same(c, &a, len, z2, zl2, 1, 1000);
+	select_info_same(c, &a, len, z, zl, 1, 1000 + s.host_ttl + 1);
 	/* one probe, the next after the rto (3.008 s: 4 s, plus one) */
 	assert_int_equal(infra_claim_probe(c, &a, len, z, zl, 1000), 1);
 	assert_int_equal(infra_claim_probe(c, &a, len, z, zl, 1004), 0);

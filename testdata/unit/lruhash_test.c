@@ -158,6 +158,44 @@ static void test_replace_func(void** state)
 	assert_int_equal(atomic_load(&c.frees), 3);
 }
 
+/* keeps for lruhash_insert_keeps: the old value is at least *arg */
+static int keeps_at_least(const struct lruhash_entry* o, void* arg)
+{
+	return ((const struct tent*)o)->val >= *(const uint32_t*)arg;
+}
+
+/* lruhash_insert_keeps asks about the entry with the key, takes no
+ * reference, and says 0 without asking when there is none or the size
+ * is over an insert's bound. */
+static void test_insert_keeps(void** state)
+{
+	struct counters c = {0, 0};
+	struct lruhash* h = lruhash_create(1, 1 << 20, tdel, &c);
+	uint8_t key[8];
+	uint32_t k = 1, v;
+	(void)state;
+	memcpy(key, &k, 4);
+	memset(key + 4, 'k', 4);
+	v = 0;
+	assert_int_equal(lruhash_insert_keeps(h, thash(1), key, sizeof(key),
+		64, keeps_at_least, &v), 0);
+	assert_int_equal(lruhash_insert(h, &mk(&c, 1, 50)->lh, NULL, NULL),
+		1);
+	v = 40;
+	assert_int_equal(lruhash_insert_keeps(h, thash(1), key, sizeof(key),
+		64, keeps_at_least, &v), 1);
+	v = 60;
+	assert_int_equal(lruhash_insert_keeps(h, thash(1), key, sizeof(key),
+		64, keeps_at_least, &v), 0);
+	v = 0;
+	assert_int_equal(lruhash_insert_keeps(h, thash(1), key, sizeof(key),
+		1 << 20, keeps_at_least, &v), 0);
+	/* no reference left behind: removal frees it at once */
+	assert_int_equal(del_key(h, 1), 1);
+	assert_int_equal(atomic_load(&c.frees), 1);
+	lruhash_delete(h);
+}
+
 /* A referenced entry outlives its removal and is freed by the reader. */
 static void test_refs(void** state)
 {
@@ -460,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_bad_create),
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_replace_func),
+		cmocka_unit_test(test_insert_keeps),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),

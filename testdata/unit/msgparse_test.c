@@ -115,6 +115,33 @@ static void test_dname_compare_hash(void** state)
 
 /* The word-at-a-time paths: every byte value at every offset of a long
  * label, against a plain per-byte reference. */
+/* dname_key_hash writes dname_key's key and gives dname_hash's value,
+ * for names of every length class (tails of 0 to 7 bytes, whole words,
+ * bytes with the top bit set, the root). */
+static void test_dname_key_hash(void** state)
+{
+	uint8_t name[256], k1[260], k2[260];
+	size_t labs, len, i, j;
+	uint32_t h;
+	(void)state;
+	for(labs = 0; labs < 40; labs++) {
+		len = 0;
+		for(i = 0; i < labs && len + 1 + (i % 7) + 2 < 255; i++) {
+			name[len++] = (uint8_t)(i % 7 + 1);
+			for(j = 0; j < i % 7 + 1; j++)
+				name[len++] = (uint8_t)("AbZ\x80q@[{Y"[
+					(i + j) % 10]);
+		}
+		name[len++] = 0;
+		assert_int_equal(dname_key_hash(k1, name, len, 28, 1, 99, &h),
+			len + 4);
+		assert_int_equal(dname_key(k2, name, len, 28, 1), len + 4);
+		assert_memory_equal(k1, k2, len + 4);
+		assert_int_equal(h, dname_hash(name, 99));
+		assert_int_equal(h, dname_hash(k2, 99));
+	}
+}
+
 static void test_dname_swar(void** state)
 {
 	int v, pos;
@@ -559,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_dname_from_to_str),
 		cmocka_unit_test(test_dname_compare_hash),
 		cmocka_unit_test(test_dname_swar),
+		cmocka_unit_test(test_dname_key_hash),
 		cmocka_unit_test(test_dname_read_wire),
 		cmocka_unit_test(test_dname_read_wire_long),
 		cmocka_unit_test(test_bad_packets),

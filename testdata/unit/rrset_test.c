@@ -306,6 +306,21 @@ static void test_closest_ns_and_flush(void** state)
 	e = rrset_cache_closest_ns(c, q, CLASS_IN, T0);
 	assert_int_equal(e->owner_len, 1);
 	rrset_cache_release(c, e);
+	/* below a depth: example.com. (3 labels) only when more than 2 */
+	dname_from_str("a.b.WWW.example.com.", q);
+	e = rrset_cache_closest_ns_below(c, q, CLASS_IN, 2, T0);
+	assert_non_null(e);
+	dname_to_str(e->owner, buf, sizeof(buf));
+	assert_string_equal(buf, "example.com.");
+	rrset_cache_release(c, e);
+	assert_null(rrset_cache_closest_ns_below(c, q, CLASS_IN, 3, T0));
+	assert_null(rrset_cache_closest_ns_below(c, q, CLASS_IN, 6, T0));
+	dname_from_str("example.net.", q);
+	assert_null(rrset_cache_closest_ns_below(c, q, CLASS_IN, 1, T0));
+	e = rrset_cache_closest_ns_below(c, q, CLASS_IN, 0, T0);
+	assert_non_null(e);
+	assert_int_equal(e->owner_len, 1);
+	rrset_cache_release(c, e);
 	/* remove one; flush a zone */
 	dname_from_str("Example.com.", q);
 	assert_int_equal(rrset_cache_remove(c, q, TYPE_NS, CLASS_IN, 0), 1);

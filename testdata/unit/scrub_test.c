@@ -282,6 +282,10 @@ static void test_referral_glue(void** state)
 		"example.tld1. NS ns.other.tld2.");
 	assert_string_equal(sect(ldns_pkt_additional(p)),
 		"ns1.example.tld1. A 192.0.2.53");
+	/* the header counts follow the sections; what went is counted */
+	assert_int_equal(ldns_pkt_nscount(p), 2);
+	assert_int_equal(ldns_pkt_arcount(p), 1);
+	assert_int_equal(r.removed, 5);
 	assert_int_equal(r.final_found, 0);
 	ldns_pkt_free(p);
 	/* harden-glue: no keeps the out-of-zone glue of a kept NS name,

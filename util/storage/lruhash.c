@@ -322,6 +322,23 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 	return 1;
 }
 
+int lruhash_insert_keeps(struct lruhash* t, uint32_t hash,
+	const uint8_t* key, uint16_t keylen, size_t size,
+	int (*keeps)(const struct lruhash_entry* old, void* arg), void* arg)
+{
+	struct lruhash_slab* s = slab_of(t, hash);
+	struct lruhash_entry* e;
+	int r = 0;
+	if(size > s->max / 2)   /* as lruhash_insert: not stored at all */
+		return 0;
+	slab_lock(&s->lock);
+	e = *find_link(s, hash, key, keylen);
+	if(e)
+		r = keeps(e, arg);
+	slab_unlock(&s->lock);
+	return r;
+}
+
 struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
 	const uint8_t* key, uint16_t keylen)
 {

@@ -90,6 +90,15 @@ void lruhash_entry_init(struct lruhash_entry* e, uint32_t hash,
 int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 	lruhash_replace_func replace, void* arg);
 
+/* Would lruhash_insert of an entry of this key and size keep the one
+ * in the table? Calls keeps(old, arg) under the slab lock when there is
+ * an entry with the key and size is within the slab's share (else 0);
+ * its answer is the result. No reference taken, no LRU move: what an
+ * insert that keeps the old entry leaves. keeps must be short. */
+int lruhash_insert_keeps(struct lruhash* t, uint32_t hash,
+	const uint8_t* key, uint16_t keylen, size_t size,
+	int (*keeps)(const struct lruhash_entry* old, void* arg), void* arg);
+
 /* Find the entry with this key and take a reference to it; NULL if
  * none. Moves the entry to the LRU front unless it is already in the
  * front half of its slab's list (so a hot entry costs no writes). */
