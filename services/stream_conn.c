@@ -167,12 +167,18 @@ static void put_buf(uint8_t* b, uint8_t** stash, int* n)
 	else	free(b);
 }
 
-/* Give c's buffers back (nothing may be in them). */
+/* Give c's buffers back (nothing may be in them): up to STREAM_STASH
+ * of each kind stay with the pool for the next connection, the rest is
+ * freed, so the memory held follows the connections open, not the most
+ * that were ever open (a burst of accepts after a pause otherwise kept
+ * 192 KiB for every slot it filled, for good). */
 static void put_buffers(struct stream_conn* c)
 {
 	struct stream_pool* p = c->pool;
 	put_buf(c->in, p->in_stash, &p->num_in_stash);
-	put_buf(c->out, p->out_stash, &p->num_out_stash);
+	if(c->out && c->out_cap != p->cfg.out_cap)
+		free(c->out);   /* given (stream_conn_give): not ours to keep */
+	else	put_buf(c->out, p->out_stash, &p->num_out_stash);
 	c->in = c->out = NULL;
 	c->out_cap = 0;
 }
@@ -776,7 +782,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 		free(c->out);
 		c->out = NULL;
 		c->out_cap = 0;
-	} else if(p->cfg.lazy_buffers)
+	} else
 		put_buffers(c);
 	c->gen++;
 	c->state = STREAM_FREE;
@@ -1104,6 +1110,20 @@ void stream_pool_remove_listener(struct stream_pool* p, int fd)
 int stream_pool_num_open(const struct stream_pool* p)
 {
 	return __atomic_load_n(&p->num_open, __ATOMIC_RELAXED);
+}
+
+size_t stream_pool_buffer_bytes(const struct stream_pool* p)
+{
+	size_t n = (size_t)p->num_in_stash * (p->cfg.in_cap + 1) +
+		(size_t)p->num_out_stash * p->cfg.out_cap;
+	int i;
+	for(i = 0; i < p->cfg.max_conns; i++) {
+		if(p->conns[i].in)
+			n += p->cfg.in_cap + 1;
+		if(p->conns[i].out)
+			n += p->conns[i].out_cap;
+	}
+	return n;
 }
 
 struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot)

@@ -151,8 +151,9 @@ struct stream_pool_cfg {
 	int handshake_ms;        /* >0: the TLS handshake's own bound (then
 	                          * timeout_ms, from its end) */
 	int lazy_buffers;        /* in and out (out_cap > 0) are taken from
-	                          * a small per-pool stash when needed and
-	                          * given back at close and, for TLS, when
+	                          * a small per-pool stash when needed (all
+	                          * pools give them back there at close) and
+	                          * given back, for TLS, when
 	                          * the connection is idle (nothing read,
 	                          * nothing to write): an idle TLS
 	                          * connection holds no buffers; outside
@@ -198,6 +199,9 @@ void stream_pool_set_timeout(struct stream_pool* p, int ms);
 int stream_pool_num_open(const struct stream_pool* p);
 /* The slot's connection (open or not). */
 struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot);
+/* Bytes of connection buffers the pool holds now, the connections' and
+ * the stash's (the pool's thread only; walks every slot). */
+size_t stream_pool_buffer_bytes(const struct stream_pool* p);
 
 /* Drop the first n bytes of input (n <= in_len). Reading, stopped
  * while the buffer was full, resumes when the callback returns or at

@@ -421,6 +421,41 @@ static void test_listener_limit(void** state)
 	t_teardown(&t);
 }
 
+/* Closed connections give their buffers back: a few stay with the pool
+ * for the next one, the rest are freed, so a burst of connections (the
+ * backlog after accepting paused) does not leave every slot it filled
+ * holding its buffers. */
+static void test_buffers_follow_open(void** state)
+{
+	struct t_state t;
+	int sv[20][2], i;
+	const size_t per = 64 + 1 + 256;
+	(void)state;
+	t_setup(&t, 20, 64, 256, 5000, 0);
+	assert_int_equal(stream_pool_buffer_bytes(t.pool), 0);
+	for(i = 0; i < 20; i++) {
+		unix_pair(sv[i]);
+		assert_int_equal(stream_pool_adopt(t.pool, sv[i][0], NULL), 1);
+	}
+	assert_int_equal(stream_pool_buffer_bytes(t.pool), 20 * per);
+	for(i = 0; i < 20; i++) {
+		stream_conn_close(stream_pool_conn(t.pool, i));
+		close(sv[i][1]);
+	}
+	assert_int_equal(stream_pool_num_open(t.pool), 0);
+	/* the stash keeps 8 of each */
+	assert_int_equal(stream_pool_buffer_bytes(t.pool), 8 * per);
+	/* and the next connection takes its buffers from there */
+	unix_pair(sv[0]);
+	assert_int_equal(stream_pool_adopt(t.pool, sv[0][0], NULL), 1);
+	assert_int_equal(stream_pool_buffer_bytes(t.pool), 8 * per);
+	send_str(sv[0][1], "ab\n");
+	pump(&t, 20);
+	assert_string_equal(t.lines, "ab\n");
+	close(sv[0][1]);
+	t_teardown(&t);
+}
+
 static void test_never_reads(void** state)
 {
 	struct t_state t;
@@ -862,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_idle_timeout),
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_listener_limit),
+		cmocka_unit_test(test_buffers_follow_open),
 		cmocka_unit_test(test_never_reads),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_tls),
