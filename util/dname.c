@@ -111,16 +111,23 @@ void dname_tolower(uint8_t* dname)
 		dname[i] = LOWER(dname[i]);
 }
 
-size_t dname_key(uint8_t* key, const uint8_t* name, size_t len,
-	uint16_t type, uint16_t rclass)
+/* The type and class after a key's name of len bytes; the key's length. */
+static size_t key_suffix(uint8_t* key, size_t len, uint16_t type,
+	uint16_t rclass)
 {
-	memcpy(key, name, len);
-	dname_tolower(key);
 	key[len] = (uint8_t)(type >> 8);
 	key[len + 1] = (uint8_t)type;
 	key[len + 2] = (uint8_t)(rclass >> 8);
 	key[len + 3] = (uint8_t)rclass;
 	return len + 4;
+}
+
+size_t dname_key(uint8_t* key, const uint8_t* name, size_t len,
+	uint16_t type, uint16_t rclass)
+{
+	memcpy(key, name, len);
+	dname_tolower(key);
+	return key_suffix(key, len, type, rclass);
 }
 
 int query_dname_compare(const uint8_t* a, const uint8_t* b)
@@ -274,23 +281,41 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen)
 	buf[n] = 0;
 }
 
+/* dname_hash's steps, shared with dname_key_hash: a word at a time
+ * over the lowercased name (the root label's 0 not hashed), then the
+ * tail's bytes and the length. */
+#define HASH_MUL 0x9E3779B97F4A7C15ULL
+static inline uint64_t hash_start(uint32_t seed)
+{
+	return seed ^ 0x5bd1e995ULL;
+}
+
+static inline uint64_t hash_word(uint64_t h, uint64_t lowered)
+{
+	h = (h ^ lowered) * HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+static inline uint32_t hash_end(uint64_t h, uint64_t lowered_tail,
+	size_t n)
+{
+	h = (h ^ lowered_tail ^ n) * HASH_MUL;
+	h ^= h >> 32;
+	h *= HASH_MUL;
+	return (uint32_t)(h >> 32);
+}
+
 uint32_t dname_hash(const uint8_t* dname, uint32_t seed)
 {
-	/* Word at a time over the lowercased name. */
-	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
-	uint64_t h = seed ^ 0x5bd1e995ULL, w;
+	uint64_t h = hash_start(seed), w;
 	size_t len = name_len(dname) - 1, i;
 	for(i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, dname + i, 8);
-		h = (h ^ lower8(w)) * mul;
-		h ^= h >> 29;
+		h = hash_word(h, lower8(w));
 	}
 	for(w = 0; i < len; i++)
 		w = (w << 8) | dname[i];
-	h = (h ^ lower8(w) ^ len) * mul;
-	h ^= h >> 32;
-	h *= mul;
-	return (uint32_t)(h >> 32);
+	return hash_end(h, lower8(w), len);
 }
 
 size_t dname_key_hash(uint8_t* key, const uint8_t* name, size_t len,
@@ -299,30 +324,21 @@ size_t dname_key_hash(uint8_t* key, const uint8_t* name, size_t len,
 	/* dname_hash's steps, on the words as they are lowercased into
 	 * key (a cache lookup's key and hash were two passes and two
 	 * walks over the labels) */
-	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
-	uint64_t h = seed ^ 0x5bd1e995ULL, w;
+	uint64_t h = hash_start(seed), w;
 	size_t n = len - 1, i;   /* the root label's 0 is not hashed */
 	for(i = 0; i + 8 <= n; i += 8) {
 		memcpy(&w, name + i, 8);
 		w = lower8(w);
 		memcpy(key + i, &w, 8);
-		h = (h ^ w) * mul;
-		h ^= h >> 29;
+		h = hash_word(h, w);
 	}
 	for(w = 0; i < n; i++) {
 		key[i] = LOWER(name[i]);
 		w = (w << 8) | key[i];
 	}
 	key[n] = 0;
-	h = (h ^ w ^ n) * mul;
-	h ^= h >> 32;
-	h *= mul;
-	*hash = (uint32_t)(h >> 32);
-	key[len] = (uint8_t)(type >> 8);
-	key[len + 1] = (uint8_t)type;
-	key[len + 2] = (uint8_t)(rclass >> 8);
-	key[len + 3] = (uint8_t)rclass;
-	return len + 4;
+	*hash = hash_end(h, w, n);
+	return key_suffix(key, len, type, rclass);
 }
 
 static int tolower_ascii(int c)
