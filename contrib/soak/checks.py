@@ -72,6 +72,15 @@ def expected_wrong(d, net):
     return wrong
 
 
+def caches_grew_kib(a, b):
+    """What the caches and modules grew by, in their own count (mem.*),
+    from sample a to sample b; 0 when either has none."""
+    if not (a.get("mem") and b.get("mem")):
+        return 0
+    return max(0, (sum(b["mem"].values()) - sum(a["mem"].values())) //
+               1024)
+
+
 def evaluate(r, secs):
     """(ok, report lines)."""
     lines = []
@@ -112,10 +121,7 @@ def evaluate(r, secs):
         # of 8m takes about 15 minutes at 10,000 q/s): what they grew by
         # in their own count (mem.*, bounded by their configured sizes)
         # is allowed on top of the 10%; anything else growing is not
-        cache_growth = 0
-        if w.get("mem") and end.get("mem"):
-            cache_growth = max(0, (sum(end["mem"].values()) -
-                                   sum(w["mem"].values())) // 1024)
+        cache_growth = caches_grew_kib(w, end)
         check("RSS flat after warm-up (end within 10%% of t=%d s, plus "
               "the caches' growth)" % w["t"],
               end["rss_kib"] <= 1.10 * w["rss_kib"] + cache_growth,
@@ -138,10 +144,7 @@ def evaluate(r, secs):
     heap = [x for x in warm if "live_kib" in x]
     if len(heap) >= 2:
         a, b = heap[0], heap[-1]
-        grew = 0
-        if a.get("mem") and b.get("mem"):
-            grew = max(0, (sum(b["mem"].values()) -
-                           sum(a["mem"].values())) // 1024)
+        grew = caches_grew_kib(a, b)
         check("live heap (%s) flat after warm-up (end within 10%% of "
               "t=%d s, plus the caches' growth)" % (b["heap"], a["t"]),
               b["live_kib"] <= 1.10 * a["live_kib"] + grew,
