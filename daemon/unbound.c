@@ -3,6 +3,7 @@
  * Unbound's, then the config is read and checked before anything is bound. */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "util/alloc_policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <event2/event.h>
@@ -47,6 +48,8 @@ int main(int argc, char* argv[])
 	int c, no_pidfile = 0;
 
 	memset(&d, 0, sizeof(d));
+	/* before the caches and threads: RSS follows the live heap */
+	(void)alloc_policy_init();
 	log_ident_set("unbound");
 	while((c = getopt(argc, argv, "c:dhpvV")) != -1) {
 		switch(c) {

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* util/alloc_policy.h - how the daemon asks the C library's allocator
+ * to hand memory back, so that RSS follows the live heap under hours of
+ * churn (TCP connections, cache refills after reloads). glibc only;
+ * elsewhere both calls do nothing. */
+#ifndef UTIL_ALLOC_POLICY_H
+#define UTIL_ALLOC_POLICY_H
+#include <stddef.h>
+
+/* The size from which allocations get their own mapping. */
+#define ALLOC_POLICY_MMAP_THRESHOLD (64 * 1024)
+
+/* At start-up, before the threads: fix glibc's mmap threshold at
+ * ALLOC_POLICY_MMAP_THRESHOLD, unless the environment already sets one
+ * (GLIBC_TUNABLES glibc.malloc.mmap_threshold, MALLOC_MMAP_THRESHOLD_).
+ * Returns 1 when it set it, 0 when left to the environment or not
+ * glibc. */
+int alloc_policy_init(void);
+
+/* After a large part of the heap was freed (the caches dropped at a
+ * reload): give whole free pages back to the kernel. */
+void alloc_policy_trim(void);
+
+#endif
