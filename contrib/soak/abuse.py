@@ -25,6 +25,14 @@ class Abuse:
         self.lock = threading.Lock()
         self.counts = {}
         self.threads = []
+        # [start, end] (end None while on) of the accept() faults, filled
+        # by the operations' schedule: connections made then wait in the
+        # listen backlog, unaccepted, past the idle timeout
+        self.accept_faults = []
+
+    def accept_fault_between(self, t0, t1):
+        return any(s <= t1 and (e is None or e >= t0)
+                   for s, e in list(self.accept_faults))
 
     def count(self, what, n=1):
         with self.lock:
@@ -67,7 +75,10 @@ class Abuse:
                 if s.recv(1) == b"":
                     self.count("silent: closed by server")
             except socket.timeout:
-                self.count("silent: still open after 15 s")
+                self.count("silent: still open after 15 s" +
+                           (" (accept() fault in that time)"
+                            if self.accept_fault_between(t0, time.time())
+                            else ""))
             except ConnectionResetError:
                 self.count("silent: reset by server")
             s.close()

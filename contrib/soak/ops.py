@@ -26,6 +26,7 @@ class Schedule:
         self.undo = {}              # name: (threading.Timer, fn)
         self.undo_lock = threading.Lock()
         self.no_control = False     # accept() fails: no control calls
+        self.accept_faults = []     # [start, end] of each accept() fault
         self.alloc_fault = False    # failures then are allowed
         self.heap = True            # until gdb cannot read it
         self.faults = [(0.15, self.kill_auth), (0.30, self.port_range),
@@ -201,12 +202,14 @@ class Schedule:
         self.log("fault: accept() EMFILE for 10 s")
         cpu0 = self.d.cpu_seconds()
         self.no_control = True
+        self.accept_faults.append([time.time(), None])
         self.d.inject("accept=1")
         self.later(10, "accept", lambda: self.accept_end(cpu0))
 
     def accept_end(self, cpu0):
         self.d.inject("")
         self.no_control = False
+        self.accept_faults[-1][1] = time.time()
         self.log("fault over: accept() back (%.1f s CPU in those 10 s)" %
                  (self.d.cpu_seconds() - cpu0))
 

@@ -105,6 +105,7 @@ def main():
         procs.append(main_run)
         ab.start()
         sched = ops.Schedule(d, net, work, secs, log, stop_ops)
+        sched.accept_faults = ab.accept_faults
         th = threading.Thread(target=sched.run, daemon=True)
         th.start()
         while main_run.poll() is None:
