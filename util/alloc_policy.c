@@ -2,16 +2,16 @@
 /* util/alloc_policy.c - the allocator settings of util/alloc_policy.h.
  *
  * Why a fixed mmap threshold: glibc raises its threshold to the size of
- * every mapped block that is freed (up to 32 MiB). After the first TCP
- * connection closed, its 64 KiB input and 128 KiB output buffers, and
- * every later one's, came from the arenas instead of their own
- * mappings; freed again between small long-lived blocks (cache
- * entries, mesh states) they left holes the arenas keep. The plain
- * build's soak (TCP abuse, an accept() burst, SIGHUP every 30 s)
- * grew glibc's mapped heap from 23 to 57 MB in 7 minutes with 18 MB
- * live; with the threshold fixed at 64 KiB it stayed at 39-41 MB and
- * RSS within the soak's bound. The cost: a connection beyond the
- * pools' spare buffers maps and unmaps its buffers. */
+ * every mapped block that is freed (up to 32 MiB), and its trim
+ * threshold to twice that. After the first TCP connection closed, its
+ * 128 KiB output buffer, and every later one's, came from the arenas
+ * instead of a mapping of its own; freed again between small
+ * long-lived blocks (cache entries, mesh states) they left holes the
+ * arenas keep. The plain build's soak (TCP abuse, an accept() burst,
+ * SIGHUP every 30 s) grew glibc's mapped heap from 23 to 57 MB in 7
+ * minutes with 18 MB live. The cost: a connection beyond the pools'
+ * spare buffers maps and unmaps its output buffer.
+ */
 #include "config.h"
 #include "util/alloc_policy.h"
 #include <stdlib.h>
