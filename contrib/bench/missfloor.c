@@ -8,10 +8,10 @@
  * epoll_ctl DEL, close, and send the reply to the client with the
  * client's ID (sendto, one per reply, as the daemon). Unanswered
  * upstream queries are dropped after 2 s. The syscalls per miss are the
- * daemon's and Debian Unbound's (doc/performance.md, "Where a miss
- * goes"), so its sys time per miss is the kernel's floor for a design
- * with a fresh random port per upstream query, and user+sys the floor
- * of the whole.
+ * daemon's (Debian's Unbound adds getrandom, fcntl and setsockopt
+ * calls; doc/performance.md, "The floor of a miss"), so its sys time
+ * per miss is the kernel's floor for a design with a fresh random port
+ * per upstream query, and user+sys the floor of the whole.
  *
  * Raw epoll, not libevent: nothing between the program and the kernel,
  * so every syscall is one the design needs and the user time is the
@@ -40,8 +40,27 @@
  *          by bind() gives the port back: a new random port per query
  *          without socket, bind, epoll_ctl or close, but from the
  *          kernel's ephemeral range, not outgoing-port-permit's
+ *     -H N the port drawn by us from 1024-65535 as the floor's; when it
+ *          lies in net.ipv4.ip_local_port_range, one of N idle sockets
+ *          as -D gets it through IP_LOCAL_PORT_RANGE [port, port]
+ *          (Linux 6.3) and connect, and gives it back with
+ *          connect(AF_UNSPEC); otherwise (or when that fails: a
+ *          reserved port) socket and bind as the floor: the same
+ *          ports, drawn the same way, for less where the range allows
+ *          (but a busy port makes the kernel scan its whole table)
+ *     -K N as -H, but for a port in that range the kernel draws it
+ *          (no IP_LOCAL_PORT_RANGE; getsockname tells which): uniform
+ *          over the whole 1024-65535 still, where the kernel's range
+ *          has no reserved ports and lies inside the permitted one
  * Prints its counters on SIGINT/SIGTERM (stderr) and exits.
- * Build: cc -O2 -o missfloor missfloor.c */
+ * Build: cc -O2 -o missfloor missfloor.c (run.sh builds it).
+ * In the miss benchmark (a third server beside the two resolvers, the
+ * same NSD, names and CPU pinning; doc/performance.md, "The floor of a
+ * miss"):
+ *   contrib/bench/run.sh --misses --unsigned
+ *   contrib/bench/run.sh --misses --unsigned --no-p99 \
+ *       --floor-variant floor= --floor-variant nodel=-k \
+ *       --floor-variant kernel=-K256      # LABEL=FLAGS, repeatable */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -70,6 +89,7 @@ struct pending {            /* an upstream query, by its socket's fd */
 	uint16_t up_id, client_id;
 	struct sockaddr_in client;
 	uint64_t gen;           /* matches the timeout ring's entry */
+	int pooled;             /* -H: back to the idle list, not closed */
 };
 
 struct ring_ent { int fd; uint64_t gen; int64_t deadline; };
@@ -81,7 +101,9 @@ static uint64_t gen_next = 1;
 static int ep, client_fd;
 static struct sockaddr_in upstream;
 static int opt_sendto, opt_fcntl, opt_nodel, opt_pool, opt_autobind,
-	opt_reuse, opt_disconnect;
+	opt_reuse, opt_disconnect, opt_hybrid, opt_kernel;
+static int eph_lo, eph_hi;      /* net.ipv4.ip_local_port_range */
+static unsigned long long n_cheap, n_bound;
 static int* pool;              /* -P, -R: fds ready for a query */
 static int pool_len;
 static volatile sig_atomic_t stop;
@@ -159,11 +181,83 @@ static int watch(int fd)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE 51
+#endif
+
+/* -H: a connected, watched socket on a port drawn from the whole
+ * range; -1 on error. */
+static int hybrid_socket(void)
+{
+	int tries;
+	for(tries = 0; tries < 20; tries++) {
+		int port = PORT_LO + (int)(rnd64() % (PORT_HI - PORT_LO + 1));
+		struct sockaddr_in src;
+		int fd;
+		if(port >= eph_lo && port <= eph_hi) {
+			uint32_t range = (uint32_t)port | (uint32_t)port << 16;
+			if(pool_len > 0)
+				fd = pool[--pool_len];
+			else {
+				fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
+					SOCK_CLOEXEC, 0);
+				if(fd < 0 || fd >= MAXFD || watch(fd) != 0) {
+					if(fd >= 0)
+						close(fd);
+					return -1;
+				}
+			}
+			if((opt_kernel || setsockopt(fd, IPPROTO_IP,
+				IP_LOCAL_PORT_RANGE, &range, sizeof(range)) == 0)
+				&& connect(fd, (struct sockaddr*)&upstream,
+				sizeof(upstream)) == 0) {
+				if(opt_kernel) {    /* which port, as a daemon
+						     * must know for its pool */
+					socklen_t sl = sizeof(src);
+					if(getsockname(fd, (struct sockaddr*)&src,
+						&sl) != 0)
+						n_err++;
+				}
+				pend[fd].pooled = 1;
+				n_cheap++;
+				return fd;
+			}
+			pool[pool_len++] = fd;  /* busy or reserved: bind it */
+		}
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+		if(fd < 0 || fd >= MAXFD) {
+			if(fd >= 0)
+				close(fd);
+			return -1;
+		}
+		memset(&src, 0, sizeof(src));
+		src.sin_family = AF_INET;
+		src.sin_port = htons((uint16_t)port);
+		if(bind(fd, (struct sockaddr*)&src, sizeof(src)) != 0) {
+			close(fd);
+			n_bindretry++;
+			continue;
+		}
+		if(watch(fd) != 0 || connect(fd, (struct sockaddr*)&upstream,
+			sizeof(upstream)) != 0) {
+			drop(fd);
+			return -1;
+		}
+		pend[fd].pooled = 0;
+		n_bound++;
+		return fd;
+	}
+	return -1;
+}
+
 /* A socket for one upstream query, connected unless -s, watched by
  * epoll; -1 on error. */
 static int upstream_socket(void)
 {
 	int fd;
+	if(opt_hybrid)
+		return hybrid_socket();
 	if(pool_len > 0) {
 		fd = pool[--pool_len];
 		if(opt_reuse)
@@ -255,7 +349,8 @@ static void start_query(uint8_t* q, size_t len, struct sockaddr_in* from)
 static void finish(int fd)
 {
 	static const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
-	if(opt_disconnect && pool_len < MAXFD &&
+	if((opt_disconnect || (opt_hybrid && pend[fd].pooled)) &&
+		pool_len < MAXFD &&
 		connect(fd, &unspec, sizeof(unspec)) == 0) {
 		/* the port is given back; the next connect draws another */
 		pend[fd].used = 0;
@@ -370,7 +465,7 @@ int main(int argc, char** argv)
 	struct sockaddr_in la;
 	struct epoll_event evs[64];
 	int c, i, one = 1;
-	while((c = getopt(argc, argv, "sfkaP:R:D:")) != -1) {
+	while((c = getopt(argc, argv, "sfkaP:R:D:H:K:")) != -1) {
 		switch(c) {
 		case 's': opt_sendto = 1; break;
 		case 'f': opt_fcntl = 1; break;
@@ -379,6 +474,8 @@ int main(int argc, char** argv)
 		case 'P': opt_pool = atoi(optarg); break;
 		case 'R': opt_reuse = atoi(optarg); break;
 		case 'D': opt_disconnect = atoi(optarg); break;
+		case 'H': opt_hybrid = atoi(optarg); break;
+		case 'K': opt_hybrid = atoi(optarg); opt_kernel = 1; break;
 		default: goto usage;
 		}
 	}
@@ -388,10 +485,12 @@ int main(int argc, char** argv)
 		opt_pool > 30000 || opt_reuse > 30000 || opt_disconnect < 0 ||
 		opt_disconnect > 30000 || (opt_reuse && (opt_pool ||
 		opt_sendto)) || (opt_disconnect && (opt_pool || opt_sendto ||
-		opt_reuse))) {
+		opt_reuse)) || opt_hybrid < 0 || opt_hybrid > 30000 ||
+		(opt_hybrid && (opt_pool || opt_sendto || opt_reuse ||
+		opt_disconnect || opt_autobind || opt_fcntl))) {
 usage:
 		fprintf(stderr, "usage: missfloor [-s] [-f] [-k] [-a] [-P N | "
-			"-R N | -D N] LISTEN_ADDR PORT UPSTREAM_ADDR PORT\n");
+			"-R N | -D N | -H N | -K N] LISTEN_ADDR PORT UPSTREAM_ADDR PORT\n");
 		return 2;
 	}
 	if(getrandom(rs, sizeof(rs), 0) != sizeof(rs) || (rs[0] | rs[1]) == 0)
@@ -420,7 +519,15 @@ usage:
 		}
 		pool[pool_len++] = fd;
 	}
-	for(i = 0; i < opt_disconnect; i++) {
+	if(opt_hybrid) {
+		FILE* f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+		if(!f || fscanf(f, "%d %d", &eph_lo, &eph_hi) != 2) {
+			perror("ip_local_port_range");
+			return 1;
+		}
+		fclose(f);
+	}
+	for(i = 0; i < opt_disconnect + opt_hybrid; i++) {
 		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
 			SOCK_CLOEXEC, 0);
 		if(fd < 0 || fd >= MAXFD || watch(fd) != 0) {
@@ -444,7 +551,11 @@ usage:
 		expire();
 	}
 	fprintf(stderr, "missfloor: in %llu out %llu timeout %llu badsrc %llu "
-		"badid %llu bindretry %llu err %llu\n", n_in, n_out, n_timeout,
+		"badid %llu bindretry %llu err %llu", n_in, n_out, n_timeout,
 		n_badsrc, n_badid, n_bindretry, n_err);
+	if(opt_hybrid)
+		fprintf(stderr, " kernel-bound %llu bound %llu (range %d-%d)",
+			n_cheap, n_bound, eph_lo, eph_hi);
+	fprintf(stderr, "\n");
 	return 0;
 }
