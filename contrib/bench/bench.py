@@ -18,6 +18,7 @@ import argparse
 import glob
 import os
 import re
+import resource
 import signal
 import socket
 import statistics
@@ -104,6 +105,14 @@ def cpu_ticks(pid):
     return _stat_ticks("/proc/%d/stat" % pid)
 
 
+def minor_faults(pid):
+    """Page faults so far (minflt): a growing heap's first touches are
+    sys time too."""
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    return int(s[s.rindex(")") + 2:].split()[7])
+
+
 def thread_ticks(pid):
     """{tid: (name, utime, stime)} for every thread of pid."""
     out = {}
@@ -116,6 +125,26 @@ def thread_ticks(pid):
             continue
         out[int(os.path.basename(d))] = (name, u, s)
     return out
+
+
+def client_cpu_s():
+    """CPU seconds of our reaped children: the clients (dnsperf)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def group_ticks(pgid):
+    """utime+stime of the live processes of group pgid (NSD and its
+    server children); 0 without one."""
+    if not pgid:
+        return 0
+    total = 0
+    for pid in procs.group_members(pgid):
+        try:
+            total += sum(cpu_ticks(pid))
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
 
 
 # -- servers -------------------------------------------------------------
@@ -338,13 +367,21 @@ def measure(a, srv, qfile, outfile, once=False):
     """One dnsperf run against srv with its CPU time deltas (once: the
     query file once through, not --seconds)."""
     t0, th0 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
+    c0, n0 = client_cpu_s(), group_ticks(getattr(a, "nsd_pgid", None))
+    f0 = minor_faults(srv.pid)
     r = dnsperf(a, srv.tls_port if a.mode in ("dot", "doh") else srv.port,
                 qfile, outfile,
                 seconds=None if once else a.seconds,
                 runs=1 if once else None, rate=a.rate, verbose=False)
     t1, th1 = cpu_ticks(srv.pid), thread_ticks(srv.pid)
+    c1, n1 = client_cpu_s(), group_ticks(getattr(a, "nsd_pgid", None))
     n = max(r["completed"], 1)
     us = 1e6 / CLK / n
+    # the other side of the loopback (--misses: NSD and dnsperf share
+    # --client-cpus; when they fill it, q/s says nothing of the server)
+    r["client_us"] = (c1 - c0) * 1e6 / n
+    r["nsd_us"] = (n1 - n0) * us
+    r["faults"] = (minor_faults(srv.pid) - f0) / n
     r["user_us"] = (t1[0] - t0[0]) * us
     r["sys_us"] = (t1[1] - t0[1]) * us
     r["cpu_us"] = r["user_us"] + r["sys_us"]
@@ -418,6 +455,7 @@ def setup(a, work):
                              tn_nsd.NSD_BIN, "-d", "-c", inst.conf],
                             inst.dir, inst.pidfile)
     STARTED.append((inst.pidfile, inst.proc))
+    a.nsd_pgid = inst.proc.pid      # started in a session of its own
     inst.wait_ready()
     qfile = os.path.join(work, "queries.txt")
     with open(qfile, "w") as f:
@@ -884,6 +922,7 @@ def run_misses(a, work, nsd_port, hints):
     the upstream queries per client query, only then."""
     a.conf_line = a.conf_line + ["extended-statistics: yes"]
     servers = make_servers(a, work, nsd_port, hints, trivial=False)
+    servers += floor_servers(a, work, nsd_port, servers[-1].port)
     wfile = miss_queries(work, "warm", 1000, a)
     for s in servers:
         s.start()
@@ -903,10 +942,12 @@ def run_misses(a, work, nsd_port, hints):
         order = servers if rnd % 2 == 0 else servers[::-1]
         for s in order:
             out = os.path.join(work, "miss-%s-%d.txt" % (s.label, rnd))
-            up0 = upstream_and_aggr(s.conf)[0]
+            # the floor has no statistics: one upstream query per
+            # client query by construction (its log counts timeouts)
+            up0 = upstream_and_aggr(s.conf)[0] if s.conf else 0
             r = measure(a, s, qfile, out)
             r["up_per_q"] = ((upstream_and_aggr(s.conf)[0] - up0) /
-                             r["completed"] if r["completed"]
+                             r["completed"] if r["completed"] and s.conf
                              else float("nan"))
             res[s.label].append(r)
             print("round %d %-8s %8.0f q/s lost %.2f%% NOERROR %.2f%% "
@@ -932,6 +973,11 @@ def run_misses(a, work, nsd_port, hints):
             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
             ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
             ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2),
+            ("  page faults/query", [med(res[c], "faults") for c in cols],
+             3),
+            ("NSD CPU us/query", [med(res[c], "nsd_us") for c in cols], 2),
+            ("dnsperf CPU us/query", [med(res[c], "client_us")
+                                      for c in cols], 2),
             ("upstream queries per client query",
              [med(res[c], "up_per_q") for c in cols], 3),
             ("p50 latency ms at -Q %d (median)" % a.miss_lat_rate,
@@ -947,21 +993,55 @@ def run_misses(a, work, nsd_port, hints):
               else "of the zone", a.threads, a.rounds, a.seconds, a.clients,
               a.outstanding, " -Q %d" % a.rate if a.rate else "",
               " -D" if a.do else ""),
-          cols, rows, [(0, 1)])
+          cols, rows, [(0, 1)] + [(j, 1) for j in range(2, len(cols))])
     # the same round's two runs saw the same machine: their ratio is the
     # figure least moved by other load
-    q = [x["qps"] / y["qps"] for x, y in zip(res[cols[0]], res[cols[1]])
-         if y["qps"]]
-    c = [x["cpu_us"] / y["cpu_us"] for x, y in zip(res[cols[0]],
-                                                   res[cols[1]])
-         if y["cpu_us"]]
-    print("per-round %s/%s: q/s %s (median %s), CPU/query %s (median %s)" % (
-        cols[0], cols[1], " ".join("%.2f" % v for v in q),
-        fmt(statistics.median(q) if q else None, 2),
-        " ".join("%.2f" % v for v in c),
-        fmt(statistics.median(c) if c else None, 2)))
+    for i, j in [(0, 1)] + [(k, 1) for k in range(2, len(cols))] + \
+            [(0, k) for k in range(2, len(cols))]:
+        per_round_ratios(res, cols[i], cols[j])
     for s in servers:
         s.stop()
+        if not s.conf:
+            print("%s: %s" % (s.label, " | ".join(
+                s.log().strip().splitlines()[-4:])))
+
+
+def per_round_ratios(res, x_label, y_label):
+    """x/y of q/s and of CPU, sys and user time per query, round by
+    round (the two runs of a round saw the same machine), with medians."""
+    parts = []
+    for key, name in (("qps", "q/s"), ("cpu_us", "CPU/query"),
+                      ("sys_us", "sys/query"), ("user_us", "user/query")):
+        v = [x[key] / y[key] for x, y in zip(res[x_label], res[y_label])
+             if y[key]]
+        parts.append("%s %s (median %s)" % (
+            name, " ".join("%.2f" % r for r in v),
+            fmt(statistics.median(v) if v else None, 2)))
+    print("per-round %s/%s: %s" % (x_label, y_label, ", ".join(parts)))
+
+
+def floor_servers(a, work, nsd_port, after_port):
+    """--misses: contrib/bench/missfloor.c, the floor of a miss (a new
+    random-port socket per upstream query and nothing else), forwarding
+    to the same NSD, pinned like the resolvers; one server per
+    --floor-variant LABEL=FLAGS (default: floor= , the plain floor).
+    --no-floor: none."""
+    if not a.unsigned:
+        return []       # a forwarder validates nothing: unsigned only
+    if a.no_floor or not os.path.exists(a.floor):
+        if not a.no_floor:
+            print("no %s: the miss floor is left out" % a.floor)
+        return []
+    out = []
+    port = after_port
+    for v in a.floor_variant or ["floor="]:
+        label, _, flags = v.partition("=")
+        port = free_port(port + 1)
+        srv = Server(label, ["taskset", "-c", a.server_cpus, a.floor] +
+                     flags.split() + ["127.0.0.1", str(port), "127.0.0.1",
+                                      str(nsd_port)], port, work)
+        out.append(srv)
+    return out
 
 
 def flood_queries(work, tag, n, zone_names, seed):
@@ -1406,6 +1486,15 @@ def main(argv=None):
     ap.add_argument("--ref", default="/usr/sbin/unbound")
     ap.add_argument("--trivial", default=os.path.join(SRC, "build", "bench",
                                                       "trivial_responder"))
+    ap.add_argument("--floor", default=os.path.join(SRC, "build", "bench",
+                                                    "missfloor"),
+                    help="--misses: contrib/bench/missfloor.c's binary")
+    ap.add_argument("--floor-variant", action="append", default=[],
+                    metavar="LABEL=FLAGS",
+                    help="--misses: a missfloor server with these flags "
+                    "(repeatable; default one, floor=, no flags)")
+    ap.add_argument("--no-floor", action="store_true",
+                    help="--misses: leave the floor out")
     ap.add_argument("--connrate", default=os.path.join(SRC, "build", "bench",
                                                        "connrate"))
     ap.add_argument("--dohload", default=os.path.join(SRC, "build", "bench",
@@ -1433,7 +1522,7 @@ def main(argv=None):
         a.validator = True
     a.tls = a.mode in ("dot", "doh") or a.dot_conn or bool(a.dot_idle)
     a.num_tcp = max(256, a.dot_idle + 100)
-    for k in ("ours", "ref", "trivial", "connrate", "dohload"):
+    for k in ("ours", "ref", "trivial", "connrate", "dohload", "floor"):
         setattr(a, k, os.path.abspath(getattr(a, k)))
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

@@ -13,6 +13,11 @@
 #     contrib/bench/run.sh --threads 2 --reuseport yes
 #     contrib/bench/run.sh --conn-rate            # TCP connections/s
 #     contrib/bench/run.sh --callgrind            # instructions per query
+#     contrib/bench/run.sh --misses --unsigned    # cache misses, with the
+#         floor: missfloor.c, a new random-port socket per upstream query
+#         and nothing else (doc/performance.md "The floor of a miss")
+#     contrib/bench/run.sh --misses --unsigned --floor-variant floor= \
+#         --floor-variant nodel=-k --floor-variant sendto=-s  # variants
 #
 # Other options: --rate Q (dnsperf -Q), --seconds S, --rounds R,
 # --names N, --clients C (dnsperf -c, default 32, TCP 16), --server-cpus 0,
@@ -67,9 +72,12 @@ cc -O2 -Wall -Wextra -pthread -o "$BUILD/bench/connrate" \
 	contrib/bench/connrate.c -lssl -lcrypto || die "connrate build"
 cc -O2 -Wall -Wextra -o "$BUILD/bench/dohload" contrib/bench/dohload.c \
 	-lnghttp2 -lssl -lcrypto || die "dohload build"
+cc -O2 -Wall -Wextra -o "$BUILD/bench/missfloor" contrib/bench/missfloor.c \
+	|| die "missfloor build"
 
 # exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
 # handler and its finally stop, by PID, everything it started.
 exec /usr/bin/python3 contrib/bench/bench.py --ours "$BUILD/unbound" \
 	--trivial "$BUILD/bench/trivial_responder" \
-	--connrate "$BUILD/bench/connrate" --dohload "$BUILD/bench/dohload" "$@"
+	--connrate "$BUILD/bench/connrate" --dohload "$BUILD/bench/dohload" \
+	--floor "$BUILD/bench/missfloor" "$@"
