@@ -96,15 +96,24 @@ static ldns_rr* make_cname(const uint8_t* from, size_t fromlen,
 	return rr;
 }
 
-/* Is the record usable at all: class, owner under zone. */
-static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
+/* The owner of rr (as owner_name) when the record is usable at all:
+ * class, owner under zone; else NULL. The owner is returned for the
+ * checks that follow: reading and checking it again cost about a
+ * hundred instructions a record. */
+static const uint8_t* zone_owner(const ldns_rr* rr, uint16_t qclass,
 	const uint8_t* zone)
 {
 	const uint8_t* o;
 	if(ldns_rr_get_class(rr) != (ldns_rr_class)qclass)
-		return 0;
+		return NULL;
 	o = owner_name(rr);
-	return o && dname_subdomain_c(o, zone);
+	return o && dname_subdomain_c(o, zone) ? o : NULL;
+}
+
+static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
+	const uint8_t* zone)
+{
+	return zone_owner(rr, qclass, zone) != NULL;
 }
 
 /* Keep the RRSIGs in `from` for owner and type (those in zone). */
@@ -115,8 +124,11 @@ static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(from); i++) {
 		ldns_rr* rr = ldns_rr_list_rr(from, i);
-		if(sig_covers(rr) == type && rr_in_zone(rr, qclass, zone) &&
-			owner_is(rr, owner) && !keep_rr(out, rr, taken, i))
+		const uint8_t* o;
+		if(sig_covers(rr) == type &&
+			(o = zone_owner(rr, qclass, zone)) != NULL &&
+			query_dname_compare(o, owner) == 0 &&
+			!keep_rr(out, rr, taken, i))
 			return 0;
 	}
 	return 1;
@@ -188,8 +200,8 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 		for(i = 0; i < n; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
 			uint16_t ty = (uint16_t)ldns_rr_get_type(rr);
-			if(!rr_in_zone(rr, qclass, zone) ||
-				!owner_is(rr, res->sname))
+			const uint8_t* ow = zone_owner(rr, qclass, zone);
+			if(!ow || query_dname_compare(ow, res->sname) != 0)
 				continue;
 			if(ty == qtype || (qtype == TYPE_ANY &&
 				ty != TYPE_RRSIG)) {
@@ -206,12 +218,13 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 		/* a CNAME at the current name (the first one only) */
 		for(i = 0; i < n && !moved; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
+			const uint8_t* ow;
 			size_t tl;
 			if(used[i] ||
 				ldns_rr_get_type(rr) != LDNS_RR_TYPE_CNAME ||
-				!rr_in_zone(rr, qclass, zone) ||
+				!(ow = zone_owner(rr, qclass, zone)) ||
 				ldns_rr_rd_count(rr) != 1 ||
-				!owner_is(rr, res->sname) ||
+				query_dname_compare(ow, res->sname) != 0 ||
 				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
 					t)))
 				continue;
@@ -243,7 +256,7 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
-		if(!rr_in_zone(rr, qclass, zone) || !(o = owner_name(rr)))
+		if(!(o = zone_owner(rr, qclass, zone)))
 			continue;
 		switch(ty) {
 		case LDNS_RR_TYPE_NS:
@@ -328,8 +341,8 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 		if(ty != LDNS_RR_TYPE_A && ty != LDNS_RR_TYPE_AAAA)
 			continue;
 		/* harden-glue: no takes glue from outside the zone too */
-		if(!rr_in_zone(rr, qclass, harden_glue ? zone :
-			(const uint8_t*)"") || !(o = owner_name(rr)))
+		if(!(o = zone_owner(rr, qclass, harden_glue ? zone :
+			(const uint8_t*)"")))
 			continue;
 		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
 			continue;
