@@ -363,7 +363,9 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	if(s->resume_timer)
 		event_free(s->resume_timer);
 	clear_modules(m, s);
-	module_result_clear(&s->qs.res);
+	/* the lists only: state_new zeroes a spare state when it reuses
+	 * it */
+	module_result_free_lists(&s->qs.res);
 	m->num_states--;
 	if(m->num_spare < MESH_SPARE_MAX) {
 		s->hnext = m->spare;
