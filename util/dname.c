@@ -165,7 +165,7 @@ int dname_count_labels(const uint8_t* dname)
 /* n bytes of two wire names equal ignoring ASCII case, a word at a
  * time (lower8 leaves label length bytes alone, so the names' labels
  * line up exactly when the bytes agree). */
-static int same_nocase(const uint8_t* a, const uint8_t* b, size_t n)
+int dname_same(const uint8_t* a, const uint8_t* b, size_t n)
 {
 	size_t i;
 	uint64_t x, y;
@@ -192,7 +192,7 @@ int dname_subdomain_c(const uint8_t* name, const uint8_t* zone)
 		ln -= (size_t)*name + 1;
 		name += *name + 1;
 	}
-	return ln == lz && same_nocase(name, zone, lz);
+	return ln == lz && dname_same(name, zone, lz);
 }
 
 const uint8_t* dname_remove_label(const uint8_t* dname)

@@ -123,6 +123,18 @@ static void test_dname_compare_hash(void** state)
 	/* a label length byte is no letter: \001a.b. vs A\001.b. */
 	assert_false(dname_subdomain_c((const uint8_t*)"ab",
 		(const uint8_t*)"ab"));
+	/* dname_same: n bytes (19: two words and a tail), any case */
+	assert_true(dname_same((const uint8_t*)"\4Host\10SubZone1\3com",
+		(const uint8_t*)"\4host\10subzone1\3COM", 19));
+	assert_false(dname_same((const uint8_t*)"\4host\10subzone1\3com",
+		(const uint8_t*)"\4host\10subzone2\3com", 19));
+	assert_false(dname_same((const uint8_t*)"\4host\10subzone1\3com",
+		(const uint8_t*)"\4host\10subzone1\3cox", 19));
+	assert_true(dname_same((const uint8_t*)"\1a", (const uint8_t*)"\1A",
+		3));
+	assert_false(dname_same((const uint8_t*)"\1[", (const uint8_t*)"\1{",
+		3));
+	assert_true(dname_same((const uint8_t*)"", (const uint8_t*)"", 1));
 	assert_ptr_equal(dname_remove_label(a), a + 4);
 	assert_ptr_equal(dname_remove_label((const uint8_t*)""),
 		(const uint8_t*)"");
