@@ -455,9 +455,9 @@ static int store_variant(struct mesh_area* m, struct mesh_state* s,
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len = reply_encode(&s->qs.res, qi, m->buf, MESH_BUF_SIZE, 0,
 		0, 0);
-	uint32_t h = msg_cache_hash(c, qi);
-	if(!len || !msg_cache_store_sec(c, qi, h, m->buf, len, now,
-		(int)s->qs.res.security))
+	uint32_t h;
+	if(!len || !msg_cache_store_hashed(c, qi, m->buf, len, now,
+		(int)s->qs.res.security, &h))
 		return 0;
 	k->cache = c;
 	k->hash[qi->edns_do != 0] = h;
