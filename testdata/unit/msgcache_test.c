@@ -897,6 +897,7 @@ static void test_store_hashed(void** state)
 	struct query_info qi, q2;
 	uint8_t buf[65535], out[4096], sec = 0xff;
 	uint32_t h = 0;
+	struct msg_entry* m;
 	size_t n;
 	(void)state;
 	assert_non_null(c);
@@ -906,7 +907,9 @@ static void test_store_hashed(void** state)
 		MSG_SEC_SECURE, &h), 1);
 	assert_int_equal(h, msg_cache_hash(c, &qi));
 	mk_query(&q2, "WWW.Example.COM.", TYPE_A, FLAG_RD);
-	assert_non_null(msg_cache_lookup(c, &q2, h, T0));
+	m = msg_cache_lookup(c, &q2, h, T0);
+	assert_non_null(m);
+	msg_cache_release(c, m);
 	assert_true(msg_cache_answer_q(c, &q2, T0, out, sizeof(out), 0, NULL,
 		NULL, &sec) > 0);
 	assert_int_equal(sec, MSG_SEC_SECURE);
