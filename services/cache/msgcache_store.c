@@ -146,10 +146,11 @@ static int build_template(const struct msg_cache* c,
 	if(!(flags & FLAG_QR) || (flags & FLAG_TC) || FLAGS_OPCODE(flags) != 0
 		|| msg_rd16(t + 4) != 1)
 		return 0;
-	/* the question: qi's, uncompressed */
+	/* the question: qi's, uncompressed (as long as qi's name, so the
+	 * bytes are compared once, without walks for the lengths) */
 	if(dname_valid(t + LDNS_HEADER_SIZE, len - LDNS_HEADER_SIZE) !=
-		qi->qname_len || query_dname_compare(t + LDNS_HEADER_SIZE,
-		qi->qname) != 0)
+		qi->qname_len || !dname_same(t + LDNS_HEADER_SIZE, qi->qname,
+		qi->qname_len))
 		return 0;
 	pos = LDNS_HEADER_SIZE + qi->qname_len;
 	if(len - pos < 4 || msg_rd16(t + pos) != qi->qtype ||
