@@ -121,8 +121,8 @@ static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
 	uint8_t* taken, const uint8_t* owner, uint16_t type, uint16_t qclass,
 	const uint8_t* zone)
 {
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(from); i++) {
+	size_t i, n = ldns_rr_list_rr_count(from);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(from, i);
 		const uint8_t* o;
 		if(sig_covers(rr) == type &&
@@ -292,8 +292,8 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	const uint8_t* t;
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS &&
 			ldns_rr_rd_count(rr) == 1 &&
@@ -309,8 +309,8 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	const uint8_t* t;
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		size_t f;
 		switch(ldns_rr_get_type(rr)) {
@@ -368,8 +368,8 @@ static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
 /* Free the records of list that were not taken, and the list. */
 static void drop_untaken(ldns_rr_list* list, const uint8_t* taken)
 {
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++)
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++)
 		if(!taken[i])
 			ldns_rr_free(ldns_rr_list_rr(list, i));
 	ldns_rr_list_free(list);
@@ -403,7 +403,7 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 {
 	ldns_rr_list* ans;
 	ldns_rr_list* old_ans, *old_auth, *old_addl;
-	size_t nan, nns, nar, after;
+	size_t nan, nns, nar, after, kan, kns, kar;
 	uint8_t stack_taken[SCRUB_TAKEN_STACK];
 	uint8_t* taken = stack_taken;
 	int ok;
@@ -444,14 +444,17 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	if(taken != stack_taken)
 		free(taken);
 	ldns_pkt_set_answer(pkt, ans);
-	ldns_pkt_set_ancount(pkt, (uint16_t)ldns_rr_list_rr_count(ans));
-	ldns_pkt_set_nscount(pkt, (uint16_t)ldns_rr_list_rr_count(old_auth));
-	ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(old_addl));
+	/* each list's count read once (the loops above read theirs once
+	 * too: a library call per iteration added up) */
+	kan = ldns_rr_list_rr_count(ans);
+	kns = ldns_rr_list_rr_count(old_auth);
+	kar = ldns_rr_list_rr_count(old_addl);
+	ldns_pkt_set_ancount(pkt, (uint16_t)kan);
+	ldns_pkt_set_nscount(pkt, (uint16_t)kns);
+	ldns_pkt_set_arcount(pkt, (uint16_t)kar);
 	if(!ok)
 		return SCRUB_NOMEM;
-	after = ldns_rr_list_rr_count(ans) +
-		ldns_rr_list_rr_count(old_auth) +
-		ldns_rr_list_rr_count(old_addl);
+	after = kan + kns + kar;
 	/* synthesized CNAMEs are added, so count what went */
 	res->removed = nan + nns + nar > after ?
 		(int)(nan + nns + nar - after) : 0;
