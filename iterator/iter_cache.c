@@ -58,13 +58,17 @@ static ldns_rr_list* covering_sigs(const ldns_rr_list* list,
 	const struct packed_rrset* set)
 {
 	ldns_rr_list* out = NULL;
-	size_t i;
-	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = list ? ldns_rr_list_rr_count(list) : 0;
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
-		ldns_rdf* tc = ldns_rr_rrsig_typecovered(rr);
-		ldns_rdf* o = ldns_rr_owner(rr);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG || !tc ||
-			ldns_rdf2rr_type(tc) != set->type ||
+		ldns_rdf* tc, *o;
+		/* the type first: most records are no RRSIG, and their
+		 * other fields need not be read */
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG)
+			continue;
+		tc = ldns_rr_rrsig_typecovered(rr);
+		o = ldns_rr_owner(rr);
+		if(!tc || ldns_rdf2rr_type(tc) != set->type ||
 			ldns_rdf_size(o) != set->owner_len ||
 			query_dname_compare(ldns_rdf_data(o), set->owner) != 0)
 			continue;
