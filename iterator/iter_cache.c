@@ -58,13 +58,17 @@ static ldns_rr_list* covering_sigs(const ldns_rr_list* list,
 	const struct packed_rrset* set)
 {
 	ldns_rr_list* out = NULL;
-	size_t i;
-	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = list ? ldns_rr_list_rr_count(list) : 0;
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
-		ldns_rdf* tc = ldns_rr_rrsig_typecovered(rr);
-		ldns_rdf* o = ldns_rr_owner(rr);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG || !tc ||
-			ldns_rdf2rr_type(tc) != set->type ||
+		ldns_rdf* tc, *o;
+		/* the type first: most records are no RRSIG, and their
+		 * other fields need not be read */
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG)
+			continue;
+		tc = ldns_rr_rrsig_typecovered(rr);
+		o = ldns_rr_owner(rr);
+		if(!tc || ldns_rdf2rr_type(tc) != set->type ||
 			ldns_rdf_size(o) != set->owner_len ||
 			query_dname_compare(ldns_rdf_data(o), set->owner) != 0)
 			continue;
@@ -265,34 +269,67 @@ static int wildcard_signed(const struct packed_rrset* v,
 	return 0;
 }
 
+/* The cached RRset (name, type, class) with at least min_trust, locked,
+ * its records and signatures in *v and *sigs; NULL when there is none
+ * usable. */
+static struct rrset_entry* cache_view(struct rrset_cache* c,
+	const uint8_t* name, uint16_t type, uint16_t qclass, time_t now,
+	int min_trust, struct packed_rrset* v, struct packed_rrset* sigs)
+{
+	struct rrset_entry* e;
+	if(!c)
+		return NULL;
+	memset(sigs, 0, sizeof(*sigs));
+	e = rrset_cache_lookup(c, name, type, qclass, 0, now);
+	if(!e)
+		return NULL;
+	if(e->trust < min_trust) {
+		rrset_cache_release(c, e);
+		return NULL;
+	}
+	rrset_entry_view(e, now, v, sigs);
+	if(wildcard_signed(v, sigs)) {
+		/* its proof of no closer match is not in the RRset cache:
+		 * ask again rather than answer what cannot validate */
+		rrset_cache_release(c, e);
+		return NULL;
+	}
+	return e;
+}
+
 static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list,
 	int min_trust)
 {
-	struct rrset_entry* e;
 	struct packed_rrset v, sigs;
+	struct rrset_entry* e = cache_view(c, name, type, qclass, now,
+		min_trust, &v, &sigs);
 	int ok;
-	if(!c)
-		return 0;
-	memset(&sigs, 0, sizeof(sigs));
-	e = rrset_cache_lookup(c, name, type, qclass, 0, now);
 	if(!e)
 		return 0;
-	if(e->trust < min_trust) {
-		rrset_cache_release(c, e);
-		return 0;
-	}
-	rrset_entry_view(e, now, &v, &sigs);
-	if(wildcard_signed(&v, &sigs)) {
-		/* its proof of no closer match is not in the RRset cache:
-		 * ask again rather than answer what cannot validate */
-		rrset_cache_release(c, e);
-		return 0;
-	}
 	ok = packed_rrset_to_rrlist(&v, list) &&
 		packed_rrset_to_rrlist(&sigs, list);
 	rrset_cache_release(c, e);
 	return ok;
+}
+
+ldns_rr_list* iter_cache_answer_list(struct rrset_cache* c,
+	const uint8_t* name, uint16_t type, uint16_t qclass, time_t now)
+{
+	struct packed_rrset v, sigs;
+	struct rrset_entry* e = cache_view(c, name, type, qclass, now,
+		RRSET_TRUST_ANSWER, &v, &sigs);
+	ldns_rr_list* list;
+	if(!e)
+		return NULL;
+	list = ldns_rr_list_new();
+	if(list && (!packed_rrset_to_rrlist(&v, list) ||
+		!packed_rrset_to_rrlist(&sigs, list))) {
+		ldns_rr_list_deep_free(list);
+		list = NULL;
+	}
+	rrset_cache_release(c, e);
+	return list;
 }
 
 /* A cached message as records: *rcode, its answer section appended to

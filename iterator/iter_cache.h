@@ -36,6 +36,12 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
 
+/* The same as a new list, NULL when not found (or OOM): no list is made
+ * for a lookup that finds nothing (the CNAME lookup before every
+ * upstream query). */
+ldns_rr_list* iter_cache_answer_list(struct rrset_cache* c,
+	const uint8_t* name, uint16_t type, uint16_t qclass, time_t now);
+
 /* compat: unbound-1.17: A question of type ANY answered from the RRset cache,
  * as Unbound 1.17 (services/cache/dns.c): a cached CNAME at name alone; else
  * the RRsets of name of the types A, AAAA, MX, SOA, NS and DNAME that came

@@ -58,6 +58,23 @@ static int move_rrs(ldns_rr_list* to, ldns_rr_list* from)
 	return i == n;
 }
 
+/* The scrubbed answer records of pkt to the end of iq->answer. When
+ * iq->answer has none yet (no cached CNAME before: nearly every
+ * answer), the two lists change places instead, and the packet frees
+ * the empty one: no list grows and shrinks for it (a reallocation and
+ * a free per miss). 0 when out of memory, as move_rrs. */
+static int take_answer(struct iter_qstate* iq, ldns_pkt* pkt)
+{
+	ldns_rr_list* a = ldns_pkt_answer(pkt);
+	if(iq->answer && a && ldns_rr_list_rr_count(iq->answer) == 0) {
+		ldns_pkt_set_answer(pkt, iq->answer);
+		ldns_pkt_set_ancount(pkt, 0);
+		iq->answer = a;
+		return 1;
+	}
+	return move_rrs(iq->answer, a);
+}
+
 /* Clones of the records of list that keep(rr, arg) says to keep; NULL
  * when none or out of memory. */
 static ldns_rr_list* clone_if(const ldns_rr_list* list,
@@ -242,7 +259,7 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 			ldns_pkt_additional(pkt));
 	}
 	/* last: the packet's answer section is empty after this */
-	if(!move_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+	if(!take_answer(iq, pkt)) {
 		iter_fail(iq, "out of memory for");
 		return;
 	}

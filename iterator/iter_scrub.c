@@ -96,15 +96,24 @@ static ldns_rr* make_cname(const uint8_t* from, size_t fromlen,
 	return rr;
 }
 
-/* Is the record usable at all: class, owner under zone. */
-static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
+/* The owner of rr (as owner_name) when the record is usable at all:
+ * class, owner under zone; else NULL. The owner is returned for the
+ * checks that follow: reading and checking it again cost about a
+ * hundred instructions a record. */
+static const uint8_t* zone_owner(const ldns_rr* rr, uint16_t qclass,
 	const uint8_t* zone)
 {
 	const uint8_t* o;
 	if(ldns_rr_get_class(rr) != (ldns_rr_class)qclass)
-		return 0;
+		return NULL;
 	o = owner_name(rr);
-	return o && dname_subdomain_c(o, zone);
+	return o && dname_subdomain_c(o, zone) ? o : NULL;
+}
+
+static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
+	const uint8_t* zone)
+{
+	return zone_owner(rr, qclass, zone) != NULL;
 }
 
 /* Keep the RRSIGs in `from` for owner and type (those in zone). */
@@ -112,11 +121,14 @@ static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
 	uint8_t* taken, const uint8_t* owner, uint16_t type, uint16_t qclass,
 	const uint8_t* zone)
 {
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(from); i++) {
+	size_t i, n = ldns_rr_list_rr_count(from);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(from, i);
-		if(sig_covers(rr) == type && rr_in_zone(rr, qclass, zone) &&
-			owner_is(rr, owner) && !keep_rr(out, rr, taken, i))
+		const uint8_t* o;
+		if(sig_covers(rr) == type &&
+			(o = zone_owner(rr, qclass, zone)) != NULL &&
+			query_dname_compare(o, owner) == 0 &&
+			!keep_rr(out, rr, taken, i))
 			return 0;
 	}
 	return 1;
@@ -188,8 +200,8 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 		for(i = 0; i < n; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
 			uint16_t ty = (uint16_t)ldns_rr_get_type(rr);
-			if(!rr_in_zone(rr, qclass, zone) ||
-				!owner_is(rr, res->sname))
+			const uint8_t* ow = zone_owner(rr, qclass, zone);
+			if(!ow || query_dname_compare(ow, res->sname) != 0)
 				continue;
 			if(ty == qtype || (qtype == TYPE_ANY &&
 				ty != TYPE_RRSIG)) {
@@ -206,12 +218,13 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 		/* a CNAME at the current name (the first one only) */
 		for(i = 0; i < n && !moved; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
+			const uint8_t* ow;
 			size_t tl;
 			if(used[i] ||
 				ldns_rr_get_type(rr) != LDNS_RR_TYPE_CNAME ||
-				!rr_in_zone(rr, qclass, zone) ||
+				!(ow = zone_owner(rr, qclass, zone)) ||
 				ldns_rr_rd_count(rr) != 1 ||
-				!owner_is(rr, res->sname) ||
+				query_dname_compare(ow, res->sname) != 0 ||
 				!(tl = delegpt_rdf_to_wire(ldns_rr_rdf(rr, 0),
 					t)))
 				continue;
@@ -243,7 +256,7 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
-		if(!rr_in_zone(rr, qclass, zone) || !(o = owner_name(rr)))
+		if(!(o = zone_owner(rr, qclass, zone)))
 			continue;
 		switch(ty) {
 		case LDNS_RR_TYPE_NS:
@@ -279,8 +292,8 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	const uint8_t* t;
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS &&
 			ldns_rr_rd_count(rr) == 1 &&
@@ -296,8 +309,8 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	const uint8_t* t;
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(list, i);
 		size_t f;
 		switch(ldns_rr_get_type(rr)) {
@@ -328,8 +341,8 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 		if(ty != LDNS_RR_TYPE_A && ty != LDNS_RR_TYPE_AAAA)
 			continue;
 		/* harden-glue: no takes glue from outside the zone too */
-		if(!rr_in_zone(rr, qclass, harden_glue ? zone :
-			(const uint8_t*)"") || !(o = owner_name(rr)))
+		if(!(o = zone_owner(rr, qclass, harden_glue ? zone :
+			(const uint8_t*)"")))
 			continue;
 		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
 			continue;
@@ -355,8 +368,8 @@ static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
 /* Free the records of list that were not taken, and the list. */
 static void drop_untaken(ldns_rr_list* list, const uint8_t* taken)
 {
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(list); i++)
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++)
 		if(!taken[i])
 			ldns_rr_free(ldns_rr_list_rr(list, i));
 	ldns_rr_list_free(list);
@@ -390,7 +403,7 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 {
 	ldns_rr_list* ans;
 	ldns_rr_list* old_ans, *old_auth, *old_addl;
-	size_t nan, nns, nar, after;
+	size_t nan, nns, nar, after, kan, kns, kar;
 	uint8_t stack_taken[SCRUB_TAKEN_STACK];
 	uint8_t* taken = stack_taken;
 	int ok;
@@ -431,14 +444,17 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	if(taken != stack_taken)
 		free(taken);
 	ldns_pkt_set_answer(pkt, ans);
-	ldns_pkt_set_ancount(pkt, (uint16_t)ldns_rr_list_rr_count(ans));
-	ldns_pkt_set_nscount(pkt, (uint16_t)ldns_rr_list_rr_count(old_auth));
-	ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(old_addl));
+	/* each list's count read once (the loops above read theirs once
+	 * too: a library call per iteration added up) */
+	kan = ldns_rr_list_rr_count(ans);
+	kns = ldns_rr_list_rr_count(old_auth);
+	kar = ldns_rr_list_rr_count(old_addl);
+	ldns_pkt_set_ancount(pkt, (uint16_t)kan);
+	ldns_pkt_set_nscount(pkt, (uint16_t)kns);
+	ldns_pkt_set_arcount(pkt, (uint16_t)kar);
 	if(!ok)
 		return SCRUB_NOMEM;
-	after = ldns_rr_list_rr_count(ans) +
-		ldns_rr_list_rr_count(old_auth) +
-		ldns_rr_list_rr_count(old_addl);
+	after = kan + kns + kar;
 	/* synthesized CNAMEs are added, so count what went */
 	res->removed = nan + nns + nar > after ?
 		(int)(nan + nns + nar - after) : 0;

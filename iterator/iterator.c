@@ -294,11 +294,11 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		return -1;
 	}
 	if(iq->qtype != TYPE_CNAME) {
-		ldns_rr_list* tmp = ldns_rr_list_new();
+		ldns_rr_list* tmp = iter_cache_answer_list(env->rrset_cache,
+			iq->sname, TYPE_CNAME, iq->qclass, now);
 		uint8_t t[LDNS_MAX_DOMAINLEN + 1];
 		size_t tl;
-		if(tmp && iter_cache_answer(env->rrset_cache, iq->sname,
-			TYPE_CNAME, iq->qclass, now, tmp)) {
+		if(tmp) {
 			ldns_rr* c = ldns_rr_list_rr(tmp, 0);
 			env->stats.cache_answers++;
 			tl = ldns_rr_rd_count(c) == 1 ?
@@ -311,7 +311,6 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 			ldns_rr_list_deep_free(tmp);
 			return iter_restart_at(env, iq, t, tl) ? 1 : -1;
 		}
-		ldns_rr_list_deep_free(tmp);
 	}
 delegation:
 	dp = iter_cache_delegation(env->rrset_cache, start, iq->qclass,

@@ -363,7 +363,9 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	if(s->resume_timer)
 		event_free(s->resume_timer);
 	clear_modules(m, s);
-	module_result_clear(&s->qs.res);
+	/* the lists only: state_new zeroes a spare state when it reuses
+	 * it */
+	module_result_free_lists(&s->qs.res);
 	m->num_states--;
 	if(m->num_spare < MESH_SPARE_MAX) {
 		s->hnext = m->spare;
@@ -423,15 +425,44 @@ static int has_dnssec(const struct module_result* res)
 	return 0;
 }
 
+/* The message-cache keys store_msg stored under, by DO (0, 1): the
+ * waiters' replies are looked up under the same keys, and hashing the
+ * key again for each was about a hundred instructions a miss. */
+struct stored_keys {
+	const struct msg_cache* cache;
+	uint32_t hash[2];
+	uint8_t stored[2];
+	uint8_t cd;
+};
+
+/* The hash of qi's message-cache key: the stored one when qi's key is
+ * one store_msg stored (the waiters' questions are the state's, in any
+ * case: the key flags, CD and DO, are what can differ). */
+static uint32_t waiter_hash(const struct msg_cache* c,
+	const struct stored_keys* k, const struct query_info* qi)
+{
+	int d = qi->edns_do != 0;
+	if(k->cache == c && k->stored[d] &&
+		((qi->flags & FLAG_CD) != 0) == k->cd)
+		return k->hash[d];
+	return msg_cache_hash(c, qi);
+}
+
 /* Store one variant (DO or not) of the state's answer. */
 static int store_variant(struct mesh_area* m, struct mesh_state* s,
-	struct query_info* qi, time_t now)
+	struct query_info* qi, time_t now, struct stored_keys* k)
 {
 	struct msg_cache* c = m->env->msg_cache;
 	size_t len = reply_encode(&s->qs.res, qi, m->buf, MESH_BUF_SIZE, 0,
 		0, 0);
-	return len && msg_cache_store_sec(c, qi, msg_cache_hash(c, qi),
-		m->buf, len, now, (int)s->qs.res.security);
+	uint32_t h;
+	if(!len || !msg_cache_store_hashed(c, qi, m->buf, len, now,
+		(int)s->qs.res.security, &h))
+		return 0;
+	k->cache = c;
+	k->hash[qi->edns_do != 0] = h;
+	k->stored[qi->edns_do != 0] = 1;
+	return 1;
 }
 
 /* Store a state's answer in the message cache: the variant without
@@ -439,7 +470,8 @@ static int store_variant(struct mesh_area* m, struct mesh_state* s,
  * waiter set DO. Data no module checked is stored as such
  * (SEC_UNCHECKED): in a validating resolver the message cache answers
  * clients only with what was checked (msg_cache.need_checked). */
-static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
+static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now,
+	struct stored_keys* k)
 {
 	struct query_info qi;
 	const struct module_result* res = &s->qs.res;
@@ -472,16 +504,17 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
 	qi.qclass = s->qs.qclass;
 	/* AD in the template when secure; each reply clears it as asked */
 	qi.flags = (cd ? FLAG_CD : 0) | FLAG_AD;
-	stored = store_variant(m, s, &qi, now);
+	k->cd = (uint8_t)cd;
+	stored = store_variant(m, s, &qi, now, k);
 	if(has_dnssec(res)) {
 		/* a DO asker may come (a validating stub): its variant too */
 		qi.edns_do = 1;
-		stored &= store_variant(m, s, &qi, now);
+		stored &= store_variant(m, s, &qi, now, k);
 	} else
 		for(r = s->replies; r; r = r->next)
 			if(r->qi.edns_do) {
 				qi.edns_do = 1;
-				stored &= store_variant(m, s, &qi, now);
+				stored &= store_variant(m, s, &qi, now, k);
 				break;
 			}
 	if(stored)
@@ -493,7 +526,8 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now)
  * Unbound answers from what it cached (TTLs clamped as the cache keeps them,
  * cache-max-ttl and the rest), else encoded from the state. */
 static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
-	const struct mesh_reply* r, int cached, int rotate, time_t now)
+	const struct mesh_reply* r, int cached, const struct stored_keys* k,
+	int rotate, time_t now)
 {
 	size_t len = 0;
 	if(cached) {
@@ -502,7 +536,7 @@ static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
 		enum msg_hit hit;
 		memset(&pol, 0, sizeof(pol));
 		pol.roundrobin = rotate;
-		len = msg_cache_answer_ex(c, &r->qi, msg_cache_hash(c, &r->qi),
+		len = msg_cache_answer_ex(c, &r->qi, waiter_hash(c, k, &r->qi),
 			now, m->buf, r->limit, r->edns_size, &pol, &hit);
 	}
 	if(len == 0)
@@ -520,13 +554,15 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	struct mesh_delivery d;
 	int rr_rotate = m->env->cfg ? m->env->cfg->rrset_roundrobin : 0;
 	int cached = 0;
+	struct stored_keys keys;
 	time_t now = time(NULL);
 	/* out of the table first: a callback that asks the same question
 	 * gets a new state */
 	table_remove(m, s);
+	memset(&keys, 0, sizeof(keys));
 	/* sub-queries too: their negative answers save lookups later */
 	if(!(s->qs.flags & MODQ_PRIME))
-		cached = store_msg(m, s, now);
+		cached = store_msg(m, s, now, &keys);
 	for(sup = s->supers; sup; sup = sup->next) {
 		struct mesh_state* p = sup->s;
 		m->env->mods[p->curmod]->inform_super(&s->qs, p->curmod,
@@ -545,7 +581,8 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	list_leave(m, s);
 	m->delivering = &d;
 	while((r = d.list) != NULL) {
-		size_t len = waiter_reply(m, s, r, cached, rr_rotate, now);
+		size_t len = waiter_reply(m, s, r, cached, &keys,
+			rr_rotate, now);
 		d.list = r->next;
 		m->num_waiters--;
 		m->stats.replies++;

@@ -172,11 +172,17 @@ void modstack_env_stop(struct module_env* env)
 	env->rnd = NULL;
 }
 
-void module_result_clear(struct module_result* res)
+void module_result_free_lists(struct module_result* res)
 {
 	ldns_rr_list_deep_free(res->answer);
 	ldns_rr_list_deep_free(res->authority);
 	ldns_rr_list_deep_free(res->additional);
+	res->answer = res->authority = res->additional = NULL;
+}
+
+void module_result_clear(struct module_result* res)
+{
+	module_result_free_lists(res);
 	memset(res, 0, sizeof(*res));
 	res->rcode = RCODE_SERVFAIL;
 	res->why_bogus.ede = VAL_EDE_NONE;

@@ -162,14 +162,37 @@ int dname_count_labels(const uint8_t* dname)
 	return n;
 }
 
+/* n bytes of two wire names equal ignoring ASCII case, a word at a
+ * time (lower8 leaves label length bytes alone, so the names' labels
+ * line up exactly when the bytes agree). */
+int dname_same(const uint8_t* a, const uint8_t* b, size_t n)
+{
+	size_t i;
+	uint64_t x, y;
+	for(i = 0; i + 8 <= n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if(x != y && lower8(x) != lower8(y))
+			return 0;
+	}
+	for(; i < n; i++)
+		if(a[i] != b[i] && LOWER(a[i]) != LOWER(b[i]))
+			return 0;
+	return 1;
+}
+
 int dname_subdomain_c(const uint8_t* name, const uint8_t* zone)
 {
-	int ln = dname_count_labels(name), lz = dname_count_labels(zone);
-	if(ln < lz)
-		return 0;
-	while(ln-- > lz)
+	/* in bytes: name is below zone when its labels reach a suffix as
+	 * long as zone, and that suffix is zone (one walk of each name
+	 * for its length, one of name to the suffix, one compare; counting
+	 * labels first and then comparing walked both names twice) */
+	size_t ln = name_len(name), lz = name_len(zone);
+	while(ln > lz) {
+		ln -= (size_t)*name + 1;
 		name += *name + 1;
-	return query_dname_compare(name, zone) == 0;
+	}
+	return ln == lz && dname_same(name, zone, lz);
 }
 
 const uint8_t* dname_remove_label(const uint8_t* dname)

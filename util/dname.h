@@ -27,6 +27,10 @@ size_t dname_key(uint8_t* key, const uint8_t* name, size_t len,
 	uint16_t type, uint16_t rclass);
 /* Case-insensitive compare of two wire names; 0 when equal. */
 int query_dname_compare(const uint8_t* a, const uint8_t* b);
+/* The first n bytes of a and b equal ignoring ASCII case: for two names
+ * whose lengths are known to be n, whether they are the same name,
+ * without query_dname_compare's walks for the lengths and the order. */
+int dname_same(const uint8_t* a, const uint8_t* b, size_t n);
 /* Number of labels, counting the root label (so "." is 1). */
 int dname_count_labels(const uint8_t* dname);
 /* Is name a subdomain of (or equal to) zone? Case-insensitive. */

@@ -198,6 +198,10 @@ struct module_func_block {
 
 /* Free the result's lists and zero it (rcode SERVFAIL). */
 void module_result_clear(struct module_result* res);
+/* Free the result's lists only (NULL after), the rest left as it is:
+ * for a result whose memory goes next (zeroing its 1.5 KB there was
+ * about 160 instructions a cache miss). */
+void module_result_free_lists(struct module_result* res);
 /* Fail: the result is SERVFAIL, nothing else. */
 void module_result_servfail(struct module_result* res);
 

@@ -19,7 +19,7 @@
 #define INFRA_KEY_MAX (INFRA_KEY_FIXED + LDNS_MAX_DOMAINLEN + 1)
 
 struct infra_key {
-	uint8_t b[INFRA_KEY_MAX];
+	uint8_t b[INFRA_KEY_MAX + 8];   /* + a zeroed word for the hash */
 	uint16_t len;
 	uint32_t hash;
 };
@@ -167,9 +167,12 @@ static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 		dname_tolower(k->b + INFRA_KEY_FIXED);
 	}
 	k->len = (uint16_t)(INFRA_KEY_FIXED + zonelen);
+	/* zeroes after the key: the hash reads whole words, and the last
+	 * one has the value a copy of the last bytes into a zeroed word
+	 * had (a copy of variable length was a libc call per word) */
+	memset(k->b + k->len, 0, 8);
 	for(i = 0; i < k->len; i += 8) {
-		w = 0;
-		memcpy(&w, k->b + i, k->len - i < 8 ? k->len - i : 8);
+		memcpy(&w, k->b + i, 8);
 		h = mix(h, w);
 	}
 	h = mix(h, k->len);

@@ -180,6 +180,13 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
 	int security);
 
+/* msg_cache_store_sec with the hash computed here, once (the caller's
+ * msg_cache_hash and the check of it were two), and returned in *hash
+ * (whether stored or not) for answering from the entry. */
+int msg_cache_store_hashed(struct msg_cache* c, const struct query_info* qi,
+	const uint8_t* reply, size_t len, time_t now, int security,
+	uint32_t* hash);
+
 /* May the cache hold a SECURE NXDOMAIN (one was stored since it was
  * made)? 0: certainly none. Any thread may ask. */
 int msg_cache_had_secure_nx(const struct msg_cache* c);

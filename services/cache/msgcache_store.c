@@ -146,10 +146,11 @@ static int build_template(const struct msg_cache* c,
 	if(!(flags & FLAG_QR) || (flags & FLAG_TC) || FLAGS_OPCODE(flags) != 0
 		|| msg_rd16(t + 4) != 1)
 		return 0;
-	/* the question: qi's, uncompressed */
+	/* the question: qi's, uncompressed (as long as qi's name, so the
+	 * bytes are compared once, without walks for the lengths) */
 	if(dname_valid(t + LDNS_HEADER_SIZE, len - LDNS_HEADER_SIZE) !=
-		qi->qname_len || query_dname_compare(t + LDNS_HEADER_SIZE,
-		qi->qname) != 0)
+		qi->qname_len || !dname_same(t + LDNS_HEADER_SIZE, qi->qname,
+		qi->qname_len))
 		return 0;
 	pos = LDNS_HEADER_SIZE + qi->qname_len;
 	if(len - pos < 4 || msg_rd16(t + pos) != qi->qtype ||
@@ -241,7 +242,8 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 		MSG_SEC_UNCHECKED);
 }
 
-int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
+/* msg_cache_store_sec with hash known to be msg_cache_hash(c, qi). */
+static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
 	int security)
 {
@@ -253,9 +255,6 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	uint16_t* rr_start;
 	uint8_t* key, *t;
 	if(qi->qname_len == 0 || len < LDNS_HEADER_SIZE || len > 65535)
-		return 0;
-	/* a wrong hash would store an entry no lookup finds */
-	if(hash != msg_cache_hash(c, qi))
 		return 0;
 	total = (size_t)msg_rd16(reply + 6) + msg_rd16(reply + 8) +
 		msg_rd16(reply + 10);
@@ -303,6 +302,24 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	lruhash_entry_init(&m->lh, hash, key, (uint16_t)keylen,
 		alloc + MALLOC_OVERHEAD);
 	return lruhash_insert(c->table, &m->lh, NULL, NULL);
+}
+
+int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
+	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
+	int security)
+{
+	/* a wrong hash would store an entry no lookup finds */
+	if(qi->qname_len == 0 || hash != msg_cache_hash(c, qi))
+		return 0;
+	return store_entry(c, qi, hash, reply, len, now, security);
+}
+
+int msg_cache_store_hashed(struct msg_cache* c, const struct query_info* qi,
+	const uint8_t* reply, size_t len, time_t now, int security,
+	uint32_t* hash)
+{
+	*hash = msg_cache_hash(c, qi);
+	return store_entry(c, qi, *hash, reply, len, now, security);
 }
 
 int msg_cache_had_secure_nx(const struct msg_cache* c)

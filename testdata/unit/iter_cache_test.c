@@ -202,6 +202,76 @@ static void test_answer_needs_answer_trust(void** state)
 	rrset_cache_delete(c);
 }
 
+/* An answer RRset is stored with the RRSIGs that cover it (its owner
+ * in any case, its type), not with those of another type or owner. */
+static void test_stored_with_its_sigs(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. 300 A 192.0.2.1",
+		"A WWW.example.tld1. 300 RRSIG A 8 3 300 20300101000000 "
+			"20200101000000 12345 example.tld1. AAAA",
+		"A www.example.tld1. 300 RRSIG AAAA 8 3 300 20300101000000 "
+			"20200101000000 12345 example.tld1. AAAB",
+		"A other.example.tld1. 300 RRSIG A 8 3 300 20300101000000 "
+			"20200101000000 12345 example.tld1. AAAC",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	struct rrset_entry* e;
+	struct packed_rrset v, sigs;
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	e = rrset_cache_lookup(c, W("www.example.tld1."), TYPE_A, CLASS_IN, 0,
+		1000);
+	assert_non_null(e);
+	memset(&sigs, 0, sizeof(sigs));
+	rrset_entry_view(e, 1000, &v, &sigs);
+	assert_int_equal((int)v.count, 1);
+	assert_int_equal((int)sigs.count, 1);
+	/* the covered type, then the signature's last bytes: "AAAA" */
+	assert_int_equal(sigs.rdata[0][0] << 8 | sigs.rdata[0][1], TYPE_A);
+	assert_int_equal(sigs.rdata[0][sigs.rdlen[0] - 1], 0);
+	rrset_cache_release(c, e);
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
+/* iter_cache_answer_list: the cached CNAME as a new list (time left as
+ * TTL); NULL for nothing cached, another type, glue, expired. */
+static void test_answer_list(void** state)
+{
+	static const char* rrs[] = {
+		"A alias.example.tld1. 300 CNAME www.example.tld1.",
+		"N example.tld1. NS ns1.example.tld1.",
+		"D ns1.example.tld1. A 192.0.2.1",
+		NULL };
+	struct rrset_cache* c = cache();
+	ldns_pkt* p = reply(1, rrs);
+	ldns_rr_list* l;
+	(void)state;
+	(void)iter_store_reply(c, p, 1000);
+	l = iter_cache_answer_list(c, W("ALIAS.example.tld1."), TYPE_CNAME,
+		CLASS_IN, 1100);
+	assert_non_null(l);
+	assert_int_equal((int)ldns_rr_list_rr_count(l), 1);
+	assert_int_equal(ldns_rr_get_type(ldns_rr_list_rr(l, 0)),
+		LDNS_RR_TYPE_CNAME);
+	assert_int_equal((int)ldns_rr_ttl(ldns_rr_list_rr(l, 0)), 200);
+	ldns_rr_list_deep_free(l);
+	assert_null(iter_cache_answer_list(c, W("www.example.tld1."),
+		TYPE_CNAME, CLASS_IN, 1100));
+	assert_null(iter_cache_answer_list(c, W("alias.example.tld1."),
+		TYPE_A, CLASS_IN, 1100));
+	assert_null(iter_cache_answer_list(c, W("ns1.example.tld1."),
+		TYPE_A, CLASS_IN, 1100));
+	assert_null(iter_cache_answer_list(c, W("alias.example.tld1."),
+		TYPE_CNAME, CLASS_IN, 1300));
+	assert_null(iter_cache_answer_list(NULL, W("alias.example.tld1."),
+		TYPE_CNAME, CLASS_IN, 1100));
+	ldns_pkt_free(p);
+	rrset_cache_delete(c);
+}
+
 /* ANY from the RRset cache (Unbound's fill_any): the fixed types in
  * their order, answer trust only, TXT never, a CNAME alone. */
 static void test_any_from_cache(void** state)
@@ -358,6 +428,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_referral_no_ttl_extension),
 		cmocka_unit_test(test_answer_trust_and_dname),
+		cmocka_unit_test(test_answer_list),
+		cmocka_unit_test(test_stored_with_its_sigs),
 		cmocka_unit_test(test_delegation_from_cache),
 		cmocka_unit_test(test_delegation_empty_ns_rdata),
 		cmocka_unit_test(test_answer_needs_answer_trust),

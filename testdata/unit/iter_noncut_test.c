@@ -34,6 +34,11 @@ static void test_known_for_ttl(void** state)
 	assert_false(iter_noncut_known(&c, M, ZONE, NOW + 300));
 	/* another zone's servers said nothing about it */
 	assert_false(iter_noncut_known(&c, M, OTHER_ZONE, NOW));
+	/* the zone in any case; a zone as long, but another */
+	assert_true(iter_noncut_known(&c, M, (const uint8_t*)
+		"\005BENCH\004Tld1", NOW));
+	assert_false(iter_noncut_known(&c, M, (const uint8_t*)
+		"\005bench\004tld2", NOW));
 	/* a name that only starts the same */
 	assert_false(iter_noncut_known(&c, MX, ZONE, NOW));
 	assert_false(iter_noncut_known(&c, W, ZONE, NOW));

@@ -28,6 +28,7 @@
 #include "services/outside_network.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
+#include "services/cache/msgcache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
@@ -163,7 +164,20 @@ struct answer {
 	 * its first answer is sent), counting those it found */
 	struct answer* detach_others[2];
 	int detached;
+	uint32_t ttl;      /* the first answer record's TTL, if any */
 };
+
+/* The TTL of the first answer record of reply (0 if none). */
+static uint32_t first_ttl(const uint8_t* reply, size_t len)
+{
+	ldns_pkt* p = NULL;
+	uint32_t ttl = 0;
+	if(ldns_wire2pkt(&p, reply, len) == LDNS_STATUS_OK &&
+		ldns_pkt_ancount(p) > 0)
+		ttl = ldns_rr_ttl(ldns_rr_list_rr(ldns_pkt_answer(p), 0));
+	ldns_pkt_free(p);
+	return ttl;
+}
 
 static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
 	int security)
@@ -174,6 +188,7 @@ static void on_reply(void* arg, const uint8_t* reply, size_t len, int rcode,
 	a->security = security;
 	assert_true(len >= 12);
 	a->id = (uint16_t)((reply[0] << 8) | reply[1]);
+	a->ttl = first_ttl(reply, len);
 	assert_int_equal(reply[3] & 0xf, rcode);
 	for(int i = 0; i < 2; i++)
 		if(a->detach_others[i])
@@ -615,6 +630,115 @@ static void test_detach_waiter_keeps_running(void** state)
 	assert_int_equal(a.calls, 0);
 }
 
+/* The hole answers the queries it got so far: their question, QR and
+ * AA, one A record with TTL ttl (no EDNS). Returns how many. */
+static int hole_answer(struct world* w, uint32_t ttl)
+{
+	static const uint8_t rr[] = { 0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 0,
+		0, 4, 192, 0, 2, 1 };
+	uint8_t buf[600];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	ssize_t n;
+	int count = 0;
+	while((n = recvfrom(w->hole, buf, sizeof(buf) - sizeof(rr),
+		MSG_DONTWAIT, (struct sockaddr*)&from, &fl)) > 12) {
+		size_t pos = 12;
+		while(pos < (size_t)n && buf[pos])
+			pos += (size_t)buf[pos] + 1;
+		pos += 5;   /* the root label, type, class */
+		assert_true(pos <= (size_t)n);
+		buf[2] = (uint8_t)(0x84 | (buf[2] & 0x01));  /* QR AA RD */
+		buf[3] = 0;
+		buf[6] = 0; buf[7] = 1;       /* ancount */
+		buf[8] = buf[9] = buf[10] = buf[11] = 0;
+		memcpy(buf + pos, rr, sizeof(rr));
+		buf[pos + 6] = (uint8_t)(ttl >> 24);
+		buf[pos + 7] = (uint8_t)(ttl >> 16);
+		buf[pos + 8] = (uint8_t)(ttl >> 8);
+		buf[pos + 9] = (uint8_t)ttl;
+		assert_true(sendto(w->hole, buf, pos + sizeof(rr), 0,
+			(struct sockaddr*)&from, fl) > 0);
+		count++;
+		fl = sizeof(from);
+	}
+	return count;
+}
+
+/* The waiters of one state, with DO and without, in any case, are
+ * answered from the entries the state stored (cache-max-ttl 100 there:
+ * an answer encoded from the state would carry the upstream's 3600),
+ * each under its own key. */
+static void test_waiters_answered_from_cache(void** state)
+{
+	struct world w;
+	struct answer a[3];
+	struct query_info qi;
+	int i;
+	(void)state;
+	world_setup(&w, 10, 1);
+	w.env.msg_cache = msg_cache_create(1 << 20, 4, 0, 100, 3600);
+	assert_non_null(w.env.msg_cache);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "w.test.", 1);
+	question(&a[1].qi, "W.TEST.", 2);
+	a[1].qi.edns_do = 1;
+	question(&a[2].qi, "w.Test.", 3);
+	for(i = 0; i < 3; i++)
+		assert_int_equal(mesh_new_client(w.mesh, &a[i].qi, 512, 1232,
+			on_reply, &a[i]), MESH_NEW_ADDED);
+	assert_int_equal((int)mesh_num_states(w.mesh), 1);
+	run_for(&w, 20);
+	assert_int_equal(hole_answer(&w, 3600), 1);
+	run_for(&w, 20);
+	for(i = 0; i < 3; i++) {
+		assert_int_equal(a[i].calls, 1);
+		assert_int_equal(a[i].rcode, RCODE_NOERROR);
+		assert_int_equal(a[i].id, i + 1);
+		assert_int_equal(a[i].ttl, 100);
+	}
+	/* both variants are in the cache, each under its key */
+	question(&qi, "w.test.", 9);
+	for(i = 0; i < 2; i++) {
+		struct msg_entry* e;
+		qi.edns_do = i;
+		e = msg_cache_lookup(w.env.msg_cache, &qi,
+			msg_cache_hash(w.env.msg_cache, &qi), time(NULL));
+		assert_non_null(e);
+		msg_cache_release(w.env.msg_cache, e);
+	}
+	world_teardown(&w);
+	msg_cache_delete(w.env.msg_cache);
+}
+
+/* module_result_free_lists frees the three lists (ASan's leak check
+ * sees the records go) and leaves the other fields alone. */
+static void test_result_free_lists(void** state)
+{
+	struct module_result res;
+	ldns_rr* rr = NULL;
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	res.rcode = RCODE_NOERROR;
+	res.security = SEC_SECURE;
+	res.num_from = 1;
+	res.answer = ldns_rr_list_new();
+	res.additional = ldns_rr_list_new();
+	assert_true(res.answer && res.additional);
+	assert_int_equal(ldns_rr_new_frm_str(&rr, "w.test. 60 IN A 192.0.2.1",
+		0, NULL, NULL), LDNS_STATUS_OK);
+	assert_true(ldns_rr_list_push_rr(res.answer, rr));
+	module_result_free_lists(&res);
+	assert_null(res.answer);
+	assert_null(res.authority);
+	assert_null(res.additional);
+	assert_int_equal(res.rcode, RCODE_NOERROR);
+	assert_int_equal(res.security, SEC_SECURE);
+	assert_int_equal(res.num_from, 1);
+	module_result_free_lists(&res);   /* nothing left: a no-op */
+	assert_null(res.answer);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +753,8 @@ int main(void)
 		cmocka_unit_test(test_prefetch_once),
 		cmocka_unit_test(test_detach_waiter_keeps_running),
 		cmocka_unit_test(test_detached_bounded),
+		cmocka_unit_test(test_waiters_answered_from_cache),
+		cmocka_unit_test(test_result_free_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

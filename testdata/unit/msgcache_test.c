@@ -888,9 +888,49 @@ static void test_security_on_hit(void** state)
 	msg_cache_delete(c);
 }
 
+/* msg_cache_store_hashed: stored under msg_cache_hash's hash (found by
+ * a lookup in any case), that hash returned, the security kept; a bad
+ * reply not stored, the hash returned all the same. */
+static void test_store_hashed(void** state)
+{
+	struct msg_cache* c = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+	struct query_info qi, q2;
+	uint8_t buf[65535], out[4096], sec = 0xff;
+	uint32_t h = 0;
+	struct msg_entry* m;
+	size_t n;
+	(void)state;
+	assert_non_null(c);
+	mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
+	n = mk_reply(buf, &qi, RCODE_NOERROR, www_a, 2, ex_ns, 2, ex_glue, 2);
+	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
+		MSG_SEC_SECURE, &h), 1);
+	assert_int_equal(h, msg_cache_hash(c, &qi));
+	mk_query(&q2, "WWW.Example.COM.", TYPE_A, FLAG_RD);
+	m = msg_cache_lookup(c, &q2, h, T0);
+	assert_non_null(m);
+	msg_cache_release(c, m);
+	assert_true(msg_cache_answer_q(c, &q2, T0, out, sizeof(out), 0, NULL,
+		NULL, &sec) > 0);
+	assert_int_equal(sec, MSG_SEC_SECURE);
+	/* the DO key is another entry: not there */
+	q2.edns_do = 1;
+	assert_null(msg_cache_lookup(c, &q2, msg_cache_hash(c, &q2), T0));
+	/* TC set: not stored */
+	buf[2] |= 0x02;
+	h = 0;
+	mk_query(&qi, "www.example.net.", TYPE_A, FLAG_RD);
+	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
+		MSG_SEC_UNCHECKED, &h), 0);
+	assert_int_equal(h, msg_cache_hash(c, &qi));
+	assert_null(msg_cache_lookup(c, &qi, h, T0));
+	msg_cache_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_store_hashed),
 		cmocka_unit_test(test_hit_and_countdown),
 		cmocka_unit_test(test_prefetch_and_expired),
 		cmocka_unit_test(test_roundrobin),

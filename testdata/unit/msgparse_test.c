@@ -104,6 +104,37 @@ static void test_dname_compare_hash(void** state)
 	assert_true(dname_subdomain_c(a, (const uint8_t*)""));
 	assert_false(dname_subdomain_c(d, a));
 	assert_false(dname_subdomain_c(c, d));
+	assert_false(dname_subdomain_c((const uint8_t*)"", a));
+	assert_true(dname_subdomain_c((const uint8_t*)"",
+		(const uint8_t*)""));
+	/* any case, names longer than a word */
+	assert_true(dname_subdomain_c((const uint8_t*)
+		"HostSubZone1EXAMPLECom",
+		(const uint8_t*)"subzone1exampleCOM"));
+	assert_false(dname_subdomain_c((const uint8_t*)
+		"hostsubzone1examplecom",
+		(const uint8_t*)"subzone2examplecom"));
+	/* the suffix must start at a label: xa.b. is not below a.b., nor
+	 * abc.b. below bc.b. (their last bytes agree) */
+	assert_false(dname_subdomain_c((const uint8_t*)"xab",
+		(const uint8_t*)"ab"));
+	assert_false(dname_subdomain_c((const uint8_t*)"abcb",
+		(const uint8_t*)"bcb"));
+	/* a label length byte is no letter: \001a.b. vs A\001.b. */
+	assert_false(dname_subdomain_c((const uint8_t*)"ab",
+		(const uint8_t*)"ab"));
+	/* dname_same: n bytes (19: two words and a tail), any case */
+	assert_true(dname_same((const uint8_t*)"\4Host\10SubZone1\3com",
+		(const uint8_t*)"\4host\10subzone1\3COM", 19));
+	assert_false(dname_same((const uint8_t*)"\4host\10subzone1\3com",
+		(const uint8_t*)"\4host\10subzone2\3com", 19));
+	assert_false(dname_same((const uint8_t*)"\4host\10subzone1\3com",
+		(const uint8_t*)"\4host\10subzone1\3cox", 19));
+	assert_true(dname_same((const uint8_t*)"\1a", (const uint8_t*)"\1A",
+		3));
+	assert_false(dname_same((const uint8_t*)"\1[", (const uint8_t*)"\1{",
+		3));
+	assert_true(dname_same((const uint8_t*)"", (const uint8_t*)"", 1));
 	assert_ptr_equal(dname_remove_label(a), a + 4);
 	assert_ptr_equal(dname_remove_label((const uint8_t*)""),
 		(const uint8_t*)"");
