@@ -20,15 +20,7 @@
 #include "util/dname.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
-
-static const uint8_t* W(const char* s)
-{
-	static uint8_t bufs[4][256];
-	static int i;
-	uint8_t* b = bufs[i++ & 3];
-	assert_true(dname_from_str(s, b) > 0);
-	return b;
-}
+#include "testdata/unit/wire_name.h"
 
 /* A reply with "A|N|D rr" lines; aa sets the AA flag. */
 static ldns_pkt* reply(int aa, const char* const* rrs)

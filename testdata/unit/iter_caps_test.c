@@ -18,15 +18,7 @@
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/dname.h"
-
-static const uint8_t* W(const char* s)
-{
-	static uint8_t bufs[4][256];
-	static int i;
-	uint8_t* b = bufs[i++ & 3];
-	assert_true(dname_from_str(s, b) > 0);
-	return b;
-}
+#include "testdata/unit/wire_name.h"
 
 static struct config_file* conf(const char* text)
 {

@@ -20,15 +20,7 @@
 #include "iterator/iter_util.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
-
-static const uint8_t* W(const char* s)
-{
-	static uint8_t bufs[4][256];
-	static int i;
-	uint8_t* b = bufs[i++ & 3];
-	assert_true(dname_from_str(s, b) > 0);
-	return b;
-}
+#include "testdata/unit/wire_name.h"
 
 /* A state asking (qname, A) of a server of zone, as sent. */
 static void state_at(struct iter_qstate* iq, const char* qname,

@@ -13,6 +13,7 @@
 #include "iterator/iter_scrub.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
+#include "testdata/unit/wire_name.h"
 
 /* A reply to (qname, qtype) with records given as "A|N|D text" lines
  * (answer, authority, additional). */
@@ -40,15 +41,6 @@ static ldns_pkt* make_reply(const char* qname, ldns_rr_type qtype,
 		ldns_pkt_push_rr(p, sec, rr);
 	}
 	return p;
-}
-
-static const uint8_t* W(const char* s)
-{
-	static uint8_t bufs[4][256];
-	static int i;
-	uint8_t* b = bufs[i++ & 3];
-	assert_true(dname_from_str(s, b) > 0);
-	return b;
 }
 
 /* The records of a section as "owner TYPE rdata" texts joined by "|". */
