@@ -4,29 +4,9 @@
 #include "config.h"
 #include "util/rrlist_pack.h"
 #include "util/msgencode.h"
+#include "util/dname.h"
 #include <stdlib.h>
 #include <string.h>
-
-static uint8_t ascii_lower(uint8_t c)
-{
-	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
-}
-
-/* Equal owner names: same length, bytes equal ignoring ASCII case
- * (label lengths are below 64, which lowercasing leaves alone). */
-static int same_owner(const uint8_t* x, size_t n, const uint8_t* y,
-	size_t ny)
-{
-	size_t i;
-	if(n != ny)
-		return 0;
-	if(memcmp(x, y, n) == 0)
-		return 1;
-	for(i = 0; i < n; i++)
-		if(x[i] != y[i] && ascii_lower(x[i]) != ascii_lower(y[i]))
-			return 0;
-	return 1;
-}
 
 /* One record of the list with the fields grouping needs, each read
  * once: every ldns accessor is a call into the library, and asking
@@ -43,7 +23,8 @@ struct pack_rec {
 static int same_set(const struct pack_rec* a, const struct pack_rec* b)
 {
 	return a->type == b->type && a->rclass == b->rclass &&
-		same_owner(a->owner, a->owner_len, b->owner, b->owner_len);
+		a->owner_len == b->owner_len &&
+		dname_same(a->owner, b->owner, a->owner_len);
 }
 
 /* A list this small (records, rdata bytes) is grouped without a heap
