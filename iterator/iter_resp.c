@@ -11,6 +11,7 @@
 #include "iterator/iter_harden.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/iter_scrub.h"
+#include "iterator/iter_tail.h"
 #include "iterator/iter_caps.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_priv.h"
@@ -22,6 +23,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/reply_parse.h"
+#include "util/reply_tail.h"
 #include "validator/val_neg.h"
 #include "validator/val_neg_nsec3.h"
 #include <stdlib.h>
@@ -169,9 +171,16 @@ static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 static void store(struct iter_env* env, const struct iter_qstate* iq,
 	const ldns_pkt* pkt)
 {
-	if(env->rrset_cache && !iq->no_cache)
+	if(env->rrset_cache && !iq->no_cache) {
+		time_t now = time(NULL);
 		env->stats.stored_rrsets += (uint64_t)iter_store_reply(
-			env->rrset_cache, pkt, time(NULL));
+			env->rrset_cache, pkt, now);
+		/* the sections left in wire form come after the packet's
+		 * (empty) ones, as iter_store_reply orders them */
+		if(iq->tail)
+			env->stats.stored_rrsets += (uint64_t)iter_tail_store(
+				env->rrset_cache, iq->tail, now);
+	}
 }
 
 /* compat: unbound-1.17: a referral's NSEC3 (unchecked) may later prove its DS
@@ -493,20 +502,58 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 	iter_process_wire(env, iq, r->pkt, r->len);
 }
 
+/* Could this state's reply be processed with its authority and
+ * additional sections in wire form? Only an answer's may (checked after
+ * the scrub), and only where nothing but the RRset store reads them:
+ * not for priming or an NS query (their additional records go into the
+ * result), minimal-responses: no (the answer's targets' addresses go
+ * along), or private-address (which filters the glue). */
+static int tail_wanted(const struct iter_env* env,
+	const struct iter_qstate* iq)
+{
+	return !iq->is_priming && iq->qtype != TYPE_NS &&
+		(!env->cfg || env->cfg->minimal_responses) &&
+		!(env->hints && env->hints->priv);
+}
+
+/* The reply parsed and scrubbed with its authority and additional
+ * sections in t, when it is an answer (iter_tail_scrub_answer); NULL
+ * otherwise, nothing kept: the reply is then parsed whole. */
+static ldns_pkt* parse_answer_tail(struct iter_env* env,
+	struct iter_qstate* iq, const uint8_t* wire, size_t len,
+	struct reply_tail* t, struct scrub_result* sr)
+{
+	ldns_pkt* pkt = NULL;
+	if(!tail_wanted(env, iq) || !reply_parse_tail(&pkt, wire, len, t))
+		return NULL;
+	if(!iter_tail_scrub_answer(pkt, t, iq->ask, iq->asktype, iq->qclass,
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, sr,
+		!env->cfg || env->cfg->harden_glue)) {
+		ldns_pkt_free(pkt);
+		return NULL;
+	}
+	return pkt;
+}
+
 void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 	const uint8_t* wire, size_t len)
 {
 	ldns_pkt* pkt = NULL;
 	struct scrub_result sr;
-	enum scrub_status ss;
-	if(reply_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
-		env->stats.bad_replies++;
-		server_unusable(env, iq, 0);
-		return;
+	enum scrub_status ss = SCRUB_OK;
+	struct reply_tail tail;
+	int in_tail = (pkt = parse_answer_tail(env, iq, wire, len, &tail,
+		&sr)) != NULL;
+	if(!in_tail) {
+		if(reply_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
+			env->stats.bad_replies++;
+			server_unusable(env, iq, 0);
+			return;
+		}
+		ss = iter_scrub_message(pkt, iq->ask, iq->asktype,
+			iq->qclass, iq->dp_forward ? (const uint8_t*)"" :
+			iq->dp->name, &sr, !env->cfg || env->cfg->harden_glue);
 	}
-	ss = iter_scrub_message(pkt, iq->ask, iq->asktype, iq->qclass,
-		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, &sr,
-		!env->cfg || env->cfg->harden_glue);
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;
 		ldns_pkt_free(pkt);
@@ -531,10 +578,12 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 			ldns_pkt_additional(pkt)));
 		env->stats.scrub_removed += (uint64_t)n;
 	}
+	iq->tail = in_tail ? &tail : NULL;
 	if(iter_minimised(iq))
 		process_minimised(env, iq, pkt, &sr);
 	else
 		process_reply(env, iq, pkt, &sr);
+	iq->tail = NULL;
 	ldns_pkt_free(pkt);
 }
 

@@ -304,9 +304,7 @@ static int is_ns_target(const ldns_rr_list* list, const uint8_t* name)
 	return 0;
 }
 
-/* compat: unbound-1.17: Is name the name an answer record asks additional
- * processing for (Unbound's: NS, MX, KX, SRV targets)? */
-static int is_answer_target(const ldns_rr_list* list, const uint8_t* name)
+int iter_scrub_answer_target(const ldns_rr_list* list, const uint8_t* name)
 {
 	const uint8_t* t;
 	size_t i, n = ldns_rr_list_rr_count(list);
@@ -344,7 +342,7 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 		if(!(o = zone_owner(rr, qclass, harden_glue ? zone :
 			(const uint8_t*)"")))
 			continue;
-		if(!is_ns_target(auth, o) && !is_answer_target(ans, o))
+		if(!is_ns_target(auth, o) && !iter_scrub_answer_target(ans, o))
 			continue;
 		taken[i] = 1;
 	}

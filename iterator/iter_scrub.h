@@ -52,4 +52,9 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue);
 
+/* compat: unbound-1.17: Is name the name a record of list (a scrubbed
+ * answer) asks additional processing for (Unbound's: NS, MX, KX, SRV
+ * targets)? For the glue rule here and in iter_tail.c. */
+int iter_scrub_answer_target(const ldns_rr_list* list, const uint8_t* name);
+
 #endif

@@ -152,6 +152,8 @@ enum iter_state_id {
 	ITER_DONE
 };
 
+struct reply_tail;
+
 struct iter_qstate {
 	struct mesh_state* ms;
 	const struct module_qstate* qs;  /* its question (avoid list) */
@@ -186,6 +188,9 @@ struct iter_qstate {
 	 * cache (Unbound makes it anew for every ask) */
 	int cache_made;
 	struct outnet_query* outq;      /* the query in flight, if any */
+	/* while a reply is processed: its authority NS records and glue
+	 * left in wire form (iter_process_wire), stored from there */
+	const struct reply_tail* tail;
 	struct delegpt_addr* sent_to;
 	int sel_rtt;                    /* rtt (ms) of the server picked */
 	int sel_brief;                  /* it is backed off: a short try */

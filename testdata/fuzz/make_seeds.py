@@ -165,8 +165,8 @@ def tcp_seeds(queries):
 
 
 def reply(qname, rdtype, rcode=dns.rcode.NOERROR, aa=True, answer=(),
-          authority=(), additional=(), qid=0x1234, qd=True):
-    q = dns.message.make_query(qname, rdtype, use_edns=False)
+          authority=(), additional=(), qid=0x1234, qd=True, edns=False):
+    q = dns.message.make_query(qname, rdtype, use_edns=edns)
     q.id = qid
     r = dns.message.make_response(q)
     r.flags &= ~dns.flags.RD
@@ -274,6 +274,17 @@ def upstream_seeds():
         ("root-priming", 0x00, reply(".", "NS", answer=[
             ". 3600 IN NS a.root-servers.net."], additional=[
             "a.root-servers.net. 3600 IN A 198.41.0.4"])),
+        # an answer with the zone's NS set, glue and EDNS (NSD's answer
+        # to a wildcard name): those two sections kept in wire form
+        # (util/reply_tail.c)
+        ("answer-ns-glue-edns", 0x00, reply("x1.w.example.com.", "A",
+                                            edns=True, answer=[
+            "x1.w.example.com. 3600 IN A 192.0.2.1"], authority=[
+            "example.com. 3600 IN NS ns1.example.com.",
+            "example.com. 3600 IN NS ns.other.net."], additional=[
+            "ns1.example.com. 3600 IN A 192.0.2.53",
+            "ns1.example.com. 3600 IN AAAA 2001:db8::53",
+            "ns.other.net. 3600 IN A 198.51.100.53"])),
         ("soa-ttl-0", 0x00, reply("nx.example.com.", "A",
                                   rcode=dns.rcode.NXDOMAIN, authority=[
             "example.com. 0 IN SOA ns1.example.com. host.example.com. "
