@@ -143,6 +143,16 @@ static int take_opt(ldns_pkt* p, const uint8_t* w, size_t len, size_t at)
 	end = at;
 	if(!skip_name(w, len, &end) || end + 10 > len)
 		return 0;
+	if(rd16(w + end + 8) == 0) {
+		/* no options (nearly every reply): no rdata field, and the
+		 * fields straight from the wire, not from an ldns_rr made
+		 * and freed for them */
+		ldns_pkt_set_edns_udp_size(p, rd16(w + end + 2));
+		ldns_pkt_set_edns_extended_rcode(p, w[end + 4]);
+		ldns_pkt_set_edns_version(p, w[end + 5]);
+		ldns_pkt_set_edns_z(p, rd16(w + end + 6));
+		return 1;
+	}
 	if(ldns_wire2rr(&rr, w, len, &pos, LDNS_SECTION_ADDITIONAL) !=
 		LDNS_STATUS_OK)
 		return 0;
