@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* util/reply_tail.h - an upstream reply parsed with its authority and
  * additional sections left in wire form when they hold only an NS set
- * and glue (and an OPT record): the ldns objects for those records (six
- * heap blocks each, built and freed per reply) are not made when the
- * reply turns out to be an answer, which uses them only for the RRset
- * store (doc/performance.md). */
+ * and glue (and an OPT record): no ldns objects (six heap blocks a
+ * record, built and freed per reply) for records that an answer uses
+ * only for the RRset store, which nearly always keeps its copy
+ * (doc/performance.md, "The upstream reply path"). A reply that is no
+ * answer after all is parsed again, whole. */
 #ifndef UTIL_REPLY_TAIL_H
 #define UTIL_REPLY_TAIL_H
 #include <ldns/ldns.h>
@@ -33,12 +34,12 @@ struct reply_tail {
 	struct reply_tail_rr rr[REPLY_TAIL_MAX];
 };
 
-/* Is rdata an uncompressed-in-place-or-compressed name at wire[*pos]
- * (pointers only backwards, at most 255 bytes, labels of at most 63)?
- * Its uncompressed form into out; *pos after it (after the first
- * pointer when compressed). Returns its length, 0 when it is not one
- * ldns_wire2dname would read the same (stricter than libldns: any such
- * reply is parsed the ordinary way). */
+/* The name at wire[*pos] (compression pointers only backwards, at most
+ * 255 bytes, labels of at most 63), uncompressed into out; *pos after
+ * it (after its first pointer when compressed). Returns its length, 0
+ * for a name this reader is not sure ldns_wire2dname reads the same
+ * (it is stricter than libldns: such a reply is parsed the ordinary
+ * way). */
 size_t reply_tail_name(const uint8_t* wire, size_t len, size_t* pos,
 	uint8_t* out);
 

@@ -263,8 +263,8 @@ static void test_truncated_and_corrupted(void** state)
 	(void)state;
 	for(r = 0; r < 3; r++) {
 		/* the third: the first with an EDNS option */
-		n = make_wire(w, qnames[r % 2], LDNS_RR_TYPE_A, 0, r < 2 ? 1 : 2,
-			replies[r % 2]);
+		n = make_wire(w, qnames[r % 2], LDNS_RR_TYPE_A, 0,
+			r < 2 ? 1 : 2, replies[r % 2]);
 		for(i = 0; i <= n; i++)
 			taken += check_same(w, i);
 		for(i = 0; i < n; i++)
