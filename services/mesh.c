@@ -16,6 +16,7 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include <event2/event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,28 @@ static void list_leave(struct mesh_area* m, struct mesh_state* s)
 	s->list = LIST_NONE;
 }
 
+/* Zero the bytes [from, to) of s. */
+#define ZERO_SPAN(s, from, to) memset((char*)(s) + \
+	offsetof(struct mesh_state, from), 0, \
+	offsetof(struct mesh_state, to) - offsetof(struct mesh_state, from))
+
+/* Clear a reused state as calloc would, but for its large buffers that
+ * state_new writes before they are read (the key and the question's
+ * name) or that are read only up to a count or a NUL (the result's
+ * servers, num_from of them, and its EDE text): a quarter of the 2 KiB,
+ * about 200 instructions a miss less. */
+static void state_clear(struct mesh_state* s)
+{
+	ZERO_SPAN(s, hnext, key);
+	ZERO_SPAN(s, keylen, qs.qname);
+	ZERO_SPAN(s, qs.qname_len, qs.res.from);
+	ZERO_SPAN(s, qs.res.num_from, qs.res.ede_text);
+	s->qs.res.ede_text[0] = 0;
+	memset(s->qs.res.ede_text + sizeof(s->qs.res.ede_text), 0,
+		sizeof(*s) - offsetof(struct mesh_state, qs.res.ede_text) -
+		sizeof(s->qs.res.ede_text));
+}
+
 /* A new state for the question in key (made by mesh_key from qname,
  * qtype, qclass and flags), in the table, not queued. */
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
@@ -271,7 +294,7 @@ static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	if(s) {
 		m->spare = s->hnext;
 		m->num_spare--;
-		memset(s, 0, sizeof(*s));
+		state_clear(s);
 	} else if(!(s = calloc(1, sizeof(*s))))
 		return NULL;
 	(void)qname;
