@@ -156,17 +156,11 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	struct iter_qstate* iq)
 {
 	struct module_result* res = &qs->res;
-	struct module_from from[MODULE_MAX_FROM];
-	int nfrom;
 	if(iq->is_priming) {
 		iter_store_prime(ie, iq);
 		iter_prime_checks(ie, iq);
 	}
-	memcpy(from, res->from, sizeof(from));
-	nfrom = res->num_from;
-	module_result_clear(res);
-	memcpy(res->from, from, sizeof(from));
-	res->num_from = nfrom;
+	module_result_clear_keep_from(res);
 	res->rcode = iq->rcode;
 	res->answer = iq->answer;
 	res->authority = iq->authority;
