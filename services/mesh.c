@@ -4,7 +4,7 @@
  * wait in a run queue that mesh_run empties, so a state never runs
  * nested inside another one's step. */
 #include "config.h"
-#include "util/zalloc.h"
+#include "util/spare_list.h"
 #include "services/mesh.h"
 #include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
@@ -84,6 +84,7 @@ struct mesh_area {
 	struct module_env* env;
 	struct mesh_state* spare;       /* freed states, linked by hnext */
 	size_t num_spare;
+	struct spare_list reply_spare;  /* freed mesh_replies */
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
 	size_t max_forever, num_forever;
@@ -129,6 +130,7 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 		return NULL;
 	}
 	m->tmask = ts - 1;
+	spare_list_init(&m->reply_spare, MESH_SPARE_MAX);
 	m->seed = (uint32_t)time(NULL) * 2654435761u;
 	env->mesh = m;
 	return m;
@@ -375,7 +377,7 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	}
 	for(r = s->replies; r; r = rn) {
 		rn = r->next;
-		free(r);
+		spare_free(&m->reply_spare, r);
 		m->num_waiters--;
 	}
 	if(s->replies)
@@ -424,6 +426,7 @@ void mesh_delete(struct mesh_area* m)
 		m->spare = s->hnext;
 		free(s);
 	}
+	spare_list_clear(&m->reply_spare);
 	free(m->table);
 	free(m->buf);
 	free(m);
@@ -611,7 +614,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->qs.res.rcode,
 			(int)s->qs.res.security);
-		free(r);
+		spare_free(&m->reply_spare, r);
 	}
 	m->delivering = d.up;
 	state_delete(m, s);
@@ -700,7 +703,7 @@ static int jostle(struct mesh_area* m)
 		d.list = r->next;
 		m->num_waiters--;
 		r->cb(r->arg, NULL, 0, MESH_DROPPED, 0);
-		free(r);
+		spare_free(&m->reply_spare, r);
 	}
 	m->delivering = d.up;
 	if(!j->supers)
@@ -736,7 +739,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		m->stats.refused_full++;
 		return MESH_NEW_FULL;
 	}
-	r = zalloc(sizeof(*r));
+	r = spare_zalloc(&m->reply_spare, sizeof(*r));
 	if(!r)
 		return MESH_NEW_NO_MEMORY;
 	r->qi = *qi;
@@ -754,7 +757,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		s = state_new(m, key, keylen, hash, qi->qname, qi->qtype,
 			qi->qclass, flags, 0);
 		if(!s) {
-			free(r);
+			spare_free(&m->reply_spare, r);
 			return MESH_NEW_NO_MEMORY;
 		}
 		enqueue(m, s, MODULE_EVENT_NEW);
@@ -858,7 +861,7 @@ static int detach_list(struct mesh_area* m, struct mesh_reply** p,
 		if((*p)->arg == arg) {
 			struct mesh_reply* r = *p;
 			*p = r->next;
-			free(r);
+			spare_free(&m->reply_spare, r);
 			m->num_waiters--;
 			n++;
 		} else
