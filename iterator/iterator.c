@@ -53,15 +53,27 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
 	int is_priming, int depth, struct iter_budget* budget)
 {
+	uint8_t lower[LDNS_MAX_DOMAINLEN + 1];
 	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
-	memset(iq, 0, sizeof(*iq));
-	if(n == 0)
+	if(n == 0) {
+		memset(iq, 0, sizeof(*iq));
 		return 0;
+	}
+	memcpy(lower, qname, n);
+	dname_tolower(lower);
+	return iter_qstate_init_lower(iq, ms, lower, n, qtype, qclass,
+		is_priming, depth, budget);
+}
+
+int iter_qstate_init_lower(struct iter_qstate* iq, struct mesh_state* ms,
+	const uint8_t* qname, size_t n, uint16_t qtype, uint16_t qclass,
+	int is_priming, int depth, struct iter_budget* budget)
+{
+	memset(iq, 0, sizeof(*iq));
 	iq->ms = ms;
 	memcpy(iq->qname, qname, n);
-	dname_tolower(iq->qname);
 	iq->qname_len = n;
-	memcpy(iq->sname, iq->qname, n);
+	memcpy(iq->sname, qname, n);
 	iq->snamelen = n;
 	iq->qtype = qtype;
 	iq->qclass = qclass;

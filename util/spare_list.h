@@ -37,8 +37,19 @@ static inline void spare_list_init(struct spare_list* l, unsigned max)
 	l->max = SPARE_LIST_KEEPS ? max : 0;
 }
 
-/* size zeroed bytes (size at least a pointer's, the same for every call
- * on l): a spare, else from malloc; NULL when out of memory. */
+/* size bytes, not cleared (size at least a pointer's, the same for
+ * every call on l): a spare, else from malloc; NULL when out of memory. */
+static inline void* spare_alloc(struct spare_list* l, size_t size)
+{
+	void* p = l->head;
+	if(!p)
+		return malloc(size);
+	l->head = *(void**)p;
+	l->num--;
+	return p;
+}
+
+/* spare_alloc, zeroed. */
 static inline void* spare_zalloc(struct spare_list* l, size_t size)
 {
 	void* p = l->head;
@@ -50,7 +61,7 @@ static inline void* spare_zalloc(struct spare_list* l, size_t size)
 	return p;
 }
 
-/* Give p (from spare_zalloc on l, or NULL) back: kept, or freed when l
+/* Give p (from spare_alloc or spare_zalloc on l, or NULL) back: kept, or freed when l
  * is full. */
 static inline void spare_free(struct spare_list* l, void* p)
 {
