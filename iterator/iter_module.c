@@ -47,6 +47,7 @@ static int iter_mod_init(struct module_env* env, int id)
 		return 0;
 	ie->id = id;
 	spare_list_init(&ie->iq_spare, 64);
+	spare_list_init(&ie->budget_spare, 64);
 	take_env(ie, env);
 	env->modinfo[id] = ie;
 	return 1;
@@ -59,6 +60,7 @@ static void iter_mod_deinit(struct module_env* env, int id)
 		return;
 	iter_env_clear(ie);
 	spare_list_clear(&ie->iq_spare);
+	spare_list_clear(&ie->budget_spare);
 	free(ie);
 }
 
@@ -73,11 +75,18 @@ static void iter_mod_reconfigure(struct module_env* env, int id)
 /* Free iq (its memory kept for the next state when ie has room). */
 static void state_free(struct iter_env* ie, struct iter_qstate* iq)
 {
-	iter_qstate_clear(iq);
-	if(ie)
-		spare_free(&ie->iq_spare, iq);
-	else
+	if(!ie) {
+		iter_qstate_clear(iq);
 		free(iq);
+		return;
+	}
+	if(iq->budget && iq->budget->refs == 1) {
+		/* the last one on it */
+		spare_free(&ie->budget_spare, iq->budget);
+		iq->budget = NULL;
+	}
+	iter_qstate_clear(iq);
+	spare_free(&ie->iq_spare, iq);
 }
 
 static void iter_mod_clear(struct module_qstate* qs, int id)
@@ -97,6 +106,15 @@ static struct iter_qstate* state_new(struct iter_env* ie,
 	struct iter_qstate* iq = spare_alloc(&ie->iq_spare, sizeof(*iq));
 	if(!iq)
 		return NULL;
+	if(!budget) {
+		/* a query of its own */
+		if(!(budget = spare_alloc(&ie->budget_spare,
+			sizeof(*budget)))) {
+			spare_free(&ie->iq_spare, iq);
+			return NULL;
+		}
+		iter_budget_init(budget);
+	}
 	/* the mesh's question is valid and lowercased */
 	if(!iter_qstate_init_lower(iq, qs->ms, qs->qname, qs->qname_len,
 		qs->qtype, qs->qclass, (qs->flags & MODQ_PRIME) != 0, depth,

@@ -2,7 +2,6 @@
 /* iterator/iterator.c - iterative resolution of one query (see the
  * header for the steps and limits). */
 #include "config.h"
-#include "util/zalloc.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/delegpt.h"
@@ -49,6 +48,12 @@ void iter_env_clear(struct iter_env* env)
 	iter_noncut_clear(&env->noncut);
 }
 
+void iter_budget_init(struct iter_budget* b)
+{
+	memset(b, 0, sizeof(*b));
+	b->deadline_ms = now_ms() + ITER_MAX_TIME_MS;
+}
+
 int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
 	int is_priming, int depth, struct iter_budget* budget)
@@ -82,16 +87,13 @@ int iter_qstate_init_lower(struct iter_qstate* iq, struct mesh_state* ms,
 	iq->state = ITER_INIT;
 	iq->rcode = RCODE_SERVFAIL;
 	iq->qmin = 1;   /* iter_run turns it off when the config says so */
-	if(budget) {
-		budget->refs++;
-		iq->budget = budget;
-	} else {
-		iq->budget = zalloc(sizeof(*iq->budget));
-		if(!iq->budget)
+	if(!budget) {
+		if(!(budget = malloc(sizeof(*budget))))
 			return 0;
-		iq->budget->refs = 1;
-		iq->budget->deadline_ms = now_ms() + ITER_MAX_TIME_MS;
+		iter_budget_init(budget);
 	}
+	budget->refs++;
+	iq->budget = budget;
 	iq->answer = ldns_rr_list_new();
 	if(!iq->answer) {
 		iter_qstate_clear(iq);
