@@ -188,27 +188,48 @@ int delegpt_add_rr_addr_ns(struct delegpt* dp, struct delegpt_ns* ns,
 	return delegpt_add_addr(dp, &ss, len);
 }
 
+/* The source is a delegation point: its name valid and lowercased, no
+ * duplicate names or addresses, within the caps. So the copy takes them
+ * as they are, in order, without the checks and searches of
+ * delegpt_create and the add functions (a copy per query from the
+ * hints). */
 struct delegpt* delegpt_copy(const struct delegpt* dp)
 {
-	struct delegpt* c = delegpt_create(dp->name);
-	struct delegpt_ns* ns;
-	struct delegpt_addr* a;
+	struct delegpt* c = zalloc(sizeof(*c));
+	struct delegpt_ns* ns, **ntail;
+	struct delegpt_addr* a, **atail;
 	if(!c)
 		return NULL;
+	memcpy(c->name, dp->name, dp->namelen);
+	c->namelen = dp->namelen;
 	c->ttl = dp->ttl;
 	c->tls = dp->tls;
+	ntail = &c->nslist;
 	for(ns = dp->nslist; ns; ns = ns->next) {
-		struct delegpt_ns* cn;
-		if(delegpt_add_ns(c, ns->name) != 1)
+		struct delegpt_ns* cn = zalloc(sizeof(*cn));
+		if(!cn)
 			goto fail;
-		cn = delegpt_find_ns(c, ns->name);
+		memcpy(cn->name, ns->name, ns->namelen);
+		cn->namelen = ns->namelen;
 		cn->got4 = ns->got4;
 		cn->got6 = ns->got6;
+		*ntail = cn;
+		ntail = &cn->next;
+		c->num_ns++;
 	}
-	for(a = dp->addrs; a; a = a->next)
-		if(!delegpt_add_addr_tls(c, &a->addr, a->addrlen,
-			a->tls_name))
+	atail = &c->addrs;
+	for(a = dp->addrs; a; a = a->next) {
+		struct delegpt_addr* ca = zalloc(sizeof(*ca));
+		if(!ca)
 			goto fail;
+		memcpy(&ca->addr, &a->addr, a->addrlen);
+		ca->addrlen = a->addrlen;
+		*atail = ca;
+		atail = &ca->next;
+		c->num_addr++;
+		if(a->tls_name && !(ca->tls_name = strdup(a->tls_name)))
+			goto fail;
+	}
 	return c;
 fail:
 	delegpt_delete(c);
