@@ -187,20 +187,22 @@ static void pick_question(struct iter_env* env, struct iter_qstate* iq)
 	if(iq->qmin_labels <= dlabs)
 		iq->qmin_labels = dlabs + 1;
 	/* names known to be no zone cut of this zone: no question for
-	 * them (iter_noncut.h) */
+	 * them (iter_noncut.h); p is a suffix of sname, so its length is
+	 * what is left of sname's */
 	for(;;) {
 		if(iq->qmin_labels >= slabs)
 			return;
 		p = iq->sname;
 		for(i = 0; i < slabs - iq->qmin_labels; i++)
 			p = dname_remove_label(p);
-		if(!iter_noncut_known(&env->noncut, p, iq->dp->name,
+		if(!iter_noncut_known_len(&env->noncut, p, iq->snamelen -
+			(size_t)(p - iq->sname), iq->dp->name, iq->dp->namelen,
 			time(NULL)))
 			break;
 		iq->qmin_labels++;
 	}
 	iq->ask = p;
-	iq->asklen = dname_valid(p, LDNS_MAX_DOMAINLEN);
+	iq->asklen = iq->snamelen - (size_t)(p - iq->sname);
 	iq->asktype = TYPE_A;
 }
 
