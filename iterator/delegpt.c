@@ -54,6 +54,17 @@ struct delegpt* delegpt_create(const uint8_t* zone)
 	return dp;
 }
 
+/* A zeroed address for dp, to be appended: the first one in dp's own
+ * storage. NULL when out of memory. */
+static struct delegpt_addr* addr_new(struct delegpt* dp)
+{
+	if(!dp->addrs) {
+		memset(&dp->first_addr, 0, sizeof(dp->first_addr));
+		return &dp->first_addr;
+	}
+	return zalloc(sizeof(struct delegpt_addr));
+}
+
 void delegpt_delete(struct delegpt* dp)
 {
 	struct delegpt_ns* ns, *nn;
@@ -67,7 +78,8 @@ void delegpt_delete(struct delegpt* dp)
 	for(a = dp->addrs; a; a = na) {
 		na = a->next;
 		free(a->tls_name);
-		free(a);
+		if(a != &dp->first_addr)
+			free(a);
 	}
 	free(dp);
 }
@@ -117,7 +129,7 @@ int delegpt_add_addr(struct delegpt* dp, const struct sockaddr_storage* a,
 			return 1;
 	if(dp->num_addr >= DELEGPT_MAX_ADDR || len > sizeof(d->addr))
 		return 0;
-	d = zalloc(sizeof(*d));
+	d = addr_new(dp);
 	if(!d)
 		return 0;
 	memcpy(&d->addr, a, len);
@@ -219,7 +231,7 @@ struct delegpt* delegpt_copy(const struct delegpt* dp)
 	}
 	atail = &c->addrs;
 	for(a = dp->addrs; a; a = a->next) {
-		struct delegpt_addr* ca = zalloc(sizeof(*ca));
+		struct delegpt_addr* ca = addr_new(c);
 		if(!ca)
 			goto fail;
 		memcpy(&ca->addr, &a->addr, a->addrlen);
