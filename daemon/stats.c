@@ -124,6 +124,13 @@ uint64_t stats_hist_bucket_hi_us(int i)
 void stats_note_rectime(struct worker_stats* st, uint64_t us)
 {
 	int b = 0;
+	/* below bucket 19's top the buckets are powers of 2: the bucket
+	 * is the bit length (a walk from 0 was about 100 instructions a
+	 * miss); above it the walk goes on from there */
+	if(us > 0 && us < bucket_hi(19))
+		b = 64 - __builtin_clzll(us);
+	else if(us > 0)
+		b = 19;
 	while(b < STATS_HIST_BUCKETS - 1 && us >= bucket_hi(b))
 		b++;
 	st->rec_hist[b]++;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/wait_limit.c - per client address counts of waiting replies:
  * a chained hash of the address bytes; an entry lives while its count
- * is above zero. Only on the cache-miss path, so malloc is fine here. */
+ * is above zero. Only on the cache-miss path; freed entries are kept for
+ * reuse (util/spare_list.h). */
 #include "config.h"
-#include "util/zalloc.h"
+#include "util/spare_list.h"
 #include "daemon/wait_limit.h"
 #include "util/net_help.h"
 #include <stdint.h>
@@ -22,11 +23,16 @@ struct wl_entry {
 struct wait_limit {
 	struct wl_entry* tab[WL_BUCKETS];
 	int num;
+	/* freed entries: most misses take and give back one */
+	struct spare_list spare;
 };
 
 struct wait_limit* wait_limit_create(void)
 {
-	return calloc(1, sizeof(struct wait_limit));
+	struct wait_limit* wl = calloc(1, sizeof(struct wait_limit));
+	if(wl)
+		spare_list_init(&wl->spare, 64);
+	return wl;
 }
 
 void wait_limit_delete(struct wait_limit* wl)
@@ -41,6 +47,7 @@ void wait_limit_delete(struct wait_limit* wl)
 			free(e);
 		}
 	}
+	spare_list_clear(&wl->spare);
 	free(wl);
 }
 
@@ -78,7 +85,7 @@ int wait_limit_take(struct wait_limit* wl,
 		(*p)->count++;
 		return 1;
 	}
-	if(!(*p = zalloc(sizeof(**p))))
+	if(!(*p = spare_zalloc(&wl->spare, sizeof(**p))))
 		return 0;
 	memcpy((*p)->addr, a, (size_t)n);
 	(*p)->alen = n;
@@ -100,7 +107,7 @@ void wait_limit_give(struct wait_limit* wl,
 		return;
 	if(--e->count == 0) {
 		*p = e->next;
-		free(e);
+		spare_free(&wl->spare, e);
 		wl->num--;
 	}
 }

@@ -3,7 +3,7 @@
  * (a batch per wake-up with recvmmsg), answers each through
  * query_answer(), and sends the replies back in one sendmmsg. */
 #include "config.h"
-#include "util/zalloc.h"
+#include "util/spare_list.h"
 #include "daemon/worker.h"
 #include "daemon/daemon.h"
 #include "daemon/query.h"
@@ -190,7 +190,7 @@ static void pending_free(struct pending_reply* p)
 {
 	if(p->stale_timer)
 		event_free(p->stale_timer);
-	free(p);
+	spare_free(&p->w->pending_spare, p);
 }
 
 static void pending_unlink(struct pending_reply* p)
@@ -480,7 +480,7 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		w->stats.num_wait_limited++;
 		return RESOLVE_WAIT_LIMITED;
 	}
-	if(!(p = zalloc(sizeof(*p)))) {
+	if(!(p = spare_zalloc(&w->pending_spare, sizeof(*p)))) {
 		if(limit_n > 0)
 			wait_limit_give(w->waits, ci->addr, ci->addrlen);
 		return RESOLVE_FAILED;
@@ -865,6 +865,7 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->thread_num = num;
 	w->daemon = d;
 	w->post_fd = -1;
+	spare_list_init(&w->pending_spare, 64);
 	pthread_mutex_init(&w->post_lock, NULL);
 	atomic_init(&w->stopping, 0);
 	w->env = daemon_env_acquire(d, &w->env_gen);
@@ -977,6 +978,7 @@ void worker_delete(struct worker* w)
 		w->pending = p->next;
 		pending_free(p);
 	}
+	spare_list_clear(&w->pending_spare);
 	wait_limit_delete(w->waits);
 	while(w->retired) {
 		struct retired_env* r = w->retired;

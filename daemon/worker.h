@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include "util/module.h"
+#include "util/spare_list.h"
 #include "daemon/stats.h"
 #include "services/stream_conn.h"
 
@@ -49,6 +50,7 @@ struct worker {
 	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */
 	struct module_env menv;
 	struct pending_reply* pending;  /* clients waiting for the mesh */
+	struct spare_list pending_spare; /* freed pending_replies */
 	struct wait_limit* waits;       /* wait-limit counts per address */
 	/* envs replaced by a reload, kept until no query can use them */
 	struct retired_env* retired;

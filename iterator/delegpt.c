@@ -54,6 +54,17 @@ struct delegpt* delegpt_create(const uint8_t* zone)
 	return dp;
 }
 
+/* A zeroed address for dp, to be appended: the first one in dp's own
+ * storage. NULL when out of memory. */
+static struct delegpt_addr* addr_new(struct delegpt* dp)
+{
+	if(!dp->addrs) {
+		memset(&dp->first_addr, 0, sizeof(dp->first_addr));
+		return &dp->first_addr;
+	}
+	return zalloc(sizeof(struct delegpt_addr));
+}
+
 void delegpt_delete(struct delegpt* dp)
 {
 	struct delegpt_ns* ns, *nn;
@@ -67,7 +78,8 @@ void delegpt_delete(struct delegpt* dp)
 	for(a = dp->addrs; a; a = na) {
 		na = a->next;
 		free(a->tls_name);
-		free(a);
+		if(a != &dp->first_addr)
+			free(a);
 	}
 	free(dp);
 }
@@ -117,7 +129,7 @@ int delegpt_add_addr(struct delegpt* dp, const struct sockaddr_storage* a,
 			return 1;
 	if(dp->num_addr >= DELEGPT_MAX_ADDR || len > sizeof(d->addr))
 		return 0;
-	d = zalloc(sizeof(*d));
+	d = addr_new(dp);
 	if(!d)
 		return 0;
 	memcpy(&d->addr, a, len);
@@ -188,27 +200,48 @@ int delegpt_add_rr_addr_ns(struct delegpt* dp, struct delegpt_ns* ns,
 	return delegpt_add_addr(dp, &ss, len);
 }
 
+/* The source is a delegation point: its name valid and lowercased, no
+ * duplicate names or addresses, within the caps. So the copy takes them
+ * as they are, in order, without the checks and searches of
+ * delegpt_create and the add functions (a copy per query from the
+ * hints). */
 struct delegpt* delegpt_copy(const struct delegpt* dp)
 {
-	struct delegpt* c = delegpt_create(dp->name);
-	struct delegpt_ns* ns;
-	struct delegpt_addr* a;
+	struct delegpt* c = zalloc(sizeof(*c));
+	struct delegpt_ns* ns, **ntail;
+	struct delegpt_addr* a, **atail;
 	if(!c)
 		return NULL;
+	memcpy(c->name, dp->name, dp->namelen);
+	c->namelen = dp->namelen;
 	c->ttl = dp->ttl;
 	c->tls = dp->tls;
+	ntail = &c->nslist;
 	for(ns = dp->nslist; ns; ns = ns->next) {
-		struct delegpt_ns* cn;
-		if(delegpt_add_ns(c, ns->name) != 1)
+		struct delegpt_ns* cn = zalloc(sizeof(*cn));
+		if(!cn)
 			goto fail;
-		cn = delegpt_find_ns(c, ns->name);
+		memcpy(cn->name, ns->name, ns->namelen);
+		cn->namelen = ns->namelen;
 		cn->got4 = ns->got4;
 		cn->got6 = ns->got6;
+		*ntail = cn;
+		ntail = &cn->next;
+		c->num_ns++;
 	}
-	for(a = dp->addrs; a; a = a->next)
-		if(!delegpt_add_addr_tls(c, &a->addr, a->addrlen,
-			a->tls_name))
+	atail = &c->addrs;
+	for(a = dp->addrs; a; a = a->next) {
+		struct delegpt_addr* ca = addr_new(c);
+		if(!ca)
 			goto fail;
+		memcpy(&ca->addr, &a->addr, a->addrlen);
+		ca->addrlen = a->addrlen;
+		*atail = ca;
+		atail = &ca->next;
+		c->num_addr++;
+		if(a->tls_name && !(ca->tls_name = strdup(a->tls_name)))
+			goto fail;
+	}
 	return c;
 fail:
 	delegpt_delete(c);

@@ -46,6 +46,10 @@ struct delegpt {
 	uint32_t ttl;       /* least TTL of the NS set */
 	int tls;            /* queries go over TLS (forward-tls-upstream,
 	                     * stub-tls-upstream); kept by delegpt_copy */
+	/* the storage of the first address added (the head of addrs, as
+	 * addresses are only ever appended): a delegation point copied for
+	 * a query mostly has one, and this saves its malloc and free */
+	struct delegpt_addr first_addr;
 };
 
 /* A new, empty delegation point for zone (wire). NULL when out of

@@ -11,6 +11,7 @@
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/module.h"
+#include "util/spare_list.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include "services/cache/infra.h"
@@ -45,6 +46,8 @@ static int iter_mod_init(struct module_env* env, int id)
 	if(!ie)
 		return 0;
 	ie->id = id;
+	spare_list_init(&ie->iq_spare, 64);
+	spare_list_init(&ie->budget_spare, 64);
 	take_env(ie, env);
 	env->modinfo[id] = ie;
 	return 1;
@@ -56,6 +59,8 @@ static void iter_mod_deinit(struct module_env* env, int id)
 	if(!ie)
 		return;
 	iter_env_clear(ie);
+	spare_list_clear(&ie->iq_spare);
+	spare_list_clear(&ie->budget_spare);
 	free(ie);
 }
 
@@ -67,28 +72,54 @@ static void iter_mod_reconfigure(struct module_env* env, int id)
 	iter_env_clear(ie);
 }
 
+/* Free iq (its memory kept for the next state when ie has room). */
+static void state_free(struct iter_env* ie, struct iter_qstate* iq)
+{
+	if(!ie) {
+		iter_qstate_clear(iq);
+		free(iq);
+		return;
+	}
+	if(iq->budget && iq->budget->refs == 1) {
+		/* the last one on it */
+		spare_free(&ie->budget_spare, iq->budget);
+		iq->budget = NULL;
+	}
+	iter_qstate_clear(iq);
+	spare_free(&ie->iq_spare, iq);
+}
+
 static void iter_mod_clear(struct module_qstate* qs, int id)
 {
 	struct iter_qstate* iq = qs->minfo[id];
 	if(!iq)
 		return;
-	iter_qstate_clear(iq);
-	free(iq);
+	state_free(qs->env->modinfo[id], iq);
 	qs->minfo[id] = NULL;
 }
 
 /* A new iterator state for qs at depth, sharing budget (NULL: its
  * own). NULL on out of memory. */
-static struct iter_qstate* state_new(struct module_qstate* qs, int depth,
-	struct iter_budget* budget)
+static struct iter_qstate* state_new(struct iter_env* ie,
+	struct module_qstate* qs, int depth, struct iter_budget* budget)
 {
-	struct iter_qstate* iq = malloc(sizeof(*iq));
+	struct iter_qstate* iq = spare_alloc(&ie->iq_spare, sizeof(*iq));
 	if(!iq)
 		return NULL;
-	if(!iter_qstate_init(iq, qs->ms, qs->qname, qs->qtype, qs->qclass,
-		(qs->flags & MODQ_PRIME) != 0, depth, budget)) {
-		iter_qstate_clear(iq);
-		free(iq);
+	if(!budget) {
+		/* a query of its own */
+		if(!(budget = spare_alloc(&ie->budget_spare,
+			sizeof(*budget)))) {
+			spare_free(&ie->iq_spare, iq);
+			return NULL;
+		}
+		iter_budget_init(budget);
+	}
+	/* the mesh's question is valid and lowercased */
+	if(!iter_qstate_init_lower(iq, qs->ms, qs->qname, qs->qname_len,
+		qs->qtype, qs->qclass, (qs->flags & MODQ_PRIME) != 0, depth,
+		budget)) {
+		state_free(ie, iq);
 		return NULL;
 	}
 	iq->qs = qs;
@@ -107,7 +138,7 @@ int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
 	if(r == MESH_ATTACH_NEW && !sub->minfo[env->id])
 		/* one level deeper, on the asker's budget; on out of
 		 * memory it starts as a query of its own instead */
-		sub->minfo[env->id] = state_new(sub, iq->depth + 1,
+		sub->minfo[env->id] = state_new(env, sub, iq->depth + 1,
 			iq->budget);
 	return r == MESH_ATTACH_NEW || r == MESH_ATTACH_JOINED;
 }
@@ -120,10 +151,9 @@ int iter_new_detached(struct iter_env* env, const uint8_t* name,
 	struct iter_qstate* iq;
 	if(!sub)
 		return 0;
-	iq = state_new(sub, depth, NULL);
+	iq = state_new(env, sub, depth, NULL);
 	if(iq && !iter_qstate_preset_dp(iq, dp)) {
-		iter_qstate_clear(iq);
-		free(iq);
+		state_free(env, iq);
 		iq = NULL;
 	}
 	sub->minfo[env->id] = iq;
@@ -137,10 +167,9 @@ int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq)
 	struct iter_qstate* p;
 	if(!sub)
 		return 0;
-	p = state_new(sub, iq->depth, NULL);
+	p = state_new(env, sub, iq->depth, NULL);
 	if(p && !iter_qstate_preset_dp(p, iq->dp)) {
-		iter_qstate_clear(p);
-		free(p);
+		state_free(env, p);
 		p = NULL;
 	}
 	if(p) {
@@ -156,17 +185,11 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	struct iter_qstate* iq)
 {
 	struct module_result* res = &qs->res;
-	struct module_from from[MODULE_MAX_FROM];
-	int nfrom;
 	if(iq->is_priming) {
 		iter_store_prime(ie, iq);
 		iter_prime_checks(ie, iq);
 	}
-	memcpy(from, res->from, sizeof(from));
-	nfrom = res->num_from;
-	module_result_clear(res);
-	memcpy(res->from, from, sizeof(from));
-	res->num_from = nfrom;
+	module_result_clear_keep_from(res);
 	res->rcode = iq->rcode;
 	res->answer = iq->answer;
 	res->authority = iq->authority;
@@ -212,7 +235,7 @@ static enum module_state iter_operate(struct module_qstate* qs,
 		/* compat: unbound-1.17: a client's question, or a module's own
 		 * lookup: a query of its own, depth 0 for the iterator's
 		 * limits (as Unbound) */
-		iq = qs->minfo[id] = state_new(qs, 0, NULL);
+		iq = qs->minfo[id] = state_new(ie, qs, 0, NULL);
 		if(!iq) {
 			log_err("iterator: out of memory");
 			module_result_servfail(&qs->res);

@@ -52,16 +52,24 @@ void iter_noncut_add(struct iter_noncut* c, const uint8_t* name,
 int iter_noncut_known(const struct iter_noncut* c, const uint8_t* name,
 	const uint8_t* zone, time_t now)
 {
+	size_t nl, zl;
+	if(!c->slot || !(nl = dname_valid(name, NAME_MAX_LEN + 1)) ||
+		!(zl = dname_valid(zone, NAME_MAX_LEN + 1)))
+		return 0;
+	return iter_noncut_known_len(c, name, nl, zone, zl, now);
+}
+
+int iter_noncut_known_len(const struct iter_noncut* c, const uint8_t* name,
+	size_t nl, const uint8_t* zone, size_t zl, time_t now)
+{
 	const struct iter_noncut_slot* s;
-	size_t nl;
-	if(!c->slot || !(nl = dname_valid(name, NAME_MAX_LEN + 1)))
+	if(!c->slot)
 		return 0;
 	s = &c->slot[slot_of(name, nl)];
 	/* lengths first, then the bytes (the lengths are known: no walks) */
 	return s->expire > now && s->namelen == nl &&
-		dname_same(s->name, name, nl) &&
-		s->zonelen == dname_valid(zone, NAME_MAX_LEN + 1) &&
-		dname_same(s->zone, zone, s->zonelen);
+		dname_same(s->name, name, nl) && s->zonelen == zl &&
+		dname_same(s->zone, zone, zl);
 }
 
 void iter_noncut_clear(struct iter_noncut* c)

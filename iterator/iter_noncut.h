@@ -29,6 +29,10 @@ void iter_noncut_add(struct iter_noncut* c, const uint8_t* name,
 /* 1 when name was found no zone cut below zone and that is fresh. */
 int iter_noncut_known(const struct iter_noncut* c, const uint8_t* name,
 	const uint8_t* zone, time_t now);
+/* The same for valid names of known lengths (nl and zl bytes), not
+ * measured again. */
+int iter_noncut_known_len(const struct iter_noncut* c, const uint8_t* name,
+	size_t nl, const uint8_t* zone, size_t zl, time_t now);
 
 /* Forget everything (reload, shutdown). */
 void iter_noncut_clear(struct iter_noncut* c);

@@ -2,7 +2,6 @@
 /* iterator/iterator.c - iterative resolution of one query (see the
  * header for the steps and limits). */
 #include "config.h"
-#include "util/zalloc.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_keyprefetch.h"
 #include "iterator/delegpt.h"
@@ -49,19 +48,37 @@ void iter_env_clear(struct iter_env* env)
 	iter_noncut_clear(&env->noncut);
 }
 
+void iter_budget_init(struct iter_budget* b)
+{
+	memset(b, 0, sizeof(*b));
+	b->deadline_ms = now_ms() + ITER_MAX_TIME_MS;
+}
+
 int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
 	int is_priming, int depth, struct iter_budget* budget)
 {
+	uint8_t lower[LDNS_MAX_DOMAINLEN + 1];
 	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
-	memset(iq, 0, sizeof(*iq));
-	if(n == 0)
+	if(n == 0) {
+		memset(iq, 0, sizeof(*iq));
 		return 0;
+	}
+	memcpy(lower, qname, n);
+	dname_tolower(lower);
+	return iter_qstate_init_lower(iq, ms, lower, n, qtype, qclass,
+		is_priming, depth, budget);
+}
+
+int iter_qstate_init_lower(struct iter_qstate* iq, struct mesh_state* ms,
+	const uint8_t* qname, size_t n, uint16_t qtype, uint16_t qclass,
+	int is_priming, int depth, struct iter_budget* budget)
+{
+	memset(iq, 0, sizeof(*iq));
 	iq->ms = ms;
 	memcpy(iq->qname, qname, n);
-	dname_tolower(iq->qname);
 	iq->qname_len = n;
-	memcpy(iq->sname, iq->qname, n);
+	memcpy(iq->sname, qname, n);
 	iq->snamelen = n;
 	iq->qtype = qtype;
 	iq->qclass = qclass;
@@ -70,16 +87,13 @@ int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	iq->state = ITER_INIT;
 	iq->rcode = RCODE_SERVFAIL;
 	iq->qmin = 1;   /* iter_run turns it off when the config says so */
-	if(budget) {
-		budget->refs++;
-		iq->budget = budget;
-	} else {
-		iq->budget = zalloc(sizeof(*iq->budget));
-		if(!iq->budget)
+	if(!budget) {
+		if(!(budget = malloc(sizeof(*budget))))
 			return 0;
-		iq->budget->refs = 1;
-		iq->budget->deadline_ms = now_ms() + ITER_MAX_TIME_MS;
+		iter_budget_init(budget);
 	}
+	budget->refs++;
+	iq->budget = budget;
 	iq->answer = ldns_rr_list_new();
 	if(!iq->answer) {
 		iter_qstate_clear(iq);
@@ -173,20 +187,22 @@ static void pick_question(struct iter_env* env, struct iter_qstate* iq)
 	if(iq->qmin_labels <= dlabs)
 		iq->qmin_labels = dlabs + 1;
 	/* names known to be no zone cut of this zone: no question for
-	 * them (iter_noncut.h) */
+	 * them (iter_noncut.h); p is a suffix of sname, so its length is
+	 * what is left of sname's */
 	for(;;) {
 		if(iq->qmin_labels >= slabs)
 			return;
 		p = iq->sname;
 		for(i = 0; i < slabs - iq->qmin_labels; i++)
 			p = dname_remove_label(p);
-		if(!iter_noncut_known(&env->noncut, p, iq->dp->name,
+		if(!iter_noncut_known_len(&env->noncut, p, iq->snamelen -
+			(size_t)(p - iq->sname), iq->dp->name, iq->dp->namelen,
 			time(NULL)))
 			break;
 		iq->qmin_labels++;
 	}
 	iq->ask = p;
-	iq->asklen = dname_valid(p, LDNS_MAX_DOMAINLEN);
+	iq->asklen = iq->snamelen - (size_t)(p - iq->sname);
 	iq->asktype = TYPE_A;
 }
 

@@ -62,6 +62,7 @@
 #include <ldns/ldns.h>
 #include "util/dname.h"
 #include "util/module.h"
+#include "util/spare_list.h"
 
 struct config_file;
 struct iter_hints;
@@ -124,6 +125,9 @@ struct iter_env {
 	time_t primed_until;
 	/* names qname minimisation found no zone cut (per worker) */
 	struct iter_noncut noncut;
+	/* freed query states and budgets, for the next ones
+	 * (iter_module.c) */
+	struct spare_list iq_spare, budget_spare;
 	struct {
 		uint64_t sent, replies, timeouts, errors, referrals,
 			restarts, lame, scrub_removed, bad_replies,
@@ -239,6 +243,14 @@ struct iter_qstate {
 int iter_qstate_init(struct iter_qstate* iq, struct mesh_state* ms,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
 	int is_priming, int depth, struct iter_budget* budget);
+/* A new budget (no references yet): its time runs from now. */
+void iter_budget_init(struct iter_budget* b);
+/* iter_qstate_init for a name known to be valid and lowercased (a
+ * module_qstate's), of qname_len bytes: neither is checked again. */
+int iter_qstate_init_lower(struct iter_qstate* iq, struct mesh_state* ms,
+	const uint8_t* qname, size_t qname_len, uint16_t qtype,
+	uint16_t qclass, int is_priming, int depth,
+	struct iter_budget* budget);
 /* Start a new state at dp (copied; NULL: find the start as usual)
  * instead of the cache and hints. Returns 0 on out of memory. */
 int iter_qstate_preset_dp(struct iter_qstate* iq, const struct delegpt* dp);

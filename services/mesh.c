@@ -4,7 +4,7 @@
  * wait in a run queue that mesh_run empties, so a state never runs
  * nested inside another one's step. */
 #include "config.h"
-#include "util/zalloc.h"
+#include "util/spare_list.h"
 #include "services/mesh.h"
 #include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
@@ -16,6 +16,7 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include <event2/event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ struct mesh_area {
 	struct module_env* env;
 	struct mesh_state* spare;       /* freed states, linked by hnext */
 	size_t num_spare;
+	struct spare_list reply_spare;  /* freed mesh_replies */
 	size_t max_client, max_states;
 	size_t num_states, num_client, num_waiters;
 	size_t max_forever, num_forever;
@@ -128,6 +130,7 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 		return NULL;
 	}
 	m->tmask = ts - 1;
+	spare_list_init(&m->reply_spare, MESH_SPARE_MAX);
 	m->seed = (uint32_t)time(NULL) * 2654435761u;
 	env->mesh = m;
 	return m;
@@ -260,6 +263,28 @@ static void list_leave(struct mesh_area* m, struct mesh_state* s)
 	s->list = LIST_NONE;
 }
 
+/* Zero the bytes [from, to) of s. */
+#define ZERO_SPAN(s, from, to) memset((char*)(s) + \
+	offsetof(struct mesh_state, from), 0, \
+	offsetof(struct mesh_state, to) - offsetof(struct mesh_state, from))
+
+/* Clear a reused state as calloc would, but for its large buffers that
+ * state_new writes before they are read (the key and the question's
+ * name) or that are read only up to a count or a NUL (the result's
+ * servers, num_from of them, and its EDE text): a quarter of the 2 KiB,
+ * about 200 instructions a miss less. */
+static void state_clear(struct mesh_state* s)
+{
+	ZERO_SPAN(s, hnext, key);
+	ZERO_SPAN(s, keylen, qs.qname);
+	ZERO_SPAN(s, qs.qname_len, qs.res.from);
+	ZERO_SPAN(s, qs.res.num_from, qs.res.ede_text);
+	s->qs.res.ede_text[0] = 0;
+	memset(s->qs.res.ede_text + sizeof(s->qs.res.ede_text), 0,
+		sizeof(*s) - offsetof(struct mesh_state, qs.res.ede_text) -
+		sizeof(s->qs.res.ede_text));
+}
+
 /* A new state for the question in key (made by mesh_key from qname,
  * qtype, qclass and flags), in the table, not queued. */
 static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
@@ -271,7 +296,7 @@ static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	if(s) {
 		m->spare = s->hnext;
 		m->num_spare--;
-		memset(s, 0, sizeof(*s));
+		state_clear(s);
 	} else if(!(s = calloc(1, sizeof(*s))))
 		return NULL;
 	(void)qname;
@@ -352,7 +377,7 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	}
 	for(r = s->replies; r; r = rn) {
 		rn = r->next;
-		free(r);
+		spare_free(&m->reply_spare, r);
 		m->num_waiters--;
 	}
 	if(s->replies)
@@ -401,6 +426,7 @@ void mesh_delete(struct mesh_area* m)
 		m->spare = s->hnext;
 		free(s);
 	}
+	spare_list_clear(&m->reply_spare);
 	free(m->table);
 	free(m->buf);
 	free(m);
@@ -588,7 +614,7 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 		m->stats.replies++;
 		r->cb(r->arg, m->buf, len, s->qs.res.rcode,
 			(int)s->qs.res.security);
-		free(r);
+		spare_free(&m->reply_spare, r);
 	}
 	m->delivering = d.up;
 	state_delete(m, s);
@@ -677,7 +703,7 @@ static int jostle(struct mesh_area* m)
 		d.list = r->next;
 		m->num_waiters--;
 		r->cb(r->arg, NULL, 0, MESH_DROPPED, 0);
-		free(r);
+		spare_free(&m->reply_spare, r);
 	}
 	m->delivering = d.up;
 	if(!j->supers)
@@ -713,7 +739,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		m->stats.refused_full++;
 		return MESH_NEW_FULL;
 	}
-	r = zalloc(sizeof(*r));
+	r = spare_zalloc(&m->reply_spare, sizeof(*r));
 	if(!r)
 		return MESH_NEW_NO_MEMORY;
 	r->qi = *qi;
@@ -731,7 +757,7 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		s = state_new(m, key, keylen, hash, qi->qname, qi->qtype,
 			qi->qclass, flags, 0);
 		if(!s) {
-			free(r);
+			spare_free(&m->reply_spare, r);
 			return MESH_NEW_NO_MEMORY;
 		}
 		enqueue(m, s, MODULE_EVENT_NEW);
@@ -835,7 +861,7 @@ static int detach_list(struct mesh_area* m, struct mesh_reply** p,
 		if((*p)->arg == arg) {
 			struct mesh_reply* r = *p;
 			*p = r->next;
-			free(r);
+			spare_free(&m->reply_spare, r);
 			m->num_waiters--;
 			n++;
 		} else

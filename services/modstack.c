@@ -10,6 +10,7 @@
 #include "util/log.h"
 #include "util/msgparse.h"
 #include "util/strutil.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -184,6 +185,19 @@ void module_result_clear(struct module_result* res)
 {
 	module_result_free_lists(res);
 	memset(res, 0, sizeof(*res));
+	res->rcode = RCODE_SERVFAIL;
+	res->why_bogus.ede = VAL_EDE_NONE;
+}
+
+void module_result_clear_keep_from(struct module_result* res)
+{
+	int nfrom = res->num_from;
+	module_result_free_lists(res);
+	memset(res, 0, offsetof(struct module_result, from));
+	memset(&res->num_from, 0, offsetof(struct module_result, ede_text) -
+		offsetof(struct module_result, num_from));
+	res->ede_text[0] = 0;
+	res->num_from = nfrom;
 	res->rcode = RCODE_SERVFAIL;
 	res->why_bogus.ede = VAL_EDE_NONE;
 }

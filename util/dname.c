@@ -111,6 +111,17 @@ void dname_tolower(uint8_t* dname)
 		dname[i] = LOWER(dname[i]);
 }
 
+void dname_tolower_words(uint8_t* p, size_t n)
+{
+	size_t i;
+	uint64_t w;
+	for(i = 0; i < n; i += 8) {
+		memcpy(&w, p + i, 8);
+		w = lower8(w);
+		memcpy(p + i, &w, 8);
+	}
+}
+
 /* The type and class after a key's name of len bytes; the key's length. */
 static size_t key_suffix(uint8_t* key, size_t len, uint16_t type,
 	uint16_t rclass)

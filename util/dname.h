@@ -19,6 +19,10 @@ size_t dname_read_wire(const uint8_t* pkt, size_t pktlen, size_t* pos,
 size_t dname_valid(const uint8_t* dname, size_t maxlen);
 /* Lowercase a wire name in place. */
 void dname_tolower(uint8_t* dname);
+/* Lowercase the n bytes of name data at p in whole words: the bytes
+ * after them up to the next multiple of 8 must be writable (zeroes there
+ * stay zeroes). No walk for the length, no byte loop for the tail. */
+void dname_tolower_words(uint8_t* p, size_t n);
 /* The start of every cache and mesh lookup key: name (len bytes, a
  * valid wire name) lowercased, then type and class in network order.
  * key has room for len + 4 bytes; returns len + 4 (callers append

@@ -202,6 +202,11 @@ void module_result_clear(struct module_result* res);
  * for a result whose memory goes next (zeroing its 1.5 KB there was
  * about 160 instructions a cache miss). */
 void module_result_free_lists(struct module_result* res);
+/* module_result_clear, but the servers (from, num_from) kept and the
+ * EDE text only emptied: for the iterator's result, which names the
+ * servers its answer came from (zeroing 1.5 KB and saving and restoring
+ * the servers was about 170 instructions a cache miss). */
+void module_result_clear_keep_from(struct module_result* res);
 /* Fail: the result is SERVFAIL, nothing else. */
 void module_result_servfail(struct module_result* res);
 

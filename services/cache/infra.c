@@ -164,13 +164,14 @@ static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 			dname_valid(zone, zonelen) != zonelen)
 			return 0;
 		memcpy(k->b + INFRA_KEY_FIXED, zone, zonelen);
-		dname_tolower(k->b + INFRA_KEY_FIXED);
 	}
 	k->len = (uint16_t)(INFRA_KEY_FIXED + zonelen);
 	/* zeroes after the key: the hash reads whole words, and the last
 	 * one has the value a copy of the last bytes into a zeroed word
-	 * had (a copy of variable length was a libc call per word) */
+	 * had (a copy of variable length was a libc call per word); the
+	 * zone is lowercased in words over them */
 	memset(k->b + k->len, 0, 8);
+	dname_tolower_words(k->b + INFRA_KEY_FIXED, zonelen);
 	for(i = 0; i < k->len; i += 8) {
 		memcpy(&w, k->b + i, 8);
 		h = mix(h, w);

@@ -59,17 +59,11 @@ static int same_set(const struct cur_set* s, size_t nsets, int section,
 }
 
 /* Mark in targets (a bit per packet byte) every compression pointer
- * target met reading the name at pos, the pointers it leads through
- * included. Returns the name's end in the packet, 0 if malformed. */
-static size_t note_targets(const uint8_t* t, size_t len, size_t pos,
-	uint8_t* targets)
+ * target met reading the name at p, known to be valid (dname_read_wire
+ * read it), the pointers it leads through included. */
+static void mark_targets(const uint8_t* t, size_t p, uint8_t* targets)
 {
-	size_t end;
-	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
-	size_t p = pos, cut = pos, n = 0;
-	end = pos;
-	if(dname_read_wire(t, len, &end, name) == 0)
-		return 0;
+	size_t cut, n = 0;
 	/* valid: every pointer goes back, so this walk ends */
 	while(t[p] != 0 && n++ < 256) {
 		if((t[p] & 0xc0) == 0xc0) {
@@ -78,6 +72,18 @@ static size_t note_targets(const uint8_t* t, size_t len, size_t pos,
 			p = cut;
 		} else	p += (size_t)t[p] + 1;
 	}
+}
+
+/* mark_targets for the name at pos, checked first. Returns the name's
+ * end in the packet, 0 if malformed. */
+static size_t note_targets(const uint8_t* t, size_t len, size_t pos,
+	uint8_t* targets)
+{
+	size_t end = pos;
+	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
+	if(dname_read_wire(t, len, &end, name) == 0)
+		return 0;
+	mark_targets(t, pos, targets);
 	return end;
 }
 
@@ -170,7 +176,8 @@ static int build_template(const struct msg_cache* c,
 			if(dname_read_wire(t, len, &pos, owner) == 0 ||
 				len - pos < 10)
 				return 0;
-			(void)note_targets(t, len, start, targets);
+			/* the owner was read just now */
+			mark_targets(t, start, targets);
 			type = msg_rd16(t + pos);
 			rclass = msg_rd16(t + pos + 2);
 			ttlpos = pos + 4;

@@ -155,6 +155,67 @@ static void test_copy_resets_bookkeeping(void** state)
 	ldns_rr_list_deep_free(g);
 }
 
+/* The copy has the zone, TTL, TLS flag, the names (case kept) and the
+ * addresses (with their TLS names) in the same order. */
+static void test_copy_same_order(void** state)
+{
+	struct delegpt* dp = delegpt_create(W("Zone.TEST.")), *c;
+	struct delegpt_ns* ns, *cn;
+	struct delegpt_addr* a, *ca;
+	struct sockaddr_storage ss;
+	struct sockaddr_in* s4 = (struct sockaddr_in*)&ss;
+	int i;
+	(void)state;
+	assert_non_null(dp);
+	dp->ttl = 77;
+	dp->tls = 1;
+	assert_int_equal(delegpt_add_ns(dp, W("NS2.zone.test.")), 1);
+	assert_int_equal(delegpt_add_ns(dp, W("ns1.zone.test.")), 1);
+	dp->nslist->got6 = 1;
+	for(i = 3; i > 0; i--) {
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(853);
+		s4->sin_addr.s_addr = htonl(0xc0000200 + (uint32_t)i);
+		assert_int_equal(delegpt_add_addr_tls(dp, &ss, sizeof(*s4),
+			i == 2 ? "auth.test" : NULL), 1);
+	}
+	c = delegpt_copy(dp);
+	assert_non_null(c);
+	assert_int_equal((int)c->namelen, (int)dp->namelen);
+	assert_memory_equal(c->name, W("zone.test."), c->namelen);
+	assert_int_equal(c->ttl, 77);
+	assert_int_equal(c->tls, 1);
+	assert_int_equal((int)c->num_ns, 2);
+	assert_int_equal((int)c->num_addr, 3);
+	for(ns = dp->nslist, cn = c->nslist; ns; ns = ns->next, cn = cn->next) {
+		assert_non_null(cn);
+		assert_int_equal((int)cn->namelen, (int)ns->namelen);
+		assert_memory_equal(cn->name, ns->name, ns->namelen);
+		assert_int_equal(cn->got6, ns->got6);
+	}
+	assert_null(cn);
+	assert_memory_equal(c->nslist->name, W("NS2.zone.test."), 15);
+	for(a = dp->addrs, ca = c->addrs; a; a = a->next, ca = ca->next) {
+		assert_non_null(ca);
+		assert_int_equal(ca->addrlen, a->addrlen);
+		assert_memory_equal(&ca->addr, &a->addr, a->addrlen);
+		if(a->tls_name) {
+			assert_non_null(ca->tls_name);
+			assert_ptr_not_equal(ca->tls_name, a->tls_name);
+			assert_string_equal(ca->tls_name, a->tls_name);
+		} else
+			assert_null(ca->tls_name);
+	}
+	assert_null(ca);
+	assert_string_equal(c->addrs->next->tls_name, "auth.test");
+	/* a copy is a delegation point like any: additions still check */
+	assert_int_equal(delegpt_add_ns(c, W("ns1.zone.test.")), 1);
+	assert_int_equal((int)c->num_ns, 2);
+	delegpt_delete(dp);
+	delegpt_delete(c);
+}
+
 static char* write_tmp(const char* text)
 {
 	static char path[64];
@@ -392,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_from_rrs_bailiwick),
 		cmocka_unit_test(test_copy_resets_bookkeeping),
+		cmocka_unit_test(test_copy_same_order),
 		cmocka_unit_test(test_hints_file),
 		cmocka_unit_test(test_hints_config),
 		cmocka_unit_test(test_builtin_root),

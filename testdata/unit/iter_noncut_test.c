@@ -32,6 +32,17 @@ static void test_known_for_ttl(void** state)
 	assert_true(iter_noncut_known(&c, M, ZONE, NOW));
 	assert_true(iter_noncut_known(&c, M_UPPER, ZONE, NOW + 299));
 	assert_false(iter_noncut_known(&c, M, ZONE, NOW + 300));
+	/* the same with the lengths given (14 and 12 bytes) */
+	assert_true(iter_noncut_known_len(&c, M, sizeof(M), ZONE,
+		sizeof(ZONE), NOW));
+	assert_true(iter_noncut_known_len(&c, M_UPPER, sizeof(M_UPPER), ZONE,
+		sizeof(ZONE), NOW + 299));
+	assert_false(iter_noncut_known_len(&c, M, sizeof(M), ZONE,
+		sizeof(ZONE), NOW + 300));
+	assert_false(iter_noncut_known_len(&c, M, sizeof(M), OTHER_ZONE,
+		sizeof(OTHER_ZONE), NOW));
+	assert_false(iter_noncut_known_len(&c, MX, sizeof(MX), ZONE,
+		sizeof(ZONE), NOW));
 	/* another zone's servers said nothing about it */
 	assert_false(iter_noncut_known(&c, M, OTHER_ZONE, NOW));
 	/* the zone in any case; a zone as long, but another */
@@ -47,6 +58,8 @@ static void test_known_for_ttl(void** state)
 	assert_false(iter_noncut_known(&c, W, ZONE, NOW));
 	iter_noncut_clear(&c);
 	assert_false(iter_noncut_known(&c, M, ZONE, NOW));
+	assert_false(iter_noncut_known_len(&c, M, sizeof(M), ZONE,
+		sizeof(ZONE), NOW));
 	iter_noncut_clear(&c);
 }
 

@@ -143,11 +143,49 @@ static void test_answer_after_chain(void** state)
 	free(wire);
 }
 
+/* iter_qstate_init lowercases and measures the name; the _lower one
+ * takes a lowercased name and its length as they are. Both start the
+ * state the same way (with its own budget and an empty answer). */
+static void test_qstate_init(void** state)
+{
+	struct iter_qstate a, b;
+	(void)state;
+	assert_int_equal(iter_qstate_init(&a, NULL, W("WwW.Example.COM."),
+		TYPE_AAAA, CLASS_IN, 0, 1, NULL), 1);
+	assert_int_equal(iter_qstate_init_lower(&b, NULL,
+		W("www.example.com."), 17, TYPE_AAAA, CLASS_IN, 0, 1, NULL), 1);
+	assert_int_equal(a.qname_len, 17);
+	assert_int_equal(b.qname_len, 17);
+	assert_memory_equal(a.qname, W("www.example.com."), 17);
+	assert_memory_equal(b.qname, a.qname, 17);
+	assert_memory_equal(b.sname, a.sname, 17);
+	assert_int_equal(a.snamelen, b.snamelen);
+	assert_int_equal(a.qtype, b.qtype);
+	assert_int_equal(a.depth, 1);
+	assert_int_equal(b.depth, 1);
+	assert_int_equal(a.state, ITER_INIT);
+	assert_int_equal(b.state, ITER_INIT);
+	assert_int_equal(b.rcode, RCODE_SERVFAIL);
+	assert_true(b.qmin);
+	assert_non_null(b.budget);
+	assert_int_equal(b.budget->refs, 1);
+	assert_non_null(b.answer);
+	assert_int_equal(ldns_rr_list_rr_count(b.answer), 0);
+	iter_qstate_clear(&a);
+	iter_qstate_clear(&b);
+	/* a bad name (a label of 64): no state (cleared, safe to clear
+	 * again) */
+	assert_int_equal(iter_qstate_init(&a, NULL, (const uint8_t*)"\100ab",
+		TYPE_A, CLASS_IN, 0, 0, NULL), 0);
+	iter_qstate_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer_taken),
 		cmocka_unit_test(test_answer_after_chain),
+		cmocka_unit_test(test_qstate_init),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -739,6 +739,38 @@ static void test_result_free_lists(void** state)
 	assert_null(res.answer);
 }
 
+/* module_result_clear_keep_from frees the lists, clears the rest as
+ * module_result_clear (rcode SERVFAIL, EDE none) and keeps the servers. */
+static void test_result_clear_keep_from(void** state)
+{
+	struct module_result res;
+	struct sockaddr_in* sa;
+	(void)state;
+	memset(&res, 0x5a, sizeof(res));
+	res.answer = ldns_rr_list_new();
+	res.authority = NULL;
+	res.additional = NULL;
+	assert_non_null(res.answer);
+	res.num_from = 2;
+	sa = (struct sockaddr_in*)&res.from[1].addr;
+	sa->sin_port = htons(5353);
+	module_result_clear_keep_from(&res);
+	assert_null(res.answer);
+	assert_null(res.authority);
+	assert_null(res.additional);
+	assert_int_equal(res.rcode, RCODE_SERVFAIL);
+	assert_int_equal(res.security, 0);
+	assert_int_equal(res.why_bogus.ede, VAL_EDE_NONE);
+	assert_null(res.why_bogus.text);
+	assert_int_equal(res.no_store, 0);
+	assert_int_equal(res.has_ede, 0);
+	assert_int_equal(res.ede_code, 0);
+	assert_string_equal(res.ede_text, "");
+	assert_int_equal(res.num_from, 2);
+	assert_int_equal(ntohs(sa->sin_port), 5353);
+	assert_int_equal(res.from[0].len, 0x5a5a5a5a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -755,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_detached_bounded),
 		cmocka_unit_test(test_waiters_answered_from_cache),
 		cmocka_unit_test(test_result_free_lists),
+		cmocka_unit_test(test_result_clear_keep_from),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

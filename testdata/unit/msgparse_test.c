@@ -193,6 +193,17 @@ static void test_dname_swar(void** state)
 			memcpy(c, a, 25);
 			dname_tolower(b);
 			assert_int_equal(b[1 + pos], want);
+			{
+				/* in words: the same bytes, the zeroes after
+				 * the name up to a word's end stay zero */
+				uint8_t d[32];
+				memset(d, 0, sizeof(d));
+				memcpy(d, a, 25);
+				dname_tolower_words(d, 25);
+				assert_memory_equal(d, b, 25);
+				for(i = 25; i < 32; i++)
+					assert_int_equal(d[i], 0);
+			}
 			assert_int_equal(b[22], 'n');
 			assert_int_equal(query_dname_compare(a, b), 0);
 			assert_int_equal(dname_hash(a, 3), dname_hash(b, 3));

@@ -75,6 +75,25 @@ static void test_histogram_median(void** state)
 	assert_int_equal(s->rec_hist[21], 1);
 	stats_note_rectime(s, UINT64_MAX / 2);  /* the last bucket */
 	assert_int_equal(s->rec_hist[STATS_HIST_BUCKETS - 1], 1);
+	/* every bucket's edges: the bucket is the first whose top is
+	 * above the time */
+	for(i = 0; i < STATS_HIST_BUCKETS - 1; i++) {
+		uint64_t hi = stats_hist_bucket_hi_us(i), v[3];
+		int j, k;
+		v[0] = hi - 1;
+		v[1] = hi;
+		v[2] = hi + 1;
+		for(j = 0; j < 3; j++) {
+			int want = 0;
+			while(want < STATS_HIST_BUCKETS - 1 &&
+				v[j] >= stats_hist_bucket_hi_us(want))
+				want++;
+			memset(s, 0, sizeof(*s));
+			stats_note_rectime(s, v[j]);
+			for(k = 0; k < STATS_HIST_BUCKETS; k++)
+				assert_int_equal(s->rec_hist[k], k == want);
+		}
+	}
 	memset(s, 0, sizeof(*s));
 	for(i = 0; i < 100; i++)
 		stats_note_rectime(s, 3000);   /* [2048, 4096) us */
