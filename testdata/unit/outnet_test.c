@@ -43,7 +43,8 @@ enum mode {
 	M_SLIP,            /* response rate limiting with slip 2: UDP
 	                    * queries 1, 3, ... dropped, 2, 4, ... TC=1
 	                    * empty; TCP: answer */
-	M_FORMERR_EDNS     /* FORMERR (no question) when the query has EDNS */
+	M_FORMERR_EDNS,    /* FORMERR (no question) when the query has EDNS */
+	M_TWICE            /* the answer twice, at once */
 };
 
 #define SPOOF_IP 0x06060606u
@@ -255,8 +256,12 @@ static void udp_read(evutil_socket_t fd, short ev, void* arg)
 	default:
 		break;
 	}
-	if(R.mode == M_ANSWER || R.mode == M_FORMERR_EDNS) {
+	if(R.mode == M_ANSWER || R.mode == M_FORMERR_EDNS ||
+		R.mode == M_TWICE) {
 		sendto(fd, a, alen, 0, (struct sockaddr*)&from, fromlen);
+		if(R.mode == M_TWICE)
+			sendto(fd, a, alen, 0, (struct sockaddr*)&from,
+				fromlen);
 		return;
 	}
 	/* the bad one first, the right one 20 ms later */
@@ -731,6 +736,35 @@ static void test_kernel_port_path(void** state)
 	port_pool_set_kernel_range(pool, k.lo, k.hi);
 	answer_n(30);
 	assert_int_equal(outnet_get_stats(outnet)->kernel_ports, 0);
+	teardown_net();
+}
+
+/* A duplicate reply queued on a kernel-port socket when its query ends
+ * is read and dropped while the socket is idle: the next query on the
+ * same socket does not find it (no unwanted reply). The pool permits
+ * just the kernel's range, so every query takes that path. */
+static void test_kernel_port_idle_drain(void** state)
+{
+	struct kernel_ports k;
+	char permit[32];
+	int idle = 0;
+	(void)state;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	if(!k.readable || !k.reserved_empty)
+		skip();
+	snprintf(permit, sizeof(permit), "%d-%d", k.lo, k.hi);
+	next_permit = permit;
+	setup_net(1, 100, 4, 376);
+	next_permit = "30000-39999";
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	R.mode = M_TWICE;
+	answer_n(1);
+	run_until(&idle, 1, 100);     /* the idle socket's event runs */
+	R.mode = M_ANSWER;
+	answer_n(1);
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports, 2);
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 0);
+	assert_int_equal(port_pool_inuse(pool), 0);
 	teardown_net();
 }
 
@@ -1767,6 +1801,7 @@ int main(void)
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_kernel_port_path),
 		cmocka_unit_test(test_kernel_port_refused),
+		cmocka_unit_test(test_kernel_port_idle_drain),
 		cmocka_unit_test(test_wrong_replies),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_caps_never_all_lowercase),
