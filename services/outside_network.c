@@ -29,6 +29,7 @@
 #define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
                              * back from other threads too) */
 #define KUDP_IDLE_MAX 256   /* idle kernel-port sockets kept per worker */
+#define KUDP_DRAIN_MAX 1024 /* datagrams read from a released one */
 #if defined(__linux__) && !defined(IP_BIND_ADDRESS_NO_PORT)
 #define IP_BIND_ADDRESS_NO_PORT 24   /* Linux 4.2+; older headers */
 #endif
@@ -562,8 +563,8 @@ static void kudp_cb(evutil_socket_t fd, short ev, void* arg)
 		udp_read(ks->q, fd);
 		return;
 	}
-	/* idle, without a port: only what came before the disconnect (a
-	 * late duplicate) can be here; read and dropped */
+	/* idle, without a port: kudp_release read the queue; should
+	 * anything be here, it is read and dropped */
 	for(i = 0; i < UDP_READS_PER_WAKE; i++)
 		if(recv(fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
 			return;
@@ -640,15 +641,30 @@ static struct kudp_sock* kudp_get(struct outside_network* o, int family,
 	return ks;
 }
 
+/* Read and drop what is queued on a socket without a port (nothing
+ * more can come). 0 when more than a receive buffer's worth. */
+static int kudp_drain(struct kudp_sock* ks)
+{
+	int i;
+	for(i = 0; i < KUDP_DRAIN_MAX; i++)
+		if(recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
+			return 1;
+	return 0;
+}
+
 /* Back to the idle list without a port, or closed: the list holds at
  * most as many as there are queries in flight (the next burst's), and
- * KUDP_IDLE_MAX. */
+ * KUDP_IDLE_MAX. Datagrams queued before the disconnect (a duplicate
+ * reply, forgeries sent to the old port) are read now: the next query
+ * may take the socket before the event loop runs again, and must not
+ * find another server's datagrams (connect filters only new ones). */
 static void kudp_release(struct outside_network* o, struct kudp_sock* ks)
 {
 	static const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	ks->q = NULL;
 	if(o->num_kidle < KUDP_IDLE_MAX && o->num_kidle < o->num_active &&
-		connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0) {
+		connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
+		kudp_drain(ks)) {
 		ks->next = o->kidle[ks->fam][ks->ifi];
 		o->kidle[ks->fam][ks->ifi] = ks;
 		o->num_kidle++;
