@@ -15,6 +15,7 @@
 #include <openssl/ssl.h>
 #include "services/localzone.h"
 #include "services/port_pool.h"
+#include "services/kernel_ports.h"
 #include "services/modstack.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
@@ -213,6 +214,28 @@ static void doh_tls_tune(SSL_CTX* ctx)
 	SSL_CTX_set_read_ahead(ctx, 0);
 }
 
+/* Let the kernel draw the ports of its ephemeral range at connect
+ * (services/kernel_ports.h) where that keeps every permitted port's
+ * chance; else every port is bound by us. At start and reload. */
+static void outgoing_kernel_ports(struct port_pool* pool, const uint8_t* avail,
+	const struct config_file* cfg)
+{
+	struct kernel_ports k;
+	const char* why;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	why = cfg->udp_connect ? kernel_ports_refusal(&k, avail) :
+		"udp-connect is off";
+	if(why) {
+		port_pool_set_kernel_range(pool, 0, 0);
+		verbose(VERB_OPS, "outgoing udp: every port bound by us (%s)",
+			why);
+		return;
+	}
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	verbose(VERB_OPS, "outgoing udp: ports in %d-%d drawn by the kernel "
+		"at connect, the others bound by us", k.lo, k.hi);
+}
+
 /* SIGHUP: build a new env from the file; keep the old one on error. */
 /* compat: unbound-1.17: reload builds the outside network again in
  * Unbound: here the shared port pool takes the new outgoing-port-permit
@@ -229,9 +252,11 @@ static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
 	if(!avail)
 		log_err("reload: out of memory; the outgoing ports stay");
 	else if(port_set_from_cfg(avail, cfg) && port_pool_reconfigure(
-		d->out_ports, avail, cfg->outgoing_num_ports))
+		d->out_ports, avail, cfg->outgoing_num_ports)) {
 		verbose(VERB_OPS, "reload: %d outgoing ports, outgoing-range "
 			"%d", port_set_count(avail), cfg->outgoing_num_ports);
+		outgoing_kernel_ports(d->out_ports, avail, cfg);
+	}
 	free(avail);
 }
 
@@ -410,6 +435,8 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	}
 	infra_settings_from_cfg(cfg, &is);
 	d->out_ports = port_pool_create(avail, cfg->outgoing_num_ports);
+	if(d->out_ports)
+		outgoing_kernel_ports(d->out_ports, avail, cfg);
 	free(avail);
 	atomic_store(&d->out_num_tcp, cfg->outgoing_num_tcp);
 	d->infra = infra_create(&is);

@@ -13,6 +13,7 @@ struct event;
 struct event_base;
 struct ub_randstate;
 struct outnet_tcp_conn;
+struct kudp_sock;
 
 /* the largest query we build: header, qname, qtype/qclass, OPT */
 #define QBUF_MAX (LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 1 + 4 + 11)
@@ -59,7 +60,8 @@ struct outnet_query {
 	/* UDP socket */
 	int fd;
 	int port;                  /* from the pool, or -1 */
-	struct event* ev;          /* io */
+	struct kudp_sock* ks;      /* fd is this kernel-port socket's */
+	struct event* ev;          /* io (not for a kernel-port socket) */
 	struct event* timer;       /* timeout (and async error delivery) */
 	/* TCP: the connection it is on (outnet_tcp.c) */
 	struct outnet_tcp_conn* conn;
@@ -105,6 +107,11 @@ struct outside_network {
 	struct tls_session_cache* tls_sessions;  /* for resumption */
 	int no_port_refused;       /* IP_BIND_ADDRESS_NO_PORT said no:
 	                            * bit 1 IPv4, bit 2 IPv6 */
+	/* idle kernel-port sockets (outside_network.c), per family (0
+	 * IPv4, 1 IPv6) and outgoing-interface (index 0: the wildcard) */
+	struct kudp_sock** kidle[2];
+	int num_kidle;
+	int kernel_refused;        /* as no_port_refused, for UDP */
 	struct outnet_stats stats;
 	time_t no_port_logged;     /* last "no outgoing port" log line */
 	uint64_t no_port_quiet;    /* failures since, not logged */

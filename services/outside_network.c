@@ -28,6 +28,11 @@
 #define TLS_SESSIONS_MAX 64 /* TLS sessions kept per worker */
 #define WAIT_POLL_MS 10     /* retry waiting UDP queries (ports come
                              * back from other threads too) */
+#define KUDP_IDLE_MAX 256   /* idle kernel-port sockets kept per worker */
+#define KUDP_DRAIN_MAX 1024 /* datagrams read from a released one */
+#if defined(__linux__) && !defined(IP_BIND_ADDRESS_NO_PORT)
+#define IP_BIND_ADDRESS_NO_PORT 24   /* Linux 4.2+; older headers */
+#endif
 
 /* ---- do-not-query ---- */
 
@@ -169,12 +174,21 @@ static void timer_set(struct outnet_query* q, int ms)
 	outnet_timer_after(q->timer, ms);
 }
 
-/* Close the socket and give back the port, or leave the TCP
- * connection; the query stays (for a retry or delivery). */
+static void kudp_release(struct outside_network* o, struct kudp_sock* ks);
+
+/* Close the socket (or disconnect a kernel-port one, which gives its
+ * port back to the kernel, before the pool may hand it out) and give
+ * back the port, or leave the TCP connection; the query stays (for a
+ * retry or delivery). */
 void outnet_release_io(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
 	int freed_port = 0;
+	if(q->ks) {
+		kudp_release(o, q->ks);
+		q->ks = NULL;
+		q->fd = -1;
+	}
 	if(q->ev)   /* kept for the next socket of this query (or spare) */
 		(void)event_del(q->ev);
 	if(q->fd != -1) {
@@ -456,33 +470,48 @@ int outnet_caps_check(struct outnet_query* q, uint8_t* pkt, size_t len,
 
 /* ---- sockets ---- */
 
-/* Fill a with the source address for family (random among the
- * outgoing-interfaces of that family, else the wildcard) and port. */
-int outnet_source_addr(struct outside_network* o, int family, int port,
-	struct sockaddr_storage* a, socklen_t* alen)
+/* Which outgoing-interface of family a new socket leaves from: an
+ * index into ifs4/ifs6, random among them; 0 (the wildcard) when none
+ * is configured; -1 when only the other family's are. */
+static int source_if(struct outside_network* o, int family)
+{
+	int n = family == AF_INET ? o->num_ifs4 : o->num_ifs6;
+	if(n)
+		return (int)ub_random_max(o->rnd, (uint32_t)n);
+	return o->any_ifs ? -1 : 0;
+}
+
+/* The source address of interface ifi (source_if) and port. */
+static void source_of_if(struct outside_network* o, int family, int ifi,
+	int port, struct sockaddr_storage* a, socklen_t* alen)
 {
 	memset(a, 0, sizeof(*a));
 	if(family == AF_INET) {
 		struct sockaddr_in* s = (struct sockaddr_in*)a;
 		if(o->num_ifs4)
-			memcpy(a, &o->ifs4[ub_random_max(o->rnd,
-				(uint32_t)o->num_ifs4)], sizeof(*s));
-		else if(o->any_ifs)
-			return 0;
+			memcpy(a, &o->ifs4[ifi], sizeof(*s));
 		s->sin_family = AF_INET;
 		s->sin_port = htons((uint16_t)port);
 		*alen = sizeof(*s);
 	} else {
 		struct sockaddr_in6* s = (struct sockaddr_in6*)a;
 		if(o->num_ifs6)
-			memcpy(a, &o->ifs6[ub_random_max(o->rnd,
-				(uint32_t)o->num_ifs6)], sizeof(*s));
-		else if(o->any_ifs)
-			return 0;
+			memcpy(a, &o->ifs6[ifi], sizeof(*s));
 		s->sin6_family = AF_INET6;
 		s->sin6_port = htons((uint16_t)port);
 		*alen = sizeof(*s);
 	}
+}
+
+/* Fill a with the source address for family (random among the
+ * outgoing-interfaces of that family, else the wildcard) and port. */
+int outnet_source_addr(struct outside_network* o, int family, int port,
+	struct sockaddr_storage* a, socklen_t* alen)
+{
+	int ifi = source_if(o, family);
+	if(ifi < 0)
+		return 0;
+	source_of_if(o, family, ifi, port, a, alen);
 	return 1;
 }
 
@@ -505,6 +534,208 @@ static void log_no_port(struct outside_network* o, const char* why)
 	o->no_port_quiet = 0;
 }
 
+/* ---- kernel-port sockets (kernel_ports.h) ----
+ * A socket with no port of its own: connect makes the kernel draw one
+ * uniformly in its ephemeral range, connect(AF_UNSPEC) gives it back
+ * (datagrams to it then get port unreachable). Between queries it waits
+ * idle on a per-worker list with its event still added, so a query
+ * costs connect, getsockname, send, recv and connect(AF_UNSPEC), not
+ * socket, bind, connect, two epoll_ctl and close. */
+
+struct kudp_sock {
+	struct outside_network* o;
+	int fd;
+	int fam;                  /* 0 IPv4, 1 IPv6 */
+	int ifi;                  /* outgoing-interface index (source_if) */
+	struct event* ev;         /* added for the socket's whole life */
+	struct outnet_query* q;   /* the query on it; NULL while idle */
+	struct kudp_sock* next;   /* on the idle list */
+};
+
+static void udp_read(struct outnet_query* q, evutil_socket_t fd);
+
+static void kudp_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct kudp_sock* ks = arg;
+	int i;
+	(void)ev;
+	if(ks->q) {
+		udp_read(ks->q, fd);
+		return;
+	}
+	/* idle, without a port: kudp_release read the queue; should
+	 * anything be here, it is read and dropped */
+	for(i = 0; i < UDP_READS_PER_WAKE; i++)
+		if(recv(fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
+			return;
+}
+
+static void kudp_close(struct kudp_sock* ks)
+{
+	if(ks->ev)
+		event_free(ks->ev);
+	close(ks->fd);
+	free(ks);
+}
+
+/* An idle socket for family and interface ifi: from the list, or new
+ * (bound to the interface's address, port 0 left to connect). NULL:
+ * none can be had (the caller binds as without this path). */
+static struct kudp_sock* kudp_get(struct outside_network* o, int family,
+	int ifi)
+{
+	int fam = family == AF_INET6 ? 1 : 0;
+	struct kudp_sock* ks = o->kidle[fam] ? o->kidle[fam][ifi] : NULL;
+	if(ks) {
+		o->kidle[fam][ifi] = ks->next;
+		o->num_kidle--;
+		ks->next = NULL;
+		return ks;
+	}
+	if(!o->kidle[fam] || (o->kernel_refused & (1 << fam)))
+		return NULL;
+	if(!(ks = calloc(1, sizeof(*ks))))
+		return NULL;
+	ks->o = o;
+	ks->fam = fam;
+	ks->ifi = ifi;
+	ks->fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if(ks->fd == -1) {
+		free(ks);
+		return NULL;
+	}
+	if(o->any_ifs) {
+		/* the address bound now, the port only at connect; a port
+		 * bound here would stay bound at the disconnect */
+		struct sockaddr_storage src;
+		socklen_t srclen;
+		int on = 1;
+		source_of_if(o, family, ifi, 0, &src, &srclen);
+#ifdef IP_BIND_ADDRESS_NO_PORT
+		if(setsockopt(ks->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on,
+			(socklen_t)sizeof(on)) != 0) {
+			verbose(VERB_OPS, "outgoing udp: IP_BIND_ADDRESS_NO_PORT: "
+				"%s; every port bound by us", strerror(errno));
+			o->kernel_refused |= 1 << fam;
+			kudp_close(ks);
+			return NULL;
+		}
+#else
+		(void)on;
+		o->kernel_refused |= 1 << fam;
+		kudp_close(ks);
+		return NULL;
+#endif
+		if(bind(ks->fd, (struct sockaddr*)&src, srclen) != 0) {
+			verbose(VERB_ALGO, "outgoing udp bind (no port): %s",
+				strerror(errno));
+			kudp_close(ks);
+			return NULL;
+		}
+	}
+	ks->ev = event_new(o->base, ks->fd, EV_READ | EV_PERSIST, kudp_cb, ks);
+	if(!ks->ev || event_add(ks->ev, NULL) != 0) {
+		kudp_close(ks);
+		return NULL;
+	}
+	return ks;
+}
+
+/* Read and drop what is queued on a socket without a port (nothing
+ * more can come). 0 when more than a receive buffer's worth. */
+static int kudp_drain(struct kudp_sock* ks)
+{
+	int i;
+	for(i = 0; i < KUDP_DRAIN_MAX; i++)
+		if(recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
+			return 1;
+	return 0;
+}
+
+/* Back to the idle list without a port, or closed: the list holds at
+ * most as many as there are queries in flight (the next burst's), and
+ * KUDP_IDLE_MAX. Datagrams queued before the disconnect (a duplicate
+ * reply, forgeries sent to the old port) are read now: the next query
+ * may take the socket before the event loop runs again, and must not
+ * find another server's datagrams (connect filters only new ones). */
+static void kudp_release(struct outside_network* o, struct kudp_sock* ks)
+{
+	static const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	ks->q = NULL;
+	if(o->num_kidle < KUDP_IDLE_MAX && o->num_kidle < o->num_active &&
+		connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
+		kudp_drain(ks)) {
+		ks->next = o->kidle[ks->fam][ks->ifi];
+		o->kidle[ks->fam][ks->ifi] = ks;
+		o->num_kidle++;
+		return;
+	}
+	kudp_close(ks);
+}
+
+/* Close every idle kernel-port socket and free the lists. */
+static void kudp_close_idle(struct outside_network* o)
+{
+	int fam, i;
+	for(fam = 0; fam < 2; fam++) {
+		int n = fam ? o->num_ifs6 : o->num_ifs4;
+		if(!o->kidle[fam])
+			continue;
+		for(i = 0; i < (n ? n : 1); i++)
+			while(o->kidle[fam][i]) {
+				struct kudp_sock* ks = o->kidle[fam][i];
+				o->kidle[fam][i] = ks->next;
+				kudp_close(ks);
+			}
+		free(o->kidle[fam]);
+		o->kidle[fam] = NULL;
+	}
+	o->num_kidle = 0;
+}
+
+/* The drawn pool port lies in the kernel's range: a kernel-port socket
+ * connects and the kernel draws the port in that range; the pool then
+ * holds the kernel's port instead of the drawn one. 1: done (q->fd,
+ * q->port, q->ks set); 0: not done (the drawn port stays taken: bind
+ * it). */
+static int udp_open_kernel(struct outnet_query* q, int drawn)
+{
+	struct outside_network* o = q->o;
+	struct kudp_sock* ks;
+	struct sockaddr_storage me;
+	socklen_t melen = sizeof(me);
+	int ifi = source_if(o, q->addr.ss_family), port;
+	if(ifi < 0 || !(ks = kudp_get(o, q->addr.ss_family, ifi)))
+		return 0;
+	if(connect(ks->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0) {
+		/* the kernel may have bound a port before the route failed:
+		 * not reused; the bind path reports the error */
+		verbose(VERB_ALGO, "outgoing udp connect (kernel port): %s",
+			strerror(errno));
+		kudp_close(ks);
+		return 0;
+	}
+	if(getsockname(ks->fd, (struct sockaddr*)&me, &melen) != 0 ||
+		(port = ntohs(me.ss_family == AF_INET6 ?
+		((struct sockaddr_in6*)&me)->sin6_port :
+		((struct sockaddr_in*)&me)->sin_port)) == 0 ||
+		!port_pool_exchange(o->pool, drawn, port)) {
+		/* a port the pool has out already (or no longer permits):
+		 * let it go, and bind the drawn one */
+		kudp_release(o, ks);
+		return 0;
+	}
+	ks->q = q;
+	q->ks = ks;
+	q->fd = ks->fd;
+	q->port = port;
+	o->stats.kernel_ports++;
+	if(verbosity >= VERB_ALGO)   /* tests tell the paths apart by it */
+		verbose(VERB_ALGO, "outgoing udp: port %d drawn by the kernel",
+			port);
+	return 1;
+}
+
 /* A UDP socket on a random pool port. 1: done (q->fd, q->port set);
  * 0: no free port (wait); -1: error. */
 static int udp_open(struct outnet_query* q)
@@ -514,10 +745,14 @@ static int udp_open(struct outnet_query* q)
 	for(tries = 0; tries < MAX_BIND_TRIES; tries++) {
 		struct sockaddr_storage src;
 		socklen_t srclen;
-		int port = port_pool_take(o->pool, o->rnd);
+		int by_kernel = 0;
+		int port = port_pool_take_path(o->pool, o->rnd,
+			o->s.udp_connect ? &by_kernel : NULL);
 		int fd;
 		if(port < 0)
 			return 0;
+		if(by_kernel && udp_open_kernel(q, port))
+			return 1;
 		if(!outnet_source_addr(o, q->addr.ss_family, port, &src, &srclen)) {
 			port_pool_return(o->pool, port);
 			return -1;
@@ -581,16 +816,17 @@ static void udp_start(struct outnet_query* q)
 		outnet_fail_soon(q);
 		return;
 	}
-	/* the query's event from an earlier socket is set to this one */
-	if(q->ev && event_assign(q->ev, o->base, q->fd, EV_READ | EV_PERSIST,
-		udp_cb, q) != 0) {
+	/* a kernel-port socket's event stays added; the query's event
+	 * from an earlier socket is set to this one */
+	if(!q->ks && q->ev && event_assign(q->ev, o->base, q->fd,
+		EV_READ | EV_PERSIST, udp_cb, q) != 0) {
 		event_free(q->ev);
 		q->ev = NULL;
 	}
-	if(!q->ev)
+	if(!q->ks && !q->ev)
 		q->ev = event_new(o->base, q->fd, EV_READ | EV_PERSIST,
 			udp_cb, q);
-	if(!q->ev || event_add(q->ev, NULL) != 0) {
+	if(!q->ks && (!q->ev || event_add(q->ev, NULL) != 0)) {
 		outnet_fail_soon(q);
 		return;
 	}
@@ -677,10 +913,15 @@ void outnet_got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 
 static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 {
-	struct outnet_query* q = arg;
+	(void)ev;
+	udp_read(arg, fd);
+}
+
+/* Read q's socket: the reply ends the query; others are dropped. */
+static void udp_read(struct outnet_query* q, evutil_socket_t fd)
+{
 	struct outside_network* o = q->o;
 	int i, m;
-	(void)ev;
 	for(i = 0; i < UDP_READS_PER_WAKE; i++) {
 		struct sockaddr_storage from;
 		socklen_t fromlen = sizeof(from);
@@ -850,8 +1091,13 @@ struct outside_network* outside_network_create(struct event_base* base,
 	o->poll = evtimer_new(base, poll_cb, o);
 	o->tcp_serve = evtimer_new(base, outnet_tcp_serve_cb, o);
 	o->tls_sessions = tls_session_cache_create(TLS_SESSIONS_MAX);
+	/* per interface, index 0 the wildcard when there is none */
+	o->kidle[0] = calloc((size_t)(o->num_ifs4 ? o->num_ifs4 : 1),
+		sizeof(*o->kidle[0]));
+	o->kidle[1] = calloc((size_t)(o->num_ifs6 ? o->num_ifs6 : 1),
+		sizeof(*o->kidle[1]));
 	if(!o->rnd || !o->dq || !o->udp_buf || !o->poll || !o->tcp_serve ||
-		!o->tls_sessions)
+		!o->tls_sessions || !o->kidle[0] || !o->kidle[1])
 		goto fail;
 	return o;
 fail:
@@ -871,6 +1117,7 @@ void outside_network_delete(struct outside_network* o)
 		o->spare = q->all.next;
 		query_free_mem(q);
 	}
+	kudp_close_idle(o);
 	outnet_tcp_close_all(o);
 	tls_session_cache_delete(o->tls_sessions);
 	if(o->poll)

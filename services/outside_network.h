@@ -219,6 +219,9 @@ struct outnet_stats {
 	uint64_t unwanted;        /* datagrams/messages that did not match */
 	uint64_t refused;         /* outnet_send refused the target */
 	uint64_t bind_retries;    /* random port was taken by someone else */
+	uint64_t kernel_ports;    /* UDP sockets whose port the kernel drew
+	                           * at connect (kernel_ports.h); the rest
+	                           * of sent_udp bound the pool's port */
 	uint64_t waited;          /* queries that waited for a port/slot */
 	uint64_t tcp_on_tc;       /* redone over TCP after TC=1 */
 	uint64_t udp_resends;     /* sent again over UDP after no reply */

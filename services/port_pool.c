@@ -14,12 +14,30 @@ struct port_pool {
 	pthread_mutex_t lock;
 	uint16_t* free;      /* free allowed ports, unordered */
 	int num_free;
+	uint16_t* at;        /* at[port]: its index in free while free */
+	int kernel_lo, kernel_hi; /* ports the kernel may draw; 0: none */
 	int inuse;
 	int max_inuse;       /* outgoing-range */
 	uint8_t taken[PORT_SET_SIZE]; /* 1 while a port is handed out */
 	uint8_t allowed[PORT_SET_SIZE]; /* the set now; a port taken under
 	                      * an older set is not freed again */
 };
+
+/* The free list with at[]: O(1) add, and remove of any port (a port
+ * the kernel chose is taken out wherever it lies). */
+static void free_add(struct port_pool* p, int port)
+{
+	p->at[port] = (uint16_t)p->num_free;
+	p->free[p->num_free++] = (uint16_t)port;
+}
+
+static void free_remove(struct port_pool* p, int port)
+{
+	int i = p->at[port];
+	uint16_t last = p->free[--p->num_free];
+	p->free[i] = last;
+	p->at[last] = (uint16_t)i;
+}
 
 void port_set_default(uint8_t* avail)
 {
@@ -120,12 +138,16 @@ struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
 	}
 	p = calloc(1, sizeof(*p));
 	/* room for every port: a reload may allow more */
-	if(!p || !(p->free = malloc(PORT_SET_SIZE * sizeof(uint16_t)))) {
+	if(!p || !(p->free = malloc(PORT_SET_SIZE * sizeof(uint16_t))) ||
+		!(p->at = malloc(PORT_SET_SIZE * sizeof(uint16_t)))) {
+		if(p)
+			free(p->free);
 		free(p);
 		log_err("port pool: out of memory");
 		return NULL;
 	}
 	if(pthread_mutex_init(&p->lock, NULL) != 0) {
+		free(p->at);
 		free(p->free);
 		free(p);
 		log_err("port pool: mutex init failed");
@@ -133,9 +155,10 @@ struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
 	}
 	for(i = 0; i < PORT_SET_SIZE; i++)
 		if(avail[i])
-			p->free[p->num_free++] = (uint16_t)i;
+			free_add(p, i);
 	memcpy(p->allowed, avail, PORT_SET_SIZE);
 	p->max_inuse = max_inuse;
+	p->kernel_hi = -1;
 	return p;
 }
 
@@ -159,7 +182,7 @@ int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
 	for(i = 0; i < PORT_SET_SIZE; i++) {
 		p->allowed[i] = avail[i] ? 1 : 0;
 		if(p->allowed[i] && !p->taken[i])
-			p->free[p->num_free++] = (uint16_t)i;
+			free_add(p, i);
 	}
 	/* inuse counts the ports still out under the old set too, so
 	 * a smaller outgoing-range holds once they came back */
@@ -173,23 +196,64 @@ void port_pool_delete(struct port_pool* p)
 	if(!p)
 		return;
 	pthread_mutex_destroy(&p->lock);
+	free(p->at);
 	free(p->free);
 	free(p);
 }
 
-int port_pool_take(struct port_pool* p, struct ub_randstate* rnd)
+int port_pool_take_path(struct port_pool* p, struct ub_randstate* rnd,
+	int* by_kernel)
 {
 	int port = -1;
+	if(by_kernel)
+		*by_kernel = 0;
 	pthread_mutex_lock(&p->lock);
 	if(p->inuse < p->max_inuse && p->num_free > 0) {
 		uint32_t i = ub_random_max(rnd, (uint32_t)p->num_free);
 		port = p->free[i];
-		p->free[i] = p->free[--p->num_free];
+		free_remove(p, port);
 		p->taken[port] = 1;
 		p->inuse++;
+		if(by_kernel && port >= p->kernel_lo && port <= p->kernel_hi)
+			*by_kernel = 1;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return port;
+}
+
+int port_pool_take(struct port_pool* p, struct ub_randstate* rnd)
+{
+	return port_pool_take_path(p, rnd, NULL);
+}
+
+int port_pool_exchange(struct port_pool* p, int drawn, int kernel_port)
+{
+	int ok = 0;
+	if(drawn < 0 || drawn >= PORT_SET_SIZE || kernel_port < 0 ||
+		kernel_port >= PORT_SET_SIZE)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if(drawn == kernel_port)
+		ok = p->taken[drawn];
+	else if(p->taken[drawn] && !p->taken[kernel_port] &&
+		p->allowed[kernel_port]) {
+		free_remove(p, kernel_port);
+		p->taken[kernel_port] = 1;
+		p->taken[drawn] = 0;
+		if(p->allowed[drawn])
+			free_add(p, drawn);
+		ok = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+void port_pool_set_kernel_range(struct port_pool* p, int lo, int hi)
+{
+	pthread_mutex_lock(&p->lock);
+	p->kernel_lo = lo > 0 && lo <= hi ? lo : 0;
+	p->kernel_hi = lo > 0 && lo <= hi ? hi : -1;
+	pthread_mutex_unlock(&p->lock);
 }
 
 void port_pool_return(struct port_pool* p, int port)
@@ -201,7 +265,7 @@ void port_pool_return(struct port_pool* p, int port)
 	if(p->taken[port]) {
 		p->taken[port] = 0;
 		if(p->allowed[port])
-			p->free[p->num_free++] = (uint16_t)port;
+			free_add(p, port);
 		p->inuse--;
 		ok = 1;
 	}

@@ -49,6 +49,22 @@ int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
  * state), marked in use. -1 when outgoing-range ports are in use already
  * or none is free. Thread-safe. */
 int port_pool_take(struct port_pool* p, struct ub_randstate* rnd);
+/* As port_pool_take; *by_kernel (when not NULL) is set to 1 when the
+ * port lies in the range set by port_pool_set_kernel_range: the caller
+ * may then let the kernel draw the port in that range instead (and
+ * report it with port_pool_exchange). */
+int port_pool_take_path(struct port_pool* p, struct ub_randstate* rnd,
+	int* by_kernel);
+/* The kernel bound kernel_port where drawn was taken for it: drawn goes
+ * back, kernel_port is marked in use (outgoing-range's count stays).
+ * 0 (nothing changed) when kernel_port is in use already or not
+ * allowed: the caller then lets go of kernel_port and uses drawn. 1
+ * when they are the same taken port. Thread-safe. */
+int port_pool_exchange(struct port_pool* p, int drawn, int kernel_port);
+/* The ports lo-hi (the kernel's ephemeral range, checked with
+ * kernel_ports_usable) may be drawn by the kernel; lo 0: none (the
+ * default). Thread-safe. */
+void port_pool_set_kernel_range(struct port_pool* p, int lo, int hi);
 /* Give a taken port back. A port that is not in use is ignored (and
  * logged at VERB_ALGO), so a double return cannot corrupt the pool. */
 void port_pool_return(struct port_pool* p, int port);

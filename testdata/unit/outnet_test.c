@@ -24,6 +24,7 @@
 #include <event2/event.h>
 #include "services/outside_network.h"
 #include "services/port_pool.h"
+#include "services/kernel_ports.h"
 #include "services/cache/infra.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -42,7 +43,8 @@ enum mode {
 	M_SLIP,            /* response rate limiting with slip 2: UDP
 	                    * queries 1, 3, ... dropped, 2, 4, ... TC=1
 	                    * empty; TCP: answer */
-	M_FORMERR_EDNS     /* FORMERR (no question) when the query has EDNS */
+	M_FORMERR_EDNS,    /* FORMERR (no question) when the query has EDNS */
+	M_TWICE            /* the answer twice, at once */
 };
 
 #define SPOOF_IP 0x06060606u
@@ -254,8 +256,12 @@ static void udp_read(evutil_socket_t fd, short ev, void* arg)
 	default:
 		break;
 	}
-	if(R.mode == M_ANSWER || R.mode == M_FORMERR_EDNS) {
+	if(R.mode == M_ANSWER || R.mode == M_FORMERR_EDNS ||
+		R.mode == M_TWICE) {
 		sendto(fd, a, alen, 0, (struct sockaddr*)&from, fromlen);
+		if(R.mode == M_TWICE)
+			sendto(fd, a, alen, 0, (struct sockaddr*)&from,
+				fromlen);
 		return;
 	}
 	/* the bad one first, the right one 20 ms later */
@@ -558,6 +564,8 @@ static void run_until(int* done, int want, int ms)
 
 /* set.tcp_timeout of the next setup_net (ms) */
 static int next_tcp_timeout = 1000;
+/* the permitted ports of the next setup_net */
+static const char* next_permit = "30000-39999";
 
 static void setup_net(int udp_connect, int range, int num_tcp,
 	int unknown_rtt)
@@ -567,7 +575,7 @@ static void setup_net(int udp_connect, int range, int num_tcp,
 	assert_non_null(base);
 	responder_start(base);
 	memset(avail, 0, sizeof(avail));
-	port_set_mark(avail, "30000-39999", 1);
+	port_set_mark(avail, next_permit, 1);
 	pool = port_pool_create(avail, range);
 	assert_non_null(pool);
 	R.pool = pool;
@@ -671,6 +679,122 @@ static void test_answer(void** state)
 		assert_int_equal(vs, 0);
 		assert_int_equal(known, 1);
 	}
+	teardown_net();
+}
+
+/* n queries one after another; each answered */
+static void answer_n(int n)
+{
+	int i;
+	for(i = 0; i < n; i++) {
+		struct result r;
+		struct outnet_request q = request();
+		memset(&r, 0, sizeof(r));
+		assert_non_null(outnet_send(outnet, &q, cb, &r));
+		run_until(&r.done, 1, 2000);
+		assert_int_equal(r.res, OUTNET_REPLY);
+	}
+}
+
+/* The kernel's ports (kernel_ports.h): with the whole default set
+ * permitted and the kernel's range set in the pool, a drawn port in
+ * that range is the kernel's draw at connect; the others are bound. */
+static void test_kernel_port_path(void** state)
+{
+	struct kernel_ports k;
+	int i, inside = 0;
+	(void)state;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	port_set_default(avail);
+	if(!kernel_ports_usable(&k, avail))
+		skip();
+	next_permit = "1024-65535";
+	setup_net(1, 100, 4, 376);
+	next_permit = "30000-39999";
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	answer_n(100);
+	assert_int_equal(R.num_src, 100);
+	for(i = 0; i < R.num_src; i++) {
+		assert_in_range(R.src_ports[i], 1024, 65535);
+		inside += R.src_ports[i] >= k.lo && R.src_ports[i] <= k.hi;
+	}
+	/* every port in the range came from the kernel's path */
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports,
+		(uint64_t)inside);
+	assert_in_range(inside, 10, 90);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	/* off again: every port bound */
+	port_pool_set_kernel_range(pool, 0, 0);
+	answer_n(20);
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports,
+		(uint64_t)inside);
+	teardown_net();
+	/* udp-connect off: never the kernel's path */
+	next_permit = "1024-65535";
+	setup_net(0, 100, 4, 376);
+	next_permit = "30000-39999";
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	answer_n(30);
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports, 0);
+	teardown_net();
+}
+
+/* A duplicate reply queued on a kernel-port socket when its query ends
+ * is read at the release: the next query, which takes the same socket
+ * before the event loop runs again, does not find it (no unwanted
+ * reply); and the idle socket's event finds nothing later. The pool
+ * permits just the kernel's range, so every query takes that path. */
+static void test_kernel_port_idle_drain(void** state)
+{
+	struct kernel_ports k;
+	char permit[32];
+	int idle = 0;
+	(void)state;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	if(!k.readable || !k.reserved_empty)
+		skip();
+	snprintf(permit, sizeof(permit), "%d-%d", k.lo, k.hi);
+	next_permit = permit;
+	setup_net(1, 100, 4, 376);
+	next_permit = "30000-39999";
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	R.mode = M_TWICE;
+	answer_n(1);
+	R.mode = M_ANSWER;
+	answer_n(1);        /* at once: the loop did not run between */
+	run_until(&idle, 1, 50);
+	R.mode = M_TWICE;
+	answer_n(2);
+	run_until(&idle, 1, 50);
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports, 4);
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 0);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	teardown_net();
+}
+
+/* A kernel's port the pool does not permit (its range changed after the
+ * check): let go, and the drawn port bound instead. */
+static void test_kernel_port_refused(void** state)
+{
+	struct kernel_ports k;
+	int i;
+	(void)state;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	if(!k.readable || k.hi - k.lo < 200)
+		skip();
+	/* the pool permits the lowest 100 of the kernel's range, and
+	 * thinks they are the kernel's range: its draws are mostly above */
+	setup_net(1, 100, 4, 376);
+	memset(avail, 0, sizeof(avail));
+	for(i = k.lo; i < k.lo + 100; i++)
+		avail[i] = 1;
+	assert_int_equal(port_pool_reconfigure(pool, avail, 100), 1);
+	port_pool_set_kernel_range(pool, k.lo, k.lo + 99);
+	answer_n(20);
+	for(i = 0; i < R.num_src; i++)
+		assert_in_range(R.src_ports[i], k.lo, k.lo + 99);
+	assert_true(outnet_get_stats(outnet)->kernel_ports < 20);
+	assert_int_equal(port_pool_inuse(pool), 0);
 	teardown_net();
 }
 
@@ -1679,6 +1803,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer),
+		cmocka_unit_test(test_kernel_port_path),
+		cmocka_unit_test(test_kernel_port_refused),
+		cmocka_unit_test(test_kernel_port_idle_drain),
 		cmocka_unit_test(test_wrong_replies),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_caps_never_all_lowercase),

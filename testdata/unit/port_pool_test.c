@@ -144,6 +144,83 @@ static void test_reconfigure(void** state)
 	ub_randfree(rnd);
 }
 
+/* The kernel path: take_path says when the drawn port is in the
+ * kernel's range; exchange moves the pool's mark to the kernel's port
+ * (refused for a port in use or not allowed); the free list stays
+ * whole, so every port can still be drawn. */
+static void test_kernel_exchange(void** state)
+{
+	struct ub_randstate* rnd = ub_initstate();
+	struct port_pool* p;
+	int seen[PORT_SET_SIZE], i, port, k, drawn, other, n_in = 0;
+	(void)state;
+	memset(avail, 0, sizeof(avail));
+	assert_int_equal(port_set_mark(avail, "20000-20099", 1), 1);
+	p = port_pool_create(avail, 100);
+	assert_non_null(p);
+	/* off by default */
+	for(i = 0; i < 100; i++) {
+		port = port_pool_take_path(p, rnd, &k);
+		assert_int_equal(k, 0);
+		port_pool_return(p, port);
+	}
+	port_pool_set_kernel_range(p, 20050, 20099);
+	for(i = 0; i < 200; i++) {
+		port = port_pool_take_path(p, rnd, &k);
+		assert_int_equal(k, port >= 20050);
+		n_in += k;
+		port_pool_return(p, port);
+	}
+	assert_in_range(n_in, 50, 150);
+	/* exchange: the drawn port back, the kernel's taken */
+	drawn = port_pool_take(p, rnd);
+	other = drawn == 20060 ? 20061 : 20060;
+	assert_int_equal(port_pool_exchange(p, drawn, other), 1);
+	assert_false(port_pool_is_inuse(p, drawn));
+	assert_true(port_pool_is_inuse(p, other));
+	assert_int_equal(port_pool_inuse(p), 1);
+	/* the same port: nothing to move */
+	assert_int_equal(port_pool_exchange(p, other, other), 1);
+	assert_true(port_pool_is_inuse(p, other));
+	/* a port in use already is refused, the drawn one stays taken */
+	drawn = port_pool_take(p, rnd);
+	assert_int_equal(port_pool_exchange(p, drawn, other), 0);
+	assert_true(port_pool_is_inuse(p, drawn));
+	/* not allowed (the kernel's range changed): refused */
+	assert_int_equal(port_pool_exchange(p, drawn, 30000), 0);
+	assert_false(port_pool_is_inuse(p, 30000));
+	/* a drawn port not taken: refused */
+	assert_int_equal(port_pool_exchange(p, 20, 20070), 0);
+	assert_int_equal(port_pool_inuse(p), 2);
+	port_pool_return(p, drawn);
+	port_pool_return(p, other);
+	/* after exchanges the free list holds each port once: all 100
+	 * come out, then none */
+	for(i = 0; i < 30; i++) {
+		drawn = port_pool_take(p, rnd);
+		port = 20000 + (int)ub_random_max(rnd, 100);
+		if(port_pool_exchange(p, drawn, port))
+			port_pool_return(p, port);
+		else	port_pool_return(p, drawn);
+	}
+	assert_int_equal(port_pool_inuse(p), 0);
+	memset(seen, 0, sizeof(seen));
+	for(i = 0; i < 100; i++) {
+		port = port_pool_take(p, rnd);
+		assert_in_range(port, 20000, 20099);
+		assert_int_equal(seen[port], 0);
+		seen[port] = 1;
+	}
+	assert_int_equal(port_pool_take(p, rnd), -1);
+	port_pool_set_kernel_range(p, 0, 0);
+	for(i = 20000; i < 20100; i++)
+		port_pool_return(p, i);
+	port = port_pool_take_path(p, rnd, &k);
+	assert_int_equal(k, 0);
+	port_pool_delete(p);
+	ub_randfree(rnd);
+}
+
 static void test_take_return(void** state)
 {
 	struct ub_randstate* rnd = ub_initstate();
@@ -334,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_from_cfg),
 		cmocka_unit_test(test_take_return),
 		cmocka_unit_test(test_reconfigure),
+		cmocka_unit_test(test_kernel_exchange),
 		cmocka_unit_test(test_port_spread),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_threads),
