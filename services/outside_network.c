@@ -642,13 +642,22 @@ static struct kudp_sock* kudp_get(struct outside_network* o, int family,
 }
 
 /* Read and drop what is queued on a socket without a port (nothing
- * more can come). 0 when more than a receive buffer's worth. */
+ * more can come). Only EAGAIN says the queue is empty: a pending ICMP
+ * error (ECONNREFUSED from the old server) is returned before the
+ * datagrams behind it, and reading it clears it. 0 when more than a
+ * receive buffer's worth, or another error: the socket is closed. */
 static int kudp_drain(struct kudp_sock* ks)
 {
 	int i;
-	for(i = 0; i < KUDP_DRAIN_MAX; i++)
-		if(recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
+	for(i = 0; i < KUDP_DRAIN_MAX; i++) {
+		if(recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) >= 0)
+			continue;
+		if(errno == EAGAIN || errno == EWOULDBLOCK)
 			return 1;
+		if(errno != ECONNREFUSED && errno != EHOSTUNREACH &&
+			errno != ENETUNREACH && errno != EINTR)
+			return 0;
+	}
 	return 0;
 }
 
