@@ -348,13 +348,17 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 	}
 }
 
-static int question_ok(const ldns_pkt* pkt, const uint8_t* qname,
-	uint16_t qtype, uint16_t qclass)
+/* wq: the question as read from the wire (NULL: pkt's question) */
+static int question_ok(const ldns_pkt* pkt, const struct scrub_question* wq,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass)
 {
 	ldns_rr_list* q = ldns_pkt_question(pkt);
 	ldns_rr* rr;
 	if(!ldns_pkt_qr(pkt) || ldns_pkt_get_opcode(pkt) != LDNS_PACKET_QUERY)
 		return 0;
+	if(wq)
+		return query_dname_compare(wq->name, qname) == 0 &&
+			wq->type == qtype && wq->rclass == qclass;
 	if(!q || ldns_rr_list_rr_count(q) != 1)
 		return 0;
 	rr = ldns_rr_list_rr(q, 0);
@@ -395,7 +399,8 @@ static void keep_taken(ldns_rr_list* list, const uint8_t* taken)
 /* flags for this many records live on the stack; more are allocated */
 #define SCRUB_TAKEN_STACK 256
 
-enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
+static enum scrub_status scrub_message(ldns_pkt* pkt,
+	const struct scrub_question* wq, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue)
 {
@@ -407,7 +412,7 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	int ok;
 	memset(res, 0, sizeof(*res));
 	res->snamelen = dname_valid(qname, LDNS_MAX_DOMAINLEN);
-	if(res->snamelen == 0 || !question_ok(pkt, qname, qtype, qclass))
+	if(res->snamelen == 0 || !question_ok(pkt, wq, qname, qtype, qclass))
 		return SCRUB_BAD_QUESTION;
 	memcpy(res->sname, qname, res->snamelen);
 	dname_tolower(res->sname);
@@ -457,4 +462,21 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	res->removed = nan + nns + nar > after ?
 		(int)(nan + nns + nar - after) : 0;
 	return SCRUB_OK;
+}
+
+enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
+	struct scrub_result* res, int harden_glue)
+{
+	return scrub_message(pkt, NULL, qname, qtype, qclass, zone, res,
+		harden_glue);
+}
+
+enum scrub_status iter_scrub_message_wireq(ldns_pkt* pkt,
+	const struct scrub_question* wq, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
+	struct scrub_result* res, int harden_glue)
+{
+	return scrub_message(pkt, wq, qname, qtype, qclass, zone, res,
+		harden_glue);
 }

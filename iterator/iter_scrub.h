@@ -52,6 +52,20 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue);
 
+/* A reply's one question record, read from the wire (reply_tail.c). */
+struct scrub_question {
+	const uint8_t* name;   /* wire, uncompressed */
+	uint16_t type, rclass;
+};
+
+/* iter_scrub_message for a pkt whose question section was not made:
+ * wq is its one question record (the check is the same: qr, opcode,
+ * name, type and class). */
+enum scrub_status iter_scrub_message_wireq(ldns_pkt* pkt,
+	const struct scrub_question* wq, const uint8_t* qname,
+	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
+	struct scrub_result* res, int harden_glue);
+
 /* compat: unbound-1.17: Is name the name a record of list (a scrubbed
  * answer) asks additional processing for (Unbound's: NS, MX, KX, SRV
  * targets)? For the glue rule here and in iter_tail.c. */

@@ -58,7 +58,11 @@ int iter_tail_scrub_answer(ldns_pkt* pkt, struct reply_tail* t,
 {
 	size_t before = ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) +
 		t->nauth + t->nadd, after, kept, i, kept_add = 0;
-	if(iter_scrub_message(pkt, qname, qtype, qclass, zone, res,
+	struct scrub_question wq;
+	wq.name = t->qname;
+	wq.type = t->qtype;
+	wq.rclass = t->qclass;
+	if(iter_scrub_message_wireq(pkt, &wq, qname, qtype, qclass, zone, res,
 		harden_glue) != SCRUB_OK || !res->final_found ||
 		res->dname_too_long)
 		return 0;

@@ -197,7 +197,8 @@ static int read_section(const uint8_t* w, size_t len, size_t* pos,
 int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 	struct reply_tail* t)
 {
-	size_t qd, an, ns, ar, pos = LDNS_HEADER_SIZE, tail_at, opt_at, i;
+	size_t qd, an, ns, ar, pos = LDNS_HEADER_SIZE, tail_at, opt_at, i,
+		qpos;
 	ldns_pkt* p;
 	if(len < LDNS_HEADER_SIZE || (w[3] & 0x0f) != 0)
 		return 0;
@@ -205,7 +206,9 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 	an = rd16(w + 6);
 	ns = rd16(w + 8);
 	ar = rd16(w + 10);
-	if(an == 0 || ns + ar > REPLY_TAIL_MAX + 1)
+	/* one question (any other count fails the scrubber's question
+	 * check, on the whole-packet path) */
+	if(qd != 1 || an == 0 || ns + ar > REPLY_TAIL_MAX + 1)
 		return 0;
 	/* a first walk to where the authority section starts */
 	for(i = 0; i < qd + an; i++) {
@@ -221,6 +224,16 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 		}
 	}
 	tail_at = pos;
+	/* the question read as libldns reads it, where this reader is
+	 * sure of it (else the whole packet is parsed): its end must be
+	 * where the walk put it */
+	qpos = LDNS_HEADER_SIZE;
+	if(!reply_tail_name(w, len, &qpos, t->qname) ||
+		qpos + 4 > len)
+		return 0;
+	t->qtype = rd16(w + qpos);
+	t->qclass = rd16(w + qpos + 2);
+	qpos += 4;
 	if(!scan_tail(w, len, tail_at, ns, ar, t, &opt_at))
 		return 0;
 	/* the header, question and answer as ldns_wire2pkt reads them
@@ -241,11 +254,10 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 	ldns_pkt_set_ancount(p, (uint16_t)an);
 	ldns_pkt_set_nscount(p, (uint16_t)ns);
 	ldns_pkt_set_arcount(p, (uint16_t)ar);
-	pos = LDNS_HEADER_SIZE;
+	pos = qpos;
 	/* libldns must end the answer section where the walk did: else an
 	 * answer record it reads short of its RDLENGTH moved the rest */
-	if(!read_section(w, len, &pos, qd, LDNS_SECTION_QUESTION,
-		ldns_pkt_question(p)) || !read_section(w, len, &pos, an,
+	if(!read_section(w, len, &pos, an,
 		LDNS_SECTION_ANSWER, ldns_pkt_answer(p)) || pos != tail_at ||
 		(opt_at && !take_opt(p, w, len, opt_at))) {
 		ldns_pkt_free(p);

@@ -31,6 +31,10 @@ struct reply_tail_rr {
  * ldns_wire2pkt takes it). */
 struct reply_tail {
 	size_t nauth, nadd;
+	/* the one question record, from the wire: the packet's question
+	 * section stays empty (iter_tail_scrub_answer checks this one) */
+	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
+	uint16_t qtype, qclass;
 	struct reply_tail_rr rr[REPLY_TAIL_MAX];
 };
 
