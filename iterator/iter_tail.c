@@ -108,9 +108,12 @@ static int store_sets(struct rrset_cache* c, const struct reply_tail* t,
 		set.type = first->type;
 		set.rclass = first->rclass;
 		set.ttl = first->ttl;
+		/* the first record is in its set: no compare with itself
+		 * (a set of one, the usual, then compares nothing) */
 		for(j = i; j < to; j++) {
 			const struct reply_tail_rr* r = &t->rr[j];
-			if(!r->kept || used[j] || !same_set(first, r))
+			if(j != i && (!r->kept || used[j] ||
+				!same_set(first, r)))
 				continue;
 			used[j] = 1;
 			/* an NS record's rdata is its name, uncompressed */
