@@ -36,25 +36,19 @@ struct outnet_query {
 	struct qlist wait;         /* the wait list of its state */
 	enum qstate state;
 	/* what to ask */
-	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];
 	size_t zonelen;
 	uint16_t qtype, qclass;
 	size_t qname_len;
 	int edns_known;            /* infra knew the EDNS status */
 	int fallback_done;         /* the no-EDNS retry was sent */
 	int resent;                /* the udp_resend was sent */
-	struct outnet_request req; /* flags; its pointers are not kept */
-	/* the packet (ID and OPT change between attempts) */
-	uint8_t pkt[QBUF_MAX];
 	size_t pktlen;
 	uint16_t id;
 	int use_edns;
 	int is_tcp;
 	int is_tls;                /* over TLS (is_tcp is set too) */
 	struct ssl_ctx_st* tls_ctx;
-	char tls_name[256];        /* "": no authentication name */
 	int timeout_ms;
 	struct timespec sent;
 	/* UDP socket */
@@ -73,6 +67,17 @@ struct outnet_query {
 	int answered_at_attach;    /* its connection's answers then */
 	outnet_cb_t cb;
 	void* cb_arg;
+	/* last, and not cleared for a reused query (query_new): outnet_send
+	 * writes each before it is read, and clearing these 1.2 KB was
+	 * about 150 instructions a query */
+	struct sockaddr_storage addr;
+	struct outnet_request req; /* flags; its pointers are not kept */
+	uint8_t zone[LDNS_MAX_DOMAINLEN + 1];  /* zonelen bytes */
+	/* the packet (ID and OPT change between attempts), pktlen bytes */
+	uint8_t pkt[QBUF_MAX];
+	char tls_name[256];        /* "": no authentication name; for TLS
+	                            * zeroes after the name (it is copied
+	                            * whole to the connection) */
 };
 
 struct wait_list {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* services/outside_network.c - upstream queries (see outside_network.h). */
 #include "config.h"
+#include <stddef.h>
 #include "services/outnet_internal.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
@@ -263,7 +264,7 @@ static struct outnet_query* query_new(struct outside_network* o)
 	/* the events were made for this q (their argument): they stay */
 	timer = q->timer;
 	ev = q->ev;
-	memset(q, 0, sizeof(*q));
+	memset(q, 0, offsetof(struct outnet_query, addr));
 	q->timer = timer;
 	q->ev = ev;
 	return q;
@@ -1219,9 +1220,11 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	q->edns_known = known;
 	q->use_edns = req->edns && !(known && edns_vs == -1);
 	q->is_tcp = req->tcp || req->tls || o->s.tcp_upstream;
+	q->tls_name[0] = 0;
 	if(req->tls) {
 		q->is_tls = 1;
 		q->tls_ctx = req->tls_ctx;
+		memset(q->tls_name, 0, sizeof(q->tls_name));
 		if(req->tls_name)
 			memcpy(q->tls_name, req->tls_name,
 				strlen(req->tls_name) + 1);
