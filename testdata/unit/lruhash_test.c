@@ -80,6 +80,14 @@ static int del_key(struct lruhash* h, uint32_t k)
 	return lruhash_remove(h, thash(k), key, sizeof(key));
 }
 
+static int del_key_h(struct lruhash* h, uint32_t k, uint32_t hash)
+{
+	uint8_t key[8];
+	memcpy(key, &k, 4);
+	memset(key + 4, 'k', 4);
+	return lruhash_remove(h, hash, key, sizeof(key));
+}
+
 static void test_bad_create(void** state)
 {
 	struct counters c = {0, 0};
@@ -202,6 +210,7 @@ static void test_refs(void** state)
 	struct counters c = {0, 0};
 	struct lruhash* h = lruhash_create(2, 1 << 20, tdel, &c);
 	struct tent* t, *t2;
+	size_t empty = lruhash_get_mem(h);  /* the bucket arrays */
 	(void)state;
 	lruhash_insert(h, &mk(&c, 3, 3)->lh, NULL, NULL);
 	t = find(h, 3);
@@ -210,7 +219,7 @@ static void test_refs(void** state)
 	assert_int_equal(del_key(h, 3), 1);
 	assert_int_equal(atomic_load(&c.frees), 0);
 	assert_int_equal(t->val, 3);       /* still readable */
-	assert_int_equal(lruhash_get_mem(h) < 2 * 4096, 1); /* not counted */
+	assert_int_equal(lruhash_get_mem(h), empty); /* not counted */
 	lruhash_release(h, &t->lh);
 	assert_int_equal(atomic_load(&c.frees), 0);
 	lruhash_release(h, &t2->lh);
@@ -223,6 +232,121 @@ static void test_refs(void** state)
 	assert_int_equal(atomic_load(&c.frees), 1);
 	lruhash_release(h, &t->lh);
 	assert_int_equal(atomic_load(&c.frees), 2);
+	lruhash_delete(h);
+	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
+}
+
+/* key k with a chosen hash: entries that share a bucket */
+static struct tent* mkh(struct counters* c, uint32_t k, uint32_t hash)
+{
+	struct tent* t = mk(c, k, k);
+	t->lh.hash = hash;
+	return t;
+}
+
+static struct tent* findh(struct lruhash* h, uint32_t k, uint32_t hash)
+{
+	uint8_t key[8];
+	memcpy(key, &k, 4);
+	memset(key + 4, 'k', 4);
+	return (struct tent*)lruhash_lookup(h, hash, key, sizeof(key));
+}
+
+static int found(struct lruhash* h, uint32_t k, uint32_t hash)
+{
+	struct tent* t = findh(h, k, hash);
+	if(!t)
+		return 0;
+	assert_int_equal(t->val, k);
+	lruhash_release(h, &t->lh);
+	return 1;
+}
+
+/* One bucket's chain (a bucket keeps its first entry's hash and its
+ * length, so a lookup can answer without reading entries): keys with
+ * the same hash, other hashes in the same bucket, removal of the first,
+ * a middle and the last entry. */
+static void test_bucket_chains(void** state)
+{
+	struct counters c = {0, 0};
+	struct lruhash* h = lruhash_create(1, 1 << 20, tdel, &c);
+	/* one bucket: the low bits equal, the rest differs */
+	uint32_t x1 = 0x10000005, x2 = 0x20000005, x3 = 0x30000005;
+	(void)state;
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 1, x1)->lh, NULL, NULL),
+		1);
+	/* a lone entry: another hash, or the same hash and another key */
+	assert_int_equal(found(h, 1, x1), 1);
+	assert_int_equal(found(h, 9, x2), 0);
+	assert_int_equal(found(h, 9, x1), 0);
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 2, x2)->lh, NULL, NULL),
+		1);
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 3, x1)->lh, NULL, NULL),
+		1);
+	/* chain 3 (x1), 2 (x2), 1 (x1) */
+	assert_int_equal(found(h, 1, x1), 1);
+	assert_int_equal(found(h, 2, x2), 1);
+	assert_int_equal(found(h, 3, x1), 1);
+	assert_int_equal(found(h, 9, x3), 0);
+	assert_int_equal(found(h, 2, x1), 0);
+	/* the first goes: the next one's hash is the bucket's */
+	assert_int_equal(del_key_h(h, 3, x1), 1);
+	assert_int_equal(found(h, 3, x1), 0);
+	assert_int_equal(found(h, 2, x2), 1);
+	assert_int_equal(found(h, 1, x1), 1);
+	assert_int_equal(del_key_h(h, 1, x1), 1);   /* the last */
+	assert_int_equal(found(h, 2, x2), 1);
+	assert_int_equal(found(h, 1, x1), 0);
+	assert_int_equal(found(h, 9, x1), 0);
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 4, x3)->lh, NULL, NULL),
+		1);
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 5, x1)->lh, NULL, NULL),
+		1);
+	assert_int_equal(del_key_h(h, 4, x3), 1);   /* a middle one */
+	assert_int_equal(found(h, 5, x1), 1);
+	assert_int_equal(found(h, 2, x2), 1);
+	assert_int_equal(found(h, 4, x3), 0);
+	/* replaced in place keeps the chain */
+	assert_int_equal(lruhash_insert(h, &mkh(&c, 2, x2)->lh, NULL, NULL),
+		1);
+	assert_int_equal(found(h, 2, x2), 1);
+	assert_int_equal(found(h, 5, x1), 1);
+	assert_int_equal(lruhash_count(h), 2);
+	lruhash_delete(h);
+	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
+}
+
+/* Growth to large bucket arrays: every key still found, removals and
+ * a walk still work, and deleting frees all. */
+static void test_large_growth(void** state)
+{
+	struct counters c = {0, 0};
+	struct lruhash* h = lruhash_create(1, (size_t)1 << 30, tdel, &c);
+	uint32_t k, n = 200000;
+	(void)state;
+	for(k = 0; k < n; k++)
+		assert_int_equal(lruhash_insert(h, &mk(&c, k, k)->lh, NULL,
+			NULL), 1);
+	assert_int_equal(lruhash_count(h), n);
+	/* 2^18 buckets of 16 bytes at least: 4 MiB */
+	assert_true(lruhash_get_mem(h) >= (size_t)n * sizeof(struct tent) +
+		((size_t)4 << 20));
+	for(k = 0; k < n; k += 2)
+		assert_int_equal(del_key(h, k), 1);
+	for(k = 0; k < n; k++) {
+		struct tent* t = find(h, k);
+		if(k % 2 == 0) {
+			assert_null(t);
+			continue;
+		}
+		assert_non_null(t);
+		assert_int_equal(t->val, k);
+		lruhash_release(h, &t->lh);
+	}
+	assert_int_equal(lruhash_walk(h, NULL, NULL), 0);
+	assert_int_equal(lruhash_count(h), n / 2);
+	lruhash_clear(h);
+	assert_int_equal(lruhash_count(h), 0);
 	lruhash_delete(h);
 	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
 }
@@ -500,6 +624,8 @@ int main(void)
 		cmocka_unit_test(test_replace_func),
 		cmocka_unit_test(test_insert_keeps),
 		cmocka_unit_test(test_refs),
+		cmocka_unit_test(test_bucket_chains),
+		cmocka_unit_test(test_large_growth),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_walk),
