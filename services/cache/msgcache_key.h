@@ -74,7 +74,12 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
  * redoing it). The name a word at a time (bytes past it masked off),
  * then the rest of the key. qname must be readable as msg_key_make
  * says. The final multiply spreads entropy into the top bits, which
- * pick the slab. */
+ * pick the slab. The flag byte (CD, DO: 2 bits) only flips the
+ * hash's lowest 2 bits: a question's variants sit in neighbouring
+ * buckets of one slab, in one cache line, and a cache miss, which asks
+ * for more than one of them (the worker without DO, the iterator with
+ * it), reads that line from memory once. (Flipped, not set: set, every
+ * question without flags would crowd into a quarter of the buckets.) */
 static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
 	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf, int lower)
 {
@@ -96,11 +101,10 @@ static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
 #endif
 		h = (h ^ (lower ? msg_lower8(w) : w)) * mul;
 	}
-	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^
-		((uint64_t)kf << 16) ^ qlen;
+	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^ qlen;
 	h *= 0xBF58476D1CE4E5B9ULL;
 	h ^= h >> 31;
-	return (uint32_t)(h >> 32);
+	return (uint32_t)(h >> 32) ^ (kf & 3);
 }
 
 /* The hash of the key msg_key_make would make, without making it. */
