@@ -703,17 +703,28 @@ static void kudp_close_idle(struct outside_network* o)
 	o->num_kidle = 0;
 }
 
+/* A socket's own port; 0 when it cannot be had. */
+static int local_port(int fd)
+{
+	struct sockaddr_storage me;
+	socklen_t melen = sizeof(me);
+	if(getsockname(fd, (struct sockaddr*)&me, &melen) != 0)
+		return 0;
+	return ntohs(me.ss_family == AF_INET6 ?
+		((struct sockaddr_in6*)&me)->sin6_port :
+		((struct sockaddr_in*)&me)->sin_port);
+}
+
 /* The drawn pool port lies in the kernel's range: a kernel-port socket
  * connects and the kernel draws the port in that range; the pool then
- * holds the kernel's port instead of the drawn one. 1: done (q->fd,
- * q->port, q->ks set); 0: not done (the drawn port stays taken: bind
- * it). */
+ * holds the kernel's port instead of the drawn one (drawn
+ * PORT_POOL_KERNEL: the pool holds none; the port is only checked to be
+ * allowed). 1: done (q->fd, q->port, q->ks set); 0: not done (the
+ * drawn port stays taken: bind it). */
 static int udp_open_kernel(struct outnet_query* q, int drawn)
 {
 	struct outside_network* o = q->o;
 	struct kudp_sock* ks;
-	struct sockaddr_storage me;
-	socklen_t melen = sizeof(me);
 	int ifi = source_if(o, q->addr.ss_family), port;
 	if(ifi < 0 || !(ks = kudp_get(o, q->addr.ss_family, ifi)))
 		return 0;
@@ -725,11 +736,9 @@ static int udp_open_kernel(struct outnet_query* q, int drawn)
 		kudp_close(ks);
 		return 0;
 	}
-	if(getsockname(ks->fd, (struct sockaddr*)&me, &melen) != 0 ||
-		(port = ntohs(me.ss_family == AF_INET6 ?
-		((struct sockaddr_in6*)&me)->sin6_port :
-		((struct sockaddr_in*)&me)->sin_port)) == 0 ||
-		!port_pool_exchange(o->pool, drawn, port)) {
+	if((port = local_port(ks->fd)) == 0 ||
+		!(drawn == PORT_POOL_KERNEL ? port_pool_allowed(o->pool, port) :
+		port_pool_exchange(o->pool, drawn, port))) {
 		/* a port the pool has out already (or no longer permits):
 		 * let it go, and bind the drawn one */
 		kudp_release(o, ks);
@@ -738,7 +747,7 @@ static int udp_open_kernel(struct outnet_query* q, int drawn)
 	ks->q = q;
 	q->ks = ks;
 	q->fd = ks->fd;
-	q->port = port;
+	q->port = drawn == PORT_POOL_KERNEL ? drawn : port;
 	o->stats.kernel_ports++;
 	if(verbosity >= VERB_ALGO)   /* tests tell the paths apart by it */
 		verbose(VERB_ALGO, "outgoing udp: port %d drawn by the kernel",
@@ -763,6 +772,14 @@ static int udp_open(struct outnet_query* q)
 			return 0;
 		if(by_kernel && udp_open_kernel(q, port))
 			return 1;
+		if(port == PORT_POOL_KERNEL) {
+			/* no kernel-port socket to be had: a port of our own
+			 * (one the kernel holds for another query is refused
+			 * by bind, and another drawn) */
+			port_pool_return(o->pool, port);
+			if((port = port_pool_take(o->pool, o->rnd)) < 0)
+				return 0;
+		}
 		if(!outnet_source_addr(o, q->addr.ss_family, port, &src, &srclen)) {
 			port_pool_return(o->pool, port);
 			return -1;

@@ -16,6 +16,8 @@ struct port_pool {
 	int num_free;
 	uint16_t* at;        /* at[port]: its index in free while free */
 	int kernel_lo, kernel_hi; /* ports the kernel may draw; 0: none */
+	int kernel_all;      /* every allowed port lies in kernel_lo-hi */
+	int kernel_out;      /* PORT_POOL_KERNEL handed out */
 	int inuse;
 	int max_inuse;       /* outgoing-range */
 	uint8_t taken[PORT_SET_SIZE]; /* 1 while a port is handed out */
@@ -162,6 +164,16 @@ struct port_pool* port_pool_create(const uint8_t* avail, int max_inuse)
 	return p;
 }
 
+/* Does the kernel's range hold every allowed port? (under the lock) */
+static void update_kernel_all(struct port_pool* p)
+{
+	int i;
+	p->kernel_all = p->kernel_lo > 0;
+	for(i = 0; i < PORT_SET_SIZE && p->kernel_all; i++)
+		if(p->allowed[i] && (i < p->kernel_lo || i > p->kernel_hi))
+			p->kernel_all = 0;
+}
+
 int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
 	int max_inuse)
 {
@@ -187,6 +199,7 @@ int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
 	/* inuse counts the ports still out under the old set too, so
 	 * a smaller outgoing-range holds once they came back */
 	p->max_inuse = max_inuse;
+	update_kernel_all(p);
 	pthread_mutex_unlock(&p->lock);
 	return 1;
 }
@@ -208,7 +221,14 @@ int port_pool_take_path(struct port_pool* p, struct ub_randstate* rnd,
 	if(by_kernel)
 		*by_kernel = 0;
 	pthread_mutex_lock(&p->lock);
-	if(p->inuse < p->max_inuse && p->num_free > 0) {
+	if(by_kernel && p->kernel_all) {
+		if(p->inuse < p->max_inuse) {
+			port = PORT_POOL_KERNEL;
+			p->kernel_out++;
+			p->inuse++;
+			*by_kernel = 1;
+		}
+	} else if(p->inuse < p->max_inuse && p->num_free > 0) {
 		uint32_t i = ub_random_max(rnd, (uint32_t)p->num_free);
 		port = p->free[i];
 		free_remove(p, port);
@@ -253,16 +273,23 @@ void port_pool_set_kernel_range(struct port_pool* p, int lo, int hi)
 	pthread_mutex_lock(&p->lock);
 	p->kernel_lo = lo > 0 && lo <= hi ? lo : 0;
 	p->kernel_hi = lo > 0 && lo <= hi ? hi : -1;
+	update_kernel_all(p);
 	pthread_mutex_unlock(&p->lock);
 }
 
 void port_pool_return(struct port_pool* p, int port)
 {
 	int ok = 0;
-	if(port < 0 || port >= PORT_SET_SIZE)
+	if(port < 0 || port > PORT_POOL_KERNEL)
 		return;
 	pthread_mutex_lock(&p->lock);
-	if(p->taken[port]) {
+	if(port == PORT_POOL_KERNEL) {
+		if(p->kernel_out > 0) {
+			p->kernel_out--;
+			p->inuse--;
+			ok = 1;
+		}
+	} else if(p->taken[port]) {
 		p->taken[port] = 0;
 		if(p->allowed[port])
 			free_add(p, port);
@@ -273,6 +300,17 @@ void port_pool_return(struct port_pool* p, int port)
 	if(!ok)
 		verbose(VERB_ALGO, "port pool: port %d returned but not in "
 			"use", port);
+}
+
+int port_pool_allowed(struct port_pool* p, int port)
+{
+	int r;
+	if(port < 0 || port >= PORT_SET_SIZE)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	r = p->allowed[port];
+	pthread_mutex_unlock(&p->lock);
+	return r;
 }
 
 int port_pool_inuse(struct port_pool* p)

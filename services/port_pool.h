@@ -45,6 +45,17 @@ void port_pool_delete(struct port_pool* p);
  * Thread-safe. */
 int port_pool_reconfigure(struct port_pool* p, const uint8_t* avail,
 	int max_inuse);
+/* port_pool_take_path's answer when every allowed port lies in the
+ * kernel's range: no port is drawn here and none is marked, only
+ * outgoing-range's count is taken. The kernel's draw at connect is then
+ * the one draw, uniform over the same set, and the pool has no port of
+ * its own to keep apart from the kernel's (with the kernel's range set
+ * to the whole allowed set, 1024-65535 by default, every query goes
+ * this way: no draw here, no exchange). The caller still checks the
+ * kernel's port with port_pool_allowed: the range may have been changed
+ * since it was read. Given back with port_pool_return like a port. */
+#define PORT_POOL_KERNEL PORT_SET_SIZE
+
 /* A free port chosen uniformly at random (rnd is the calling thread's
  * state), marked in use. -1 when outgoing-range ports are in use already
  * or none is free. Thread-safe. */
@@ -52,7 +63,8 @@ int port_pool_take(struct port_pool* p, struct ub_randstate* rnd);
 /* As port_pool_take; *by_kernel (when not NULL) is set to 1 when the
  * port lies in the range set by port_pool_set_kernel_range: the caller
  * may then let the kernel draw the port in that range instead (and
- * report it with port_pool_exchange). */
+ * report it with port_pool_exchange). With by_kernel, when that range
+ * holds every allowed port: PORT_POOL_KERNEL (see there). */
 int port_pool_take_path(struct port_pool* p, struct ub_randstate* rnd,
 	int* by_kernel);
 /* The kernel bound kernel_port where drawn was taken for it: drawn goes
@@ -68,6 +80,8 @@ void port_pool_set_kernel_range(struct port_pool* p, int lo, int hi);
 /* Give a taken port back. A port that is not in use is ignored (and
  * logged at VERB_ALGO), so a double return cannot corrupt the pool. */
 void port_pool_return(struct port_pool* p, int port);
+/* Is this port allowed now? Thread-safe. */
+int port_pool_allowed(struct port_pool* p, int port);
 /* Ports in use now. */
 int port_pool_inuse(struct port_pool* p);
 /* Is this port in use now? (for tests) */

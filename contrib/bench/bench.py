@@ -1501,6 +1501,13 @@ def main(argv=None):
                                                       "dohload"))
     ap.add_argument("--keep", action="store_true",
                     help="keep the work directory")
+    ap.add_argument("--port-range", metavar="LO-HI",
+                    help="set net.ipv4.ip_local_port_range to LO-HI for "
+                    "the run and put the old value back at the end (root "
+                    "only; it is the whole machine's): 1024-65535 puts "
+                    "every port of the default outgoing-port-permit in "
+                    "the kernel's range, so that every upstream UDP query "
+                    "of ours takes the kernel's draw at connect")
     a = ap.parse_args(argv)
     if a.clients is None:
         # UDP: many client sockets, so SO_REUSEPORT's hash spreads them.
@@ -1527,10 +1534,14 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
+    old_range = set_port_range(a.port_range) if a.port_range else None
     work = tempfile.mkdtemp(prefix="unbound-bench.")
     print("%s; %d CPUs (%s); server on CPU %s, client on CPU %s; work %s" % (
         time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         os.cpu_count(), cpu_model(), a.server_cpus, a.client_cpus, work))
+    print("net.ipv4.ip_local_port_range: %s%s" % (
+        read_port_range(), " (set for this run; was %s)" % old_range
+        if old_range else ""))
     try:
         nsd_port, qfile, hints = setup(a, work)
         if a.tls:
@@ -1557,9 +1568,31 @@ def main(argv=None):
             run_qps(a, work, nsd_port, qfile, hints)
     finally:
         stop_all()
+        if old_range:
+            set_port_range(old_range)
         if not a.keep:
             subprocess.run(["rm", "-rf", work], check=False)
     return 0
+
+
+PORT_RANGE = "/proc/sys/net/ipv4/ip_local_port_range"
+
+
+def read_port_range():
+    with open(PORT_RANGE) as f:
+        return "-".join(f.read().split())
+
+
+def set_port_range(lo_hi):
+    """Write LO-HI to the kernel's ephemeral port range; returns the
+    value it had."""
+    lo, hi = (int(x) for x in lo_hi.split("-"))
+    if not 1024 <= lo <= hi <= 65535:
+        sys.exit("--port-range: LO-HI within 1024-65535")
+    old = read_port_range()
+    with open(PORT_RANGE, "w") as f:
+        f.write("%d %d\n" % (lo, hi))
+    return old
 
 
 def cpu_model():

@@ -85,6 +85,29 @@ def test_kernel_and_bound_ports(unbound, upstream):  # noqa: F811
     assert srv.alive()
 
 
+def test_whole_set_in_kernel_range(unbound, upstream):  # noqa: F811
+    """outgoing-port-permit is the kernel's range exactly (as with the
+    range set to 1024-65535 and the default permit): every query takes
+    the kernel's draw, the pool draws nothing, and the ports spread over
+    the whole range."""
+    lo, hi = kernel_range()
+    srv = unbound
+    avoid = "".join("outgoing-port-avoid: %d-%d\n" % r for r in
+                    ((1024, lo - 1), (hi + 1, 65535)) if r[0] <= r[1])
+    start(srv, upstream, avoid, verbosity=4)
+    assert ("outgoing udp: ports in %d-%d drawn by the kernel at connect"
+            % (lo, hi)) in srv.log()
+    ports = many_ports(srv, upstream, "all")
+    assert all(lo <= p <= hi for p in ports), ports
+    assert sorted(kernel_drawn(srv)) == sorted(ports)
+    assert len(set(ports)) >= 0.9 * len(ports)
+    # spread: both halves of the range used
+    mid = (lo + hi) // 2
+    low = len([p for p in ports if p <= mid])
+    assert 0.3 < low / len(ports) < 0.7, (low, len(ports))
+    assert srv.alive()
+
+
 def avoid_in(lo, hi):
     """A stretch of the kernel's range to avoid."""
     a = random.randint(lo, max(lo, hi - 2000))

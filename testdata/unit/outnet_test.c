@@ -739,6 +739,46 @@ static void test_kernel_port_path(void** state)
 	teardown_net();
 }
 
+/* The pool allows exactly the kernel's range: every query takes the
+ * kernel's draw (the pool draws nothing), from ports inside it; a pool
+ * told a range that is not the kernel's (the sysctl changed since it
+ * was read) still sends from allowed ports only. */
+static void test_kernel_port_all(void** state)
+{
+	struct kernel_ports k;
+	int i;
+	(void)state;
+	kernel_ports_read("/proc/sys/net/ipv4", &k);
+	if(!k.readable || !k.reserved_empty || k.hi - k.lo < 200)
+		skip();
+	setup_net(1, 100, 4, 376);
+	memset(avail, 0, sizeof(avail));
+	for(i = k.lo; i <= k.hi; i++)
+		avail[i] = 1;
+	assert_int_equal(port_pool_reconfigure(pool, avail, 100), 1);
+	port_pool_set_kernel_range(pool, k.lo, k.hi);
+	answer_n(50);
+	assert_int_equal(R.num_src, 50);
+	for(i = 0; i < R.num_src; i++)
+		assert_in_range(R.src_ports[i], k.lo, k.hi);
+	assert_int_equal(outnet_get_stats(outnet)->kernel_ports, 50);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	/* the pool thinks the kernel's range is its lowest 100 ports, and
+	 * allows just those: the kernel's other ports are refused */
+	memset(avail, 0, sizeof(avail));
+	for(i = k.lo; i < k.lo + 100; i++)
+		avail[i] = 1;
+	assert_int_equal(port_pool_reconfigure(pool, avail, 100), 1);
+	port_pool_set_kernel_range(pool, k.lo, k.lo + 99);
+	answer_n(20);
+	for(i = 0; i < R.num_src; i++)
+		assert_in_range(R.src_ports[i], k.lo, k.hi);
+	for(i = 50; i < R.num_src; i++)
+		assert_in_range(R.src_ports[i], k.lo, k.lo + 99);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	teardown_net();
+}
+
 /* A duplicate reply queued on a kernel-port socket when its query ends
  * is read at the release: the next query, which takes the same socket
  * before the event loop runs again, does not find it (no unwanted
@@ -1805,6 +1845,7 @@ int main(void)
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_kernel_port_path),
 		cmocka_unit_test(test_kernel_port_refused),
+		cmocka_unit_test(test_kernel_port_all),
 		cmocka_unit_test(test_kernel_port_idle_drain),
 		cmocka_unit_test(test_wrong_replies),
 		cmocka_unit_test(test_caps),

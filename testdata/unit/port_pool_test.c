@@ -144,6 +144,69 @@ static void test_reconfigure(void** state)
 	ub_randfree(rnd);
 }
 
+/* Every allowed port in the kernel's range: take_path hands out
+ * PORT_POOL_KERNEL and counts it against outgoing-range, marks no port
+ * (a port draw without by_kernel still gets any of them), takes the
+ * count back once; a range or a reload that leaves a port outside ends
+ * it, and tokens out meanwhile still come back. */
+static void test_kernel_all(void** state)
+{
+	struct ub_randstate* rnd = ub_initstate();
+	struct port_pool* p;
+	int i, k, port, tok[3];
+	(void)state;
+	memset(avail, 0, sizeof(avail));
+	assert_int_equal(port_set_mark(avail, "20000-20099", 1), 1);
+	p = port_pool_create(avail, 3);
+	assert_non_null(p);
+	port_pool_set_kernel_range(p, 20000, 20099);
+	for(i = 0; i < 3; i++) {
+		tok[i] = port_pool_take_path(p, rnd, &k);
+		assert_int_equal(tok[i], PORT_POOL_KERNEL);
+		assert_int_equal(k, 1);
+	}
+	assert_int_equal(port_pool_inuse(p), 3);
+	/* outgoing-range holds */
+	assert_int_equal(port_pool_take_path(p, rnd, &k), -1);
+	assert_int_equal(k, 0);
+	for(i = 20000; i < 20100; i++)
+		assert_false(port_pool_is_inuse(p, i));
+	port_pool_return(p, tok[0]);
+	assert_int_equal(port_pool_inuse(p), 2);
+	/* a port of our own, drawn as ever */
+	port = port_pool_take_path(p, rnd, NULL);
+	assert_in_range(port, 20000, 20099);
+	assert_true(port_pool_is_inuse(p, port));
+	port_pool_return(p, port);
+	/* a reload allowing a port outside the range: draws again, and
+	 * the tokens still out come back */
+	assert_int_equal(port_set_mark(avail, "30000", 1), 1);
+	assert_int_equal(port_pool_reconfigure(p, avail, 3), 1);
+	port = port_pool_take_path(p, rnd, &k);
+	assert_true(port == 30000 || (port >= 20000 && port <= 20099));
+	assert_int_equal(k, port != 30000);
+	port_pool_return(p, port);
+	port_pool_return(p, tok[1]);
+	port_pool_return(p, tok[2]);
+	assert_int_equal(port_pool_inuse(p), 0);
+	port_pool_return(p, tok[2]);   /* twice: ignored */
+	assert_int_equal(port_pool_inuse(p), 0);
+	/* the range narrowed: not all allowed ports in it */
+	assert_int_equal(port_set_mark(avail, "30000", 0), 1);
+	assert_int_equal(port_pool_reconfigure(p, avail, 3), 1);
+	port = port_pool_take_path(p, rnd, &k);
+	assert_int_equal(port, PORT_POOL_KERNEL);
+	port_pool_return(p, port);
+	port_pool_set_kernel_range(p, 20000, 20049);
+	port = port_pool_take_path(p, rnd, &k);
+	assert_in_range(port, 20000, 20099);
+	assert_int_equal(k, port <= 20049);
+	port_pool_return(p, port);
+	assert_int_equal(port_pool_inuse(p), 0);
+	port_pool_delete(p);
+	ub_randfree(rnd);
+}
+
 /* The kernel path: take_path says when the drawn port is in the
  * kernel's range; exchange moves the pool's mark to the kernel's port
  * (refused for a port in use or not allowed); the free list stays
@@ -412,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_take_return),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_kernel_exchange),
+		cmocka_unit_test(test_kernel_all),
 		cmocka_unit_test(test_port_spread),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_threads),
