@@ -341,7 +341,7 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 	lruhash_replace_func replace, void* arg)
 {
 	struct lruhash_slab* s = slab_of(t, e->hash);
-	struct lruhash_bucket* b = bucket_of(s, e->hash);
+	struct lruhash_bucket* b;
 	struct lruhash_entry** pp, *dead = NULL;
 	/* Half the share at most, so the entry plus the buckets (at most a
 	 * quarter) always fit and eviction below always ends under max. */
@@ -350,6 +350,7 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 		return 0;
 	}
 	slab_lock(&s->lock);
+	b = bucket_of(s, e->hash);   /* under the lock: buckets may grow */
 	pp = find_link(b, e->hash, e->key, e->keylen);
 	if(*pp) {
 		struct lruhash_entry* old = *pp;
@@ -446,9 +447,10 @@ int lruhash_remove(struct lruhash* t, uint32_t hash, const uint8_t* key,
 	uint16_t keylen)
 {
 	struct lruhash_slab* s = slab_of(t, hash);
-	struct lruhash_bucket* b = bucket_of(s, hash);
+	struct lruhash_bucket* b;
 	struct lruhash_entry** pp, *e;
 	slab_lock(&s->lock);
+	b = bucket_of(s, hash);
 	pp = find_link(b, hash, key, keylen);
 	e = *pp;
 	if(e)
