@@ -11,6 +11,7 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include "util/random.h"
+#include "util/sys_nocancel.h"
 #include <event2/event.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -193,7 +194,7 @@ void outnet_release_io(struct outnet_query* q)
 	if(q->ev)   /* kept for the next socket of this query (or spare) */
 		(void)event_del(q->ev);
 	if(q->fd != -1) {
-		close(q->fd);
+		nc_close(q->fd);
 		q->fd = -1;
 	}
 	if(q->port != -1) {
@@ -567,7 +568,7 @@ static void kudp_cb(evutil_socket_t fd, short ev, void* arg)
 	/* idle, without a port: kudp_release read the queue; should
 	 * anything be here, it is read and dropped */
 	for(i = 0; i < UDP_READS_PER_WAKE; i++)
-		if(recv(fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
+		if(nc_recv(fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) < 0)
 			return;
 }
 
@@ -575,7 +576,7 @@ static void kudp_close(struct kudp_sock* ks)
 {
 	if(ks->ev)
 		event_free(ks->ev);
-	close(ks->fd);
+	nc_close(ks->fd);
 	free(ks);
 }
 
@@ -651,7 +652,7 @@ static int kudp_drain(struct kudp_sock* ks)
 {
 	int i;
 	for(i = 0; i < KUDP_DRAIN_MAX; i++) {
-		if(recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) >= 0)
+		if(nc_recv(ks->fd, ks->o->udp_buf, UDP_BUF_SIZE, 0) >= 0)
 			continue;
 		if(errno == EAGAIN || errno == EWOULDBLOCK)
 			return 1;
@@ -673,7 +674,7 @@ static void kudp_release(struct outside_network* o, struct kudp_sock* ks)
 	static const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	ks->q = NULL;
 	if(o->num_kidle < KUDP_IDLE_MAX && o->num_kidle < o->num_active &&
-		connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
+		nc_connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
 		kudp_drain(ks)) {
 		ks->next = o->kidle[ks->fam][ks->ifi];
 		o->kidle[ks->fam][ks->ifi] = ks;
@@ -728,7 +729,7 @@ static int udp_open_kernel(struct outnet_query* q, int drawn)
 	int ifi = source_if(o, q->addr.ss_family), port;
 	if(ifi < 0 || !(ks = kudp_get(o, q->addr.ss_family, ifi)))
 		return 0;
-	if(connect(ks->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0) {
+	if(nc_connect(ks->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0) {
 		/* the kernel may have bound a port before the route failed:
 		 * not reused; the bind path reports the error */
 		verbose(VERB_ALGO, "outgoing udp connect (kernel port): %s",
@@ -793,7 +794,7 @@ static int udp_open(struct outnet_query* q)
 		}
 		if(bind(fd, (struct sockaddr*)&src, srclen) != 0) {
 			int e = errno;
-			close(fd);
+			nc_close(fd);
 			port_pool_return(o->pool, port);
 			if(e == EADDRINUSE || e == EACCES) {
 				/* someone else has it: another random one */
@@ -804,11 +805,11 @@ static int udp_open(struct outnet_query* q)
 				strerror(e));
 			return -1;
 		}
-		if(o->s.udp_connect && connect(fd, (struct sockaddr*)&q->addr,
+		if(o->s.udp_connect && nc_connect(fd, (struct sockaddr*)&q->addr,
 			q->addrlen) != 0) {
 			verbose(VERB_ALGO, "outgoing udp connect: %s",
 				strerror(errno));
-			close(fd);
+			nc_close(fd);
 			port_pool_return(o->pool, port);
 			return -1;
 		}
@@ -859,8 +860,8 @@ static void udp_start(struct outnet_query* q)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &q->sent);
 	if(o->s.udp_connect)
-		r = send(q->fd, q->pkt, q->pktlen, 0);
-	else	r = sendto(q->fd, q->pkt, q->pktlen, 0,
+		r = nc_send(q->fd, q->pkt, q->pktlen, 0);
+	else	r = nc_sendto(q->fd, q->pkt, q->pktlen, 0,
 			(struct sockaddr*)&q->addr, q->addrlen);
 	if(r != (ssize_t)q->pktlen) {
 		verbose(VERB_ALGO, "outgoing udp send: %s",
@@ -954,8 +955,8 @@ static void udp_read(struct outnet_query* q, evutil_socket_t fd)
 		socklen_t fromlen = sizeof(from);
 		ssize_t n;
 		if(o->s.udp_connect)
-			n = recv(fd, o->udp_buf, UDP_BUF_SIZE, 0);
-		else	n = recvfrom(fd, o->udp_buf, UDP_BUF_SIZE, 0,
+			n = nc_recv(fd, o->udp_buf, UDP_BUF_SIZE, 0);
+		else	n = nc_recvfrom(fd, o->udp_buf, UDP_BUF_SIZE, 0,
 				(struct sockaddr*)&from, &fromlen);
 		if(n < 0) {
 			/* compat: unbound-1.17: An ICMP error (ECONNREFUSED,

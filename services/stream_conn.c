@@ -6,6 +6,7 @@
 #include "services/stream_tls.h"
 #include "services/stream_tls_bio.h"
 #include "util/log.h"
+#include "util/sys_nocancel.h"
 #include <event2/event.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <linux/sockios.h>
 
 struct stream_listener {
@@ -62,17 +62,15 @@ static void write_cb(evutil_socket_t fd, short ev, void* arg);
 static void timer_cb(evutil_socket_t fd, short ev, void* arg);
 static void conn_close(struct stream_conn* c, enum stream_close_why why);
 
-/* recv and send as plain system calls, without the libc wrappers'
- * cancellation-point bookkeeping (workers are never cancelled). */
+/* recv and send as plain system calls (util/sys_nocancel.h) */
 static ssize_t sys_recv(int fd, void* buf, size_t len)
 {
-	return (ssize_t)syscall(SYS_recvfrom, fd, buf, len, 0, NULL, NULL);
+	return nc_recv(fd, buf, len, 0);
 }
 
 static ssize_t sys_send(int fd, const void* buf, size_t len)
 {
-	return (ssize_t)syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL,
-		NULL, 0);
+	return nc_send(fd, buf, len, MSG_NOSIGNAL);
 }
 
 /* Bytes written to fd that the peer has not taken yet, or -1. */

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "services/stream_tls_bio.h"
 #include "services/stream_tls.h"
+#include "util/sys_nocancel.h"
 #include <openssl/bio.h>
 #include <openssl/ssl.h>
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Read buffer: more than one whole TLS record (2^14 + 256 + 5), so a
@@ -78,11 +78,10 @@ static void wbuf_release(struct stream_bio* s)
 	s->wpos = s->wlen = 0;
 }
 
-/* send(2) as a plain system call, as stream_conn.c does. */
+/* send(2) as a plain system call (util/sys_nocancel.h) */
 static ssize_t sys_send(int fd, const void* buf, size_t len)
 {
-	return (ssize_t)syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL,
-		NULL, 0);
+	return nc_send(fd, buf, len, MSG_NOSIGNAL);
 }
 
 static int would_block(void)
@@ -117,8 +116,7 @@ static int bio_read(BIO* b, char* out, int outl)
 		if(!s->rbuf && !(s->rbuf = take(s->cache->rspare,
 			&s->cache->nr, SBIO_RCAP)))
 			return -1;
-		n = (ssize_t)syscall(SYS_recvfrom, s->fd, s->rbuf,
-			(size_t)SBIO_RCAP, 0, NULL, NULL);
+		n = nc_recv(s->fd, s->rbuf, (size_t)SBIO_RCAP, 0);
 		if(n <= 0) {
 			int blocked = n < 0 && would_block();
 			rbuf_release(s);
