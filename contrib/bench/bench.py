@@ -1420,9 +1420,10 @@ def main(argv=None):
     ap.add_argument("--flood-slices", type=int, default=10,
                     help="--nxflood: each round cut into this many "
                     "slices, sent to the two resolvers in turn")
-    ap.add_argument("--miss-names", type=int, default=400000,
+    ap.add_argument("--miss-names", type=int, default=None,
                     help="--misses: names per round (more than a round "
-                    "answers)")
+                    "answers; default 80,000 a second of --seconds, at "
+                    "least 400,000)")
     ap.add_argument("--timeout", type=int, default=2,
                     help="dnsperf -t (seconds before a query counts as "
                     "lost)")
@@ -1523,6 +1524,8 @@ def main(argv=None):
         a.rrset_cache = "8m" if a.memory else "256m"
     if a.names is None:
         a.names = 2000 if a.nxflood else 10000
+    if a.miss_names is None:
+        a.miss_names = int(max(400000, 80000 * a.seconds))
     if (a.misses and not a.unsigned) or a.nxflood:
         a.dnssec = True
     if a.dnssec:
