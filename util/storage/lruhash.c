@@ -97,6 +97,17 @@ static size_t bucket_bytes(size_t nbuckets)
 	return nbuckets * sizeof(struct lruhash_bucket);
 }
 
+/* nbuckets empty buckets on a cache-line boundary, so that 4 buckets
+ * whose numbers differ in the 2 lowest bits (the cache keys' flag and
+ * type slots) share a line; NULL when out of memory. */
+static struct lruhash_bucket* buckets_new(size_t nbuckets)
+{
+	size_t len = (bucket_bytes(nbuckets) + 63) & ~(size_t)63;
+	struct lruhash_bucket* b = aligned_alloc(64, len);
+	if(b)
+		memset(b, 0, len);
+	return b;
+}
 
 static struct lruhash_slab* slab_of(struct lruhash* t, uint32_t hash)
 {
@@ -198,7 +209,7 @@ static void maybe_grow(struct lruhash_slab* s)
 	struct lruhash_bucket* nb;
 	if(s->count <= n / 2 || bucket_bytes(nn) > s->max / 4)
 		return;
-	nb = calloc(nn, sizeof(*nb));
+	nb = buckets_new(nn);
 	if(!nb)
 		return;
 	for(i = 0; i < n; i++) {
@@ -294,7 +305,7 @@ struct lruhash* lruhash_create(size_t num_slabs, size_t maxmem,
 		s->max_count = SIZE_MAX;
 		for(nb = INIT_BUCKETS; nb > 1 && bucket_bytes(nb) > s->max / 4;)
 			nb /= 2;
-		s->buckets = calloc(nb, sizeof(*s->buckets));
+		s->buckets = buckets_new(nb);
 		atomic_init(&s->lock.v, 0);
 		if(!s->buckets) {
 			t->num_slabs = i;
