@@ -674,7 +674,7 @@ static void kudp_release(struct outside_network* o, struct kudp_sock* ks)
 	static const struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	ks->q = NULL;
 	if(o->num_kidle < KUDP_IDLE_MAX && o->num_kidle < o->num_active &&
-		nc_connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
+		connect(ks->fd, &unspec, (socklen_t)sizeof(unspec)) == 0 &&
 		kudp_drain(ks)) {
 		ks->next = o->kidle[ks->fam][ks->ifi];
 		o->kidle[ks->fam][ks->ifi] = ks;
@@ -729,7 +729,7 @@ static int udp_open_kernel(struct outnet_query* q, int drawn)
 	int ifi = source_if(o, q->addr.ss_family), port;
 	if(ifi < 0 || !(ks = kudp_get(o, q->addr.ss_family, ifi)))
 		return 0;
-	if(nc_connect(ks->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0) {
+	if(connect(ks->fd, (struct sockaddr*)&q->addr, q->addrlen) != 0) {
 		/* the kernel may have bound a port before the route failed:
 		 * not reused; the bind path reports the error */
 		verbose(VERB_ALGO, "outgoing udp connect (kernel port): %s",
@@ -805,7 +805,7 @@ static int udp_open(struct outnet_query* q)
 				strerror(e));
 			return -1;
 		}
-		if(o->s.udp_connect && nc_connect(fd, (struct sockaddr*)&q->addr,
+		if(o->s.udp_connect && connect(fd, (struct sockaddr*)&q->addr,
 			q->addrlen) != 0) {
 			verbose(VERB_ALGO, "outgoing udp connect: %s",
 				strerror(errno));

@@ -2,7 +2,7 @@
 /* util/sys_nocancel.h - the socket calls of the query paths as plain
  * system calls.
  *
- * glibc's wrappers for send, recv, connect, close and the like are
+ * glibc's wrappers for send, recv, close and the like are
  * cancellation points: in a threaded program each call switches
  * asynchronous cancellation on and off around the system call, two
  * atomic operations on the thread's cancel state (perf, a cache miss:
@@ -10,7 +10,9 @@
  * thread of this daemon is ever cancelled (pthread_cancel is not used),
  * so the bare system calls behave the same: same arguments, same
  * results, -1 and errno (EINTR included) on failure. syscall(2) itself
- * is not a cancellation point. */
+ * is not a cancellation point. connect, socket and bind stay libc's:
+ * the resource-failure shim (testdata/failalloc_shim.c) interposes
+ * them to fail outgoing sockets. */
 #ifndef UTIL_SYS_NOCANCEL_H
 #define UTIL_SYS_NOCANCEL_H
 #include <sys/socket.h>
@@ -54,12 +56,6 @@ static inline int nc_sendmmsg(int fd, struct mmsghdr* m, unsigned n,
 	int flags)
 {
 	return (int)syscall(SYS_sendmmsg, fd, m, n, flags);
-}
-
-static inline int nc_connect(int fd, const struct sockaddr* to,
-	socklen_t tolen)
-{
-	return (int)syscall(SYS_connect, fd, to, (size_t)tolen);
 }
 
 static inline int nc_close(int fd)

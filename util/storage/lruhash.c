@@ -102,10 +102,11 @@ static size_t bucket_bytes(size_t nbuckets)
  * type slots) share a line; NULL when out of memory. */
 static struct lruhash_bucket* buckets_new(size_t nbuckets)
 {
-	size_t len = (bucket_bytes(nbuckets) + 63) & ~(size_t)63;
-	struct lruhash_bucket* b = aligned_alloc(64, len);
-	if(b)
-		memset(b, 0, len);
+	size_t len = bucket_bytes(nbuckets);
+	void* b;
+	if(posix_memalign(&b, 64, len) != 0)
+		return NULL;
+	memset(b, 0, len);
 	return b;
 }
 
