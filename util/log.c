@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <pthread.h>
 #include <errno.h>
+#include <stdatomic.h>
 
 enum verbosity_value verbosity = VERB_OPS;
 
@@ -124,6 +125,15 @@ void log_err(const char* format, ...)
 	va_start(args, format);
 	log_vmsg(LOG_ERR, "error", format, args);
 	va_end(args);
+}
+
+void log_oom(const char* what)
+{
+	static _Atomic time_t last;
+	time_t now = time(NULL), was = atomic_load(&last);
+	if(was == now || !atomic_compare_exchange_strong(&last, &was, now))
+		return;
+	log_err("%s: out of memory", what);
 }
 
 void log_warn(const char* format, ...)

@@ -37,6 +37,11 @@ void log_err(const char* format, ...) ATTR_FMT(1, 2);
 void log_warn(const char* format, ...) ATTR_FMT(1, 2);
 void verbose(enum verbosity_value level, const char* format, ...) ATTR_FMT(2, 3);
 void fatal_exit(const char* format, ...) ATTR_FMT(1, 2) __attribute__((noreturn));
+/* "error: <what>: out of memory" for a drop that is otherwise silent
+ * (an answer not cached), at most once a second for the process: a heap
+ * under pressure fails many allocations, and the log says so without
+ * being flooded. Thread-safe. */
+void log_oom(const char* what);
 /* "info: <msg> <addr> port <n>" at the given level. */
 void log_addr(enum verbosity_value level, const char* msg,
 	const struct sockaddr_storage* addr, socklen_t addrlen);

@@ -7,6 +7,7 @@
 #include "services/cache/msgcache_key.h"
 #include "util/dname.h"
 #include "util/msgencode.h"
+#include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,8 +277,10 @@ static int store_entry(struct msg_cache* c, const struct query_info* qi,
 		EVEN(len) + total * sizeof(*sets) + total * sizeof(*rot) +
 		total * sizeof(*rr_start);
 	m = malloc(alloc);
-	if(!m)
+	if(!m) {
+		log_oom("message cache: an answer not stored");
 		return 0;
+	}
 	key = (uint8_t*)(m + 1);
 	ttl_off = (uint16_t*)(key + EVEN(keylen));
 	t = (uint8_t*)(ttl_off + total);

@@ -5,6 +5,7 @@
 #include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/dname.h"
+#include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -147,8 +148,10 @@ static struct rrset_entry* entry_new(const struct packed_rrset* rrset,
 	const uint8_t** rdp;
 	uint16_t* rdl;
 	uint8_t* k, *p;
-	if(!e)
+	if(!e) {
+		log_oom("RRset cache: an RRset not stored");
 		return NULL;
+	}
 	rdp = (const uint8_t**)(e + 1);
 	rdl = (uint16_t*)(rdp + n);
 	k = (uint8_t*)(rdl + n);
