@@ -302,15 +302,21 @@ void port_pool_return(struct port_pool* p, int port)
 			"use", port);
 }
 
-int port_pool_allowed(struct port_pool* p, int port)
+/* set[port] (allowed or taken) read under the lock; 0 out of range */
+static int port_flag(struct port_pool* p, const uint8_t* set, int port)
 {
 	int r;
 	if(port < 0 || port >= PORT_SET_SIZE)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	r = p->allowed[port];
+	r = set[port];
 	pthread_mutex_unlock(&p->lock);
 	return r;
+}
+
+int port_pool_allowed(struct port_pool* p, int port)
+{
+	return port_flag(p, p->allowed, port);
 }
 
 int port_pool_inuse(struct port_pool* p)
@@ -324,11 +330,5 @@ int port_pool_inuse(struct port_pool* p)
 
 int port_pool_is_inuse(struct port_pool* p, int port)
 {
-	int r;
-	if(port < 0 || port >= PORT_SET_SIZE)
-		return 0;
-	pthread_mutex_lock(&p->lock);
-	r = p->taken[port];
-	pthread_mutex_unlock(&p->lock);
-	return r;
+	return port_flag(p, p->taken, port);
 }
