@@ -62,16 +62,6 @@ static void write_cb(evutil_socket_t fd, short ev, void* arg);
 static void timer_cb(evutil_socket_t fd, short ev, void* arg);
 static void conn_close(struct stream_conn* c, enum stream_close_why why);
 
-/* recv and send as plain system calls (util/sys_nocancel.h) */
-static ssize_t sys_recv(int fd, void* buf, size_t len)
-{
-	return nc_recv(fd, buf, len, 0);
-}
-
-static ssize_t sys_send(int fd, const void* buf, size_t len)
-{
-	return nc_send(fd, buf, len, MSG_NOSIGNAL);
-}
 
 /* Bytes written to fd that the peer has not taken yet, or -1. */
 static int unsent(int fd)
@@ -85,7 +75,7 @@ static ssize_t io_read(struct stream_conn* c, void* buf, size_t len)
 	ssize_t r;
 	if(c->ssl)
 		return stream_tls_read(c->ssl, buf, len);
-	r = sys_recv(c->fd, buf, len);
+	r = nc_recv(c->fd, buf, len, 0);
 	if(r >= 0)
 		return r;
 	if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -101,7 +91,8 @@ static ssize_t send_failed(struct stream_conn* c, const void* buf,
 	size_t len)
 {
 	ssize_t r;
-	while((r = sys_send(c->fd, buf, len)) < 0 && errno == EINTR)
+	while((r = nc_send(c->fd, buf, len, MSG_NOSIGNAL)) < 0 &&
+		errno == EINTR)
 		;
 	if(r >= 0)
 		return r;
@@ -119,7 +110,7 @@ static inline __attribute__((always_inline)) ssize_t io_write(
 	ssize_t r;
 	if(!plain && c->ssl)
 		return stream_tls_write(c->ssl, buf, len);
-	r = sys_send(c->fd, buf, len);
+	r = nc_send(c->fd, buf, len, MSG_NOSIGNAL);
 	return r >= 0 ? r : send_failed(c, buf, len);
 }
 
@@ -689,7 +680,7 @@ static void read_cb(evutil_socket_t fd, short ev, void* arg)
 	/* the read event is on only while the buffer has room (a full one
 	 * sets ev_dirty, and the events are brought up to date before the
 	 * loop runs again) */
-	r = sys_recv(fd, c->in + c->in_len, c->in_cap - c->in_len);
+	r = nc_recv(fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
 	if(r > 0) {
 		c->in_len += (size_t)r;
 		if(c->in_len >= c->in_cap)

@@ -78,11 +78,6 @@ static void wbuf_release(struct stream_bio* s)
 	s->wpos = s->wlen = 0;
 }
 
-/* send(2) as a plain system call (util/sys_nocancel.h) */
-static ssize_t sys_send(int fd, const void* buf, size_t len)
-{
-	return nc_send(fd, buf, len, MSG_NOSIGNAL);
-}
 
 static int would_block(void)
 {
@@ -94,8 +89,8 @@ static int would_block(void)
 static int push(struct stream_bio* s)
 {
 	while(s->wpos < s->wlen) {
-		ssize_t n = sys_send(s->fd, s->wbuf + s->wpos,
-			s->wlen - s->wpos);
+		ssize_t n = nc_send(s->fd, s->wbuf + s->wpos,
+			s->wlen - s->wpos, MSG_NOSIGNAL);
 		if(n < 0)
 			return would_block() ? 0 : -1;
 		s->wpos += (size_t)n;
@@ -175,7 +170,7 @@ static int bio_write(BIO* b, const char* in, int inl)
 	}
 	if(collect(s, in, (size_t)inl))
 		return inl;
-	n = sys_send(s->fd, in, (size_t)inl);
+	n = nc_send(s->fd, in, (size_t)inl, MSG_NOSIGNAL);
 	if(n >= 0)
 		return (int)n;
 	if(would_block())

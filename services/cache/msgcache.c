@@ -7,13 +7,13 @@
 #include "services/cache/msgcache_key.h"
 #include "util/config_file.h"
 #include "util/dname.h"
-
-/* msg_key_hash_of makes the flag byte the hash's 2 lowest bits */
-_Static_assert((MSG_KEY_CD | MSG_KEY_DO) == 3, "key flags fit 2 bits");
 #include "util/msgencode.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+/* msg_key_hash_of flips the hash's 2 lowest bits by the flag byte */
+_Static_assert((MSG_KEY_CD | MSG_KEY_DO) == 3, "key flags fit 2 bits");
 
 static void entry_free(struct lruhash_entry* e, void* arg)
 {
