@@ -362,6 +362,67 @@ static void test_port_spread(void** state)
 	ub_randfree(rnd);
 }
 
+/* The draw over a set of several runs (the default with avoided ports
+ * in it): only allowed ports, each run in proportion to its length; and
+ * with nearly every port taken (the draws among all allowed ports then
+ * miss, and the exact draw among the free ones decides): every free
+ * port comes out, about equally often. */
+static void test_runs_and_full(void** state)
+{
+	struct ub_randstate* rnd = ub_initstate();
+	struct port_pool* p;
+	static int count[PORT_SET_SIZE];
+	int i, port, got[1000], n_a = 0, n_b = 0, n_c = 0;
+	(void)state;
+	port_set_default(avail);
+	assert_int_equal(port_set_mark(avail, "1024-9999", 0), 1);
+	assert_int_equal(port_set_mark(avail, "10001-29999", 0), 1);
+	assert_int_equal(port_set_mark(avail, "30400-64999", 0), 1);
+	/* runs: 10000 (1), 30000-30399 (400), 65000-65535 (536) */
+	p = port_pool_create(avail, 4096);
+	assert_non_null(p);
+	for(i = 0; i < 93700; i++) {
+		port = port_pool_take(p, rnd);
+		assert_true(avail[port]);
+		if(port == 10000)
+			n_a++;
+		else if(port < 31000)
+			n_b++;
+		else	n_c++;
+		port_pool_return(p, port);
+	}
+	assert_in_range(n_a, 40, 180);          /* 100 expected */
+	assert_in_range(n_b, 38000, 42000);     /* 40,000 */
+	assert_in_range(n_c, 51600, 55600);     /* 53,600 */
+	port_pool_delete(p);
+
+	/* 1000 allowed, 995 taken: the 5 left, each about a fifth */
+	memset(avail, 0, sizeof(avail));
+	assert_int_equal(port_set_mark(avail, "40000-40999", 1), 1);
+	p = port_pool_create(avail, 1000);
+	assert_non_null(p);
+	for(i = 0; i < 1000; i++)
+		got[i] = port_pool_take(p, rnd);
+	assert_int_equal(port_pool_take(p, rnd), -1);
+	for(i = 0; i < 5; i++)
+		port_pool_return(p, 40000 + 200 * i);
+	memset(count, 0, sizeof(count));
+	for(i = 0; i < 5000; i++) {
+		port = port_pool_take(p, rnd);
+		assert_int_equal((port - 40000) % 200, 0);
+		count[port]++;
+		port_pool_return(p, port);
+	}
+	for(i = 0; i < 5; i++)
+		assert_in_range(count[40000 + 200 * i], 850, 1150);
+	for(i = 0; i < 1000; i++)
+		if((got[i] - 40000) % 200 != 0)
+			port_pool_return(p, got[i]);
+	assert_int_equal(port_pool_inuse(p), 0);
+	port_pool_delete(p);
+	ub_randfree(rnd);
+}
+
 static void test_random(void** state)
 {
 	struct ub_randstate* rnd = ub_initstate();
@@ -477,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_exchange),
 		cmocka_unit_test(test_kernel_all),
 		cmocka_unit_test(test_port_spread),
+		cmocka_unit_test(test_runs_and_full),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_threads),
 	};
