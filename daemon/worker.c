@@ -18,6 +18,7 @@
 #include "services/cache/msgcache.h"
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
+#include "daemon/reply_batch.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -254,6 +255,9 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		doh_pool_deferred_reply(&p->doh, reply, len);
 	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
+	else if(len > 0 && p->w->replies)
+		reply_batch_add(p->w->replies, p->udp_fd,
+			(const struct sockaddr*)&p->addr, p->addrlen, reply, len);
 	else if(len > 0 && nc_sendto(p->udp_fd, reply, len, 0,
 		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
 		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
@@ -871,6 +875,7 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	w->base = worker_base_new();
 	w->udp = udp_batch_create();
+	w->replies = reply_batch_create();   /* NULL: sendto each */
 	w->events = calloc((size_t)ls->num, sizeof(*w->events));
 	if(!w->base || !w->udp || !w->events)
 		goto fail;
@@ -937,7 +942,16 @@ static void* worker_main(void* arg)
 	struct worker* w = arg;
 	log_thread_set(w->thread_num);
 	verbose(VERB_ALGO, "worker %d start", w->thread_num);
-	event_base_dispatch(w->base);
+	/* a turn at a time (event_base_dispatch otherwise): the mesh's
+	 * UDP answers of the turn go out together after it */
+	for(;;) {
+		int r = event_base_loop(w->base, EVLOOP_ONCE);
+		if(w->replies)
+			reply_batch_flush(w->replies);
+		if(r != 0 || event_base_got_break(w->base) ||
+			event_base_got_exit(w->base))
+			break;
+	}
 	verbose(VERB_ALGO, "worker %d stop", w->thread_num);
 	return NULL;
 }
@@ -971,6 +985,8 @@ void worker_delete(struct worker* w)
 	int i;
 	if(!w)
 		return;
+	reply_batch_delete(w->replies);   /* what the last turn queued */
+	w->replies = NULL;
 	/* the mesh first: it cancels upstream queries, without callbacks */
 	modstack_env_stop(&w->menv);
 	while(w->pending) {

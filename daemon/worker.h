@@ -45,6 +45,9 @@ struct worker {
 	struct doh_pool* doh;    /* DNS over HTTPS; NULL: no https-port */
 	struct tcp_pool* tls;    /* DNS over TLS; NULL: no TLS listener */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
+	struct reply_batch* replies; /* mesh answers to UDP clients, sent
+	                          * at the end of the loop turn; NULL: each
+	                          * at once */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and
 	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* daemon/reply_batch.h - UDP replies to clients that waited for the
+ * mesh, sent together at the end of an event-loop turn (sendmmsg per
+ * socket) instead of one sendto each as the answers come in. The turn's
+ * upstream replies then cost the client one wake-up instead of one each
+ * (doc/performance.md, "Replies at the end of a turn"). */
+#ifndef DAEMON_REPLY_BATCH_H
+#define DAEMON_REPLY_BATCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct reply_batch;
+
+/* NULL when out of memory (the caller then sends each reply at once). */
+struct reply_batch* reply_batch_create(void);
+/* Sends what is queued first. */
+void reply_batch_delete(struct reply_batch* b);
+/* Queue a copy of the reply to addr on fd. What is queued is sent first
+ * when the queue is full or holds replies for another socket; a reply
+ * too large for the queue is sent at once. */
+void reply_batch_add(struct reply_batch* b, int fd,
+	const struct sockaddr* addr, socklen_t addrlen, const uint8_t* reply,
+	size_t len);
+/* Send what is queued: sendmmsg, the rest after a reply the kernel
+ * refused (a full buffer, an unreachable client) dropped. */
+void reply_batch_flush(struct reply_batch* b);
+/* Replies queued and not yet sent. */
+int reply_batch_queued(const struct reply_batch* b);
+
+#endif
