@@ -11,6 +11,7 @@
 #include "services/localzone.h"
 #include "services/chaos.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
 #include "util/msgencode.h"
@@ -196,6 +197,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	const struct config_file* cfg = env->cfg;
 	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
 	struct query_info qi;
+	struct msg_qkey qk;
+	int have_qk = 0;
 	enum parse_result pr;
 	enum acl_access acl;
 	size_t n, limit;
@@ -233,6 +236,9 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		if(screen(w, pr, &qi, ci, out, outcap, &n))
 			return reply_of(n);
 	}
+	/* the cache key now: its bucket loads while the checks below run */
+	if(w->daemon->msg_cache && qi.qclass == CLASS_IN)
+		have_qk = msg_cache_qkey(w->daemon->msg_cache, &qi, &qk);
 
 	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
 		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)
@@ -279,10 +285,10 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size));
 	/* The fast path: a reply template from the shared message cache. */
-	if(w->daemon->msg_cache) {
+	if(have_qk) {
 		enum msg_hit hit = MSG_HIT_FRESH;
 		uint8_t sec = MSG_SEC_UNCHECKED;
-		n = msg_cache_answer_q(w->daemon->msg_cache, &qi, w->now,
+		n = msg_cache_answer_k(w->daemon->msg_cache, &qi, &qk, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit, &sec);
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
 			cfg->serve_expired_client_timeout > 0)
@@ -309,6 +315,11 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		}
 	}
 	st->num_cachemiss++;
+	/* the iterator looks for the name's RRsets first: that line loads
+	 * while the mesh sets the query up */
+	if(w->daemon->rrset_cache)
+		rrset_cache_prefetch(w->daemon->rrset_cache, qi.qname,
+			qi.qname_len, qi.qclass);
 	switch(worker_resolve(w, &qi, limit, edns_size, ci, out, outcap, 0,
 		&n)) {
 	case RESOLVE_DEFERRED:

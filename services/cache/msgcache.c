@@ -325,22 +325,41 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 		pol, hit, NULL);
 }
 
+_Static_assert(sizeof(((struct msg_qkey*)0)->key) == MSG_KEY_BUF,
+	"msg_qkey's key holds what msg_key_make writes");
+
+int msg_cache_qkey(struct msg_cache* c, const struct query_info* qi,
+	struct msg_qkey* k)
+{
+	uint8_t kf = msg_key_flags(qi);
+	if(qi->qname_len == 0)
+		return 0;
+	/* the name is lowercased once, for the key; the hash reads it */
+	k->len = msg_key_make(k->key, qi->qname, qi->qname_len, qi->qtype,
+		qi->qclass, kf);
+	k->hash = msg_key_hash_of(c->seed, k->key, qi->qname_len, qi->qtype,
+		qi->qclass, kf, 0);
+	lruhash_prefetch(c->table, k->hash);
+	return 1;
+}
+
+size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
+	const struct msg_qkey* k, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size, const struct msg_serve_policy* pol,
+	enum msg_hit* hit, uint8_t* sec)
+{
+	return answer_key(c, qi, k->hash, k->key, k->len, now, out, limit,
+		edns_size, pol, hit, sec);
+}
+
 size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
 	const struct msg_serve_policy* pol, enum msg_hit* hit, uint8_t* sec)
 {
-	uint8_t key[MSG_KEY_BUF];
-	uint8_t kf = msg_key_flags(qi);
-	size_t kl;
-	uint32_t hash;
-	if(qi->qname_len == 0)
+	struct msg_qkey k;
+	if(!msg_cache_qkey(c, qi, &k))
 		return 0;
-	/* the name is lowercased once, for the key; the hash reads it */
-	kl = msg_key_make(key, qi->qname, qi->qname_len, qi->qtype,
-		qi->qclass, kf);
-	hash = msg_key_hash_of(c->seed, key, qi->qname_len, qi->qtype,
-		qi->qclass, kf, 0);
-	return answer_key(c, qi, hash, key, kl, now, out, limit, edns_size,
+	return msg_cache_answer_k(c, qi, &k, now, out, limit, edns_size,
 		pol, hit, sec);
 }
 

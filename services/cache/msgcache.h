@@ -151,6 +151,28 @@ size_t msg_cache_answer_ex(struct msg_cache* c, const struct query_info* qi,
 	uint16_t edns_size, const struct msg_serve_policy* pol,
 	enum msg_hit* hit);
 
+/* A question's key and hash, made once: its bucket is prefetched when
+ * they are made, and msg_cache_answer_k looks it up some work later
+ * (the query path makes it right after parsing, before the access and
+ * local-zone checks, and a question new to the cache finds its bucket
+ * loaded from memory by the time it looks). */
+struct msg_qkey {
+	uint32_t hash;
+	size_t len;
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + 8];   /* MSG_KEY_BUF */
+};
+
+/* Make k for qi's key flags (CD, DO: set those first) and prefetch its
+ * bucket; 0 for a question without a name (no key). */
+int msg_cache_qkey(struct msg_cache* c, const struct query_info* qi,
+	struct msg_qkey* k);
+
+/* msg_cache_answer_q with the key made by msg_cache_qkey. */
+size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
+	const struct msg_qkey* k, time_t now, uint8_t* out, size_t limit,
+	uint16_t edns_size, const struct msg_serve_policy* pol,
+	enum msg_hit* hit, uint8_t* sec);
+
 /* msg_cache_answer_ex that computes the hash itself, from the key it
  * makes anyway (one lowercasing pass instead of two): the hit path.
  * On a hit *sec (when not NULL) is the entry's enum msg_security, for

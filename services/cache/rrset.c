@@ -296,6 +296,17 @@ enum rrset_store_result rrset_cache_store(struct rrset_cache* c,
 	return a.kept ? RRSET_KEPT_OLD : RRSET_NOT_STORED;
 }
 
+void rrset_cache_prefetch(struct rrset_cache* c, const uint8_t* name,
+	size_t len, uint16_t rclass)
+{
+	uint8_t key[LDNS_MAX_DOMAINLEN + 1 + KEY_TAIL];
+	uint32_t hash;
+	if(len == 0 || len > LDNS_MAX_DOMAINLEN + 1)
+		return;
+	(void)rrset_key(c, key, name, len, TYPE_A, rclass, 0, &hash);
+	lruhash_prefetch(c->table, hash);
+}
+
 struct rrset_entry* rrset_cache_lookup(struct rrset_cache* c,
 	const uint8_t* name, uint16_t type, uint16_t rclass, uint32_t flags,
 	time_t now)

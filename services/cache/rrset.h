@@ -90,6 +90,12 @@ enum rrset_store_result rrset_cache_store(struct rrset_cache* c,
 	const struct packed_rrset* rrset, const struct packed_rrset* sigs,
 	uint32_t flags, enum rrset_trust trust, int can_refresh, time_t now);
 
+/* Start loading the cache line of name's RRsets of class rclass (the
+ * buckets of its A, AAAA, NS and CNAME sets share one line), for the
+ * lookups that resolving a name new to the cache makes a little later. */
+void rrset_cache_prefetch(struct rrset_cache* c, const uint8_t* name,
+	size_t len, uint16_t rclass);
+
 /* A fresh entry for name (any case), type, class and key flags, with a
  * reference the caller gives back with rrset_cache_release; NULL if
  * none or expired. */

@@ -351,6 +351,56 @@ static void test_large_growth(void** state)
 	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
 }
 
+/* lruhash_prefetch takes no lock: another thread calls it for random
+ * hashes while this one grows the table from 256 buckets to 2^18 (each
+ * grow frees the old array); it must not crash (nor trip ASan), and the
+ * table stays whole. */
+struct prefetch_arg {
+	struct lruhash* h;
+	atomic_int* stop;
+	long calls;
+};
+
+static void* prefetcher(void* p)
+{
+	struct prefetch_arg* a = p;
+	uint32_t k = 0;
+	while(!atomic_load_explicit(a->stop, memory_order_relaxed)) {
+		lruhash_prefetch(a->h, thash(k++));
+		a->calls++;
+	}
+	return NULL;
+}
+
+static void test_prefetch_while_growing(void** state)
+{
+	struct counters c = {0, 0};
+	struct lruhash* h = lruhash_create(1, (size_t)1 << 30, tdel, &c);
+	atomic_int stop = 0;
+	struct prefetch_arg a = { h, &stop, 0 };
+	pthread_t th;
+	uint32_t k, n = 150000;
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, prefetcher, &a), 0);
+	for(k = 0; k < n; k++) {
+		lruhash_prefetch(h, thash(k));
+		assert_int_equal(lruhash_insert(h, &mk(&c, k, k)->lh, NULL,
+			NULL), 1);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	assert_true(a.calls > 0);
+	assert_int_equal(lruhash_count(h), n);
+	for(k = 0; k < n; k += 997) {
+		struct tent* t = find(h, k);
+		assert_non_null(t);
+		assert_int_equal(t->val, k);
+		lruhash_release(h, &t->lh);
+	}
+	lruhash_delete(h);
+	assert_int_equal(atomic_load(&c.frees), atomic_load(&c.allocs));
+}
+
 /* An entry over half a slab's share is refused (and freed). */
 static void test_too_big(void** state)
 {
@@ -626,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_bucket_chains),
 		cmocka_unit_test(test_large_growth),
+		cmocka_unit_test(test_prefetch_while_growing),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_walk),

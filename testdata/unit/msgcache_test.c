@@ -927,10 +927,49 @@ static void test_store_hashed(void** state)
 	msg_cache_delete(c);
 }
 
+/* msg_cache_qkey: the hash is msg_cache_hash's (any case, the CD/DO
+ * variant its own); msg_cache_answer_k answers as msg_cache_answer_q,
+ * byte for byte; no name, no key. */
+static void test_qkey(void** state)
+{
+	struct msg_cache* c = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+	struct query_info qi, q2;
+	struct msg_qkey k;
+	uint8_t buf[65535], out[4096], out2[4096];
+	size_t n, n2;
+	(void)state;
+	assert_non_null(c);
+	mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
+	n = mk_reply(buf, &qi, RCODE_NOERROR, www_a, 2, ex_ns, 2, ex_glue, 2);
+	assert_int_equal(msg_cache_store(c, &qi, msg_cache_hash(c, &qi), buf,
+		n, T0), 1);
+	mk_query(&q2, "WWW.Example.COM.", TYPE_A, FLAG_RD);
+	assert_int_equal(msg_cache_qkey(c, &q2, &k), 1);
+	assert_int_equal(k.hash, msg_cache_hash(c, &q2));
+	assert_int_equal(k.hash, msg_cache_hash(c, &qi));
+	n = msg_cache_answer_k(c, &q2, &k, T0, out, sizeof(out), 0, NULL,
+		NULL, NULL);
+	n2 = msg_cache_answer_q(c, &q2, T0, out2, sizeof(out2), 0, NULL, NULL,
+		NULL);
+	assert_true(n > 0);
+	assert_int_equal(n, n2);
+	assert_memory_equal(out, out2, n);
+	/* the CD variant: another key, not stored */
+	q2.flags |= FLAG_CD;
+	assert_int_equal(msg_cache_qkey(c, &q2, &k), 1);
+	assert_int_equal(k.hash, msg_cache_hash(c, &q2));
+	assert_int_equal(msg_cache_answer_k(c, &q2, &k, T0, out, sizeof(out),
+		0, NULL, NULL, NULL), 0);
+	q2.qname_len = 0;
+	assert_int_equal(msg_cache_qkey(c, &q2, &k), 0);
+	msg_cache_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_store_hashed),
+		cmocka_unit_test(test_qkey),
 		cmocka_unit_test(test_hit_and_countdown),
 		cmocka_unit_test(test_prefetch_and_expired),
 		cmocka_unit_test(test_roundrobin),

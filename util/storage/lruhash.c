@@ -221,8 +221,9 @@ static void maybe_grow(struct lruhash_slab* s)
 		}
 	}
 	free(s->buckets);
-	s->buckets = nb;
-	s->mask = nn - 1;
+	/* atomic stores: lruhash_prefetch reads these without the lock */
+	__atomic_store_n(&s->buckets, nb, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->mask, nn - 1, __ATOMIC_RELAXED);
 	s->used += bucket_bytes(nn) - bucket_bytes(n);
 }
 
@@ -396,6 +397,18 @@ int lruhash_insert_keeps(struct lruhash* t, uint32_t hash,
 		r = keeps(e, arg);
 	slab_unlock(&s->lock);
 	return r;
+}
+
+void lruhash_prefetch(struct lruhash* t, uint32_t hash)
+{
+	/* no lock: a grow may swap the array meanwhile, and the address
+	 * is then stale or out of the new array's use; a prefetch does
+	 * not fault, and the lookup reads under the lock */
+	struct lruhash_slab* s = slab_of(t, hash);
+	struct lruhash_bucket* b = __atomic_load_n(&s->buckets,
+		__ATOMIC_RELAXED);
+	size_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+	__builtin_prefetch(&b[hash & mask]);
 }
 
 struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,

@@ -99,6 +99,12 @@ int lruhash_insert_keeps(struct lruhash* t, uint32_t hash,
 	const uint8_t* key, uint16_t keylen, size_t size,
 	int (*keeps)(const struct lruhash_entry* old, void* arg), void* arg);
 
+/* Start loading the bucket that a lookup of hash reads (a cache line
+ * likely not in the CPU's caches: the table is large and the key new),
+ * so that the lookup, some work later, finds it there. No lock, no
+ * effect on the table. */
+void lruhash_prefetch(struct lruhash* t, uint32_t hash);
+
 /* Find the entry with this key and take a reference to it; NULL if
  * none. Moves the entry to the LRU front unless it is already in the
  * front half of its slab's list (so a hot entry costs no writes). */
