@@ -869,7 +869,7 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->thread_num = num;
 	w->daemon = d;
 	w->post_fd = -1;
-	spare_list_init(&w->pending_spare, 64);
+	spare_list_init(&w->pending_spare, 512);
 	pthread_mutex_init(&w->post_lock, NULL);
 	atomic_init(&w->stopping, 0);
 	w->env = daemon_env_acquire(d, &w->env_gen);

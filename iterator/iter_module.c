@@ -46,8 +46,8 @@ static int iter_mod_init(struct module_env* env, int id)
 	if(!ie)
 		return 0;
 	ie->id = id;
-	spare_list_init(&ie->iq_spare, 64);
-	spare_list_init(&ie->budget_spare, 64);
+	spare_list_init(&ie->iq_spare, 512);
+	spare_list_init(&ie->budget_spare, 512);
 	take_env(ie, env);
 	env->modinfo[id] = ie;
 	return 1;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define MAX_BIND_TRIES 16   /* random ports tried when bind fails */
-#define SPARE_QUERIES_MAX 64  /* freed queries kept for reuse */
+#define SPARE_QUERIES_MAX 512  /* freed queries kept for reuse */
 #define UDP_READS_PER_WAKE 16 /* bound the work one flood can cause */
 #define UDP_RESEND_MAX_RTO 5000 /* ms: udp_resend only below this rto */
 #define UDP_BUF_SIZE 65535

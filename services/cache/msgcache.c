@@ -343,6 +343,15 @@ int msg_cache_qkey(struct msg_cache* c, const struct query_info* qi,
 	return 1;
 }
 
+void msg_cache_prefetch(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int cd)
+{
+	if(qname_len == 0)
+		return;
+	lruhash_prefetch(c->table, msg_key_hash(c->seed, qname, qname_len,
+		qtype, qclass, cd ? MSG_KEY_CD : 0));
+}
+
 size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
 	const struct msg_qkey* k, time_t now, uint8_t* out, size_t limit,
 	uint16_t edns_size, const struct msg_serve_policy* pol,

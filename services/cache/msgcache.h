@@ -167,6 +167,13 @@ struct msg_qkey {
 int msg_cache_qkey(struct msg_cache* c, const struct query_info* qi,
 	struct msg_qkey* k);
 
+/* Start loading the bucket of the question's entry without its DO
+ * variant (cd: the CD one), where an answer about to be made is stored:
+ * the mesh calls it when an upstream reply comes in for a state clients
+ * wait on, and the line loads while the modules work on the reply. */
+void msg_cache_prefetch(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int cd);
+
 /* msg_cache_answer_q with the key made by msg_cache_qkey. */
 size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
 	const struct msg_qkey* k, time_t now, uint8_t* out, size_t limit,
