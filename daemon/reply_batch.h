@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/reply_batch.h - UDP replies to clients that waited for the
  * mesh, sent together at the end of an event-loop turn (sendmmsg per
- * socket) instead of one sendto each as the answers come in. The turn's
- * upstream replies then cost the client one wake-up instead of one each
- * (doc/performance.md, "Replies at the end of a turn"). */
+ * socket) instead of one sendto each as the answers come in: the
+ * worker's flush event, made active by a batch's first reply, runs after
+ * the turn's other callbacks. The turn's upstream replies then cost the
+ * client one wake-up instead of one each (doc/performance.md, "Replies
+ * at the end of a turn"). */
 #ifndef DAEMON_REPLY_BATCH_H
 #define DAEMON_REPLY_BATCH_H
 #include <stddef.h>

@@ -255,9 +255,14 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		doh_pool_deferred_reply(&p->doh, reply, len);
 	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
-	else if(len > 0 && p->w->replies)
+	else if(len > 0 && p->w->replies) {
 		reply_batch_add(p->w->replies, p->udp_fd,
 			(const struct sockaddr*)&p->addr, p->addrlen, reply, len);
+		/* the first of the batch: the flush goes at the end of the
+		 * loop turn's active callbacks (active again: no-op) */
+		if(reply_batch_queued(p->w->replies) == 1)
+			event_active(p->w->replies_ev, EV_READ, 0);
+	}
 	else if(len > 0 && nc_sendto(p->udp_fd, reply, len, 0,
 		(const struct sockaddr*)&p->addr, p->addrlen) < 0)
 		verbose(VERB_ALGO, "sendto: %s", strerror(errno));
@@ -836,6 +841,15 @@ int worker_post(struct worker* w, worker_post_fn fn, void* arg)
  * Without libevent's time cache too: the cache costs a clock read after
  * every epoll_wait, and with no timer pending (UDP cache hits) nothing
  * reads the time at all then; timers read the clock when they need it. */
+/* The end of a loop turn in which the mesh answered UDP clients. */
+static void replies_flush_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct worker* w = arg;
+	(void)fd;
+	(void)ev;
+	reply_batch_flush(w->replies);
+}
+
 static struct event_base* worker_base_new(void)
 {
 	struct event_config* cfg = event_config_new();
@@ -876,6 +890,14 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->base = worker_base_new();
 	w->udp = udp_batch_create();
 	w->replies = reply_batch_create();   /* NULL: sendto each */
+	/* activated with the batch's first reply: libevent runs active
+	 * callbacks in order and appends this one, so it runs after the
+	 * rest of the loop turn's and before the next poll */
+	if(w->replies && !(w->replies_ev = event_new(w->base, -1, 0,
+		replies_flush_cb, w))) {
+		reply_batch_delete(w->replies);
+		w->replies = NULL;
+	}
 	w->events = calloc((size_t)ls->num, sizeof(*w->events));
 	if(!w->base || !w->udp || !w->events)
 		goto fail;
@@ -942,16 +964,7 @@ static void* worker_main(void* arg)
 	struct worker* w = arg;
 	log_thread_set(w->thread_num);
 	verbose(VERB_ALGO, "worker %d start", w->thread_num);
-	/* a turn at a time (event_base_dispatch otherwise): the mesh's
-	 * UDP answers of the turn go out together after it */
-	for(;;) {
-		int r = event_base_loop(w->base, EVLOOP_ONCE);
-		if(w->replies)
-			reply_batch_flush(w->replies);
-		if(r != 0 || event_base_got_break(w->base) ||
-			event_base_got_exit(w->base))
-			break;
-	}
+	event_base_dispatch(w->base);
 	verbose(VERB_ALGO, "worker %d stop", w->thread_num);
 	return NULL;
 }
@@ -987,6 +1000,8 @@ void worker_delete(struct worker* w)
 		return;
 	reply_batch_delete(w->replies);   /* what the last turn queued */
 	w->replies = NULL;
+	if(w->replies_ev)
+		event_free(w->replies_ev);
 	/* the mesh first: it cancels upstream queries, without callbacks */
 	modstack_env_stop(&w->menv);
 	while(w->pending) {

@@ -48,6 +48,7 @@ struct worker {
 	struct reply_batch* replies; /* mesh answers to UDP clients, sent
 	                          * at the end of the loop turn; NULL: each
 	                          * at once */
+	struct event* replies_ev; /* its flush, made active by the first */
 	time_t now;              /* set once per batch of queries */
 	/* recursion: this worker's random state, upstream I/O, mesh and
 	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */
