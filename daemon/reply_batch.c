@@ -52,17 +52,16 @@ int reply_batch_queued(const struct reply_batch* b)
 	return b->n;
 }
 
-void reply_batch_flush(struct reply_batch* b)
+void udp_send_all(int fd, struct mmsghdr* m, int n)
 {
 	int i = 0;
-	while(i < b->n) {
-		int s = nc_sendmmsg(b->fd, b->msg + i, (unsigned)(b->n - i),
-			0);
+	while(i < n) {
+		int s = nc_sendmmsg(fd, m + i, (unsigned)(n - i), 0);
 		if(s <= 0) {
 			if(s < 0 && errno == EINTR)
 				continue;
-			/* this one is dropped (as a failed sendto would
-			 * be); the rest go on */
+			/* a full socket buffer or an unreachable client:
+			 * this reply is dropped, the rest go on */
 			verbose(VERB_ALGO, "sendmmsg: %s",
 				s < 0 ? strerror(errno) : "0 sent");
 			i++;
@@ -70,6 +69,11 @@ void reply_batch_flush(struct reply_batch* b)
 		}
 		i += s;
 	}
+}
+
+void reply_batch_flush(struct reply_batch* b)
+{
+	udp_send_all(b->fd, b->msg, b->n);
 	b->n = 0;
 	b->used = 0;
 	b->fd = -1;

@@ -27,6 +27,10 @@ void reply_batch_add(struct reply_batch* b, int fd,
 /* Send what is queued: sendmmsg, the rest after a reply the kernel
  * refused (a full buffer, an unreachable client) dropped. */
 void reply_batch_flush(struct reply_batch* b);
+/* Send the n datagrams of m on fd (sendmmsg without libc's
+ * cancellation bookkeeping, again for the rest after a partial send);
+ * one the kernel refuses is dropped and the rest still go. */
+void udp_send_all(int fd, struct mmsghdr* m, int n);
 /* Replies queued and not yet sent. */
 int reply_batch_queued(const struct reply_batch* b);
 

@@ -104,10 +104,6 @@ static int udp_recv_batch(int fd, struct mmsghdr* m, unsigned n)
 	return nc_recvmmsg(fd, m, n, MSG_DONTWAIT);
 }
 
-static int udp_send_batch(int fd, struct mmsghdr* m, unsigned n)
-{
-	return nc_sendmmsg(fd, m, n, 0);
-}
 
 static void retire_cb(evutil_socket_t fd, short ev, void* arg)
 {
@@ -622,21 +618,7 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			/* iov, no control data: set once (udp_batch_create) */
 			nsend++;
 		}
-		for(i = 0; i < nsend; ) {
-			int s = udp_send_batch(fd, b->smsg + i,
-				(unsigned)(nsend - i));
-			if(s <= 0) {
-				if(s < 0 && errno == EINTR)
-					continue;
-				/* a full socket buffer or an unreachable
-				 * client: drop this reply, keep the rest */
-				verbose(VERB_ALGO, "sendmmsg: %s",
-					s < 0 ? strerror(errno) : "0 sent");
-				i++;
-				continue;
-			}
-			i += s;
-		}
+		udp_send_all(fd, b->smsg, nsend);
 		if(n < UDP_BATCH)
 			return;
 	}
