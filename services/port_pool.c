@@ -109,17 +109,23 @@ static int port_at(const struct port_pool* p, uint32_t i)
  * draw is uniform among the free ones), else the k-th free one. */
 static int draw_free(struct port_pool* p, struct ub_randstate* rnd)
 {
-	int t, r, i;
+	int t, r, k;
 	for(t = 0; t < PORT_DRAW_TRIES; t++) {
 		int port = port_at(p, ub_random_max(rnd,
 			(uint32_t)p->num_allowed));
 		if(!bit(p->taken, port))
 			return port;
 	}
+	/* the walk covers the allowed ports only: a small permitted set
+	 * that is nearly all in use (where the draws above miss most)
+	 * costs its own size, not 65,536 */
 	r = (int)ub_random_max(rnd, (uint32_t)p->num_free);
-	for(i = 0; i < PORT_SET_SIZE; i++)
-		if(bit(p->allowed, i) && !bit(p->taken, i) && r-- == 0)
-			return i;
+	for(k = 0; k < p->num_runs; k++) {
+		int port, end = p->runs[k].lo + p->runs[k].len_1;
+		for(port = p->runs[k].lo; port <= end; port++)
+			if(!bit(p->taken, port) && r-- == 0)
+				return port;
+	}
 	return -1;   /* not reached: num_free counts them */
 }
 
