@@ -52,25 +52,6 @@ int reply_batch_queued(const struct reply_batch* b)
 	return b->n;
 }
 
-void udp_send_all(int fd, struct mmsghdr* m, int n)
-{
-	int i = 0;
-	while(i < n) {
-		int s = nc_sendmmsg(fd, m + i, (unsigned)(n - i), 0);
-		if(s <= 0) {
-			if(s < 0 && errno == EINTR)
-				continue;
-			/* a full socket buffer or an unreachable client:
-			 * this reply is dropped, the rest go on */
-			verbose(VERB_ALGO, "sendmmsg: %s",
-				s < 0 ? strerror(errno) : "0 sent");
-			i++;
-			continue;
-		}
-		i += s;
-	}
-}
-
 void reply_batch_flush(struct reply_batch* b)
 {
 	udp_send_all(b->fd, b->msg, b->n);
