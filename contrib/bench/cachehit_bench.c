@@ -7,7 +7,9 @@
  *           query_info (the cache's own cost)
  *   parse+lookup: query_parse of the packet as well (all of the
  *           user-space work of a hit but the recvmmsg/sendmmsg calls)
- *   answer_q: the daemon's call (msg_cache_answer_q), without and with
+ *   answer_q: the daemon's work (msg_cache_answer_q: msg_cache_qkey
+ *           then msg_cache_answer_k, which daemon/query.c calls apart
+ *           so the bucket loads meanwhile), without and with
  *           the security out-parameter (num.answer.secure):
  *           --toggle-collect=bench_q_nosec / bench_q_sec
  * Instructions per hit, with callgrind (counts only one timed loop):
@@ -141,7 +143,8 @@ __attribute__((noinline)) size_t bench_parse_lookup(struct msg_cache* c,
 	return total;
 }
 
-/* The daemon's hit path (daemon/query.c): msg_cache_answer_q, which
+/* The daemon's hit path (daemon/query.c calls msg_cache_qkey and
+ * msg_cache_answer_k apart; msg_cache_answer_q is the two in one), which
  * hashes from the key it makes, and the entry's security status for
  * num.answer.secure; sec NULL shows what that out-parameter costs. */
 __attribute__((noinline)) size_t bench_q_nosec(struct msg_cache* c,
