@@ -7,6 +7,7 @@
 #include "config.h"
 #include "validator/val_anchor_read.h"
 #include "validator/val_autotrust.h"
+#include "util/dname.h"
 #include "util/log.h"
 #include <ctype.h>
 #include <limits.h>
@@ -110,6 +111,52 @@ int val_ta_read_zonefile(struct ta_collect* c, const char* fname)
 	return ok;
 }
 
+/* The next token of record text as ldns's tokenizer reads it: blanks
+ * separate, parentheses are dropped, a backslash keeps the next
+ * character, a ';' ends the text. Returns the text after it. */
+static const char* next_rr_token(const char* s, char* tok, size_t len)
+{
+	size_t n = 0;
+	while(*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ||
+		*s == '(' || *s == ')')
+		s++;
+	for(; *s && *s != ';' && *s != ' ' && *s != '\t' && *s != '\n' &&
+		*s != '\r'; s++) {
+		if(*s == '(' || *s == ')')
+			continue;
+		if(*s == '\\' && s[1]) {
+			if(n + 1 < len)
+				tok[n++] = *s;
+			s++;
+		}
+		if(n + 1 < len)
+			tok[n++] = *s;
+	}
+	tok[n] = 0;
+	return s;
+}
+
+/* Does the text name DS or DNSKEY as its type? Found as ldns finds it:
+ * the owner (none when the text starts blank), a TTL if the next token
+ * starts with a digit, a class if it names one, then the type. The
+ * readers of keys ask this before ldns parses the rdata: ldns leaks
+ * memory on malformed rdata of some other types (IPSECKEY, CERT:
+ * fuzz_autotrust), and a key file has no use for those. */
+static int text_is_key_type(const char* text)
+{
+	char tok[256];
+	ldns_rr_type t;
+	if(*text != ' ' && *text != '\t')
+		text = next_rr_token(text, tok, sizeof(tok));
+	text = next_rr_token(text, tok, sizeof(tok));
+	if(isdigit((unsigned char)tok[0]))
+		text = next_rr_token(text, tok, sizeof(tok));
+	if(ldns_get_rr_class_by_name(tok) != 0)
+		(void)next_rr_token(text, tok, sizeof(tok));
+	t = ldns_get_rr_type_by_name(tok);
+	return t == LDNS_RR_TYPE_DS || t == LDNS_RR_TYPE_DNSKEY;
+}
+
 /* ldns_rr_new_frm_str reads the owner into a 255-byte buffer, so an
  * owner of 255 characters or more (a name of escaped bytes: \148 is four
  * characters for one byte; Unbound writes and reads such names) would
@@ -157,7 +204,14 @@ int val_ta_read_string(struct ta_collect* c, const char* str,
 {
 	struct ta_where w = { cfgfile ? cfgfile : "config", 0, 0 };
 	ldns_rr* rr = NULL;
-	ldns_status s = rr_from_text(&rr, str, 3600, NULL, NULL);
+	ldns_status s;
+	if(!text_is_key_type(str)) {
+		val_ta_error(&w,
+			"trust-anchor: \"%s\": not a DS or DNSKEY record",
+			str);
+		return 0;
+	}
+	s = rr_from_text(&rr, str, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK) {
 		val_ta_error(&w, "trust-anchor: \"%s\": %s", str,
 			ldns_get_errorstr_by_id(s));
@@ -458,6 +512,10 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		while(n > 0 && isspace((unsigned char)rec[n-1]))
 			rec[--n] = 0;
 	}
+	if(!text_is_key_type(rec)) {
+		val_ta_error(w, "not a DS or DNSKEY record");
+		return 0;
+	}
 	s = rr_from_text(&rr, rec, r->ttl, r->origin, &r->prev);
 	if(s != LDNS_STATUS_OK) {
 		val_ta_error(w, "%s", ldns_get_errorstr_by_id(s));
@@ -467,6 +525,15 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
 		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
 		val_ta_error(w, "not a DS or DNSKEY record");
+		ldns_rr_free(rr);
+		return 0;
+	}
+	/* ldns joins a relative owner to $ORIGIN without the 255-byte
+	 * bound: such a point would be written with an ;;id: that does
+	 * not print (fuzz_autotrust) */
+	if(dname_valid(ldns_rdf_data(ldns_rr_owner(rr)), ldns_rdf_size(
+		ldns_rr_owner(rr))) != ldns_rdf_size(ldns_rr_owner(rr))) {
+		val_ta_error(w, "bad owner name");
 		ldns_rr_free(rr);
 		return 0;
 	}
