@@ -170,6 +170,18 @@ static void test_dname_key_hash(void** state)
 		assert_memory_equal(k1, k2, len + 4);
 		assert_int_equal(h, dname_hash(name, 99));
 		assert_int_equal(h, dname_hash(k2, 99));
+		/* every byte counts, the tail's too (read there as one word
+		 * that ends with the name), and no byte after the name */
+		for(i = 0; i + 1 < len; i++) {
+			uint8_t keep = name[i];
+			if(keep == 0 || keep > 63) {
+				name[i] = keep == 'q' ? 'r' : 'q';
+				assert_int_not_equal(dname_hash(name, 99), h);
+				name[i] = keep;
+			}
+		}
+		name[len] = 'x';
+		assert_int_equal(dname_hash(name, 99), h);
 	}
 }
 
