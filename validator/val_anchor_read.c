@@ -199,31 +199,39 @@ static ldns_status rr_from_text(ldns_rr** rr, const char* text, uint32_t ttl,
 	return s;
 }
 
+/* A DS or DNSKEY record from text; NULL, or what is wrong with it.
+ * The type is checked before ldns parses (text_is_key_type) and again
+ * on what it parsed. */
+static const char* key_from_text(ldns_rr** rr, const char* text,
+	uint32_t ttl, ldns_rdf* origin, ldns_rdf** prev)
+{
+	ldns_status s;
+	*rr = NULL;
+	if(!text_is_key_type(text))
+		return "not a DS or DNSKEY record";
+	s = rr_from_text(rr, text, ttl, origin, prev);
+	if(s != LDNS_STATUS_OK) {
+		ldns_rr_free(*rr);
+		*rr = NULL;
+		return ldns_get_errorstr_by_id(s);
+	}
+	if(ldns_rr_get_type(*rr) != LDNS_RR_TYPE_DS &&
+		ldns_rr_get_type(*rr) != LDNS_RR_TYPE_DNSKEY) {
+		ldns_rr_free(*rr);
+		*rr = NULL;
+		return "not a DS or DNSKEY record";
+	}
+	return NULL;
+}
+
 int val_ta_read_string(struct ta_collect* c, const char* str,
 	const char* cfgfile)
 {
 	struct ta_where w = { cfgfile ? cfgfile : "config", 0, 0 };
-	ldns_rr* rr = NULL;
-	ldns_status s;
-	if(!text_is_key_type(str)) {
-		val_ta_error(&w,
-			"trust-anchor: \"%s\": not a DS or DNSKEY record",
-			str);
-		return 0;
-	}
-	s = rr_from_text(&rr, str, 3600, NULL, NULL);
-	if(s != LDNS_STATUS_OK) {
-		val_ta_error(&w, "trust-anchor: \"%s\": %s", str,
-			ldns_get_errorstr_by_id(s));
-		ldns_rr_free(rr);
-		return 0;
-	}
-	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
-		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
-		val_ta_error(&w,
-			"trust-anchor: \"%s\": not a DS or DNSKEY record",
-			str);
-		ldns_rr_free(rr);
+	ldns_rr* rr;
+	const char* err = key_from_text(&rr, str, 3600, NULL, NULL);
+	if(err) {
+		val_ta_error(&w, "trust-anchor: \"%s\": %s", str, err);
 		return 0;
 	}
 	return val_ta_add_rr(c, rr, &w);
@@ -499,7 +507,7 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 	char* semi = (char*)comment_start(rec);
 	char rec_comment[512];
 	ldns_rr* rr = NULL;
-	ldns_status s;
+	const char* err;
 	rec_comment[0] = 0;
 	if(semi) {
 		size_t n;
@@ -512,20 +520,8 @@ static int auto_key(struct auto_read* r, char* rec, const struct ta_where* w)
 		while(n > 0 && isspace((unsigned char)rec[n-1]))
 			rec[--n] = 0;
 	}
-	if(!text_is_key_type(rec)) {
-		val_ta_error(w, "not a DS or DNSKEY record");
-		return 0;
-	}
-	s = rr_from_text(&rr, rec, r->ttl, r->origin, &r->prev);
-	if(s != LDNS_STATUS_OK) {
-		val_ta_error(w, "%s", ldns_get_errorstr_by_id(s));
-		ldns_rr_free(rr);
-		return 0;
-	}
-	if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DS &&
-		ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNSKEY) {
-		val_ta_error(w, "not a DS or DNSKEY record");
-		ldns_rr_free(rr);
+	if((err = key_from_text(&rr, rec, r->ttl, r->origin, &r->prev))) {
+		val_ta_error(w, "%s", err);
 		return 0;
 	}
 	/* ldns joins a relative owner to $ORIGIN without the 255-byte
