@@ -44,6 +44,8 @@ static int modules_ok(struct cfg_parser* p, const char* list);
 #define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d, 0, 0 }
 /* implemented, no field: recorded for its user (CFGF_RECORD) */
 #define REC(n, t) { n, CL_SERVER, t, NOF, NULL, 1, CFGF_RECORD, NULL, 0, 0 }
+/* the same, with a default (the user applies it when nothing is recorded) */
+#define RECD(n, t, d) { n, CL_SERVER, t, NOF, NULL, 1, CFGF_RECORD, d, 0, 0 }
 /* not implemented, no field: only checked and recorded */
 #define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d, 0, 0 }
 #define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d, 0, 0 }
@@ -142,15 +144,15 @@ const struct cfg_option cfg_options[] = {
 	KEEP("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
 	KEEP("ip-dscp", CL_SERVER, CT_INT, F(ip_dscp), "0"),
 	KEEP("tcp-mss", CL_SERVER, CT_INT, F(tcp_mss), "0"),
-	KEEP("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
+	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
 	KEEP("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
 	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
 	KEEP("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
 		NULL),
-	KEEP("insecure-lan-zones", CL_SERVER, CT_YESNO, F(insecure_lan_zones),
+	USE("insecure-lan-zones", CL_SERVER, CT_YESNO, F(insecure_lan_zones),
 		"no"),
-	KEEP("hide-trustanchor", CL_SERVER, CT_YESNO, F(hide_trustanchor),
+	USE("hide-trustanchor", CL_SERVER, CT_YESNO, F(hide_trustanchor),
 		"no"),
 	KEEP("nsid", CL_SERVER, CT_STR, F(nsid), NULL),
 	USE("root-hints", CL_SERVER, CT_STRLIST, F(root_hints), NULL),
@@ -184,12 +186,12 @@ const struct cfg_option cfg_options[] = {
 	USE("private-domain", CL_SERVER, CT_STRLIST, F(private_domain), NULL),
 	USE("msg-cache-size", CL_SERVER, CT_MEMSIZE, F(msg_cache_size),
 		CACHE_4M),
-	{ "msg-cache-slabs", CL_SERVER, CT_INT, F(msg_cache_slabs), NULL, 0,
+	{ "msg-cache-slabs", CL_SERVER, CT_INT, F(msg_cache_slabs), NULL, 1,
 		CFGF_POW2, "4", 0, 0 },
 	USE("rrset-cache-size", CL_SERVER, CT_MEMSIZE, F(rrset_cache_size),
 		CACHE_4M),
 	{ "rrset-cache-slabs", CL_SERVER, CT_INT, F(rrset_cache_slabs), NULL,
-		0, CFGF_POW2, "4", 0, 0 },
+		1, CFGF_POW2, "4", 0, 0 },
 	USE("num-queries-per-thread", CL_SERVER, CT_INT,
 		F(num_queries_per_thread), "1024"),
 	USE("jostle-timeout", CL_SERVER, CT_INT, F(jostle_time), "200"),
@@ -220,14 +222,17 @@ const struct cfg_option cfg_options[] = {
 	REC("outgoing-port-avoid", CT_STRLIST),
 	SRV("stream-wait-size", CT_MEMSIZE, CACHE_4M),
 	SRV("delay-close", CT_INT, "0"),
-	SRV("unknown-server-time-limit", CT_INT, "376"),
+	/* read from cfg->unimplemented by infra_settings_from_cfg */
+	RECD("unknown-server-time-limit", CT_INT, "376"),
 	SRV("discard-timeout", CT_INT, "1900"),
 	USE("wait-limit", CL_SERVER, CT_INT, F(wait_limit), "1000"),
 	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
-	SLABS("infra-cache-slabs", CL_SERVER),
-	SRV("infra-cache-max-rtt", CT_INT, "120000"),
-	SRV("infra-keep-probing", CT_YESNO, "no"),
+	/* these three too (services/cache/infra.c) */
+	{ "infra-cache-slabs", CL_SERVER, CT_INT, NOF, NULL, 1,
+		CFGF_RECORD | CFGF_POW2, "4", 0, 0 },
+	RECD("infra-cache-max-rtt", CT_INT, "120000"),
+	RECD("infra-keep-probing", CT_YESNO, "no"),
 	SRV("define-tag", CT_STRLIST, NULL),
 	SRV("outgoing-tcp-mss", CT_INT, "0"),
 	SRV("edns-tcp-keepalive", CT_YESNO, "no"),
