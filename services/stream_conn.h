@@ -3,7 +3,8 @@
  * sockets, TLS over either) on one event base, for every protocol that
  * serves clients over a stream: DNS over TCP (services/tcp_conn.c), the
  * remote control (daemon/remote.c), the Prometheus endpoint
- * (daemon/prometheus.c), and later DNS over TLS and HTTPS.
+ * (daemon/prometheus.c), DNS over TLS (tcp_conn.c on a TLS pool) and DNS
+ * over HTTPS (services/doh.c).
  *
  * The layer owns the sockets, the connection slots, the input and
  * output buffers, the events and the timer; it accepts (at most

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* services/stream_tls.h - the TLS transport under services/stream_conn.c:
  * OpenSSL's calls on a non-blocking socket, their results mapped onto
- * what the event loop has to wait for. Server side only (the remote
- * control today, DNS over TLS next). */
+ * what the event loop has to wait for. Both sides: the server side for
+ * the remote control, DNS over TLS and DNS over HTTPS, the client side
+ * for TLS upstreams (services/outnet_tcp.c). */
 #ifndef SERVICES_STREAM_TLS_H
 #define SERVICES_STREAM_TLS_H
 #include <stddef.h>
