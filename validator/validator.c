@@ -537,7 +537,13 @@ static enum module_state start_check(struct module_qstate* qs,
 	if(vq->passthrough || (qs->res.rcode != RCODE_NOERROR &&
 		qs->res.rcode != RCODE_NXDOMAIN))
 		return MODULE_FINISHED;   /* unchecked, or a failure */
-	if(!under_anchor(qs)) {
+	/* compat: unbound-1.17: RFC 4035 3.1.5 and 5: the answer to an RRSIG
+	 * question is signatures, which nothing signs: handed on unchecked,
+	 * without AD (Unbound: "cannot validate RRSIG, no sigs on sigs"); a
+	 * negative answer is checked as any other */
+	if(!under_anchor(qs) || (qs->qtype == TYPE_RRSIG &&
+		qs->res.rcode == RCODE_NOERROR &&
+		ldns_rr_list_rr_count(qs->res.answer) > 0)) {
 		qs->res.security = SEC_INDETERMINATE;
 		ve->stats.indeterminate++;
 		return MODULE_FINISHED;

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Answers where resolvers disagree, on the signed test internet: each
+question asked of this daemon and of Debian's Unbound 1.17
+(/usr/sbin/unbound) with the same options; each must give the answer
+the RFCs call for (and, where Unbound 1.17 gets it right, the same).
+
+- qtype RRSIG (RFC 4035 3.1.5, 5): the RRSIG records, NOERROR, no AD
+  (nothing signs signatures), also without DO; a negative answer is
+  validated as any other.
+
+Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
+otherwise. Each question is a few milliseconds; the two resolvers are
+started once for the module.
+"""
+import os
+import sys
+
+import dns.flags
+import dns.message
+import dns.rcode
+import dns.rdatatype
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import signednet_net  # noqa: E402,F401
+from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+
+DEB_UNBOUND = "/usr/sbin/unbound"
+
+pytestmark = [
+    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
+    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
+                       reason="Debian's unbound is not installed"),
+    pytest.mark.skipif(REFERENCE, reason="compares this build with "
+                       "the reference; UNBOUND_BIN is the reference"),
+]
+
+BODY = """module-config: "validator iterator"
+trust-anchor-file: "%s"
+val-log-level: 2
+do-ip6: no
+access-control: 127.0.0.0/8 allow
+minimal-responses: yes"""
+
+
+class RefServer(Server):
+    binary = DEB_UNBOUND
+
+
+@pytest.fixture(scope="module", params=["ours", "unbound"])
+def resolver(request, signednet_net, tmp_path_factory):
+    """This daemon, then Debian's Unbound, validating through the
+    signed net."""
+    cls = Server if request.param == "ours" else RefServer
+    srv = cls(tmp_path_factory.mktemp(request.param))
+    srv.kind = request.param
+    try:
+        srv.start(BODY % signednet_net.anchor,
+                  root_hints=signednet_net.root_hints)
+        yield srv
+    finally:
+        _finish(srv)
+
+
+def ask(srv, qname, qtype="A", do=True, cd=False):
+    q = dns.message.make_query(qname, qtype, use_edns=0, payload=1232,
+                               want_dnssec=do)
+    if cd:
+        q.flags |= dns.flags.CD
+    r = srv.query(q, timeout=10.0 * SLOW)
+    if r.flags & dns.flags.TC:
+        r = srv.query(q, tcp=True, timeout=10.0 * SLOW)
+    return r
+
+
+def rcode(r):
+    return dns.rcode.to_text(r.rcode())
+
+
+def ad(r):
+    return bool(r.flags & dns.flags.AD)
+
+
+def rrsets(section):
+    """Owner and type of each RRset, an RRSIG as RRSIG(covered)."""
+    out = []
+    for rr in section:
+        t = dns.rdatatype.to_text(rr.rdtype)
+        if rr.rdtype == dns.rdatatype.RRSIG:
+            t += "(%s)" % dns.rdatatype.to_text(rr.covers)
+        out.append("%s %s" % (rr.name.to_text().lower(), t))
+    return sorted(out)
+
+
+# -- qtype RRSIG ---------------------------------------------------------
+
+@pytest.mark.parametrize("do", [True, False], ids=["do", "nodo"])
+def test_rrsig_question_gets_the_rrsigs(resolver, do):
+    """www.example.sec1. has A, AAAA and NSEC, each signed: the answer
+    is their three RRSIGs, unvalidated (no AD), with DO and without,
+    from the servers and again from the cache."""
+    want = ["www.example.sec1. RRSIG(%s)" % t for t in
+            ("A", "AAAA", "NSEC")]
+    for _ in range(2):
+        r = ask(resolver, "www.example.sec1.", "RRSIG", do=do)
+        assert rcode(r) == "NOERROR", r
+        assert rrsets(r.answer) == want, r
+        assert not ad(r), r
+
+
+def test_rrsig_question_negative_is_validated(resolver):
+    """No such name: a validated NXDOMAIN (AD), as for any type."""
+    r = ask(resolver, "nx-rrsig.example.sec1.", "RRSIG")
+    assert rcode(r) == "NXDOMAIN" and ad(r), r
+    assert r.answer == []
