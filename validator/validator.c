@@ -354,7 +354,8 @@ static enum module_state finish(struct module_qstate* qs,
 	if(st == SEC_BOGUS && restart(qs, vq, ve, why))
 		return MODULE_WAIT_MODULE;
 	if(st == SEC_SECURE && ve->root_key_sentinel &&
-		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qclass)) {
+		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qtype,
+		qs->qclass)) {
 		/* compat: unbound-1.17: RFC 8509: the answer is good, the key
 		 * tag is not (or is) the resolver's: SERVFAIL (not cached, no
 		 * EDE), as Unbound; a CD asker gets the data, without AD
@@ -598,7 +599,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	/* an RFC 8509 sentinel question that fails goes the normal way,
 	 * where finish() turns its secure answer into SERVFAIL */
 	if(ve->root_key_sentinel && val_sentinel_fails(qs->env->anchors,
-		qs->qname, qs->qclass))
+		qs->qname, qs->qtype, qs->qclass))
 		return 0;
 	/* compat: unbound-1.17: with aggressive-nsec: no, Unbound still proves
 	 * DS absence from its negative cache */

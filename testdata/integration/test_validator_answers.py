@@ -7,6 +7,8 @@ the RFCs call for (and, where Unbound 1.17 gets it right, the same).
 - qtype RRSIG (RFC 4035 3.1.5, 5): the RRSIG records, NOERROR, no AD
   (nothing signs signatures), also without DO; a negative answer is
   validated as any other.
+- the root key sentinel labels (RFC 8509 3) act on A and AAAA only: a
+  TXT question under one is an ordinary question.
 
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise. Each question is a few milliseconds; the two resolvers are
@@ -117,3 +119,30 @@ def test_rrsig_question_negative_is_validated(resolver):
     r = ask(resolver, "nx-rrsig.example.sec1.", "RRSIG")
     assert rcode(r) == "NXDOMAIN" and ad(r), r
     assert r.answer == []
+
+
+# -- root key sentinel on other types --------------------------------------
+
+def anchor_tag(net):
+    with open(net.anchor) as f:
+        for line in f:
+            parts = line.split()
+            if "DS" in parts:
+                return int(parts[parts.index("DS") + 1])
+    raise AssertionError("no DS in %s" % net.anchor)
+
+
+@pytest.mark.parametrize("label", ["is-ta-other", "not-ta-anchor"])
+def test_sentinel_ignores_txt(resolver, signednet_net, label):
+    """A sentinel label that fails for A (SERVFAIL, RFC 8509) leaves a
+    TXT question alone: the wildcard's TXT, secure. The same name's A
+    question still fails, so the label is one the resolver knows."""
+    tag = anchor_tag(signednet_net)
+    other = 11111 if tag != 11111 else 22222
+    first = ("root-key-sentinel-is-ta-%05d" % other if label ==
+             "is-ta-other" else "root-key-sentinel-not-ta-%05d" % tag)
+    qname = first + ".wild.example.sec1."
+    r = ask(resolver, qname, "TXT")
+    assert rcode(r) == "NOERROR" and ad(r), r
+    assert rrsets(r.answer) == [qname + " RRSIG(TXT)", qname + " TXT"], r
+    assert rcode(ask(resolver, qname, "A")) == "SERVFAIL"
