@@ -9,6 +9,9 @@ the RFCs call for (and, where Unbound 1.17 gets it right, the same).
   validated as any other.
 - the root key sentinel labels (RFC 8509 3) act on A and AAAA only: a
   TXT question under one is an ordinary question.
+- an answer that rests on an opt-out NSEC3 span (RFC 5155 9.2): a
+  wildcard answer or wildcard NODATA whose next closer name is covered
+  by an opt-out NSEC3 is insecure, no AD (sec2.'s *.wild).
 
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise. Each question is a few milliseconds; the two resolvers are
@@ -146,3 +149,30 @@ def test_sentinel_ignores_txt(resolver, signednet_net, label):
     assert rcode(r) == "NOERROR" and ad(r), r
     assert rrsets(r.answer) == [qname + " RRSIG(TXT)", qname + " TXT"], r
     assert rcode(ask(resolver, qname, "A")) == "SERVFAIL"
+
+
+# -- opt-out NSEC3 and AD -------------------------------------------------
+
+@pytest.mark.parametrize("qname,qtype,rc,secure,answer", [
+    # the next closer name (x.wild.sec2.) lies in an opt-out span: it
+    # may be an unsigned delegation, so the wildcard proves nothing
+    ("x.wild.sec2.", "A", "NOERROR", False, ["x.wild.sec2. A"]),
+    ("x.wild.sec2.", "TXT", "NOERROR", False, []),
+    ("a.b.wild.sec2.", "TXT", "NOERROR", False, []),
+    # a name with an NSEC3 of its own (the flag is about the span after
+    # it): secure, empty non-terminal or not
+    ("wild.sec2.", "TXT", "NOERROR", True, []),
+    ("www.sec2.", "TXT", "NOERROR", True, []),
+    # the same wildcard answer without opt-out stays secure
+    ("x.wild.example3.sec1.", "A", "NOERROR", True,
+     ["x.wild.example3.sec1. A"]),
+], ids=["wildcard", "wildcard-nodata", "wildcard-nodata-deeper",
+        "ent-nodata", "nodata", "wildcard-no-optout"])
+def test_optout_span_is_not_secure(resolver, qname, qtype, rc, secure,
+                                   answer):
+    for do in (True, False):
+        r = ask(resolver, qname, qtype, do=do)
+        assert rcode(r) == rc, r
+        assert ad(r) == (secure and do), r   # AD only for DO
+        assert [x for x in rrsets(r.answer) if "RRSIG" not in x] == \
+            answer, r

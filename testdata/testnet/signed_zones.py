@@ -105,7 +105,9 @@ def zones():
         SZone(".", ROOT, ["a.root.test. A {ROOT}"], "RSASHA256",
               split_keys=True),
         SZone("sec1.", TLDS, ["www A 192.0.2.1"], "RSASHA256"),
-        SZone("sec2.", TLDS, ["www A 192.0.2.2"],
+        # the wildcard is in an opt-out span: answers from it are
+        # insecure (RFC 5155 9.2; test_validator_answers.py)
+        SZone("sec2.", TLDS, ["www A 192.0.2.2", "*.wild A 192.0.2.3"],
               nsec3={"iterations": 1, "salt": "cafe", "optout": True}),
         SZone("insec.", TLDS, ["www A 192.0.2.9"], None, ds=False),
     ]
