@@ -144,7 +144,11 @@ def zones():
             'txtonly TXT "only a TXT here"',
             "*.wild A 192.0.2.153",
             "a.ent A 192.0.2.154",
-            "back CNAME www.example.sec1."],
+            "back CNAME www.example.sec1.",
+            # through dname.example.sec1.'s DNAME twice: the DNAME
+            # once in the answer (test_validator_answers.py)
+            "d1 CNAME d2.dname.example.sec1.",
+            "d2 A 192.0.2.132"],
             "RSASHA256", nsec3={"iterations": 0}),
         SZone("iter500.sec1.", CHILDREN, [
             "www A 192.0.2.140",
