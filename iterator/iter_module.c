@@ -180,6 +180,28 @@ int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq)
 	return 1;
 }
 
+/* Free the records of list that equal an earlier one (owner, type,
+ * class, rdata; not the TTL). An answer made of several replies (CNAME
+ * and DNAME restarts) can carry the same RRset twice: a chain through
+ * one DNAME twice brings the DNAME and its RRSIG with each reply. */
+static void drop_repeats(ldns_rr_list* list)
+{
+	size_t n = list ? ldns_rr_list_rr_count(list) : 0, i, j, k = 0;
+	for(i = 0; i < n; i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		for(j = 0; j < k; j++)
+			if(ldns_rr_compare(ldns_rr_list_rr(list, j), rr) == 0)
+				break;
+		if(j < k) {
+			ldns_rr_free(rr);
+			continue;
+		}
+		(void)ldns_rr_list_set_rr(list, rr, k++);
+	}
+	if(list)
+		ldns_rr_list_set_rr_count(list, k);
+}
+
 /* The state is done: priming kept, the result handed up. */
 static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	struct iter_qstate* iq)
@@ -188,6 +210,13 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 	if(iq->is_priming) {
 		iter_store_prime(ie, iq);
 		iter_prime_checks(ie, iq);
+	}
+	if(iq->restarts > 0) {
+		/* compat: unbound-1.17: each RRset once (RFC 2181 5), as
+		 * Unbound's prepend_is_duplicate; one reply has no repeats
+		 * after the scrub, so a plain answer pays nothing */
+		drop_repeats(iq->answer);
+		drop_repeats(iq->authority);
 	}
 	module_result_clear_keep_from(res);
 	res->rcode = iq->rcode;

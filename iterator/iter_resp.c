@@ -167,6 +167,17 @@ static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 	iq->state = ITER_TARGETS;
 }
 
+/* A referral above or beside the zone asked (the scrubber took its NS
+ * set out): the server does not serve the zone, RFC 4697 2.3; as
+ * Unbound, it is marked lame for it and the next server is tried (none
+ * left: SERVFAIL). Before, the emptied reply was taken for NODATA. */
+static void lame_referral(struct iter_env* env, struct iter_qstate* iq)
+{
+	verbose(VERB_ALGO, "referral out of the zone: lame, next server");
+	env->stats.lame++;
+	server_unusable(env, iq, 1);
+}
+
 /* Keep the RRsets of a scrubbed reply that was used. */
 static void store(struct iter_env* env, const struct iter_qstate* iq,
 	const ldns_pkt* pkt)
@@ -299,6 +310,10 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		rcode = RCODE_NOERROR;
 	if(rcode == RCODE_NXDOMAIN || sr->final_found) {
 		final_answer(env, iq, pkt, rcode);
+		return;
+	}
+	if(sr->lame_referral && !iq->dp_forward) {
+		lame_referral(env, iq);
 		return;
 	}
 	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);
@@ -449,6 +464,10 @@ static void process_minimised(struct iter_env* env, struct iter_qstate* iq,
 		}
 		iq->qmin = 0;
 		iter_reset_attempts(iq);
+		return;
+	}
+	if(sr->lame_referral && !iq->dp_forward) {
+		lame_referral(env, iq);
 		return;
 	}
 	nl = auth_ns_owner(ldns_pkt_authority(pkt), nsowner);

@@ -396,6 +396,35 @@ static void keep_taken(ldns_rr_list* list, const uint8_t* taken)
 	ldns_rr_list_set_rr_count(list, k);
 }
 
+/* Before the scrub: is pkt a referral the scrub will take apart? 1 for
+ * an NS set above zone, 2 for one outside it (beside), 0 otherwise:
+ * answers, AA, an SOA (a negative answer), other rcodes. */
+static int referral_out_of_zone(const ldns_pkt* pkt, uint16_t qclass,
+	const uint8_t* zone)
+{
+	const ldns_rr_list* auth = ldns_pkt_authority(pkt);
+	size_t i, n = ldns_rr_list_rr_count(auth);
+	int kind = 0;
+	if(ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) != 0 ||
+		ldns_pkt_aa(pkt) || ldns_pkt_get_rcode(pkt) != LDNS_RCODE_NOERROR)
+		return 0;
+	for(i = 0; i < n; i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		const uint8_t* o;
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA)
+			return 0;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			ldns_rr_get_class(rr) != (ldns_rr_class)qclass ||
+			!(o = owner_name(rr)) || dname_subdomain_c(o, zone))
+			continue;
+		if(dname_subdomain_c(zone, o))
+			kind = 1;
+		else if(!kind)
+			kind = 2;
+	}
+	return kind;
+}
+
 /* flags for this many records live on the stack; more are allocated */
 #define SCRUB_TAKEN_STACK 256
 
@@ -409,13 +438,14 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	size_t nan, nns, nar, after, kan, kns, kar;
 	uint8_t stack_taken[SCRUB_TAKEN_STACK];
 	uint8_t* taken = stack_taken;
-	int ok;
+	int ok, out_of_zone;
 	memset(res, 0, sizeof(*res));
 	res->snamelen = dname_valid(qname, LDNS_MAX_DOMAINLEN);
 	if(res->snamelen == 0 || !question_ok(pkt, wq, qname, qtype, qclass))
 		return SCRUB_BAD_QUESTION;
 	memcpy(res->sname, qname, res->snamelen);
 	dname_tolower(res->sname);
+	out_of_zone = referral_out_of_zone(pkt, qclass, zone);
 	old_ans = ldns_pkt_answer(pkt);
 	old_auth = ldns_pkt_authority(pkt);
 	old_addl = ldns_pkt_additional(pkt);
@@ -458,6 +488,12 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	if(!ok)
 		return SCRUB_NOMEM;
 	after = kan + kns + kar;
+	/* compat: unbound-1.26: an upward referral is lame (Unbound 1.17
+	 * too); one beside the zone is lame when the scrub left nothing
+	 * (Unbound 1.26's msg_lame_empty; 1.17 took the empty reply for
+	 * NODATA) */
+	res->lame_referral = out_of_zone == 1 || (out_of_zone == 2 &&
+		after == 0);
 	/* synthesized CNAMEs are added, so count what went */
 	res->removed = nan + nns + nar > after ?
 		(int)(nan + nns + nar - after) : 0;

@@ -36,6 +36,11 @@ struct scrub_result {
 	int chain_len;       /* CNAMEs (incl. synthesized) kept */
 	int removed;         /* records dropped */
 	int dname_too_long;  /* a DNAME made a name over 255 (YXDOMAIN) */
+	/* A NOERROR reply without AA, answer or SOA whose NS set the scrub
+	 * took out: a referral above the zone asked, or one beside it that
+	 * left the reply empty. The server is lame for the zone (RFC 4697
+	 * 2.3), not saying NODATA. */
+	int lame_referral;
 };
 
 enum scrub_status {

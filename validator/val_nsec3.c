@@ -433,6 +433,12 @@ static enum sec_status do_nodata(const struct filter* f,
 			why = nodata_bitmap_fault(m, qtype, qname);
 			if(why)
 				return bogus(reason, why);
+			/* compat: unbound-1.17: RFC 5155 9.2: the next closer
+			 * name in an opt-out span may be an unsigned delegation:
+			 * not secure, as Unbound */
+			if(ce.nc_rr && (ce.nc_rr->flags & NSEC3_FLAG_OPTOUT))
+				return result(reason, SEC_INSECURE, "wildcard "
+					"NODATA in an opt-out span");
 			return result(reason, SEC_SECURE, NULL);
 		}
 	}
@@ -477,6 +483,7 @@ enum sec_status val_nsec3_prove_wildcard_answer(const ldns_rr_list* nsec3s,
 	const struct val_nsec3_rr* cover;
 	const uint8_t* nc;
 	enum find r;
+	int optout;
 	if(!wc_ce || !qname || !val_dname_strict_subdomain(qname, wc_ce))
 		return bogus(reason, "wildcard does not apply to the name");
 	if(!begin(&f, nsec3s, qname, 0, env, reason, &s)) {
@@ -486,12 +493,19 @@ enum sec_status val_nsec3_prove_wildcard_answer(const ldns_rr_list* nsec3s,
 	nc = val_dname_strip(qname, dname_count_labels(qname) -
 		dname_count_labels(wc_ce) - 1);
 	r = find_covering(&f, nc, &cover);
-	filter_free(&f);
+	optout = r == FOUND && (cover->flags & NSEC3_FLAG_OPTOUT);
+	filter_free(&f);   /* cover pointed into it */
 	if(r == SUSPEND)
 		return suspend(reason);
 	if(r == NOTFOUND)
 		return bogus(reason, "no NSEC3 covers the next closer name "
 			"of the wildcard answer");
+	/* compat: unbound-1.17: RFC 5155 9.2: in an opt-out span the name may
+	 * be an unsigned delegation, which the wildcard would not answer:
+	 * not secure, as Unbound */
+	if(optout)
+		return result(reason, SEC_INSECURE, "wildcard answer in an "
+			"opt-out span");
 	return result(reason, SEC_SECURE, NULL);
 }
 

@@ -9,6 +9,7 @@
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/module.h"
+#include "util/msgparse.h"
 #include <ldns/ldns.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,9 +118,13 @@ static int root_has_tag(const struct val_anchors* anchors, uint16_t qclass,
 }
 
 int val_sentinel_fails(const struct val_anchors* anchors,
-	const uint8_t* qname, uint16_t qclass)
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass)
 {
 	long tag;
+	/* compat: unbound-1.17: RFC 8509 section 3: the sentinel acts on
+	 * A and AAAA questions only, as Unbound */
+	if(qtype != TYPE_A && qtype != TYPE_AAAA)
+		return 0;
 	if((tag = sentinel_tag(qname, SENTINEL_IS)) >= 0)
 		return !root_has_tag(anchors, qclass, (uint16_t)tag);
 	if((tag = sentinel_tag(qname, SENTINEL_NOT)) >= 0)

@@ -29,11 +29,12 @@ size_t val_ta_signal_name(const struct val_anchor* a, uint8_t* out);
  * when one is in flight or the mesh has no room. */
 void val_ta_signal(struct module_qstate* qs, const struct val_anchor* a);
 
-/* RFC 8509 for a secure answer to qname: 1 when the first label is
- * root-key-sentinel-is-ta-NNNNN and the root anchor has no key with
- * tag NNNNN, or root-key-sentinel-not-ta-NNNNN and it has one (the
- * answer becomes SERVFAIL); 0 otherwise (the answer stands). */
+/* RFC 8509 for a secure answer to (qname, qtype): 1 when qtype is A or
+ * AAAA and the first label is root-key-sentinel-is-ta-NNNNN and the root
+ * anchor has no key with tag NNNNN, or root-key-sentinel-not-ta-NNNNN
+ * and it has one (the answer becomes SERVFAIL); 0 otherwise (the answer
+ * stands: other types are ordinary questions, RFC 8509 section 3). */
 int val_sentinel_fails(const struct val_anchors* anchors,
-	const uint8_t* qname, uint16_t qclass);
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass);
 
 #endif

@@ -354,7 +354,8 @@ static enum module_state finish(struct module_qstate* qs,
 	if(st == SEC_BOGUS && restart(qs, vq, ve, why))
 		return MODULE_WAIT_MODULE;
 	if(st == SEC_SECURE && ve->root_key_sentinel &&
-		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qclass)) {
+		val_sentinel_fails(qs->env->anchors, qs->qname, qs->qtype,
+		qs->qclass)) {
 		/* compat: unbound-1.17: RFC 8509: the answer is good, the key
 		 * tag is not (or is) the resolver's: SERVFAIL (not cached, no
 		 * EDE), as Unbound; a CD asker gets the data, without AD
@@ -537,7 +538,13 @@ static enum module_state start_check(struct module_qstate* qs,
 	if(vq->passthrough || (qs->res.rcode != RCODE_NOERROR &&
 		qs->res.rcode != RCODE_NXDOMAIN))
 		return MODULE_FINISHED;   /* unchecked, or a failure */
-	if(!under_anchor(qs)) {
+	/* compat: unbound-1.17: RFC 4035 3.1.5 and 5: the answer to an RRSIG
+	 * question is signatures, which nothing signs: handed on unchecked,
+	 * without AD (Unbound: "cannot validate RRSIG, no sigs on sigs"); a
+	 * negative answer is checked as any other */
+	if(!under_anchor(qs) || (qs->qtype == TYPE_RRSIG &&
+		qs->res.rcode == RCODE_NOERROR &&
+		ldns_rr_list_rr_count(qs->res.answer) > 0)) {
 		qs->res.security = SEC_INDETERMINATE;
 		ve->stats.indeterminate++;
 		return MODULE_FINISHED;
@@ -592,7 +599,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	/* an RFC 8509 sentinel question that fails goes the normal way,
 	 * where finish() turns its secure answer into SERVFAIL */
 	if(ve->root_key_sentinel && val_sentinel_fails(qs->env->anchors,
-		qs->qname, qs->qclass))
+		qs->qname, qs->qtype, qs->qclass))
 		return 0;
 	/* compat: unbound-1.17: with aggressive-nsec: no, Unbound still proves
 	 * DS absence from its negative cache */

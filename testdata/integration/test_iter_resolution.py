@@ -150,6 +150,102 @@ def test_self_ns_reply_is_next_server_not_lame(resolver, net):
     assert time.time() - t0 < 2.0 * SLOW
 
 
+def out_of_zone_referral(net, name, zone):
+    """The responder refers name (in bad.tld2.) to zone, with glue."""
+    ns = "ns.%s" % zone
+    glue = {ns: [zones.addr(net.prefix, zones.TLD2 if zone == "tld2."
+                            else zones.EXAMPLE1)]}
+    net.responder("bad").set_behaviour(rules=[{
+        "name": name, "actions": [{"type": "referral", "zone": zone,
+                                   "ns": [ns], "glue": glue}]}])
+
+
+def test_upward_referral_is_lame(resolver, net):
+    """The zone's only server answers with a referral to tld2., above
+    the zone it serves (RFC 4697 2.3): it is lame, and with no other
+    server the answer is SERVFAIL, not NODATA; both resolvers. (Before,
+    ours took the reply, emptied by the scrubber, for NODATA.)"""
+    out_of_zone_referral(net, "up.bad.tld2.", "tld2.")
+    resolver.start("qname-minimisation: no")
+    r = ask(resolver, "up.bad.tld2.", "A")
+    assert rcode(r) == "SERVFAIL" and r.answer == []
+
+
+def test_sideways_referral_is_lame(resolver, net):
+    """A referral beside the zone (to example.tld1. for a name in
+    bad.tld2.), which the scrubber removes whole: lame as well, SERVFAIL
+    (as Unbound since 1.26 marks a reply its scrubber emptied); Debian's
+    1.17 takes the empty reply for NODATA."""
+    out_of_zone_referral(net, "side.bad.tld2.", "example.tld1.")
+    resolver.start("qname-minimisation: no")
+    r = ask(resolver, "side.bad.tld2.", "A")
+    # compat: unbound-1.26: lame; unbound-1.17 answers NODATA
+    want = "SERVFAIL" if resolver.kind == "ours" else "NOERROR"
+    assert rcode(r) == want and r.answer == []
+
+
+LAME_HOSTS = (15, 16)   # beside PROXY_HOST (14)
+
+
+@pytest.fixture(scope="module")
+def two_servers(testnet_net, tmp_path_factory):
+    """two.bad.tld2. delegated to two servers (responders of their own):
+    ns1 serves the zone, ns2 answers every question with a referral up
+    to tld2. Yields (lame responder instance, rules for bad.tld2.)."""
+    net = testnet_net
+    if not net.iterable:
+        pytest.skip("test internet not on port 53 (needs root)")
+    if not addresses_free(net.prefix, net.port, list(LAME_HOSTS)):
+        pytest.skip("no free addresses for the two servers")
+    good_a, lame_a = (zones.addr(net.prefix, h) for h in LAME_HOSTS)
+    origin = "two.bad.tld2."
+    records = ["%s 300 IN SOA ns1.%s hostmaster.%s 1 3600 900 604800 300"
+               % (origin, origin, origin)]
+    records += ["n%d.%s 300 IN A 192.0.2.%d" % (i, origin, 60 + i)
+                for i in range(8)]
+    up = {"type": "referral", "zone": "tld2.", "ns": ["ns.tld2."],
+          "glue": {"ns.tld2.": [zones.addr(net.prefix, zones.TLD2)]}}
+    specs = [zones.ResponderServer("two-good", LAME_HOSTS[0], origin,
+                                   records),
+             zones.ResponderServer("two-lame", LAME_HOSTS[1], origin, [],
+                                   default=[up])]
+    insts = []
+    try:
+        for spec in specs:
+            d = str(tmp_path_factory.mktemp(spec.name))
+            inst = ResponderInstance(spec, d, zones.addr(
+                net.prefix, spec.host), net.port)
+            inst.write()
+            inst.start()
+            insts.append(inst)
+        for inst in insts:
+            inst.wait_ready()
+        rules = [{"name": origin, "suffix": True, "actions": [{
+            "type": "referral", "zone": origin,
+            "ns": ["ns1." + origin, "ns2." + origin],
+            "glue": {"ns1." + origin: [good_a],
+                     "ns2." + origin: [lame_a]}}]}]
+        yield insts[1], rules
+    finally:
+        for inst in insts:
+            inst.stop()
+
+
+def test_lame_server_others_tried(resolver, net, two_servers):
+    """One of the zone's two servers refers every question upward: each
+    name is still answered, from the other server, whichever the
+    resolver asks first; the lame one was asked."""
+    lame, rules = two_servers
+    net.responder("bad").set_behaviour(rules=rules)
+    lame.clear_log()
+    resolver.start("qname-minimisation: no")
+    for i in range(8):
+        r = ask(resolver, "n%d.two.bad.tld2." % i, "A")
+        assert rcode(r) == "NOERROR" and rdata(r) == ["192.0.2.%d" %
+                                                      (60 + i)], r
+    assert lame.queries(), "the lame server was never asked"
+
+
 # -- 3. relaxed qname minimisation ------------------------------------
 
 ENT_RECORDS = ["a.b.ent.bad.tld2. 300 IN A 192.0.2.120"]

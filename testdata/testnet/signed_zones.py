@@ -105,7 +105,9 @@ def zones():
         SZone(".", ROOT, ["a.root.test. A {ROOT}"], "RSASHA256",
               split_keys=True),
         SZone("sec1.", TLDS, ["www A 192.0.2.1"], "RSASHA256"),
-        SZone("sec2.", TLDS, ["www A 192.0.2.2"],
+        # the wildcard is in an opt-out span: answers from it are
+        # insecure (RFC 5155 9.2; test_validator_answers.py)
+        SZone("sec2.", TLDS, ["www A 192.0.2.2", "*.wild A 192.0.2.3"],
               nsec3={"iterations": 1, "salt": "cafe", "optout": True}),
         SZone("insec.", TLDS, ["www A 192.0.2.9"], None, ds=False),
     ]
@@ -142,7 +144,11 @@ def zones():
             'txtonly TXT "only a TXT here"',
             "*.wild A 192.0.2.153",
             "a.ent A 192.0.2.154",
-            "back CNAME www.example.sec1."],
+            "back CNAME www.example.sec1.",
+            # through dname.example.sec1.'s DNAME twice: the DNAME
+            # once in the answer (test_validator_answers.py)
+            "d1 CNAME d2.dname.example.sec1.",
+            "d2 A 192.0.2.132"],
             "RSASHA256", nsec3={"iterations": 0}),
         SZone("iter500.sec1.", CHILDREN, [
             "www A 192.0.2.140",

@@ -99,14 +99,20 @@ static void test_ta_name_bound(void** st)
 	val_anchors_delete(a);
 }
 
-static int fails(struct val_anchors* a, const char* qname)
+static int fails_type(struct val_anchors* a, const char* qname,
+	uint16_t qtype)
 {
 	ldns_rdf* d = ldns_dname_new_frm_str(qname);
 	int r;
 	assert_non_null(d);
-	r = val_sentinel_fails(a, ldns_rdf_data(d), LDNS_RR_CLASS_IN);
+	r = val_sentinel_fails(a, ldns_rdf_data(d), qtype, LDNS_RR_CLASS_IN);
 	ldns_rdf_deep_free(d);
 	return r;
+}
+
+static int fails(struct val_anchors* a, const char* qname)
+{
+	return fails_type(a, qname, LDNS_RR_TYPE_A);
 }
 
 static void test_sentinel(void** st)
@@ -126,6 +132,13 @@ static void test_sentinel(void** st)
 	assert_false(fails(a, "root-key-sentinel-is-ta-2032a.example."));
 	assert_false(fails(a, "root-key-sentinel-is-ta-+2032.example."));
 	assert_false(fails(a, "root-key-sentinel-is-ta-99999.example."));
+	/* A and AAAA only (RFC 8509 section 3): other types are ordinary */
+	assert_true(fails_type(a, "root-key-sentinel-is-ta-38696.example.",
+		LDNS_RR_TYPE_AAAA));
+	assert_false(fails_type(a, "root-key-sentinel-is-ta-38696.example.",
+		LDNS_RR_TYPE_TXT));
+	assert_false(fails_type(a, "root-key-sentinel-not-ta-20326.example.",
+		LDNS_RR_TYPE_DS));
 	/* only the first label counts */
 	assert_false(fails(a, "www.root-key-sentinel-is-ta-38696.example."));
 	assert_false(fails(a, "example."));
@@ -143,7 +156,8 @@ static void test_sentinel(void** st)
 		val_anchors_delete(a);
 	}
 	assert_true(val_sentinel_fails(NULL, (const uint8_t*)
-		"\035root-key-sentinel-is-ta-00001\000", LDNS_RR_CLASS_IN));
+		"\035root-key-sentinel-is-ta-00001\000", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN));
 }
 
 int main(void)
