@@ -20,9 +20,11 @@ local-data: "www.acl.test. A 192.0.2.1"
 """
 
 
-def start(srv, action, extra=""):
+def start(srv, action, extra="", up=None):
+    """up: an Upstream, the daemon's root server (for assert_recursion)."""
     return srv.start(LOCAL + "access-control: %s/32 %s\n%s" %
-                     (CLIENT, action, extra))
+                     (CLIENT, action, extra),
+                     extra=up.stub_zone("example.com.") if up else "")
 
 
 def ask(srv, name="www.acl.test.", rdtype="A", **kw):
@@ -47,8 +49,8 @@ def test_default_allows_ipv6_localhost(unbound6):
     assert answer_texts(r) == ["www.acl.test. A 192.0.2.1"]
 
 
-def test_allow(unbound):
-    start(unbound, "allow")
+def test_allow(unbound, upstream):
+    start(unbound, "allow", up=upstream)
     assert answer_texts(ask(unbound)) == ["www.acl.test. A 192.0.2.1"]
     assert rcode_of(ask(unbound, "x.acl.test.")) == "NXDOMAIN"
     # local data is served to RD=0 queries too
@@ -57,7 +59,7 @@ def test_allow(unbound):
     # a non-local RD=0 query is not recursed for: REFUSED
     r = ask(unbound, "www.example.com.", rd=False)
     assert rcode_of(r) == "REFUSED"
-    assert_recursion(unbound, "www.example.com.", source=CLIENT)
+    assert_recursion(unbound, upstream, "www.example.com.", source=CLIENT)
 
 
 def test_deny_drops_udp(unbound):
@@ -95,20 +97,22 @@ def test_refuse(unbound):
         "www.acl.test. A 192.0.2.1"]
 
 
-def test_allow_snoop(unbound):
-    start(unbound, "allow_snoop")
+def test_allow_snoop(unbound, upstream):
+    start(unbound, "allow_snoop", up=upstream)
     assert answer_texts(ask(unbound, rd=False)) == [
         "www.acl.test. A 192.0.2.1"]
     # RD=0 for a non-local name is looked up (cache snooping), not REFUSED
-    assert_recursion(unbound, "www.example.com.", rd=False, source=CLIENT)
+    assert_recursion(unbound, upstream, "www.example.com.", rd=False,
+                     source=CLIENT)
 
 
-def test_allow_setrd(unbound):
-    start(unbound, "allow_setrd")
+def test_allow_setrd(unbound, upstream):
+    start(unbound, "allow_setrd", up=upstream)
     r = ask(unbound, rd=False)
     assert answer_texts(r) == ["www.acl.test. A 192.0.2.1"]
     # RD=0 is treated as RD=1: resolved, not REFUSED
-    assert_recursion(unbound, "www.example.com.", rd=False, source=CLIENT)
+    assert_recursion(unbound, upstream, "www.example.com.", rd=False,
+                     source=CLIENT)
 
 
 def test_deny_non_local(unbound):

@@ -576,6 +576,9 @@ def test_renegotiation_refused(dot, pki):
     assert a_of(tls_query(dot)) == ["192.0.2.1"]
 
 
+@reference_differs("1.17 did not close within 8 s a TLS connection it "
+                   "could not write to (tcp-idle-timeout 1000); seen in "
+                   "every run of make check-reference")
 def test_client_that_never_reads(dot):
     """Many pipelined queries for a large answer, never read: the server
     stops reading, closes at the idle timeout; others are served."""
@@ -669,6 +672,9 @@ def sanitized_build():
         return False
 
 
+@reference_differs("1.17 closed idle TLS connections of the 300 before "
+                   "they had their three answers ('connection closed'); "
+                   "seen in every run of make check-reference")
 def test_many_idle_connections_then_all_query(dot):
     """300 connections, each after one query idle (ours then holds no
     buffers for them), then every one sends three pipelined queries at

@@ -41,8 +41,12 @@ local-data-ptr: "2001:db8::7 host6.ptr.test."
 
 
 @pytest.fixture
-def zones(unbound):
-    return unbound.start(ZONES, verbosity=1)
+def zones(unbound, upstream):
+    """The daemon with ZONES, `upstream` as its root server."""
+    unbound.start(ZONES, verbosity=1, extra=upstream.stub_zone(
+        "transp.test.", "typet.test.", "inform.test.", "alwaystransp.test."))
+    unbound.up = upstream
+    return unbound
 
 
 def test_static_answers_local_data(zones):
@@ -93,15 +97,15 @@ def test_transparent(zones):
     r = zones.query("www.transp.test.", "AAAA")
     assert rcode_of(r) == "NOERROR" and not r.answer
     # other name: resolved normally
-    assert_recursion(zones, "other.transp.test.", "A")
+    assert_recursion(zones, zones.up, "other.transp.test.", "A")
 
 
 def test_typetransparent(zones):
     r = zones.query("www.typet.test.", "A")
     assert answer_texts(r) == ["www.typet.test. A 192.0.2.20"]
     # same name, other type: resolved normally (not nodata)
-    assert_recursion(zones, "www.typet.test.", "AAAA")
-    assert_recursion(zones, "other.typet.test.", "A")
+    assert_recursion(zones, zones.up, "www.typet.test.", "AAAA")
+    assert_recursion(zones, zones.up, "other.typet.test.", "A")
 
 
 def test_redirect(zones):
@@ -129,7 +133,7 @@ def test_deny(zones):
 def test_inform_logs_and_answers(zones):
     r = zones.query("ok.inform.test.", "A")
     assert answer_texts(r) == ["ok.inform.test. A 192.0.2.60"]
-    assert_recursion(zones, "x.inform.test.", "A")
+    assert_recursion(zones, zones.up, "x.inform.test.", "A")
     log = zones.log()
     assert "inform.test. inform 127.0.0.1@" in log, log
     assert "x.inform.test. A IN" in log, log
@@ -144,8 +148,8 @@ def test_inform_deny_logs_and_drops(zones):
 
 def test_always_transparent_ignores_local_data(zones):
     # the local-data name resolves normally too
-    assert_recursion(zones, "www.alwaystransp.test.", "A")
-    assert_recursion(zones, "x.alwaystransp.test.", "A")
+    assert_recursion(zones, zones.up, "www.alwaystransp.test.", "A")
+    assert_recursion(zones, zones.up, "x.alwaystransp.test.", "A")
 
 
 def test_always_refuse(zones):
@@ -241,17 +245,19 @@ def test_default_other_special_zones(unbound):
         assert rcode_of(r) == "NXDOMAIN", name
 
 
-def test_unblock_lan_zones(unbound):
-    unbound.start("unblock-lan-zones: yes")
+def test_unblock_lan_zones(unbound, upstream):
+    unbound.start("unblock-lan-zones: yes",
+                  extra=upstream.stub_zone("168.192.in-addr.arpa."))
     # no longer answered locally: goes to recursion
-    assert_recursion(unbound, "1.0.168.192.in-addr.arpa.", "PTR")
+    assert_recursion(unbound, upstream, "1.0.168.192.in-addr.arpa.", "PTR")
 
 
-def test_nodefault(unbound):
+def test_nodefault(unbound, upstream):
     unbound.start('local-zone: "localhost." nodefault\n'
-                  'local-zone: "10.in-addr.arpa." nodefault')
-    assert_recursion(unbound, "localhost.", "A")
-    assert_recursion(unbound, "5.4.3.10.in-addr.arpa.", "PTR")
+                  'local-zone: "10.in-addr.arpa." nodefault',
+                  extra=upstream.stub_zone("localhost.", "10.in-addr.arpa."))
+    assert_recursion(unbound, upstream, "localhost.", "A")
+    assert_recursion(unbound, upstream, "5.4.3.10.in-addr.arpa.", "PTR")
     # others stay
     r = unbound.query("1.0.168.192.in-addr.arpa.", "PTR")
     assert rcode_of(r) == "NXDOMAIN"

@@ -44,22 +44,58 @@ def ask(srv, name, cd=False):
     return srv.query(q, timeout=10.0 * SLOW)
 
 
+# The A reply for www.stripped.sec1. is held this long at the MITM
+# responder: a DNSKEY query of the zone that reaches it meanwhile was
+# sent in parallel with the question, not after its answer.
+HOLD_MS = 600
+
+
+def mitm_proxying(net, hold):
+    """The MITM responder relays stripped.sec1. unchanged (a correctly
+    signed zone, every query logged), holding the www A reply hold ms."""
+    resp = net.responders["mitm"]
+    up = [r for r in resp.spec.rules if r["name"] == "stripped.sec1."][0]
+    proxy = dict(up["actions"][0])
+    proxy.pop("strip", None)
+    resp.set_behaviour(rules=[
+        {"name": "www.stripped.sec1.", "qtype": "A",
+         "actions": [proxy, {"type": "delay", "ms": hold}]},
+        {"name": "stripped.sec1.", "suffix": True, "actions": [proxy]},
+    ] + list(resp.spec.rules))
+    resp.clear_log()
+    return resp
+
+
 @pytest.mark.parametrize("on", ["yes", "no"])
 def test_prefetch_key(signednet_net, tmp_path, on):
+    """The DNSKEY query of a signed zone reaches its server while the
+    question's (held) reply is still pending with prefetch-key, only
+    after it without; a CD query prefetches nothing."""
     srv = Server(tmp_path)
+    resp = mitm_proxying(signednet_net, HOLD_MS)
     try:
         srv.start(BODY % (signednet_net.anchor, on), verbosity=4,
                   root_hints=signednet_net.root_hints)
-        # CD: nothing is validated, nothing prefetched
+        # CD: nothing is validated, nothing prefetched (the log)
         r = ask(srv, "www.ed25519.sec1.", cd=True)
         assert r.rcode() == dns.rcode.NOERROR
         assert "prefetch-key:" not in srv.log()
-        r = ask(srv, "www.ecdsap256sha256.sec1.")
+        r = ask(srv, "www.stripped.sec1.")
         assert r.rcode() == dns.rcode.NOERROR and r.flags & dns.flags.AD
+        # the first A query (a held reply may be asked again)
+        a = resp.queries("www.stripped.sec1.", "A")[0]
+        keys = resp.queries("stripped.sec1.", "DNSKEY")
+        assert keys, resp.queries()
+        # the A query's log entry is written when it arrives; its reply
+        # leaves HOLD_MS later
+        gap = keys[0]["t"] - a["t"]
         log = srv.log()
         if on == "yes":
-            assert "prefetch-key: DNSKEY of ecdsap256sha256.sec1." in log
+            assert gap < HOLD_MS / 2000.0, (gap, keys, a)
+            assert "prefetch-key: DNSKEY of stripped.sec1." in log
         else:
+            assert gap >= HOLD_MS / 1000.0, (gap, keys, a)
             assert "prefetch-key:" not in log
     finally:
         _finish(srv)
+        resp.reset_behaviour()

@@ -200,6 +200,10 @@ def example1_zone(p, bench):
              "big TXT " + big_txt_rdata(),
              "*.wild A 192.0.2.50",
              '*.wild TXT "wildcard"',
+             # about 1 KB per name, for a cache bound to show in RSS
+             # (test_recursion.py's small-cache test)
+             "*.bigwild TXT " + " ".join('"%s"' % (c * 240)
+                                         for c in "wxyz"),
              "exact.wild A 192.0.2.51",
              "a.ent A 192.0.2.52",             # ent.example.tld1: empty
              "chain CNAME chain2",
