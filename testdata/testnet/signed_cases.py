@@ -271,6 +271,13 @@ def example3_cases():
         case("back." + z, "A", "NOERROR", "secure",
              sig("back.%s CNAME" % z, "www.example.sec1. A"), [],
              "CNAME from an NSEC3 zone to an NSEC zone"),
+        case("a.b.cdn." + z, "A", "NOERROR", "secure",
+             sig("a.b.cdn.%s CNAME" % z, "www.example.sec1. A"),
+             nsec3("cover", "b.cdn." + z, z),
+             "wildcard CNAME two labels up, into another signed zone: "
+             "the NSEC3 covering the next closer name (b.cdn) proves the "
+             "exact name absent, kept in the answer (as Unbound's "
+             "prepended authority)"),
     ]
 
 

@@ -145,6 +145,10 @@ def zones():
             "*.wild A 192.0.2.153",
             "a.ent A 192.0.2.154",
             "back CNAME www.example.sec1.",
+            # a wildcard CNAME into another signed zone, answering names
+            # two labels below it: the NSEC3 proof that the exact name
+            # does not exist must travel with the chain
+            "*.cdn CNAME www.example.sec1.",
             # through dname.example.sec1.'s DNAME twice: the DNAME
             # once in the answer (test_validator_answers.py)
             "d1 CNAME d2.dname.example.sec1.",
