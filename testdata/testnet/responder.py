@@ -64,7 +64,10 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        relay the reply without the RRsets of the types
                        in strip (and the RRSIGs over them; "RRSIG"
                        strips every signature): an on-path attacker
-                       removing DNSSEC data from a signed zone
+                       removing DNSSEC data from a signed zone;
+                       with rcode: relayed with that rcode instead (a
+                       server that says NXDOMAIN for an empty
+                       non-terminal)
 """
 import json
 import os
@@ -180,6 +183,8 @@ def proxy(q, proto, a):
         section[:] = [rr for rr in section if rr.rdtype not in strip and
                       not (rr.rdtype == dns.rdatatype.RRSIG and
                            rr.covers in strip)]
+    if a.get("rcode"):
+        r.set_rcode(dns.rcode.from_text(a["rcode"]))
     return r
 
 
