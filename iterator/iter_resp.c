@@ -213,7 +213,7 @@ static void store(struct iter_env* env, const struct iter_qstate* iq,
 			env->rrset_cache, pkt, now);
 		/* the sections left in wire form come after the packet's
 		 * (empty) ones, as iter_store_reply orders them */
-		if(iq->tail)
+		if(iq->tail && iter_authority_ns_credible(pkt))
 			env->stats.stored_rrsets += (uint64_t)iter_tail_store(
 				env->rrset_cache, iq->tail, now);
 	}
