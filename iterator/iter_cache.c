@@ -98,6 +98,22 @@ static int store_one(void* arg, const struct packed_rrset* set)
 	return 1;
 }
 
+int iter_authority_ns_credible(const ldns_pkt* pkt)
+{
+	ldns_rr_list* auth = ldns_pkt_authority(pkt);
+	size_t i;
+	if(ldns_pkt_aa(pkt))
+		return 1;
+	if(ldns_pkt_get_rcode(pkt) != LDNS_RCODE_NOERROR ||
+		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) != 0)
+		return 0;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
+			LDNS_RR_TYPE_SOA)
+			return 0;
+	return 1;
+}
+
 int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 {
 	struct store_arg a;
@@ -117,8 +133,9 @@ int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 	a.trust = RRSET_TRUST_AUTHORITY;
 	/* only the types that section may give */
 	a.section = ldns_pkt_authority(pkt);
-	(void)rrlist_for_each_rrset_of(ldns_pkt_authority(pkt), TYPE_NS,
-		TYPE_NS, store_one, &a);
+	if(iter_authority_ns_credible(pkt))
+		(void)rrlist_for_each_rrset_of(ldns_pkt_authority(pkt),
+			TYPE_NS, TYPE_NS, store_one, &a);
 	a.trust = RRSET_TRUST_GLUE;
 	a.section = ldns_pkt_additional(pkt);
 	(void)rrlist_for_each_rrset_of(ldns_pkt_additional(pkt), TYPE_A,

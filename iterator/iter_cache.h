@@ -16,10 +16,20 @@ struct rrset_cache;
 struct delegpt;
 struct msg_cache;
 
+/* compat: unbound-1.17: Is the NS set in the authority section of the
+ * scrubbed reply pkt worth keeping: a referral's (no AA, NOERROR, no
+ * answer, no SOA) or an authoritative reply's? The one of a
+ * non-authoritative answer, NXDOMAIN or NODATA is not (RFC 2181 5.4.1:
+ * the least credible data): it would replace the referral's NS set
+ * (same trust) and redirect the zone. Debian's 1.17.1 (CVE-2025-11411
+ * fix) and Unbound 1.26 (iter-scrub-promiscuous) drop it too, and also
+ * an authoritative answer's, which is kept here (doc/compat.md). */
+int iter_authority_ns_credible(const ldns_pkt* pkt);
+
 /* Store the RRsets of a scrubbed reply: answer section with answer
  * trust (authoritative when aa; a CNAME synthesized from a DNAME is not
- * stored), authority NS as authority trust, additional addresses as
- * glue. Nothing here may extend a cached entry's life (can_refresh 0)
+ * stored), authority NS as authority trust (when
+ * iter_authority_ns_credible), additional addresses as glue. Nothing here may extend a cached entry's life (can_refresh 0)
  * except an authoritative answer from the zone's own servers. Returns
  * the number stored. */
 int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now);

@@ -132,6 +132,31 @@ static ldns_rr_list* final_authority(const ldns_rr_list* auth, int soa)
 	return clone_if(auth, denial_rr, soa);
 }
 
+/* Add the authority records of auth a final answer keeps (as
+ * final_authority) to iq->authority, after those there. 0 when out of
+ * memory. */
+static int keep_authority(struct iter_qstate* iq, const ldns_rr_list* auth,
+	int soa)
+{
+	ldns_rr_list* add = final_authority(auth, soa);
+	size_t i, n;
+	if(!add)
+		return 1;
+	if(!iq->authority) {
+		iq->authority = add;
+		return 1;
+	}
+	n = ldns_rr_list_rr_count(add);
+	for(i = 0; i < n; i++)
+		if(!ldns_rr_list_push_rr(iq->authority,
+			ldns_rr_list_rr(add, i)))
+			break;
+	for(; i < n; i++)
+		ldns_rr_free(ldns_rr_list_rr(add, i));
+	ldns_rr_list_free(add);
+	return i == n;
+}
+
 int iter_has_type(const ldns_rr_list* list, ldns_rr_type t)
 {
 	size_t i;
@@ -188,7 +213,7 @@ static void store(struct iter_env* env, const struct iter_qstate* iq,
 			env->rrset_cache, pkt, now);
 		/* the sections left in wire form come after the packet's
 		 * (empty) ones, as iter_store_reply orders them */
-		if(iq->tail)
+		if(iq->tail && iter_authority_ns_credible(pkt))
 			env->stats.stored_rrsets += (uint64_t)iter_tail_store(
 				env->rrset_cache, iq->tail, now);
 	}
@@ -257,11 +282,12 @@ static void final_answer(struct iter_env* env, struct iter_qstate* iq,
 	int positive = rcode == RCODE_NOERROR && !iq->is_priming &&
 		ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) > 0;
 	store(env, iq, pkt);
-	ldns_rr_list_deep_free(iq->authority);
-	iq->authority = NULL;
-	if(rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
-		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) {
-		iq->authority = final_authority(ldns_pkt_authority(pkt), 1);
+	/* after the NSEC/NSEC3 the CNAME chain's replies brought */
+	if((rcode == RCODE_NXDOMAIN || ldns_rr_list_rr_count(
+		ldns_pkt_answer(pkt)) == 0 || !iq->is_priming) &&
+		!keep_authority(iq, ldns_pkt_authority(pkt), 1)) {
+		iter_fail(iq, "out of memory for");
+		return;
 	}
 	/* compat: unbound-1.17: the addresses of the names of an NS answer go
 	 * along (as Unbound; the scrubber kept only those) */
@@ -327,7 +353,12 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			final_answer(env, iq, pkt, RCODE_NOERROR);
 			return;
 		}
-		if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt))) {
+		/* compat: unbound-1.17: the NSEC/NSEC3 of the reply go along
+		 * with the chain (Unbound's prepended authority): a wildcard
+		 * CNAME's proof that the exact name does not exist, which
+		 * the validator needs at the end */
+		if(!iter_append_rrs(iq->answer, ldns_pkt_answer(pkt)) ||
+			!keep_authority(iq, ldns_pkt_authority(pkt), 0)) {
 			iter_fail(iq, "out of memory for");
 			return;
 		}

@@ -494,12 +494,6 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 		ldns_rr_list_free(nsec3);
 		return walk_bogus(w, z, &why);
 	}
-	if(w->sub_rcode == RCODE_NXDOMAIN) {
-		/* nothing exists below: data there is the zone's own */
-		ldns_rr_list_free(nsec);
-		ldns_rr_list_free(nsec3);
-		return -1;
-	}
 	if(nsec)
 		st = val_nsec_prove_nods(nsec, w->next, &why);
 	else {
@@ -524,6 +518,19 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	}
 	ldns_rr_list_free(nsec);
 	ldns_rr_list_free(nsec3);
+	if(w->sub_rcode == RCODE_NXDOMAIN) {
+		/* compat: unbound-1.17: a signed NXDOMAIN whose records prove
+		 * what a NODATA would (an empty non-terminal, as some servers
+		 * answer for one) is taken as that NODATA, as Unbound's
+		 * ds_response_to_ke; only a real name error means nothing
+		 * exists below (walk on, the step decides) */
+		if(st != SEC_SECURE && st != SEC_INSECURE &&
+			st != SEC_INDETERMINATE)
+			return -1;
+		verbose(VERB_ALGO, "validator: NXDOMAIN for a DS proves "
+			"no name error: taken as NODATA");
+		w->sub_rcode = RCODE_NOERROR;
+	}
 	switch(st) {
 	case SEC_SECURE:      /* a delegation without DS */
 	case SEC_INSECURE:    /* opt-out, or iterations over the limit */

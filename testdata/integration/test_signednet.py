@@ -185,6 +185,22 @@ def test_mitm_strips_what_it_says(signednet_net):
                if rr.rdtype == dns.rdatatype.RRSIG)
 
 
+def test_mitm_says_nxdomain_for_the_ent_ds(signednet_net):
+    """ent.entnx.sec1. / ent.entnx3.sec1. are empty non-terminals above
+    a signed child: the hidden server says NODATA to their DS question,
+    the responder relays it as NXDOMAIN with the same signed proof."""
+    net = signednet_net
+    for zone, proof in (("entnx.sec1.", "NSEC"), ("entnx3.sec1.", "NSEC3")):
+        hidden = net.query("hidden", "ent." + zone, "DS")
+        assert hidden.rcode() == dns.rcode.NOERROR and not hidden.answer
+        r = net.query("mitm", "ent." + zone, "DS")
+        assert r.rcode() == dns.rcode.NXDOMAIN, r
+        assert proof in {dns.rdatatype.to_text(rr.rdtype)
+                         for rr in r.authority}, r
+        r = net.query("mitm", "child.ent." + zone, "DS")
+        assert r.rcode() == dns.rcode.NOERROR and r.answer, r
+
+
 # -- Debian's Unbound through the net --------------------------------------------
 
 CASES = signed_cases.cases()

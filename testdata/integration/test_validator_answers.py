@@ -14,6 +14,10 @@ the RFCs call for (and, where Unbound 1.17 gets it right, the same).
   by an opt-out NSEC3 is insecure, no AD (sec2.'s *.wild).
 - each RRset once in a section (RFC 2181 5): a chain through the same
   DNAME twice has it, and its RRSIG, once.
+- a wildcard CNAME in an NSEC3 zone, two or more labels above the
+  name, into another signed zone: the NSEC3 proof that the exact name
+  does not exist stays with the answer (secure; with CD=1 the client
+  gets the proof).
 
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise. Each question is a few milliseconds; the two resolvers are
@@ -204,3 +208,29 @@ def test_dname_twice_in_chain_once_in_answer(resolver):
         assert len(seen) == len(set(seen)), r
     assert rrsets(r.answer).count("dname.example.sec1. DNAME") == 1, r
     assert "d2.example3.sec1. A" in rrsets(r.answer), r
+
+
+# -- a wildcard CNAME in an NSEC3 zone, into another zone ----------------------
+
+@pytest.mark.parametrize("qname", ["a.b.cdn.example3.sec1.",
+                                   "c.d.e.cdn.example3.sec1."],
+                         ids=["two-labels", "three-labels"])
+def test_nsec3_wildcard_cname_into_other_zone(resolver, qname):
+    """*.cdn.example3.sec1. (NSEC3) is a CNAME to www.example.sec1.: the
+    NSEC3 that covers the next closer name proves qname absent; it
+    comes from the first zone's reply and must stay with the answer
+    the chain ends in (RFC 5155 8.8). Secure, and with CD=1 the proof
+    is there for the client; then AAAA of the same name, the CNAME
+    now cached."""
+    for cd in (False, True):
+        r = ask(resolver, qname, "A", cd=cd)
+        assert rcode(r) == "NOERROR" and ad(r), r
+        assert rrsets(r.answer) == sorted([
+            qname + " CNAME", qname + " RRSIG(CNAME)",
+            "www.example.sec1. A", "www.example.sec1. RRSIG(A)"]), r
+        auth = rrsets(r.authority)
+        assert len(auth) == 2 and auth[0].endswith(
+            ".example3.sec1. NSEC3"), r
+    r = ask(resolver, qname, "AAAA")
+    assert rcode(r) == "NOERROR" and ad(r), r
+    assert "www.example.sec1. AAAA" in rrsets(r.answer), r

@@ -43,8 +43,9 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        non-authoritative NODATA without SOA)
   wrong_type {rrtype}  the zone's records of rrtype at the name as the
                        answer, without AA (an AAAA question, A answer)
-  answer {records}     AA, these records (zone-file lines) as the answer
-                       instead of the zone's
+  answer {records, authority, aa}  these records (zone-file lines) as
+                       the answer instead of the zone's, authority's in
+                       the authority section; AA unless aa is false
   self_ns              without AA, no answer, the zone's own NS set in
                        authority (a lame server answering from cache)
   many_ns {zone, count, ns_zone}  referral to count glueless NS names
@@ -64,7 +65,10 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        relay the reply without the RRsets of the types
                        in strip (and the RRSIGs over them; "RRSIG"
                        strips every signature): an on-path attacker
-                       removing DNSSEC data from a signed zone
+                       removing DNSSEC data from a signed zone;
+                       with rcode: relayed with that rcode instead (a
+                       server that says NXDOMAIN for an empty
+                       non-terminal)
 """
 import json
 import os
@@ -180,6 +184,8 @@ def proxy(q, proto, a):
         section[:] = [rr for rr in section if rr.rdtype not in strip and
                       not (rr.rdtype == dns.rdatatype.RRSIG and
                            rr.covers in strip)]
+    if a.get("rcode"):
+        r.set_rcode(dns.rcode.from_text(a["rcode"]))
     return r
 
 
@@ -234,9 +240,12 @@ def build_replies(zone, q, proto):
             r.answer.append(rr)
         done = "wrong_type"
     elif "answer" in acts:
-        r.flags |= dns.flags.AA
+        if acts["answer"].get("aa", True):
+            r.flags |= dns.flags.AA
         for line in acts["answer"]["records"]:
             r.answer.append(dns.rrset.from_text(*Zone._split(line)))
+        for line in acts["answer"].get("authority", []):
+            r.authority.append(dns.rrset.from_text(*Zone._split(line)))
         done = "answer-rule"
     elif "self_ns" in acts:
         ns = zone.nodes.get(zone.origin, {}).get(dns.rdatatype.NS)

@@ -160,6 +160,13 @@ def cases():
              "proof is insecure, not secure (RFC 5155 9.2; Unbound 1.17)"),
         secure_a("www.ok.sec2.", "signed child of an opt-out TLD"),
         secure_a("www.flaky.sec1.", "two servers, both serve www intact"),
+        secure_a("www.child.ent.entnx.sec1.", "the parent says NXDOMAIN "
+                 "to the DS question of the empty non-terminal above the "
+                 "signed child, with the NSEC proof of a NODATA: no zone "
+                 "cut there, the chain goes on (Unbound's "
+                 "ds_response_to_ke)"),
+        secure_a("www.child.ent.entnx3.sec1.", "the same in an NSEC3 "
+                 "zone: the empty non-terminal's own NSEC3 (no NS)"),
         case("unsigned.sec2.", "DS", "NOERROR", "insecure", [],
              soa("sec2.") + nsec3("match", "sec2.", "sec2.") +
              nsec3("cover", "unsigned.sec2.", "sec2."),
@@ -271,6 +278,13 @@ def example3_cases():
         case("back." + z, "A", "NOERROR", "secure",
              sig("back.%s CNAME" % z, "www.example.sec1. A"), [],
              "CNAME from an NSEC3 zone to an NSEC zone"),
+        case("a.b.cdn." + z, "A", "NOERROR", "secure",
+             sig("a.b.cdn.%s CNAME" % z, "www.example.sec1. A"),
+             nsec3("cover", "b.cdn." + z, z),
+             "wildcard CNAME two labels up, into another signed zone: "
+             "the NSEC3 covering the next closer name (b.cdn) proves the "
+             "exact name absent, kept in the answer (as Unbound's "
+             "prepended authority)"),
     ]
 
 

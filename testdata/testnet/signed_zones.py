@@ -52,11 +52,16 @@ class SZone:
     # more name servers, "ns2.<origin>" on: each host here (the zone is
     # served there too; MITM: through the responder's rules)
     extra_hosts: list = field(default_factory=list)
+    # the parent zone when it is more than one label up (an empty
+    # non-terminal between)
+    cut_parent: str = None
 
     @property
     def parent(self):
         if self.origin == ".":
             return None
+        if self.cut_parent:
+            return self.cut_parent
         rest = self.origin.split(".", 1)[1]
         return rest or "."
 
@@ -145,6 +150,10 @@ def zones():
             "*.wild A 192.0.2.153",
             "a.ent A 192.0.2.154",
             "back CNAME www.example.sec1.",
+            # a wildcard CNAME into another signed zone, answering names
+            # two labels below it: the NSEC3 proof that the exact name
+            # does not exist must travel with the chain
+            "*.cdn CNAME www.example.sec1.",
             # through dname.example.sec1.'s DNAME twice: the DNAME
             # once in the answer (test_validator_answers.py)
             "d1 CNAME d2.dname.example.sec1.",
@@ -171,6 +180,17 @@ def zones():
         SZone("flaky.sec1.", HIDDEN, ["www A 192.0.2.143",
                                       "*.w A 192.0.2.144"],
               "ED25519", extra_hosts=[MITM]),
+        # behind the MITM, which says NXDOMAIN (signed, the NODATA's
+        # proof) to the DS question of the empty non-terminal
+        # ent.<zone> above the signed child.ent.<zone>: the proof shows
+        # an empty non-terminal, the chain of trust goes on below it
+        SZone("entnx.sec1.", MITM, ["www A 192.0.2.146"], hidden=HIDDEN),
+        SZone("child.ent.entnx.sec1.", CHILDREN, ["www A 192.0.2.147"],
+              cut_parent="entnx.sec1."),
+        SZone("entnx3.sec1.", MITM, ["www A 192.0.2.148"], hidden=HIDDEN,
+              nsec3={"iterations": 0}),
+        SZone("child.ent.entnx3.sec1.", CHILDREN, ["www A 192.0.2.149"],
+              cut_parent="entnx3.sec1."),
         SZone("unsigned.sec1.", UNSIGNED, ["www A 192.0.2.160"], None,
               ds=False),
         SZone("unsigned.sec2.", UNSIGNED, ["www A 192.0.2.161"], None,
@@ -210,6 +230,14 @@ def mitm_rules(prefix, port):
         {"name": "w.flaky.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "flaky.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "ent.entnx.sec1.", "qtype": "DS",
+         "actions": [dict(up, type="proxy", rcode="NXDOMAIN")]},
+        {"name": "entnx.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "ent.entnx3.sec1.", "qtype": "DS",
+         "actions": [dict(up, type="proxy", rcode="NXDOMAIN")]},
+        {"name": "entnx3.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy")]},
     ]
 
