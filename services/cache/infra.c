@@ -113,7 +113,7 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 	s->max_rtt = cfg->infra_cache_max_rtt;
 	s->slabs = cfg->infra_cache_slabs;
 	s->unknown_rtt = cfg->unknown_server_time_limit;
-	s->keep_probing = cfg->infra_keep_probing;
+	/* infra-keep-probing is not acted on yet: keep_probing stays 0 */
 }
 
 /* ---- table ---- */
