@@ -21,28 +21,22 @@
 int iter_caps_exempt_create(const struct config_file* cfg, uint8_t** out,
 	size_t* num)
 {
-	const struct config_str2list* u;
+	const struct config_strlist* u;
 	size_t n = 0;
 	*out = NULL;
 	*num = 0;
-	for(u = cfg->unimplemented; u; u = u->next)
-		if(strcmp(u->str, "server:caps-exempt") == 0 ||
-			strcmp(u->str, "server:caps-whitelist") == 0)
-			n++;
+	for(u = cfg->caps_exempt; u; u = u->next)
+		n++;
 	if(n == 0)
 		return 1;
 	if(!(*out = calloc(n, CAPS_NAME_SIZE))) {
 		log_err("out of memory");
 		return 0;
 	}
-	for(u = cfg->unimplemented; u; u = u->next) {
+	for(u = cfg->caps_exempt; u; u = u->next) {
 		uint8_t* d = *out + *num * CAPS_NAME_SIZE;
-		if(strcmp(u->str, "server:caps-exempt") != 0 &&
-			strcmp(u->str, "server:caps-whitelist") != 0)
-			continue;
-		if(!dname_from_str(u->str2, d)) {
-			log_err("%s: bad domain name '%s'", u->str + 7,
-				u->str2);
+		if(!dname_from_str(u->str, d)) {
+			log_err("caps-exempt: bad domain name '%s'", u->str);
 			free(*out);
 			*out = NULL;
 			*num = 0;

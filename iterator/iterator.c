@@ -232,6 +232,12 @@ static int chain_has_owner(const ldns_rr_list* chain, const uint8_t* name)
 	return 0;
 }
 
+/* compat: unbound-1.22: max-query-restarts (Unbound 1.17: a fixed 11) */
+static int max_restarts(const struct iter_env* env)
+{
+	return env->cfg ? env->cfg->max_query_restarts : ITER_MAX_RESTARTS;
+}
+
 /* Follow the chain (already appended to iq->answer) to new_sname; 0
  * (and done) on a loop or too many restarts. */
 int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
@@ -241,7 +247,7 @@ int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
 		iter_fail(iq, "CNAME loop for");
 		return 0;
 	}
-	if(++iq->restarts > ITER_MAX_RESTARTS) {
+	if(++iq->restarts > max_restarts(env)) {
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}
@@ -427,7 +433,7 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	const uint8_t* start;
 	struct delegpt* dp;
 	time_t now = time(NULL);
-	if(iq->restarts > ITER_MAX_RESTARTS) {
+	if(iq->restarts > max_restarts(env)) {
 		iter_fail(iq, "too many CNAME restarts for");
 		return 0;
 	}

@@ -82,7 +82,9 @@ struct port_pool;
 struct outnet_reply;
 struct module_qstate;
 
-#define ITER_MAX_RESTARTS 8       /* CNAME/DNAME restarts per query */
+#define ITER_MAX_RESTARTS 11      /* CNAME/DNAME restarts per query,
+                                   * without a config (else
+                                   * max-query-restarts) */
 #define ITER_MAX_REFERRALS 30     /* referrals followed per query state */
 #define ITER_MAX_SENT 64          /* upstream queries per client query */
 #define ITER_MAX_TARGETS 24       /* NS-name lookups per client query */

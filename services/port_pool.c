@@ -199,20 +199,14 @@ int port_set_mark(uint8_t* avail, const char* str, int allow)
 
 int port_set_from_cfg(uint8_t* avail, const struct config_file* cfg)
 {
-	/* The config keeps these options (not yet fields of config_file)
-	 * in cfg->unimplemented, in file order: "server:outgoing-port-..." */
+	/* outgoing-port-permit and -avoid, in file order */
 	const struct config_str2list* u;
 	port_set_default(avail);
-	for(u = cfg->unimplemented; u; u = u->next) {
-		int allow;
-		if(strcmp(u->str, "server:outgoing-port-permit") == 0)
-			allow = 1;
-		else if(strcmp(u->str, "server:outgoing-port-avoid") == 0)
-			allow = 0;
-		else	continue;
+	for(u = cfg->outgoing_port_ranges; u; u = u->next) {
+		int allow = strcmp(u->str, "outgoing-port-permit") == 0;
 		if(!port_set_mark(avail, u->str2, allow)) {
 			log_err("bad port range '%s' for %s", u->str2,
-				u->str + 7);
+				u->str);
 			return 0;
 		}
 	}

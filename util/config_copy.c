@@ -71,7 +71,7 @@ static int copy_fields(void* dst, const void* src, unsigned clause)
 		else if(o->type == CT_STR) {
 			if(!(*d = strdup(*s)))
 				ok = 0;
-		} else if(o->type == CT_STRLIST)
+		} else if(o->type == CT_STRLIST && !(o->flags & CFGF_NAMED))
 			ok = strlist_copy((struct config_strlist**)d, *s);
 		else	ok = str2list_copy((struct config_str2list**)d, *s);
 	}

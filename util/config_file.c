@@ -124,6 +124,9 @@ static void free_fields(void* base, unsigned clause)
 		if(o->type == CT_STR) {
 			free(*(char**)f);
 			*(char**)f = NULL;
+		} else if(o->type == CT_STRLIST && (o->flags & CFGF_NAMED)) {
+			cfg_str2list_free(*(struct config_str2list**)f);
+			*(struct config_str2list**)f = NULL;
 		} else if(o->type == CT_STRLIST) {
 			cfg_strlist_delete(*(struct config_strlist**)f);
 			*(struct config_strlist**)f = NULL;
@@ -220,6 +223,13 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 		fprintf(out, "%s\n", *(char* const*)f ? *(char* const*)f : "");
 		break;
 	case CT_STRLIST:
+		if(o->flags & CFGF_NAMED) {
+			for(s2 = *(struct config_str2list* const*)f; s2;
+				s2 = s2->next)
+				if(strcmp(s2->str, o->name) == 0)
+					fprintf(out, "%s\n", s2->str2);
+			break;
+		}
 		for(s = *(struct config_strlist* const*)f; s; s = s->next)
 			fprintf(out, "%s\n", s->str);
 		break;
@@ -276,11 +286,6 @@ void config_log_unimplemented(struct config_file* cfg)
 	if(!cfg)
 		return;
 	for(u = cfg->unimplemented; u; u = u->next) {
-		const char* c = strchr(u->str, ':');
-		const struct cfg_option* o = c ? cfg_option_find(c + 1,
-			CL_SERVER) : NULL;
-		if(o && (o->flags & CFGF_RECORD))
-			continue;   /* implemented: kept here for its user */
 		for(i = 0; i < nseen; i++)
 			if(strcmp(seen[i], u->str) == 0)
 				break;

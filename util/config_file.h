@@ -221,6 +221,17 @@ struct config_file {
 	int infra_host_ttl;
 	int infra_cache_numhosts;
 	int infra_cache_min_rtt;
+	int infra_cache_slabs;           /* power of 2, default 4 */
+	int infra_cache_max_rtt;         /* ms, the top timeout, 120000 */
+	int infra_keep_probing;          /* not honoured yet (infra.c) */
+	int unknown_server_time_limit;   /* ms, rto of a new server, 376 */
+	/* outgoing-port-permit and outgoing-port-avoid in file order (each
+	 * marks on the set the earlier ones left): str is "permit" or
+	 * "avoid", str2 the port or range as written */
+	struct config_str2list* outgoing_port_ranges;
+	struct config_strlist* caps_exempt; /* caps-exempt, caps-whitelist */
+	int max_query_restarts;          /* CNAME/DNAME restarts, 11 */
+	int min_negative_ttl;            /* cache-min-negative-ttl, 0: off */
 	int serve_expired;
 	int serve_expired_ttl;
 	int serve_expired_reply_ttl;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* util/config_options.c - compat: unbound-1.17: the one table of unbound.conf
- * options (as of Unbound 1.17), their value types, storage, defaults and
+ * options (every name of Unbound 1.17 and of Unbound 1.26), their value types, storage, defaults and
  * whether this daemon implements them; plus checking and storing one option's
  * values. */
 #include "config.h"
@@ -42,10 +42,6 @@ static int modules_ok(struct cfg_parser* p, const char* list);
 #define USE(n, c, t, off, d) { n, c, t, off, NULL, 1, 0, d, 0, 0 }
 /* not implemented, kept in a field of the clause's struct */
 #define KEEP(n, c, t, off, d) { n, c, t, off, NULL, 0, 0, d, 0, 0 }
-/* implemented, no field: recorded for its user (CFGF_RECORD) */
-#define REC(n, t) { n, CL_SERVER, t, NOF, NULL, 1, CFGF_RECORD, NULL, 0, 0 }
-/* the same, with a default (the user applies it when nothing is recorded) */
-#define RECD(n, t, d) { n, CL_SERVER, t, NOF, NULL, 1, CFGF_RECORD, d, 0, 0 }
 /* not implemented, no field: only checked and recorded */
 #define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d, 0, 0 }
 #define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d, 0, 0 }
@@ -144,14 +140,17 @@ const struct cfg_option cfg_options[] = {
 	KEEP("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
 	KEEP("ip-dscp", CL_SERVER, CT_INT, F(ip_dscp), "0"),
 	KEEP("tcp-mss", CL_SERVER, CT_INT, F(tcp_mss), "0"),
+	/* services/localzone.c: every local-zone answer logged */
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
 	KEEP("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
 	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
 	KEEP("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
 		NULL),
+	/* services/localzone_build.c: the default LAN zones insecure */
 	USE("insecure-lan-zones", CL_SERVER, CT_YESNO, F(insecure_lan_zones),
 		"no"),
+	/* services/chaos.c: trustanchor.unbound refused */
 	USE("hide-trustanchor", CL_SERVER, CT_YESNO, F(hide_trustanchor),
 		"no"),
 	KEEP("nsid", CL_SERVER, CT_STR, F(nsid), NULL),
@@ -199,6 +198,10 @@ const struct cfg_option cfg_options[] = {
 	USE("cache-min-ttl", CL_SERVER, CT_INT, F(min_ttl), "0"),
 	USE("cache-max-negative-ttl", CL_SERVER, CT_INT, F(max_negative_ttl),
 		"3600"),
+	/* compat: unbound-1.19: raises the TTL of negative answers in the
+	 * message cache (services/cache/msgcache_store.c) */
+	USE("cache-min-negative-ttl", CL_SERVER, CT_INT, F(min_negative_ttl),
+		"0"),
 	USE("infra-host-ttl", CL_SERVER, CT_INT, F(infra_host_ttl), "900"),
 	USE("infra-cache-numhosts", CL_SERVER, CT_INT,
 		F(infra_cache_numhosts), "10000"),
@@ -218,21 +221,34 @@ const struct cfg_option cfg_options[] = {
 	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
 	SRV("interface-automatic", CT_YESNO, "no"),
 	SRV("interface-automatic-ports", CT_STR, ""),
-	REC("outgoing-port-permit", CT_STRLIST),
-	REC("outgoing-port-avoid", CT_STRLIST),
+	/* services/port_pool.c, both in file order in one list */
+	{ "outgoing-port-permit", CL_SERVER, CT_STRLIST, F(outgoing_port_ranges),
+		NULL, 1, CFGF_NAMED, NULL, 0, 0 },
+	{ "outgoing-port-avoid", CL_SERVER, CT_STRLIST, F(outgoing_port_ranges),
+		NULL, 1, CFGF_NAMED, NULL, 0, 0 },
 	SRV("stream-wait-size", CT_MEMSIZE, CACHE_4M),
 	SRV("delay-close", CT_INT, "0"),
-	/* read from cfg->unimplemented by infra_settings_from_cfg */
-	RECD("unknown-server-time-limit", CT_INT, "376"),
+	/* services/cache/infra.c: the rto of a server not heard from */
+	USE("unknown-server-time-limit", CL_SERVER, CT_INT,
+		F(unknown_server_time_limit), "376"),
 	SRV("discard-timeout", CT_INT, "1900"),
 	USE("wait-limit", CL_SERVER, CT_INT, F(wait_limit), "1000"),
 	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
-	/* these three too (services/cache/infra.c) */
-	{ "infra-cache-slabs", CL_SERVER, CT_INT, NOF, NULL, 1,
-		CFGF_RECORD | CFGF_POW2, "4", 0, 0 },
-	RECD("infra-cache-max-rtt", CT_INT, "120000"),
-	RECD("infra-keep-probing", CT_YESNO, "no"),
+	{ "infra-cache-slabs", CL_SERVER, CT_INT, F(infra_cache_slabs), NULL,
+		1, CFGF_POW2, "4", 0, 0 },
+	USE("infra-cache-max-rtt", CL_SERVER, CT_INT, F(infra_cache_max_rtt),
+		"120000"),
+	/* read into the infra settings, but no probing of down servers
+	 * after their back-off yet (services/cache/infra.c) */
+	KEEP("infra-keep-probing", CL_SERVER, CT_YESNO, F(infra_keep_probing),
+		"no"),
+	/* compat: unbound-1.17: obsolete in Unbound, which accepts any
+	 * value and ignores it */
+	{ "infra-lame-ttl", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
+		NULL, 0, 0 },
+	{ "infra-cache-lame-size", CL_SERVER, CT_STR, NOF, NULL, 0,
+		CFGF_OBSOLETE, NULL, 0, 0 },
 	SRV("define-tag", CT_STRLIST, NULL),
 	SRV("outgoing-tcp-mss", CT_INT, "0"),
 	SRV("edns-tcp-keepalive", CT_YESNO, "no"),
@@ -254,6 +270,8 @@ const struct cfg_option cfg_options[] = {
 	IMPL("tls-additional-port", CT_STRLIST, tls_additional_ports, NULL),
 	IMPL("additional-tls-port", CT_STRLIST, tls_additional_ports, NULL),
 	IMPL("additional-ssl-port", CT_STRLIST, tls_additional_ports, NULL),
+	/* compat: unbound-1.17: an alias Unbound's lexer knows */
+	IMPL("tls-additional-ports", CT_STRLIST, tls_additional_ports, NULL),
 	IMPL("tls-session-ticket-keys", CT_STRLIST, tls_session_ticket_keys,
 		NULL),
 	IMPL("tls-ciphers", CT_STR, tls_ciphers, ""),
@@ -292,8 +310,9 @@ const struct cfg_option cfg_options[] = {
 	USE("harden-large-queries", CL_SERVER, CT_YESNO,
 		F(harden_large_queries), "no"),
 	IMPL("harden-algo-downgrade", CT_YESNO, harden_algo_downgrade, "no"),
-	REC("caps-exempt", CT_STRLIST),
-	REC("caps-whitelist", CT_STRLIST),
+	/* iterator/iter_caps.c */
+	USE("caps-exempt", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
+	USE("caps-whitelist", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
 	IMPL("aggressive-nsec", CT_YESNO, aggressive_nsec, "yes"),
 	SRV("unwanted-reply-threshold", CT_INT, "0"),
 	IMPL("prefetch-key", CT_YESNO, prefetch_key, "no"),
@@ -356,10 +375,23 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("outbound-msg-retry", CT_INT, outbound_msg_retry, "5", 1,
 		INT_MAX),
 	SRV("max-sent-count", CT_INT, "32"),
-	SRV("max-query-restarts", CT_INT, "11"),
+	/* compat: unbound-1.22: CNAME/DNAME restarts of one query (the
+	 * iterator); Unbound 1.17's fixed limit was 11 too */
+	IMPLR("max-query-restarts", CT_INT, max_query_restarts, "11", 0,
+		INT_MAX),
 	SRV("iter-scrub-promiscuous", CT_YESNO, "yes"),
 	SRV("fast-server-permil", CT_INT, "0"),
 	SRV("fast-server-num", CT_INT, "3"),
+	/* compat: unbound-1.17: old names of fast-server-permil, and
+	 * low-rtt, which Unbound ignores (any value) */
+	SRV("low-rtt-permil", CT_INT, "0"),
+	SRV("low-rtt-pct", CT_INT, "0"),
+	{ "low-rtt", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL, 0,
+		0 },
+	/* compat: unbound-1.17: test options (DSA and SHA1 signatures
+	 * taken as valid without checking); not here */
+	SRV("fake-dsa", CT_YESNO, "no"),
+	SRV("fake-sha1", CT_YESNO, "no"),
 	SRV("edns-client-string", CT_STR2LIST, NULL),
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
 	IMPL("ede", CT_YESNO, ede, "no"),
@@ -374,6 +406,8 @@ const struct cfg_option cfg_options[] = {
 	SRV("max-client-subnet-ipv4", CT_INT, "24"),
 	SRV("min-client-subnet-ipv6", CT_INT, "0"),
 	SRV("min-client-subnet-ipv4", CT_INT, "0"),
+	/* compat: unbound-1.17: ignored there too (deprecated) */
+	SRV("client-subnet-opcode", CT_INT, "8"),
 	SRV("max-ecs-tree-size-ipv4", CT_INT, "100"),
 	SRV("max-ecs-tree-size-ipv6", CT_INT, "100"),
 	SRV("ipsecmod-enabled", CT_YESNO, "yes"),
@@ -385,6 +419,34 @@ const struct cfg_option cfg_options[] = {
 	SRV("ipsecmod-whitelist", CT_STRLIST, NULL),
 	SRV("shm-enable", CT_YESNO, "no"),
 	SRV("shm-key", CT_INT, "11777"),
+
+	/* server: options of Unbound 1.18 to 1.26, not implemented yet */
+	SRV("answer-cookie", CT_YESNO, "no"),
+	SRV("cookie-secret", CT_STR, NULL),
+	SRV("cookie-secret-file", CT_STR, ""),
+	SRV("ip-ratelimit-cookie", CT_INT, "0"),
+	SRV("wait-limit-cookie", CT_INT, "10000"),
+	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
+		CFGF_NUM2, NULL, 0, 0 },
+	SRV("disable-edns-do", CT_YESNO, "no"),
+	SRV("dns-error-reporting", CT_YESNO, "no"),
+	SRV("do-nat64", CT_YESNO, "no"),
+	SRV("nat64-prefix", CT_STR, "64:ff9b::/96"),
+	SRV("harden-unknown-additional", CT_YESNO, "no"),
+	SRV("harden-unverified-glue", CT_YESNO, "no"),
+	SRV("iter-scrub-ns", CT_INT, "20"),
+	SRV("iter-scrub-cname", CT_INT, "11"),
+	SRV("iter-scrub-rrsig", CT_INT, "8"),
+	/* the iterator's budget is ITER_MAX_SENT (iterator/iterator.h) */
+	SRV("max-global-quota", CT_INT, "200"),
+	SRV("log-destaddr", CT_YESNO, "no"),
+	SRV("log-thread-id", CT_YESNO, "no"),
+	SRV("log-time-iso", CT_YESNO, "no"),
+	SRV("quic-port", CT_INT, "853"),
+	SRV("quic-size", CT_MEMSIZE, "8m"),
+	SRV("sock-queue-timeout", CT_INT, "0"),
+	SRV("tls-protocols", CT_STR, "TLSv1.2 TLSv1.3"),
+
 	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
 		NULL, 0, 0 },
 	{ "dlv-anchor", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL,
@@ -448,6 +510,8 @@ const struct cfg_option cfg_options[] = {
 	KEEP("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
 	KEEP("for-upstream", CL_AUTH, CT_YESNO, FA(for_upstream), "yes"),
 	OTHER("zonemd-check", CL_AUTH, CT_YESNO, "no"),
+	OTHER("max-transfer-size", CL_AUTH | CL_RPZ, CT_MEMSIZE, "0"),
+	OTHER("max-transfer-time", CL_AUTH | CL_RPZ, CT_INT, "0"),
 	OTHER("zonemd-reject-absence", CL_AUTH, CT_YESNO, "no"),
 	OTHER("rpz-action-override", CL_RPZ, CT_STR, NULL),
 	OTHER("rpz-cname-override", CL_RPZ, CT_STR, NULL),
@@ -487,9 +551,25 @@ const struct cfg_option cfg_options[] = {
 	OTHER("redis-server-port", CL_CACHEDB, CT_INT, "6379"),
 	OTHER("redis-timeout", CL_CACHEDB, CT_INT, "100"),
 	OTHER("redis-expire-records", CL_CACHEDB, CT_YESNO, "no"),
+	OTHER("redis-server-path", CL_CACHEDB, CT_STR, ""),
+	OTHER("redis-server-password", CL_CACHEDB, CT_STR, ""),
+	OTHER("redis-logical-db", CL_CACHEDB, CT_INT, "0"),
+	OTHER("redis-command-timeout", CL_CACHEDB, CT_INT, "0"),
+	OTHER("redis-connect-timeout", CL_CACHEDB, CT_INT, "0"),
+	OTHER("redis-replica-server-host", CL_CACHEDB, CT_STR, ""),
+	OTHER("redis-replica-server-port", CL_CACHEDB, CT_INT, "6379"),
+	OTHER("redis-replica-server-path", CL_CACHEDB, CT_STR, ""),
+	OTHER("redis-replica-server-password", CL_CACHEDB, CT_STR, ""),
+	OTHER("redis-replica-timeout", CL_CACHEDB, CT_INT, "100"),
+	OTHER("redis-replica-command-timeout", CL_CACHEDB, CT_INT, "0"),
+	OTHER("redis-replica-connect-timeout", CL_CACHEDB, CT_INT, "0"),
+	OTHER("redis-replica-logical-db", CL_CACHEDB, CT_INT, "0"),
+	OTHER("cachedb-no-store", CL_CACHEDB, CT_YESNO, "no"),
+	OTHER("cachedb-check-when-serve-expired", CL_CACHEDB, CT_YESNO, "yes"),
 
 	/* dnstap: */
 	OTHER("dnstap-enable", CL_DNSTAP, CT_YESNO, "no"),
+	OTHER("dnstap-sample-rate", CL_DNSTAP, CT_INT, "0"),
 	OTHER("dnstap-bidirectional", CL_DNSTAP, CT_YESNO, "yes"),
 	OTHER("dnstap-socket-path", CL_DNSTAP, CT_STR, "/run/dnstap.sock"),
 	OTHER("dnstap-ip", CL_DNSTAP, CT_STR, ""),
@@ -790,6 +870,13 @@ static int store_value(struct cfg_parser* p, void* base,
 		}
 		return 1;
 	case CT_STRLIST:
+		if(field && (o->flags & CFGF_NAMED)) {
+			if(!cfg_parser_str2list_append(p,
+				(struct config_str2list**)field, o->name,
+				args[0]))
+				return -1;
+			return 1;
+		}
 		if(field && !cfg_parser_strlist_append(p,
 			(struct config_strlist**)field, args[0]))
 			return -1;
@@ -941,8 +1028,7 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		else	cfg_error(p, "%s for %s:", err, o->name);
 		return 0;
 	}
-	if(r > 0 && (!o->implemented || (o->flags & CFGF_RECORD)) &&
-		!is_default(o, args))
+	if(r > 0 && !o->implemented && !is_default(o, args))
 		r = record_unimplemented(p, o, args) ? 1 : -1;
 	if(r < 0) {
 		cfg_error(p, "out of memory");

@@ -47,9 +47,10 @@ enum cfg_type {
 #define CFGF_OBSOLETE 0x4 /* accepted with a warning, ignored */
 #define CFGF_POW2   0x8 /* number must be a power of 2 (slabs) */
 #define CFGF_IFSPEC 0x10 /* an address[@port], checked as interface: */
-#define CFGF_RECORD 0x20 /* implemented, no field: the values are kept in
-                          * cfg->unimplemented ("server:NAME", file
-                          * order) where their user reads them */
+#define CFGF_NAMED  0x20 /* a CT_STRLIST row whose field is a
+                          * config_str2list shared with other rows: each
+                          * value is appended as (option name, value),
+                          * so the rows keep file order between them */
 #define CFGF_NSEC3ITER 0x40 /* "keysize iterations ..." pairs, ascending
                              * key sizes (val-nsec3-keysize-iterations) */
 #define CFGF_MODULES 0x80 /* module-config: names checked by

@@ -106,22 +106,14 @@ void infra_settings_default(struct infra_settings* s)
 void infra_settings_from_cfg(const struct config_file* cfg,
 	struct infra_settings* s)
 {
-	const struct config_str2list* u;
 	infra_settings_default(s);
 	s->numhosts = cfg->infra_cache_numhosts;
 	s->host_ttl = cfg->infra_host_ttl;
 	s->min_rtt = cfg->infra_cache_min_rtt;
-	/* not yet fields of config_file: kept as text, type-checked */
-	for(u = cfg->unimplemented; u; u = u->next) {
-		if(strcmp(u->str, "server:infra-cache-max-rtt") == 0)
-			s->max_rtt = atoi(u->str2);
-		else if(strcmp(u->str, "server:infra-cache-slabs") == 0)
-			s->slabs = atoi(u->str2);
-		else if(strcmp(u->str, "server:unknown-server-time-limit") == 0)
-			s->unknown_rtt = atoi(u->str2);
-		else if(strcmp(u->str, "server:infra-keep-probing") == 0)
-			s->keep_probing = cfg_parse_yesno(u->str2) == 1;
-	}
+	s->max_rtt = cfg->infra_cache_max_rtt;
+	s->slabs = cfg->infra_cache_slabs;
+	s->unknown_rtt = cfg->unknown_server_time_limit;
+	/* infra-keep-probing is not acted on yet: keep_probing stays 0 */
 }
 
 /* ---- table ---- */

@@ -61,8 +61,7 @@ struct infra_info {
 
 /* compat: unbound-1.17: Unbound's defaults. */
 void infra_settings_default(struct infra_settings* s);
-/* Settings from the config (options without a config_file field yet
- * are read from cfg->unimplemented). */
+/* Settings from the config. */
 void infra_settings_from_cfg(const struct config_file* cfg,
 	struct infra_settings* s);
 

@@ -50,10 +50,13 @@ static uint32_t cfg_ttl(int v)
 
 struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg)
 {
-	return msg_cache_create(cfg->msg_cache_size,
+	struct msg_cache* c = msg_cache_create(cfg->msg_cache_size,
 		cfg->msg_cache_slabs > 0 ? (size_t)cfg->msg_cache_slabs : 1,
 		cfg_ttl(cfg->min_ttl), cfg_ttl(cfg->max_ttl),
 		cfg_ttl(cfg->max_negative_ttl));
+	if(c)
+		c->min_neg_ttl = cfg_ttl(cfg->min_negative_ttl);
+	return c;
 }
 
 void msg_cache_delete(struct msg_cache* c)

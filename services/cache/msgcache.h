@@ -36,6 +36,7 @@ struct msg_cache {
 	uint32_t min_ttl;     /* cache-min-ttl */
 	uint32_t max_ttl;     /* cache-max-ttl */
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
+	uint32_t min_neg_ttl; /* cache-min-negative-ttl, 0: none */
 	int need_checked;     /* a validator runs: entries it did not check
 	                       * (MSG_SEC_UNCHECKED) answer only CD queries */
 	/* set (never cleared) once a SECURE NXDOMAIN was stored: until
@@ -103,7 +104,7 @@ struct msg_entry {
 struct msg_cache* msg_cache_create(size_t maxmem, size_t slabs,
 	uint32_t min_ttl, uint32_t max_ttl, uint32_t max_neg_ttl);
 /* The same from msg-cache-size, msg-cache-slabs, cache-min-ttl,
- * cache-max-ttl, cache-max-negative-ttl. */
+ * cache-max-ttl, cache-max-negative-ttl, cache-min-negative-ttl. */
 struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg);
 void msg_cache_delete(struct msg_cache* c);
 

@@ -25,7 +25,10 @@ struct cur_set {
 };
 
 /* compat: unbound-1.17: The TTL to cache an RR with, as Unbound's rdata_copy
- * computes it. */
+ * computes it. compat: unbound-1.19: with cache-min-negative-ttl set, the
+ * SOA of a negative answer is capped by cache-max-ttl and
+ * cache-max-negative-ttl, then raised to it, and cache-min-ttl does not
+ * apply to it. */
 static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
 	uint16_t type, int section, const uint8_t* rd, uint16_t rdlen)
 {
@@ -36,6 +39,13 @@ static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
 		uint32_t minimum = msg_rd32(rd + rdlen - 4);
 		if(ttl > minimum)
 			ttl = minimum;
+		if(c->min_neg_ttl) {
+			if(ttl > c->max_ttl)
+				ttl = c->max_ttl;
+			if(ttl > c->max_neg_ttl)
+				ttl = c->max_neg_ttl;
+			return ttl < c->min_neg_ttl ? c->min_neg_ttl : ttl;
+		}
 		if(ttl > c->max_neg_ttl)
 			ttl = c->max_neg_ttl;
 	}

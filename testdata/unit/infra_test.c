@@ -387,7 +387,9 @@ static void test_settings_cfg(void** state)
 	assert_int_equal(s.numhosts, 77);
 	assert_int_equal(s.min_rtt, 20);
 	assert_int_equal(s.unknown_rtt, 100);
-	assert_int_equal(s.keep_probing, 1);
+	/* infra-keep-probing is kept (typed) but not acted on yet */
+	assert_int_equal(cfg->infra_keep_probing, 1);
+	assert_int_equal(s.keep_probing, 0);
 	assert_int_equal(s.slabs, 2);
 	config_delete(cfg);
 	cfg = config_create();

@@ -370,6 +370,43 @@ static void test_negative_ttl(void** state)
 	msg_cache_delete(c2);
 }
 
+/* compat: unbound-1.19: cache-min-negative-ttl raises the SOA MINIMUM of a
+ * negative answer (300) to 600, above cache-max-negative-ttl's cut but
+ * not past it; cache-min-ttl does not touch the SOA when it is set. */
+static void test_min_negative_ttl(void** state)
+{
+	static const char* const soa[] = { "example.com. 3600 IN SOA "
+		"ns1.example.com. host.example.com. 1 7200 3600 1209600 300" };
+	static const char* const a1[] = { "www.example.com. 3600 IN A "
+		"192.0.2.1" };
+	struct msg_cache* c = msg_cache_create(1 << 20, 4, 1000, 86400, 3600);
+	struct query_info qi;
+	uint8_t buf[4096], out[4096];
+	size_t n, m;
+	ldns_pkt* p;
+	(void)state;
+	c->min_neg_ttl = 600;
+	mk_query(&qi, "nx.example.com.", TYPE_A, FLAG_RD);
+	n = mk_reply(buf, &qi, RCODE_NXDOMAIN, NULL, 0, soa, 1, NULL, 0);
+	assert_int_equal(msg_cache_store(c, &qi, msg_cache_hash(c, &qi), buf,
+		n, T0), 1);
+	m = msg_cache_answer(c, &qi, msg_cache_hash(c, &qi), T0 + 1, out, 512,
+		0);
+	p = read_back(out, m);
+	check_ttls(p, 599);  /* 600, not 300 and not cache-min-ttl's 1000 */
+	ldns_pkt_free(p);
+	assert_int_equal(msg_cache_answer(c, &qi, msg_cache_hash(c, &qi),
+		T0 + 600, out, 512, 0), 0);
+	/* a positive answer keeps cache-min-ttl */
+	mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
+	n = mk_reply(buf, &qi, RCODE_NOERROR, a1, 1, NULL, 0, NULL, 0);
+	assert_int_equal(msg_cache_store(c, &qi, msg_cache_hash(c, &qi), buf,
+		n, T0), 1);
+	assert_true(msg_cache_answer(c, &qi, msg_cache_hash(c, &qi),
+		T0 + 999, out, 512, 0) > 0);
+	msg_cache_delete(c);
+}
+
 static void test_edns(void** state)
 {
 	struct query_info qi, q2;
@@ -976,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_ttl_clamps),
 		cmocka_unit_test(test_mixed_ttls),
 		cmocka_unit_test(test_negative_ttl),
+		cmocka_unit_test(test_min_negative_ttl),
 		cmocka_unit_test(test_edns),
 		cmocka_unit_test(test_ad_bit),
 		cmocka_unit_test(test_truncation),
