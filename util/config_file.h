@@ -221,6 +221,19 @@ struct config_file {
 	int infra_host_ttl;
 	int infra_cache_numhosts;
 	int infra_cache_min_rtt;
+	/* rate limits (services/cache/rate_zone.h, rate_ip.h) */
+	int ratelimit;                   /* qps to one zone's servers, 0 off */
+	size_t ratelimit_size;           /* bytes, default 4m */
+	int ratelimit_slabs;
+	int ratelimit_factor;            /* 1 in factor let through, 0 none */
+	int ratelimit_backoff;
+	struct config_str2list* ratelimit_for_domain;   /* name qps */
+	struct config_str2list* ratelimit_below_domain; /* name qps */
+	int ip_ratelimit;                /* qps per client address, 0 off */
+	size_t ip_ratelimit_size;
+	int ip_ratelimit_slabs;
+	int ip_ratelimit_factor;
+	int ip_ratelimit_backoff;
 	int serve_expired;
 	int serve_expired_ttl;
 	int serve_expired_reply_ttl;
