@@ -54,7 +54,7 @@ void rc_do_ratelimit_list(struct daemon_remote* rc, const char* arg,
 	struct rate_domains* dom = NULL;
 	struct rate_list a;
 	a.b = b;
-	a.all = strcmp(arg, "+a") == 0;
+	a.all = arg && strcmp(arg, "+a") == 0;
 	a.deflt = ip ? cfg->ip_ratelimit : cfg->ratelimit;
 	a.dom = NULL;
 	if(!rc->d->infra || (!a.all && a.deflt == 0))
