@@ -31,6 +31,11 @@ static uint64_t get_cachehits(const struct worker_stats* s)
 		s->num_queries - s->num_cachemiss : 0;
 }
 
+static uint64_t get_ip_ratelimited(const struct worker_stats* s)
+{
+	return s->num_ip_ratelimited;
+}
+
 static uint64_t get_cachemiss(const struct worker_stats* s)
 {
 	return s->num_cachemiss;
@@ -80,6 +85,9 @@ static uint64_t get_tcpusage(const struct worker_stats* s)
 static const struct thread_metric thread_metrics[] = {
 	{ "queries_total", "counter", "Total number of queries received.",
 		get_queries },
+	{ "queries_ip_ratelimited_total", "counter", "Total number of "
+		"queries that were dropped because of IP rate limiting "
+		"(ip-ratelimit).", get_ip_ratelimited },
 	{ "cache_hits_total", "counter", "Total number of queries that were "
 		"answered without recursion (cache, local data).",
 		get_cachehits },
@@ -319,6 +327,10 @@ static void write_extended(struct strbuf* b, const struct worker_stats* t)
 	family(b, "answers_bogus", "counter", "Total number of answers that "
 		"were bogus.");
 	sample(b, "answers_bogus", t->ans_bogus);
+	family(b, "query_ratelimited_total", "counter", "Total number of "
+		"queries not sent upstream because of their zone's rate limit "
+		"(ratelimit).");
+	sample(b, "query_ratelimited_total", t->queries_ratelimited);
 	family(b, "rrset_bogus_total", "counter", "Total number of rrsets "
 		"marked bogus by the validator.");
 	sample(b, "rrset_bogus_total", t->rrset_bogus);

@@ -12,6 +12,9 @@
 #include "services/chaos.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/infra.h"
+#include "services/cache/rate_ip.h"
+#include "util/random.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
 #include "util/msgencode.h"
@@ -186,6 +189,56 @@ static int __attribute__((noinline)) screen(struct worker* w,
 	return 0;
 }
 
+/* compat: unbound-1.17: ip-ratelimit, as Unbound's worker checks it: every
+ * query of an address counts (before the cache, so hits too); over the
+ * limit it is dropped, except 1 in ip-ratelimit-factor let through.
+ * Returns 1 to drop. Called only with ip-ratelimit set: off, the query
+ * path pays one branch on the config. */
+static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
+	const uint8_t* pkt, size_t len, const struct client_info* ci)
+{
+	const struct config_file* cfg = w->env->cfg;
+	struct rate_ip_table* t = w->daemon->infra ?
+		infra_ip_rates(w->daemon->infra) : NULL;
+	int crossed;
+	if(!t || rate_ip_inc(t, ci->addr, ci->addrlen, w->now,
+		cfg->ip_ratelimit_backoff, (uint32_t)cfg->ip_ratelimit,
+		&crossed))
+		return 0;
+	if(crossed && verbosity >= VERB_OPS) {
+		/* compat: unbound-1.17: Unbound's line, once as the rate
+		 * goes over: "ip_ratelimit exceeded 127.0.0.1 100
+		 * www.example.com. IN A" */
+		char ip[64], q[1100];
+		struct query_info qi;
+		addr_to_str(ci->addr, ci->addrlen, ip, sizeof(ip));
+		if(query_parse(pkt, len, &qi) != PARSE_DROP &&
+			qi.qname_len) {
+			char name[1024], *t2, *c;
+			dname_to_str(qi.qname, name, sizeof(name));
+			t2 = ldns_rr_type2str((ldns_rr_type)qi.qtype);
+			c = ldns_rr_class2str((ldns_rr_class)qi.qclass);
+			snprintf(q, sizeof(q), "%s %s %s", name, c ? c : "?",
+				t2 ? t2 : "?");
+			free(t2);
+			free(c);
+			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d %s", ip,
+				cfg->ip_ratelimit, q);
+		} else
+			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d (no "
+				"query name)", ip, cfg->ip_ratelimit);
+	}
+	if(cfg->ip_ratelimit_factor != 0 && w->menv.rnd &&
+		ub_random_max(w->menv.rnd, (uint32_t)cfg->ip_ratelimit_factor)
+		== 0) {
+		log_addr(VERB_QUERY, "ip_ratelimit allowed through for ip "
+			"address (ip_ratelimit_factor)", ci->addr, ci->addrlen);
+		return 0;
+	}
+	w->stats.num_ip_ratelimited++;
+	return 1;
+}
+
 static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap)
 {
@@ -229,6 +282,9 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		verbose(VERB_QUERY, "request too large, discarded");
 		return reply_of(0);
 	}
+	if(__builtin_expect(cfg->ip_ratelimit != 0, 0) &&
+		ip_rate_drop(w, pkt, len, ci))
+		return reply_of(0);
 	pr = query_parse(pkt, len, &qi);
 	/* a plain query with nothing to count or log skips screen() */
 	if(pr != PARSE_OK || qi.echo_rcode || cfg->stat_extended ||

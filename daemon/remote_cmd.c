@@ -489,7 +489,7 @@ void rc_log_stats(struct daemon_remote* rc)
 		s = cur;
 		stats_subtract(&s, &rc->base_stats[i]);
 		log_info("server stats for thread %d: %llu queries, %llu "
-			"answers from cache, %llu recursions, %llu prefetch, 0 "
+			"answers from cache, %llu recursions, %llu prefetch, %llu "
 			"rejected by ip ratelimiting", i,
 			(unsigned long long)s.num_queries,
 			/* compat: unbound-1.17: as Unbound: every query not
@@ -497,7 +497,8 @@ void rc_log_stats(struct daemon_remote* rc)
 			(unsigned long long)(s.num_queries >= s.num_cachemiss ?
 			s.num_queries - s.num_cachemiss : 0),
 			(unsigned long long)s.num_cachemiss,
-			(unsigned long long)s.num_prefetch);
+			(unsigned long long)s.num_prefetch,
+			(unsigned long long)s.num_ip_ratelimited);
 		log_info("server stats for thread %d: requestlist max %llu "
 			"avg %g exceeded %llu jostled %llu", i,
 			(unsigned long long)s.req_max, s.req_samples ?
@@ -563,6 +564,10 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		rc_do_flush_infra(rc, rest_arg(args), b);
 	} else if(cmd_is(p, "dump_infra")) {
 		rc_do_dump_infra(rc, b);
+	} else if(cmd_is(p, "ratelimit_list")) {
+		rc_do_ratelimit_list(rc, rest_arg(args), 0, b);
+	} else if(cmd_is(p, "ip_ratelimit_list")) {
+		rc_do_ratelimit_list(rc, rest_arg(args), 1, b);
 	} else if(cmd_is(p, "dump_requestlist")) {
 		rc_do_dump_requestlist(rc, b);
 	} else if(rc_local_cmd(rc, p, args, b)) {

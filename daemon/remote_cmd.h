@@ -76,6 +76,10 @@ void rc_do_dump_infra(struct daemon_remote* rc, struct strbuf* b);
 void rc_do_flush_infra(struct daemon_remote* rc, char* arg,
 	struct strbuf* b);
 void rc_do_dump_requestlist(struct daemon_remote* rc, struct strbuf* b);
+/* ratelimit_list [+a] (ip 0) and ip_ratelimit_list [+a] (ip 1)
+ * (remote_rate.c); arg is the rest of the line (NULL: none). */
+void rc_do_ratelimit_list(struct daemon_remote* rc, const char* arg,
+	int ip, struct strbuf* b);
 /* compat: unbound-1.17: Unbound's find_arg2: cut arg after its first word,
  * *arg2 the rest; "error could not find next argument after ..." when there is
  * none. */

@@ -213,7 +213,8 @@ void stats_print_thread(struct strbuf* b, const char* p,
 	char name[64];
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
 		(unsigned long long)s->num_queries);
-	strbuf_printf(b, "%s.num.queries_ip_ratelimited=0\n", p);
+	strbuf_printf(b, "%s.num.queries_ip_ratelimited=%llu\n", p,
+		(unsigned long long)s->num_ip_ratelimited);
 	/* compat: unbound-1.17: as Unbound: every query not handed to
 	 * recursion */
 	strbuf_printf(b, "%s.num.cachehits=%llu\n", p,
@@ -354,10 +355,11 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	if(s->ans_nodata)
 		print_named(b, "answer.rcode", "nodata", s->ans_nodata);
-	strbuf_printf(b, "num.query.ratelimited=0\nnum.answer.secure=%llu\n"
+	strbuf_printf(b, "num.query.ratelimited=%llu\nnum.answer.secure=%llu\n"
 		"num.answer.bogus=%llu\nnum.rrset.bogus=%llu\n"
 		"num.query.aggressive.NOERROR=%llu\n"
 		"num.query.aggressive.NXDOMAIN=%llu\n",
+		(unsigned long long)s->queries_ratelimited,
 		(unsigned long long)s->ans_secure,
 		(unsigned long long)s->ans_bogus,
 		(unsigned long long)s->rrset_bogus,

@@ -37,6 +37,7 @@ struct worker_stats {
 	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
 	uint64_t num_expired;       /* answered with expired data */
 	uint64_t num_prefetch;      /* cache refreshes started by a hit */
+	uint64_t num_ip_ratelimited; /* dropped: over ip-ratelimit */
 	/* remote control statistics (daemon/stats.h). Every field is a
 	 * uint64_t written only by this worker; the main thread reads them
 	 * with relaxed atomic loads (stats_snapshot). */
@@ -66,6 +67,7 @@ struct worker_stats {
 	 * (worker_stats_snapshot); the worker never writes these here */
 	uint64_t qudp_out, qtcp_out, unwanted_replies;
 	uint64_t rrset_bogus;     /* from the modules' counters */
+	uint64_t queries_ratelimited; /* the same: over ratelimit */
 	uint64_t aggr_noerror, aggr_nxdomain; /* the same: aggressive NSEC */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */

@@ -382,6 +382,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		__ATOMIC_RELAXED);
 	out->rrset_bogus = __atomic_load_n(&w->menv.counters.rrset_bogus,
 		__ATOMIC_RELAXED);
+	out->queries_ratelimited = __atomic_load_n(
+		&w->menv.counters.queries_ratelimited, __ATOMIC_RELAXED);
 	out->aggr_noerror = __atomic_load_n(
 		&w->menv.counters.aggressive_noerror, __ATOMIC_RELAXED);
 	out->aggr_nxdomain = __atomic_load_n(

@@ -15,6 +15,7 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include "services/cache/infra.h"
+#include "services/cache/rate_zone.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->unknown_rtt = is.unknown_rtt;
 	ie->max_attempts = env->cfg->outbound_msg_retry > 0 ?
 		env->cfg->outbound_msg_retry : ITER_MAX_ATTEMPTS;
+	rate_domains_delete(ie->rate_domains);
+	ie->rate_domains = NULL;
+	if(env->cfg->ratelimit_for_domain || env->cfg->ratelimit_below_domain)
+		ie->rate_domains = rate_domains_create(env->cfg);
 }
 
 static int iter_mod_init(struct module_env* env, int id)
@@ -59,6 +64,7 @@ static void iter_mod_deinit(struct module_env* env, int id)
 	if(!ie)
 		return;
 	iter_env_clear(ie);
+	rate_domains_delete(ie->rate_domains);
 	spare_list_clear(&ie->iq_spare);
 	spare_list_clear(&ie->budget_spare);
 	free(ie);

@@ -17,6 +17,7 @@
 #include "iterator/iter_priv.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
+#include "services/cache/rate_zone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -385,6 +386,14 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
+		/* compat: unbound-1.26: a referral is a step down, not load
+		 * on the parent's servers: its ratelimit count is taken back
+		 * (Unbound 1.17 keeps it) */
+		if(iq->rate_counted && env->infra) {
+			rate_zone_dec(infra_zone_rates(env->infra),
+				iq->dp->name, iq->dp->namelen, time(NULL));
+			iq->rate_counted = 0;
+		}
 		if(iter_referral_store(env, iq, nsowner)) {
 			store(env, iq, pkt);
 			referral_nsec3(env, iq, pkt);

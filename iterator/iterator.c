@@ -12,6 +12,7 @@
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
+#include "services/cache/rate_zone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -636,7 +637,54 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	return NULL;
 }
 
-/* 1: sent, 0: this server cannot be used, -1: out of time. */
+/* compat: unbound-1.17: ratelimit, checked where Unbound's outside network
+ * checks it, for each new query to a server: not for a query to a
+ * forwarder (RD) nor a prefetch. The delegation point's rate (rate_zone.h)
+ * over its limit: no query, except 1 in ratelimit-factor let through.
+ * Returns 1 when the query may go. */
+static int rate_allows(struct iter_env* env, struct iter_qstate* iq)
+{
+	const struct config_file* cfg = env->cfg;
+	time_t now;
+	int lim, crossed;
+	iq->rate_counted = 0;
+	if(!cfg || cfg->ratelimit == 0 || iq->dp_forward || !env->infra ||
+		(iq->qs && (iq->qs->flags & MODQ_PREFETCH)))
+		return 1;
+	lim = rate_domains_limit(env->rate_domains, iq->dp->name,
+		cfg->ratelimit);
+	if(lim <= 0)
+		return 1;   /* ratelimit-for-domain: name 0 */
+	now = time(NULL);
+	iq->rate_counted = 1;
+	if(rate_zone_inc(infra_zone_rates(env->infra), iq->dp->name,
+		iq->dp->namelen, now, cfg->ratelimit_backoff, (uint32_t)lim,
+		&crossed))
+		return 1;
+	if(crossed && verbosity >= VERB_OPS) {
+		/* compat: unbound-1.17: Unbound's line, once as the rate
+		 * goes over */
+		char z[1024], q[1024], *t, *c;
+		dname_to_str(iq->dp->name, z, sizeof(z));
+		dname_to_str(iq->qname, q, sizeof(q));
+		t = ldns_rr_type2str((ldns_rr_type)iq->qtype);
+		c = ldns_rr_class2str((ldns_rr_class)iq->qclass);
+		verbose(VERB_OPS, "ratelimit exceeded %s %d query %s %s %s",
+			z, lim, q, c ? c : "?", t ? t : "?");
+		free(t);
+		free(c);
+	}
+	if(cfg->ratelimit_factor != 0 && ub_random_max(env->rnd,
+		(uint32_t)cfg->ratelimit_factor) == 1) {
+		iter_log_name(VERB_ALGO, "ratelimit allowed through for "
+			"delegation point", iq->dp->name, LDNS_RR_TYPE_NS);
+		return 1;
+	}
+	return 0;
+}
+
+/* 1: sent, 0: this server cannot be used, -1: out of time, -2: over the
+ * zone's ratelimit (the state has failed). */
 static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	struct delegpt_addr* a)
 {
@@ -676,6 +724,15 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 		req.timeout_ms = iq->sel_rtt;   /* a backed-off server */
 	if(iq->sel_rtt > left)
 		req.timeout_ms = (int)left;   /* the time bound cuts it */
+	if(!rate_allows(env, iq)) {
+		/* compat: unbound-1.17: SERVFAIL without an EDE, counted in
+		 * num.query.ratelimited, as Unbound */
+		if(iq->qs)
+			iq->qs->env->counters.queries_ratelimited++;
+		verbose(VERB_ALGO, "query exceeded ratelimits");
+		iter_fail(iq, "exceeded ratelimit for zone");
+		return -2;
+	}
 	a->attempts++;
 	iq->outq = outnet_send(env->outnet, &req, mesh_outnet_reply, iq->ms);
 	if(!iq->outq) {
@@ -828,7 +885,8 @@ static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
 		if(r > 0)
 			return 0;
 		if(r < 0) {
-			iter_fail(iq, "time limit reached for");
+			if(r == -1)
+				iter_fail(iq, "time limit reached for");
 			return 0;
 		}
 	}
@@ -860,7 +918,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 		if(r < 0) {
-			iter_fail(iq, "time limit reached for");
+			if(r == -1)
+				iter_fail(iq, "time limit reached for");
 			return 0;
 		}
 	}

@@ -106,6 +106,8 @@ struct module_qstate;
 
 /* Per worker: what the iterator works with (its module data,
  * module_env.modinfo[id]; the shared parts are the module env's). */
+struct rate_domains;
+
 struct iter_env {
 	int id;                        /* its place in the module stack */
 	const struct config_file* cfg;
@@ -122,6 +124,9 @@ struct iter_env {
 	                                * does not know */
 	int max_attempts;              /* outbound-msg-retry: sends to one
 	                                * address per query state */
+	/* ratelimit-for-domain, -below-domain of cfg (per worker, built
+	 * at init and reconfigure); NULL: none, or out of memory */
+	struct rate_domains* rate_domains;
 	/* the primed root NS set (per worker), valid until primed_until */
 	struct delegpt* primed_root;
 	time_t primed_until;
@@ -194,6 +199,8 @@ struct iter_qstate {
 	 * cache (Unbound makes it anew for every ask) */
 	int cache_made;
 	struct outnet_query* outq;      /* the query in flight, if any */
+	int rate_counted;   /* that query was counted against its zone's
+	                     * ratelimit (a referral takes it back) */
 	/* while a reply is processed: its authority NS records and glue
 	 * left in wire form (iter_process_wire), stored from there */
 	const struct reply_tail* tail;

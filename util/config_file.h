@@ -232,6 +232,19 @@ struct config_file {
 	struct config_strlist* caps_exempt; /* caps-exempt, caps-whitelist */
 	int max_query_restarts;          /* CNAME/DNAME restarts, 11 */
 	int min_negative_ttl;            /* cache-min-negative-ttl, 0: off */
+	/* rate limits (services/cache/rate_zone.h, rate_ip.h) */
+	int ratelimit;                   /* qps to one zone's servers, 0 off */
+	size_t ratelimit_size;           /* bytes, default 4m */
+	int ratelimit_slabs;
+	int ratelimit_factor;            /* 1 in factor let through, 0 none */
+	int ratelimit_backoff;
+	struct config_str2list* ratelimit_for_domain;   /* name qps */
+	struct config_str2list* ratelimit_below_domain; /* name qps */
+	int ip_ratelimit;                /* qps per client address, 0 off */
+	size_t ip_ratelimit_size;
+	int ip_ratelimit_slabs;
+	int ip_ratelimit_factor;
+	int ip_ratelimit_backoff;
 	int serve_expired;
 	int serve_expired_ttl;
 	int serve_expired_reply_ttl;

@@ -147,6 +147,9 @@ struct module_counters {
 	/* answers made from the aggressive NSEC cache
 	 * (num.query.aggressive.NOERROR and .NXDOMAIN) */
 	uint64_t aggressive_noerror, aggressive_nxdomain;
+	/* queries the iterator did not send: over their zone's ratelimit
+	 * (num.query.ratelimited) */
+	uint64_t queries_ratelimited;
 };
 
 /* Per worker: what the modules share, and each module's own data. */

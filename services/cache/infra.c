@@ -4,6 +4,8 @@
  * logic its services/cache/infra.c, so server selection behaves the same. */
 #include "config.h"
 #include "services/cache/infra.h"
+#include "services/cache/rate_ip.h"
+#include "services/cache/rate_zone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -36,6 +38,8 @@ struct infra_cache {
 	struct infra_settings s;
 	uint64_t seed;      /* random, against crafted hash collisions */
 	struct lruhash* table;
+	struct rate_zone_table* zone_rates;
+	struct rate_ip_table* ip_rates;
 };
 
 /* compat: unbound-1.17: ---- RTT (Unbound's util/rtt.c, with configured
@@ -101,6 +105,9 @@ void infra_settings_default(struct infra_settings* s)
 	s->max_rtt = 120000;
 	s->unknown_rtt = 376;
 	s->keep_probing = 0;
+	s->rate_size = 4194304;
+	s->rate_slabs = 4;
+	s->ip_rate_size = 4194304;
 }
 
 void infra_settings_from_cfg(const struct config_file* cfg,
@@ -114,6 +121,9 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 	s->slabs = cfg->infra_cache_slabs;
 	s->unknown_rtt = cfg->unknown_server_time_limit;
 	/* infra-keep-probing is not acted on yet: keep_probing stays 0 */
+	s->rate_size = cfg->ratelimit_size;
+	s->rate_slabs = cfg->ratelimit_slabs;
+	s->ip_rate_size = cfg->ip_ratelimit_size;
 }
 
 /* ---- table ---- */
@@ -290,6 +300,13 @@ struct infra_cache* infra_create(const struct infra_settings* set)
 		return NULL;
 	}
 	lruhash_set_max_entries(c->table, per);
+	c->zone_rates = rate_zone_create(c->s.rate_slabs > 0 ?
+		c->s.rate_slabs : 1, c->s.rate_size);
+	c->ip_rates = rate_ip_create(c->s.ip_rate_size);
+	if(!c->zone_rates || !c->ip_rates) {
+		infra_delete(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -297,8 +314,20 @@ void infra_delete(struct infra_cache* c)
 {
 	if(!c)
 		return;
+	rate_zone_delete(c->zone_rates);
+	rate_ip_delete(c->ip_rates);
 	lruhash_delete(c->table);
 	free(c);
+}
+
+struct rate_zone_table* infra_zone_rates(struct infra_cache* c)
+{
+	return c->zone_rates;
+}
+
+struct rate_ip_table* infra_ip_rates(struct infra_cache* c)
+{
+	return c->ip_rates;
 }
 
 int infra_max_rtt(const struct infra_cache* c)

@@ -20,6 +20,8 @@
 
 struct config_file;
 struct infra_cache;
+struct rate_zone_table;
+struct rate_ip_table;
 
 /* rto at or above this: the server gets only single probe queries */
 #define PROBE_MAXRTO 12000
@@ -38,6 +40,11 @@ struct infra_settings {
 	int max_rtt;         /* infra-cache-max-rtt, ms (120000) */
 	int unknown_rtt;     /* unknown-server-time-limit, ms (376) */
 	int keep_probing;    /* infra-keep-probing (no) */
+	/* the rate tables it holds, as Unbound's infra cache: sized at
+	 * creation (a reload keeps them) */
+	size_t rate_size;    /* ratelimit-size (4m) */
+	int rate_slabs;      /* ratelimit-slabs (4) */
+	size_t ip_rate_size; /* ip-ratelimit-size (4m) */
 };
 
 /* compat: unbound-1.17: The RTT state of one server (Unbound's rtt_info), in
@@ -68,6 +75,10 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 /* NULL when out of memory. */
 struct infra_cache* infra_create(const struct infra_settings* s);
 void infra_delete(struct infra_cache* infra);
+/* The rate tables (services/cache/rate_zone.h, rate_ip.h): shared by
+ * every thread, for the life of the cache. */
+struct rate_zone_table* infra_zone_rates(struct infra_cache* infra);
+struct rate_ip_table* infra_ip_rates(struct infra_cache* infra);
 /* compat: unbound-1.17: The cap used for "unusable server"
  * (infra-cache-max-rtt); Unbound's USEFUL_SERVER_TOP_TIMEOUT. */
 int infra_max_rtt(const struct infra_cache* infra);
