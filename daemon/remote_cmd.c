@@ -284,7 +284,7 @@ static size_t flush_bad_keys(struct daemon_remote* rc)
 static int bogus_msg(const struct msg_entry* m, const void* arg)
 {
 	(void)arg;
-	return m->security == MSG_SEC_BOGUS;
+	return m->security == SEC_BOGUS;
 }
 
 /* flush_bogus: messages the validator found bogus (kept for CD askers

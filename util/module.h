@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 
 struct config_file;
 struct iter_hints;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 #include "validator/val_sig.h"
 #include "util/module.h"
 #include "validator/val_nsec3_hash.h"
