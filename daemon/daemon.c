@@ -23,7 +23,7 @@
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_cache.h"
 #include "util/alloc_policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -308,7 +308,7 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
 	val_kcache_flush_all(d->key_cache);
-	val_neg_flush_all(d->neg_cache);
+	neg_cache_flush_all(d->neg_cache);
 	/* glibc keeps the freed entries' pages in its arenas: without this
 	 * RSS stays at the old caches' peak, and repeated reloads fragment
 	 * it upward (the soak: +26% in 15 minutes of SIGHUP every 30 s
@@ -443,7 +443,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
 	d->key_cache = val_kcache_create_cfg(cfg);
-	d->neg_cache = val_neg_create_cfg(cfg, d->rrset_cache);
+	d->neg_cache = neg_cache_create_cfg(cfg, d->rrset_cache);
 	if(d->msg_cache)   /* the module stack is the start's (modstack.h) */
 		d->msg_cache->need_checked = modstack_has(cfg->module_conf,
 			"validator");
@@ -460,7 +460,7 @@ static void delete_shared(struct daemon* d)
 	msg_cache_delete(d->msg_cache);
 	rrset_cache_delete(d->rrset_cache);
 	val_kcache_delete(d->key_cache);
-	val_neg_delete(d->neg_cache);
+	neg_cache_delete(d->neg_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
 }

@@ -61,7 +61,7 @@ struct daemon {
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
 	struct val_kcache* key_cache;  /* validated DNSKEYs; NULL: none */
-	struct val_neg_cache* neg_cache; /* validated NSECs (RFC 8198) */
+	struct neg_cache* neg_cache; /* validated NSECs (RFC 8198) */
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

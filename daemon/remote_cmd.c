@@ -11,7 +11,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "validator/val_kcache.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_cache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -268,7 +268,7 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	/* compat: unbound-1.17: the aggressive NSEC cache's copies of the
 	 * NSECs at and below too (Unbound's live in the RRset cache, counted
 	 * there) */
-	(void)val_neg_flush_zone(rc->d->neg_cache, nm);
+	(void)neg_cache_flush_zone(rc->d->neg_cache, nm);
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)r, (unsigned long)m,
 		(unsigned long)k);
@@ -315,7 +315,7 @@ static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 	/* compat: unbound-1.17: the NSECs that answer negatively without
 	 * asking (not counted: Unbound keeps them in its RRset cache and
 	 * leaves them there) */
-	val_neg_flush_all(rc->d->neg_cache);
+	neg_cache_flush_all(rc->d->neg_cache);
 	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)m, (unsigned long)k);
 }

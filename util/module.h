@@ -39,7 +39,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_kcache;
-struct val_neg_cache;
+struct neg_cache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
@@ -159,7 +159,7 @@ struct module_env {
 	struct msg_cache* msg_cache;        /* shared; may be NULL */
 	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
 	struct val_kcache* key_cache;       /* shared; may be NULL */
-	struct val_neg_cache* neg_cache;    /* shared (aggressive NSEC);
+	struct neg_cache* neg_cache;    /* shared (aggressive NSEC);
 	                                     * may be NULL */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;

@@ -12,8 +12,8 @@
 #include "validator/val_kcache.h"
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -488,7 +488,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
 		if(nsec3)   /* a kept referral's: not for the next try */
-			val_neg_nsec3_forget(val_neg_nsec3_of(
+			neg_nsec3_forget(neg_nsec3_of(
 				qs->env->neg_cache), nsec3);
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
@@ -518,8 +518,8 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 		}
 		if(st == SEC_SECURE)
 			/* verified: a client's DS question may use it now */
-			val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
-				w->sub_authority, NULL, VAL_NEG_NSEC3_VERIFIED,
+			neg_nsec3_add(neg_nsec3_of(qs->env->neg_cache),
+				w->sub_authority, NULL, NEG_NSEC3_VERIFIED,
 				time(NULL));
 	}
 	ldns_rr_list_free(nsec);

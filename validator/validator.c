@@ -11,8 +11,8 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_kcache.h"
 #include "validator/val_signal.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -380,12 +380,12 @@ static enum module_state finish(struct module_qstate* qs,
 	}
 	if(st == SEC_SECURE && ve->aggressive && qs->env->neg_cache)
 		/* what it proves answers later questions (RFC 8198) */
-		val_neg_add(qs->env->neg_cache, qs->res.answer,
+		neg_cache_add(qs->env->neg_cache, qs->res.answer,
 			qs->res.authority, time(NULL));
 	else if(st == SEC_SECURE && qs->env->neg_cache)
-		/* compat: unbound-1.17: DS absence even so (val_neg_nsec3.h) */
-		val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
-			qs->res.authority, NULL, VAL_NEG_NSEC3_SECURE,
+		/* compat: unbound-1.17: DS absence even so (neg_nsec3.h) */
+		neg_nsec3_add(neg_nsec3_of(qs->env->neg_cache),
+			qs->res.authority, NULL, NEG_NSEC3_SECURE,
 			time(NULL));
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
@@ -549,7 +549,7 @@ static enum module_state start_check(struct module_qstate* qs,
 }
 
 /* compat: unbound-1.17: a DS question a kept NSEC3 of the parent zone answers
- * (NODATA: no DS at the delegation; val_neg_nsec3.h). The walk's own DS lookup
+ * (NODATA: no DS at the delegation; neg_nsec3.h). The walk's own DS lookup
  * may use a referral's unchecked NSEC3, as Unbound's validator does, since the
  * walk verifies the proof itself; a client gets checked records only. Not
  * counted in num.query.aggressive.*: Unbound counts only its NSEC answers. */
@@ -557,7 +557,7 @@ static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
 {
 	ldns_rr_list* auth;
 	int walk = (qs->flags & MODQ_NOVAL) != 0;
-	if(!val_neg_nsec3_ds(val_neg_nsec3_of(qs->env->neg_cache), qs->qname,
+	if(!neg_nsec3_ds(neg_nsec3_of(qs->env->neg_cache), qs->qname,
 		time(NULL), !walk, walk || (qs->flags & MODQ_DO),
 		ve->max_neg_ttl, &auth))
 		return 0;
@@ -581,7 +581,7 @@ static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
  * lookups: NSEC proves DS absence, as Unbound's negative cache). */
 static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 {
-	enum val_neg_answer a;
+	enum neg_answer a;
 	ldns_rr_list* answer, *authority;
 	if(!qs->env->neg_cache || (!ve->aggressive && qs->qtype != TYPE_DS) ||
 		(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH | MODQ_PRIME |
@@ -600,13 +600,13 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	/* the RRSIGs and NSECs only for a DO client, or the walk (which
 	 * checks the DS proof's signatures itself) */
-	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,
+	a = neg_cache_synth(qs->env->neg_cache, qs->qname, qs->qtype,
 		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
 		MODQ_NOVAL)) != 0, &answer, &authority);
-	if(a == VAL_NEG_NONE)
+	if(a == NEG_NONE)
 		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	module_result_clear(&qs->res);
-	qs->res.rcode = a == VAL_NEG_NXDOMAIN ? RCODE_NXDOMAIN :
+	qs->res.rcode = a == NEG_NXDOMAIN ? RCODE_NXDOMAIN :
 		RCODE_NOERROR;
 	qs->res.answer = answer;
 	qs->res.authority = authority;
@@ -614,7 +614,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	/* one answer per random name of a flood: not into the message
 	 * cache, whose useful entries it would push out */
 	qs->res.no_store = 1;
-	if(a == VAL_NEG_NXDOMAIN)
+	if(a == NEG_NXDOMAIN)
 		qs->env->counters.aggressive_nxdomain++;
 	else	qs->env->counters.aggressive_noerror++;
 	if(verbosity >= VERB_ALGO) {
@@ -622,7 +622,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		dname_to_str(qs->qname, n, sizeof(n));
 		verbose(VERB_ALGO, "validator: %s type %d answered from the "
 			"aggressive NSEC cache (%s)", n, (int)qs->qtype,
-			a == VAL_NEG_NXDOMAIN ? "NXDOMAIN" : a == VAL_NEG_NODATA
+			a == NEG_NXDOMAIN ? "NXDOMAIN" : a == NEG_NODATA
 			? "NODATA" : "wildcard");
 	}
 	return 1;
