@@ -10,7 +10,6 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
-#include "validator/val_kcache.h"
 #include "services/cache/neg_cache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -123,8 +122,7 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 {
 	struct config_file* cfg = rc->d->env->cfg;
 	struct timespec now;
-	const char* mods = cfg->module_conf ? cfg->module_conf :
-		"validator iterator";
+	const char* mods = cfg->module_conf ? cfg->module_conf : "";
 	char buf[256], *p = buf, *w;
 	int n = 0;
 	snprintf(buf, sizeof(buf), "%s", mods);
@@ -263,8 +261,7 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	m = flush_msgs(rc, zone_msg, nm);
 	/* compat: unbound-1.17: as Unbound: the zone's keys and those below it
 	 * go too */
-	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
-		time(NULL)) : 0;
+	k = modstack_flush(&rc->d->modules, nm, MODULE_FLUSH_ZONE);
 	/* compat: unbound-1.17: the aggressive NSEC cache's copies of the
 	 * NSECs at and below too (Unbound's live in the RRset cache, counted
 	 * there) */
@@ -278,7 +275,7 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
  * validation): both flush_bogus and flush_negative drop them, as Unbound. */
 static size_t flush_bad_keys(struct daemon_remote* rc)
 {
-	return rc->d->key_cache ? val_kcache_flush_bad(rc->d->key_cache) : 0;
+	return modstack_flush(&rc->d->modules, NULL, MODULE_FLUSH_BOGUS);
 }
 
 static int bogus_msg(const struct msg_entry* m, const void* arg)

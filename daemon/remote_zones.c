@@ -345,12 +345,11 @@ static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
 static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 {
 	const struct val_anchors* a = rc->d->env->anchors;
-	const char* mods = rc->d->env->cfg->module_conf;
 	size_t i;
-	/* compat: unbound-1.17: as Unbound: without the validator module there
-	 * are no trust anchors to list (the default module-config has it)
-	 */
-	if(mods && !strstr(mods, "validator"))
+	/* compat: unbound-1.17: as Unbound: without a validating module
+	 * there are no trust anchors to list (the default module-config has
+	 * one) */
+	if(!rc->d->modules.validates)
 		return;
 	for(i = 0; i < val_anchors_count(a); i++) {
 		const struct val_anchor* p = val_anchors_get(a, i);

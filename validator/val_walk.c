@@ -209,13 +209,13 @@ static int kstore(void* arg, const struct packed_rrset* set)
 	return 1;
 }
 
-static void store_good(struct module_env* env, const ldns_rr_list* keys,
+static void store_good(struct val_kcache* kc, const ldns_rr_list* keys,
 	time_t now)
 {
 	struct kstore_arg a;
-	if(!env->key_cache)
+	if(!kc)
 		return;
-	a.kc = env->key_cache;
+	a.kc = kc;
 	a.now = now;
 	(void)rrlist_for_each_rrset(keys, kstore, &a);
 }
@@ -235,8 +235,8 @@ static uint32_t min_ttl(const ldns_rr_list* list, uint32_t def)
 static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 	struct val_zone* z, const uint8_t* name, uint32_t ttl)
 {
-	if(qs->env->key_cache)
-		(void)val_kcache_store_null(qs->env->key_cache, name,
+	if(w->kc)
+		(void)val_kcache_store_null(w->kc, name,
 			qs->qclass, ttl, time(NULL));
 	return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
 }
@@ -248,8 +248,8 @@ static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 static int walk_bad(struct module_qstate* qs, struct val_walk* w,
 	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
 {
-	if(qs->env->key_cache)
-		(void)val_kcache_store_bad(qs->env->key_cache, name,
+	if(w->kc)
+		(void)val_kcache_store_bad(w->kc, name,
 			qs->qclass, why, time(NULL));
 	z->sticky = 1;
 	return walk_bogus(w, z, why);
@@ -294,16 +294,17 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 	val_walk_clear(w);
 	w->active = 1;
 	w->z = z;
+	w->kc = ve->kc;
 	if(!a)
 		return walk_done(w, z, SEC_INDETERMINATE, NULL, VAL_EDE_NONE);
 	if(a->kind != VAL_ANCHOR_KEYS)
 		return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
-	if(qs->env->key_cache)
-		e = val_kcache_lookup_closest(qs->env->key_cache, z->target,
+	if(w->kc)
+		e = val_kcache_lookup_closest(w->kc, z->target,
 			qs->qclass, now);
 	if(e && !val_name_under(e->name, a->name)) {
 		/* cached above the anchor: not this chain's */
-		val_kcache_release(qs->env->key_cache, e);
+		val_kcache_release(w->kc, e);
 		e = NULL;
 	}
 	if(e) {
@@ -315,7 +316,7 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 			name_copy(w->cur, e->name);
 			w->dnskeys = kentry_rrs(e, now);
 		}
-		val_kcache_release(qs->env->key_cache, e);
+		val_kcache_release(w->kc, e);
 		if(st == VAL_KEY_BAD) {
 			if(!why.text)
 				why.text = "key for validation is bad";
@@ -391,7 +392,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 	w->ds = NULL;
 	if(st == SEC_SECURE && ks) {
 		ldns_rr_list* copy = ldns_rr_list_clone(keys);
-		store_good(qs->env, keys, now);
+		store_good(w->kc, keys, now);
 		name_copy(w->cur, w->next);
 		val_keyset_delete(w->keys);
 		ldns_rr_list_deep_free(w->dnskeys);

@@ -64,8 +64,8 @@ static int val_init(struct module_env* env, int id)
 		return 0;
 	}
 	settings_from_cfg(ve, env->cfg);
+	ve->kc = env->modglobal[id];
 	env->modinfo[id] = ve;
-	env->validating = 1;
 	ve->prober = val_autotrust_prober_start(env, ve);
 	return 1;
 }
@@ -205,8 +205,8 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 	if(z && (strcmp(why->text, "key cache: bad keys") == 0 ||
 		strcmp(why->text, "key for validation is bad") == 0)) {
 		/* a key failure seen before */
-		const struct val_kentry* e = qs->env->key_cache ?
-			val_kcache_lookup_closest(qs->env->key_cache,
+		const struct val_kentry* e = ve->kc ?
+			val_kcache_lookup_closest(ve->kc,
 			z->target, qs->qclass, time(NULL)) : NULL;
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		const char* prev = e && e->reason ? e->reason : "";
@@ -227,7 +227,7 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 			code = VAL_EDE_DNSSEC_BOGUS;
 		}
 		if(e)
-			val_kcache_release(qs->env->key_cache, e);
+			val_kcache_release(ve->kc, e);
 	} else if(z && vq->sub_qtype) {
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		struct val_reason kept;
@@ -243,15 +243,15 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 		textf(out, MODULE_REASON_LEN, "<%s>: %s", q, d);
 		kept.text = out;
 		kept.ede = why->ede;
-		if(qs->env->key_cache) {
+		if(ve->kc) {
 			const struct val_kentry* e = val_kcache_lookup(
-				qs->env->key_cache, vq->sub_name, qs->qclass,
+				ve->kc, vq->sub_name, qs->qclass,
 				time(NULL));
 			int bad = e && e->status == VAL_KEY_BAD;
 			if(e)
-				val_kcache_release(qs->env->key_cache, e);
+				val_kcache_release(ve->kc, e);
 			if(bad)
-				(void)val_kcache_store_bad(qs->env->key_cache,
+				(void)val_kcache_store_bad(ve->kc,
 					vq->sub_name, qs->qclass, &kept,
 					time(NULL));
 		}
@@ -699,8 +699,59 @@ static void val_describe(const struct module_qstate* qs, int id, char* buf,
 		vq->walk.wait == WALK_WAIT_DS ? "DS" : "DNSKEY", n);
 }
 
+/* The key cache: one for the daemon, made from the config of the
+ * start (key-cache-size, -slabs, val-bogus-ttl). */
+static void* val_startup(const struct config_file* cfg)
+{
+	struct val_kcache* kc = val_kcache_create_cfg(cfg);
+	if(!kc)
+		log_err("validator: could not create the key cache");
+	return kc;
+}
+
+static void val_destartup(void* global)
+{
+	val_kcache_delete(global);
+}
+
+/* compat: unbound-1.17: as Unbound: the key cache is the validator's
+ * memory (mem.mod.validator), its entries key.cache.count */
+static size_t val_get_mem(void* global)
+{
+	return val_kcache_get_mem(global);
+}
+
+static void val_cache_info(void* global, struct module_cache_info* info)
+{
+	info->key_count += val_kcache_count(global);
+}
+
+/* compat: unbound-1.17: flush_zone drops the zone's keys and those below
+ * it; flush_bogus and flush_negative the bad ones (a failed DS/DNSKEY
+ * lookup or validation), as Unbound. */
+static size_t val_flush(void* global, const uint8_t* zone,
+	enum module_flush kind)
+{
+	switch(kind) {
+	case MODULE_FLUSH_ZONE:
+		return val_kcache_flush_zone(global, zone, time(NULL));
+	case MODULE_FLUSH_BOGUS:
+		return val_kcache_flush_bad(global);
+	case MODULE_FLUSH_ALL:
+		val_kcache_flush_all(global);
+		return 0;
+	}
+	return 0;
+}
+
 const struct module_func_block val_module_block = {
 	.name = "validator",
+	.validates = 1,
+	.startup = val_startup,
+	.destartup = val_destartup,
+	.get_mem = val_get_mem,
+	.cache_info = val_cache_info,
+	.flush = val_flush,
 	.init = val_init,
 	.deinit = val_deinit,
 	.reconfigure = val_reconfigure,
