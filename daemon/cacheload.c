@@ -354,7 +354,7 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 	/* compat: unbound-1.17: Unbound sets AD per reply from the security
 	 * status; this cache keeps it in the template (each reply clears it as
 	 * asked) */
-	if(security == MSG_SEC_SECURE)
+	if(security == SEC_SECURE)
 		flags |= FLAG_AD;
 	put16(pkt + 2, (uint16_t)((flags | FLAG_QR) & ~FLAG_TC));
 	put16(pkt + 4, 1);

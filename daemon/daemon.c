@@ -22,8 +22,7 @@
 #include "services/cache/rrset.h"
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
-#include "validator/val_kcache.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_cache.h"
 #include "util/alloc_policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -80,8 +79,10 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 		return NULL;
 	atomic_init(&env->refs, 1);
 	env->cfg = config_create();
+	/* a module-config this build cannot run is refused here: at the
+	 * start, and at reload (the old config keeps serving) */
 	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
-		!config_check(env->cfg)) {
+		!config_check(env->cfg) || !modstack_check_cfg(env->cfg)) {
 		serve_env_release(env);
 		return NULL;
 	}
@@ -307,8 +308,8 @@ int daemon_reload_keep(struct daemon* d, int keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
 	rrset_cache_flush_all(d->rrset_cache);
 	msg_cache_flush_all(d->msg_cache);
-	val_kcache_flush_all(d->key_cache);
-	val_neg_flush_all(d->neg_cache);
+	(void)modstack_flush(&d->modules, NULL, MODULE_FLUSH_ALL);
+	neg_cache_flush_all(d->neg_cache);
 	/* glibc keeps the freed entries' pages in its arenas: without this
 	 * RSS stays at the old caches' peak, and repeated reloads fragment
 	 * it upward (the soak: +26% in 15 minutes of SIGHUP every 30 s
@@ -442,16 +443,17 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	d->infra = infra_create(&is);
 	d->msg_cache = msg_cache_create_cfg(cfg);
 	d->rrset_cache = rrset_cache_create_cfg(cfg);
-	d->key_cache = val_kcache_create_cfg(cfg);
-	d->neg_cache = val_neg_create_cfg(cfg, d->rrset_cache);
-	if(d->msg_cache)   /* the module stack is the start's (modstack.h) */
-		d->msg_cache->need_checked = modstack_has(cfg->module_conf,
-			"validator");
+	d->neg_cache = neg_cache_create_cfg(cfg, d->rrset_cache);
 	if(!d->out_ports || !d->infra || !d->msg_cache || !d->rrset_cache ||
-		!d->key_cache || !d->neg_cache) {
+		!d->neg_cache) {
 		log_err("could not create the caches");
 		return 0;
 	}
+	/* the modules' own shared state (the validator's key cache); the
+	 * stack is the start's (modstack.h) */
+	if(!modstack_startup(&d->modules, cfg))
+		return 0;
+	d->msg_cache->need_checked = d->modules.validates;
 	return 1;
 }
 
@@ -459,8 +461,8 @@ static void delete_shared(struct daemon* d)
 {
 	msg_cache_delete(d->msg_cache);
 	rrset_cache_delete(d->rrset_cache);
-	val_kcache_delete(d->key_cache);
-	val_neg_delete(d->neg_cache);
+	modstack_destartup(&d->modules);
+	neg_cache_delete(d->neg_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
 }

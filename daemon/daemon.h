@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "services/cache/msgcache.h"
+#include "services/modstack.h"
 
 struct config_file;
 struct acl_list;
@@ -23,7 +24,6 @@ struct msg_cache;
 struct rrset_cache;
 struct val_anchors;
 typedef struct ssl_ctx_st SSL_CTX;
-struct val_kcache;
 struct worker;
 struct event_base;
 struct daemon_remote;
@@ -60,8 +60,10 @@ struct daemon {
 	struct infra_cache* infra;     /* RTT, EDNS, lameness per server */
 	struct msg_cache* msg_cache;   /* question -> reply template */
 	struct rrset_cache* rrset_cache;
-	struct val_kcache* key_cache;  /* validated DNSKEYs; NULL: none */
-	struct val_neg_cache* neg_cache; /* validated NSECs (RFC 8198) */
+	struct neg_cache* neg_cache; /* validated NSECs (RFC 8198) */
+	/* the module stack of the start, each module's global state (the
+	 * validator's key cache); a reload keeps it */
+	struct modstack modules;
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

@@ -361,9 +361,12 @@ static void write_caches(struct strbuf* b, const struct stats_cache_info* c)
 		c->mem_msg);
 	family(b, "memory_modules_bytes", "gauge", "Memory in bytes in use "
 		"by modules.");
-	sample_label(b, "memory_modules_bytes", "module", "iterator", 0);
-	sample_label(b, "memory_modules_bytes", "module", "validator",
-		c->mem_validator);
+	sample_label(b, "memory_modules_bytes", "module",
+		stats_mem_mod_names[STATS_MOD_ITERATOR],
+		c->mem_mod[STATS_MOD_ITERATOR]);
+	sample_label(b, "memory_modules_bytes", "module",
+		stats_mem_mod_names[STATS_MOD_VALIDATOR],
+		c->mem_mod[STATS_MOD_VALIDATOR]);
 	family(b, "memory_doh_bytes", "gauge", "Memory used by DoH buffers, "
 		"in bytes.");
 	sample_label(b, "memory_doh_bytes", "buffer", "query_buffer",

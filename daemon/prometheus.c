@@ -15,7 +15,6 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
-#include "validator/val_kcache.h"
 #include "services/stream_conn.h"
 #include "util/config_file.h"
 #include "util/net_help.h"

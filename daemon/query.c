@@ -343,7 +343,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	/* The fast path: a reply template from the shared message cache. */
 	if(have_qk) {
 		enum msg_hit hit = MSG_HIT_FRESH;
-		uint8_t sec = MSG_SEC_UNCHECKED;
+		uint8_t sec = SEC_UNCHECKED;
 		n = msg_cache_answer_k(w->daemon->msg_cache, &qi, &qk, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit, &sec);
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
@@ -356,7 +356,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 			 * validating resolver's cache serves no bogus entry
 			 * without CD (the mesh answers it, and counts
 			 * num.answer.bogus) */
-			st->ans_secure += (sec == MSG_SEC_SECURE);
+			st->ans_secure += (sec == SEC_SECURE);
 			if(hit != MSG_HIT_FRESH) {
 				/* compat: unbound-1.17: prefetch, or RFC 8767:
 				 * stale now, fresh data soon; counted as

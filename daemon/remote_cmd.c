@@ -10,8 +10,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
-#include "validator/val_kcache.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_cache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -123,8 +122,7 @@ static void do_status(struct daemon_remote* rc, struct strbuf* b)
 {
 	struct config_file* cfg = rc->d->env->cfg;
 	struct timespec now;
-	const char* mods = cfg->module_conf ? cfg->module_conf :
-		"validator iterator";
+	const char* mods = cfg->module_conf ? cfg->module_conf : "";
 	char buf[256], *p = buf, *w;
 	int n = 0;
 	snprintf(buf, sizeof(buf), "%s", mods);
@@ -263,12 +261,11 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
 	m = flush_msgs(rc, zone_msg, nm);
 	/* compat: unbound-1.17: as Unbound: the zone's keys and those below it
 	 * go too */
-	k = rc->d->key_cache ? val_kcache_flush_zone(rc->d->key_cache, nm,
-		time(NULL)) : 0;
+	k = modstack_flush(&rc->d->modules, nm, MODULE_FLUSH_ZONE);
 	/* compat: unbound-1.17: the aggressive NSEC cache's copies of the
 	 * NSECs at and below too (Unbound's live in the RRset cache, counted
 	 * there) */
-	(void)val_neg_flush_zone(rc->d->neg_cache, nm);
+	(void)neg_cache_flush_zone(rc->d->neg_cache, nm);
 	strbuf_printf(b, "ok removed %lu rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)r, (unsigned long)m,
 		(unsigned long)k);
@@ -278,13 +275,13 @@ static void do_flush_zone(struct daemon_remote* rc, char* arg,
  * validation): both flush_bogus and flush_negative drop them, as Unbound. */
 static size_t flush_bad_keys(struct daemon_remote* rc)
 {
-	return rc->d->key_cache ? val_kcache_flush_bad(rc->d->key_cache) : 0;
+	return modstack_flush(&rc->d->modules, NULL, MODULE_FLUSH_BOGUS);
 }
 
 static int bogus_msg(const struct msg_entry* m, const void* arg)
 {
 	(void)arg;
-	return m->security == MSG_SEC_BOGUS;
+	return m->security == SEC_BOGUS;
 }
 
 /* flush_bogus: messages the validator found bogus (kept for CD askers
@@ -315,7 +312,7 @@ static void do_flush_negative(struct daemon_remote* rc, struct strbuf* b)
 	/* compat: unbound-1.17: the NSECs that answer negatively without
 	 * asking (not counted: Unbound keeps them in its RRset cache and
 	 * leaves them there) */
-	val_neg_flush_all(rc->d->neg_cache);
+	neg_cache_flush_all(rc->d->neg_cache);
 	strbuf_printf(b, "ok removed 0 rrsets, %lu messages and %lu key "
 		"entries\n", (unsigned long)m, (unsigned long)k);
 }

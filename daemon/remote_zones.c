@@ -20,7 +20,7 @@
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "validator/val_anchor.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_cache.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/dname.h"
@@ -249,7 +249,7 @@ static void do_fs(struct daemon_remote* rc, char* args, int stub, int add,
 	}
 	/* +i: as insecure_add below */
 	if(a.insecure && add)
-		(void)val_neg_flush_zone(rc->d->neg_cache, a.nm);
+		(void)neg_cache_flush_zone(rc->d->neg_cache, a.nm);
 	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
@@ -306,7 +306,7 @@ static void do_insecure(struct daemon_remote* rc, char* arg, int add,
 	/* the NSECs kept for aggressive answers there are not secure any
 	 * more: the validator no longer uses them, and they go now */
 	if(add)
-		(void)val_neg_flush_zone(rc->d->neg_cache, nm);
+		(void)neg_cache_flush_zone(rc->d->neg_cache, nm);
 	rc_publish_cfg(rc, cfg, "error out of memory", b);
 }
 
@@ -345,12 +345,11 @@ static void print_forward_root(struct daemon_remote* rc, struct strbuf* b)
 static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 {
 	const struct val_anchors* a = rc->d->env->anchors;
-	const char* mods = rc->d->env->cfg->module_conf;
 	size_t i;
-	/* compat: unbound-1.17: as Unbound: without the validator module there
-	 * are no trust anchors to list (the default module-config has it)
-	 */
-	if(mods && !strstr(mods, "validator"))
+	/* compat: unbound-1.17: as Unbound: without a validating module
+	 * there are no trust anchors to list (the default module-config has
+	 * one) */
+	if(!rc->d->modules.validates)
 		return;
 	for(i = 0; i < val_anchors_count(a); i++) {
 		const struct val_anchor* p = val_anchors_get(a, i);

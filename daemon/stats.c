@@ -274,6 +274,11 @@ static void print_hist_time(char* buf, size_t len, uint64_t us)
 		1000000), (unsigned long long)(us % 1000000));
 }
 
+const char* const stats_mem_mod_names[STATS_MEM_MODS] = { "iterator",
+	"validator", "respip", "subnet" };
+const char* const stats_mem_mod_modules[STATS_MEM_MODS] = { "iterator",
+	"validator", "respip", "subnetcache" };
+
 void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	const struct stats_cache_info* c)
 {
@@ -283,10 +288,12 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	int i;
 	strbuf_printf(b, "mem.cache.rrset=%zu\n", c->mem_rrset);
 	strbuf_printf(b, "mem.cache.message=%zu\n", c->mem_msg);
-	strbuf_printf(b, "mem.mod.iterator=0\nmem.mod.validator=%zu\n"
-		"mem.mod.respip=0\nmem.mod.subnet=0\nmem.streamwait=0\n"
+	for(i = 0; i < STATS_MEM_MODS; i++)
+		strbuf_printf(b, "mem.mod.%s=%zu\n", stats_mem_mod_names[i],
+			c->mem_mod[i]);
+	strbuf_printf(b, "mem.streamwait=0\n"
 		"mem.http.query_buffer=%zu\nmem.http.response_buffer=%zu\n",
-		c->mem_validator, c->mem_http_query, c->mem_http_response);
+		c->mem_http_query, c->mem_http_response);
 	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
 		char lo[32], hi[32];
 		print_hist_time(lo, sizeof(lo), bucket_lo(i));

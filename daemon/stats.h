@@ -118,12 +118,22 @@ void stats_print_thread(struct strbuf* b, const char* prefix,
 /* The time.* lines; now, start and last are absolute times. */
 void stats_print_time(struct strbuf* b, const struct timespec* now,
 	const struct timespec* start, const struct timespec* last);
+/* compat: unbound-1.17: the mem.mod.<name> lines Unbound prints, in its
+ * order, whether the module is in the stack or not (then 0):
+ * stats_mem_mod_names[i] is the name in the line, stats_mem_mod_modules[i]
+ * the module-config name of the module it is (mem.mod.subnet is
+ * subnetcache's). */
+enum { STATS_MOD_ITERATOR, STATS_MOD_VALIDATOR, STATS_MOD_RESPIP,
+	STATS_MOD_SUBNET, STATS_MEM_MODS };
+extern const char* const stats_mem_mod_names[STATS_MEM_MODS];
+extern const char* const stats_mem_mod_modules[STATS_MEM_MODS];
 /* What the shared caches hold, for the extended statistics. */
 struct stats_cache_info {
 	size_t mem_rrset, mem_msg;   /* bytes */
 	size_t rrset_count, msg_count, infra_count;
-	size_t key_count;            /* key.cache.count */
-	size_t mem_validator;        /* mem.mod.validator: the key cache */
+	size_t key_count;            /* key.cache.count: the modules' */
+	size_t mem_mod[STATS_MEM_MODS];  /* mem.mod.<name>, in the order of
+	                                  * stats_mem_mod_names */
 	size_t mem_http_query, mem_http_response;  /* mem.http.* */
 };
 struct daemon;

@@ -9,11 +9,12 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
-#include "validator/val_kcache.h"
 #include <string.h>
 
 void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
 {
+	struct module_cache_info mi;
+	int i;
 	memset(ci, 0, sizeof(*ci));
 	if(d->rrset_cache) {
 		ci->mem_rrset = lruhash_get_mem(d->rrset_cache->table);
@@ -25,12 +26,13 @@ void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
 	}
 	if(d->infra)
 		ci->infra_count = infra_count(d->infra);
-	/* compat: unbound-1.17: as Unbound: the key cache is the validator's
-	 * memory, and its entries are key.cache.count */
 	ci->mem_http_query = doh_mem_query_buffer();
 	ci->mem_http_response = doh_mem_response_buffer();
-	if(d->key_cache) {
-		ci->key_count = val_kcache_count(d->key_cache);
-		ci->mem_validator = val_kcache_get_mem(d->key_cache);
-	}
+	/* the modules' global state: its memory (mem.mod.<name>) and what
+	 * it holds (key.cache.count: the validator's key cache) */
+	for(i = 0; i < STATS_MEM_MODS; i++)
+		ci->mem_mod[i] = modstack_get_mem(&d->modules,
+			stats_mem_mod_modules[i]);
+	modstack_cache_info(&d->modules, &mi);
+	ci->key_count = mi.key_count;
 }

@@ -13,7 +13,7 @@
 #include "services/tls_server.h"
 #include "util/edns_pad.h"
 #include "services/mesh.h"
-#include "services/modstack.h"
+#include "daemon/worker_resolver.h"
 #include "services/outside_network.h"
 #include "services/cache/msgcache.h"
 #include "util/msgencode.h"
@@ -179,7 +179,7 @@ void worker_refresh_env(struct worker* w)
 			w->env->cfg->tcp_idle_timeout);
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
 	/* new hints: the primed root is redone from them */
-	modstack_env_reconfigure(&w->menv, w->env->cfg, w->env->hints,
+	worker_resolver_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
 }
 
@@ -742,9 +742,8 @@ static int worker_setup_recursion(struct worker* w)
 	e->infra = d->infra;
 	e->msg_cache = d->msg_cache;
 	e->rrset_cache = d->rrset_cache;
-	e->key_cache = d->key_cache;
 	e->neg_cache = d->neg_cache;
-	return modstack_env_start(e, w->base, d->out_ports);
+	return worker_resolver_start(e, &d->modules, w->base, d->out_ports);
 }
 
 static struct udp_batch* udp_batch_create(void)
@@ -987,7 +986,7 @@ void worker_delete(struct worker* w)
 	if(w->replies_ev)
 		event_free(w->replies_ev);
 	/* the mesh first: it cancels upstream queries, without callbacks */
-	modstack_env_stop(&w->menv);
+	worker_resolver_stop(&w->menv);
 	while(w->pending) {
 		struct pending_reply* p = w->pending;
 		w->pending = p->next;

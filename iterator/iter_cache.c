@@ -462,7 +462,7 @@ int iter_below_secure_nx(struct msg_cache* c, const uint8_t* sname,
 		if(!m)
 			continue;
 		if((m->flags & 0xf) == RCODE_NXDOMAIN &&
-			m->security == MSG_SEC_SECURE) {
+			m->security == SEC_SECURE) {
 			ldns_rr_list* an = ldns_rr_list_new();
 			int rcode = 0, ok = an && entry_lists(m, 0, &rcode, an,
 				authority, now);

@@ -25,8 +25,8 @@
 #include "util/msgparse.h"
 #include "util/reply_parse.h"
 #include "util/reply_tail.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_nsec3.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -227,9 +227,9 @@ static void referral_nsec3(const struct iter_env* env,
 	const struct iter_qstate* iq, const ldns_pkt* pkt)
 {
 	if(env->validating && !iq->no_cache && iq->qs && iq->qs->env)
-		val_neg_nsec3_add(val_neg_nsec3_of(iq->qs->env->neg_cache),
+		neg_nsec3_add(neg_nsec3_of(iq->qs->env->neg_cache),
 			ldns_pkt_authority(pkt), iq->dp->name,
-			VAL_NEG_NSEC3_REFERRAL, time(NULL));
+			NEG_NSEC3_REFERRAL, time(NULL));
 }
 
 /* Is name a domain name in the RDATA of a record in list? */

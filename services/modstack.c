@@ -1,22 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/modstack.c - module-config parsing and the per-worker
- * module set-up (see the header). */
+/* services/modstack.c - the table of modules, module-config parsing, and
+ * the loops that start and stop the stack per daemon and per worker (see
+ * the header). */
 #include "config.h"
 #include "services/modstack.h"
-#include "services/mesh.h"
-#include "services/outside_network.h"
-#include "util/random.h"
 #include "util/config_file.h"
 #include "util/log.h"
-#include "util/msgparse.h"
 #include "util/strutil.h"
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 extern const struct module_func_block iter_module_block;
 extern const struct module_func_block val_module_block;
 
+/* Every module of this build: one line each. The order is only that of
+ * the search. */
 static const struct module_func_block* const known[] = {
 	&val_module_block,
 	&iter_module_block,
@@ -51,71 +49,129 @@ static int next_word(const char** p, char* w, size_t wlen)
 	return 1;
 }
 
+static int count_words(const char* p)
+{
+	char w[64];
+	int n = 0;
+	while(next_word(&p, w, sizeof(w)))
+		n++;
+	return n;
+}
+
 int modstack_parse(const char* conf,
 	const struct module_func_block* mods[MODULE_MAX], int* n,
 	char* err, size_t errlen)
 {
 	const char* p = conf ? conf : DEFAULT_MODULES;
+	int count = count_words(p);
 	char w[64];
 	*n = 0;
+	/* compat: unbound-1.17: the count first, then the names, in
+	 * Unbound's words */
+	if(count == 0) {
+		snprintf(err, errlen, "no modules specified");
+		return 0;
+	}
+	if(count > MODULE_MAX) {
+		snprintf(err, errlen, "too many modules (%d max %d)", count,
+			MODULE_MAX);
+		return 0;
+	}
 	while(next_word(&p, w, sizeof(w))) {
 		const struct module_func_block* m = modstack_find(w);
 		if(!m) {
-			snprintf(err, errlen, "unknown module name \"%s\"", w);
-			return 0;
-		}
-		if(*n >= MODULE_MAX) {
-			snprintf(err, errlen, "too many modules in "
-				"module-config (at most %d)", MODULE_MAX);
+			snprintf(err, errlen, "Unknown value in module-config, "
+				"module: '%s'. This module is not present (not "
+				"compiled in), See the list of linked modules "
+				"with unbound -V", w);
 			return 0;
 		}
 		mods[(*n)++] = m;
 	}
-	if(*n == 0) {
-		snprintf(err, errlen, "module-config lists no modules");
-		return 0;
-	}
 	/* the iterator sends the queries: nothing can sit below it */
 	if(mods[*n - 1] != &iter_module_block) {
-		snprintf(err, errlen, "module-config must end with the "
-			"iterator");
+		snprintf(err, errlen, "the iterator must be the last "
+			"module");
 		return 0;
 	}
 	return 1;
 }
 
-int modstack_has(const char* conf, const char* name)
+int modstack_check_cfg(const struct config_file* cfg)
 {
-	const char* p = conf ? conf : DEFAULT_MODULES;
-	char w[64];
-	while(next_word(&p, w, sizeof(w)))
-		if(strcmp(w, name) == 0)
-			return 1;
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[256];
+	int n;
+	if(modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err)))
+		return 1;
+	fprintf(stderr, "%s: error: module-config: %s\n",
+		cfg->module_conf_where ? cfg->module_conf_where :
+		(cfg->filename ? cfg->filename : "config"), err);
 	return 0;
 }
 
-int modstack_setup(struct module_env* env)
+int modstack_startup(struct modstack* st, const struct config_file* cfg)
 {
-	char err[128];
+	char err[256];
 	int i;
-	if(!modstack_parse(env->cfg->module_conf, env->mods,
-		&env->num_modules, err, sizeof(err))) {
+	memset(st, 0, sizeof(*st));
+	if(!modstack_parse(cfg->module_conf, st->mods, &st->num, err,
+		sizeof(err))) {
 		log_err("module-config: %s", err);
-		env->num_modules = 0;
+		st->num = 0;
 		return 0;
 	}
-	for(i = 0; i < env->num_modules; i++) {
+	for(i = 0; i < st->num; i++) {
+		const struct module_func_block* m = st->mods[i];
+		if(m->startup && !(st->global[i] = m->startup(cfg))) {
+			log_err("module startup for module %s failed",
+				m->name);
+			modstack_destartup(st);
+			return 0;
+		}
+		st->started = i + 1;
+		st->validates |= m->validates;
+		if(m->needs_query_before_cache &&
+			m->needs_query_before_cache(cfg))
+			st->query_before_cache = 1;
+	}
+	return 1;
+}
+
+void modstack_destartup(struct modstack* st)
+{
+	int i;
+	for(i = st->started - 1; i >= 0; i--) {
+		if(st->mods[i]->destartup)
+			st->mods[i]->destartup(st->global[i]);
+		st->global[i] = NULL;
+	}
+	st->started = 0;
+}
+
+int modstack_init(const struct modstack* st, struct module_env* env)
+{
+	int i;
+	env->num_modules = 0;
+	env->validating = st->validates;
+	for(i = 0; i < st->num; i++) {
+		env->mods[i] = st->mods[i];
+		env->modglobal[i] = st->global[i];
+		env->modinfo[i] = NULL;
+	}
+	for(i = 0; i < st->num; i++) {
+		env->num_modules = i + 1;
 		if(!env->mods[i]->init(env, i)) {
 			log_err("module %s: cannot start", env->mods[i]->name);
 			env->num_modules = i;
-			modstack_teardown(env);
+			modstack_deinit(env);
 			return 0;
 		}
 	}
 	return 1;
 }
 
-void modstack_teardown(struct module_env* env)
+void modstack_deinit(struct module_env* env)
 {
 	int i;
 	for(i = env->num_modules - 1; i >= 0; i--) {
@@ -125,88 +181,40 @@ void modstack_teardown(struct module_env* env)
 	env->num_modules = 0;
 }
 
-void modstack_env_reconfigure(struct module_env* env,
-	const struct config_file* cfg, const struct iter_hints* hints,
-	const struct val_anchors* anchors)
+void modstack_reconfigure(struct module_env* env)
 {
 	int i;
-	env->cfg = cfg;
-	env->hints = hints;
-	env->anchors = anchors;
 	for(i = 0; i < env->num_modules; i++)
 		if(env->mods[i]->reconfigure)
 			env->mods[i]->reconfigure(env, i);
 }
 
-int modstack_env_start(struct module_env* env, struct event_base* base,
-	struct port_pool* pool)
+size_t modstack_flush(const struct modstack* st, const uint8_t* zone,
+	enum module_flush kind)
 {
-	struct outnet_settings os;
-	env->mesh = NULL;
-	env->outnet = NULL;
-	env->num_modules = 0;
-	env->base = base;
-	env->rnd = ub_initstate();
-	outnet_settings_from_cfg(env->cfg, &os);
-	if(env->rnd)
-		env->outnet = outside_network_create(base, &os, pool,
-			env->infra);
-	if(!env->rnd || !env->outnet ||
-		!mesh_create(env, env->cfg->num_queries_per_thread) ||
-		!modstack_setup(env)) {
-		log_err("cannot set up the resolver of a worker");
-		modstack_env_stop(env);
-		return 0;
-	}
-	return 1;
+	size_t n = 0;
+	int i;
+	for(i = 0; i < st->started; i++)
+		if(st->mods[i]->flush)
+			n += st->mods[i]->flush(st->global[i], zone, kind);
+	return n;
 }
 
-void modstack_env_stop(struct module_env* env)
+size_t modstack_get_mem(const struct modstack* st, const char* name)
 {
-	mesh_delete(env->mesh);   /* modules clear their states; upstream
-	                           * queries are cancelled */
-	env->mesh = NULL;
-	modstack_teardown(env);
-	outside_network_delete(env->outnet);
-	env->outnet = NULL;
-	ub_randfree(env->rnd);
-	env->rnd = NULL;
+	int i;
+	for(i = 0; i < st->started; i++)
+		if(st->mods[i]->get_mem && strcmp(st->mods[i]->name, name) == 0)
+			return st->mods[i]->get_mem(st->global[i]);
+	return 0;
 }
 
-void module_result_free_lists(struct module_result* res)
+void modstack_cache_info(const struct modstack* st,
+	struct module_cache_info* info)
 {
-	ldns_rr_list_deep_free(res->answer);
-	ldns_rr_list_deep_free(res->authority);
-	ldns_rr_list_deep_free(res->additional);
-	res->answer = res->authority = res->additional = NULL;
-}
-
-void module_result_clear(struct module_result* res)
-{
-	module_result_free_lists(res);
-	memset(res, 0, sizeof(*res));
-	res->rcode = RCODE_SERVFAIL;
-	res->why_bogus.ede = VAL_EDE_NONE;
-}
-
-void module_result_clear_keep_from(struct module_result* res)
-{
-	int nfrom = res->num_from;
-	module_result_free_lists(res);
-	memset(res, 0, offsetof(struct module_result, from));
-	memset(&res->num_from, 0, offsetof(struct module_result, ede_text) -
-		offsetof(struct module_result, num_from));
-	res->ede_text[0] = 0;
-	res->num_from = nfrom;
-	res->rcode = RCODE_SERVFAIL;
-	res->why_bogus.ede = VAL_EDE_NONE;
-}
-
-void module_result_servfail(struct module_result* res)
-{
-	struct val_reason why = res->why_bogus;
-	enum sec_status sec = res->security;
-	module_result_clear(res);
-	res->why_bogus = why;
-	res->security = sec;
+	int i;
+	memset(info, 0, sizeof(*info));
+	for(i = 0; i < st->started; i++)
+		if(st->mods[i]->cache_info)
+			st->mods[i]->cache_info(st->global[i], info);
 }

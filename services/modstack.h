@@ -1,53 +1,85 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/modstack.h - module-config: which modules run, in which
- * order, and their per-worker set-up (util/module.h is the interface). */
+/* services/modstack.h - module-config: the table of the modules this build
+ * has, which of them run and in which order, their state per daemon
+ * (startup) and per worker (init). util/module.h is the interface; a
+ * worker's resolver (daemon/worker_resolver.h) is built around the stack.
+ *
+ * Adding a module: its folder with a struct module_func_block, and its
+ * line in known[] (services/modstack.c). See doc/conventions.md. */
 #ifndef SERVICES_MODSTACK_H
 #define SERVICES_MODSTACK_H
 #include <stddef.h>
+#include <stdint.h>
 #include "util/module.h"
 
 struct config_file;
-struct event_base;
-struct port_pool;
+
+/* The stack of the daemon (one, kept from the start: a reload keeps it,
+ * see doc/design.md), with each module's global state. */
+struct modstack {
+	int num;
+	const struct module_func_block* mods[MODULE_MAX];
+	void* global[MODULE_MAX];  /* startup's, NULL for a module without */
+	int started;               /* modules whose startup ran (0..num) */
+	/* a module validates (.validates): the message cache's
+	 * need_checked, env->validating */
+	int validates;
+	/* a module must see a question before the message cache answers
+	 * it (needs_query_before_cache); no module sets it yet, and the hit
+	 * path does not look */
+	int query_before_cache;
+};
 
 /* The module called name, NULL when this build has none. */
 const struct module_func_block* modstack_find(const char* name);
 
 /* compat: unbound-1.17: Split module-config text (NULL: the default,
- * "validator iterator") into mods; *n is their number. Returns 1, or 0 with a
- * message in err ("unknown module name \"foo\"", "too many modules", "no
- * modules"; the iterator must be last, as in Unbound). */
+ * "validator iterator") into mods; *n is their number. Returns 1, or 0
+ * with Unbound's message in err: "no modules specified", "too many
+ * modules (17 max 16)", "Unknown value in module-config, module: 'x'.
+ * This module is not present (not compiled in), ..." (any name not in
+ * the table: python, cachedb, respip, ...), and one of ours: the
+ * iterator must be last (Unbound's checkconf refuses such stacks as
+ * "not known to work"). */
 int modstack_parse(const char* conf,
 	const struct module_func_block* mods[MODULE_MAX], int* n,
 	char* err, size_t errlen);
 
-/* Does conf list the named module? */
-int modstack_has(const char* conf, const char* name);
+/* modstack_parse of cfg's module-config, the error printed to stderr
+ * as the config parser prints one: "FILE:LINE: error: module-config:
+ * ..." (unbound-checkconf, and the daemon before it starts or takes a
+ * reloaded config). 1: good. */
+int modstack_check_cfg(const struct config_file* cfg);
 
-/* The module stack alone (modstack_env_start does it all): env->mods
- * from env->cfg's module-config, each module's init called. 0 (logged)
- * on failure, nothing left to deinit. */
-int modstack_setup(struct module_env* env);
-/* deinit every module (after the mesh is gone). */
-void modstack_teardown(struct module_env* env);
+/* Once per daemon, before the workers start: st from cfg's
+ * module-config, each module's startup called, the flags computed. 0
+ * (logged) on failure, with nothing left to destartup. */
+int modstack_startup(struct modstack* st, const struct config_file* cfg);
+/* After the workers stopped: each startup undone (last first). */
+void modstack_destartup(struct modstack* st);
 
-/* One worker's resolver. The caller has set env's config snapshot
- * (cfg, hints, anchors) and shared caches (infra, msg_cache,
- * rrset_cache, key_cache; any may be NULL); this makes the worker's
- * own random state, outside network on base (sharing pool), mesh
- * (num-queries-per-thread) and module stack (module-config), each
- * module's init called. 0 (logged) on failure, with nothing left to
- * free. */
-int modstack_env_start(struct module_env* env, struct event_base* base,
-	struct port_pool* pool);
-/* A new config snapshot (reload, run-time change): cfg, hints and
- * anchors replaced, each module told. Queries in flight go on. The
- * module stack stays the one of the start (see doc/design.md). */
-void modstack_env_reconfigure(struct module_env* env,
-	const struct config_file* cfg, const struct iter_hints* hints,
-	const struct val_anchors* anchors);
-/* Free the mesh (no callbacks), the modules, the outside network and
- * the random state; not the shared parts. */
-void modstack_env_stop(struct module_env* env);
+/* Per worker, after the shared parts of env are set (cfg, caches,
+ * outnet, mesh): env->mods, modglobal and validating from st, each
+ * module's init called. 0 (logged) on failure, nothing left to
+ * deinit. */
+int modstack_init(const struct modstack* st, struct module_env* env);
+/* deinit every module of env (after its mesh is gone). */
+void modstack_deinit(struct module_env* env);
+/* A new config snapshot in env (cfg, hints, anchors): each module's
+ * reconfigure called. */
+void modstack_reconfigure(struct module_env* env);
+
+/* Each module's flush on its global state (main thread; the state's
+ * own locks make it safe while the workers run): the entries removed,
+ * summed. */
+size_t modstack_flush(const struct modstack* st, const uint8_t* zone,
+	enum module_flush kind);
+/* The module called name's get_mem; 0 when it is not in the stack or
+ * keeps nothing (mem.mod.<name> is printed for Unbound's names all the
+ * same). */
+size_t modstack_get_mem(const struct modstack* st, const char* name);
+/* Every module's cache_info added into info (zeroed first). */
+void modstack_cache_info(const struct modstack* st,
+	struct module_cache_info* info);
 
 #endif

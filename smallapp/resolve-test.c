@@ -19,6 +19,7 @@
 #include "iterator/iter_hints.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
+#include "daemon/worker_resolver.h"
 #include "services/outside_network.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
@@ -166,7 +167,8 @@ static void print_reply(const struct question* q, int idx, int hex)
 }
 
 /* One worker's resolver, as the daemon's workers have it. */
-static int start_resolver(struct module_env* env, struct event_base* base,
+static int start_resolver(struct module_env* env,
+	const struct modstack* st, struct event_base* base,
 	const struct config_file* cfg, const struct iter_hints* hints,
 	struct port_pool* pool, struct infra_cache* infra,
 	struct msg_cache* msg_cache, struct rrset_cache* rrset_cache)
@@ -177,7 +179,7 @@ static int start_resolver(struct module_env* env, struct event_base* base,
 	env->infra = infra;
 	env->msg_cache = msg_cache;
 	env->rrset_cache = rrset_cache;
-	return modstack_env_start(env, base, pool);
+	return worker_resolver_start(env, st, base, pool);
 }
 
 static void usage(void)
@@ -193,6 +195,7 @@ int main(int argc, char** argv)
 	int hex = 0, stats = 0, verb = -1, secs = 30, c, i, rc = 0;
 	struct config_file* cfg;
 	struct module_env env;
+	struct modstack st;
 	const struct iter_env* ie;
 	struct driver d;
 	struct answer_arg* args;
@@ -240,7 +243,8 @@ int main(int argc, char** argv)
 	hints = iter_hints_create(cfg);
 	/* and what one worker has */
 	if(!pool || !infra || !msg_cache || !rrset_cache || !hints ||
-		!start_resolver(&env, d.base, cfg, hints, pool, infra,
+		!modstack_startup(&st, cfg) ||
+		!start_resolver(&env, &st, d.base, cfg, hints, pool, infra,
 		msg_cache, rrset_cache)) {
 		log_err("cannot set up the resolver");
 		return 1;
@@ -330,7 +334,8 @@ int main(int argc, char** argv)
 	fflush(stdout);
 	if(timer)
 		event_free(timer);
-	modstack_env_stop(&env);
+	worker_resolver_stop(&env);
+	modstack_destartup(&st);
 	iter_hints_delete(hints);
 	msg_cache_delete(msg_cache);
 	rrset_cache_delete(rrset_cache);

@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
+#include "services/modstack.h"
 #include "validator/val_anchor.h"
 #include <limits.h>
 #include <stdio.h>
@@ -58,6 +59,9 @@ static int build_checks(struct config_file* cfg)
 	struct local_zones* lz;
 	struct val_anchors* anchors;
 	int ok = 1;
+	/* as the daemon: a module-config it cannot run (FILE:LINE) */
+	if(!modstack_check_cfg(cfg))
+		ok = 0;
 	if(!(acl = acl_list_create(cfg)))
 		ok = 0;
 	acl_list_delete(acl);

@@ -106,6 +106,7 @@ struct config_file* config_copy(const struct config_file* cfg)
 		return NULL;
 	memcpy(c, cfg, sizeof(*c));
 	c->filename = NULL;
+	c->module_conf_where = NULL;
 	c->local_zones_nodefault = NULL;
 	c->unimplemented = NULL;
 	c->stubs = c->forwards = NULL;
@@ -113,6 +114,8 @@ struct config_file* config_copy(const struct config_file* cfg)
 	c->auths = NULL;
 	ok = copy_fields(c, cfg, CL_SERVER | CL_REMOTE);
 	ok = ok && (!cfg->filename || (c->filename = strdup(cfg->filename)));
+	ok = ok && (!cfg->module_conf_where || (c->module_conf_where =
+		strdup(cfg->module_conf_where)));
 	ok = ok && strlist_copy(&c->local_zones_nodefault,
 		cfg->local_zones_nodefault);
 	ok = ok && str2list_copy(&c->unimplemented, cfg->unimplemented);

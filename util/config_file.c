@@ -153,6 +153,7 @@ void config_delete(struct config_file* cfg)
 		return;
 	free_fields(cfg, CL_SERVER | CL_REMOTE);
 	free(cfg->filename);
+	free(cfg->module_conf_where);
 	cfg_strlist_delete(cfg->local_zones_nodefault);
 	cfg_str2list_free(cfg->unimplemented);
 	free_stubs(cfg->stubs, CL_STUB);

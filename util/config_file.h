@@ -250,6 +250,10 @@ struct config_file {
 	int serve_expired_reply_ttl;
 	int serve_expired_client_timeout;
 	char* module_conf;
+	/* "FILE:LINE" of module-config: (NULL: the default), for the error
+	 * of the stack's check (services/modstack.h): the parser keeps the
+	 * text only */
+	char* module_conf_where;
 
 	/* server: statistics */
 	int stat_interval;

@@ -6,7 +6,6 @@
 #include "config.h"
 #include "util/config_options.h"
 #include "util/config_file.h"
-#include "services/modstack.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -23,7 +22,7 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
-static int modules_ok(struct cfg_parser* p, const char* list);
+static int modules_where(struct cfg_parser* p);
 
 #define NOF CFG_NOFIELD
 #define F(f) offsetof(struct config_file, f)
@@ -1021,8 +1020,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		cfg_error(p, "%s", ebuf);
 		return 0;
 	}
-	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_ok(p, args[0]))
-		return 0;
+	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_where(p))
+		r = -1;
 	if(r == 1)
 		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
 			&err);
@@ -1097,17 +1096,15 @@ int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
 	return 0;
 }
 
-/* module-config: every name a module of this build, in an order that
- * works (the iterator last). */
-static int modules_ok(struct cfg_parser* p, const char* list)
+/* module-config: where it was set, "FILE:LINE" (the stack's check is
+ * not the parser's: services/modstack.h). */
+static int modules_where(struct cfg_parser* p)
 {
-	const struct module_func_block* mods[MODULE_MAX];
-	char err[128];
-	int n;
-	if(modstack_parse(list, mods, &n, err, sizeof(err)))
-		return 1;
-	cfg_error(p, "module-config: %s", err);
-	return 0;
+	char buf[1100];
+	snprintf(buf, sizeof(buf), "%s:%d", p->fname ? p->fname : "(none)",
+		p->line);
+	free(p->cfg->module_conf_where);
+	return (p->cfg->module_conf_where = strdup(buf)) != NULL;
 }
 
 static int h_interface(struct cfg_parser* p, const struct cfg_option* o,

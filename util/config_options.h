@@ -53,8 +53,10 @@ enum cfg_type {
                           * so the rows keep file order between them */
 #define CFGF_NSEC3ITER 0x40 /* "keysize iterations ..." pairs, ascending
                              * key sizes (val-nsec3-keysize-iterations) */
-#define CFGF_MODULES 0x80 /* module-config: names checked by
-                           * modstack_parse (services/modstack.h) */
+#define CFGF_MODULES 0x80 /* module-config: a string here; where it was
+                           * set is kept (cfg->module_conf_where) for
+                           * the daemon's and unbound-checkconf's check
+                           * (services/modstack.h) */
 
 #define CFG_NOFIELD ((size_t)-1)
 

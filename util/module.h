@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 
 struct config_file;
 struct iter_hints;
@@ -38,8 +38,7 @@ struct outside_network;
 struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
-struct val_kcache;
-struct val_neg_cache;
+struct neg_cache;
 struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
@@ -50,8 +49,9 @@ struct event_base;
  * by this time (then SERVFAIL). */
 #define MODULE_MAX_QUERY_MS 20000
 
-/* At most this many modules in module-config. */
-#define MODULE_MAX 4
+/* compat: unbound-1.17: At most this many modules in module-config, as
+ * Unbound's MAX_MODULE. */
+#define MODULE_MAX 16
 
 enum module_event {
 	MODULE_EVENT_NEW,     /* start on the question (again, after a
@@ -161,22 +161,66 @@ struct module_env {
 	struct infra_cache* infra;          /* shared; may be NULL */
 	struct msg_cache* msg_cache;        /* shared; may be NULL */
 	struct rrset_cache* rrset_cache;    /* shared; may be NULL */
-	struct val_kcache* key_cache;       /* shared; may be NULL */
-	struct val_neg_cache* neg_cache;    /* shared (aggressive NSEC);
+	struct neg_cache* neg_cache;        /* shared (aggressive NSEC,
+	                                     * services/cache/neg_cache.h);
 	                                     * may be NULL */
 	struct ub_randstate* rnd;
 	struct mesh_area* mesh;
 	struct event_base* base;            /* the worker's event loop */
-	int validating;         /* a module of the stack validates: results
-	                         * it did not check are UNCHECKED data */
+	int validating;         /* a module of the stack validates (its
+	                         * block's .validates): results it did not
+	                         * check are UNCHECKED data */
 	struct module_counters counters;
 	int num_modules;
 	const struct module_func_block* mods[MODULE_MAX];
-	void* modinfo[MODULE_MAX];
+	void* modinfo[MODULE_MAX];    /* each module's, per worker (init) */
+	void* modglobal[MODULE_MAX];  /* each module's, per daemon (startup):
+	                               * shared by all workers */
 };
 
+/* What flush asks of a module's global state (unbound-control). */
+enum module_flush {
+	MODULE_FLUSH_ZONE,   /* the zone and below (flush_zone) */
+	MODULE_FLUSH_BOGUS,  /* what failed validation (flush_bogus,
+	                      * flush_negative) */
+	MODULE_FLUSH_ALL     /* everything (reload, cache sizes changed) */
+};
+
+/* What a module's global state holds, for statistics; the stack adds
+ * up every module's. */
+struct module_cache_info {
+	size_t key_count;    /* entries of a key cache (key.cache.count) */
+};
+
+/* One module: a line in services/modstack.c's known[] table. Only name,
+ * init, deinit, operate, inform_super and clear are required. */
 struct module_func_block {
 	const char* name;   /* as written in module-config: */
+	/* 1: the module checks DNSSEC: with it in the stack, results it did
+	 * not check are unchecked data (env->validating; the message cache
+	 * answers them to CD queries only) */
+	int validates;
+	/* Once per daemon, before the workers start: the state all workers
+	 * share (the validator's key cache), made from the config of the
+	 * start. The stack keeps it; env->modglobal[id] in every worker.
+	 * NULL (logged) on failure. */
+	void* (*startup)(const struct config_file* cfg);
+	/* After the workers stopped: free what startup made. */
+	void (*destartup)(void* global);
+	/* Bytes the global state uses (mem.mod.<name>). */
+	size_t (*get_mem)(void* global);
+	/* Add what the global state holds to info (statistics). */
+	void (*cache_info)(void* global, struct module_cache_info* info);
+	/* Drop cached data from the global state (zone: the wire name for
+	 * MODULE_FLUSH_ZONE, else NULL): the number of entries removed, as
+	 * unbound-control reports them ("key entries"). */
+	size_t (*flush)(void* global, const uint8_t* zone,
+		enum module_flush kind);
+	/* At config time (start-up): 1 when the module must see a client's
+	 * question before the message cache answers it (respip on a policy
+	 * hit, dns64 on AAAA, subnetcache with ECS); the stack folds it into
+	 * one flag (struct modstack) for the hit path. NULL: never. */
+	int (*needs_query_before_cache)(const struct config_file* cfg);
 	/* Per worker, after the shared parts of env are set: fill
 	 * env->modinfo[id]. 0 (logged) on failure. */
 	int (*init)(struct module_env* env, int id);

@@ -159,19 +159,19 @@ static int verify_set(struct val_env* ve, const struct autr_point* p,
 
 static int kstore(void* arg, const struct packed_rrset* set)
 {
-	struct module_env* env = arg;
+	struct val_kcache* kc = arg;
 	if(set->type == LDNS_RR_TYPE_DNSKEY)
-		(void)val_kcache_store_good(env->key_cache, set, time(NULL));
+		(void)val_kcache_store_good(kc, set, time(NULL));
 	return 1;
 }
 
 /* The verified set replaces what the key cache holds for the zone (a
  * bad entry from a failed validation included), as the validator's own
  * priming would. */
-static void store_keys(struct module_env* env, const ldns_rr_list* keys)
+static void store_keys(struct val_kcache* kc, const ldns_rr_list* keys)
 {
-	if(env->key_cache)
-		(void)rrlist_for_each_rrset(keys, kstore, env);
+	if(kc)
+		(void)rrlist_for_each_rrset(keys, kstore, kc);
 }
 
 /* Seconds to the earliest RRSIG expiry still ahead, at most 15 days. */
@@ -237,7 +237,7 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 		p->last_success = now;
 		p->next_probe_time = 0;
 		/* what was validated from this anchor is not any more */
-		(void)val_kcache_flush_zone(pr->env->key_cache, p->name, now);
+		(void)val_kcache_flush_zone(pr->ve->kc, p->name, now);
 		goto done;
 	}
 	(void)val_autr_publish(p);
@@ -252,7 +252,7 @@ static void process(struct autr_prober* pr, struct autr_point* p,
 	}
 	p->last_success = now;
 	p->query_failed = 0;
-	store_keys(pr->env, keys);
+	store_keys(pr->ve->kc, keys);
 	ds = val_autotrust_trusted(p, 1);
 	dsm = calloc(n ? n : 1, 1);
 	sup = calloc(n ? n : 1, 1);

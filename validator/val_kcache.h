@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "util/storage/lruhash.h"
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 
 struct config_file;
 struct packed_rrset;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 #include "validator/val_sig.h"
 #include "util/module.h"
 #include "validator/val_nsec3_hash.h"
@@ -33,6 +33,9 @@ struct autr_prober;
 
 /* Per worker. */
 struct val_env {
+	/* the key cache, shared by all workers: the module's global state
+	 * (val_startup, env->modglobal[id]) */
+	struct val_kcache* kc;
 	struct val_sig_ctx* sigctx;
 	struct val_sig_settings sig;
 	struct nsec3_iter_table nsec3_iter;
@@ -92,6 +95,7 @@ struct val_walk {
 	/* the anchor's keys when the walk starts at the anchor */
 	const ldns_rr_list* anchor_ds, *anchor_keys;
 	int steps;
+	struct val_kcache* kc;       /* the key cache (ve->kc); NULL: none */
 	/* the sub-query's result, copied by inform_super */
 	int sub_done, sub_rcode;
 	ldns_rr_list* sub_answer, *sub_authority;

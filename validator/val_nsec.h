@@ -13,7 +13,7 @@
  * regard to case. Results that point into a name point into the
  * caller's buffer and live as long as it does.
  *
- * Proof results (enum sec_status, validator/val_secstatus.h):
+ * Proof results (enum sec_status, util/sec_status.h):
  *   SEC_SECURE   the denial is proven;
  *   SEC_INSECURE an NSEC proves an unsigned delegation above the name:
  *                the answer comes from insecure space;
@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 
 /* --- names ------------------------------------------------------------ */
 

@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 #include "validator/val_nsec3_hash.h"
 
 /* compat: unbound-1.17: Distinct from every other result; the value Unbound

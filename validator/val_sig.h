@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <ldns/ldns.h>
-#include "validator/val_secstatus.h"
+#include "util/sec_status.h"
 
 /* DNSKEY flag bits (RFC 4034 2.1.1, RFC 5011 7). */
 #define VAL_DNSKEY_ZONE   0x0100

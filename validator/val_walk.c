@@ -12,8 +12,8 @@
 #include "validator/val_kcache.h"
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -209,13 +209,13 @@ static int kstore(void* arg, const struct packed_rrset* set)
 	return 1;
 }
 
-static void store_good(struct module_env* env, const ldns_rr_list* keys,
+static void store_good(struct val_kcache* kc, const ldns_rr_list* keys,
 	time_t now)
 {
 	struct kstore_arg a;
-	if(!env->key_cache)
+	if(!kc)
 		return;
-	a.kc = env->key_cache;
+	a.kc = kc;
 	a.now = now;
 	(void)rrlist_for_each_rrset(keys, kstore, &a);
 }
@@ -235,8 +235,8 @@ static uint32_t min_ttl(const ldns_rr_list* list, uint32_t def)
 static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 	struct val_zone* z, const uint8_t* name, uint32_t ttl)
 {
-	if(qs->env->key_cache)
-		(void)val_kcache_store_null(qs->env->key_cache, name,
+	if(w->kc)
+		(void)val_kcache_store_null(w->kc, name,
 			qs->qclass, ttl, time(NULL));
 	return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
 }
@@ -248,8 +248,8 @@ static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 static int walk_bad(struct module_qstate* qs, struct val_walk* w,
 	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
 {
-	if(qs->env->key_cache)
-		(void)val_kcache_store_bad(qs->env->key_cache, name,
+	if(w->kc)
+		(void)val_kcache_store_bad(w->kc, name,
 			qs->qclass, why, time(NULL));
 	z->sticky = 1;
 	return walk_bogus(w, z, why);
@@ -294,16 +294,17 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 	val_walk_clear(w);
 	w->active = 1;
 	w->z = z;
+	w->kc = ve->kc;
 	if(!a)
 		return walk_done(w, z, SEC_INDETERMINATE, NULL, VAL_EDE_NONE);
 	if(a->kind != VAL_ANCHOR_KEYS)
 		return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
-	if(qs->env->key_cache)
-		e = val_kcache_lookup_closest(qs->env->key_cache, z->target,
+	if(w->kc)
+		e = val_kcache_lookup_closest(w->kc, z->target,
 			qs->qclass, now);
 	if(e && !val_name_under(e->name, a->name)) {
 		/* cached above the anchor: not this chain's */
-		val_kcache_release(qs->env->key_cache, e);
+		val_kcache_release(w->kc, e);
 		e = NULL;
 	}
 	if(e) {
@@ -315,7 +316,7 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 			name_copy(w->cur, e->name);
 			w->dnskeys = kentry_rrs(e, now);
 		}
-		val_kcache_release(qs->env->key_cache, e);
+		val_kcache_release(w->kc, e);
 		if(st == VAL_KEY_BAD) {
 			if(!why.text)
 				why.text = "key for validation is bad";
@@ -391,7 +392,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 	w->ds = NULL;
 	if(st == SEC_SECURE && ks) {
 		ldns_rr_list* copy = ldns_rr_list_clone(keys);
-		store_good(qs->env, keys, now);
+		store_good(w->kc, keys, now);
 		name_copy(w->cur, w->next);
 		val_keyset_delete(w->keys);
 		ldns_rr_list_deep_free(w->dnskeys);
@@ -488,7 +489,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
 		if(nsec3)   /* a kept referral's: not for the next try */
-			val_neg_nsec3_forget(val_neg_nsec3_of(
+			neg_nsec3_forget(neg_nsec3_of(
 				qs->env->neg_cache), nsec3);
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
@@ -512,8 +513,8 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 		}
 		if(st == SEC_SECURE)
 			/* verified: a client's DS question may use it now */
-			val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
-				w->sub_authority, NULL, VAL_NEG_NSEC3_VERIFIED,
+			neg_nsec3_add(neg_nsec3_of(qs->env->neg_cache),
+				w->sub_authority, NULL, NEG_NSEC3_VERIFIED,
 				time(NULL));
 	}
 	ldns_rr_list_free(nsec);

@@ -11,8 +11,8 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_kcache.h"
 #include "validator/val_signal.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_nsec3.h"
 #include "services/mesh.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -64,8 +64,8 @@ static int val_init(struct module_env* env, int id)
 		return 0;
 	}
 	settings_from_cfg(ve, env->cfg);
+	ve->kc = env->modglobal[id];
 	env->modinfo[id] = ve;
-	env->validating = 1;
 	ve->prober = val_autotrust_prober_start(env, ve);
 	return 1;
 }
@@ -205,8 +205,8 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 	if(z && (strcmp(why->text, "key cache: bad keys") == 0 ||
 		strcmp(why->text, "key for validation is bad") == 0)) {
 		/* a key failure seen before */
-		const struct val_kentry* e = qs->env->key_cache ?
-			val_kcache_lookup_closest(qs->env->key_cache,
+		const struct val_kentry* e = ve->kc ?
+			val_kcache_lookup_closest(ve->kc,
 			z->target, qs->qclass, time(NULL)) : NULL;
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		const char* prev = e && e->reason ? e->reason : "";
@@ -227,7 +227,7 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 			code = VAL_EDE_DNSSEC_BOGUS;
 		}
 		if(e)
-			val_kcache_release(qs->env->key_cache, e);
+			val_kcache_release(ve->kc, e);
 	} else if(z && vq->sub_qtype) {
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		struct val_reason kept;
@@ -243,15 +243,15 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 		textf(out, MODULE_REASON_LEN, "<%s>: %s", q, d);
 		kept.text = out;
 		kept.ede = why->ede;
-		if(qs->env->key_cache) {
+		if(ve->kc) {
 			const struct val_kentry* e = val_kcache_lookup(
-				qs->env->key_cache, vq->sub_name, qs->qclass,
+				ve->kc, vq->sub_name, qs->qclass,
 				time(NULL));
 			int bad = e && e->status == VAL_KEY_BAD;
 			if(e)
-				val_kcache_release(qs->env->key_cache, e);
+				val_kcache_release(ve->kc, e);
 			if(bad)
-				(void)val_kcache_store_bad(qs->env->key_cache,
+				(void)val_kcache_store_bad(ve->kc,
 					vq->sub_name, qs->qclass, &kept,
 					time(NULL));
 		}
@@ -381,12 +381,12 @@ static enum module_state finish(struct module_qstate* qs,
 	}
 	if(st == SEC_SECURE && ve->aggressive && qs->env->neg_cache)
 		/* what it proves answers later questions (RFC 8198) */
-		val_neg_add(qs->env->neg_cache, qs->res.answer,
+		neg_cache_add(qs->env->neg_cache, qs->res.answer,
 			qs->res.authority, time(NULL));
 	else if(st == SEC_SECURE && qs->env->neg_cache)
-		/* compat: unbound-1.17: DS absence even so (val_neg_nsec3.h) */
-		val_neg_nsec3_add(val_neg_nsec3_of(qs->env->neg_cache),
-			qs->res.authority, NULL, VAL_NEG_NSEC3_SECURE,
+		/* compat: unbound-1.17: DS absence even so (neg_nsec3.h) */
+		neg_nsec3_add(neg_nsec3_of(qs->env->neg_cache),
+			qs->res.authority, NULL, NEG_NSEC3_SECURE,
 			time(NULL));
 	switch(st) {
 	case SEC_SECURE: ve->stats.secure++; break;
@@ -556,7 +556,7 @@ static enum module_state start_check(struct module_qstate* qs,
 }
 
 /* compat: unbound-1.17: a DS question a kept NSEC3 of the parent zone answers
- * (NODATA: no DS at the delegation; val_neg_nsec3.h). The walk's own DS lookup
+ * (NODATA: no DS at the delegation; neg_nsec3.h). The walk's own DS lookup
  * may use a referral's unchecked NSEC3, as Unbound's validator does, since the
  * walk verifies the proof itself; a client gets checked records only. Not
  * counted in num.query.aggressive.*: Unbound counts only its NSEC answers. */
@@ -564,7 +564,7 @@ static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
 {
 	ldns_rr_list* auth;
 	int walk = (qs->flags & MODQ_NOVAL) != 0;
-	if(!val_neg_nsec3_ds(val_neg_nsec3_of(qs->env->neg_cache), qs->qname,
+	if(!neg_nsec3_ds(neg_nsec3_of(qs->env->neg_cache), qs->qname,
 		time(NULL), !walk, walk || (qs->flags & MODQ_DO),
 		ve->max_neg_ttl, &auth))
 		return 0;
@@ -588,7 +588,7 @@ static int nsec3_ds_answer(struct module_qstate* qs, struct val_env* ve)
  * lookups: NSEC proves DS absence, as Unbound's negative cache). */
 static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 {
-	enum val_neg_answer a;
+	enum neg_answer a;
 	ldns_rr_list* answer, *authority;
 	if(!qs->env->neg_cache || (!ve->aggressive && qs->qtype != TYPE_DS) ||
 		(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH | MODQ_PRIME |
@@ -607,13 +607,13 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	/* the RRSIGs and NSECs only for a DO client, or the walk (which
 	 * checks the DS proof's signatures itself) */
-	a = val_neg_synth(qs->env->neg_cache, qs->qname, qs->qtype,
+	a = neg_cache_synth(qs->env->neg_cache, qs->qname, qs->qtype,
 		time(NULL), ve->max_neg_ttl, (qs->flags & (MODQ_DO |
 		MODQ_NOVAL)) != 0, &answer, &authority);
-	if(a == VAL_NEG_NONE)
+	if(a == NEG_NONE)
 		return qs->qtype == TYPE_DS && nsec3_ds_answer(qs, ve);
 	module_result_clear(&qs->res);
-	qs->res.rcode = a == VAL_NEG_NXDOMAIN ? RCODE_NXDOMAIN :
+	qs->res.rcode = a == NEG_NXDOMAIN ? RCODE_NXDOMAIN :
 		RCODE_NOERROR;
 	qs->res.answer = answer;
 	qs->res.authority = authority;
@@ -621,7 +621,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 	/* one answer per random name of a flood: not into the message
 	 * cache, whose useful entries it would push out */
 	qs->res.no_store = 1;
-	if(a == VAL_NEG_NXDOMAIN)
+	if(a == NEG_NXDOMAIN)
 		qs->env->counters.aggressive_nxdomain++;
 	else	qs->env->counters.aggressive_noerror++;
 	if(verbosity >= VERB_ALGO) {
@@ -629,7 +629,7 @@ static int aggressive_answer(struct module_qstate* qs, struct val_env* ve)
 		dname_to_str(qs->qname, n, sizeof(n));
 		verbose(VERB_ALGO, "validator: %s type %d answered from the "
 			"aggressive NSEC cache (%s)", n, (int)qs->qtype,
-			a == VAL_NEG_NXDOMAIN ? "NXDOMAIN" : a == VAL_NEG_NODATA
+			a == NEG_NXDOMAIN ? "NXDOMAIN" : a == NEG_NODATA
 			? "NODATA" : "wildcard");
 	}
 	return 1;
@@ -706,8 +706,59 @@ static void val_describe(const struct module_qstate* qs, int id, char* buf,
 		vq->walk.wait == WALK_WAIT_DS ? "DS" : "DNSKEY", n);
 }
 
+/* The key cache: one for the daemon, made from the config of the
+ * start (key-cache-size, -slabs, val-bogus-ttl). */
+static void* val_startup(const struct config_file* cfg)
+{
+	struct val_kcache* kc = val_kcache_create_cfg(cfg);
+	if(!kc)
+		log_err("validator: could not create the key cache");
+	return kc;
+}
+
+static void val_destartup(void* global)
+{
+	val_kcache_delete(global);
+}
+
+/* compat: unbound-1.17: as Unbound: the key cache is the validator's
+ * memory (mem.mod.validator), its entries key.cache.count */
+static size_t val_get_mem(void* global)
+{
+	return val_kcache_get_mem(global);
+}
+
+static void val_cache_info(void* global, struct module_cache_info* info)
+{
+	info->key_count += val_kcache_count(global);
+}
+
+/* compat: unbound-1.17: flush_zone drops the zone's keys and those below
+ * it; flush_bogus and flush_negative the bad ones (a failed DS/DNSKEY
+ * lookup or validation), as Unbound. */
+static size_t val_flush(void* global, const uint8_t* zone,
+	enum module_flush kind)
+{
+	switch(kind) {
+	case MODULE_FLUSH_ZONE:
+		return val_kcache_flush_zone(global, zone, time(NULL));
+	case MODULE_FLUSH_BOGUS:
+		return val_kcache_flush_bad(global);
+	case MODULE_FLUSH_ALL:
+		val_kcache_flush_all(global);
+		return 0;
+	}
+	return 0;
+}
+
 const struct module_func_block val_module_block = {
 	.name = "validator",
+	.validates = 1,
+	.startup = val_startup,
+	.destartup = val_destartup,
+	.get_mem = val_get_mem,
+	.cache_info = val_cache_info,
+	.flush = val_flush,
 	.init = val_init,
 	.deinit = val_deinit,
 	.reconfigure = val_reconfigure,

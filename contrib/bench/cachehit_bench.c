@@ -164,10 +164,10 @@ __attribute__((noinline)) size_t bench_q_sec(struct msg_cache* c,
 {
 	size_t i, total = 0;
 	for(i = 0; i < n; i++) {
-		uint8_t sec = MSG_SEC_UNCHECKED;
+		uint8_t sec = SEC_UNCHECKED;
 		total += msg_cache_answer_q(c, &q[order[i]].qi, t, out, 1232,
 			1232, NULL, NULL, &sec);
-		*secure += (sec == MSG_SEC_SECURE);
+		*secure += (sec == SEC_SECURE);
 	}
 	return total;
 }

@@ -281,7 +281,7 @@ static inline __attribute__((always_inline)) size_t answer_key(struct msg_cache*
 	if(!m)
 		return 0;
 	/* the slab lock is not held here: the entry is ours until release */
-	if(m->security <= MSG_SEC_BOGUS && c->need_checked &&
+	if(m->security <= SEC_BOGUS && c->need_checked &&
 		!(qi->flags & FLAG_CD)) {
 		/* compat: unbound-1.17: a module's own lookup, never
 		 * validated, or bogus data (a loaded dump's): not for a client

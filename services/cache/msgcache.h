@@ -18,6 +18,7 @@
 #include <time.h>
 #include "util/storage/lruhash.h"
 #include "util/msgparse.h"
+#include "util/sec_status.h"
 
 struct config_file;
 
@@ -38,23 +39,11 @@ struct msg_cache {
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
 	uint32_t min_neg_ttl; /* cache-min-negative-ttl, 0: none */
 	int need_checked;     /* a validator runs: entries it did not check
-	                       * (MSG_SEC_UNCHECKED) answer only CD queries */
+	                       * (SEC_UNCHECKED) answer only CD queries */
 	/* set (never cleared) once a SECURE NXDOMAIN was stored: until
 	 * then harden-below-nxdomain has nothing to look for, and a miss
 	 * skips its walk up the name (msg_cache_had_secure_nx) */
 	int had_secure_nx;
-};
-
-/* compat: unbound-1.17: The DNSSEC status of a cached message, numbered as
- * Unbound's sec_status (its dump_cache format). Only a validator makes
- * anything but UNCHECKED; harden-below-nxdomain uses SECURE NXDOMAINs. */
-enum msg_security {
-	MSG_SEC_UNCHECKED = 0,
-	MSG_SEC_BOGUS = 1,
-	MSG_SEC_INDETERMINATE = 2,
-	MSG_SEC_INSECURE = 3,
-	MSG_SEC_SECURE_SENTINEL_FAIL = 4,
-	MSG_SEC_SECURE = 5
 };
 
 /* Where an RRset ends in the template. */
@@ -89,7 +78,7 @@ struct msg_entry {
 	uint16_t num_ttl;
 	uint16_t num_sets;
 	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
-	uint8_t security;     /* enum msg_security (in the padding here) */
+	uint8_t security;     /* enum sec_status (in the padding here) */
 	const uint16_t* ttl_off;            /* ascending */
 	const uint8_t* tmpl;
 	/* cold: truncation and rotation (hit fields fit one cache line) */
@@ -183,7 +172,7 @@ size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
 
 /* msg_cache_answer_ex that computes the hash itself, from the key it
  * makes anyway (one lowercasing pass instead of two): the hit path.
- * On a hit *sec (when not NULL) is the entry's enum msg_security, for
+ * On a hit *sec (when not NULL) is the entry's enum sec_status, for
  * the statistics (num.answer.secure). */
 size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 	time_t now, uint8_t* out, size_t limit, uint16_t edns_size,
@@ -202,7 +191,7 @@ size_t msg_cache_answer_q(struct msg_cache* c, const struct query_info* qi,
 int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now);
 
-/* msg_cache_store with a security status (enum msg_security): the
+/* msg_cache_store with a security status (enum sec_status): the
  * hook for the validator to come, which stores what it validated
  * (and where harden-dnssec-stripped will act: an answer that should
  * be signed and is not is bogus, never stored as insecure). */

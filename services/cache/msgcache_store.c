@@ -257,7 +257,7 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now)
 {
 	return msg_cache_store_sec(c, qi, hash, reply, len, now,
-		MSG_SEC_UNCHECKED);
+		SEC_UNCHECKED);
 }
 
 /* msg_cache_store_sec with hash known to be msg_cache_hash(c, qi). */
@@ -310,7 +310,7 @@ static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	m->tmpl = t;
 	m->stored = now;
 	m->security = (uint8_t)security;
-	if(security == MSG_SEC_SECURE && (m->flags & 0xf) == RCODE_NXDOMAIN)
+	if(security == SEC_SECURE && (m->flags & 0xf) == RCODE_NXDOMAIN)
 		__atomic_store_n(&c->had_secure_nx, 1, __ATOMIC_RELAXED);
 	{
 		/* made in a buffer: msg_key_make writes whole words */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """NSEC3 used to prove DS absence (RFC 8198 for DS, as Unbound 1.17's
-negative cache, validator/val_neg_nsec3.h), on the signed test internet
+negative cache, services/cache/neg_nsec3.h), on the signed test internet
 side by side with Debian's Unbound 1.17 with the same options.
 
 n3.sec1. is signed with NSEC3 (no opt-out) and delegates, without DS,

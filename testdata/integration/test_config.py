@@ -16,6 +16,17 @@ BAD = [
     ("bad-number", "num-threads: abc", None),
     ("missing-include", "include: /nonexistent/unbound-itest.conf",
      "/nonexistent/unbound-itest.conf"),
+    # module-config: checked by the daemon and unbound-checkconf (not
+    # the parser), still naming file and line; Unbound's texts
+    ("module-not-compiled-in", 'module-config: "respip validator iterator"',
+     "module-config: Unknown value in module-config, module: 'respip'. "
+     "This module is not present (not compiled in)"),
+    ("module-unknown", 'module-config: "validator nosuch iterator"',
+     "module: 'nosuch'. This module is not present"),
+    ("modules-too-many", 'module-config: "%siterator"' % ("validator " * 16),
+     "too many modules (17 max 16)"),
+    ("iterator-not-last", 'module-config: "iterator validator"',
+     "the iterator must be the last module"),
 ]
 
 
@@ -108,6 +119,21 @@ def test_checkconf_bad(unbound, case):
     assert res.returncode != 0
     out = res.stdout + res.stderr
     assert "%s:%d" % (unbound.conf, unbound.config_line(line)) in out, out
+    if fragment:
+        assert fragment in out, out
+
+
+def test_sixteen_modules_start(unbound):
+    """Unbound's limit: 16 modules are accepted (15 validators and the
+    iterator, silly but legal), by unbound-checkconf and the daemon."""
+    body = 'module-config: "%siterator"\nlocal-data: "m.test. A 192.0.2.4"' \
+        % ("validator " * 15)
+    unbound.write_config(body)
+    res = run([CHECKCONF_BIN, unbound.conf])
+    assert res.returncode == 0, res.stderr
+    unbound.start(body)
+    assert answer_texts(unbound.query("m.test.", "A")) == [
+        "m.test. A 192.0.2.4"]
 
 
 def test_checkconf_option(unbound):

@@ -169,6 +169,29 @@ def test_reload_broken_config_keeps_old(unbound):
                     ["www.life.test. A 192.0.2.7"], START_TIMEOUT)
 
 
+@reference_differs("a broken config at reload is fatal to the daemon")
+def test_reload_bad_module_config_keeps_old(unbound):
+    """A module-config this build cannot run, at reload: refused, naming
+    file and line, and the old config (all of it) keeps serving."""
+    unbound.start(LOCAL)
+    bad = 'module-config: "cachedb validator iterator"'
+    unbound.write_config('local-data: "www.life.test. A 192.0.2.8"\n' + bad)
+    where = "%s:%d" % (unbound.conf, unbound.config_line("cachedb"))
+    unbound.send_signal(signal.SIGHUP)
+    assert wait_for(lambda: where in unbound.output(), 5), unbound.output()
+    assert "module: 'cachedb'. This module is not present" in \
+        unbound.output()
+    assert wait_for(lambda: "still serving the previous configuration" in
+                    unbound.output(), 5), unbound.output()
+    assert unbound.alive(), unbound.output()
+    assert answer_of(unbound) == ["www.life.test. A 192.0.2.1"]
+    # fixed, the next HUP takes it
+    unbound.write_config('local-data: "www.life.test. A 192.0.2.9"')
+    unbound.send_signal(signal.SIGHUP)
+    assert wait_for(lambda: answer_of(unbound) ==
+                    ["www.life.test. A 192.0.2.9"], START_TIMEOUT)
+
+
 def listen_inodes(port, pid):
     """The inodes of the sockets pid listens on at port, UDP and TCP."""
     out = set()

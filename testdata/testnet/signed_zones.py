@@ -166,7 +166,7 @@ def zones():
         SZone("ok.sec2.", CHILDREN, ["www A 192.0.2.142"], "ED25519"),
         # NSEC3 without opt-out (ECDSAP256) above an insecure delegation,
         # whose referral's NSEC3 proves the child has no DS (the
-        # aggressive cache's DS proof, val_neg_nsec3.h); the same below
+        # aggressive cache's DS proof, neg_nsec3.h); the same below
         # iter500 (too many iterations: not used)
         SZone("n3.sec1.", CHILDREN, ["www A 192.0.2.145"],
               nsec3={"iterations": 0}),

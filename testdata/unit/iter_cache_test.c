@@ -351,14 +351,14 @@ static void test_below_secure_nxdomain(void** state)
 	assert_non_null(mc);
 	/* no secure NXDOMAIN stored yet: the walk is skipped */
 	store_msg(mc, "plain.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
-		MSG_SEC_UNCHECKED);
+		SEC_UNCHECKED);
 	store_msg(mc, "ins.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
-		MSG_SEC_INSECURE);
+		SEC_INSECURE);
 	store_msg(mc, "yes.example.tld1.", TYPE_A, RCODE_NOERROR,
-		MSG_SEC_SECURE);
+		SEC_SECURE);
 	assert_int_equal(msg_cache_had_secure_nx(mc), 0);
 	store_msg(mc, "nx.example.tld1.", TYPE_A, RCODE_NXDOMAIN,
-		MSG_SEC_SECURE);
+		SEC_SECURE);
 	assert_int_equal(msg_cache_had_secure_nx(mc), 1);
 	assert_int_equal(iter_below_secure_nx(mc, W("a.b.nx.example.tld1."),
 		TYPE_A, CLASS_IN, 0, 1100, &auth), 1);

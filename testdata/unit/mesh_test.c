@@ -40,6 +40,7 @@ struct world {
 	struct infra_cache* infra;
 	struct config_file* cfg;
 	struct module_env env;
+	struct modstack stack;
 	struct mesh_area* mesh;
 	int hole;          /* the server that never answers */
 	int hole_port;
@@ -112,14 +113,16 @@ static void world_setup(struct world* w, int max_queries, int with_stub)
 	w->mesh = mesh_create(&w->env, max_queries);
 	assert_non_null(w->mesh);
 	assert_ptr_equal(w->env.mesh, w->mesh);
-	assert_int_equal(modstack_setup(&w->env), 1);
+	assert_int_equal(modstack_startup(&w->stack, w->cfg), 1);
+	assert_int_equal(modstack_init(&w->stack, &w->env), 1);
 	((struct iter_env*)w->env.modinfo[0])->unknown_rtt = 50;
 }
 
 static void world_teardown(struct world* w)
 {
 	mesh_delete(w->mesh);
-	modstack_teardown(&w->env);
+	modstack_deinit(&w->env);
+	modstack_destartup(&w->stack);
 	outside_network_delete(w->env.outnet);
 	assert_int_equal(port_pool_inuse(w->pool), 0);
 	iter_hints_delete((struct iter_hints*)w->env.hints);
@@ -415,7 +418,10 @@ static void test_reconfigure_in_flight(void** state)
 	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
 		on_reply, &a[0]), MESH_NEW_ADDED);
 	run_for(&w, 10);
-	modstack_env_reconfigure(&w.env, cfg2, h2, NULL);
+	w.env.cfg = cfg2;    /* as worker_resolver_reconfigure */
+	w.env.hints = h2;
+	w.env.anchors = NULL;
+	modstack_reconfigure(&w.env);
 	iter_hints_delete(h1);
 	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
 		on_reply, &a[1]), MESH_NEW_ADDED);

@@ -873,8 +873,8 @@ static void test_roundrobin(void** state)
  * never unchecked or bogus entries (those go to the mesh). */
 static void test_security_on_hit(void** state)
 {
-	static const int st[4] = { MSG_SEC_UNCHECKED, MSG_SEC_BOGUS,
-		MSG_SEC_INSECURE, MSG_SEC_SECURE };
+	static const int st[4] = { SEC_UNCHECKED, SEC_BOGUS,
+		SEC_INSECURE, SEC_SECURE };
 	struct msg_cache* c = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
 	struct query_info qi;
 	uint8_t buf[65535], out[4096], sec;
@@ -904,7 +904,7 @@ static void test_security_on_hit(void** state)
 			sec = 0xff;
 			n = msg_cache_answer_q(c, &qi, T0, out, sizeof(out), 0,
 				NULL, NULL, &sec);
-			if(checked && st[i] <= MSG_SEC_BOGUS) {
+			if(checked && st[i] <= SEC_BOGUS) {
 				assert_int_equal(n, 0);
 				assert_int_equal(sec, 0xff);  /* a miss: unset */
 			} else {
@@ -941,7 +941,7 @@ static void test_store_hashed(void** state)
 	mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
 	n = mk_reply(buf, &qi, RCODE_NOERROR, www_a, 2, ex_ns, 2, ex_glue, 2);
 	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
-		MSG_SEC_SECURE, &h), 1);
+		SEC_SECURE, &h), 1);
 	assert_int_equal(h, msg_cache_hash(c, &qi));
 	mk_query(&q2, "WWW.Example.COM.", TYPE_A, FLAG_RD);
 	m = msg_cache_lookup(c, &q2, h, T0);
@@ -949,7 +949,7 @@ static void test_store_hashed(void** state)
 	msg_cache_release(c, m);
 	assert_true(msg_cache_answer_q(c, &q2, T0, out, sizeof(out), 0, NULL,
 		NULL, &sec) > 0);
-	assert_int_equal(sec, MSG_SEC_SECURE);
+	assert_int_equal(sec, SEC_SECURE);
 	/* the DO key is another entry: not there */
 	q2.edns_do = 1;
 	assert_null(msg_cache_lookup(c, &q2, msg_cache_hash(c, &q2), T0));
@@ -958,7 +958,7 @@ static void test_store_hashed(void** state)
 	h = 0;
 	mk_query(&qi, "www.example.net.", TYPE_A, FLAG_RD);
 	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
-		MSG_SEC_UNCHECKED, &h), 0);
+		SEC_UNCHECKED, &h), 0);
 	assert_int_equal(h, msg_cache_hash(c, &qi));
 	assert_null(msg_cache_lookup(c, &qi, h, T0));
 	msg_cache_delete(c);

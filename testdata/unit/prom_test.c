@@ -170,7 +170,9 @@ static long long num_of(const char* text, const char* sample)
 static void test_metrics(void** state)
 {
 	struct worker_stats* t = calloc(2, sizeof(*t));
-	struct stats_cache_info ci = { 1000, 2000, 3, 4, 5, 6, 7000, 0, 0 };
+	struct stats_cache_info ci = { .mem_rrset = 1000, .mem_msg = 2000,
+		.rrset_count = 3, .msg_count = 4, .infra_count = 5,
+		.key_count = 6, .mem_mod[STATS_MOD_VALIDATOR] = 7000 };
 	struct prom_input in;
 	struct strbuf b = { NULL, 0, 0, 0 };
 	(void)state;

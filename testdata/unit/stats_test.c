@@ -141,7 +141,9 @@ static void test_print(void** state)
 {
 	struct worker_stats* s = new_stats();
 	struct strbuf b = { NULL, 0, 0, 0 };
-	struct stats_cache_info ci = { 100, 200, 1, 2, 3, 7, 4096, 0, 0 };
+	struct stats_cache_info ci = { .mem_rrset = 100, .mem_msg = 200,
+		.rrset_count = 1, .msg_count = 2, .infra_count = 3,
+		.key_count = 7, .mem_mod[STATS_MOD_VALIDATOR] = 4096 };
 	struct timespec now = { 1000, 500000000 }, start = { 990, 0 };
 	(void)state;
 	s->num_queries = 5;

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg.c - the aggressive NSEC cache; see the header. The
+/* services/cache/neg_cache.c - the aggressive NSEC cache; see the header. The
  * index entries of one zone (an NSEC's owner, as its canonical key) sit in
- * a canonical-order tree (val_negtree.h); every entry is also on one LRU
+ * a canonical-order tree (negtree.h); every entry is also on one LRU
  * list over all zones, newest (last used) first, for the byte bound. The
- * NSEC RRsets themselves are in the RRset cache (val_neg_rrset.h). */
+ * NSEC RRsets themselves are in the RRset cache (neg_rrset.h). */
 #include "config.h"
-#include "validator/val_neg.h"
-#include "validator/val_neg_rrset.h"
-#include "validator/val_negtree.h"
-#include "validator/val_neg_nsec3.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/neg_rrset.h"
+#include "services/cache/negtree.h"
+#include "services/cache/neg_nsec3.h"
 #include "validator/val_nsec3_iter.h"
 #include "validator/val_nsec.h"
 #include "services/cache/rrset.h"
@@ -50,13 +50,13 @@ struct neg_zone {
 	uint8_t data[];               /* the name, then its canonical key */
 };
 
-struct val_neg_cache {
+struct neg_cache {
 	pthread_mutex_t lock;
 	struct negtree zones;
 	struct lru_list lru;
 	size_t mem, maxmem, count;
 	struct rrset_cache* rrsets;   /* where the NSEC RRsets are */
-	struct val_neg_nsec3* nsec3;  /* NSEC3 for DS (val_neg_nsec3.h) */
+	struct neg_nsec3* nsec3;  /* NSEC3 for DS (neg_nsec3.h) */
 };
 
 /* Bytes an ldns RR takes, roughly (each allocation with malloc's
@@ -79,21 +79,21 @@ static size_t list_mem(const ldns_rr_list* l)
 	return m;
 }
 
-struct val_neg_cache* val_neg_create(size_t maxmem,
+struct neg_cache* neg_cache_create(size_t maxmem,
 	struct rrset_cache* rrsets)
 {
-	struct val_neg_cache* c = calloc(1, sizeof(*c));
+	struct neg_cache* c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
 	if(pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);
 		return NULL;
 	}
-	val_negtree_init(&c->zones,
+	negtree_init(&c->zones,
 		(uint32_t)(uintptr_t)c ^ (uint32_t)time(NULL));
 	c->maxmem = maxmem;
 	c->rrsets = rrsets;
-	if(!(c->nsec3 = val_neg_nsec3_create(maxmem, 150))) {
+	if(!(c->nsec3 = neg_nsec3_create(maxmem, 150))) {
 		pthread_mutex_destroy(&c->lock);
 		free(c);
 		return NULL;
@@ -101,7 +101,7 @@ struct val_neg_cache* val_neg_create(size_t maxmem,
 	return c;
 }
 
-struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
+struct neg_cache* neg_cache_create_cfg(const struct config_file* cfg,
 	struct rrset_cache* rrsets)
 {
 	/* compat: unbound-1.17: the NSEC3 parameters are kept up to the last
@@ -109,28 +109,28 @@ struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
 	 * neg cache */
 	struct nsec3_iter_table t;
 	char err[128];
-	struct val_neg_cache* c = val_neg_create(cfg->neg_cache_size, rrsets);
+	struct neg_cache* c = neg_cache_create(cfg->neg_cache_size, rrsets);
 	if(c && val_nsec3_iter_parse(cfg->val_nsec3_key_iterations ?
 		cfg->val_nsec3_key_iterations : NSEC3_ITER_DEFAULT, &t, err,
 		sizeof(err))) {
-		val_neg_nsec3_delete(c->nsec3);
-		if(!(c->nsec3 = val_neg_nsec3_create(c->maxmem,
+		neg_nsec3_delete(c->nsec3);
+		if(!(c->nsec3 = neg_nsec3_create(c->maxmem,
 			val_nsec3_iter_max(&t, SIZE_MAX)))) {
-			val_neg_delete(c);
+			neg_cache_delete(c);
 			return NULL;
 		}
 	}
 	return c;
 }
 
-struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c)
+struct neg_nsec3* neg_nsec3_of(struct neg_cache* c)
 {
 	return c ? c->nsec3 : NULL;
 }
 
-static void zone_free(struct val_neg_cache* c, struct neg_zone* z)
+static void zone_free(struct neg_cache* c, struct neg_zone* z)
 {
-	val_negtree_remove(&c->zones, &z->node);
+	negtree_remove(&c->zones, &z->node);
 	if(z->soa)
 		ldns_rr_free(z->soa);
 	ldns_rr_list_deep_free(z->soa_sigs);
@@ -144,11 +144,11 @@ static size_t item_mem(const struct neg_item* it)
 }
 
 /* Take one entry out and free it; its zone goes with its last one. */
-static void item_remove(struct val_neg_cache* c, struct neg_item* it)
+static void item_remove(struct neg_cache* c, struct neg_item* it)
 {
 	struct neg_zone* z = it->zone;
 	lru_list_remove(&c->lru, &it->lru);
-	val_negtree_remove(&z->nsecs, &it->node);
+	negtree_remove(&z->nsecs, &it->node);
 	c->mem -= item_mem(it);
 	c->count--;
 	free(it);
@@ -159,7 +159,7 @@ static void item_remove(struct val_neg_cache* c, struct neg_item* it)
 /* Evict from the LRU tail until the bound holds (keep is spared: the
  * entry just added, when it alone is over the bound). The RRsets stay
  * in the RRset cache, which has its own bound. */
-static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
+static void shrink(struct neg_cache* c, const struct neg_item* keep)
 {
 	struct neg_item* last;
 	while(c->mem > c->maxmem && (last = LRU_ITEM(c->lru.tail,
@@ -167,10 +167,10 @@ static void shrink(struct val_neg_cache* c, const struct neg_item* keep)
 		item_remove(c, last);
 }
 
-static struct neg_zone* zone_get(struct val_neg_cache* c,
+static struct neg_zone* zone_get(struct neg_cache* c,
 	const uint8_t* name, int create)
 {
-	struct negtree_node* n = val_negtree_find(&c->zones, name);
+	struct negtree_node* n = negtree_find(&c->zones, name);
 	struct neg_zone* z;
 	size_t len, kl;
 	uint8_t ck[NEGTREE_CKEY_MAX];
@@ -179,7 +179,7 @@ static struct neg_zone* zone_get(struct val_neg_cache* c,
 	len = dname_valid(name, LDNS_MAX_DOMAINLEN + 1);
 	if(!create || len == 0)
 		return NULL;
-	kl = val_negtree_ckey(name, ck);
+	kl = negtree_ckey(name, ck);
 	if(!(z = calloc(1, sizeof(*z) + len + kl)))
 		return NULL;
 	memcpy(z->data, name, len);
@@ -190,8 +190,8 @@ static struct neg_zone* zone_get(struct val_neg_cache* c,
 	z->node.ckey = z->data + len;
 	z->node.cklen = (uint16_t)kl;
 	z->mem = sizeof(*z) + len + kl + MALLOC_OVERHEAD;
-	val_negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
-	(void)val_negtree_insert(&c->zones, &z->node);
+	negtree_init(&z->nsecs, c->zones.rnd ^ (uint32_t)len);
+	(void)negtree_insert(&c->zones, &z->node);
 	c->mem += z->mem;
 	return z;
 }
@@ -257,13 +257,13 @@ static ldns_rr_list* sigs_for(const ldns_rr_list* list, const uint8_t* owner,
 
 /* The owner name of zone z into its index (or the entry there moved to
  * the LRU front). */
-static void index_add(struct val_neg_cache* c, struct neg_zone* z,
+static void index_add(struct neg_cache* c, struct neg_zone* z,
 	const uint8_t* name)
 {
 	uint8_t ck[NEGTREE_CKEY_MAX];
-	size_t kl = val_negtree_ckey(name, ck);
+	size_t kl = negtree_ckey(name, ck);
 	struct neg_item* it;
-	struct negtree_node* old = val_negtree_find(&z->nsecs, name);
+	struct negtree_node* old = negtree_find(&z->nsecs, name);
 	if(old) {
 		it = (struct neg_item*)old;
 		lru_list_touch(&c->lru, &it->lru);
@@ -279,7 +279,7 @@ static void index_add(struct val_neg_cache* c, struct neg_zone* z,
 	it->node.cklen = (uint16_t)kl;
 	it->zone = z;
 	z->items++;
-	(void)val_negtree_insert(&z->nsecs, &it->node);
+	(void)negtree_insert(&z->nsecs, &it->node);
 	lru_list_push_front(&c->lru, &it->lru);
 	c->mem += item_mem(it);
 	c->count++;
@@ -298,7 +298,7 @@ static uint32_t min_ttl_of(const ldns_rr* rr, const ldns_rr_list* sigs)
 
 /* The NSECs of a secure authority section: each RRset to the RRset cache,
  * its owner to its zone's index. */
-static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
+static void add_nsecs(struct neg_cache* c, const ldns_rr_list* auth,
 	time_t now)
 {
 	size_t i;
@@ -327,7 +327,7 @@ static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
 		(void)ldns_rr_list_push_rr(one, rr);   /* shallow */
 		/* the apex NSEC apart from the parent side's at a delegation
 		 * (the RRset cache's key flag, as Unbound) */
-		ok = val_neg_rrset_store(c->rrsets, one, sigs, NULL,
+		ok = neg_rrset_store(c->rrsets, one, sigs, NULL,
 			query_dname_compare(owner, signer) == 0 ?
 			RRSET_FLAG_NSEC_APEX : 0, ttl, now);
 		ldns_rr_list_free(one);
@@ -339,7 +339,7 @@ static void add_nsecs(struct val_neg_cache* c, const ldns_rr_list* auth,
 
 /* The zone's SOA from a secure negative answer (its zone must hold
  * records by now). Kept for min(TTL, MINIMUM), as RFC 2308 caches it. */
-static void add_soa(struct val_neg_cache* c, const ldns_rr_list* auth,
+static void add_soa(struct neg_cache* c, const ldns_rr_list* auth,
 	time_t now)
 {
 	size_t i;
@@ -384,7 +384,7 @@ static void add_soa(struct val_neg_cache* c, const ldns_rr_list* auth,
 
 /* The wildcard RRsets of a secure answer section: an RRSIG whose labels
  * field is below its owner's label count signed "*.<last labels>". */
-static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
+static void add_wildcards(struct neg_cache* c, const ldns_rr_list* ans,
 	time_t now)
 {
 	size_t i, j;
@@ -442,7 +442,7 @@ static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
 		/* to the RRset cache as "*.<closest encloser>", where an
 		 * answer for another name below it takes it from */
 		if(rrs && sigs && ldns_rr_list_rr_count(rrs) > 0 && ttl > 0 &&
-			dname_subdomain_c(wc, signer) && val_neg_rrset_store(
+			dname_subdomain_c(wc, signer) && neg_rrset_store(
 			c->rrsets, rrs, sigs, wc, 0, ttl, now) &&
 			(z = zone_get(c, signer, 0)) != NULL)
 			z->wild_seen = 1;
@@ -451,7 +451,7 @@ static void add_wildcards(struct val_neg_cache* c, const ldns_rr_list* ans,
 	}
 }
 
-void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
+void neg_cache_add(struct neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now)
 {
 	if(!c)
@@ -464,8 +464,8 @@ void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
 		pthread_mutex_unlock(&c->lock);
 	}
 	/* its own store of copies, not in the RRset cache: a referral's
-	 * NSEC3s are kept unchecked too (val_neg_nsec3.h) */
-	val_neg_nsec3_add(c->nsec3, authority, NULL, VAL_NEG_NSEC3_SECURE,
+	 * NSEC3s are kept unchecked too (neg_nsec3.h) */
+	neg_nsec3_add(c->nsec3, authority, NULL, NEG_NSEC3_SECURE,
 		now);
 }
 
@@ -487,7 +487,7 @@ static void use_ttl(struct synth* s, time_t expire)
 }
 
 /* The deepest zone at or above name that holds records. */
-static struct neg_zone* zone_for(struct val_neg_cache* c,
+static struct neg_zone* zone_for(struct neg_cache* c,
 	const uint8_t* name)
 {
 	for(;;) {
@@ -516,14 +516,14 @@ static void dec_free(struct dec* d)
  * only for a DNSSEC answer). Gone, expired or not validated there: the
  * entry is dropped from the index (it may be its zone's last: z is then
  * freed) and 0 returned. */
-static int nsec_fetch(struct val_neg_cache* c, struct neg_item* it,
+static int nsec_fetch(struct neg_cache* c, struct neg_item* it,
 	struct synth* s, struct dec* d)
 {
 	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
 	struct neg_zone* z = it->zone;
 	time_t expire = 0;
-	if(val_negtree_ckey_name(it->node.ckey, it->node.cklen, name) &&
-		val_neg_rrset_fetch(c->rrsets, name, TYPE_NSEC,
+	if(negtree_ckey_name(it->node.ckey, it->node.cklen, name) &&
+		neg_rrset_fetch(c->rrsets, name, TYPE_NSEC,
 		it->node.cklen == z->node.cklen ? RRSET_FLAG_NSEC_APEX : 0,
 		s->now, &d->rrs, s->dnssec ? &d->sigs : NULL, &expire)) {
 		if(ldns_rr_list_rr_count(d->rrs) == 1) {
@@ -537,10 +537,10 @@ static int nsec_fetch(struct val_neg_cache* c, struct neg_item* it,
 }
 
 /* The entry with the greatest owner <= name, with its NSEC fetched. */
-static struct neg_item* nsec_le(struct val_neg_cache* c, struct neg_zone* z,
+static struct neg_item* nsec_le(struct neg_cache* c, struct neg_zone* z,
 	const uint8_t* name, struct synth* s, struct dec* d)
 {
-	struct neg_item* it = (struct neg_item*)val_negtree_find_le(&z->nsecs,
+	struct neg_item* it = (struct neg_item*)negtree_find_le(&z->nsecs,
 		name);
 	if(!it || !nsec_fetch(c, it, s, d))
 		return NULL;
@@ -645,7 +645,7 @@ static int negative(struct neg_zone* z, struct dec* a, struct dec* b,
 	return 1;
 }
 
-static void touch(struct val_neg_cache* c, struct neg_item* it)
+static void touch(struct neg_cache* c, struct neg_item* it)
 {
 	if(it)
 		lru_list_touch(&c->lru, &it->lru);
@@ -653,7 +653,7 @@ static void touch(struct val_neg_cache* c, struct neg_item* it)
 
 /* The answer once the NSEC m at or before qname is found (decoded in
  * dm); the items it uses are touched. */
-static enum val_neg_answer synth_from(struct val_neg_cache* c,
+static enum neg_answer synth_from(struct neg_cache* c,
 	struct neg_zone* z, struct neg_item* m, struct dec* dm,
 	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
 	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth,
@@ -665,20 +665,20 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 	struct neg_item* w;
 	const ldns_rr* wrr;
 	struct dec dw = { NULL, NULL };
-	enum val_neg_answer kind = VAL_NEG_NONE;
+	enum neg_answer kind = NEG_NONE;
 	if(!val_nsec_proves_name_error(mrr, qname)) {
 		/* the NSEC at the name, or before an empty non-terminal */
 		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
 			SEC_SECURE && negative(z, dm, NULL, s, max_neg_ttl, auth))
-			kind = VAL_NEG_NODATA;
-		if(kind != VAL_NEG_NONE)
+			kind = NEG_NODATA;
+		if(kind != NEG_NONE)
 			touch(c, m);
 		return kind;
 	}
 	ce = val_nsec_closest_encloser(mrr, qname);
 	if(!ce || !dname_subdomain_c(ce, z->name) ||
 		val_dname_wildcard(ce, wc) == 0)
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	/* a wildcard RRset of the type in the RRset cache: the NSEC that
 	 * proves the name absent with the wildcard's closest encloser is
 	 * its proof */
@@ -687,7 +687,7 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 		qtype != TYPE_ANY) {
 		struct dec d = { NULL, NULL };
 		time_t expire = 0;
-		if(val_neg_rrset_fetch(c->rrsets, wc, qtype, 0, s->now,
+		if(neg_rrset_fetch(c->rrsets, wc, qtype, 0, s->now,
 			&d.rrs, s->dnssec ? &d.sigs : NULL, &expire) &&
 			val_nsec_prove_wildcard_answer(proof, qname, ce,
 			NULL) == SEC_SECURE) {
@@ -700,17 +700,17 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 				move(auth, &dm->sigs, s);
 			}
 			touch(c, m);
-			return VAL_NEG_WILDCARD;
+			return NEG_WILDCARD;
 		}
 		dec_free(&d);
 	}
-	w = (struct neg_item*)val_negtree_find_le(&z->nsecs, wc);
+	w = (struct neg_item*)negtree_find_le(&z->nsecs, wc);
 	if(!w)
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	if(w != m) {
 		/* a miss drops w, never m: the zone stays */
 		if(!nsec_fetch(c, w, s, &dw))
-			return VAL_NEG_NONE;
+			return NEG_NONE;
 		ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dw.rrs, 0));
 	}
 	wrr = ldns_rr_list_rr(w != m ? dw.rrs : dm->rrs, 0);
@@ -719,21 +719,21 @@ static enum val_neg_answer synth_from(struct val_neg_cache* c,
 		if(val_nsec_prove_nodata(proof, qname, qtype, NULL) ==
 			SEC_SECURE && negative(z, dm, w != m ? &dw : NULL, s,
 			max_neg_ttl, auth))
-			kind = VAL_NEG_NODATA;
+			kind = NEG_NODATA;
 	} else if(val_nsec_prove_nxdomain(proof, qname, NULL) == SEC_SECURE &&
 		negative(z, dm, w != m ? &dw : NULL, s, max_neg_ttl, auth))
-		kind = VAL_NEG_NXDOMAIN;
+		kind = NEG_NXDOMAIN;
 	/* proof points into dw (or moved RRs, now auth's): free it first */
 	ldns_rr_list_set_rr_count(proof, 0);
 	dec_free(&dw);
-	if(kind != VAL_NEG_NONE) {
+	if(kind != NEG_NONE) {
 		touch(c, m);
 		touch(c, w);
 	}
 	return kind;
 }
 
-static enum val_neg_answer synth_locked(struct val_neg_cache* c,
+static enum neg_answer synth_locked(struct neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, uint32_t max_neg_ttl,
 	struct synth* s, ldns_rr_list** ans, ldns_rr_list** auth)
 {
@@ -742,18 +742,18 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	struct neg_item* m;
 	struct dec dm = { NULL, NULL };
 	ldns_rr_list* proof;
-	enum val_neg_answer kind;
+	enum neg_answer kind;
 	/* a DS is the parent zone's: look there */
 	if(qtype == TYPE_DS) {
 		if(!*qname)
-			return VAL_NEG_NONE;
+			return NEG_NONE;
 		start = dname_remove_label(qname);
 	}
 	if(!(z = zone_for(c, start)) || !(m = nsec_le(c, z, qname, s, &dm)))
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	if(!(proof = ldns_rr_list_new())) {
 		dec_free(&dm);
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	}
 	ldns_rr_list_push_rr(proof, ldns_rr_list_rr(dm.rrs, 0));
 	kind = synth_from(c, z, m, &dm, qname, qtype, max_neg_ttl, s, ans,
@@ -763,35 +763,35 @@ static enum val_neg_answer synth_locked(struct val_neg_cache* c,
 	return kind;
 }
 
-enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
+enum neg_answer neg_cache_synth(struct neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority)
 {
 	struct synth s;
-	enum val_neg_answer kind;
+	enum neg_answer kind;
 	*answer = *authority = NULL;
 	if(!c || c->maxmem == 0)
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	s.now = now;
 	s.ttl = UINT32_MAX;
 	s.ok = 1;
 	s.dnssec = dnssec;
 	pthread_mutex_lock(&c->lock);
 	kind = c->count ? synth_locked(c, qname, qtype, max_neg_ttl, &s,
-		answer, authority) : VAL_NEG_NONE;
+		answer, authority) : NEG_NONE;
 	pthread_mutex_unlock(&c->lock);
-	if(kind == VAL_NEG_NONE || !s.ok || s.ttl == 0) {
+	if(kind == NEG_NONE || !s.ok || s.ttl == 0) {
 		ldns_rr_list_deep_free(*answer);
 		ldns_rr_list_deep_free(*authority);
 		*answer = *authority = NULL;
-		return VAL_NEG_NONE;
+		return NEG_NONE;
 	}
 	set_ttls(*answer, s.ttl);
 	set_ttls(*authority, s.ttl);
 	return kind;
 }
 
-void val_neg_flush_all(struct val_neg_cache* c)
+void neg_cache_flush_all(struct neg_cache* c)
 {
 	if(!c)
 		return;
@@ -799,10 +799,10 @@ void val_neg_flush_all(struct val_neg_cache* c)
 	while(c->lru.head)
 		item_remove(c, LRU_ITEM(c->lru.head, struct neg_item, lru));
 	pthread_mutex_unlock(&c->lock);
-	val_neg_nsec3_flush_all(c->nsec3);
+	neg_nsec3_flush_all(c->nsec3);
 }
 
-size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
+size_t neg_cache_flush_zone(struct neg_cache* c, const uint8_t* zone)
 {
 	size_t n = 0, kl;
 	struct neg_item* it, *next;
@@ -811,7 +811,7 @@ size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 		return 0;
 	/* a name is at or below zone when zone's canonical key starts its
 	 * own (a 0 byte there only ends a label) */
-	kl = val_negtree_ckey(zone, ck);
+	kl = negtree_ckey(zone, ck);
 	pthread_mutex_lock(&c->lock);
 	for(it = LRU_ITEM(c->lru.head, struct neg_item, lru); it; it = next) {
 		next = LRU_ITEM(it->lru.next, struct neg_item, lru);
@@ -823,10 +823,10 @@ size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone)
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	return n + val_neg_nsec3_flush_zone(c->nsec3, zone);
+	return n + neg_nsec3_flush_zone(c->nsec3, zone);
 }
 
-size_t val_neg_count(struct val_neg_cache* c)
+size_t neg_cache_count(struct neg_cache* c)
 {
 	size_t n;
 	if(!c)
@@ -837,7 +837,7 @@ size_t val_neg_count(struct val_neg_cache* c)
 	return n;
 }
 
-size_t val_neg_get_mem(struct val_neg_cache* c)
+size_t neg_cache_get_mem(struct neg_cache* c)
 {
 	size_t n;
 	if(!c)
@@ -845,15 +845,15 @@ size_t val_neg_get_mem(struct val_neg_cache* c)
 	pthread_mutex_lock(&c->lock);
 	n = c->mem + sizeof(*c);
 	pthread_mutex_unlock(&c->lock);
-	return n + val_neg_nsec3_get_mem(c->nsec3);
+	return n + neg_nsec3_get_mem(c->nsec3);
 }
 
-void val_neg_delete(struct val_neg_cache* c)
+void neg_cache_delete(struct neg_cache* c)
 {
 	if(!c)
 		return;
-	val_neg_flush_all(c);
-	val_neg_nsec3_delete(c->nsec3);
+	neg_cache_flush_all(c);
+	neg_nsec3_delete(c->nsec3);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

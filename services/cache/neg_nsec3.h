@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg_nsec3.h - compat: unbound-1.17: NSEC3 records kept to
+/* services/cache/neg_nsec3.h - compat: unbound-1.17: NSEC3 records kept to
  * prove that a delegation has no DS (RFC 8198 for DS only, as Unbound 1.17's
  * negative cache: neg_nsec3_proof_ds, exact match only).
  *
@@ -27,52 +27,52 @@
  *
  * Own lock; records are copies. Bounded by maxmem bytes (LRU); each
  * record and the SOA go when their TTL ends. */
-#ifndef VALIDATOR_VAL_NEG_NSEC3_H
-#define VALIDATOR_VAL_NEG_NSEC3_H
+#ifndef SERVICES_CACHE_NEG_NSEC3_H
+#define SERVICES_CACHE_NEG_NSEC3_H
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <ldns/ldns.h>
 
-struct val_neg_nsec3;
+struct neg_nsec3;
 
 /* NULL on no memory. max_iter: NSEC3 with more iterations set no zone
  * parameters (so never answer). */
-struct val_neg_nsec3* val_neg_nsec3_create(size_t maxmem, size_t max_iter);
-void val_neg_nsec3_delete(struct val_neg_nsec3* c);
+struct neg_nsec3* neg_nsec3_create(size_t maxmem, size_t max_iter);
+void neg_nsec3_delete(struct neg_nsec3* c);
 
-/* How far what val_neg_nsec3_add is given was checked. */
-enum val_neg_nsec3_from {
-	VAL_NEG_NSEC3_REFERRAL = 0,  /* nothing checked (a referral's) */
-	VAL_NEG_NSEC3_VERIFIED,      /* the NSEC3 signatures verified */
-	VAL_NEG_NSEC3_SECURE         /* a secure message: its SOA too */
+/* How far what neg_nsec3_add is given was checked. */
+enum neg_nsec3_from {
+	NEG_NSEC3_REFERRAL = 0,  /* nothing checked (a referral's) */
+	NEG_NSEC3_VERIFIED,      /* the NSEC3 signatures verified */
+	NEG_NSEC3_SECURE         /* a secure message: its SOA too */
 };
 
 /* Keep the NSEC3 RRsets of authority that carry RRSIGs, each in the
  * zone of its signer (which must be at or below bailiwick when that is
  * not NULL, as a referral's must be under the zone that gave it), and
- * with VAL_NEG_NSEC3_SECURE the zone's SOA when authority has it with
+ * with NEG_NSEC3_SECURE the zone's SOA when authority has it with
  * its RRSIGs. A store of an owner replaces what was kept there, but a
  * referral's does not replace a checked record of the same RRs. */
-void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
-	const uint8_t* bailiwick, enum val_neg_nsec3_from from, time_t now);
+void neg_nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
+	const uint8_t* bailiwick, enum neg_nsec3_from from, time_t now);
 
 /* NODATA for (qname, DS): 1 with *authority a new list (the caller frees
  * it deep): the SOA (when known; required when checked_only), the
  * NSEC3, and with dnssec their RRSIGs, every TTL the least time left
  * of them (at most max_neg_ttl). 0 when nothing proves it. */
-int val_neg_nsec3_ds(struct val_neg_nsec3* c, const uint8_t* qname,
+int neg_nsec3_ds(struct neg_nsec3* c, const uint8_t* qname,
 	time_t now, int checked_only, int dnssec, uint32_t max_neg_ttl,
 	ldns_rr_list** authority);
 
 /* Drop what is kept at the owners of the NSEC3 RRs of list (a proof
  * the walk found bogus: its next try asks upstream). */
-void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list);
-void val_neg_nsec3_flush_all(struct val_neg_nsec3* c);
+void neg_nsec3_forget(struct neg_nsec3* c, const ldns_rr_list* list);
+void neg_nsec3_flush_all(struct neg_nsec3* c);
 /* Drop what is at or below zone (records, and zones' SOA); returns the
  * records dropped. */
-size_t val_neg_nsec3_flush_zone(struct val_neg_nsec3* c, const uint8_t* zone);
-size_t val_neg_nsec3_count(struct val_neg_nsec3* c);
-size_t val_neg_nsec3_get_mem(struct val_neg_nsec3* c);
+size_t neg_nsec3_flush_zone(struct neg_nsec3* c, const uint8_t* zone);
+size_t neg_nsec3_count(struct neg_nsec3* c);
+size_t neg_nsec3_get_mem(struct neg_nsec3* c);
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_negtree.c - the canonical-order treap; see the header. */
+/* services/cache/negtree.c - the canonical-order treap; see the header. */
 #include "config.h"
-#include "validator/val_negtree.h"
+#include "services/cache/negtree.h"
 #include <string.h>
 #include <ldns/ldns.h>
 
-size_t val_negtree_ckey(const uint8_t* name, uint8_t* out)
+size_t negtree_ckey(const uint8_t* name, uint8_t* out)
 {
 	const uint8_t* lab[128];
 	int n = 0, i;
@@ -32,7 +32,7 @@ size_t val_negtree_ckey(const uint8_t* name, uint8_t* out)
 	return len;
 }
 
-size_t val_negtree_ckey_name(const uint8_t* ck, size_t cklen, uint8_t* out)
+size_t negtree_ckey_name(const uint8_t* ck, size_t cklen, uint8_t* out)
 {
 	size_t start[128], pos = 0, len = 0;
 	int n = 0, i;
@@ -73,7 +73,7 @@ static int ckey_cmp(const uint8_t* a, size_t al, const uint8_t* b, size_t bl)
 	return al < bl ? -1 : al > bl ? 1 : 0;
 }
 
-void val_negtree_init(struct negtree* t, uint32_t seed)
+void negtree_init(struct negtree* t, uint32_t seed)
 {
 	t->root = NULL;
 	t->count = 0;
@@ -123,7 +123,7 @@ static struct negtree_node* insert_at(struct negtree_node** link,
 	return got;
 }
 
-struct negtree_node* val_negtree_insert(struct negtree* t,
+struct negtree_node* negtree_insert(struct negtree* t,
 	struct negtree_node* n)
 {
 	struct negtree_node* got;
@@ -155,7 +155,7 @@ static struct negtree_node* merge(struct negtree_node* a,
 	return root;
 }
 
-void val_negtree_remove(struct negtree* t, struct negtree_node* n)
+void negtree_remove(struct negtree* t, struct negtree_node* n)
 {
 	struct negtree_node** link = &t->root;
 	while(*link && *link != n) {
@@ -170,12 +170,12 @@ void val_negtree_remove(struct negtree* t, struct negtree_node* n)
 	t->count--;
 }
 
-struct negtree_node* val_negtree_find(const struct negtree* t,
+struct negtree_node* negtree_find(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root;
 	uint8_t k[NEGTREE_CKEY_MAX];
-	size_t kl = val_negtree_ckey(key, k);
+	size_t kl = negtree_ckey(key, k);
 	while(cur) {
 		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
@@ -185,12 +185,12 @@ struct negtree_node* val_negtree_find(const struct negtree* t,
 	return NULL;
 }
 
-struct negtree_node* val_negtree_find_le(const struct negtree* t,
+struct negtree_node* negtree_find_le(const struct negtree* t,
 	const uint8_t* key)
 {
 	struct negtree_node* cur = t->root, *best = NULL;
 	uint8_t k[NEGTREE_CKEY_MAX];
-	size_t kl = val_negtree_ckey(key, k);
+	size_t kl = negtree_ckey(key, k);
 	while(cur) {
 		int c = ckey_cmp(k, kl, cur->ckey, cur->cklen);
 		if(c == 0)
@@ -205,7 +205,7 @@ struct negtree_node* val_negtree_find_le(const struct negtree* t,
 	return best;
 }
 
-struct negtree_node* val_negtree_first(const struct negtree* t)
+struct negtree_node* negtree_first(const struct negtree* t)
 {
 	struct negtree_node* cur = t->root;
 	while(cur && cur->left)
@@ -223,7 +223,7 @@ static int depth_of(const struct negtree_node* n)
 	return 1 + (l > r ? l : r);
 }
 
-int val_negtree_depth(const struct negtree* t)
+int negtree_depth(const struct negtree* t)
 {
 	return depth_of(t->root);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_secstatus.h - compat: unbound-1.17: the DNSSEC security status
- * of an RRset or a message, and why validation failed. Numbered as Unbound's
- * sec_status (its dump_cache format keeps the number), so the message cache's
- * enum msg_security and this one agree value for value. */
-#ifndef VALIDATOR_VAL_SECSTATUS_H
-#define VALIDATOR_VAL_SECSTATUS_H
+/* util/sec_status.h - compat: unbound-1.17: the DNSSEC security status of an
+ * RRset or a message, and why validation failed: what a module hands up
+ * (util/module.h) and what the message cache keeps with an entry. Numbered
+ * as Unbound's sec_status (its dump_cache format keeps the number). The
+ * reason and EDE names keep their val_ prefix: only a validator makes
+ * them. */
+#ifndef UTIL_SEC_STATUS_H
+#define UTIL_SEC_STATUS_H
 
 enum sec_status {
 	SEC_UNCHECKED = 0,      /* not looked at (yet) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* testdata/unit/val_neg_nsec3_test.c - NSEC3 kept to prove DS absence
- * (validator/val_neg_nsec3.h), with real records: the zone example. was
+/* testdata/unit/neg_nsec3_test.c - NSEC3 kept to prove DS absence
+ * (services/cache/neg_nsec3.h), with real records: the zone example. was
  * signed by ldns-signzone (ECDSAP256, NSEC3 SHA-1, 5 iterations, salt
  * aabbccdd) with an insecure delegation insec. (its NSEC3 has NS only),
  * a secure one sec. (NS DS RRSIG), www. (A RRSIG) and the apex (NS SOA
@@ -13,7 +13,7 @@
  * the walk, forgotten when the walk finds them bogus; a referral outside
  * its bailiwick; expiry, flush and the byte bound; a message with 2,000
  * NSEC3s (16 owners looked at, none of more than 8 RRs kept). And held
- * by the aggressive NSEC cache (val_neg.h, an index over the RRset cache):
+ * by the aggressive NSEC cache (neg_cache.h, an index over the RRset cache):
  * a secure message's NSEC3 goes to this store only, never to the NSEC
  * index nor to the RRset cache, and the index's flushes reach it. */
 #include "config.h"
@@ -25,8 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "validator/val_neg_nsec3.h"
-#include "validator/val_neg.h"
+#include "services/cache/neg_nsec3.h"
+#include "services/cache/neg_cache.h"
 #include "services/cache/rrset.h"
 #include "util/dname.h"
 
@@ -98,22 +98,22 @@ static const uint8_t* wire(const char* s)
 	return b;
 }
 
-static void add(struct val_neg_nsec3* c, const char* const* a,
+static void add(struct neg_nsec3* c, const char* const* a,
 	const char* const* b, const char* bailiwick,
-	enum val_neg_nsec3_from from, time_t now)
+	enum neg_nsec3_from from, time_t now)
 {
 	ldns_rr_list* l = rrs(a, b);
-	val_neg_nsec3_add(c, l, bailiwick ? wire(bailiwick) : NULL, from, now);
+	neg_nsec3_add(c, l, bailiwick ? wire(bailiwick) : NULL, from, now);
 	ldns_rr_list_deep_free(l);
 }
 
 /* The answer's types in order, "" when none. */
-static int ds(struct val_neg_nsec3* c, const char* qname, time_t now,
+static int ds(struct neg_nsec3* c, const char* qname, time_t now,
 	int checked_only, int dnssec, char* out, size_t len, uint32_t* ttl)
 {
 	ldns_rr_list* auth = NULL;
 	size_t i;
-	int r = val_neg_nsec3_ds(c, wire(qname), now, checked_only, dnssec,
+	int r = neg_nsec3_ds(c, wire(qname), now, checked_only, dnssec,
 		3600, &auth);
 	out[0] = 0;
 	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
@@ -132,12 +132,12 @@ static int ds(struct val_neg_nsec3* c, const char* qname, time_t now,
 
 static void test_hash_and_match(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
 	char t[256];
 	uint32_t ttl = 0;
 	(void)state;
-	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 1);
+	add(c, insec, soa, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 1);
 	/* the name's hash is the NSEC3's owner: NS, no DS, no SOA */
 	assert_true(ds(c, "insec.example.", T0 + 10, 1, 1, t, sizeof(t),
 		&ttl));
@@ -153,13 +153,13 @@ static void test_hash_and_match(void** state)
 	/* the TTL ends: gone */
 	assert_false(ds(c, "insec.example.", T0 + 300, 0, 1, t, sizeof(t),
 		NULL));
-	assert_int_equal(val_neg_nsec3_count(c), 0);
-	val_neg_nsec3_delete(c);
+	assert_int_equal(neg_nsec3_count(c), 0);
+	neg_nsec3_delete(c);
 }
 
 static void test_bitmap_refuses(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
 	char t[256];
 	/* insec. with SOA added to its bitmap (a child apex NSEC3) */
 	const char* apex[] = { "cm0h0b1k3g9gqtg2k80gbh6tf6rps7np.example. 300 "
@@ -171,79 +171,79 @@ static void test_bitmap_refuses(void** state)
 		"g3pjda7fr4drsoj35bhjh20k12bhe4a7 NS DS", insec[1], NULL };
 	(void)state;
 	/* what cannot prove a DS absent is not even kept */
-	add(c, sec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	add(c, www, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 0);
+	add(c, sec, soa, NULL, NEG_NSEC3_SECURE, T0);
+	add(c, www, NULL, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 0);
 	assert_false(ds(c, "sec.example.", T0, 0, 1, t, sizeof(t), NULL));
 	assert_false(ds(c, "www.example.", T0, 0, 1, t, sizeof(t), NULL));
 	/* the real one is kept; one with SOA or a collision with DS at
 	 * its owner takes it out */
-	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, insec, NULL, NULL, NEG_NSEC3_SECURE, T0);
 	assert_true(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
-	add(c, apex, NULL, NULL, VAL_NEG_NSEC3_REFERRAL, T0);
+	add(c, apex, NULL, NULL, NEG_NSEC3_REFERRAL, T0);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	add(c, coll, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, insec, NULL, NULL, NEG_NSEC3_SECURE, T0);
+	add(c, coll, NULL, NULL, NEG_NSEC3_SECURE, T0);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	assert_int_equal(val_neg_nsec3_count(c), 0);
-	val_neg_nsec3_delete(c);
+	assert_int_equal(neg_nsec3_count(c), 0);
+	neg_nsec3_delete(c);
 }
 
 static void test_optout(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
 	char t[256];
 	(void)state;
-	add(c, optout, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, optout, soa, NULL, NEG_NSEC3_SECURE, T0);
 	/* o1.example. is only covered (opt-out): no answer */
 	assert_false(ds(c, "o1.example.", T0, 0, 1, t, sizeof(t), NULL));
 	assert_false(ds(c, "o1.example.", T0, 1, 1, t, sizeof(t), NULL));
 	/* unsigned.example. has its own (opt-out) NSEC3 without DS: that
 	 * proves it, as Unbound's exact match */
 	assert_true(ds(c, "unsigned.example.", T0, 1, 1, t, sizeof(t), NULL));
-	val_neg_nsec3_delete(c);
+	neg_nsec3_delete(c);
 }
 
 static void test_unchecked_only_for_the_walk(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
 	char t[256];
 	(void)state;
 	/* a referral's, from a server of example. (or of .) */
-	add(c, insec, soa, "example.", VAL_NEG_NSEC3_REFERRAL, T0);
+	add(c, insec, soa, "example.", NEG_NSEC3_REFERRAL, T0);
 	assert_false(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
 	assert_true(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
 	/* no SOA from a referral: the walk gets the NSEC3 alone */
 	assert_string_equal(t, "NSEC3 RRSIG");
 	/* the walk verified it: a client may have it, once the SOA of a
 	 * secure answer is known */
-	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_VERIFIED, T0);
+	add(c, insec, NULL, NULL, NEG_NSEC3_VERIFIED, T0);
 	assert_false(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
-	add(c, www, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, www, soa, NULL, NEG_NSEC3_SECURE, T0);
 	assert_true(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
 	/* a referral repeating it does not take that back */
-	add(c, insec, NULL, "example.", VAL_NEG_NSEC3_REFERRAL, T0 + 1);
+	add(c, insec, NULL, "example.", NEG_NSEC3_REFERRAL, T0 + 1);
 	assert_true(ds(c, "insec.example.", T0 + 1, 1, 1, t, sizeof(t),
 		NULL));
 	/* a proof the walk found bogus is forgotten */
 	{
 		ldns_rr_list* l = rrs(insec, NULL);
-		val_neg_nsec3_forget(c, l);
+		neg_nsec3_forget(c, l);
 		ldns_rr_list_deep_free(l);
 	}
 	assert_false(ds(c, "insec.example.", T0 + 1, 0, 1, t, sizeof(t),
 		NULL));
-	assert_int_equal(val_neg_nsec3_count(c), 0);
+	assert_int_equal(neg_nsec3_count(c), 0);
 	/* a referral from below the signer's zone is not kept */
-	val_neg_nsec3_flush_all(c);
-	add(c, insec, NULL, "sub.example.", VAL_NEG_NSEC3_REFERRAL, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 0);
-	val_neg_nsec3_delete(c);
+	neg_nsec3_flush_all(c);
+	add(c, insec, NULL, "sub.example.", NEG_NSEC3_REFERRAL, T0);
+	assert_int_equal(neg_nsec3_count(c), 0);
+	neg_nsec3_delete(c);
 }
 
 static void test_iterations_and_params(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 4);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 4);
 	char t[256];
 	/* the same owner, with another salt: no longer the zone's hash */
 	const char* salt[] = { "o53kojknuasuf127o3smh83rdrgro713.example. 300 "
@@ -251,69 +251,69 @@ static void test_iterations_and_params(void** state)
 		www[1], NULL };
 	(void)state;
 	/* 5 iterations, the bound 4: kept, but sets no parameters */
-	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 1);
+	add(c, insec, soa, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 1);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	val_neg_nsec3_delete(c);
-	c = val_neg_nsec3_create(BIG, 150);
-	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	neg_nsec3_delete(c);
+	c = neg_nsec3_create(BIG, 150);
+	add(c, insec, soa, NULL, NEG_NSEC3_SECURE, T0);
 	assert_true(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
 	/* the zone takes the newest parameters: salt ff hashes insec.
 	 * elsewhere */
-	add(c, salt, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, salt, NULL, NULL, NEG_NSEC3_SECURE, T0);
 	assert_false(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
-	add(c, www, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
+	add(c, www, NULL, NULL, NEG_NSEC3_SECURE, T0);
 	assert_true(ds(c, "insec.example.", T0, 1, 1, t, sizeof(t), NULL));
-	val_neg_nsec3_delete(c);
+	neg_nsec3_delete(c);
 }
 
 static void test_ttl_cap_flush_and_bound(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
-	struct val_neg_nsec3* small, *small0 = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* small, *small0 = neg_nsec3_create(BIG, 150);
 	ldns_rr_list* auth = NULL;
 	size_t one;
 	char t[256];
 	int i;
 	(void)state;
-	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_true(val_neg_nsec3_ds(c, wire("insec.example."), T0, 1, 1, 60,
+	add(c, insec, soa, NULL, NEG_NSEC3_SECURE, T0);
+	assert_true(neg_nsec3_ds(c, wire("insec.example."), T0, 1, 1, 60,
 		&auth));
 	assert_int_equal(ldns_rr_ttl(ldns_rr_list_rr(auth, 0)), 60);
 	ldns_rr_list_deep_free(auth);
 	/* the SOA is kept min(TTL, MINIMUM) = 300 s too */
 	assert_true(ds(c, "insec.example.", T0 + 299, 1, 1, t, sizeof(t),
 		NULL));
-	assert_true(val_neg_nsec3_get_mem(c) > 0);
-	assert_int_equal(val_neg_nsec3_flush_zone(c, wire("other.")), 0);
-	assert_int_equal(val_neg_nsec3_flush_zone(c, wire("example.")), 1);
+	assert_true(neg_nsec3_get_mem(c) > 0);
+	assert_int_equal(neg_nsec3_flush_zone(c, wire("other.")), 0);
+	assert_int_equal(neg_nsec3_flush_zone(c, wire("example.")), 1);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	val_neg_nsec3_delete(c);
+	neg_nsec3_delete(c);
 	/* a bound of one record: the older goes */
-	c = val_neg_nsec3_create(BIG, 150);
-	add(c, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	one = val_neg_nsec3_get_mem(c) - val_neg_nsec3_get_mem(small0);
-	val_neg_nsec3_delete(c);
-	small = val_neg_nsec3_create(one + one / 4, 150);
+	c = neg_nsec3_create(BIG, 150);
+	add(c, insec, NULL, NULL, NEG_NSEC3_SECURE, T0);
+	one = neg_nsec3_get_mem(c) - neg_nsec3_get_mem(small0);
+	neg_nsec3_delete(c);
+	small = neg_nsec3_create(one + one / 4, 150);
 	for(i = 0; i < 5; i++) {
-		add(small, insec, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
-		add(small, optout, NULL, NULL, VAL_NEG_NSEC3_SECURE, T0 + i);
-		assert_int_equal(val_neg_nsec3_count(small), 1);
-		assert_true(val_neg_nsec3_get_mem(small) <=
-			val_neg_nsec3_get_mem(small0) + one + one / 4);
+		add(small, insec, NULL, NULL, NEG_NSEC3_SECURE, T0 + i);
+		add(small, optout, NULL, NULL, NEG_NSEC3_SECURE, T0 + i);
+		assert_int_equal(neg_nsec3_count(small), 1);
+		assert_true(neg_nsec3_get_mem(small) <=
+			neg_nsec3_get_mem(small0) + one + one / 4);
 	}
 	assert_true(ds(small, "unsigned.example.", T0 + 5, 0, 1, t, sizeof(t),
 		NULL));
 	assert_false(ds(small, "insec.example.", T0 + 5, 0, 1, t, sizeof(t),
 		NULL));
-	val_neg_nsec3_delete(small);
-	val_neg_nsec3_delete(small0);
+	neg_nsec3_delete(small);
+	neg_nsec3_delete(small0);
 	/* size 0: nothing kept, nothing answered */
-	c = val_neg_nsec3_create(0, 150);
-	add(c, insec, soa, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 0);
+	c = neg_nsec3_create(0, 150);
+	add(c, insec, soa, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 0);
 	assert_false(ds(c, "insec.example.", T0, 0, 1, t, sizeof(t), NULL));
-	val_neg_nsec3_delete(c);
+	neg_nsec3_delete(c);
 	/* the root has no parent zone to ask */
 	assert_false(ds(NULL, ".", T0, 0, 1, t, sizeof(t), NULL));
 }
@@ -339,7 +339,7 @@ static void push_nsec3(ldns_rr_list* l, int o, int k, int sig)
  * an owner with more than 8 NSEC3 RRs is not kept. */
 static void test_many_nsec3s(void** state)
 {
-	struct val_neg_nsec3* c = val_neg_nsec3_create(BIG, 150);
+	struct neg_nsec3* c = neg_nsec3_create(BIG, 150);
 	ldns_rr_list* l = ldns_rr_list_new();
 	int o, k;
 	(void)state;
@@ -348,10 +348,10 @@ static void test_many_nsec3s(void** state)
 		push_nsec3(l, o, 0, 0);
 		push_nsec3(l, o, 0, 1);
 	}
-	val_neg_nsec3_add(c, l, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 16);
+	neg_nsec3_add(c, l, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 16);
 	ldns_rr_list_deep_free(l);
-	val_neg_nsec3_flush_all(c);
+	neg_nsec3_flush_all(c);
 	/* 10 owners of one, then 10 of 200 RRs (2,000 NSEC3s) */
 	l = ldns_rr_list_new();
 	for(o = 0; o < 20; o++) {
@@ -359,10 +359,10 @@ static void test_many_nsec3s(void** state)
 			push_nsec3(l, 100 + o, k, 0);
 		push_nsec3(l, 100 + o, 0, 1);
 	}
-	val_neg_nsec3_add(c, l, NULL, VAL_NEG_NSEC3_SECURE, T0);
-	assert_int_equal(val_neg_nsec3_count(c), 10);
+	neg_nsec3_add(c, l, NULL, NEG_NSEC3_SECURE, T0);
+	assert_int_equal(neg_nsec3_count(c), 10);
 	ldns_rr_list_deep_free(l);
-	val_neg_nsec3_delete(c);
+	neg_nsec3_delete(c);
 }
 
 /* Through the aggressive NSEC cache (the index over the RRset cache): a
@@ -372,46 +372,46 @@ static void test_many_nsec3s(void** state)
 static void test_beside_the_index(void** state)
 {
 	struct rrset_cache* rc = rrset_cache_create(BIG, 4, 0, 86400);
-	struct val_neg_cache* n;
+	struct neg_cache* n;
 	ldns_rr_list* l, *ans = NULL, *auth = NULL;
 	struct rrset_entry* e;
 	char t[256];
 	(void)state;
 	assert_non_null(rc);
-	assert_non_null(n = val_neg_create(BIG, rc));
+	assert_non_null(n = neg_cache_create(BIG, rc));
 	l = rrs(insec, soa);
-	val_neg_add(n, NULL, l, T0);
-	assert_int_equal(val_neg_count(n), 0);
-	assert_int_equal(val_neg_nsec3_count(val_neg_nsec3_of(n)), 1);
+	neg_cache_add(n, NULL, l, T0);
+	assert_int_equal(neg_cache_count(n), 0);
+	assert_int_equal(neg_nsec3_count(neg_nsec3_of(n)), 1);
 	e = rrset_cache_lookup(rc,
 		wire("cm0h0b1k3g9gqtg2k80gbh6tf6rps7np.example."),
 		LDNS_RR_TYPE_NSEC3, LDNS_RR_CLASS_IN, 0, T0);
 	assert_null(e);
-	assert_int_equal(val_neg_synth(n, wire("insec.example."),
-		LDNS_RR_TYPE_DS, T0, 3600, 1, &ans, &auth), VAL_NEG_NONE);
-	assert_true(ds(val_neg_nsec3_of(n), "insec.example.", T0, 1, 1, t,
+	assert_int_equal(neg_cache_synth(n, wire("insec.example."),
+		LDNS_RR_TYPE_DS, T0, 3600, 1, &ans, &auth), NEG_NONE);
+	assert_true(ds(neg_nsec3_of(n), "insec.example.", T0, 1, 1, t,
 		sizeof(t), NULL));
 	assert_string_equal(t, "SOA RRSIG NSEC3 RRSIG");
-	assert_true(val_neg_get_mem(n) >
-		val_neg_nsec3_get_mem(val_neg_nsec3_of(n)));
-	assert_int_equal(val_neg_flush_zone(n, wire("example.")), 1);
-	assert_false(ds(val_neg_nsec3_of(n), "insec.example.", T0, 0, 1, t,
+	assert_true(neg_cache_get_mem(n) >
+		neg_nsec3_get_mem(neg_nsec3_of(n)));
+	assert_int_equal(neg_cache_flush_zone(n, wire("example.")), 1);
+	assert_false(ds(neg_nsec3_of(n), "insec.example.", T0, 0, 1, t,
 		sizeof(t), NULL));
-	val_neg_add(n, NULL, l, T0);
-	val_neg_flush_all(n);
-	assert_int_equal(val_neg_nsec3_count(val_neg_nsec3_of(n)), 0);
-	val_neg_delete(n);
+	neg_cache_add(n, NULL, l, T0);
+	neg_cache_flush_all(n);
+	assert_int_equal(neg_nsec3_count(neg_nsec3_of(n)), 0);
+	neg_cache_delete(n);
 	/* neg-cache-size 0 keeps no NSEC3 either; without an RRset cache
 	 * (no NSEC kept) the NSEC3 store still works */
-	assert_non_null(n = val_neg_create(0, rc));
-	val_neg_add(n, NULL, l, T0);
-	assert_int_equal(val_neg_nsec3_count(val_neg_nsec3_of(n)), 0);
-	val_neg_delete(n);
-	assert_non_null(n = val_neg_create(BIG, NULL));
-	val_neg_add(n, NULL, l, T0);
-	assert_int_equal(val_neg_count(n), 0);
-	assert_int_equal(val_neg_nsec3_count(val_neg_nsec3_of(n)), 1);
-	val_neg_delete(n);
+	assert_non_null(n = neg_cache_create(0, rc));
+	neg_cache_add(n, NULL, l, T0);
+	assert_int_equal(neg_nsec3_count(neg_nsec3_of(n)), 0);
+	neg_cache_delete(n);
+	assert_non_null(n = neg_cache_create(BIG, NULL));
+	neg_cache_add(n, NULL, l, T0);
+	assert_int_equal(neg_cache_count(n), 0);
+	assert_int_equal(neg_nsec3_count(neg_nsec3_of(n)), 1);
+	neg_cache_delete(n);
 	ldns_rr_list_deep_free(l);
 	rrset_cache_delete(rc);
 }

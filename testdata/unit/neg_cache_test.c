@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* testdata/unit/val_neg_test.c - the aggressive NSEC cache: the
+/* testdata/unit/neg_cache_test.c - the aggressive NSEC cache: the
  * canonical-order treap (find, find_le and remove against a sorted
  * array, its depth with names inserted in order; names back from their
  * keys), and the cache built on it: NXDOMAIN, NODATA, empty
@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "validator/val_neg.h"
-#include "validator/val_negtree.h"
+#include "services/cache/neg_cache.h"
+#include "services/cache/negtree.h"
 #include "services/cache/rrset.h"
 #include "util/dname.h"
 
@@ -51,7 +51,7 @@ static void make_names(struct tnode* t, size_t n)
 		assert_true(dname_from_str(s, t[i].name) > 0);
 		t[i].n.key = t[i].name;
 		t[i].n.ckey = t[i].ck;
-		t[i].n.cklen = (uint16_t)val_negtree_ckey(t[i].name, t[i].ck);
+		t[i].n.cklen = (uint16_t)negtree_ckey(t[i].name, t[i].ck);
 	}
 }
 
@@ -80,12 +80,12 @@ static void test_ckey_order(void** state)
 			memcpy(b, ldns_rdf_data(rb), ldns_rdf_size(rb));
 			ldns_rdf_deep_free(ra);
 			ldns_rdf_deep_free(rb);
-			la = val_negtree_ckey(a, ka);
-			lb = val_negtree_ckey(b, kb);
+			la = negtree_ckey(a, ka);
+			lb = negtree_ckey(b, kb);
 			/* the name comes back from its key (lowercased) */
 			{
 				uint8_t back[LDNS_MAX_DOMAINLEN + 1];
-				size_t bl = val_negtree_ckey_name(ka, la, back);
+				size_t bl = negtree_ckey_name(ka, la, back);
 				assert_int_equal(bl, dname_valid(a,
 					LDNS_MAX_DOMAINLEN + 1));
 				assert_int_equal(query_dname_compare(back, a),
@@ -109,7 +109,7 @@ static void test_tree_against_sorted(void** state)
 	make_names(nodes, NAMES);
 	memcpy(sorted, nodes, sizeof(sorted));
 	qsort(sorted, NAMES, sizeof(sorted[0]), cmp_names);
-	val_negtree_init(&t, 12345);
+	negtree_init(&t, 12345);
 	/* inserted in canonical order: the NSEC chain's order */
 	for(i = 0; i < NAMES; i++) {
 		struct tnode* x = &nodes[0];
@@ -118,7 +118,7 @@ static void test_tree_against_sorted(void** state)
 			if(query_dname_compare(nodes[j].name,
 				sorted[i].name) == 0)
 				x = &nodes[j];
-		assert_ptr_equal(val_negtree_insert(&t, &x->n), &x->n);
+		assert_ptr_equal(negtree_insert(&t, &x->n), &x->n);
 	}
 	assert_int_equal(t.count, NAMES);
 	/* a duplicate key is not inserted */
@@ -126,13 +126,13 @@ static void test_tree_against_sorted(void** state)
 		struct tnode dup = nodes[7];
 		dup.n.key = dup.name;
 		dup.n.ckey = dup.ck;
-		assert_ptr_equal(val_negtree_insert(&t, &dup.n), &nodes[7].n);
+		assert_ptr_equal(negtree_insert(&t, &dup.n), &nodes[7].n);
 		assert_int_equal(t.count, NAMES);
 	}
 	/* a treap stays shallow whatever the insertion order */
-	assert_true(val_negtree_depth(&t) < 50);
+	assert_true(negtree_depth(&t) < 50);
 	for(i = 0; i < NAMES; i++) {
-		struct negtree_node* f = val_negtree_find(&t, sorted[i].name);
+		struct negtree_node* f = negtree_find(&t, sorted[i].name);
 		assert_non_null(f);
 		assert_int_equal(query_dname_compare(f->key, sorted[i].name), 0);
 	}
@@ -145,19 +145,19 @@ static void test_tree_against_sorted(void** state)
 		memcpy(q + 1, "zzz", 3);
 		memcpy(q + 4, sorted[i].name, dname_valid(sorted[i].name,
 			LDNS_MAX_DOMAINLEN + 1));
-		f = val_negtree_find_le(&t, q);
+		f = negtree_find_le(&t, q);
 		assert_non_null(f);
 		assert_int_equal(query_dname_compare(f->key, sorted[i].name), 0);
 	}
-	assert_null(val_negtree_find_le(&t, (const uint8_t*)"\7example\0"));
-	assert_int_equal(query_dname_compare(val_negtree_first(&t)->key,
+	assert_null(negtree_find_le(&t, (const uint8_t*)"\7example\0"));
+	assert_int_equal(query_dname_compare(negtree_first(&t)->key,
 		sorted[0].name), 0);
 	/* remove every other one; the rest are still found */
 	for(i = 0; i < NAMES; i += 2)
-		val_negtree_remove(&t, val_negtree_find(&t, sorted[i].name));
+		negtree_remove(&t, negtree_find(&t, sorted[i].name));
 	assert_int_equal(t.count, NAMES / 2);
 	for(i = 0; i < NAMES; i++) {
-		struct negtree_node* f = val_negtree_find_le(&t,
+		struct negtree_node* f = negtree_find_le(&t,
 			sorted[i].name);
 		if(i % 2) {
 			assert_int_equal(query_dname_compare(f->key,
@@ -235,13 +235,13 @@ static ldns_rr_list* zone_denial(void)
 		SIG("*.w.example.", "NSEC", "3", "600"), (char*)NULL);
 }
 
-static enum val_neg_answer synth(struct val_neg_cache* c, const char* name,
+static enum neg_answer synth(struct neg_cache* c, const char* name,
 	uint16_t type, time_t now, uint32_t max_neg, ldns_rr_list** ans,
 	ldns_rr_list** auth)
 {
 	uint8_t q[LDNS_MAX_DOMAINLEN + 1];
 	assert_true(dname_from_str(name, q) > 0);
-	return val_neg_synth(c, q, type, now, max_neg, 1, ans, auth);
+	return neg_cache_synth(c, q, type, now, max_neg, 1, ans, auth);
 }
 
 static size_t count_type(const ldns_rr_list* l, ldns_rr_type t)
@@ -270,14 +270,14 @@ static void done(ldns_rr_list* a, ldns_rr_list* b)
 
 static void test_nxdomain_nodata(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	struct neg_cache* c = neg_cache_create(1024 * 1024, rc);
 	ldns_rr_list* auth = zone_denial(), *a, *n;
 	(void)state;
-	val_neg_add(c, NULL, auth, T0);
-	assert_int_equal(val_neg_count(c), 5);
+	neg_cache_add(c, NULL, auth, T0);
+	assert_int_equal(neg_cache_count(c), 5);
 	/* after www: the last NSEC; the wildcard *.example. by the apex */
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0 + 10, 3600,
-		&a, &n), VAL_NEG_NXDOMAIN);
+		&a, &n), NEG_NXDOMAIN);
 	assert_null(a);
 	assert_int_equal(count_type(n, LDNS_RR_TYPE_NSEC), 2);
 	assert_int_equal(count_type(n, LDNS_RR_TYPE_SOA), 1);
@@ -287,62 +287,62 @@ static void test_nxdomain_nodata(void** state)
 	done(a, n);
 	/* cache-max-negative-ttl lower still */
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0, 60,
-		&a, &n), VAL_NEG_NXDOMAIN);
+		&a, &n), NEG_NXDOMAIN);
 	assert_int_equal(max_ttl(n), 60);
 	done(a, n);
 	/* NODATA: the NSEC at www lacks AAAA; it has A: not answered */
 	assert_int_equal(synth(c, "www.example.", LDNS_RR_TYPE_AAAA, T0, 3600,
-		&a, &n), VAL_NEG_NODATA);
+		&a, &n), NEG_NODATA);
 	assert_int_equal(count_type(n, LDNS_RR_TYPE_NSEC), 1);
 	done(a, n);
 	assert_int_equal(synth(c, "www.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
+		&a, &n), NEG_NONE);
 	assert_null(a);
 	assert_null(n);
 	/* b.example. is an empty non-terminal (a.b.example. exists) */
 	assert_int_equal(synth(c, "b.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NODATA);
+		&a, &n), NEG_NODATA);
 	done(a, n);
 	/* c.example. is between a.b.example. and *.w.example.; *.example.
 	 * between the apex and a.example. */
 	assert_int_equal(synth(c, "c.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NXDOMAIN);
+		&a, &n), NEG_NXDOMAIN);
 	done(a, n);
 	/* after x.w.example. nothing is known */
 	assert_int_equal(synth(c, "y.w.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
+		&a, &n), NEG_NONE);
 	/* DS at www: the parent side says no DS (no NS there either) */
 	assert_int_equal(synth(c, "www.example.", LDNS_RR_TYPE_DS, T0, 3600,
-		&a, &n), VAL_NEG_NODATA);
+		&a, &n), NEG_NODATA);
 	done(a, n);
 	/* another zone: nothing */
 	assert_int_equal(synth(c, "zz.other.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
+		&a, &n), NEG_NONE);
 	/* past the NSEC TTL (600) but within the SOA's: expired, dropped */
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0 + 601,
-		3600, &a, &n), VAL_NEG_NONE);
+		3600, &a, &n), NEG_NONE);
 	/* the SOA (300) ends first for negative answers */
-	val_neg_flush_all(c);
-	assert_int_equal(val_neg_count(c), 0);
-	val_neg_add(c, NULL, auth, T0);
+	neg_cache_flush_all(c);
+	assert_int_equal(neg_cache_count(c), 0);
+	neg_cache_add(c, NULL, auth, T0);
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0 + 300,
-		3600, &a, &n), VAL_NEG_NONE);
+		3600, &a, &n), NEG_NONE);
 	ldns_rr_list_deep_free(auth);
-	val_neg_delete(c);
+	neg_cache_delete(c);
 }
 
 static void test_wildcard(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	struct neg_cache* c = neg_cache_create(1024 * 1024, rc);
 	ldns_rr_list* auth = zone_denial(), *a, *n;
 	/* a wildcard answer: a.w.example. A signed with 2 labels */
 	ldns_rr_list* ans = list("a.w.example. 500 IN A 192.0.2.1",
 		SIG("a.w.example.", "A", "2", "500"), (char*)NULL);
 	(void)state;
-	val_neg_add(c, ans, auth, T0);
+	neg_cache_add(c, ans, auth, T0);
 	/* the index holds the 5 NSEC owners; the wildcard RRset went to
 	 * the RRset cache as *.w.example., validated, with its RRSIG */
-	assert_int_equal(val_neg_count(c), 5);
+	assert_int_equal(neg_cache_count(c), 5);
 	{
 		uint8_t wn[LDNS_MAX_DOMAINLEN + 1];
 		struct rrset_entry* e;
@@ -356,7 +356,7 @@ static void test_wildcard(void** state)
 		rrset_cache_release(rc, e);
 	}
 	assert_int_equal(synth(c, "b.w.example.", LDNS_RR_TYPE_A, T0 + 1, 3600,
-		&a, &n), VAL_NEG_WILDCARD);
+		&a, &n), NEG_WILDCARD);
 	assert_int_equal(ldns_rr_list_rr_count(a), 2);
 	{
 		char* s = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(a, 0)));
@@ -370,14 +370,14 @@ static void test_wildcard(void** state)
 	{
 		uint8_t q[LDNS_MAX_DOMAINLEN + 1];
 		assert_true(dname_from_str("b.w.example.", q) > 0);
-		assert_int_equal(val_neg_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
-			0, &a, &n), VAL_NEG_WILDCARD);
+		assert_int_equal(neg_cache_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
+			0, &a, &n), NEG_WILDCARD);
 		assert_int_equal(ldns_rr_list_rr_count(a), 1);
 		assert_null(n);
 		done(a, n);
 		assert_true(dname_from_str("zz.example.", q) > 0);
-		assert_int_equal(val_neg_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
-			0, &a, &n), VAL_NEG_NXDOMAIN);
+		assert_int_equal(neg_cache_synth(c, q, LDNS_RR_TYPE_A, T0, 3600,
+			0, &a, &n), NEG_NXDOMAIN);
 		assert_null(a);
 		assert_int_equal(ldns_rr_list_rr_count(n), 1);
 		assert_int_equal(count_type(n, LDNS_RR_TYPE_SOA), 1);
@@ -385,36 +385,36 @@ static void test_wildcard(void** state)
 	}
 	/* a type the wildcard's NSEC lacks: wildcard NODATA */
 	assert_int_equal(synth(c, "b.w.example.", LDNS_RR_TYPE_MX, T0, 3600,
-		&a, &n), VAL_NEG_NODATA);
+		&a, &n), NEG_NODATA);
 	done(a, n);
 	/* z.w.example. sorts after x.w.example.: not covered */
 	assert_int_equal(synth(c, "z.w.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
+		&a, &n), NEG_NONE);
 	ldns_rr_list_deep_free(ans);
 	ldns_rr_list_deep_free(auth);
-	val_neg_delete(c);
+	neg_cache_delete(c);
 }
 
 static void test_not_stored(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	struct neg_cache* c = neg_cache_create(1024 * 1024, rc);
 	/* no RRSIG; an NSEC signed by a zone it is not in */
 	ldns_rr_list* auth = list(SOA, SIG("example.", "SOA", "1", "900"),
 		"www.example. 600 IN NSEC example. A RRSIG NSEC",
 		"www.other. 600 IN NSEC other. A RRSIG NSEC",
 		SIG("www.other.", "NSEC", "2", "600"), (char*)NULL);
 	(void)state;
-	val_neg_add(c, NULL, auth, T0);
-	assert_int_equal(val_neg_count(c), 0);
+	neg_cache_add(c, NULL, auth, T0);
+	assert_int_equal(neg_cache_count(c), 0);
 	ldns_rr_list_deep_free(auth);
 	/* aggressive-nsec with neg-cache-size 0: nothing kept */
-	val_neg_delete(c);
-	c = val_neg_create(0, rc);
+	neg_cache_delete(c);
+	c = neg_cache_create(0, rc);
 	auth = zone_denial();
-	val_neg_add(c, NULL, auth, T0);
-	assert_int_equal(val_neg_count(c), 0);
+	neg_cache_add(c, NULL, auth, T0);
+	assert_int_equal(neg_cache_count(c), 0);
 	ldns_rr_list_deep_free(auth);
-	val_neg_delete(c);
+	neg_cache_delete(c);
 }
 
 /* Many zones' NSECs into a small cache: the bound holds, the newest
@@ -422,7 +422,7 @@ static void test_not_stored(void** state)
 static void test_bound_and_flush(void** state)
 {
 	size_t max = 64 * 1024;
-	struct val_neg_cache* c = val_neg_create(max, rc);
+	struct neg_cache* c = neg_cache_create(max, rc);
 	int z, i;
 	ldns_rr_list* a, *n;
 	(void)state;
@@ -440,35 +440,35 @@ static void test_bound_and_flush(void** state)
 			snprintf(t4, sizeof(t4), "z%d. 900 IN RRSIG SOA 13 1 900 "
 				"20301231000000 20200101000000 1 z%d. AAAA", z, z);
 			auth = list(t1, t2, t3, t4, (char*)NULL);
-			val_neg_add(c, NULL, auth, T0);
+			neg_cache_add(c, NULL, auth, T0);
 			ldns_rr_list_deep_free(auth);
-			assert_true(val_neg_get_mem(c) <= max + 4096);
+			assert_true(neg_cache_get_mem(c) <= max + 4096);
 		}
 	/* an index entry is about 110 bytes (the records are in the
 	 * RRset cache), and each zone keeps its SOA with RRSIG as ldns
 	 * objects (about 1,300 bytes with its name): 64 KiB holds some 19
 	 * of the 40 zones of 20 NSECs (with the records copied here as
 	 * wire, as before, it held more than 150 NSECs) */
-	assert_true(val_neg_count(c) < 800);
-	assert_true(val_neg_count(c) > 350);
+	assert_true(neg_cache_count(c) < 800);
+	assert_true(neg_cache_count(c) > 350);
 	/* the last zone is there whole: x.n05.z39. and *.n05.z39. both
 	 * lie between n05 and n06 */
 	assert_int_equal(synth(c, "x.n05.z39.", LDNS_RR_TYPE_A, T0, 3600, &a,
-		&n), VAL_NEG_NXDOMAIN);
+		&n), NEG_NXDOMAIN);
 	done(a, n);
 	assert_int_equal(synth(c, "n05.z39.", LDNS_RR_TYPE_AAAA, T0, 3600, &a,
-		&n), VAL_NEG_NODATA);
+		&n), NEG_NODATA);
 	done(a, n);
 	/* the first zone was evicted */
 	assert_int_equal(synth(c, "n05.z0.", LDNS_RR_TYPE_AAAA, T0, 3600, &a,
-		&n), VAL_NEG_NONE);
-	assert_int_equal(val_neg_flush_zone(c, (const uint8_t*)"\3z39\0"),
+		&n), NEG_NONE);
+	assert_int_equal(neg_cache_flush_zone(c, (const uint8_t*)"\3z39\0"),
 		20);
 	assert_int_equal(synth(c, "n05.z39.", LDNS_RR_TYPE_AAAA, T0, 3600, &a,
-		&n), VAL_NEG_NONE);
-	val_neg_flush_all(c);
-	assert_int_equal(val_neg_count(c), 0);
-	val_neg_delete(c);
+		&n), NEG_NONE);
+	neg_cache_flush_all(c);
+	assert_int_equal(neg_cache_count(c), 0);
+	neg_cache_delete(c);
 }
 
 /* The NSECs are taken from the RRset cache at each answer: one gone from
@@ -476,44 +476,44 @@ static void test_bound_and_flush(void** state)
  * nothing and leaves the index; the apex NSEC has its own key there. */
 static void test_follows_rrset_cache(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	struct neg_cache* c = neg_cache_create(1024 * 1024, rc);
 	ldns_rr_list* auth = zone_denial(), *a, *n;
 	uint8_t www[LDNS_MAX_DOMAINLEN + 1], apex[LDNS_MAX_DOMAINLEN + 1];
 	(void)state;
 	assert_true(dname_from_str("www.example.", www) > 0);
 	assert_true(dname_from_str("example.", apex) > 0);
-	val_neg_add(c, NULL, auth, T0);
-	assert_int_equal(val_neg_count(c), 5);
+	neg_cache_add(c, NULL, auth, T0);
+	assert_int_equal(neg_cache_count(c), 5);
 	/* the apex NSEC is under the apex key flag, the others not */
 	assert_int_equal(rrset_cache_remove(rc, apex, LDNS_RR_TYPE_NSEC, 1,
 		0), 0);
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NXDOMAIN);
+		&a, &n), NEG_NXDOMAIN);
 	done(a, n);
 	/* www -> apex covers zz: removed from the RRset cache, it is not
 	 * used, and its entry leaves the index */
 	assert_int_equal(rrset_cache_remove(rc, www, LDNS_RR_TYPE_NSEC, 1, 0),
 		1);
 	assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
+		&a, &n), NEG_NONE);
 	assert_null(a);
 	assert_null(n);
-	assert_int_equal(val_neg_count(c), 4);
+	assert_int_equal(neg_cache_count(c), 4);
 	/* c.example. needs a.b (covers it) and the apex NSEC (covers
 	 * *.example.): with the apex NSEC gone, no NXDOMAIN either */
 	assert_int_equal(synth(c, "c.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NXDOMAIN);
+		&a, &n), NEG_NXDOMAIN);
 	done(a, n);
 	assert_int_equal(rrset_cache_remove(rc, apex, LDNS_RR_TYPE_NSEC, 1,
 		RRSET_FLAG_NSEC_APEX), 1);
 	assert_int_equal(synth(c, "c.example.", LDNS_RR_TYPE_A, T0, 3600,
-		&a, &n), VAL_NEG_NONE);
-	assert_int_equal(val_neg_count(c), 3);
+		&a, &n), NEG_NONE);
+	assert_int_equal(neg_cache_count(c), 3);
 	/* an NSEC the RRset cache holds only unvalidated (an answer to a
 	 * question of type NSEC, after the validated one expired) */
-	val_neg_flush_all(c);
+	neg_cache_flush_all(c);
 	rrset_cache_flush_all(rc);
-	val_neg_add(c, NULL, auth, T0);
+	neg_cache_add(c, NULL, auth, T0);
 	{
 		const uint8_t* rd[1];
 		uint16_t rl[1];
@@ -541,16 +541,16 @@ static void test_follows_rrset_cache(void** state)
 		assert_int_equal(rrset_cache_store(rc, &p, NULL, 0,
 			RRSET_TRUST_AUTH_ANSWER, 1, T0 + 10), RRSET_KEPT_OLD);
 		assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A,
-			T0 + 10, 3600, &a, &n), VAL_NEG_NXDOMAIN);
+			T0 + 10, 3600, &a, &n), NEG_NXDOMAIN);
 		done(a, n);
 		/* once it expired, the unvalidated copy takes its place */
 		assert_int_equal(rrset_cache_store(rc, &p, NULL, 0,
 			RRSET_TRUST_AUTH_ANSWER, 1, T0 + 600), RRSET_STORED);
 		assert_int_equal(synth(c, "zz.example.", LDNS_RR_TYPE_A,
-			T0 + 600, 3600, &a, &n), VAL_NEG_NONE);
+			T0 + 600, 3600, &a, &n), NEG_NONE);
 	}
 	ldns_rr_list_deep_free(auth);
-	val_neg_delete(c);
+	neg_cache_delete(c);
 }
 
 /* A zone of 3,000 NSECs at neg-cache-size 1m (its default): the index
@@ -560,7 +560,7 @@ static void test_follows_rrset_cache(void** state)
 #define BIG 3000
 static void test_many_nsecs_fit(void** state)
 {
-	struct val_neg_cache* c = val_neg_create(1024 * 1024, rc);
+	struct neg_cache* c = neg_cache_create(1024 * 1024, rc);
 	ldns_rr_list* a, *n;
 	int i;
 	(void)state;
@@ -583,7 +583,7 @@ static void test_many_nsecs_fit(void** state)
 		snprintf(t4, sizeof(t4), "big. 900 IN RRSIG SOA 13 1 900 "
 			"20301231000000 20200101000000 1 big. AAAA");
 		auth = list(t1, t2, t3, t4, (char*)NULL);
-		val_neg_add(c, NULL, auth, T0);
+		neg_cache_add(c, NULL, auth, T0);
 		ldns_rr_list_deep_free(auth);
 	}
 	/* and the apex NSEC, which denies *.big. */
@@ -592,22 +592,22 @@ static void test_many_nsecs_fit(void** state)
 			"RRSIG NSEC", "big. 600 IN RRSIG NSEC 13 1 600 "
 			"20301231000000 20200101000000 1 big. AAAA",
 			(char*)NULL);
-		val_neg_add(c, NULL, auth, T0);
+		neg_cache_add(c, NULL, auth, T0);
 		ldns_rr_list_deep_free(auth);
 	}
-	assert_int_equal(val_neg_count(c), BIG + 1);
-	assert_true(val_neg_get_mem(c) <= 1024 * 1024);
-	assert_true(val_neg_get_mem(c) / (BIG + 1) < 130);
+	assert_int_equal(neg_cache_count(c), BIG + 1);
+	assert_true(neg_cache_get_mem(c) <= 1024 * 1024);
+	assert_true(neg_cache_get_mem(c) / (BIG + 1) < 130);
 	for(i = 0; i < BIG; i++) {
 		char q[64];
 		snprintf(q, sizeof(q), "h%04d-x.big.", i);
 		assert_int_equal(synth(c, q, LDNS_RR_TYPE_A, T0 + 1, 3600, &a,
-			&n), VAL_NEG_NXDOMAIN);
+			&n), NEG_NXDOMAIN);
 		assert_int_equal(count_type(n, LDNS_RR_TYPE_NSEC), 2);
 		done(a, n);
 	}
-	assert_int_equal(val_neg_count(c), BIG + 1);
-	val_neg_delete(c);
+	assert_int_equal(neg_cache_count(c), BIG + 1);
+	neg_cache_delete(c);
 }
 
 int main(void)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg_rrset.c - validated RRsets of the aggressive NSEC cache
+/* services/cache/neg_rrset.c - validated RRsets of the aggressive NSEC cache
  * in the RRset cache; see the header. */
 #include "config.h"
-#include "validator/val_neg_rrset.h"
+#include "services/cache/neg_rrset.h"
 #include "services/cache/rrset.h"
 #include "util/dname.h"
 #include "util/msgencode.h"
@@ -36,7 +36,7 @@ static int pack(const ldns_rr_list* l, ldns_buffer* buf, const uint8_t** rd,
 	return 1;
 }
 
-int val_neg_rrset_store(struct rrset_cache* rc, const ldns_rr_list* rrs,
+int neg_rrset_store(struct rrset_cache* rc, const ldns_rr_list* rrs,
 	const ldns_rr_list* sigs, const uint8_t* owner, uint32_t flags,
 	uint32_t ttl, time_t now)
 {
@@ -82,7 +82,7 @@ static int unpack(const struct packed_rrset* v, ldns_rr_list** l)
 		packed_rrset_to_rrlist(v, *l);
 }
 
-int val_neg_rrset_fetch(struct rrset_cache* rc, const uint8_t* name,
+int neg_rrset_fetch(struct rrset_cache* rc, const uint8_t* name,
 	uint16_t type, uint32_t flags, time_t now, ldns_rr_list** rrs,
 	ldns_rr_list** sigs, time_t* expire)
 {

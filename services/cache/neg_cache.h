@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg.h - compat: unbound-1.17: the aggressive NSEC cache (RFC
- * 8198, aggressive-nsec: as Unbound 1.17's negative cache): the NSEC records
- * of validated, secure answers, per signed zone in canonical order, so that a
- * later question in the zone can be answered without asking:
+/* services/cache/neg_cache.h - compat: unbound-1.17: the aggressive NSEC
+ * cache (RFC 8198, aggressive-nsec: as Unbound 1.17's negative cache), cache
+ * code shared by the workers as the RRset cache (the daemon makes it; the
+ * validator fills and asks it, the iterator adds referrals' NSEC3 with
+ * neg_nsec3.h; the proofs it answers by are the validator's, val_nsec.h):
+ * the NSEC records of validated, secure answers, per signed zone in
+ * canonical order, so that a later question in the zone can be answered
+ * without asking:
  *
  *   NXDOMAIN  an NSEC covers the name and one covers (or the wildcard
  *             NSEC is) the wildcard at its closest encloser;
@@ -14,23 +18,23 @@
  * Each proof is checked by the validator's own NSEC proofs
  * (val_nsec.h), so only what would validate as secure is answered.
  * Only NSEC: NSEC3 (hashed names) gives no order to search in, as in
- * Unbound 1.17, except to prove a delegation has no DS (val_neg_nsec3.h,
- * held beside: val_neg_add, the flushes and val_neg_get_mem cover it).
+ * Unbound 1.17, except to prove a delegation has no DS (neg_nsec3.h,
+ * held beside: neg_cache_add, the flushes and neg_cache_get_mem cover it).
  * NSEC3s never enter this index: that store keeps its own copies (also a
  * referral's, unchecked), with a neg-cache-size bound of its own.
  *
  * Shared by every worker, under one mutex. compat: unbound-1.17: as
  * Unbound's, it is an index: per zone the owner names of the validated
  * NSECs, while the NSEC RRsets (with their RRSIGs) and the wildcard RRsets
- * are kept in the shared RRset cache (val_neg_rrset.h) and taken from
+ * are kept in the shared RRset cache (neg_rrset.h) and taken from
  * there for each answer; one gone from there, expired or no longer
  * validated proves nothing and leaves the index. neg-cache-size bounds
  * what the index takes (about 110 bytes an NSEC), with LRU eviction over
  * all zones; rrset-cache-size bounds the RRsets. A negative answer also
  * needs the zone's SOA (kept here, from a secure negative answer of the
  * zone) for its authority section and its TTL. */
-#ifndef VALIDATOR_VAL_NEG_H
-#define VALIDATOR_VAL_NEG_H
+#ifndef SERVICES_CACHE_NEG_CACHE_H
+#define SERVICES_CACHE_NEG_CACHE_H
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -38,17 +42,17 @@
 
 struct config_file;
 struct rrset_cache;
-struct val_neg_cache;
-struct val_neg_nsec3;
+struct neg_cache;
+struct neg_nsec3;
 
 /* Create with a byte bound (neg-cache-size) over the RRset cache that
  * holds the records (NULL: no NSEC is kept; the NSEC3 store works
  * still). NULL on no memory. */
-struct val_neg_cache* val_neg_create(size_t maxmem,
+struct neg_cache* neg_cache_create(size_t maxmem,
 	struct rrset_cache* rrsets);
-struct val_neg_cache* val_neg_create_cfg(const struct config_file* cfg,
+struct neg_cache* neg_cache_create_cfg(const struct config_file* cfg,
 	struct rrset_cache* rrsets);
-void val_neg_delete(struct val_neg_cache* c);
+void neg_cache_delete(struct neg_cache* c);
 
 /* Keep what a secure message proves: the NSEC RRs of authority (each
  * with its RRSIGs, in the zone of its signer: the RRset to the RRset
@@ -58,15 +62,15 @@ void val_neg_delete(struct val_neg_cache* c);
  * name), and the NSEC3s of authority to the NSEC3 store (for DS
  * absence). Call only for messages the validator found secure. now: the
  * time the TTLs count from. */
-void val_neg_add(struct val_neg_cache* c, const ldns_rr_list* answer,
+void neg_cache_add(struct neg_cache* c, const ldns_rr_list* answer,
 	const ldns_rr_list* authority, time_t now);
 
-/* What val_neg_synth made. */
-enum val_neg_answer {
-	VAL_NEG_NONE = 0,    /* nothing proven: ask upstream */
-	VAL_NEG_NXDOMAIN,
-	VAL_NEG_NODATA,
-	VAL_NEG_WILDCARD     /* NOERROR, expanded from a wildcard */
+/* What neg_cache_synth made. */
+enum neg_answer {
+	NEG_NONE = 0,    /* nothing proven: ask upstream */
+	NEG_NXDOMAIN,
+	NEG_NODATA,
+	NEG_WILDCARD     /* NOERROR, expanded from a wildcard */
 };
 
 /* Answer (qname, qtype) from the cache: on success *answer and
@@ -75,21 +79,21 @@ enum val_neg_answer {
  * and at most max_neg_ttl for a negative answer). qname lowercased
  * wire. dnssec 0: without the RRSIGs and NSECs (nobody asked for them:
  * a third of the work of an answer). */
-enum val_neg_answer val_neg_synth(struct val_neg_cache* c,
+enum neg_answer neg_cache_synth(struct neg_cache* c,
 	const uint8_t* qname, uint16_t qtype, time_t now, uint32_t max_neg_ttl,
 	int dnssec, ldns_rr_list** answer, ldns_rr_list** authority);
 
-/* The NSEC3 records kept for DS absence (val_neg_nsec3.h); NULL for c
+/* The NSEC3 records kept for DS absence (neg_nsec3.h); NULL for c
  * NULL. */
-struct val_neg_nsec3* val_neg_nsec3_of(struct val_neg_cache* c);
+struct neg_nsec3* neg_nsec3_of(struct neg_cache* c);
 
 /* Remote control: drop the whole index and the kept NSEC3s; drop the
  * entries (and kept NSEC3s) whose owner is at or below zone (returns how
  * many went). The RRset cache is flushed on its own. */
-void val_neg_flush_all(struct val_neg_cache* c);
-size_t val_neg_flush_zone(struct val_neg_cache* c, const uint8_t* zone);
+void neg_cache_flush_all(struct neg_cache* c);
+size_t neg_cache_flush_zone(struct neg_cache* c, const uint8_t* zone);
 /* NSEC owners in the index, and the bytes it uses. */
-size_t val_neg_count(struct val_neg_cache* c);
-size_t val_neg_get_mem(struct val_neg_cache* c);
+size_t neg_cache_count(struct neg_cache* c);
+size_t neg_cache_get_mem(struct neg_cache* c);
 
 #endif

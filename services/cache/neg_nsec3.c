@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* validator/val_neg_nsec3.c - NSEC3 records kept to prove DS absence; see
+/* services/cache/neg_nsec3.c - NSEC3 records kept to prove DS absence; see
  * the header. Only an NSEC3 that can prove it is kept (NS, no DS, no SOA):
  * the others of a referral (the opt-out covers and the apex's of every
  * referral from an NSEC3 zone like com.) are looked at for the zone's
@@ -9,8 +9,8 @@
  * one); zones in another tree by name; records and SOAs are on one LRU
  * list for the byte bound, and a zone goes with its last one. */
 #include "config.h"
-#include "validator/val_neg_nsec3.h"
-#include "validator/val_negtree.h"
+#include "services/cache/neg_nsec3.h"
+#include "services/cache/negtree.h"
 #include "validator/val_nsec3.h"
 #include "util/dname.h"
 #include "util/lru_list.h"
@@ -49,7 +49,7 @@ struct n3_item {
 #define N3_MAX_OWNERS 16
 #define N3_MAX_RRS 8
 
-struct val_neg_nsec3 {
+struct neg_nsec3 {
 	pthread_mutex_t lock;
 	struct negtree zones, items;
 	struct lru_list lru;
@@ -75,27 +75,27 @@ static size_t list_mem(const ldns_rr_list* l)
 	return m;
 }
 
-struct val_neg_nsec3* val_neg_nsec3_create(size_t maxmem, size_t max_iter)
+struct neg_nsec3* neg_nsec3_create(size_t maxmem, size_t max_iter)
 {
-	struct val_neg_nsec3* c = calloc(1, sizeof(*c));
+	struct neg_nsec3* c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
 	if(pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);
 		return NULL;
 	}
-	val_negtree_init(&c->zones, (uint32_t)(uintptr_t)c ^ 0x9e3779b9u);
-	val_negtree_init(&c->items, (uint32_t)time(NULL) ^ 0x7f4a7c15u);
+	negtree_init(&c->zones, (uint32_t)(uintptr_t)c ^ 0x9e3779b9u);
+	negtree_init(&c->items, (uint32_t)time(NULL) ^ 0x7f4a7c15u);
 	c->maxmem = maxmem;
 	c->max_iter = max_iter;
 	return c;
 }
 
-static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
+static void item_remove(struct neg_nsec3* c, struct n3_item* it)
 {
 	struct n3_zone* z = it->zone;
 	lru_list_remove(&c->lru, &it->lru);
-	val_negtree_remove(&c->items, &it->node);
+	negtree_remove(&c->items, &it->node);
 	ldns_rr_list_deep_free(it->rrs);
 	ldns_rr_list_deep_free(it->sigs);
 	c->mem -= it->mem;
@@ -103,13 +103,13 @@ static void item_remove(struct val_neg_nsec3* c, struct n3_item* it)
 		c->count--;
 	free(it);
 	if(--z->items == 0) {
-		val_negtree_remove(&c->zones, &z->node);
+		negtree_remove(&c->zones, &z->node);
 		c->mem -= sizeof(*z);
 		free(z);
 	}
 }
 
-static void shrink(struct val_neg_nsec3* c, const struct n3_item* keep)
+static void shrink(struct neg_nsec3* c, const struct n3_item* keep)
 {
 	struct n3_item* last;
 	while(c->mem > c->maxmem && (last = LRU_ITEM(c->lru.tail,
@@ -117,10 +117,10 @@ static void shrink(struct val_neg_nsec3* c, const struct n3_item* keep)
 		item_remove(c, last);
 }
 
-static struct n3_zone* zone_get(struct val_neg_nsec3* c, const uint8_t* name,
+static struct n3_zone* zone_get(struct neg_nsec3* c, const uint8_t* name,
 	int create)
 {
-	struct negtree_node* n = val_negtree_find(&c->zones, name);
+	struct negtree_node* n = negtree_find(&c->zones, name);
 	struct n3_zone* z;
 	if(n || !create)
 		return (struct n3_zone*)n;
@@ -130,8 +130,8 @@ static struct n3_zone* zone_get(struct val_neg_nsec3* c, const uint8_t* name,
 	dname_tolower(z->name);
 	z->node.key = z->name;
 	z->node.ckey = z->ckey;
-	z->node.cklen = (uint16_t)val_negtree_ckey(z->name, z->ckey);
-	(void)val_negtree_insert(&c->zones, &z->node);
+	z->node.cklen = (uint16_t)negtree_ckey(z->name, z->ckey);
+	(void)negtree_insert(&c->zones, &z->node);
 	c->mem += sizeof(*z);
 	return z;
 }
@@ -229,7 +229,7 @@ static int same_rrs(const ldns_rr_list* a, const ldns_rr_list* b)
 
 /* The zone remembers the parameters of the newest NSEC3 kept in it
  * that is within the iteration bound, as Unbound's neg cache. */
-static void take_params(struct val_neg_nsec3* c, struct n3_zone* z,
+static void take_params(struct neg_nsec3* c, struct n3_zone* z,
 	const struct val_nsec3_rr* p)
 {
 	if(p->iterations > c->max_iter || p->saltlen > sizeof(z->salt))
@@ -244,19 +244,19 @@ static void take_params(struct val_neg_nsec3* c, struct n3_zone* z,
 
 /* A record (rrs, sigs: freed here) at owner, in zone z (which has at
  * least one record, or is new and gets this one). */
-static void item_add(struct val_neg_nsec3* c, struct n3_zone* z,
+static void item_add(struct neg_nsec3* c, struct n3_zone* z,
 	const uint8_t* owner, int soa, ldns_rr_list* rrs, ldns_rr_list* sigs,
 	uint32_t ttl, int checked, time_t now)
 {
 	size_t nl = dname_valid(owner, LDNS_MAX_DOMAINLEN + 1), kl;
 	uint8_t ck[NEGTREE_CKEY_MAX];
 	struct n3_item* it, *old;
-	kl = val_negtree_ckey(owner, ck);
+	kl = negtree_ckey(owner, ck);
 	if(!(it = calloc(1, sizeof(*it) + nl + kl))) {
 		ldns_rr_list_deep_free(rrs);
 		ldns_rr_list_deep_free(sigs);
 		if(z->items == 0) {   /* new, and nothing came */
-			val_negtree_remove(&c->zones, &z->node);
+			negtree_remove(&c->zones, &z->node);
 			c->mem -= sizeof(*z);
 			free(z);
 		}
@@ -275,10 +275,10 @@ static void item_add(struct val_neg_nsec3* c, struct n3_zone* z,
 	it->sigs = sigs;
 	it->mem = sizeof(*it) + nl + kl + 16 + list_mem(rrs) + list_mem(sigs);
 	z->items++;   /* first: the old one must not take the zone along */
-	old = (struct n3_item*)val_negtree_find(&c->items, owner);
+	old = (struct n3_item*)negtree_find(&c->items, owner);
 	if(old)
 		item_remove(c, old);
-	(void)val_negtree_insert(&c->items, &it->node);
+	(void)negtree_insert(&c->items, &it->node);
 	lru_list_push_front(&c->lru, &it->lru);
 	c->mem += it->mem;
 	if(!soa)
@@ -314,7 +314,7 @@ static int can_prove(const ldns_rr_list* list, const uint8_t* owner,
 }
 
 /* The NSEC3 RRset at owner of authority, signed by signer. */
-static void nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
+static void nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
 	const uint8_t* owner, const uint8_t* signer, int checked, time_t now)
 {
 	struct val_nsec3_rr p;
@@ -325,7 +325,7 @@ static void nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 	int parsed;
 	if(!can_prove(authority, owner, &p, &parsed)) {
 		/* nothing to keep; what was kept there is out of date */
-		if((old = (struct n3_item*)val_negtree_find(&c->items,
+		if((old = (struct n3_item*)negtree_find(&c->items,
 			owner)) != NULL && !old->soa)
 			item_remove(c, old);
 		if(parsed && val_nsec3_usable(&p) && query_dname_compare(
@@ -335,7 +335,7 @@ static void nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 	}
 	if(query_dname_compare(p.zone, signer) != 0)
 		return;
-	old = (struct n3_item*)val_negtree_find(&c->items, owner);
+	old = (struct n3_item*)negtree_find(&c->items, owner);
 	rrs = rrs_at(authority, owner, TYPE_NSEC3, 0);
 	sigs = rrs_at(authority, owner, TYPE_NSEC3, 1);
 	ttl = min_ttl(rrs, sigs);
@@ -353,7 +353,7 @@ static void nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 
 /* The SOA of a zone whose NSEC3s a secure answer carries; kept for
  * min(TTL, MINIMUM), as RFC 2308 caches it. */
-static void soa_add(struct val_neg_nsec3* c, const ldns_rr_list* auth,
+static void soa_add(struct neg_nsec3* c, const ldns_rr_list* auth,
 	time_t now)
 {
 	size_t i, j;
@@ -391,8 +391,8 @@ static void soa_add(struct val_neg_nsec3* c, const ldns_rr_list* auth,
 	}
 }
 
-void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
-	const uint8_t* bailiwick, enum val_neg_nsec3_from from, time_t now)
+void neg_nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
+	const uint8_t* bailiwick, enum neg_nsec3_from from, time_t now)
 {
 	size_t i, j, n = authority ? ldns_rr_list_rr_count(authority) : 0;
 	int owners = 0;
@@ -429,9 +429,9 @@ void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 			!dname_subdomain_c(signer, bailiwick)))
 			continue;
 		nsec3_add(c, authority, owner, signer,
-			from != VAL_NEG_NSEC3_REFERRAL, now);
+			from != NEG_NSEC3_REFERRAL, now);
 	}
-	if(from == VAL_NEG_NSEC3_SECURE)
+	if(from == NEG_NSEC3_SECURE)
 		soa_add(c, authority, now);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -439,7 +439,7 @@ void val_neg_nsec3_add(struct val_neg_nsec3* c, const ldns_rr_list* authority,
 /* ---- answering ------------------------------------------------------ */
 
 /* The deepest zone at or above name that has NSEC3 parameters. */
-static struct n3_zone* zone_for(struct val_neg_nsec3* c, const uint8_t* name)
+static struct n3_zone* zone_for(struct neg_nsec3* c, const uint8_t* name)
 {
 	for(;;) {
 		struct n3_zone* z = zone_get(c, name, 0);
@@ -496,12 +496,12 @@ static int append(ldns_rr_list* dst, const ldns_rr_list* src)
 	return 1;
 }
 
-static void touch(struct val_neg_nsec3* c, struct n3_item* it)
+static void touch(struct neg_nsec3* c, struct n3_item* it)
 {
 	lru_list_touch(&c->lru, &it->lru);
 }
 
-static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
+static int ds_locked(struct neg_nsec3* c, const uint8_t* qname,
 	time_t now, int checked_only, int dnssec, uint32_t* ttl,
 	ldns_rr_list* auth)
 {
@@ -510,7 +510,7 @@ static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
 	struct n3_item* it, *soa;
 	if(!*qname || !(z = zone_for(c, dname_remove_label(qname))) ||
 		!hashed_owner(z, qname, owner) ||
-		!(it = (struct n3_item*)val_negtree_find(&c->items, owner)))
+		!(it = (struct n3_item*)negtree_find(&c->items, owner)))
 		return 0;
 	if(it->expire <= now) {
 		item_remove(c, it);
@@ -519,7 +519,7 @@ static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
 	if((checked_only && !it->checked) || it->soa || it->zone != z ||
 		!params_match(z, it->rrs))
 		return 0;
-	soa = (struct n3_item*)val_negtree_find(&c->items, z->name);
+	soa = (struct n3_item*)negtree_find(&c->items, z->name);
 	if(soa && soa->expire <= now) {
 		item_remove(c, soa);   /* not z's last: it still has it */
 		soa = NULL;
@@ -540,7 +540,7 @@ static int ds_locked(struct val_neg_nsec3* c, const uint8_t* qname,
 	return 1;
 }
 
-int val_neg_nsec3_ds(struct val_neg_nsec3* c, const uint8_t* qname,
+int neg_nsec3_ds(struct neg_nsec3* c, const uint8_t* qname,
 	time_t now, int checked_only, int dnssec, uint32_t max_neg_ttl,
 	ldns_rr_list** authority)
 {
@@ -566,7 +566,7 @@ int val_neg_nsec3_ds(struct val_neg_nsec3* c, const uint8_t* qname,
 	return 1;
 }
 
-void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list)
+void neg_nsec3_forget(struct neg_nsec3* c, const ldns_rr_list* list)
 {
 	size_t i;
 	if(!c)
@@ -578,14 +578,14 @@ void val_neg_nsec3_forget(struct val_neg_nsec3* c, const ldns_rr_list* list)
 		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) ==
 			LDNS_RR_TYPE_NSEC3 && name_of(ldns_rr_owner(
 			ldns_rr_list_rr(list, i)), owner) &&
-			(n = val_negtree_find(&c->items, owner)) != NULL &&
+			(n = negtree_find(&c->items, owner)) != NULL &&
 			!((struct n3_item*)n)->soa)
 			item_remove(c, (struct n3_item*)n);
 	}
 	pthread_mutex_unlock(&c->lock);
 }
 
-void val_neg_nsec3_flush_all(struct val_neg_nsec3* c)
+void neg_nsec3_flush_all(struct neg_nsec3* c)
 {
 	if(!c)
 		return;
@@ -595,7 +595,7 @@ void val_neg_nsec3_flush_all(struct val_neg_nsec3* c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-size_t val_neg_nsec3_flush_zone(struct val_neg_nsec3* c, const uint8_t* zone)
+size_t neg_nsec3_flush_zone(struct neg_nsec3* c, const uint8_t* zone)
 {
 	struct n3_item* it, *next;
 	size_t n = 0;
@@ -614,7 +614,7 @@ size_t val_neg_nsec3_flush_zone(struct val_neg_nsec3* c, const uint8_t* zone)
 	return n;
 }
 
-size_t val_neg_nsec3_count(struct val_neg_nsec3* c)
+size_t neg_nsec3_count(struct neg_nsec3* c)
 {
 	size_t n;
 	if(!c)
@@ -625,7 +625,7 @@ size_t val_neg_nsec3_count(struct val_neg_nsec3* c)
 	return n;
 }
 
-size_t val_neg_nsec3_get_mem(struct val_neg_nsec3* c)
+size_t neg_nsec3_get_mem(struct neg_nsec3* c)
 {
 	size_t n;
 	if(!c)
@@ -636,11 +636,11 @@ size_t val_neg_nsec3_get_mem(struct val_neg_nsec3* c)
 	return n;
 }
 
-void val_neg_nsec3_delete(struct val_neg_nsec3* c)
+void neg_nsec3_delete(struct neg_nsec3* c)
 {
 	if(!c)
 		return;
-	val_neg_nsec3_flush_all(c);
+	neg_nsec3_flush_all(c);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

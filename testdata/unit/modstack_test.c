@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* testdata/unit/modstack_test.c - module-config parsing (services/modstack.h):
+ * Unbound's limit of 16 modules and its texts, the iterator last; and the
+ * stack's start-up: each module's global state made once, its flags. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "services/modstack.h"
+#include "util/config_file.h"
+
+static int parse(const char* conf, int* n, char* err, size_t len)
+{
+	const struct module_func_block* mods[MODULE_MAX];
+	err[0] = 0;
+	return modstack_parse(conf, mods, n, err, len);
+}
+
+/* "validator " k times, then "iterator": k + 1 modules */
+static void stack_of(char* buf, size_t len, int k)
+{
+	size_t l = 0;
+	int i;
+	buf[0] = 0;
+	for(i = 0; i < k; i++)
+		l += (size_t)snprintf(buf + l, len - l, "validator ");
+	snprintf(buf + l, len - l, "iterator");
+}
+
+static void test_parse_counts(void** state)
+{
+	char conf[512], err[256];
+	int n;
+	(void)state;
+	assert_int_equal(MODULE_MAX, 16);
+	assert_true(parse(NULL, &n, err, sizeof(err)));   /* the default */
+	assert_int_equal(n, 2);
+	assert_true(parse("  iterator\t", &n, err, sizeof(err)));
+	assert_int_equal(n, 1);
+	stack_of(conf, sizeof(conf), 15);
+	assert_true(parse(conf, &n, err, sizeof(err)));
+	assert_int_equal(n, 16);
+	stack_of(conf, sizeof(conf), 16);
+	assert_false(parse(conf, &n, err, sizeof(err)));
+	assert_string_equal(err, "too many modules (17 max 16)");
+	assert_false(parse("", &n, err, sizeof(err)));
+	assert_string_equal(err, "no modules specified");
+	assert_false(parse(" \t", &n, err, sizeof(err)));
+	assert_string_equal(err, "no modules specified");
+}
+
+static void test_parse_unknown(void** state)
+{
+	static const char* absent[] = { "python", "dynlib", "ipsecmod",
+		"ipset", "dnscrypt", "cachedb", "respip", "dns64",
+		"subnetcache", "iteratorx" };
+	char conf[128], err[256], want[256];
+	size_t i;
+	int n;
+	(void)state;
+	for(i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+		snprintf(conf, sizeof(conf), "validator %s iterator",
+			absent[i]);
+		assert_false(parse(conf, &n, err, sizeof(err)));
+		snprintf(want, sizeof(want), "Unknown value in module-config, "
+			"module: '%s'. This module is not present (not "
+			"compiled in), See the list of linked modules with "
+			"unbound -V", absent[i]);
+		assert_string_equal(err, want);
+	}
+	assert_non_null(modstack_find("validator"));
+	assert_non_null(modstack_find("iterator"));
+	assert_null(modstack_find("respip"));
+}
+
+static void test_parse_iterator_last(void** state)
+{
+	char err[256];
+	int n;
+	(void)state;
+	assert_false(parse("iterator validator", &n, err, sizeof(err)));
+	assert_string_equal(err, "the iterator must be the last module");
+	assert_false(parse("validator", &n, err, sizeof(err)));
+	assert_true(parse("validator iterator", &n, err, sizeof(err)));
+}
+
+/* The stack's start-up: the validator's global state (its key cache),
+ * its flag; a worker's env gets both; flush and statistics reach it. */
+static void test_startup(void** state)
+{
+	struct config_file* cfg = config_create();
+	struct modstack st;
+	struct module_cache_info ci;
+	(void)state;
+	assert_non_null(cfg);
+	assert_true(modstack_startup(&st, cfg));   /* validator iterator */
+	assert_int_equal(st.num, 2);
+	assert_int_equal(st.started, 2);
+	assert_true(st.validates);
+	assert_false(st.query_before_cache);
+	assert_non_null(st.global[0]);             /* the key cache */
+	assert_null(st.global[1]);                 /* the iterator: none */
+	assert_true(modstack_get_mem(&st, "validator") > 0);
+	assert_int_equal(modstack_get_mem(&st, "iterator"), 0);
+	assert_int_equal(modstack_get_mem(&st, "respip"), 0);
+	modstack_cache_info(&st, &ci);
+	assert_int_equal(ci.key_count, 0);
+	assert_int_equal(modstack_flush(&st, (const uint8_t*)"",
+		MODULE_FLUSH_ZONE), 0);
+	modstack_destartup(&st);
+	assert_int_equal(st.started, 0);
+	assert_null(st.global[0]);
+
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("iterator");
+	assert_true(modstack_startup(&st, cfg));
+	assert_false(st.validates);
+	assert_int_equal(modstack_get_mem(&st, "validator"), 0);
+	modstack_destartup(&st);
+
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("cachedb iterator");
+	assert_false(modstack_startup(&st, cfg));
+	assert_int_equal(st.started, 0);
+	config_delete(cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_counts),
+		cmocka_unit_test(test_parse_unknown),
+		cmocka_unit_test(test_parse_iterator_last),
+		cmocka_unit_test(test_startup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
