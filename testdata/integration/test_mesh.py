@@ -53,93 +53,131 @@ def rdata(reply):
     return [rd.to_text() for rr in reply.answer for rd in rr]
 
 
+def poll(check, timeout, what):
+    """check()'s first true value, asked every 50 ms; fails after
+    timeout seconds (a state that never comes is the failure)."""
+    deadline = time.time() + timeout
+    while True:
+        got = check()
+        if got:
+            return got
+        assert time.time() < deadline, "not within %g s: %s" % (timeout,
+                                                               what)
+        time.sleep(0.05)
+
+
+def wait_expired(received, ttl):
+    """Until the daemon's clock (whole seconds) must count an entry
+    stored before `received` with this TTL as expired: it was stored at
+    int(received) or before, and is expired from that + ttl + 1 on (at
+    the latest, Unbound's `ttl < now`)."""
+    time.sleep(max(0.0, int(received) + ttl + 1 - time.time()) + 0.05)
+
+
+def ask_until_new_entry(srv, name, deadline_s):
+    """Ask name every 0.1 s until the answer comes from a new cache
+    entry (its TTL went up). Returns (hits, new): hits the (time asked,
+    TTL) of each answer from the old entry, new that of the first from
+    the new one."""
+    hits = []
+    deadline = time.time() + deadline_s
+    while True:
+        assert time.time() < deadline, hits[-5:]
+        asked = time.time()
+        r = srv.query(name, "A", timeout=2.0)
+        assert dns.rcode.to_text(r.rcode()) == "NOERROR", r
+        assert rdata(r) == ["192.0.2.100"], r
+        ttl = r.answer[0].ttl
+        if hits and ttl > hits[-1][1]:
+            return hits, (asked, ttl)
+        hits.append((asked, ttl))
+        time.sleep(0.1)
+
+
 def add_rules(resp, rules):
     resp.set_behaviour(rules=list(rules) + list(resp.spec.rules))
 
 
 def test_prefetch_refreshes_in_the_last_tenth_of_the_ttl(unbound, net,
                                                          tmp_path):
-    """prefetch: yes, TTL 10 (cache-max-ttl). In the entry's last second
-    (Unbound: from ttl - ttl/10 on) a hit is still answered from the
-    cache (TTL 1) and starts one refresh: the responder is asked once
-    more, num.prefetch counts it, and the next answers come from the new
-    entry. Before that, hits do not go upstream."""
+    """prefetch: yes, TTL 20 (cache-max-ttl). In the entry's last tenth
+    (Unbound: from ttl - ttl/10 on, 2 s or less left) a hit is still
+    answered from the old entry and starts a refresh: the responder is
+    asked once, however many hits come while it runs, each of those hits
+    counts in num.prefetch (as Unbound), and the answers after it come
+    from the new entry. Hits before the last tenth do not go upstream.
+    Asked every 0.1 s from the first answer on (TTL 20 rather than 10:
+    a 2 s window is seen even on a loaded machine)."""
     resp = net.responder("bad")
-    start(unbound, net, "prefetch: yes\ncache-max-ttl: 10", tmp_path)
+    start(unbound, net, "prefetch: yes\ncache-max-ttl: 20", tmp_path)
     resp.clear_log()
     first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
-    t0 = time.time()
     assert rdata(first) == ["192.0.2.100"]
-    assert first.answer[0].ttl == 10    # as cached: cache-max-ttl
+    assert first.answer[0].ttl == 20    # as cached: cache-max-ttl
     sent = len(resp.queries("www.bad.tld2."))
     assert sent >= 1
-    time.sleep(7.5)
-    early = unbound.query("www.bad.tld2.", "A", timeout=2.0)
-    assert early.answer[0].ttl in (2, 3)
-    assert len(resp.queries("www.bad.tld2.")) == sent
-    assert stats(unbound)["total.num.prefetch"] == "0"
-    # poll through the last second: the first hit there prefetches
-    seen = []
-    while time.time() < t0 + 11.5:
-        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
-        assert dns.rcode.to_text(r.rcode()) == "NOERROR"
-        assert rdata(r) == ["192.0.2.100"]
-        seen.append((r.answer[0].ttl, len(resp.queries("www.bad.tld2."))))
-        if len(resp.queries("www.bad.tld2.")) > sent and \
-                r.answer[0].ttl >= 9:
-            break
-        time.sleep(0.2)
-    # a TTL-1 answer from the old entry came with the refresh ...
-    assert any(ttl == 1 for ttl, _ in seen), seen
-    time.sleep(0.3)
-    assert len(resp.queries("www.bad.tld2.")) == sent + 1, seen
-    # ... and the refreshed entry answers now, from the cache
-    again = unbound.query("www.bad.tld2.", "A", timeout=2.0)
-    assert again.answer[0].ttl >= 9
+    hits, new = ask_until_new_entry(unbound, "www.bad.tld2.", 40)
+    window = [(t, ttl) for t, ttl in hits if ttl <= 2]
+    assert hits[-1][1] <= 2, ("refreshed before the last tenth", hits,
+                              new)
+    assert window, ("no hit in the last tenth", hits)
+    # one refresh, sent after the first hit in the window asked
+    later = resp.queries("www.bad.tld2.")[sent:]
+    assert len(later) == 1, (later, window)
+    assert later[0]["t"] >= window[0][0] - 0.001, (later, hits)
+    # the new entry was stored after the refresh went out
+    assert 20 - int(time.time() - later[0]["t"]) - 1 <= new[1] <= 20, new
     s = stats(unbound)
-    assert s["total.num.prefetch"] == "1"
+    assert s["total.num.prefetch"] == str(len(window)), (s, window)
     assert s["total.num.cachemiss"] == "1"
     assert len(resp.queries("www.bad.tld2.")) == sent + 1
 
 
 def test_no_prefetch_by_default(unbound, net, tmp_path):
-    """Without prefetch the entry just expires: hits in its last second
-    do not go upstream."""
+    """Without prefetch the entry just expires: hits in its last tenth
+    (TTL 20, 2 s or less left) do not go upstream, the name is asked
+    again only once the entry expired (a cache miss)."""
     resp = net.responder("bad")
-    start(unbound, net, "cache-max-ttl: 10", tmp_path)
+    start(unbound, net, "cache-max-ttl: 20", tmp_path)
     resp.clear_log()
     unbound.query("www.bad.tld2.", "A", timeout=8.0)
-    t0 = time.time()
     sent = len(resp.queries("www.bad.tld2."))
-    time.sleep(8.2)
-    # stored before t0: every one of these is a hit of age 8 or 9
-    while time.time() < t0 + 8.95:
-        r = unbound.query("www.bad.tld2.", "A", timeout=2.0)
-        assert rdata(r) == ["192.0.2.100"]
-        time.sleep(0.2)
-    assert len(resp.queries("www.bad.tld2.")) == sent
-    assert stats(unbound)["total.num.prefetch"] == "0"
+    hits, new = ask_until_new_entry(unbound, "www.bad.tld2.", 40)
+    assert any(ttl <= 2 for _, ttl in hits), ("no hit in the last tenth",
+                                              hits)
+    # upstream again only for the question that found it expired
+    later = resp.queries("www.bad.tld2.")[sent:]
+    assert later, "the expired entry was not fetched again"
+    assert all(q["t"] >= new[0] - 0.001 for q in later), (later, hits[-3:])
+    s = stats(unbound)
+    assert s["total.num.prefetch"] == "0"
+    assert s["total.num.cachemiss"] == "2"
 
 
 @pytest.mark.parametrize("upstream", ["answers", "silent"])
 def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
     """serve-expired-client-timeout (RFC 8767): with an expired entry the
     resolver tries to resolve first. A server that answers gives a fresh
-    answer (not the expired one with serve-expired-reply-ttl); a silent
-    one makes it answer with the expired entry once the timeout passed,
-    after it asked upstream."""
+    answer (not the expired one with serve-expired-reply-ttl) within the
+    timeout (5 s there, so that a loaded machine resolves in time); a
+    silent one makes it answer with the expired entry once the timeout
+    (400 ms) passed, not sooner, after it asked upstream."""
     resp = net.responder("bad")
+    timeout_ms = 5000 if upstream == "answers" else 400
     start(unbound, net, "serve-expired: yes\ncache-max-ttl: 1\n"
           "serve-expired-reply-ttl: 17\n"
-          "serve-expired-client-timeout: 400", tmp_path)
+          "serve-expired-client-timeout: %d" % timeout_ms, tmp_path)
     first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    received = time.time()
     assert rdata(first) == ["192.0.2.100"]
     if upstream == "silent":
         add_rules(resp, [{"name": "www.bad.tld2.",
                           "actions": [{"type": "drop"}]}])
-    time.sleep(2.5)
+    wait_expired(received, 1)
     resp.clear_log()
-    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    asked = time.time()
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    took = time.time() - asked
     assert rdata(r) == ["192.0.2.100"]
     assert len(resp.queries("www.bad.tld2.")) >= 1
     s = stats(unbound)
@@ -148,6 +186,7 @@ def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
         assert s["total.num.expired"] == "0"
     else:
         assert r.answer[0].ttl == 17
+        assert took >= timeout_ms / 1000.0, took
         assert s["total.num.expired"] == "1"
 
 
@@ -161,10 +200,11 @@ def test_serve_expired_client_timeout_failed_resolution(unbound, net,
           "serve-expired-reply-ttl: 17\n"
           "serve-expired-client-timeout: 10000", tmp_path)
     first = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    received = time.time()
     assert rdata(first) == ["192.0.2.100"]
     add_rules(resp, [{"name": "www.bad.tld2.", "actions": [
         {"type": "rcode", "rcode": "SERVFAIL"}]}])
-    time.sleep(2.5)
+    wait_expired(received, 1)
     resp.clear_log()
     r = unbound.query("www.bad.tld2.", "A", timeout=9.0)
     assert dns.rcode.to_text(r.rcode()) == "NOERROR"
@@ -178,22 +218,37 @@ def test_serve_expired_without_client_timeout_answers_at_once(unbound, net,
                                                               tmp_path):
     """serve-expired-client-timeout: 0 (the default): the expired entry
     is the answer even when the server would answer, and a refresh goes
-    upstream in the background (counted in num.prefetch, as Unbound)."""
+    upstream in the background (counted in num.prefetch, as Unbound).
+    Asked again every 0.1 s until the refreshed entry answers: each
+    expired answer until then counts in num.expired and num.prefetch,
+    and the refresh went upstream only after the first was asked."""
     resp = net.responder("bad")
     start(unbound, net, "serve-expired: yes\ncache-max-ttl: 3\n"
           "serve-expired-reply-ttl: 17", tmp_path)
     unbound.query("www.bad.tld2.", "A", timeout=8.0)
-    time.sleep(4.2)
+    received = time.time()
+    wait_expired(received, 3)
     resp.clear_log()
-    r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
-    assert r.answer[0].ttl == 17
-    time.sleep(0.5)
-    assert len(resp.queries("www.bad.tld2.")) >= 1
-    fresh = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+    stale = []
+    fresh = None
+    deadline = time.time() + 10
+    while fresh is None:
+        assert time.time() < deadline, stale
+        asked = time.time()
+        r = unbound.query("www.bad.tld2.", "A", timeout=5.0)
+        assert rdata(r) == ["192.0.2.100"]
+        if r.answer[0].ttl == 17:
+            stale.append(asked)
+        else:
+            fresh = r
+        time.sleep(0.1)
+    assert stale, "the first answer after expiry was not the expired one"
     assert fresh.answer[0].ttl <= 3   # the refreshed entry
+    later = resp.queries("www.bad.tld2.")
+    assert later and all(q["t"] >= stale[0] - 0.001 for q in later), later
     s = stats(unbound)
-    assert s["total.num.expired"] == "1"
-    assert s["total.num.prefetch"] == "1"
+    assert s["total.num.expired"] == str(len(stale)), (s, stale)
+    assert s["total.num.prefetch"] == str(len(stale)), (s, stale)
 
 
 def send_udp(srv, name, qid):
@@ -213,14 +268,26 @@ def got_reply(s, wait):
         return False
 
 
+def entered(srv, n):
+    """Poll until n clients wait in the mesh (requestlist.current.user,
+    which both count as a client enters)."""
+    poll(lambda: stats(srv)["total.requestlist.current.user"] == str(n),
+         10, "%d clients waiting in the mesh" % n)
+    return time.time()
+
+
 def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
     """num-queries-per-thread: 2 (one slot that keeps its query, one on
     the jostle list), upstream silent. A third query, once the jostle
     list's query is older than jostle-timeout, replaces it: that client
     gets no reply, requestlist.overwritten counts it. A fourth right
-    after finds nothing old enough: dropped, requestlist.exceeded."""
+    after finds nothing old enough: dropped, requestlist.exceeded.
+    jostle-timeout 2 s (Unbound's default is 200 ms): "right after"
+    must stay under it on a loaded machine; each query is sent once the
+    one before is in the mesh, the third once the second is surely
+    older than the timeout."""
     resp = net.responder("bad")
-    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 200",
+    start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 2000",
           tmp_path)
     # the delegation to bad.tld2. cached first
     assert rdata(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
@@ -228,17 +295,21 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
     add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
                       "actions": [{"type": "drop"}]}])
     a = send_udp(unbound, "a.silent.bad.tld2.", 1)
-    time.sleep(0.1)
+    entered(unbound, 1)
     b = send_udp(unbound, "b.silent.bad.tld2.", 2)
-    time.sleep(0.8)
-    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
-    time.sleep(0.1)
-    d = send_udp(unbound, "d.silent.bad.tld2.", 4)
-    time.sleep(0.5)
+    b_in = entered(unbound, 2)
     s = stats(unbound)
-    assert s["total.requestlist.overwritten"] == "1"
-    assert s["total.requestlist.exceeded"] == "1"
-    assert s["total.requestlist.current.user"] == "2"
+    assert s["total.requestlist.overwritten"] == "0"
+    assert s["total.requestlist.exceeded"] == "0"
+    time.sleep(max(0.0, b_in + 2.1 - time.time()))
+    c = send_udp(unbound, "c.silent.bad.tld2.", 3)
+    d = send_udp(unbound, "d.silent.bad.tld2.", 4)
+    s = poll(lambda: (lambda s: s if s["total.requestlist.exceeded"] !=
+                      "0" else None)(stats(unbound)), 10,
+             "the fourth query dropped")
+    assert s["total.requestlist.overwritten"] == "1", s
+    assert s["total.requestlist.exceeded"] == "1", s
+    assert s["total.requestlist.current.user"] == "2", s
     # the jostled and the dropped client never get a reply
     assert not got_reply(b, 0.2)
     assert not got_reply(d, 0.2)
@@ -248,7 +319,9 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
 
 def test_jostled_tcp_query(unbound, net, tmp_path):
     """A query over TCP that is jostled out gets no answer; the daemon
-    goes on serving (a later query is answered) and counts it."""
+    goes on serving (a later query is answered) and counts it. The TCP
+    query is sent once the UDP one is in the mesh (so it is the one on
+    the jostle list), the third once it is older than jostle-timeout."""
     resp = net.responder("bad")
     start(unbound, net, "num-queries-per-thread: 2\njostle-timeout: 100",
           tmp_path)
@@ -257,15 +330,16 @@ def test_jostled_tcp_query(unbound, net, tmp_path):
     add_rules(resp, [{"name": "silent.bad.tld2.", "suffix": True,
                       "actions": [{"type": "drop"}]}])
     a = send_udp(unbound, "a.silent.bad.tld2.", 1)
-    time.sleep(0.1)
+    entered(unbound, 1)
     t = socket.create_connection(("127.0.0.1", unbound.port), timeout=2)
     q = dns.message.make_query("b.silent.bad.tld2.", "A")
     w = q.to_wire()
     t.sendall(len(w).to_bytes(2, "big") + w)
-    time.sleep(0.6)
+    b_in = entered(unbound, 2)
+    time.sleep(max(0.0, b_in + 0.2 - time.time()))
     c = send_udp(unbound, "c.silent.bad.tld2.", 3)
-    time.sleep(0.3)
-    assert stats(unbound)["total.requestlist.overwritten"] == "1"
+    poll(lambda: stats(unbound)["total.requestlist.overwritten"] == "1",
+         10, "the TCP query jostled out")
     t.settimeout(0.3)
     try:
         got = t.recv(2)

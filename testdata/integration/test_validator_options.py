@@ -409,6 +409,12 @@ def test_anchor_below_the_root_as_unbound(signednet_net, tmp_path):
 # -- 5. KeyTrap names in a loop, other clients still answered --------------
 
 def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
+    """Three clients ask KeyTrap names in a loop for 10 s; the others'
+    questions (cache hits, one validated anew per round) are all
+    answered right, at least 100 of them, and no more than 1% (at least
+    3 allowed) take over 1 s: a loaded machine stalls a reply now and
+    then, a starved worker makes them slow by the dozen (broken once so,
+    6 answered, 4 slow)."""
     net = signednet_net
     srv = Server(mkdir(tmp_path, "ours"))
     try:
@@ -433,6 +439,7 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
         for t in threads:
             t.start()
         slow = []
+        wrong = []
         others = [SECURE, "www.ed25519.sec1.", "www.ok.sec2.",
                   "www.sec2.", "to-secure.example.sec1."]
         t_end = time.time() + 10
@@ -451,9 +458,11 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
                     worst[0] = max(worst[0], dt)
                     n += 1
                     want = 3 if qname.startswith("n") else 0
-                    if r is None or r.rcode() != want or dt > 1.0 * SLOW \
-                            or (want and not r.flags & dns.flags.AD):
-                        slow.append((qname, view(r), round(dt, 3)))
+                    if r is None or r.rcode() != want or \
+                            (want and not r.flags & dns.flags.AD):
+                        wrong.append((qname, view(r), round(dt, 3)))
+                    elif dt > 1.0 * SLOW:
+                        slow.append((qname, round(dt, 3)))
         finally:
             stop.set()
             for t in threads:
@@ -462,8 +471,11 @@ def test_keytrap_loop_does_not_starve_others(signednet_net, tmp_path):
               "validated anew), slowest other %.3f s" % (
                   attacked[0], n, fresh[0], worst[0]))
         assert attacked[0] > 0
-        assert not slow, "%d of %d not answered in time: %s" % (
-            len(slow), n, slow[:10])
+        assert not wrong, "%d of %d not answered right: %s" % (
+            len(wrong), n, wrong[:10])
+        assert n >= 100, n
+        assert len(slow) <= max(3, n // 100), \
+            "%d of %d answered in over 1 s: %s" % (len(slow), n, slow[:10])
     finally:
         _finish(srv)
 
