@@ -435,6 +435,11 @@ int iter_msg_cached(struct msg_cache* c, const uint8_t* qname,
 	int ok;
 	if(!m && !whole)
 		m = msg_find(c, qname, qname_len, qtype, qclass, now);
+	if(m && m->synthesized) {
+		/* a module made it from other data (dns64): not the zone's */
+		msg_cache_release(c, m);
+		return 0;
+	}
 	if(!m)
 		return 0;
 	ok = entry_lists(m, !whole, rcode, answer, authority, now);

@@ -488,7 +488,7 @@ static int store_variant(struct mesh_area* m, struct mesh_state* s,
 		0, 0);
 	uint32_t h;
 	if(!len || !msg_cache_store_hashed(c, qi, m->buf, len, now,
-		(int)s->qs.res.security, &h))
+		(int)s->qs.res.security, s->qs.res.synthesized, &h))
 		return 0;
 	k->cache = c;
 	k->hash[qi->edns_do != 0] = h;

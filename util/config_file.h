@@ -192,6 +192,12 @@ struct config_file {
 	int harden_short_bufsize;
 	int minimal_responses;
 	int rrset_roundrobin;
+	/* the dns64 module: the RFC 6052 prefix (checked by the parser),
+	 * synthesise for every AAAA question, names whose AAAA records are
+	 * ignored */
+	char* dns64_prefix;
+	int dns64_synthall;
+	struct config_strlist* dns64_ignore_aaaa;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */

@@ -6,6 +6,8 @@
 #include "config.h"
 #include "util/config_options.h"
 #include "util/config_file.h"
+#include "util/dname.h"
+#include "dns64/dns64_synth.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -402,9 +404,13 @@ const struct cfg_option cfg_options[] = {
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
 	IMPL("ede", CT_YESNO, ede, "no"),
 	SRV("ede-serve-expired", CT_YESNO, "no"),
-	SRV("dns64-prefix", CT_STR, "64:ff9b::/96"),
-	SRV("dns64-synthall", CT_YESNO, "no"),
-	SRV("dns64-ignore-aaaa", CT_STRLIST, NULL),
+	/* the dns64 module (dns64/): the prefix checked here, so a bad
+	 * one is an error naming FILE:LINE */
+	{ "dns64-prefix", CL_SERVER, CT_STR, F(dns64_prefix), NULL, 1,
+		CFGF_DNS64PREFIX, "64:ff9b::/96", 0, 0 },
+	IMPL("dns64-synthall", CT_YESNO, dns64_synthall, "no"),
+	{ "dns64-ignore-aaaa", CL_SERVER, CT_STRLIST, F(dns64_ignore_aaaa),
+		NULL, 1, CFGF_DNAME, NULL, 0, 0 },
 	SRV("send-client-subnet", CT_STRLIST, NULL),
 	SRV("client-subnet-zone", CT_STRLIST, NULL),
 	SRV("client-subnet-always-forward", CT_YESNO, "no"),
@@ -1020,6 +1026,22 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		cfg_error(p, "%s", ebuf);
 		return 0;
 	}
+	if(r == 1 && (o->flags & CFGF_DNS64PREFIX)) {
+		struct dns64_prefix pf;
+		if(!dns64_prefix_parse(args[0], &pf, ebuf, sizeof(ebuf))) {
+			cfg_error(p, "%s", ebuf);
+			return 0;
+		}
+	}
+	if(r == 1 && (o->flags & CFGF_DNAME)) {
+		uint8_t wire[LDNS_MAX_DOMAINLEN + 1];
+		if(dname_from_str(args[0], wire) == 0) {
+			/* compat: unbound-1.17: its words (dns64-ignore-aaaa,
+			 * at the module's start there) */
+			cfg_error(p, "cannot parse %s: %s", o->name, args[0]);
+			return 0;
+		}
+	}
 	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_where(p))
 		r = -1;
 	if(r == 1)
@@ -1130,3 +1152,4 @@ static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 		return 0;
 	return 1;
 }
+

@@ -57,6 +57,9 @@ enum cfg_type {
                            * set is kept (cfg->module_conf_where) for
                            * the daemon's and unbound-checkconf's check
                            * (services/modstack.h) */
+#define CFGF_DNS64PREFIX 0x100 /* an RFC 6052 prefix (dns64-prefix:
+                                * dns64/dns64_synth.h) */
+#define CFGF_DNAME 0x200 /* a domain name */
 
 #define CFG_NOFIELD ((size_t)-1)
 

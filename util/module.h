@@ -108,6 +108,10 @@ struct module_result {
 	struct val_reason why_bogus; /* EDE and text when not secure */
 	int no_store;              /* not for the message cache (made from
 	                            * cached data, or a no-cache zone) */
+	int synthesized;           /* made by a module from other data
+	                            * (dns64's AAAA from A records): the
+	                            * message cache serves it to clients,
+	                            * the iterator's lookups skip it */
 	/* the iterator: the servers whose replies are in the answer */
 	struct module_from from[MODULE_MAX_FROM];
 	int num_from;

@@ -79,6 +79,8 @@ struct msg_entry {
 	uint16_t num_sets;
 	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
 	uint8_t security;     /* enum sec_status (in the padding here) */
+	uint8_t synthesized;  /* a module made it (dns64): for clients, not
+	                       * for the iterator's lookups */
 	const uint16_t* ttl_off;            /* ascending */
 	const uint8_t* tmpl;
 	/* cold: truncation and rotation (hit fields fit one cache line) */
@@ -201,10 +203,11 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 
 /* msg_cache_store_sec with the hash computed here, once (the caller's
  * msg_cache_hash and the check of it were two), and returned in *hash
- * (whether stored or not) for answering from the entry. */
+ * (whether stored or not) for answering from the entry. synthesized: a
+ * module made the answer (msg_entry.synthesized). */
 int msg_cache_store_hashed(struct msg_cache* c, const struct query_info* qi,
 	const uint8_t* reply, size_t len, time_t now, int security,
-	uint32_t* hash);
+	int synthesized, uint32_t* hash);
 
 /* May the cache hold a SECURE NXDOMAIN (one was stored since it was
  * made)? 0: certainly none. Any thread may ask. */

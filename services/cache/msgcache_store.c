@@ -263,7 +263,7 @@ int msg_cache_store(struct msg_cache* c, const struct query_info* qi,
 /* msg_cache_store_sec with hash known to be msg_cache_hash(c, qi). */
 static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	uint32_t hash, const uint8_t* reply, size_t len, time_t now,
-	int security)
+	int security, int synthesized)
 {
 	size_t total, keylen, alloc;
 	struct msg_entry* m;
@@ -310,6 +310,7 @@ static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	m->tmpl = t;
 	m->stored = now;
 	m->security = (uint8_t)security;
+	m->synthesized = (uint8_t)(synthesized != 0);
 	if(security == SEC_SECURE && (m->flags & 0xf) == RCODE_NXDOMAIN)
 		__atomic_store_n(&c->had_secure_nx, 1, __ATOMIC_RELAXED);
 	{
@@ -331,15 +332,16 @@ int msg_cache_store_sec(struct msg_cache* c, const struct query_info* qi,
 	/* a wrong hash would store an entry no lookup finds */
 	if(qi->qname_len == 0 || hash != msg_cache_hash(c, qi))
 		return 0;
-	return store_entry(c, qi, hash, reply, len, now, security);
+	return store_entry(c, qi, hash, reply, len, now, security, 0);
 }
 
 int msg_cache_store_hashed(struct msg_cache* c, const struct query_info* qi,
 	const uint8_t* reply, size_t len, time_t now, int security,
-	uint32_t* hash)
+	int synthesized, uint32_t* hash)
 {
 	*hash = msg_cache_hash(c, qi);
-	return store_entry(c, qi, *hash, reply, len, now, security);
+	return store_entry(c, qi, *hash, reply, len, now, security,
+		synthesized);
 }
 
 int msg_cache_had_secure_nx(const struct msg_cache* c)

@@ -195,6 +195,14 @@ def zones():
               ds=False),
         SZone("unsigned.sec2.", UNSIGNED, ["www A 192.0.2.161"], None,
               ds=False),
+        # reverse names for dns64's PTR (test_dns64.py): an unsigned
+        # arpa. with the PTR of 192.0.2.1 (www.sec1., IPv4 only) and an
+        # RFC 2317 CNAME for 192.0.2.160
+        SZone("arpa.", UNSIGNED, [
+            "1.2.0.192.in-addr PTR www.sec1.",
+            "160.2.0.192.in-addr CNAME 160.128/25.2.0.192.in-addr",
+            "160.128/25.2.0.192.in-addr PTR www.unsigned.sec1."], None,
+              ds=False),
         # signed only with RSAMD5, which Unbound 1.17 does not validate
         # (RFC 8624: MUST NOT): the DS has no usable algorithm, insecure
         SZone("unsupported.sec1.", BROKEN, ["www A 192.0.2.170"], "RSAMD5"),

@@ -654,7 +654,7 @@ static void test_unimplemented(void** state)
 	FILE* f;
 	size_t n;
 	(void)state;
-	cfg = good("server:\n prefetch: yes\n dns64-synthall: yes\n"
+	cfg = good("server:\n prefetch: yes\n ede-serve-expired: yes\n"
 		" deny-any: no\n harden-glue: yes\n"
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
@@ -663,7 +663,7 @@ static void test_unimplemented(void** state)
 		" module-config: \"iterator\"\n");
 	/* set to something else than the default: recorded */
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
-	assert_true(has_unimpl(cfg, "server:dns64-synthall", "yes"));
+	assert_true(has_unimpl(cfg, "server:ede-serve-expired", "yes"));
 	assert_true(has_unimpl(cfg, "server:access-control-tag-action",
 		"10.0.0.0/8 t1 refuse"));
 	assert_false(has_unimpl(cfg, "server:module-config", NULL)); /* done */
@@ -679,7 +679,7 @@ static void test_unimplemented(void** state)
 	/* still stored where a field exists, and printable */
 	assert_int_equal(cfg->prefetch, 1);
 	assert_string_equal(printed(cfg, "prefetch"), "yes\n");
-	assert_string_equal(printed(cfg, "dns64-synthall"), "yes\n");
+	assert_string_equal(printed(cfg, "ede-serve-expired"), "yes\n");
 	assert_string_equal(printed(cfg, "domain-insecure"),
 		"a.example\nb.example\n");
 	/* logged once per option at verbosity 1 */
@@ -703,7 +703,7 @@ static void test_unimplemented(void** state)
 		n++;
 	}
 	fclose(f);
-	assert_int_equal(n, 2); /* dns64-synthall, the tag */
+	assert_int_equal(n, 2); /* ede-serve-expired, the tag */
 	verbosity = VERB_OPS;
 	config_delete(cfg);
 }
@@ -967,6 +967,47 @@ static int teardown(void** state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* dns64-prefix: an RFC 6052 prefix, refused at load with FILE:LINE;
+ * dns64-synthall, dns64-ignore-aaaa in their fields. */
+static void test_dns64_options(void** state)
+{
+	struct config_file* cfg;
+	(void)state;
+	cfg = good("server:\n");
+	assert_string_equal(cfg->dns64_prefix, "64:ff9b::/96");
+	assert_int_equal(cfg->dns64_synthall, 0);
+	assert_null(cfg->dns64_ignore_aaaa);
+	config_delete(cfg);
+	cfg = good("server:\n dns64-prefix: 2001:db8:122:300::/56\n"
+		" dns64-synthall: yes\n dns64-ignore-aaaa: a.example\n"
+		" dns64-ignore-aaaa: b.example.\n");
+	assert_string_equal(cfg->dns64_prefix, "2001:db8:122:300::/56");
+	assert_int_equal(cfg->dns64_synthall, 1);
+	assert_string_equal(cfg->dns64_ignore_aaaa->str, "a.example");
+	assert_string_equal(cfg->dns64_ignore_aaaa->next->str, "b.example.");
+	assert_false(has_unimpl(cfg, "server:dns64-synthall", NULL));
+	assert_string_equal(printed(cfg, "dns64-prefix"),
+		"2001:db8:122:300::/56\n");
+	config_delete(cfg);
+	bad("server:\n dns64-prefix: 192.0.2.0/24\n", 2,
+		"dns64_prefix is not IPv6: 192.0.2.0/24");
+	bad("server:\n\n dns64-prefix: 64:ff9b::/80\n", 3,
+		"dns64-prefix length is not 32, 40, 48, 56, 64 or 96: "
+		"64:ff9b::/80");
+	bad("server:\n dns64-prefix: 64:ff9b::\n", 2,
+		"dns64-prefix length is not");
+	bad("server:\n dns64-prefix: 64:ff9b::1/96\n", 2,
+		"dns64-prefix has bits set after its length 96: 64:ff9b::1/96");
+	bad("server:\n dns64-prefix: 2001:db8:0:0:1::/64\n", 2,
+		"bits set after its length 64");
+	bad("server:\n dns64-prefix: 2001:db8::x/96\n", 2,
+		"cannot parse dns64-prefix netblock");
+	bad("server:\n dns64-prefix: 64:ff9b::/\n", 2,
+		"cannot parse dns64-prefix netblock");
+	bad("server:\n dns64-ignore-aaaa: a..b\n", 2,
+		"cannot parse dns64-ignore-aaaa: a..b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -986,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_fname_after_chroot),
 		cmocka_unit_test(test_real_configs),
 		cmocka_unit_test(test_validator_options),
+		cmocka_unit_test(test_dns64_options),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -389,6 +389,46 @@ static void test_below_secure_nxdomain(void** state)
 	msg_cache_delete(mc);
 }
 
+/* An answer a module made (dns64's synthesised AAAA) is served to
+ * clients from the message cache, but the iterator's lookup never takes
+ * it for the zone's data. */
+static void test_synthesized_skipped(void** state)
+{
+	struct msg_cache* mc = msg_cache_create(1 << 20, 4, 0, 86400, 3600);
+	static const char* const an[] = {
+		"A v4.example. 300 IN AAAA 64:ff9b::c000:221", NULL };
+	ldns_pkt* p = reply(1, an);
+	ldns_rr* q = NULL;
+	ldns_rr_list* answer = ldns_rr_list_new(), *auth = NULL;
+	struct query_info qi;
+	uint8_t* wire = NULL;
+	size_t len = 0;
+	uint32_t h;
+	int rcode, synth;
+	(void)state;
+	assert_int_equal(ldns_rr_new_question_frm_str(&q, "v4.example. IN "
+		"AAAA", NULL, NULL), LDNS_STATUS_OK);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, q);
+	assert_int_equal(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	for(synth = 1; synth >= 0; synth--) {
+		memset(&qi, 0, sizeof(qi));
+		qi.qname_len = dname_from_str("v4.example.", qi.qname);
+		qi.qtype = TYPE_AAAA;
+		qi.qclass = CLASS_IN;
+		qi.edns_do = 1;
+		assert_int_equal(msg_cache_store_hashed(mc, &qi, wire, len,
+			1000, SEC_INSECURE, synth, &h), 1);
+		assert_int_equal(iter_msg_cached(mc, W("v4.example."),
+			dname_valid(W("v4.example."), 255), TYPE_AAAA,
+			CLASS_IN, 1001, 1, &rcode, answer, &auth), !synth);
+	}
+	ldns_rr_list_deep_free(answer);
+	ldns_rr_list_deep_free(auth);
+	free(wire);
+	ldns_pkt_free(p);
+	msg_cache_delete(mc);
+}
+
 static int count_set(void* arg, const struct packed_rrset* set)
 {
 	int* n = arg;
@@ -428,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_rrsets_grouped),
 		cmocka_unit_test(test_any_from_cache),
 		cmocka_unit_test(test_below_secure_nxdomain),
+		cmocka_unit_test(test_synthesized_skipped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,7 +57,7 @@ static void test_parse_counts(void** state)
 static void test_parse_unknown(void** state)
 {
 	static const char* absent[] = { "python", "dynlib", "ipsecmod",
-		"ipset", "dnscrypt", "cachedb", "respip", "dns64",
+		"ipset", "dnscrypt", "cachedb", "respip",
 		"subnetcache", "iteratorx" };
 	char conf[128], err[256], want[256];
 	size_t i;
@@ -75,6 +75,7 @@ static void test_parse_unknown(void** state)
 	}
 	assert_non_null(modstack_find("validator"));
 	assert_non_null(modstack_find("iterator"));
+	assert_non_null(modstack_find("dns64"));
 	assert_null(modstack_find("respip"));
 }
 
@@ -87,6 +88,11 @@ static void test_parse_iterator_last(void** state)
 	assert_string_equal(err, "the iterator must be the last module");
 	assert_false(parse("validator", &n, err, sizeof(err)));
 	assert_true(parse("validator iterator", &n, err, sizeof(err)));
+	/* compat: unbound-1.17: dns64's two stacks */
+	assert_true(parse("dns64 validator iterator", &n, err, sizeof(err)));
+	assert_int_equal(n, 3);
+	assert_true(parse("dns64 iterator", &n, err, sizeof(err)));
+	assert_int_equal(n, 2);
 }
 
 /* The stack's start-up: the validator's global state (its key cache),

@@ -941,7 +941,7 @@ static void test_store_hashed(void** state)
 	mk_query(&qi, "www.example.com.", TYPE_A, FLAG_RD);
 	n = mk_reply(buf, &qi, RCODE_NOERROR, www_a, 2, ex_ns, 2, ex_glue, 2);
 	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
-		SEC_SECURE, &h), 1);
+		SEC_SECURE, 0, &h), 1);
 	assert_int_equal(h, msg_cache_hash(c, &qi));
 	mk_query(&q2, "WWW.Example.COM.", TYPE_A, FLAG_RD);
 	m = msg_cache_lookup(c, &q2, h, T0);
@@ -958,7 +958,7 @@ static void test_store_hashed(void** state)
 	h = 0;
 	mk_query(&qi, "www.example.net.", TYPE_A, FLAG_RD);
 	assert_int_equal(msg_cache_store_hashed(c, &qi, buf, n, T0,
-		SEC_UNCHECKED, &h), 0);
+		SEC_UNCHECKED, 0, &h), 0);
 	assert_int_equal(h, msg_cache_hash(c, &qi));
 	assert_null(msg_cache_lookup(c, &qi, h, T0));
 	msg_cache_delete(c);
