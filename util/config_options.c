@@ -7,6 +7,7 @@
 #include "util/config_options.h"
 #include "util/config_file.h"
 #include "services/modstack.h"
+#include "util/edns_cookie.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +25,8 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
 static int modules_ok(struct cfg_parser* p, const char* list);
+static int h_cookie_secret(struct cfg_parser* p,
+	const struct cfg_option* o, char** args);
 
 #define NOF CFG_NOFIELD
 #define F(f) offsetof(struct config_file, f)
@@ -364,6 +367,10 @@ const struct cfg_option cfg_options[] = {
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
 	IMPL("ede", CT_YESNO, ede, "no"),
 	SRV("ede-serve-expired", CT_YESNO, "no"),
+	IMPL("answer-cookie", CT_YESNO, do_answer_cookie, "no"),
+	{ "cookie-secret", CL_SERVER, CT_STR, NOF, h_cookie_secret, 1, 0, NULL,
+		0, 0 },
+	IMPL("cookie-secret-file", CT_STR, cookie_secret_file, NULL),
 	SRV("dns64-prefix", CT_STR, "64:ff9b::/96"),
 	SRV("dns64-synthall", CT_YESNO, "no"),
 	SRV("dns64-ignore-aaaa", CT_STRLIST, NULL),
@@ -929,6 +936,13 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	}
 	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_ok(p, args[0]))
 		return 0;
+	if(r == 1 && o->handler == h_cookie_secret &&
+		!cookie_secret_from_hex(args[0], strlen(args[0]),
+		p->cfg->cookie_secret)) {
+		/* compat: unbound-1.21: its words */
+		cfg_error(p, "expected 128 bit hex string");
+		return 0;
+	}
 	if(r == 1)
 		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
 			&err);
@@ -1024,6 +1038,17 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	if(!cfg_parser_strlist_append(p, &p->cfg->ifs, args[0]))
 		return 0;
 	p->cfg->num_ifs++;
+	return 1;
+}
+
+/* cookie-secret: 128 bits in hex, parsed by the check before */
+static int h_cookie_secret(struct cfg_parser* p,
+	const struct cfg_option* o, char** args)
+{
+	(void)o;
+	/* checked (and stored) before, in cfg_option_apply's checks */
+	(void)args;
+	p->cfg->cookie_secret_len = COOKIE_SECRET_SIZE;
 	return 1;
 }
 
