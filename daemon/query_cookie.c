@@ -61,29 +61,55 @@ static int find_cookie(const struct query_info* qi, const uint8_t** c,
 	return 0;
 }
 
+static inline uint64_t ld64(const uint8_t* p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* The address as the memo keeps it: 16 bytes, zero-padded. */
+static inline void ip_words(const uint8_t* ip, size_t iplen, uint64_t w[2])
+{
+	if(iplen == 4) {
+		uint32_t v;
+		memcpy(&v, ip, 4);
+		w[0] = v;
+		w[1] = 0;
+	} else {
+		w[0] = ld64(ip);
+		w[1] = ld64(ip + 8);
+	}
+}
+
 /* Was c (24 bytes) checked valid with the active secret of generation
- * gen for this address, and is it still young enough to echo? */
-static int memo_valid(const struct query_cookie_memo* memo, uint32_t gen,
-	const uint8_t* c, const uint8_t* ip, size_t iplen, uint32_t now)
+ * gen for this address, and is it still young enough to echo? (Word
+ * compares: this is the cache-hit path of a client that has its cookie.)
+ */
+static inline int memo_valid(const struct query_cookie_memo* memo,
+	uint32_t gen, const uint8_t* c, const uint64_t ip[2], uint32_t now)
 {
 	uint32_t ts = (uint32_t)c[12] << 24 | (uint32_t)c[13] << 16 |
 		(uint32_t)c[14] << 8 | c[15];
-	const uint8_t* e;
-	if(edns_cookie_age(ts, now) != COOKIE_VALID)
+	const struct query_cookie_seen* e = &memo->e[c[16]];
+	int32_t age = (int32_t)(now - ts);
+	/* edns_cookie_age()'s COOKIE_VALID: -300 .. 1800 */
+	if(age < -300 || age > 1800)
 		return 0;
-	e = memo->e[c[16]].cookie;
-	return memo->e[c[16]].gen == gen && memo->e[c[16]].iplen == iplen &&
-		memcmp(e, c, COOKIE_FULL_LEN) == 0 &&
-		memcmp(memo->e[c[16]].ip, ip, iplen) == 0;
+	return e->gen == gen &&
+		((e->cookie[0] ^ ld64(c)) | (e->cookie[1] ^ ld64(c + 8)) |
+		(e->cookie[2] ^ ld64(c + 16)) | (e->ip[0] ^ ip[0]) |
+		(e->ip[1] ^ ip[1])) == 0;
 }
 
 static void memo_put(struct query_cookie_memo* memo, uint32_t gen,
-	const uint8_t* c, const uint8_t* ip, size_t iplen)
+	const uint8_t* c, const uint64_t ip[2])
 {
-	memcpy(memo->e[c[16]].cookie, c, COOKIE_FULL_LEN);
-	memcpy(memo->e[c[16]].ip, ip, iplen);
-	memo->e[c[16]].iplen = (uint32_t)iplen;
-	memo->e[c[16]].gen = gen;
+	struct query_cookie_seen* e = &memo->e[c[16]];
+	memcpy(e->cookie, c, COOKIE_FULL_LEN);
+	e->ip[0] = ip[0];
+	e->ip[1] = ip[1];
+	e->gen = gen;
 }
 
 _Static_assert(QUERY_COOKIE_MEMO == 256, "the memo is indexed by one byte");
@@ -104,45 +130,32 @@ enum query_cookie_verdict query_cookie_read(struct query_cookie_memo* memo,
 		return QUERY_COOKIE_FORMERR;
 	ck->present = 1;
 	iplen = client_ip(addr, &ip);
-	ck->opt[0] = 0;
-	ck->opt[1] = EDNS_OPT_COOKIE;
-	ck->opt[2] = 0;
-	ck->opt[3] = COOKIE_FULL_LEN;
-	if(clen == COOKIE_FULL_LEN && memo &&
-		memo_valid(memo, s->gen, c, ip, iplen, now))
-		st = COOKIE_VALID;
-	else {
+	if(clen == COOKIE_FULL_LEN && memo) {
+		uint64_t ipw[2];
+		ip_words(ip, iplen, ipw);
+		if(memo_valid(memo, s->gen, c, ipw, now))
+			st = COOKIE_VALID;
+		else if((st = edns_cookie_check_all(c, clen, s, ip, iplen,
+			now)) == COOKIE_VALID)
+			memo_put(memo, s->gen, c, ipw);
+	} else
 		st = edns_cookie_check_all(c, clen, s, ip, iplen, now);
-		if(st == COOKIE_VALID && memo)
-			memo_put(memo, s->gen, c, ip, iplen);
-	}
 	if(st == COOKIE_VALID) {
-		/* echo it */
-		memcpy(ck->opt + 4, c, COOKIE_FULL_LEN);
+		/* echo it: the query's option is code, length 24, cookie */
+		ck->opt = c - 4;
 		ck->add = ck->valid = 1;
 		return QUERY_COOKIE_GO_ON;
 	}
 	ck->valid = st == COOKIE_VALID_RENEW;
 	if(s->count == 0)
 		return QUERY_COOKIE_GO_ON;  /* compat: unbound-1.21: none made */
-	memcpy(ck->opt + 4, c, COOKIE_CLIENT_LEN);
-	edns_cookie_make(ck->opt + 4, s->secret[0], ip, iplen, now);
+	ck->made[0] = 0;
+	ck->made[1] = EDNS_OPT_COOKIE;
+	ck->made[2] = 0;
+	ck->made[3] = COOKIE_FULL_LEN;
+	memcpy(ck->made + 4, c, COOKIE_CLIENT_LEN);
+	edns_cookie_make(ck->made + 4, s->secret[0], ip, iplen, now);
+	ck->opt = ck->made;
 	ck->add = 1;
 	return QUERY_COOKIE_GO_ON;
-}
-
-size_t query_cookie_add(uint8_t* msg, size_t len, size_t cap,
-	const struct query_cookie* ck)
-{
-	uint8_t* o = msg + len - 11;  /* an empty OPT record's 11 bytes */
-	/* the usual reply: an empty OPT record last (the cache's, the
-	 * encoders'): append in place */
-	if(len >= LDNS_HEADER_SIZE + 11 && (msg[10] | msg[11]) != 0 &&
-		len + COOKIE_OPT_LEN <= cap && o[0] == 0 && o[1] == 0 &&
-		o[2] == 41 && o[9] == 0 && o[10] == 0) {
-		memcpy(msg + len, ck->opt, COOKIE_OPT_LEN);
-		o[10] = COOKIE_OPT_LEN;
-		return len + COOKIE_OPT_LEN;
-	}
-	return edns_add_option(msg, len, cap, ck->opt, COOKIE_OPT_LEN);
 }

@@ -10,13 +10,17 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include "util/edns_cookie.h"
+#include "util/edns_pad.h"
+#include <string.h>
 
 struct query_info;
 
 /* The cookie side of one query. */
 struct query_cookie {
-	uint8_t opt[COOKIE_OPT_LEN]; /* the reply's option: code, length,
-	                              * client and server cookie */
+	const uint8_t* opt; /* the reply's option (COOKIE_OPT_LEN bytes: code,
+	                     * length, client and server cookie): made[] or,
+	                     * echoed, the query's own option */
+	uint8_t made[COOKIE_OPT_LEN];
 	int add;      /* put opt in the reply's OPT record */
 	int present;  /* the query has a well-formed cookie option */
 	int valid;    /* ... with a valid server cookie of ours */
@@ -27,13 +31,13 @@ struct query_cookie {
  * Direct-mapped by the cookie's hash bytes (a keyed hash: a client
  * cannot aim at a slot it does not own). */
 #define QUERY_COOKIE_MEMO 256
+struct query_cookie_seen {
+	uint64_t cookie[3];  /* the 24 bytes as sent */
+	uint64_t ip[2];      /* the address, zero-padded */
+	uint32_t gen;        /* cookie_secrets.gen when checked; 0: empty */
+};
 struct query_cookie_memo {
-	struct {
-		uint8_t cookie[COOKIE_FULL_LEN];
-		uint8_t ip[16];
-		uint32_t gen;    /* cookie_secrets.gen when checked; 0: empty */
-		uint32_t iplen;
-	} e[QUERY_COOKIE_MEMO];
+	struct query_cookie_seen e[QUERY_COOKIE_MEMO];
 };
 
 /* What the query's cookie means for it. */
@@ -54,7 +58,20 @@ enum query_cookie_verdict query_cookie_read(struct query_cookie_memo* memo,
 
 /* Add ck's option to the OPT record of the reply msg (len bytes, room for
  * cap); returns the new length (len when there is no OPT or no room). */
-size_t query_cookie_add(uint8_t* msg, size_t len, size_t cap,
-	const struct query_cookie* ck);
+static inline size_t query_cookie_add(uint8_t* msg, size_t len, size_t cap,
+	const struct query_cookie* ck)
+{
+	uint8_t* o = msg + len - 11;  /* an empty OPT record's 11 bytes */
+	/* the usual reply: an empty OPT record last (the cache's, the
+	 * encoders'): append in place */
+	if(len >= 12 + 11 && len + COOKIE_OPT_LEN <= cap &&
+		(msg[10] | msg[11]) != 0 && (o[0] | o[1] | o[9] | o[10]) == 0 &&
+		o[2] == 41) {
+		memcpy(msg + len, ck->opt, COOKIE_OPT_LEN);
+		o[10] = COOKIE_OPT_LEN;
+		return len + COOKIE_OPT_LEN;
+	}
+	return edns_add_option(msg, len, cap, ck->opt, COOKIE_OPT_LEN);
+}
 
 #endif

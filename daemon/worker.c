@@ -247,7 +247,7 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		struct query_cookie ck;
 		if(len <= sizeof(cbuf)) {
 			memcpy(cbuf, reply, len);
-			memcpy(ck.opt, p->cookie, COOKIE_OPT_LEN);
+			ck.opt = p->cookie;
 			len = query_cookie_add(cbuf, len, sizeof(cbuf), &ck);
 			reply = cbuf;
 		}
