@@ -7,7 +7,8 @@ Runs BUILDDIR/unbound under callgrind (--toggle-collect=query_answer), loads
 one answer into its cache with unbound-control load_cache, and for each kind
 of query (no cookie; a client cookie only; a valid server cookie) sends
 --warm queries, zeroes the counters, sends -n more one at a time and divides
-the dump's Ir by n. --cookies no measures answer-cookie: no.
+the dump's Ir by n. --cookies no measures answer-cookie: no; --cookies
+none leaves the options out (a build without cookies, to compare).
 
     contrib/bench/cookie_callgrind.py BUILDDIR [-n 2000] [--cookies no]
 """
@@ -83,11 +84,12 @@ def main():
         f.write('server:\n\tinterface: 127.0.0.1\n\tport: %d\n'
                 '\tdo-daemonize: no\n\tuse-syslog: no\n\tchroot: ""\n'
                 '\tusername: ""\n\tdirectory: "%s"\n\tpidfile: ""\n'
-                '\tnum-threads: 1\n\tanswer-cookie: %s\n'
-                '\tcookie-secret: "%s"\n'
+                '\tnum-threads: 1\n%s'
                 'remote-control:\n\tcontrol-enable: yes\n'
                 '\tcontrol-interface: %s\n\tcontrol-use-cert: no\n' % (
-                    port, work, a.cookies, SECRET.hex(), sock))
+                    port, work, "" if a.cookies == "none" else
+                    '\tanswer-cookie: %s\n\tcookie-secret: "%s"\n' % (
+                        a.cookies, SECRET.hex()), sock))
     out = os.path.join(work, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
                           "--toggle-collect=query_answer",
