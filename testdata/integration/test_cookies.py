@@ -372,3 +372,14 @@ def test_bad_cookie_secret_option(unbound):
                        capture_output=True, text=True, timeout=20)
     assert r.returncode != 0
     assert "expected 128 bit hex string" in r.stdout + r.stderr
+
+
+def test_mesh_reply_has_cookie(unbound):
+    """An answer the mesh sends later (here SERVFAIL: the harness's root is
+    a dead loopback address) carries the cookie too, over UDP and TCP."""
+    unbound.start(BODY)
+    for tcp in (False, True):
+        q = cookie_query(CLIENT_COOKIE, "mesh%d.example." % tcp)
+        r = unbound.query(q, tcp=tcp, timeout=30)
+        assert rcode_of(r) == "SERVFAIL"
+        assert_fresh(cookie_of(r), CLIENT_COOKIE)
