@@ -51,7 +51,7 @@ struct acl_list {
 
 static const char* action_names[] = {
 	"deny", "refuse", "deny_non_local", "refuse_non_local", "allow",
-	"allow_setrd", "allow_snoop"
+	"allow_setrd", "allow_snoop", "allow_cookie"
 };
 
 int

@@ -15,7 +15,9 @@ enum acl_access {
 	acl_refuse_non_local,  /* local zones answer; everything else REFUSED */
 	acl_allow,             /* recursion for RD=1 queries */
 	acl_allow_setrd,       /* as allow, RD=0 treated as RD=1 */
-	acl_allow_snoop        /* as allow, RD=0 (cache snooping) allowed too */
+	acl_allow_snoop,       /* as allow, RD=0 (cache snooping) allowed too */
+	acl_allow_cookie       /* as allow; over UDP only with a valid DNS
+	                        * cookie (daemon/query_cookie.h) */
 };
 
 struct acl_list;

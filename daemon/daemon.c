@@ -25,6 +25,8 @@
 #include "services/cache/neg_cache.h"
 #include "util/alloc_policy.h"
 #include "util/config_file.h"
+#include "util/edns_cookie.h"
+#include <openssl/rand.h>
 #include "util/log.h"
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -72,6 +74,45 @@ fail:
 	return NULL;
 }
 
+/* compat: unbound-1.21: The cookie secrets: a cookie-secret-file's (read
+ * again at each reload; unreadable or malformed: an error), else
+ * cookie-secret, else (answer-cookie on) a random one made now and kept in
+ * the config, so a derived env keeps it and a reload makes a new one, as
+ * Unbound. A derived env (from) keeps from's: the control commands change
+ * the file and set them themselves. 0 on error, logged. */
+static int env_cookies(struct serve_env* env, const struct serve_env* from)
+{
+	struct config_file* cfg = env->cfg;
+	struct cookie_secrets* s = &env->cookies;
+	memset(s, 0, sizeof(*s));
+	if(from && (from->cookies.count > 0 ||
+		(cfg->cookie_secret_file && cfg->cookie_secret_file[0]))) {
+		*s = from->cookies;
+		return 1;
+	}
+	s->gen = cookie_secrets_next_gen();
+	if(cfg->cookie_secret_file && cfg->cookie_secret_file[0]) {
+		if(!cookie_secrets_read_file(cfg->cookie_secret_file, s)) {
+			log_err("Could not setup cookie_secrets");
+			return 0;
+		}
+		return 1;
+	}
+	if(cfg->cookie_secret_len == 0 && cfg->do_answer_cookie) {
+		if(RAND_bytes(cfg->cookie_secret,
+			(int)sizeof(cfg->cookie_secret)) != 1) {
+			log_err("could not make a random cookie secret");
+			return 0;
+		}
+		cfg->cookie_secret_len = COOKIE_SECRET_SIZE;
+	}
+	if(cfg->cookie_secret_len == COOKIE_SECRET_SIZE) {
+		memcpy(s->secret[0], cfg->cookie_secret, COOKIE_SECRET_SIZE);
+		s->count = 1;
+	}
+	return 1;
+}
+
 struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 {
 	struct serve_env* env = calloc(1, sizeof(*env));
@@ -87,6 +128,10 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 		return NULL;
 	}
 	env->cfg->verbosity += cmdline_verbose;
+	if(!env_cookies(env, NULL)) {
+		serve_env_release(env);
+		return NULL;
+	}
 	return env_complete(env);
 }
 
@@ -110,6 +155,10 @@ struct serve_env* serve_env_derive(struct config_file* cfg,
 	}
 	if(lz)
 		local_zones_set_flags(lz, cfg);
+	if(!env_cookies(env, from)) {
+		serve_env_release(env);
+		return NULL;
+	}
 	return env_complete(env);
 }
 

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include "services/cache/msgcache.h"
 #include "services/modstack.h"
+#include "util/edns_cookie.h"
 
 struct config_file;
 struct acl_list;
@@ -39,6 +40,7 @@ struct serve_env {
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
 	struct val_anchors* anchors; /* trust anchors and domain-insecure */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
+	struct cookie_secrets cookies; /* answer-cookie's secrets, fixed */
 	atomic_int refs;
 };
 

@@ -8,6 +8,7 @@
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
+#include "daemon/query_cookie.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
 #include "services/cache/msgcache.h"
@@ -239,8 +240,56 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
 	return 1;
 }
 
+/* compat: unbound-1.21: DNS cookies (answer-cookie: yes, or access-control
+ * allow_cookie), between the EDNS checks and CHAOS as in Unbound: a malformed
+ * cookie option is FORMERR; allow_cookie over UDP without a valid server
+ * cookie: BADCOOKIE (with a fresh cookie) when the query has a cookie, else
+ * REFUSED with TC and an EDE (code 0, "DNS Cookie needed for UDP replies").
+ * Returns 1 when that decides the query (*n: the reply), 0 to go on (ck:
+ * what the reply carries). */
+static int __attribute__((noinline)) cookie_screen(struct worker* w,
+	struct query_info* qi, const struct client_info* ci,
+	enum acl_access acl, struct query_cookie* ck, uint8_t* out,
+	size_t outcap, size_t* n)
+{
+	const struct config_file* cfg = w->env->cfg;
+	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
+	ck->add = ck->present = ck->valid = 0;
+	qi->cookie = NULL;
+	if(cfg->do_answer_cookie && qi->has_edns) {
+		if(query_cookie_read(w->cookie_memo, &w->env->cookies, qi,
+			ci->addr, (uint32_t)w->now, ck) ==
+			QUERY_COOKIE_FORMERR) {
+			verbose(VERB_ALGO, "worker request: badly formatted "
+				"cookie");
+			*n = msg_error_reply(out, outcap, qi, RCODE_FORMERR,
+				edns_size);
+			return 1;
+		}
+		if(ck->add)
+			qi->cookie = ck->opt;
+	}
+	if(acl != acl_allow_cookie || ck->valid || ci->is_tcp)
+		return 0;
+	if(ck->present) {
+		/* the fresh cookie goes in; query_answer adds it */
+		*n = msg_error_reply(out, outcap > COOKIE_OPT_LEN ?
+			outcap - COOKIE_OPT_LEN : 0, qi, RCODE_BADCOOKIE,
+			edns_size);
+		return 1;
+	}
+	verbose(VERB_ALGO, "worker request: need cookie or stateful "
+		"transport");
+	*n = msg_error_reply_ede(out, outcap, qi, RCODE_REFUSED, edns_size,
+		EDE_OTHER, "DNS Cookie needed for UDP replies");
+	if(*n >= LDNS_HEADER_SIZE)
+		out[2] |= (uint8_t)(FLAG_TC >> 8);
+	return 1;
+}
+
 static struct query_result answer(struct worker* w, const uint8_t* pkt,
-	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap)
+	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap,
+	struct query_cookie* ck)
 {
 	const struct serve_env* env = w->env;
 	struct worker_stats* st = &w->stats;
@@ -296,10 +345,18 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(w->daemon->msg_cache && qi.qclass == CLASS_IN)
 		have_qk = msg_cache_qkey(w->daemon->msg_cache, &qi, &qk);
 
+	if(__builtin_expect(cfg->do_answer_cookie || acl == acl_allow_cookie,
+		0) && cookie_screen(w, &qi, ci, acl, ck, out, outcap, &n))
+		return reply_of(n);
+
 	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
 		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)
 		return reply_of(too_small_reply(&qi, out));
 	limit = reply_limit(cfg, &qi, is_tcp, outcap);
+	/* room for the cookie the reply gets */
+	if(__builtin_expect(ck->add, 0))
+		limit = limit > LDNS_HEADER_SIZE + COOKIE_OPT_LEN ?
+			limit - COOKIE_OPT_LEN : LDNS_HEADER_SIZE;
 	if(qi.qclass == CLASS_CH &&
 		chaos_answer(cfg, &qi, out, limit, edns_size, &n)) {
 		st->num_local++;
@@ -398,8 +455,13 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 struct query_result query_answer(struct worker* w, const uint8_t* pkt,
 	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap)
 {
-	struct query_result r = answer(w, pkt, len, ci, out, outcap);
+	struct query_cookie ck;
+	struct query_result r;
+	ck.add = 0;
+	r = answer(w, pkt, len, ci, out, outcap, &ck);
 	if(r.what == QUERY_REPLY) {
+		if(__builtin_expect(ck.add, 0))
+			r.len = query_cookie_add(out, r.len, outcap, &ck);
 		if(w->env->cfg->stat_extended)
 			stats_note_reply(&w->stats, out, r.len);
 		if(w->env->cfg->log_replies) {

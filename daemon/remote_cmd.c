@@ -571,6 +571,8 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		/* local_zone, local_data, ... (remote_local.c) */
 	} else if(rc_zones_cmd(rc, p, args, b)) {
 		/* forward_add, stub_add, set_option, ... (remote_zones.c) */
+	} else if(rc_cookie_cmd(rc, p, args, b)) {
+		/* the cookie secrets (remote_cookie.c) */
 	} else {
 		strbuf_printf(b, "error unknown command '%s'\n", p);
 	}

@@ -122,6 +122,10 @@ void rc_do_set_option(struct daemon_remote* rc, char* arg, struct strbuf* b);
  * list_insecure and set_option (remote_zones.c); 0 if p is none. */
 int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
 	struct strbuf* b);
+/* add_cookie_secret, activate_cookie_secret, drop_cookie_secret,
+ * print_cookie_secrets (remote_cookie.c); 0 if p is none. */
+int rc_cookie_cmd(struct daemon_remote* rc, const char* p, char* args,
+	struct strbuf* b);
 /* Do it (stop the daemon). */
 void rc_cmd_after(struct daemon_remote* rc, int after);
 /* Sum the threads' statistics (since the last reset) and print them;

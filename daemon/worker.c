@@ -12,6 +12,7 @@
 #include "services/doh.h"
 #include "services/tls_server.h"
 #include "util/edns_pad.h"
+#include "daemon/query_cookie.h"
 #include "services/mesh.h"
 #include "daemon/worker_resolver.h"
 #include "services/outside_network.h"
@@ -70,6 +71,8 @@ struct pending_reply {
 	struct query_info qi;    /* the question (pkt NULL) */
 	size_t limit;
 	uint16_t edns_size;
+	int has_cookie;          /* answer-cookie: the reply gets cookie */
+	uint8_t cookie[COOKIE_OPT_LEN];
 };
 
 /* Work another thread posted (worker_post). */
@@ -237,6 +240,18 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
+	if(p->has_cookie && len > 0) {
+		/* cold: the reply copied with room for the cookie (the mesh
+		 * encoded it COOKIE_OPT_LEN bytes short of the limit) */
+		static _Thread_local uint8_t cbuf[65535];
+		struct query_cookie ck;
+		if(len <= sizeof(cbuf)) {
+			memcpy(cbuf, reply, len);
+			ck.opt = p->cookie;
+			len = query_cookie_add(cbuf, len, sizeof(cbuf), &ck);
+			reply = cbuf;
+		}
+	}
 	if(p->pad && len > 0) {
 		/* cold: DoT with padding; the reply copied with room */
 		static _Thread_local uint8_t buf[65535];
@@ -508,6 +523,11 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	}
 	memcpy(&p->addr, ci->addr, ci->addrlen);
 	p->addrlen = ci->addrlen;
+	/* qi->cookie is set only when answer-cookie is on */
+	if(w->env->cfg->do_answer_cookie && qi->cookie) {
+		p->has_cookie = 1;
+		memcpy(p->cookie, qi->cookie, COOKIE_OPT_LEN);
+	}
 	p->sync_out = out;
 	p->sync_cap = outcap;
 	if(stale_ms > 0) {
@@ -515,6 +535,7 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		p->qi = *qi;
 		p->qi.pkt = NULL;
 		p->qi.pkt_len = 0;
+		p->qi.cookie = NULL;  /* the query's stack: p->cookie has it */
 		p->limit = limit;
 		p->edns_size = edns_size;
 	}
@@ -872,6 +893,9 @@ struct worker* worker_create(struct daemon* d, int num)
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	w->base = worker_base_new();
 	w->udp = udp_batch_create();
+	/* answer-cookie's checked cookies (12 KiB; a reload may turn
+	 * cookies on, so made always) */
+	w->cookie_memo = calloc(1, sizeof(*w->cookie_memo));
 	w->replies = reply_batch_create();   /* NULL: sendto each */
 	/* activated with the batch's first reply: libevent runs active
 	 * callbacks in order and appends this one, so it runs after the
@@ -983,6 +1007,8 @@ void worker_delete(struct worker* w)
 		return;
 	reply_batch_delete(w->replies);   /* what the last turn queued */
 	w->replies = NULL;
+	free(w->cookie_memo);
+	w->cookie_memo = NULL;
 	if(w->replies_ev)
 		event_free(w->replies_ev);
 	/* the mesh first: it cancels upstream queries, without callbacks */

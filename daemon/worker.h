@@ -23,6 +23,7 @@ struct doh_pool;
 struct query_info;
 struct client_info;
 struct pending_reply;
+struct query_cookie_memo;
 struct retired_env;
 struct wait_limit;
 struct worker_post;
@@ -50,6 +51,7 @@ struct worker {
 	                          * at once */
 	struct event* replies_ev; /* its flush, made active by the first */
 	time_t now;              /* set once per batch of queries */
+	struct query_cookie_memo* cookie_memo; /* answer-cookie; NULL: none */
 	/* recursion: this worker's random state, upstream I/O, mesh and
 	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */
 	struct module_env menv;

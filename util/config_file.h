@@ -11,6 +11,7 @@
 #ifndef UTIL_CONFIG_FILE_H
 #define UTIL_CONFIG_FILE_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct config_strlist {
@@ -164,6 +165,11 @@ struct config_file {
 	size_t neg_cache_size;           /* its bound, default 1m */
 	int harden_algo_downgrade;
 	int ede;                         /* RFC 8914 Extended DNS Errors */
+	/* DNS cookies to clients (RFC 7873, RFC 9018; util/edns_cookie.h) */
+	int do_answer_cookie;             /* answer-cookie, default no */
+	uint8_t cookie_secret[16];        /* cookie-secret, else random */
+	int cookie_secret_len;            /* 16 once set, 0 before */
+	char* cookie_secret_file;         /* its secrets win when set */
 	int trust_anchor_signaling;      /* RFC 8145 _ta-XXXX queries */
 	int root_key_sentinel;           /* RFC 8509 sentinel labels */
 

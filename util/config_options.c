@@ -8,6 +8,7 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "dns64/dns64_synth.h"
+#include "util/edns_cookie.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +26,8 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
 static int modules_where(struct cfg_parser* p);
+static int h_cookie_secret(struct cfg_parser* p,
+	const struct cfg_option* o, char** args);
 
 #define NOF CFG_NOFIELD
 #define F(f) offsetof(struct config_file, f)
@@ -411,6 +414,10 @@ const struct cfg_option cfg_options[] = {
 	IMPL("dns64-synthall", CT_YESNO, dns64_synthall, "no"),
 	{ "dns64-ignore-aaaa", CL_SERVER, CT_STRLIST, F(dns64_ignore_aaaa),
 		NULL, 1, CFGF_DNAME, NULL, 0, 0 },
+	IMPL("answer-cookie", CT_YESNO, do_answer_cookie, "no"),
+	{ "cookie-secret", CL_SERVER, CT_STR, NOF, h_cookie_secret, 1, 0, NULL,
+		0, 0 },
+	IMPL("cookie-secret-file", CT_STR, cookie_secret_file, NULL),
 	SRV("send-client-subnet", CT_STRLIST, NULL),
 	SRV("client-subnet-zone", CT_STRLIST, NULL),
 	SRV("client-subnet-always-forward", CT_YESNO, "no"),
@@ -433,10 +440,6 @@ const struct cfg_option cfg_options[] = {
 	SRV("shm-key", CT_INT, "11777"),
 
 	/* server: options of Unbound 1.18 to 1.26, not implemented yet */
-	SRV("answer-cookie", CT_YESNO, "no"),
-	SRV("cookie-secret", CT_STR, NULL),
-	SRV("cookie-secret-file", CT_STR, ""),
-	SRV("ip-ratelimit-cookie", CT_INT, "0"),
 	SRV("wait-limit-cookie", CT_INT, "10000"),
 	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
@@ -1044,6 +1047,13 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	}
 	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_where(p))
 		r = -1;
+	if(r == 1 && o->handler == h_cookie_secret &&
+		!cookie_secret_from_hex(args[0], strlen(args[0]),
+		p->cfg->cookie_secret)) {
+		/* compat: unbound-1.21: its words */
+		cfg_error(p, "expected 128 bit hex string");
+		return 0;
+	}
 	if(r == 1)
 		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
 			&err);
@@ -1136,6 +1146,17 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 	if(!cfg_parser_strlist_append(p, &p->cfg->ifs, args[0]))
 		return 0;
 	p->cfg->num_ifs++;
+	return 1;
+}
+
+/* cookie-secret: 128 bits in hex, parsed by the check before */
+static int h_cookie_secret(struct cfg_parser* p,
+	const struct cfg_option* o, char** args)
+{
+	(void)o;
+	/* checked (and stored) before, in cfg_option_apply's checks */
+	(void)args;
+	p->cfg->cookie_secret_len = COOKIE_SECRET_SIZE;
 	return 1;
 }
 

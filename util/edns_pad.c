@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* util/edns_pad.c - find a message's OPT record, add or look for the
- * padding option. */
+ * padding option, add another option. */
 #include "config.h"
 #include "util/edns_pad.h"
 #include <string.h>
@@ -93,4 +93,22 @@ size_t edns_pad_reply(uint8_t* msg, size_t len, size_t cap, size_t block)
 	msg[o + 9] = (uint8_t)(rdlen >> 8);
 	msg[o + 10] = (uint8_t)rdlen;
 	return len + 4 + pad;
+}
+
+size_t edns_add_option(uint8_t* msg, size_t len, size_t cap,
+	const uint8_t* opt, size_t optlen)
+{
+	size_t o = find_opt(msg, len), rdend, rdlen;
+	if(!o || len + optlen > cap)
+		return len;
+	rdlen = rd16(msg + o + 9);
+	if(rdlen + optlen > 0xffff)
+		return len;
+	rdend = o + 11 + rdlen;
+	memmove(msg + rdend + optlen, msg + rdend, len - rdend);
+	memcpy(msg + rdend, opt, optlen);
+	rdlen += optlen;
+	msg[o + 9] = (uint8_t)(rdlen >> 8);
+	msg[o + 10] = (uint8_t)rdlen;
+	return len + optlen;
 }

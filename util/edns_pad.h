@@ -20,4 +20,11 @@ int edns_query_has_padding(const uint8_t* pkt, size_t len);
  * no OPT record, a malformed message, block < 2, or cap too small. */
 size_t edns_pad_reply(uint8_t* msg, size_t len, size_t cap, size_t block);
 
+/* Add opt (optlen bytes: code, length and data, already encoded) at the
+ * end of msg's OPT record's options; returns the new length. Unchanged
+ * (len returned): no OPT record, a malformed message, or cap too small.
+ * (DNS cookies in replies, daemon/query_cookie.c.) */
+size_t edns_add_option(uint8_t* msg, size_t len, size_t cap,
+	const uint8_t* opt, size_t optlen);
+
 #endif

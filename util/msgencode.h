@@ -11,7 +11,8 @@
 #define MSGENCODE_MAX_PTRS 128  /* remembered names for compression */
 #define EDNS_OPT_LEN 11         /* an OPT RR without options */
 #define EDNS_OPT_EDE 15         /* RFC 8914 Extended DNS Error */
-#define EDE_PROHIBITED 18       /* its codes outside validation */
+#define EDE_OTHER 0             /* its codes outside validation */
+#define EDE_PROHIBITED 18
 #define EDE_NOT_AUTHORITATIVE 20
 
 /* A resource record set in uncompressed wire form, as stored by local

@@ -20,7 +20,8 @@
 
 enum { RCODE_NOERROR = 0, RCODE_FORMERR = 1, RCODE_SERVFAIL = 2,
 	RCODE_NXDOMAIN = 3, RCODE_NOTIMPL = 4, RCODE_REFUSED = 5,
-	RCODE_BADVERS = 16 /* extended: needs EDNS */ };
+	RCODE_BADVERS = 16, /* extended: needs EDNS */
+	RCODE_BADCOOKIE = 23 /* extended: RFC 7873 */ };
 enum { TYPE_A = 1, TYPE_NS = 2, TYPE_CNAME = 5, TYPE_SOA = 6, TYPE_PTR = 12,
 	TYPE_MX = 15, TYPE_TXT = 16, TYPE_AAAA = 28, TYPE_SRV = 33,
 	TYPE_DNAME = 39, TYPE_OPT = 41, TYPE_DS = 43, TYPE_RRSIG = 46,
@@ -52,6 +53,10 @@ struct query_info {
 	 * question, AXFR/IXFR REFUSED, meta qtype FORMERR). msg_error_reply()
 	 * does that echo when called with this rcode. 0: no echo. */
 	int echo_rcode;
+	/* answer-cookie: yes: the cookie option for the reply (code, length,
+	 * cookie: COOKIE_OPT_LEN bytes) or NULL; set by query_answer when
+	 * cookies are on, not read otherwise (query_parse leaves it). */
+	const uint8_t* cookie;
 };
 
 /* Outcome of parsing a query packet. */

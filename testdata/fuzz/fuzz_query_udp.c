@@ -10,7 +10,9 @@
  * 5 or 95 seconds after the cache was filled (fresh / prefetch /
  * expired entries); the header's Z bit picks the second config
  * (extended statistics, query and reply logging, rrset-roundrobin,
- * harden-short-bufsize: no, max-udp-size: 1232, harden-large-queries).
+ * harden-short-bufsize: no, max-udp-size: 1232, harden-large-queries,
+ * answer-cookie: yes with a cookie-secret, and allow_cookie for the
+ * allow_snoop client).
  *
  * Checked besides the sanitizers: a reply to a well-formed query
  * parses (ldns), echoes its ID, is within 512 bytes without EDNS and
@@ -48,7 +50,10 @@ static void setup(void)
 	strncat(conf, "	extended-statistics: yes\n"
 		"	log-queries: yes\n	log-replies: yes\n"
 		"	rrset-roundrobin: yes\n	harden-short-bufsize: no\n"
-		"	max-udp-size: 1232\n	harden-large-queries: yes\n",
+		"	max-udp-size: 1232\n	harden-large-queries: yes\n"
+		"	answer-cookie: yes\n"
+		"	cookie-secret: \"000102030405060708090a0b0c0d0e0f\"\n"
+		"	access-control: 192.0.2.0/24 allow_cookie\n",
 		sizeof(conf) - strlen(conf) - 1);
 	env_b = serve_env_derive(fuzz_config(conf), NULL, NULL);
 	if(!env_b)

@@ -16,6 +16,7 @@ import re
 import struct
 import sys
 
+import dns.edns
 import dns.flags
 import dns.message
 import dns.name
@@ -59,6 +60,16 @@ def query(name, rdtype="A", rdclass="IN", qid=0x0042, edns=None,
     w = bytearray(q.to_wire())
     w[2] |= flags_or >> 8
     w[3] |= flags_or & 0xff
+    return bytes(w)
+
+
+def cookie_query(name, cookie, client):
+    """A query with a DNS cookie option, for the second config (Z bit)."""
+    q = dns.message.make_query(name, "A", use_edns=0, payload=1232,
+                               options=[dns.edns.GenericOption(10, cookie)])
+    q.id = cid(client)
+    w = bytearray(q.to_wire())
+    w[3] |= 0x40
     return bytes(w)
 
 
@@ -136,6 +147,18 @@ def udp_seeds():
                                  edns=0, payload=4096, flags_or=0x0040)),
         ("z-bit-rr-rotate", query("www.example.", qid=cid(ALLOW, True),
                                   flags_or=0x0040)),
+        # config b has answer-cookie: yes, and allow_cookie for SNOOP's
+        ("z-bit-cookie-client", cookie_query(
+            "www.example.", bytes.fromhex("0102030405060708"), ALLOW)),
+        ("z-bit-cookie-server", cookie_query(
+            "www.example.", bytes.fromhex("0102030405060708010000006b0b5d34"
+                                          "c7e754c97dd60dd7"), ALLOW)),
+        ("z-bit-cookie-bad-length", cookie_query(
+            "www.example.", bytes(range(12)), ALLOW)),
+        ("z-bit-cookie-allow-cookie", cookie_query(
+            "www.example.", bytes.fromhex("0102030405060708"), SNOOP)),
+        ("z-bit-no-cookie-allow-cookie", query(
+            "www.example.", qid=cid(SNOOP), edns=0, flags_or=0x0040)),
     ]
     for name, pkt in qs:
         write(h, name, pkt)

@@ -165,7 +165,7 @@ test_errors(void** state)
 {
 	struct config_file cfg;
 	struct config_str2list items[2];
-	const char* bad_action[] = { "10.0.0.0/8", "allow_cookie", NULL, NULL };
+	const char* bad_action[] = { "10.0.0.0/8", "allow_all", NULL, NULL };
 	const char* bad_block[] = { "10.0.0.0/33", "allow", NULL, NULL };
 	const char* bad_addr[] = { "10.0.0.x", "allow", NULL, NULL };
 	(void)state;
@@ -176,6 +176,8 @@ test_errors(void** state)
 	cfg_init(&cfg, items, bad_addr);
 	assert_null(acl_list_create(&cfg));
 	assert_int_equal(acl_parse_action("allow_snoop"), acl_allow_snoop);
+	assert_int_equal(acl_parse_action("allow_cookie"), acl_allow_cookie);
+	assert_string_equal(acl_action_str(acl_allow_cookie), "allow_cookie");
 	assert_int_equal(acl_parse_action("refuse_non_local"),
 		acl_refuse_non_local);
 	assert_int_equal(acl_parse_action("Allow"), -1);
