@@ -186,7 +186,10 @@ def test_serve_expired_client_timeout(unbound, net, tmp_path, upstream):
         assert s["total.num.expired"] == "0"
     else:
         assert r.answer[0].ttl == 17
-        assert took >= timeout_ms / 1000.0, took
+        # the daemon's timer counts from its event loop's cached time,
+        # which can be a few ms older than the query (0.39985 s seen
+        # under load); an answer at once (6 ms when broken) still fails
+        assert took >= timeout_ms / 1000.0 - 0.02, took
         assert s["total.num.expired"] == "1"
 
 

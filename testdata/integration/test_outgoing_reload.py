@@ -35,10 +35,22 @@ class Upstream:
     192.0.2.1, TTL 0; ports[] holds the source port of each query."""
 
     def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
+        # the TCP port is taken with the UDP one: bound later, the same
+        # number may by then be another process's (EADDRINUSE seen with
+        # a second test run beside this one)
+        while True:
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.sock.bind(("127.0.0.1", 0))
+            self.port = self.sock.getsockname()[1]
+            self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                self.tcp.bind(("127.0.0.1", self.port))
+                break
+            except OSError:
+                self.tcp.close()
+                self.sock.close()
         self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
         self.ports = []
         self.lock = threading.Lock()
         self.running = True
@@ -74,9 +86,6 @@ class Upstream:
 
     def serve_tcp(self):
         """TCP too (tcp-upstream); counts the connections."""
-        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.tcp.bind(("127.0.0.1", self.port))
         self.tcp.listen(16)
         self.tcp.settimeout(0.2)
         self.tcp_conns = 0
