@@ -100,7 +100,11 @@ SLOWER = ("Unbound 1.17 keeps retrying (its timeouts back off to "
 DIFFERENCES = {
     "x.dead.tld2.-A": ("reply: ours one, reference none", SLOWER),
     "drop.bad.tld2.-A": ("reply: ours one, reference none", SLOWER),
-    "wrongid.bad.tld2.-A": ("reply: ours one, reference none", SLOWER),
+    "wrongid.bad.tld2.-A": ("reply: ours one, reference none", SLOWER
+                            + "; under load Unbound's retries may end "
+                            "within the 15 s (seen in the sanitizer "
+                            "build with a second suite beside it)",
+                            "may agree"),
     "x.deadref.bad.tld2.-A": ("reply: ours one, reference none", SLOWER),
     "x.loop.bad.tld2.-A": (
         "rcode: ours SERVFAIL, reference NOERROR",
@@ -119,6 +123,12 @@ REFERENCE_VARIES = {
         "this one; Unbound 1.17 sometimes retries without EDNS (NOERROR), "
         "sometimes not (SERVFAIL, seen in the sanitizer build, slower); "
         "ours always retries without EDNS on FORMERR"),
+    "wrongid-then-right.bad.tld2.-A": (
+        "NOERROR", ["192.0.2.106"],
+        "the server's first reply has a wrong ID, the next the right one; "
+        "Unbound 1.17 mostly takes the right one (NOERROR) but under load "
+        "sometimes gives SERVFAIL (seen in the sanitizer build with a "
+        "second suite beside it); ours must take the right one"),
 }
 
 
