@@ -24,7 +24,7 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from testnet.zones import cases  # noqa: E402
-from conftest import _finish, reference_differs  # noqa: E402
+from conftest import _finish, ours_only, reference_differs  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -301,3 +301,23 @@ def test_small_message_cache_stays_bounded(unbound, net):
     if not os.environ.get("ASAN_OPTIONS"):
         # nothing grows per name beyond the caches' 128 KiB
         assert grown < 8 * 1024, "RSS grew by %d KiB" % grown
+
+
+
+@ours_only
+@pytest.mark.parametrize("limit,rcode", [(1, "SERVFAIL"), (2, "NOERROR")])
+def test_max_query_restarts(unbound, net, limit, rcode):
+    """max-query-restarts (Unbound 1.22; 1.17 has no such option): the
+    chain chain.example.tld1. -> chain2 (same zone, one reply) ->
+    alias.example.tld2. -> www.dns-host.tld3. needs two restarts at a
+    new name: with a limit of 1 it is SERVFAIL, with 2 the whole chain
+    and the address."""
+    unbound.start("max-query-restarts: %d" % limit,
+                  root_hints=net.root_hints)
+    r = ask(unbound, "chain.example.tld1.", "A")
+    assert dns.rcode.to_text(r.rcode()) == rcode
+    if rcode == "NOERROR":
+        assert [rr.name.to_text() for rr in r.answer] == [
+            "chain.example.tld1.", "chain2.example.tld1.",
+            "alias.example.tld2.", "www.dns-host.tld3."]
+        assert [rd.to_text() for rd in r.answer[-1]] == ["192.0.2.80"]
