@@ -458,6 +458,15 @@ class Server:
                 return None
 
 
+DEB_UNBOUND = "/usr/sbin/unbound"
+
+
+class RefServer(Server):
+    """Debian's Unbound, run beside this daemon by the side-by-side
+    tests (the same start and stop, its binary)."""
+    binary = DEB_UNBOUND
+
+
 @pytest.fixture
 def unbound(tmp_path):
     """A Server, not started yet; stopped by PID when the test ends, and a

@@ -26,10 +26,10 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server, _finish, free_port  # noqa
+from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa
+                      _finish, free_port)
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -56,10 +56,6 @@ PTR6_2317 = ("0.a.2.0.0.0.0.c.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
              "b.9.f.f.4.6.0.0.ip6.arpa.")   # 64:ff9b::192.0.2.160
 PTR6_OUTSIDE = ("1.0.2.0.0.0.0.c.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
                 "8.b.d.0.1.0.0.2.ip6.arpa.")  # 2001:db8::c000:201
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def start_pair(net, tmp_path_factory, extra):

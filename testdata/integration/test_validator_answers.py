@@ -39,9 +39,9 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa: E402
+                      _finish)
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -57,10 +57,6 @@ val-log-level: 2
 do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes"""
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 @pytest.fixture(scope="module", params=["ours", "unbound"])
