@@ -11,6 +11,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "util/dname.h"
+#include "util/wire_int.h"
 #include <ldns/ldns.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -335,12 +336,6 @@ static int parse_question(struct loader* l, char** w, uint8_t* nm,
 	return 1;
 }
 
-static void put16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* Make the reply from the RRsets found and store it. */
 static void store_msg(struct loader* l, const struct query_info* qi,
 	unsigned flags, uint32_t ttl, int security, struct rrset_entry** e,
@@ -356,13 +351,13 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 	 * asked) */
 	if(security == SEC_SECURE)
 		flags |= FLAG_AD;
-	put16(pkt + 2, (uint16_t)((flags | FLAG_QR) & ~FLAG_TC));
-	put16(pkt + 4, 1);
+	wire_wr16(pkt + 2, (uint16_t)((flags | FLAG_QR) & ~FLAG_TC));
+	wire_wr16(pkt + 4, 1);
 	pos = LDNS_HEADER_SIZE;
 	memcpy(pkt + pos, qi->qname, qi->qname_len);
 	pos += qi->qname_len;
-	put16(pkt + pos, qi->qtype);
-	put16(pkt + pos + 2, qi->qclass);
+	wire_wr16(pkt + pos, qi->qtype);
+	wire_wr16(pkt + pos + 2, qi->qclass);
 	pos += 4;
 	for(sec = 0; sec < 3; sec++) {
 		for(i = 0; i < nsets[sec]; i++, k++) {
@@ -377,18 +372,17 @@ static void store_msg(struct loader* l, const struct query_info* qi,
 					return;  /* too large: not stored */
 				memcpy(pkt + pos, rr.owner, rr.owner_len);
 				pos += rr.owner_len;
-				put16(pkt + pos, rr.type);
-				put16(pkt + pos + 2, rr.rclass);
-				put16(pkt + pos + 4, (uint16_t)(rr.ttl >> 16));
-				put16(pkt + pos + 6, (uint16_t)rr.ttl);
-				put16(pkt + pos + 8, rr.rdlen[j]);
+				wire_wr16(pkt + pos, rr.type);
+				wire_wr16(pkt + pos + 2, rr.rclass);
+				wire_wr32(pkt + pos + 4, rr.ttl);
+				wire_wr16(pkt + pos + 8, rr.rdlen[j]);
 				pos += 10;
 				memcpy(pkt + pos, rr.rdata[j], rr.rdlen[j]);
 				pos += rr.rdlen[j];
 				counts[sec]++;
 			}
 		}
-		put16(pkt + 6 + 2 * sec, counts[sec]);
+		wire_wr16(pkt + 6 + 2 * sec, counts[sec]);
 	}
 	/* compat: unbound-1.17: the security status is kept, as Unbound's
 	 * load_cache does */

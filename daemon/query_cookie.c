@@ -6,13 +6,9 @@
 #include "daemon/query_cookie.h"
 #include "util/edns_pad.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <netinet/in.h>
 #include <string.h>
-
-static inline uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* The client's address bytes that the server cookie hashes. */
 static size_t client_ip(const struct sockaddr_storage* a, const uint8_t** ip)
@@ -42,12 +38,13 @@ static int find_cookie(const struct query_info* qi, const uint8_t** c,
 	pos += pkt[pos] == 0 ? 1 : 2;
 	if(pos + 10 > len)
 		return 0;
-	end = pos + 10 + rd16(pkt + pos + 8);
+	end = pos + 10 + wire_rd16(pkt + pos + 8);
 	pos += 10;
 	if(end > len)
 		return 0;
 	while(end - pos >= 4) {
-		uint16_t code = rd16(pkt + pos), olen = rd16(pkt + pos + 2);
+		uint16_t code = wire_rd16(pkt + pos);
+		uint16_t olen = wire_rd16(pkt + pos + 2);
 		pos += 4;
 		if(olen > end - pos)
 			return 0;

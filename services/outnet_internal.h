@@ -6,6 +6,7 @@
 #define SERVICES_OUTNET_INTERNAL_H
 #include "services/outside_network.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <time.h>
 #include <event2/util.h>
 
@@ -121,11 +122,6 @@ struct outside_network {
 	time_t no_port_logged;     /* last "no outgoing port" log line */
 	uint64_t no_port_quiet;    /* failures since, not logged */
 };
-
-static inline uint16_t outnet_rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* outside_network.c */
 void outnet_wait_add(struct wait_list* l, struct outnet_query* q);

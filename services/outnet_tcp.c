@@ -643,7 +643,7 @@ static int conn_message(struct outnet_tcp_conn* c, uint8_t* msg, size_t len)
 {
 	struct outnet_query* q;
 	int m = 0;
-	if(len < LDNS_HEADER_SIZE || !(outnet_rd16(msg + 2) & FLAG_QR))
+	if(len < LDNS_HEADER_SIZE || !(wire_rd16(msg + 2) & FLAG_QR))
 		return 0;
 	for(q = c->queries; q; q = q->on_conn.next) {
 		if(!q->tcp_sent)
@@ -669,7 +669,7 @@ static int conn_messages(struct outnet_tcp_conn* c)
 {
 	size_t pos = 0;
 	while(c->rlen - pos >= 2) {
-		size_t len = outnet_rd16(c->rbuf + pos);
+		size_t len = wire_rd16(c->rbuf + pos);
 		if(len < LDNS_HEADER_SIZE)
 			return 0;   /* no DNS message is that short */
 		if(c->rlen - pos < 2 + len)

@@ -362,14 +362,14 @@ int outnet_reply_matches(const uint8_t* query, size_t qname_len,
 	int rcode;
 	if(len < LDNS_HEADER_SIZE)
 		return 0;
-	flags = outnet_rd16(pkt + 2);
-	if(outnet_rd16(pkt) != outnet_rd16(query) || !(flags & FLAG_QR) ||
+	flags = wire_rd16(pkt + 2);
+	if(wire_rd16(pkt) != wire_rd16(query) || !(flags & FLAG_QR) ||
 		FLAGS_OPCODE(flags) != 0)
 		return 0;
 	rcode = flags & 0xf;
-	if(outnet_rd16(pkt + 4) == 0)
+	if(wire_rd16(pkt + 4) == 0)
 		return rcode == RCODE_FORMERR || rcode == RCODE_NOTIMPL;
-	if(outnet_rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
+	if(wire_rd16(pkt + 4) != 1 || len < LDNS_HEADER_SIZE + qlen)
 		return 0;
 	a = pkt + LDNS_HEADER_SIZE;
 	b = query + LDNS_HEADER_SIZE;
@@ -430,7 +430,7 @@ static void perturb_qname(struct outnet_query* q)
 static void lower_question(uint8_t* pkt, size_t len)
 {
 	size_t i;
-	if(len < LDNS_HEADER_SIZE || outnet_rd16(pkt + 4) == 0)
+	if(len < LDNS_HEADER_SIZE || wire_rd16(pkt + 4) == 0)
 		return;
 	for(i = LDNS_HEADER_SIZE; i < len && pkt[i] != 0; ) {
 		size_t l = pkt[i], j;
@@ -900,7 +900,7 @@ void outnet_got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 	struct outside_network* o = q->o;
 	int rtt = outnet_ms_since(&q->sent);
 	int rcode = pkt[3] & 0xf;
-	int tc = (outnet_rd16(pkt + 2) & FLAG_TC) != 0;
+	int tc = (wire_rd16(pkt + 2) & FLAG_TC) != 0;
 	time_t now = time(NULL);
 	if(o->infra)
 		infra_rtt_update(o->infra, &q->addr, q->addrlen, q->zone,

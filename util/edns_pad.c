@@ -3,15 +3,11 @@
  * padding option, add another option. */
 #include "config.h"
 #include "util/edns_pad.h"
+#include "util/wire_int.h"
 #include <string.h>
 
 #define HDR 12
 #define TYPE_OPT 41
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* Past the (possibly compressed) name at pos; 0 when malformed. */
 static size_t skip_name(const uint8_t* m, size_t len, size_t pos)
@@ -36,21 +32,21 @@ static size_t find_opt(const uint8_t* m, size_t len)
 	size_t pos = HDR, i, rrs;
 	if(len < HDR)
 		return 0;
-	for(i = rd16(m + 4); i > 0; i--) {
+	for(i = wire_rd16(m + 4); i > 0; i--) {
 		if(!(pos = skip_name(m, len, pos)) || pos + 4 > len)
 			return 0;
 		pos += 4;
 	}
-	rrs = (size_t)rd16(m + 6) + rd16(m + 8) + rd16(m + 10);
+	rrs = (size_t)wire_rd16(m + 6) + wire_rd16(m + 8) + wire_rd16(m + 10);
 	for(i = 0; i < rrs; i++) {
 		size_t start = pos, rdlen;
 		if(!(pos = skip_name(m, len, pos)) || pos + 10 > len)
 			return 0;
-		rdlen = rd16(m + pos + 8);
+		rdlen = wire_rd16(m + pos + 8);
 		if(pos + 10 + rdlen > len)
 			return 0;
-		if(rd16(m + pos) == TYPE_OPT && i >= rrs - rd16(m + 10) &&
-			pos == start + 1)
+		if(wire_rd16(m + pos) == TYPE_OPT &&
+			i >= rrs - wire_rd16(m + 10) && pos == start + 1)
 			return start;
 		pos += 10 + rdlen;
 	}
@@ -63,11 +59,11 @@ int edns_query_has_padding(const uint8_t* pkt, size_t len)
 	if(!o)
 		return 0;
 	p = o + 11;
-	end = p + rd16(pkt + o + 9);
+	end = p + wire_rd16(pkt + o + 9);
 	while(p + 4 <= end) {
-		if(rd16(pkt + p) == EDNS_OPT_PADDING)
+		if(wire_rd16(pkt + p) == EDNS_OPT_PADDING)
 			return 1;
-		p += 4 + rd16(pkt + p + 2);
+		p += 4 + wire_rd16(pkt + p + 2);
 	}
 	return 0;
 }
@@ -77,7 +73,7 @@ size_t edns_pad_reply(uint8_t* msg, size_t len, size_t cap, size_t block)
 	size_t o = find_opt(msg, len), rdend, pad, rdlen;
 	if(!o || block < 2)
 		return len;
-	rdlen = rd16(msg + o + 9);
+	rdlen = wire_rd16(msg + o + 9);
 	rdend = o + 11 + rdlen;
 	pad = (block - (len + 4) % block) % block;
 	if(len + 4 + pad > cap || rdlen + 4 + pad > 0xffff)
@@ -101,7 +97,7 @@ size_t edns_add_option(uint8_t* msg, size_t len, size_t cap,
 	size_t o = find_opt(msg, len), rdend, rdlen;
 	if(!o || len + optlen > cap)
 		return len;
-	rdlen = rd16(msg + o + 9);
+	rdlen = wire_rd16(msg + o + 9);
 	if(rdlen + optlen > 0xffff)
 		return len;
 	rdend = o + 11 + rdlen;

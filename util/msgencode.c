@@ -5,23 +5,10 @@
  * packet; matching is case-insensitive, as Unbound's compression tree is. */
 #include "config.h"
 #include "util/msgencode.h"
+#include "util/wire_int.h"
 #include <string.h>
 
 #define PTR_MAX_OFFSET 0x3fff
-
-static void wr16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32(uint8_t* p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 static uint8_t lower(uint8_t c)
 {
@@ -109,7 +96,7 @@ static int write_name(struct msg_builder* b, const uint8_t* name,
 	else	*target = (long)b->len;
 	b->len += lit;
 	if(match >= 0) {
-		wr16(b->buf + b->len, (uint16_t)(0xc000 | ptr));
+		wire_wr16(b->buf + b->len, (uint16_t)(0xc000 | ptr));
 		b->len += 2;
 	}
 	return 1;
@@ -201,10 +188,10 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 		b->full = 1;
 		b->truncated = qi->qname_len != 0;
 	}
-	wr16(buf, qi->id);
-	wr16(buf + 2, (uint16_t)(FLAG_QR | (qi->flags & (0x7800 | FLAG_RD |
+	wire_wr16(buf, qi->id);
+	wire_wr16(buf + 2, (uint16_t)(FLAG_QR | (qi->flags & (0x7800 | FLAG_RD |
 		FLAG_CD)) | flags | (rcode & 0xf)));
-	wr16(buf + 4, (uint16_t)withq);
+	wire_wr16(buf + 4, (uint16_t)withq);
 	memset(buf + 6, 0, 6);
 	b->len = LDNS_HEADER_SIZE;
 	if(withq) {
@@ -217,8 +204,8 @@ void msg_begin(struct msg_builder* b, uint8_t* buf, size_t limit,
 			p += (size_t)qi->qname[p] + 1;
 		}
 		b->len += qi->qname_len;
-		wr16(buf + b->len, qi->qtype);
-		wr16(buf + b->len + 2, qi->qclass);
+		wire_wr16(buf + b->len, qi->qtype);
+		wire_wr16(buf + b->len + 2, qi->qclass);
 		b->len += 4;
 	}
 }
@@ -243,21 +230,21 @@ int msg_add_rrset(struct msg_builder* b, enum msg_section sec,
 		if(i > 0 && owner >= 0 && (!closed || (size_t)owner < start)) {
 			if(end - b->len < 2)
 				goto overflow;
-			wr16(b->buf + b->len, (uint16_t)(0xc000 | owner));
+			wire_wr16(b->buf + b->len, (uint16_t)(0xc000 | owner));
 			b->len += 2;
 		} else if(!write_name(b, rrset->owner, end, &owner))
 			goto overflow;
 		if(end - b->len < 10)
 			goto overflow;
-		wr16(b->buf + b->len, rrset->type);
-		wr16(b->buf + b->len + 2, rrset->rclass);
-		wr32(b->buf + b->len + 4, rrset->ttl);
+		wire_wr16(b->buf + b->len, rrset->type);
+		wire_wr16(b->buf + b->len + 2, rrset->rclass);
+		wire_wr32(b->buf + b->len + 4, rrset->ttl);
 		rdpos = b->len + 8;
 		b->len += 10;
 		if(!write_rdata(b, rrset->type, rrset->rdata[j], rrset->rdlen[j],
 			end))
 			goto overflow;
-		wr16(b->buf + rdpos, (uint16_t)(b->len - rdpos - 2));
+		wire_wr16(b->buf + rdpos, (uint16_t)(b->len - rdpos - 2));
 		if(closed)
 			b->num_ptrs = np;  /* nothing in it is a target */
 	}
@@ -277,9 +264,9 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 	uint16_t edns_size, int rcode)
 {
 	uint8_t* buf = b->buf;
-	wr16(buf + 6, b->counts[0]);
-	wr16(buf + 8, b->counts[1]);
-	wr16(buf + 10, (uint16_t)(b->counts[2] + (b->reserve ? 1 : 0)));
+	wire_wr16(buf + 6, b->counts[0]);
+	wire_wr16(buf + 8, b->counts[1]);
+	wire_wr16(buf + 10, (uint16_t)(b->counts[2] + (b->reserve ? 1 : 0)));
 	buf[3] = (uint8_t)((buf[3] & 0xf0) | (rcode & 0xf));
 	if(b->truncated)
 		buf[2] |= FLAG_TC >> 8;
@@ -287,13 +274,13 @@ size_t msg_finish(struct msg_builder* b, const struct query_info* qi,
 		/* room was reserved in msg_begin */
 		uint8_t* o = buf + b->len;
 		o[0] = 0;
-		wr16(o + 1, TYPE_OPT);
-		wr16(o + 3, edns_size);
+		wire_wr16(o + 1, TYPE_OPT);
+		wire_wr16(o + 3, edns_size);
 		o[5] = (uint8_t)((rcode >> 4) & 0xff);
 		o[6] = 0; /* version */
 		o[7] = qi->edns_do ? 0x80 : 0;
 		o[8] = 0;
-		wr16(o + 9, 0);
+		wire_wr16(o + 9, 0);
 		b->len += EDNS_OPT_LEN;
 	}
 	return b->len;
@@ -333,12 +320,12 @@ size_t msg_error_reply_ede(uint8_t* buf, size_t limit,
 		return len;
 	if(tlen > room - 6)
 		tlen = room - 6;
-	wr16(buf + len, EDNS_OPT_EDE);
-	wr16(buf + len + 2, (uint16_t)(2 + tlen));
-	wr16(buf + len + 4, (uint16_t)ede_code);
+	wire_wr16(buf + len, EDNS_OPT_EDE);
+	wire_wr16(buf + len + 2, (uint16_t)(2 + tlen));
+	wire_wr16(buf + len + 4, (uint16_t)ede_code);
 	if(tlen)
 		memcpy(buf + len + 6, text, tlen);
-	wr16(buf + len - 2, (uint16_t)(6 + tlen));   /* the OPT's RDLENGTH */
+	wire_wr16(buf + len - 2, (uint16_t)(6 + tlen)); /* the OPT's RDLENGTH */
 	return len + 6 + tlen;
 }
 
@@ -349,8 +336,8 @@ size_t msg_refuse_reply(uint8_t* buf, size_t limit,
 		RCODE_REFUSED);
 	if(limit < LDNS_HEADER_SIZE)
 		return 0;
-	wr16(buf, qi->id);
-	wr16(buf + 2, f);
+	wire_wr16(buf, qi->id);
+	wire_wr16(buf + 2, f);
 	memset(buf + 4, 0, 8);
 	return LDNS_HEADER_SIZE;
 }
@@ -364,7 +351,7 @@ size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
 	len = msg_error_reply_ede(buf, limit, qi, RCODE_REFUSED, edns_size,
 		ede_code, NULL);
 	if(len >= LDNS_HEADER_SIZE)
-		wr16(buf + 2, (uint16_t)(((qi->flags | FLAG_QR) & ~FLAG_TC &
-			~0xf) | RCODE_REFUSED));
+		wire_wr16(buf + 2, (uint16_t)(((qi->flags | FLAG_QR) &
+			~FLAG_TC & ~0xf) | RCODE_REFUSED));
 	return len;
 }

@@ -4,15 +4,11 @@
  * parse_edns_from_query_pkt), so the same rcode and reply form result. */
 #include "config.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <string.h>
 
 #define OPCODE_QUERY 0
 #define OPCODE_NOTIFY 4
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* compat: unbound-1.17: Read the question: an uncompressed name (queries may
  * not compress it, as in Unbound's query_dname_len) then type and class. 0 if
@@ -40,8 +36,8 @@ static int read_question(const uint8_t* pkt, size_t len,
 	if(n > LDNS_MAX_DOMAINLEN)
 		return 0;
 	dname_copy(qi->qname, pkt + LDNS_HEADER_SIZE, n);
-	qi->qtype = rd16(pkt + p);
-	qi->qclass = rd16(pkt + p + 2);
+	qi->qtype = wire_rd16(pkt + p);
+	qi->qclass = wire_rd16(pkt + p + 2);
 	qi->qname_len = n;
 	qi->question_end = p + 4;
 	return 1;
@@ -73,7 +69,7 @@ static int skip_rr(const uint8_t* pkt, size_t len, size_t* pos)
 		return 0;
 	if(len - *pos < 10)
 		return 0;
-	rdlen = rd16(pkt + *pos + 8);
+	rdlen = wire_rd16(pkt + *pos + 8);
 	*pos += 10;
 	if(len - *pos < rdlen)
 		return 0;
@@ -126,8 +122,8 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 	qi->echo_rcode = 0;
 	if(len < LDNS_HEADER_SIZE)
 		return PARSE_DROP;
-	qi->id = rd16(pkt);
-	qi->flags = flags = rd16(pkt + 2);
+	qi->id = wire_rd16(pkt);
+	qi->flags = flags = wire_rd16(pkt + 2);
 	if(flags & FLAG_QR)
 		return PARSE_DROP;
 	opcode = FLAGS_OPCODE(flags);
@@ -138,10 +134,10 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 		an = ns = 0;
 		ar = pkt[11];
 	} else {
-		qd = rd16(pkt + 4);
-		an = rd16(pkt + 6);
-		ns = rd16(pkt + 8);
-		ar = rd16(pkt + 10);
+		qd = wire_rd16(pkt + 4);
+		an = wire_rd16(pkt + 6);
+		ns = wire_rd16(pkt + 8);
+		ar = wire_rd16(pkt + 10);
 	}
 
 	/* Header checks (worker_check_request): echoed replies. */
@@ -186,12 +182,12 @@ enum parse_result query_parse(const uint8_t* pkt, size_t len,
 			pos++; /* the usual plain root owner */
 		else if(!opt_owner_root(pkt, len, &pos))
 			return edns_formerr(qi);
-		if(len - pos < 10 || rd16(pkt + pos) != TYPE_OPT)
+		if(len - pos < 10 || wire_rd16(pkt + pos) != TYPE_OPT)
 			return edns_formerr(qi);
-		udp = rd16(pkt + pos + 2);
+		udp = wire_rd16(pkt + pos + 2);
 		/* pkt[pos+4] is the extended rcode: ignored in queries */
 		ver = pkt[pos + 5];
-		rdlen = rd16(pkt + pos + 8);
+		rdlen = wire_rd16(pkt + pos + 8);
 		if(len - pos - 10 < rdlen)
 			return edns_formerr(qi);
 		/* compat: unbound-1.17: Options are not needed yet; a partial

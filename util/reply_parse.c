@@ -2,15 +2,11 @@
 /* util/reply_parse.c - see the header. */
 #include "config.h"
 #include "util/reply_parse.h"
+#include "util/wire_int.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define TYPE_TSIG 250
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* Where the TSIG records libldns finds in the additional section are,
  * counted with its own record reader (a walk by RDLENGTH would not do:
@@ -27,15 +23,15 @@ static void scan_tsigs(const uint8_t* w, size_t len, struct tsig_scan* t)
 {
 	size_t pos = LDNS_HEADER_SIZE, i, before_ar, total;
 	memset(t, 0, sizeof(*t));
-	for(i = 0; i < rd16(w + 4); i++) {
+	for(i = 0; i < wire_rd16(w + 4); i++) {
 		ldns_rr* rr = NULL;
 		if(ldns_wire2rr(&rr, w, len, &pos, LDNS_SECTION_QUESTION)
 			!= LDNS_STATUS_OK)
 			return;
 		ldns_rr_free(rr);
 	}
-	before_ar = (size_t)rd16(w + 6) + rd16(w + 8);
-	total = before_ar + rd16(w + 10);
+	before_ar = (size_t)wire_rd16(w + 6) + wire_rd16(w + 8);
+	total = before_ar + wire_rd16(w + 10);
 	for(i = 0; i < total; i++) {
 		ldns_rr* rr = NULL;
 		size_t at = pos;

@@ -5,18 +5,8 @@
 #include "config.h"
 #include "util/reply_tail.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <string.h>
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint32_t rd32(const uint8_t* p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-		((uint32_t)p[2] << 8) | p[3];
-}
 
 size_t reply_tail_name(const uint8_t* wire, size_t len, size_t* pos,
 	uint8_t* out)
@@ -99,11 +89,11 @@ static int scan_tail(const uint8_t* w, size_t len, size_t pos,
 		if(!(r->owner_len = reply_tail_name(w, len, &pos, r->owner)) ||
 			pos + 10 > len)
 			return 0;
-		type = rd16(w + pos);
+		type = wire_rd16(w + pos);
 		r->type = type;
-		r->rclass = rd16(w + pos + 2);
-		r->ttl = rd32(w + pos + 4);
-		r->rdlen = rd16(w + pos + 8);
+		r->rclass = wire_rd16(w + pos + 2);
+		r->ttl = wire_rd32(w + pos + 4);
+		r->rdlen = wire_rd16(w + pos + 8);
 		rd = pos + 10;
 		if(rd + r->rdlen > len)
 			return 0;
@@ -143,20 +133,20 @@ static int take_opt(ldns_pkt* p, const uint8_t* w, size_t len, size_t at)
 	end = at;
 	if(!skip_name(w, len, &end) || end + 10 > len)
 		return 0;
-	if(rd16(w + end + 8) == 0) {
+	if(wire_rd16(w + end + 8) == 0) {
 		/* no options (nearly every reply): no rdata field, and the
 		 * fields straight from the wire, not from an ldns_rr made
 		 * and freed for them */
-		ldns_pkt_set_edns_udp_size(p, rd16(w + end + 2));
+		ldns_pkt_set_edns_udp_size(p, wire_rd16(w + end + 2));
 		ldns_pkt_set_edns_extended_rcode(p, w[end + 4]);
 		ldns_pkt_set_edns_version(p, w[end + 5]);
-		ldns_pkt_set_edns_z(p, rd16(w + end + 6));
+		ldns_pkt_set_edns_z(p, wire_rd16(w + end + 6));
 		return 1;
 	}
 	if(ldns_wire2rr(&rr, w, len, &pos, LDNS_SECTION_ADDITIONAL) !=
 		LDNS_STATUS_OK)
 		return 0;
-	if(pos != end + 10 + rd16(w + end + 8)) {
+	if(pos != end + 10 + wire_rd16(w + end + 8)) {
 		ldns_rr_free(rr);
 		return 0;
 	}
@@ -202,10 +192,10 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 	ldns_pkt* p;
 	if(len < LDNS_HEADER_SIZE || (w[3] & 0x0f) != 0)
 		return 0;
-	qd = rd16(w + 4);
-	an = rd16(w + 6);
-	ns = rd16(w + 8);
-	ar = rd16(w + 10);
+	qd = wire_rd16(w + 4);
+	an = wire_rd16(w + 6);
+	ns = wire_rd16(w + 8);
+	ar = wire_rd16(w + 10);
 	/* one question (any other count fails the scrubber's question
 	 * check, on the whole-packet path) */
 	if(qd != 1 || an == 0 || ns + ar > REPLY_TAIL_MAX + 1)
@@ -218,7 +208,7 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 		if(pos > len)
 			return 0;
 		if(i >= qd) {
-			pos += rd16(w + pos - 2);
+			pos += wire_rd16(w + pos - 2);
 			if(pos > len)
 				return 0;
 		}
@@ -231,8 +221,8 @@ int reply_parse_tail(ldns_pkt** pkt, const uint8_t* w, size_t len,
 	if(!reply_tail_name(w, len, &qpos, t->qname) ||
 		qpos + 4 > len)
 		return 0;
-	t->qtype = rd16(w + qpos);
-	t->qclass = rd16(w + qpos + 2);
+	t->qtype = wire_rd16(w + qpos);
+	t->qclass = wire_rd16(w + qpos + 2);
 	qpos += 4;
 	if(!scan_tail(w, len, tail_at, ns, ar, t, &opt_at))
 		return 0;

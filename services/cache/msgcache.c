@@ -105,7 +105,7 @@ static size_t copy_cut(const struct msg_entry* m, size_t room, uint8_t* out,
 	*tc = k < m->num_sets && m->sets[k].section != SEC_ADDITIONAL;
 	memcpy(out, m->tmpl, cut);
 	for(i = 0; i < 3; i++)
-		msg_wr16(out + 6 + 2 * i, counts[i]);
+		wire_wr16(out + 6 + 2 * i, counts[i]);
 	for(i = 0; i < m->num_ttl && m->ttl_off[i] < cut; i++)
 		;
 	*nttl = i;
@@ -117,13 +117,13 @@ static void write_opt(uint8_t* o, const struct query_info* qi,
 	uint16_t edns_size)
 {
 	o[0] = 0;
-	msg_wr16(o + 1, TYPE_OPT);
-	msg_wr16(o + 3, edns_size);
+	wire_wr16(o + 1, TYPE_OPT);
+	wire_wr16(o + 3, edns_size);
 	o[5] = 0;  /* no extended rcode is cached */
 	o[6] = 0;  /* version */
 	o[7] = qi->edns_do ? 0x80 : 0;
 	o[8] = 0;
-	msg_wr16(o + 9, 0);
+	wire_wr16(o + 9, 0);
 }
 
 /* compat: unbound-1.17: Cold path: not even the question (and OPT) fits the
@@ -139,12 +139,12 @@ static __attribute__((noinline)) size_t question_cut(
 	flags |= FLAG_TC;
 	if(!(qi->flags & FLAG_AD) && !qi->edns_do)
 		flags &= (uint16_t)~FLAG_AD;
-	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
+	wire_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	memset(out + 4, 0, 8);
 	if(!opt)
 		return LDNS_HEADER_SIZE;
 	write_opt(out + LDNS_HEADER_SIZE, qi, edns_size);
-	msg_wr16(out + 10, 1);
+	wire_wr16(out + 10, 1);
 	return LDNS_HEADER_SIZE + EDNS_OPT_LEN;
 }
 
@@ -223,24 +223,24 @@ static inline __attribute__((always_inline)) size_t reply_from(
 	/* RFC 6840 5.8: AD only for a client that asked with AD or DO */
 	if(!(qi->flags & FLAG_AD) && !qi->edns_do)
 		flags &= (uint16_t)~FLAG_AD;
-	msg_wr32(out, ((uint32_t)qi->id << 16) | flags);
+	wire_wr32(out, ((uint32_t)qi->id << 16) | flags);
 	/* same name, same length: only the case differs */
 	dname_copy(out + LDNS_HEADER_SIZE, qi->qname, qi->qname_len);
 	if(fixed_ttl >= 0) {
 		for(i = 0; i < nttl; i++)
-			msg_wr32(out + m->ttl_off[i], (uint32_t)fixed_ttl);
+			wire_wr32(out + m->ttl_off[i], (uint32_t)fixed_ttl);
 	} else if(age != 0) {
 		const uint16_t* off = m->ttl_off;  /* out cannot alias it */
 		for(i = 0; i < nttl; i++) {
 			uint8_t* p = out + off[i];
-			msg_wr32(p, msg_rd32(p) - age);
+			wire_wr32(p, wire_rd32(p) - age);
 		}
 	}
 	if(m->num_rot && rotate)
 		rotate_sets(m, out, n, rot);
 	if(opt) {
 		write_opt(out + n, qi, edns_size);
-		msg_wr16(out + 10, (uint16_t)(msg_rd16(out + 10) + 1));
+		wire_wr16(out + 10, (uint16_t)(wire_rd16(out + 10) + 1));
 		n += EDNS_OPT_LEN;
 	}
 	return n;
@@ -408,8 +408,8 @@ void msg_entry_question(const struct msg_entry* m, uint16_t* qtype,
 	uint16_t* qclass, uint8_t* keyflags)
 {
 	const uint8_t* k = m->lh.key + m->lh.keylen - 5;
-	*qtype = msg_rd16(k);
-	*qclass = msg_rd16(k + 2);
+	*qtype = wire_rd16(k);
+	*qclass = wire_rd16(k + 2);
 	*keyflags = k[4];
 }
 

@@ -7,30 +7,7 @@
 #include <string.h>
 #include "util/dname.h"
 #include "util/msgparse.h"
-
-static inline uint16_t msg_rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static inline uint32_t msg_rd32(const uint8_t* p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return __builtin_bswap32(v);
-}
-
-static inline void msg_wr16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void msg_wr32(uint8_t* p, uint32_t v)
-{
-	v = __builtin_bswap32(v);
-	memcpy(p, &v, 4);
-}
+#include "util/wire_int.h"
 
 /* Lowercase ASCII A-Z in 8 bytes at once (label length bytes are at
  * most 63, below 'A', so a whole wire name can go through). */
@@ -64,7 +41,7 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 		w = msg_lower8(w);
 		memcpy(key + i, &w, 8);
 	}
-	msg_wr32(key + qlen, (uint32_t)qtype << 16 | qclass);
+	wire_wr32(key + qlen, (uint32_t)qtype << 16 | qclass);
 	key[qlen + 4] = kf;
 	return qlen + 5;
 }

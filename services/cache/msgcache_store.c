@@ -36,7 +36,7 @@ static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
 		ttl = 0;
 	if(type == TYPE_SOA && section == SEC_AUTHORITY && rdlen >= 22) {
 		/* negative answer: at most the SOA MINIMUM (RFC 2308 5) */
-		uint32_t minimum = msg_rd32(rd + rdlen - 4);
+		uint32_t minimum = wire_rd32(rd + rdlen - 4);
 		if(ttl > minimum)
 			ttl = minimum;
 		if(c->min_neg_ttl) {
@@ -64,7 +64,7 @@ static int same_set(const struct cur_set* s, size_t nsets, int section,
 	if(nsets == 0 || s->section != section || s->rclass != rclass)
 		return 0;
 	if(type != s->type && !(type == TYPE_RRSIG && rdlen >= 2 &&
-		msg_rd16(rd) == s->type))
+		wire_rd16(rd) == s->type))
 		return 0;
 	return query_dname_compare(owner, s->owner) == 0;
 }
@@ -151,7 +151,7 @@ static int build_template(const struct msg_cache* c,
 	uint16_t* rr_start, struct msg_rot* rot)
 {
 	uint8_t targets[65536 / 8];
-	uint16_t counts[3], flags = msg_rd16(t + 2);
+	uint16_t counts[3], flags = wire_rd16(t + 2);
 	size_t pos, nttl = 0, nsets = 0, i, tlen;
 	uint32_t minttl = 0xffffffffU;
 	struct cur_set cur;
@@ -161,7 +161,7 @@ static int build_template(const struct msg_cache* c,
 	memset(&cur, 0, sizeof(cur));
 	memset(targets, 0, (len >> 3) + 1);
 	if(!(flags & FLAG_QR) || (flags & FLAG_TC) || FLAGS_OPCODE(flags) != 0
-		|| msg_rd16(t + 4) != 1)
+		|| wire_rd16(t + 4) != 1)
 		return 0;
 	/* the question: qi's, uncompressed (as long as qi's name, so the
 	 * bytes are compared once, without walks for the lengths) */
@@ -170,14 +170,14 @@ static int build_template(const struct msg_cache* c,
 		qi->qname_len))
 		return 0;
 	pos = LDNS_HEADER_SIZE + qi->qname_len;
-	if(len - pos < 4 || msg_rd16(t + pos) != qi->qtype ||
-		msg_rd16(t + pos + 2) != qi->qclass)
+	if(len - pos < 4 || wire_rd16(t + pos) != qi->qtype ||
+		wire_rd16(t + pos + 2) != qi->qclass)
 		return 0;
 	pos += 4;
 	m->qend = (uint16_t)pos;
 	tlen = len;
 	for(sec = 0; sec < 3; sec++)
-		counts[sec] = msg_rd16(t + 6 + 2 * sec);
+		counts[sec] = wire_rd16(t + 6 + 2 * sec);
 	for(sec = 0; sec < 3; sec++) {
 		for(i = 0; i < counts[sec]; i++) {
 			size_t start = pos, ttlpos;
@@ -189,10 +189,10 @@ static int build_template(const struct msg_cache* c,
 				return 0;
 			/* the owner was read just now */
 			mark_targets(t, start, targets);
-			type = msg_rd16(t + pos);
-			rclass = msg_rd16(t + pos + 2);
+			type = wire_rd16(t + pos);
+			rclass = wire_rd16(t + pos + 2);
 			ttlpos = pos + 4;
-			rdlen = msg_rd16(t + pos + 8);
+			rdlen = wire_rd16(t + pos + 8);
 			pos += 10;
 			if(len - pos < rdlen)
 				return 0;
@@ -210,9 +210,9 @@ static int build_template(const struct msg_cache* c,
 			}
 			if(type == TYPE_TSIG)
 				return 0;
-			ttl = clamp_ttl(c, msg_rd32(t + ttlpos), type, sec,
+			ttl = clamp_ttl(c, wire_rd32(t + ttlpos), type, sec,
 				rd, rdlen);
-			msg_wr32(t + ttlpos, ttl);
+			wire_wr32(t + ttlpos, ttl);
 			if(ttl < minttl)
 				minttl = ttl;
 			rr_start[nttl] = (uint16_t)start;
@@ -240,10 +240,10 @@ static int build_template(const struct msg_cache* c,
 	}
 	tlen = pos;  /* trailing bytes (and the OPT) are not kept */
 	/* header: ID, RD, CD and TC are set per reply */
-	msg_wr16(t, 0);
+	wire_wr16(t, 0);
 	m->flags = (uint16_t)(flags & ~(FLAG_RD | FLAG_CD | FLAG_TC));
-	msg_wr16(t + 2, m->flags);
-	msg_wr16(t + 10, counts[SEC_ADDITIONAL]);
+	wire_wr16(t + 2, m->flags);
+	wire_wr16(t + 10, counts[SEC_ADDITIONAL]);
 	m->len = (uint16_t)tlen;
 	m->num_ttl = (uint16_t)nttl;
 	m->num_sets = (uint16_t)nsets;
@@ -274,8 +274,8 @@ static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	uint8_t* key, *t;
 	if(qi->qname_len == 0 || len < LDNS_HEADER_SIZE || len > 65535)
 		return 0;
-	total = (size_t)msg_rd16(reply + 6) + msg_rd16(reply + 8) +
-		msg_rd16(reply + 10);
+	total = (size_t)wire_rd16(reply + 6) + wire_rd16(reply + 8) +
+		wire_rd16(reply + 10);
 	if(total > len / 11)  /* an RR takes at least 11 bytes */
 		return 0;
 	keylen = qi->qname_len + 5;

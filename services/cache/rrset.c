@@ -6,6 +6,7 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
+#include "util/wire_int.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -56,12 +57,6 @@ void rrset_cache_delete(struct rrset_cache* c)
 	free(c);
 }
 
-static void wr16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* Which of 4 neighbouring buckets an RRset of a name goes to: the
  * types a cache miss asks for at one name (A or AAAA, CNAME, NS) each
  * in its own. */
@@ -92,8 +87,8 @@ static size_t rrset_key(const struct rrset_cache* c, uint8_t* key,
 	uint32_t nh;
 	size_t n = dname_key_hash(key, name, len, type, rclass, c->seed, &nh);
 	uint64_t h = nh;
-	wr16(key + n, (uint16_t)(flags >> 16));
-	wr16(key + n + 2, (uint16_t)flags);
+	wire_wr16(key + n, (uint16_t)(flags >> 16));
+	wire_wr16(key + n + 2, (uint16_t)flags);
 	h ^= (uint64_t)rclass << 48;
 	h *= 0xBF58476D1CE4E5B9ULL;
 	h ^= h >> 31;
