@@ -25,8 +25,7 @@ SSL* stream_tls_create(SSL_CTX* ctx, int fd, const char* name)
 	return ssl;
 }
 
-/* What a failed call (result n) waits for, or STREAM_IO_ERROR. */
-static int tls_wait(SSL* ssl, int n)
+int stream_tls_wants(SSL* ssl, int n)
 {
 	switch(SSL_get_error(ssl, n)) {
 	case SSL_ERROR_WANT_READ:
@@ -34,9 +33,18 @@ static int tls_wait(SSL* ssl, int n)
 	case SSL_ERROR_WANT_WRITE:
 		return STREAM_IO_WANT_WRITE;
 	default:
-		ERR_clear_error();
-		return STREAM_IO_ERROR;
+		return 0;
 	}
+}
+
+/* What a failed call (result n) waits for, or STREAM_IO_ERROR. */
+static int tls_wait(SSL* ssl, int n)
+{
+	int w = stream_tls_wants(ssl, n);
+	if(w)
+		return w;
+	ERR_clear_error();
+	return STREAM_IO_ERROR;
 }
 
 int stream_tls_handshake(SSL* ssl, const char* name)
@@ -47,14 +55,8 @@ int stream_tls_handshake(SSL* ssl, const char* name)
 	n = SSL_do_handshake(ssl);
 	if(n == 1)
 		return 1;
-	switch(SSL_get_error(ssl, n)) {
-	case SSL_ERROR_WANT_READ:
-		return STREAM_IO_WANT_READ;
-	case SSL_ERROR_WANT_WRITE:
-		return STREAM_IO_WANT_WRITE;
-	default:
-		break;
-	}
+	if((n = stream_tls_wants(ssl, n)) != 0)
+		return n;
 	err = ERR_peek_last_error();
 	verbose(VERB_OPS, "%s connection failed TLS handshake: %s", name,
 		err ? ERR_reason_error_string(err) : "connection closed");

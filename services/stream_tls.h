@@ -25,6 +25,10 @@ SSL* stream_tls_create(SSL_CTX* ctx, int fd, const char* name);
  * STREAM_IO_ERROR (logged at VERB_OPS as "NAME connection failed TLS
  * handshake: reason"). */
 int stream_tls_handshake(SSL* ssl, const char* name);
+/* What an SSL call that returned n waits for: STREAM_IO_WANT_READ or
+ * _WANT_WRITE; 0 when it failed (the error queue is left for the
+ * caller to report and clear). One mapping for server and client. */
+int stream_tls_wants(SSL* ssl, int n);
 ssize_t stream_tls_read(SSL* ssl, void* buf, size_t len);
 ssize_t stream_tls_write(SSL* ssl, const void* buf, size_t len);
 /* Decrypted bytes waiting inside OpenSSL (the socket shows none). */

@@ -277,14 +277,8 @@ int tls_client_handshake(SSL* ssl, const char** why)
 	n = SSL_do_handshake(ssl);
 	if(n == 1)
 		return 1;
-	switch(SSL_get_error(ssl, n)) {
-	case SSL_ERROR_WANT_READ:
-		return STREAM_IO_WANT_READ;
-	case SSL_ERROR_WANT_WRITE:
-		return STREAM_IO_WANT_WRITE;
-	default:
-		break;
-	}
+	if((n = stream_tls_wants(ssl, n)) != 0)
+		return n;
 	vr = SSL_get_verify_result(ssl);
 	err = ERR_peek_last_error();
 	if(vr != X509_V_OK)
