@@ -7,6 +7,7 @@
 #include "util/spare_list.h"
 #include "daemon/wait_limit.h"
 #include "util/net_help.h"
+#include "util/fnv.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +54,7 @@ void wait_limit_delete(struct wait_limit* wl)
 
 static unsigned wl_hash(const uint8_t* a, int n)
 {
-	uint32_t h = 2166136261u;
-	int i;
-	for(i = 0; i < n; i++)
-		h = (h ^ a[i]) * 16777619u;
-	return h % WL_BUCKETS;
+	return fnv1a32(FNV32_START, a, (size_t)n) % WL_BUCKETS;
 }
 
 /* The slot pointing at addr's entry (or at the NULL ending its chain). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "iterator/iter_noncut.h"
 #include "util/dname.h"
+#include "util/fnv.h"
 
 #define NAME_MAX_LEN 255
 
@@ -19,15 +20,7 @@ struct iter_noncut_slot {
 /* FNV-1a over the lowercased name: it only picks the slot */
 static size_t slot_of(const uint8_t* name, size_t len)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-	for(i = 0; i < len; i++) {
-		uint8_t b = name[i];
-		if(b >= 'A' && b <= 'Z')
-			b = (uint8_t)(b + 32);
-		h = (h ^ b) * 16777619u;
-	}
-	return h % ITER_NONCUT_SLOTS;
+	return fnv1a32_lower(FNV32_START, name, len) % ITER_NONCUT_SLOTS;
 }
 
 void iter_noncut_add(struct iter_noncut* c, const uint8_t* name,

@@ -16,6 +16,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include "util/fnv.h"
 #include <event2/event.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -147,15 +148,13 @@ static size_t mesh_key(const struct mesh_area* m, uint8_t* key,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass, uint8_t flags,
 	uint32_t* hash)
 {
-	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN), i;
+	size_t n = dname_valid(qname, LDNS_MAX_DOMAINLEN);
 	uint32_t h;
 	if(n == 0)
 		return 0;
 	n = dname_key_hash(key, qname, n, qtype, qclass, m->seed, &h);
 	key[n] = flags;
-	for(i = n - 4; i <= n; i++)
-		h = (h ^ key[i]) * 16777619u;
-	*hash = h;
+	*hash = fnv1a32(h, key + n - 4, 5);
 	return n + 1;
 }
 

@@ -5,26 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "validator/val_vcache.h"
-
-/* FNV-1a, 64 bits: it only spreads triples over slots */
-static uint64_t mix(uint64_t h, const uint8_t* p, size_t n)
-{
-	size_t i;
-	for(i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
+#include "util/fnv.h"
 
 static uint64_t triple_hash(const uint8_t* key, size_t keylen,
 	const uint8_t* sig, size_t siglen, const uint8_t* data,
 	size_t datalen)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	h = mix(h, key, keylen);
-	h = mix(h, sig, siglen);
-	h = mix(h, data, datalen);
+	/* FNV-1a, 64 bits: it only spreads triples over slots */
+	uint64_t h = fnv1a64(FNV64_START, key, keylen);
+	h = fnv1a64(h, sig, siglen);
+	h = fnv1a64(h, data, datalen);
 	/* the lengths too: (ab, c) and (a, bc) are different triples */
 	h ^= ((uint64_t)keylen << 48) ^ ((uint64_t)siglen << 32) ^
 		(uint64_t)datalen;
