@@ -39,7 +39,7 @@ struct stream_pool {
 	struct stream_conn* conns;
 	int free_head;           /* first free slot, -1: none */
 	int num_open;
-	struct stream_conn* oldest, *newest;
+	struct lru_list by_age;  /* open connections, oldest at the tail */
 	struct timeval tmo;
 	struct stream_listener** listeners;
 	int num_listeners;
@@ -776,13 +776,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	c->gen++;
 	c->state = STREAM_FREE;
 	c->fast = 0;
-	if(c->older)
-		c->older->newer = c->newer;
-	else	p->oldest = c->newer;
-	if(c->newer)
-		c->newer->older = c->older;
-	else	p->newest = c->older;
-	c->older = c->newer = NULL;
+	lru_list_remove(&p->by_age, &c->by_age);
 	c->next_free = p->free_head;
 	p->free_head = c->slot;
 	/* also read by the main thread for the statistics: one store */
@@ -828,10 +822,13 @@ void stream_conn_give(struct stream_conn* c, void* buf, size_t len)
 /* The oldest connection that is not busy, or NULL. */
 static struct stream_conn* oldest_idle(struct stream_pool* p)
 {
-	struct stream_conn* c;
-	for(c = p->oldest; c; c = c->newer)
+	struct lru_link* l;
+	for(l = p->by_age.tail; l; l = l->prev) {
+		struct stream_conn* c = LRU_ITEM(l, struct stream_conn,
+			by_age);
 		if(c->state == STREAM_DRAIN || (!c->busy && !c->finish))
 			return c;
+	}
 	return NULL;
 }
 
@@ -890,12 +887,7 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	event_assign(&c->ev_write, p->base, fd, EV_WRITE | EV_PERSIST,
 		write_cb, c);
 	evtimer_assign(&c->ev_timer, p->base, timer_cb, c);
-	c->older = p->newest;
-	c->newer = NULL;
-	if(p->newest)
-		p->newest->newer = c;
-	else	p->oldest = c;
-	p->newest = c;
+	lru_list_push_front(&p->by_age, &c->by_age);
 	__atomic_store_n(&p->num_open, p->num_open + 1, __ATOMIC_RELAXED);
 	c->tmo = p->tmo;
 	c->tmo_default = 1;
@@ -1125,8 +1117,9 @@ void stream_pool_delete(struct stream_pool* p)
 	int i;
 	if(!p)
 		return;
-	while(p->oldest)
-		conn_close(p->oldest, STREAM_CLOSE_SHUTDOWN);
+	while(p->by_age.tail)
+		conn_close(LRU_ITEM(p->by_age.tail, struct stream_conn, by_age),
+			STREAM_CLOSE_SHUTDOWN);
 	for(i = 0; i < p->cfg.max_conns; i++) {
 		free(p->conns[i].in);
 		free(p->conns[i].out);

@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <event2/event_struct.h>
 #include "services/stream_tls_bio.h"
+#include "util/lru_list.h"
 
 struct event_base;
 struct stream_pool;
@@ -91,7 +92,7 @@ struct stream_conn {
 	struct stream_bio* bio;  /* ssl's batching BIO (cfg.tls_batch):
 	                          * NULL or bio_state */
 	struct stream_bio bio_state;
-	struct stream_conn* older, *newer;   /* open ones, by accept time */
+	struct lru_link by_age;  /* open ones, newest at the head */
 	int next_free;
 	struct event ev_read, ev_write, ev_timer;
 	short read_on, write_on; /* which of the events are added */

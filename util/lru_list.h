@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* util/lru_list.h - an intrusive doubly linked list kept in use order
  * (most recently used at the head, evict from the tail), for the small
- * caches that keep their own LRU (services/cache/neg_cache.c, neg_nsec3.c).
+ * caches that keep their own LRU (services/cache/neg_cache.c, neg_nsec3.c)
+ * and the stream connections by age (services/stream_conn.c).
  * An item embeds a struct lru_link; LRU_ITEM gets the item back. */
 #ifndef UTIL_LRU_LIST_H
 #define UTIL_LRU_LIST_H
