@@ -564,8 +564,7 @@ static int conn_fill_wbuf(struct outnet_tcp_conn* c)
 		q->wq_next = NULL;
 		q->in_wq = 0;
 		q->tcp_sent = 1;
-		c->wbuf[c->wlen] = (uint8_t)(q->pktlen >> 8);
-		c->wbuf[c->wlen + 1] = (uint8_t)q->pktlen;
+		wire_wr16(c->wbuf + c->wlen, (uint16_t)q->pktlen);
 		memcpy(c->wbuf + c->wlen + 2, q->pkt, q->pktlen);
 		c->wlen += 2 + q->pktlen;
 		o->stats.sent_tcp++;

@@ -7,6 +7,7 @@
 #include "services/stream_conn.h"
 #include "services/stream_tls.h"
 #include "util/log.h"
+#include "util/wire_int.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,7 @@ struct tcp_pool {
 /* Is a whole query waiting in the input buffer? */
 static int has_whole_msg(const struct stream_conn* c)
 {
-	return c->in_len >= 2 && c->in_len >= 2 +
-		(((size_t)c->in[0] << 8) | c->in[1]);
+	return c->in_len >= 2 && c->in_len >= 2 + (size_t)wire_rd16(c->in);
 }
 
 /* Bytes arrived (the readable callback), output room was made or a
@@ -44,7 +44,7 @@ static void dns_process(void* arg, struct stream_conn* c)
 	h.slot = c->slot;
 	h.gen = c->gen;
 	while(c->in_len - pos >= 2) {
-		size_t mlen = ((size_t)c->in[pos] << 8) | c->in[pos + 1];
+		size_t mlen = wire_rd16(c->in + pos);
 		struct stream_answer a;
 		if(c->in_len - pos < 2 + mlen)
 			break;
@@ -73,8 +73,7 @@ static void dns_process(void* arg, struct stream_conn* c)
 			(*pending)++;
 			break;
 		case STREAM_ANSWER_REPLY:
-			c->out[c->out_end] = (uint8_t)(a.len >> 8);
-			c->out[c->out_end + 1] = (uint8_t)a.len;
+			wire_wr16(c->out + c->out_end, (uint16_t)a.len);
 			c->out_end += 2 + a.len;
 			break;
 		case STREAM_ANSWER_NONE:
@@ -227,8 +226,7 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 			stream_conn_close(c);
 			return;
 		}
-		c->out[c->out_end] = (uint8_t)(len >> 8);
-		c->out[c->out_end + 1] = (uint8_t)len;
+		wire_wr16(c->out + c->out_end, (uint16_t)len);
 		memcpy(c->out + c->out_end + 2, reply, len);
 		c->out_end += 2 + len;
 	}
