@@ -447,6 +447,17 @@ def wait_reloaded(srv, count=1):
     return wait_log(srv, "service reloaded", count)
 
 
+def wait_peer_cn(dot, want, timeout=10):
+    """Until a new connection is served with the certificate named want
+    (the workers take a reloaded one between connections)."""
+    deadline = time.time() + timeout * SLOW
+    while time.time() < deadline:
+        if peer_cn(dot) == want:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def wait_log(srv, needle, count=1, timeout=10):
     deadline = time.time() + timeout * SLOW
     while time.time() < deadline:
@@ -469,8 +480,7 @@ def test_reload_new_certificate(dot, how):
                            capture_output=True, text=True, timeout=20)
         assert r.stdout.strip() == "ok", r.stdout + r.stderr
     assert wait_reloaded(dot.srv)
-    time.sleep(0.2)
-    assert peer_cn(dot) == "dot2.test"
+    assert wait_peer_cn(dot, "dot2.test")
 
 
 @ours_only
@@ -496,8 +506,7 @@ def test_reload_broken_key_keeps_old(dot):
     dot.use("server2")
     dot.srv.send_signal(signal.SIGHUP)
     assert wait_log(dot.srv, "service reloaded", 2)
-    time.sleep(0.2)
-    assert peer_cn(dot) == "dot2.test"
+    assert wait_peer_cn(dot, "dot2.test")
 
 
 def test_missing_key_at_start(dot):
