@@ -542,6 +542,13 @@ static int subnet_init(struct module_env* env, int id)
 	}
 	env->modinfo[id] = se;
 	se->g = env->modglobal[id];
+	/* compat: unbound-1.17: its warnings, in its words */
+	if(env->cfg->serve_expired)
+		log_warn("subnetcache: serve-expired is set but not working "
+			"for data originating from the subnet module cache.");
+	if(env->cfg->prefetch)
+		log_warn("subnetcache: prefetch is set but not working "
+			"for data originating from the subnet module cache.");
 	if(!se->g || !env_from_cfg(se, env->cfg))
 		return 0;
 	se->hook.query_opt = hook_query_opt;
