@@ -28,6 +28,11 @@ static const struct module_func_block* const known[] = {
 
 #define DEFAULT_MODULES "validator iterator"
 
+const struct module_func_block* modstack_known(size_t i)
+{
+	return i < sizeof(known) / sizeof(known[0]) ? known[i] : NULL;
+}
+
 const struct module_func_block* modstack_find(const char* name)
 {
 	size_t i;

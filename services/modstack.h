@@ -39,6 +39,10 @@ struct query_info;
 int modstack_skips_cache(const struct modstack* st,
 	const struct query_info* qi);
 
+/* The i-th module of this build (the table's order), NULL past the
+ * last: unbound -V's "Linked modules:". */
+const struct module_func_block* modstack_known(size_t i);
+
 /* The module called name, NULL when this build has none. */
 const struct module_func_block* modstack_find(const char* name);
 
