@@ -690,7 +690,9 @@ static enum module_state done(struct module_qstate* qs, int id)
 			cache_store(se->g, qs, &sq->client_in, 0, buf);
 			free(buf);
 		}
-		echo(qs, se, sq, 0);
+		/* compat: unbound-1.17: no option back to the client then
+		 * (seen side by side: its scope 0 echo is for an answer of
+		 * a server that was not sent one) */
 		return MODULE_FINISHED;
 	}
 	qs->res.no_store = 1;

@@ -229,6 +229,13 @@ def test_scope_zero_answer_is_shared(srv):
 
 
 def test_server_without_ecs_support(srv):
+    # compat: unbound-1.17: a client's option sent on, none came back:
+    # none goes back to the client either
+    first = "plain.first.ecs.test."
+    r = ask(srv, first, ecs=dns.edns.ECSOption("198.51.100.0", 24))
+    assert addresses(r) == ["192.0.2.60"]
+    assert srv.ecs_up.asked(first) == [("198.51.100.0", 24)]
+    assert ecs_of(r) is None
     name = "plain.ecs.test."
     a = ask(srv, name, source="127.0.0.1")
     b = ask(srv, name, source="127.1.0.1")
@@ -285,3 +292,47 @@ def test_bad_option_is_formerr(srv, data):
     assert m.rcode() == dns.rcode.FORMERR
     assert m.id == 0x4242
     assert not srv.ecs_up.asked("geo.bad.ecs.test.")
+
+
+ZONED = """module-config: "subnetcache validator iterator"
+access-control: 127.0.0.0/8 allow
+qname-minimisation: no
+local-zone: "test." nodefault
+client-subnet-zone: "zoned.noecs.test."
+client-subnet-always-forward: yes
+"""
+
+
+@pytest.fixture(scope="module", params=["ours", "reference"])
+def zoned(request, tmp_path_factory):
+    cls = Server if request.param == "ours" else RefServer
+    s = start(cls, tmp_path_factory, "zoned-" + request.param, ZONED)
+    yield s
+    _finish(s)
+    s.ecs_up.close()
+    s.other_up.close()
+
+
+def test_client_subnet_zone(zoned):
+    """No send-client-subnet: only the names under client-subnet-zone
+    get the option (any server)."""
+    inside, outside = "geo.zoned.noecs.test.", "geo.else.noecs.test."
+    assert addresses(ask(zoned, inside)) == ["10.127.0.0"]
+    assert addresses(ask(zoned, outside)) == ["192.0.2.1"]
+    assert zoned.other_up.asked(inside) == [("127.0.0.0", 24)]
+    assert zoned.other_up.asked(outside) == [None]
+
+
+def test_always_forward(zoned):
+    """client-subnet-always-forward: a client's option goes to any
+    server, and its queries skip the message cache."""
+    name = "plain.af.noecs.test."
+    a = ask(zoned, name)                  # no option: none sent
+    assert addresses(a) == ["192.0.2.60"]
+    assert zoned.other_up.asked(name) == [None]
+    b = ask(zoned, name, ecs=dns.edns.ECSOption("198.51.100.0", 24))
+    assert addresses(b) == ["192.0.2.60"]
+    # not from the message cache: asked again, with the option
+    assert zoned.other_up.asked(name) == [None, ("198.51.100.0", 24)]
+    # compat: unbound-1.17: the server ignored it: no option back
+    assert ecs_of(b) is None
