@@ -11,6 +11,7 @@
 #include "daemon/query_cookie.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
+#include "services/modstack.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -397,6 +398,11 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(qi.qclass != CLASS_IN)
 		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size));
+	/* a module that must see the query first (subnetcache with
+	 * client-subnet-always-forward and an ECS option): one flag */
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0) &&
+		modstack_skips_cache(&w->daemon->modules, &qi))
+		have_qk = 0;
 	/* The fast path: a reply template from the shared message cache. */
 	if(have_qk) {
 		enum msg_hit hit = MSG_HIT_FRESH;

@@ -3,6 +3,7 @@
  * Unbound's, then the config is read and checked before anything is bound. */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "services/modstack.h"
 #include "util/alloc_policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -31,11 +32,17 @@ static void usage(void)
 
 static void print_version(void)
 {
+	const struct module_func_block* m;
+	size_t i;
 	printf("Version %s\n\n", PACKAGE_VERSION);
 	printf("A caching DNS resolver, drop-in compatible with Unbound.\n");
 	printf("Linked libs: libevent %s, ldns %s, %s\n",
 		event_get_version(), ldns_version(), OPENSSL_VERSION_TEXT);
-	printf("Linked modules: (local zones only; iterator pending)\n");
+	/* compat: unbound-1.17: the names module-config: takes */
+	printf("Linked modules:");
+	for(i = 0; (m = modstack_known(i)) != NULL; i++)
+		printf(" %s", m->name);
+	printf("\n");
 	printf("Config file: %s\n", CONFIGFILE);
 }
 

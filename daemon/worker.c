@@ -545,8 +545,8 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	w->pending = p;
 	worker_stats_enter(w, p);
 	p->in_call = 1;
-	added = mesh_new_client(w->menv.mesh, qi, limit, edns_size,
-		worker_reply_cb, p);
+	added = mesh_new_client_from(w->menv.mesh, qi, ci->addr, ci->addrlen,
+		limit, edns_size, worker_reply_cb, p);
 	p->in_call = 0;
 	if(added != MESH_NEW_ADDED) {
 		/* not in the mesh after all */

@@ -558,6 +558,12 @@ void iter_handle_reply(struct iter_env* env, struct iter_qstate* iq,
 		return;   /* ITER_TARGETS picks the next server */
 	}
 	env->stats.replies++;
+	if(iq->qs && iq->qs->env && iq->qs->env->edns_hook &&
+		iq->qs->env->edns_hook->reply(iq->qs, iq->qs->env->edns_hook_id,
+		r->pkt, r->len))
+		/* compat: unbound-1.17: an answer for the subnet sent (ECS):
+		 * the module caches it, the shared caches do not */
+		iq->no_cache = 1;
 	iter_process_wire(env, iq, r->pkt, r->len);
 }
 

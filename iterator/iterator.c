@@ -452,6 +452,8 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 	 * looked up in or stored to the caches (sticks across restarts) */
 	if(h && h->no_cache)
 		iq->no_cache = 1;
+	if(iq->qs && (iq->qs->flags & MODQ_NO_CACHE))
+		iq->no_cache = 1;
 	/* compat: unbound-1.17: the whole answer (negative ones too: NXNS
 	 * names looked up again) may be in the message cache: a sub-query's,
 	 * or a client's whose entry the fast path would not serve (unchecked,
@@ -710,6 +712,13 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.udp_resend = 1;
 	req.edns_fallback = 1;
 	req.caps = iter_caps_use(env, iq);
+	if(iq->qs && iq->qs->env && iq->qs->env->edns_hook) {
+		/* a module's option for this server (subnetcache: ECS) */
+		const struct module_env* me = iq->qs->env;
+		req.opt_len = me->edns_hook->query_opt(iq->qs,
+			me->edns_hook_id, &a->addr, a->addrlen, iq->dp->name,
+			req.opt, sizeof(req.opt));
+	}
 	if(iq->dp->tls || (env->cfg && env->cfg->tls_upstream)) {
 		/* DNS over TLS or nothing: without a context (none was
 		 * made for this config) outnet_send refuses */

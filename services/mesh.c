@@ -16,6 +16,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include "util/edns_pad.h"
 #include "util/fnv.h"
 #include <event2/event.h>
 #include <stddef.h>
@@ -66,6 +67,8 @@ struct mesh_state {
 	struct mesh_state* jprev, *jnext;
 	int64_t start_ms;               /* monotonic, when it got a client */
 	int detached;                   /* mesh_new_detached made it */
+	int unique;                     /* a client's own (per_client):
+	                                 * find_state never returns it */
 	int curmod;                     /* the module running it */
 	struct event* resume_timer;     /* mesh_resume_later; NULL: none */
 	enum module_event pending;      /* its event when on the run queue */
@@ -171,7 +174,7 @@ static struct mesh_state* find_state(struct mesh_area* m, const uint8_t* key,
 {
 	struct mesh_state* s;
 	for(s = m->table[hash & m->tmask]; s; s = s->hnext)
-		if(s->hash == hash && s->keylen == keylen &&
+		if(s->hash == hash && s->keylen == keylen && !s->unique &&
 			memcmp(s->key, key, keylen) == 0)
 			return s;
 	return NULL;
@@ -392,6 +395,8 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	if(s->resume_timer)
 		event_free(s->resume_timer);
 	clear_modules(m, s);
+	free(s->qs.client);
+	s->qs.client = NULL;
 	/* the lists only: state_new zeroes a spare state when it reuses
 	 * it */
 	module_result_free_lists(&s->qs.res);
@@ -613,6 +618,11 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	while((r = d.list) != NULL) {
 		size_t len = waiter_reply(m, s, r, cached, &keys,
 			rr_rotate, now);
+		if(s->qs.client && s->qs.client->reply_opt_len &&
+			r->qi.has_edns && len)
+			len = edns_add_option(m->buf, len, MESH_BUF_SIZE,
+				s->qs.client->reply_opt,
+				s->qs.client->reply_opt_len);
 		d.list = r->next;
 		m->num_waiters--;
 		m->stats.replies++;
@@ -715,10 +725,42 @@ static int jostle(struct mesh_area* m)
 	return 1;
 }
 
+/* compat: unbound-1.17: module_env.per_client: the client and its
+ * option for the state's modules (Unbound's unique mesh states). */
+static struct module_client* client_new(const struct mesh_area* m,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen)
+{
+	struct module_client* c = calloc(1, sizeof(*c));
+	const uint8_t* d;
+	if(!c)
+		return NULL;
+	if(addr && addrlen <= (socklen_t)sizeof(c->addr)) {
+		memcpy(&c->addr, addr, addrlen);
+		c->addrlen = addrlen;
+	}
+	c->opt_len = -1;
+	if(qi->pkt && qi->has_edns && (c->opt_len = edns_get_option(qi->pkt,
+		qi->pkt_len, m->env->client_opt_code, &d)) > 0)
+		memcpy(c->opt, d, c->opt_len < MODULE_OPT_MAX ?
+			(size_t)c->opt_len : MODULE_OPT_MAX);
+	return c;
+}
+
 enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	mesh_cb_t cb, void* arg)
 {
+	return mesh_new_client_from(m, qi, NULL, 0, limit, edns_size, cb,
+		arg);
+}
+
+enum mesh_new_outcome mesh_new_client_from(struct mesh_area* m,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, size_t limit, uint16_t edns_size, mesh_cb_t cb,
+	void* arg)
+{
+	int per_client = m->env->per_client;
 	uint8_t key[MESH_KEY_MAX];
 	size_t keylen;
 	uint32_t hash;
@@ -730,14 +772,14 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		key_flags(flags), &hash);
 	if(keylen == 0)
 		return MESH_NEW_NO_MEMORY;
-	s = find_state(m, key, keylen, hash);
+	s = per_client ? NULL : find_state(m, key, keylen, hash);
 	if((!s || !s->replies) && m->num_client >= m->max_client) {
 		/* freeing the jostled state may free s (a sub of it) */
 		if(!jostle(m)) {
 			m->stats.refused_full++;
 			return MESH_NEW_FULL;
 		}
-		s = find_state(m, key, keylen, hash);
+		s = per_client ? NULL : find_state(m, key, keylen, hash);
 	}
 	if(!s && m->num_states >= m->max_states) {
 		m->stats.refused_full++;
@@ -763,6 +805,16 @@ enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 		if(!s) {
 			spare_free(&m->reply_spare, r);
 			return MESH_NEW_NO_MEMORY;
+		}
+		if(per_client) {
+			/* a state of its own: nobody joins it */
+			s->unique = 1;
+			if(!(s->qs.client = client_new(m, qi, addr,
+				addrlen))) {
+				spare_free(&m->reply_spare, r);
+				state_delete(m, s);
+				return MESH_NEW_NO_MEMORY;
+			}
 		}
 		enqueue(m, s, MODULE_EVENT_NEW);
 	}

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/socket.h>
 
 struct module_env;
 struct module_qstate;
@@ -83,6 +84,14 @@ enum mesh_new_outcome {
 enum mesh_new_outcome mesh_new_client(struct mesh_area* m,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	mesh_cb_t cb, void* arg);
+/* The same, with the client's address (addr may be NULL): for a stack
+ * that answers per client (module_env.per_client), the state is the
+ * client's own and qs->client holds the address and its option
+ * (qi->pkt must be valid for that). */
+enum mesh_new_outcome mesh_new_client_from(struct mesh_area* m,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, size_t limit, uint16_t edns_size, mesh_cb_t cb,
+	void* arg);
 
 /* Refresh qi's message cache entry in the background (prefetch, and the
  * refresh after serving expired data): a state without waiters, with

@@ -7,22 +7,31 @@
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/strutil.h"
+#include "util/msgparse.h"
+#include "util/edns_pad.h"
 #include <stdio.h>
 #include <string.h>
 
 extern const struct module_func_block iter_module_block;
 extern const struct module_func_block val_module_block;
 extern const struct module_func_block dns64_module_block;
+extern const struct module_func_block subnetcache_module_block;
 
 /* Every module of this build: one line each. The order is only that of
  * the search. */
 static const struct module_func_block* const known[] = {
 	&dns64_module_block,
+	&subnetcache_module_block,
 	&val_module_block,
 	&iter_module_block,
 };
 
 #define DEFAULT_MODULES "validator iterator"
+
+const struct module_func_block* modstack_known(size_t i)
+{
+	return i < sizeof(known) / sizeof(known[0]) ? known[i] : NULL;
+}
 
 const struct module_func_block* modstack_find(const char* name)
 {
@@ -133,9 +142,15 @@ int modstack_startup(struct modstack* st, const struct config_file* cfg)
 		}
 		st->started = i + 1;
 		st->validates |= m->validates;
-		if(m->needs_query_before_cache &&
-			m->needs_query_before_cache(cfg))
-			st->query_before_cache = 1;
+		if(m->needs_query_before_cache) {
+			uint16_t opt = 0;
+			if(m->needs_query_before_cache(cfg, &opt)) {
+				st->query_before_cache = 1;
+				if(opt)
+					st->query_before_cache_opt = opt;
+				else	st->query_before_cache_all = 1;
+			}
+		}
 	}
 	return 1;
 }
@@ -219,4 +234,14 @@ void modstack_cache_info(const struct modstack* st,
 	for(i = 0; i < st->started; i++)
 		if(st->mods[i]->cache_info)
 			st->mods[i]->cache_info(st->global[i], info);
+}
+
+int modstack_skips_cache(const struct modstack* st,
+	const struct query_info* qi)
+{
+	const uint8_t* d;
+	if(st->query_before_cache_all)
+		return 1;
+	return qi->has_edns && qi->pkt && edns_get_option(qi->pkt,
+		qi->pkt_len, st->query_before_cache_opt, &d) >= 0;
 }

@@ -25,10 +25,23 @@ struct modstack {
 	 * need_checked, env->validating */
 	int validates;
 	/* a module must see a question before the message cache answers
-	 * it (needs_query_before_cache); no module sets it yet, and the hit
-	 * path does not look */
+	 * it (needs_query_before_cache): the hit path checks this flag
+	 * only, then modstack_skips_cache */
 	int query_before_cache;
+	/* nonzero: only queries with this EDNS option (ECS) skip it */
+	uint16_t query_before_cache_opt;
+	int query_before_cache_all;
 };
+
+struct query_info;
+/* Does this client query go to the modules before the message cache
+ * (st->query_before_cache is set)? */
+int modstack_skips_cache(const struct modstack* st,
+	const struct query_info* qi);
+
+/* The i-th module of this build (the table's order), NULL past the
+ * last: unbound -V's "Linked modules:". */
+const struct module_func_block* modstack_known(size_t i);
 
 /* The module called name, NULL when this build has none. */
 const struct module_func_block* modstack_find(const char* name);

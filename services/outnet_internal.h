@@ -17,7 +17,8 @@ struct outnet_tcp_conn;
 struct kudp_sock;
 
 /* the largest query we build: header, qname, qtype/qclass, OPT */
-#define QBUF_MAX (LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 1 + 4 + 11)
+#define QBUF_MAX (LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 1 + 4 + 11 + \
+	OUTNET_OPT_MAX)
 
 enum qstate {
 	Q_WAIT_PORT,   /* no free source port yet */

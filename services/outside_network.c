@@ -342,7 +342,10 @@ static void build_packet(struct outnet_query* q, const uint8_t* qname)
 		p[n++] = (uint8_t)(sz >> 8); p[n++] = (uint8_t)sz;
 		p[n++] = 0; p[n++] = 0;              /* ext rcode, version */
 		p[n++] = q->req.dnssec_ok ? 0x80 : 0; p[n++] = 0;
-		p[n++] = 0; p[n++] = 0;              /* rdlen */
+		p[n++] = (uint8_t)(q->req.opt_len >> 8);  /* rdlen */
+		p[n++] = (uint8_t)q->req.opt_len;
+		memcpy(p + n, q->req.opt, q->req.opt_len);
+		n += q->req.opt_len;
 	}
 	q->pktlen = n;
 }
@@ -1200,6 +1203,8 @@ struct outnet_query* outnet_send(struct outside_network* o,
 	if(req->tls && (!req->tls_ctx || (req->tls_name &&
 		strlen(req->tls_name) >= sizeof(q->tls_name))))
 		return NULL;   /* never plain DNS instead */
+	if(req->opt_len > OUTNET_OPT_MAX)
+		return NULL;
 	if(!(q = query_new(o)))
 		return NULL;
 	q->o = o;

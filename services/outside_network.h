@@ -134,6 +134,9 @@ enum outnet_refuse outnet_addr_refused(const struct outside_network* o,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 
 /* One query. The pointers need only be valid during outnet_send. */
+/* The longest EDNS option a request carries (module.h MODULE_OPT_MAX). */
+#define OUTNET_OPT_MAX 32
+
 struct outnet_request {
 	struct sockaddr_storage addr;   /* the server, with port */
 	socklen_t addrlen;
@@ -170,6 +173,10 @@ struct outnet_request {
 	 * ends as OUTNET_CAPSFAIL (not for PTR, as Unbound: some boxes rewrite
 	 * those) */
 	int caps;
+	/* an EDNS option (code, length, data) for the OPT RR, opt_len
+	 * bytes; 0: none (a module's: subnetcache's ECS) */
+	uint8_t opt[OUTNET_OPT_MAX];
+	size_t opt_len;
 };
 
 enum outnet_result {

@@ -204,6 +204,15 @@ struct config_file {
 	char* dns64_prefix;
 	int dns64_synthall;
 	struct config_strlist* dns64_ignore_aaaa;
+	/* the subnetcache module (RFC 7871 ECS): the servers (netblocks)
+	 * and zones that get the option, and its prefix limits */
+	struct config_strlist* client_subnet;
+	struct config_strlist* client_subnet_zone;
+	int client_subnet_always_forward;
+	int client_subnet_opcode;
+	int max_client_subnet_ipv4, max_client_subnet_ipv6;
+	int min_client_subnet_ipv4, min_client_subnet_ipv6;
+	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */

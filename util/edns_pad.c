@@ -53,6 +53,27 @@ static size_t find_opt(const uint8_t* m, size_t len)
 	return 0;
 }
 
+int edns_get_option(const uint8_t* pkt, size_t len, uint16_t code,
+	const uint8_t** data)
+{
+	size_t o = find_opt(pkt, len), p, end;
+	if(!o)
+		return -1;
+	p = o + 11;
+	end = p + wire_rd16(pkt + o + 9);
+	while(p + 4 <= end) {
+		size_t l = wire_rd16(pkt + p + 2);
+		if(p + 4 + l > end)
+			return -1;   /* a truncated option: none */
+		if(wire_rd16(pkt + p) == code) {
+			*data = pkt + p + 4;
+			return (int)l;
+		}
+		p += 4 + l;
+	}
+	return -1;
+}
+
 int edns_query_has_padding(const uint8_t* pkt, size_t len)
 {
 	size_t o = find_opt(pkt, len), p, end;

@@ -15,6 +15,13 @@
  * message is malformed. */
 int edns_query_has_padding(const uint8_t* pkt, size_t len);
 
+/* The first option of this code in the message's OPT record: its data
+ * in *data (inside pkt) and its length returned; -1: none (no OPT, a
+ * malformed message or options area). (The client's ECS option for
+ * subnetcache.) */
+int edns_get_option(const uint8_t* pkt, size_t len, uint16_t code,
+	const uint8_t** data);
+
 /* Add a padding option to msg's OPT record so its length becomes a
  * multiple of block; returns the new length. Unchanged (len returned):
  * no OPT record, a malformed message, block < 2, or cap too small. */

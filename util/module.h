@@ -43,6 +43,7 @@ struct ub_randstate;
 struct mesh_area;
 struct mesh_state;
 struct outnet_reply;
+struct module_qstate;
 struct event_base;
 
 /* An iterator's work for a question and the sub-queries it starts ends
@@ -83,6 +84,10 @@ enum module_state {
                               * without it, a module that answers at
                               * EVENT_NEW, before anyone else can
                               * join, may leave out RRSIG/NSEC records */
+#define MODQ_NO_CACHE  0x80  /* set by a module above (subnetcache with
+                              * client-subnet-always-forward): the
+                              * iterator neither answers from nor
+                              * stores to the shared caches */
 
 /* compat: unbound-1.17: The servers whose replies made an answer (newest
  * first), for the "from 127.0.0.5" of val-log-level and the EDE text, as
@@ -91,6 +96,46 @@ enum module_state {
 struct module_from {
 	struct sockaddr_storage addr;
 	socklen_t len;
+};
+
+/* The longest EDNS option (code, length, data) a module reads from a
+ * client's query or adds to its reply (the ECS option is at most 4 +
+ * 4 + 16 bytes; a longer one is kept as its first bytes and the length
+ * it had, so a module can refuse it). */
+#define MODULE_OPT_MAX 32
+
+/* compat: unbound-1.17: The client whose query made the state, for a
+ * module that answers per client (subnetcache, as Unbound's
+ * mesh_info->reply_list and edns_opts_front_in/out). Only when the
+ * stack asked for it (module_env.per_client); NULL otherwise. Owned by
+ * the mesh. */
+struct module_client {
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	/* the option of code module_env.client_opt_code in the query:
+	 * opt_len bytes of data (at most MODULE_OPT_MAX kept), -1: none */
+	int opt_len;
+	uint8_t opt[MODULE_OPT_MAX];
+	/* set by a module: an option (code, length, data) for the
+	 * client's reply's OPT record; 0: none */
+	size_t reply_opt_len;
+	uint8_t reply_opt[MODULE_OPT_MAX];
+};
+
+/* compat: unbound-1.17: A module's say on the iterator's upstream
+ * queries (Unbound's inplace callbacks inplace_cb_query and
+ * edns_back_parsed): one module may set it (module_env.edns_hook). */
+struct module_edns_hook {
+	/* The option (code, length, data) to add to the query the state
+	 * sends now to addr for zone (its wire name), into buf (cap
+	 * bytes); its length, 0: none. */
+	size_t (*query_opt)(const struct module_qstate* qs, int id,
+		const struct sockaddr_storage* addr, socklen_t addrlen,
+		const uint8_t* zone, uint8_t* buf, size_t cap);
+	/* The reply (wire form) to that query; 1: it is specific to the
+	 * option sent, not for the shared caches. */
+	int (*reply)(const struct module_qstate* qs, int id, const uint8_t* pkt,
+		size_t len);
 };
 
 /* Longest reason text (val-log-level 2, EDE EXTRA-TEXT). */
@@ -135,6 +180,7 @@ struct module_qstate {
 	int num_avoid;
 	struct module_env* env;
 	struct mesh_state* ms;   /* for mesh_* calls and outnet callbacks */
+	struct module_client* client;  /* module_env.per_client only */
 	void* minfo[MODULE_MAX]; /* each module's own data; a module that
 	                          * starts a new sub-query may fill its own
 	                          * slot of the sub's before the sub runs */
@@ -175,6 +221,14 @@ struct module_env {
 	                         * block's .validates): results it did not
 	                         * check are UNCHECKED data */
 	struct module_counters counters;
+	/* set by a module's init (subnetcache): every client query gets a
+	 * state of its own (none joins another's), with qs->client filled,
+	 * the option client_opt_code of the query copied there */
+	int per_client;
+	uint16_t client_opt_code;
+	/* set by a module's init: its say on upstream queries; NULL: none */
+	const struct module_edns_hook* edns_hook;
+	int edns_hook_id;
 	int num_modules;
 	const struct module_func_block* mods[MODULE_MAX];
 	void* modinfo[MODULE_MAX];    /* each module's, per worker (init) */
@@ -222,9 +276,12 @@ struct module_func_block {
 		enum module_flush kind);
 	/* At config time (start-up): 1 when the module must see a client's
 	 * question before the message cache answers it (respip on a policy
-	 * hit, dns64 on AAAA, subnetcache with ECS); the stack folds it into
-	 * one flag (struct modstack) for the hit path. NULL: never. */
-	int (*needs_query_before_cache)(const struct config_file* cfg);
+	 * hit, dns64 on AAAA, subnetcache with ECS); *opt set nonzero
+	 * narrows that to queries that carry this EDNS option (subnetcache
+	 * with client-subnet-always-forward). The stack folds it into one
+	 * flag (struct modstack) for the hit path. NULL: never. */
+	int (*needs_query_before_cache)(const struct config_file* cfg,
+		uint16_t* opt);
 	/* Per worker, after the shared parts of env are set: fill
 	 * env->modinfo[id]. 0 (logged) on failure. */
 	int (*init)(struct module_env* env, int id);
