@@ -180,6 +180,11 @@ def zones():
         SZone("flaky.sec1.", HIDDEN, ["www A 192.0.2.143",
                                       "*.w A 192.0.2.144"],
               "ED25519", extra_hosts=[MITM]),
+        # two servers again: the MITM strips the RRSIGs of the DNSKEY
+        # answer (val-max-restart for the chain of trust: the key is
+        # asked again of the other server before it is called bad)
+        SZone("keyretry.sec1.", HIDDEN, ["www A 192.0.2.155"],
+              "ED25519", extra_hosts=[MITM]),
         # behind the MITM, which says NXDOMAIN (signed, the NODATA's
         # proof) to the DS question of the empty non-terminal
         # ent.<zone> above the signed child.ent.<zone>: the proof shows
@@ -238,6 +243,10 @@ def mitm_rules(prefix, port):
         {"name": "w.flaky.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "flaky.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "keyretry.sec1.", "qtype": "DNSKEY",
+         "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
+        {"name": "keyretry.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy")]},
         {"name": "ent.entnx.sec1.", "qtype": "DS",
          "actions": [dict(up, type="proxy", rcode="NXDOMAIN")]},
