@@ -579,9 +579,9 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	}
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
-		if(nsec3)   /* a kept referral's: not for the next try */
-			neg_nsec3_forget(neg_nsec3_of(
-				qs->env->neg_cache), nsec3);
+		/* a kept referral's: not for the next try */
+		neg_nsec3_forget(neg_nsec3_of(qs->env->neg_cache),
+			nsec ? nsec : nsec3);
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
 		return walk_bad_proof(qs, vq, z, &why);
