@@ -244,15 +244,30 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 	return 1;
 }
 
+/* Is there a record kept (taken) in list of type t at owner o? */
+static int kept_at(const ldns_rr_list* list, const uint8_t* taken,
+	uint16_t t, const uint8_t* o)
+{
+	size_t j, n = ldns_rr_list_rr_count(list);
+	for(j = 0; j < n; j++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, j);
+		if(taken[j] && ldns_rr_get_type(rr) == (ldns_rr_type)t &&
+			owner_is(rr, o))
+			return 1;
+	}
+	return 0;
+}
+
 /* Authority: NS/SOA at sname or above (one owner each), DNSSEC records
- * in zone; those kept are marked in taken (each record is looked at
- * once: no clones, kept in place by keep_taken). */
+ * in zone, an RRSIG only beside the records it covers (RFC 2181 5: an
+ * SOA left out leaves its signature out too); those kept are marked in
+ * taken (no clones, kept in place by keep_taken). */
 static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 	uint16_t qclass, const uint8_t* zone, const struct scrub_result* res)
 {
 	const uint8_t* o, *nsowner = NULL;
 	size_t i, n = ldns_rr_list_rr_count(auth);
-	int have_ns = 0, have_soa = 0;
+	int have_ns = 0, have_soa = 0, have_sigs = 0;
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
@@ -279,12 +294,21 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 		case LDNS_RR_TYPE_DS:
 		case LDNS_RR_TYPE_NSEC:
 		case LDNS_RR_TYPE_NSEC3:
-		case LDNS_RR_TYPE_RRSIG:
 			break;
+		case LDNS_RR_TYPE_RRSIG:
+			have_sigs = 1;   /* below, once the rest is known */
+			continue;
 		default:
 			continue;
 		}
 		taken[i] = 1;
+	}
+	for(i = 0; have_sigs && i < n; i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		uint16_t t = sig_covers(rr);
+		if(t && (o = zone_owner(rr, qclass, zone)) != NULL &&
+			kept_at(auth, taken, t, o))
+			taken[i] = 1;
 	}
 }
 

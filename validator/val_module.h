@@ -99,6 +99,16 @@ struct val_walk {
 	/* the sub-query's result, copied by inform_super */
 	int sub_done, sub_rcode;
 	ldns_rr_list* sub_answer, *sub_authority;
+	/* val-max-restart for the step asked now: the servers whose DS or
+	 * DNSKEY answer failed, and whether it was asked past the caches */
+	struct module_from avoid[VAL_MAX_AVOID];
+	int num_avoid;
+	int refetched;
+	/* the step's first failure and who gave it: the verdict when no
+	 * other server answers */
+	struct val_reason first_why;
+	struct module_from first_from[MODULE_MAX_FROM];
+	int first_num_from;
 };
 
 enum val_phase {
@@ -124,6 +134,9 @@ struct val_qstate {
 	uint8_t wild_ce[VAL_MAX_WILD][LDNS_MAX_DOMAINLEN + 1];
 	int num_wild;
 	int cd;                      /* the client set CD (and it counts) */
+	int preset;                  /* made by the walk of the validator
+	                              * that asked (avoid filled), before
+	                              * this state ran */
 	int passthrough;             /* not validated: a module's lookup */
 	/* val-max-restart: times the question was asked again, and the
 	 * servers whose bogus data made it (qs->avoid points here) */
@@ -157,6 +170,11 @@ struct val_zone* val_zone_get(struct val_qstate* vq, const uint8_t* target,
  * is out (the state waits). */
 int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z);
+/* validator.c: a new DS/DNSKEY sub-query of the walk goes without the
+ * servers in avoid (their answer failed) and past the caches. 0 on out
+ * of memory (it goes as it is). */
+int val_sub_avoid(struct module_qstate* sub, int id,
+	const struct module_from* avoid, int num_avoid);
 /* Free what the walk and the zone table hold. */
 void val_walk_clear(struct val_walk* w);
 void val_zones_clear(struct val_qstate* vq);

@@ -241,28 +241,14 @@ static int walk_insecure(struct module_qstate* qs, struct val_walk* w,
 	return walk_done(w, z, SEC_INSECURE, NULL, VAL_EDE_NONE);
 }
 
-/* name's keys are bad: kept in the key cache (val-bogus-ttl), so the
- * failure sticks (no restart helps). Used where name is known to be a
- * zone (its DS or DNSKEY set failed); a failed proof that a name has no
- * DS (it may be no zone cut at all) is this query's alone. */
-static int walk_bad(struct module_qstate* qs, struct val_walk* w,
-	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
-{
-	if(w->kc)
-		(void)val_kcache_store_bad(w->kc, name,
-			qs->qclass, why, time(NULL));
-	z->sticky = 1;
-	return walk_bogus(w, z, why);
-}
-
-/* Ask (name, type) of the mesh; the walk waits for it. 0 when the mesh
- * will not (a cycle, a bound). */
-static int ask(struct module_qstate* qs, struct val_walk* w,
-	const uint8_t* name, uint16_t type)
+/* Send (w->next, type) to the mesh; the walk waits for it. again: a
+ * retry, without the servers of w->avoid and past the caches. 0 when the
+ * mesh will not (a cycle, a bound). */
+static int send_sub(struct module_qstate* qs, struct val_walk* w,
+	int id, uint16_t type, int again)
 {
 	struct module_qstate* sub;
 	enum mesh_attach r;
-	name_copy(w->next, name);
 	w->wait = type == TYPE_DS ? WALK_WAIT_DS : WALK_WAIT_DNSKEY;
 	w->sub_done = 0;
 	ldns_rr_list_deep_free(w->sub_answer);
@@ -272,13 +258,115 @@ static int ask(struct module_qstate* qs, struct val_walk* w,
 		return 0;
 	r = mesh_attach_sub(qs->env->mesh, qs->ms, w->next, type,
 		qs->qclass, MODQ_NOVAL, &sub);
+	if(again && r == MESH_ATTACH_NEW)
+		(void)val_sub_avoid(sub, id, w->avoid, w->num_avoid);
 	if(verbosity >= VERB_ALGO) {
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		dname_to_str(w->next, n, sizeof(n));
-		verbose(VERB_ALGO, "validator: fetch %s %s (%d)", n,
-			type == TYPE_DS ? "DS" : "DNSKEY", (int)r);
+		verbose(VERB_ALGO, "validator: fetch %s %s (%d)%s", n,
+			type == TYPE_DS ? "DS" : "DNSKEY", (int)r,
+			again ? " again" : "");
 	}
 	return r == MESH_ATTACH_NEW || r == MESH_ATTACH_JOINED;
+}
+
+/* Ask (name, type) of the mesh, a new step of the walk. */
+static int ask(struct module_qstate* qs, struct val_qstate* vq,
+	const uint8_t* name, uint16_t type)
+{
+	struct val_walk* w = &vq->walk;
+	if(name != w->next)
+		name_copy(w->next, name);
+	w->num_avoid = 0;
+	w->refetched = 0;
+	return send_sub(qs, w, vq->id, type, 0);
+}
+
+/* compat: unbound-1.17: val-max-restart holds for the chain of trust too
+ * (Unbound's chain_blacklist): a DS or DNSKEY answer that fails (missing,
+ * not signed, a bad signature or proof) is asked again without the
+ * servers that gave it, or past the caches when it came from them, before
+ * the zone is called bad. The restarts count with the answer's. Returns
+ * 1 when asked again (the walk waits). When no other server answered,
+ * *why and the servers named in the reason are the first failure's, as
+ * Unbound's (it asks the same servers again, last). */
+static int walk_retry(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_reason* why)
+{
+	struct val_env* ve = qs->env->modinfo[vq->id];
+	struct val_walk* w = &vq->walk;
+	int i, j, added = 0;
+	uint16_t type = w->wait == WALK_WAIT_DS ? TYPE_DS : TYPE_DNSKEY;
+	int first = w->num_avoid == 0 && !w->refetched;
+	if(!first && vq->sub_num_from == 0) {
+		*why = w->first_why;
+		memcpy(vq->sub_from, w->first_from, sizeof(vq->sub_from));
+		vq->sub_num_from = w->first_num_from;
+		return 0;
+	}
+	if(!ve || vq->restarts >= ve->max_restart)
+		return 0;
+	if(first) {
+		w->first_why = *why;
+		memcpy(w->first_from, vq->sub_from, sizeof(w->first_from));
+		w->first_num_from = vq->sub_num_from;
+	}
+	for(i = 0; i < vq->sub_num_from && w->num_avoid < VAL_MAX_AVOID;
+		i++) {
+		const struct module_from* f = &vq->sub_from[i];
+		for(j = 0; j < w->num_avoid; j++)
+			if(w->avoid[j].len == f->len && memcmp(
+				&w->avoid[j].addr, &f->addr, f->len) == 0)
+				break;
+		if(j == w->num_avoid) {
+			w->avoid[w->num_avoid++] = *f;
+			added++;
+		}
+	}
+	if(!added) {
+		/* from the caches: asked of the servers once */
+		if(vq->sub_num_from > 0 || w->refetched)
+			return 0;
+		w->refetched = 1;
+	}
+	vq->restarts++;
+	vq->sub_num_from = 0;
+	ldns_rr_list_deep_free(w->sub_answer);
+	ldns_rr_list_deep_free(w->sub_authority);
+	w->sub_answer = w->sub_authority = NULL;
+	w->sub_done = 0;
+	verbose(VERB_ALGO, "validator: restart %d of the chain of trust "
+		"without %d server(s)", vq->restarts, w->num_avoid);
+	return send_sub(qs, w, vq->id, type, 1);
+}
+
+/* name's keys are bad: kept in the key cache (val-bogus-ttl), so the
+ * failure sticks (no restart helps). Used where name is known to be a
+ * zone (its DS or DNSKEY set failed); a failed proof that a name has no
+ * DS (it may be no zone cut at all) is this query's alone. */
+static int walk_bad(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
+{
+	struct val_walk* w = &vq->walk;
+	struct val_reason r = *why;
+	if(walk_retry(qs, vq, &r))
+		return 0;
+	if(w->kc)
+		(void)val_kcache_store_bad(w->kc, name,
+			qs->qclass, &r, time(NULL));
+	z->sticky = 1;
+	return walk_bogus(w, z, &r);
+}
+
+/* The proof that name has no DS failed: asked again (walk_retry), else
+ * bogus for this query alone (it may be no zone cut at all). */
+static int walk_bad_proof(struct module_qstate* qs, struct val_qstate* vq,
+	struct val_zone* z, const struct val_reason* why)
+{
+	struct val_reason r = *why;
+	if(walk_retry(qs, vq, &r))
+		return 0;
+	return walk_bogus(&vq->walk, z, &r);
 }
 
 /* Begin: the anchor, and what the key cache knows below it. Returns 1
@@ -341,7 +429,7 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 	w->anchor_keys = val_anchor_dnskey(a);
 	if(!w->anchor_ds && !w->anchor_keys)   /* revoked since the find */
 		return walk_done(w, z, SEC_INDETERMINATE, NULL, VAL_EDE_NONE);
-	if(!ask(qs, w, a->name, TYPE_DNSKEY)) {
+	if(!ask(qs, vq, a->name, TYPE_DNSKEY)) {
 		struct val_reason why = { "could not fetch the anchor's "
 			"DNSKEY", VAL_EDE_DNSKEY_MISSING };
 		return walk_bogus(w, z, &why);
@@ -357,9 +445,10 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 /* The DNSKEY answer for w->next came: trust it from the anchor or from
  * the DS set of the step before. 1: decided, -1: keys taken, walk on
  * from w->cur. */
-static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
+static int take_dnskey(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
+	struct val_walk* w = &vq->walk;
 	ldns_rr_list* keys = rrs_of(w->sub_answer, LDNS_RR_TYPE_DNSKEY,
 		w->next, 0);
 	ldns_rr_list* sigs = rrs_of(w->sub_answer, LDNS_RR_TYPE_DNSKEY,
@@ -376,7 +465,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 			VAL_EDE_DNSKEY_MISSING };
 		ldns_rr_list_free(keys);
 		ldns_rr_list_free(sigs);
-		return walk_bad(qs, w, z, w->next, &why);
+		return walk_bad(qs, vq, z, w->next, &why);
 	}
 	if(w->ds)
 		st = val_verify_dnskey_with_ds(ve->sigctx, keys, sigs, w->ds,
@@ -387,11 +476,13 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 	else
 		st = val_verify_dnskey_with_keys(ve->sigctx, keys, sigs,
 			w->anchor_keys, &ve->sig, now, &b, &res, &ks);
-	w->anchor_ds = w->anchor_keys = NULL;
-	ldns_rr_list_deep_free(w->ds);
-	w->ds = NULL;
 	if(st == SEC_SECURE && ks) {
 		ldns_rr_list* copy = ldns_rr_list_clone(keys);
+		/* what the keys were checked with: kept until now for a
+		 * retry (walk_retry) */
+		w->anchor_ds = w->anchor_keys = NULL;
+		ldns_rr_list_deep_free(w->ds);
+		w->ds = NULL;
 		store_good(w->kc, keys, now);
 		name_copy(w->cur, w->next);
 		val_keyset_delete(w->keys);
@@ -422,7 +513,7 @@ static int take_dnskey(struct module_qstate* qs, struct val_walk* w,
 		res.reason.text = "DNSKEY set does not verify";
 		res.reason.ede = VAL_EDE_DNSSEC_BOGUS;
 	}
-	return walk_bad(qs, w, z, w->next, &res.reason);
+	return walk_bad(qs, vq, z, w->next, &res.reason);
 }
 
 /* Check each RRset (owner, type) of the NSEC or NSEC3 records in
@@ -484,16 +575,16 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			return walk_insecure(qs, w, z, w->next, ttl);
 		why.text = "no DS and no proof of its absence";
 		why.ede = VAL_EDE_NSEC_MISSING;
-		return walk_bogus(w, z, &why);
+		return walk_bad_proof(qs, vq, z, &why);
 	}
 	if(!denial_secure(w, ve, nsec ? nsec : nsec3, nsec ?
 		LDNS_RR_TYPE_NSEC : LDNS_RR_TYPE_NSEC3, &why)) {
-		if(nsec3)   /* a kept referral's: not for the next try */
-			neg_nsec3_forget(neg_nsec3_of(
-				qs->env->neg_cache), nsec3);
+		/* a kept referral's: not for the next try */
+		neg_nsec3_forget(neg_nsec3_of(qs->env->neg_cache),
+			nsec ? nsec : nsec3);
 		ldns_rr_list_free(nsec);
 		ldns_rr_list_free(nsec3);
-		return walk_bogus(w, z, &why);
+		return walk_bad_proof(qs, vq, z, &why);
 	}
 	if(nsec)
 		st = val_nsec_prove_nods(nsec, w->next, &why);
@@ -543,7 +634,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 			why.text = "no DS and no proof of its absence";
 			why.ede = VAL_EDE_NSEC_MISSING;
 		}
-		return walk_bogus(w, z, &why);
+		return walk_bad_proof(qs, vq, z, &why);
 	}
 }
 
@@ -579,7 +670,7 @@ static int take_ds(struct module_qstate* qs, struct val_qstate* vq,
 			res.reason.text = "DS does not verify";
 			res.reason.ede = VAL_EDE_DNSSEC_BOGUS;
 		}
-		return walk_bad(qs, w, z, w->next, &res.reason);
+		return walk_bad(qs, vq, z, w->next, &res.reason);
 	}
 	ldns_rr_list_free(sigs);
 	if(!val_dsset_usable(ds)) {
@@ -592,7 +683,7 @@ static int take_ds(struct module_qstate* qs, struct val_qstate* vq,
 	ldns_rr_list_deep_free(w->ds);
 	w->ds = ldns_rr_list_clone(ds);
 	ldns_rr_list_free(ds);
-	if(!w->ds || !ask(qs, w, w->next, TYPE_DNSKEY)) {
+	if(!w->ds || !ask(qs, vq, w->next, TYPE_DNSKEY)) {
 		struct val_reason why = { "could not fetch the DNSKEY",
 			VAL_EDE_DNSKEY_MISSING };
 		return walk_bogus(w, z, &why);
@@ -630,7 +721,7 @@ int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 		int r;
 		if(!w->sub_done)
 			return 0;
-		r = w->wait == WALK_WAIT_DNSKEY ? take_dnskey(qs, w, ve, z) :
+		r = w->wait == WALK_WAIT_DNSKEY ? take_dnskey(qs, vq, ve, z) :
 			take_ds(qs, vq, ve, z);
 		if(r == 1)
 			return 1;
@@ -666,7 +757,7 @@ int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 	if(query_dname_compare(pos, z->target) == 0 ||
 		!val_name_under(z->target, pos))
 		return walk_done(w, z, SEC_SECURE, NULL, VAL_EDE_NONE);
-	if(!ask(qs, w, one_below(z->target, pos), TYPE_DS)) {
+	if(!ask(qs, vq, one_below(z->target, pos), TYPE_DS)) {
 		struct val_reason why = { "could not fetch the DS",
 			VAL_EDE_DNSSEC_BOGUS };
 		return walk_bogus(w, z, &why);

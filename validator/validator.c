@@ -642,6 +642,13 @@ static enum module_state val_operate(struct module_qstate* qs,
 	struct val_qstate* vq = qs->minfo[id];
 	(void)reply;
 	if(ev == MODULE_EVENT_NEW) {
+		if(vq && vq->preset) {
+			/* a walk's lookup asked again: the servers to
+			 * leave out are set (val_sub_avoid) */
+			vq->preset = 0;
+			vq->passthrough = (qs->flags & MODQ_NOVAL) != 0;
+			return MODULE_WAIT_MODULE;
+		}
 		if(vq)
 			val_clear(qs, id);
 		else if(aggressive_answer(qs, ve))
@@ -664,6 +671,25 @@ static enum module_state val_operate(struct module_qstate* qs,
 	if(ev == MODULE_EVENT_MODDONE)
 		return start_check(qs, vq, ve);
 	return run(qs, vq, ve);
+}
+
+int val_sub_avoid(struct module_qstate* sub, int id,
+	const struct module_from* avoid, int num_avoid)
+{
+	struct val_qstate* vq;
+	sub->flags |= MODQ_REFETCH;   /* not the caches' copy */
+	if(num_avoid <= 0 || sub->minfo[id])
+		return 1;
+	if(!(vq = state_new(sub, id)))
+		return 0;
+	if(num_avoid > VAL_MAX_AVOID)
+		num_avoid = VAL_MAX_AVOID;
+	memcpy(vq->avoid, avoid, sizeof(*avoid) * (size_t)num_avoid);
+	vq->num_avoid = num_avoid;
+	vq->preset = 1;
+	sub->avoid = vq->avoid;
+	sub->num_avoid = num_avoid;
+	return 1;
 }
 
 /* A DS or DNSKEY lookup of the walk ended: keep what it found. */

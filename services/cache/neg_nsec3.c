@@ -36,6 +36,8 @@ struct n3_item {
 	struct n3_zone* zone;
 	int checked;
 	int soa;                      /* the zone's SOA, not an NSEC3 */
+	int nsec;                     /* a referral's NSEC at the
+	                               * delegation (owner: its name) */
 	time_t expire;
 	size_t mem;
 	ldns_rr_list* rrs, *sigs;
@@ -200,15 +202,16 @@ static uint32_t min_ttl(const ldns_rr_list* a, const ldns_rr_list* b)
 	return t;
 }
 
-/* The signer of the first RRSIG over the NSEC3 at owner; 0 if none. */
+/* The signer of the first RRSIG over the type (NSEC3, NSEC) at owner; 0
+ * if none. */
 static int signer_of(const ldns_rr_list* list, const uint8_t* owner,
-	uint8_t* signer)
+	uint16_t type, uint8_t* signer)
 {
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(list); i++) {
 		const ldns_rr* rr = ldns_rr_list_rr(list, i);
 		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_RRSIG &&
-			covered_of(rr) == TYPE_NSEC3 && owner_is(rr, owner))
+			covered_of(rr) == type && owner_is(rr, owner))
 			return name_of(ldns_rr_rrsig_signame(rr), signer);
 	}
 	return 0;
@@ -244,7 +247,7 @@ static void take_params(struct neg_nsec3* c, struct n3_zone* z,
 
 /* A record (rrs, sigs: freed here) at owner, in zone z (which has at
  * least one record, or is new and gets this one). */
-static void item_add(struct neg_nsec3* c, struct n3_zone* z,
+static struct n3_item* item_add(struct neg_nsec3* c, struct n3_zone* z,
 	const uint8_t* owner, int soa, ldns_rr_list* rrs, ldns_rr_list* sigs,
 	uint32_t ttl, int checked, time_t now)
 {
@@ -260,7 +263,7 @@ static void item_add(struct neg_nsec3* c, struct n3_zone* z,
 			c->mem -= sizeof(*z);
 			free(z);
 		}
-		return;
+		return NULL;
 	}
 	memcpy(it->data, owner, nl);
 	memcpy(it->data + nl, ck, kl);
@@ -284,6 +287,7 @@ static void item_add(struct neg_nsec3* c, struct n3_zone* z,
 	if(!soa)
 		c->count++;
 	shrink(c, it);
+	return it;
 }
 
 /* Could the NSEC3 RRset at owner in list prove a DS absent (its first RR
@@ -351,6 +355,35 @@ static void nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
 	take_params(c, z, &p);
 }
 
+/* compat: unbound-1.17: a referral's NSEC at the delegation name, with NS
+ * and neither DS nor SOA, signed by signer: kept unchecked for the walk's DS
+ * question (Unbound's val_neg_addreferral keeps NSECs too), never for a
+ * client. */
+static void nsec_add(struct neg_nsec3* c, const ldns_rr_list* authority,
+	const uint8_t* owner, const uint8_t* signer, time_t now)
+{
+	ldns_rr_list* rrs = rrs_at(authority, owner, TYPE_NSEC, 0);
+	ldns_rr_list* sigs = rrs_at(authority, owner, TYPE_NSEC, 1);
+	struct n3_item* old = (struct n3_item*)negtree_find(&c->items, owner);
+	struct n3_zone* z;
+	struct n3_item* it;
+	const ldns_rdf* bm = rrs && ldns_rr_list_rr_count(rrs) == 1 ?
+		ldns_nsec_get_bitmap(ldns_rr_list_rr(rrs, 0)) : NULL;
+	uint32_t ttl = min_ttl(rrs, sigs);
+	if(!bm || !sigs || ttl == 0 || !dname_subdomain_c(owner, signer) ||
+		query_dname_compare(owner, signer) == 0 ||
+		!ldns_nsec_bitmap_covers_type(bm, LDNS_RR_TYPE_NS) ||
+		ldns_nsec_bitmap_covers_type(bm, LDNS_RR_TYPE_DS) ||
+		ldns_nsec_bitmap_covers_type(bm, LDNS_RR_TYPE_SOA) ||
+		(old && !old->nsec) || !(z = zone_get(c, signer, 1))) {
+		ldns_rr_list_deep_free(rrs);
+		ldns_rr_list_deep_free(sigs);
+		return;
+	}
+	if((it = item_add(c, z, owner, 0, rrs, sigs, ttl, 0, now)) != NULL)
+		it->nsec = 1;
+}
+
 /* The SOA of a zone whose NSEC3s a secure answer carries; kept for
  * min(TTL, MINIMUM), as RFC 2308 caches it. */
 static void soa_add(struct neg_nsec3* c, const ldns_rr_list* auth,
@@ -401,35 +434,41 @@ void neg_nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
 	/* most referrals and answers have none: no lock for them */
 	for(i = 0; i < n; i++)
 		if(ldns_rr_get_type(ldns_rr_list_rr(authority, i)) ==
-			LDNS_RR_TYPE_NSEC3)
+			LDNS_RR_TYPE_NSEC3 || (from == NEG_NSEC3_REFERRAL &&
+			ldns_rr_get_type(ldns_rr_list_rr(authority, i)) ==
+			LDNS_RR_TYPE_NSEC))
 			break;
 	if(i == n)
 		return;
 	pthread_mutex_lock(&c->lock);
 	for(i = 0; i < n; i++) {
 		const ldns_rr* rr = ldns_rr_list_rr(authority, i);
+		ldns_rr_type t = ldns_rr_get_type(rr);
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 		uint8_t signer[LDNS_MAX_DOMAINLEN + 1];
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NSEC3 ||
+		if((t != LDNS_RR_TYPE_NSEC3 && (t != LDNS_RR_TYPE_NSEC ||
+			from != NEG_NSEC3_REFERRAL)) ||
 			ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN ||
 			!name_of(ldns_rr_owner(rr), owner))
 			continue;
-		/* once per owner: its first NSEC3 in the section */
+		/* once per owner: its first NSEC3 (NSEC) in the section */
 		for(j = 0; j < i; j++)
 			if(ldns_rr_get_type(ldns_rr_list_rr(authority, j)) ==
-				LDNS_RR_TYPE_NSEC3 && owner_is(ldns_rr_list_rr(
-				authority, j), owner))
+				t && owner_is(ldns_rr_list_rr(authority, j),
+				owner))
 				break;
 		if(j < i)
 			continue;
 		if(++owners > N3_MAX_OWNERS)
 			break;
 		/* an NSEC3 speaks for its signer's zone only */
-		if(!signer_of(authority, owner, signer) || (bailiwick &&
-			!dname_subdomain_c(signer, bailiwick)))
+		if(!signer_of(authority, owner, (uint16_t)t, signer) ||
+			(bailiwick && !dname_subdomain_c(signer, bailiwick)))
 			continue;
-		nsec3_add(c, authority, owner, signer,
-			from != NEG_NSEC3_REFERRAL, now);
+		if(t == LDNS_RR_TYPE_NSEC)
+			nsec_add(c, authority, owner, signer, now);
+		else	nsec3_add(c, authority, owner, signer,
+				from != NEG_NSEC3_REFERRAL, now);
 	}
 	if(from == NEG_NSEC3_SECURE)
 		soa_add(c, authority, now);
@@ -508,6 +547,20 @@ static int ds_locked(struct neg_nsec3* c, const uint8_t* qname,
 	uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 	struct n3_zone* z;
 	struct n3_item* it, *soa;
+	if(*qname && !checked_only && (it = (struct n3_item*)negtree_find(
+		&c->items, qname)) != NULL && it->nsec) {
+		/* a referral's NSEC at qname, for the walk */
+		if(it->expire <= now) {
+			item_remove(c, it);
+			return 0;
+		}
+		*ttl = (uint32_t)(it->expire - now);
+		if(!append(auth, it->rrs) || (dnssec &&
+			!append(auth, it->sigs)))
+			return 0;
+		touch(c, it);
+		return 1;
+	}
 	if(!*qname || !(z = zone_for(c, dname_remove_label(qname))) ||
 		!hashed_owner(z, qname, owner) ||
 		!(it = (struct n3_item*)negtree_find(&c->items, owner)))
@@ -575,8 +628,9 @@ void neg_nsec3_forget(struct neg_nsec3* c, const ldns_rr_list* list)
 	for(i = 0; list && i < ldns_rr_list_rr_count(list); i++) {
 		uint8_t owner[LDNS_MAX_DOMAINLEN + 1];
 		struct negtree_node* n;
-		if(ldns_rr_get_type(ldns_rr_list_rr(list, i)) ==
-			LDNS_RR_TYPE_NSEC3 && name_of(ldns_rr_owner(
+		ldns_rr_type t = ldns_rr_get_type(ldns_rr_list_rr(list, i));
+		if((t == LDNS_RR_TYPE_NSEC3 || t == LDNS_RR_TYPE_NSEC) &&
+			name_of(ldns_rr_owner(
 			ldns_rr_list_rr(list, i)), owner) &&
 			(n = negtree_find(&c->items, owner)) != NULL &&
 			!((struct n3_item*)n)->soa)

@@ -19,6 +19,10 @@
  * validator only, never for a client; Debian's Unbound asks that DS
  * upstream on the test net all the same).
  *
+ * A referral's NSEC at the delegation name (NS, neither DS nor SOA) is
+ * kept too, unchecked, and answers the walk's DS question for exactly
+ * that name (Unbound's val_neg_addreferral keeps NSECs as well).
+ *
  * Unchecked records answer only a caller that verifies the signatures
  * itself (the validator's walk); a client answer (marked secure without
  * another check) uses checked records only, and needs the SOA. Not

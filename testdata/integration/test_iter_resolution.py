@@ -17,6 +17,9 @@ import sys
 import time
 
 import dns.exception
+import dns.message
+import dns.name
+import dns.rdatatype
 import dns.rcode
 import pytest
 
@@ -384,6 +387,43 @@ def test_nonauth_answer_ns_does_not_replace_delegation(resolver, net):
     r = ask(resolver, "slow.bad.tld2.", "A")
     assert rdata(r) == ["192.0.2.102"], r
     assert bad.queries("slow.bad.tld2."), "not asked of the real server"
+
+
+# -- 6c. signatures beside what they sign (RFC 2181 5) -----------------
+
+SIG = "13 3 300 20300101000000 20200101000000 12345 bad.tld2. " + \
+    "A" * 86 + "=="
+
+
+def test_authority_rrsig_only_beside_its_rrset(ours, net):
+    """A NODATA whose authority section holds, beside the zone's SOA and
+    its RRSIG, an SOA the scrubber leaves out (not at or above the name
+    asked) with its RRSIG, and an RRSIG over an NS set that is not
+    there: the reply to a DO client carries each RRSIG only beside the
+    RRset it covers (the orphans went out with their RRsets). Ours only:
+    Debian's Unbound 1.17 keeps the other SOA and hands on the RRSIG
+    over the absent NS set (doc/compat.md)."""
+    bad = net.responder("bad")
+    bad.set_behaviour(rules=[{"name": "orphan.bad.tld2.", "actions": [
+        {"type": "answer", "records": [], "authority": [
+            "bad.tld2. 300 IN SOA ns.bad.tld2. h.bad.tld2. 1 3600 900 "
+            "604800 300",
+            "bad.tld2. 300 IN RRSIG SOA " + SIG,
+            "x.bad.tld2. 300 IN SOA ns.bad.tld2. h.bad.tld2. 1 3600 900 "
+            "604800 300",
+            "x.bad.tld2. 300 IN RRSIG SOA " + SIG.replace(" 3 ", " 4 "),
+            "bad.tld2. 300 IN RRSIG NS " + SIG]}]}])
+    ours.start(BODY, root_hints=net.root_hints)
+    q = dns.message.make_query("orphan.bad.tld2.", "TXT", want_dnssec=True)
+    r = ours.query(q, timeout=8.0 * SLOW)
+    assert rcode(r) == "NOERROR" and not r.answer, r
+    have = {(rr.name, rr.rdtype) for rr in r.authority
+            if rr.rdtype != dns.rdatatype.RRSIG}
+    sigs = {(rr.name, rr.covers) for rr in r.authority
+            if rr.rdtype == dns.rdatatype.RRSIG}
+    assert (dns.name.from_text("bad.tld2."), dns.rdatatype.SOA) in have, r
+    assert sigs, r     # the SOA's signature stays
+    assert sigs <= have, "RRSIGs without their RRset: %s" % (sigs - have)
 
 
 # -- 7. dead servers ---------------------------------------------------

@@ -230,3 +230,19 @@ def test_nsec3_wildcard_cname_into_other_zone(resolver, qname):
     r = ask(resolver, qname, "AAAA")
     assert rcode(r) == "NOERROR" and ad(r), r
     assert "www.example.sec1. AAAA" in rrsets(r.answer), r
+
+
+# -- an unsigned delegation whose DS question goes unanswered -----------------
+
+@pytest.mark.parametrize("qname,addr", [
+    ("www.child.nsdrop.sec1.", "192.0.2.165"),
+    ("www.child.n3drop.sec1.", "192.0.2.164")], ids=["nsec", "nsec3"])
+def test_referral_proof_of_no_ds(resolver, qname, addr):
+    """The parent (NSEC, NSEC3) is behind the MITM, which never answers
+    the DS question of its unsigned child: the referral's signed proof
+    that there is no DS (an NSEC or NSEC3 at the delegation name with NS,
+    neither DS nor SOA) has to show the child insecure, as Unbound's
+    val_neg_addreferral does. Insecure: the address, no AD."""
+    r = ask(resolver, qname, "A")
+    assert rcode(r) == "NOERROR" and not ad(r), r
+    assert [rd.to_text() for rr in r.answer for rd in rr] == [addr], r

@@ -11,6 +11,13 @@ secure, without them (val-max-restart: 0) the answers the MITM gave
 are bogus. Both this daemon and Debian's Unbound are asked, configured
 the same way.
 
+The same holds for the chain of trust: keyretry.sec1. has the same two
+servers, and the MITM strips the RRSIGs of its DNSKEY answer. The key
+is asked again of the other server before the zone is called bad
+(Unbound's chain_blacklist); each round forgets the zone's keys, its
+cached answers and the servers' round-trip times (unbound-control), so
+each picks a server anew.
+
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise.
 """
@@ -29,6 +36,7 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause  # noqa: E402
 
 DEB_UNBOUND = "/usr/sbin/unbound"
 
@@ -96,5 +104,61 @@ def test_no_restart_leaves_the_mitm_answers_bogus(signednet_net, tmp_path):
                   root_hints=signednet_net.root_hints)
         secure, bogus = answers(srv, "z")
         assert bogus > 0 and secure + bogus == NAMES, (secure, bogus)
+    finally:
+        _finish(srv)
+
+
+KEY_ROUNDS = 12     # each a fresh choice between the two servers
+
+
+def key_rounds(srv, binary):
+    """(secure, bogus) over KEY_ROUNDS rounds of www.keyretry.sec1. A,
+    each after the zone's keys, answers and server RTTs are forgotten."""
+    control = OUR_CTL if binary == "ours" else DEB_CTL
+    secure = bogus = 0
+    for _ in range(KEY_ROUNDS):
+        for args in (("flush_zone", "keyretry.sec1."), ("flush_bogus",),
+                     ("flush_infra", "all")):
+            r = ctl(srv.conf, *args, binary=control)
+            assert r.returncode == 0, (args, r.stdout, r.stderr)
+        q = dns.message.make_query("www.keyretry.sec1.", "A",
+                                   want_dnssec=True)
+        r = srv.query(q, timeout=15.0 * SLOW)
+        if r.rcode() == dns.rcode.SERVFAIL:
+            bogus += 1
+        elif r.rcode() == dns.rcode.NOERROR and r.flags & dns.flags.AD:
+            secure += 1
+    return secure, bogus
+
+
+def start_with_control(binary, tmp_path, net, restarts):
+    os.makedirs(tmp_path / binary, exist_ok=True)
+    srv = (Server if binary == "ours" else RefServer)(tmp_path / binary)
+    srv.start(BODY % (net.anchor, restarts),
+              extra=rc_clause(None, iface=str(tmp_path / binary / "c.sock"),
+                              use_cert=False),
+              root_hints=net.root_hints)
+    return srv
+
+
+@pytest.mark.parametrize("binary", ["ours", "debian"])
+def test_bad_dnskey_retried_at_the_other_server(signednet_net, tmp_path,
+                                                binary):
+    srv = start_with_control(binary, tmp_path, signednet_net, 5)
+    try:
+        secure, bogus = key_rounds(srv, binary)
+        assert (secure, bogus) == (KEY_ROUNDS, 0), (secure, bogus)
+    finally:
+        _finish(srv)
+
+
+def test_no_restart_leaves_the_mitm_key_bad(signednet_net, tmp_path):
+    """Ours with val-max-restart: 0: the rounds whose DNSKEY came from
+    the MITM are bogus, so the test above does exercise the key's
+    retry (a chance of 2^-12 that the MITM is never chosen)."""
+    srv = start_with_control("ours", tmp_path, signednet_net, 0)
+    try:
+        secure, bogus = key_rounds(srv, "ours")
+        assert bogus > 0 and secure + bogus == KEY_ROUNDS, (secure, bogus)
     finally:
         _finish(srv)

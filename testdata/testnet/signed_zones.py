@@ -180,6 +180,11 @@ def zones():
         SZone("flaky.sec1.", HIDDEN, ["www A 192.0.2.143",
                                       "*.w A 192.0.2.144"],
               "ED25519", extra_hosts=[MITM]),
+        # two servers again: the MITM strips the RRSIGs of the DNSKEY
+        # answer (val-max-restart for the chain of trust: the key is
+        # asked again of the other server before it is called bad)
+        SZone("keyretry.sec1.", HIDDEN, ["www A 192.0.2.155"],
+              "ED25519", extra_hosts=[MITM]),
         # behind the MITM, which says NXDOMAIN (signed, the NODATA's
         # proof) to the DS question of the empty non-terminal
         # ent.<zone> above the signed child.ent.<zone>: the proof shows
@@ -191,6 +196,16 @@ def zones():
               nsec3={"iterations": 0}),
         SZone("child.ent.entnx3.sec1.", CHILDREN, ["www A 192.0.2.149"],
               cut_parent="entnx3.sec1."),
+        # behind the MITM, which never answers the DS question of the
+        # unsigned child: the referral's signed proof that there is no
+        # DS (NSEC3, NSEC) has to do
+        SZone("n3drop.sec1.", MITM, ["www A 192.0.2.156"], hidden=HIDDEN,
+              nsec3={"iterations": 0}),
+        SZone("child.n3drop.sec1.", UNSIGNED, ["www A 192.0.2.164"], None,
+              ds=False),
+        SZone("nsdrop.sec1.", MITM, ["www A 192.0.2.157"], hidden=HIDDEN),
+        SZone("child.nsdrop.sec1.", UNSIGNED, ["www A 192.0.2.165"], None,
+              ds=False),
         SZone("unsigned.sec1.", UNSIGNED, ["www A 192.0.2.160"], None,
               ds=False),
         SZone("unsigned.sec2.", UNSIGNED, ["www A 192.0.2.161"], None,
@@ -238,6 +253,18 @@ def mitm_rules(prefix, port):
         {"name": "w.flaky.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "flaky.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "child.n3drop.sec1.", "qtype": "DS",
+         "actions": [{"type": "drop"}]},
+        {"name": "n3drop.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "child.nsdrop.sec1.", "qtype": "DS",
+         "actions": [{"type": "drop"}]},
+        {"name": "nsdrop.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy")]},
+        {"name": "keyretry.sec1.", "qtype": "DNSKEY",
+         "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
+        {"name": "keyretry.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy")]},
         {"name": "ent.entnx.sec1.", "qtype": "DS",
          "actions": [dict(up, type="proxy", rcode="NXDOMAIN")]},
