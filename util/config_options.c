@@ -318,7 +318,9 @@ const struct cfg_option cfg_options[] = {
 	USE("caps-exempt", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
 	USE("caps-whitelist", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
 	IMPL("aggressive-nsec", CT_YESNO, aggressive_nsec, "yes"),
-	SRV("unwanted-reply-threshold", CT_INT, "0"),
+	/* services/outside_network.c, the flush in daemon/worker.c */
+	IMPLR("unwanted-reply-threshold", CT_INT, unwanted_threshold, "0",
+		0, INT_MAX),
 	IMPL("prefetch-key", CT_YESNO, prefetch_key, "no"),
 	SRV("deny-any", CT_YESNO, "no"),
 	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),

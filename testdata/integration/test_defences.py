@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The flood and poisoning defences a config turns on, each under the
+attack it exists for, on the loopback test internet (testdata/testnet):
+
+- unwanted-reply-threshold: replies with a wrong ID (the shape of a
+  spoofing attempt on an upstream query) are counted; at the threshold
+  the daemon logs Unbound's warning and empties the RRset and message
+  caches (a name cached before is asked upstream again).
+
+Runs against Debian's Unbound too (UNBOUND_BIN=/usr/sbin/unbound, its
+unbound-control): the same attacks, the same assertions. Nothing is
+asserted after a fixed sleep: the responder logs a query before it
+answers, so once the daemon's reply is here an upstream query it made
+is in the log."""
+import os
+import subprocess
+import sys
+import time
+
+import dns.rcode
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import testnet_net, net  # noqa: E402,F401
+from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
+
+CTL = "/usr/sbin/unbound-control" if REFERENCE else \
+    os.path.join(BUILDDIR, "unbound-control")
+WARN = "unwanted reply total reached threshold"
+
+
+def control_clause(tmp_path):
+    return ("remote-control:\n\tcontrol-enable: yes\n"
+            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n"
+            % (tmp_path / "ctl.sock"))
+
+
+def ctl(srv, *args):
+    r = subprocess.run([CTL, "-c", srv.conf] + list(args),
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def stats(srv):
+    out = {}
+    for line in ctl(srv, "stats_noreset").splitlines():
+        k, _, v = line.partition("=")
+        out[k] = v
+    return out
+
+
+def rcode(reply):
+    return dns.rcode.to_text(reply.rcode())
+
+
+def poll(check, secs=5.0 * SLOW):
+    deadline = time.monotonic() + secs
+    while True:
+        got = check()
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
+def spoofed_lookup(srv, bad, name, count):
+    """Ask name; bad.tld2.'s server first sends count replies with wrong
+    IDs (from its own address and port, as a spoofer who guessed the
+    port would), then the real one."""
+    bad.set_behaviour(rules=[{"name": name, "actions": [
+        {"type": "wrong_id", "count": count, "then_correct": True}]}])
+    r = srv.query(name, "A", timeout=8.0)
+    assert rcode(r) in ("NOERROR", "NXDOMAIN"), r
+
+
+@pytest.mark.parametrize("threshold,flushed", [(5, True), (6, False),
+                                               (0, False)])
+def test_unwanted_reply_threshold(unbound, net, tmp_path, threshold,
+                                  flushed):
+    """unwanted-reply-threshold: 5 and five wrong-ID replies to one
+    upstream query: the warning is logged, unwanted.replies is 5, and
+    www.bad.tld2., cached before, is asked upstream again. 6 (one short)
+    and 0 (off): no warning and the second ask is a cache hit."""
+    unbound.start("unwanted-reply-threshold: %d\nextended-statistics: yes"
+                  % threshold,
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    bad = net.responder("bad")
+    assert rcode(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        "NOERROR"
+    bad.clear_log()
+    spoofed_lookup(unbound, bad, "wid.bad.tld2.", 5)
+    assert poll(lambda: stats(unbound)["unwanted.replies"] == "5"), \
+        stats(unbound)
+    if flushed:
+        assert poll(lambda: WARN in unbound.output()), unbound.output()
+        assert "(%d) you may be under attack. defensive action: clearing "\
+            "the cache" % threshold in unbound.output()
+    else:
+        assert WARN not in unbound.output()
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0)
+    assert [rd.to_text() for rr in r.answer for rd in rr] == \
+        ["192.0.2.100"]
+    asked = bad.queries("www.bad.tld2.", "A")
+    assert bool(asked) == flushed, asked
+
+
+def test_unwanted_reply_threshold_counts_across_queries(unbound, net,
+                                                        tmp_path):
+    """The count goes on from one upstream query to the next and starts
+    again after the defence: threshold 8, 5 unwanted (nothing), 5 more
+    (flushed once at 8), 5 more (total 7 since: nothing)."""
+    unbound.start("unwanted-reply-threshold: 8\nextended-statistics: yes",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    bad = net.responder("bad")
+    spoofed_lookup(unbound, bad, "wid1.bad.tld2.", 5)
+    assert WARN not in unbound.output()
+    spoofed_lookup(unbound, bad, "wid2.bad.tld2.", 5)
+    assert poll(lambda: WARN in unbound.output()), unbound.output()
+    spoofed_lookup(unbound, bad, "wid3.bad.tld2.", 5)
+    assert poll(lambda: stats(unbound)["unwanted.replies"] == "15")
+    assert unbound.output().count(WARN) == 1, unbound.output()
