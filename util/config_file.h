@@ -229,6 +229,7 @@ struct config_file {
 	int num_queries_per_thread;
 	int wait_limit;              /* replies waiting per client address */
 	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
+	int deny_any;                /* deny-any */
 	int jostle_time;
 	int max_ttl, min_ttl, max_negative_ttl;
 	int infra_host_ttl;

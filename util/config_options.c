@@ -322,7 +322,7 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("unwanted-reply-threshold", CT_INT, unwanted_threshold, "0",
 		0, INT_MAX),
 	IMPL("prefetch-key", CT_YESNO, prefetch_key, "no"),
-	SRV("deny-any", CT_YESNO, "no"),
+	IMPL("deny-any", CT_YESNO, deny_any, "no"),   /* iterator.c */
 	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),
 	IMPL("trust-anchor-file", CT_STRLIST, trust_anchor_file_list, NULL),
 	IMPL("auto-trust-anchor-file", CT_STRLIST,

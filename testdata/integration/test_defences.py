@@ -6,6 +6,8 @@ attack it exists for, on the loopback test internet (testdata/testnet):
   spoofing attempt on an upstream query) are counted; at the threshold
   the daemon logs Unbound's warning and empties the RRset and message
   caches (a name cached before is asked upstream again).
+- deny-any: a question of type ANY is answered NOTIMP with no records
+  and never sent upstream (ANY amplification).
 
 Runs against Debian's Unbound too (UNBOUND_BIN=/usr/sbin/unbound, its
 unbound-control): the same attacks, the same assertions. Nothing is
@@ -18,6 +20,7 @@ import sys
 import time
 
 import dns.rcode
+import dns.rdatatype
 import pytest
 
 TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -127,3 +130,43 @@ def test_unwanted_reply_threshold_counts_across_queries(unbound, net,
     spoofed_lookup(unbound, bad, "wid3.bad.tld2.", 5)
     assert poll(lambda: stats(unbound)["unwanted.replies"] == "15")
     assert unbound.output().count(WARN) == 1, unbound.output()
+
+
+EXTRA = ["anyname.bad.tld2. 300 IN A 192.0.2.77",
+         'anyname.bad.tld2. 300 IN TXT "any"']
+
+
+@pytest.mark.parametrize("deny", [True, False])
+def test_deny_any(unbound, net, tmp_path, deny):
+    """deny-any: yes: ANY gets NOTIMP with no records, for a name whose
+    A is cached and for one never seen, and bad.tld2.'s server gets no
+    ANY query; other types are answered. deny-any: no: ANY is answered
+    (NOERROR, the cached A) and the unseen name's ANY goes upstream."""
+    unbound.start("deny-any: %s" % ("yes" if deny else "no"),
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    bad = net.responder("bad")
+    bad.set_behaviour(records=EXTRA)
+    assert rcode(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
+        "NOERROR"
+    bad.clear_log()
+    for name in ("www.bad.tld2.", "anyname.bad.tld2."):
+        for tcp in (False, True):
+            r = unbound.query(name, "ANY", timeout=8.0, tcp=tcp)
+            if deny:
+                assert rcode(r) == "NOTIMP", r
+                assert not r.answer and not r.authority, r
+                assert [str(q.name) for q in r.question] == [name]
+            else:
+                assert rcode(r) == "NOERROR", r
+                # the cached A (the responder has no ANY answer of its
+                # own: anyname's is empty)
+                assert r.answer or name != "www.bad.tld2.", r
+    anys = [q for q in bad.queries() if q["qtype"] in ("ANY", 255)]
+    if deny:
+        assert anys == [], anys
+    else:
+        assert anys, bad.queries()
+    # other types are not touched
+    r = unbound.query("anyname.bad.tld2.", "TXT", timeout=8.0)
+    assert rcode(r) == "NOERROR" and r.answer, r
