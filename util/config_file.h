@@ -255,6 +255,7 @@ struct config_file {
 	struct config_str2list* ratelimit_for_domain;   /* name qps */
 	struct config_str2list* ratelimit_below_domain; /* name qps */
 	int ip_ratelimit;                /* qps per client address, 0 off */
+	int ip_ratelimit_cookie;         /* the same with a valid cookie */
 	size_t ip_ratelimit_size;
 	int ip_ratelimit_slabs;
 	int ip_ratelimit_factor;

@@ -383,7 +383,9 @@ const struct cfg_option cfg_options[] = {
 		INT_MAX),
 	IMPL("ip-ratelimit-backoff", CT_YESNO, ip_ratelimit_backoff, "no"),
 	/* with DNS cookies (Unbound 1.21) */
-	SRV("ip-ratelimit-cookie", CT_INT, "0"),
+	/* daemon/query.c */
+	IMPLR("ip-ratelimit-cookie", CT_INT, ip_ratelimit_cookie, "0", 0,
+		INT_MAX),
 	/* sends to one server address per query state (iterator) */
 	IMPLR("outbound-msg-retry", CT_INT, outbound_msg_retry, "5", 1,
 		INT_MAX),
