@@ -451,7 +451,10 @@ const struct cfg_option cfg_options[] = {
 	SRV("dns-error-reporting", CT_YESNO, "no"),
 	SRV("do-nat64", CT_YESNO, "no"),
 	SRV("nat64-prefix", CT_STR, "64:ff9b::/96"),
-	SRV("harden-unknown-additional", CT_YESNO, "no"),
+	/* compat: unbound-1.18: the scrub always keeps only the known types
+	 * (iter_scrub.c), as yes; no is read and not followed */
+	IMPL("harden-unknown-additional", CT_YESNO,
+		harden_unknown_additional, "no"),
 	SRV("harden-unverified-glue", CT_YESNO, "no"),
 	SRV("iter-scrub-ns", CT_INT, "20"),
 	SRV("iter-scrub-cname", CT_INT, "11"),

@@ -8,6 +8,9 @@ attack it exists for, on the loopback test internet (testdata/testnet):
   caches (a name cached before is asked upstream again).
 - deny-any: a question of type ANY is answered NOTIMP with no records
   and never sent upstream (ANY amplification).
+- harden-unknown-additional: records of unexpected types in the
+  authority and additional sections of an upstream reply do not reach
+  the client.
 
 Runs against Debian's Unbound too (UNBOUND_BIN=/usr/sbin/unbound, its
 unbound-control): the same attacks, the same assertions. Nothing is
@@ -170,3 +173,61 @@ def test_deny_any(unbound, net, tmp_path, deny):
     # other types are not touched
     r = unbound.query("anyname.bad.tld2.", "TXT", timeout=8.0)
     assert rcode(r) == "NOERROR" and r.answer, r
+
+
+def unknown_rule(net):
+    """unk.bad.tld2. A answered with a TXT in the authority section and
+    a TXT and an unknown type in the additional one; its AAAA a NODATA
+    whose authority has the SOA and a TXT (record types a resolver has
+    no use for there: what harden-unknown-additional is about)."""
+    bad = net.responder("bad")
+    poison = {"type": "poison", "records": [
+        'unk.bad.tld2. 300 IN TXT "addl-unknown"',
+        "unk.bad.tld2. 300 IN TYPE65280 \\# 2 0102"]}
+    bad.set_behaviour(rules=[
+        {"name": "unk.bad.tld2.", "qtype": "A", "actions": [
+            {"type": "answer", "records": [
+                "unk.bad.tld2. 300 IN A 192.0.2.66"],
+             "authority": ['bad.tld2. 300 IN TXT "auth-unknown"']},
+            poison]},
+        {"name": "unk.bad.tld2.", "qtype": "AAAA", "actions": [
+            {"type": "answer", "records": [], "authority": [
+                "bad.tld2. 300 IN SOA ns.bad.tld2. h.bad.tld2. 1 3600 "
+                "900 604800 300",
+                'bad.tld2. 300 IN TXT "auth-unknown"']}, poison]}])
+    return bad
+
+
+def section_types(reply):
+    return sorted(dns.rdatatype.to_text(rr.rdtype)
+                  for rr in reply.authority + reply.additional
+                  if rr.rdtype != dns.rdatatype.OPT)
+
+
+@pytest.mark.parametrize("harden", ["yes", "no"])
+def test_harden_unknown_additional(unbound, net, tmp_path, harden):
+    """Records of other types than SOA, NS, DS, NSEC, NSEC3 (authority)
+    and A, AAAA (additional) never reach the client, in an answer and
+    in a NODATA (whose SOA does): here with harden-unknown-additional
+    yes (Unbound 1.18's hardening) and, as a documented difference, no
+    as well. Debian's Unbound 1.17 (no such option: as no) passes the
+    TXT on, which this checks when run against it."""
+    body = "minimal-responses: no\n" + (
+        "" if REFERENCE else "harden-unknown-additional: %s" % harden)
+    if REFERENCE and harden == "yes":
+        pytest.skip("Unbound 1.17 has no harden-unknown-additional")
+    unbound.start(body, extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    unknown_rule(net)
+    for _ in range(2):      # upstream, then from the cache
+        r = unbound.query("unk.bad.tld2.", "A", timeout=8.0)
+        assert [rd.to_text() for rr in r.answer for rd in rr] == \
+            ["192.0.2.66"], r
+        n = unbound.query("unk.bad.tld2.", "AAAA", timeout=8.0)
+        assert rcode(n) == "NOERROR" and not n.answer, n
+        assert "SOA" in section_types(n), n
+        types = section_types(r) + section_types(n)
+        if REFERENCE:
+            assert "TXT" in types, (r, n)
+        else:
+            assert "TXT" not in types and "TYPE65280" not in types, (r, n)
