@@ -15,6 +15,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/rate_ip.h"
+#include "validator/val_anchor.h"
 #include "util/random.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
@@ -245,6 +246,14 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
 	return 1;
 }
 
+/* compat: unbound-1.18: disable-edns-do is in effect unless a validator
+ * has a trust anchor (as the iterator decides, iter_module.c). */
+static int __attribute__((noinline)) edns_do_off(const struct worker* w)
+{
+	return !(w->daemon->modules.validates &&
+		val_anchors_any_keys(w->env->anchors));
+}
+
 /* compat: unbound-1.18: with answer-cookie on, a query with additional
  * records is counted for ip-ratelimit after its cookie is read (its
  * limit depends on it), others before the parse, as Unbound. */
@@ -427,6 +436,14 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(qi.qclass != CLASS_IN)
 		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size));
+	if(__builtin_expect(cfg->disable_edns_do, 0) && qi.edns_do &&
+		edns_do_off(w)) {
+		/* compat: unbound-1.18: disable-edns-do: the answer to a DO
+		 * query (cache or recursion) has no OPT record, telling the
+		 * client there is no DNSSEC; its size limit stays */
+		qi.has_edns = 0;
+		ck->add = 0;
+	}
 	/* The fast path: a reply template from the shared message cache. */
 	if(have_qk) {
 		enum msg_hit hit = MSG_HIT_FRESH;

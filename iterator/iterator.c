@@ -714,8 +714,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.flags = iq->dp_forward ? FLAG_RD : 0;
 	req.edns = 1;
 	/* compat: unbound-1.17: as Unbound: RRSIG, NSEC, NSEC3 for the
-	 * validator */
-	req.dnssec_ok = 1;
+	 * validator; unbound-1.18: none with disable-edns-do */
+	req.dnssec_ok = !env->no_edns_do;
 	req.tcp_on_tc = 1;
 	req.udp_resend = 1;
 	req.edns_fallback = 1;

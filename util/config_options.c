@@ -447,7 +447,8 @@ const struct cfg_option cfg_options[] = {
 	SRV("wait-limit-cookie", CT_INT, "10000"),
 	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
-	SRV("disable-edns-do", CT_YESNO, "no"),
+	/* iterator (upstream), daemon/query.c (clients) */
+	IMPL("disable-edns-do", CT_YESNO, disable_edns_do, "no"),
 	SRV("dns-error-reporting", CT_YESNO, "no"),
 	SRV("do-nat64", CT_YESNO, "no"),
 	SRV("nat64-prefix", CT_STR, "64:ff9b::/96"),

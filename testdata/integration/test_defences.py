@@ -32,7 +32,7 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
+from conftest import BUILDDIR, REFERENCE, SLOW, ours_only  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -231,3 +231,35 @@ def test_harden_unknown_additional(unbound, net, tmp_path, harden):
             assert "TXT" in types, (r, n)
         else:
             assert "TXT" not in types and "TYPE65280" not in types, (r, n)
+
+
+ANCHOR = ('trust-anchor: "nothere.test. DS 12345 8 2 '
+          '0000000000000000000000000000000000000000000000000000000000000000"')
+
+
+@ours_only
+@pytest.mark.parametrize("case", ["on", "off", "anchored"])
+def test_disable_edns_do(unbound, net, tmp_path, case):
+    """disable-edns-do: yes (Unbound 1.18; 1.17 has no such option):
+    upstream queries go without DO, and a client asking with DO gets
+    its answer (from recursion, then from the cache) without an OPT
+    record; a client with EDNS but no DO keeps its OPT. off: DO
+    upstream, OPT back. With a trust anchor for the validator the option
+    is not in effect (it would break validation), as Unbound."""
+    body = {"on": "disable-edns-do: yes", "off": "",
+            "anchored": "disable-edns-do: yes\n" + ANCHOR}[case]
+    unbound.start(body, extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    bad = net.responder("bad")
+    bad.clear_log()
+    off = case == "on"
+    for _ in range(2):      # recursion, then the cache
+        r = unbound.query("www.bad.tld2.", "A", timeout=8.0,
+                          want_dnssec=True)
+        assert [rd.to_text() for rr in r.answer for rd in rr] == \
+            ["192.0.2.100"], r
+        assert (r.edns < 0) == off, r
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0, edns=0)
+    assert r.edns == 0, r
+    asked = bad.queries("www.bad.tld2.")
+    assert asked and all(q["do"] != off for q in asked), asked
