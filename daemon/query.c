@@ -16,6 +16,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/rate_ip.h"
+#include "validator/val_anchor.h"
 #include "util/random.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
@@ -194,17 +195,22 @@ static int __attribute__((noinline)) screen(struct worker* w,
 /* compat: unbound-1.17: ip-ratelimit, as Unbound's worker checks it: every
  * query of an address counts (before the cache, so hits too); over the
  * limit it is dropped, except 1 in ip-ratelimit-factor let through.
- * Returns 1 to drop. Called only with ip-ratelimit set: off, the query
- * path pays one branch on the config. */
+ * compat: unbound-1.18: ip-ratelimit-cookie: with a valid server cookie
+ * (has_cookie) that limit applies instead, to the same count (0: none),
+ * and the factor lets none through. Returns 1 to drop. Called only with
+ * ip-ratelimit set: off, the query path pays one branch on the config. */
 static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
-	const uint8_t* pkt, size_t len, const struct client_info* ci)
+	const uint8_t* pkt, size_t len, const struct client_info* ci,
+	int has_cookie)
 {
 	const struct config_file* cfg = w->env->cfg;
 	struct rate_ip_table* t = w->daemon->infra ?
 		infra_ip_rates(w->daemon->infra) : NULL;
+	int limit = has_cookie ? cfg->ip_ratelimit_cookie : cfg->ip_ratelimit;
+	const char* tag = has_cookie ? "(cookie)" : "";
 	int crossed;
 	if(!t || rate_ip_inc(t, ci->addr, ci->addrlen, w->now,
-		cfg->ip_ratelimit_backoff, (uint32_t)cfg->ip_ratelimit,
+		cfg->ip_ratelimit_backoff, limit ? (uint32_t)limit : UINT32_MAX,
 		&crossed))
 		return 0;
 	if(crossed && verbosity >= VERB_OPS) {
@@ -224,13 +230,13 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
 				t2 ? t2 : "?");
 			free(t2);
 			free(c);
-			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d %s", ip,
-				cfg->ip_ratelimit, q);
+			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d%s %s",
+				ip, limit, tag, q);
 		} else
-			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d (no "
-				"query name)", ip, cfg->ip_ratelimit);
+			verbose(VERB_OPS, "ip_ratelimit exceeded %s %d%s (no "
+				"query name)", ip, limit, tag);
 	}
-	if(cfg->ip_ratelimit_factor != 0 && w->menv.rnd &&
+	if(!has_cookie && cfg->ip_ratelimit_factor != 0 && w->menv.rnd &&
 		ub_random_max(w->menv.rnd, (uint32_t)cfg->ip_ratelimit_factor)
 		== 0) {
 		log_addr(VERB_QUERY, "ip_ratelimit allowed through for ip "
@@ -241,6 +247,24 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
 	return 1;
 }
 
+/* compat: unbound-1.18: disable-edns-do is in effect unless a validator
+ * has a trust anchor (as the iterator decides, iter_module.c). */
+static int __attribute__((noinline)) edns_do_off(const struct worker* w)
+{
+	return !(w->daemon->modules.validates &&
+		val_anchors_any_keys(w->env->anchors));
+}
+
+/* compat: unbound-1.18: with answer-cookie on, a query with additional
+ * records is counted for ip-ratelimit after its cookie is read (its
+ * limit depends on it), others before the parse, as Unbound. */
+static inline int ip_rate_after_cookie(const struct config_file* cfg,
+	const uint8_t* pkt, size_t len)
+{
+	return cfg->do_answer_cookie && len >= LDNS_HEADER_SIZE &&
+		(pkt[10] | pkt[11]) != 0;
+}
+
 /* compat: unbound-1.21: DNS cookies (answer-cookie: yes, or access-control
  * allow_cookie), between the EDNS checks and CHAOS as in Unbound: a malformed
  * cookie option is FORMERR; allow_cookie over UDP without a valid server
@@ -249,13 +273,13 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
  * Returns 1 when that decides the query (*n: the reply), 0 to go on (ck:
  * what the reply carries). */
 static int __attribute__((noinline)) cookie_screen(struct worker* w,
-	struct query_info* qi, const struct client_info* ci,
-	enum acl_access acl, struct query_cookie* ck, uint8_t* out,
-	size_t outcap, size_t* n)
+	const uint8_t* pkt, size_t len, struct query_info* qi,
+	const struct client_info* ci, enum acl_access acl,
+	struct query_cookie* ck, uint8_t* out, size_t outcap, size_t* n)
 {
 	const struct config_file* cfg = w->env->cfg;
 	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
-	ck->add = ck->present = ck->valid = 0;
+	ck->add = ck->present = ck->valid = ck->client_only = 0;
 	qi->cookie = NULL;
 	if(cfg->do_answer_cookie && qi->has_edns) {
 		if(query_cookie_read(w->cookie_memo, &w->env->cookies, qi,
@@ -269,6 +293,19 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 		}
 		if(ck->add)
 			qi->cookie = ck->opt;
+		if(ck->present) {
+			if(ck->valid)
+				w->stats.num_cookie_valid++;
+			else if(ck->client_only)
+				w->stats.num_cookie_client++;
+			else	w->stats.num_cookie_invalid++;
+		}
+	}
+	/* before allow_cookie's refusal, as Unbound: a drop */
+	if(cfg->ip_ratelimit != 0 && ip_rate_after_cookie(cfg, pkt, len) &&
+		ip_rate_drop(w, pkt, len, ci, ck->valid)) {
+		*n = 0;
+		return 1;
 	}
 	if(acl != acl_allow_cookie || ck->valid || ci->is_tcp)
 		return 0;
@@ -333,7 +370,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		return reply_of(0);
 	}
 	if(__builtin_expect(cfg->ip_ratelimit != 0, 0) &&
-		ip_rate_drop(w, pkt, len, ci))
+		!ip_rate_after_cookie(cfg, pkt, len) &&
+		ip_rate_drop(w, pkt, len, ci, 0))
 		return reply_of(0);
 	pr = query_parse(pkt, len, &qi);
 	/* a plain query with nothing to count or log skips screen() */
@@ -347,7 +385,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		have_qk = msg_cache_qkey(w->daemon->msg_cache, &qi, &qk);
 
 	if(__builtin_expect(cfg->do_answer_cookie || acl == acl_allow_cookie,
-		0) && cookie_screen(w, &qi, ci, acl, ck, out, outcap, &n))
+		0) && cookie_screen(w, pkt, len, &qi, ci, acl, ck, out,
+		outcap, &n))
 		return reply_of(n);
 
 	if(qi.has_edns && qi.edns_udp_size < LDNS_HEADER_SIZE &&
@@ -403,6 +442,14 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(__builtin_expect(w->daemon->modules.query_before_cache, 0) &&
 		modstack_skips_cache(&w->daemon->modules, &qi))
 		have_qk = 0;
+	if(__builtin_expect(cfg->disable_edns_do, 0) && qi.edns_do &&
+		edns_do_off(w)) {
+		/* compat: unbound-1.18: disable-edns-do: the answer to a DO
+		 * query (cache or recursion) has no OPT record, telling the
+		 * client there is no DNSSEC; its size limit stays */
+		qi.has_edns = 0;
+		ck->add = 0;
+	}
 	/* The fast path: a reply template from the shared message cache. */
 	if(have_qk) {
 		enum msg_hit hit = MSG_HIT_FRESH;

@@ -119,13 +119,14 @@ enum query_cookie_verdict query_cookie_read(struct query_cookie_memo* memo,
 	const uint8_t* c, *ip;
 	size_t clen, iplen;
 	enum cookie_status st;
-	ck->add = ck->present = ck->valid = 0;
+	ck->add = ck->present = ck->valid = ck->client_only = 0;
 	if(!find_cookie(qi, &c, &clen))
 		return QUERY_COOKIE_GO_ON;
 	/* RFC 7873 5.2.2: a client cookie of 8, a server cookie of 8 to 32 */
 	if(clen != COOKIE_CLIENT_LEN && (clen < 16 || clen > 40))
 		return QUERY_COOKIE_FORMERR;
 	ck->present = 1;
+	ck->client_only = clen == COOKIE_CLIENT_LEN;
 	iplen = client_ip(addr, &ip);
 	if(clen == COOKIE_FULL_LEN && memo) {
 		uint64_t ipw[2];

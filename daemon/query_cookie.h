@@ -24,6 +24,7 @@ struct query_cookie {
 	int add;      /* put opt in the reply's OPT record */
 	int present;  /* the query has a well-formed cookie option */
 	int valid;    /* ... with a valid server cookie of ours */
+	int client_only; /* ... a client cookie alone (8 bytes) */
 };
 
 /* Per worker: server cookies checked valid with the active secret, so

@@ -208,13 +208,23 @@ static void print_secs(struct strbuf* b, const char* name, uint64_t us)
 }
 
 void stats_print_thread(struct strbuf* b, const char* p,
-	const struct worker_stats* s)
+	const struct worker_stats* s, int cookies)
 {
 	char name[64];
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
 		(unsigned long long)s->num_queries);
 	strbuf_printf(b, "%s.num.queries_ip_ratelimited=%llu\n", p,
 		(unsigned long long)s->num_ip_ratelimited);
+	/* compat: unbound-1.18: these lines are 1.18's; printed only with
+	 * answer-cookie on, so a 1.17 configuration gets 1.17's names */
+	if(cookies) {
+		strbuf_printf(b, "%s.num.queries_cookie_valid=%llu\n", p,
+			(unsigned long long)s->num_cookie_valid);
+		strbuf_printf(b, "%s.num.queries_cookie_client=%llu\n", p,
+			(unsigned long long)s->num_cookie_client);
+		strbuf_printf(b, "%s.num.queries_cookie_invalid=%llu\n", p,
+			(unsigned long long)s->num_cookie_invalid);
+	}
 	/* compat: unbound-1.17: as Unbound: every query not handed to
 	 * recursion */
 	strbuf_printf(b, "%s.num.cachehits=%llu\n", p,

@@ -38,6 +38,9 @@ struct worker_stats {
 	uint64_t num_expired;       /* answered with expired data */
 	uint64_t num_prefetch;      /* cache refreshes started by a hit */
 	uint64_t num_ip_ratelimited; /* dropped: over ip-ratelimit */
+	/* compat: unbound-1.18: queries with a cookie option (answer-cookie
+	 * on): a valid server cookie, a client cookie only, an invalid one */
+	uint64_t num_cookie_valid, num_cookie_client, num_cookie_invalid;
 	/* remote control statistics (daemon/stats.h). Every field is a
 	 * uint64_t written only by this worker; the main thread reads them
 	 * with relaxed atomic loads (stats_snapshot). */
@@ -112,9 +115,10 @@ void stats_subtract(struct worker_stats* a, const struct worker_stats* base);
 /* tot += a: counters summed, gauges summed too (max: the largest). */
 void stats_add(struct worker_stats* tot, const struct worker_stats* a);
 
-/* Print one thread's (prefix "thread0") or the total's lines. */
+/* Print one thread's (prefix "thread0") or the total's lines; cookies:
+ * with the num.queries_cookie_* lines. */
 void stats_print_thread(struct strbuf* b, const char* prefix,
-	const struct worker_stats* s);
+	const struct worker_stats* s, int cookies);
 /* The time.* lines; now, start and last are absolute times. */
 void stats_print_time(struct strbuf* b, const struct timespec* now,
 	const struct timespec* start, const struct timespec* last);

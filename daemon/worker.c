@@ -17,6 +17,7 @@
 #include "daemon/worker_resolver.h"
 #include "services/outside_network.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
 #include "daemon/reply_batch.h"
@@ -181,6 +182,8 @@ void worker_refresh_env(struct worker* w)
 		tcp_pool_set_idle_timeout(w->tls,
 			w->env->cfg->tcp_idle_timeout);
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
+	outnet_set_unwanted_threshold(w->menv.outnet,
+		(unsigned)w->env->cfg->unwanted_threshold);
 	/* new hints: the primed root is redone from them */
 	worker_resolver_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
@@ -751,6 +754,16 @@ struct stream_answer worker_tls_answer(void* arg, const uint8_t* pkt,
 	return a;
 }
 
+/* compat: unbound-1.17: unwanted-reply-threshold's defensive action: the
+ * RRset and message caches are emptied (a spoofed reply that got in is
+ * gone); the infrastructure, key and negative caches stay, as Unbound. */
+static void worker_unwanted_flush(void* arg)
+{
+	struct worker* w = arg;
+	rrset_cache_flush_all(w->menv.rrset_cache);
+	msg_cache_flush_all(w->menv.msg_cache);
+}
+
 /* This worker's part of recursion: its upstream I/O and its mesh. */
 static int worker_setup_recursion(struct worker* w)
 {
@@ -764,7 +777,10 @@ static int worker_setup_recursion(struct worker* w)
 	e->msg_cache = d->msg_cache;
 	e->rrset_cache = d->rrset_cache;
 	e->neg_cache = d->neg_cache;
-	return worker_resolver_start(e, &d->modules, w->base, d->out_ports);
+	if(!worker_resolver_start(e, &d->modules, w->base, d->out_ports))
+		return 0;
+	outnet_set_unwanted_action(e->outnet, worker_unwanted_flush, w);
+	return 1;
 }
 
 static struct udp_batch* udp_batch_create(void)

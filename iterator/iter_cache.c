@@ -349,6 +349,18 @@ ldns_rr_list* iter_cache_answer_list(struct rrset_cache* c,
 	return list;
 }
 
+int iter_cache_has_cname(struct rrset_cache* c, const uint8_t* name,
+	uint16_t qclass, time_t now)
+{
+	struct packed_rrset v, sigs;
+	struct rrset_entry* e = cache_view(c, name, TYPE_CNAME, qclass, now,
+		RRSET_TRUST_ANSWER, &v, &sigs);
+	if(!e)
+		return 0;
+	rrset_cache_release(c, e);
+	return 1;
+}
+
 /* A cached message as records: *rcode, its answer section appended to
  * answer, its authority section (only the SOA when soa_only) as a new
  * list in *authority (NULL if none). Returns 0 when unreadable. */

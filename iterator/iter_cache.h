@@ -60,6 +60,10 @@ ldns_rr_list* iter_cache_answer_list(struct rrset_cache* c,
 int iter_cache_any(struct rrset_cache* c, const uint8_t* name,
 	uint16_t qclass, time_t now, ldns_rr_list* list);
 
+/* Is a CNAME at name cached (from an answer section, usable now)? */
+int iter_cache_has_cname(struct rrset_cache* c, const uint8_t* name,
+	uint16_t qclass, time_t now);
+
 /* The message cache's entry for (qname, qtype, qclass, no CD; the DO
  * variant when there is one, and only that one when whole), as
  * records: *rcode, the answer section appended to answer, the

@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/module.h"
 #include "util/spare_list.h"
+#include "validator/val_anchor.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include "services/cache/infra.h"
@@ -35,6 +36,10 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->do_ip4 = env->cfg->do_ip4;
 	ie->do_ip6 = env->cfg->do_ip6;
 	ie->validating = env->validating;
+	/* compat: unbound-1.18: disable-edns-do is off while a validator
+	 * has a trust anchor (it could not validate) */
+	ie->no_edns_do = env->cfg->disable_edns_do && !(env->validating &&
+		val_anchors_any_keys(env->anchors));
 	infra_settings_from_cfg(env->cfg, &is);
 	ie->unknown_rtt = is.unknown_rtt;
 	ie->max_attempts = env->cfg->outbound_msg_retry > 0 ?

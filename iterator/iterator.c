@@ -304,7 +304,17 @@ static int cache_step(struct iter_env* env, struct iter_qstate* iq,
 		iter_done(iq, RCODE_NOERROR);
 		return -1;
 	}
-	if(iq->qtype == TYPE_ANY) {
+	if(iq->qtype == TYPE_ANY && env->cfg->deny_any &&
+		!iter_cache_has_cname(env->rrset_cache, iq->sname, iq->qclass,
+		now)) {
+		/* compat: unbound-1.17: deny-any: NOTIMP with no records (RFC
+		 * 8482 allows refusing ANY), never asked upstream; a cached
+		 * CNAME is still followed, Unbound looks that up first */
+		iq->cache_made = 1;
+		iter_done(iq, RCODE_NOTIMPL);
+		return -1;
+	}
+	if(iq->qtype == TYPE_ANY && !env->cfg->deny_any) {
 		/* compat: unbound-1.17: from the RRsets cached at the name, as
 		 * Unbound; such an answer is made anew each time, not kept as
 		 * a message */
@@ -706,8 +716,8 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	req.flags = iq->dp_forward ? FLAG_RD : 0;
 	req.edns = 1;
 	/* compat: unbound-1.17: as Unbound: RRSIG, NSEC, NSEC3 for the
-	 * validator */
-	req.dnssec_ok = 1;
+	 * validator; unbound-1.18: none with disable-edns-do */
+	req.dnssec_ok = !env->no_edns_do;
 	req.tcp_on_tc = 1;
 	req.udp_resend = 1;
 	req.edns_fallback = 1;

@@ -120,6 +120,7 @@ struct iter_env {
 	struct mesh_area* mesh;
 	int do_ip4, do_ip6;
 	int validating;                /* a validator runs above (prefetch-key) */
+	int no_edns_do;                /* disable-edns-do in effect */
 	int unknown_rtt;               /* ms, for servers the infra cache
 	                                * does not know */
 	int max_attempts;              /* outbound-msg-retry: sends to one

@@ -120,6 +120,9 @@ struct outside_network {
 	int num_kidle;
 	int kernel_refused;        /* as no_port_refused, for UDP */
 	struct outnet_stats stats;
+	unsigned unwanted_total;   /* toward s.unwanted_threshold */
+	void (*unwanted_action)(void*);
+	void* unwanted_arg;
 	time_t no_port_logged;     /* last "no outgoing port" log line */
 	uint64_t no_port_quiet;    /* failures since, not logged */
 };

@@ -121,6 +121,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->max_reuse_tcp = cfg->max_reuse_tcp_queries;
 	s->max_waiting = cfg->num_queries_per_thread;
 	s->tls_use_sni = cfg->tls_use_sni;
+	s->unwanted_threshold = cfg->unwanted_threshold;
 }
 
 /* ---- the engine ---- */
@@ -948,6 +949,35 @@ static void udp_cb(evutil_socket_t fd, short ev, void* arg)
 	udp_read(arg, fd);
 }
 
+void outnet_set_unwanted_action(struct outside_network* o,
+	void (*action)(void*), void* arg)
+{
+	o->unwanted_action = action;
+	o->unwanted_arg = arg;
+}
+
+void outnet_set_unwanted_threshold(struct outside_network* o,
+	unsigned threshold)
+{
+	o->s.unwanted_threshold = threshold;
+}
+
+/* An unwanted UDP reply: counted; at the threshold the defence. */
+static void udp_unwanted(struct outside_network* o)
+{
+	o->stats.unwanted++;
+	if(!o->s.unwanted_threshold ||
+		++o->unwanted_total < o->s.unwanted_threshold)
+		return;
+	/* compat: unbound-1.17: its log line, word for word */
+	log_warn("unwanted reply total reached threshold (%u) you may be "
+		"under attack. defensive action: clearing the cache",
+		o->s.unwanted_threshold);
+	if(o->unwanted_action)
+		o->unwanted_action(o->unwanted_arg);
+	o->unwanted_total = 0;
+}
+
 /* Read q's socket: the reply ends the query; others are dropped. */
 static void udp_read(struct outnet_query* q, evutil_socket_t fd)
 {
@@ -974,13 +1004,13 @@ static void udp_read(struct outnet_query* q, evutil_socket_t fd)
 		}
 		if(!o->s.udp_connect && sockaddr_cmp(&from, fromlen, &q->addr,
 			q->addrlen) != 0) {
-			o->stats.unwanted++;
+			udp_unwanted(o);
 			continue;
 		}
 		m = outnet_query_matches(q, o->udp_buf, (size_t)n);
 		if(!outnet_reply_wanted(q, m)) {
 			/* spoofed or stale: keep waiting for the real one */
-			o->stats.unwanted++;
+			udp_unwanted(o);
 			continue;
 		}
 		if(!outnet_caps_check(q, o->udp_buf, (size_t)n, m))

@@ -99,6 +99,7 @@ struct outnet_settings {
 	                            * TCP slot (num-queries-per-thread) */
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
+	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
 };
 
 /* Settings from the config (the pointers point into cfg: keep it until
@@ -118,6 +119,15 @@ struct outside_network* outside_network_create(struct event_base* base,
  * outside network again). Connections over a smaller number stay until
  * they close; queries waiting for a connection are served again. */
 void outnet_set_num_tcp(struct outside_network* o, int num_tcp);
+/* compat: unbound-1.17: unwanted-reply-threshold: after that many
+ * unwanted UDP replies (since start or the last time) the outside
+ * network logs a warning and calls action(arg): the cache-poisoning
+ * defence, the worker flushes the caches. The threshold comes with the
+ * settings; set_unwanted_threshold changes it on reload. */
+void outnet_set_unwanted_action(struct outside_network* o,
+	void (*action)(void*), void* arg);
+void outnet_set_unwanted_threshold(struct outside_network* o,
+	unsigned threshold);
 /* Close every socket, return every port, free every query without
  * calling callbacks. Not from inside a callback. NULL is fine. */
 void outside_network_delete(struct outside_network* o);

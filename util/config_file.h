@@ -237,6 +237,10 @@ struct config_file {
 	int rrset_cache_slabs;
 	int num_queries_per_thread;
 	int wait_limit;              /* replies waiting per client address */
+	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
+	int deny_any;                /* deny-any */
+	int harden_unknown_additional; /* read; always so (iter_scrub.c) */
+	int disable_edns_do;         /* disable-edns-do, see edns_do_off */
 	int jostle_time;
 	int max_ttl, min_ttl, max_negative_ttl;
 	int infra_host_ttl;
@@ -262,6 +266,7 @@ struct config_file {
 	struct config_str2list* ratelimit_for_domain;   /* name qps */
 	struct config_str2list* ratelimit_below_domain; /* name qps */
 	int ip_ratelimit;                /* qps per client address, 0 off */
+	int ip_ratelimit_cookie;         /* the same with a valid cookie */
 	size_t ip_ratelimit_size;
 	int ip_ratelimit_slabs;
 	int ip_ratelimit_factor;

@@ -318,9 +318,11 @@ const struct cfg_option cfg_options[] = {
 	USE("caps-exempt", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
 	USE("caps-whitelist", CL_SERVER, CT_STRLIST, F(caps_exempt), NULL),
 	IMPL("aggressive-nsec", CT_YESNO, aggressive_nsec, "yes"),
-	SRV("unwanted-reply-threshold", CT_INT, "0"),
+	/* services/outside_network.c, the flush in daemon/worker.c */
+	IMPLR("unwanted-reply-threshold", CT_INT, unwanted_threshold, "0",
+		0, INT_MAX),
 	IMPL("prefetch-key", CT_YESNO, prefetch_key, "no"),
-	SRV("deny-any", CT_YESNO, "no"),
+	IMPL("deny-any", CT_YESNO, deny_any, "no"),   /* iterator.c */
 	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),
 	IMPL("trust-anchor-file", CT_STRLIST, trust_anchor_file_list, NULL),
 	IMPL("auto-trust-anchor-file", CT_STRLIST,
@@ -381,7 +383,9 @@ const struct cfg_option cfg_options[] = {
 		INT_MAX),
 	IMPL("ip-ratelimit-backoff", CT_YESNO, ip_ratelimit_backoff, "no"),
 	/* with DNS cookies (Unbound 1.21) */
-	SRV("ip-ratelimit-cookie", CT_INT, "0"),
+	/* daemon/query.c */
+	IMPLR("ip-ratelimit-cookie", CT_INT, ip_ratelimit_cookie, "0", 0,
+		INT_MAX),
 	/* sends to one server address per query state (iterator) */
 	IMPLR("outbound-msg-retry", CT_INT, outbound_msg_retry, "5", 1,
 		INT_MAX),
@@ -451,11 +455,15 @@ const struct cfg_option cfg_options[] = {
 	SRV("wait-limit-cookie", CT_INT, "10000"),
 	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
-	SRV("disable-edns-do", CT_YESNO, "no"),
+	/* iterator (upstream), daemon/query.c (clients) */
+	IMPL("disable-edns-do", CT_YESNO, disable_edns_do, "no"),
 	SRV("dns-error-reporting", CT_YESNO, "no"),
 	SRV("do-nat64", CT_YESNO, "no"),
 	SRV("nat64-prefix", CT_STR, "64:ff9b::/96"),
-	SRV("harden-unknown-additional", CT_YESNO, "no"),
+	/* compat: unbound-1.18: the scrub always keeps only the known types
+	 * (iter_scrub.c), as yes; no is read and not followed */
+	IMPL("harden-unknown-additional", CT_YESNO,
+		harden_unknown_additional, "no"),
 	SRV("harden-unverified-glue", CT_YESNO, "no"),
 	SRV("iter-scrub-ns", CT_INT, "20"),
 	SRV("iter-scrub-cname", CT_INT, "11"),

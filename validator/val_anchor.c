@@ -565,6 +565,15 @@ size_t val_anchors_count(const struct val_anchors* a)
 	return a ? a->n : 0;
 }
 
+int val_anchors_any_keys(const struct val_anchors* a)
+{
+	size_t i;
+	for(i = 0; a && i < a->n; i++)
+		if(a->index[i]->kind == VAL_ANCHOR_KEYS)
+			return 1;
+	return 0;
+}
+
 const struct val_anchor* val_anchors_get(const struct val_anchors* a,
 	size_t i)
 {

@@ -117,6 +117,8 @@ int val_anchors_check_writable(const struct val_anchors* a);
 /* compat: unbound-1.17: All points, ordered as Unbound's anchor tree within a
  * class (for listing, as unbound-control list_insecure does). */
 size_t val_anchors_count(const struct val_anchors* a);
+/* Is there an anchor with keys (not domain-insecure, not unsupported)? */
+int val_anchors_any_keys(const struct val_anchors* a);
 const struct val_anchor* val_anchors_get(const struct val_anchors* a,
 	size_t i);
 

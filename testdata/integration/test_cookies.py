@@ -19,7 +19,7 @@ import dns.rcode
 import pytest
 
 from conftest import answer_texts, make_query, ours_only, rcode_of
-from test_control import OUR_CTL, rc_clause
+from test_control import OUR_CTL, rc_clause, stats_dict
 
 pytestmark = ours_only
 
@@ -383,3 +383,91 @@ def test_mesh_reply_has_cookie(unbound):
         r = unbound.query(q, tcp=tcp, timeout=30)
         assert rcode_of(r) == "SERVFAIL"
         assert_fresh(cookie_of(r), CLIENT_COOKIE)
+
+
+def flood(srv, wire, rate, secs, source):
+    """wire (a query) sent at rate per second for secs from source, each
+    with its own ID; (sent, replies) once the last replies are in."""
+    import math
+    import select
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((source, 0))
+    s.setblocking(False)
+    sent = got = 0
+    start = time.monotonic()
+    nxt = start
+    drain = None
+    while True:
+        now = time.monotonic()
+        if drain is None and now >= start + secs:
+            drain = now + 1.0
+        if drain is not None and now >= drain:
+            break
+        if drain is None and now >= nxt:
+            s.sendto(struct.pack(">H", sent & 0xffff) + wire[2:],
+                     ("127.0.0.1", srv.port))
+            sent += 1
+            nxt += 1.0 / rate
+        wait = (drain if drain is not None else nxt) - time.monotonic()
+        r, _, _ = select.select([s], [], [], max(0.0, wait))
+        while r:
+            try:
+                s.recv(65535)
+                got += 1
+            except BlockingIOError:
+                break
+    s.close()
+    return sent, got, math.ceil(secs) + 1
+
+
+RATE_BODY = BODY + "ip-ratelimit: 5\nip-ratelimit-factor: 0\n"
+
+
+@pytest.mark.parametrize("cookie_limit", [40, 0])
+def test_ip_ratelimit_cookie(unbound, cookie_limit):
+    """ip-ratelimit: 5 with ip-ratelimit-cookie: 40: a client sending a
+    valid server cookie at 150 q/s gets 40 answers a second, one with a
+    client cookie only 5 (from another address, at the same time as
+    Unbound counts per address); ip-ratelimit-cookie: 0 does not limit
+    the cookie holder. num.queries_cookie_valid, _client and _invalid
+    count the queries by their cookie, the dropped ones too."""
+    start_ctl(unbound, RATE_BODY + (
+        "ip-ratelimit-cookie: %d\n" % cookie_limit if cookie_limit else ""))
+    good = server_cookie(CLIENT_COOKIE, SECRET, int(time.time()))
+    assert cookie_of(ask(unbound, good)) == good
+    ctl(unbound, "stats")       # from zero
+    valid = cookie_query(good).to_wire()
+    client = cookie_query(CLIENT_COOKIE).to_wire()
+    sent, got, secs = flood(unbound, valid, 150, 2.0, "127.0.0.1")
+    if cookie_limit:
+        assert cookie_limit <= got <= cookie_limit * secs, (sent, got)
+    else:
+        assert got == sent, (sent, got)
+    csent, cgot, secs = flood(unbound, client, 150, 2.0, "127.0.0.3")
+    assert 5 <= cgot <= 5 * secs, (csent, cgot)
+    # a server cookie that is not ours (another secret): invalid
+    bad = cookie_query(server_cookie(CLIENT_COOKIE, OTHER,
+                                     int(time.time()))).to_wire()
+    for _ in range(3):
+        unbound.udp_raw(bad, source="127.0.0.4")
+    st = stats_dict(ctl(unbound, "stats_noreset").stdout)
+    assert st["total.num.queries_cookie_valid"] == str(sent), st
+    assert st["total.num.queries_cookie_client"] == str(csent), st
+    assert st["total.num.queries_cookie_invalid"] == "3", st
+    dropped = int(st["total.num.queries_ip_ratelimited"])
+    assert dropped == (sent - got) + (csent - cgot), (dropped, st)
+
+
+def test_ip_ratelimit_cookie_needs_answer_cookie(unbound):
+    """Without answer-cookie the cookie is not read: the valid one gets
+    the plain limit (5), and the cookie statistics are not printed."""
+    start_ctl(unbound, LOCAL + "ip-ratelimit: 5\nip-ratelimit-factor: 0\n"
+              "ip-ratelimit-cookie: 40\n")
+    good = cookie_query(server_cookie(CLIENT_COOKIE, SECRET,
+                                      int(time.time()))).to_wire()
+    sent, got, secs = flood(unbound, good, 150, 2.0, "127.0.0.1")
+    assert 5 <= got <= 5 * secs, (sent, got)
+    st = stats_dict(ctl(unbound, "stats_noreset").stdout)
+    # and the lines are not there (Unbound 1.17's names)
+    assert "total.num.queries_cookie_valid" not in st, st

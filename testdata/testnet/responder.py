@@ -33,7 +33,9 @@ Actions ({"type": T, ...}); several combine, e.g. delay + poison:
                        the others no reply; TCP answers
   garbage {len}        the query's ID then len random bytes (default 40)
   formerr_edns         FORMERR (without OPT) to queries with EDNS
-  wrong_id {then_correct}   reply with another ID (then the right reply)
+  wrong_id {then_correct, count}   reply with another ID, count times
+                       (default 1; IDs query+1, +2, ...), then the right
+                       reply if then_correct
   wrong_question {qname}    reply with another question name
   poison {records}     add records (e.g. out of the zone) to additional
   rcode {rcode}        answer with this rcode and no records
@@ -293,8 +295,9 @@ def build_replies(zone, q, proto):
         return [(delay, to_wire(q, f, proto)),
                 (delay + 0.05, wire)], done + "+spoofcase"
     if "wrong_id" in acts:
-        bad = struct.pack("!H", (q.id + 1) & 0xFFFF) + wire[2:]
-        replies = [(delay, bad)]
+        n = int(acts["wrong_id"].get("count", 1))
+        replies = [(delay, struct.pack("!H", (q.id + i) & 0xFFFF) +
+                    wire[2:]) for i in range(1, n + 1)]
         if acts["wrong_id"].get("then_correct"):
             replies.append((delay + 0.02, wire))
         return replies, done + "+wrongid"

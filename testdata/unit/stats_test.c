@@ -156,7 +156,7 @@ static void test_print(void** state)
 	s->ans_secure = 11;
 	s->ans_bogus = 3;
 	s->rrset_bogus = 4;
-	stats_print_thread(&b, "thread0", s);
+	stats_print_thread(&b, "thread0", s, 0);
 	stats_print_time(&b, &now, &start, &start);
 	stats_print_extended(&b, s, &ci);
 	assert_false(b.oom);
