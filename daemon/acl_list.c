@@ -10,6 +10,7 @@
  * first), so masking, hashing and comparing are a few word operations. */
 #include "config.h"
 #include "daemon/acl_list.h"
+#include "services/view.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -27,6 +28,7 @@ struct acl_entry {
 	struct acl_key addr;
 	enum acl_access action;
 	int used;
+	const struct view* view;   /* access-control-view, or NULL */
 };
 
 /* All netblocks of one prefix length, hashed on the masked address. */
@@ -47,6 +49,7 @@ struct acl_family {
 
 struct acl_list {
 	struct acl_family v4, v6;
+	int has_views;
 };
 
 static const char* action_names[] = {
@@ -151,9 +154,13 @@ prefix_insert(struct acl_prefix* p, const struct acl_key* a,
 		p->size = nsize;
 		p->count = 0;
 		for(k = 0; k < osize; k++)
-			if(old[k].used)
+			if(old[k].used) {
 				(void)prefix_insert(p, &old[k].addr,
 					old[k].action, 0);
+				if(old[k].view)
+					prefix_find(p, &old[k].addr)->view =
+						old[k].view;
+			}
 		free(old);
 	}
 	mask = p->size - 1;
@@ -187,17 +194,35 @@ family_prefix(struct acl_family* f, int net)
 	return &f->prefix[i];
 }
 
+/* The table and key of a netblock; 0 if it does not parse. */
+static int
+acl_block(struct acl_list* acl, const char* block, struct acl_prefix** p,
+	struct acl_key* k)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int net, n;
+	const uint8_t* bytes;
+	struct acl_family* f;
+	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
+		!(bytes = addr_bytes(&addr, addrlen, &n)))
+		return 0;
+	f = (n == 16) ? &acl->v6 : &acl->v4;
+	*p = family_prefix(f, net);
+	*k = acl_key_of(bytes, n);
+	/* netblockstrtoaddr masked it already; again, to be sure */
+	k->w[0] &= (*p)->mask.w[0];
+	k->w[1] &= (*p)->mask.w[1];
+	return 1;
+}
+
 /* Add "netblock action"; replace says whether it overrides an existing
  * entry for the same netblock (config lines do; defaults do not). */
 static int
 acl_add(struct acl_list* acl, const char* block, const char* action,
 	int replace)
 {
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	int net, n, a = acl_parse_action(action);
-	const uint8_t* bytes;
-	struct acl_family* f;
+	int a = acl_parse_action(action);
 	struct acl_prefix* p;
 	struct acl_key k;
 	if(a < 0) {
@@ -205,18 +230,11 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 			action ? action : "(null)");
 		return 0;
 	}
-	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
-		!(bytes = addr_bytes(&addr, addrlen, &n))) {
+	if(!acl_block(acl, block, &p, &k)) {
 		log_err("cannot parse access control: %s %s",
 			block ? block : "(null)", action);
 		return 0;
 	}
-	f = (n == 16) ? &acl->v6 : &acl->v4;
-	p = family_prefix(f, net);
-	k = acl_key_of(bytes, n);
-	/* netblockstrtoaddr masked it already; again, to be sure */
-	k.w[0] &= p->mask.w[0];
-	k.w[1] &= p->mask.w[1];
 	if(!prefix_insert(p, &k, (enum acl_access)a, replace)) {
 		log_err("out of memory");
 		return 0;
@@ -224,8 +242,43 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 	return 1;
 }
 
+/* compat: unbound-1.17: access-control-view: the netblock's entry (allow
+ * when it has none: "tags are pointless otherwise", as Unbound) gets the
+ * view. */
+static int
+acl_add_view(struct acl_list* acl, const struct views* vs, const char* block,
+	const char* name)
+{
+	struct acl_prefix* p;
+	struct acl_key k;
+	struct acl_entry* e;
+	const struct view* v;
+	if(!acl_block(acl, block, &p, &k)) {
+		log_err("cannot parse netblock: %s", block ? block : "(null)");
+		return 0;
+	}
+	if(!prefix_insert(p, &k, acl_allow, 0)) {
+		log_err("out of memory");
+		return 0;
+	}
+	if(!(v = views_find(vs, name))) {
+		log_err("no view with name: %s", name ? name : "(null)");
+		return 0;
+	}
+	e = prefix_find(p, &k);
+	e->view = v;
+	acl->has_views = 1;
+	return 1;
+}
+
 struct acl_list*
 acl_list_create(struct config_file* cfg)
+{
+	return acl_list_create_views(cfg, NULL);
+}
+
+struct acl_list*
+acl_list_create_views(struct config_file* cfg, const struct views* vs)
 {
 	struct config_str2list* p;
 	struct acl_list* acl = calloc(1, sizeof(*acl));
@@ -237,6 +290,12 @@ acl_list_create(struct config_file* cfg)
 	acl->v6.nbytes = 16;
 	for(p = cfg ? cfg->acls : NULL; p; p = p->next) {
 		if(!acl_add(acl, p->str, p->str2, 1)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	for(p = cfg ? cfg->acl_view : NULL; p; p = p->next) {
+		if(!acl_add_view(acl, vs, p->str, p->str2)) {
 			acl_list_delete(acl);
 			return NULL;
 		}
@@ -268,16 +327,30 @@ acl_list_delete(struct acl_list* acl)
 	free(acl);
 }
 
+int
+acl_list_has_views(const struct acl_list* acl)
+{
+	return acl && acl->has_views;
+}
+
 enum acl_access
 acl_list_lookup(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
+	return acl_list_match(acl, addr, addrlen).action;
+}
+
+struct acl_match
+acl_list_match(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
 {
 	const struct acl_family* f;
 	const uint8_t* bytes;
 	struct acl_key k, m;
+	struct acl_match r = { acl_deny, NULL };
 	int n, i;
 	if(!acl || !addr)
-		return acl_deny;
+		return r;
 	if(addr->ss_family == AF_INET &&
 		addrlen >= (socklen_t)sizeof(struct sockaddr_in)) {
 		/* the common case, without the generic address walk */
@@ -287,7 +360,7 @@ acl_list_lookup(const struct acl_list* acl,
 		f = &acl->v4;
 	} else {
 		if(!(bytes = addr_bytes(addr, addrlen, &n)))
-			return acl_deny;
+			return r;
 		f = (n == 16) ? &acl->v6 : &acl->v4;
 		k = acl_key_of(bytes, n);
 	}
@@ -296,9 +369,12 @@ acl_list_lookup(const struct acl_list* acl,
 		const struct acl_entry* e;
 		m.w[0] = k.w[0] & p->mask.w[0];
 		m.w[1] = k.w[1] & p->mask.w[1];
-		if((e = prefix_find(p, &m)) != NULL)
-			return e->action;
+		if((e = prefix_find(p, &m)) != NULL) {
+			r.action = e->action;
+			r.view = e->view;
+			return r;
+		}
 	}
 	/* compat: unbound-1.17: no netblock matches: Unbound drops */
-	return acl_deny;
+	return r;
 }

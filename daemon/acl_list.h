@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 
 struct config_file;
+struct view;
+struct views;
 
 enum acl_access {
 	acl_deny = 0,          /* drop the query */
@@ -27,10 +29,27 @@ struct acl_list;
  * later line for the same netblock replaces an earlier one. A bad netblock or
  * action is printed as an error (log_err); returns NULL then. */
 struct acl_list* acl_list_create(struct config_file* cfg);
+/* compat: unbound-1.17: as acl_list_create, with access-control-view:
+ * each netblock named there gets its view from vs (borrowed: vs must
+ * outlive the acl_list); a netblock without an access-control line gets
+ * allow, as in Unbound. An unknown view name is an error ("no view with
+ * name: NAME"). */
+struct acl_list* acl_list_create_views(struct config_file* cfg,
+	const struct views* vs);
 void acl_list_delete(struct acl_list* acl);
 /* The action for a client address. Lock-free, read-only. */
 enum acl_access acl_list_lookup(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* The action and view (NULL: none) of a client; one lookup, for the
+ * query path (two registers back). */
+struct acl_match {
+	enum acl_access action;
+	const struct view* view;
+};
+struct acl_match acl_list_match(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* Whether any netblock has a view (the query path then asks for it). */
+int acl_list_has_views(const struct acl_list* acl);
 /* Parse an action name ("allow_snoop"); -1 if unknown. */
 int acl_parse_action(const char* s);
 const char* acl_action_str(enum acl_access a);

@@ -303,9 +303,12 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	int have_qk = 0;
 	enum parse_result pr;
 	enum acl_access acl;
+	enum localzone_result lzr;
 	size_t n, limit;
+	/* the view comes with the access-control match (NULL: none) */
+	struct acl_match am = acl_list_match(env->acl, addr, addrlen);
 
-	acl = acl_list_lookup(env->acl, addr, addrlen);
+	acl = am.action;
 	if(acl == acl_deny) {
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
 		note_unwanted(st, cfg);
@@ -362,8 +365,12 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		st->num_local++;
 		return reply_of(n);
 	}
-	switch(local_zones_answer(env->lz, &qi, addr, addrlen, out, limit,
-		edns_size, &n)) {
+	if(__builtin_expect(am.view != NULL, 0))
+		lzr = local_zones_answer_view(env->lz, am.view, &qi, addr,
+			addrlen, out, limit, edns_size, &n);
+	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
+			limit, edns_size, &n);
+	switch(lzr) {
 	case LZ_ANSWERED:
 		st->num_local++;
 		return reply_of(n);

@@ -131,6 +131,7 @@ struct config_file {
 
 	/* server: access control */
 	struct config_str2list* acls;   /* access-control: netblock action */
+	struct config_str2list* acl_view; /* access-control-view: block view */
 	struct config_str2list* interface_actions; /* interface-action: */
 
 	/* server: local zones */

@@ -302,7 +302,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("access-control-tag", CT_STR2LIST, NULL),
 	SRV("access-control-tag-action", CT_STR3, NULL),
 	SRV("access-control-tag-data", CT_STR3, NULL),
-	SRV("access-control-view", CT_STR2LIST, NULL),
+	USE("access-control-view", CL_SERVER, CT_STR2LIST, F(acl_view), NULL),
 	SRV("interface-tag", CT_STR2LIST, NULL),
 	SRV("interface-tag-action", CT_STR3, NULL),
 	SRV("interface-tag-data", CT_STR3, NULL),
@@ -536,11 +536,11 @@ const struct cfg_option cfg_options[] = {
 	OTHER("tags", CL_RPZ, CT_STR, NULL),
 
 	/* view: (struct config_view) */
-	KEEP("name", CL_VIEW, CT_STR, FV(name), NULL),
-	KEEP("local-zone", CL_VIEW, CT_STR2LIST, FV(local_zones), NULL),
-	KEEP("local-data", CL_VIEW, CT_STRLIST, FV(local_data), NULL),
-	KEEP("local-data-ptr", CL_VIEW, CT_STRLIST, FV(local_data_ptr), NULL),
-	KEEP("view-first", CL_VIEW, CT_YESNO, FV(view_first), "no"),
+	USE("name", CL_VIEW, CT_STR, FV(name), NULL),
+	USE("local-zone", CL_VIEW, CT_STR2LIST, FV(local_zones), NULL),
+	USE("local-data", CL_VIEW, CT_STRLIST, FV(local_data), NULL),
+	USE("local-data-ptr", CL_VIEW, CT_STRLIST, FV(local_data_ptr), NULL),
+	USE("view-first", CL_VIEW, CT_YESNO, FV(view_first), "no"),
 
 	/* python:, dynlib: */
 	OTHER("python-script", CL_PYTHON, CT_STRLIST, NULL),
