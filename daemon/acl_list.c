@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon/acl_list.h"
 #include "services/view.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -28,7 +29,7 @@ struct acl_entry {
 	struct acl_key addr;
 	enum acl_access action;
 	int used;
-	const struct view* view;   /* access-control-view, or NULL */
+	struct acl_policy* policy; /* view, tags; NULL: none */
 };
 
 /* All netblocks of one prefix length, hashed on the masked address. */
@@ -49,7 +50,6 @@ struct acl_family {
 
 struct acl_list {
 	struct acl_family v4, v6;
-	int has_views;
 };
 
 static const char* action_names[] = {
@@ -157,9 +157,9 @@ prefix_insert(struct acl_prefix* p, const struct acl_key* a,
 			if(old[k].used) {
 				(void)prefix_insert(p, &old[k].addr,
 					old[k].action, 0);
-				if(old[k].view)
-					prefix_find(p, &old[k].addr)->view =
-						old[k].view;
+				if(old[k].policy)
+					prefix_find(p, &old[k].addr)->policy =
+						old[k].policy;
 			}
 		free(old);
 	}
@@ -242,32 +242,55 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 	return 1;
 }
 
-/* compat: unbound-1.17: access-control-view: the netblock's entry (allow
- * when it has none: "tags are pointless otherwise", as Unbound) gets the
- * view. */
-static int
-acl_add_view(struct acl_list* acl, const struct views* vs, const char* block,
-	const char* name)
+/* compat: unbound-1.17: access-control-view and -tag: the netblock's
+ * entry (allow when it has none: "tags are pointless otherwise", as
+ * Unbound), its policy made if it has none. NULL on error, logged. */
+static struct acl_policy*
+acl_policy_of(struct acl_list* acl, const char* block)
 {
 	struct acl_prefix* p;
 	struct acl_key k;
 	struct acl_entry* e;
-	const struct view* v;
 	if(!acl_block(acl, block, &p, &k)) {
 		log_err("cannot parse netblock: %s", block ? block : "(null)");
-		return 0;
+		return NULL;
 	}
 	if(!prefix_insert(p, &k, acl_allow, 0)) {
 		log_err("out of memory");
-		return 0;
+		return NULL;
 	}
-	if(!(v = views_find(vs, name))) {
+	e = prefix_find(p, &k);
+	if(!e->policy && !(e->policy = calloc(1, sizeof(*e->policy))))
+		log_err("out of memory");
+	return e->policy;
+}
+
+static int
+acl_add_view(struct acl_list* acl, const struct views* vs, const char* block,
+	const char* name)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(!(pol->view = views_find(vs, name))) {
 		log_err("no view with name: %s", name ? name : "(null)");
 		return 0;
 	}
-	e = prefix_find(p, &k);
-	e->view = v;
-	acl->has_views = 1;
+	return 1;
+}
+
+static int
+acl_add_tags(struct acl_list* acl, const struct config_file* cfg,
+	const char* block, const char* list)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(!tags_parse_list(cfg, list, &pol->tags)) {
+		log_err("cannot parse access-control-tag: %s %s", block,
+			list ? list : "");
+		return 0;
+	}
 	return 1;
 }
 
@@ -300,6 +323,12 @@ acl_list_create_views(struct config_file* cfg, const struct views* vs)
 			return NULL;
 		}
 	}
+	for(p = cfg ? cfg->acl_tags : NULL; p; p = p->next) {
+		if(!acl_add_tags(acl, cfg, p->str, p->str2)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
 	/* compat: unbound-1.17: Unbound's defaults, used only where the config
 	 * has no line for that exact netblock */
 	if(!acl_add(acl, "0.0.0.0/0", "refuse", 0) ||
@@ -317,20 +346,22 @@ acl_list_create_views(struct config_file* cfg, const struct views* vs)
 void
 acl_list_delete(struct acl_list* acl)
 {
-	int i;
+	struct acl_family* f[2];
+	int i, j;
+	size_t k;
 	if(!acl)
 		return;
-	for(i = 0; i < acl->v4.num; i++)
-		free(acl->v4.prefix[i].tab);
-	for(i = 0; i < acl->v6.num; i++)
-		free(acl->v6.prefix[i].tab);
+	f[0] = &acl->v4;
+	f[1] = &acl->v6;
+	for(j = 0; j < 2; j++)
+		for(i = 0; i < f[j]->num; i++) {
+			struct acl_prefix* p = &f[j]->prefix[i];
+			for(k = 0; k < p->size; k++)
+				if(p->tab[k].used)
+					free(p->tab[k].policy);
+			free(p->tab);
+		}
 	free(acl);
-}
-
-int
-acl_list_has_views(const struct acl_list* acl)
-{
-	return acl && acl->has_views;
 }
 
 enum acl_access
@@ -371,7 +402,7 @@ acl_list_match(const struct acl_list* acl,
 		m.w[1] = k.w[1] & p->mask.w[1];
 		if((e = prefix_find(p, &m)) != NULL) {
 			r.action = e->action;
-			r.view = e->view;
+			r.policy = e->policy;
 			return r;
 		}
 	}

@@ -305,7 +305,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	enum acl_access acl;
 	enum localzone_result lzr;
 	size_t n, limit;
-	/* the view comes with the access-control match (NULL: none) */
+	/* view and tags come with the access-control match (NULL: none) */
 	struct acl_match am = acl_list_match(env->acl, addr, addrlen);
 
 	acl = am.action;
@@ -365,9 +365,10 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		st->num_local++;
 		return reply_of(n);
 	}
-	if(__builtin_expect(am.view != NULL, 0))
-		lzr = local_zones_answer_view(env->lz, am.view, &qi, addr,
-			addrlen, out, limit, edns_size, &n);
+	if(__builtin_expect(am.policy != NULL, 0))
+		lzr = local_zones_answer_client(env->lz, am.policy->view,
+			am.policy->tags, &qi, addr, addrlen, out, limit,
+			edns_size, &n);
 	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
 			limit, edns_size, &n);
 	switch(lzr) {

@@ -29,7 +29,8 @@ static const char* const type_names[] = {
 	"deny", "refuse", "static", "transparent", "typetransparent",
 	"redirect", "nodefault", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "block_a", "always_refuse", "always_nxdomain",
-	"always_null", "noview", "always_nodata", "always_deny"
+	"always_null", "noview", "always_nodata", "always_deny",
+	"block_aaaa", "block_a_wdata", "block_aaaa_wdata"
 };
 
 enum localzone_type
@@ -87,6 +88,25 @@ lz_zone_lookup(const struct local_zones* lz, const uint8_t* name,
 		name = dname_remove_label(name);
 	for(;;) {
 		if((z = lz_zone_find(lz, name, dclass)) != NULL)
+			return z;
+		if(name[0] == 0)
+			return NULL;
+		name = dname_remove_label(name);
+	}
+}
+
+struct lz_zone*
+lz_zone_lookup_tags(const struct local_zones* lz, const uint8_t* name,
+	uint16_t dclass, uint16_t qtype, uint64_t tags)
+{
+	struct lz_zone* z;
+	if(!lz->zcount)
+		return NULL;
+	if(qtype == TYPE_DS && name[0] != 0)
+		name = dname_remove_label(name);
+	for(;;) {
+		if((z = lz_zone_find(lz, name, dclass)) != NULL &&
+			(!z->tags || (z->tags & tags)))
 			return z;
 		if(name[0] == 0)
 			return NULL;
@@ -261,7 +281,8 @@ ignores_data(enum localzone_type t)
 {
 	return t == local_zone_always_refuse ||
 		t == local_zone_always_transparent ||
-		t == local_zone_block_a || t == local_zone_always_nxdomain ||
+		t == local_zone_block_a || t == local_zone_block_aaaa ||
+		t == local_zone_always_nxdomain ||
 		t == local_zone_always_nodata || t == local_zone_always_deny;
 }
 
@@ -329,8 +350,14 @@ answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 	case local_zone_always_transparent:
 		return LZ_NO_ANSWER;
 	case local_zone_block_a:
-		/* NODATA for A, unless the query has DO */
-		if(!qi->edns_do && qi->qtype == TYPE_A) {
+	case local_zone_block_a_wdata:
+	case local_zone_block_aaaa:
+	case local_zone_block_aaaa_wdata:
+		/* compat: unbound-1.26: NODATA (no SOA) for the blocked type,
+		 * DO or not; the rest is resolved (the _wdata types answer
+		 * their local data first, above) */
+		if(qi->qtype == ((t == local_zone_block_a ||
+			t == local_zone_block_a_wdata) ? TYPE_A : TYPE_AAAA)) {
 			*outlen = encode_negative(z, qi, RCODE_NOERROR, 0, out,
 				limit, edns_size);
 			return LZ_ANSWERED;
@@ -374,14 +401,15 @@ answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 /* local_zones_answer once the TLD filter passed; out of line so that
  * the common case (no zone can hold the name) costs no big prologue. */
 static enum localzone_result __attribute__((noinline))
-answer_zones(const struct local_zones* zones,
+answer_zones(const struct local_zones* zones, uint64_t tags,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen)
 {
 	const struct lz_zone* z;
 	/* local_zones_answer checked the arguments and the TLD filter */
-	if(!(z = lz_zone_lookup(zones, qi->qname, qi->qclass, qi->qtype)))
+	if(!(z = lz_zone_lookup_tags(zones, qi->qname, qi->qclass, qi->qtype,
+		tags)))
 		return LZ_NO_ANSWER;
 	return answer_in_zone(zones, z, qi, addr, addrlen, out, limit,
 		edns_size, outlen);
@@ -396,8 +424,8 @@ local_zones_answer(const struct local_zones* zones,
 	if(!zones || !qi || qi->qname_len == 0 ||
 		!maybe_local(zones, qi->qname))
 		return LZ_NO_ANSWER;
-	return answer_zones(zones, qi, addr, addrlen, out, limit, edns_size,
-		outlen);
+	return answer_zones(zones, 0, qi, addr, addrlen, out, limit,
+		edns_size, outlen);
 }
 
 /* compat: unbound-1.17: a view's zone of a transparent kind that has nothing
@@ -407,7 +435,11 @@ zone_does_not_cover(const struct local_zones* lz, const struct lz_zone* z,
 	const struct query_info* qi)
 {
 	const struct lz_node* d;
-	if(z->type == local_zone_always_transparent)
+	/* compat: unbound-1.26: and block_a, block_aaaa (in a view they
+	 * always pass on; the _wdata types do not) */
+	if(z->type == local_zone_always_transparent ||
+		z->type == local_zone_block_a ||
+		z->type == local_zone_block_aaaa)
 		return 1;
 	if(z->type != local_zone_transparent &&
 		z->type != local_zone_typetransparent &&
@@ -420,8 +452,8 @@ zone_does_not_cover(const struct local_zones* lz, const struct lz_zone* z,
 }
 
 enum localzone_result
-local_zones_answer_view(const struct local_zones* zones,
-	const struct view* view, const struct query_info* qi,
+local_zones_answer_client(const struct local_zones* zones,
+	const struct view* view, uint64_t tags, const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t limit, uint16_t edns_size, size_t* outlen)
 {
@@ -449,6 +481,9 @@ local_zones_answer_view(const struct local_zones* zones,
 		if(!view->isfirst)
 			return LZ_NO_ANSWER;
 	}
-	return local_zones_answer(zones, qi, addr, addrlen, out, limit,
+	if(!zones || !qi || qi->qname_len == 0 ||
+		!maybe_local(zones, qi->qname))
+		return LZ_NO_ANSWER;
+	return answer_zones(zones, tags, qi, addr, addrlen, out, limit,
 		edns_size, outlen);
 }

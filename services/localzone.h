@@ -26,7 +26,11 @@ enum localzone_type {
 	local_zone_inform_redirect, local_zone_always_transparent,
 	local_zone_block_a, local_zone_always_refuse, local_zone_always_nxdomain,
 	local_zone_always_null, local_zone_noview, local_zone_always_nodata,
-	local_zone_always_deny, local_zone_invalid
+	local_zone_always_deny,
+	/* compat: unbound-1.26: the block types after block_a */
+	local_zone_block_aaaa, local_zone_block_a_wdata,
+	local_zone_block_aaaa_wdata,
+	local_zone_invalid
 };
 
 struct local_zones;
@@ -62,13 +66,18 @@ enum localzone_result local_zones_answer(const struct local_zones* zones,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen);
 
-/* compat: unbound-1.17: local_zones_answer for a client with a view: the
- * view's zones first; what they leave (no zone, a noview zone, a
- * transparent kind of zone without data for the name) goes to the global
- * zones only with view-first, else it is not answered locally. A view
- * without local zones leaves everything to the global ones. */
-enum localzone_result local_zones_answer_view(const struct local_zones* zones,
-	const struct view* view, const struct query_info* qi,
+/* compat: unbound-1.17: local_zones_answer for a client with a view (may be
+ * NULL) or tags (access-control-tag bits): the view's zones first; what
+ * they leave (no zone, a noview zone, a transparent kind of zone without
+ * data for the name) goes to the global zones only with view-first, else
+ * it is not answered locally. A view without local zones leaves
+ * everything to the global ones. Of the global zones, one with
+ * local-zone-tag serves only clients with a tag in common; for the others
+ * the closest enclosing zone above it does (local_zones_answer: a client
+ * without tags). */
+enum localzone_result local_zones_answer_client(
+	const struct local_zones* zones, const struct view* view,
+	uint64_t tags, const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t limit, uint16_t edns_size, size_t* outlen);
 

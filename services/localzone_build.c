@@ -14,6 +14,7 @@
 #include "config.h"
 #include "services/localzone.h"
 #include "services/localzone_internal.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -516,6 +517,8 @@ struct lz_source {
 	 * global zones */
 	int nodefault_zone;
 	int unblock_lan, insecure_lan;
+	/* the global zones: for local-zone-tag (views have no tags) */
+	const struct config_file* tag_cfg;
 };
 
 struct default_ctx {
@@ -796,6 +799,27 @@ build(struct local_zones* lz, const struct lz_source* src)
 	if(src->defaults && !local_zone_defaults(src->unblock_lan,
 		default_zone_cb, &ctx))
 		goto out;
+	/* compat: unbound-1.17: local-zone-tag, on a configured or default
+	 * zone (not one that local-data makes) */
+	for(p = src->tag_cfg ? src->tag_cfg->local_zone_tags : NULL; p;
+		p = p->next) {
+		uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+		struct lz_zone* z;
+		if(!name_parse(p->str, nm)) {
+			log_err("cannot parse zone name in local-zone-tag: %s",
+				p->str ? p->str : "");
+			goto out;
+		}
+		if(!(z = lz_zone_find(lz, nm, CLASS_IN))) {
+			log_err("no local-zone for tag %s", p->str);
+			goto out;
+		}
+		if(!tags_parse_list(src->tag_cfg, p->str2, &z->tags)) {
+			log_err("could not parse tags, (define-tag them "
+				"first): %s %s", p->str, p->str2 ? p->str2 : "");
+			goto out;
+		}
+	}
 	/* local-data */
 	if(!parse_data(lz, src, &rrs, &num, &ptrtexts, &numptr))
 		goto outdata;
@@ -843,6 +867,7 @@ local_zones_create(struct config_file* cfg)
 	src.nodefault_zone = 0;
 	src.unblock_lan = cfg->unblock_lan_zones;
 	src.insecure_lan = cfg->insecure_lan_zones;
+	src.tag_cfg = cfg;
 	if(!build(lz, &src)) {
 		local_zones_delete(lz);
 		return NULL;
