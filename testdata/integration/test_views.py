@@ -70,6 +70,8 @@ view:
 	local-data: "a.tr.upv. A 10.3.0.30"
 view:
 	name: "empty"
+view:
+	name: "spare"
 """
 
 
@@ -210,6 +212,10 @@ def test_control_view_local_data(ctlworld):
     assert ctl_both(w, "view_local_data", "red",
                     "x.ctl.upv. A 10.9.9.9") == "ok\n"
     assert addrs(both(w, "x.ctl.upv.", "A", RED)) == ["10.9.9.9"]
+    # a change of the global zones keeps the view's changes
+    assert ctl_both(w, "local_data", "g.glob.upv. A 10.1.1.1") == "ok\n"
+    assert addrs(both(w, "g.glob.upv.", "A", NOVIEW)) == ["10.1.1.1"]
+    assert addrs(both(w, "x.ctl.upv.", "A", RED)) == ["10.9.9.9"]
     # other clients: not theirs
     assert addrs(both(w, "x.ctl.upv.", "A", NOVIEW)) == [RECURSED]
     v = both(w, "x.ctl.upv.", "A", BLUE)
@@ -240,6 +246,11 @@ def test_control_view_bulk_and_errors(ctlworld):
     out = ctl_both(w, "view_local_datas_remove", "blue",
                    stdin="p.bulk.upv.\n")
     assert out == "removed 1 datas\n", out
+    # gone: its (transparent) zone passes it on, blue is view-first
+    v = both(w, "p.bulk.upv.", "A", BLUE)
+    assert addrs(v) == [RECURSED], v
+    assert addrs(both(w, "q.bulk.upv.", "A", BLUE)) == ["10.8.0.2"]
+    ctl_both(w, "view_list_local_data", "blue")
     # an empty view: local data makes its local zones (no defaults)
     assert ctl_both(w, "view_local_data", "empty",
                     "e.upv. A 10.7.0.1") == "ok\n"
@@ -248,8 +259,14 @@ def test_control_view_bulk_and_errors(ctlworld):
     # no longer answers its clients
     v = both(w, "www.global.upv.", "A", EMPTY)
     assert addrs(v) == [RECURSED], v
-    ctl_both(w, "view_list_local_zones", "empty")
+    zones = ctl_both(w, "view_list_local_zones", "empty")
+    assert "localhost." not in zones, zones
     ctl_both(w, "view_list_local_data", "empty")
+    # a view without zones gets the built-in ones with view_local_zone
+    assert ctl_both(w, "view_local_zone", "spare", "s.upv.",
+                    "static") == "ok\n"
+    zones = ctl_both(w, "view_list_local_zones", "spare")
+    assert "localhost. redirect\n" in zones, zones
     for args in (("view_local_zone", "nope", "a.test.", "static"),
                  ("view_local_data", "nope", "a.test. A 1.2.3.4"),
                  ("view_list_local_zones", "nope"),
