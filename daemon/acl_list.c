@@ -10,6 +10,8 @@
  * first), so masking, hashing and comparing are a few word operations. */
 #include "config.h"
 #include "daemon/acl_list.h"
+#include "services/view.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -27,6 +29,7 @@ struct acl_entry {
 	struct acl_key addr;
 	enum acl_access action;
 	int used;
+	struct acl_policy* policy; /* view, tags; NULL: none */
 };
 
 /* All netblocks of one prefix length, hashed on the masked address. */
@@ -151,9 +154,13 @@ prefix_insert(struct acl_prefix* p, const struct acl_key* a,
 		p->size = nsize;
 		p->count = 0;
 		for(k = 0; k < osize; k++)
-			if(old[k].used)
+			if(old[k].used) {
 				(void)prefix_insert(p, &old[k].addr,
 					old[k].action, 0);
+				if(old[k].policy)
+					prefix_find(p, &old[k].addr)->policy =
+						old[k].policy;
+			}
 		free(old);
 	}
 	mask = p->size - 1;
@@ -187,17 +194,35 @@ family_prefix(struct acl_family* f, int net)
 	return &f->prefix[i];
 }
 
+/* The table and key of a netblock; 0 if it does not parse. */
+static int
+acl_block(struct acl_list* acl, const char* block, struct acl_prefix** p,
+	struct acl_key* k)
+{
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int net, n;
+	const uint8_t* bytes;
+	struct acl_family* f;
+	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
+		!(bytes = addr_bytes(&addr, addrlen, &n)))
+		return 0;
+	f = (n == 16) ? &acl->v6 : &acl->v4;
+	*p = family_prefix(f, net);
+	*k = acl_key_of(bytes, n);
+	/* netblockstrtoaddr masked it already; again, to be sure */
+	k->w[0] &= (*p)->mask.w[0];
+	k->w[1] &= (*p)->mask.w[1];
+	return 1;
+}
+
 /* Add "netblock action"; replace says whether it overrides an existing
  * entry for the same netblock (config lines do; defaults do not). */
 static int
 acl_add(struct acl_list* acl, const char* block, const char* action,
 	int replace)
 {
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	int net, n, a = acl_parse_action(action);
-	const uint8_t* bytes;
-	struct acl_family* f;
+	int a = acl_parse_action(action);
 	struct acl_prefix* p;
 	struct acl_key k;
 	if(a < 0) {
@@ -205,18 +230,11 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 			action ? action : "(null)");
 		return 0;
 	}
-	if(!netblockstrtoaddr(block, 53, &addr, &addrlen, &net) ||
-		!(bytes = addr_bytes(&addr, addrlen, &n))) {
+	if(!acl_block(acl, block, &p, &k)) {
 		log_err("cannot parse access control: %s %s",
 			block ? block : "(null)", action);
 		return 0;
 	}
-	f = (n == 16) ? &acl->v6 : &acl->v4;
-	p = family_prefix(f, net);
-	k = acl_key_of(bytes, n);
-	/* netblockstrtoaddr masked it already; again, to be sure */
-	k.w[0] &= p->mask.w[0];
-	k.w[1] &= p->mask.w[1];
 	if(!prefix_insert(p, &k, (enum acl_access)a, replace)) {
 		log_err("out of memory");
 		return 0;
@@ -224,8 +242,66 @@ acl_add(struct acl_list* acl, const char* block, const char* action,
 	return 1;
 }
 
+/* compat: unbound-1.17: access-control-view and -tag: the netblock's
+ * entry (allow when it has none: "tags are pointless otherwise", as
+ * Unbound), its policy made if it has none. NULL on error, logged. */
+static struct acl_policy*
+acl_policy_of(struct acl_list* acl, const char* block)
+{
+	struct acl_prefix* p;
+	struct acl_key k;
+	struct acl_entry* e;
+	if(!acl_block(acl, block, &p, &k)) {
+		log_err("cannot parse netblock: %s", block ? block : "(null)");
+		return NULL;
+	}
+	if(!prefix_insert(p, &k, acl_allow, 0)) {
+		log_err("out of memory");
+		return NULL;
+	}
+	e = prefix_find(p, &k);
+	if(!e->policy && !(e->policy = calloc(1, sizeof(*e->policy))))
+		log_err("out of memory");
+	return e->policy;
+}
+
+static int
+acl_add_view(struct acl_list* acl, const struct views* vs, const char* block,
+	const char* name)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(!(pol->view = views_find(vs, name))) {
+		log_err("no view with name: %s", name ? name : "(null)");
+		return 0;
+	}
+	return 1;
+}
+
+static int
+acl_add_tags(struct acl_list* acl, const struct config_file* cfg,
+	const char* block, const char* list)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(!tags_parse_list(cfg, list, &pol->tags)) {
+		log_err("cannot parse access-control-tag: %s %s", block,
+			list ? list : "");
+		return 0;
+	}
+	return 1;
+}
+
 struct acl_list*
 acl_list_create(struct config_file* cfg)
+{
+	return acl_list_create_views(cfg, NULL);
+}
+
+struct acl_list*
+acl_list_create_views(struct config_file* cfg, const struct views* vs)
 {
 	struct config_str2list* p;
 	struct acl_list* acl = calloc(1, sizeof(*acl));
@@ -237,6 +313,18 @@ acl_list_create(struct config_file* cfg)
 	acl->v6.nbytes = 16;
 	for(p = cfg ? cfg->acls : NULL; p; p = p->next) {
 		if(!acl_add(acl, p->str, p->str2, 1)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	for(p = cfg ? cfg->acl_view : NULL; p; p = p->next) {
+		if(!acl_add_view(acl, vs, p->str, p->str2)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	for(p = cfg ? cfg->acl_tags : NULL; p; p = p->next) {
+		if(!acl_add_tags(acl, cfg, p->str, p->str2)) {
 			acl_list_delete(acl);
 			return NULL;
 		}
@@ -258,13 +346,21 @@ acl_list_create(struct config_file* cfg)
 void
 acl_list_delete(struct acl_list* acl)
 {
-	int i;
+	struct acl_family* f[2];
+	int i, j;
+	size_t k;
 	if(!acl)
 		return;
-	for(i = 0; i < acl->v4.num; i++)
-		free(acl->v4.prefix[i].tab);
-	for(i = 0; i < acl->v6.num; i++)
-		free(acl->v6.prefix[i].tab);
+	f[0] = &acl->v4;
+	f[1] = &acl->v6;
+	for(j = 0; j < 2; j++)
+		for(i = 0; i < f[j]->num; i++) {
+			struct acl_prefix* p = &f[j]->prefix[i];
+			for(k = 0; k < p->size; k++)
+				if(p->tab[k].used)
+					free(p->tab[k].policy);
+			free(p->tab);
+		}
 	free(acl);
 }
 
@@ -272,12 +368,20 @@ enum acl_access
 acl_list_lookup(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen)
 {
+	return acl_list_match(acl, addr, addrlen).action;
+}
+
+struct acl_match
+acl_list_match(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen)
+{
 	const struct acl_family* f;
 	const uint8_t* bytes;
 	struct acl_key k, m;
+	struct acl_match r = { acl_deny, NULL };
 	int n, i;
 	if(!acl || !addr)
-		return acl_deny;
+		return r;
 	if(addr->ss_family == AF_INET &&
 		addrlen >= (socklen_t)sizeof(struct sockaddr_in)) {
 		/* the common case, without the generic address walk */
@@ -287,7 +391,7 @@ acl_list_lookup(const struct acl_list* acl,
 		f = &acl->v4;
 	} else {
 		if(!(bytes = addr_bytes(addr, addrlen, &n)))
-			return acl_deny;
+			return r;
 		f = (n == 16) ? &acl->v6 : &acl->v4;
 		k = acl_key_of(bytes, n);
 	}
@@ -296,9 +400,12 @@ acl_list_lookup(const struct acl_list* acl,
 		const struct acl_entry* e;
 		m.w[0] = k.w[0] & p->mask.w[0];
 		m.w[1] = k.w[1] & p->mask.w[1];
-		if((e = prefix_find(p, &m)) != NULL)
-			return e->action;
+		if((e = prefix_find(p, &m)) != NULL) {
+			r.action = e->action;
+			r.policy = e->policy;
+			return r;
+		}
 	}
 	/* compat: unbound-1.17: no netblock matches: Unbound drops */
-	return acl_deny;
+	return r;
 }

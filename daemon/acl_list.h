@@ -4,9 +4,12 @@
  * netblocks, built once per config snapshot, read-only afterwards. */
 #ifndef DAEMON_ACL_LIST_H
 #define DAEMON_ACL_LIST_H
+#include <stdint.h>
 #include <sys/socket.h>
 
 struct config_file;
+struct view;
+struct views;
 
 enum acl_access {
 	acl_deny = 0,          /* drop the query */
@@ -27,9 +30,36 @@ struct acl_list;
  * later line for the same netblock replaces an earlier one. A bad netblock or
  * action is printed as an error (log_err); returns NULL then. */
 struct acl_list* acl_list_create(struct config_file* cfg);
+/* compat: unbound-1.17: as acl_list_create, with access-control-view:
+ * each netblock named there gets its view from vs (borrowed: vs must
+ * outlive the acl_list); a netblock without an access-control line gets
+ * allow, as in Unbound. An unknown view name is an error ("no view with
+ * name: NAME"). */
+struct acl_list* acl_list_create_views(struct config_file* cfg,
+	const struct views* vs);
+/* (access-control-tag: as access-control-view, the netblock's entry,
+ * allow when it has none, gets the tags; a tag no define-tag names is an
+ * error.) */
 void acl_list_delete(struct acl_list* acl);
 /* The action for a client address. Lock-free, read-only. */
 enum acl_access acl_list_lookup(const struct acl_list* acl,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* What a netblock's clients get besides the action: their view and tags.
+ * Only entries with an access-control-view or -tag line have one, so a
+ * config without them has none. The respip module's per-client data
+ * (response-ip of a view, response-ip-tag) goes here too. */
+struct acl_policy {
+	const struct view* view;   /* access-control-view, or NULL */
+	uint64_t tags;             /* access-control-tag (services/tags.h) */
+};
+
+/* The action and policy (NULL: none) of a client; one lookup, for the
+ * query path (two registers back). */
+struct acl_match {
+	enum acl_access action;
+	const struct acl_policy* policy;
+};
+struct acl_match acl_list_match(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 /* Parse an action name ("allow_snoop"); -1 if unknown. */
 int acl_parse_action(const char* s);

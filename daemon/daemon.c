@@ -28,6 +28,7 @@
 #include "util/edns_cookie.h"
 #include <openssl/rand.h>
 #include "util/log.h"
+#include "services/view.h"
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <errno.h>
@@ -54,7 +55,9 @@ static struct serve_env* env_complete(struct serve_env* env)
 	if(!env->anchors && !(env->anchors = val_anchors_create(env->cfg,
 		anchor_paths, val_anchors_in_use(env->cfg))))
 		goto fail;
-	if(!(env->acl = acl_list_create(env->cfg)))
+	if(!env->views && !(env->views = views_create(env->cfg)))
+		goto fail;
+	if(!(env->acl = acl_list_create_views(env->cfg, env->views)))
 		goto fail;
 	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
 		goto fail;
@@ -138,15 +141,33 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 struct serve_env* serve_env_derive(struct config_file* cfg,
 	struct local_zones* lz, const struct serve_env* from)
 {
+	return serve_env_derive_views(cfg, lz, NULL, from);
+}
+
+struct serve_env* serve_env_derive_views(struct config_file* cfg,
+	struct local_zones* lz, struct views* views,
+	const struct serve_env* from)
+{
 	struct serve_env* env = calloc(1, sizeof(*env));
 	if(!env) {
 		config_delete(cfg);
 		local_zones_delete(lz);
+		views_delete(views);
 		return NULL;
 	}
 	atomic_init(&env->refs, 1);
 	env->cfg = cfg;
 	env->lz = lz;
+	env->views = views;
+	/* a runtime change keeps the views as they are now (with their own
+	 * view_* changes), as Unbound's live views */
+	if(!views && from && from->views && !(env->views =
+		views_copy(from->views))) {
+		serve_env_release(env);
+		return NULL;
+	}
+	if(env->views)
+		views_set_flags(env->views, cfg);
 	/* domain-insecure may have changed; the anchor files are kept */
 	if(from && from->anchors && !(env->anchors =
 		val_anchors_derive(from->anchors, cfg))) {
@@ -170,6 +191,7 @@ void serve_env_release(struct serve_env* env)
 	val_anchors_delete(env->anchors);
 	local_zones_delete(env->lz);
 	acl_list_delete(env->acl);
+	views_delete(env->views);
 	config_delete(env->cfg);
 	free(env);
 }

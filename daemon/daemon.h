@@ -37,6 +37,8 @@ struct serve_env {
 	struct config_file* cfg;
 	struct acl_list* acl;
 	struct local_zones* lz;
+	/* view: clauses (services/view.h); the acl points into them */
+	struct views* views;
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
 	struct val_anchors* anchors; /* trust anchors and domain-insecure */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
@@ -99,6 +101,11 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
  * logged; NULL on error. */
 struct serve_env* serve_env_derive(struct config_file* cfg,
 	struct local_zones* lz, const struct serve_env* from);
+/* As serve_env_derive, with views (taken over, also on error; NULL: a
+ * copy of from's, or built from cfg without from). */
+struct serve_env* serve_env_derive_views(struct config_file* cfg,
+	struct local_zones* lz, struct views* views,
+	const struct serve_env* from);
 /* compat: unbound-1.17: Make env the current one (main thread): workers take
  * it before their next query; the old one is freed when the last worker lets
  * go. Such changes are lost at the next reload, as Unbound's. */

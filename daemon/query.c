@@ -341,9 +341,12 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	int have_qk = 0;
 	enum parse_result pr;
 	enum acl_access acl;
+	enum localzone_result lzr;
 	size_t n, limit;
+	/* view and tags come with the access-control match (NULL: none) */
+	struct acl_match am = acl_list_match(env->acl, addr, addrlen);
 
-	acl = acl_list_lookup(env->acl, addr, addrlen);
+	acl = am.action;
 	if(acl == acl_deny) {
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
 		note_unwanted(st, cfg);
@@ -402,8 +405,13 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		st->num_local++;
 		return reply_of(n);
 	}
-	switch(local_zones_answer(env->lz, &qi, addr, addrlen, out, limit,
-		edns_size, &n)) {
+	if(__builtin_expect(am.policy != NULL, 0))
+		lzr = local_zones_answer_client(env->lz, am.policy->view,
+			am.policy->tags, &qi, addr, addrlen, out, limit,
+			edns_size, &n);
+	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
+			limit, edns_size, &n);
+	switch(lzr) {
 	case LZ_ANSWERED:
 		st->num_local++;
 		return reply_of(n);

@@ -15,6 +15,7 @@
 #include "daemon/daemon.h"
 #include "daemon/remote.h"
 #include "services/localzone.h"
+#include "services/view.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -140,6 +141,115 @@ static void out_line(void* arg, const char* line)
 	strbuf_printf(arg, "%s", line);
 }
 
+/* ---- views: view_local_zone, view_local_data, ... ---- */
+
+/* compat: unbound-1.17: A copy of the views to edit, *v the one named (NULL
+ * and "no view with name: NAME" when there is none). create: a view without
+ * local zones gets an empty set, with Unbound's default zones when
+ * defaults is set and the view is not view-first (view_local_zone does
+ * so, view_local_data not, as Unbound). */
+static struct views* view_edit_start(struct daemon_remote* rc,
+	const char* name, int create, int defaults, struct view** v,
+	struct strbuf* b)
+{
+	struct views* vs;
+	if(!views_find(rc->d->env->views, name)) {
+		strbuf_printf(b, "no view with name: %s\n", name);
+		return NULL;
+	}
+	if(!(vs = views_copy(rc->d->env->views))) {
+		strbuf_printf(b, "error out of memory\n");
+		return NULL;
+	}
+	*v = views_find(vs, name);
+	if(create && !(*v)->lz && !((*v)->lz = local_zones_create_view(NULL,
+		NULL, NULL, defaults && !(*v)->isfirst, 0,
+		rc->d->env->cfg))) {
+		views_delete(vs);
+		strbuf_printf(b, "error out of memory\n");
+		return NULL;
+	}
+	return vs;
+}
+
+/* Publish the edited views vs (taken over) with copies of the global
+ * zones and the config. */
+static int view_publish(struct daemon_remote* rc, struct views* vs,
+	struct view* v, int removed, struct strbuf* b)
+{
+	struct config_file* cfg;
+	struct local_zones* lz;
+	struct serve_env* env;
+	if(removed && v->lz) {
+		struct local_zones* c = local_zones_copy(v->lz);
+		if(!c) {
+			views_delete(vs);
+			strbuf_printf(b, "error out of memory\n");
+			return 0;
+		}
+		local_zones_delete(v->lz);
+		v->lz = c;
+	}
+	if(!(lz = local_zones_copy(rc->d->env->lz))) {
+		views_delete(vs);
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	if(!(cfg = config_copy(rc->d->env->cfg))) {
+		views_delete(vs);
+		local_zones_delete(lz);
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	if(!(env = serve_env_derive_views(cfg, lz, vs, rc->d->env))) {
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	daemon_env_publish(rc->d, env);
+	return 1;
+}
+
+/* view_local_zone, view_local_zone_remove, view_local_data,
+ * view_local_data_remove: "VIEW ARGS" */
+static void do_view_single(struct daemon_remote* rc, enum lz_op op,
+	char* arg, struct strbuf* b)
+{
+	struct views* vs;
+	struct view* v;
+	char* arg2;
+	int removed = 0;
+	if(!rc_find_arg2(arg, &arg2, b))
+		return;
+	if(!(vs = view_edit_start(rc, arg, op == OP_ZONE || op == OP_DATA,
+		op == OP_ZONE, &v, b)))
+		return;
+	if(!v->lz) {
+		/* compat: unbound-1.17: nothing to remove from */
+		views_delete(vs);
+		strbuf_printf(b, "ok\n");
+		return;
+	}
+	if(!apply_op(v->lz, op, arg2, 0, &removed, b)) {
+		views_delete(vs);
+		return;
+	}
+	if(view_publish(rc, vs, v, removed, b))
+		strbuf_printf(b, "ok\n");
+}
+
+/* view_list_local_zones, view_list_local_data */
+static void do_view_list(struct daemon_remote* rc, char* name, int data,
+	struct strbuf* b)
+{
+	const struct view* v = views_find(rc->d->env->views, name);
+	if(!v) {
+		strbuf_printf(b, "no view with name: %s\n", name);
+		return;
+	}
+	if(v->lz && !local_zones_list(v->lz, data, out_line, b))
+		strbuf_printf(b, "error out of memory\n");
+}
+
 /* ---- bulk commands: lines until "\004" (or the end of input) ---- */
 
 /* At most this much input is kept for one bulk command (the lines are
@@ -148,6 +258,7 @@ static void out_line(void* arg, const char* line)
 
 struct rc_bulk {
 	enum lz_op op;
+	char* view;       /* view_local_datas(_remove): the view's name */
 	struct strbuf errors;  /* found while reading (over-long lines) */
 	char* buf;        /* the lines, each ended by a 0 */
 	size_t len, cap;
@@ -159,7 +270,9 @@ static const struct {
 	enum lz_op op;
 } bulk_cmds[] = {
 	{ "local_zones", OP_ZONE }, { "local_zones_remove", OP_ZONE_REMOVE },
-	{ "local_datas", OP_DATA }, { "local_datas_remove", OP_DATA_REMOVE }
+	{ "local_datas", OP_DATA }, { "local_datas_remove", OP_DATA_REMOVE },
+	{ "view_local_datas", OP_DATA },
+	{ "view_local_datas_remove", OP_DATA_REMOVE }
 };
 
 struct rc_bulk* rc_bulk_start(const char* cmd)
@@ -177,6 +290,11 @@ struct rc_bulk* rc_bulk_start(const char* cmd)
 	if(!(k = calloc(1, sizeof(*k))))
 		return NULL;
 	k->op = bulk_cmds[i].op;
+	if(strncmp(cmd, "view_", 5) == 0 &&
+		!(k->view = strdup(str_skip_blank((char*)cmd + n)))) {
+		free(k);
+		return NULL;
+	}
 	return k;
 }
 
@@ -209,10 +327,27 @@ int rc_bulk_line(struct rc_bulk* k, const char* line)
 void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 	struct strbuf* b)
 {
-	struct local_zones* lz = local_zones_copy(rc->d->env->lz);
+	struct local_zones* lz;
+	struct views* vs = NULL;
+	struct view* v = NULL;
 	size_t pos = 0;
 	int num = 0, removed = 0, lineno = 0;
-	if(!lz) {
+	if(k->view) {
+		/* compat: unbound-1.17: no lines are used for a view that
+		 * is not there, or (remove) that has no local zones */
+		if(!(vs = view_edit_start(rc, k->view, k->op == OP_DATA, 0,
+			&v, b))) {
+			rc_bulk_delete(k);
+			return;
+		}
+		if(!v->lz) {
+			views_delete(vs);
+			strbuf_printf(b, "removed 0 datas\n");
+			rc_bulk_delete(k);
+			return;
+		}
+		lz = v->lz;
+	} else if(!(lz = local_zones_copy(rc->d->env->lz))) {
 		strbuf_printf(b, "error out of memory\n");
 		rc_bulk_delete(k);
 		return;
@@ -233,7 +368,8 @@ void rc_bulk_finish(struct daemon_remote* rc, struct rc_bulk* k,
 			 * but local_datas */
 			strbuf_printf(b, "error for input line: %s\n", line);
 	}
-	if(!publish(rc, lz, removed, b))
+	if(vs ? !view_publish(rc, vs, v, removed, b) :
+		!publish(rc, lz, removed, b))
 		num = 0;
 	strbuf_printf(b, "%s %d %s\n", k->op == OP_ZONE || k->op == OP_DATA ?
 		"added" : "removed", num, k->op == OP_ZONE ||
@@ -256,6 +392,7 @@ void rc_bulk_delete(struct rc_bulk* k)
 		return;
 	strbuf_clear(&k->errors);
 	free(k->buf);
+	free(k->view);
 	free(k);
 }
 
@@ -279,6 +416,18 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 		do_single(rc, OP_DATA, args, b);
 	else if(word_is(p, "local_data_remove"))
 		do_single(rc, OP_DATA_REMOVE, args, b);
+	else if(word_is(p, "view_local_zone"))
+		do_view_single(rc, OP_ZONE, args, b);
+	else if(word_is(p, "view_local_zone_remove"))
+		do_view_single(rc, OP_ZONE_REMOVE, args, b);
+	else if(word_is(p, "view_local_data"))
+		do_view_single(rc, OP_DATA, args, b);
+	else if(word_is(p, "view_local_data_remove"))
+		do_view_single(rc, OP_DATA_REMOVE, args, b);
+	else if(word_is(p, "view_list_local_zones"))
+		do_view_list(rc, args, 0, b);
+	else if(word_is(p, "view_list_local_data"))
+		do_view_list(rc, args, 1, b);
 	else if(word_is(p, "list_local_zones")) {
 		if(!local_zones_list(rc->d->env->lz, 0, out_line, b))
 			strbuf_printf(b, "error out of memory\n");

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "services/localzone.h"
 #include "services/localzone_internal.h"
+#include "services/view.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -28,7 +29,8 @@ static const char* const type_names[] = {
 	"deny", "refuse", "static", "transparent", "typetransparent",
 	"redirect", "nodefault", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "block_a", "always_refuse", "always_nxdomain",
-	"always_null", "noview", "always_nodata", "always_deny"
+	"always_null", "noview", "always_nodata", "always_deny",
+	"block_aaaa", "block_a_wdata", "block_aaaa_wdata"
 };
 
 enum localzone_type
@@ -86,6 +88,25 @@ lz_zone_lookup(const struct local_zones* lz, const uint8_t* name,
 		name = dname_remove_label(name);
 	for(;;) {
 		if((z = lz_zone_find(lz, name, dclass)) != NULL)
+			return z;
+		if(name[0] == 0)
+			return NULL;
+		name = dname_remove_label(name);
+	}
+}
+
+struct lz_zone*
+lz_zone_lookup_tags(const struct local_zones* lz, const uint8_t* name,
+	uint16_t dclass, uint16_t qtype, uint64_t tags)
+{
+	struct lz_zone* z;
+	if(!lz->zcount)
+		return NULL;
+	if(qtype == TYPE_DS && name[0] != 0)
+		name = dname_remove_label(name);
+	for(;;) {
+		if((z = lz_zone_find(lz, name, dclass)) != NULL &&
+			(!z->tags || (z->tags & tags)))
 			return z;
 		if(name[0] == 0)
 			return NULL;
@@ -260,7 +281,8 @@ ignores_data(enum localzone_type t)
 {
 	return t == local_zone_always_refuse ||
 		t == local_zone_always_transparent ||
-		t == local_zone_block_a || t == local_zone_always_nxdomain ||
+		t == local_zone_block_a || t == local_zone_block_aaaa ||
+		t == local_zone_always_nxdomain ||
 		t == local_zone_always_nodata || t == local_zone_always_deny;
 }
 
@@ -275,21 +297,15 @@ maybe_local(const struct local_zones* lz, const uint8_t* qname)
 	return b >= 0 && (lz->tld_bits[b >> 6] >> (b & 63)) & 1;
 }
 
-/* local_zones_answer once the TLD filter passed; out of line so that
- * the common case (no zone can hold the name) costs no big prologue. */
-static enum localzone_result __attribute__((noinline))
-answer_zones(const struct local_zones* zones,
+/* The answer of zone z (of zones) to qi. */
+static enum localzone_result
+answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen)
 {
-	const struct lz_zone* z;
 	const struct lz_node* ld = NULL;
-	enum localzone_type t;
-	/* local_zones_answer checked the arguments and the TLD filter */
-	if(!(z = lz_zone_lookup(zones, qi->qname, qi->qclass, qi->qtype)))
-		return LZ_NO_ANSWER;
-	t = z->type;
+	enum localzone_type t = z->type;
 	if(addr && (zones->log_local_actions || t == local_zone_inform ||
 		t == local_zone_inform_deny || t == local_zone_inform_redirect))
 		inform_print(z, qi, addr, addrlen);
@@ -334,8 +350,14 @@ answer_zones(const struct local_zones* zones,
 	case local_zone_always_transparent:
 		return LZ_NO_ANSWER;
 	case local_zone_block_a:
-		/* NODATA for A, unless the query has DO */
-		if(!qi->edns_do && qi->qtype == TYPE_A) {
+	case local_zone_block_a_wdata:
+	case local_zone_block_aaaa:
+	case local_zone_block_aaaa_wdata:
+		/* compat: unbound-1.26: NODATA (no SOA) for the blocked type,
+		 * DO or not; the rest is resolved (the _wdata types answer
+		 * their local data first, above) */
+		if(qi->qtype == ((t == local_zone_block_a ||
+			t == local_zone_block_a_wdata) ? TYPE_A : TYPE_AAAA)) {
 			*outlen = encode_negative(z, qi, RCODE_NOERROR, 0, out,
 				limit, edns_size);
 			return LZ_ANSWERED;
@@ -376,6 +398,23 @@ answer_zones(const struct local_zones* zones,
 	return LZ_NO_ANSWER;
 }
 
+/* local_zones_answer once the TLD filter passed; out of line so that
+ * the common case (no zone can hold the name) costs no big prologue. */
+static enum localzone_result __attribute__((noinline))
+answer_zones(const struct local_zones* zones, uint64_t tags,
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
+	size_t* outlen)
+{
+	const struct lz_zone* z;
+	/* local_zones_answer checked the arguments and the TLD filter */
+	if(!(z = lz_zone_lookup_tags(zones, qi->qname, qi->qclass, qi->qtype,
+		tags)))
+		return LZ_NO_ANSWER;
+	return answer_in_zone(zones, z, qi, addr, addrlen, out, limit,
+		edns_size, outlen);
+}
+
 enum localzone_result
 local_zones_answer(const struct local_zones* zones,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
@@ -385,6 +424,66 @@ local_zones_answer(const struct local_zones* zones,
 	if(!zones || !qi || qi->qname_len == 0 ||
 		!maybe_local(zones, qi->qname))
 		return LZ_NO_ANSWER;
-	return answer_zones(zones, qi, addr, addrlen, out, limit, edns_size,
-		outlen);
+	return answer_zones(zones, 0, qi, addr, addrlen, out, limit,
+		edns_size, outlen);
+}
+
+/* compat: unbound-1.17: a view's zone of a transparent kind that has nothing
+ * for the question passes it on (Unbound's local_zone_does_not_cover). */
+static int
+zone_does_not_cover(const struct local_zones* lz, const struct lz_zone* z,
+	const struct query_info* qi)
+{
+	const struct lz_node* d;
+	/* compat: unbound-1.26: and block_a, block_aaaa (in a view they
+	 * always pass on; the _wdata types do not) */
+	if(z->type == local_zone_always_transparent ||
+		z->type == local_zone_block_a ||
+		z->type == local_zone_block_aaaa)
+		return 1;
+	if(z->type != local_zone_transparent &&
+		z->type != local_zone_typetransparent &&
+		z->type != local_zone_inform)
+		return 0;
+	d = lz_node_find(lz, z, qi->qname);
+	if(z->type != local_zone_typetransparent)
+		return d == NULL;
+	return !d || !node_answer_type(d, qi->qtype);
+}
+
+enum localzone_result
+local_zones_answer_client(const struct local_zones* zones,
+	const struct view* view, uint64_t tags, const struct query_info* qi,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* outlen)
+{
+	const struct local_zones* vz = view ? view->lz : NULL;
+	const struct lz_zone* z = NULL;
+	if(vz && qi && qi->qname_len != 0) {
+		if(maybe_local(vz, qi->qname))
+			z = lz_zone_lookup(vz, qi->qname, qi->qclass,
+				qi->qtype);
+		if(z && (z->type == local_zone_noview ||
+			zone_does_not_cover(vz, z, qi)))
+			z = NULL;
+		if(z) {
+			if(verbosity >= VERB_ALGO) {
+				char zname[LDNS_MAX_DOMAINLEN * 4 + 1];
+				dname_to_str(z->name, zname, sizeof(zname));
+				verbose(VERB_ALGO, "using localzone %s %s "
+					"from view %s", zname,
+					local_zone_type2str(z->type),
+					view->name);
+			}
+			return answer_in_zone(vz, z, qi, addr, addrlen, out,
+				limit, edns_size, outlen);
+		}
+		if(!view->isfirst)
+			return LZ_NO_ANSWER;
+	}
+	if(!zones || !qi || qi->qname_len == 0 ||
+		!maybe_local(zones, qi->qname))
+		return LZ_NO_ANSWER;
+	return answer_zones(zones, tags, qi, addr, addrlen, out, limit,
+		edns_size, outlen);
 }

@@ -14,7 +14,10 @@
 #include <sys/socket.h>
 
 struct config_file;
+struct config_str2list;
+struct config_strlist;
 struct query_info;
+struct view;
 
 enum localzone_type {
 	local_zone_deny = 0, local_zone_refuse, local_zone_static,
@@ -23,7 +26,11 @@ enum localzone_type {
 	local_zone_inform_redirect, local_zone_always_transparent,
 	local_zone_block_a, local_zone_always_refuse, local_zone_always_nxdomain,
 	local_zone_always_null, local_zone_noview, local_zone_always_nodata,
-	local_zone_always_deny, local_zone_invalid
+	local_zone_always_deny,
+	/* compat: unbound-1.26: the block types after block_a */
+	local_zone_block_aaaa, local_zone_block_a_wdata,
+	local_zone_block_aaaa_wdata,
+	local_zone_invalid
 };
 
 struct local_zones;
@@ -34,6 +41,15 @@ struct local_zones;
  * A duplicate local-zone is a warning; the later line's type wins. */
 struct local_zones* local_zones_create(struct config_file* cfg);
 void local_zones_delete(struct local_zones* zones);
+/* compat: unbound-1.17: A view's local zones (services/view.c) from its
+ * local-zone, local-data and local-data-ptr lines; defaults: with Unbound's
+ * default zones (a view without view-first); nodefault_zone: a nodefault
+ * line makes a zone of type nodefault (view-first) instead of only turning
+ * a default off. The lists may be NULL (an empty set). cfg (may be NULL)
+ * gives log-local-actions and rrset-roundrobin. NULL on error, logged. */
+struct local_zones* local_zones_create_view(struct config_str2list* zones,
+	struct config_strlist* data, struct config_strlist* data_ptr,
+	int defaults, int nodefault_zone, const struct config_file* cfg);
 
 enum localzone_result {
 	LZ_NO_ANSWER = 0, /* not answered locally: go on (cache/recursion) */
@@ -49,6 +65,21 @@ enum localzone_result local_zones_answer(const struct local_zones* zones,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen);
+
+/* compat: unbound-1.17: local_zones_answer for a client with a view (may be
+ * NULL) or tags (access-control-tag bits): the view's zones first; what
+ * they leave (no zone, a noview zone, a transparent kind of zone without
+ * data for the name) goes to the global zones only with view-first, else
+ * it is not answered locally. A view without local zones leaves
+ * everything to the global ones. Of the global zones, one with
+ * local-zone-tag serves only clients with a tag in common; for the others
+ * the closest enclosing zone above it does (local_zones_answer: a client
+ * without tags). */
+enum localzone_result local_zones_answer_client(
+	const struct local_zones* zones, const struct view* view,
+	uint64_t tags, const struct query_info* qi,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* outlen);
 
 /* Runtime changes (unbound-control; services/localzone_edit.c), made on
  * a private copy that is published as a new snapshot afterwards, never

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "services/localzone.h"
 #include "services/localzone_internal.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -503,6 +504,23 @@ is_nodefault(const struct nodefault_list* nd, const uint8_t* nm)
 	return 0;
 }
 
+/* What a set of local zones is built from: the global config's lines or
+ * a view's. */
+struct lz_source {
+	struct config_str2list* zones;      /* local-zone: name type */
+	struct config_strlist* nodefault;   /* names with nodefault */
+	struct config_strlist* data;        /* local-data: */
+	struct config_strlist* data_ptr;    /* local-data-ptr: */
+	int defaults;        /* enter Unbound's default zones */
+	/* compat: unbound-1.17: in a view-first view a nodefault line is a
+	 * zone of type nodefault, that sends its names past the view to the
+	 * global zones */
+	int nodefault_zone;
+	int unblock_lan, insecure_lan;
+	/* the global zones: for local-zone-tag (views have no tags) */
+	const struct config_file* tag_cfg;
+};
+
 struct default_ctx {
 	struct local_zones* lz;
 	const struct nodefault_list* nd;
@@ -677,15 +695,15 @@ setup_implicit(struct local_zones* lz, const struct lz_rr* rrs, size_t num)
 /* All local-data and local-data-ptr lines, parsed into *rrs (*num of
  * them). Returns 0 on a bad line; what was made is still handed back. */
 static int
-parse_data(struct local_zones* lz, struct config_file* cfg,
+parse_data(struct local_zones* lz, const struct lz_source* src,
 	struct lz_rr** rrs, size_t* num,
 	char*** ptrtexts, size_t* numptr)
 {
 	struct config_strlist* p;
 	size_t n = 0;
-	for(p = cfg->local_data; p; p = p->next)
+	for(p = src->data; p; p = p->next)
 		n++;
-	for(p = cfg->local_data_ptr; p; p = p->next)
+	for(p = src->data_ptr; p; p = p->next)
 		n++;
 	*num = 0;
 	*numptr = 0;
@@ -695,14 +713,14 @@ parse_data(struct local_zones* lz, struct config_file* cfg,
 		log_err("out of memory");
 		return 0;
 	}
-	for(p = cfg->local_data; p; p = p->next) {
+	for(p = src->data; p; p = p->next) {
 		if(!p->str || !lz_rr_parse(lz, p->str, &(*rrs)[*num])) {
 			log_err("Bad local-data RR %s", p->str ? p->str : "");
 			return 0;
 		}
 		(*num)++;
 	}
-	for(p = cfg->local_data_ptr; p; p = p->next) {
+	for(p = src->data_ptr; p; p = p->next) {
 		char* t = p->str ? ptr_reverse(p->str) : NULL;
 		if(!t) {
 			log_err("local-data-ptr could not be reversed: %s",
@@ -720,7 +738,7 @@ parse_data(struct local_zones* lz, struct config_file* cfg,
 }
 
 static int
-build(struct local_zones* lz, struct config_file* cfg)
+build(struct local_zones* lz, const struct lz_source* src)
 {
 	struct config_str2list* p;
 	struct config_strlist* s;
@@ -732,9 +750,9 @@ build(struct local_zones* lz, struct config_file* cfg)
 	int ok = 0;
 
 	memset(&nd, 0, sizeof(nd));
-	for(s = cfg->local_zones_nodefault; s; s = s->next)
+	for(s = src->nodefault; s; s = s->next)
 		want++;
-	for(p = cfg->local_zones; p; p = p->next)
+	for(p = src->zones; p; p = p->next)
 		if(p->str2 && strcmp(p->str2, "nodefault") == 0)
 			want++;
 	nd.names = calloc(want + 1, sizeof(*nd.names));
@@ -742,7 +760,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 		log_err("out of memory");
 		return 0;
 	}
-	for(s = cfg->local_zones_nodefault; s; s = s->next) {
+	for(s = src->nodefault; s; s = s->next) {
 		if(!name_parse(s->str, nd.names[nd.num])) {
 			log_err("cannot parse name %s", s->str ? s->str : "");
 			log_err("bad zone name %s nodefault", s->str ? s->str : "");
@@ -751,7 +769,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 		nd.num++;
 	}
 	/* local-zone: lines */
-	for(p = cfg->local_zones; p; p = p->next) {
+	for(p = src->zones; p; p = p->next) {
 		uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
 		enum localzone_type t = local_zone_str2type(p->str2);
 		if(!name_parse(p->str, nm)) {
@@ -765,7 +783,7 @@ build(struct local_zones* lz, struct config_file* cfg)
 				p->str2 ? p->str2 : "");
 			goto out;
 		}
-		if(t == local_zone_nodefault) {
+		if(t == local_zone_nodefault && !src->nodefault_zone) {
 			/* compat: unbound-1.17: as Unbound's parser: only
 			 * turns off a default */
 			memcpy(nd.names[nd.num++], nm, sizeof(nm));
@@ -777,11 +795,33 @@ build(struct local_zones* lz, struct config_file* cfg)
 	/* default zones */
 	ctx.lz = lz;
 	ctx.nd = &nd;
-	ctx.insecure_lan = cfg->insecure_lan_zones;
-	if(!local_zone_defaults(cfg->unblock_lan_zones, default_zone_cb, &ctx))
+	ctx.insecure_lan = src->insecure_lan;
+	if(src->defaults && !local_zone_defaults(src->unblock_lan,
+		default_zone_cb, &ctx))
 		goto out;
+	/* compat: unbound-1.17: local-zone-tag, on a configured or default
+	 * zone (not one that local-data makes) */
+	for(p = src->tag_cfg ? src->tag_cfg->local_zone_tags : NULL; p;
+		p = p->next) {
+		uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+		struct lz_zone* z;
+		if(!name_parse(p->str, nm)) {
+			log_err("cannot parse zone name in local-zone-tag: %s",
+				p->str ? p->str : "");
+			goto out;
+		}
+		if(!(z = lz_zone_find(lz, nm, CLASS_IN))) {
+			log_err("no local-zone for tag %s", p->str);
+			goto out;
+		}
+		if(!tags_parse_list(src->tag_cfg, p->str2, &z->tags)) {
+			log_err("could not parse tags, (define-tag them "
+				"first): %s %s", p->str, p->str2 ? p->str2 : "");
+			goto out;
+		}
+	}
 	/* local-data */
-	if(!parse_data(lz, cfg, &rrs, &num, &ptrtexts, &numptr))
+	if(!parse_data(lz, src, &rrs, &num, &ptrtexts, &numptr))
 		goto outdata;
 	if(!setup_implicit(lz, rrs, num))
 		goto outdata;
@@ -807,6 +847,7 @@ out:
 struct local_zones*
 local_zones_create(struct config_file* cfg)
 {
+	struct lz_source src;
 	struct local_zones* lz = calloc(1, sizeof(*lz));
 	if(!lz) {
 		log_err("out of memory");
@@ -818,7 +859,46 @@ local_zones_create(struct config_file* cfg)
 	}
 	lz->log_local_actions = cfg->log_local_actions;
 	lz->roundrobin = cfg->rrset_roundrobin;
-	if(!build(lz, cfg)) {
+	src.zones = cfg->local_zones;
+	src.nodefault = cfg->local_zones_nodefault;
+	src.data = cfg->local_data;
+	src.data_ptr = cfg->local_data_ptr;
+	src.defaults = 1;
+	src.nodefault_zone = 0;
+	src.unblock_lan = cfg->unblock_lan_zones;
+	src.insecure_lan = cfg->insecure_lan_zones;
+	src.tag_cfg = cfg;
+	if(!build(lz, &src)) {
+		local_zones_delete(lz);
+		return NULL;
+	}
+	return lz;
+}
+
+struct local_zones*
+local_zones_create_view(struct config_str2list* zones,
+	struct config_strlist* data, struct config_strlist* data_ptr,
+	int defaults, int nodefault_zone, const struct config_file* cfg)
+{
+	struct lz_source src;
+	struct local_zones* lz = calloc(1, sizeof(*lz));
+	if(!lz) {
+		log_err("out of memory");
+		return NULL;
+	}
+	if(cfg) {
+		lz->log_local_actions = cfg->log_local_actions;
+		lz->roundrobin = cfg->rrset_roundrobin;
+	}
+	memset(&src, 0, sizeof(src));
+	src.zones = zones;
+	src.data = data;
+	src.data_ptr = data_ptr;
+	src.defaults = defaults;
+	src.nodefault_zone = nodefault_zone;
+	/* compat: unbound-1.17: a view's defaults as Unbound builds them, from
+	 * a blank config: all AS112 zones, whatever unblock-lan-zones says */
+	if(!build(lz, &src)) {
 		local_zones_delete(lz);
 		return NULL;
 	}

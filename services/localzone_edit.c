@@ -87,6 +87,7 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 			if(!n)
 				goto fail;
 			n->lan = z->lan;
+			n->tags = z->tags;
 			n->insecure = z->insecure;
 		}
 	}

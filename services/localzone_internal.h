@@ -57,6 +57,7 @@ struct lz_zone {
 	enum localzone_type type;
 	int lan;        /* an AS112 / RFC 6303 default zone */
 	int insecure;   /* insecure-lan-zones applies (for the validator) */
+	uint64_t tags;  /* local-zone-tag; 0: for every client */
 	struct lz_rrset* soa;           /* apex SOA, NULL if none */
 	struct packed_rrset soa_neg;    /* SOA with TTL min(TTL, MINIMUM) */
 };
@@ -114,6 +115,10 @@ struct lz_zone* lz_zone_find(const struct local_zones* lz, const uint8_t* name,
 	uint16_t dclass);
 struct lz_zone* lz_zone_lookup(const struct local_zones* lz, const uint8_t* name,
 	uint16_t dclass, uint16_t qtype);
+/* compat: unbound-1.17: As lz_zone_lookup for answering a client with these
+ * tags: a zone with tags and none in common is passed over. */
+struct lz_zone* lz_zone_lookup_tags(const struct local_zones* lz,
+	const uint8_t* name, uint16_t dclass, uint16_t qtype, uint64_t tags);
 struct lz_node* lz_node_find(const struct local_zones* lz,
 	const struct lz_zone* z,
 	const uint8_t* name);

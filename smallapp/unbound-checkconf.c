@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
+#include "services/view.h"
 #include "services/modstack.h"
 #include "validator/val_anchor.h"
 #include <limits.h>
@@ -62,9 +63,13 @@ static int build_checks(struct config_file* cfg)
 	/* as the daemon: a module-config it cannot run (FILE:LINE) */
 	if(!modstack_check_cfg(cfg))
 		ok = 0;
-	if(!(acl = acl_list_create(cfg)))
+	struct views* vs = views_create(cfg);
+	if(!vs)
+		ok = 0;
+	if(!(acl = acl_list_create_views(cfg, vs)))
 		ok = 0;
 	acl_list_delete(acl);
+	views_delete(vs);
 	if(!(lz = local_zones_create(cfg)))
 		ok = 0;
 	local_zones_delete(lz);

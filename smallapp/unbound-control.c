@@ -156,7 +156,9 @@ static int is_stdin_cmd(const char* cmd)
 	return strcmp(cmd, "local_zones") == 0 ||
 		strcmp(cmd, "local_zones_remove") == 0 ||
 		strcmp(cmd, "local_datas") == 0 ||
-		strcmp(cmd, "local_datas_remove") == 0;
+		strcmp(cmd, "local_datas_remove") == 0 ||
+		strcmp(cmd, "view_local_datas") == 0 ||
+		strcmp(cmd, "view_local_datas_remove") == 0;
 }
 
 static void send_stdin(SSL* ssl, int fd, const char* cmd)
@@ -243,7 +245,9 @@ int main(int argc, char** argv)
 		usage();
 		return 1;
 	}
-	if(is_stdin_cmd(argv[0]) && argc >= 2) {
+	/* compat: unbound-1.17: the view_ ones take the view's name */
+	if(is_stdin_cmd(argv[0]) && argc >= (strncmp(argv[0], "view_", 5)
+		== 0 ? 3 : 2)) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "too many arguments for command "
 			"'%s', content is piped in from stdin", argv[0]);

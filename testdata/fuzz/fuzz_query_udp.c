@@ -45,9 +45,9 @@ static void setup(void)
 	w = fuzz_worker_create(d);
 	env_a = w->env;
 	snprintf(conf, sizeof(conf), "%s", FUZZ_SERVE_CONF);
-	/* the second config: appended to the server: clause */
+	/* the second config: a server: clause more (after the views) */
 	*strstr(conf, "remote-control:") = 0;
-	strncat(conf, "	extended-statistics: yes\n"
+	strncat(conf, "server:\n	extended-statistics: yes\n"
 		"	log-queries: yes\n	log-replies: yes\n"
 		"	rrset-roundrobin: yes\n	harden-short-bufsize: no\n"
 		"	max-udp-size: 1232\n	harden-large-queries: yes\n"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "daemon/acl_list.h"
+#include "services/view.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 
@@ -202,6 +203,65 @@ test_bad_lookup(void** state)
 	acl_list_delete(acl);
 }
 
+/* access-control-view and -tag: the policy comes with the match of
+ * exactly that netblock (allow when it has no access-control line), not
+ * with a wider or narrower one. */
+static void
+test_view_and_tags(void** state)
+{
+	struct config_file cfg;
+	struct config_str2list items[2], av[2], at[1];
+	struct config_strlist tagdef;
+	struct config_view cv;
+	const char* lines[] = { "10.0.0.0/8", "refuse", "10.1.0.0/16",
+		"deny", NULL, NULL };
+	struct views* vs;
+	struct acl_list* acl;
+	struct sockaddr_storage a;
+	socklen_t len;
+	struct acl_match m;
+	(void)state;
+	cfg_init(&cfg, items, lines);
+	memset(&cv, 0, sizeof(cv));
+	cv.name = "v1";
+	cfg.views = &cv;
+	av[0].str = "10.1.0.0/16"; av[0].str2 = "v1"; av[0].next = &av[1];
+	av[1].str = "10.2.0.0/16"; av[1].str2 = "v1"; av[1].next = NULL;
+	cfg.acl_view = av;
+	tagdef.str = "t0 t1"; tagdef.next = NULL;
+	cfg.define_tags = &tagdef;
+	at[0].str = "10.2.0.0/16"; at[0].str2 = "t1"; at[0].next = NULL;
+	cfg.acl_tags = at;
+	assert_non_null(vs = views_create(&cfg));
+	assert_non_null(acl = acl_list_create_views(&cfg, vs));
+	/* the access-control line's action stays, the view is added */
+	assert_true(ipstrtoaddr("10.1.2.3", 53, &a, &len));
+	m = acl_list_match(acl, &a, len);
+	assert_int_equal(m.action, acl_deny);
+	assert_non_null(m.policy);
+	assert_ptr_equal(m.policy->view, views_find(vs, "v1"));
+	assert_true(m.policy->tags == 0);
+	/* no access-control line: allow, view and tag t1 (bit 1) */
+	assert_true(ipstrtoaddr("10.2.0.1", 53, &a, &len));
+	m = acl_list_match(acl, &a, len);
+	assert_int_equal(m.action, acl_allow);
+	assert_non_null(m.policy);
+	assert_true(m.policy->tags == 2);
+	/* the wider netblock has none */
+	assert_true(ipstrtoaddr("10.3.0.1", 53, &a, &len));
+	m = acl_list_match(acl, &a, len);
+	assert_int_equal(m.action, acl_refuse);
+	assert_null(m.policy);
+	acl_list_delete(acl);
+	/* an unknown view name, an unknown tag: errors */
+	av[1].str2 = "nosuch";
+	assert_null(acl_list_create_views(&cfg, vs));
+	av[1].str2 = "v1";
+	at[0].str2 = "t9";
+	assert_null(acl_list_create_views(&cfg, vs));
+	views_delete(vs);
+}
+
 int
 main(void)
 {
@@ -212,6 +272,7 @@ main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_lookup),
+		cmocka_unit_test(test_view_and_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -351,6 +351,12 @@ test_deny_refuse(void** state)
 	tc_data(&t, "x.nul.example. TXT foo");
 	tc_zone(&t, "blk.example.", "block_a");
 	tc_data(&t, "x.blk.example. A 7.7.7.7");
+	tc_zone(&t, "blk6.example.", "block_aaaa");
+	tc_data(&t, "x.blk6.example. AAAA ::7");
+	tc_zone(&t, "blkw.example.", "block_a_wdata");
+	tc_data(&t, "x.blkw.example. A 7.7.7.8");
+	tc_zone(&t, "blkw6.example.", "block_aaaa_wdata");
+	tc_data(&t, "x.blkw6.example. AAAA ::8");
 	assert_non_null(lz = local_zones_create(&t.cfg));
 	check(lz, "x.deny.example.", LDNS_RR_TYPE_A, 0, 1, 0, NULL);
 	check_result(lz, "y.deny.example.", LDNS_RR_TYPE_A, LZ_DROP);
@@ -377,8 +383,20 @@ test_deny_refuse(void** state)
 	{
 		ldns_pkt* p;
 		assert_int_equal(ask_full(lz, "x.blk.example.", LDNS_RR_TYPE_A,
-			CLASS_IN, 1, 1, &p), LZ_NO_ANSWER);
+			CLASS_IN, 1, 1, &p), LZ_ANSWERED);
+		ldns_pkt_free(p);
 	}
+	/* compat: unbound-1.26: block_aaaa and the _wdata types */
+	check(lz, "x.blk6.example.", LDNS_RR_TYPE_AAAA, 0, 0, 0, NULL);
+	check_result(lz, "x.blk6.example.", LDNS_RR_TYPE_A, LZ_NO_ANSWER);
+	check(lz, "x.blkw.example.", LDNS_RR_TYPE_A, 0, 1, 0,
+		"x.blkw.example.\t3600\tIN\tA\t7.7.7.8");
+	check(lz, "y.blkw.example.", LDNS_RR_TYPE_A, 0, 0, 0, NULL);
+	check_result(lz, "x.blkw.example.", LDNS_RR_TYPE_AAAA, LZ_NO_ANSWER);
+	check(lz, "x.blkw6.example.", LDNS_RR_TYPE_AAAA, 0, 1, 0,
+		"x.blkw6.example.\t3600\tIN\tAAAA\t::8");
+	check(lz, "y.blkw6.example.", LDNS_RR_TYPE_AAAA, 0, 0, 0, NULL);
+	check_result(lz, "y.blkw6.example.", LDNS_RR_TYPE_A, LZ_NO_ANSWER);
 	local_zones_delete(lz);
 }
 
