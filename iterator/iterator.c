@@ -427,6 +427,26 @@ static int below_secure_nx(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* compat: unbound-1.17: auth_zone_delegpt: no delegation in the cache and a
+ * for-upstream auth zone holds the name: it is the delegation point, no
+ * root or stub priming first. 1 when iq is set up so. */
+static int auth_dp(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* start)
+{
+	const uint8_t* zname;
+	int usable;
+	struct delegpt* dp;
+	if(iq->auth_avoid || !auth_zones_upstream(env->auth, start,
+		iq->qclass, &zname, &usable))
+		return 0;
+	if(!(dp = delegpt_create(zname)))
+		return 0;
+	dp->auth = 1;
+	iter_set_dp(iq, dp, 0);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -483,6 +503,9 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		if(r != 0)
 			return r > 0;
 	}
+	if(__builtin_expect(env->auth != NULL, 0) && !iq->is_priming &&
+		!h->is_forward && auth_dp(env, iq, start))
+		return 1;
 	if(h->is_root && !iq->is_priming) {
 		if(!env->primed_root || now >= env->primed_until) {
 			if(iq->prime_failed) {
