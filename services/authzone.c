@@ -12,6 +12,8 @@
 #include "util/msgparse.h"
 #include "validator/val_nsec3_hash.h"
 #include <ldns/ldns.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* compat: unbound-1.17: CNAMEs followed inside the zone (MAX_CNAME_CHAIN) */
@@ -864,16 +866,33 @@ size_t auth_zone_reply_wire(const struct az_zone* z, const uint8_t* qname,
 	return encode(&p, &qi, 1, 0, out, cap, 0);
 }
 
+/* compat: unbound-1.17: zones in its tree order (dname_lab_cmp) */
+static int zone_order(const void* a, const void* b)
+{
+	const struct az_zone* x = *(const struct az_zone* const*)a;
+	const struct az_zone* y = *(const struct az_zone* const*)b;
+	return dname_tree_compare(x->name, y->name);
+}
+
 int auth_zones_list(const struct auth_zones* az,
 	void (*out)(void* arg, const char* line), void* arg)
 {
+	const struct az_zone** sorted;
 	size_t i;
-	for(i = 0; az && i < az->count; i++) {
-		const struct az_zone* z = az->zones[i];
+	if(!az || az->count == 0)
+		return 1;
+	if(!(sorted = malloc(az->count * sizeof(*sorted))))
+		return 0;
+	memcpy(sorted, az->zones, az->count * sizeof(*sorted));
+	qsort(sorted, az->count, sizeof(*sorted), zone_order);
+	for(i = 0; i < az->count; i++) {
+		const struct az_zone* z = sorted[i];
 		const struct az_rrset* soa = az_node_rrset(z->apex, TYPE_SOA);
 		char zn[LDNS_MAX_DOMAINLEN * 4 + 8], line[sizeof(zn) + 64];
 		dname_to_str(z->name, zn, sizeof(zn));
-		if(soa && soa->rr.count && soa->rr.rdlen[0] >= 20) {
+		/* compat: unbound-1.17: "NAME<tab>serial N", "no serial" */
+		if(z->usable && soa && soa->rr.count &&
+			soa->rr.rdlen[0] >= 20) {
 			const uint8_t* s = soa->rr.rdata[0] +
 				soa->rr.rdlen[0] - 20;
 			snprintf(line, sizeof(line), "%s\tserial %u\n", zn,
@@ -881,8 +900,9 @@ int auth_zones_list(const struct auth_zones* az,
 				((uint32_t)s[1] << 16) | ((uint32_t)s[2] << 8) |
 				s[3]));
 		} else
-			snprintf(line, sizeof(line), "%s\tserial 0\n", zn);
+			snprintf(line, sizeof(line), "%s\tno serial\n", zn);
 		out(arg, line);
 	}
+	free(sorted);
 	return 1;
 }

@@ -58,7 +58,8 @@ size_t auth_zone_reply_wire(const struct az_zone* z, const uint8_t* qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, uint8_t* out,
 	size_t cap);
 
-/* list_auth_zones: "name.\tserial N" lines, as Unbound. */
+/* list_auth_zones: "name.<tab>serial N" lines in Unbound's order, each
+ * handed to out with its newline. 0 on OOM. */
 int auth_zones_list(const struct auth_zones* az,
 	void (*out)(void* arg, const char* line), void* arg);
 

@@ -27,7 +27,7 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa
+from conftest import (CHECKCONF_BIN, DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa
                       _finish, answer_texts, free_port, rcode_of)
 from test_control import OUR_CTL, ctl, rc_clause, stats_dict  # noqa
 
@@ -196,7 +196,7 @@ def test_downstream_answers(zones, unbound):
     """Checked on ours alone (also without Debian's Unbound): AA on an
     answer, AA clear on a referral with its glue, NXDOMAIN with the SOA
     at the negative TTL, the question's case echoed, RA only for RD,
-    and num.query.authzone.down counted."""
+    num.query.authzone.down counted, list_auth_zones."""
     unbound.ctl_port = free_port()
     unbound.start(BODY, extra=auth_clause(zones["plain"]) + rc_clause(
         None, unbound.ctl_port, use_cert=False))
@@ -218,6 +218,9 @@ def test_downstream_answers(zones, unbound):
     assert [x.to_text().split()[1] for x in r.authority] == ["300"]
     st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
     assert st.get("num.query.authzone.down") == "4", st
+    # compat: unbound-1.17: list_auth_zones
+    out = ctl(unbound.conf, "list_auth_zones")
+    assert out.stdout == "example.com.\tserial 2024010101\n", out
 
 
 @pytest.mark.skipif(not have_signer(), reason="ldns-signzone is not installed")
@@ -326,6 +329,11 @@ def test_bad_zonefile(tmp_path, unbound):
     assert unbound.proc.wait(timeout=10 * SLOW) != 0
     out = unbound.output()
     assert "error parsing zonefile %s for example.com." % zf in out, out
+    # compat: unbound-1.17: unbound-checkconf reads the zone files too
+    cc = subprocess.run([CHECKCONF_BIN, unbound.conf], capture_output=True,
+                        text=True, timeout=30)
+    assert cc.returncode != 0 and "error parsing zonefile" in (
+        cc.stdout + cc.stderr), cc
     unbound.pid = None
     good = str(tmp_path / "good.zone")
     with open(good, "w") as f:
