@@ -13,6 +13,7 @@
 #include "services/doh.h"
 #include "services/tls_server.h"
 #include <openssl/ssl.h>
+#include "services/authzone.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/kernel_ports.h"
@@ -63,6 +64,19 @@ static struct serve_env* env_complete(struct serve_env* env)
 		goto fail;
 	if(!(env->hints = iter_hints_create(env->cfg)))
 		goto fail;
+	if(!env->auth_refs) {
+		if(!auth_zones_create(env->cfg, anchor_paths ==
+			VAL_PATHS_INSIDE, &env->auth))
+			goto fail;
+		if(env->auth && !(env->auth_refs = malloc(
+			sizeof(*env->auth_refs)))) {
+			auth_zones_delete(env->auth);
+			env->auth = NULL;
+			goto fail;
+		}
+		if(env->auth_refs)
+			atomic_init(env->auth_refs, 1);
+	}
 	/* a hit in the last 10% of its TTL starts a refresh through the
 	 * worker's mesh that bypasses the caches (mesh_new_prefetch) */
 	env->serve_policy.prefetch = env->cfg->prefetch;
@@ -176,6 +190,12 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
 	}
 	if(lz)
 		local_zones_set_flags(lz, cfg);
+	/* the auth zones are not read again: shared with from */
+	if(from && from->auth) {
+		env->auth = from->auth;
+		env->auth_refs = from->auth_refs;
+		atomic_fetch_add(env->auth_refs, 1);
+	}
 	if(!env_cookies(env, from)) {
 		serve_env_release(env);
 		return NULL;
@@ -190,6 +210,10 @@ void serve_env_release(struct serve_env* env)
 	iter_hints_delete(env->hints);
 	val_anchors_delete(env->anchors);
 	local_zones_delete(env->lz);
+	if(env->auth_refs && atomic_fetch_sub(env->auth_refs, 1) == 1) {
+		auth_zones_delete(env->auth);
+		free(env->auth_refs);
+	}
 	acl_list_delete(env->acl);
 	views_delete(env->views);
 	config_delete(env->cfg);

@@ -39,6 +39,10 @@ struct serve_env {
 	struct local_zones* lz;
 	/* view: clauses (services/view.h); the acl points into them */
 	struct views* views;
+	/* auth-zone: zones (services/authzone.h), NULL without any;
+	 * shared with a derived env (auth_refs) */
+	struct auth_zones* auth;
+	atomic_int* auth_refs;
 	struct iter_hints* hints;   /* root hints, stub and forward zones */
 	struct val_anchors* anchors; /* trust anchors and domain-insecure */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */

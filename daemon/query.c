@@ -9,6 +9,7 @@
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
 #include "daemon/query_cookie.h"
+#include "services/authzone.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
 #include "services/modstack.h"
@@ -419,6 +420,17 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		return reply_of(0);
 	case LZ_NO_ANSWER:
 		break;
+	}
+	if(__builtin_expect(env->auth != NULL, 0) &&
+		auth_zones_answer(env->auth, &qi, cfg->minimal_responses, out,
+		limit, edns_size, &n) ==
+		AUTH_ANSWERED) {
+		/* compat: unbound-1.17: RA for whoever may recurse */
+		if((qi.flags & FLAG_RD) && acl != acl_deny_non_local &&
+			acl != acl_refuse_non_local && n >= LDNS_HEADER_SIZE)
+			out[3] |= (uint8_t)FLAG_RA;
+		st->num_auth_down++;
+		return reply_of(n);
 	}
 	/* Not answered locally: the non-local access rules apply now. */
 	if(acl == acl_deny_non_local) {

@@ -14,6 +14,7 @@
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
 #include "daemon/remote.h"
+#include "services/authzone.h"
 #include "services/localzone.h"
 #include "services/view.h"
 #include "util/config_file.h"
@@ -430,6 +431,9 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 		do_view_list(rc, args, 1, b);
 	else if(word_is(p, "list_local_zones")) {
 		if(!local_zones_list(rc->d->env->lz, 0, out_line, b))
+			strbuf_printf(b, "error out of memory\n");
+	} else if(word_is(p, "list_auth_zones")) {
+		if(!auth_zones_list(rc->d->env->auth, out_line, b))
 			strbuf_printf(b, "error out of memory\n");
 	} else if(word_is(p, "list_local_data")) {
 		if(!local_zones_list(rc->d->env->lz, 1, out_line, b))

@@ -388,6 +388,9 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
 		"infra.cache.count=%zu\nkey.cache.count=%zu\n", c->msg_count,
 		c->rrset_count, c->infra_count, c->key_count);
-	strbuf_printf(b, "num.query.authzone.up=0\nnum.query.authzone.down=0\n"
-		"num.query.subnet=0\nnum.query.subnet_cache=0\n");
+	strbuf_printf(b, "num.query.authzone.up=%llu\n"
+		"num.query.authzone.down=%llu\n"
+		"num.query.subnet=0\nnum.query.subnet_cache=0\n",
+		(unsigned long long)s->auth_up,
+		(unsigned long long)s->num_auth_down);
 }

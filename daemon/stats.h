@@ -72,6 +72,10 @@ struct worker_stats {
 	uint64_t rrset_bogus;     /* from the modules' counters */
 	uint64_t queries_ratelimited; /* the same: over ratelimit */
 	uint64_t aggr_noerror, aggr_nxdomain; /* the same: aggressive NSEC */
+	uint64_t auth_up;         /* the same: iterator answers from an
+	                           * auth zone (num.query.authzone.up) */
+	uint64_t num_auth_down;   /* answered from an auth zone
+	                           * (num.query.authzone.down) */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

@@ -185,6 +185,7 @@ void worker_refresh_env(struct worker* w)
 	outnet_set_unwanted_threshold(w->menv.outnet,
 		(unsigned)w->env->cfg->unwanted_threshold);
 	/* new hints: the primed root is redone from them */
+	w->menv.auth = w->env->auth;
 	worker_resolver_reconfigure(&w->menv, w->env->cfg, w->env->hints,
 		w->env->anchors);
 }
@@ -402,6 +403,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		__ATOMIC_RELAXED);
 	out->queries_ratelimited = __atomic_load_n(
 		&w->menv.counters.queries_ratelimited, __ATOMIC_RELAXED);
+	out->auth_up = __atomic_load_n(&w->menv.counters.authzone_up,
+		__ATOMIC_RELAXED);
 	out->aggr_noerror = __atomic_load_n(
 		&w->menv.counters.aggressive_noerror, __ATOMIC_RELAXED);
 	out->aggr_nxdomain = __atomic_load_n(
@@ -773,6 +776,7 @@ static int worker_setup_recursion(struct worker* w)
 	e->cfg = w->env->cfg;
 	e->hints = w->env->hints;
 	e->anchors = w->env->anchors;
+	e->auth = w->env->auth;
 	e->infra = d->infra;
 	e->msg_cache = d->msg_cache;
 	e->rrset_cache = d->rrset_cache;

@@ -44,6 +44,8 @@ struct delegpt {
 	struct delegpt_addr* addrs;
 	size_t num_ns, num_addr;
 	uint32_t ttl;       /* least TTL of the NS set */
+	int auth;           /* an auth-zone for-upstream answers for it
+	                     * (no servers are asked) */
 	int tls;            /* queries go over TLS (forward-tls-upstream,
 	                     * stub-tls-upstream); kept by delegpt_copy */
 	/* the storage of the first address added (the head of addrs, as

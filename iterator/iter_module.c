@@ -27,6 +27,7 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	struct infra_settings is;
 	ie->cfg = env->cfg;
 	ie->hints = env->hints;
+	ie->auth = env->auth;
 	ie->outnet = env->outnet;
 	ie->infra = env->infra;
 	ie->msg_cache = env->msg_cache;
@@ -69,6 +70,7 @@ static void iter_mod_deinit(struct module_env* env, int id)
 	if(!ie)
 		return;
 	iter_env_clear(ie);
+	free(ie->auth_buf);
 	rate_domains_delete(ie->rate_domains);
 	spare_list_clear(&ie->iq_spare);
 	spare_list_clear(&ie->budget_spare);

@@ -9,6 +9,7 @@
 #include "iterator/iter_util.h"
 #include "iterator/iter_cache.h"
 #include "iterator/iter_caps.h"
+#include "services/authzone.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "services/cache/infra.h"
@@ -436,6 +437,26 @@ static int below_secure_nx(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* compat: unbound-1.17: auth_zone_delegpt: no delegation in the cache and a
+ * for-upstream auth zone holds the name: it is the delegation point, no
+ * root or stub priming first. 1 when iq is set up so. */
+static int auth_dp(struct iter_env* env, struct iter_qstate* iq,
+	const uint8_t* start)
+{
+	const uint8_t* zname;
+	int usable;
+	struct delegpt* dp;
+	if(iq->auth_avoid || !auth_zones_upstream(env->auth, start,
+		iq->qclass, &zname, &usable))
+		return 0;
+	if(!(dp = delegpt_create(zname)))
+		return 0;
+	dp->auth = 1;
+	iter_set_dp(iq, dp, 0);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 /* ITER_INIT: the closest starting point for sname. Returns 0 when the
  * state must wait (priming) or is done. */
 static int iter_init(struct iter_env* env, struct iter_qstate* iq)
@@ -494,6 +515,9 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 		if(r != 0)
 			return r > 0;
 	}
+	if(__builtin_expect(env->auth != NULL, 0) && !iq->is_priming &&
+		!h->is_forward && auth_dp(env, iq, start))
+		return 1;
 	if(h->is_root && !iq->is_priming) {
 		if(!env->primed_root || now >= env->primed_until) {
 			if(iq->prime_failed) {
@@ -913,12 +937,94 @@ static int caps_targets(struct iter_env* env, struct iter_qstate* iq)
 	return iq->state != ITER_DONE;
 }
 
+/* The auth zone failed for iq: its servers (fallback-enabled), or
+ * SERVFAIL. Returns what iter_targets returns. */
+static int auth_failed(struct iter_qstate* iq, int fallback)
+{
+	if(!fallback) {
+		/* compat: unbound-1.17: "auth zone lookup failed, fallback is
+		 * off" */
+		iter_fail(iq, "auth zone lookup failed, fallback is off, for");
+		return 0;
+	}
+	verbose(VERB_ALGO, "auth zone lookup failed, fallback to its "
+		"servers");
+	iq->auth_avoid = 1;
+	iter_set_dp(iq, NULL, 0);
+	iq->state = ITER_INIT;
+	return 1;
+}
+
+/* compat: unbound-1.17: for-upstream: when an auth zone holds the name at
+ * or below the delegation point, its copy answers in place of the zone's
+ * servers (Unbound's auth_zone_delegpt and auth_zones_lookup): the full
+ * question (no minimisation: nothing leaves the machine), its reply
+ * processed as a server's. A referral out of the zone goes on to the
+ * child's servers. Returns -1 when not used (ask the servers), else what
+ * iter_targets returns. */
+static int auth_step(struct iter_env* env, struct iter_qstate* iq)
+{
+	const struct az_zone* z;
+	const uint8_t* zname, *del = iq->sname;
+	int usable;
+	size_t len;
+	if(iq->auth_avoid || iq->dp_forward)
+		return -1;
+	if(iq->qtype == TYPE_DS && iq->snamelen > 1)
+		del = dname_remove_label(iq->sname);
+	if(!(z = auth_zones_upstream(env->auth, del, iq->qclass, &zname,
+		&usable)) || !dname_subdomain_c(zname, iq->dp->name))
+		return -1;
+	if(!usable)
+		return auth_failed(iq, auth_zone_fallback(z));
+	if(!iq->dp->auth) {
+		struct delegpt* dp = delegpt_create(zname);
+		if(!dp) {
+			iter_fail(iq, "out of memory for");
+			return 0;
+		}
+		dp->auth = 1;
+		iter_set_dp(iq, dp, 0);
+	} else if(iq->budget->sent >= ITER_MAX_SENT) {
+		iter_fail(iq, "query budget exhausted for");
+		return 0;
+	}
+	if(!env->auth_buf && !(env->auth_buf = malloc(65535))) {
+		iter_fail(iq, "out of memory for");
+		return 0;
+	}
+	iq->ask = iq->sname;
+	iq->asklen = iq->snamelen;
+	iq->asktype = iq->qtype;
+	iq->qmin = 0;
+	len = auth_zone_reply_wire(z, iq->ask, iq->asklen, iq->asktype,
+		iq->qclass, env->auth_buf, 65535);
+	if(len == 0)
+		return auth_failed(iq, auth_zone_fallback(z));
+	iter_log_name(VERB_ALGO, "answer from auth zone for", iq->sname,
+		iq->qtype);
+	if(iq->qs)
+		iq->qs->env->counters.authzone_up++;
+	iq->budget->sent++;   /* bounds a loop of answers as sends do */
+	iq->sent_to = NULL;
+	iter_process_wire(env, iq, env->auth_buf, len);
+	if(iq->state == ITER_TARGETS && iq->dp && iq->dp->auth)
+		/* the reply was not usable (as from a lame server) */
+		return auth_failed(iq, auth_zone_fallback(z));
+	return iq->state != ITER_DONE;
+}
+
 /* ITER_TARGETS: send to a server, or wait for / start target lookups. */
 static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 {
 	struct delegpt_addr* a;
 	if(iq->outq)
 		return 0;
+	if(__builtin_expect(env->auth != NULL, 0)) {
+		int r = auth_step(env, iq);
+		if(r >= 0)
+			return r;
+	}
 	if(iq->budget->sent >= ITER_MAX_SENT) {
 		iter_fail(iq, "query budget exhausted for");
 		return 0;

@@ -112,6 +112,11 @@ struct iter_env {
 	int id;                        /* its place in the module stack */
 	const struct config_file* cfg;
 	const struct iter_hints* hints;
+	/* auth-zone: zones; NULL: none (services/authzone.h) */
+	const struct auth_zones* auth;
+	/* the reply an auth zone gives, made here (64 KiB, malloced at
+	 * the first use) */
+	uint8_t* auth_buf;
 	struct outside_network* outnet;
 	struct infra_cache* infra;     /* may be NULL */
 	struct msg_cache* msg_cache;   /* may be NULL: nothing stored */
@@ -223,6 +228,9 @@ struct iter_qstate {
 	int restarts, referrals;
 	int backed_off;     /* a server was passed over as backed off */
 	int dp_cached;      /* dp came from the RRset cache (child side) */
+	/* compat: unbound-1.17: the auth zone failed and falls back to its
+	 * servers (fallback-enabled): it is not asked again by this state */
+	int auth_avoid;
 	/* compat: unbound-1.17: the last resort (Unbound's "try to grab parent
 	 * NS"): the cached delegation whose servers all failed, kept so that
 	 * its addresses are not asked again when the parent's referral lists

@@ -7,6 +7,7 @@
 #include "services/tls_server.h"
 #include "util/log.h"
 #include "daemon/acl_list.h"
+#include "services/authzone.h"
 #include "services/localzone.h"
 #include "services/view.h"
 #include "services/modstack.h"
@@ -58,6 +59,7 @@ static int build_checks(struct config_file* cfg)
 {
 	struct acl_list* acl;
 	struct local_zones* lz;
+	struct auth_zones* az;
 	struct val_anchors* anchors;
 	int ok = 1;
 	/* as the daemon: a module-config it cannot run (FILE:LINE) */
@@ -73,6 +75,11 @@ static int build_checks(struct config_file* cfg)
 	if(!(lz = local_zones_create(cfg)))
 		ok = 0;
 	local_zones_delete(lz);
+	/* compat: unbound-1.17: the auth zones' files are read (check_auth):
+	 * one that does not parse is an error */
+	if(!auth_zones_create(cfg, 0, &az))
+		ok = 0;
+	auth_zones_delete(az);
 	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
 	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;

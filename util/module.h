@@ -34,6 +34,7 @@
 struct config_file;
 struct iter_hints;
 struct val_anchors;
+struct auth_zones;
 struct outside_network;
 struct infra_cache;
 struct msg_cache;
@@ -200,6 +201,9 @@ struct module_counters {
 	/* queries the iterator did not send: over their zone's ratelimit
 	 * (num.query.ratelimited) */
 	uint64_t queries_ratelimited;
+	/* the iterator's questions an auth-zone answered in place of the
+	 * zone's servers (num.query.authzone.up) */
+	uint64_t authzone_up;
 };
 
 /* Per worker: what the modules share, and each module's own data. */
@@ -207,6 +211,8 @@ struct module_env {
 	const struct config_file* cfg;      /* the current snapshot */
 	const struct iter_hints* hints;     /* built from it */
 	const struct val_anchors* anchors;  /* built from it; NULL: none */
+	/* auth-zone: zones (services/authzone.h); NULL: none */
+	const struct auth_zones* auth;
 	struct outside_network* outnet;
 	struct infra_cache* infra;          /* shared; may be NULL */
 	struct msg_cache* msg_cache;        /* shared; may be NULL */

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* services/authzone.h - compat: unbound-1.17: auth-zone: zones served
+ * from a copy held here, to clients (for-downstream: authoritative
+ * answers, before the message cache) and to the iterator (for-upstream:
+ * the copy answers in place of the zone's servers).
+ *
+ * Built once per config snapshot from the zone files (read with ldns,
+ * kept in the packed wire form local zones use), then read-only and
+ * shared by all workers without locks; a reload builds them anew.
+ * Answers follow Unbound 1.17's services/authzone.c: AA, referrals for
+ * delegations (AA clear, DS or its denial), CNAME and DNAME, wildcards,
+ * NXDOMAIN/NODATA with the SOA, RRSIGs and NSEC/NSEC3 denial with DO. */
+#ifndef SERVICES_AUTHZONE_H
+#define SERVICES_AUTHZONE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct config_file;
+struct query_info;
+struct auth_zones;
+
+/* Build the auth zones of cfg and read their zone files (inside: the
+ * process is in its chroot and directory: already, so a name is opened
+ * as Unbound opens it then; else as seen from outside). *out is NULL
+ * when cfg has no auth-zone (the query path then tests one pointer).
+ * Returns 0 on an error (a zone file that cannot be read or parsed, a
+ * bad or duplicate name), logged as Unbound logs it; *out is NULL then. */
+int auth_zones_create(const struct config_file* cfg, int inside,
+	struct auth_zones** out);
+void auth_zones_delete(struct auth_zones* az);
+
+enum auth_answer {
+	AUTH_NO_ANSWER = 0,  /* no for-downstream zone holds it: go on */
+	AUTH_ANSWERED        /* reply in out, *outlen set */
+};
+
+/* A client's question (for-downstream zones): the authoritative reply
+ * into out (at most limit bytes, TC when it does not fit), EDNS with
+ * edns_size when the query had it; minimal: minimal-responses. A zone without data answers
+ * SERVFAIL, or nothing with fallback-enabled. Lock-free. */
+enum auth_answer auth_zones_answer(const struct auth_zones* az,
+	const struct query_info* qi, int minimal, uint8_t* out, size_t limit,
+	uint16_t edns_size, size_t* outlen);
+
+/* For the iterator: the for-upstream zone that holds name (the closest
+ * enclosing one; name is the parent for a DS question), or NULL. Its
+ * wire name in *zname. *usable is 0 when the zone has no data. */
+const struct az_zone* auth_zones_upstream(const struct auth_zones* az,
+	const uint8_t* name, uint16_t qclass, const uint8_t** zname,
+	int* usable);
+/* fallback-enabled of zone z. */
+int auth_zone_fallback(const struct az_zone* z);
+
+/* The reply zone z gives to (qname, qtype, qclass) as its servers
+ * would: RD clear, DO set, with every DNSSEC record, into out (cap
+ * bytes, 65535 for a whole answer). Returns its length, 0 on error. */
+size_t auth_zone_reply_wire(const struct az_zone* z, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, uint8_t* out,
+	size_t cap);
+
+/* list_auth_zones: "name.<tab>serial N" lines in Unbound's order, each
+ * handed to out with its newline. 0 on OOM. */
+int auth_zones_list(const struct auth_zones* az,
+	void (*out)(void* arg, const char* line), void* arg);
+
+#endif
