@@ -13,12 +13,14 @@
 extern const struct module_func_block iter_module_block;
 extern const struct module_func_block val_module_block;
 extern const struct module_func_block dns64_module_block;
+extern const struct module_func_block cachedb_module_block;
 
 /* Every module of this build: one line each. The order is only that of
  * the search. */
 static const struct module_func_block* const known[] = {
 	&dns64_module_block,
 	&val_module_block,
+	&cachedb_module_block,
 	&iter_module_block,
 };
 

@@ -154,6 +154,9 @@ struct module_counters {
 	/* queries the iterator did not send: over their zone's ratelimit
 	 * (num.query.ratelimited) */
 	uint64_t queries_ratelimited;
+	/* cachedb: answers taken from the backend (num.query.cachedb), and
+	 * values refused there (malformed, or for another question) */
+	uint64_t cachedb_answers, cachedb_refused;
 };
 
 /* Per worker: what the modules share, and each module's own data. */
