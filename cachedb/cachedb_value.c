@@ -155,7 +155,7 @@ enum cachedb_value_verdict cachedb_value_decode(const uint8_t* v,
 		return CACHEDB_VALUE_MALFORMED;
 	if(!walk_msg(v, mlen, mq, &mq_len, &mt, &mc))
 		return CACHEDB_VALUE_MALFORMED;
-	if(mq_len != qname_len || memcmp(mq, qname, qname_len) != 0 ||
+	if(mq_len != qname_len || query_dname_compare(mq, qname) != 0 ||
 		mt != qtype || mc != qclass)
 		return CACHEDB_VALUE_WRONG_QUESTION;
 	rcode = v[3] & 0xf;

@@ -49,7 +49,7 @@ enum cachedb_value_verdict {
 /* Short words for the verdict, for the log. */
 const char* cachedb_value_verdict_str(enum cachedb_value_verdict v);
 
-/* Check the value v (len bytes) for the question (qname lowercased,
+/* Check the value v (len bytes) for the question (qname in any case,
  * qtype, qclass) at time now; on CACHEDB_VALUE_OK res (cleared first by
  * the caller) holds the answer with each TTL lowered by the seconds
  * since it was stored, security unchecked. Never reads outside v. */

@@ -368,8 +368,9 @@ def test_wrong_password(tmp_path, upstream):
         poll(lambda: red.cmd("EXISTS", key_of("pwok." + ZONE)) == 1,
              what="stored with the right password")
     finally:
-        _finish(srv)
-        _finish(good)
+        for s in (srv, good):
+            if s:
+                _finish(s)
         red.stop()
 
 
@@ -405,7 +406,8 @@ def test_no_store_and_logical_db_and_secret(tmp_path, upstream, redis):
         assert len(upstream.queries("stored." + ZONE, "A")) == n
     finally:
         _finish(srv)
-        _finish(ns)
+        if ns:
+            _finish(ns)
 
 
 def _in_db(redis, db, key, what="EXISTS"):
