@@ -69,6 +69,9 @@ struct worker_stats {
 	uint64_t rrset_bogus;     /* from the modules' counters */
 	uint64_t queries_ratelimited; /* the same: over ratelimit */
 	uint64_t aggr_noerror, aggr_nxdomain; /* the same: aggressive NSEC */
+	/* the same: answers from the cachedb module's database
+	 * (num.query.cachedb) and values it refused there */
+	uint64_t cachedb_answers, cachedb_refused;
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

@@ -27,6 +27,7 @@ import dns.rrset
 import pytest
 
 from conftest import REFERENCE, Server, _finish, free_port  # noqa: F401
+from test_control import ctl, rc_clause, stats_dict
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -169,10 +170,19 @@ def start_resolver(tmp_path, sub, up, redis, **opts):
     d = tmp_path / sub
     d.mkdir()
     srv = Server(d)
+    srv.ctl_port = free_port()
     srv.start('module-config: "validator cachedb iterator"\n'
-              "qname-minimisation: no\n",
-              extra=up.stub_zone(ZONE) + cachedb_clause(redis, **opts))
+              "qname-minimisation: no\n"
+              "extended-statistics: yes\n",
+              extra=up.stub_zone(ZONE) + cachedb_clause(redis, **opts) +
+              rc_clause(None, srv.ctl_port, use_cert=False))
     return srv
+
+
+def stat(srv, name):
+    r = ctl(srv.conf, "stats_noreset")
+    assert r.returncode == 0, r.stderr
+    return int(stats_dict(r.stdout).get(name, 0))
 
 
 def answer_of(reply):
@@ -208,6 +218,8 @@ def test_two_resolvers_share_one_redis(tmp_path, upstream, redis):
         # b answered from Redis: upstream saw no second query
         assert len(upstream.queries(name, "A")) == 1
         assert 0 < answer_of(r2)[0][2] <= 300
+        assert stat(b, "num.query.cachedb") == 1
+        assert stat(a, "num.query.cachedb") == 0
         assert "error" not in b.log().lower(), b.log()
     finally:
         _finish(a)
@@ -285,6 +297,8 @@ def test_bad_value_is_refused(tmp_path, upstream, redis, kind):
         r = srv.query(name2, "A")
         assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
         assert srv.log().count(words) == 1, srv.log()
+        assert stat(srv, "num.query.cachedb.refused") == 2
+        assert stat(srv, "num.query.cachedb") == 0
     finally:
         _finish(srv)
 
