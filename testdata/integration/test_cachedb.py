@@ -481,3 +481,32 @@ def test_shared_with_unbound_both_ways(tmp_path, upstream, redis):
     finally:
         _finish(theirs)
         _finish(ours)
+
+
+def test_replica_reads_primary_writes(tmp_path, upstream, redis):
+    """compat: unbound-1.23: with redis-replica-server-*, lookups go to
+    the replica and stores to the primary (two independent servers
+    here, so each side shows where a command went)."""
+    (tmp_path / "replica").mkdir()
+    replica = Redis(tmp_path / "replica").start()
+    srv = None
+    try:
+        srv = start_resolver(tmp_path, "a", upstream, redis,
+                             redis_replica_server_host="127.0.0.1",
+                             redis_replica_server_port=replica.port)
+        name = "on-replica." + ZONE
+        replica.cmd("SET", key_of(name), unbound_value(
+            name, "A", "198.51.100.11", 3600, int(time.time())))
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.11"]
+        assert upstream.queries(name) == []
+        name2 = "to-primary." + ZONE
+        r = srv.query(name2, "A")
+        assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+        poll(lambda: redis.cmd("EXISTS", key_of(name2)) == 1,
+             what="stored on the primary")
+        assert replica.cmd("EXISTS", key_of(name2)) == 0
+    finally:
+        if srv:
+            _finish(srv)
+        replica.stop()
