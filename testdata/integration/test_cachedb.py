@@ -90,6 +90,8 @@ class Redis:
                 os.path.join(self.dir, "redis.log")]
         if self.password:
             args += ["--requirepass", self.password]
+        self.unixsocket = os.path.join(self.dir, "redis.sock")
+        args += ["--unixsocket", self.unixsocket]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
@@ -510,3 +512,23 @@ def test_replica_reads_primary_writes(tmp_path, upstream, redis):
         if srv:
             _finish(srv)
         replica.stop()
+
+
+def test_unix_socket_path(tmp_path, upstream, redis):
+    """redis-server-path: the server's unix socket instead of TCP (the
+    port in the clause is a closed one)."""
+    d = tmp_path / "a"
+    d.mkdir()
+    srv = Server(d)
+    srv.start('module-config: "validator cachedb iterator"\n'
+              "qname-minimisation: no\n",
+              extra=upstream.stub_zone(ZONE) +
+              "cachedb:\n\tbackend: redis\n\tredis-server-port: %d\n"
+              '\tredis-server-path: "%s"\n' % (free_port(), redis.unixsocket))
+    try:
+        name = "via-unix." + ZONE
+        srv.query(name, "A")
+        poll(lambda: redis.cmd("EXISTS", key_of(name)) == 1,
+             what="stored through the unix socket")
+    finally:
+        _finish(srv)
