@@ -450,6 +450,8 @@ static enum cachedb_start redis_lookup(void* p, const char* key,
 	t->ac = ac;
 	t->cb = cb;
 	t->arg = arg;
+	verbose(VERB_ALGO, "redis_lookup of %s at the %sserver", key,
+		c->role);
 	if(redisAsyncCommand(ac, on_get, t, "GET %s", key) != REDIS_OK) {
 		free(t);
 		return CACHEDB_START_DONE;

@@ -162,7 +162,8 @@ def cachedb_clause(redis, **opts):
     lines = ["cachedb:", "\tbackend: redis",
              "\tredis-server-host: 127.0.0.1",
              "\tredis-server-port: %d" % redis.port,
-             "\tredis-timeout: 200"]
+             # generous: the tests run beside others, and under ASan
+             "\tredis-timeout: 1000"]
     for k, v in opts.items():
         lines.append("\t%s: %s" % (k.replace("_", "-"), v))
     return "\n".join(lines) + "\n"
@@ -317,7 +318,8 @@ def test_redis_down_then_back(tmp_path, upstream, redis):
             t0 = time.time()
             r = srv.query("down%d.%s" % (i, ZONE), "A", timeout=1.5)
             assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
-            assert time.time() - t0 < 1.0
+            # no wait for a command timeout (1 s) on a dead server
+            assert time.time() - t0 < 0.9
         assert poll(lambda: "redis server" in srv.log(),
                     what="the outage logged")
         redis.start()
@@ -340,9 +342,9 @@ def test_redis_down_then_back(tmp_path, upstream, redis):
 def test_redis_slow_never_stalls(tmp_path, upstream, redis):
     """A Redis that takes connections but never answers (stopped with
     SIGSTOP): each miss waits at most the command timeout, then goes
-    upstream; a cache hit does not wait at all."""
+    upstream; a cache hit meanwhile does not wait for it."""
     srv = start_resolver(tmp_path, "a", upstream, redis,
-                         redis_command_timeout=150)
+                         redis_command_timeout=1000)
     try:
         srv.query("hit." + ZONE, "A")
         poll(lambda: redis.cmd("EXISTS", key_of("hit." + ZONE)) == 1,
@@ -365,9 +367,9 @@ def test_redis_slow_never_stalls(tmp_path, upstream, redis):
                 slow = dns.message.from_wire(s.recv(65535))
                 took = time.time() - t0
             assert [x[1] for x in answer_of(slow)] == ["192.0.2.253"]
-            assert hit_took < 0.1, hit_took
-            # the miss went on after the command timeout (150 ms)
-            assert 0.14 < took < 1.0, took
+            assert hit_took < 0.5, hit_took
+            # the miss went on after the command timeout (1 s)
+            assert 0.99 < took < 2.5, took
             assert "timed out" in srv.log()
         finally:
             redis.proc.send_signal(18)  # SIGCONT
