@@ -534,3 +534,27 @@ def test_unix_socket_path(tmp_path, upstream, redis):
              what="stored through the unix socket")
     finally:
         _finish(srv)
+
+
+def test_testframe_backend(tmp_path, upstream):
+    """backend: testframe (the default): an in-memory store of the last
+    answer: after the local cache lost it (flush), the answer comes from
+    there, not upstream."""
+    d = tmp_path / "a"
+    d.mkdir()
+    srv = Server(d)
+    srv.ctl_port = free_port()
+    srv.start('module-config: "validator cachedb iterator"\n'
+              "qname-minimisation: no\n",
+              extra=upstream.stub_zone(ZONE) + "cachedb:\n" +
+              rc_clause(None, srv.ctl_port, use_cert=False))
+    try:
+        name = "tf." + ZONE
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+        assert ctl(srv.conf, "flush", name).returncode == 0
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+        assert len(upstream.queries(name, "A")) == 1
+    finally:
+        _finish(srv)
