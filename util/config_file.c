@@ -255,7 +255,8 @@ int config_print_option(struct config_file* cfg, const char* opt, FILE* out)
 	if(!cfg || !o || o->type == CT_CLAUSE || o->type == CT_INCLUDE ||
 		o->type == CT_INCLUDE_TOP)
 		return 0;
-	if((o->clauses & (CL_SERVER | CL_REMOTE | CL_CACHEDB)) && o->off != CFG_NOFIELD) {
+	if((o->clauses & (CL_SERVER | CL_REMOTE | CL_CACHEDB)) &&
+		o->off != CFG_NOFIELD) {
 		print_field(o, (const char*)cfg + o->off, out);
 		return 1;
 	}
