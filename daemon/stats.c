@@ -382,6 +382,13 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		(unsigned long long)s->rrset_bogus,
 		(unsigned long long)s->aggr_noerror,
 		(unsigned long long)s->aggr_nxdomain);
+	/* compat: unbound-1.17: printed by a build with cachedb; here once
+	 * the module answered or refused something */
+	if(s->cachedb_answers || s->cachedb_refused)
+		strbuf_printf(b, "num.query.cachedb=%llu\n"
+			"num.query.cachedb.refused=%llu\n",
+			(unsigned long long)s->cachedb_answers,
+			(unsigned long long)s->cachedb_refused);
 	strbuf_printf(b, "unwanted.queries=%llu\nunwanted.replies=%llu\n",
 		(unsigned long long)s->unwanted_queries,
 		(unsigned long long)s->unwanted_replies);

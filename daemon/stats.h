@@ -76,6 +76,9 @@ struct worker_stats {
 	                           * auth zone (num.query.authzone.up) */
 	uint64_t num_auth_down;   /* answered from an auth zone
 	                           * (num.query.authzone.down) */
+	/* the same: answers from the cachedb module's database
+	 * (num.query.cachedb) and values it refused there */
+	uint64_t cachedb_answers, cachedb_refused;
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

@@ -16,6 +16,7 @@ extern const struct module_func_block iter_module_block;
 extern const struct module_func_block val_module_block;
 extern const struct module_func_block dns64_module_block;
 extern const struct module_func_block subnetcache_module_block;
+extern const struct module_func_block cachedb_module_block;
 
 /* Every module of this build: one line each. The order is only that of
  * the search. */
@@ -23,6 +24,7 @@ static const struct module_func_block* const known[] = {
 	&dns64_module_block,
 	&subnetcache_module_block,
 	&val_module_block,
+	&cachedb_module_block,
 	&iter_module_block,
 };
 

@@ -217,6 +217,26 @@ struct config_file {
 	int max_client_subnet_ipv4, max_client_subnet_ipv6;
 	int min_client_subnet_ipv4, min_client_subnet_ipv6;
 	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;
+	/* the cachedb module (cachedb/, the cachedb: clause): the backend
+	 * ("redis", "testframe"), the key's secret, the Redis servers (the
+	 * replica takes the reads when set) and timeouts in ms */
+	char* cachedb_backend;
+	char* cachedb_secret;
+	int cachedb_no_store;
+	char* redis_server_host;
+	int redis_server_port;
+	char* redis_server_path;
+	char* redis_server_password;
+	int redis_timeout, redis_command_timeout, redis_connect_timeout;
+	int redis_logical_db;
+	int redis_expire_records;
+	char* redis_replica_server_host;
+	int redis_replica_server_port;
+	char* redis_replica_server_path;
+	char* redis_replica_server_password;
+	int redis_replica_timeout, redis_replica_command_timeout;
+	int redis_replica_connect_timeout;
+	int redis_replica_logical_db;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */

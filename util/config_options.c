@@ -579,26 +579,43 @@ const struct cfg_option cfg_options[] = {
 	SLABS("dnscrypt-nonce-cache-slabs", CL_DNSCRYPT),
 
 	/* cachedb: */
-	OTHER("backend", CL_CACHEDB, CT_STR, "testframe"),
-	OTHER("secret-seed", CL_CACHEDB, CT_STR, "default"),
-	OTHER("redis-server-host", CL_CACHEDB, CT_STR, "127.0.0.1"),
-	OTHER("redis-server-port", CL_CACHEDB, CT_INT, "6379"),
-	OTHER("redis-timeout", CL_CACHEDB, CT_INT, "100"),
-	OTHER("redis-expire-records", CL_CACHEDB, CT_YESNO, "no"),
-	OTHER("redis-server-path", CL_CACHEDB, CT_STR, ""),
-	OTHER("redis-server-password", CL_CACHEDB, CT_STR, ""),
-	OTHER("redis-logical-db", CL_CACHEDB, CT_INT, "0"),
-	OTHER("redis-command-timeout", CL_CACHEDB, CT_INT, "0"),
-	OTHER("redis-connect-timeout", CL_CACHEDB, CT_INT, "0"),
-	OTHER("redis-replica-server-host", CL_CACHEDB, CT_STR, ""),
-	OTHER("redis-replica-server-port", CL_CACHEDB, CT_INT, "6379"),
-	OTHER("redis-replica-server-path", CL_CACHEDB, CT_STR, ""),
-	OTHER("redis-replica-server-password", CL_CACHEDB, CT_STR, ""),
-	OTHER("redis-replica-timeout", CL_CACHEDB, CT_INT, "100"),
-	OTHER("redis-replica-command-timeout", CL_CACHEDB, CT_INT, "0"),
-	OTHER("redis-replica-connect-timeout", CL_CACHEDB, CT_INT, "0"),
-	OTHER("redis-replica-logical-db", CL_CACHEDB, CT_INT, "0"),
-	OTHER("cachedb-no-store", CL_CACHEDB, CT_YESNO, "no"),
+	USE("backend", CL_CACHEDB, CT_STR, F(cachedb_backend), "testframe"),
+	USE("secret-seed", CL_CACHEDB, CT_STR, F(cachedb_secret), "default"),
+	USE("redis-server-host", CL_CACHEDB, CT_STR, F(redis_server_host),
+		"127.0.0.1"),
+	{ "redis-server-port", CL_CACHEDB, CT_INT, F(redis_server_port), NULL,
+		1, 0, "6379", 0, 65535 },
+	{ "redis-timeout", CL_CACHEDB, CT_INT, F(redis_timeout), NULL, 1, 0,
+		"100", 0, INT_MAX },
+	USE("redis-expire-records", CL_CACHEDB, CT_YESNO,
+		F(redis_expire_records), "no"),
+	USE("redis-server-path", CL_CACHEDB, CT_STR, F(redis_server_path), ""),
+	USE("redis-server-password", CL_CACHEDB, CT_STR,
+		F(redis_server_password), ""),
+	{ "redis-logical-db", CL_CACHEDB, CT_INT, F(redis_logical_db), NULL,
+		1, 0, "0", 0, INT_MAX },
+	{ "redis-command-timeout", CL_CACHEDB, CT_INT,
+		F(redis_command_timeout), NULL, 1, 0, "0", 0, INT_MAX },
+	{ "redis-connect-timeout", CL_CACHEDB, CT_INT,
+		F(redis_connect_timeout), NULL, 1, 0, "0", 0, INT_MAX },
+	USE("redis-replica-server-host", CL_CACHEDB, CT_STR,
+		F(redis_replica_server_host), ""),
+	{ "redis-replica-server-port", CL_CACHEDB, CT_INT,
+		F(redis_replica_server_port), NULL, 1, 0, "6379", 0, 65535 },
+	USE("redis-replica-server-path", CL_CACHEDB, CT_STR,
+		F(redis_replica_server_path), ""),
+	USE("redis-replica-server-password", CL_CACHEDB, CT_STR,
+		F(redis_replica_server_password), ""),
+	{ "redis-replica-timeout", CL_CACHEDB, CT_INT,
+		F(redis_replica_timeout), NULL, 1, 0, "100", 0, INT_MAX },
+	{ "redis-replica-command-timeout", CL_CACHEDB, CT_INT,
+		F(redis_replica_command_timeout), NULL, 1, 0, "0", 0, INT_MAX },
+	{ "redis-replica-connect-timeout", CL_CACHEDB, CT_INT,
+		F(redis_replica_connect_timeout), NULL, 1, 0, "0", 0, INT_MAX },
+	{ "redis-replica-logical-db", CL_CACHEDB, CT_INT,
+		F(redis_replica_logical_db), NULL, 1, 0, "0", 0, INT_MAX },
+	USE("cachedb-no-store", CL_CACHEDB, CT_YESNO, F(cachedb_no_store),
+		"no"),
 	OTHER("cachedb-check-when-serve-expired", CL_CACHEDB, CT_YESNO, "yes"),
 
 	/* dnstap: */
@@ -974,7 +991,8 @@ static void* clause_base(struct cfg_parser* p)
 {
 	switch(p->clause) {
 	case CL_SERVER:
-	case CL_REMOTE: return p->cfg;
+	case CL_REMOTE:
+	case CL_CACHEDB: return p->cfg;
 	case CL_STUB:
 	case CL_FORWARD: return p->stub;
 	case CL_VIEW: return p->view;

@@ -204,6 +204,9 @@ struct module_counters {
 	/* the iterator's questions an auth-zone answered in place of the
 	 * zone's servers (num.query.authzone.up) */
 	uint64_t authzone_up;
+	/* cachedb: answers taken from the backend (num.query.cachedb), and
+	 * values refused there (malformed, or for another question) */
+	uint64_t cachedb_answers, cachedb_refused;
 };
 
 /* Per worker: what the modules share, and each module's own data. */

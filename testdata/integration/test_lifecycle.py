@@ -174,12 +174,12 @@ def test_reload_bad_module_config_keeps_old(unbound):
     """A module-config this build cannot run, at reload: refused, naming
     file and line, and the old config (all of it) keeps serving."""
     unbound.start(LOCAL)
-    bad = 'module-config: "cachedb validator iterator"'
+    bad = 'module-config: "python validator iterator"'
     unbound.write_config('local-data: "www.life.test. A 192.0.2.8"\n' + bad)
-    where = "%s:%d" % (unbound.conf, unbound.config_line("cachedb"))
+    where = "%s:%d" % (unbound.conf, unbound.config_line("python"))
     unbound.send_signal(signal.SIGHUP)
     assert wait_for(lambda: where in unbound.output(), 5), unbound.output()
-    assert "module: 'cachedb'. This module is not present" in \
+    assert "module: 'python'. This module is not present" in \
         unbound.output()
     assert wait_for(lambda: "still serving the previous configuration" in
                     unbound.output(), 5), unbound.output()

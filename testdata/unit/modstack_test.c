@@ -57,7 +57,7 @@ static void test_parse_counts(void** state)
 static void test_parse_unknown(void** state)
 {
 	static const char* absent[] = { "python", "dynlib", "ipsecmod",
-		"ipset", "dnscrypt", "cachedb", "respip", "iteratorx" };
+		"ipset", "dnscrypt", "respip", "iteratorx" };
 	char conf[128], err[256], want[256];
 	size_t i;
 	int n;
@@ -129,10 +129,19 @@ static void test_startup(void** state)
 	assert_int_equal(modstack_get_mem(&st, "validator"), 0);
 	modstack_destartup(&st);
 
+	/* cachedb: its startup fails on an unknown backend */
 	free(cfg->module_conf);
 	cfg->module_conf = strdup("cachedb iterator");
+	free(cfg->cachedb_backend);
+	cfg->cachedb_backend = strdup("nosuch");
 	assert_false(modstack_startup(&st, cfg));
 	assert_int_equal(st.started, 0);
+	free(cfg->cachedb_backend);
+	cfg->cachedb_backend = strdup("testframe");
+	assert_true(modstack_startup(&st, cfg));
+	assert_non_null(st.global[0]);
+	assert_true(modstack_get_mem(&st, "cachedb") > 0);
+	modstack_destartup(&st);
 	config_delete(cfg);
 }
 
