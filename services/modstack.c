@@ -13,10 +13,12 @@
 extern const struct module_func_block iter_module_block;
 extern const struct module_func_block val_module_block;
 extern const struct module_func_block dns64_module_block;
+extern const struct module_func_block respip_module_block;
 
 /* Every module of this build: one line each. The order is only that of
  * the search. */
 static const struct module_func_block* const known[] = {
+	&respip_module_block,
 	&dns64_module_block,
 	&val_module_block,
 	&iter_module_block,
@@ -99,13 +101,34 @@ int modstack_parse(const char* conf,
 	return 1;
 }
 
+int modstack_check_needs(const struct config_file* cfg,
+	const struct module_func_block* const mods[], int n, char* err,
+	size_t errlen)
+{
+	int i, has_respip = 0;
+	for(i = 0; i < n; i++)
+		if(mods[i] == &respip_module_block)
+			has_respip = 1;
+	if((cfg->respip_actions || cfg->respip_data) && !has_respip) {
+		snprintf(err, errlen, "response-ip options require respip "
+			"module");
+		return 0;
+	}
+	return 1;
+}
+
 int modstack_check_cfg(const struct config_file* cfg)
 {
 	const struct module_func_block* mods[MODULE_MAX];
 	char err[256];
 	int n;
-	if(modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err)))
-		return 1;
+	if(modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err))) {
+		if(modstack_check_needs(cfg, mods, n, err, sizeof(err)))
+			return 1;
+		fprintf(stderr, "%s: error: %s\n", cfg->filename ?
+			cfg->filename : "config", err);
+		return 0;
+	}
 	fprintf(stderr, "%s: error: module-config: %s\n",
 		cfg->module_conf_where ? cfg->module_conf_where :
 		(cfg->filename ? cfg->filename : "config"), err);
@@ -189,6 +212,25 @@ void modstack_reconfigure(struct module_env* env)
 	for(i = 0; i < env->num_modules; i++)
 		if(env->mods[i]->reconfigure)
 			env->mods[i]->reconfigure(env, i);
+}
+
+enum module_reply_verdict modstack_filter_reply(struct module_env* env,
+	const struct module_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	enum module_reply_verdict v = MODULE_REPLY_KEEP;
+	int i;
+	for(i = 0; i < env->num_modules; i++) {
+		enum module_reply_verdict r;
+		if(!env->mods[i]->filter_reply)
+			continue;
+		r = env->mods[i]->filter_reply(env, i, client, pkt, len, cap);
+		if(r == MODULE_REPLY_DROP)
+			return r;
+		if(r == MODULE_REPLY_CHANGED)
+			v = r;
+	}
+	return v;
 }
 
 size_t modstack_flush(const struct modstack* st, const uint8_t* zone,

@@ -25,8 +25,9 @@ struct modstack {
 	 * need_checked, env->validating */
 	int validates;
 	/* a module must see a question before the message cache answers
-	 * it (needs_query_before_cache); no module sets it yet, and the hit
-	 * path does not look */
+	 * it (needs_query_before_cache: respip): the one flag the
+	 * cache-hit path reads; set, its reply goes through
+	 * modstack_filter_reply */
 	int query_before_cache;
 };
 
@@ -68,6 +69,19 @@ void modstack_deinit(struct module_env* env);
 /* A new config snapshot in env (cfg, hints, anchors): each module's
  * reconfigure called. */
 void modstack_reconfigure(struct module_env* env);
+
+/* Every filter_reply of env's modules on a client's reply, top first;
+ * MODULE_REPLY_DROP as soon as one drops it. */
+enum module_reply_verdict modstack_filter_reply(struct module_env* env,
+	const struct module_client* client, uint8_t* pkt, size_t* len,
+	size_t cap);
+
+/* compat: unbound-1.17: options that need a module the stack lacks
+ * ("response-ip options require respip module"): 1 when none; else 0
+ * with the message in err. */
+int modstack_check_needs(const struct config_file* cfg,
+	const struct module_func_block* const mods[], int n, char* err,
+	size_t errlen);
 
 /* Each module's flush on its global state (main thread; the state's
  * own locks make it safe while the workers run): the entries removed,

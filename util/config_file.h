@@ -204,6 +204,10 @@ struct config_file {
 	char* dns64_prefix;
 	int dns64_synthall;
 	struct config_strlist* dns64_ignore_aaaa;
+	/* the respip module: response-ip: netblock action, and
+	 * response-ip-data: netblock "RR" (server: clause) */
+	struct config_str2list* respip_actions;
+	struct config_str2list* respip_data;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */
