@@ -113,7 +113,8 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 		break;
 	}
 	/* the OPT record, kept for the new reply */
-	for(i = ancount; i < (size_t)ancount + nscount + arcount; i++) {
+	/* i: the answer records read so far */
+	for(; i < (size_t)ancount + nscount + arcount; i++) {
 		size_t at = pos, oend, rdata;
 		uint16_t type, rdlen;
 		if(!next_rr(pkt, len, &pos, name, &oend, &type, &rdata, &rdlen))
