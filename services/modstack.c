@@ -122,16 +122,24 @@ int modstack_check_cfg(const struct config_file* cfg)
 	const struct module_func_block* mods[MODULE_MAX];
 	char err[256];
 	int n;
-	if(modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err))) {
-		if(modstack_check_needs(cfg, mods, n, err, sizeof(err)))
-			return 1;
-		fprintf(stderr, "%s: error: %s\n", cfg->filename ?
-			cfg->filename : "config", err);
-		return 0;
-	}
+	if(modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err)))
+		return 1;
 	fprintf(stderr, "%s: error: module-config: %s\n",
 		cfg->module_conf_where ? cfg->module_conf_where :
 		(cfg->filename ? cfg->filename : "config"), err);
+	return 0;
+}
+
+int modstack_check_start(const struct config_file* cfg)
+{
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[256];
+	int n;
+	if(!modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err)))
+		return 0;   /* modstack_check_cfg said why */
+	if(modstack_check_needs(cfg, mods, n, err, sizeof(err)))
+		return 1;
+	log_err("%s", err);
 	return 0;
 }
 

@@ -52,6 +52,12 @@ int modstack_parse(const char* conf,
  * reloaded config). 1: good. */
 int modstack_check_cfg(const struct config_file* cfg);
 
+/* The daemon, before it starts or takes a reloaded config (after
+ * modstack_check_cfg): modstack_check_needs, the error logged. 1: good.
+ * compat: unbound-1.17: only the daemon refuses such a config; its
+ * unbound-checkconf accepts it. */
+int modstack_check_start(const struct config_file* cfg);
+
 /* Once per daemon, before the workers start: st from cfg's
  * module-config, each module's startup called, the flags computed. 0
  * (logged) on failure, with nothing left to destartup. */

@@ -9,6 +9,7 @@
 #include "daemon/acl_list.h"
 #include "services/localzone.h"
 #include "services/modstack.h"
+#include "respip/respip_set.h"
 #include "validator/val_anchor.h"
 #include <limits.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ static int build_checks(struct config_file* cfg)
 	struct acl_list* acl;
 	struct local_zones* lz;
 	struct val_anchors* anchors;
+	struct respip_set* rs;
 	int ok = 1;
 	/* as the daemon: a module-config it cannot run (FILE:LINE) */
 	if(!modstack_check_cfg(cfg))
@@ -68,6 +70,14 @@ static int build_checks(struct config_file* cfg)
 	if(!(lz = local_zones_create(cfg)))
 		ok = 0;
 	local_zones_delete(lz);
+	/* compat: unbound-1.17: the response-ip rules, as Unbound's
+	 * checkconf builds its respip set (each error logged) */
+	if(!(rs = respip_set_create(cfg->respip_actions, cfg->respip_data))) {
+		fprintf(stderr, "%s: error: could not setup respip set\n",
+			cfg->filename ? cfg->filename : "config");
+		ok = 0;
+	}
+	respip_set_delete(rs);
 	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
 	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;

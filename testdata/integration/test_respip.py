@@ -313,6 +313,12 @@ def test_response_ip_needs_respip(tmp_path):
         rc, out = start_fails(cls(d), body)
         assert rc != 0, out
         assert "response-ip options require respip module" in out, out
+    # compat: unbound-1.17: its checkconf accepts the config
+    for binary in (CHECKCONF_BIN, "/usr/sbin/unbound-checkconf"):
+        r = subprocess.run([binary, str(tmp_path / "ours" /
+                                        "unbound.conf")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, (binary, r.stdout, r.stderr)
 
 
 def test_bad_action_refused(tmp_path):
