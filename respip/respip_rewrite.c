@@ -30,13 +30,53 @@ static void wr16(uint8_t* p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* One record of pkt at *pos: its owner (uncompressed, in owner), where
- * its owner's bytes end and its type; *pos past it. 0 when malformed. */
-static int next_rr(const uint8_t* pkt, size_t len, size_t* pos,
-	uint8_t* owner, size_t* owner_end, uint16_t* type, size_t* rdata,
-	uint16_t* rdlen)
+/* Step over the name at *pos (labels, ending in a root label or a
+ * pointer, not followed): 0 when it runs past len or is too long. */
+static int skip_name(const uint8_t* pkt, size_t len, size_t* pos)
 {
-	if(!dname_read_wire(pkt, len, pos, owner) || *pos + 10 > len)
+	size_t p = *pos, total = 0;
+	while(p < len) {
+		uint8_t l = pkt[p];
+		if((l & 0xc0) == 0xc0) {
+			if(p + 2 > len)
+				return 0;
+			*pos = p + 2;
+			return 1;
+		}
+		if(l & 0xc0)
+			return 0;
+		p += (size_t)l + 1;
+		total += (size_t)l + 1;
+		if(total > LDNS_MAX_DOMAINLEN + 1)
+			return 0;
+		if(l == 0) {
+			*pos = p;
+			return p <= len;
+		}
+	}
+	return 0;
+}
+
+/* Do the owner names at a and b (their bytes as written) name the same?
+ * Equal bytes do (the encoder writes one pointer for an RRset's
+ * records); else both are read and compared (cold). */
+static int same_owner(const uint8_t* pkt, size_t len, size_t a,
+	size_t a_end, size_t b, size_t b_end)
+{
+	uint8_t x[LDNS_MAX_DOMAINLEN + 1], y[LDNS_MAX_DOMAINLEN + 1];
+	if(a_end - a == b_end - b && memcmp(pkt + a, pkt + b, a_end - a) == 0)
+		return 1;
+	return dname_read_wire(pkt, len, &a, x) &&
+		dname_read_wire(pkt, len, &b, y) &&
+		query_dname_compare(x, y) == 0;
+}
+
+/* One record of pkt at *pos: where its owner's bytes end, its type and
+ * rdata; *pos past it. 0 when malformed. */
+static int next_rr(const uint8_t* pkt, size_t len, size_t* pos,
+	size_t* owner_end, uint16_t* type, size_t* rdata, uint16_t* rdlen)
+{
+	if(!skip_name(pkt, len, pos) || *pos + 10 > len)
 		return 0;
 	*owner_end = *pos;
 	*type = rd16(pkt + *pos);
@@ -52,7 +92,6 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	const uint8_t* pkt, size_t len, uint8_t* out, size_t cap,
 	size_t* outlen, const struct respip_rule** matched)
 {
-	uint8_t name[LDNS_MAX_DOMAINLEN + 1], run_owner[LDNS_MAX_DOMAINLEN + 1];
 	size_t pos = LDNS_HEADER_SIZE, run_start = 0, run_owner_at = 0;
 	size_t run_owner_end = 0, kept_rrs = 0, run_first_rr = 0;
 	size_t opt_at = 0, opt_len = 0, i, o, an_start;
@@ -61,7 +100,7 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	*matched = NULL;
 	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1)
 		return RESPIP_PASS;
-	if(!dname_read_wire(pkt, len, &pos, name) || pos + 4 > len)
+	if(!skip_name(pkt, len, &pos) || pos + 4 > len)
 		return RESPIP_PASS;
 	qtype = rd16(pkt + pos);
 	pos += 4;
@@ -71,26 +110,23 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	ancount = rd16(pkt + 6);
 	nscount = rd16(pkt + 8);
 	arcount = rd16(pkt + 10);
-	run_owner[0] = 0;
 	for(i = 0; i < ancount && !rule; i++) {
 		size_t at = pos, oend, rdata;
 		uint16_t type, rdlen, eff;
-		if(!next_rr(pkt, len, &pos, name, &oend, &type, &rdata, &rdlen))
+		if(!next_rr(pkt, len, &pos, &oend, &type, &rdata, &rdlen))
 			return RESPIP_PASS;
 		eff = type;
 		if(type == T_RRSIG && rdlen >= 2)
 			eff = rd16(pkt + rdata);
 		/* an RRset: a run of records of one owner and type (its
 		 * RRSIGs with it) */
-		if(i == 0 || eff != run_type ||
-			query_dname_compare(name, run_owner) != 0) {
+		if(i == 0 || eff != run_type || !same_owner(pkt, len, at, oend,
+			run_owner_at, run_owner_end)) {
 			run_start = at;
 			run_first_rr = i;
 			run_type = eff;
 			run_owner_at = at;
 			run_owner_end = oend;
-			memcpy(run_owner, name, dname_valid(name,
-				sizeof(name)));
 		}
 		if((type == T_A && rdlen == 4) || (type == T_AAAA &&
 			rdlen == 16))
@@ -117,7 +153,7 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	for(; i < (size_t)ancount + nscount + arcount; i++) {
 		size_t at = pos, oend, rdata;
 		uint16_t type, rdlen;
-		if(!next_rr(pkt, len, &pos, name, &oend, &type, &rdata, &rdlen))
+		if(!next_rr(pkt, len, &pos, &oend, &type, &rdata, &rdlen))
 			break;
 		if(type == T_OPT) {
 			opt_at = at;
