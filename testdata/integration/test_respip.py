@@ -351,3 +351,46 @@ def test_bad_data_refused(tmp_path):
         assert ("response-ip data AAAA ::1 record type does not "
                 "correspond to netblock 192.0.2.1/32 address family") \
             in out, out
+
+
+def test_reload_takes_new_rules(signednet_net, tmp_path_factory):
+    """A reload with other response-ip lines: the new rules answer (the
+    cached answer too), the old ones are gone."""
+    net = signednet_net
+    old = "response-ip: 192.0.2.103/32 always_refuse\n"
+    new = "response-ip: 192.0.2.132/32 always_nxdomain\n"
+    servers = []
+    try:
+        for cls, sub in ((Server, "ours"), (RefServer, "ref")):
+            s = cls(tmp_path_factory.mktemp(sub))
+            s.ctl_bin = OUR_CTL if cls is Server else DEB_CTL
+            s.rc = rc_clause(None, free_port(), use_cert=False)
+            s.start(BODY % ("respip validator iterator", net.anchor) + old,
+                    root_hints=net.root_hints, extra=s.rc)
+            servers.append(s)
+        for s in servers:
+            assert view(ask(s, UNTOUCHED, "A"))[0] == "REFUSED", s.binary
+            assert answer_of(view(ask(s, TRANSPARENT, "A"))) == [
+                TRANSPARENT + " A 192.0.2.132"], s.binary
+            s.write_config(BODY % ("respip validator iterator",
+                                   net.anchor) + new,
+                           root_hints=net.root_hints, extra=s.rc)
+            r = ctl(s.conf, "reload", binary=s.ctl_bin)
+            assert r.stdout == "ok\n", (s.binary, r.stdout, r.stderr)
+        for s in servers:
+            deadline = time.time() + 10 * SLOW
+            while time.time() < deadline:
+                try:
+                    v = view(ask(s, TRANSPARENT, "A"))
+                    if v[0] == "NXDOMAIN":
+                        break
+                except dns.exception.Timeout:
+                    pass
+                time.sleep(0.1)
+            assert v[0] == "NXDOMAIN", (s.binary, v)
+            v = view(ask(s, UNTOUCHED, "A"))
+            assert answer_of(v) == [UNTOUCHED + " A 192.0.2.103"], \
+                (s.binary, v)
+    finally:
+        for s in servers:
+            _finish(s)
