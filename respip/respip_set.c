@@ -215,7 +215,8 @@ static int rule_cmp(const void* a, const void* b)
 static void family_index(struct respip_family* f)
 {
 	size_t i;
-	qsort(f->rules, f->count, sizeof(*f->rules), rule_cmp);
+	if(f->count)   /* no rules: no array (qsort wants one) */
+		qsort(f->rules, f->count, sizeof(*f->rules), rule_cmp);
 	f->num_nets = 0;
 	for(i = 0; i < f->count; i++)
 		if(i == 0 || f->rules[i].net != f->rules[i - 1].net) {
