@@ -140,7 +140,8 @@ struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
 	/* a module-config this build cannot run is refused here: at the
 	 * start, and at reload (the old config keeps serving) */
 	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
-		!config_check(env->cfg) || !modstack_check_cfg(env->cfg)) {
+		!config_check(env->cfg) || !modstack_check_cfg(env->cfg) ||
+		!modstack_check_start(env->cfg)) {
 		serve_env_release(env);
 		return NULL;
 	}

@@ -480,6 +480,13 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 			cfg->serve_expired_client_timeout > 0)
 			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
 				outcap, n);
+		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
+			&& n > 0 && (n = worker_filter_reply(w, addr, addrlen,
+			out, n, limit)) == 0) {
+			/* compat: unbound-1.17: respip deny: no reply */
+			st->num_cachehits++;
+			return reply_of(0);
+		}
 		if(n > 0) {
 			st->num_cachehits++;
 			/* compat: unbound-1.17: as Unbound's cache answer; a

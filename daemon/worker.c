@@ -74,6 +74,8 @@ struct pending_reply {
 	uint16_t edns_size;
 	int has_cookie;          /* answer-cookie: the reply gets cookie */
 	uint8_t cookie[COOKIE_OPT_LEN];
+	int filtered_out;        /* a reply filter (respip deny) dropped
+	                          * the answer the mesh gave at once */
 };
 
 /* Work another thread posted (worker_post). */
@@ -240,10 +242,47 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	st->req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 }
 
+/* Cold: the stack's reply filters (respip) on a reply to the client at
+ * addr, in buf (room for cap); the new length, 0 when it is dropped. */
+static size_t filter_reply(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* buf,
+	size_t len, size_t cap)
+{
+	struct module_reply_client cl;
+	cl.addr = addr;
+	cl.addrlen = addrlen;
+	cl.view = NULL;
+	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
+		MODULE_REPLY_DROP)
+		return 0;
+	return len;
+}
+
+size_t worker_filter_reply(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* buf,
+	size_t len, size_t cap)
+{
+	return filter_reply(w, addr, addrlen, buf, len, cap);
+}
+
 /* Send a reply to a client that waited for the mesh. */
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
+	if(__builtin_expect(p->w->daemon->modules.query_before_cache, 0) &&
+		len > 0) {
+		/* a reply filter (respip): on a copy, the mesh's buffer is
+		 * shared by the state's waiters */
+		static _Thread_local uint8_t fbuf[65535];
+		size_t cap = p->limit && p->limit < sizeof(fbuf) ? p->limit :
+			sizeof(fbuf);
+		if(len <= cap) {
+			memcpy(fbuf, reply, len);
+			len = filter_reply(p->w, &p->addr, p->addrlen, fbuf,
+				len, cap);
+			reply = len ? fbuf : NULL;
+		}
+	}
 	if(p->has_cookie && len > 0) {
 		/* cold: the reply copied with room for the cookie (the mesh
 		 * encoded it COOKIE_OPT_LEN bytes short of the limit) */
@@ -346,6 +385,13 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		if(len <= p->sync_cap) {
 			memcpy(p->sync_out, reply, len);
 			p->sync_len = len;
+			if(__builtin_expect(
+				p->w->daemon->modules.query_before_cache, 0) &&
+				len > 0 && (p->sync_len = filter_reply(p->w,
+				&p->addr, p->addrlen, p->sync_out, len,
+				p->limit && p->limit < p->sync_cap ? p->limit :
+				p->sync_cap)) == 0)
+				p->filtered_out = 1;
 		}
 		p->answered = 1;
 		return;
@@ -540,13 +586,13 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	}
 	p->sync_out = out;
 	p->sync_cap = outcap;
+	p->limit = limit;
 	if(stale_ms > 0) {
 		p->stale = 1;
 		p->qi = *qi;
 		p->qi.pkt = NULL;
 		p->qi.pkt_len = 0;
 		p->qi.cookie = NULL;  /* the query's stack: p->cookie has it */
-		p->limit = limit;
 		p->edns_size = edns_size;
 	}
 	p->next = w->pending;
@@ -578,6 +624,13 @@ enum resolve_outcome worker_resolve(struct worker* w,
 				w->stats.num_expired++;
 				n = e;
 			}
+		}
+		if(p->filtered_out) {
+			/* compat: unbound-1.17: respip deny: no reply */
+			pending_unlink(p);
+			pending_free(p);
+			*reply_len = 0;
+			return RESOLVE_ANSWERED;
 		}
 		pending_unlink(p);
 		pending_free(p);

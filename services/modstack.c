@@ -17,10 +17,12 @@ extern const struct module_func_block val_module_block;
 extern const struct module_func_block dns64_module_block;
 extern const struct module_func_block subnetcache_module_block;
 extern const struct module_func_block cachedb_module_block;
+extern const struct module_func_block respip_module_block;
 
 /* Every module of this build: one line each. The order is only that of
  * the search. */
 static const struct module_func_block* const known[] = {
+	&respip_module_block,
 	&dns64_module_block,
 	&subnetcache_module_block,
 	&val_module_block,
@@ -110,6 +112,22 @@ int modstack_parse(const char* conf,
 	return 1;
 }
 
+int modstack_check_needs(const struct config_file* cfg,
+	const struct module_func_block* const mods[], int n, char* err,
+	size_t errlen)
+{
+	int i, has_respip = 0;
+	for(i = 0; i < n; i++)
+		if(mods[i] == &respip_module_block)
+			has_respip = 1;
+	if((cfg->respip_actions || cfg->respip_data) && !has_respip) {
+		snprintf(err, errlen, "response-ip options require respip "
+			"module");
+		return 0;
+	}
+	return 1;
+}
+
 int modstack_check_cfg(const struct config_file* cfg)
 {
 	const struct module_func_block* mods[MODULE_MAX];
@@ -120,6 +138,19 @@ int modstack_check_cfg(const struct config_file* cfg)
 	fprintf(stderr, "%s: error: module-config: %s\n",
 		cfg->module_conf_where ? cfg->module_conf_where :
 		(cfg->filename ? cfg->filename : "config"), err);
+	return 0;
+}
+
+int modstack_check_start(const struct config_file* cfg)
+{
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[256];
+	int n;
+	if(!modstack_parse(cfg->module_conf, mods, &n, err, sizeof(err)))
+		return 0;   /* modstack_check_cfg said why */
+	if(modstack_check_needs(cfg, mods, n, err, sizeof(err)))
+		return 1;
+	log_err("%s", err);
 	return 0;
 }
 
@@ -144,6 +175,9 @@ int modstack_startup(struct modstack* st, const struct config_file* cfg)
 		}
 		st->started = i + 1;
 		st->validates |= m->validates;
+		/* respip: the cache answers, its reply is filtered */
+		if(m->filter_reply)
+			st->query_before_cache = 1;
 		if(m->needs_query_before_cache) {
 			uint16_t opt = 0;
 			if(m->needs_query_before_cache(cfg, &opt)) {
@@ -208,6 +242,25 @@ void modstack_reconfigure(struct module_env* env)
 			env->mods[i]->reconfigure(env, i);
 }
 
+enum module_reply_verdict modstack_filter_reply(struct module_env* env,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	enum module_reply_verdict v = MODULE_REPLY_KEEP;
+	int i;
+	for(i = 0; i < env->num_modules; i++) {
+		enum module_reply_verdict r;
+		if(!env->mods[i]->filter_reply)
+			continue;
+		r = env->mods[i]->filter_reply(env, i, client, pkt, len, cap);
+		if(r == MODULE_REPLY_DROP)
+			return r;
+		if(r == MODULE_REPLY_CHANGED)
+			v = r;
+	}
+	return v;
+}
+
 size_t modstack_flush(const struct modstack* st, const uint8_t* zone,
 	enum module_flush kind)
 {
@@ -244,6 +297,8 @@ int modstack_skips_cache(const struct modstack* st,
 	const uint8_t* d;
 	if(st->query_before_cache_all)
 		return 1;
+	if(!st->query_before_cache_opt)
+		return 0;   /* only a reply filter (respip) set the flag */
 	return qi->has_edns && qi->pkt && edns_get_option(qi->pkt,
 		qi->pkt_len, st->query_before_cache_opt, &d) >= 0;
 }

@@ -25,8 +25,10 @@ struct modstack {
 	 * need_checked, env->validating */
 	int validates;
 	/* a module must see a question before the message cache answers
-	 * it (needs_query_before_cache): the hit path checks this flag
-	 * only, then modstack_skips_cache */
+	 * it (needs_query_before_cache: subnetcache), or must see its
+	 * reply after (filter_reply: respip): the one flag the cache-hit
+	 * path reads; set, it asks modstack_skips_cache and sends the
+	 * reply through modstack_filter_reply */
 	int query_before_cache;
 	/* nonzero: only queries with this EDNS option (ECS) skip it */
 	uint16_t query_before_cache_opt;
@@ -64,6 +66,12 @@ int modstack_parse(const char* conf,
  * reloaded config). 1: good. */
 int modstack_check_cfg(const struct config_file* cfg);
 
+/* The daemon, before it starts or takes a reloaded config (after
+ * modstack_check_cfg): modstack_check_needs, the error logged. 1: good.
+ * compat: unbound-1.17: only the daemon refuses such a config; its
+ * unbound-checkconf accepts it. */
+int modstack_check_start(const struct config_file* cfg);
+
 /* Once per daemon, before the workers start: st from cfg's
  * module-config, each module's startup called, the flags computed. 0
  * (logged) on failure, with nothing left to destartup. */
@@ -81,6 +89,19 @@ void modstack_deinit(struct module_env* env);
 /* A new config snapshot in env (cfg, hints, anchors): each module's
  * reconfigure called. */
 void modstack_reconfigure(struct module_env* env);
+
+/* Every filter_reply of env's modules on a client's reply, top first;
+ * MODULE_REPLY_DROP as soon as one drops it. */
+enum module_reply_verdict modstack_filter_reply(struct module_env* env,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap);
+
+/* compat: unbound-1.17: options that need a module the stack lacks
+ * ("response-ip options require respip module"): 1 when none; else 0
+ * with the message in err. */
+int modstack_check_needs(const struct config_file* cfg,
+	const struct module_func_block* const mods[], int n, char* err,
+	size_t errlen);
 
 /* Each module's flush on its global state (main thread; the state's
  * own locks make it safe while the workers run): the entries removed,

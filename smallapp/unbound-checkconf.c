@@ -11,6 +11,7 @@
 #include "services/localzone.h"
 #include "services/view.h"
 #include "services/modstack.h"
+#include "respip/respip_set.h"
 #include "validator/val_anchor.h"
 #include <limits.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ static int build_checks(struct config_file* cfg)
 	struct local_zones* lz;
 	struct auth_zones* az;
 	struct val_anchors* anchors;
+	struct respip_set* rs;
 	int ok = 1;
 	/* as the daemon: a module-config it cannot run (FILE:LINE) */
 	if(!modstack_check_cfg(cfg))
@@ -80,6 +82,14 @@ static int build_checks(struct config_file* cfg)
 	if(!auth_zones_create(cfg, 0, &az))
 		ok = 0;
 	auth_zones_delete(az);
+	/* compat: unbound-1.17: the response-ip rules, as Unbound's
+	 * checkconf builds its respip set (each error logged) */
+	if(!(rs = respip_set_create(cfg->respip_actions, cfg->respip_data))) {
+		fprintf(stderr, "%s: error: could not setup respip set\n",
+			cfg->filename ? cfg->filename : "config");
+		ok = 0;
+	}
+	respip_set_delete(rs);
 	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
 	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;

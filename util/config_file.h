@@ -237,6 +237,10 @@ struct config_file {
 	int redis_replica_timeout, redis_replica_command_timeout;
 	int redis_replica_connect_timeout;
 	int redis_replica_logical_db;
+	/* the respip module: response-ip: netblock action, and
+	 * response-ip-data: netblock "RR" (server: clause) */
+	struct config_str2list* respip_actions;
+	struct config_str2list* respip_data;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */

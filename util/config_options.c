@@ -8,6 +8,7 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "dns64/dns64_synth.h"
+#include "respip/respip_set.h"
 #include "util/edns_cookie.h"
 #include <ctype.h>
 #include <errno.h>
@@ -361,8 +362,13 @@ const struct cfg_option cfg_options[] = {
 	USE("local-zone-tag", CL_SERVER, CT_STR2LIST, F(local_zone_tags),
 		NULL),
 	SRV("local-zone-override", CT_STR3, NULL),
-	OTHER("response-ip", CL_SERVER | CL_VIEW, CT_STR2LIST, NULL),
-	OTHER("response-ip-data", CL_SERVER | CL_VIEW, CT_STR2LIST, NULL),
+	/* the respip module (respip/); a view's rules come with views */
+	{ "response-ip", CL_SERVER, CT_STR2LIST, F(respip_actions), NULL, 1,
+		CFGF_RESPIPACT, NULL, 0, 0 },
+	{ "response-ip-data", CL_SERVER, CT_STR2LIST, F(respip_data), NULL,
+		1, 0, NULL, 0, 0 },
+	OTHER("response-ip", CL_VIEW, CT_STR2LIST, NULL),
+	OTHER("response-ip-data", CL_VIEW, CT_STR2LIST, NULL),
 	SRV("response-ip-tag", CT_STR2LIST, NULL),
 	/* rate limits (services/cache/rate_zone.c, rate_ip.c) */
 	IMPLR("ratelimit", CT_INT, ratelimit, "0", 0, INT_MAX),
@@ -1072,6 +1078,14 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 			cfg_error(p, "%s", ebuf);
 			return 0;
 		}
+	}
+	if(r == 1 && (o->flags & CFGF_RESPIPACT) &&
+		!respip_action_configurable(args[1])) {
+		/* compat: unbound-1.17: its words */
+		cfg_error(p, "response-ip action: expected deny, redirect, "
+			"inform, inform_deny, always_transparent, "
+			"always_refuse or always_nxdomain");
+		return 0;
 	}
 	if(r == 1 && (o->flags & CFGF_DNAME)) {
 		uint8_t wire[LDNS_MAX_DOMAINLEN + 1];

@@ -60,6 +60,7 @@ enum cfg_type {
 #define CFGF_DNS64PREFIX 0x100 /* an RFC 6052 prefix (dns64-prefix:
                                 * dns64/dns64_synth.h) */
 #define CFGF_DNAME 0x200 /* a domain name */
+#define CFGF_RESPIPACT 0x400 /* response-ip: the action a respip one */
 
 #define CFG_NOFIELD ((size_t)-1)
 

@@ -259,6 +259,22 @@ struct module_cache_info {
 	size_t key_count;    /* entries of a key cache (key.cache.count) */
 };
 
+/* The client a reply goes to, for a module that rewrites replies
+ * (filter_reply). */
+/* The client a reply goes to (filter_reply). */
+struct module_reply_client {
+	const struct sockaddr_storage* addr;  /* for log lines */
+	socklen_t addrlen;
+	const void* view;   /* the client's view (view:); NULL: none */
+};
+
+/* What filter_reply did to a reply. */
+enum module_reply_verdict {
+	MODULE_REPLY_KEEP,     /* send it as it is */
+	MODULE_REPLY_CHANGED,  /* rewritten in place, *len its new length */
+	MODULE_REPLY_DROP      /* send nothing */
+};
+
 /* One module: a line in services/modstack.c's known[] table. Only name,
  * init, deinit, operate, inform_super and clear are required. */
 struct module_func_block {
@@ -284,13 +300,21 @@ struct module_func_block {
 	size_t (*flush)(void* global, const uint8_t* zone,
 		enum module_flush kind);
 	/* At config time (start-up): 1 when the module must see a client's
-	 * question before the message cache answers it (respip on a policy
-	 * hit, dns64 on AAAA, subnetcache with ECS); *opt set nonzero
+	 * question before the message cache answers it (subnetcache with
+	 * ECS); *opt set nonzero
 	 * narrows that to queries that carry this EDNS option (subnetcache
 	 * with client-subnet-always-forward). The stack folds it into one
 	 * flag (struct modstack) for the hit path. NULL: never. */
 	int (*needs_query_before_cache)(const struct config_file* cfg,
 		uint16_t* opt);
+	/* A client's reply, from the message cache or the mesh, before it
+	 * is sent (respip: response-ip rules apply to cached answers too).
+	 * pkt holds *len bytes, room for cap. A module with this hook sets
+	 * the stack's query_before_cache (so a stack without one pays
+	 * nothing on the cache-hit path). NULL: the module has none. */
+	enum module_reply_verdict (*filter_reply)(struct module_env* env,
+		int id, const struct module_reply_client* client, uint8_t* pkt,
+		size_t* len, size_t cap);
 	/* Per worker, after the shared parts of env are set: fill
 	 * env->modinfo[id]. 0 (logged) on failure. */
 	int (*init)(struct module_env* env, int id);

@@ -18,8 +18,10 @@ BAD = [
      "/nonexistent/unbound-itest.conf"),
     # module-config: checked by the daemon and unbound-checkconf (not
     # the parser), still naming file and line; Unbound's texts
-    ("module-not-compiled-in", 'module-config: "respip validator iterator"',
-     "module-config: Unknown value in module-config, module: 'respip'. "
+    ("module-not-compiled-in",
+     'module-config: "subnetcache validator iterator"',
+     "module-config: Unknown value in module-config, module: "
+     "'subnetcache'. "
      "This module is not present (not compiled in)"),
     ("module-unknown", 'module-config: "validator nosuch iterator"',
      "module: 'nosuch'. This module is not present"),

@@ -57,7 +57,7 @@ static void test_parse_counts(void** state)
 static void test_parse_unknown(void** state)
 {
 	static const char* absent[] = { "python", "dynlib", "ipsecmod",
-		"ipset", "dnscrypt", "respip", "iteratorx" };
+		"ipset", "dnscrypt", "iteratorx" };
 	char conf[128], err[256], want[256];
 	size_t i;
 	int n;
@@ -76,7 +76,7 @@ static void test_parse_unknown(void** state)
 	assert_non_null(modstack_find("iterator"));
 	assert_non_null(modstack_find("dns64"));
 	assert_non_null(modstack_find("subnetcache"));
-	assert_null(modstack_find("respip"));
+	assert_non_null(modstack_find("respip"));
 }
 
 static void test_parse_iterator_last(void** state)
@@ -129,6 +129,13 @@ static void test_startup(void** state)
 	assert_int_equal(modstack_get_mem(&st, "validator"), 0);
 	modstack_destartup(&st);
 
+	/* respip in the stack: the hit path's one flag */
+	free(cfg->module_conf);
+	cfg->module_conf = strdup("respip validator iterator");
+	assert_true(modstack_startup(&st, cfg));
+	assert_true(st.query_before_cache);
+	modstack_destartup(&st);
+
 	/* cachedb: its startup fails on an unknown backend */
 	free(cfg->module_conf);
 	cfg->module_conf = strdup("cachedb iterator");
@@ -145,6 +152,29 @@ static void test_startup(void** state)
 	config_delete(cfg);
 }
 
+/* compat: unbound-1.17: response-ip needs the respip module */
+static void test_needs_respip(void** state)
+{
+	struct config_file* cfg = config_create();
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[256];
+	int n;
+	(void)state;
+	assert_non_null(cfg);
+	cfg->respip_actions = calloc(1, sizeof(*cfg->respip_actions));
+	assert_non_null(cfg->respip_actions);
+	cfg->respip_actions->str = strdup("192.0.2.1/32");
+	cfg->respip_actions->str2 = strdup("deny");
+	assert_true(modstack_parse("validator iterator", mods, &n, err,
+		sizeof(err)));
+	assert_false(modstack_check_needs(cfg, mods, n, err, sizeof(err)));
+	assert_string_equal(err, "response-ip options require respip module");
+	assert_true(modstack_parse("respip validator iterator", mods, &n, err,
+		sizeof(err)));
+	assert_true(modstack_check_needs(cfg, mods, n, err, sizeof(err)));
+	config_delete(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_parse_unknown),
 		cmocka_unit_test(test_parse_iterator_last),
 		cmocka_unit_test(test_startup),
+		cmocka_unit_test(test_needs_respip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
