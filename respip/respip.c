@@ -130,7 +130,8 @@ static const char* type_name(uint16_t t, char* buf, size_t len)
 /* compat: unbound-1.17: the inform line, as Unbound's respip_inform_print:
  * "192.0.2.0/24 inform 127.0.0.1@40000 www.example.com. A IN". */
 static void log_inform(const struct respip_rule* r,
-	const struct module_reply_client* client, const uint8_t* pkt, size_t len)
+	const struct module_reply_client* client, const uint8_t* pkt,
+	size_t len)
 {
 	char block[64], src[64], name[1024], tb[16], cb[16];
 	uint8_t q[LDNS_MAX_DOMAINLEN + 1];
@@ -168,8 +169,8 @@ static void log_inform(const struct respip_rule* r,
 }
 
 static enum module_reply_verdict respip_filter_reply(struct module_env* env,
-	int id, const struct module_reply_client* client, uint8_t* pkt, size_t* len,
-	size_t cap)
+	int id, const struct module_reply_client* client, uint8_t* pkt,
+	size_t* len, size_t cap)
 {
 	struct respip_env* re = env->modinfo[id];
 	const struct respip_rule* rule;
