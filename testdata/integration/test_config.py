@@ -19,9 +19,9 @@ BAD = [
     # module-config: checked by the daemon and unbound-checkconf (not
     # the parser), still naming file and line; Unbound's texts
     ("module-not-compiled-in",
-     'module-config: "subnetcache validator iterator"',
+     'module-config: "ipsecmod validator iterator"',
      "module-config: Unknown value in module-config, module: "
-     "'subnetcache'. "
+     "'ipsecmod'. "
      "This module is not present (not compiled in)"),
     ("module-unknown", 'module-config: "validator nosuch iterator"',
      "module: 'nosuch'. This module is not present"),
