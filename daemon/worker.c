@@ -15,6 +15,8 @@
 #include "daemon/query_cookie.h"
 #include "services/mesh.h"
 #include "daemon/worker_resolver.h"
+#include "daemon/acl_list.h"
+#include "services/view.h"
 #include "services/outside_network.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -58,6 +60,7 @@ struct pending_reply {
 	struct doh_handle doh;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
+	int view;       /* reply filters: the client's view, -1 none */
 	/* set while mesh_new_client runs: an answer ready at once is
 	 * returned to the caller instead of sent from the callback */
 	uint8_t* sync_out;
@@ -245,13 +248,13 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 /* Cold: the stack's reply filters (respip) on a reply to the client at
  * addr, in buf (room for cap); the new length, 0 when it is dropped. */
 static size_t filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* buf,
-	size_t len, size_t cap)
+	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
+	uint8_t* buf, size_t len, size_t cap)
 {
 	struct module_reply_client cl;
 	cl.addr = addr;
 	cl.addrlen = addrlen;
-	cl.view = NULL;
+	cl.view = view;
 	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
 		MODULE_REPLY_DROP)
 		return 0;
@@ -259,10 +262,20 @@ static size_t filter_reply(struct worker* w,
 }
 
 size_t worker_filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* buf,
-	size_t len, size_t cap)
+	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
+	uint8_t* buf, size_t len, size_t cap)
 {
-	return filter_reply(w, addr, addrlen, buf, len, cap);
+	return filter_reply(w, addr, addrlen, view, buf, len, cap);
+}
+
+int worker_view_index(const struct worker* w, const struct acl_policy* pol)
+{
+	const struct views* vs = w->env->views;
+	/* the acl's views are this snapshot's (env_complete) */
+	if(!pol || !pol->view || !vs || pol->view < vs->v ||
+		pol->view >= vs->v + vs->num)
+		return -1;
+	return (int)(pol->view - vs->v);
 }
 
 /* Send a reply to a client that waited for the mesh. */
@@ -278,8 +291,8 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 			sizeof(fbuf);
 		if(len <= cap) {
 			memcpy(fbuf, reply, len);
-			len = filter_reply(p->w, &p->addr, p->addrlen, fbuf,
-				len, cap);
+			len = filter_reply(p->w, &p->addr, p->addrlen,
+				p->view, fbuf, len, cap);
 			reply = len ? fbuf : NULL;
 		}
 	}
@@ -388,7 +401,7 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 			if(__builtin_expect(
 				p->w->daemon->modules.query_before_cache, 0) &&
 				len > 0 && (p->sync_len = filter_reply(p->w,
-				&p->addr, p->addrlen, p->sync_out, len,
+				&p->addr, p->addrlen, p->view, p->sync_out, len,
 				p->limit && p->limit < p->sync_cap ? p->limit :
 				p->sync_cap)) == 0)
 				p->filtered_out = 1;
@@ -579,6 +592,12 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	}
 	memcpy(&p->addr, ci->addr, ci->addrlen);
 	p->addrlen = ci->addrlen;
+	/* cold: a reply filter (respip) needs the client's view; a second
+	 * acl lookup here keeps it off the cache-hit path's arguments */
+	p->view = -1;
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0))
+		p->view = worker_view_index(w, acl_list_match(w->env->acl,
+			ci->addr, ci->addrlen).policy);
 	/* qi->cookie is set only when answer-cookie is on */
 	if(w->env->cfg->do_answer_cookie && qi->cookie) {
 		p->has_cookie = 1;

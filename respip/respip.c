@@ -8,8 +8,10 @@
  * presence in the stack sets the stack's query_before_cache flag: the
  * cache-hit path reads that one flag and costs nothing without respip.
  *
- * The rules are the config's (respip_set.h), one copy per worker, made
- * again on reload. A view's own set comes with views (client->view). */
+ * The rules are the config's (respip_set.h), the server: clause's and
+ * each view: clause's own, one copy per worker, made again on reload; a
+ * client's view comes as its place among the view: clauses
+ * (client->view). */
 #include "config.h"
 #include "respip/respip.h"
 #include "respip/respip_set.h"
@@ -24,9 +26,74 @@
 
 #define SCRATCH_SIZE 65535
 
+/* A view's rules: NULL when its clause has no response-ip lines. */
+struct respip_view {
+	struct respip_set* set;
+	int isfirst;   /* view-first: the global rules after the view's */
+};
+
+/* All rules of one config: the server: clause's, and per view: clause
+ * in config order (the order of struct views). */
+struct respip_rules {
+	struct respip_set* global;
+	struct respip_view* views;
+	size_t num_views;
+	int none;      /* no rule anywhere: every reply passes */
+};
+
+static void rules_delete(struct respip_rules* r)
+{
+	size_t i;
+	if(!r)
+		return;
+	respip_set_delete(r->global);
+	for(i = 0; i < r->num_views; i++)
+		respip_set_delete(r->views[i].set);
+	free(r->views);
+	free(r);
+}
+
+static struct respip_rules* rules_create(const struct config_file* cfg)
+{
+	struct respip_rules* r = calloc(1, sizeof(*r));
+	const struct config_view* cv;
+	size_t n = 0;
+	if(!r)
+		goto oom;
+	if(!(r->global = respip_set_create(cfg->respip_actions,
+		cfg->respip_data)))
+		goto fail;
+	r->none = respip_set_empty(r->global);
+	for(cv = cfg->views; cv; cv = cv->next)
+		n++;
+	if(n && !(r->views = calloc(n, sizeof(*r->views))))
+		goto oom;
+	r->num_views = n;
+	for(n = 0, cv = cfg->views; cv; cv = cv->next, n++) {
+		r->views[n].isfirst = cv->view_first;
+		if(!cv->respip_actions && !cv->respip_data)
+			continue;
+		if(!(r->views[n].set = respip_set_create(cv->respip_actions,
+			cv->respip_data))) {
+			/* compat: unbound-1.17: its words */
+			log_err("Error while applying respip configuration "
+				"for view '%s'", cv->name ? cv->name : "");
+			goto fail;
+		}
+		if(!respip_set_empty(r->views[n].set))
+			r->none = 0;
+	}
+	return r;
+oom:
+	log_err("respip: out of memory");
+fail:
+	rules_delete(r);
+	return NULL;
+}
+
 /* Per worker: the rules, and room to build a new reply in. */
 struct respip_env {
-	struct respip_set* set;
+	struct respip_rules* rules;
 	uint8_t scratch[SCRATCH_SIZE];
 };
 
@@ -34,17 +101,26 @@ struct respip_env {
  * Unbound's "could not set up response IP set"); mem.mod.respip. */
 static void* respip_startup(const struct config_file* cfg)
 {
-	return respip_set_create(cfg->respip_actions, cfg->respip_data);
+	return rules_create(cfg);
 }
 
 static void respip_destartup(void* global)
 {
-	respip_set_delete(global);
+	rules_delete(global);
 }
 
 static size_t respip_get_mem(void* global)
 {
-	return respip_set_mem(global);
+	const struct respip_rules* r = global;
+	size_t i, m;
+	if(!r)
+		return 0;
+	m = sizeof(*r) + r->num_views * sizeof(*r->views) +
+		respip_set_mem(r->global);
+	for(i = 0; i < r->num_views; i++)
+		if(r->views[i].set)
+			m += respip_set_mem(r->views[i].set);
+	return m;
 }
 
 /* In the stack, every reply is looked at (a reload may add rules):
@@ -58,8 +134,7 @@ static int respip_init(struct module_env* env, int id)
 		return 0;
 	}
 	env->modinfo[id] = re;
-	if(!(re->set = respip_set_create(env->cfg->respip_actions,
-		env->cfg->respip_data))) {
+	if(!(re->rules = rules_create(env->cfg))) {
 		log_err("could not set up response IP set");
 		return 0;
 	}
@@ -71,7 +146,7 @@ static void respip_deinit(struct module_env* env, int id)
 	struct respip_env* re = env->modinfo[id];
 	if(!re)
 		return;
-	respip_set_delete(re->set);
+	rules_delete(re->rules);
 	free(re);
 	env->modinfo[id] = NULL;
 }
@@ -79,14 +154,13 @@ static void respip_deinit(struct module_env* env, int id)
 static void respip_reconfigure(struct module_env* env, int id)
 {
 	struct respip_env* re = env->modinfo[id];
-	struct respip_set* s = respip_set_create(env->cfg->respip_actions,
-		env->cfg->respip_data);
-	/* a set that fails (checked before the reload took it: out of
-	 * memory) keeps the old rules */
-	if(!s)
+	struct respip_rules* r = rules_create(env->cfg);
+	/* rules that fail (checked before the reload took them: out of
+	 * memory) keep the old ones */
+	if(!r)
 		return;
-	respip_set_delete(re->set);
-	re->set = s;
+	rules_delete(re->rules);
+	re->rules = r;
 }
 
 /* The result goes up as it came: the rules apply per client, on the
@@ -173,13 +247,23 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	size_t* len, size_t cap)
 {
 	struct respip_env* re = env->modinfo[id];
-	const struct respip_rule* rule;
-	size_t n = 0;
-	enum respip_outcome o;
-	if(!re || respip_set_empty(re->set))
+	const struct respip_rule* rule = NULL;
+	const struct respip_view* v = NULL;
+	size_t n = 0, room = cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE;
+	enum respip_outcome o = RESPIP_PASS;
+	if(!re || re->rules->none)
 		return MODULE_REPLY_KEEP;
-	o = respip_rewrite(re->set, pkt, *len, re->scratch,
-		cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE, &n, &rule);
+	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
+		v = &re->rules->views[client->view];
+	/* compat: unbound-1.17: as respip_rewrite_reply: a client's view's
+	 * rules first; when none matches (or the view has none), the
+	 * global rules only with view-first */
+	if(v && v->set)
+		o = respip_rewrite(v->set, pkt, *len, re->scratch, room, &n,
+			&rule);
+	if(!rule && (!v || v->isfirst))
+		o = respip_rewrite(re->rules->global, pkt, *len, re->scratch,
+			room, &n, &rule);
 	if(rule && (rule->action == RESPIP_INFORM ||
 		rule->action == RESPIP_INFORM_DENY))
 		log_inform(rule, client, pkt, *len);

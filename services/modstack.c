@@ -116,11 +116,16 @@ int modstack_check_needs(const struct config_file* cfg,
 	const struct module_func_block* const mods[], int n, char* err,
 	size_t errlen)
 {
-	int i, has_respip = 0;
+	int i, has_respip = 0, uses_respip;
+	const struct config_view* v;
 	for(i = 0; i < n; i++)
 		if(mods[i] == &respip_module_block)
 			has_respip = 1;
-	if((cfg->respip_actions || cfg->respip_data) && !has_respip) {
+	uses_respip = cfg->respip_actions || cfg->respip_data;
+	/* compat: unbound-1.17: a view's response-ip lines count too */
+	for(v = cfg->views; v && !uses_respip; v = v->next)
+		uses_respip = v->respip_actions || v->respip_data;
+	if(uses_respip && !has_respip) {
 		snprintf(err, errlen, "response-ip options require respip "
 			"module");
 		return 0;

@@ -7,8 +7,8 @@
  * global local zones answer what the view leaves. Built once per config
  * snapshot (serve_env) and read-only afterwards, like the global local
  * zones; unbound-control's view_* commands edit a copy (views_copy) and
- * publish it. A view will also carry its response-ip set when the respip
- * module exists (struct view, field to add beside lz). */
+ * publish it. A view's response-ip rules live in the respip module
+ * (respip/respip.c), which knows a client's view by its place here. */
 #ifndef SERVICES_VIEW_H
 #define SERVICES_VIEW_H
 #include <stddef.h>

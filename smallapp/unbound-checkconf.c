@@ -63,6 +63,7 @@ static int build_checks(struct config_file* cfg)
 	struct auth_zones* az;
 	struct val_anchors* anchors;
 	struct respip_set* rs;
+	const struct config_view* cv;
 	int ok = 1;
 	/* as the daemon: a module-config it cannot run (FILE:LINE) */
 	if(!modstack_check_cfg(cfg))
@@ -90,6 +91,19 @@ static int build_checks(struct config_file* cfg)
 		ok = 0;
 	}
 	respip_set_delete(rs);
+	/* and each view's (Unbound's respip_views_apply_cfg) */
+	for(cv = cfg->views; cv; cv = cv->next) {
+		if(!cv->respip_actions && !cv->respip_data)
+			continue;
+		if(!(rs = respip_set_create(cv->respip_actions,
+			cv->respip_data))) {
+			fprintf(stderr, "%s: error: could not setup per-view "
+				"respip sets\n", cfg->filename ? cfg->filename :
+				"config");
+			ok = 0;
+		}
+		respip_set_delete(rs);
+	}
 	/* a broken anchor file stops the daemon: report it (FILE:LINE) */
 	if(!(anchors = val_anchors_create(cfg, VAL_PATHS_OUTSIDE, 1)))
 		ok = 0;

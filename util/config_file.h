@@ -45,6 +45,9 @@ struct config_view {
 	struct config_str2list* local_zones;
 	struct config_strlist* local_data;
 	struct config_strlist* local_data_ptr;
+	/* the view's own response-ip: and response-ip-data: (respip/) */
+	struct config_str2list* respip_actions;
+	struct config_str2list* respip_data;
 	int view_first;
 };
 

@@ -362,13 +362,15 @@ const struct cfg_option cfg_options[] = {
 	USE("local-zone-tag", CL_SERVER, CT_STR2LIST, F(local_zone_tags),
 		NULL),
 	SRV("local-zone-override", CT_STR3, NULL),
-	/* the respip module (respip/); a view's rules come with views */
+	/* the respip module (respip/); a view's own rules below */
 	{ "response-ip", CL_SERVER, CT_STR2LIST, F(respip_actions), NULL, 1,
 		CFGF_RESPIPACT, NULL, 0, 0 },
 	{ "response-ip-data", CL_SERVER, CT_STR2LIST, F(respip_data), NULL,
 		1, 0, NULL, 0, 0 },
-	OTHER("response-ip", CL_VIEW, CT_STR2LIST, NULL),
-	OTHER("response-ip-data", CL_VIEW, CT_STR2LIST, NULL),
+	{ "response-ip", CL_VIEW, CT_STR2LIST, FV(respip_actions), NULL, 1,
+		CFGF_RESPIPACT, NULL, 0, 0 },
+	{ "response-ip-data", CL_VIEW, CT_STR2LIST, FV(respip_data), NULL,
+		1, 0, NULL, 0, 0 },
 	SRV("response-ip-tag", CT_STR2LIST, NULL),
 	/* rate limits (services/cache/rate_zone.c, rate_ip.c) */
 	IMPLR("ratelimit", CT_INT, ratelimit, "0", 0, INT_MAX),

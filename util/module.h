@@ -259,13 +259,15 @@ struct module_cache_info {
 	size_t key_count;    /* entries of a key cache (key.cache.count) */
 };
 
-/* The client a reply goes to, for a module that rewrites replies
- * (filter_reply). */
 /* The client a reply goes to (filter_reply). */
 struct module_reply_client {
 	const struct sockaddr_storage* addr;  /* for log lines */
 	socklen_t addrlen;
-	const void* view;   /* the client's view (view:); NULL: none */
+	/* the client's view (access-control-view): its place among the
+	 * config's view: clauses, in config order as cfg->views and struct
+	 * views; -1: none. A number, not a pointer: a reply that waited
+	 * for recursion may outlive the views it was matched against. */
+	int view;
 };
 
 /* What filter_reply did to a reply. */

@@ -234,7 +234,7 @@ def test_table_parse_finds_options():
     assert table[("server", "disable-dnssec-lame-check")] == 0
     assert table[("stub-zone", "name")] == 1
     assert table[("view", "name")] == 1
-    assert table[("view", "response-ip")] == 0
+    assert table[("view", "response-ip")] == 1
     assert table[("remote-control", "prometheus-port")] == 1
 
 

@@ -8,7 +8,8 @@ longest-prefix match, the address at the end of a CNAME chain, an address
 no rule holds untouched; each answer asked twice (the second from the
 message cache, which must obey the rules too); "respip dns64 validator
 iterator" starts and works; response-ip without respip, and a bad action,
-are refused as Unbound refuses them.
+are refused as Unbound refuses them; a view's own response-ip lines for
+the clients access-control-view puts in it, with and without view-first.
 
 Compared per question: rcode, the header flags, and the three sections
 (records as text without TTLs; the OPT record left out). Needs nsd,
@@ -394,3 +395,103 @@ def test_reload_takes_new_rules(signednet_net, tmp_path_factory):
     finally:
         for s in servers:
             _finish(s)
+
+
+# A view's own response-ip lines (compat: unbound-1.17, respip.c's
+# respip_rewrite_reply): a client in a view with rules gets the view's
+# rules; the global rules apply after them only with view-first: yes, and
+# a view without view-first and without rules gets none at all.
+NOVIEW, RED, BLUE, GREEN, GOLD = ("127.0.0.1", "127.0.0.2", "127.0.0.3",
+                                  "127.0.0.4", "127.0.0.5")
+
+VIEW_RULES = """access-control-view: 127.0.0.2/32 red
+access-control-view: 127.0.0.3/32 blue
+access-control-view: 127.0.0.4/32 green
+access-control-view: 127.0.0.5/32 gold
+response-ip: 192.0.2.132/32 always_nxdomain
+"""
+
+VIEW_CLAUSES = """view:
+	name: "red"
+	response-ip: 192.0.2.103/32 always_refuse
+view:
+	name: "blue"
+view:
+	name: "green"
+	view-first: yes
+view:
+	name: "gold"
+	view-first: yes
+	response-ip: 192.0.2.103/32 redirect
+	response-ip-data: 192.0.2.103/32 "A 10.9.9.9"
+"""
+
+
+@pytest.fixture(scope="module")
+def viewpair(signednet_net, tmp_path_factory):
+    net = signednet_net
+    p = []
+    try:
+        for cls, sub in ((Server, "ours"), (RefServer, "reference")):
+            s = cls(tmp_path_factory.mktemp(sub))
+            s.ctl_bin = OUR_CTL if cls is Server else DEB_CTL
+            p.append(s)
+            s.start(BODY % ("respip validator iterator", net.anchor) +
+                    VIEW_RULES, root_hints=net.root_hints,
+                    extra=VIEW_CLAUSES + rc_clause(None, free_port(),
+                                                   use_cert=False))
+        yield p
+    finally:
+        for s in p:
+            _finish(s)
+
+
+def from_source(srv, qname, qtype, source):
+    q = dns.message.make_query(qname, qtype, use_edns=0, payload=1232)
+    return view(srv.query(q, source=source, timeout=5.0 * SLOW))
+
+
+def both_from(pair, qname, qtype, source):
+    seen = [from_source(s, qname, qtype, source) for s in pair]
+    assert seen[0] == seen[1], "%s from %s:\nours %s\nreference %s" % (
+        qname, source, seen[0], seen[1])
+    return seen[0]
+
+
+@pytest.mark.parametrize("order", ["view-client-first",
+                                   "noview-client-first"])
+def test_view_response_ip(viewpair, order):
+    """Each client gets its view's rules; the cache emptied first, then
+    asked first from a client in a view (the mesh's answer filtered with
+    the view, the rest cache hits) or from one without."""
+    for srv in viewpair:
+        r = ctl(srv.conf, "flush_zone", "example3.sec1.",
+                binary=srv.ctl_bin)
+        assert r.returncode == 0, (srv.binary, r.stdout, r.stderr)
+    sources = [RED, BLUE, GREEN, GOLD, NOVIEW]
+    if order == "noview-client-first":
+        sources.reverse()
+    want_untouched = {
+        # red's own rule
+        RED: ("REFUSED", []),
+        # blue: a view without rules and without view-first: no rule
+        BLUE: ("NOERROR", [UNTOUCHED + " A 192.0.2.103"]),
+        # green: no rules of its own, view-first: the global ones
+        GREEN: ("NOERROR", [UNTOUCHED + " A 192.0.2.103"]),
+        GOLD: ("NOERROR", [UNTOUCHED + " A 10.9.9.9"]),
+        NOVIEW: ("NOERROR", [UNTOUCHED + " A 192.0.2.103"]),
+    }
+    want_transparent = {
+        # red has rules, no view-first: the global rule is not its
+        RED: ("NOERROR", [TRANSPARENT + " A 192.0.2.132"]),
+        BLUE: ("NOERROR", [TRANSPARENT + " A 192.0.2.132"]),
+        GREEN: ("NXDOMAIN", []),
+        # gold's rule does not hold the address: view-first, the global
+        GOLD: ("NXDOMAIN", []),
+        NOVIEW: ("NXDOMAIN", []),
+    }
+    for qname, want in ((UNTOUCHED, want_untouched),
+                        (TRANSPARENT, want_transparent)):
+        for src in sources:
+            v = both_from(viewpair, qname, "A", src)
+            assert (v[0], answer_of(v)) == want[src], (qname, src, v)

@@ -175,6 +175,33 @@ static void test_needs_respip(void** state)
 	config_delete(cfg);
 }
 
+/* compat: unbound-1.17: a view's response-ip needs it too */
+static void test_view_needs_respip(void** state)
+{
+	struct config_file* cfg = config_create();
+	const struct module_func_block* mods[MODULE_MAX];
+	char err[256];
+	int n;
+	(void)state;
+	assert_non_null(cfg);
+	cfg->views = calloc(1, sizeof(*cfg->views));
+	assert_non_null(cfg->views);
+	cfg->views->name = strdup("v");
+	cfg->views->respip_actions = calloc(1,
+		sizeof(*cfg->views->respip_actions));
+	assert_non_null(cfg->views->respip_actions);
+	cfg->views->respip_actions->str = strdup("192.0.2.1/32");
+	cfg->views->respip_actions->str2 = strdup("deny");
+	assert_true(modstack_parse("validator iterator", mods, &n, err,
+		sizeof(err)));
+	assert_false(modstack_check_needs(cfg, mods, n, err, sizeof(err)));
+	assert_string_equal(err, "response-ip options require respip module");
+	assert_true(modstack_parse("respip iterator", mods, &n, err,
+		sizeof(err)));
+	assert_true(modstack_check_needs(cfg, mods, n, err, sizeof(err)));
+	config_delete(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_parse_iterator_last),
 		cmocka_unit_test(test_startup),
 		cmocka_unit_test(test_needs_respip),
+		cmocka_unit_test(test_view_needs_respip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
