@@ -495,3 +495,35 @@ def test_view_response_ip(viewpair, order):
         for src in sources:
             v = both_from(viewpair, qname, "A", src)
             assert (v[0], answer_of(v)) == want[src], (qname, src, v)
+
+
+def start_fails_with_view(srv, body, view_clause):
+    srv.start(body, wait=False, extra=view_clause)
+    try:
+        srv.proc.wait(10 * SLOW)
+    except subprocess.TimeoutExpired:
+        srv.stop()
+        raise AssertionError("%s started" % srv.binary)
+    return srv.proc.returncode, srv.output()
+
+
+@pytest.mark.parametrize("modules,view_lines,words", [
+    ("validator iterator", "response-ip: 192.0.2.1/32 deny\n",
+     "response-ip options require respip module"),
+    ("respip iterator", "response-ip: 192.0.2.1/32 redirect\n"
+     'response-ip-data: 192.0.2.1/32 "AAAA ::1"\n',
+     "Error while applying respip configuration for view 'v'"),
+    ("respip iterator", "response-ip: 192.0.2.1/32 always_null\n",
+     "response-ip action: expected deny"),
+])
+def test_view_bad_response_ip_refused(tmp_path, modules, view_lines,
+                                      words):
+    body = 'module-config: "%s"\n' % modules
+    clause = 'view:\n\tname: "v"\n' + "".join(
+        "\t" + x + "\n" for x in view_lines.splitlines())
+    for cls, sub in ((Server, "ours"), (RefServer, "ref")):
+        d = tmp_path / sub
+        d.mkdir()
+        rc, out = start_fails_with_view(cls(d), body, clause)
+        assert rc != 0, out
+        assert words in out, (cls, out)
