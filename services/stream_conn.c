@@ -948,11 +948,10 @@ static void slow_accept(struct stream_pool* p, int err)
 
 /* compat: unbound-1.17: a connection over its netblock's
  * tcp-connection-limit is closed at once, logged at verbosity 3. */
-static void over_limit(struct stream_pool* p, int fd,
-	const struct sockaddr_storage* addr, socklen_t addrlen)
+static void over_limit(int fd, const struct sockaddr_storage* addr,
+	socklen_t addrlen)
 {
 	close(fd);
-	(void)p;
 	if(verbosity >= VERB_QUERY) {
 		char a[64];
 		addr_to_str(addr, addrlen, a, sizeof(a));
@@ -994,7 +993,7 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 		held = NULL;
 		if(p->limit && conn_limit_take(p->limit, &addr, addrlen,
 			&held) == CONN_LIMIT_OVER) {
-			over_limit(p, fd, &addr, addrlen);
+			over_limit(fd, &addr, addrlen);
 			continue;
 		}
 		make_room(p);

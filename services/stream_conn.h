@@ -190,7 +190,8 @@ int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
 /* tcp-connection-limit (services/conn_limit.h): connections accepted
  * from now on are counted in cl, or refused at accept when their
  * netblock is full. cl is borrowed (NULL: no limit); connections hold
- * their own reference on the table they were counted in. */
+ * their own reference on the table they were counted in. Adopted
+ * sockets (stream_pool_adopt*: tests, fuzzing) are not counted. */
 void stream_pool_set_conn_limit(struct stream_pool* p, struct conn_limit* cl);
 /* Serve an already connected non-blocking socket as if it had been
  * accepted now (tests use socketpairs). 0 when there is no room: fd is
