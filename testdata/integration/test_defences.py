@@ -284,16 +284,19 @@ local-data: "a.limit.test. A 192.0.2.1"
 """ % LIMITED
 
 
-@pytest.fixture(params=["ours", "unbound-1.17"])
+@pytest.fixture(params=["ours", "ours-4-threads", "unbound-1.17"])
 def limited(request, tmp_path):
-    """This daemon, then Debian's Unbound, with LIMIT_BODY."""
-    if request.param == "ours":
+    """This daemon (also with 4 threads: with so-reuseport each accepts
+    on its own socket, and the count is still one per netblock), then
+    Debian's Unbound, with LIMIT_BODY."""
+    threads = 4 if request.param == "ours-4-threads" else 1
+    if request.param.startswith("ours"):
         srv = Server(tmp_path)
     else:
         if REFERENCE or not os.access(DEB_UNBOUND, os.X_OK):
             pytest.skip("no second binary to compare with")
         srv = RefServer(tmp_path)
-    srv.start(LIMIT_BODY)
+    srv.start(LIMIT_BODY + "so-reuseport: yes\n", threads=threads)
     yield srv
     _finish(srv)
 
@@ -318,9 +321,11 @@ def test_tcp_connection_limit(limited):
     try:
         for s in held:
             assert tcp_ask(s) == "192.0.2.1"
-        # the third from the netblock: closed at accept, no answer
-        with srv.tcp_connect(source=LIMITED) as s:
-            assert tcp_ask(s) == "closed"
+        # more from the netblock: closed at accept, no answer (four, so
+        # that with threads they land on several of them)
+        for _ in range(4):
+            with srv.tcp_connect(source=LIMITED) as s:
+                assert tcp_ask(s) == "closed"
         # other clients are not limited
         with srv.tcp_connect(source="127.0.0.1") as s:
             assert tcp_ask(s) == "192.0.2.1"
