@@ -361,6 +361,25 @@ static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
 	free(avail);
 }
 
+static void refresh_cb(int fd, short ev, void* arg)
+{
+	(void)fd;
+	(void)ev;
+	worker_refresh_env(arg);
+}
+
+/* Workers take a new env at their next query; what they do before any
+ * query (accepting: tcp-connection-limit) should follow the reload too,
+ * so each is woken to take it now. A failed post leaves the lazy way. */
+static void refresh_workers(struct daemon* d)
+{
+	int i;
+	for(i = 0; d->workers && i < d->num_workers; i++)
+		if(d->workers[i])
+			(void)worker_post(d->workers[i], refresh_cb,
+				d->workers[i]);
+}
+
 int daemon_reload(struct daemon* d)
 {
 	struct serve_env* env;
@@ -383,6 +402,7 @@ int daemon_reload(struct daemon* d)
 	tls_service_reload(d, env->cfg);
 	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
+	refresh_workers(d);
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);

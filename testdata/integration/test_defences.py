@@ -22,6 +22,7 @@ asserted after a fixed sleep: the responder logs a query before it
 answers, so once the daemon's reply is here an upstream query it made
 is in the log."""
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -344,4 +345,41 @@ def test_tcp_connection_limit(limited):
         assert tcp_ask(held[0]) == "192.0.2.1"
     finally:
         for s in held:
+            s.close()
+
+
+@ours_only
+def test_tcp_connection_limit_reload(unbound):
+    """A reload swaps the table: connections open before it count in
+    the old one (freed when the last of them closes; the ASan run
+    checks), new ones in the new one from zero."""
+    srv = unbound
+    srv.start(LIMIT_BODY)
+    held = [srv.tcp_connect(source=LIMITED) for _ in range(2)]
+    new = []
+    try:
+        for s in held:
+            assert tcp_ask(s) == "192.0.2.1"
+        with srv.tcp_connect(source=LIMITED) as s:
+            assert tcp_ask(s) == "closed"
+        srv.write_config(LIMIT_BODY.replace(" 2\n", " 3\n"))
+        srv.send_signal(signal.SIGHUP)
+
+        def served():
+            s = srv.tcp_connect(source=LIMITED)
+            if tcp_ask(s) == "192.0.2.1":
+                new.append(s)
+                return True
+            s.close()
+            return False
+        assert poll(served), "the reloaded table is not in use"
+        for s in held:
+            s.close()
+        held = []
+        for _ in range(2):
+            assert served()
+        with srv.tcp_connect(source=LIMITED) as s:
+            assert tcp_ask(s) == "closed"
+    finally:
+        for s in held + new:
             s.close()
