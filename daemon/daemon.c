@@ -7,6 +7,7 @@
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
+#include "services/conn_limit.h"
 #include "daemon/remote.h"
 #include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
@@ -59,6 +60,8 @@ static struct serve_env* env_complete(struct serve_env* env)
 	if(!env->views && !(env->views = views_create(env->cfg)))
 		goto fail;
 	if(!(env->acl = acl_list_create_views(env->cfg, env->views)))
+		goto fail;
+	if(!conn_limit_create(env->cfg, &env->conn_limit))
 		goto fail;
 	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
 		goto fail;
@@ -216,6 +219,7 @@ void serve_env_release(struct serve_env* env)
 		free(env->auth_refs);
 	}
 	acl_list_delete(env->acl);
+	conn_limit_release(env->conn_limit);
 	views_delete(env->views);
 	config_delete(env->cfg);
 	free(env);
@@ -357,6 +361,25 @@ static void outgoing_reload(struct daemon* d, const struct config_file* cfg)
 	free(avail);
 }
 
+static void refresh_cb(int fd, short ev, void* arg)
+{
+	(void)fd;
+	(void)ev;
+	worker_refresh_env(arg);
+}
+
+/* Workers take a new env at their next query; what they do before any
+ * query (accepting: tcp-connection-limit) should follow the reload too,
+ * so each is woken to take it now. A failed post leaves the lazy way. */
+static void refresh_workers(struct daemon* d)
+{
+	int i;
+	for(i = 0; d->workers && i < d->num_workers; i++)
+		if(d->workers[i])
+			(void)worker_post(d->workers[i], refresh_cb,
+				d->workers[i]);
+}
+
 int daemon_reload(struct daemon* d)
 {
 	struct serve_env* env;
@@ -379,6 +402,7 @@ int daemon_reload(struct daemon* d)
 	tls_service_reload(d, env->cfg);
 	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
+	refresh_workers(d);
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);

@@ -16,6 +16,7 @@
 
 struct config_file;
 struct acl_list;
+struct conn_limit;
 struct local_zones;
 struct iter_hints;
 struct listen_sockets;
@@ -36,6 +37,8 @@ struct val_anchors;
 struct serve_env {
 	struct config_file* cfg;
 	struct acl_list* acl;
+	/* tcp-connection-limit (services/conn_limit.h), NULL without */
+	struct conn_limit* conn_limit;
 	struct local_zones* lz;
 	/* view: clauses (services/view.h); the acl points into them */
 	struct views* views;

@@ -168,6 +168,7 @@ static void worker_doh_apply(struct worker* w)
 	s.nodelay = cfg->http_nodelay;
 	s.max_conns = cfg->incoming_num_tcp;
 	s.idle_timeout_ms = cfg->tcp_idle_timeout;
+	s.conn_limit = w->env->conn_limit;
 	(void)doh_pool_apply(w->doh, &s);
 }
 
@@ -182,10 +183,13 @@ void worker_refresh_env(struct worker* w)
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
+	tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);
 	worker_doh_apply(w);
-	if(w->tls)
+	if(w->tls) {
 		tcp_pool_set_idle_timeout(w->tls,
 			w->env->cfg->tcp_idle_timeout);
+		tcp_pool_set_conn_limit(w->tls, w->env->conn_limit);
+	}
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
 	outnet_set_unwanted_threshold(w->menv.outnet,
 		(unsigned)w->env->cfg->unwanted_threshold);
@@ -805,6 +809,7 @@ static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
 		ds.nodelay = cfg->http_nodelay;
 		ds.max_conns = cfg->incoming_num_tcp;
 		ds.idle_timeout_ms = cfg->tcp_idle_timeout;
+		ds.conn_limit = w->env->conn_limit;
 		w->doh = doh_pool_create(w->base, &ds, worker_doh_answer,
 			worker_doh_closed, w);
 		if(!w->doh)
@@ -1011,8 +1016,10 @@ struct worker* worker_create(struct daemon* d, int num)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
 		w->env->cfg->tcp_idle_timeout, worker_tcp_answer, w);
-	if(w->tcp)
+	if(w->tcp) {
 		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
+		tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);
+	}
 	if(w->tcp && d->tls && listen_sockets_have_tls(ls)) {
 		const struct config_file* cfg = w->env->cfg;
 		w->tls = tcp_pool_create_tls(w->base, cfg->incoming_num_tcp,
@@ -1021,6 +1028,7 @@ struct worker* worker_create(struct daemon* d, int num)
 		if(!w->tls)
 			goto fail;
 		tcp_pool_set_close_hook(w->tls, worker_tcp_closed);
+		tcp_pool_set_conn_limit(w->tls, w->env->conn_limit);
 	}
 	w->retire_timer = evtimer_new(w->base, retire_cb, w);
 	w->waits = wait_limit_create();

@@ -718,6 +718,7 @@ int doh_pool_apply(struct doh_pool* p, const struct doh_settings* s)
 	p->max_streams = s->max_streams > 0 ? s->max_streams : 1;
 	p->nodelay = s->nodelay;
 	stream_pool_set_timeout(p->sp, s->idle_timeout_ms);
+	stream_pool_set_conn_limit(p->sp, s->conn_limit);
 	return 1;
 }
 

@@ -44,12 +44,14 @@ typedef struct stream_answer (*doh_answer_fn)(void* arg,
 /* A connection with deferred replies to come closed. */
 typedef void (*doh_close_fn)(void* arg, const struct doh_handle* h);
 
+struct conn_limit;
 struct doh_settings {
 	const char* endpoint;        /* http-endpoint (copied) */
 	int max_streams;             /* http-max-streams */
 	int nodelay;                 /* http-nodelay */
 	int max_conns;               /* incoming-num-tcp */
 	int idle_timeout_ms;         /* tcp-idle-timeout */
+	struct conn_limit* conn_limit; /* tcp-connection-limit (borrowed) */
 };
 
 /* NULL when built without libnghttp2, or out of memory. */

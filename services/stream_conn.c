@@ -3,9 +3,11 @@
  * and eviction, non-blocking reads and writes (plain or TLS), timers. */
 #include "config.h"
 #include "services/stream_conn.h"
+#include "services/conn_limit.h"
 #include "services/stream_tls.h"
 #include "services/stream_tls_bio.h"
 #include "util/log.h"
+#include "util/net_help.h"
 #include "util/sys_nocancel.h"
 #include <event2/event.h>
 #include <errno.h>
@@ -51,6 +53,7 @@ struct stream_pool {
 	uint8_t* out_stash[STREAM_STASH];
 	int num_in_stash, num_out_stash;
 	struct stream_bio_cache* bio_cache;  /* cfg.tls_batch: buffers */
+	struct conn_limit* limit;  /* tcp-connection-limit, or NULL */
 };
 
 /* How long accepting pauses when accept() runs out of descriptors or
@@ -767,6 +770,10 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 	}
 	close(c->fd);
 	c->fd = -1;
+	if(c->limit_held) {
+		conn_limit_give(c->limit_held);
+		c->limit_held = NULL;
+	}
 	if(p->cfg.out_cap == 0) {
 		free(c->out);
 		c->out = NULL;
@@ -853,17 +860,22 @@ static void make_room(struct stream_pool* p)
 	conn_close(v, STREAM_CLOSE_EVICTED);
 }
 
-/* Set up a free slot for a connected socket (it closes fd on error). */
+/* Set up a free slot for a connected socket (it closes fd and gives
+ * held back on error). */
 static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
-	const struct sockaddr_storage* addr, socklen_t addrlen)
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	struct conn_limit_entry* held)
 {
 	struct stream_conn* c = &p->conns[p->free_head];
 	/* lazy_buffers: a TLS connection takes them once it reads */
 	if((!tls || !p->cfg.lazy_buffers) && !stream_conn_buffers(c)) {
 		log_err("%s accept: out of memory", p->proto->name);
 		close(fd);
+		if(held)
+			conn_limit_give(held);
 		return;
 	}
+	c->limit_held = held;
 	p->free_head = c->next_free;
 	c->fd = fd;
 	memcpy(&c->addr, addr, addrlen);
@@ -934,6 +946,20 @@ static void slow_accept(struct stream_pool* p, int err)
 	(void)evtimer_add(p->slow_ev, &tv);
 }
 
+/* compat: unbound-1.17: a connection over its netblock's
+ * tcp-connection-limit is closed at once, logged at verbosity 3. */
+static void over_limit(int fd, const struct sockaddr_storage* addr,
+	socklen_t addrlen)
+{
+	close(fd);
+	if(verbosity >= VERB_QUERY) {
+		char a[64];
+		addr_to_str(addr, addrlen, a, sizeof(a));
+		log_err("accept rejected: connection limit exceeded for %s "
+			"port %d (len %d)", a, addr_port(addr), (int)addrlen);
+	}
+}
+
 static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 {
 	struct stream_listener* l = arg;
@@ -942,6 +968,7 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 	for(;;) {
 		struct sockaddr_storage addr;
 		socklen_t addrlen = sizeof(addr);
+		struct conn_limit_entry* held;
 		int fd;
 		if(!has_room(p)) {
 			/* full: leave further connections in the kernel's
@@ -963,18 +990,26 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 					strerror(errno));
 			return;
 		}
+		held = NULL;
+		if(p->limit && conn_limit_take(p->limit, &addr, addrlen,
+			&held) == CONN_LIMIT_OVER) {
+			over_limit(fd, &addr, addrlen);
+			continue;
+		}
 		make_room(p);
 		if(l->get_tls) {
 			SSL_CTX* ctx = l->get_tls(l->get_arg);
 			if(!ctx) {
 				close(fd);
+				if(held)
+					conn_limit_give(held);
 				continue;
 			}
-			conn_open(p, ctx, fd, &addr, addrlen);
+			conn_open(p, ctx, fd, &addr, addrlen, held);
 			stream_tls_ctx_release(ctx);
 			continue;
 		}
-		conn_open(p, l->tls, fd, &addr, addrlen);
+		conn_open(p, l->tls, fd, &addr, addrlen, held);
 	}
 }
 
@@ -992,7 +1027,7 @@ int stream_pool_adopt_from(struct stream_pool* p, int fd, SSL_CTX* tls,
 	} else if(getpeername(fd, (struct sockaddr*)&addr, &addrlen) != 0)
 		addrlen = sizeof(sa_family_t);
 	make_room(p);
-	conn_open(p, tls, fd, &addr, addrlen);
+	conn_open(p, tls, fd, &addr, addrlen, NULL);
 	return 1;
 }
 
@@ -1086,6 +1121,11 @@ void stream_pool_remove_listener(struct stream_pool* p, int fd)
 		p->listeners[i] = p->listeners[--p->num_listeners];
 		return;
 	}
+}
+
+void stream_pool_set_conn_limit(struct stream_pool* p, struct conn_limit* cl)
+{
+	p->limit = cl;
 }
 
 int stream_pool_num_open(const struct stream_pool* p)

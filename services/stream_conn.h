@@ -31,6 +31,8 @@
 
 struct event_base;
 struct stream_pool;
+struct conn_limit;
+struct conn_limit_entry;
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
 
@@ -114,6 +116,7 @@ struct stream_conn {
 	struct timeval tmo;
 	int tmo_default;         /* tmo follows the pool's */
 	struct timespec last_active;
+	struct conn_limit_entry* limit_held; /* counted there (accept) */
 };
 
 struct stream_proto {
@@ -184,6 +187,12 @@ int stream_pool_add_listener(struct stream_pool* p, int fd, SSL_CTX* tls);
 /* A TLS listener whose context comes from get(arg) at each accept. */
 int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
 	stream_tls_ctx_fn get, void* arg);
+/* tcp-connection-limit (services/conn_limit.h): connections accepted
+ * from now on are counted in cl, or refused at accept when their
+ * netblock is full. cl is borrowed (NULL: no limit); connections hold
+ * their own reference on the table they were counted in. Adopted
+ * sockets (stream_pool_adopt*: tests, fuzzing) are not counted. */
+void stream_pool_set_conn_limit(struct stream_pool* p, struct conn_limit* cl);
 /* Serve an already connected non-blocking socket as if it had been
  * accepted now (tests use socketpairs). 0 when there is no room: fd is
  * the caller's then; else the pool closes it (also on error). */

@@ -194,6 +194,11 @@ void tcp_pool_set_idle_timeout(struct tcp_pool* p, int ms)
 	stream_pool_set_timeout(p->sp, ms);
 }
 
+void tcp_pool_set_conn_limit(struct tcp_pool* p, struct conn_limit* cl)
+{
+	stream_pool_set_conn_limit(p->sp, cl);
+}
+
 int tcp_pool_add_listener(struct tcp_pool* p, int fd)
 {
 	return stream_pool_add_listener(p->sp, fd, NULL);

@@ -68,6 +68,10 @@ int tcp_pool_adopt(struct tcp_pool* pool, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
 /* Change the idle timeout (on reload); applies to new activity. */
 void tcp_pool_set_idle_timeout(struct tcp_pool* pool, int idle_timeout_ms);
+/* tcp-connection-limit for connections accepted from now on (borrowed;
+ * NULL: none); see stream_pool_set_conn_limit. */
+struct conn_limit;
+void tcp_pool_set_conn_limit(struct tcp_pool* pool, struct conn_limit* cl);
 /* The reply to a query answered with STREAM_ANSWER_DEFERRED (len 0: none). If
  * the connection has closed it is dropped; if the client has not read
  * enough to make room for it, the connection is closed. */

@@ -136,6 +136,8 @@ struct config_file {
 	struct config_str2list* acls;   /* access-control: netblock action */
 	struct config_str2list* acl_view; /* access-control-view: block view */
 	struct config_str2list* acl_tags; /* access-control-tag: block tags */
+	/* tcp-connection-limit: netblock limit (services/conn_limit.h) */
+	struct config_str2list* tcp_conn_limits;
 	struct config_strlist* define_tags;    /* define-tag: "name ..." */
 	struct config_str2list* local_zone_tags; /* local-zone-tag: zone tags */
 	struct config_str2list* interface_actions; /* interface-action: */
