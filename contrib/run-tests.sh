@@ -14,7 +14,7 @@
 # 5. the fuzzing build in build-fuzz/ (clang, libFuzzer, ASan/UBSan):
 #    contrib/fuzz.sh 60 runs every harness over its seeds and regression
 #    inputs and then a minute on new inputs (issue 14); any crash fails
-#    (two harnesses at a time: about 7 min for the 12). Each stage line
+#    (two harnesses at a time: about 8 min for the 15). Each stage line
 #    shows the seconds since the start ([123s]), to keep CI under 60 min.
 #
 # Exits non-zero if anything fails. The integration tests talk only to
