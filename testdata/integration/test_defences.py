@@ -23,7 +23,6 @@ answers, so once the daemon's reply is here an upstream query it made
 is in the log."""
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -40,36 +39,16 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW, ours_only  # noqa: E402
+from conftest import REFERENCE, SLOW, ours_only  # noqa: E402
 from conftest import (DEB_UNBOUND, RefServer, Server, _finish,  # noqa: E402
                       make_query, recv_tcp_msg, tcp_frame)
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
-CTL = "/usr/sbin/unbound-control" if REFERENCE else \
-    os.path.join(BUILDDIR, "unbound-control")
+# the control helpers of the rate-limit tests (the same daemon, clause)
+from test_ratelimit import control_clause, ctl, stats  # noqa: E402
+
 WARN = "unwanted reply total reached threshold"
-
-
-def control_clause(tmp_path):
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n"
-            % (tmp_path / "ctl.sock"))
-
-
-def ctl(srv, *args):
-    r = subprocess.run([CTL, "-c", srv.conf] + list(args),
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
-
-
-def stats(srv):
-    out = {}
-    for line in ctl(srv, "stats_noreset").splitlines():
-        k, _, v = line.partition("=")
-        out[k] = v
-    return out
 
 
 def rcode(reply):
