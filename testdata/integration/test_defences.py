@@ -45,8 +45,8 @@ from conftest import (DEB_UNBOUND, RefServer, Server, _finish,  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
-# the control helpers of the rate-limit tests (the same daemon, clause)
-from test_ratelimit import control_clause, ctl, stats  # noqa: E402
+# the control helpers of the rate-limit tests
+from test_ratelimit import control_clause, stats  # noqa: E402
 
 WARN = "unwanted reply total reached threshold"
 
