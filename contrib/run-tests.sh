@@ -11,6 +11,8 @@
 #    the integration tests in testdata/integration),
 # 4. a second build in build-asan/ with --enable-sanitizers (AddressSanitizer,
 #    LeakSanitizer, UndefinedBehaviorSanitizer) and `make check` again,
+#    (4 and 5 compile in the background, at the lowest priority, while
+#    the tests of 3 run),
 # 5. the fuzzing build in build-fuzz/ (clang, libFuzzer, ASan/UBSan):
 #    contrib/fuzz.sh 60 runs every harness over its seeds and regression
 #    inputs and then a minute on new inputs (issue 14); any crash fails
@@ -50,27 +52,66 @@ fi
 say "autoreconf -fi"
 autoreconf -fi || die "autoreconf failed"
 
-# name, configure arguments; then make check with the environment given
-build_and_check() {
+# dir, configure arguments: configure and make
+build_only() {
 	local dir=$1; shift
 	say "$dir: configure $*"
 	mkdir -p "$SRC/$dir" && cd "$SRC/$dir" || return 1
 	"$SRC/configure" -q "$@" || return 1
 	say "$dir: make"
 	make -j"$JOBS" || return 1
-	say "$dir: make check"
-	make check || return 1
 	cd "$SRC" || return 1
 }
 
+# dir: make check there (the environment as given)
+check_only() {
+	say "$1: make check"
+	cd "$SRC/$1" && make check || return 1
+	cd "$SRC" || return 1
+}
+
+# The sanitizer and fuzzing builds compile at the lowest priority while
+# the plain build's tests run: those wait on sockets and timers more than
+# they use the CPU, so the compiling (minutes on two cores) mostly comes
+# for free. One compiler at a time, so the tests keep a core.
+prebuild() {
+	mkdir -p "$SRC/build-asan" "$SRC/build-fuzz" || return 1
+	(cd "$SRC/build-asan" && "$SRC/configure" -q --enable-sanitizers &&
+		make all unit-tests fuzz-regress) || return 1
+	(cd "$SRC/build-fuzz" && CC=clang "$SRC/configure" -q --enable-fuzzing &&
+		make fuzzers) || return 1
+}
+
 failed=()
-build_and_check build || failed+=(build)
+plain_built=yes
+build_only build || { failed+=(build); plain_built=no; }
 cd "$SRC" || exit 1
+
+say "build-asan, build-fuzz: compiling in the background (prebuild.log)"
+nice -n 19 bash -c "$(declare -f prebuild); SRC='$SRC' prebuild" \
+	>"$SRC/prebuild.log" 2>&1 &
+prebuild_pid=$!
+
+[ $plain_built = yes ] && { check_only build || failed+=(build); }
+cd "$SRC" || exit 1
+
+wait "$prebuild_pid"
+prebuild_rc=$?
+say "background builds done (exit $prebuild_rc)"
+[ $prebuild_rc = 0 ] || tail -40 "$SRC/prebuild.log"
 
 (
 	export ASAN_OPTIONS=detect_leaks=1
 	export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-	build_and_check build-asan --enable-sanitizers
+	# make again: a no-op after the background build, the whole build
+	# (with its errors shown) if that failed
+	if [ -f "$SRC/build-asan/Makefile" ]; then
+		say "build-asan: make"
+		(cd "$SRC/build-asan" && make -j"$JOBS") || exit 1
+	else
+		build_only build-asan --enable-sanitizers || exit 1
+	fi
+	check_only build-asan
 ) || failed+=(build-asan)
 cd "$SRC" || exit 1
 
