@@ -8,18 +8,19 @@
  * this, every new name below an empty non-terminal cost two upstream queries
  * instead of one).
  *
- * Bounded: ITER_NONCUT_SLOTS slots, direct mapped by name, allocated on
- * the first add. Names compare case-insensitively, in full. */
+ * Bounded: ITER_NONCUT_SLOTS slots, direct mapped by name (a dm_cache),
+ * allocated on the first add. Names compare case-insensitively, in full. */
 #ifndef ITERATOR_ITER_NONCUT_H
 #define ITERATOR_ITER_NONCUT_H
 #include <stdint.h>
 #include <time.h>
+#include "util/dm_cache.h"
 
 #define ITER_NONCUT_SLOTS 256
 
-struct iter_noncut_slot;
+/* All zero is an empty record. */
 struct iter_noncut {
-	struct iter_noncut_slot* slot;   /* NULL until the first add */
+	struct dm_cache dm;   /* key: name, zone; stamp: expiry */
 };
 
 /* name is no zone cut below zone (wire names) for ttl seconds. */

@@ -16,19 +16,14 @@
 #define VALIDATOR_VAL_VCACHE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "util/dm_cache.h"
 
 #define VAL_VCACHE_SLOTS 256      /* direct mapped */
 #define VAL_VCACHE_MAX_BYTES 4096 /* larger triples are not kept */
 
-struct val_vcache_slot {
-	uint64_t hash;
-	uint8_t* blob;            /* key, signature, signed data */
-	uint16_t keylen, siglen;
-	uint32_t datalen;
-};
-
+/* All zero is an empty cache. */
 struct val_vcache {
-	struct val_vcache_slot slot[VAL_VCACHE_SLOTS];
+	struct dm_cache dm;       /* key: lengths, key, signature, data */
 	uint64_t hits, misses;
 };
 

@@ -25,7 +25,7 @@ static const uint8_t MX[] = "\002mx\005bench\004tld1";
 
 static void test_known_for_ttl(void** state)
 {
-	struct iter_noncut c = { NULL };
+	struct iter_noncut c = { 0 };
 	(void)state;
 	assert_false(iter_noncut_known(&c, M, ZONE, NOW));
 	iter_noncut_add(&c, M, ZONE, 300, NOW);
@@ -65,7 +65,7 @@ static void test_known_for_ttl(void** state)
 
 static void test_bounded(void** state)
 {
-	struct iter_noncut c = { NULL };
+	struct iter_noncut c = { 0 };
 	uint8_t name[32];
 	int i, known = 0;
 	(void)state;
