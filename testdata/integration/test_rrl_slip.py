@@ -108,21 +108,22 @@ def resolve_all(srv, label, slip, out):
             out[n] = ("no reply: %r" % e, [])
 
 
-def side_by_side(pair, net, slip):
+def side_by_side(pair, net, slip, ask_reference=True):
     ours, ref = pair
+    servers = ((ours, "o"), (ref, "u")) if ask_reference else ((ours, "o"),)
     bad = net.responder("bad")
     slip_zone(bad, slip)
     bad.clear_log()
     got = {}
     threads = [threading.Thread(target=resolve_all, args=(s, label, slip,
                                                           got))
-               for s, label in ((ours, "o"), (ref, "u"))]
+               for s, label in servers]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     counts = {}
-    for label in ("o", "u"):
+    for _, label in servers:
         for i in range(NAMES):
             n = name(label, slip, i)
             qs = bad.queries(n, "A")
@@ -148,10 +149,10 @@ def test_rrl_slip2_answered_as_unbound(pair, net):
 def test_rrl_slip4_answered(pair, net):
     """slip 4 (three in four UDP queries lost): ours answers every name
     after 4 UDP queries and one TCP query (3 single sends gave SERVFAIL
-    before). Debian's Unbound is asked the same, not checked: in two
-    runs it answered a name only after 18 UDP and 4 TCP queries, or not
-    within 15 s (not investigated further)."""
-    got, counts = side_by_side(pair, net, 4)
+    before). Debian's Unbound is not asked: in two runs it answered a
+    name only after 18 UDP and 4 TCP queries, or not within 15 s (not
+    investigated further), and waiting for it took 40 s of the suite."""
+    got, counts = side_by_side(pair, net, 4, ask_reference=False)
     for i in range(NAMES):
         o = name("o", 4, i)
         assert got[o] == ("NOERROR", ["192.0.2.%d" % (40 + i)]), \
