@@ -179,6 +179,30 @@ static size_t auth_ns_owner(const ldns_rr_list* auth, uint8_t* out)
 	return 0;
 }
 
+/* The smallest TTL of the NS records of owner in auth (0 if none),
+ * capped at cache-max-ttl as the cache would. */
+static uint32_t ns_ttl(const struct iter_env* env, const ldns_rr_list* auth,
+	const uint8_t* owner)
+{
+	uint8_t o[LDNS_MAX_DOMAINLEN + 1];
+	uint32_t ttl = 0;
+	int found = 0;
+	size_t i;
+	for(i = 0; auth && i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr* rr = ldns_rr_list_rr(auth, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			!delegpt_rdf_to_wire(ldns_rr_owner(rr), o) ||
+			query_dname_compare(o, owner) != 0)
+			continue;
+		if(!found || ldns_rr_ttl(rr) < ttl)
+			ttl = ldns_rr_ttl(rr);
+		found = 1;
+	}
+	if(env->cfg && env->cfg->max_ttl > 0 && ttl > (uint32_t)env->cfg->max_ttl)
+		ttl = (uint32_t)env->cfg->max_ttl;
+	return ttl;
+}
+
 /* This server cannot help with this query: do not ask it again. */
 static void server_unusable(struct iter_env* env, struct iter_qstate* iq,
 	int lame)
@@ -386,6 +410,12 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			return;
 		}
 		env->stats.referrals++;
+		if(iq->parent_retry && query_dname_compare(nsowner,
+			iq->parent_retry->name) == 0)
+			/* the last resort's referral: its glue is kept for
+			 * the next query whose child-side servers fail */
+			iter_parentside_put(&env->parentside, dp, ns_ttl(env,
+				ldns_pkt_authority(pkt), nsowner), time(NULL));
 		/* compat: unbound-1.26: a referral is a step down, not load
 		 * on the parent's servers: its ratelimit count is taken back
 		 * (Unbound 1.17 keeps it) */

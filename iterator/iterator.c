@@ -48,6 +48,7 @@ void iter_env_clear(struct iter_env* env)
 	env->primed_root = NULL;
 	env->primed_until = 0;
 	iter_noncut_clear(&env->noncut);
+	iter_parentside_clear(&env->parentside);
 }
 
 void iter_budget_init(struct iter_budget* b)
@@ -164,6 +165,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_forward = fwd;
 	iq->dp_first = 0;
 	iq->dp_cached = 0;
+	iq->parentside_used = 0;
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
@@ -896,6 +898,27 @@ static int parent_side_retry(struct iter_env* env, struct iter_qstate* iq)
 	return 1;
 }
 
+/* compat: unbound-1.17: the cached delegation's own addresses are spent
+ * and an earlier last resort kept the parent's glue for this zone
+ * (iter_parentside.h): those addresses are added and tried, without
+ * asking the parent again (Unbound takes its parent-side NS and glue from
+ * its cache). 1 when there are new addresses to try. */
+static int parentside_addrs(struct iter_env* env, struct iter_qstate* iq)
+{
+	int n;
+	if(iq->parentside_used || iq->parent_retry || !iq->dp_cached ||
+		iq->dp_forward || iq->is_priming)
+		return 0;
+	iq->parentside_used = 1;
+	n = iter_parentside_add_to(&env->parentside, iq->dp, time(NULL));
+	if(n == 0)
+		return 0;
+	iter_log_name(VERB_ALGO, "use the kept parent-side addresses for",
+		iq->dp->name, TYPE_NS);
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 /* compat: unbound-1.17: No server left and some were backed off
  * (infra_backed_off): the client gets its SERVFAIL now, and one background
  * query at a time per server (its probedelay) asks them again, as Unbound
@@ -1063,6 +1086,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		return 1;
 	}
 	probe_backed_off(env, iq);
+	if(parentside_addrs(env, iq))
+		return 1;
 	if(parent_side_retry(env, iq))
 		return 1;
 	iter_fail(iq, "all servers failed for");

@@ -56,6 +56,7 @@
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
 #include "iterator/iter_noncut.h"
+#include "iterator/iter_parentside.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -138,6 +139,8 @@ struct iter_env {
 	time_t primed_until;
 	/* names qname minimisation found no zone cut (per worker) */
 	struct iter_noncut noncut;
+	/* parent-side addresses the last resort needed (per worker) */
+	struct iter_parentside parentside;
 	/* freed query states and budgets, for the next ones
 	 * (iter_module.c) */
 	struct spare_list iq_spare, budget_spare;
@@ -236,6 +239,7 @@ struct iter_qstate {
 	 * its addresses are not asked again when the parent's referral lists
 	 * them */
 	struct delegpt* parent_retry;
+	int parentside_used;   /* kept parent-side addresses were added */
 	int probe;          /* a background probe of backed-off servers:
 	                     * they are asked anyway */
 	struct iter_budget* budget;
