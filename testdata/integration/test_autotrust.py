@@ -36,9 +36,8 @@ from testnet import have_nsd, pick_prefix, default_port  # noqa: E402
 from testnet import nsd as nsdmod  # noqa: E402
 from testnet import signer  # noqa: E402
 from testnet.signed_net import ZoneText  # noqa: E402
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 ALG = "ECDSAP256SHA256"
 
 pytestmark = [
@@ -57,10 +56,6 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow"""
 
 STATE_NAMES = {1: "ADDPEND", 2: "VALID", 3: "MISSING", 4: "REVOKED"}
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 class Key:

@@ -22,13 +22,12 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
-from conftest import (BUILDDIR, HAVE_IPV6, SLOW, Server, free_port,
-                      make_query, ours_only)
+from conftest import (BUILDDIR, DEB_UNBOUND, HAVE_IPV6, SLOW, RefServer,
+                      free_port, make_query, ours_only)
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 OUR_SETUP = os.path.join(BUILDDIR, "unbound-control-setup")
 DEB_CTL = "/usr/sbin/unbound-control"
-DEB_UNBOUND = "/usr/sbin/unbound"
 CLIENTS = [OUR_CTL] + ([DEB_CTL] if os.path.exists(DEB_CTL) else [])
 
 pytestmark = ours_only
@@ -691,10 +690,6 @@ def test_stop(unbound, keys):
     assert unbound.proc.returncode == 0
     r = ctl(unbound.conf, "status")
     assert r.returncode == 3 and "unbound is stopped" in r.stdout
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 @pytest.mark.skipif(not os.path.exists(DEB_UNBOUND),

@@ -33,9 +33,8 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net  # noqa: E402,F401
 from testnet.zones import cases  # noqa: E402
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -142,10 +141,6 @@ def qid(q):
     qname, qtype, _, opts = q
     return "%s-%s%s" % (qname, qtype, "".join(
         "-%s=%s" % kv for kv in sorted(opts.items())))
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,8 @@ from testnet import have_nsd, zones  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from testnet.net import addresses_free  # noqa: E402
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -42,10 +41,6 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes
 """
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def _kinds():

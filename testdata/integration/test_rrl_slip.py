@@ -28,9 +28,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -53,10 +52,6 @@ infra-cache-min-rtt: 400"""
 # slip 4 (three timeouts, backed off) within the client's 15 s.
 
 NAMES = 3     # per resolver and slip, asked one after the other
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 @pytest.fixture(scope="module")

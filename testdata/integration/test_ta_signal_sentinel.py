@@ -22,9 +22,8 @@ import pytest
 
 from testnet import have_nsd
 from testnet.fixture import signednet_net  # noqa: F401
-from conftest import REFERENCE, SLOW, Server, _finish
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -39,10 +38,6 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes
 """
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def root_address(net):

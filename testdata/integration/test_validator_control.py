@@ -24,8 +24,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server  # noqa: E402
-from test_control import (DEB_CTL, DEB_UNBOUND, OUR_CTL, ctl,  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server  # noqa: E402
+from test_control import (DEB_CTL, OUR_CTL, ctl,  # noqa: E402
                           keys, start_tls, stats_dict)
 from test_validator_diff import BODY  # noqa: E402
 
@@ -42,10 +42,6 @@ SECURE = [("www.sec1.", "A"), ("nx.sec1.", "A"), ("www.example.sec1.", "A"),
 INSECURE = [("www.unsigned.sec1.", "A"), ("www.insec.", "A")]
 BOGUS = [("www.badsig.sec1.", "A"), ("www.expired.sec1.", "A")]
 BADKEY = [("www.dsmismatch.sec1.", "A")]   # a bad key cache entry
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def start_pair(net, keys, tmp_path, extra_body=""):

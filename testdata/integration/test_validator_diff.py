@@ -41,9 +41,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd, signed_cases  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -149,10 +148,6 @@ PART_DIFFERENCES[("nx.nonsec.sec1./A", "EDE")] = (
 FLAGS = [("QR", dns.flags.QR), ("AA", dns.flags.AA), ("TC", dns.flags.TC),
          ("RD", dns.flags.RD), ("RA", dns.flags.RA), ("AD", dns.flags.AD),
          ("CD", dns.flags.CD)]
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 class Pair(tuple):

@@ -36,9 +36,9 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd, signed_cases  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import (BUILDDIR, DEB_UNBOUND, REFERENCE, SLOW,  # noqa: E402
+                      RefServer, Server, _finish)
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 
 pytestmark = [
@@ -83,10 +83,6 @@ EDE_DIFFERENCES_L1 = {
     # none and keeps "NSEC missing" (12), Unbound's code at level 2
     "nx.nonsec.sec1./A": 12,
 }
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def mkdir(tmp_path, name):

@@ -35,10 +35,9 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, Server, _finish  # noqa: E402
+from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause  # noqa: E402
 
-DEB_UNBOUND = "/usr/sbin/unbound"
 
 pytestmark = [
     pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
@@ -58,10 +57,6 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow"""
 
 NAMES = 24      # each a new question under the MITM'd wildcard
-
-
-class RefServer(Server):
-    binary = DEB_UNBOUND
 
 
 def answers(srv, tag):
