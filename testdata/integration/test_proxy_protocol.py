@@ -22,13 +22,17 @@ import struct
 import subprocess
 import time
 
+import dns.edns
+import dns.flags
 import dns.message
 import dns.rcode
+import dns.rdatatype
+import dns.rrset
 import pytest
 
-from conftest import (DEB_UNBOUND, SLOW, RefServer, Server, _finish,
-                      answer_texts, free_port, make_query, ours_only,
-                      rcode_of, recv_tcp_msg, tcp_frame)
+from conftest import (DEB_UNBOUND, SLOW, RefServer, Server, Upstream,
+                      _finish, answer_texts, free_port, make_query,
+                      ours_only, rcode_of, recv_tcp_msg, tcp_frame)
 
 SIG = b"\r\n\r\n\x00\r\nQUIT\n"
 NAME = "www.proxy.test."
@@ -464,6 +468,69 @@ def test_ip_ratelimit_counts_proxied_clients(tmp_path):
         assert answer_texts(p.udp(pp2("2001:db8::1") + wire)) == WANT
     finally:
         _finish(srv)
+
+
+class EcsUpstream(Upstream):
+    """An Upstream that also keeps the client subnet (address/source)
+    of every query that has one."""
+
+    def __init__(self):
+        self.subnets = []
+        super().__init__()
+
+    def _serve(self):
+        self.sock.settimeout(0.2)
+        while not self.done.is_set():
+            try:
+                wire, src = self.sock.recvfrom(65535)
+                q = dns.message.from_wire(wire)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            except Exception:
+                continue
+            for o in q.options:
+                if isinstance(o, dns.edns.ECSOption):
+                    with self.lock:
+                        self.subnets.append("%s/%d" % (o.address,
+                                                       o.srclen))
+            r = dns.message.make_response(q)
+            r.flags |= dns.flags.AA
+            if q.question[0].rdtype == dns.rdatatype.A:
+                r.answer.append(dns.rrset.from_text(
+                    q.question[0].name, 300, "IN", "A", "192.0.2.253"))
+            try:
+                self.sock.sendto(r.to_wire(), src)
+            except OSError:
+                pass
+
+
+@ours_only
+def test_client_subnet_is_proxied_client(tmp_path):
+    """subnetcache: the ECS option sent upstream carries the client the
+    header names (10.1.2.3 -> 10.1.2.0/24), not the proxy's address."""
+    up = EcsUpstream()
+    srv = Server(str(tmp_path))
+    pport = free_port()
+    try:
+        srv.start(ACL + "interface: 127.0.0.1@%d\n"
+                  "proxy-protocol-port: %d\n"
+                  'module-config: "subnetcache iterator"\n'
+                  "send-client-subnet: 127.0.0.1\n" % (pport, pport),
+                  extra=VIEW + up.stub_zone("example.net."))
+        p = Proxied(srv, pport, None)
+        wire, _ = query_wire("www.example.net.")
+        r = p.udp(pp2("10.1.2.3") + wire, timeout=3.0 * SLOW)
+        assert r is not None and answer_texts(r) == [
+            "www.example.net. A 192.0.2.253"], (rcode_of(r), up.subnets)
+        with up.lock:
+            seen = list(up.subnets)
+        assert "10.1.2.0/24" in seen, seen
+        assert not any(x.startswith("127.") for x in seen), seen
+    finally:
+        _finish(srv)
+        up.close()
 
 
 # -- a real HAProxy in front (TCP, send-proxy-v2) ------------------------
