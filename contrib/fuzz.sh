@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 SRC=$(pwd)
 SECS=${1:-60}
 JOBS=${FUZZ_JOBS:-2}
-NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite"}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite proxy_v2"}
 B=$SRC/build-fuzz
 
 dict_of() {
@@ -32,6 +32,7 @@ dict_of() {
 	control) echo "$SRC/testdata/fuzz/control.dict" ;;
 	autotrust) echo "$SRC/testdata/fuzz/autotrust.dict" ;;
 	anchor_xml) echo "$SRC/testdata/fuzz/anchor_xml.dict" ;;
+	proxy_v2) echo "$SRC/testdata/fuzz/proxy_v2.dict" ;;
 	esac
 }
 

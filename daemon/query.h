@@ -21,6 +21,11 @@ struct client_info {
 	int udp_fd;                    /* UDP: the socket it came in on */
 	const struct tcp_handle* tcp;  /* TCP: its connection */
 	const struct doh_handle* doh;  /* HTTPS: its stream */
+	/* UDP on a proxy-protocol-port: the proxy the datagram came from,
+	 * where a later reply goes (addr is the client the PROXYv2 header
+	 * names); NULL: addr itself */
+	const struct sockaddr_storage* peer;
+	socklen_t peerlen;
 };
 
 /* What became of a query. */

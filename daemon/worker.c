@@ -27,6 +27,7 @@
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/msgparse.h"
+#include "util/proxy_v2.h"
 #include "util/sys_nocancel.h"
 #include <event2/event.h>
 #include <errno.h>
@@ -60,6 +61,10 @@ struct pending_reply {
 	struct doh_handle doh;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
+	/* UDP through a PROXYv2 proxy: the reply goes here (peerlen 0:
+	 * to addr) */
+	struct sockaddr_storage peer;
+	socklen_t peerlen;
 	int view;       /* reply filters: the client's view, -1 none */
 	/* set while mesh_new_client runs: an answer ready at once is
 	 * returned to the caller instead of sent from the callback */
@@ -326,6 +331,11 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		doh_pool_deferred_reply(&p->doh, reply, len);
 	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
+	else if(__builtin_expect(p->peerlen != 0, 0)) {
+		if(len > 0 && nc_sendto(p->udp_fd, reply, len, 0,
+			(const struct sockaddr*)&p->peer, p->peerlen) < 0)
+			verbose(VERB_ALGO, "sendto: %s", strerror(errno));
+	}
 	else if(len > 0 && p->w->replies) {
 		reply_batch_add(p->w->replies, p->udp_fd,
 			(const struct sockaddr*)&p->addr, p->addrlen, reply, len);
@@ -596,6 +606,10 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	}
 	memcpy(&p->addr, ci->addr, ci->addrlen);
 	p->addrlen = ci->addrlen;
+	if(__builtin_expect(ci->peer != NULL, 0)) {
+		memcpy(&p->peer, ci->peer, ci->peerlen);
+		p->peerlen = ci->peerlen;
+	}
 	/* cold: a reply filter (respip) needs the client's view; a second
 	 * acl lookup here keeps it off the cache-hit path's arguments */
 	p->view = -1;
@@ -672,12 +686,68 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	return RESOLVE_DEFERRED;
 }
 
-static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
+/* compat: unbound-1.17: the proxy's own address is judged by
+ * access-control first: where it is denied or refused, the query is
+ * answered as the proxy's (dropped or REFUSED); else as the client's. */
+static struct query_result answer_via_proxy(struct worker* w,
+	const uint8_t* pkt, size_t len, struct client_info* ci,
+	const struct sockaddr_storage* client, socklen_t clientlen,
+	uint8_t* out, size_t outcap)
 {
-	struct worker* w = arg;
+	enum acl_access a = acl_list_match(w->env->acl, ci->addr,
+		ci->addrlen).action;
+	if(a != acl_deny && a != acl_refuse) {
+		if(!ci->is_tcp) {
+			ci->peer = ci->addr;
+			ci->peerlen = ci->addrlen;
+		}
+		ci->addr = client;
+		ci->addrlen = clientlen;
+	}
+	return query_answer(w, pkt, len, ci, out, outcap);
+}
+
+/* Cold: a datagram on a proxy-protocol-port (ci: its real sender):
+ * its PROXYv2 header read, the query after it answered for the client
+ * the header names. A datagram without a whole, supported header is
+ * dropped. */
+static struct query_result __attribute__((noinline)) proxied_answer(
+	struct worker* w, const uint8_t* pkt, size_t len,
+	struct client_info* ci, uint8_t* out)
+{
+	struct proxy_v2_header h;
+	enum proxy_v2_result pr = proxy_v2_parse(pkt, len, &h, NULL);
+	struct query_result none;
+	if(pr != PROXY_V2_OK) {
+		/* compat: unbound-1.17: dropped, as Unbound; unlike
+		 * Unbound logged at verbosity 4, not as an error: anyone
+		 * who reaches the port could fill the log */
+		if(verbosity >= VERB_ALGO) {
+			char why[96];
+			snprintf(why, sizeof(why), "proxy_protocol: could not "
+				"consume PROXYv2 header (%s), dropped datagram "
+				"from", proxy_v2_result_str(pr));
+			log_addr(VERB_ALGO, why, ci->addr, ci->addrlen);
+		}
+		none.len = 0;
+		none.what = QUERY_DROP;
+		return none;
+	}
+	pkt += h.len;
+	len -= h.len;
+	if(!h.has_addr)  /* LOCAL or unspecified: the proxy itself */
+		return query_answer(w, pkt, len, ci, out, UDP_REPLY_MAX);
+	return answer_via_proxy(w, pkt, len, ci, &h.addr, h.addrlen, out,
+		UDP_REPLY_MAX);
+}
+
+/* One wake-up of a UDP socket; inlined into each callback, so the
+ * plain one has no proxy code in it. */
+static inline __attribute__((always_inline)) void udp_read(struct worker* w,
+	evutil_socket_t fd, int proxy)
+{
 	struct udp_batch* b = w->udp;
 	int round, i, n, nsend;
-	(void)ev;
 	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
 		!= w->env_gen)
 		worker_refresh_env(w);
@@ -716,8 +786,12 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 			ci.udp_fd = fd;
 			ci.tcp = NULL;
 			ci.doh = NULL;
-			r = query_answer(w, b->query[i], b->rmsg[i].msg_len,
-				&ci, out, UDP_REPLY_MAX);
+			ci.peer = NULL;
+			if(__builtin_expect(proxy, 0))
+				r = proxied_answer(w, b->query[i],
+					b->rmsg[i].msg_len, &ci, out);
+			else	r = query_answer(w, b->query[i],
+				b->rmsg[i].msg_len, &ci, out, UDP_REPLY_MAX);
 			if(r.what != QUERY_REPLY)
 				continue;
 			b->siov[nsend].iov_base = out;
@@ -731,6 +805,19 @@ static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 		if(n < UDP_BATCH)
 			return;
 	}
+}
+
+static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)ev;
+	udp_read(arg, fd, 0);
+}
+
+/* A proxy-protocol-port's socket. */
+static void udp_proxy_read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)ev;
+	udp_read(arg, fd, 1);
 }
 
 /* A query's outcome as the stream protocols take it. */
@@ -759,6 +846,7 @@ static void stream_query_start(struct worker* w, struct client_info* ci,
 	ci->udp_fd = -1;
 	ci->tcp = NULL;
 	ci->doh = NULL;
+	ci->peer = NULL;
 }
 
 struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
@@ -767,6 +855,13 @@ struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
 {
 	struct worker* w = arg;
 	struct client_info ci;
+	if(__builtin_expect(h->peer != NULL, 0)) {
+		/* through a PROXYv2 proxy: the proxy's address first */
+		stream_query_start(w, &ci, h->peer, h->peerlen);
+		ci.tcp = h;
+		return stream_answer_of(answer_via_proxy(w, pkt, len, &ci,
+			addr, addrlen, out, outcap));
+	}
 	stream_query_start(w, &ci, addr, addrlen);
 	ci.tcp = h;
 	return stream_answer_of(query_answer(w, pkt, len, &ci, out, outcap));
@@ -1047,17 +1142,21 @@ struct worker* worker_create(struct daemon* d, int num)
 		}
 		if(s->is_tcp && s->is_tls && w->tls) {
 			if(!tcp_pool_add_tls_listener(w->tls, s->fd,
-				tls_server_ref_get, d->tls))
+				tls_server_ref_get, d->tls) || (s->is_proxy &&
+				!tcp_pool_set_listener_proxy(w->tls, s->fd)))
 				goto fail;
 			continue;
 		}
 		if(s->is_tcp) {
-			if(!tcp_pool_add_listener(w->tcp, s->fd))
+			if(!tcp_pool_add_listener(w->tcp, s->fd) ||
+				(s->is_proxy &&
+				!tcp_pool_set_listener_proxy(w->tcp, s->fd)))
 				goto fail;
 			continue;
 		}
 		w->events[w->num_events] = event_new(w->base, s->fd,
-			EV_READ | EV_PERSIST, udp_read_cb, w);
+			EV_READ | EV_PERSIST, s->is_proxy ? udp_proxy_read_cb :
+			udp_read_cb, w);
 		if(!w->events[w->num_events] ||
 			event_add(w->events[w->num_events], NULL) != 0)
 			goto fail;

@@ -259,6 +259,11 @@ static enum open_result open_all(const struct config_file* cfg,
 					addr_port(&addrs[i]));
 				if(s->is_tls)
 					set_nodelay(s->fd);
+				/* compat: unbound-1.17: not on the https-port:
+				 * Unbound reads no PROXYv2 header over DoH */
+				s->is_proxy = !s->is_https &&
+					listen_port_is_proxy(cfg,
+					addr_port(&addrs[i]));
 				s->thread = reuseport ? t : -1;
 				memcpy(&s->addr, &addrs[i], lens[i]);
 				s->addrlen = lens[i];
@@ -334,6 +339,15 @@ int listen_port_is_tls(const struct config_file* cfg, int port)
 	if(port == cfg->tls_port)
 		return 1;
 	for(p = cfg->tls_additional_ports; p; p = p->next)
+		if(p->str && atoi(p->str) == port)
+			return 1;
+	return 0;
+}
+
+int listen_port_is_proxy(const struct config_file* cfg, int port)
+{
+	const struct config_strlist* p;
+	for(p = cfg->proxy_protocol_ports; p; p = p->next)
 		if(p->str && atoi(p->str) == port)
 			return 1;
 	return 0;

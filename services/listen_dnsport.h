@@ -19,6 +19,8 @@ struct listen_socket {
 	int is_tcp;
 	int is_https;   /* TCP on https-port: DNS over HTTPS */
 	int is_tls;     /* TCP on tls-port or a tls-additional-port: DoT */
+	int is_proxy;   /* on a proxy-protocol-port: each datagram and
+	                 * connection starts with a PROXYv2 header */
 	int thread;     /* worker that owns it, or -1: shared by all */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
@@ -38,6 +40,8 @@ struct listen_sockets* listen_sockets_open(const struct config_file* cfg,
 void listen_sockets_close(struct listen_sockets* ls);
 /* Is port a DNS over TLS port (tls-port, tls-additional-port)? */
 int listen_port_is_tls(const struct config_file* cfg, int port);
+/* Is port a proxy-protocol-port? */
+int listen_port_is_proxy(const struct config_file* cfg, int port);
 /* Does ls have a DNS over TLS listener? */
 int listen_sockets_have_tls(const struct listen_sockets* ls);
 

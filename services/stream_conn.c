@@ -26,6 +26,7 @@ struct stream_listener {
 	stream_tls_ctx_fn get_tls;   /* or this, at each accept */
 	void* get_arg;
 	struct event* ev;
+	int proxy;                   /* a proxy-protocol-port */
 };
 
 /* Free buffers of each kind a pool keeps (lazy_buffers); more are freed.
@@ -864,7 +865,7 @@ static void make_room(struct stream_pool* p)
  * held back on error). */
 static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	struct conn_limit_entry* held)
+	struct conn_limit_entry* held, int proxy)
 {
 	struct stream_conn* c = &p->conns[p->free_head];
 	/* lazy_buffers: a TLS connection takes them once it reads */
@@ -880,6 +881,8 @@ static void conn_open(struct stream_pool* p, SSL_CTX* tls, int fd,
 	c->fd = fd;
 	memcpy(&c->addr, addr, addrlen);
 	c->addrlen = addrlen;
+	c->proxy_wait = proxy;
+	c->peerlen = 0;
 	c->in_len = c->out_start = c->out_end = 0;
 	c->eof = c->paused = c->writing = c->finish = c->busy = 0;
 	c->user_count = 0;
@@ -1005,11 +1008,11 @@ static void accept_cb(evutil_socket_t lfd, short ev, void* arg)
 					conn_limit_give(held);
 				continue;
 			}
-			conn_open(p, ctx, fd, &addr, addrlen, held);
+			conn_open(p, ctx, fd, &addr, addrlen, held, l->proxy);
 			stream_tls_ctx_release(ctx);
 			continue;
 		}
-		conn_open(p, l->tls, fd, &addr, addrlen, held);
+		conn_open(p, l->tls, fd, &addr, addrlen, held, l->proxy);
 	}
 }
 
@@ -1027,7 +1030,7 @@ int stream_pool_adopt_from(struct stream_pool* p, int fd, SSL_CTX* tls,
 	} else if(getpeername(fd, (struct sockaddr*)&addr, &addrlen) != 0)
 		addrlen = sizeof(sa_family_t);
 	make_room(p);
-	conn_open(p, tls, fd, &addr, addrlen, NULL);
+	conn_open(p, tls, fd, &addr, addrlen, NULL, 0);
 	return 1;
 }
 
@@ -1108,6 +1111,17 @@ int stream_pool_add_tls_listener(struct stream_pool* p, int fd,
 	p->listeners[p->num_listeners - 1]->get_tls = get;
 	p->listeners[p->num_listeners - 1]->get_arg = arg;
 	return 1;
+}
+
+int stream_pool_set_listener_proxy(struct stream_pool* p, int fd)
+{
+	int i;
+	for(i = 0; i < p->num_listeners; i++)
+		if(p->listeners[i]->fd == fd) {
+			p->listeners[i]->proxy = 1;
+			return 1;
+		}
+	return 0;
 }
 
 void stream_pool_remove_listener(struct stream_pool* p, int fd)

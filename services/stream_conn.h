@@ -84,6 +84,12 @@ struct stream_conn {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	enum stream_state state;
+	/* a proxy-protocol-port's connection: 1 until the protocol has
+	 * read the PROXYv2 header (it then sets addr to the client the
+	 * header names, and peer to the proxy's own address) */
+	int proxy_wait;
+	struct sockaddr_storage peer;
+	socklen_t peerlen;       /* 0: not proxied */
 	int user_count;          /* the protocol's, 0 at accept (DNS over
 	                          * TCP: deferred replies to come) */
 
@@ -201,6 +207,9 @@ int stream_pool_adopt(struct stream_pool* p, int fd, SSL_CTX* tls);
  * access control could judge: the TCP fuzz harness picks one). */
 int stream_pool_adopt_from(struct stream_pool* p, int fd, SSL_CTX* tls,
 	const struct sockaddr_storage* from, socklen_t fromlen);
+/* Connections accepted on the listener fd from now on start with
+ * proxy_wait set (a proxy-protocol-port). 0 when fd is not one. */
+int stream_pool_set_listener_proxy(struct stream_pool* p, int fd);
 /* Stop accepting on fd (the caller closes it). */
 void stream_pool_remove_listener(struct stream_pool* p, int fd);
 /* The timeout for new connections and for open ones that did not set

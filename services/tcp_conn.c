@@ -7,7 +7,9 @@
 #include "services/stream_conn.h"
 #include "services/stream_tls.h"
 #include "util/log.h"
+#include "util/proxy_v2.h"
 #include "util/wire_int.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,42 @@ static int has_whole_msg(const struct stream_conn* c)
 	return c->in_len >= 2 && c->in_len >= 2 + (size_t)wire_rd16(c->in);
 }
 
+/* A proxy-protocol-port's connection, its PROXYv2 header not read yet:
+ * 1 when it has been read now (c->addr is the client it names), 0 to
+ * wait for more bytes, or when the connection was closed. */
+static int __attribute__((noinline)) proxy_header(struct stream_conn* c)
+{
+	struct proxy_v2_header hdr;
+	size_t need = 0;
+	enum proxy_v2_result r = proxy_v2_parse(c->in, c->in_len, &hdr,
+		&need);
+	if(r == PROXY_V2_SHORT && !c->eof && need <= c->in_cap)
+		return 0;
+	if(r != PROXY_V2_OK) {
+		/* compat: unbound-1.17: the connection is closed, as
+		 * Unbound; logged at verbosity 4, not as an error */
+		if(verbosity >= VERB_ALGO) {
+			char why[96];
+			snprintf(why, sizeof(why), "proxy_protocol: could not "
+				"consume PROXYv2 header (%s), closed "
+				"connection from", r == PROXY_V2_SHORT ?
+				"truncated or missing" : proxy_v2_result_str(r));
+			log_addr(VERB_ALGO, why, &c->addr, c->addrlen);
+		}
+		stream_conn_close(c);
+		return 0;
+	}
+	stream_in_consume(c, hdr.len);
+	c->proxy_wait = 0;
+	if(hdr.has_addr) {
+		memcpy(&c->peer, &c->addr, c->addrlen);
+		c->peerlen = c->addrlen;
+		memcpy(&c->addr, &hdr.addr, hdr.addrlen);
+		c->addrlen = hdr.addrlen;
+	}
+	return 1;
+}
+
 /* Bytes arrived (the readable callback), output room was made or a
  * deferred reply came: answer every whole query in the input buffer
  * while the output buffer has room for a reply; a client that half-closed is closed once all it
@@ -40,9 +78,13 @@ static void dns_process(void* arg, struct stream_conn* c)
 	struct tcp_handle h;
 	int* pending = &c->user_count;   /* deferred replies to come */
 	size_t pos = 0;
+	if(__builtin_expect(c->proxy_wait, 0) && !proxy_header(c))
+		return;
 	h.pool = p;
 	h.slot = c->slot;
 	h.gen = c->gen;
+	h.peer = c->peerlen ? &c->peer : NULL;
+	h.peerlen = c->peerlen;
 	while(c->in_len - pos >= 2) {
 		size_t mlen = wire_rd16(c->in + pos);
 		struct stream_answer a;
@@ -120,6 +162,8 @@ static void dns_closed(void* arg, struct stream_conn* c,
 		h.pool = p;
 		h.slot = c->slot;
 		h.gen = c->gen;
+		h.peer = NULL;
+		h.peerlen = 0;
 		p->on_close(p->arg, &h);
 	}
 	c->user_count = 0;
@@ -202,6 +246,11 @@ void tcp_pool_set_conn_limit(struct tcp_pool* p, struct conn_limit* cl)
 int tcp_pool_add_listener(struct tcp_pool* p, int fd)
 {
 	return stream_pool_add_listener(p->sp, fd, NULL);
+}
+
+int tcp_pool_set_listener_proxy(struct tcp_pool* p, int fd)
+{
+	return stream_pool_set_listener_proxy(p->sp, fd);
 }
 
 int tcp_pool_adopt(struct tcp_pool* p, int fd,

@@ -28,6 +28,11 @@ struct tcp_handle {
 	struct tcp_pool* pool;
 	int slot;
 	uint32_t gen;
+	/* during the answer call only: on a proxy-protocol-port, the
+	 * proxy's own address (the answer's addr is the client the PROXYv2
+	 * header names); NULL: not proxied */
+	const struct sockaddr_storage* peer;
+	socklen_t peerlen;
 };
 
 /* Replies a connection may wait for at once; then it is not read. */
@@ -60,6 +65,10 @@ void tcp_pool_delete(struct tcp_pool* pool);
 /* Listen for connections on fd (a listening socket) in this pool's
  * event base. Returns 0 on failure. */
 int tcp_pool_add_listener(struct tcp_pool* pool, int fd);
+/* The listener fd (added above) is a proxy-protocol-port: each of its
+ * connections starts with a PROXYv2 header (inside TLS on a TLS pool,
+ * as Unbound reads it). 0 when fd is not a listener of the pool. */
+int tcp_pool_set_listener_proxy(struct tcp_pool* pool, int fd);
 /* Serve the connected, non-blocking socket fd (from addr) in a free
  * slot, as accepting it would; the pool closes fd when the connection
  * ends. Returns 0 (fd not taken) when the pool is full. The TCP fuzz

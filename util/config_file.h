@@ -109,6 +109,7 @@ struct config_file {
 	char* tls_service_pem;           /* certificate chain */
 	int tls_port;                    /* default 853 */
 	struct config_strlist* tls_additional_ports;
+	struct config_strlist* proxy_protocol_ports;  /* PROXYv2 in front */
 	struct config_strlist* tls_session_ticket_keys; /* 80-byte files */
 	char* tls_ciphers;               /* TLS 1.2 cipher list, "" default */
 	char* tls_ciphersuites;          /* TLS 1.3 suites, "" default */

@@ -297,7 +297,7 @@ const struct cfg_option cfg_options[] = {
 		http_response_buffer_size, CACHE_4M),
 	IMPL("http-nodelay", CT_YESNO, http_nodelay, "yes"),
 	IMPL("http-notls-downstream", CT_YESNO, http_notls_downstream, "no"),
-	SRV("proxy-protocol-port", CT_STRLIST, NULL),
+	IMPL("proxy-protocol-port", CT_STRLIST, proxy_protocol_ports, NULL),
 	{ "tcp-connection-limit", CL_SERVER, CT_STR2LIST,
 		F(tcp_conn_limits), NULL, 1, CFGF_NUM2, NULL, 0, 0 },
 	USE("access-control-tag", CL_SERVER, CT_STR2LIST, F(acl_tags), NULL),
