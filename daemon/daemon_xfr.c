@@ -16,29 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The consumer: the zone's new content into a new env. */
-static void publish_zone(void* arg, const uint8_t* zone,
-	struct xfr_rrs* content)
+void daemon_publish_auth(struct daemon* d, struct auth_zones* az)
 {
-	struct daemon* d = arg;
 	struct serve_env* cur = d->env;
-	struct auth_zones* az = auth_zones_replaced(cur->auth, zone, content);
-	struct config_file* cfg;
-	struct local_zones* lz;
+	struct config_file* cfg = config_copy(cur->cfg);
+	struct local_zones* lz = local_zones_copy(cur->lz);
 	struct serve_env* env;
-	if(content) {
-		xfr_rrs_clear(content);
-		free(content);
-	}
-	if(!az)
-		return;   /* a reload removed the zone, or logged */
-	cfg = config_copy(cur->cfg);
-	lz = local_zones_copy(cur->lz);
 	if(!cfg || !lz) {
 		config_delete(cfg);
 		local_zones_delete(lz);
 		auth_zones_delete(az);
-		log_err("out of memory publishing a transferred zone");
+		log_err("out of memory publishing an auth zone");
 		return;
 	}
 	if(!(env = serve_env_derive(cfg, lz, cur))) {
@@ -59,8 +47,23 @@ static void publish_zone(void* arg, const uint8_t* zone,
 	daemon_env_publish(d, env);
 }
 
+/* The consumer: the zone's new content into a new env. */
+static void publish_zone(void* arg, const uint8_t* zone,
+	struct xfr_rrs* content)
+{
+	struct daemon* d = arg;
+	struct auth_zones* az = auth_zones_replaced(d->env->auth, zone,
+		content);
+	if(content) {
+		xfr_rrs_clear(content);
+		free(content);
+	}
+	if(az)   /* else a reload removed the zone, or logged */
+		daemon_publish_auth(d, az);
+}
+
 /* A zone file's path as the process opens it now (inside the chroot). */
-static char* inside_path(const struct config_file* cfg, const char* f)
+char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f)
 {
 	const char* chr = cfg->chrootdir && cfg->chrootdir[0] ?
 		cfg->chrootdir : NULL;
@@ -103,7 +106,7 @@ int daemon_xfr_start(struct daemon* d)
 			return 0;
 		}
 		if(c->zonefile && c->zonefile[0] && !(path =
-			inside_path(cfg, c->zonefile))) {
+			daemon_xfr_inside_path(cfg, c->zonefile))) {
 			xfr_rrs_clear(&content);
 			log_err("out of memory");
 			return 0;

@@ -6,6 +6,15 @@
 #define DAEMON_DAEMON_XFR_H
 
 struct daemon;
+struct auth_zones;
+struct config_file;
+
+/* Publish a new env with the auth zones az (taken over), the rest as
+ * the current env (main thread). */
+void daemon_publish_auth(struct daemon* d, struct auth_zones* az);
+/* A zone file's path as the process opens it now (inside the chroot);
+ * malloced, NULL when out of memory. */
+char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f);
 
 /* Start transfers for the current env's auth zones (main thread, after
  * d->base exists; again after a reload). 0 on an error (logged). */

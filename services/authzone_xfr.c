@@ -35,8 +35,11 @@ static struct az_zone* zone_like(const struct az_zone* z)
 	return n;
 }
 
-struct auth_zones* auth_zones_replaced(const struct auth_zones* az,
-	const uint8_t* zone, const struct xfr_rrs* content)
+/* A new version of az with zone replaced by a zone like it filled from
+ * content, or (content NULL and path set) read from path. */
+static struct auth_zones* replaced(const struct auth_zones* az,
+	const uint8_t* zone, const struct xfr_rrs* content, const char* path,
+	int has_primaries)
 {
 	struct auth_zones* n;
 	struct az_zone* nz;
@@ -53,7 +56,8 @@ struct auth_zones* auth_zones_replaced(const struct auth_zones* az,
 		return NULL;
 	if(!(nz = zone_like(az->zones[at])))
 		goto oom;
-	if(!az_zone_from_xfr(nz, content)) {
+	if(path ? !az_zone_read(nz, path, has_primaries) :
+		!az_zone_from_xfr(nz, content)) {
 		az_zone_delete(nz);
 		return NULL;
 	}
@@ -78,6 +82,27 @@ struct auth_zones* auth_zones_replaced(const struct auth_zones* az,
 oom:
 	log_err("out of memory");
 	return NULL;
+}
+
+struct auth_zones* auth_zones_replaced(const struct auth_zones* az,
+	const uint8_t* zone, const struct xfr_rrs* content)
+{
+	return replaced(az, zone, content, NULL, 0);
+}
+
+struct auth_zones* auth_zones_reread(const struct auth_zones* az,
+	const uint8_t* zone, const char* path, int has_primaries)
+{
+	return replaced(az, zone, NULL, path ? path : "", has_primaries);
+}
+
+int auth_zones_has(const struct auth_zones* az, const uint8_t* zone)
+{
+	size_t i;
+	for(i = 0; az && i < az->count; i++)
+		if(query_dname_compare(az->zones[i]->name, zone) == 0)
+			return 1;
+	return 0;
 }
 
 int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,

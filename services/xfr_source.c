@@ -54,9 +54,8 @@ struct xfr_src {
 	int have, expired;
 	struct xfr_soa soa;
 	time_t expire_at;
-	/* under the lock: when to check next; a forced transfer */
+	/* under the lock: when to check next */
 	time_t next;
-	int force;
 };
 
 struct xfr_engine {
@@ -293,8 +292,7 @@ static void renewed(struct xfr_engine* e, struct xfr_src* s)
 	time_t now = now_s();
 	s->expire_at = now + (time_t)s->soa.expire;
 	pthread_mutex_lock(&e->lock);
-	if(!s->force)
-		s->next = now + at_least_1(s->soa.refresh);
+	s->next = now + at_least_1(s->soa.refresh);
 	pthread_mutex_unlock(&e->lock);
 }
 
@@ -340,15 +338,15 @@ static int take_result(struct xfr_src* s, struct xfr_wire* w, char* err,
 enum outcome { GOT_NEW, GOT_SAME, GOT_NOTHING, GOT_STOPPED };
 
 /* One transfer from primary p: IXFR first when there is content to
- * apply it to (and no forced full transfer), AXFR when the primary
- * answers IXFR with the whole zone, asks for AXFR or fails. */
+ * apply it to, AXFR when there is none, when the primary asks for it
+ * or when the IXFR fails. */
 static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
-	struct xfr_primary* p, int force)
+	struct xfr_primary* p)
 {
 	struct xfr_wire w;
 	char err[256];
 	enum xfr_net_result r;
-	int ixfr = s->have && !force;
+	int ixfr = s->have;
 	for(;;) {
 		const char* kind = ixfr ? "IXFR" : "AXFR";
 		err[0] = 0;
@@ -403,11 +401,11 @@ static void have_new(struct xfr_engine* e, struct xfr_src* s)
 	publish(e, s, 0);
 }
 
-/* One check of s: each primary's SOA in turn; a newer serial (or force)
- * is transferred from the primary that has it. When no primary answers
+/* One check of s: each primary's SOA in turn; a newer serial is
+ * transferred from the primary that has it. When no primary answers
  * the probe, a transfer is tried from each (compat: unbound-1.17: as
  * Unbound, for primaries that answer only over TCP). */
-static void check(struct xfr_engine* e, struct xfr_src* s, int force)
+static void check(struct xfr_engine* e, struct xfr_src* s)
 {
 	size_t i;
 	int answered = 0;
@@ -428,30 +426,30 @@ static void check(struct xfr_engine* e, struct xfr_src* s, int force)
 			continue;
 		}
 		answered = 1;
-		if(s->have && !force && !xfr_serial_newer(serial,
+		if(s->have && !xfr_serial_newer(serial,
 			s->soa.serial)) {
 			verbose(VERB_ALGO, "auth zone %s: %s has serial %u, "
 				"current", s->zname, p->text, (unsigned)serial);
 			renewed(e, s);
 			return;
 		}
-		o = transfer(e, s, p, force);
+		o = transfer(e, s, p);
 		if(o == GOT_STOPPED)
 			return;
 		if(o == GOT_NEW || o == GOT_SAME) {
 			renewed(e, s);
-			if(o == GOT_NEW || force)
+			if(o == GOT_NEW)
 				have_new(e, s);
 			return;
 		}
 	}
 	for(i = 0; !answered && i < s->nprim && !atomic_load(&e->stop); i++) {
-		enum outcome o = transfer(e, s, &s->prim[i], force);
+		enum outcome o = transfer(e, s, &s->prim[i]);
 		if(o == GOT_STOPPED)
 			return;
 		if(o == GOT_NEW || o == GOT_SAME) {
 			renewed(e, s);
-			if(o == GOT_NEW || force)
+			if(o == GOT_NEW)
 				have_new(e, s);
 			return;
 		}
@@ -486,12 +484,10 @@ static void* engine_thread(void* arg)
 			}
 		}
 		if(due && first <= now) {
-			int force = due->force;
-			due->force = 0;
 			/* a notify during the check starts another */
 			due->next = now + 3600;
 			pthread_mutex_unlock(&e->lock);
-			check(e, due, force);
+			check(e, due);
 			pthread_mutex_lock(&e->lock);
 			continue;
 		}
@@ -572,7 +568,6 @@ int xfr_engine_transfer_now(struct xfr_engine* e, const uint8_t* zone)
 	pthread_mutex_lock(&e->lock);
 	if((s = find(e, zone)) != NULL) {
 		s->next = now_s();
-		s->force = 1;
 		pthread_cond_signal(&e->cond);
 	}
 	pthread_mutex_unlock(&e->lock);

@@ -67,8 +67,8 @@ enum xfr_notify_result {
 enum xfr_notify_result xfr_engine_notify(struct xfr_engine* e,
 	const uint8_t* zone, const struct sockaddr_storage* addr,
 	socklen_t addrlen);
-/* unbound-control auth_zone_transfer: check now and transfer even when
- * the serial is the same (any thread). 0: no such source. */
+/* unbound-control auth_zone_transfer: the SOA check now, a transfer
+ * when the serial is newer, as Unbound (any thread). 0: no source. */
 int xfr_engine_transfer_now(struct xfr_engine* e, const uint8_t* zone);
 /* Is there a source for zone? */
 int xfr_engine_has(struct xfr_engine* e, const uint8_t* zone);

@@ -38,6 +38,9 @@ if TESTDATA not in sys.path:
 from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
                       _finish, answer_texts, free_port, rcode_of)
 from testnet import nsd as nsd_mod  # noqa: E402
+from test_control import OUR_CTL, ctl, rc_clause  # noqa: E402
+
+REF_CTL = "/usr/sbin/unbound-control"
 
 ORIGIN = "example.com."
 DEADLINE = 15.0
@@ -512,3 +515,57 @@ def test_primary_gone_serves_until_expire(ours):
     poll("the zone to expire", servfail)
     assert time.time() - gone >= 1.5
     assert log_has(ours, "expired")
+
+
+def test_control_auth_zone_transfer_and_reload(tmp_path):
+    """unbound-control auth_zone_transfer (a SOA check now: refresh is
+    an hour) and auth_zone_reload (the zone file read again), with
+    Unbound's replies, beside Debian's Unbound."""
+    outs = {}
+    primary = XfrPrimary(10, refresh=3600, retry=3600, expire=7200)
+    servers = [("ours", Server(tmp_path / "ours"), OUR_CTL)]
+    if os.access(DEB_UNBOUND, os.X_OK) and not REFERENCE:
+        servers.append(("ref", RefServer(tmp_path / "ref"), REF_CTL))
+    try:
+        for name, srv, binary in servers:
+            os.makedirs(srv.dir, exist_ok=True)
+            srv.ctl_port = free_port()
+            zf = os.path.join(srv.dir, "example.zone")
+            start(srv, auth_conf(["127.0.0.1@%d" % primary.port],
+                                 zonefile=zf) +
+                  rc_clause(None, srv.ctl_port, use_cert=False))
+            poll("%s: serial 10" % name, lambda: txt_answered(srv, 10))
+            poll("%s: the zone file" % name, lambda: os.path.exists(zf))
+            primary.new_version(11)
+            out = [ctl(srv.conf, "auth_zone_transfer", "example.com",
+                       binary=binary).stdout]
+            poll("%s: serial 11 after auth_zone_transfer" % name,
+                 lambda: txt_answered(srv, 11))
+            poll("%s: serial 11 in the zone file" % name,
+                 lambda: "serial11" in open(zf).read())
+            out.append(ctl(srv.conf, "auth_zone_transfer", "example.net",
+                           binary=binary).stdout)
+            # the file edited: a reload serves what it says
+            text = open(zf).read().replace("192.0.2.12", "192.0.2.77")
+            with open(zf, "w") as f:
+                f.write(text)
+            out.append(ctl(srv.conf, "auth_zone_reload", "example.com",
+                           binary=binary).stdout)
+            poll("%s: the reloaded file served" % name,
+                 lambda: "192.0.2.77" in " ".join(answer_texts(
+                     srv.query("www.example.com.", "A"))))
+            out.append(ctl(srv.conf, "auth_zone_reload", "example.net",
+                           binary=binary).stdout)
+            outs[name] = out
+            with primary.lock:
+                primary.serial = 10
+    finally:
+        primary.close()
+        for _, srv, _ in servers:
+            _finish(srv)
+    assert outs["ours"][0] == "ok\n"
+    assert outs["ours"][1] == "error zone xfr task not found example.net\n"
+    assert outs["ours"][2] == "ok\n"
+    assert outs["ours"][3] == "error no auth-zone example.net\n"
+    if "ref" in outs:
+        assert outs["ours"] == outs["ref"]
