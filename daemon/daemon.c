@@ -15,6 +15,7 @@
 #include "services/tls_server.h"
 #include <openssl/ssl.h>
 #include "services/authzone.h"
+#include "daemon/daemon_xfr.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/kernel_ports.h"
@@ -403,6 +404,9 @@ int daemon_reload(struct daemon* d)
 	doh_tls_reload(d, env->cfg);
 	daemon_env_publish(d, env);
 	refresh_workers(d);
+	daemon_xfr_stop(d);
+	if(!daemon_xfr_start(d))
+		log_err("reload: zone transfers could not be started");
 	daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
@@ -721,6 +725,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		goto out;
 	if(!prom_server_start(d->prom, d->base))
 		goto out;
+	if(!daemon_xfr_start(d))
+		goto out;
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
@@ -732,6 +738,7 @@ out:
 	d->rc = NULL;
 	if(d->workers)
 		stop_workers(d, started);
+	daemon_xfr_delete(d);
 	for(i = 0; i < 4; i++)
 		if(sigev[i])
 			event_free(sigev[i]);

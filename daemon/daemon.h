@@ -25,6 +25,7 @@ struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
 struct val_anchors;
+struct xfr_engine;
 typedef struct ssl_ctx_st SSL_CTX;
 struct worker;
 struct event_base;
@@ -82,6 +83,8 @@ struct daemon {
 	atomic_uint env_gen;
 	int need_reload;
 
+	/* zone transfers (daemon/daemon_xfr.h), NULL without primaries */
+	struct xfr_engine* xfr;
 	/* remote control and statistics state (daemon/remote.h) */
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */

@@ -10,6 +10,7 @@
 #include "daemon/acl_list.h"
 #include "daemon/query_cookie.h"
 #include "services/authzone.h"
+#include "services/xfr_source.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
 #include "services/modstack.h"
@@ -149,6 +150,25 @@ static void note_unwanted(struct worker_stats* st,
 		st->unwanted_queries++;
 }
 
+/* compat: unbound-1.17: A NOTIFY: NOERROR for a zone with primaries from
+ * one of its allow-notify addresses or primaries (a SOA check starts),
+ * REFUSED otherwise; opcode NOTIFY, QR and RA, as Unbound's worker. */
+static int answer_notify(struct worker* w, const struct query_info* qi,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	uint16_t edns_size, size_t* n)
+{
+	struct xfr_engine* e = __atomic_load_n(&w->daemon->xfr,
+		__ATOMIC_ACQUIRE);
+	int rcode = RCODE_REFUSED;
+	if(e && qi->qname_len && xfr_engine_notify(e, qi->qname, ci->addr,
+		ci->addrlen) == XFR_NOTIFY_OK)
+		rcode = RCODE_NOERROR;
+	*n = msg_error_reply(out, outcap, qi, rcode, edns_size);
+	if(*n >= 12)   /* opcode NOTIFY, AA clear */
+		out[2] = (uint8_t)((out[2] & 0x83) | (4 << 3));
+	return 1;
+}
+
 /* compat: unbound-1.17: The checks between parsing and answering, in Unbound's
  * order, for a query that is not plain (parse error, echo rcode) or when
  * queries are counted or logged. Returns 1 when that decides the query (*n:
@@ -170,8 +190,8 @@ static int __attribute__((noinline)) screen(struct worker* w,
 		rcode = RCODE_FORMERR;
 	else if(pr == PARSE_NOTIMPL)
 		rcode = RCODE_NOTIMPL;
-	else if(pr == PARSE_REFUSED)  /* NOTIFY: we serve no auth zones */
-		rcode = RCODE_REFUSED;
+	else if(pr == PARSE_REFUSED)
+		return answer_notify(w, qi, ci, out, outcap, edns_size, n);
 	if(rcode) {
 		*n = msg_error_reply(out, outcap, qi, rcode, edns_size);
 		return 1;

@@ -14,7 +14,9 @@
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
 #include "daemon/remote.h"
+#include "daemon/daemon_xfr.h"
 #include "services/authzone.h"
+#include "services/xfr_source.h"
 #include "services/localzone.h"
 #include "services/view.h"
 #include "util/config_file.h"
@@ -397,6 +399,63 @@ void rc_bulk_delete(struct rc_bulk* k)
 	free(k);
 }
 
+/* compat: unbound-1.17: auth_zone_reload NAME: the zone's file read again
+ * (a new version built aside and published); transfers start over from
+ * it. Unbound's words for the errors. */
+static void do_auth_zone_reload(struct daemon_remote* rc, char* arg,
+	struct strbuf* b)
+{
+	struct daemon* d = rc->d;
+	const struct config_auth* c;
+	struct auth_zones* az;
+	uint8_t nm[256];
+	char* path = NULL;
+	if(!rc_parse_name(arg, nm, b))
+		return;
+	if(!auth_zones_has(d->env->auth, nm)) {
+		strbuf_printf(b, "error no auth-zone %s\n", arg);
+		return;
+	}
+	for(c = d->env->cfg->auths; c; c = c->next) {
+		uint8_t cn[256];
+		if(!c->isrpz && c->name && dname_from_str(c->name, cn) &&
+			query_dname_compare(cn, nm) == 0)
+			break;
+	}
+	if(c && c->zonefile && c->zonefile[0] && !(path =
+		daemon_xfr_inside_path(d->env->cfg, c->zonefile))) {
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	az = auth_zones_reread(d->env->auth, nm, path, c && c->masters);
+	free(path);
+	if(!az) {
+		strbuf_printf(b, "error failed to read %s\n", arg);
+		return;
+	}
+	daemon_publish_auth(d, az);
+	if(xfr_engine_has(d->xfr, nm)) {
+		daemon_xfr_stop(d);
+		daemon_xfr_start(d);
+	}
+	strbuf_printf(b, "ok\n");
+}
+
+/* compat: unbound-1.17: auth_zone_transfer NAME: the primaries' SOA
+ * asked now, the zone transferred when it is newer. */
+static void do_auth_zone_transfer(struct daemon_remote* rc, char* arg,
+	struct strbuf* b)
+{
+	uint8_t nm[256];
+	if(!rc_parse_name(arg, nm, b))
+		return;
+	if(!xfr_engine_transfer_now(rc->d->xfr, nm)) {
+		strbuf_printf(b, "error zone xfr task not found %s\n", arg);
+		return;
+	}
+	strbuf_printf(b, "ok\n");
+}
+
 static int word_is(const char* p, const char* cmd)
 {
 	size_t n = strlen(cmd);
@@ -435,6 +494,10 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 	} else if(word_is(p, "list_auth_zones")) {
 		if(!auth_zones_list(rc->d->env->auth, out_line, b))
 			strbuf_printf(b, "error out of memory\n");
+	} else if(word_is(p, "auth_zone_reload")) {
+		do_auth_zone_reload(rc, args, b);
+	} else if(word_is(p, "auth_zone_transfer")) {
+		do_auth_zone_transfer(rc, args, b);
 	} else if(word_is(p, "list_local_data")) {
 		if(!local_zones_list(rc->d->env->lz, 1, out_line, b))
 			strbuf_printf(b, "error out of memory\n");

@@ -63,4 +63,25 @@ size_t auth_zone_reply_wire(const struct az_zone* z, const uint8_t* qname,
 int auth_zones_list(const struct auth_zones* az,
 	void (*out)(void* arg, const char* line), void* arg);
 
+/* Zone transfers (services/authzone_xfr.c). */
+struct xfr_rrs;
+/* A new version of az in which zone (wire name) has content (NULL: no
+ * data: the zone is not used, as after expire), built aside; the other
+ * zones are shared with az. NULL when az has no such zone (a reload
+ * removed it) or on an error (logged). */
+struct auth_zones* auth_zones_replaced(const struct auth_zones* az,
+	const uint8_t* zone, const struct xfr_rrs* content);
+/* As auth_zones_replaced, the zone read again from its zone file path
+ * (as the process opens it now; ""/NULL: no file, no data);
+ * has_primaries: a missing file is no data, not an error. NULL on an
+ * error (logged). unbound-control auth_zone_reload. */
+struct auth_zones* auth_zones_reread(const struct auth_zones* az,
+	const uint8_t* zone, const char* path, int has_primaries);
+/* Is zone one of az's? */
+int auth_zones_has(const struct auth_zones* az, const uint8_t* zone);
+/* The content of zone as an RR list into out (initialised here; empty
+ * when the zone has no data). 0 when out of memory. */
+int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,
+	struct xfr_rrs* out);
+
 #endif

@@ -6,6 +6,7 @@
 #define SERVICES_AUTHZONE_INTERNAL_H
 #include "services/authzone.h"
 #include "util/msgencode.h"
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@ struct az_node {
 };
 
 struct az_zone {
+	/* auth_zones versions holding it: a transfer replaces one zone
+	 * and shares the others (services/authzone_xfr.c) */
+	atomic_int refs;
 	uint8_t* name;          /* wire, lowercased */
 	size_t namelen;
 	int labs;
@@ -53,7 +57,12 @@ struct auth_zones {
  * is no file yet for a zone that has primaries (empty, not usable); 0 on
  * an error, logged. */
 int az_zone_read(struct az_zone* z, const char* path, int has_primaries);
+/* Drop a reference; frees the zone at zero. */
 void az_zone_delete(struct az_zone* z);
+struct xfr_rrs;
+/* Fill the empty zone z from a transfer's content (NULL or empty: no
+ * data, not usable). 0 on an error (logged). */
+int az_zone_from_xfr(struct az_zone* z, const struct xfr_rrs* content);
 
 /* The node with exactly this name, or NULL (authzone.c). */
 const struct az_node* az_find_name(const struct az_zone* z,

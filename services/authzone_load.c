@@ -6,6 +6,7 @@
 #include "config.h"
 #include "services/authzone.h"
 #include "services/authzone_internal.h"
+#include "services/xfr_rr.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -58,6 +59,8 @@ void az_zone_delete(struct az_zone* z)
 {
 	size_t i;
 	if(!z)
+		return;
+	if(atomic_fetch_sub(&z->refs, 1) != 1)
 		return;
 	for(i = 0; i < z->nblocks; i++)
 		free(z->blocks[i]);
@@ -345,11 +348,71 @@ static int read_file(struct az_zone* z, FILE* in, const char* fname)
 	return ok;
 }
 
+/* The apex, its SOA and usable, after the nodes are built. */
+static void set_apex(struct az_zone* z, const char* zname)
+{
+	const struct az_rrset* soa;
+	z->apex = (struct az_node*)az_find_name(z, z->name);
+	soa = az_node_rrset(z->apex, TYPE_SOA);
+	z->usable = soa && soa->rr.count == 1 && soa->rr.rdlen[0] >= 22;
+	if(!z->usable && z->count > 0)
+		log_warn("auth zone %s has no SOA record at its apex: not "
+			"used", zname);
+}
+
+int az_zone_from_xfr(struct az_zone* z, const struct xfr_rrs* content)
+{
+	struct rr_vec rv;
+	size_t i;
+	char zname[LDNS_MAX_DOMAINLEN * 4 + 8];
+	int ok = 1;
+	memset(&rv, 0, sizeof(rv));
+	dname_to_str(z->name, zname, sizeof(zname));
+	if(content && content->n && !(rv.v = calloc(content->n,
+		sizeof(*rv.v)))) {
+		log_err("out of memory");
+		return 0;
+	}
+	rv.cap = content ? content->n : 0;
+	for(i = 0; content && i < content->n && ok; i++) {
+		const struct xfr_rr* x = &content->v[i];
+		struct rr_in* r = &rv.v[rv.n];
+		if(x->rclass != z->dclass || x->type == TYPE_OPT)
+			continue;
+		r->owner = malloc(x->owner_len);
+		r->rdata = malloc(x->rdlen ? x->rdlen : 1);
+		if(!r->owner || !r->rdata) {
+			free(r->owner);
+			free(r->rdata);
+			log_err("out of memory");
+			ok = 0;
+			break;
+		}
+		memcpy(r->owner, x->owner, x->owner_len);
+		dname_tolower(r->owner);
+		r->owner_len = x->owner_len;
+		memcpy(r->rdata, x->rdata, x->rdlen);
+		r->rdlen = x->rdlen;
+		r->type = x->type;
+		r->ttl = x->ttl;
+		r->seq = rv.n;
+		if(r->type == TYPE_RRSIG && r->rdlen >= 2)
+			r->covered = (uint16_t)((r->rdata[0] << 8) |
+				r->rdata[1]);
+		rv.n++;
+	}
+	if(ok)
+		ok = build_nodes(z, &rv);
+	rr_vec_clear(&rv);
+	if(ok)
+		set_apex(z, zname);
+	return ok;
+}
+
 int az_zone_read(struct az_zone* z, const char* path, int has_primaries)
 {
 	FILE* in;
 	char zname[LDNS_MAX_DOMAINLEN * 4 + 8];
-	const struct az_rrset* soa;
 	dname_to_str(z->name, zname, sizeof(zname));
 	if(!path || !path[0])
 		return 1;   /* compat: unbound-1.17: no file: empty zone */
@@ -371,12 +434,7 @@ int az_zone_read(struct az_zone* z, const char* path, int has_primaries)
 		return 0;
 	}
 	fclose(in);
-	z->apex = (struct az_node*)az_find_name(z, z->name);
-	soa = az_node_rrset(z->apex, TYPE_SOA);
-	z->usable = soa && soa->rr.count == 1 && soa->rr.rdlen[0] >= 22;
-	if(!z->usable && z->count > 0)
-		log_warn("auth zone %s has no SOA record at its apex: not "
-			"used", zname);
+	set_apex(z, zname);
 	return 1;
 }
 
@@ -386,6 +444,7 @@ static struct az_zone* zone_new(const struct config_auth* c)
 	ldns_rdf* rdf = NULL;
 	if(!z)
 		return NULL;
+	atomic_init(&z->refs, 1);
 	if(ldns_str2rdf_dname(&rdf, c->name) != LDNS_STATUS_OK || !rdf ||
 		ldns_rdf_size(rdf) > LDNS_MAX_DOMAINLEN + 1) {
 		log_err("cannot parse auth zone name: %s", c->name);

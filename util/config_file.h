@@ -60,6 +60,8 @@ struct config_auth {
 	struct config_strlist* allow_notify;
 	char* zonefile;
 	int for_downstream, for_upstream, fallback_enabled, isrpz;
+	size_t max_transfer_size;   /* bytes, 0: no limit (unbound-1.26) */
+	int max_transfer_time;      /* seconds, 0: no limit */
 };
 
 struct config_file {

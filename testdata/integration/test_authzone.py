@@ -9,8 +9,8 @@ that must not be asked), fallback-enabled both ways, and a zone file
 that does not parse (an error at start; at reload the old zone keeps
 serving).
 
-Zone transfers (primary:, allow-notify:, url:) are not implemented yet:
-no test here starts NSD as a primary."""
+Zone transfers (primary:, allow-notify:) are tested in
+test_auth_xfr.py (NSD as the primary); url: is not implemented."""
 import os
 import shutil
 import subprocess

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* services/xfr_net.h - the network side of zone transfers, run in the
+ * transfer thread (services/xfr_source.c) with blocking sockets and
+ * deadlines: a SOA query over UDP, and an AXFR or IXFR over TCP read
+ * message by message into services/xfr_wire.c. */
+#ifndef SERVICES_XFR_NET_H
+#define SERVICES_XFR_NET_H
+#include "services/xfr_wire.h"
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+enum xfr_net_result {
+	XFR_NET_OK = 0,     /* answered (probe: *serial set) */
+	XFR_NET_TIMEOUT,    /* no answer in time (or the transfer's limit) */
+	XFR_NET_FAILED,     /* refused, closed, a bad answer: err says why */
+	XFR_NET_STOPPED     /* *stop was set while waiting */
+};
+
+/* The SOA serial of zone at addr over UDP, waiting at most timeout_ms. */
+enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
+	socklen_t addrlen, const uint8_t* zone, size_t zone_len,
+	uint16_t qclass, int timeout_ms, uint32_t* serial,
+	const atomic_int* stop, char* err, size_t errlen);
+
+/* A transfer over TCP: the query w was set up for (xfr_wire_init), the
+ * replies read into w until complete. idle_ms: the longest wait for
+ * the next bytes; total_secs: the whole transfer's limit (0: none). */
+enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
+	socklen_t addrlen, struct xfr_wire* w, int idle_ms, int total_secs,
+	const atomic_int* stop, char* err, size_t errlen);
+
+#endif
