@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon/acl_list.h"
 #include "services/view.h"
+#include "services/localzone.h"
 #include "services/tags.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
@@ -294,6 +295,22 @@ acl_add_tags(struct acl_list* acl, const struct config_file* cfg,
 	return 1;
 }
 
+/* compat: unbound-1.17: access-control-tag-action ("tag type") and
+ * access-control-tag-data ("tag RR-text"), joined in str2 */
+static int
+acl_add_tag_change(struct acl_list* acl, const struct config_file* cfg,
+	const char* block, const char* tag_rest, int data)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(data)
+		return lz_client_tags_data(cfg, &pol->tag_changes, block,
+			tag_rest);
+	return lz_client_tags_action(cfg, &pol->tag_changes, block,
+		tag_rest);
+}
+
 struct acl_list*
 acl_list_create(struct config_file* cfg)
 {
@@ -329,6 +346,18 @@ acl_list_create_views(struct config_file* cfg, const struct views* vs)
 			return NULL;
 		}
 	}
+	for(p = cfg ? cfg->acl_tag_actions : NULL; p; p = p->next) {
+		if(!acl_add_tag_change(acl, cfg, p->str, p->str2, 0)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	for(p = cfg ? cfg->acl_tag_datas : NULL; p; p = p->next) {
+		if(!acl_add_tag_change(acl, cfg, p->str, p->str2, 1)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
 	/* compat: unbound-1.17: Unbound's defaults, used only where the config
 	 * has no line for that exact netblock */
 	if(!acl_add(acl, "0.0.0.0/0", "refuse", 0) ||
@@ -357,8 +386,11 @@ acl_list_delete(struct acl_list* acl)
 		for(i = 0; i < f[j]->num; i++) {
 			struct acl_prefix* p = &f[j]->prefix[i];
 			for(k = 0; k < p->size; k++)
-				if(p->tab[k].used)
+				if(p->tab[k].used && p->tab[k].policy) {
+					lz_client_tags_delete(
+						p->tab[k].policy->tag_changes);
 					free(p->tab[k].policy);
+				}
 			free(p->tab);
 		}
 	free(acl);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 struct config_file;
+struct lz_client_tags;
 struct view;
 struct views;
 
@@ -37,9 +38,9 @@ struct acl_list* acl_list_create(struct config_file* cfg);
  * name: NAME"). */
 struct acl_list* acl_list_create_views(struct config_file* cfg,
 	const struct views* vs);
-/* (access-control-tag: as access-control-view, the netblock's entry,
- * allow when it has none, gets the tags; a tag no define-tag names is an
- * error.) */
+/* (access-control-tag, -tag-action and -tag-data: as access-control-view,
+ * the netblock's entry, allow when it has none, gets the tags, their
+ * actions and data; a tag no define-tag names is an error.) */
 void acl_list_delete(struct acl_list* acl);
 /* The action for a client address. Lock-free, read-only. */
 enum acl_access acl_list_lookup(const struct acl_list* acl,
@@ -51,6 +52,9 @@ enum acl_access acl_list_lookup(const struct acl_list* acl,
 struct acl_policy {
 	const struct view* view;   /* access-control-view, or NULL */
 	uint64_t tags;             /* access-control-tag (services/tags.h) */
+	/* access-control-tag-action and -data (services/localzone.h); NULL:
+	 * none */
+	struct lz_client_tags* tag_changes;
 };
 
 /* The action and policy (NULL: none) of a client; one lookup, for the

@@ -408,7 +408,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	}
 	if(__builtin_expect(am.policy != NULL, 0))
 		lzr = local_zones_answer_client(env->lz, am.policy->view,
-			am.policy->tags, &qi, addr, addrlen, out, limit,
+			am.policy->tags, am.policy->tag_changes, &qi, addr, addrlen, out, limit,
 			edns_size, &n);
 	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
 			limit, edns_size, &n);
