@@ -65,6 +65,17 @@ struct acl_match {
 };
 struct acl_match acl_list_match(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* compat: unbound-1.17: interface-action, -view, -tag, -tag-action,
+ * -tag-data: a client that no access-control netblock holds (Unbound's
+ * defaults hold 127.0.0.0/8 and ::1) gets the entry of the listening
+ * address its query came to: refuse unless interface-action says else.
+ * acl_list_unheld: m is such a client's match and interface lines exist
+ * (a refuse, so the query path asks only on its refuse branch). */
+int acl_list_unheld(const struct acl_list* acl, struct acl_match m);
+/* The entry of local (address and port the query came to; a wildcard
+ * listener's entry when it has none): refuse, no policy, if none. */
+struct acl_match acl_list_interface(const struct acl_list* acl,
+	const struct sockaddr_storage* local, socklen_t locallen);
 /* Parse an action name ("allow_snoop"); -1 if unknown. */
 int acl_parse_action(const char* s);
 const char* acl_action_str(enum acl_access a);

@@ -147,6 +147,11 @@ struct config_file {
 	struct config_strlist* define_tags;    /* define-tag: "name ..." */
 	struct config_str2list* local_zone_tags; /* local-zone-tag: zone tags */
 	struct config_str2list* interface_actions; /* interface-action: */
+	struct config_str2list* interface_views;   /* interface-view: */
+	struct config_str2list* interface_tags;    /* interface-tag: */
+	/* interface-tag-action, -tag-data: as acl_tag_actions, _datas */
+	struct config_str2list* interface_tag_actions;
+	struct config_str2list* interface_tag_datas;
 
 	/* server: local zones */
 	struct config_str2list* local_zones;   /* local-zone: name type */
