@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon/acl_list.h"
 #include "services/view.h"
+#include "services/localzone.h"
 #include "services/tags.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
@@ -29,6 +30,7 @@ struct acl_entry {
 	struct acl_key addr;
 	enum acl_access action;
 	int used;
+	int unheld;                /* a default /0 (acl_add_unheld) */
 	struct acl_policy* policy; /* view, tags; NULL: none */
 };
 
@@ -48,8 +50,21 @@ struct acl_family {
 	struct acl_prefix prefix[129]; /* sorted, longest first */
 };
 
+/* compat: unbound-1.17: a listening address's entry (interface-*) */
+struct acl_iface {
+	struct sockaddr_storage addr;   /* with the port */
+	socklen_t addrlen;
+	enum acl_access action;         /* refuse unless interface-action */
+	struct acl_policy* policy;      /* view, tags; NULL: none */
+};
+
 struct acl_list {
 	struct acl_family v4, v6;
+	/* the policy of Unbound's default /0 entries: a client that no
+	 * configured netblock holds (interface-* may then apply) */
+	struct acl_policy unheld;
+	struct acl_iface* ifaces;       /* NULL: no interface-* line */
+	size_t num_ifaces;
 };
 
 static const char* action_names[] = {
@@ -157,9 +172,10 @@ prefix_insert(struct acl_prefix* p, const struct acl_key* a,
 			if(old[k].used) {
 				(void)prefix_insert(p, &old[k].addr,
 					old[k].action, 0);
-				if(old[k].policy)
-					prefix_find(p, &old[k].addr)->policy =
-						old[k].policy;
+				struct acl_entry* ne = prefix_find(p,
+					&old[k].addr);
+				ne->policy = old[k].policy;
+				ne->unheld = old[k].unheld;
 			}
 		free(old);
 	}
@@ -294,6 +310,228 @@ acl_add_tags(struct acl_list* acl, const struct config_file* cfg,
 	return 1;
 }
 
+/* compat: unbound-1.17: access-control-tag-action ("tag type") and
+ * access-control-tag-data ("tag RR-text"), joined in str2 */
+static int
+acl_add_tag_change(struct acl_list* acl, const struct config_file* cfg,
+	const char* block, const char* tag_rest, int data)
+{
+	struct acl_policy* pol = acl_policy_of(acl, block);
+	if(!pol)
+		return 0;
+	if(data)
+		return lz_client_tags_data(cfg, &pol->tag_changes, block,
+			tag_rest);
+	return lz_client_tags_action(cfg, &pol->tag_changes, block,
+		tag_rest);
+}
+
+/* compat: unbound-1.17: the default refuse of a /0: Unbound has none
+ * but refuses on the interface a client no netblock holds came to;
+ * here the entry is marked (the unheld policy) so that the query path
+ * asks the interface's entry then, only when interface-* lines exist. */
+static int
+acl_add_unheld(struct acl_list* acl, const char* block)
+{
+	struct acl_prefix* p;
+	struct acl_key k;
+	int had;
+	if(!acl_block(acl, block, &p, &k))
+		return 0;
+	had = p->size && prefix_find(p, &k);
+	if(!acl_add(acl, block, "refuse", 0))
+		return 0;
+	if(!had)
+		prefix_find(p, &k)->unheld = 1;
+	return 1;
+}
+
+/* With interface lines, the unheld entries get the unheld policy, which
+ * the query path's refuse branch looks for (without, they have none and
+ * nothing changes). */
+static void
+acl_mark_unheld(struct acl_list* acl)
+{
+	struct acl_family* f[2];
+	int i, j;
+	size_t k;
+	if(!acl->num_ifaces)
+		return;
+	f[0] = &acl->v4;
+	f[1] = &acl->v6;
+	for(j = 0; j < 2; j++)
+		for(i = 0; i < f[j]->num; i++)
+			for(k = 0; k < f[j]->prefix[i].size; k++)
+				if(f[j]->prefix[i].tab[k].used &&
+					f[j]->prefix[i].tab[k].unheld)
+					f[j]->prefix[i].tab[k].policy =
+						&acl->unheld;
+}
+
+/* The configured listening addresses (interface:, or Unbound's defaults
+ * 127.0.0.1 and ::1), with cfg->port unless "@port" is given; an
+ * interface named (eth0) is left out. */
+static int
+iface_configured(const struct config_file* cfg,
+	const struct sockaddr_storage* a, socklen_t alen)
+{
+	const struct config_strlist* p;
+	struct sockaddr_storage b;
+	socklen_t blen;
+	if(!cfg->ifs) {
+		return (extstrtoaddr("127.0.0.1", cfg->port, &b, &blen) &&
+			sockaddr_cmp(a, alen, &b, blen) == 0) ||
+			(cfg->do_ip6 && extstrtoaddr("::1", cfg->port, &b,
+			&blen) && sockaddr_cmp(a, alen, &b, blen) == 0);
+	}
+	for(p = cfg->ifs; p; p = p->next)
+		if(extstrtoaddr(p->str, cfg->port, &b, &blen) &&
+			sockaddr_cmp(a, alen, &b, blen) == 0)
+			return 1;
+	return 0;
+}
+
+/* The entry of interface str, made (refuse) on first use; NULL (logged
+ * as Unbound does, action says which message) when str is no
+ * configured interface. */
+static struct acl_iface*
+acl_iface_of(struct acl_list* acl, const struct config_file* cfg,
+	const char* str, int action)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	size_t i;
+	struct acl_iface* n;
+	if(!extstrtoaddr(str, cfg->port, &a, &alen)) {
+		log_err("cannot parse interface: %s", str);
+		return NULL;
+	}
+	for(i = 0; i < acl->num_ifaces; i++)
+		if(sockaddr_cmp(&acl->ifaces[i].addr, acl->ifaces[i].addrlen,
+			&a, alen) == 0)
+			return &acl->ifaces[i];
+	if(!iface_configured(cfg, &a, alen)) {
+		if(action)
+			log_err("cannot update ACL on non-configured "
+				"interface: %s %d", str, cfg->port);
+		else	log_err("non-configured interface: %s", str);
+		return NULL;
+	}
+	if(!(n = realloc(acl->ifaces, (acl->num_ifaces + 1) * sizeof(*n)))) {
+		log_err("out of memory");
+		return NULL;
+	}
+	acl->ifaces = n;
+	n = &acl->ifaces[acl->num_ifaces++];
+	memset(n, 0, sizeof(*n));
+	n->addr = a;
+	n->addrlen = alen;
+	n->action = acl_refuse;
+	return n;
+}
+
+static struct acl_policy*
+acl_iface_policy(struct acl_list* acl, const struct config_file* cfg,
+	const char* str)
+{
+	struct acl_iface* f = acl_iface_of(acl, cfg, str, 0);
+	if(!f)
+		return NULL;
+	if(!f->policy && !(f->policy = calloc(1, sizeof(*f->policy))))
+		log_err("out of memory");
+	return f->policy;
+}
+
+/* compat: unbound-1.17: interface-action, -view, -tag, -tag-action and
+ * -tag-data */
+static int
+acl_add_interfaces(struct acl_list* acl, const struct config_file* cfg,
+	const struct views* vs)
+{
+	const struct config_str2list* p;
+	struct acl_policy* pol;
+	if(!cfg)
+		return 1;
+	for(p = cfg->interface_actions; p; p = p->next) {
+		struct acl_iface* f = acl_iface_of(acl, cfg, p->str, 1);
+		int a = acl_parse_action(p->str2);
+		if(!f)
+			return 0;
+		if(a < 0) {
+			log_err("access control type %s unknown", p->str2);
+			return 0;
+		}
+		f->action = (enum acl_access)a;
+	}
+	for(p = cfg->interface_views; p; p = p->next) {
+		if(!(pol = acl_iface_policy(acl, cfg, p->str)))
+			return 0;
+		if(!(pol->view = views_find(vs, p->str2))) {
+			log_err("no view with name: %s", p->str2);
+			return 0;
+		}
+	}
+	for(p = cfg->interface_tags; p; p = p->next) {
+		if(!(pol = acl_iface_policy(acl, cfg, p->str)))
+			return 0;
+		if(!tags_parse_list(cfg, p->str2, &pol->tags)) {
+			log_err("cannot parse interface-tag: %s %s", p->str,
+				p->str2);
+			return 0;
+		}
+	}
+	for(p = cfg->interface_tag_actions; p; p = p->next)
+		if(!(pol = acl_iface_policy(acl, cfg, p->str)) ||
+			!lz_client_tags_action(cfg, &pol->tag_changes, p->str,
+			p->str2))
+			return 0;
+	for(p = cfg->interface_tag_datas; p; p = p->next)
+		if(!(pol = acl_iface_policy(acl, cfg, p->str)) ||
+			!lz_client_tags_data(cfg, &pol->tag_changes, p->str,
+			p->str2))
+			return 0;
+	return 1;
+}
+
+int
+acl_list_unheld(const struct acl_list* acl, struct acl_match m)
+{
+	return acl && acl->num_ifaces && m.policy == &acl->unheld;
+}
+
+struct acl_match
+acl_list_interface(const struct acl_list* acl,
+	const struct sockaddr_storage* local, socklen_t locallen)
+{
+	struct acl_match r = { acl_refuse, NULL };
+	const struct acl_iface* wild = NULL;
+	size_t i;
+	for(i = 0; i < acl->num_ifaces; i++) {
+		const struct acl_iface* f = &acl->ifaces[i];
+		int n;
+		const uint8_t* b;
+		if(sockaddr_cmp(&f->addr, f->addrlen, local, locallen) == 0) {
+			r.action = f->action;
+			r.policy = f->policy;
+			return r;
+		}
+		/* a wildcard listener: a stream's local address is the
+		 * one it was sent to, not the listener's */
+		if(f->addr.ss_family == local->ss_family &&
+			addr_port(&f->addr) == addr_port(local) &&
+			(b = addr_bytes(&f->addr, f->addrlen, &n)) &&
+			(n == 4 ? memcmp(b, "\0\0\0\0", 4) == 0 :
+			memcmp(b, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+			16) == 0))
+			wild = f;
+	}
+	if(wild) {
+		r.action = wild->action;
+		r.policy = wild->policy;
+	}
+	return r;
+}
+
 struct acl_list*
 acl_list_create(struct config_file* cfg)
 {
@@ -329,17 +567,34 @@ acl_list_create_views(struct config_file* cfg, const struct views* vs)
 			return NULL;
 		}
 	}
+	for(p = cfg ? cfg->acl_tag_actions : NULL; p; p = p->next) {
+		if(!acl_add_tag_change(acl, cfg, p->str, p->str2, 0)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
+	for(p = cfg ? cfg->acl_tag_datas : NULL; p; p = p->next) {
+		if(!acl_add_tag_change(acl, cfg, p->str, p->str2, 1)) {
+			acl_list_delete(acl);
+			return NULL;
+		}
+	}
 	/* compat: unbound-1.17: Unbound's defaults, used only where the config
 	 * has no line for that exact netblock */
-	if(!acl_add(acl, "0.0.0.0/0", "refuse", 0) ||
+	if(!acl_add_unheld(acl, "0.0.0.0/0") ||
 		!acl_add(acl, "127.0.0.0/8", "allow", 0) ||
 		((!cfg || cfg->do_ip6) &&
-		(!acl_add(acl, "::0/0", "refuse", 0) ||
+		(!acl_add_unheld(acl, "::0/0") ||
 		!acl_add(acl, "::1", "allow", 0) ||
 		!acl_add(acl, "::ffff:127.0.0.1", "allow", 0)))) {
 		acl_list_delete(acl);
 		return NULL;
 	}
+	if(!acl_add_interfaces(acl, cfg, vs)) {
+		acl_list_delete(acl);
+		return NULL;
+	}
+	acl_mark_unheld(acl);
 	return acl;
 }
 
@@ -357,10 +612,21 @@ acl_list_delete(struct acl_list* acl)
 		for(i = 0; i < f[j]->num; i++) {
 			struct acl_prefix* p = &f[j]->prefix[i];
 			for(k = 0; k < p->size; k++)
-				if(p->tab[k].used)
+				if(p->tab[k].used && p->tab[k].policy &&
+					p->tab[k].policy != &acl->unheld) {
+					lz_client_tags_delete(
+						p->tab[k].policy->tag_changes);
 					free(p->tab[k].policy);
+				}
 			free(p->tab);
 		}
+	for(k = 0; k < acl->num_ifaces; k++) {
+		if(acl->ifaces[k].policy)
+			lz_client_tags_delete(
+				acl->ifaces[k].policy->tag_changes);
+		free(acl->ifaces[k].policy);
+	}
+	free(acl->ifaces);
 	free(acl);
 }
 

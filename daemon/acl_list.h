@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 struct config_file;
+struct lz_client_tags;
 struct view;
 struct views;
 
@@ -37,9 +38,9 @@ struct acl_list* acl_list_create(struct config_file* cfg);
  * name: NAME"). */
 struct acl_list* acl_list_create_views(struct config_file* cfg,
 	const struct views* vs);
-/* (access-control-tag: as access-control-view, the netblock's entry,
- * allow when it has none, gets the tags; a tag no define-tag names is an
- * error.) */
+/* (access-control-tag, -tag-action and -tag-data: as access-control-view,
+ * the netblock's entry, allow when it has none, gets the tags, their
+ * actions and data; a tag no define-tag names is an error.) */
 void acl_list_delete(struct acl_list* acl);
 /* The action for a client address. Lock-free, read-only. */
 enum acl_access acl_list_lookup(const struct acl_list* acl,
@@ -51,6 +52,9 @@ enum acl_access acl_list_lookup(const struct acl_list* acl,
 struct acl_policy {
 	const struct view* view;   /* access-control-view, or NULL */
 	uint64_t tags;             /* access-control-tag (services/tags.h) */
+	/* access-control-tag-action and -data (services/localzone.h); NULL:
+	 * none */
+	struct lz_client_tags* tag_changes;
 };
 
 /* The action and policy (NULL: none) of a client; one lookup, for the
@@ -61,6 +65,17 @@ struct acl_match {
 };
 struct acl_match acl_list_match(const struct acl_list* acl,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* compat: unbound-1.17: interface-action, -view, -tag, -tag-action,
+ * -tag-data: a client that no access-control netblock holds (Unbound's
+ * defaults hold 127.0.0.0/8 and ::1) gets the entry of the listening
+ * address its query came to: refuse unless interface-action says else.
+ * acl_list_unheld: m is such a client's match and interface lines exist
+ * (a refuse, so the query path asks only on its refuse branch). */
+int acl_list_unheld(const struct acl_list* acl, struct acl_match m);
+/* The entry of local (address and port the query came to; a wildcard
+ * listener's entry when it has none): refuse, no policy, if none. */
+struct acl_match acl_list_interface(const struct acl_list* acl,
+	const struct sockaddr_storage* local, socklen_t locallen);
 /* Parse an action name ("allow_snoop"); -1 if unknown. */
 int acl_parse_action(const char* s);
 const char* acl_action_str(enum acl_access a);

@@ -13,6 +13,7 @@
 #include "services/xfr_source.h"
 #include "services/localzone.h"
 #include "services/chaos.h"
+#include "services/tcp_conn.h"
 #include "services/modstack.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -346,6 +347,23 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 	return 1;
 }
 
+/* compat: unbound-1.17: a client that no access-control netblock holds
+ * gets the entry of the address it asked (interface-*). Cold: only on
+ * the refuse branch, with interface lines; one getsockname. DNS over
+ * HTTPS has no socket here: refused as before. */
+static struct acl_match __attribute__((noinline))
+interface_match(const struct serve_env* env, const struct client_info* ci,
+	struct acl_match am)
+{
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp) : -1) :
+		ci->udp_fd;
+	if(fd < 0 || getsockname(fd, (struct sockaddr*)&local, &len) != 0)
+		return am;
+	return acl_list_interface(env->acl, &local, len);
+}
+
 static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap,
 	struct query_cookie* ck)
@@ -372,6 +390,17 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		log_addr(VERB_ALGO, "dropped query from denied", addr, addrlen);
 		note_unwanted(st, cfg);
 		return reply_of(0);
+	}
+	if(acl == acl_refuse && acl_list_unheld(env->acl, am)) {
+		/* no netblock holds the client: its interface decides */
+		am = interface_match(env, ci, am);
+		acl = am.action;
+		if(acl == acl_deny) {
+			log_addr(VERB_ALGO, "dropped query from denied", addr,
+				addrlen);
+			note_unwanted(st, cfg);
+			return reply_of(0);
+		}
 	}
 	if(acl == acl_refuse) {
 		/* compat: unbound-1.17: as Unbound: not a query in the
@@ -428,7 +457,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	}
 	if(__builtin_expect(am.policy != NULL, 0))
 		lzr = local_zones_answer_client(env->lz, am.policy->view,
-			am.policy->tags, &qi, addr, addrlen, out, limit,
+			am.policy->tags, am.policy->tag_changes, &qi, addr, addrlen, out, limit,
 			edns_size, &n);
 	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
 			limit, edns_size, &n);

@@ -297,19 +297,34 @@ maybe_local(const struct local_zones* lz, const uint8_t* qname)
 	return b >= 0 && (lz->tld_bits[b >> 6] >> (b & 63)) & 1;
 }
 
-/* The answer of zone z (of zones) to qi. */
+/* The answer of zone z (of zones) to qi, as a zone of type t (its own,
+ * or the client's override or tag action); td: the client's tag data for
+ * this zone (a redirect type answers with it), NULL if none. */
 static enum localzone_result
 answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
+	enum localzone_type t, const struct lz_tag_data* td,
 	const struct query_info* qi, const struct sockaddr_storage* addr,
 	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
 	size_t* outlen)
 {
 	const struct lz_node* ld = NULL;
-	enum localzone_type t = z->type;
 	if(addr && (zones->log_local_actions || t == local_zone_inform ||
 		t == local_zone_inform_deny || t == local_zone_inform_redirect))
 		inform_print(z, qi, addr, addrlen);
 
+	if(__builtin_expect(td != NULL, 0) && lz_is_redirect(t)) {
+		/* compat: unbound-1.17: access-control-tag-data, before the
+		 * zone's own data */
+		struct lz_tag_rrset tr;
+		memset(&tr.rr, 0, sizeof(tr.rr));
+		tr.mixed_ttl = 0;
+		if(lz_tag_data_rrset(td, qi, &tr)) {
+			*outlen = encode_answer(zones, qi, &tr.rr,
+				tr.mixed_ttl ? tr.ttls : NULL, out, limit,
+				edns_size);
+			return LZ_ANSWERED;
+		}
+	}
 	if(!ignores_data(t)) {
 		ld = lz_node_find(zones, z, lz_is_redirect(t) ? z->name : qi->qname);
 		if(ld) {
@@ -398,20 +413,58 @@ answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 	return LZ_NO_ANSWER;
 }
 
+/* compat: unbound-1.17: the type zone z has for this client: a
+ * local-zone-override for its address; else, z tagged, the action of the
+ * first tag (lowest id) in common, whose data then goes to a redirect
+ * (*td). Out of line: only zones with overrides or clients with tag
+ * actions or data come here. */
+static enum localzone_type __attribute__((noinline))
+client_zone_type(const struct lz_zone* z, uint64_t tags,
+	const struct lz_client_tags* ct, const struct sockaddr_storage* addr,
+	socklen_t addrlen, const struct lz_tag_data** td)
+{
+	uint64_t common;
+	int id;
+	if(z->num_overrides) {
+		enum localzone_type o = lz_override_type(z, addr, addrlen);
+		if(o != local_zone_invalid) {
+			verbose(VERB_ALGO, "local zone override to type %s",
+				local_zone_type2str(o));
+			return o;
+		}
+	}
+	if(!ct || !(common = z->tags & tags))
+		return z->type;
+	id = __builtin_ctzll(common);
+	*td = ct->data[id];
+	if(ct->action[id]) {
+		verbose(VERB_ALGO, "tag action [%d] to type %s", id,
+			local_zone_type2str((enum localzone_type)
+			(ct->action[id] - 1)));
+		return (enum localzone_type)(ct->action[id] - 1);
+	}
+	return z->type;
+}
+
 /* local_zones_answer once the TLD filter passed; out of line so that
  * the common case (no zone can hold the name) costs no big prologue. */
 static enum localzone_result __attribute__((noinline))
 answer_zones(const struct local_zones* zones, uint64_t tags,
-	const struct query_info* qi, const struct sockaddr_storage* addr,
-	socklen_t addrlen, uint8_t* out, size_t limit, uint16_t edns_size,
-	size_t* outlen)
+	const struct lz_client_tags* ct, const struct query_info* qi,
+	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* outlen)
 {
 	const struct lz_zone* z;
+	const struct lz_tag_data* td = NULL;
+	enum localzone_type t;
 	/* local_zones_answer checked the arguments and the TLD filter */
 	if(!(z = lz_zone_lookup_tags(zones, qi->qname, qi->qclass, qi->qtype,
 		tags)))
 		return LZ_NO_ANSWER;
-	return answer_in_zone(zones, z, qi, addr, addrlen, out, limit,
+	t = z->type;
+	if(__builtin_expect(z->num_overrides != 0 || ct != NULL, 0))
+		t = client_zone_type(z, tags, ct, addr, addrlen, &td);
+	return answer_in_zone(zones, z, t, td, qi, addr, addrlen, out, limit,
 		edns_size, outlen);
 }
 
@@ -424,7 +477,7 @@ local_zones_answer(const struct local_zones* zones,
 	if(!zones || !qi || qi->qname_len == 0 ||
 		!maybe_local(zones, qi->qname))
 		return LZ_NO_ANSWER;
-	return answer_zones(zones, 0, qi, addr, addrlen, out, limit,
+	return answer_zones(zones, 0, NULL, qi, addr, addrlen, out, limit,
 		edns_size, outlen);
 }
 
@@ -453,7 +506,8 @@ zone_does_not_cover(const struct local_zones* lz, const struct lz_zone* z,
 
 enum localzone_result
 local_zones_answer_client(const struct local_zones* zones,
-	const struct view* view, uint64_t tags, const struct query_info* qi,
+	const struct view* view, uint64_t tags, const struct lz_client_tags* ct,
+	const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t limit, uint16_t edns_size, size_t* outlen)
 {
@@ -475,8 +529,8 @@ local_zones_answer_client(const struct local_zones* zones,
 					local_zone_type2str(z->type),
 					view->name);
 			}
-			return answer_in_zone(vz, z, qi, addr, addrlen, out,
-				limit, edns_size, outlen);
+			return answer_in_zone(vz, z, z->type, NULL, qi, addr,
+				addrlen, out, limit, edns_size, outlen);
 		}
 		if(!view->isfirst)
 			return LZ_NO_ANSWER;
@@ -484,6 +538,6 @@ local_zones_answer_client(const struct local_zones* zones,
 	if(!zones || !qi || qi->qname_len == 0 ||
 		!maybe_local(zones, qi->qname))
 		return LZ_NO_ANSWER;
-	return answer_zones(zones, tags, qi, addr, addrlen, out, limit,
+	return answer_zones(zones, tags, ct, qi, addr, addrlen, out, limit,
 		edns_size, outlen);
 }

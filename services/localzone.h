@@ -51,6 +51,24 @@ struct local_zones* local_zones_create_view(struct config_str2list* zones,
 	struct config_strlist* data, struct config_strlist* data_ptr,
 	int defaults, int nodefault_zone, const struct config_file* cfg);
 
+/* compat: unbound-1.17: access-control-tag-action and -tag-data: what a
+ * client's tags change in the global local zones, by tag id; built once
+ * per config (daemon/acl_list.c, services/localzone_tags.c), NULL for a
+ * client without either line, so a config without them pays nothing. */
+struct lz_tag_data;
+struct lz_client_tags {
+	uint8_t action[64];   /* TAGS_MAX; a localzone_type + 1, 0: none */
+	struct lz_tag_data* data[64];   /* NULL: none */
+};
+/* Add "tag type" (tag_action) or "tag RR-text" (tag_data, the RR without
+ * its owner) to *ct, made when NULL. Errors logged, as Unbound words
+ * them (where is the netblock or interface, for the message); 0 then. */
+int lz_client_tags_action(const struct config_file* cfg,
+	struct lz_client_tags** ct, const char* where, const char* tag_action);
+int lz_client_tags_data(const struct config_file* cfg,
+	struct lz_client_tags** ct, const char* where, const char* tag_data);
+void lz_client_tags_delete(struct lz_client_tags* ct);
+
 enum localzone_result {
 	LZ_NO_ANSWER = 0, /* not answered locally: go on (cache/recursion) */
 	LZ_ANSWERED,      /* reply written to out, *outlen set */
@@ -67,17 +85,23 @@ enum localzone_result local_zones_answer(const struct local_zones* zones,
 	size_t* outlen);
 
 /* compat: unbound-1.17: local_zones_answer for a client with a view (may be
- * NULL) or tags (access-control-tag bits): the view's zones first; what
+ * NULL) or tags (access-control-tag bits) and their actions and data (ct,
+ * may be NULL): the view's zones first; what
  * they leave (no zone, a noview zone, a transparent kind of zone without
  * data for the name) goes to the global zones only with view-first, else
  * it is not answered locally. A view without local zones leaves
  * everything to the global ones. Of the global zones, one with
  * local-zone-tag serves only clients with a tag in common; for the others
  * the closest enclosing zone above it does (local_zones_answer: a client
- * without tags). */
+ * without tags). Of that global zone the type is, in Unbound's order: a
+ * local-zone-override for the client's address; else, for a tagged zone,
+ * the action of the first tag (lowest id) the client has in common with
+ * it (none: the zone's type); a redirect type then answers with that
+ * tag's data when it has some for the question's type. */
 enum localzone_result local_zones_answer_client(
 	const struct local_zones* zones, const struct view* view,
-	uint64_t tags, const struct query_info* qi,
+	uint64_t tags, const struct lz_client_tags* ct,
+	const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen, uint8_t* out,
 	size_t limit, uint16_t edns_size, size_t* outlen);
 

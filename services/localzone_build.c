@@ -820,6 +820,10 @@ build(struct local_zones* lz, const struct lz_source* src)
 			goto out;
 		}
 	}
+	/* compat: unbound-1.17: local-zone-override, on a configured or
+	 * default zone, as local-zone-tag */
+	if(src->tag_cfg && !lz_enter_overrides(lz, src->tag_cfg))
+		goto out;
 	/* local-data */
 	if(!parse_data(lz, src, &rrs, &num, &ptrtexts, &numptr))
 		goto outdata;

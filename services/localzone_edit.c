@@ -88,6 +88,8 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 				goto fail;
 			n->lan = z->lan;
 			n->tags = z->tags;
+			if(!lz_copy_overrides(c, n, z))
+				goto fail;
 			n->insecure = z->insecure;
 		}
 	}

@@ -58,6 +58,9 @@ struct lz_zone {
 	int lan;        /* an AS112 / RFC 6303 default zone */
 	int insecure;   /* insecure-lan-zones applies (for the validator) */
 	uint64_t tags;  /* local-zone-tag; 0: for every client */
+	/* local-zone-override (localzone_tags.c); none: NULL, 0 */
+	struct lz_override* overrides;
+	size_t num_overrides;
 	struct lz_rrset* soa;           /* apex SOA, NULL if none */
 	struct packed_rrset soa_neg;    /* SOA with TTL min(TTL, MINIMUM) */
 };
@@ -143,5 +146,28 @@ int lz_rrset_add_rr(struct local_zones* lz, struct lz_rrset* r,
  */
 int lz_zone_enter_rr(struct local_zones* lz, struct lz_zone* z,
 	const struct lz_rr* rr);
+
+/* local-zone-override and the tags' data (localzone_tags.c) */
+struct sockaddr_storage;
+/* The type of z for a client by local-zone-override, local_zone_invalid
+ * when none holds the client. */
+enum localzone_type lz_override_type(const struct lz_zone* z,
+	const struct sockaddr_storage* addr, socklen_t addrlen);
+/* Enter cfg's local-zone-override lines; 0 on error (logged). */
+int lz_enter_overrides(struct local_zones* lz, const struct config_file* cfg);
+/* Copy from's overrides into to (of lz); 0 on OOM. */
+int lz_copy_overrides(struct local_zones* lz, struct lz_zone* to,
+	const struct lz_zone* from);
+/* A tag's data for a question, on the stack of the answer. */
+struct lz_tag_rrset {
+	struct packed_rrset rr;
+	uint8_t* rdata[LZ_ROTATE_MAX];
+	uint16_t rdlen[LZ_ROTATE_MAX];
+	uint32_t ttls[LZ_ROTATE_MAX];
+	int mixed_ttl;
+};
+/* Fill out with d's RRs for qi (its type, or a CNAME); 0 when none. */
+int lz_tag_data_rrset(const struct lz_tag_data* d,
+	const struct query_info* qi, struct lz_tag_rrset* out);
 
 #endif

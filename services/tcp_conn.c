@@ -227,6 +227,11 @@ int tcp_pool_add_tls_listener(struct tcp_pool* p, int fd,
 	return stream_pool_add_tls_listener(p->sp, fd, get, arg);
 }
 
+int tcp_handle_fd(const struct tcp_handle* h)
+{
+	return stream_pool_conn(h->pool->sp, h->slot)->fd;
+}
+
 int tcp_handle_tls_resumed(const struct tcp_handle* h)
 {
 	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);

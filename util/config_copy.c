@@ -60,7 +60,8 @@ static int copy_fields(void* dst, const void* src, unsigned clause)
 		void** d, *const* s;
 		if(!(o->clauses & clause) || o->off == CFG_NOFIELD ||
 			o->type == CT_CLAUSE || (o->type != CT_STR &&
-			o->type != CT_STRLIST && o->type != CT_STR2LIST))
+			o->type != CT_STRLIST && o->type != CT_STR2LIST &&
+			o->type != CT_STR3))
 			continue;
 		d = (void**)((char*)dst + o->off);
 		s = (void* const*)((const char*)src + o->off);

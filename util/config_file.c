@@ -130,7 +130,7 @@ static void free_fields(void* base, unsigned clause)
 		} else if(o->type == CT_STRLIST) {
 			cfg_strlist_delete(*(struct config_strlist**)f);
 			*(struct config_strlist**)f = NULL;
-		} else if(o->type == CT_STR2LIST) {
+		} else if(o->type == CT_STR2LIST || o->type == CT_STR3) {
 			cfg_str2list_free(*(struct config_str2list**)f);
 			*(struct config_str2list**)f = NULL;
 		}
@@ -235,6 +235,7 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 			fprintf(out, "%s\n", s->str);
 		break;
 	case CT_STR2LIST:
+	case CT_STR3:
 		for(s2 = *(struct config_str2list* const*)f; s2; s2 = s2->next)
 			fprintf(out, "%s %s\n", s2->str, s2->str2);
 		break;

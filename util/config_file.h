@@ -139,11 +139,22 @@ struct config_file {
 	struct config_str2list* acls;   /* access-control: netblock action */
 	struct config_str2list* acl_view; /* access-control-view: block view */
 	struct config_str2list* acl_tags; /* access-control-tag: block tags */
+	/* the three-value options (CT_STR3) keep their first value in str
+	 * and the other two, joined by one space, in str2: "netblock",
+	 * "tag action"; "netblock", "tag RR-text"; "zone", "netblock type" */
+	struct config_str2list* acl_tag_actions; /* access-control-tag-action */
+	struct config_str2list* acl_tag_datas;   /* access-control-tag-data */
+	struct config_str2list* local_zone_overrides; /* local-zone-override */
 	/* tcp-connection-limit: netblock limit (services/conn_limit.h) */
 	struct config_str2list* tcp_conn_limits;
 	struct config_strlist* define_tags;    /* define-tag: "name ..." */
 	struct config_str2list* local_zone_tags; /* local-zone-tag: zone tags */
 	struct config_str2list* interface_actions; /* interface-action: */
+	struct config_str2list* interface_views;   /* interface-view: */
+	struct config_str2list* interface_tags;    /* interface-tag: */
+	/* interface-tag-action, -tag-data: as acl_tag_actions, _datas */
+	struct config_str2list* interface_tag_actions;
+	struct config_str2list* interface_tag_datas;
 
 	/* server: local zones */
 	struct config_str2list* local_zones;   /* local-zone: name type */

@@ -150,7 +150,8 @@ const struct cfg_option cfg_options[] = {
 		"no"),
 	KEEP("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
 	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
-	KEEP("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
+	/* daemon/acl_list.c: a listening address's access entry */
+	USE("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
 		NULL),
 	/* services/localzone_build.c: the default LAN zones insecure */
 	USE("insecure-lan-zones", CL_SERVER, CT_YESNO, F(insecure_lan_zones),
@@ -301,13 +302,19 @@ const struct cfg_option cfg_options[] = {
 	{ "tcp-connection-limit", CL_SERVER, CT_STR2LIST,
 		F(tcp_conn_limits), NULL, 1, CFGF_NUM2, NULL, 0, 0 },
 	USE("access-control-tag", CL_SERVER, CT_STR2LIST, F(acl_tags), NULL),
-	SRV("access-control-tag-action", CT_STR3, NULL),
-	SRV("access-control-tag-data", CT_STR3, NULL),
+	/* services/localzone.c: a client's tag overrides of local zones */
+	USE("access-control-tag-action", CL_SERVER, CT_STR3,
+		F(acl_tag_actions), NULL),
+	USE("access-control-tag-data", CL_SERVER, CT_STR3, F(acl_tag_datas),
+		NULL),
 	USE("access-control-view", CL_SERVER, CT_STR2LIST, F(acl_view), NULL),
-	SRV("interface-tag", CT_STR2LIST, NULL),
-	SRV("interface-tag-action", CT_STR3, NULL),
-	SRV("interface-tag-data", CT_STR3, NULL),
-	SRV("interface-view", CT_STR2LIST, NULL),
+	USE("interface-tag", CL_SERVER, CT_STR2LIST, F(interface_tags), NULL),
+	USE("interface-tag-action", CL_SERVER, CT_STR3,
+		F(interface_tag_actions), NULL),
+	USE("interface-tag-data", CL_SERVER, CT_STR3, F(interface_tag_datas),
+		NULL),
+	USE("interface-view", CL_SERVER, CT_STR2LIST, F(interface_views),
+		NULL),
 	SRV("log-tag-queryreply", CT_YESNO, "no"),
 	SRV("hide-http-user-agent", CT_YESNO, "no"),
 	SRV("http-user-agent", CT_STR, ""),
@@ -361,7 +368,8 @@ const struct cfg_option cfg_options[] = {
 	IMPL("neg-cache-size", CT_MEMSIZE, neg_cache_size, "1048576"),
 	USE("local-zone-tag", CL_SERVER, CT_STR2LIST, F(local_zone_tags),
 		NULL),
-	SRV("local-zone-override", CT_STR3, NULL),
+	USE("local-zone-override", CL_SERVER, CT_STR3,
+		F(local_zone_overrides), NULL),
 	/* the respip module (respip/); a view's own rules below */
 	{ "response-ip", CL_SERVER, CT_STR2LIST, F(respip_actions), NULL, 1,
 		CFGF_RESPIPACT, NULL, 0, 0 },
@@ -954,6 +962,24 @@ static int store_value(struct cfg_parser* p, void* base,
 		if(field && !cfg_parser_str2list_append(p,
 			(struct config_str2list**)field, args[0], args[1]))
 			return -1;
+		return 1;
+	case CT_STR3:
+		if(field) {
+			/* the second and third joined (config_file.h) */
+			size_t l1 = strlen(args[1]), l2 = strlen(args[2]);
+			char* j = malloc(l1 + l2 + 2);
+			int ok;
+			if(!j)
+				return -1;
+			memcpy(j, args[1], l1);
+			j[l1] = ' ';
+			memcpy(j + l1 + 1, args[2], l2 + 1);
+			ok = cfg_parser_str2list_append(p,
+				(struct config_str2list**)field, args[0], j);
+			free(j);
+			if(!ok)
+				return -1;
+		}
 		return 1;
 	default:
 		return 1;

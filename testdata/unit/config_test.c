@@ -662,13 +662,22 @@ static void test_unimplemented(void** state)
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
 		" access-control-tag-action: 10.0.0.0/8 t1 refuse\n"
+		" response-ip-tag: 10.0.0.0/8 t1\n"
 		" verbosity: 2\n interface: 127.0.0.1\n"
 		" module-config: \"iterator\"\n");
 	/* set to something else than the default: recorded */
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
 	assert_true(has_unimpl(cfg, "server:ede-serve-expired", "yes"));
-	assert_true(has_unimpl(cfg, "server:access-control-tag-action",
-		"10.0.0.0/8 t1 refuse"));
+	assert_true(has_unimpl(cfg, "server:response-ip-tag",
+		"10.0.0.0/8 t1"));
+	/* a three-value option kept: the second and third joined */
+	assert_false(has_unimpl(cfg, "server:access-control-tag-action",
+		NULL));
+	assert_non_null(cfg->acl_tag_actions);
+	assert_string_equal(cfg->acl_tag_actions->str, "10.0.0.0/8");
+	assert_string_equal(cfg->acl_tag_actions->str2, "t1 refuse");
+	assert_string_equal(printed(cfg, "access-control-tag-action"),
+		"10.0.0.0/8 t1 refuse\n");
 	assert_false(has_unimpl(cfg, "server:module-config", NULL)); /* done */
 	/* default values and implemented options: not recorded */
 	assert_false(has_unimpl(cfg, "server:deny-any", NULL));
