@@ -51,7 +51,7 @@ struct config_view {
 	int view_first;
 };
 
-/* an auth-zone: or rpz: clause (kept for later work) */
+/* an auth-zone: or rpz: clause */
 struct config_auth {
 	struct config_auth* next;
 	char* name;
@@ -60,6 +60,12 @@ struct config_auth {
 	struct config_strlist* allow_notify;
 	char* zonefile;
 	int for_downstream, for_upstream, fallback_enabled, isrpz;
+	/* rpz: only (respip/rpz.c) */
+	char* rpz_action_override;
+	char* rpz_cname_override;
+	int rpz_log;
+	char* rpz_log_name;
+	int rpz_signal_nxdomain_ra;
 };
 
 struct config_file {

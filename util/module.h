@@ -268,6 +268,8 @@ struct module_reply_client {
 	 * views; -1: none. A number, not a pointer: a reply that waited
 	 * for recursion may outlive the views it was matched against. */
 	int view;
+	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
+	int is_stream;
 };
 
 /* What filter_reply did to a reply. */
