@@ -400,6 +400,11 @@ void rpz_zone_delete(struct rpz_zone* z)
 		return;
 	free(z->blob);
 	free(z->names);
+	/* the sets borrow the zone's blob */
+	if(z->ip)
+		z->ip->blob = NULL;
+	if(z->client)
+		z->client->blob = NULL;
 	respip_set_delete(z->ip);
 	respip_set_delete(z->client);
 	free(z);
