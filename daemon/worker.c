@@ -449,6 +449,7 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 {
 	const struct outnet_stats* o;
+	int i;
 	stats_snapshot(&w->stats, out);
 	/* compat: unbound-1.17: TCP connections open now, as Unbound's
 	 * tcpusage */
@@ -479,6 +480,9 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		&w->menv.counters.cachedb_answers, __ATOMIC_RELAXED);
 	out->cachedb_refused = __atomic_load_n(
 		&w->menv.counters.cachedb_refused, __ATOMIC_RELAXED);
+	for(i = 0; i < MODULE_RPZ_ACTIONS; i++)
+		out->rpz_action[i] = __atomic_load_n(
+			&w->menv.counters.rpz_action[i], __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)

@@ -27,6 +27,9 @@
 
 #define SCRATCH_SIZE 65535
 
+_Static_assert(RPZ_ACTION_COUNT == MODULE_RPZ_ACTIONS,
+	"num.rpz.action counters: one per action");
+
 /* A view's rules: NULL when its clause has no response-ip lines. */
 struct respip_view {
 	struct respip_set* set;
@@ -100,8 +103,7 @@ fail:
 /* Per worker: the rules, and room to build a new reply in. */
 struct respip_env {
 	struct respip_rules* rules;
-	/* num.rpz.action.<action>, this worker's */
-	uint64_t rpz_actions[RPZ_ACTION_COUNT];
+	unsigned rpz_gen;   /* the rpz_enable/rpz_disable switch applied */
 	uint8_t scratch[SCRATCH_SIZE];
 };
 
@@ -146,6 +148,8 @@ static int respip_init(struct module_env* env, int id)
 		log_err("could not set up response IP set");
 		return 0;
 	}
+	if(re->rules->rpz)
+		rpz_switch_apply(re->rules->rpz);
 	return 1;
 }
 
@@ -169,6 +173,8 @@ static void respip_reconfigure(struct module_env* env, int id)
 		return;
 	rules_delete(re->rules);
 	re->rules = r;
+	if(r->rpz)
+		rpz_switch_apply(r->rpz);
 }
 
 /* The result goes up as it came: the rules apply per client, on the
@@ -264,6 +270,11 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	if(re->rules->rpz) {
 		struct rpz_client rc;
 		enum rpz_action a;
+		unsigned g = rpz_switch_generation();
+		if(__builtin_expect(g != re->rpz_gen, 0)) {
+			re->rpz_gen = g;
+			rpz_switch_apply(re->rules->rpz);
+		}
 		rc.addr = client->addr;
 		rc.addrlen = client->addrlen;
 		rc.is_tcp = client->is_stream;
@@ -272,19 +283,19 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 		case RPZ_OUT_NONE:
 			break;
 		case RPZ_OUT_PASS:
-			re->rpz_actions[a]++;
+			env->counters.rpz_action[a]++;
 			return MODULE_REPLY_KEEP;
 		case RPZ_OUT_DROPPED:
-			re->rpz_actions[a]++;
+			env->counters.rpz_action[a]++;
 			return MODULE_REPLY_DROP;
 		case RPZ_OUT_CHANGED:
-			re->rpz_actions[a]++;
+			env->counters.rpz_action[a]++;
 			memcpy(pkt, re->scratch, n);
 			*len = n;
 			return MODULE_REPLY_CHANGED;
 		}
 		if(a < RPZ_ACTION_COUNT)   /* disabled: counted */
-			re->rpz_actions[a]++;
+			env->counters.rpz_action[a]++;
 	}
 	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
 		v = &re->rules->views[client->view];

@@ -11,6 +11,7 @@
 #include "util/log.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +68,6 @@ void rpz_policy_delete(struct rpz_policy* p)
 		return;
 	for(i = 0; i < p->num; i++)
 		zone_clear(&p->zones[i]);
-	free(p->zones);
-	free(p);
-}
-
-void rpz_policy_delete_shallow(struct rpz_policy* p)
-{
-	if(!p)
-		return;
 	free(p->zones);
 	free(p);
 }
@@ -152,37 +145,56 @@ struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
 	return p;
 }
 
-struct rpz_policy* rpz_policy_copy_enable(const struct rpz_policy* p,
-	const char* name, int enable, int* found)
+/* The names switched off by rpz_disable, and the generation. */
+static pthread_mutex_t switch_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t (*switch_off)[LDNS_MAX_DOMAINLEN + 1];
+static size_t switch_num;
+static unsigned switch_gen;
+
+int rpz_switch_set(const uint8_t* name, int enable)
 {
-	struct rpz_policy* c;
-	uint8_t want[LDNS_MAX_DOMAINLEN + 1];
 	size_t i;
-	*found = 0;
-	if(!p || !dname_from_str(name, want))
-		return NULL;
+	int ok = 1;
+	pthread_mutex_lock(&switch_lock);
+	for(i = 0; i < switch_num; i++)
+		if(query_dname_compare(switch_off[i], name) == 0)
+			break;
+	if(enable && i < switch_num)
+		memmove(switch_off[i], switch_off[--switch_num],
+			sizeof(switch_off[i]));
+	else if(!enable && i == switch_num) {
+		void* n = realloc(switch_off, (switch_num + 1) *
+			sizeof(*switch_off));
+		if(n) {
+			switch_off = n;
+			memcpy(switch_off[switch_num++], name,
+				dname_valid(name, LDNS_MAX_DOMAINLEN + 1));
+		} else	ok = 0;
+	}
+	__atomic_add_fetch(&switch_gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&switch_lock);
+	return ok;
+}
+
+unsigned rpz_switch_generation(void)
+{
+	return __atomic_load_n(&switch_gen, __ATOMIC_ACQUIRE);
+}
+
+void rpz_switch_apply(struct rpz_policy* p)
+{
+	size_t i, k;
+	pthread_mutex_lock(&switch_lock);
 	for(i = 0; i < p->num; i++) {
 		uint8_t have[LDNS_MAX_DOMAINLEN + 1];
-		if(dname_from_str(p->zones[i].name, have) &&
-			query_dname_compare(have, want) == 0)
-			*found = 1;
+		p->zones[i].disabled = 0;
+		if(!dname_from_str(p->zones[i].name, have))
+			continue;
+		for(k = 0; k < switch_num; k++)
+			if(query_dname_compare(have, switch_off[k]) == 0)
+				p->zones[i].disabled = 1;
 	}
-	if(!*found)
-		return NULL;
-	if(!(c = calloc(1, sizeof(*c))) ||
-		!(c->zones = malloc(p->num * sizeof(*c->zones)))) {
-		free(c);
-		return NULL;
-	}
-	memcpy(c->zones, p->zones, p->num * sizeof(*c->zones));
-	c->num = p->num;
-	for(i = 0; i < c->num; i++) {
-		uint8_t have[LDNS_MAX_DOMAINLEN + 1];
-		if(dname_from_str(c->zones[i].name, have) &&
-			query_dname_compare(have, want) == 0)
-			c->zones[i].disabled = !enable;
-	}
-	return c;
+	pthread_mutex_unlock(&switch_lock);
 }
 
 size_t rpz_policy_mem(const struct rpz_policy* p)

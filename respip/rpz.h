@@ -57,13 +57,16 @@ enum rpz_outcome {
  * returned then). NULL otherwise: an error, logged. */
 struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
 	int* none);
-/* A copy of p with the zone named name (en)abled; the zones are shared
- * with p (rpz_policy_delete_shallow frees only the copy). NULL: no such
- * zone (*found 0) or out of memory. */
-struct rpz_policy* rpz_policy_copy_enable(const struct rpz_policy* p,
-	const char* name, int enable, int* found);
+/* compat: unbound-1.17: rpz_enable/rpz_disable (unbound-control): a
+ * process-wide switch by zone name (wire), set by the control thread;
+ * each worker applies it to its own policy copy on its next reply, when
+ * the generation moved (one relaxed load per reply with RPZ). 0: out of
+ * memory. */
+int rpz_switch_set(const uint8_t* name, int enable);
+unsigned rpz_switch_generation(void);
+/* p's zones' disabled flags from the switch (the worker's own copy). */
+void rpz_switch_apply(struct rpz_policy* p);
 void rpz_policy_delete(struct rpz_policy* p);
-void rpz_policy_delete_shallow(struct rpz_policy* p);
 size_t rpz_policy_mem(const struct rpz_policy* p);
 
 /* Apply p to the reply pkt (len bytes) for client; a new reply goes to

@@ -258,3 +258,46 @@ def test_rpz_needs_respip(tmp_path):
                               extra)
         assert rc != 0, out
         assert "RPZ requires the respip module" in out, out
+
+
+def rpz_stats(srv):
+    out = ctl(srv.conf, "stats_noreset", binary=srv.ctl_bin)
+    assert out.returncode == 0, out.stderr
+    return {k: v for k, v in stats_dict(out.stdout).items()
+            if k.startswith("num.rpz.")}
+
+
+def test_statistics(pair):
+    # each action counted as Unbound counts it: the names, the rule for
+    # which appear (those not zero); passthru, drop and tcp-only counted
+    before = [rpz_stats(s) for s in pair]
+    both(pair, "www.example.sec1.", "A")
+    after = [rpz_stats(s) for s in pair]
+    for b, a in zip(before, after):
+        assert int(a["num.rpz.action.rpz-nxdomain"]) == \
+            int(b.get("num.rpz.action.rpz-nxdomain", 0)) + 2, (b, a)
+    for srv in pair:
+        s = rpz_stats(srv)
+        for k in ("num.rpz.action.rpz-nodata",
+                  "num.rpz.action.rpz-local-data"):
+            assert k in s, (srv.binary, s)
+        assert "num.rpz.action.rpz-no-override" not in s, s
+
+
+def test_rpz_disable_enable(pair):
+    name = "www.example.sec1."
+    for srv in pair:
+        r = ctl(srv.conf, "rpz_disable", "rpz.one.", binary=srv.ctl_bin)
+        assert r.stdout == "ok\n", (srv.binary, r.stdout, r.stderr)
+    try:
+        v = both(pair, name, "A")
+        assert v[0] == "NOERROR" and v[4] == [name + " A 192.0.2.101"], v
+    finally:
+        for srv in pair:
+            r = ctl(srv.conf, "rpz_enable", "rpz.one.", binary=srv.ctl_bin)
+            assert r.stdout == "ok\n", (srv.binary, r.stdout, r.stderr)
+    v = both(pair, name, "A")
+    assert v[0] == "NXDOMAIN", v
+    for srv in pair:
+        r = ctl(srv.conf, "rpz_disable", "rpz.none.", binary=srv.ctl_bin)
+        assert r.stdout == "error no auth-zone rpz.none.\n", r.stdout
