@@ -301,3 +301,17 @@ def test_rpz_disable_enable(pair):
     for srv in pair:
         r = ctl(srv.conf, "rpz_disable", "rpz.none.", binary=srv.ctl_bin)
         assert r.stdout == "error no auth-zone rpz.none.\n", r.stdout
+
+
+def test_bad_zone_file_refused(tmp_path):
+    # a zone file that does not parse stops the start, named in the log
+    zone = tmp_path / "bad.zone"
+    zone.write_text(ZONE_TWO + "www.bad A 10.0.0.300\n")
+    extra = 'rpz:\n\tname: rpz.two.\n\tzonefile: "%s"\n' % zone
+    d = tmp_path / "ours"
+    d.mkdir()
+    rc, out = start_fails(Server(d), 'module-config: "respip iterator"\n',
+                          extra)
+    assert rc != 0, out
+    assert "parse error %s " % zone in out, out
+    assert "error parsing zonefile %s for rpz.two." % zone in out, out
