@@ -531,7 +531,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
 			&& n > 0 && (n = worker_filter_reply(w, addr, addrlen,
-			worker_view_index(w, am.policy), out, n, limit)) == 0) {
+			worker_view_index(w, am.policy), ci->is_tcp ||
+			ci->doh, out, n, limit)) == 0) {
 			/* compat: unbound-1.17: respip deny: no reply */
 			st->num_cachehits++;
 			return reply_of(0);

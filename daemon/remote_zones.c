@@ -17,6 +17,7 @@
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
 #include "services/localzone.h"
+#include "respip/rpz.h"
 #include "iterator/iter_hints.h"
 #include "iterator/delegpt.h"
 #include "validator/val_anchor.h"
@@ -361,6 +362,37 @@ static void do_list_insecure(struct daemon_remote* rc, struct strbuf* b)
 	}
 }
 
+/* compat: unbound-1.17: rpz_enable/rpz_disable NAME: "ok", or "error
+ * no auth-zone NAME", "error auth-zone NAME not RPZ" as Unbound says. */
+static void do_rpz_switch(struct daemon_remote* rc, char* args, int enable,
+	struct strbuf* b)
+{
+	char* arg = str_skip_blank(args);
+	uint8_t nm[LDNS_MAX_DOMAINLEN + 1];
+	const struct config_auth* a;
+	if(!rc_parse_name(arg, nm, b))
+		return;
+	for(a = rc->d->env->cfg->auths; a; a = a->next) {
+		uint8_t have[LDNS_MAX_DOMAINLEN + 1];
+		if(a->name && dname_from_str(a->name, have) &&
+			query_dname_compare(have, nm) == 0)
+			break;
+	}
+	if(!a) {
+		strbuf_printf(b, "error no auth-zone %s\n", arg);
+		return;
+	}
+	if(!a->isrpz) {
+		strbuf_printf(b, "error auth-zone %s not RPZ\n", arg);
+		return;
+	}
+	if(!rpz_switch_set(nm, enable)) {
+		strbuf_printf(b, "error out of memory\n");
+		return;
+	}
+	strbuf_printf(b, "ok\n");
+}
+
 int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
 	struct strbuf* b)
 {
@@ -382,6 +414,10 @@ int rc_zones_cmd(struct daemon_remote* rc, const char* p, char* args,
 		do_list_insecure(rc, b);
 	else if(word_is(p, "set_option"))
 		rc_do_set_option(rc, args, b);
+	else if(word_is(p, "rpz_enable"))
+		do_rpz_switch(rc, args, 1, b);
+	else if(word_is(p, "rpz_disable"))
+		do_rpz_switch(rc, args, 0, b);
 	else	return 0;
 	return 1;
 }

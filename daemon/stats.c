@@ -395,6 +395,18 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "msg.cache.count=%zu\nrrset.cache.count=%zu\n"
 		"infra.cache.count=%zu\nkey.cache.count=%zu\n", c->msg_count,
 		c->rrset_count, c->infra_count, c->key_count);
+	/* compat: unbound-1.17: the RPZ actions applied, those not zero,
+	 * in its order (rpz-no-override never) */
+	for(i = 0; i < 10; i++) {
+		static const char* rpz_names[10] = { "rpz-nxdomain",
+			"rpz-nodata", "rpz-passthru", "rpz-drop", "rpz-tcp-only",
+			"rpz-invalid", "rpz-local-data", "rpz-disabled",
+			"rpz-cname-override", "rpz-no-override" };
+		if(i == 9 || s->rpz_action[i] == 0)
+			continue;
+		strbuf_printf(b, "num.rpz.action.%s=%llu\n", rpz_names[i],
+			(unsigned long long)s->rpz_action[i]);
+	}
 	strbuf_printf(b, "num.query.authzone.up=%llu\n"
 		"num.query.authzone.down=%llu\n"
 		"num.query.subnet=0\nnum.query.subnet_cache=0\n",

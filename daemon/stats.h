@@ -79,6 +79,7 @@ struct worker_stats {
 	/* the same: answers from the cachedb module's database
 	 * (num.query.cachedb) and values it refused there */
 	uint64_t cachedb_answers, cachedb_refused;
+	uint64_t rpz_action[10];  /* the same: num.rpz.action.<action> */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

@@ -258,12 +258,13 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
  * addr, in buf (room for cap); the new length, 0 when it is dropped. */
 static size_t filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint8_t* buf, size_t len, size_t cap)
+	int is_stream, uint8_t* buf, size_t len, size_t cap)
 {
 	struct module_reply_client cl;
 	cl.addr = addr;
 	cl.addrlen = addrlen;
 	cl.view = view;
+	cl.is_stream = is_stream;
 	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
 		MODULE_REPLY_DROP)
 		return 0;
@@ -272,9 +273,10 @@ static size_t filter_reply(struct worker* w,
 
 size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint8_t* buf, size_t len, size_t cap)
+	int is_stream, uint8_t* buf, size_t len, size_t cap)
 {
-	return filter_reply(w, addr, addrlen, view, buf, len, cap);
+	return filter_reply(w, addr, addrlen, view, is_stream, buf, len,
+		cap);
 }
 
 int worker_view_index(const struct worker* w, const struct acl_policy* pol)
@@ -301,7 +303,7 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		if(len <= cap) {
 			memcpy(fbuf, reply, len);
 			len = filter_reply(p->w, &p->addr, p->addrlen,
-				p->view, fbuf, len, cap);
+				p->view, p->is_tcp || p->is_doh, fbuf, len, cap);
 			reply = len ? fbuf : NULL;
 		}
 	}
@@ -415,7 +417,8 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 			if(__builtin_expect(
 				p->w->daemon->modules.query_before_cache, 0) &&
 				len > 0 && (p->sync_len = filter_reply(p->w,
-				&p->addr, p->addrlen, p->view, p->sync_out, len,
+				&p->addr, p->addrlen, p->view, p->is_tcp ||
+				p->is_doh, p->sync_out, len,
 				p->limit && p->limit < p->sync_cap ? p->limit :
 				p->sync_cap)) == 0)
 				p->filtered_out = 1;
@@ -456,6 +459,7 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 {
 	const struct outnet_stats* o;
+	int i;
 	stats_snapshot(&w->stats, out);
 	/* compat: unbound-1.17: TCP connections open now, as Unbound's
 	 * tcpusage */
@@ -486,6 +490,9 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		&w->menv.counters.cachedb_answers, __ATOMIC_RELAXED);
 	out->cachedb_refused = __atomic_load_n(
 		&w->menv.counters.cachedb_refused, __ATOMIC_RELAXED);
+	for(i = 0; i < MODULE_RPZ_ACTIONS; i++)
+		out->rpz_action[i] = __atomic_load_n(
+			&w->menv.counters.rpz_action[i], __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)

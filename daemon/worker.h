@@ -95,12 +95,12 @@ void worker_refresh_env(struct worker* w);
  * and serve-expired. One refresh per question at a time. */
 void worker_refresh_cached(struct worker* w, const struct query_info* qi);
 /* The module stack's reply filters (respip) on a reply to the client at
- * addr in view (worker_view_index; -1: none), in buf (len bytes, room
- * for cap): the new length, 0 when the reply is dropped. Only when the
- * stack's query_before_cache is set. */
+ * addr in view (worker_view_index; -1: none), over TCP, TLS or HTTPS when
+ * is_stream, in buf (len bytes, room for cap): the new length, 0 when the
+ * reply is dropped. Only when the stack's query_before_cache is set. */
 size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint8_t* buf, size_t len, size_t cap);
+	int is_stream, uint8_t* buf, size_t len, size_t cap);
 struct acl_policy;
 /* The place of the access-control policy's view among the worker's
  * views (config order); -1 when there is none. */

@@ -16,6 +16,7 @@
 #include "respip/respip.h"
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
+#include "respip/rpz.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -25,6 +26,9 @@
 #include <string.h>
 
 #define SCRATCH_SIZE 65535
+
+_Static_assert(RPZ_ACTION_COUNT == MODULE_RPZ_ACTIONS,
+	"num.rpz.action counters: one per action");
 
 /* A view's rules: NULL when its clause has no response-ip lines. */
 struct respip_view {
@@ -38,6 +42,7 @@ struct respip_rules {
 	struct respip_set* global;
 	struct respip_view* views;
 	size_t num_views;
+	struct rpz_policy* rpz;  /* the rpz: clauses, NULL: none */
 	int none;      /* no rule anywhere: every reply passes */
 };
 
@@ -50,6 +55,7 @@ static void rules_delete(struct respip_rules* r)
 	for(i = 0; i < r->num_views; i++)
 		respip_set_delete(r->views[i].set);
 	free(r->views);
+	rpz_policy_delete(r->rpz);
 	free(r);
 }
 
@@ -58,12 +64,15 @@ static struct respip_rules* rules_create(const struct config_file* cfg)
 	struct respip_rules* r = calloc(1, sizeof(*r));
 	const struct config_view* cv;
 	size_t n = 0;
+	int no_rpz = 1;
 	if(!r)
 		goto oom;
+	if(!(r->rpz = rpz_policy_create(cfg, &no_rpz)) && !no_rpz)
+		goto fail;
 	if(!(r->global = respip_set_create(cfg->respip_actions,
 		cfg->respip_data)))
 		goto fail;
-	r->none = respip_set_empty(r->global);
+	r->none = respip_set_empty(r->global) && !r->rpz;
 	for(cv = cfg->views; cv; cv = cv->next)
 		n++;
 	if(n && !(r->views = calloc(n, sizeof(*r->views))))
@@ -94,6 +103,7 @@ fail:
 /* Per worker: the rules, and room to build a new reply in. */
 struct respip_env {
 	struct respip_rules* rules;
+	unsigned rpz_gen;   /* the rpz_enable/rpz_disable switch applied */
 	uint8_t scratch[SCRATCH_SIZE];
 };
 
@@ -116,7 +126,7 @@ static size_t respip_get_mem(void* global)
 	if(!r)
 		return 0;
 	m = sizeof(*r) + r->num_views * sizeof(*r->views) +
-		respip_set_mem(r->global);
+		respip_set_mem(r->global) + rpz_policy_mem(r->rpz);
 	for(i = 0; i < r->num_views; i++)
 		if(r->views[i].set)
 			m += respip_set_mem(r->views[i].set);
@@ -138,6 +148,8 @@ static int respip_init(struct module_env* env, int id)
 		log_err("could not set up response IP set");
 		return 0;
 	}
+	if(re->rules->rpz)
+		rpz_switch_apply(re->rules->rpz);
 	return 1;
 }
 
@@ -161,6 +173,8 @@ static void respip_reconfigure(struct module_env* env, int id)
 		return;
 	rules_delete(re->rules);
 	re->rules = r;
+	if(r->rpz)
+		rpz_switch_apply(r->rpz);
 }
 
 /* The result goes up as it came: the rules apply per client, on the
@@ -253,6 +267,36 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	enum respip_outcome o = RESPIP_PASS;
 	if(!re || re->rules->none)
 		return MODULE_REPLY_KEEP;
+	if(re->rules->rpz) {
+		struct rpz_client rc;
+		enum rpz_action a;
+		unsigned g = rpz_switch_generation();
+		if(__builtin_expect(g != re->rpz_gen, 0)) {
+			re->rpz_gen = g;
+			rpz_switch_apply(re->rules->rpz);
+		}
+		rc.addr = client->addr;
+		rc.addrlen = client->addrlen;
+		rc.is_tcp = client->is_stream;
+		switch(rpz_policy_apply(re->rules->rpz, &rc, pkt, *len,
+			re->scratch, room, &n, &a)) {
+		case RPZ_OUT_NONE:
+			break;
+		case RPZ_OUT_PASS:
+			env->counters.rpz_action[a]++;
+			return MODULE_REPLY_KEEP;
+		case RPZ_OUT_DROPPED:
+			env->counters.rpz_action[a]++;
+			return MODULE_REPLY_DROP;
+		case RPZ_OUT_CHANGED:
+			env->counters.rpz_action[a]++;
+			memcpy(pkt, re->scratch, n);
+			*len = n;
+			return MODULE_REPLY_CHANGED;
+		}
+		if(a < RPZ_ACTION_COUNT)   /* disabled: counted */
+			env->counters.rpz_action[a]++;
+	}
 	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
 		v = &re->rules->views[client->view];
 	/* compat: unbound-1.17: as respip_rewrite_reply: a client's view's

@@ -283,6 +283,12 @@ void respip_set_delete(struct respip_set* set)
 	free(set);
 }
 
+void respip_set_index(struct respip_set* set)
+{
+	family_index(&set->v4);
+	family_index(&set->v6);
+}
+
 int respip_set_empty(const struct respip_set* set)
 {
 	return !set || (set->v4.count == 0 && set->v6.count == 0);

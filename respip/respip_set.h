@@ -68,6 +68,9 @@ struct respip_set {
 struct respip_set* respip_set_create(const struct config_str2list* actions,
 	const struct config_str2list* data);
 void respip_set_delete(struct respip_set* set);
+/* Sort and index a set whose rules and blob were filled in directly
+ * (RPZ's IP triggers, respip/rpz_zone.c): rules of one netblock once. */
+void respip_set_index(struct respip_set* set);
 /* No rules at all. */
 int respip_set_empty(const struct respip_set* set);
 /* The rule whose netblock holds the address (4 or 16 bytes), the longest

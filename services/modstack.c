@@ -118,6 +118,7 @@ int modstack_check_needs(const struct config_file* cfg,
 {
 	int i, has_respip = 0, uses_respip;
 	const struct config_view* v;
+	const struct config_auth* a;
 	for(i = 0; i < n; i++)
 		if(mods[i] == &respip_module_block)
 			has_respip = 1;
@@ -130,6 +131,13 @@ int modstack_check_needs(const struct config_file* cfg,
 			"module");
 		return 0;
 	}
+	/* compat: unbound-1.17: its response-ip triggers need the module,
+	 * so an rpz: clause without it is refused at start */
+	for(a = cfg->auths; a && !has_respip; a = a->next)
+		if(a->isrpz) {
+			snprintf(err, errlen, "RPZ requires the respip module");
+			return 0;
+		}
 	return 1;
 }
 

@@ -51,7 +51,7 @@ struct config_view {
 	int view_first;
 };
 
-/* an auth-zone: or rpz: clause (kept for later work) */
+/* an auth-zone: or rpz: clause */
 struct config_auth {
 	struct config_auth* next;
 	char* name;
@@ -62,6 +62,12 @@ struct config_auth {
 	int for_downstream, for_upstream, fallback_enabled, isrpz;
 	size_t max_transfer_size;   /* bytes, 0: no limit (unbound-1.26) */
 	int max_transfer_time;      /* seconds, 0: no limit */
+	/* rpz: only (respip/rpz.c) */
+	char* rpz_action_override;
+	char* rpz_cname_override;
+	int rpz_log;
+	char* rpz_log_name;
+	int rpz_signal_nxdomain_ra;
 };
 
 struct config_file {

@@ -192,6 +192,7 @@ struct module_qstate {
  * thread only, with plain increments; the remote control's snapshot
  * reads them with relaxed atomic loads (daemon/worker.c). Here so that
  * the worker needs no module's header. */
+#define MODULE_RPZ_ACTIONS 10
 struct module_counters {
 	uint64_t rrset_bogus;   /* RRsets the validator found bogus
 	                         * (num.rrset.bogus) */
@@ -207,6 +208,9 @@ struct module_counters {
 	/* cachedb: answers taken from the backend (num.query.cachedb), and
 	 * values refused there (malformed, or for another question) */
 	uint64_t cachedb_answers, cachedb_refused;
+	/* RPZ actions applied, by enum rpz_action (respip/rpz_zone.h):
+	 * num.rpz.action.<action> */
+	uint64_t rpz_action[MODULE_RPZ_ACTIONS];
 };
 
 /* Per worker: what the modules share, and each module's own data. */
@@ -268,6 +272,8 @@ struct module_reply_client {
 	 * views; -1: none. A number, not a pointer: a reply that waited
 	 * for recursion may outlive the views it was matched against. */
 	int view;
+	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
+	int is_stream;
 };
 
 /* What filter_reply did to a reply. */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* respip/rpz.h - compat: unbound-1.17: the rpz: clauses, in config order,
+ * applied to a client's reply on the wire by the respip module (as its
+ * response-ip rules are: from the message cache and the mesh alike, so
+ * the cache keeps the real answer). Per zone in order: the client-ip
+ * and QNAME triggers decide the whole answer; when none of any zone
+ * matched, the response-IP triggers (the answer's addresses) do.
+ *
+ * The policy is one immutable snapshot: made from the config (and the
+ * zones' records) at start, reload, rpz_enable/rpz_disable, published
+ * whole; the query path reads it with no lock. */
+#ifndef RESPIP_RPZ_H
+#define RESPIP_RPZ_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include "respip/rpz_zone.h"
+#include "util/dname.h"
+
+struct config_file;
+struct config_auth;
+
+/* One rpz: clause. */
+struct rpz_policy_zone {
+	char* name;                  /* the name: line, as written */
+	struct rpz_zone* zone;       /* its triggers */
+	enum rpz_action override;    /* RPZ_NO_OVERRIDE: none */
+	uint8_t cname[LDNS_MAX_DOMAINLEN + 1];  /* rpz-cname-override */
+	size_t cname_len;
+	int log;                     /* rpz-log */
+	char* log_name;              /* rpz-log-name, NULL: none */
+	int signal_nxdomain_ra;
+	int disabled;                /* rpz_disable */
+};
+
+struct rpz_policy {
+	struct rpz_policy_zone* zones;
+	size_t num;
+};
+
+/* The client a reply goes to. */
+struct rpz_client {
+	const struct sockaddr_storage* addr;
+	socklen_t addrlen;
+	int is_tcp;
+};
+
+enum rpz_outcome {
+	RPZ_OUT_NONE,     /* no trigger: the response-ip rules next */
+	RPZ_OUT_PASS,     /* passthru (or disabled): the reply as it is */
+	RPZ_OUT_CHANGED,  /* the new reply is in out */
+	RPZ_OUT_DROPPED   /* no reply */
+};
+
+/* The rpz: clauses of cfg with their zones read (from the zone files;
+ * chroot: the path inside it when inside). *none: no rpz: clause (NULL
+ * returned then). NULL otherwise: an error, logged. */
+struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
+	int* none);
+/* compat: unbound-1.17: rpz_enable/rpz_disable (unbound-control): a
+ * process-wide switch by zone name (wire), set by the control thread;
+ * each worker applies it to its own policy copy on its next reply, when
+ * the generation moved (one relaxed load per reply with RPZ). 0: out of
+ * memory. */
+int rpz_switch_set(const uint8_t* name, int enable);
+unsigned rpz_switch_generation(void);
+/* p's zones' disabled flags from the switch (the worker's own copy). */
+void rpz_switch_apply(struct rpz_policy* p);
+void rpz_policy_delete(struct rpz_policy* p);
+size_t rpz_policy_mem(const struct rpz_policy* p);
+
+/* Apply p to the reply pkt (len bytes) for client; a new reply goes to
+ * out (cap bytes). *applied: the action counted (num.rpz.action.*), or
+ * RPZ_ACTION_COUNT when none. */
+enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
+	const struct rpz_client* client, const uint8_t* pkt, size_t len,
+	uint8_t* out, size_t cap, size_t* outlen, enum rpz_action* applied);
+
+#endif
