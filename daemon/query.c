@@ -533,9 +533,12 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		edns_size));
 }
 
-/* query_answer without dnstap (the cache-hit path) */
-static inline __attribute__((always_inline)) struct query_result
-answer_plain(struct worker* w, const uint8_t* pkt, size_t len,
+/* query_answer without dnstap (the cache-hit path). One copy, out of
+ * line, with answer() inlined into it as before dnstap: query_answer
+ * jumps here. A second inlined copy for answer_tapped made the inliner
+ * take answer() out of line (about 30 instructions a cache hit). */
+static __attribute__((noinline)) struct query_result answer_plain(
+	struct worker* w, const uint8_t* pkt, size_t len,
 	const struct client_info* ci, uint8_t* out, size_t outcap)
 {
 	struct query_cookie ck;
