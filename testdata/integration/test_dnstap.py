@@ -25,14 +25,31 @@ import dns.name
 import dns.rdatatype
 import pytest
 
-from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,
-                      Upstream, _finish)
+from conftest import (BUILDDIR, DEB_UNBOUND, REFERENCE, SLOW, RefServer,
+                      Server, Upstream, _finish, ours_only)
 
 FSTRM_CAPTURE = shutil.which("fstrm_capture") or "/usr/bin/fstrm_capture"
 DNSTAP_LDNS = shutil.which("dnstap-ldns") or "/usr/bin/dnstap-ldns"
 CONTENT_TYPE = "protobuf:dnstap.Dnstap"
 CLIENT = "127.0.0.2"
 
+
+
+def built_with_dnstap():
+    """Does the binary under test have dnstap (configure found libfstrm
+    and protobuf-c)? The reference, Debian's Unbound, has."""
+    if REFERENCE:
+        return True
+    try:
+        with open(os.path.join(BUILDDIR, "config.h")) as f:
+            return "#define HAVE_DNSTAP 1" in f.read()
+    except OSError:
+        return True
+
+
+BUILT = built_with_dnstap()
+needs_dnstap = pytest.mark.skipif(
+    not BUILT, reason="built without dnstap (configure --disable-dnstap)")
 pytestmark = pytest.mark.skipif(
     not os.access(FSTRM_CAPTURE, os.X_OK),
     reason="fstrm_capture is not installed (apt-get install fstrm-bin)")
@@ -306,6 +323,8 @@ def run_tapped(cls, d, up, name):
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
+    if not BUILT:
+        pytest.skip("built without dnstap (configure --disable-dnstap)")
     d = str(tmp_path_factory.mktemp("dnstap"))
     up = Upstream()
     try:
@@ -433,7 +452,8 @@ def test_dnstap_ldns_reads_it(world):
     assert {"CQ", "CR", "RQ", "RR", "FQ", "FR"} <= kinds, out.stdout
 
 
-@pytest.mark.skipif(REFERENCE or not os.access(DEB_UNBOUND, os.X_OK),
+@ours_only
+@pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
                     reason="needs Debian's Unbound beside this daemon")
 def test_same_message_types_as_unbound(world):
     """The same queries on the same config: the same (message type,
@@ -462,7 +482,8 @@ def _start_plain(d, name, extra_dnstap, sock, wait=True):
     return srv
 
 
-@pytest.mark.skipif(REFERENCE, reason="dnstap-sample-rate is Unbound 1.21")
+@needs_dnstap
+@ours_only   # dnstap-sample-rate is Unbound 1.21's
 def test_sample_rate(tmp_path):
     """dnstap-sample-rate: 3: one client query in three is logged."""
     d = str(tmp_path)
@@ -484,7 +505,8 @@ def test_sample_rate(tmp_path):
     assert all(m["type"] == "CLIENT_QUERY" for m in msgs)
 
 
-@pytest.mark.skipif(REFERENCE, reason="timing of this implementation")
+@needs_dnstap
+@ours_only
 def test_no_collector_never_stalls(tmp_path):
     """No collector on the socket: queries are answered at once, and the
     daemon stops cleanly."""
@@ -502,7 +524,8 @@ def test_no_collector_never_stalls(tmp_path):
         _finish(srv)
 
 
-@pytest.mark.skipif(REFERENCE, reason="TLS to the collector: Unbound has it")
+@needs_dnstap
+@ours_only   # Unbound has TLS to the collector
 def test_dnstap_tls_refused(tmp_path):
     """dnstap-ip with dnstap-tls: yes (TLS not implemented) is refused
     at start, never sent in the clear."""
@@ -516,3 +539,18 @@ def test_dnstap_tls_refused(tmp_path):
         _finish(srv)
     assert srv.proc.returncode != 0
     assert "dnstap-tls" in srv.output()
+
+
+@pytest.mark.skipif(BUILT, reason="this build has dnstap")
+def test_refused_when_built_without(tmp_path):
+    """Built without dnstap: dnstap-enable: yes stops the start with
+    Unbound's message (as Unbound built without --enable-dnstap)."""
+    srv = Server(tmp_path)
+    srv.start("", extra="dnstap:\n\tdnstap-enable: yes\n", wait=False)
+    try:
+        srv.proc.wait(10 * SLOW)
+    finally:
+        _finish(srv)
+    assert srv.proc.returncode != 0
+    assert "dnstap enabled in config but not built with dnstap support" \
+        in srv.output()
