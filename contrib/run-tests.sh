@@ -32,7 +32,8 @@ PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
 	python3-dnspython python3-cryptography python3-pytest iproute2 unbound
 	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev
 	libexpat1-dev unbound-anchor libnghttp2-dev python3-h2 curl
-	libhiredis-dev redis-server haproxy)
+	libhiredis-dev redis-server haproxy libfstrm-dev libprotobuf-c-dev
+	protobuf-c-compiler fstrm-bin dnstap-ldns)
 
 say() { printf '\n=== [%ds] %s\n' "$SECONDS" "$*"; }
 die() { printf '\nrun-tests: %s\n' "$*" >&2; exit 1; }

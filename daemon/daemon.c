@@ -4,6 +4,7 @@
  * its pidfile, chroots and drops privileges, and only then starts the worker
  * threads. The main thread keeps only signals: HUP reloads, TERM/INT stop. */
 #include "config.h"
+#include "dnstap/dnstap.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
@@ -554,6 +555,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 {
 	uint8_t* avail = malloc(PORT_SET_SIZE);
 	struct infra_settings is;
+	int failed = 0;
 	if(!avail || !port_set_from_cfg(avail, cfg)) {
 		free(avail);
 		return 0;
@@ -578,7 +580,9 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	if(!modstack_startup(&d->modules, cfg))
 		return 0;
 	d->msg_cache->need_checked = d->modules.validates;
-	return 1;
+	/* after the fork: the I/O thread must be the daemon's */
+	d->dnstap = dnstap_create(cfg, d->num_workers, &failed);
+	return !failed;
 }
 
 static void delete_shared(struct daemon* d)
@@ -589,6 +593,9 @@ static void delete_shared(struct daemon* d)
 	neg_cache_delete(d->neg_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
+	/* the workers are gone: what they queued is written, then closed */
+	dnstap_delete(d->dnstap);
+	d->dnstap = NULL;
 }
 
 static void stop_workers(struct daemon* d, int started)
@@ -673,6 +680,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		apply_log_settings(d, cfg);
 	config_log_unimplemented(cfg);
 	signal(SIGPIPE, SIG_IGN);
+	if(!dnstap_config_ok(cfg))
+		goto out;
 
 	d->num_workers = cfg->num_threads;
 	d->ports = listen_sockets_open(cfg, d->num_workers);

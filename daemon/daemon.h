@@ -76,6 +76,9 @@ struct daemon {
 	/* the module stack of the start, each module's global state (the
 	 * validator's key cache); a reload keeps it */
 	struct modstack modules;
+	/* dnstap's I/O thread and the workers' queues; NULL: not enabled
+	 * (made at the start, kept across reloads) */
+	struct dnstap* dnstap;
 
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;

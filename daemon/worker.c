@@ -23,6 +23,7 @@
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
 #include "daemon/reply_batch.h"
+#include "dnstap/dnstap.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -329,6 +330,10 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 			reply = buf;
 		}
 	}
+	if(__builtin_expect(p->w->tap_client != NULL, 0) && len > 0)
+		dnstap_client_response(p->w->tap_client, &p->addr, p->addrlen,
+			p->is_doh ? DNSTAP_DOH : p->is_tcp ? DNSTAP_TCP :
+			DNSTAP_UDP, reply, len);
 	if(p->is_doh)
 		doh_pool_deferred_reply(&p->doh, reply, len);
 	else if(p->is_tcp)
@@ -967,6 +972,10 @@ static int worker_setup_recursion(struct worker* w)
 	if(!worker_resolver_start(e, &d->modules, w->base, d->out_ports))
 		return 0;
 	outnet_set_unwanted_action(e->outnet, worker_unwanted_flush, w);
+	outnet_set_tap(e->outnet, dnstap_tap_of(d->dnstap, w->thread_num,
+		DNSTAP_OUTSIDE));
+	w->tap_client = dnstap_tap_of(d->dnstap, w->thread_num,
+		DNSTAP_CLIENT);
 	return 1;
 }
 

@@ -27,6 +27,7 @@ struct query_cookie_memo;
 struct retired_env;
 struct wait_limit;
 struct worker_post;
+struct dnstap_tap;
 
 /* A function run in a worker's thread (worker_post); the libevent
  * callback signature, so an event callback can be posted as it is. */
@@ -51,6 +52,9 @@ struct worker {
 	                          * at once */
 	struct event* replies_ev; /* its flush, made active by the first */
 	time_t now;              /* set once per batch of queries */
+	/* dnstap of client queries and responses (dnstap/dnstap.h); NULL:
+	 * not logged, the one branch the cache-hit path pays */
+	struct dnstap_tap* tap_client;
 	struct query_cookie_memo* cookie_memo; /* answer-cookie; NULL: none */
 	/* recursion: this worker's random state, upstream I/O, mesh and
 	 * module stack (menv.rnd, menv.outnet, menv.mesh, menv.mods) */

@@ -53,6 +53,7 @@ struct outnet_query {
 	struct ssl_ctx_st* tls_ctx;
 	int timeout_ms;
 	struct timespec sent;
+	struct timespec tap_sent;  /* dnstap: when sent (CLOCK_REALTIME) */
 	/* UDP socket */
 	int fd;
 	int port;                  /* from the pool, or -1 */
@@ -86,6 +87,8 @@ struct wait_list {
 	struct outnet_query* head, * tail;
 	int num;
 };
+
+struct dnstap_tap;
 
 struct outside_network {
 	struct event_base* base;
@@ -123,11 +126,15 @@ struct outside_network {
 	unsigned unwanted_total;   /* toward s.unwanted_threshold */
 	void (*unwanted_action)(void*);
 	void* unwanted_arg;
+	struct dnstap_tap* tap;    /* dnstap of resolver and forwarder
+	                            * messages; NULL: none */
 	time_t no_port_logged;     /* last "no outgoing port" log line */
 	uint64_t no_port_quiet;    /* failures since, not logged */
 };
 
 /* outside_network.c */
+/* dnstap: q's packet went out now (o->tap set) */
+void outnet_tap_query(struct outnet_query* q);
 void outnet_wait_add(struct wait_list* l, struct outnet_query* q);
 void outnet_wait_remove(struct wait_list* l, struct outnet_query* q);
 int outnet_ms_since(const struct timespec* t);

@@ -568,6 +568,8 @@ static int conn_fill_wbuf(struct outnet_tcp_conn* c)
 		memcpy(c->wbuf + c->wlen + 2, q->pkt, q->pktlen);
 		c->wlen += 2 + q->pktlen;
 		o->stats.sent_tcp++;
+		if(__builtin_expect(o->tap != NULL, 0))
+			outnet_tap_query(q);
 		if(o->s.tcp_write_chunk)
 			break;
 	}

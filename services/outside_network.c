@@ -2,6 +2,7 @@
 /* services/outside_network.c - upstream queries (see outside_network.h). */
 #include "config.h"
 #include <stddef.h>
+#include "dnstap/dnstap.h"
 #include "services/outnet_internal.h"
 #include "services/port_pool.h"
 #include "services/cache/infra.h"
@@ -874,6 +875,8 @@ static void udp_start(struct outnet_query* q)
 		return;
 	}
 	o->stats.sent_udp++;
+	if(__builtin_expect(o->tap != NULL, 0))
+		outnet_tap_query(q);
 	timer_set(q, q->timeout_ms);
 }
 
@@ -898,10 +901,31 @@ void outnet_start_attempt(struct outnet_query* q)
 		timer_set(q, q->timeout_ms);
 }
 
+static enum dnstap_proto tap_proto(const struct outnet_query* q)
+{
+	return q->is_tls ? DNSTAP_DOT : q->is_tcp ? DNSTAP_TCP : DNSTAP_UDP;
+}
+
+void outnet_tap_query(struct outnet_query* q)
+{
+	clock_gettime(CLOCK_REALTIME, &q->tap_sent);
+	dnstap_outside_query(q->o->tap, &q->addr, q->addrlen, tap_proto(q),
+		q->zone, q->zonelen, q->pkt, q->pktlen, &q->tap_sent);
+}
+
+void outnet_set_tap(struct outside_network* o, struct dnstap_tap* tap)
+{
+	o->tap = tap;
+}
+
 /* A reply that matched: what next? */
 void outnet_got_reply(struct outnet_query* q, const uint8_t* pkt, size_t len)
 {
 	struct outside_network* o = q->o;
+	if(__builtin_expect(o->tap != NULL, 0))
+		dnstap_outside_response(o->tap, &q->addr, q->addrlen,
+			tap_proto(q), q->zone, q->zonelen, q->pkt,
+			&q->tap_sent, pkt, len);
 	int rtt = outnet_ms_since(&q->sent);
 	int rcode = pkt[3] & 0xf;
 	int tc = (wire_rd16(pkt + 2) & FLAG_TC) != 0;

@@ -128,6 +128,11 @@ void outnet_set_unwanted_action(struct outside_network* o,
 	void (*action)(void*), void* arg);
 void outnet_set_unwanted_threshold(struct outside_network* o,
 	unsigned threshold);
+/* dnstap: log the resolver and forwarder queries and replies to tap
+ * (dnstap/dnstap.h; NULL: none). Borrowed until the network is
+ * deleted. */
+struct dnstap_tap;
+void outnet_set_tap(struct outside_network* o, struct dnstap_tap* tap);
 /* Close every socket, return every port, free every query without
  * calling callbacks. Not from inside a callback. NULL is fine. */
 void outside_network_delete(struct outside_network* o);

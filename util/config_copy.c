@@ -113,7 +113,7 @@ struct config_file* config_copy(const struct config_file* cfg)
 	c->stubs = c->forwards = NULL;
 	c->views = NULL;
 	c->auths = NULL;
-	ok = copy_fields(c, cfg, CL_SERVER | CL_REMOTE | CL_CACHEDB);
+	ok = copy_fields(c, cfg, CL_FIELDS);
 	ok = ok && (!cfg->filename || (c->filename = strdup(cfg->filename)));
 	ok = ok && (!cfg->module_conf_where || (c->module_conf_where =
 		strdup(cfg->module_conf_where)));

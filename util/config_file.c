@@ -151,7 +151,7 @@ void config_delete(struct config_file* cfg)
 {
 	if(!cfg)
 		return;
-	free_fields(cfg, CL_SERVER | CL_REMOTE | CL_CACHEDB);
+	free_fields(cfg, CL_FIELDS);
 	free(cfg->filename);
 	free(cfg->module_conf_where);
 	cfg_strlist_delete(cfg->local_zones_nodefault);
@@ -178,7 +178,7 @@ struct config_file* config_create(void)
 	struct config_file* cfg = calloc(1, sizeof(*cfg));
 	if(!cfg)
 		return NULL;
-	if(!cfg_option_defaults(cfg, CL_SERVER | CL_REMOTE | CL_CACHEDB)) {
+	if(!cfg_option_defaults(cfg, CL_FIELDS)) {
 		config_delete(cfg);
 		return NULL;
 	}
@@ -246,8 +246,7 @@ static void print_field(const struct cfg_option* o, const char* f, FILE* out)
 
 int config_print_option(struct config_file* cfg, const char* opt, FILE* out)
 {
-	const struct cfg_option* o = cfg_option_find(opt,
-		CL_SERVER | CL_REMOTE | CL_CACHEDB);
+	const struct cfg_option* o = cfg_option_find(opt, CL_FIELDS);
 	const struct config_str2list* u, *last = NULL;
 	size_t n = strlen(opt);
 	int list;
@@ -256,7 +255,7 @@ int config_print_option(struct config_file* cfg, const char* opt, FILE* out)
 	if(!cfg || !o || o->type == CT_CLAUSE || o->type == CT_INCLUDE ||
 		o->type == CT_INCLUDE_TOP)
 		return 0;
-	if((o->clauses & (CL_SERVER | CL_REMOTE | CL_CACHEDB)) &&
+	if((o->clauses & CL_FIELDS) &&
 		o->off != CFG_NOFIELD) {
 		print_field(o, (const char*)cfg + o->off, out);
 		return 1;

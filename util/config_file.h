@@ -262,6 +262,27 @@ struct config_file {
 	int redis_replica_timeout, redis_replica_command_timeout;
 	int redis_replica_connect_timeout;
 	int redis_replica_logical_db;
+	/* dnstap (dnstap/dnstap.c, the dnstap: clause): where the frames
+	 * go (a unix socket, or dnstap-ip over TCP), what is logged */
+	int dnstap_enable;
+	int dnstap_bidirectional;
+	char* dnstap_socket_path;
+	char* dnstap_ip;
+	int dnstap_tls;
+	char* dnstap_tls_server_name;
+	char* dnstap_tls_cert_bundle;
+	char* dnstap_tls_client_key_file;
+	char* dnstap_tls_client_cert_file;
+	int dnstap_send_identity, dnstap_send_version;
+	char* dnstap_identity;
+	char* dnstap_version;
+	int dnstap_sample_rate;
+	int dnstap_log_resolver_query_messages;
+	int dnstap_log_resolver_response_messages;
+	int dnstap_log_client_query_messages;
+	int dnstap_log_client_response_messages;
+	int dnstap_log_forwarder_query_messages;
+	int dnstap_log_forwarder_response_messages;
 	/* the respip module: response-ip: netblock action, and
 	 * response-ip-data: netblock "RR" (server: clause) */
 	struct config_str2list* respip_actions;

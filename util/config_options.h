@@ -24,6 +24,8 @@ enum cfg_clause {
 	CL_CACHEDB = 1 << 9, CL_DNSTAP = 1 << 10, CL_RPZ = 1 << 11,
 	CL_IPSET = 1 << 12
 };
+/* The clauses whose options have fields in struct config_file. */
+#define CL_FIELDS (CL_SERVER | CL_REMOTE | CL_CACHEDB | CL_DNSTAP)
 
 enum cfg_type {
 	CT_CLAUSE,      /* starts a clause; no value */

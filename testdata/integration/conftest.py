@@ -651,6 +651,9 @@ EXPECTED_SKIPS = {
         "needs an Unbound built with cachedb and libhiredis "
         "(UNBOUND_CACHEDB_BIN; Debian's 1.17 has no cachedb module and CI "
         "keeps to Debian's packages); run by hand with a 1.26 build",
+    "test_dnstap.py::test_refused_when_built_without":
+        "runs in a build without dnstap (configure --disable-dnstap); CI "
+        "builds with libfstrm and protobuf-c",
 }
 # Against the reference (UNBOUND_BIN=/usr/sbin/unbound), the skips that
 # ours_only / reference_differs declare, with their reason, are on
