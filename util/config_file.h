@@ -289,6 +289,14 @@ struct config_file {
 	struct config_str2list* outgoing_port_ranges;
 	struct config_strlist* caps_exempt; /* caps-exempt, caps-whitelist */
 	int max_query_restarts;          /* CNAME/DNAME restarts, 11 */
+	/* iterator work and scrub limits (iterator/iter_scrub.h) */
+	int max_sent_count;      /* sends per query state, reset on restart
+	                          * and referral, 32 */
+	int max_global_quota;    /* sends per client query, all sub-queries,
+	                          * 200 */
+	int iter_scrub_ns;       /* NS records kept of one set, 20 */
+	int iter_scrub_cname;    /* CNAME/DNAME hops kept of a reply, 11 */
+	int iter_scrub_rrsig;    /* RRSIGs kept per RRset, 8 */
 	int min_negative_ttl;            /* cache-min-negative-ttl, 0: off */
 	/* rate limits (services/cache/rate_zone.h, rate_ip.h) */
 	int ratelimit;                   /* qps to one zone's servers, 0 off */
