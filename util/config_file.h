@@ -270,6 +270,7 @@ struct config_file {
 	int rrset_cache_slabs;
 	int num_queries_per_thread;
 	int wait_limit;              /* replies waiting per client address */
+	int wait_limit_cookie;       /* the same with a valid cookie */
 	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
 	int deny_any;                /* deny-any */
 	int harden_unknown_additional; /* read; always so (iter_scrub.c) */

@@ -462,7 +462,9 @@ const struct cfg_option cfg_options[] = {
 	SRV("shm-key", CT_INT, "11777"),
 
 	/* server: options of Unbound 1.18 to 1.26, not implemented yet */
-	SRV("wait-limit-cookie", CT_INT, "10000"),
+	/* daemon/worker.c: wait-limit for queries with a valid cookie */
+	IMPLR("wait-limit-cookie", CT_INT, wait_limit_cookie, "10000", 0,
+		INT_MAX),
 	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
 	/* iterator (upstream), daemon/query.c (clients) */
