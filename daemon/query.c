@@ -304,6 +304,7 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
 	ck->add = ck->present = ck->valid = ck->client_only = 0;
 	qi->cookie = NULL;
+	qi->cookie_valid = 0;
 	if(cfg->do_answer_cookie && qi->has_edns) {
 		if(query_cookie_read(w->cookie_memo, &w->env->cookies, qi,
 			ci->addr, (uint32_t)w->now, ck) ==
@@ -316,6 +317,7 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 		}
 		if(ck->add)
 			qi->cookie = ck->opt;
+		qi->cookie_valid = ck->valid;
 		if(ck->present) {
 			if(ck->valid)
 				w->stats.num_cookie_valid++;

@@ -590,6 +590,10 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	enum mesh_new_outcome added;
 	int limit_n = w->env->cfg->wait_limit;
 	*reply_len = 0;
+	/* compat: unbound-1.20: a query with a valid server cookie has the
+	 * wait-limit-cookie limit (0: none); wait-limit 0 turns both off */
+	if(limit_n > 0 && w->env->cfg->do_answer_cookie && qi->cookie_valid)
+		limit_n = w->env->cfg->wait_limit_cookie;
 	if(!w->menv.mesh)
 		return RESOLVE_FAILED;
 	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,

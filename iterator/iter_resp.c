@@ -416,6 +416,7 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 			 * the next query whose child-side servers fail */
 			iter_parentside_put(&env->parentside, dp, ns_ttl(env,
 				ldns_pkt_authority(pkt), nsowner), time(NULL));
+		iq->sent_count = 0;   /* max-sent-count: per step down */
 		/* compat: unbound-1.26: a referral is a step down, not load
 		 * on the parent's servers: its ratelimit count is taken back
 		 * (Unbound 1.17 keeps it) */
@@ -611,19 +612,31 @@ static int tail_wanted(const struct iter_env* env,
 		!(env->hints && env->hints->priv);
 }
 
+/* The scrub's options from the config (Unbound's defaults without). */
+static void scrub_opts_of(const struct iter_env* env, struct scrub_opts* o)
+{
+	const struct config_file* c = env->cfg;
+	scrub_opts_default(o, !c || c->harden_glue);
+	if(!c)
+		return;
+	o->max_ns = c->iter_scrub_ns;
+	o->max_chain = c->iter_scrub_cname;
+	o->max_sigs = c->iter_scrub_rrsig;
+}
+
 /* The reply parsed and scrubbed with its authority and additional
  * sections in t, when it is an answer (iter_tail_scrub_answer); NULL
  * otherwise, nothing kept: the reply is then parsed whole. */
 static ldns_pkt* parse_answer_tail(struct iter_env* env,
 	struct iter_qstate* iq, const uint8_t* wire, size_t len,
-	struct reply_tail* t, struct scrub_result* sr)
+	struct reply_tail* t, struct scrub_result* sr,
+	const struct scrub_opts* so)
 {
 	ldns_pkt* pkt = NULL;
 	if(!tail_wanted(env, iq) || !reply_parse_tail(&pkt, wire, len, t))
 		return NULL;
 	if(!iter_tail_scrub_answer(pkt, t, iq->ask, iq->asktype, iq->qclass,
-		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, sr,
-		!env->cfg || env->cfg->harden_glue)) {
+		iq->dp_forward ? (const uint8_t*)"" : iq->dp->name, sr, so)) {
 		ldns_pkt_free(pkt);
 		return NULL;
 	}
@@ -637,17 +650,20 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 	struct scrub_result sr;
 	enum scrub_status ss = SCRUB_OK;
 	struct reply_tail tail;
-	int in_tail = (pkt = parse_answer_tail(env, iq, wire, len, &tail,
-		&sr)) != NULL;
+	struct scrub_opts so;
+	int in_tail;
+	scrub_opts_of(env, &so);
+	in_tail = (pkt = parse_answer_tail(env, iq, wire, len, &tail,
+		&sr, &so)) != NULL;
 	if(!in_tail) {
 		if(reply_wire2pkt(&pkt, wire, len) != LDNS_STATUS_OK) {
 			env->stats.bad_replies++;
 			server_unusable(env, iq, 0);
 			return;
 		}
-		ss = iter_scrub_message(pkt, iq->ask, iq->asktype,
+		ss = iter_scrub_message_opts(pkt, iq->ask, iq->asktype,
 			iq->qclass, iq->dp_forward ? (const uint8_t*)"" :
-			iq->dp->name, &sr, !env->cfg || env->cfg->harden_glue);
+			iq->dp->name, &sr, &so);
 	}
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;
@@ -659,6 +675,9 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 		return;
 	}
 	env->stats.scrub_removed += (uint64_t)sr.removed;
+	if(sr.clipped > 0)
+		verbose(VERB_QUERY, "scrub: %d records over the limits of "
+			"iter-scrub-ns, -cname, -rrsig removed", sr.clipped);
 	if(env->hints && env->hints->priv) {
 		/* compat: unbound-1.17: private-address: such records are
 		 * dropped, the rest of the reply is used (as Unbound: no

@@ -116,20 +116,29 @@ static int rr_in_zone(const ldns_rr* rr, uint16_t qclass,
 	return zone_owner(rr, qclass, zone) != NULL;
 }
 
-/* Keep the RRSIGs in `from` for owner and type (those in zone). */
+/* Keep the RRSIGs in `from` for owner and type (those in zone), at
+ * most o->max_sigs of them (iter-scrub-rrsig). */
 static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
 	uint8_t* taken, const uint8_t* owner, uint16_t type, uint16_t qclass,
-	const uint8_t* zone)
+	const uint8_t* zone, const struct scrub_opts* op,
+	struct scrub_result* res)
 {
 	size_t i, n = ldns_rr_list_rr_count(from);
+	int kept = 0;
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(from, i);
 		const uint8_t* o;
-		if(sig_covers(rr) == type &&
-			(o = zone_owner(rr, qclass, zone)) != NULL &&
-			query_dname_compare(o, owner) == 0 &&
-			!keep_rr(out, rr, taken, i))
+		if(sig_covers(rr) != type ||
+			(o = zone_owner(rr, qclass, zone)) == NULL ||
+			query_dname_compare(o, owner) != 0)
+			continue;
+		if(kept >= op->max_sigs) {
+			res->clipped++;
+			continue;
+		}
+		if(!keep_rr(out, rr, taken, i))
 			return 0;
+		kept++;
 	}
 	return 1;
 }
@@ -137,7 +146,7 @@ static int keep_sigs(ldns_rr_list* out, const ldns_rr_list* from,
 /* The answer section: walk the chain from qname. */
 static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 	ldns_rr_list* out, uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res)
+	struct scrub_result* res, const struct scrub_opts* op)
 {
 	size_t n = ldns_rr_list_rr_count(ans), i, step;
 	uint8_t o[LDNS_MAX_DOMAINLEN + 1], t[LDNS_MAX_DOMAINLEN + 1];
@@ -145,7 +154,14 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 	memset(used, 0, sizeof(used));
 	/* every step consumes a record, so n + 1 steps are enough */
 	for(step = 0; step <= n; step++) {
-		int found = 0, moved = 0;
+		int found = 0, moved = 0, ns = 0;
+		/* compat: unbound-1.22: iter-scrub-cname: the rest of a
+		 * longer chain is clipped (the iterator restarts at its
+		 * end and asks for the rest) */
+		if(res->chain_len > op->max_chain) {
+			res->clipped++;
+			return 1;
+		}
 		/* a DNAME above the current name */
 		for(i = 0; i < n && !moved; i++) {
 			ldns_rr* rr = ldns_rr_list_rr(ans, i);
@@ -162,7 +178,8 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 					t)))
 				continue;
 			if(!keep_rr(out, rr, taken, i) || !keep_sigs(out,
-				ans, taken, o, TYPE_DNAME, qclass, zone))
+				ans, taken, o, TYPE_DNAME, qclass, zone, op,
+				res))
 				return 0;
 			{
 				uint8_t nn[LDNS_MAX_DOMAINLEN + 1];
@@ -205,6 +222,12 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 				continue;
 			if(ty == qtype || (qtype == TYPE_ANY &&
 				ty != TYPE_RRSIG)) {
+				/* iter-scrub-ns: an NS set is cut short */
+				if(ty == TYPE_NS && op->max_ns > 0 &&
+					ns++ >= op->max_ns) {
+					res->clipped++;
+					continue;
+				}
 				if(!keep_rr(out, rr, taken, i))
 					return 0;
 				found = 1;
@@ -213,7 +236,8 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 		if(found) {
 			res->final_found = 1;
 			return qtype == TYPE_ANY || keep_sigs(out, ans,
-				taken, res->sname, qtype, qclass, zone);
+				taken, res->sname, qtype, qclass, zone, op,
+				res);
 		}
 		/* a CNAME at the current name (the first one only) */
 		for(i = 0; i < n && !moved; i++) {
@@ -230,7 +254,7 @@ static int scrub_answer(const ldns_rr_list* ans, uint8_t* taken,
 				continue;
 			if(!keep_rr(out, rr, taken, i) || !keep_sigs(out,
 				ans, taken, res->sname, TYPE_CNAME, qclass,
-				zone))
+				zone, op, res))
 				return 0;
 			memcpy(res->sname, t, tl);
 			res->snamelen = tl;
@@ -258,16 +282,47 @@ static int kept_at(const ldns_rr_list* list, const uint8_t* taken,
 	return 0;
 }
 
+/* Is there an RRSIG (in zone) over type t at owner o in list? */
+static int signed_at(const ldns_rr_list* list, uint16_t t,
+	const uint8_t* o, uint16_t qclass, const uint8_t* zone)
+{
+	size_t j, n = ldns_rr_list_rr_count(list);
+	for(j = 0; j < n; j++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, j);
+		const uint8_t* so;
+		if(sig_covers(rr) == t &&
+			(so = zone_owner(rr, qclass, zone)) != NULL &&
+			query_dname_compare(so, o) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* How many RRSIGs over type at owner o are taken in list before i? */
+static int sigs_taken(const ldns_rr_list* list, const uint8_t* taken,
+	size_t i, uint16_t t, const uint8_t* o)
+{
+	size_t j;
+	int c = 0;
+	for(j = 0; j < i; j++)
+		if(taken[j] && sig_covers(ldns_rr_list_rr(list, j)) == t &&
+			owner_is(ldns_rr_list_rr(list, j), o))
+			c++;
+	return c;
+}
+
 /* Authority: NS/SOA at sname or above (one owner each), DNSSEC records
  * in zone, an RRSIG only beside the records it covers (RFC 2181 5: an
  * SOA left out leaves its signature out too); those kept are marked in
- * taken (no clones, kept in place by keep_taken). */
+ * taken (no clones, kept in place by keep_taken). referral: the reply
+ * has no answer, no SOA, no AA and NOERROR: its NS set is followed. */
 static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
-	uint16_t qclass, const uint8_t* zone, const struct scrub_result* res)
+	uint16_t qclass, const uint8_t* zone, struct scrub_result* res,
+	const struct scrub_opts* op, int referral)
 {
 	const uint8_t* o, *nsowner = NULL;
 	size_t i, n = ldns_rr_list_rr_count(auth);
-	int have_ns = 0, have_soa = 0, have_sigs = 0;
+	int have_ns = 0, have_soa = 0, have_sigs = 0, ns_cut = 0;
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
@@ -283,7 +338,13 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 				continue;
 			if(!have_ns)
 				nsowner = o;
-			have_ns = 1;
+			/* compat: unbound-1.22: iter-scrub-ns */
+			if(op->max_ns > 0 && have_ns >= op->max_ns) {
+				ns_cut = 1;
+				res->clipped++;
+				continue;
+			}
+			have_ns++;
 			break;
 		case LDNS_RR_TYPE_SOA:
 			if(res->final_found || have_soa ||
@@ -303,12 +364,27 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 		}
 		taken[i] = 1;
 	}
+	if(ns_cut && !referral && have_sigs && signed_at(auth, TYPE_NS,
+		nsowner, qclass, zone)) {
+		/* compat: unbound-1.22: a signed NS set cut short outside a
+		 * referral goes whole: it would be bogus, and make the rest
+		 * of the reply so */
+		for(i = 0; i < n; i++)
+			if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
+				LDNS_RR_TYPE_NS)
+				taken[i] = 0;
+	}
 	for(i = 0; have_sigs && i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(auth, i);
 		uint16_t t = sig_covers(rr);
-		if(t && (o = zone_owner(rr, qclass, zone)) != NULL &&
-			kept_at(auth, taken, t, o))
-			taken[i] = 1;
+		if(!t || !(o = zone_owner(rr, qclass, zone)) ||
+			!kept_at(auth, taken, t, o))
+			continue;
+		if(sigs_taken(auth, taken, i, t, o) >= op->max_sigs) {
+			res->clipped++;   /* iter-scrub-rrsig */
+			continue;
+		}
+		taken[i] = 1;
 	}
 }
 
@@ -452,10 +528,34 @@ static int referral_out_of_zone(const ldns_pkt* pkt, uint16_t qclass,
 /* flags for this many records live on the stack; more are allocated */
 #define SCRUB_TAKEN_STACK 256
 
+void scrub_opts_default(struct scrub_opts* o, int harden_glue)
+{
+	o->harden_glue = harden_glue;
+	o->max_ns = SCRUB_MAX_NS;
+	o->max_chain = SCRUB_MAX_CHAIN;
+	o->max_sigs = SCRUB_MAX_SIGS;
+}
+
+/* A reply that is a referral, for the NS limit: NOERROR, no AA, nothing
+ * in the answer and no SOA in the authority section. */
+static int is_referral(const ldns_pkt* pkt)
+{
+	const ldns_rr_list* auth = ldns_pkt_authority(pkt);
+	size_t i, n = ldns_rr_list_rr_count(auth);
+	if(ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) != 0 ||
+		ldns_pkt_aa(pkt) || ldns_pkt_get_rcode(pkt) != LDNS_RCODE_NOERROR)
+		return 0;
+	for(i = 0; i < n; i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
+			LDNS_RR_TYPE_SOA)
+			return 0;
+	return 1;
+}
+
 static enum scrub_status scrub_message(ldns_pkt* pkt,
 	const struct scrub_question* wq, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res, int harden_glue)
+	struct scrub_result* res, const struct scrub_opts* op)
 {
 	ldns_rr_list* ans;
 	ldns_rr_list* old_ans, *old_auth, *old_addl;
@@ -487,13 +587,14 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	}
 	/* the answer section into a new list (the chain's order, copies,
 	 * synthesized CNAMEs); the others filtered where they are */
-	ok = scrub_answer(old_ans, taken, ans, qtype, qclass, zone, res);
+	ok = scrub_answer(old_ans, taken, ans, qtype, qclass, zone, res, op);
 	if(ok)
-		scrub_authority(old_auth, taken + nan, qclass, zone, res);
+		scrub_authority(old_auth, taken + nan, qclass, zone, res, op,
+			is_referral(pkt));
 	keep_taken(old_auth, taken + nan);
 	if(ok)
 		scrub_additional(old_addl, taken + nan + nns, ans, old_auth,
-			qclass, zone, harden_glue);
+			qclass, zone, op->harden_glue);
 	keep_taken(old_addl, taken + nan + nns);
 	/* also on failure: the packet then owns every record once (the
 	 * caller frees it) */
@@ -528,15 +629,23 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue)
 {
-	return scrub_message(pkt, NULL, qname, qtype, qclass, zone, res,
-		harden_glue);
+	struct scrub_opts o;
+	scrub_opts_default(&o, harden_glue);
+	return scrub_message(pkt, NULL, qname, qtype, qclass, zone, res, &o);
+}
+
+enum scrub_status iter_scrub_message_opts(ldns_pkt* pkt,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
+	const uint8_t* zone, struct scrub_result* res,
+	const struct scrub_opts* o)
+{
+	return scrub_message(pkt, NULL, qname, qtype, qclass, zone, res, o);
 }
 
 enum scrub_status iter_scrub_message_wireq(ldns_pkt* pkt,
 	const struct scrub_question* wq, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res, int harden_glue)
+	struct scrub_result* res, const struct scrub_opts* o)
 {
-	return scrub_message(pkt, wq, qname, qtype, qclass, zone, res,
-		harden_glue);
+	return scrub_message(pkt, wq, qname, qtype, qclass, zone, res, o);
 }

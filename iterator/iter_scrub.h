@@ -21,6 +21,13 @@
  *   With harden-glue: no, such addresses outside the zone are kept too
  *   (the referral then uses them, as Unbound uses them from its cache).
  *
+ * compat: unbound-1.22: limits on what one reply may bring (struct
+ * scrub_opts): an NS set is cut to iter-scrub-ns records (their glue
+ * goes with them; a signed one in an answer goes whole, as Unbound), the
+ * answer's chain ends after iter-scrub-cname CNAME/DNAME hops (the
+ * iterator asks for the rest itself), an RRset keeps at most
+ * iter-scrub-rrsig RRSIGs.
+ *
  * Work is bounded by the packet (at most 65535 bytes of records). */
 #ifndef ITERATOR_ITER_SCRUB_H
 #define ITERATOR_ITER_SCRUB_H
@@ -35,6 +42,7 @@ struct scrub_result {
 	int final_found;     /* records of qtype at sname in the answer */
 	int chain_len;       /* CNAMEs (incl. synthesized) kept */
 	int removed;         /* records dropped */
+	int clipped;         /* of those, by the limits of scrub_opts */
 	int dname_too_long;  /* a DNAME made a name over 255 (YXDOMAIN) */
 	/* A NOERROR reply without AA, answer or SOA whose NS set the scrub
 	 * took out: a referral above the zone asked, or one beside it that
@@ -42,6 +50,22 @@ struct scrub_result {
 	 * 2.3), not saying NODATA. */
 	int lame_referral;
 };
+
+/* How the scrub is done: the options of unbound.conf it follows. */
+struct scrub_opts {
+	int harden_glue;     /* harden-glue: glue outside the zone goes */
+	int max_ns;          /* iter-scrub-ns; 0: no limit */
+	int max_chain;       /* iter-scrub-cname */
+	int max_sigs;        /* iter-scrub-rrsig */
+};
+
+/* compat: unbound-1.22: the defaults of iter-scrub-ns, -cname, -rrsig */
+#define SCRUB_MAX_NS 20
+#define SCRUB_MAX_CHAIN 11
+#define SCRUB_MAX_SIGS 8
+
+/* o with Unbound's default limits and the given harden_glue. */
+void scrub_opts_default(struct scrub_opts* o, int harden_glue);
 
 enum scrub_status {
 	SCRUB_OK = 0,
@@ -57,6 +81,12 @@ enum scrub_status iter_scrub_message(ldns_pkt* pkt, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
 	struct scrub_result* res, int harden_glue);
 
+/* iter_scrub_message with the options of o (the iterator's). */
+enum scrub_status iter_scrub_message_opts(ldns_pkt* pkt,
+	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
+	const uint8_t* zone, struct scrub_result* res,
+	const struct scrub_opts* o);
+
 /* A reply's one question record, read from the wire (reply_tail.c). */
 struct scrub_question {
 	const uint8_t* name;   /* wire, uncompressed */
@@ -69,7 +99,7 @@ struct scrub_question {
 enum scrub_status iter_scrub_message_wireq(ldns_pkt* pkt,
 	const struct scrub_question* wq, const uint8_t* qname,
 	uint16_t qtype, uint16_t qclass, const uint8_t* zone,
-	struct scrub_result* res, int harden_glue);
+	struct scrub_result* res, const struct scrub_opts* o);
 
 /* compat: unbound-1.17: Is name the name a record of list (a scrubbed
  * answer) asks additional processing for (Unbound's: NS, MX, KX, SRV

@@ -25,9 +25,10 @@ static int kept_ns_target(const struct reply_tail* t, const uint8_t* name)
 
 size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 	uint16_t qclass, const uint8_t* zone, const uint8_t* sname,
-	int harden_glue)
+	const struct scrub_opts* o)
 {
 	const uint8_t* nsowner = NULL;
+	int harden_glue = o->harden_glue;
 	size_t i, kept = 0;
 	for(i = 0; i < t->nauth; i++) {
 		struct reply_tail_rr* r = &t->rr[i];
@@ -35,7 +36,7 @@ size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 			dname_subdomain_c(r->owner, zone) &&
 			dname_subdomain_c(sname, r->owner) &&
 			(!nsowner || query_dname_compare(r->owner, nsowner)
-			== 0);
+			== 0) && (o->max_ns <= 0 || kept < (size_t)o->max_ns);
 		if(r->kept && !nsowner)
 			nsowner = r->owner;
 		kept += r->kept;
@@ -54,7 +55,8 @@ size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 
 int iter_tail_scrub_answer(ldns_pkt* pkt, struct reply_tail* t,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
-	const uint8_t* zone, struct scrub_result* res, int harden_glue)
+	const uint8_t* zone, struct scrub_result* res,
+	const struct scrub_opts* o)
 {
 	size_t before = ldns_rr_list_rr_count(ldns_pkt_answer(pkt)) +
 		t->nauth + t->nadd, after, kept, i, kept_add = 0;
@@ -63,11 +65,11 @@ int iter_tail_scrub_answer(ldns_pkt* pkt, struct reply_tail* t,
 	wq.type = t->qtype;
 	wq.rclass = t->qclass;
 	if(iter_scrub_message_wireq(pkt, &wq, qname, qtype, qclass, zone, res,
-		harden_glue) != SCRUB_OK || !res->final_found ||
+		o) != SCRUB_OK || !res->final_found ||
 		res->dname_too_long)
 		return 0;
 	kept = iter_tail_scrub(t, ldns_pkt_answer(pkt), qclass, zone,
-		res->sname, harden_glue);
+		res->sname, o);
 	for(i = t->nauth; i < t->nauth + t->nadd; i++)
 		kept_add += t->rr[i].kept;
 	/* synthesized CNAMEs count against the removed, as there */

@@ -12,6 +12,7 @@
 struct reply_tail;
 struct rrset_cache;
 struct scrub_result;
+struct scrub_opts;
 
 /* iter_scrub_message for pkt and t (reply_parse_tail) together, when
  * the answer chain ends in records of qtype (not a synthesized name
@@ -22,16 +23,18 @@ struct scrub_result;
  * the reply whole). */
 int iter_tail_scrub_answer(ldns_pkt* pkt, struct reply_tail* t,
 	const uint8_t* qname, uint16_t qtype, uint16_t qclass,
-	const uint8_t* zone, struct scrub_result* res, int harden_glue);
+	const uint8_t* zone, struct scrub_result* res,
+	const struct scrub_opts* o);
 
 /* Mark the records of t the scrubber keeps: NS records in qclass under
  * zone at sname (the answer chain's end, lowercased) or above, of the
  * first such owner; A and AAAA records in qclass under zone (under the
- * root with harden_glue 0) that a kept NS record or a record of ans
- * (the scrubbed answer) names. Returns the number kept. */
+ * root with o->harden_glue 0) that a kept NS record or a record of ans
+ * (the scrubbed answer) names; at most o->max_ns NS records (their glue
+ * goes with the others). Returns the number kept. */
 size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 	uint16_t qclass, const uint8_t* zone, const uint8_t* sname,
-	int harden_glue);
+	const struct scrub_opts* o);
 
 /* Store the kept records of t as iter_store_reply stores those
  * sections: the NS sets (trust authority), then the A and AAAA sets

@@ -242,6 +242,22 @@ static int max_restarts(const struct iter_env* env)
 	return env->cfg ? env->cfg->max_query_restarts : ITER_MAX_RESTARTS;
 }
 
+/* compat: unbound-1.22: max-global-quota: sends per client query and
+ * all its sub-queries */
+static int global_quota(const struct iter_env* env)
+{
+	return env->cfg ? env->cfg->max_global_quota : ITER_MAX_SENT;
+}
+
+/* compat: unbound-1.17: max-sent-count: sends of one query state since
+ * its last referral or restart (Unbound fails past it: count > max) */
+static int sent_count_over(const struct iter_env* env,
+	const struct iter_qstate* iq)
+{
+	return iq->sent_count > (env->cfg ? env->cfg->max_sent_count :
+		ITER_MAX_SENT_STATE);
+}
+
 /* Follow the chain (already appended to iq->answer) to new_sname; 0
  * (and done) on a loop or too many restarts. */
 int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
@@ -257,6 +273,7 @@ int iter_restart_at(struct iter_env* env, struct iter_qstate* iq,
 	}
 	memcpy(iq->sname, new_sname, len);
 	iq->snamelen = len;
+	iq->sent_count = 0;
 	env->stats.restarts++;
 	iter_log_name(VERB_ALGO, "CNAME restart at", iq->sname, iq->qtype);
 	iq->state = ITER_INIT;
@@ -786,6 +803,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	}
 	iq->sent_to = a;
 	iq->budget->sent++;
+	iq->sent_count++;
 	env->stats.sent++;
 	if(iter_minimised(iq)) {
 		iq->qmin_steps++;
@@ -1008,7 +1026,7 @@ static int auth_step(struct iter_env* env, struct iter_qstate* iq)
 		}
 		dp->auth = 1;
 		iter_set_dp(iq, dp, 0);
-	} else if(iq->budget->sent >= ITER_MAX_SENT) {
+	} else if(iq->budget->sent >= global_quota(env)) {
 		iter_fail(iq, "query budget exhausted for");
 		return 0;
 	}
@@ -1048,8 +1066,12 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		if(r >= 0)
 			return r;
 	}
-	if(iq->budget->sent >= ITER_MAX_SENT) {
-		iter_fail(iq, "query budget exhausted for");
+	if(iq->budget->sent >= global_quota(env)) {
+		iter_fail(iq, "query budget exhausted (max-global-quota) for");
+		return 0;
+	}
+	if(sent_count_over(env, iq)) {
+		iter_fail(iq, "exceeded max-sent-count for");
 		return 0;
 	}
 	if(iq->caps_fallback)

@@ -87,7 +87,13 @@ struct module_qstate;
                                    * without a config (else
                                    * max-query-restarts) */
 #define ITER_MAX_REFERRALS 30     /* referrals followed per query state */
-#define ITER_MAX_SENT 64          /* upstream queries per client query */
+#define ITER_MAX_SENT 200         /* upstream queries per client query,
+                                   * without a config (else
+                                   * max-global-quota) */
+#define ITER_MAX_SENT_STATE 32    /* upstream queries per query state
+                                   * between referrals and restarts,
+                                   * without a config (else
+                                   * max-sent-count) */
 #define ITER_MAX_TARGETS 24       /* NS-name lookups per client query */
 #define ITER_MAX_TARGETS_DP 6     /* NS-name lookups per delegation */
 #define ITER_TARGETS_AT_ONCE 3    /* NS names looked up together when
@@ -229,6 +235,9 @@ struct iter_qstate {
 	uint16_t asktype;
 	int outstanding_subs;           /* sub-queries not answered yet */
 	int restarts, referrals;
+	/* compat: unbound-1.17: sends since the last referral or restart
+	 * (max-sent-count) */
+	int sent_count;
 	int backed_off;     /* a server was passed over as backed off */
 	int dp_cached;      /* dp came from the RRset cache (child side) */
 	/* compat: unbound-1.17: the auth zone failed and falls back to its

@@ -311,6 +311,7 @@ struct config_file {
 	int rrset_cache_slabs;
 	int num_queries_per_thread;
 	int wait_limit;              /* replies waiting per client address */
+	int wait_limit_cookie;       /* the same with a valid cookie */
 	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
 	int deny_any;                /* deny-any */
 	int harden_unknown_additional; /* read; always so (iter_scrub.c) */
@@ -330,6 +331,14 @@ struct config_file {
 	struct config_str2list* outgoing_port_ranges;
 	struct config_strlist* caps_exempt; /* caps-exempt, caps-whitelist */
 	int max_query_restarts;          /* CNAME/DNAME restarts, 11 */
+	/* iterator work and scrub limits (iterator/iter_scrub.h) */
+	int max_sent_count;      /* sends per query state, reset on restart
+	                          * and referral, 32 */
+	int max_global_quota;    /* sends per client query, all sub-queries,
+	                          * 200 */
+	int iter_scrub_ns;       /* NS records kept of one set, 20 */
+	int iter_scrub_cname;    /* CNAME/DNAME hops kept of a reply, 11 */
+	int iter_scrub_rrsig;    /* RRSIGs kept per RRset, 8 */
 	int min_negative_ttl;            /* cache-min-negative-ttl, 0: off */
 	/* rate limits (services/cache/rate_zone.h, rate_ip.h) */
 	int ratelimit;                   /* qps to one zone's servers, 0 off */

@@ -406,7 +406,8 @@ const struct cfg_option cfg_options[] = {
 	/* sends to one server address per query state (iterator) */
 	IMPLR("outbound-msg-retry", CT_INT, outbound_msg_retry, "5", 1,
 		INT_MAX),
-	SRV("max-sent-count", CT_INT, "32"),
+	/* iterator/iterator.c: sends per query state and per client query */
+	IMPLR("max-sent-count", CT_INT, max_sent_count, "32", 0, INT_MAX),
 	/* compat: unbound-1.22: CNAME/DNAME restarts of one query (the
 	 * iterator); Unbound 1.17's fixed limit was 11 too */
 	IMPLR("max-query-restarts", CT_INT, max_query_restarts, "11", 0,
@@ -469,7 +470,9 @@ const struct cfg_option cfg_options[] = {
 	SRV("shm-key", CT_INT, "11777"),
 
 	/* server: options of Unbound 1.18 to 1.26, not implemented yet */
-	SRV("wait-limit-cookie", CT_INT, "10000"),
+	/* daemon/worker.c: wait-limit for queries with a valid cookie */
+	IMPLR("wait-limit-cookie", CT_INT, wait_limit_cookie, "10000", 0,
+		INT_MAX),
 	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
 		CFGF_NUM2, NULL, 0, 0 },
 	/* iterator (upstream), daemon/query.c (clients) */
@@ -482,11 +485,12 @@ const struct cfg_option cfg_options[] = {
 	IMPL("harden-unknown-additional", CT_YESNO,
 		harden_unknown_additional, "no"),
 	SRV("harden-unverified-glue", CT_YESNO, "no"),
-	SRV("iter-scrub-ns", CT_INT, "20"),
-	SRV("iter-scrub-cname", CT_INT, "11"),
-	SRV("iter-scrub-rrsig", CT_INT, "8"),
-	/* the iterator's budget is ITER_MAX_SENT (iterator/iterator.h) */
-	SRV("max-global-quota", CT_INT, "200"),
+	/* iterator/iter_scrub.c: limits on what a reply may bring */
+	IMPLR("iter-scrub-ns", CT_INT, iter_scrub_ns, "20", 0, INT_MAX),
+	IMPLR("iter-scrub-cname", CT_INT, iter_scrub_cname, "11", 0, INT_MAX),
+	IMPLR("iter-scrub-rrsig", CT_INT, iter_scrub_rrsig, "8", 0, INT_MAX),
+	IMPLR("max-global-quota", CT_INT, max_global_quota, "200", 0,
+		INT_MAX),
 	SRV("log-destaddr", CT_YESNO, "no"),
 	SRV("log-thread-id", CT_YESNO, "no"),
 	SRV("log-time-iso", CT_YESNO, "no"),

@@ -57,6 +57,9 @@ struct query_info {
 	 * cookie: COOKIE_OPT_LEN bytes) or NULL; set by query_answer when
 	 * cookies are on, not read otherwise (query_parse leaves it). */
 	const uint8_t* cookie;
+	/* the query carried a valid server cookie: set with cookie, read
+	 * only when answer-cookie is on (wait-limit-cookie) */
+	int cookie_valid;
 };
 
 /* Outcome of parsing a query packet. */

@@ -388,6 +388,7 @@ static void both_ways(const char* qname, const char* const* rrs,
 	struct rrset_cache* c1 = rrset_cache_create(1 << 20, 1, 0, 86400);
 	struct rrset_cache* c2 = rrset_cache_create(1 << 20, 1, 0, 86400);
 	struct scrub_result r1, r2;
+	struct scrub_opts so;
 	struct reply_tail t;
 	ldns_pkt* full = NULL, *part = NULL;
 	uint8_t w[4096], q[256], z[256];
@@ -409,8 +410,9 @@ static void both_ways(const char* qname, const char* const* rrs,
 	assert_int_equal(iter_scrub_message(full, q, TYPE_A, CLASS_IN, z, &r1,
 		harden_glue), SCRUB_OK);
 	assert_true(reply_parse_tail(&part, w, n, &t));
+	scrub_opts_default(&so, harden_glue);
 	assert_true(iter_tail_scrub_answer(part, &t, q, TYPE_A, CLASS_IN, z,
-		&r2, harden_glue));
+		&r2, &so));
 	assert_int_equal(r1.removed, r2.removed);
 	assert_int_equal(r1.final_found, r2.final_found);
 	assert_int_equal(r1.chain_len, r2.chain_len);
@@ -496,6 +498,7 @@ static void question_both_ways(const char* name, ldns_rr_type type,
 		"A WWW.Example.TLD1. 60 IN AAAA 2001:db8::1",
 		"N example.tld1. 60 IN NS ns.example.tld1.", NULL };
 	struct scrub_result r1, r2;
+	struct scrub_opts so;
 	struct reply_tail t;
 	ldns_pkt* full = NULL, *part = NULL;
 	uint8_t w[4096], q[256];
@@ -514,8 +517,9 @@ static void question_both_ways(const char* name, ldns_rr_type type,
 		&r1, 1);
 	assert_int_equal(s1, want_ok ? SCRUB_OK : SCRUB_BAD_QUESTION);
 	assert_true(reply_parse_tail(&part, w, n, &t));
+	scrub_opts_default(&so, 1);
 	s2 = iter_tail_scrub_answer(part, &t, q, qtype, qclass,
-		W("example.tld1."), &r2, 1);
+		W("example.tld1."), &r2, &so);
 	/* a failed question check fails the tail path (the caller then
 	 * parses the reply whole); a passed one goes on to the same scrub */
 	if(s1 == SCRUB_BAD_QUESTION)
@@ -560,6 +564,7 @@ static void test_not_an_answer(void** state)
 		"A www.example.tld1. 60 IN AAAA 2001:db8::1",
 		"N example.tld1. 60 IN NS ns.example.tld1.", NULL };
 	struct scrub_result r;
+	struct scrub_opts so;
 	struct reply_tail t;
 	ldns_pkt* p = NULL;
 	uint8_t w[4096];
@@ -568,8 +573,9 @@ static void test_not_an_answer(void** state)
 	n = make_wire(w, "www.example.tld1.", LDNS_RR_TYPE_A, 0, 1,
 		other_type);
 	assert_true(reply_parse_tail(&p, w, n, &t));
+	scrub_opts_default(&so, 1);
 	assert_false(iter_tail_scrub_answer(p, &t, W("www.example.tld1."),
-		TYPE_A, CLASS_IN, W("example.tld1."), &r, 1));
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &so));
 	ldns_pkt_free(p);
 }
 

@@ -340,6 +340,122 @@ static void test_ns_query_answer_glue(void** state)
 	ldns_pkt_free(p);
 }
 
+#define SIGS(sec, owner, covered) sec " " owner " RRSIG " covered \
+	" 8 2 3600 20300101000000 20200101000000 1 example.tld1. AAAA"
+#define SIG(owner, covered) SIGS("N", owner, covered)
+
+/* iter-scrub-ns: a referral's NS set is cut to the limit and the glue
+ * of the names cut goes with them; an answer's signed NS set that is
+ * too large goes whole (it would be bogus). */
+static void test_limit_ns(void** state)
+{
+	static const char* ref[] = {
+		"N example.tld1. NS ns1.example.tld1.",
+		"N example.tld1. NS ns2.example.tld1.",
+		"N example.tld1. NS ns3.example.tld1.",
+		"D ns1.example.tld1. A 192.0.2.1",
+		"D ns2.example.tld1. A 192.0.2.2",
+		"D ns3.example.tld1. A 192.0.2.3",
+		NULL };
+	static const char* pos[] = {
+		"A www.example.tld1. A 192.0.2.9",
+		"N example.tld1. NS ns1.example.tld1.",
+		"N example.tld1. NS ns2.example.tld1.",
+		"N example.tld1. NS ns3.example.tld1.",
+		SIG("example.tld1.", "NS"),
+		NULL };
+	struct scrub_result r;
+	struct scrub_opts o;
+	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, ref);
+	(void)state;
+	scrub_opts_default(&o, 1);
+	o.max_ns = 2;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_authority(p)),
+		"example.tld1. NS ns1.example.tld1.|"
+		"example.tld1. NS ns2.example.tld1.");
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.1|ns2.example.tld1. A 192.0.2.2");
+	assert_int_equal(r.clipped, 1);
+	ldns_pkt_free(p);
+	/* 0: no limit */
+	o.max_ns = 0;
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, ref);
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_authority(p)), 3);
+	ldns_pkt_free(p);
+	o.max_ns = 2;
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, pos);
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_answer(p)),
+		"www.example.tld1. A 192.0.2.9");
+	assert_string_equal(sect(ldns_pkt_authority(p)), "");
+	ldns_pkt_free(p);
+}
+
+/* iter-scrub-rrsig: at most the limit of RRSIGs per RRset, in the
+ * answer and in the authority section. */
+static void test_limit_rrsig(void** state)
+{
+	static const char* rrs[] = {
+		"A www.example.tld1. A 192.0.2.9",
+		SIGS("A", "www.example.tld1.", "A"),
+		SIGS("A", "www.example.tld1.", "A"),
+		SIGS("A", "www.example.tld1.", "A"),
+		"N example.tld1. NS ns1.example.tld1.",
+		SIG("example.tld1.", "NS"),
+		SIG("example.tld1.", "NS"),
+		SIG("example.tld1.", "NS"),
+		NULL };
+	struct scrub_result r;
+	struct scrub_opts o;
+	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	(void)state;
+	scrub_opts_default(&o, 1);
+	o.max_sigs = 2;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
+	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 3);
+	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_authority(p)), 3);
+	assert_int_equal(r.clipped, 2);
+	ldns_pkt_free(p);
+}
+
+/* iter-scrub-cname: the chain is clipped after limit + 1 hops (as
+ * Unbound: a CNAME is dropped when more than the limit came before);
+ * the result's name is where the iterator goes on. */
+static void test_limit_cname(void** state)
+{
+	static const char* rrs[] = {
+		"A c0.example.tld1. CNAME c1.example.tld1.",
+		"A c1.example.tld1. CNAME c2.example.tld1.",
+		"A c2.example.tld1. CNAME c3.example.tld1.",
+		"A c3.example.tld1. CNAME c4.example.tld1.",
+		"A c4.example.tld1. A 192.0.2.4",
+		NULL };
+	struct scrub_result r;
+	struct scrub_opts o;
+	ldns_pkt* p = make_reply("c0.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	(void)state;
+	scrub_opts_default(&o, 1);
+	o.max_chain = 1;
+	assert_int_equal(iter_scrub_message_opts(p, W("c0.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
+	assert_int_equal(r.chain_len, 2);
+	assert_int_equal(r.final_found, 0);
+	assert_memory_equal(r.sname, W("c2.example.tld1."), r.snamelen);
+	ldns_pkt_free(p);
+	o.max_chain = 4;
+	p = make_reply("c0.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	assert_int_equal(iter_scrub_message_opts(p, W("c0.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
+	assert_int_equal(r.final_found, 1);
+	ldns_pkt_free(p);
+}
+
 /* Mutated replies (random bytes flipped, cut short): whatever ldns
  * parses, the scrubber handles without crashing, and what it keeps is
  * always in the zone. */
@@ -428,6 +544,9 @@ int main(void)
 		cmocka_unit_test(test_referral_glue),
 		cmocka_unit_test(test_authority_soa),
 		cmocka_unit_test(test_ns_query_answer_glue),
+		cmocka_unit_test(test_limit_ns),
+		cmocka_unit_test(test_limit_rrsig),
+		cmocka_unit_test(test_limit_cname),
 		cmocka_unit_test(test_mutated_replies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
