@@ -476,6 +476,10 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		&w->menv.counters.cachedb_answers, __ATOMIC_RELAXED);
 	out->cachedb_refused = __atomic_load_n(
 		&w->menv.counters.cachedb_refused, __ATOMIC_RELAXED);
+	out->subnet_answers = __atomic_load_n(
+		&w->menv.counters.subnet_answers, __ATOMIC_RELAXED);
+	out->subnet_cache_answers = __atomic_load_n(
+		&w->menv.counters.subnet_cache_answers, __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)

@@ -207,6 +207,10 @@ struct module_counters {
 	/* cachedb: answers taken from the backend (num.query.cachedb), and
 	 * values refused there (malformed, or for another question) */
 	uint64_t cachedb_answers, cachedb_refused;
+	/* subnetcache: answers for a subnet from upstream (with a valid
+	 * ECS option) and from its own cache (num.query.subnet is both,
+	 * num.query.subnet_cache the second) */
+	uint64_t subnet_answers, subnet_cache_answers;
 };
 
 /* Per worker: what the modules share, and each module's own data. */
