@@ -409,7 +409,12 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	strbuf_printf(b, "num.query.authzone.up=%llu\n"
 		"num.query.authzone.down=%llu\n"
-		"num.query.subnet=0\nnum.query.subnet_cache=0\n",
+		"num.query.subnet=%llu\nnum.query.subnet_cache=%llu\n",
 		(unsigned long long)s->auth_up,
-		(unsigned long long)s->num_auth_down);
+		(unsigned long long)s->num_auth_down,
+		/* compat: unbound-1.17: subnet answers from upstream and
+		 * from the module's cache together, then the second */
+		(unsigned long long)(s->subnet_answers +
+		s->subnet_cache_answers),
+		(unsigned long long)s->subnet_cache_answers);
 }

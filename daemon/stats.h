@@ -80,6 +80,8 @@ struct worker_stats {
 	 * (num.query.cachedb) and values it refused there */
 	uint64_t cachedb_answers, cachedb_refused;
 	uint64_t rpz_action[10];  /* the same: num.rpz.action.<action> */
+	/* the same: the subnetcache module's answers (module.h) */
+	uint64_t subnet_answers, subnet_cache_answers;
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */

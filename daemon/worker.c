@@ -498,6 +498,10 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 	for(i = 0; i < MODULE_RPZ_ACTIONS; i++)
 		out->rpz_action[i] = __atomic_load_n(
 			&w->menv.counters.rpz_action[i], __ATOMIC_RELAXED);
+	out->subnet_answers = __atomic_load_n(
+		&w->menv.counters.subnet_answers, __ATOMIC_RELAXED);
+	out->subnet_cache_answers = __atomic_load_n(
+		&w->menv.counters.subnet_cache_answers, __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)

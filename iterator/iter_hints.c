@@ -221,8 +221,8 @@ struct iter_hints* iter_hints_create(const struct config_file* cfg)
 		if(last && last->str && last->str[0])
 			r->dp = iter_hints_read_file(last->str);
 		else
-			r->dp = iter_hints_builtin_root(cfg->do_ip4,
-				cfg->do_ip6);
+			r->dp = iter_hints_builtin_root(cfg->do_ip4 ||
+				(cfg->do_nat64 && cfg->do_ip6), cfg->do_ip6);
 		if(!r->dp) {
 			free(r);
 			iter_hints_delete(h);

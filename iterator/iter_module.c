@@ -34,7 +34,11 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->rrset_cache = env->rrset_cache;
 	ie->rnd = env->rnd;
 	ie->mesh = env->mesh;
-	ie->do_ip4 = env->cfg->do_ip4;
+	/* compat: unbound-1.19: with do-nat64 IPv4 servers are reached
+	 * over IPv6 (select_addr rewrites their addresses): their A
+	 * records are looked up and used as with do-ip4 */
+	ie->do_ip4 = env->cfg->do_ip4 || (env->cfg->do_nat64 &&
+		env->cfg->do_ip6);
 	ie->do_ip6 = env->cfg->do_ip6;
 	ie->validating = env->validating;
 	/* compat: unbound-1.18: disable-edns-do is off while a validator

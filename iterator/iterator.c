@@ -597,6 +597,29 @@ static int failed_before(const struct iter_qstate* iq,
 	return 0;
 }
 
+/* do-nat64: a's IPv4 address becomes the NAT64 one, in the delegation
+ * point (owned by this query), so RTT, lameness and the query use that.
+ * 0: a may not be asked (do-not-query-address). */
+static int nat64_apply(struct iter_env* env, struct iter_qstate* iq,
+	struct delegpt_addr* a)
+{
+	char from[64], to[64], z[1024];
+	if(verbosity >= VERB_QUERY)
+		addr_to_str(&a->addr, a->addrlen, from, sizeof(from));
+	if(outnet_nat64(env->outnet, &a->addr, &a->addrlen) != OUTNET_OK) {
+		a->dead = 1;
+		return 0;
+	}
+	if(verbosity >= VERB_QUERY && a->addr.ss_family == AF_INET6) {
+		/* compat: unbound-1.19: its two lines at this level */
+		addr_to_str(&a->addr, a->addrlen, to, sizeof(to));
+		dname_to_str(iq->dp->name, z, sizeof(z));
+		verbose(VERB_QUERY, "NAT64 apply: from: <%s> %s", z, from);
+		verbose(VERB_QUERY, "NAT64 apply:   to: <%s> %s", z, to);
+	}
+	return 1;
+}
+
 /* The usable address to send to next, by RTT: addresses not tried yet
  * first, then the fastest band, random inside the band. NULL if none. */
 static struct delegpt_addr* select_addr(struct iter_env* env,
@@ -625,6 +648,10 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 		 * limiting) still answers one of them */
 		if(a->dead || a->attempts >= max_attempts ||
 			avoided(iq, a) || failed_before(iq, a))
+			continue;
+		/* do-nat64: the IPv4 address becomes the NAT64 one here,
+		 * once, so RTT, lameness and the query all use that */
+		if(a->addr.ss_family == AF_INET && !nat64_apply(env, iq, a))
 			continue;
 		if(outnet_addr_refused(env->outnet, &a->addr, a->addrlen)
 			!= OUTNET_OK) {

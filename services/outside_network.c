@@ -123,6 +123,16 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->max_waiting = cfg->num_queries_per_thread;
 	s->tls_use_sni = cfg->tls_use_sni;
 	s->unwanted_threshold = cfg->unwanted_threshold;
+	if(cfg->do_nat64 && cfg->do_ip6) {
+		/* checked by the parser; the default is dns64-prefix's */
+		char err[128];
+		s->nat64 = dns64_prefix_parse(cfg->nat64_prefix ?
+			cfg->nat64_prefix : cfg->dns64_prefix ?
+			cfg->dns64_prefix : DNS64_DEFAULT_PREFIX,
+			&s->nat64_prefix, err, sizeof(err));
+		if(!s->nat64)
+			log_err("nat64-prefix: %s", err);
+	}
 }
 
 /* ---- the engine ---- */
@@ -1223,11 +1233,36 @@ enum outnet_refuse outnet_addr_refused(const struct outside_network* o,
 			return OUTNET_REFUSE_FAMILY;
 	} else if(addr->ss_family == AF_INET6 &&
 		addrlen >= sizeof(struct sockaddr_in6)) {
+		uint8_t v4[4];
 		if(!o->s.do_ip6 || (o->any_ifs && !o->num_ifs6))
 			return OUTNET_REFUSE_FAMILY;
+		if(o->s.nat64 && dns64_extract_v4(&o->s.nat64_prefix,
+			((const struct sockaddr_in6*)addr)->sin6_addr.s6_addr,
+			v4))
+			return OUTNET_OK;   /* its IPv4 address was checked */
 	} else	return OUTNET_REFUSE_FAMILY;
 	if(donotq_lookup(o->dq, addr, addrlen))
 		return OUTNET_REFUSE_DONOTQUERY;
+	return OUTNET_OK;
+}
+
+enum outnet_refuse outnet_nat64(const struct outside_network* o,
+	struct sockaddr_storage* addr, socklen_t* addrlen)
+{
+	struct sockaddr_in v4;
+	struct sockaddr_in6* s6 = (struct sockaddr_in6*)addr;
+	if(!o->s.nat64 || addr->ss_family != AF_INET ||
+		*addrlen < sizeof(v4))
+		return OUTNET_OK;
+	if(donotq_lookup(o->dq, addr, *addrlen))
+		return OUTNET_REFUSE_DONOTQUERY;
+	memcpy(&v4, addr, sizeof(v4));
+	memset(addr, 0, sizeof(*addr));
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = v4.sin_port;
+	dns64_synth_addr(&o->s.nat64_prefix,
+		(const uint8_t*)&v4.sin_addr.s_addr, s6->sin6_addr.s6_addr);
+	*addrlen = sizeof(*s6);
 	return OUTNET_OK;
 }
 

@@ -56,6 +56,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include "util/dname.h"
+#include "dns64/dns64_synth.h"
 
 struct event_base;
 struct config_file;
@@ -100,6 +101,9 @@ struct outnet_settings {
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
 	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
+	int nat64;                 /* do-nat64 (with do-ip6): IPv4 servers
+	                            * through nat64_prefix */
+	struct dns64_prefix nat64_prefix;
 };
 
 /* Settings from the config (the pointers point into cfg: keep it until
@@ -147,6 +151,15 @@ enum outnet_refuse {
 /* The check the iterator calls before it picks a target. */
 enum outnet_refuse outnet_addr_refused(const struct outside_network* o,
 	const struct sockaddr_storage* addr, socklen_t addrlen);
+
+/* compat: unbound-1.19: do-nat64: an IPv4 server address becomes its
+ * address under the NAT64 prefix (port kept), so it is reached over
+ * IPv6; its IPv4 address is checked against do-not-query-address first
+ * (and an address under the prefix is not: both as Unbound). Returns
+ * OUTNET_OK (addr rewritten, or not IPv4, or NAT64 off) or
+ * OUTNET_REFUSE_DONOTQUERY. */
+enum outnet_refuse outnet_nat64(const struct outside_network* o,
+	struct sockaddr_storage* addr, socklen_t* addrlen);
 
 /* One query. The pointers need only be valid during outnet_send. */
 /* The longest EDNS option a request carries (module.h MODULE_OPT_MAX). */

@@ -649,6 +649,7 @@ static enum module_state start(struct module_qstate* qs, int id)
 	if(!(qs->flags & (MODQ_PREFETCH | MODQ_REFETCH)) &&
 		cache_lookup(se->g, qs, &sq->client_in, &scope)) {
 		verbose(VERB_QUERY, "subnetcache: answered from cache");
+		qs->env->counters.subnet_cache_answers++;
 		echo(qs, se, sq, scope);
 		return MODULE_FINISHED;
 	}
@@ -708,6 +709,9 @@ static enum module_state done(struct module_qstate* qs, int id)
 		cache_store(se->g, qs, &sq->client_in, sq->max_scope, buf);
 		free(buf);
 	}
+	/* compat: unbound-1.17: counted as its num_msg_nocache: a subnet
+	 * answer from upstream, accepted */
+	qs->env->counters.subnet_answers++;
 	/* the scope told the client: at most what the cache keeps */
 	scope = sq->max_scope;
 	max = fam_index(sq->client_in.family) ? cfg->max_client_subnet_ipv6 :

@@ -233,6 +233,10 @@ struct config_file {
 	char* dns64_prefix;
 	int dns64_synthall;
 	struct config_strlist* dns64_ignore_aaaa;
+	/* NAT64 (iterator): IPv4 addresses of servers reached through the
+	 * prefix (nat64-prefix; NULL: dns64-prefix) */
+	int do_nat64;
+	char* nat64_prefix;
 	/* the subnetcache module (RFC 7871 ECS): the servers (netblocks)
 	 * and zones that get the option, and its prefix limits */
 	struct config_strlist* client_subnet;

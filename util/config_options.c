@@ -478,8 +478,11 @@ const struct cfg_option cfg_options[] = {
 	/* iterator (upstream), daemon/query.c (clients) */
 	IMPL("disable-edns-do", CT_YESNO, disable_edns_do, "no"),
 	SRV("dns-error-reporting", CT_YESNO, "no"),
-	SRV("do-nat64", CT_YESNO, "no"),
-	SRV("nat64-prefix", CT_STR, "64:ff9b::/96"),
+	/* iterator: IPv4-only servers through a NAT64 prefix (1.19);
+	 * compat: unbound-1.19: nat64-prefix unset is dns64-prefix */
+	IMPL("do-nat64", CT_YESNO, do_nat64, "no"),
+	{ "nat64-prefix", CL_SERVER, CT_STR, F(nat64_prefix), NULL, 1,
+		CFGF_DNS64PREFIX, NULL, 0, 0 },
 	/* compat: unbound-1.18: the scrub always keeps only the known types
 	 * (iter_scrub.c), as yes; no is read and not followed */
 	IMPL("harden-unknown-additional", CT_YESNO,
@@ -1128,6 +1131,12 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	if(r == 1 && (o->flags & CFGF_DNS64PREFIX)) {
 		struct dns64_prefix pf;
 		if(!dns64_prefix_parse(args[0], &pf, ebuf, sizeof(ebuf))) {
+			/* the same check for nat64-prefix: its own name */
+			char* w = strstr(ebuf, "dns64");
+			if(w && strcmp(o->name, "nat64-prefix") == 0) {
+				memcpy(w, "nat64", 5);
+				w[5] = '-';
+			}
 			cfg_error(p, "%s", ebuf);
 			return 0;
 		}

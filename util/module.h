@@ -211,6 +211,10 @@ struct module_counters {
 	/* RPZ actions applied, by enum rpz_action (respip/rpz_zone.h):
 	 * num.rpz.action.<action> */
 	uint64_t rpz_action[MODULE_RPZ_ACTIONS];
+	/* subnetcache: answers for a subnet from upstream (with a valid
+	 * ECS option) and from its own cache (num.query.subnet is both,
+	 * num.query.subnet_cache the second) */
+	uint64_t subnet_answers, subnet_cache_answers;
 };
 
 /* Per worker: what the modules share, and each module's own data. */

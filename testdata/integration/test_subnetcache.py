@@ -30,7 +30,8 @@ import dns.rrset
 import pytest
 
 from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
-                      _finish)
+                      _finish, free_port)
+from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict
 
 pytestmark = [
     pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
@@ -129,6 +130,7 @@ qname-minimisation: no
 send-client-subnet: 127.0.0.1
 max-client-subnet-ipv4: 24
 local-zone: "test." nodefault
+extended-statistics: yes
 """
 
 
@@ -139,6 +141,9 @@ def start(cls, tmp_path_factory, tag, body=BODY):
     extra = ('stub-zone:\n\tname: "ecs.test."\n\tstub-addr: 127.0.0.1@%d\n'
              'stub-zone:\n\tname: "noecs.test."\n'
              '\tstub-addr: 127.0.0.2@%d\n' % (ecs_up.port, other_up.port))
+    srv.ctl_port = free_port()
+    srv.ctl = OUR_CTL if cls is Server else DEB_CTL
+    extra += rc_clause(None, srv.ctl_port, use_cert=False)
     srv.start(body + 'domain-insecure: "test."\n', extra=extra)
     srv.ecs_up, srv.other_up = ecs_up, other_up
     return srv
@@ -336,3 +341,31 @@ def test_always_forward(zoned):
     assert zoned.other_up.asked(name) == [None, ("198.51.100.0", 24)]
     # compat: unbound-1.17: the server ignored it: no option back
     assert ecs_of(b) is None
+
+
+def subnet_stats(srv):
+    r = ctl(srv.conf, "stats_noreset", binary=srv.ctl)
+    assert r.returncode == 0, r.stderr
+    d = stats_dict(r.stdout)
+    return (int(d["num.query.subnet"]), int(d["num.query.subnet_cache"]))
+
+
+def test_subnet_statistics(srv):
+    """num.query.subnet counts the answers with subnet data, from
+    upstream and from the module's cache; num.query.subnet_cache the
+    second. Not counted: an answer from a server that ignores the
+    option, or from one that is not sent it."""
+    name = "geo.stats.ecs.test."
+    sub, cached = subnet_stats(srv)
+    assert addresses(ask(srv, name, source="127.0.0.1")) == ["10.127.0.0"]
+    assert subnet_stats(srv) == (sub + 1, cached)
+    # the same /24: from the subnet cache
+    assert addresses(ask(srv, name, source="127.0.0.9")) == ["10.127.0.0"]
+    assert subnet_stats(srv) == (sub + 2, cached + 1)
+    # a client's own option, another subnet: upstream again
+    ask(srv, name, ecs=dns.edns.ECSOption("198.51.100.0", 24))
+    assert subnet_stats(srv) == (sub + 3, cached + 1)
+    # no ECS in the server's answer, and a server not listed
+    ask(srv, "plain.stats.ecs.test.", source="127.0.0.1")
+    ask(srv, "geo.stats.noecs.test.", source="127.0.0.1")
+    assert subnet_stats(srv) == (sub + 3, cached + 1)

@@ -1016,6 +1016,20 @@ static void test_dns64_options(void** state)
 		"cannot parse dns64-prefix netblock");
 	bad("server:\n dns64-prefix: 64:ff9b::/\n", 2,
 		"cannot parse dns64-prefix netblock");
+	/* NAT64: unset is NULL (the iterator takes dns64-prefix) */
+	cfg = good("server:\n");
+	assert_int_equal(cfg->do_nat64, 0);
+	assert_null(cfg->nat64_prefix);
+	config_delete(cfg);
+	cfg = good("server:\n do-nat64: yes\n nat64-prefix: 2001:db8::/96\n");
+	assert_int_equal(cfg->do_nat64, 1);
+	assert_string_equal(cfg->nat64_prefix, "2001:db8::/96");
+	assert_false(has_unimpl(cfg, "server:do-nat64", NULL));
+	config_delete(cfg);
+	bad("server:\n nat64-prefix: 192.0.2.0/24\n", 2,
+		"nat64-prefix is not IPv6: 192.0.2.0/24");
+	bad("server:\n nat64-prefix: 64:ff9b::/80\n", 2,
+		"nat64-prefix length is not 32, 40, 48, 56, 64 or 96");
 	bad("server:\n dns64-ignore-aaaa: a..b\n", 2,
 		"cannot parse dns64-ignore-aaaa: a..b");
 }
