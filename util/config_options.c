@@ -1070,7 +1070,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	if(r == 1 && !in_range(p, o, args))
 		return 0;
 	if(r == 1 && (o->handler == h_interface || (o->flags & CFGF_IFSPEC)) &&
-		!cfg_ifspec_ok(args[0], ebuf, sizeof(ebuf))) {
+		!cfg_ifspec_ok(args[0], o->handler == h_interface, ebuf,
+		sizeof(ebuf))) {
 		cfg_error(p, "%s", ebuf);
 		return 0;
 	}
@@ -1145,7 +1146,7 @@ int cfg_option_defaults(void* base, unsigned clause)
 	return 1;
 }
 
-int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
+int cfg_ifspec_ok(const char* s, int names, char* err, size_t errlen)
 {
 	char buf[256];
 	char* at;
@@ -1173,6 +1174,10 @@ int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
 		freeaddrinfo(res);
 		return 1;
 	}
+	/* compat: unbound-1.17: interface: takes an interface name too
+	 * (services/listen_dnsport.c binds its addresses) */
+	if(buf[0] && names && if_nametoindex(buf) != 0)
+		return 1;
 	if(buf[0] && if_nametoindex(buf) != 0)
 		snprintf(err, errlen, "interface '%s': interface names are "
 			"not supported, give its IP address", s);
