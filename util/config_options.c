@@ -480,8 +480,8 @@ const struct cfg_option cfg_options[] = {
 	/* the iterator's budget is ITER_MAX_SENT (iterator/iterator.h) */
 	SRV("max-global-quota", CT_INT, "200"),
 	SRV("log-destaddr", CT_YESNO, "no"),
-	SRV("log-thread-id", CT_YESNO, "no"),
-	SRV("log-time-iso", CT_YESNO, "no"),
+	IMPL("log-thread-id", CT_YESNO, log_thread_id, "no"),
+	IMPL("log-time-iso", CT_YESNO, log_time_iso, "no"),
 	SRV("quic-port", CT_INT, "853"),
 	SRV("quic-size", CT_MEMSIZE, "8m"),
 	SRV("sock-queue-timeout", CT_INT, "0"),

@@ -28,6 +28,9 @@ void log_init(const char* filename, int use_syslog, const char* chrootdir);
 void log_reopen(void);
 void log_ident_set(const char* ident);     /* default "unbound" */
 void log_time_asc(int use_asc);            /* log-time-ascii */
+void log_time_iso_set(int iso);            /* log-time-iso */
+/* log-thread-id: print each thread's Linux thread id, not its number */
+void log_thread_id_set(int use_tid);
 /* Set the thread number printed in the prefix for the calling thread. */
 void log_thread_set(int num);
 int log_thread_get(void);
