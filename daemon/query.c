@@ -29,12 +29,16 @@
 #include <string.h>
 
 /* compat: unbound-1.17: Cold path: "127.0.0.1 www.example.com. A IN" as
- * Unbound logs it. */
-static void log_query_line(const struct query_info* qi,
+ * Unbound logs it; log-tag-queryreply: tagged "query:" and "reply:"
+ * instead of "info:". */
+static void log_query_line(const struct config_file* cfg,
+	const struct query_info* qi,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* reply, size_t replylen)
 {
 	char ip[64], name[1024], *t, *c;
+	const char* tag = !cfg->log_tag_queryreply ? "info" :
+		reply ? "reply" : "query";
 	addr_to_str(addr, addrlen, ip, sizeof(ip));
 	if(qi->qname_len)
 		dname_to_str(qi->qname, name, sizeof(name));
@@ -42,11 +46,12 @@ static void log_query_line(const struct query_info* qi,
 	t = ldns_rr_type2str((ldns_rr_type)qi->qtype);
 	c = ldns_rr_class2str((ldns_rr_class)qi->qclass);
 	if(!reply) {
-		log_info("%s %s %s %s", ip, name, t ? t : "?", c ? c : "?");
+		log_tagged(tag, "%s %s %s %s", ip, name, t ? t : "?",
+			c ? c : "?");
 	} else {
 		ldns_lookup_table* rc = ldns_lookup_by_id(ldns_rcodes,
 			reply[3] & 0xf);
-		log_info("%s %s %s %s %s 0.000000 0 %d", ip, name,
+		log_tagged(tag, "%s %s %s %s %s 0.000000 0 %d", ip, name,
 			t ? t : "?", c ? c : "?", rc ? rc->name : "?",
 			(int)replylen);
 	}
@@ -177,7 +182,7 @@ static int __attribute__((noinline)) screen(struct worker* w,
 		return 1;
 	}
 	if(cfg->log_queries)
-		log_query_line(qi, ci->addr, ci->addrlen, NULL, 0);
+		log_query_line(cfg, qi, ci->addr, ci->addrlen, NULL, 0);
 	/* query_parse marked AXFR/IXFR and meta types with an echo rcode */
 	if(qi->echo_rcode && (qi->qtype == TYPE_AXFR ||
 		qi->qtype == TYPE_IXFR))
@@ -547,8 +552,8 @@ struct query_result query_answer(struct worker* w, const uint8_t* pkt,
 		if(w->env->cfg->log_replies) {
 			struct query_info qi;
 			if(query_parse(pkt, len, &qi) != PARSE_DROP)
-				log_query_line(&qi, ci->addr, ci->addrlen,
-					out, r.len);
+				log_query_line(w->env->cfg, &qi, ci->addr,
+					ci->addrlen, out, r.len);
 		}
 	} else if(r.what == QUERY_DROP)
 		w->stats.num_dropped++;

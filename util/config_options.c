@@ -308,7 +308,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("interface-tag-action", CT_STR3, NULL),
 	SRV("interface-tag-data", CT_STR3, NULL),
 	SRV("interface-view", CT_STR2LIST, NULL),
-	SRV("log-tag-queryreply", CT_YESNO, "no"),
+	IMPL("log-tag-queryreply", CT_YESNO, log_tag_queryreply, "no"),
 	SRV("hide-http-user-agent", CT_YESNO, "no"),
 	SRV("http-user-agent", CT_STR, ""),
 	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),

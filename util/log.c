@@ -157,6 +157,14 @@ static void log_vmsg(int pri, const char* type, const char* format,
 	pthread_mutex_unlock(&log_lock);
 }
 
+void log_tagged(const char* tag, const char* format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	log_vmsg(LOG_INFO, tag, format, args);
+	va_end(args);
+}
+
 void log_info(const char* format, ...)
 {
 	va_list args;

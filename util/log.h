@@ -36,6 +36,9 @@ void log_thread_set(int num);
 int log_thread_get(void);
 
 void log_info(const char* format, ...) ATTR_FMT(1, 2);
+/* An info line with another tag than "info" (log-tag-queryreply's
+ * "query" and "reply"). */
+void log_tagged(const char* tag, const char* format, ...) ATTR_FMT(2, 3);
 void log_err(const char* format, ...) ATTR_FMT(1, 2);
 void log_warn(const char* format, ...) ATTR_FMT(1, 2);
 void verbose(enum verbosity_value level, const char* format, ...) ATTR_FMT(2, 3);

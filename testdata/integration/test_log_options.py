@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from conftest import Server, answer_texts, ours_only
+from conftest import RefServer, Server, answer_texts, ours_only
 
-pytestmark = ours_only
+
 
 LOCAL = 'local-data: "www.logopt.test. A 192.0.2.9"'
 # compat: unbound-1.26: local time, milliseconds, the offset as +hh:mm
@@ -37,6 +37,7 @@ def iso_tid(tmp_path_factory):
     srv.stop()
 
 
+@ours_only
 def test_log_time_iso(iso_tid):
     iso_tid.query("www.logopt.test.")
     lines = [l for l in iso_tid.log().splitlines() if l]
@@ -50,6 +51,7 @@ def test_log_time_iso(iso_tid):
     assert stamp.endswith(off[:3] + ":" + off[3:])
 
 
+@ours_only
 def test_log_thread_id(iso_tid):
     """Worker lines carry the worker's Linux thread id, the main
     thread's lines the process id (its thread id)."""
@@ -64,6 +66,7 @@ def test_log_thread_id(iso_tid):
     assert main == [str(iso_tid.pid)]
 
 
+@ours_only
 def test_log_time_iso_needs_ascii(unbound):
     """Without log-time-ascii, log-time-iso changes nothing: the
     [seconds] stamp and thread numbers, as Unbound."""
@@ -72,3 +75,37 @@ def test_log_time_iso_needs_ascii(unbound):
     q = wait_log(unbound, r"^\[\d+\] unbound\[\d+:(\d+)\] info: 127\.0\.0\.1 "
                  r"www\.logopt\.test\. A IN")
     assert q == ["0"]
+
+
+def query_reply_lines(srv):
+    """(tag, client, name, type, class[, rcode, size]) of the query and
+    reply lines; the time taken and the cached flag left out."""
+    out = []
+    for l in srv.log().splitlines():
+        m = re.match(r"\[\d+\] unbound\[\d+:\d+\] (\w+): (127\.0\.0\.1 "
+                     r"www\.logopt\.test\. .*)$", l)
+        if m:
+            f = m.group(2).split()
+            out.append((m.group(1),) + tuple(f[:5]) + tuple(f[7:]))
+    return out
+
+
+@pytest.mark.parametrize("tagged", [False, True])
+def test_log_tag_queryreply_as_unbound(tmp_path, tagged):
+    """log-tag-queryreply: the query and reply lines tagged "query:" and
+    "reply:" instead of "info:", side by side with Debian's Unbound."""
+    got = []
+    for i, cls in enumerate((Server, RefServer)):
+        srv = cls(tmp_path / str(i))
+        os.mkdir(srv.dir)
+        srv.start(LOCAL + "\nlog-queries: yes\nlog-replies: yes\n"
+                  "log-tag-queryreply: %s" % ("yes" if tagged else "no"))
+        try:
+            srv.query("www.logopt.test.")
+            wait_log(srv, r"\d+ \d+$")
+            got.append(query_reply_lines(srv))
+        finally:
+            srv.stop()
+    want_tags = ["query", "reply"] if tagged else ["info", "info"]
+    assert [g[0] for g in got[0]] == want_tags, got
+    assert got[0] == got[1], got
