@@ -479,7 +479,7 @@ const struct cfg_option cfg_options[] = {
 	SRV("iter-scrub-rrsig", CT_INT, "8"),
 	/* the iterator's budget is ITER_MAX_SENT (iterator/iterator.h) */
 	SRV("max-global-quota", CT_INT, "200"),
-	SRV("log-destaddr", CT_YESNO, "no"),
+	IMPL("log-destaddr", CT_YESNO, log_destaddr, "no"),
 	IMPL("log-thread-id", CT_YESNO, log_thread_id, "no"),
 	IMPL("log-time-iso", CT_YESNO, log_time_iso, "no"),
 	SRV("quic-port", CT_INT, "853"),

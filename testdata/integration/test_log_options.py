@@ -109,3 +109,16 @@ def test_log_tag_queryreply_as_unbound(tmp_path, tagged):
     want_tags = ["query", "reply"] if tagged else ["info", "info"]
     assert [g[0] for g in got[0]] == want_tags, got
     assert got[0] == got[1], got
+
+
+@ours_only
+def test_log_destaddr(unbound):
+    """log-destaddr (Unbound 1.26, not in 1.17): the reply line ends in
+    " on udp|tcp ADDRESS PORT", where the query came to."""
+    unbound.start(LOCAL + "\nlog-replies: yes\nlog-destaddr: yes")
+    unbound.query("www.logopt.test.")
+    unbound.query("www.logopt.test.", tcp=True)
+    for how in ("udp", "tcp"):
+        wait_log(unbound, r"info: 127\.0\.0\.1 www\.logopt\.test\. A IN "
+                 r"NOERROR \d+\.\d{6} \d \d+ on %s 127\.0\.0\.1 %d$" %
+                 (how, unbound.port))
