@@ -244,6 +244,8 @@ static void apply_log_settings(struct daemon* d, struct config_file* cfg)
 	verbosity = (enum verbosity_value)cfg->verbosity;
 	log_ident_set(cfg->log_identity);
 	log_time_asc(cfg->log_time_ascii);
+	log_time_iso_set(cfg->log_time_iso);
+	log_thread_id_set(cfg->log_thread_id);
 	if(d->debug_mode >= 2)
 		log_init(NULL, 0, NULL);
 	else	log_init(cfg->logfile, cfg->use_syslog, cfg->chrootdir);

@@ -20,6 +20,8 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/rate_ip.h"
+#include "services/doh.h"
+#include "services/tcp_conn.h"
 #include "validator/val_anchor.h"
 #include "util/random.h"
 #include "util/config_file.h"
@@ -28,16 +30,47 @@
 #include "util/net_help.h"
 #include "util/log.h"
 #include <ldns/ldns.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 
 /* compat: unbound-1.17: Cold path: "127.0.0.1 www.example.com. A IN" as
- * Unbound logs it. */
-static void log_query_line(const struct query_info* qi,
+ * Unbound logs it; log-tag-queryreply: tagged "query:" and "reply:"
+ * instead of "info:". */
+/* compat: unbound-1.26: log-destaddr: " on udp 127.0.0.1 53", the
+ * address and port the query came to and how (udp, tcp, dot, doh). A
+ * getsockname here: this is the cold logging path. */
+static void dest_text(const struct client_info* ci, char* buf, size_t len)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	char ip[64];
+	const char* how = "udp";
+	int fd = ci->udp_fd, tls = 0;
+	if(ci->doh) {
+		how = "doh";
+		fd = doh_handle_fd(ci->doh);
+	} else if(ci->tcp) {
+		fd = tcp_handle_fd(ci->tcp, &tls);
+		how = tls ? "dot" : "tcp";
+	}
+	if(fd < 0 || getsockname(fd, (struct sockaddr*)&a, &alen) != 0) {
+		buf[0] = 0;
+		return;
+	}
+	addr_to_str(&a, alen, ip, sizeof(ip));
+	snprintf(buf, len, " on %s %s %d", how, ip, addr_port(&a));
+}
+
+static void log_query_line(const struct config_file* cfg,
+	const struct query_info* qi, const struct client_info* ci,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const uint8_t* reply, size_t replylen)
 {
-	char ip[64], name[1024], *t, *c;
+	char ip[64], name[1024], *t, *c, dest[128];
+	const char* tag = !cfg->log_tag_queryreply ? "info" :
+		reply ? "reply" : "query";
 	addr_to_str(addr, addrlen, ip, sizeof(ip));
 	if(qi->qname_len)
 		dname_to_str(qi->qname, name, sizeof(name));
@@ -45,13 +78,17 @@ static void log_query_line(const struct query_info* qi,
 	t = ldns_rr_type2str((ldns_rr_type)qi->qtype);
 	c = ldns_rr_class2str((ldns_rr_class)qi->qclass);
 	if(!reply) {
-		log_info("%s %s %s %s", ip, name, t ? t : "?", c ? c : "?");
+		log_tagged(tag, "%s %s %s %s", ip, name, t ? t : "?",
+			c ? c : "?");
 	} else {
 		ldns_lookup_table* rc = ldns_lookup_by_id(ldns_rcodes,
 			reply[3] & 0xf);
-		log_info("%s %s %s %s %s 0.000000 0 %d", ip, name,
+		dest[0] = 0;
+		if(cfg->log_destaddr)
+			dest_text(ci, dest, sizeof(dest));
+		log_tagged(tag, "%s %s %s %s %s 0.000000 0 %d%s", ip, name,
 			t ? t : "?", c ? c : "?", rc ? rc->name : "?",
-			(int)replylen);
+			(int)replylen, dest);
 	}
 	free(t);
 	free(c);
@@ -199,7 +236,7 @@ static int __attribute__((noinline)) screen(struct worker* w,
 		return 1;
 	}
 	if(cfg->log_queries)
-		log_query_line(qi, ci->addr, ci->addrlen, NULL, 0);
+		log_query_line(cfg, qi, ci, ci->addr, ci->addrlen, NULL, 0);
 	/* query_parse marked AXFR/IXFR and meta types with an echo rcode */
 	if(qi->echo_rcode && (qi->qtype == TYPE_AXFR ||
 		qi->qtype == TYPE_IXFR))
@@ -360,7 +397,8 @@ interface_match(const struct serve_env* env, const struct client_info* ci,
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
-	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp) : -1) :
+	int is_tls;
+	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp, &is_tls) : -1) :
 		ci->udp_fd;
 	if(fd < 0 || getsockname(fd, (struct sockaddr*)&local, &len) != 0)
 		return am;
@@ -605,8 +643,8 @@ static __attribute__((noinline)) struct query_result answer_plain(
 		if(w->env->cfg->log_replies) {
 			struct query_info qi;
 			if(query_parse(pkt, len, &qi) != PARSE_DROP)
-				log_query_line(&qi, ci->addr, ci->addrlen,
-					out, r.len);
+				log_query_line(w->env->cfg, &qi, ci, ci->addr,
+					ci->addrlen, out, r.len);
 		}
 	} else if(r.what == QUERY_DROP)
 		w->stats.num_dropped++;

@@ -819,6 +819,11 @@ int doh_pool_num_open(const struct doh_pool* p)
 	return stream_pool_num_open(p->sp);
 }
 
+int doh_handle_fd(const struct doh_handle* h)
+{
+	return stream_pool_conn(h->pool->sp, h->slot)->fd;
+}
+
 int doh_handle_tls(const struct doh_handle* h)
 {
 	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);
@@ -891,5 +896,11 @@ int doh_handle_tls(const struct doh_handle* h)
 {
 	(void)h;
 	return 0;
+}
+
+int doh_handle_fd(const struct doh_handle* h)
+{
+	(void)h;
+	return -1;
 }
 #endif /* HAVE_NGHTTP2 */

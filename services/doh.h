@@ -77,6 +77,8 @@ int doh_pool_num_open(const struct doh_pool* p);
 /* The request's connection: 0 cleartext, 1 TLS, 2 a resumed TLS
  * session. */
 int doh_handle_tls(const struct doh_handle* h);
+/* The stream's socket (for its local address). */
+int doh_handle_fd(const struct doh_handle* h);
 
 /* The global memory limits (all workers together; 0: none) and what
  * is in use now: mem.http.query_buffer, mem.http.response_buffer. */

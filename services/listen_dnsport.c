@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/filter.h>
@@ -166,41 +169,141 @@ static int spread_udp_queries(int fd, int nsocks)
 #endif
 }
 
-/* The interfaces to listen on: the configured ones, or localhost. */
+/* A growing list of the addresses to listen on, with their names for
+ * the logs (each name owned here). */
+struct addr_list {
+	struct sockaddr_storage* addrs;
+	socklen_t* lens;
+	char** names;
+	int num, cap;
+};
+
+static int addr_list_add(struct addr_list* l, const char* s, int port)
+{
+	struct sockaddr_storage a;
+	socklen_t len;
+	if(!extstrtoaddr(s, port, &a, &len))
+		return 0;
+	if(l->num == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 4;
+		void* p;
+		if(!(p = realloc(l->addrs, (size_t)cap * sizeof(*l->addrs))))
+			return -1;
+		l->addrs = p;
+		if(!(p = realloc(l->lens, (size_t)cap * sizeof(*l->lens))))
+			return -1;
+		l->lens = p;
+		if(!(p = realloc(l->names, (size_t)cap * sizeof(*l->names))))
+			return -1;
+		l->names = p;
+		l->cap = cap;
+	}
+	if(!(l->names[l->num] = strdup(s)))
+		return -1;
+	l->addrs[l->num] = a;
+	l->lens[l->num] = len;
+	l->num++;
+	return 1;
+}
+
+static void addr_list_clear(struct addr_list* l)
+{
+	int i;
+	for(i = 0; i < l->num; i++)
+		free(l->names[i]);
+	free(l->addrs);
+	free(l->lens);
+	free(l->names);
+	memset(l, 0, sizeof(*l));
+}
+
+/* compat: unbound-1.17: an interface given by name ("eth0", "lo@5353")
+ * listens on every IPv4 and IPv6 address the interface has at start
+ * (getifaddrs), each with the @port; an IPv6 address with a scope gets
+ * %ifname. Returns the number added, -1 out of memory. */
+static int add_ifname(struct addr_list* l, struct ifaddrs* ifas,
+	const char* spec, int port)
+{
+	const char* at = strrchr(spec, '@');
+	size_t namelen = at ? (size_t)(at - spec) : strlen(spec);
+	struct ifaddrs* ifa;
+	int added = 0;
+	for(ifa = ifas; ifa; ifa = ifa->ifa_next) {
+		char a[INET6_ADDRSTRLEN + 1], sc[IF_NAMESIZE + 1];
+		char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 16];
+		int r;
+		if(strlen(ifa->ifa_name) != namelen ||
+			strncmp(ifa->ifa_name, spec, namelen) != 0 ||
+			!ifa->ifa_addr)
+			continue;
+		sc[0] = 0;
+		if(ifa->ifa_addr->sa_family == AF_INET) {
+			struct sockaddr_in* in = (void*)ifa->ifa_addr;
+			if(!inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a)))
+				continue;
+		} else if(ifa->ifa_addr->sa_family == AF_INET6) {
+			struct sockaddr_in6* in6 = (void*)ifa->ifa_addr;
+			if(!inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a)))
+				continue;
+			if(in6->sin6_scope_id && !if_indextoname(
+				in6->sin6_scope_id, sc))
+				sc[0] = 0;
+		} else	continue;
+		snprintf(buf, sizeof(buf), "%s%s%s%s", a, sc[0] ? "%" : "", sc,
+			at ? at : "");
+		verbose(VERB_ALGO, "interface %s has address %s", spec, buf);
+		if((r = addr_list_add(l, buf, port)) < 0)
+			return -1;
+		added += r;
+	}
+	return added;
+}
+
+/* The interfaces to listen on: the configured ones (addresses or
+ * interface names), or localhost. */
 static int collect_addrs(const struct config_file* cfg,
-	struct sockaddr_storage** addrs, socklen_t** lens, char*** names,
-	int* implicit)
+	struct addr_list* l, int* implicit)
 {
 	const struct config_strlist* p;
 	static const char* const defaults[] = { "127.0.0.1", "::1" };
-	int n = 0, cap = cfg->num_ifs > 0 ? cfg->num_ifs : 2;
-	*addrs = calloc((size_t)cap, sizeof(**addrs));
-	*lens = calloc((size_t)cap, sizeof(**lens));
-	*names = calloc((size_t)cap, sizeof(**names));
+	struct ifaddrs* ifas = NULL;
+	int r = 0;
+	memset(l, 0, sizeof(*l));
 	*implicit = cfg->ifs == NULL;
-	if(!*addrs || !*lens || !*names)
-		return -1;
-	if(cfg->ifs) {
-		for(p = cfg->ifs; p && n < cap; p = p->next) {
-			if(!extstrtoaddr(p->str, cfg->port, &(*addrs)[n],
-				&(*lens)[n])) {
-				log_err("cannot parse interface '%s'", p->str);
-				return -1;
-			}
-			(*names)[n++] = p->str;
+	for(p = cfg->ifs; p; p = p->next) {
+		if((r = addr_list_add(l, p->str, cfg->port)) < 0)
+			break;
+		if(r > 0)
+			continue;
+		if(!ifas && getifaddrs(&ifas) != 0) {
+			log_err("failed to list interfaces: getifaddrs: %s",
+				strerror(errno));
+			ifas = NULL;
+			r = -1;
+			break;
 		}
-	} else {
+		if((r = add_ifname(l, ifas, p->str, cfg->port)) <= 0) {
+			if(r == 0)
+				log_err("cannot parse interface specified as "
+					"'%s'", p->str);
+			r = -1;
+			break;
+		}
+	}
+	if(ifas)
+		freeifaddrs(ifas);
+	if(r < 0)
+		return -1;
+	if(!cfg->ifs) {
 		int i;
 		for(i = 0; i < 2; i++) {
 			if((i == 0 && !cfg->do_ip4) || (i == 1 && !cfg->do_ip6))
 				continue;
-			if(!ipstrtoaddr(defaults[i], cfg->port, &(*addrs)[n],
-				&(*lens)[n]))
+			if(addr_list_add(l, defaults[i], cfg->port) <= 0)
 				return -1;
-			(*names)[n++] = (char*)defaults[i];
 		}
 	}
-	return n;
+	return l->num;
 }
 
 static int family_enabled(const struct config_file* cfg, int family)
@@ -213,6 +316,7 @@ static int family_enabled(const struct config_file* cfg, int family)
 static enum open_result open_all(const struct config_file* cfg,
 	int num_threads, int reuseport, struct listen_sockets* ls)
 {
+	struct addr_list l;
 	struct sockaddr_storage* addrs;
 	socklen_t* lens;
 	char** names;
@@ -220,7 +324,10 @@ static enum open_result open_all(const struct config_file* cfg,
 	int per = reuseport ? num_threads : 1;
 	enum open_result res = OPEN_OK;
 
-	n = collect_addrs(cfg, &addrs, &lens, &names, &implicit);
+	n = collect_addrs(cfg, &l, &implicit);
+	addrs = l.addrs;
+	lens = l.lens;
+	names = l.names;
 	ls->num = 0;
 	ls->socks = n > 0 ? calloc((size_t)(n * 2 * per),
 		sizeof(*ls->socks)) : NULL;
@@ -292,9 +399,7 @@ out:
 		ls->socks = NULL;
 		ls->num = 0;
 	}
-	free(addrs);
-	free(lens);
-	free(names);
+	addr_list_clear(&l);
 	return res;
 }
 

@@ -227,9 +227,11 @@ int tcp_pool_add_tls_listener(struct tcp_pool* p, int fd,
 	return stream_pool_add_tls_listener(p->sp, fd, get, arg);
 }
 
-int tcp_handle_fd(const struct tcp_handle* h)
+int tcp_handle_fd(const struct tcp_handle* h, int* is_tls)
 {
-	return stream_pool_conn(h->pool->sp, h->slot)->fd;
+	struct stream_conn* c = stream_pool_conn(h->pool->sp, h->slot);
+	*is_tls = c->ssl != NULL;
+	return c->fd;
 }
 
 int tcp_handle_tls_resumed(const struct tcp_handle* h)

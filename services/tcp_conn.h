@@ -60,9 +60,9 @@ int tcp_pool_add_tls_listener(struct tcp_pool* pool, int fd,
 	SSL_CTX* (*get)(void* arg), void* arg);
 /* Is h's connection a resumed TLS session (num.query.tls.resume)? */
 int tcp_handle_tls_resumed(const struct tcp_handle* h);
-/* The connection's socket (for its local address); h must be live (the
- * query it answers is being handled). */
-int tcp_handle_fd(const struct tcp_handle* h);
+/* The connection's socket (for its local address), and whether it is
+ * DNS over TLS. */
+int tcp_handle_fd(const struct tcp_handle* h, int* is_tls);
 /* Closes every connection and frees the pool. */
 void tcp_pool_delete(struct tcp_pool* pool);
 /* Listen for connections on fd (a listening socket) in this pool's

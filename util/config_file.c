@@ -326,7 +326,7 @@ static void check_err(struct config_file* cfg, int* ok, const char* format,
 static void check_interface(struct config_file* cfg, int* ok, const char* s)
 {
 	char err[512];
-	if(!cfg_ifspec_ok(s, err, sizeof(err)))
+	if(!cfg_ifspec_ok(s, 1, err, sizeof(err)))
 		check_err(cfg, ok, "%s", err);
 }
 

@@ -132,6 +132,10 @@ struct config_file {
 	int use_syslog;
 	char* log_identity;
 	int log_time_ascii;
+	int log_time_iso;       /* with log_time_ascii: ISO 8601 */
+	int log_thread_id;      /* the Linux thread id in the prefix */
+	int log_tag_queryreply; /* "query:"/"reply:" for "info:" */
+	int log_destaddr;       /* log-replies: " on udp ADDR PORT" */
 	int log_queries;
 	int log_replies;
 	int log_local_actions;

@@ -315,7 +315,7 @@ const struct cfg_option cfg_options[] = {
 		NULL),
 	USE("interface-view", CL_SERVER, CT_STR2LIST, F(interface_views),
 		NULL),
-	SRV("log-tag-queryreply", CT_YESNO, "no"),
+	IMPL("log-tag-queryreply", CT_YESNO, log_tag_queryreply, "no"),
 	SRV("hide-http-user-agent", CT_YESNO, "no"),
 	SRV("http-user-agent", CT_STR, ""),
 	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),
@@ -494,9 +494,9 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("iter-scrub-rrsig", CT_INT, iter_scrub_rrsig, "8", 0, INT_MAX),
 	IMPLR("max-global-quota", CT_INT, max_global_quota, "200", 0,
 		INT_MAX),
-	SRV("log-destaddr", CT_YESNO, "no"),
-	SRV("log-thread-id", CT_YESNO, "no"),
-	SRV("log-time-iso", CT_YESNO, "no"),
+	IMPL("log-destaddr", CT_YESNO, log_destaddr, "no"),
+	IMPL("log-thread-id", CT_YESNO, log_thread_id, "no"),
+	IMPL("log-time-iso", CT_YESNO, log_time_iso, "no"),
 	SRV("quic-port", CT_INT, "853"),
 	SRV("quic-size", CT_MEMSIZE, "8m"),
 	SRV("sock-queue-timeout", CT_INT, "0"),
@@ -1124,7 +1124,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	if(r == 1 && !in_range(p, o, args))
 		return 0;
 	if(r == 1 && (o->handler == h_interface || (o->flags & CFGF_IFSPEC)) &&
-		!cfg_ifspec_ok(args[0], ebuf, sizeof(ebuf))) {
+		!cfg_ifspec_ok(args[0], o->handler == h_interface, ebuf,
+		sizeof(ebuf))) {
 		cfg_error(p, "%s", ebuf);
 		return 0;
 	}
@@ -1205,7 +1206,7 @@ int cfg_option_defaults(void* base, unsigned clause)
 	return 1;
 }
 
-int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
+int cfg_ifspec_ok(const char* s, int names, char* err, size_t errlen)
 {
 	char buf[256];
 	char* at;
@@ -1233,6 +1234,10 @@ int cfg_ifspec_ok(const char* s, char* err, size_t errlen)
 		freeaddrinfo(res);
 		return 1;
 	}
+	/* compat: unbound-1.17: interface: takes an interface name too
+	 * (services/listen_dnsport.c binds its addresses) */
+	if(buf[0] && names && if_nametoindex(buf) != 0)
+		return 1;
 	if(buf[0] && if_nametoindex(buf) != 0)
 		snprintf(err, errlen, "interface '%s': interface names are "
 			"not supported, give its IP address", s);

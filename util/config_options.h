@@ -130,9 +130,10 @@ int cfg_option_defaults(void* base, unsigned clause);
 /* Print the error "FILE:LINE: error: ..." and count it. */
 void cfg_error(struct cfg_parser* p, const char* format, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Is s an interface "address[@port]" (IPv6 with %scope allowed)? When
- * not, a message is put in err. */
-int cfg_ifspec_ok(const char* s, char* err, size_t errlen);
+/* Is s an interface "address[@port]" (IPv6 with %scope allowed), or
+ * with names set an existing interface's name[@port]? When not, a
+ * message is put in err. */
+int cfg_ifspec_ok(const char* s, int names, char* err, size_t errlen);
 /* Append to lists, keeping file order. 0 on malloc failure; the strings
  * are copied. */
 int cfg_strlist_append(struct config_strlist** head, const char* s);

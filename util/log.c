@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <syslog.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -20,6 +22,8 @@ static FILE* logfile = NULL;       /* NULL: stderr */
 static char* logfile_name = NULL;
 static int log_to_syslog = 0;
 static int log_time_ascii = 0;
+static int log_time_iso = 0;
+static int log_use_tid = 0;
 static char log_ident[64] = "unbound";
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int thread_num = 0;
@@ -78,6 +82,43 @@ void log_ident_set(const char* ident)
 }
 
 void log_time_asc(int use_asc) { log_time_ascii = use_asc; }
+void log_time_iso_set(int iso) { log_time_iso = iso; }
+void log_thread_id_set(int use_tid) { log_use_tid = use_tid; }
+
+/* compat: unbound-1.26: log-thread-id prints gettid() where the thread
+ * number would be (asked once per thread). */
+static int log_tid(void)
+{
+	static _Thread_local int tid = 0;
+	if(!log_use_tid)
+		return thread_num;
+	if(!tid)
+		tid = (int)syscall(SYS_gettid);
+	return tid;
+}
+
+/* compat: unbound-1.26: log-time-iso (with log-time-ascii): local time
+ * as 2025-01-31T12:34:56.789+01:00, milliseconds and the UTC offset. */
+static void iso_time(char* buf, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char date[32], tz[16];
+	time_t now;
+	if(gettimeofday(&tv, NULL) != 0)
+		memset(&tv, 0, sizeof(tv));
+	now = (time_t)tv.tv_sec;
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	if(strftime(tz, sizeof(tz), "%z", &tm) == 5) {
+		/* +hhmm as +hh:mm */
+		tz[6] = 0;
+		tz[5] = tz[4];
+		tz[4] = tz[3];
+		tz[3] = ':';
+	}
+	snprintf(buf, len, "%s.%3.3d%s", date, (int)(tv.tv_usec / 1000), tz);
+}
 void log_thread_set(int num) { thread_num = num; }
 int log_thread_get(void) { return thread_num; }
 
@@ -89,26 +130,39 @@ static void log_vmsg(int pri, const char* type, const char* format,
 	vsnprintf(msg, sizeof(msg), format, args);
 	pthread_mutex_lock(&log_lock);
 	if(log_to_syslog) {
-		syslog(pri, "[%d:%d] %s: %s", (int)getpid(), thread_num,
+		syslog(pri, "[%d:%d] %s: %s", (int)getpid(), log_tid(),
 			type, msg);
 		pthread_mutex_unlock(&log_lock);
 		return;
 	}
 	out = logfile ? logfile : stderr;
-	if(log_time_ascii) {
+	if(log_time_ascii && log_time_iso) {
+		char tbuf[64];
+		iso_time(tbuf, sizeof(tbuf));
+		fprintf(out, "%s %s[%d:%d] %s: %s\n", tbuf, log_ident,
+			(int)getpid(), log_tid(), type, msg);
+	} else if(log_time_ascii) {
 		char tbuf[64];
 		struct tm tm;
 		time_t now = time(NULL);
 		localtime_r(&now, &tm);
 		strftime(tbuf, sizeof(tbuf), "%b %d %H:%M:%S", &tm);
 		fprintf(out, "%s %s[%d:%d] %s: %s\n", tbuf, log_ident,
-			(int)getpid(), thread_num, type, msg);
+			(int)getpid(), log_tid(), type, msg);
 	} else {
 		fprintf(out, "[%lld] %s[%d:%d] %s: %s\n", (long long)time(NULL),
-			log_ident, (int)getpid(), thread_num, type, msg);
+			log_ident, (int)getpid(), log_tid(), type, msg);
 	}
 	fflush(out);
 	pthread_mutex_unlock(&log_lock);
+}
+
+void log_tagged(const char* tag, const char* format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	log_vmsg(LOG_INFO, tag, format, args);
+	va_end(args);
 }
 
 void log_info(const char* format, ...)

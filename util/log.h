@@ -28,11 +28,17 @@ void log_init(const char* filename, int use_syslog, const char* chrootdir);
 void log_reopen(void);
 void log_ident_set(const char* ident);     /* default "unbound" */
 void log_time_asc(int use_asc);            /* log-time-ascii */
+void log_time_iso_set(int iso);            /* log-time-iso */
+/* log-thread-id: print each thread's Linux thread id, not its number */
+void log_thread_id_set(int use_tid);
 /* Set the thread number printed in the prefix for the calling thread. */
 void log_thread_set(int num);
 int log_thread_get(void);
 
 void log_info(const char* format, ...) ATTR_FMT(1, 2);
+/* An info line with another tag than "info" (log-tag-queryreply's
+ * "query" and "reply"). */
+void log_tagged(const char* tag, const char* format, ...) ATTR_FMT(2, 3);
 void log_err(const char* format, ...) ATTR_FMT(1, 2);
 void log_warn(const char* format, ...) ATTR_FMT(1, 2);
 void verbose(enum verbosity_value level, const char* format, ...) ATTR_FMT(2, 3);

@@ -747,8 +747,13 @@ static void test_check(void** state)
 	bad("server:\n interface: 1.2.3.4@x\n", 2, "bad port number");
 	bad("server:\n\n interface: not-an-address\n", 3,
 		"cannot parse interface");
-	bad("server:\n interface: lo\n", 2, "interface names are not "
-		"supported");
+	/* an interface name is taken by interface: (its addresses are
+	 * bound at start), not where only an address will do */
+	cfg = good("server:\n interface: lo\n interface: lo@5353\n");
+	config_delete(cfg);
+	bad("server:\n interface: nosuch-if0\n", 2, "cannot parse interface");
+	bad("remote-control:\n prometheus-interface: lo\n", 2,
+		"interface names are not supported");
 	bad("server:\n num-threads: 0\n", 2, "out of range 1..10000");
 	bad("server:\n port: 0\n", 2, "out of range 1..65535");
 	bad("server:\n port: 65536\n", 2, "out of range");
