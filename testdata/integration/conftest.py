@@ -635,6 +635,46 @@ def assert_dropped(srv, name, rdtype="A", timeout=1.0, **kw):
         srv.query(name, rdtype, timeout=timeout, **kw)
 
 
+# -- the sanitizer build does not run Debian's Unbound again -------------
+# A test parametrized over the daemon runs once for ours and once for
+# Debian's Unbound (param ids "unbound...", "debian...", "reference...").
+# The second checks the test's expectation against Unbound, which no
+# build of ours changes: the plain build's `make check` runs it, the
+# sanitizer build (configure --enable-sanitizers) deselects it, shown in
+# the summary. UNBOUND_ALL_TESTS=1 keeps it.
+REFERENCE_PARAMS = ("unbound", "debian", "reference")
+
+
+def _sanitizer_build():
+    try:
+        with open(os.path.join(BUILDDIR, "Makefile")) as f:
+            return "-fsanitize=" in f.read()
+    except OSError:
+        return False
+
+
+SANITIZER_BUILD = _sanitizer_build()
+_deselected_reference = []
+
+
+def runs_reference_only(item):
+    """Whether item is the Debian's-Unbound half of a test parametrized
+    over the daemon."""
+    cs = getattr(item, "callspec", None)
+    return cs is not None and cs.id.split("-")[0] in REFERENCE_PARAMS
+
+
+def pytest_collection_modifyitems(config, items):
+    if (not SANITIZER_BUILD or REFERENCE or
+            os.environ.get("UNBOUND_ALL_TESTS") == "1"):
+        return
+    drop = [it for it in items if runs_reference_only(it)]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = [it for it in items if not runs_reference_only(it)]
+        _deselected_reference.extend(it.nodeid for it in drop)
+
+
 # -- skips that show ----------------------------------------------------
 # `make check` runs pytest with -rs, so every skip is listed with its
 # reason. On the CI machine (Debian 12 as root, everything
@@ -692,6 +732,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if _deselected_reference:
+        terminalreporter.write_line(
+            "sanitizer build: %d tests that run only Debian's Unbound "
+            "deselected (the plain build's make check runs them; "
+            "UNBOUND_ALL_TESTS=1 keeps them)" % len(_deselected_reference))
     if STRICT_SKIPS and _unlisted_skips:
         terminalreporter.section("skips not in conftest.EXPECTED_SKIPS")
         for nodeid, reason in _unlisted_skips:
