@@ -552,7 +552,8 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	 * client-subnet-always-forward and an ECS option): one flag */
 	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
 		/* compat: unbound-1.17: an answer or drop from the module
-		 * counts neither as a cache hit nor a miss */
+		 * is no cache miss: num.cachehits (queries not missed)
+		 * counts it, as Unbound's RPZ answers */
 		if(worker_answer_query(w, addr, addrlen,
 			worker_view_index(w, am.policy), ci->is_tcp || ci->doh,
 			&qi, out, limit, edns_size, &n))
