@@ -547,11 +547,20 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(qi.qclass != CLASS_IN)
 		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
 			edns_size));
-	/* a module that must see the query first (subnetcache with
+	/* a module that answers the question first (respip's RPZ
+	 * triggers), or must see it before the cache (subnetcache with
 	 * client-subnet-always-forward and an ECS option): one flag */
-	if(__builtin_expect(w->daemon->modules.query_before_cache, 0) &&
-		modstack_skips_cache(&w->daemon->modules, &qi))
-		have_qk = 0;
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
+		/* compat: unbound-1.17: an answer or drop from the module
+		 * is no cache miss: num.cachehits (queries not missed)
+		 * counts it, as Unbound's RPZ answers */
+		if(worker_answer_query(w, addr, addrlen,
+			worker_view_index(w, am.policy), ci->is_tcp || ci->doh,
+			&qi, out, limit, edns_size, &n))
+			return reply_of(n);
+		if(modstack_skips_cache(&w->daemon->modules, &qi))
+			have_qk = 0;
+	}
 	if(__builtin_expect(cfg->disable_edns_do, 0) && qi.edns_do &&
 		edns_do_off(w)) {
 		/* compat: unbound-1.18: disable-edns-do: the answer to a DO

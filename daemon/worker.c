@@ -280,6 +280,29 @@ size_t worker_filter_reply(struct worker* w,
 		cap);
 }
 
+int worker_answer_query(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
+	int is_stream, const struct query_info* qi, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* n)
+{
+	struct module_reply_client cl;
+	size_t len;
+	enum module_reply_verdict v;
+	cl.addr = addr;
+	cl.addrlen = addrlen;
+	cl.view = view;
+	cl.is_stream = is_stream;
+	/* the empty reply, its EDNS as the daemon's error replies */
+	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);
+	if(len == 0)
+		return 0;
+	v = modstack_answer_query(&w->menv, &cl, out, &len, limit);
+	if(v == MODULE_REPLY_KEEP)
+		return 0;
+	*n = v == MODULE_REPLY_DROP ? 0 : len;
+	return 1;
+}
+
 int worker_view_index(const struct worker* w, const struct acl_policy* pol)
 {
 	const struct views* vs = w->env->views;

@@ -105,6 +105,16 @@ void worker_refresh_cached(struct worker* w, const struct query_info* qi);
 size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
 	int is_stream, uint8_t* buf, size_t len, size_t cap);
+/* Cold: the module stack's answer_query (respip's RPZ QNAME and
+ * client-ip triggers) on the question qi from the client at addr (view,
+ * is_stream as worker_filter_reply), before the message cache: 1 when
+ * answered, the reply in out (room for limit) and *n its length, 0 when
+ * dropped; 0: not answered, go on. Only when the stack's
+ * query_before_cache is set. */
+int worker_answer_query(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
+	int is_stream, const struct query_info* qi, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* n);
 struct acl_policy;
 /* The place of the access-control policy's view among the worker's
  * views (config order); -1 when there is none. */

@@ -256,6 +256,86 @@ static void log_inform(const struct respip_rule* r,
 		type_name(qtype, tb, sizeof(tb)), cls);
 }
 
+/* The worker's rpz policy with the rpz_enable/rpz_disable switch
+ * applied; NULL: no rpz: clause. */
+static struct rpz_policy* current_rpz(struct respip_env* re)
+{
+	unsigned g;
+	if(!re->rules->rpz)
+		return NULL;
+	g = rpz_switch_generation();
+	if(__builtin_expect(g != re->rpz_gen, 0)) {
+		re->rpz_gen = g;
+		rpz_switch_apply(re->rules->rpz);
+	}
+	return re->rules->rpz;
+}
+
+static void rpz_client_of(const struct module_reply_client* client,
+	struct rpz_client* rc)
+{
+	rc->addr = client->addr;
+	rc->addrlen = client->addrlen;
+	rc->is_tcp = client->is_stream;
+}
+
+/* The rpz policy on the reply pkt, counted (num.rpz.action.*) and
+ * logged; *decided 0 when no trigger decided (the response-ip rules
+ * next). */
+static enum module_reply_verdict apply_rpz(struct module_env* env,
+	struct respip_env* re, struct rpz_policy* p,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t room, int* decided)
+{
+	struct rpz_client rc;
+	enum rpz_action a;
+	size_t n = 0;
+	rpz_client_of(client, &rc);
+	*decided = 1;
+	switch(rpz_policy_apply(p, &rc, pkt, *len, re->scratch, room, &n,
+		&a)) {
+	case RPZ_OUT_NONE:
+		break;
+	case RPZ_OUT_PASS:
+		env->counters.rpz_action[a]++;
+		return MODULE_REPLY_KEEP;
+	case RPZ_OUT_DROPPED:
+		env->counters.rpz_action[a]++;
+		return MODULE_REPLY_DROP;
+	case RPZ_OUT_CHANGED:
+		env->counters.rpz_action[a]++;
+		memcpy(pkt, re->scratch, n);
+		*len = n;
+		return MODULE_REPLY_CHANGED;
+	}
+	if(a < RPZ_ACTION_COUNT)   /* disabled: counted */
+		env->counters.rpz_action[a]++;
+	*decided = 0;
+	return MODULE_REPLY_KEEP;
+}
+
+/* compat: unbound-1.17: as its rpz_callback_from_worker_request: the
+ * client-ip and QNAME triggers answer before the cache and resolution
+ * when their answer needs none (a blocked name's servers are never
+ * asked); the rest (passthru, CNAMEs to chase, response-IP triggers)
+ * waits for the reply (respip_filter_reply). pkt: the empty reply. */
+static enum module_reply_verdict respip_answer_query(struct module_env* env,
+	int id, const struct module_reply_client* client, uint8_t* pkt,
+	size_t* len, size_t cap)
+{
+	struct respip_env* re = env->modinfo[id];
+	struct rpz_policy* p;
+	struct rpz_client rc;
+	int decided;
+	if(!re || !(p = current_rpz(re)))
+		return MODULE_REPLY_KEEP;
+	rpz_client_of(client, &rc);
+	if(!rpz_policy_answers_query(p, &rc, pkt, *len))
+		return MODULE_REPLY_KEEP;
+	return apply_rpz(env, re, p, client, pkt, len,
+		cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE, &decided);
+}
+
 static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	int id, const struct module_reply_client* client, uint8_t* pkt,
 	size_t* len, size_t cap)
@@ -265,37 +345,15 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	const struct respip_view* v = NULL;
 	size_t n = 0, room = cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE;
 	enum respip_outcome o = RESPIP_PASS;
+	struct rpz_policy* p;
 	if(!re || re->rules->none)
 		return MODULE_REPLY_KEEP;
-	if(re->rules->rpz) {
-		struct rpz_client rc;
-		enum rpz_action a;
-		unsigned g = rpz_switch_generation();
-		if(__builtin_expect(g != re->rpz_gen, 0)) {
-			re->rpz_gen = g;
-			rpz_switch_apply(re->rules->rpz);
-		}
-		rc.addr = client->addr;
-		rc.addrlen = client->addrlen;
-		rc.is_tcp = client->is_stream;
-		switch(rpz_policy_apply(re->rules->rpz, &rc, pkt, *len,
-			re->scratch, room, &n, &a)) {
-		case RPZ_OUT_NONE:
-			break;
-		case RPZ_OUT_PASS:
-			env->counters.rpz_action[a]++;
-			return MODULE_REPLY_KEEP;
-		case RPZ_OUT_DROPPED:
-			env->counters.rpz_action[a]++;
-			return MODULE_REPLY_DROP;
-		case RPZ_OUT_CHANGED:
-			env->counters.rpz_action[a]++;
-			memcpy(pkt, re->scratch, n);
-			*len = n;
-			return MODULE_REPLY_CHANGED;
-		}
-		if(a < RPZ_ACTION_COUNT)   /* disabled: counted */
-			env->counters.rpz_action[a]++;
+	if((p = current_rpz(re))) {
+		int decided;
+		enum module_reply_verdict r = apply_rpz(env, re, p, client,
+			pkt, len, room, &decided);
+		if(decided)
+			return r;
 	}
 	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
 		v = &re->rules->views[client->view];
@@ -330,6 +388,7 @@ const struct module_func_block respip_module_block = {
 	.destartup = respip_destartup,
 	.get_mem = respip_get_mem,
 	.filter_reply = respip_filter_reply,
+	.answer_query = respip_answer_query,
 	.init = respip_init,
 	.deinit = respip_deinit,
 	.reconfigure = respip_reconfigure,

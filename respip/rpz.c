@@ -417,58 +417,135 @@ static void name_str(const struct rpz_policy_zone* z,
 	dname_to_str(z->zone->blob + n->name_off, buf, len);
 }
 
+/* The question of the reply (or query) pkt: qname, qtype, qclass, and
+ * where the question ends. 0: not one question. */
+static int read_question(const uint8_t* pkt, size_t len, uint8_t* qname,
+	size_t* qlen, uint16_t* qtype, uint16_t* qclass, size_t* qend)
+{
+	size_t pos = LDNS_HEADER_SIZE;
+	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1 ||
+		!(*qlen = dname_read_wire(pkt, len, &pos, qname)) ||
+		pos + 4 > len)
+		return 0;
+	*qtype = rd16(pkt + pos);
+	*qclass = rd16(pkt + pos + 2);
+	*qend = pos + 4;
+	return 1;
+}
+
+/* A client-ip or QNAME trigger that matched. */
+struct rpz_match {
+	const struct respip_rule* r;  /* client-ip, or NULL */
+	const struct rpz_name* n;     /* QNAME, or NULL */
+	enum rpz_action a;            /* override applied */
+	const uint8_t* data;
+	size_t count;
+};
+
+/* The first zone from *i on (enabled) whose client-ip, else QNAME,
+ * trigger matches; 0 when none. */
+static int next_trigger(const struct rpz_policy* p, size_t* i,
+	const uint8_t* caddr, int nbytes, const uint8_t* qname, size_t qlen,
+	struct rpz_match* m)
+{
+	for(; *i < p->num; (*i)++) {
+		const struct rpz_policy_zone* z = &p->zones[*i];
+		m->r = NULL;
+		m->n = NULL;
+		if(z->disabled)
+			continue;
+		if(caddr)
+			m->r = respip_set_lookup(z->zone->client, caddr,
+				(size_t)nbytes);
+		if(m->r) {
+			m->a = rpz_action_from_respip(m->r->action);
+			m->data = z->zone->blob + m->r->data_off;
+			m->count = m->r->data_count;
+		} else if((m->n = rpz_zone_lookup_qname(z->zone, qname,
+			qlen))) {
+			m->a = (enum rpz_action)m->n->action;
+			m->data = z->zone->blob + m->n->data_off;
+			m->count = m->n->data_count;
+		} else
+			continue;
+		if(z->override != RPZ_NO_OVERRIDE)
+			m->a = z->override;
+		return 1;
+	}
+	return 0;
+}
+
+/* Does local data hold a CNAME (an answer that needs resolving)? */
+static int data_has_cname(const uint8_t* data, size_t count)
+{
+	size_t i, d = 0;
+	for(i = 0; i < count; i++) {
+		if(rd16(data + d) == T_CNAME)
+			return 1;
+		d += 10 + (size_t)rd16(data + d + 8);
+	}
+	return 0;
+}
+
+int rpz_policy_answers_query(const struct rpz_policy* p,
+	const struct rpz_client* cl, const uint8_t* pkt, size_t len)
+{
+	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
+	size_t qlen, qend, i = 0;
+	uint16_t qtype, qclass;
+	int nbytes;
+	const uint8_t* caddr;
+	struct rpz_match m;
+	if(!read_question(pkt, len, qname, &qlen, &qtype, &qclass, &qend))
+		return 0;
+	caddr = addr_bytes(cl->addr, cl->addrlen, &nbytes);
+	for(; next_trigger(p, &i, caddr, nbytes, qname, qlen, &m); i++) {
+		switch(m.a) {
+		case RPZ_DISABLED:
+			continue;   /* the next zone decides */
+		case RPZ_NXDOMAIN:
+		case RPZ_NODATA:
+		case RPZ_DROP:
+			return 1;
+		case RPZ_TCP_ONLY:
+			return !cl->is_tcp;
+		case RPZ_LOCAL_DATA:
+			/* compat: unbound-1.17: a CNAME there is chased
+			 * (resolved), the rest answers as is */
+			return qtype == T_CNAME || !data_has_cname(m.data,
+				m.count);
+		default:
+			return 0;   /* passthru, cname override: resolved */
+		}
+	}
+	return 0;
+}
+
 enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 	const struct rpz_client* cl, const uint8_t* pkt, size_t len,
 	uint8_t* out, size_t cap, size_t* outlen, enum rpz_action* applied)
 {
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
-	size_t pos = LDNS_HEADER_SIZE, qlen, i;
+	size_t pos, qlen, i;
 	uint16_t qtype, qclass;
 	int nbytes;
 	const uint8_t* caddr;
+	struct rpz_match m;
 	*applied = RPZ_ACTION_COUNT;
-	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1 ||
-		!(qlen = dname_read_wire(pkt, len, &pos, qname)) ||
-		pos + 4 > len)
+	if(!read_question(pkt, len, qname, &qlen, &qtype, &qclass, &pos))
 		return RPZ_OUT_NONE;
-	qtype = rd16(pkt + pos);
-	qclass = rd16(pkt + pos + 2);
-	pos += 4;
 	caddr = addr_bytes(cl->addr, cl->addrlen, &nbytes);
-	for(i = 0; i < p->num; i++) {
+	for(i = 0; next_trigger(p, &i, caddr, nbytes, qname, qlen, &m);
+		i++) {
 		const struct rpz_policy_zone* z = &p->zones[i];
-		const struct respip_rule* r = NULL;
-		const struct rpz_name* n = NULL;
-		enum rpz_action a;
-		const uint8_t* data;
-		size_t count;
+		enum rpz_action a = m.a;
 		char what[LDNS_MAX_DOMAINLEN * 4 + 80];
-		const char* trigger;
-		if(z->disabled)
-			continue;
-		if(caddr)
-			r = respip_set_lookup(z->zone->client, caddr,
-				(size_t)nbytes);
-		if(r) {
-			a = rpz_action_from_respip(r->action);
-			data = z->zone->blob + r->data_off;
-			count = r->data_count;
-			trigger = "clientip";
-		} else if((n = rpz_zone_lookup_qname(z->zone, qname, qlen))) {
-			a = (enum rpz_action)n->action;
-			data = z->zone->blob + n->data_off;
-			count = n->data_count;
-			trigger = "";
-		} else
-			continue;
-		if(z->override != RPZ_NO_OVERRIDE)
-			a = z->override;
 		if(z->log) {
-			if(r)
-				rule_str(r, what, sizeof(what));
-			else	name_str(z, n, what, sizeof(what));
-			log_apply(z, trigger, what, a, cl, qname, qtype,
-				qclass);
+			if(m.r)
+				rule_str(m.r, what, sizeof(what));
+			else	name_str(z, m.n, what, sizeof(what));
+			log_apply(z, m.r ? "clientip" : "", what, a, cl, qname,
+				qtype, qclass);
 		}
 		*applied = a;
 		switch(a) {
@@ -484,8 +561,8 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 				return RPZ_OUT_PASS;
 			/* fallthrough */
 		default:
-			return synth(z, a, data, count, pkt, len, pos, qtype,
-				out, cap, outlen);
+			return synth(z, a, m.data, m.count, pkt, len, pos,
+				qtype, out, cap, outlen);
 		}
 	}
 	/* the answer's addresses */

@@ -72,6 +72,14 @@ size_t rpz_policy_mem(const struct rpz_policy* p);
 /* Apply p to the reply pkt (len bytes) for client; a new reply goes to
  * out (cap bytes). *applied: the action counted (num.rpz.action.*), or
  * RPZ_ACTION_COUNT when none. */
+/* Before resolution: 1 when p's client-ip or QNAME triggers decide an
+ * answer that needs no resolution (NXDOMAIN, NODATA, DROP, TCP-ONLY
+ * over UDP, local data without a CNAME to chase) for the question in
+ * pkt (a query, or an empty reply to it); rpz_policy_apply on that
+ * empty reply then gives the answer. No logging, no counting. */
+int rpz_policy_answers_query(const struct rpz_policy* p,
+	const struct rpz_client* client, const uint8_t* pkt, size_t len);
+
 enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 	const struct rpz_client* client, const uint8_t* pkt, size_t len,
 	uint8_t* out, size_t cap, size_t* outlen, enum rpz_action* applied);

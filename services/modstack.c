@@ -274,6 +274,22 @@ enum module_reply_verdict modstack_filter_reply(struct module_env* env,
 	return v;
 }
 
+enum module_reply_verdict modstack_answer_query(struct module_env* env,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	int i;
+	for(i = 0; i < env->num_modules; i++) {
+		enum module_reply_verdict r;
+		if(!env->mods[i]->answer_query)
+			continue;
+		r = env->mods[i]->answer_query(env, i, client, pkt, len, cap);
+		if(r != MODULE_REPLY_KEEP)
+			return r;
+	}
+	return MODULE_REPLY_KEEP;
+}
+
 size_t modstack_flush(const struct modstack* st, const uint8_t* zone,
 	enum module_flush kind)
 {

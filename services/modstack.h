@@ -96,6 +96,13 @@ enum module_reply_verdict modstack_filter_reply(struct module_env* env,
 	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
 	size_t cap);
 
+/* Every answer_query of env's modules on the empty reply to a client's
+ * question (see module.h), top first, until one answers or drops it:
+ * MODULE_REPLY_KEEP when none did. */
+enum module_reply_verdict modstack_answer_query(struct module_env* env,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap);
+
 /* compat: unbound-1.17: options that need a module the stack lacks
  * ("response-ip options require respip module"): 1 when none; else 0
  * with the message in err. */

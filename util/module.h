@@ -327,6 +327,16 @@ struct module_func_block {
 	enum module_reply_verdict (*filter_reply)(struct module_env* env,
 		int id, const struct module_reply_client* client, uint8_t* pkt,
 		size_t* len, size_t cap);
+	/* A client's question before the message cache and the mesh (only
+	 * with filter_reply: called when the stack's query_before_cache is
+	 * set): pkt holds the daemon's empty NOERROR reply to it (*len
+	 * bytes, its EDNS as the daemon's error replies; room for cap).
+	 * KEEP: not answered, the query goes on; CHANGED: the answer,
+	 * rewritten in place; DROP: no reply. Answered or dropped, nothing
+	 * is resolved (RPZ's QNAME and client-ip triggers). NULL: none. */
+	enum module_reply_verdict (*answer_query)(struct module_env* env,
+		int id, const struct module_reply_client* client, uint8_t* pkt,
+		size_t* len, size_t cap);
 	/* Per worker, after the shared parts of env are set: fill
 	 * env->modinfo[id]. 0 (logged) on failure. */
 	int (*init)(struct module_env* env, int id);

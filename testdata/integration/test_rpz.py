@@ -10,7 +10,12 @@ rpz-signal-nxdomain-ra, the rpz-log lines with rpz-log-name, the
 num.rpz.action statistics, rpz_disable/rpz_enable; an rpz: clause
 without the respip module is refused. Each answer is asked twice: ours
 answers the second from the message cache (the hit counter says so), the
-policy applies there too.
+policy applies there too; except the client-ip and QNAME triggers whose
+answer needs no resolution (NXDOMAIN, NODATA, DROP, TCP-ONLY over UDP,
+local data without a CNAME): as Unbound, those answer before the cache
+and resolution (both count each as num.cachehits, Unbound's "queries
+not missed": no cache miss), and the test internet never sees the name
+(names under blk.up., a stub zone on a logging Upstream).
 
 Compared per question: rcode, the header flags, the three sections
 (records as text without TTLs; OPT left out). Needs nsd, Debian's unbound
@@ -32,7 +37,7 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 from conftest import (DEB_UNBOUND, REFERENCE, SLOW,  # noqa: E402
-                      RefServer, Server, _finish, free_port)
+                      RefServer, Server, Upstream, _finish, free_port)
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
 from test_respip import hits, view  # noqa: E402
 
@@ -51,6 +56,7 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes
 extended-statistics: yes
+domain-insecure: "blk.up."
 """
 
 ZONE_ONE = """$ORIGIN rpz.one.
@@ -67,6 +73,11 @@ www.sec2 CNAME rpz-tcp-only.
 32.5.0.0.127.rpz-client-ip CNAME .
 32.110.2.0.192.rpz-ip A 10.7.7.7
 32.100.2.0.192.rpz-ip CNAME .
+nx.blk.up CNAME .
+nodata.blk.up CNAME *.
+data.blk.up A 10.9.9.9
+drop.blk.up CNAME rpz-drop.
+tcp.blk.up CNAME rpz-tcp-only.
 """
 
 ZONE_TWO = """$ORIGIN rpz.two.
@@ -101,14 +112,19 @@ def pair(signednet_net, tmp_path_factory):
     ours = Server(tmp_path_factory.mktemp("ours"))
     ref = RefServer(tmp_path_factory.mktemp("reference"))
     ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    for s in (ours, ref):
-        s.start(BODY % signednet_net.anchor,
-                root_hints=signednet_net.root_hints,
-                extra=CLAUSES % (one, two) +
-                rc_clause(None, free_port(), use_cert=False))
-    yield ours, ref
-    for s in (ours, ref):
-        _finish(s)
+    up = Upstream()
+    ours.upstream = ref.upstream = up
+    try:
+        for s in (ours, ref):
+            s.start(BODY % signednet_net.anchor,
+                    root_hints=signednet_net.root_hints,
+                    extra=CLAUSES % (one, two) + up.stub_zone("blk.up") +
+                    rc_clause(None, free_port(), use_cert=False))
+        yield ours, ref
+    finally:
+        for s in (ours, ref):
+            _finish(s)
+        up.close()
 
 
 def ask(srv, qname, qtype, do=False, tcp=False, source="127.0.0.1"):
@@ -117,15 +133,20 @@ def ask(srv, qname, qtype, do=False, tcp=False, source="127.0.0.1"):
     return srv.query(q, timeout=5.0 * SLOW, tcp=tcp, source=source)
 
 
-def both(pair, qname, qtype, do=False, tcp=False, source="127.0.0.1"):
+def both(pair, qname, qtype, do=False, tcp=False, source="127.0.0.1",
+         pre=False):
     """Ours and the reference's views, each asked twice (ours answers
-    the second from its message cache); all four agree."""
+    the second from its message cache); all four agree. pre: a trigger
+    answers before resolution, both times: no cache miss (both count
+    the two as hits, num.cachehits being queries not missed)."""
     seen = []
     for srv in pair:
         before = hits(srv)
         first = view(ask(srv, qname, qtype, do, tcp, source))
         second = view(ask(srv, qname, qtype, do, tcp, source))
-        if srv is pair[0]:
+        if pre:
+            assert hits(srv) == before + 2, (srv.binary, "a cache miss")
+        elif srv is pair[0]:
             assert hits(srv) >= before + 1, "no cache hit"
         assert first == second, "%s: first %s\nsecond %s" % (
             srv.binary, first, second)
@@ -135,24 +156,24 @@ def both(pair, qname, qtype, do=False, tcp=False, source="127.0.0.1"):
 
 
 def test_qname_nxdomain_not_ad(pair):
-    v = both(pair, "www.example.sec1.", "A", do=True)
+    v = both(pair, "www.example.sec1.", "A", do=True, pre=True)
     assert v[0] == "NXDOMAIN" and "AA" in v[1] and "AD" not in v[1], v
     assert v[4] == [] and v[5] == [], v
 
 
 def test_qname_nodata(pair):
-    v = both(pair, "example3.sec1.", "A")
+    v = both(pair, "example3.sec1.", "A", pre=True)
     assert v[0] == "NOERROR" and v[4] == [] and "AA" in v[1], v
 
 
 def test_wildcard_local_data(pair):
     name = "www.unsigned.sec1."
-    v = both(pair, name, "A")
+    v = both(pair, name, "A", pre=True)
     assert v[4] == [name + " A 10.1.2.3"] and "AA" in v[1], v
-    v = both(pair, name, "TXT")
+    v = both(pair, name, "TXT", pre=True)
     assert v[4] == [name + ' TXT "blocked"'], v
     # no record of the type: NODATA
-    v = both(pair, name, "AAAA")
+    v = both(pair, name, "AAAA", pre=True)
     assert v[0] == "NOERROR" and v[4] == [], v
     # "*.unsigned.sec1" covers the names below it, not itself
     v = both(pair, "unsigned.sec1.", "SOA")
@@ -180,7 +201,7 @@ def test_drop(pair):
 
 
 def test_tcp_only(pair):
-    v = both(pair, "www.sec2.", "A")
+    v = both(pair, "www.sec2.", "A", pre=True)
     assert "TC" in v[1] and v[0] == "NOERROR" and v[4] == [], v
     v = both(pair, "www.sec2.", "A", tcp=True)
     assert "TC" not in v[1] and v[4] == ["www.sec2. A 192.0.2.2"], v
@@ -188,7 +209,8 @@ def test_tcp_only(pair):
 
 def test_client_ip(pair):
     # 127.0.0.5 gets NXDOMAIN for any name, 127.0.0.1 the real answer
-    v = both(pair, "www.example3.sec1.", "A", source="127.0.0.5")
+    v = both(pair, "www.example3.sec1.", "A", source="127.0.0.5",
+             pre=True)
     assert v[0] == "NXDOMAIN", v
     v = both(pair, "www.example3.sec1.", "A")
     assert v[4] == ["www.example3.sec1. A 192.0.2.131"], v
@@ -209,8 +231,62 @@ def test_response_ip_nxdomain(pair):
 
 def test_action_override_and_signal_ra(pair):
     # zone two's local data made NXDOMAIN by its override, RA cleared
-    v = both(pair, "d2.example3.sec1.", "A")
+    v = both(pair, "d2.example3.sec1.", "A", pre=True)
     assert v[0] == "NXDOMAIN" and "RA" not in v[1], v
+
+
+def not_asked_upstream(pair, name):
+    """Neither server sent name to the test internet (the Upstream
+    serving blk.up. logs every query it gets)."""
+    up = pair[0].upstream
+    assert up.queries(name) == [], (name, up.queries())
+
+
+@pytest.mark.parametrize("name,qtype,want", [
+    ("nx.blk.up.", "A", "NXDOMAIN"),
+    ("nodata.blk.up.", "A", "NOERROR"),
+    ("data.blk.up.", "A", "NOERROR"),
+    ("data.blk.up.", "AAAA", "NOERROR"),
+    ("tcp.blk.up.", "A", "NOERROR"),
+])
+def test_answered_before_resolution(pair, name, qtype, want):
+    # compat: unbound-1.17: no upstream query for a blocked name
+    v = both(pair, name, qtype, pre=True)
+    assert v[0] == want and "AA" in v[1], v
+    if name.startswith("data.") and qtype == "A":
+        assert v[4] == [name + " A 10.9.9.9"], v
+    if name.startswith("tcp."):
+        assert "TC" in v[1], v
+    not_asked_upstream(pair, name)
+
+
+def test_drop_before_resolution(pair):
+    name = "drop.blk.up."
+    q = dns.message.make_query(name, "A", use_edns=0, payload=1232)
+    for srv in pair:
+        before = hits(srv)
+        with pytest.raises(dns.exception.Timeout):
+            srv.query(q, timeout=0.5 * SLOW)
+        assert hits(srv) == before + 1, (srv.binary, "a cache miss")
+    not_asked_upstream(pair, name)
+
+
+def test_client_ip_before_resolution(pair):
+    name = "cip.blk.up."
+    v = both(pair, name, "A", source="127.0.0.5", pre=True)
+    assert v[0] == "NXDOMAIN", v
+    not_asked_upstream(pair, name)
+
+
+def test_unblocked_name_is_resolved(pair):
+    # the Upstream's log does see a name no trigger holds (the check
+    # above can fail), and tcp-only over TCP resolves it then
+    name = "open.blk.up."
+    v = both(pair, name, "A")
+    assert v[4] == [name + " A 192.0.2.253"], v
+    assert pair[0].upstream.queries(name), pair[0].upstream.queries()
+    v = both(pair, "tcp.blk.up.", "A", tcp=True)
+    assert "TC" not in v[1] and v[4] == ["tcp.blk.up. A 192.0.2.253"], v
 
 
 def applied_lines(srv, qname):
@@ -296,7 +372,7 @@ def test_rpz_disable_enable(pair):
         for srv in pair:
             r = ctl(srv.conf, "rpz_enable", "rpz.one.", binary=srv.ctl_bin)
             assert r.stdout == "ok\n", (srv.binary, r.stdout, r.stderr)
-    v = both(pair, name, "A")
+    v = both(pair, name, "A", pre=True)
     assert v[0] == "NXDOMAIN", v
     for srv in pair:
         r = ctl(srv.conf, "rpz_disable", "rpz.none.", binary=srv.ctl_bin)

@@ -202,6 +202,70 @@ static void test_view_needs_respip(void** state)
 	config_delete(cfg);
 }
 
+/* answer_query stubs: each counts its calls; "keep" passes, "answer"
+ * writes one byte */
+static int keep_calls, answer_calls;
+
+static enum module_reply_verdict keep_query(struct module_env* env, int id,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	(void)env; (void)id; (void)client; (void)pkt; (void)len; (void)cap;
+	keep_calls++;
+	return MODULE_REPLY_KEEP;
+}
+
+static enum module_reply_verdict answer_stub(struct module_env* env, int id,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	(void)env; (void)id; (void)client; (void)cap;
+	answer_calls++;
+	pkt[0] = 0xaa;
+	*len = 1;
+	return MODULE_REPLY_CHANGED;
+}
+
+/* modstack_answer_query: top first, the first module that answers (or
+ * drops) decides, those below are not asked; none: KEEP, pkt as it was */
+static void test_answer_query(void** state)
+{
+	struct module_func_block plain, keep, answer;
+	struct module_env env;
+	struct module_reply_client cl;
+	uint8_t pkt[4] = { 1, 2, 3, 4 };
+	size_t len = sizeof(pkt);
+	(void)state;
+	memset(&plain, 0, sizeof(plain));
+	memset(&env, 0, sizeof(env));
+	memset(&cl, 0, sizeof(cl));
+	keep = plain;
+	keep.answer_query = keep_query;
+	answer = plain;
+	answer.answer_query = answer_stub;
+	env.mods[0] = &plain;
+	env.mods[1] = &keep;
+	env.num_modules = 2;
+	keep_calls = answer_calls = 0;
+	assert_int_equal(modstack_answer_query(&env, &cl, pkt, &len,
+		sizeof(pkt)), MODULE_REPLY_KEEP);
+	assert_int_equal(len, sizeof(pkt));
+	assert_int_equal(pkt[0], 1);
+	assert_int_equal(keep_calls, 1);
+	env.mods[0] = &answer;
+	env.mods[2] = &keep;
+	env.num_modules = 3;
+	assert_int_equal(modstack_answer_query(&env, &cl, pkt, &len,
+		sizeof(pkt)), MODULE_REPLY_CHANGED);
+	assert_int_equal(len, 1);
+	assert_int_equal(pkt[0], 0xaa);
+	assert_int_equal(answer_calls, 1);
+	assert_int_equal(keep_calls, 1);   /* not asked after the answer */
+	/* respip has the hook (RPZ triggers before the cache) */
+	assert_non_null(modstack_find("respip")->answer_query);
+	assert_null(modstack_find("iterator")->answer_query);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_startup),
 		cmocka_unit_test(test_needs_respip),
 		cmocka_unit_test(test_view_needs_respip),
+		cmocka_unit_test(test_answer_query),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
