@@ -533,22 +533,26 @@ def answer_texts(reply):
 
 
 class Upstream:
-    """An authoritative server on 127.0.0.1 (UDP, a thread of the test)
-    that logs every query it gets and answers each authoritatively with
-    a recognisable "recursed" answer: A 192.0.2.253, AAAA 2001:db8::fd,
-    PTR recursed.upstream.test., any other type NODATA (so qname
-    minimisation goes on down to the name). A daemon whose config has
-    `stub_zone(ZONE...)` shows that a query under ZONE went to recursion
-    by this log and by that answer."""
+    """An authoritative server (UDP on address, 127.0.0.1 by default; a
+    thread of the test) that logs every query it gets and answers each
+    authoritatively with a recognisable "recursed" answer: A
+    192.0.2.253, AAAA 2001:db8::fd, PTR recursed.upstream.test., any
+    other type NODATA (so qname minimisation goes on down to the name).
+    A daemon whose config has `stub_zone(ZONE...)` shows that a query
+    under ZONE went to recursion by this log and by that answer. Other
+    answers: a subclass sets RDATA and FLAGS, or overrides respond()."""
 
     RDATA = {"A": "192.0.2.253", "AAAA": "2001:db8::fd",
              "PTR": "recursed.upstream.test."}
+    FLAGS = dns.flags.AA | dns.flags.RA
 
-    def __init__(self):
+    def __init__(self, address="127.0.0.1"):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind((address, 0))
+        self.addr = address
         self.port = self.sock.getsockname()[1]
-        self.seen = []          # (qname lowercased, qtype text)
+        # (source address, qname lowercased, qtype text, the query)
+        self.received = []
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._serve, daemon=True)
@@ -562,8 +566,17 @@ class Upstream:
         53; with a root-hints file Unbound 1.17 even ignores it ("second
         hints for zone .")."""
         return "".join('stub-zone:\n\tname: "%s"\n'
-                       "\tstub-addr: 127.0.0.1@%d\n" % (z, self.port)
+                       "\tstub-addr: %s@%d\n" % (z, self.addr, self.port)
                        for z in zones)
+
+    def respond(self, q, qname, qtype):
+        """The reply to the query q (qname, qtype text)."""
+        r = dns.message.make_response(q)
+        r.flags |= self.FLAGS
+        if qtype in self.RDATA:
+            r.answer.append(dns.rrset.from_text(
+                qname, 300, "IN", qtype, self.RDATA[qtype]))
+        return r
 
     def _serve(self):
         self.sock.settimeout(0.2)
@@ -581,20 +594,19 @@ class Upstream:
             except Exception:   # not a query: ignore it
                 continue
             with self.lock:
-                self.seen.append((qname.to_text().lower(), qtype))
-            r = dns.message.make_response(q)
-            r.flags |= dns.flags.AA | dns.flags.RA
-            if qtype in self.RDATA:
-                r.answer.append(dns.rrset.from_text(
-                    qname, 300, "IN", qtype, self.RDATA[qtype]))
+                self.received.append((src[0], qname.to_text().lower(),
+                                      qtype, q))
             try:
-                self.sock.sendto(r.to_wire(), src)
+                self.sock.sendto(self.respond(q, qname, qtype).to_wire(),
+                                 src)
             except OSError:
                 pass
 
     def queries(self, name=None, rdtype=None):
+        """(qname, qtype) of the queries received, for name and rdtype
+        (None: any)."""
         with self.lock:
-            return [(n, t) for n, t in self.seen
+            return [(n, t) for _, n, t, _ in self.received
                     if (name is None or n == name.lower()) and
                     (rdtype is None or t == rdtype)]
 

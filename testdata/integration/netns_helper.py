@@ -55,6 +55,36 @@ def isolation_problem():
     return None
 
 
+def stop_and_collect(proc, d, out, stop_timeout=10):
+    """Stop the daemon proc by PID (TERM, then KILL after stop_timeout
+    seconds) and put its exit status and the tail of d's unbound.log in
+    out."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(stop_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    out["exit"] = proc.returncode
+    try:
+        with open(os.path.join(d, "unbound.log"), errors="replace") as f:
+            out["log"] = f.read()[-4000:]
+    except OSError:
+        out["log"] = ""
+
+
+def enter_isolation(addrs=()):
+    """Bring lo up, add addrs to it, and check the namespace is isolated:
+    None, or what is wrong (then nothing was added)."""
+    problem = enter_isolation()
+    if problem:
+        return problem
+    for a in addrs:
+        subprocess.run(["ip", "addr", "add", a, "dev", "lo"], check=True)
+    return None
+
+
 def config(d, port, extra):
     return "\n".join([
         "server:",
@@ -119,27 +149,14 @@ def run_one(spec):
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         out["error"] = str(e)
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(spec.get("stop_timeout", 10))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        out["exit"] = proc.returncode
-        try:
-            with open(os.path.join(d, "unbound.log"), errors="replace") as f:
-                out["log"] = f.read()[-4000:]
-        except OSError:
-            out["log"] = ""
+        stop_and_collect(proc, d, out, spec.get("stop_timeout", 10))
     return out
 
 
 def main():
     with open(sys.argv[1]) as f:
         specs = json.load(f)
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    problem = isolation_problem()
+    problem = enter_isolation()
     if problem:
         print(json.dumps({"isolation": problem}))
         return 3

@@ -15,7 +15,6 @@ test_interface_tags.py.
 """
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ import dns.query
 import dns.rcode
 import dns.rdatatype
 
-from netns_helper import die_with_parent, isolation_problem
+from netns_helper import die_with_parent, enter_isolation, stop_and_collect
 
 FLAGS = (dns.flags.QR, dns.flags.AA, dns.flags.TC, dns.flags.RD,
          dns.flags.RA, dns.flags.AD, dns.flags.CD)
@@ -109,32 +108,17 @@ def run_one(spec, common):
     except (RuntimeError, OSError) as e:
         out["error"] = str(e)
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(common.get("stop_timeout", 10))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        out["exit"] = proc.returncode
-        try:
-            with open(os.path.join(d, "unbound.log"), errors="replace") as f:
-                out["log"] = f.read()[-4000:]
-        except OSError:
-            out["log"] = ""
+        stop_and_collect(proc, d, out, common.get("stop_timeout", 10))
     return out
 
 
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    problem = isolation_problem()
+    problem = enter_isolation(spec["lo_addrs"])
     if problem:
         print(json.dumps({"isolation": problem}))
         return 3
-    for a in spec["lo_addrs"]:
-        subprocess.run(["ip", "addr", "add", a, "dev", "lo"], check=True)
     print(json.dumps({"isolation": None,
                       "results": [run_one(s, spec)
                                   for s in spec["resolvers"]]}))

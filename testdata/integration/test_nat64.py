@@ -13,8 +13,6 @@ Three daemons (listening on ::1 only: do-ip4: no), each with a stub
 zone whose only server is 127.0.0.1 (an IPv4 socket of the test):
 do-nat64: no fails, do-nat64: yes with nat64-prefix answers, and
 do-nat64: yes with only dns64-prefix set answers too (the default)."""
-import socket
-import threading
 
 import dns.flags
 import dns.message
@@ -23,7 +21,7 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import HAVE_IPV6, REFERENCE, Server, _finish
+from conftest import HAVE_IPV6, REFERENCE, Server, Upstream, _finish
 
 pytestmark = [
     pytest.mark.skipif(REFERENCE, reason="Debian's Unbound 1.17 has no "
@@ -35,54 +33,17 @@ ZONE = "nat.test."
 MAPPED = "::ffff:0:0/96"
 
 
-class V4Responder:
-    """An authoritative server for ZONE on an IPv4 socket only: www A
-    192.0.2.7 for any name; logs (source address, qname) of queries."""
+class V4Responder(Upstream):
+    """The zone's only server: UDP on 127.0.0.1 (an IPv4 socket, so only
+    IPv4 or IPv4-mapped destinations reach it), A 192.0.2.7 for any
+    name; asked(name) lists the source addresses of the queries."""
 
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.seen = []
-        self.lock = threading.Lock()
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self):
-        self.sock.settimeout(0.2)
-        while not self.done.is_set():
-            try:
-                wire, src = self.sock.recvfrom(65535)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            try:
-                q = dns.message.from_wire(wire)
-                name = q.question[0].name
-            except Exception:   # not a query: ignore it
-                continue
-            with self.lock:
-                self.seen.append((src[0], name.to_text().lower()))
-            r = dns.message.make_response(q)
-            r.flags |= dns.flags.AA
-            if q.question[0].rdtype == dns.rdatatype.A:
-                r.answer.append(dns.rrset.from_text(name, 300, "IN", "A",
-                                                    "192.0.2.7"))
-            try:
-                self.sock.sendto(r.to_wire(), src)
-            except OSError:
-                pass
+    RDATA = {"A": "192.0.2.7"}
+    FLAGS = dns.flags.AA
 
     def asked(self, name):
         with self.lock:
-            return [s for s, n in self.seen if n == name]
-
-    def close(self):
-        self.done.set()
-        self.thread.join(5)
-        self.sock.close()
+            return [src for src, n, _, _ in self.received if n == name]
 
 
 class V6Server(Server):
@@ -96,8 +57,7 @@ def start(tmp_path_factory, tag, body):
     up = V4Responder()
     srv = V6Server(tmp_path_factory.mktemp(tag), ipv6=True)
     srv.up = up
-    extra = ('stub-zone:\n\tname: "%s"\n\tstub-addr: 127.0.0.1@%d\n'
-             % (ZONE, up.port))
+    extra = up.stub_zone(ZONE)
     srv.start("do-ip4: no\nqname-minimisation: no\n"
               'access-control: ::1 allow\nlocal-zone: "test." nodefault\n'
               + body, extra=extra, ready_source="::1", verbosity=3)

@@ -17,9 +17,7 @@ subnets); no option goes to a server not in send-client-subnet; the
 client's option is echoed with the answer's scope; an option with bad
 lengths is FORMERR. Needs Debian's unbound; skips otherwise."""
 import os
-import socket
 import struct
-import threading
 
 import dns.edns
 import dns.flags
@@ -30,7 +28,7 @@ import dns.rrset
 import pytest
 
 from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
-                      _finish, free_port)
+                      Upstream, _finish, free_port)
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict
 
 pytestmark = [
@@ -43,23 +41,23 @@ pytestmark = [
 ECS = 8
 
 
-class EcsResponder:
+def ecs_of(q):
+    """The ECS option of the message q, or None."""
+    for o in q.options:
+        if o.otype == ECS:
+            return o
+    return None
+
+
+class EcsResponder(Upstream):
     """An authoritative server (a thread of the test) that answers per
-    client subnet and logs the ECS option of every query: (qname, qtype,
-    (address, source) or None)."""
+    client subnet; asked() lists the ECS option of each query:
+    (address, source) or None."""
 
-    def __init__(self, addr):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind((addr, 0))
-        self.addr = addr
-        self.port = self.sock.getsockname()[1]
-        self.seen = []
-        self.lock = threading.Lock()
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+    FLAGS = dns.flags.AA
 
-    def _answer(self, q, qname, qtype, ecs):
+    def respond(self, q, qname, qtype):
+        ecs = ecs_of(q)
         r = dns.message.make_response(q)
         r.flags |= dns.flags.AA
         name = qname.to_text().lower()
@@ -84,44 +82,14 @@ class EcsResponder:
                 ecs.address, ecs.srclen, min(scope, 24))])
         return r
 
-    def _serve(self):
-        self.sock.settimeout(0.2)
-        while not self.done.is_set():
-            try:
-                wire, src = self.sock.recvfrom(65535)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            try:
-                q = dns.message.from_wire(wire)
-                qname = q.question[0].name
-                qtype = dns.rdatatype.to_text(q.question[0].rdtype)
-            except Exception:   # not a query: ignore it
-                continue
-            ecs = None
-            for o in q.options:
-                if o.otype == ECS:
-                    ecs = o
-            with self.lock:
-                self.seen.append((qname.to_text().lower(), qtype,
-                                  (ecs.address, ecs.srclen) if ecs
-                                  else None))
-            try:
-                self.sock.sendto(self._answer(q, qname, qtype,
-                                              ecs).to_wire(), src)
-            except OSError:
-                pass
-
     def asked(self, name, qtype="A"):
         with self.lock:
-            return [e for n, t, e in self.seen
-                    if n == name and t == qtype]
-
-    def close(self):
-        self.done.set()
-        self.thread.join(5)
-        self.sock.close()
+            out = []
+            for _, n, t, q in self.received:
+                if n == name and t == qtype:
+                    e = ecs_of(q)
+                    out.append((e.address, e.srclen) if e else None)
+            return out
 
 
 BODY = """module-config: "subnetcache validator iterator"
