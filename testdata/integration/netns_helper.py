@@ -77,7 +77,8 @@ def stop_and_collect(proc, d, out, stop_timeout=10):
 def enter_isolation(addrs=()):
     """Bring lo up, add addrs to it, and check the namespace is isolated:
     None, or what is wrong (then nothing was added)."""
-    problem = enter_isolation()
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    problem = isolation_problem()
     if problem:
         return problem
     for a in addrs:

@@ -41,7 +41,7 @@ pytestmark = [
 ECS = 8
 
 
-def ecs_of(q):
+def ecs_option(q):
     """The ECS option of the message q, or None."""
     for o in q.options:
         if o.otype == ECS:
@@ -57,7 +57,7 @@ class EcsResponder(Upstream):
     FLAGS = dns.flags.AA
 
     def respond(self, q, qname, qtype):
-        ecs = ecs_of(q)
+        ecs = ecs_option(q)
         r = dns.message.make_response(q)
         r.flags |= dns.flags.AA
         name = qname.to_text().lower()
@@ -87,7 +87,7 @@ class EcsResponder(Upstream):
             out = []
             for _, n, t, q in self.received:
                 if n == name and t == qtype:
-                    e = ecs_of(q)
+                    e = ecs_option(q)
                     out.append((e.address, e.srclen) if e else None)
             return out
 
