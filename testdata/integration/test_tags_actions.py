@@ -15,7 +15,6 @@ Compared per question: rcode, header flags and every section, records
 without TTLs (as test_respip.py). Errors at start are compared too."""
 import os
 import re
-import subprocess
 import time
 
 import dns.flags
@@ -26,6 +25,7 @@ import pytest
 
 from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,
                       Upstream, _finish)
+from test_tags import both_refuse_at_start
 from test_views import RECURSED
 
 pytestmark = [
@@ -219,16 +219,4 @@ def test_local_zone_override(world):
      "cannot parse netblock in local-zone-override"),
 ])
 def test_errors_refused_at_start(tmp_path, body, text):
-    for cls in (Server, RefServer):
-        s = cls(tmp_path / cls.__name__)
-        os.makedirs(s.dir, exist_ok=True)
-        s.start(body, wait=False)
-        try:
-            s.proc.wait(20 * SLOW)
-        except subprocess.TimeoutExpired:
-            pass
-        rc = s.proc.poll()
-        out = s.output()
-        _finish(s)
-        assert rc not in (None, 0), (cls.__name__, rc, out)
-        assert text in out, (cls.__name__, out)
+    both_refuse_at_start(tmp_path, body, text)
