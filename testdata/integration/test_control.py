@@ -344,10 +344,26 @@ def test_clients_that_do_not_read(unbound, keys, how):
     assert unbound.alive()
 
 
+def unix_connect(s, path, timeout):
+    """connect() on a unix socket with a timeout: such a socket has no
+    connect in progress, a full listen backlog answers EAGAIN at once
+    (seen in CI while the daemon had not yet accepted a burst of
+    connections), so try again until the deadline."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            s.connect(path)
+            return
+        except BlockingIOError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def unix_exchange(path, data, timeout=10):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
-        s.connect(path)
+        unix_connect(s, path, timeout)
         try:
             s.sendall(data)
         except (BrokenPipeError, ConnectionResetError):
