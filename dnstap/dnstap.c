@@ -343,6 +343,32 @@ static void send_frame(struct dnstap_tap* t, const Dnstap__Dnstap* d)
 	}
 }
 
+/* The message's times and packet: the query time (when given), the
+ * response time (now, for a response), and the packet in the query or
+ * the response field. Client and outside messages differ only in which
+ * of these they have. */
+static void fill_payload(Dnstap__Message* m, const struct timespec* qtime,
+	const uint8_t* pkt, size_t len, int is_response)
+{
+	if(qtime)
+		fill_time(qtime, &m->query_time_sec, &m->has_query_time_sec,
+			&m->query_time_nsec, &m->has_query_time_nsec);
+	if(is_response) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		fill_time(&now, &m->response_time_sec,
+			&m->has_response_time_sec, &m->response_time_nsec,
+			&m->has_response_time_nsec);
+		m->response_message.data = (uint8_t*)pkt;
+		m->response_message.len = len;
+		m->has_response_message = 1;
+	} else {
+		m->query_message.data = (uint8_t*)pkt;
+		m->query_message.len = len;
+		m->has_query_message = 1;
+	}
+}
+
 static void client_msg(struct dnstap_tap* t,
 	const struct sockaddr_storage* addr, enum dnstap_proto proto,
 	const uint8_t* pkt, size_t len, int is_response)
@@ -352,25 +378,15 @@ static void client_msg(struct dnstap_tap* t,
 	struct timespec now;
 	if(sampled_out(t))
 		return;
-	clock_gettime(CLOCK_REALTIME, &now);
 	msg_init(t, &d, &m, is_response ?
 		DNSTAP__MESSAGE__TYPE__CLIENT_RESPONSE :
 		DNSTAP__MESSAGE__TYPE__CLIENT_QUERY);
 	fill_net(&m, addr, proto, 1);
-	if(is_response) {
-		fill_time(&now, &m.response_time_sec,
-			&m.has_response_time_sec, &m.response_time_nsec,
-			&m.has_response_time_nsec);
-		m.response_message.data = (uint8_t*)pkt;
-		m.response_message.len = len;
-		m.has_response_message = 1;
-	} else {
-		fill_time(&now, &m.query_time_sec, &m.has_query_time_sec,
-			&m.query_time_nsec, &m.has_query_time_nsec);
-		m.query_message.data = (uint8_t*)pkt;
-		m.query_message.len = len;
-		m.has_query_message = 1;
-	}
+	/* a client query is stamped now; its response only with its own
+	 * time, as Unbound logs them */
+	if(!is_response)
+		clock_gettime(CLOCK_REALTIME, &now);
+	fill_payload(&m, is_response ? NULL : &now, pkt, len, is_response);
 	send_frame(t, &d);
 }
 
@@ -413,22 +429,7 @@ static void outside_msg(struct dnstap_tap* t,
 	m.query_zone.data = (uint8_t*)zone;
 	m.query_zone.len = zonelen;
 	m.has_query_zone = 1;
-	fill_time(sent, &m.query_time_sec, &m.has_query_time_sec,
-		&m.query_time_nsec, &m.has_query_time_nsec);
-	if(is_response) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		fill_time(&now, &m.response_time_sec,
-			&m.has_response_time_sec, &m.response_time_nsec,
-			&m.has_response_time_nsec);
-		m.response_message.data = (uint8_t*)pkt;
-		m.response_message.len = len;
-		m.has_response_message = 1;
-	} else {
-		m.query_message.data = (uint8_t*)pkt;
-		m.query_message.len = len;
-		m.has_query_message = 1;
-	}
+	fill_payload(&m, sent, pkt, len, is_response);
 	send_frame(t, &d);
 }
 
