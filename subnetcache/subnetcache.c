@@ -34,6 +34,7 @@
 #include "config.h"
 #include "subnetcache/ecs.h"
 #include "services/reply_encode.h"
+#include "util/fnv.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/edns_pad.h"
@@ -122,13 +123,9 @@ static int fam_index(uint16_t family)
 static uint32_t question_hash(const uint8_t* qname, size_t len,
 	uint16_t qtype, uint16_t qclass, int cd)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-	for(i = 0; i < len; i++)
-		h = (h ^ qname[i]) * 16777619u;
-	h = (h ^ qtype) * 16777619u;
-	h = (h ^ qclass) * 16777619u;
-	return (h ^ (uint32_t)cd) * 16777619u;
+	uint8_t tail[5] = { (uint8_t)(qtype >> 8), (uint8_t)qtype,
+		(uint8_t)(qclass >> 8), (uint8_t)qclass, (uint8_t)(cd != 0) };
+	return fnv1a32(fnv1a32(FNV32_START, qname, len), tail, sizeof(tail));
 }
 
 static void answer_free(struct subnet_global* g, struct subnet_answer* a)

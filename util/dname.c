@@ -3,6 +3,7 @@
  * case folding through a table: no locale, no allocation. */
 #include "config.h"
 #include "util/dname.h"
+#include "util/hash_mix.h"
 #include <ldns/ldns.h>
 #include <string.h>
 
@@ -318,7 +319,7 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen)
 /* dname_hash's steps, shared with dname_key_hash: a word at a time
  * over the lowercased name (the root label's 0 not hashed), then the
  * tail's bytes and the length. */
-#define HASH_MUL 0x9E3779B97F4A7C15ULL
+#define HASH_MUL HASH_MIX_MUL
 static inline uint64_t hash_start(uint32_t seed)
 {
 	return seed ^ 0x5bd1e995ULL;
@@ -326,8 +327,7 @@ static inline uint64_t hash_start(uint32_t seed)
 
 static inline uint64_t hash_word(uint64_t h, uint64_t lowered)
 {
-	h = (h ^ lowered) * HASH_MUL;
-	return h ^ (h >> 29);
+	return hash_mix(h, lowered);
 }
 
 static inline uint32_t hash_end(uint64_t h, uint64_t lowered_tail,

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "services/cache/infra.h"
 #include "services/cache/rate_ip.h"
+#include "util/hash_mix.h"
 #include "services/cache/rate_zone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -128,13 +129,6 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 
 /* ---- table ---- */
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
-
 /* Fill k from addr and zone; 0 when either is unusable. */
 static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
@@ -176,9 +170,9 @@ static int infra_key_fill(const struct infra_cache* c, struct infra_key* k,
 	dname_tolower_words(k->b + INFRA_KEY_FIXED, zonelen);
 	for(i = 0; i < k->len; i += 8) {
 		memcpy(&w, k->b + i, 8);
-		h = mix(h, w);
+		h = hash_mix(h, w);
 	}
-	h = mix(h, k->len);
+	h = hash_mix(h, k->len);
 	k->hash = (uint32_t)(h >> 32);
 	return 1;
 }

@@ -5,6 +5,7 @@
 #define SERVICES_CACHE_MSGCACHE_KEY_H
 #include <stdint.h>
 #include <string.h>
+#include "util/hash_mix.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
 #include "util/wire_int.h"
@@ -60,13 +61,11 @@ static inline size_t msg_key_make(uint8_t* key, const uint8_t* qname,
 static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
 	size_t qlen, uint16_t qtype, uint16_t qclass, uint8_t kf, int lower)
 {
-	const uint64_t mul = 0x9E3779B97F4A7C15ULL;
 	uint64_t h = seed, w;
 	size_t i;
 	for(i = 0; i + 8 <= qlen; i += 8) {
 		memcpy(&w, qname + i, 8);
-		h = (h ^ (lower ? msg_lower8(w) : w)) * mul;
-		h ^= h >> 29;
+		h = hash_mix(h, lower ? msg_lower8(w) : w);
 	}
 	if(i < qlen) {
 		unsigned garbage = 8 * (unsigned)(8 - (qlen - i));
@@ -76,7 +75,7 @@ static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
 #else
 		w = w >> garbage << garbage;
 #endif
-		h = (h ^ (lower ? msg_lower8(w) : w)) * mul;
+		h = (h ^ (lower ? msg_lower8(w) : w)) * HASH_MIX_MUL;
 	}
 	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^ qlen;
 	h *= 0xBF58476D1CE4E5B9ULL;

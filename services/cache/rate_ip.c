@@ -4,6 +4,7 @@
 #include "config.h"
 #include "services/cache/rate_ip.h"
 #include "services/cache/rate_window.h"
+#include "util/hash_mix.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -46,7 +47,7 @@ struct rate_ip_table* rate_ip_create(size_t bytes)
 	}
 	t->mask = n - 1;
 	if(RAND_bytes((unsigned char*)&t->seed, sizeof(t->seed)) != 1)
-		t->seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
+		t->seed = (uint64_t)time(NULL) * HASH_MIX_MUL;
 	return t;
 }
 
@@ -89,8 +90,7 @@ static size_t ip_hash(const struct rate_ip_table* t, const uint8_t key[16])
 	uint64_t a, b, h;
 	memcpy(&a, key, 8);
 	memcpy(&b, key + 8, 8);
-	h = (a ^ t->seed) * 0x9e3779b97f4a7c15ULL;
-	h = (h ^ (h >> 29) ^ b) * 0xbf58476d1ce4e5b9ULL;
+	h = hash_mix(hash_mix(t->seed, a), b);
 	return (size_t)(h ^ (h >> 32));
 }
 
