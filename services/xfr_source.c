@@ -49,6 +49,9 @@ struct xfr_src {
 	char* zonefile;
 	size_t max_size;
 	int max_time;
+	int (*accept)(void* arg, const struct xfr_rrs* content);
+	void* accept_arg;
+	void (*accept_free)(void* arg);
 	/* the thread's: the content served now */
 	struct xfr_rrs content;
 	int have, expired;
@@ -107,6 +110,8 @@ static void src_delete(struct xfr_src* s)
 	free(s->prim);
 	free(s->allow);
 	free(s->zonefile);
+	if(s->accept_free)
+		s->accept_free(s->accept_arg);
 	xfr_rrs_clear(&s->content);
 	free(s);
 }
@@ -172,8 +177,14 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 	const struct config_strlist* l;
 	struct xfr_src** ns;
 	size_t n;
-	if(!s)
+	if(!s) {
+		if(c->accept_free)
+			c->accept_free(c->accept_arg);
 		goto oom;
+	}
+	s->accept = c->accept;
+	s->accept_arg = c->accept_arg;
+	s->accept_free = c->accept_free;
 	s->zone_len = dname_valid(c->zone, 256);
 	memcpy(s->zone, c->zone, s->zone_len);
 	dname_tolower(s->zone);
@@ -296,42 +307,37 @@ static void renewed(struct xfr_engine* e, struct xfr_src* s)
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Apply w's result to s's content. 1: s->content is the new version. */
-static int take_result(struct xfr_src* s, struct xfr_wire* w, char* err,
-	size_t errlen)
+/* w's result applied to s's content, into *next (s unchanged). 1 on
+ * success; 0 with err set. */
+static int take_result(struct xfr_src* s, struct xfr_wire* w,
+	struct xfr_rrs* next, struct xfr_soa* soa, char* err, size_t errlen)
 {
-	struct xfr_rrs next;
-	struct xfr_soa soa;
 	size_t i;
 	if(w->kind == XFR_KIND_FULL) {
-		xfr_rrs_clear(&s->content);
-		s->content = w->full;
+		*next = w->full;
 		xfr_rrs_init(&w->full);
-		s->soa = w->soa;
+		*soa = w->soa;
 		return 1;
 	}
 	/* XFR_KIND_DIFF: on a copy, so a bad sequence changes nothing */
-	if(!xfr_rrs_copy(&next, &s->content)) {
+	if(!xfr_rrs_copy(next, &s->content)) {
 		snprintf(err, errlen, "out of memory");
 		return 0;
 	}
 	for(i = 0; i < w->ndiffs; i++) {
-		if(!xfr_rrs_apply(&next, &w->diffs[i].del, &w->diffs[i].add,
+		if(!xfr_rrs_apply(next, &w->diffs[i].del, &w->diffs[i].add,
 			err, errlen)) {
-			xfr_rrs_clear(&next);
+			xfr_rrs_clear(next);
 			return 0;
 		}
 	}
-	if(!xfr_rrs_soa(&next, s->zone, &soa) || soa.serial !=
+	if(!xfr_rrs_soa(next, s->zone, soa) || soa->serial !=
 		w->soa.serial) {
 		snprintf(err, errlen, "the zone after the IXFR does not have "
 			"the new SOA serial %u", (unsigned)w->soa.serial);
-		xfr_rrs_clear(&next);
+		xfr_rrs_clear(next);
 		return 0;
 	}
-	xfr_rrs_clear(&s->content);
-	s->content = next;
-	s->soa = soa;
 	return 1;
 }
 
@@ -344,6 +350,8 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 	struct xfr_primary* p)
 {
 	struct xfr_wire w;
+	struct xfr_rrs next;
+	struct xfr_soa soa;
 	char err[256];
 	enum xfr_net_result r;
 	int ixfr = s->have;
@@ -366,8 +374,20 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 			return GOT_SAME;
 		}
 		if(r == XFR_NET_OK && w.kind != XFR_KIND_NEED_AXFR &&
-			take_result(s, &w, err, sizeof(err))) {
+			take_result(s, &w, &next, &soa, err, sizeof(err))) {
 			xfr_wire_clear(&w);
+			if(s->accept && !s->accept(s->accept_arg, &next)) {
+				/* logged by accept */
+				log_err("auth zone %s: %s from %s: serial %u "
+					"refused%s", s->zname, kind, p->text,
+					(unsigned)soa.serial, s->have ?
+					", the version served stays" : "");
+				xfr_rrs_clear(&next);
+				return GOT_NOTHING;
+			}
+			xfr_rrs_clear(&s->content);
+			s->content = next;
+			s->soa = soa;
 			verbose(VERB_OPS, "auth zone %s: %s from %s: serial %u, "
 				"%zu records", s->zname, w.kind ==
 				XFR_KIND_DIFF ? "IXFR" : kind, p->text,
