@@ -88,7 +88,7 @@ int daemon_xfr_start(struct daemon* d)
 	const struct config_file* cfg = d->env->cfg;
 	int any = 0, ok = 1;
 	for(c = cfg->auths; c; c = c->next)
-		if(!c->isrpz && c->name && c->masters)
+		if(!c->isrpz && c->name && (c->masters || c->urls))
 			any = 1;
 	if(!any)
 		return 1;
@@ -107,7 +107,7 @@ int daemon_xfr_start(struct daemon* d)
 		struct xfr_rrs content;
 		uint8_t zone[256];
 		char* path = NULL;
-		if(c->isrpz || !c->name || !c->masters)
+		if(c->isrpz || !c->name || (!c->masters && !c->urls))
 			continue;
 		if(!dname_from_str(c->name, zone))
 			continue;   /* reported when the zone was built */
@@ -125,6 +125,8 @@ int daemon_xfr_start(struct daemon* d)
 		sc.zone = zone;
 		sc.primaries = c->masters;
 		sc.allow_notify = c->allow_notify;
+		sc.urls = c->urls;
+		sc.cabundle = cfg->tls_cert_bundle;
 		sc.zonefile = path;
 		sc.max_transfer_size = c->max_transfer_size;
 		sc.max_transfer_time = c->max_transfer_time;

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "services/xfr_source.h"
 #include "services/xfr_net.h"
+#include "services/xfr_http.h"
 #include "services/xfr_zonefile.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -46,6 +47,9 @@ struct xfr_src {
 	size_t nprim;
 	struct xfr_allow* allow;
 	size_t nallow;
+	struct xfr_url* urls;
+	size_t nurl;
+	char* cabundle;
 	char* zonefile;
 	size_t max_size;
 	int max_time;
@@ -109,6 +113,8 @@ static void src_delete(struct xfr_src* s)
 		free(s->prim[i].text);
 	free(s->prim);
 	free(s->allow);
+	free(s->urls);
+	free(s->cabundle);
 	free(s->zonefile);
 	if(s->accept_free)
 		s->accept_free(s->accept_arg);
@@ -214,6 +220,23 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 		}
 		s->nallow++;
 	}
+	for(n = 0, l = c->urls; l; l = l->next)
+		n++;
+	if(n && !(s->urls = calloc(n, sizeof(*s->urls))))
+		goto oom;
+	for(l = c->urls; l; l = l->next) {
+		char err[128];
+		if(!xfr_url_parse(l->str, &s->urls[s->nurl], err,
+			sizeof(err))) {
+			log_err("auth zone %s: url %s: %s", s->zname, l->str,
+				err);
+			goto fail;
+		}
+		s->nurl++;
+	}
+	if(c->cabundle && c->cabundle[0] && !(s->cabundle =
+		strdup(c->cabundle)))
+		goto oom;
 	if(c->zonefile && c->zonefile[0] && !(s->zonefile =
 		strdup(c->zonefile)))
 		goto oom;
@@ -421,6 +444,86 @@ static void have_new(struct xfr_engine* e, struct xfr_src* s)
 	publish(e, s, 0);
 }
 
+static void failed(struct xfr_engine* e, struct xfr_src* s);
+
+/* A download from each url in turn (compat: unbound-1.17: url: with
+ * primaries: their SOA serial says when; without: the SOA refresh
+ * timer, the downloaded serial compared with the one served). */
+static void check_urls(struct xfr_engine* e, struct xfr_src* s)
+{
+	size_t i;
+	char err[256];
+	if(s->nprim && s->have) {
+		int answered = 0;
+		for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
+			uint32_t serial = 0;
+			enum xfr_net_result r = xfr_net_probe(&s->prim[i].addr,
+				s->prim[i].len, s->zone, s->zone_len, CLASS_IN,
+				PROBE_MS, &serial, &e->stop, err, sizeof(err));
+			if(r == XFR_NET_STOPPED)
+				return;
+			if(r != XFR_NET_OK)
+				continue;
+			answered = 1;
+			if(!xfr_serial_newer(serial, s->soa.serial)) {
+				renewed(e, s);
+				return;
+			}
+			break;
+		}
+		if(!answered)
+			verbose(VERB_ALGO, "auth zone %s: no primary answered "
+				"the SOA probe, downloading", s->zname);
+	}
+	for(i = 0; i < s->nurl && !atomic_load(&e->stop); i++) {
+		struct xfr_url* u = &s->urls[i];
+		struct xfr_rrs next;
+		struct xfr_soa soa;
+		enum xfr_net_result r = xfr_http_fetch(u, s->cabundle, s->zone,
+			s->max_size, IDLE_MS, s->max_time, &e->stop, &next,
+			err, sizeof(err));
+		if(r == XFR_NET_STOPPED)
+			return;
+		if(r != XFR_NET_OK) {
+			log_err("auth zone %s: download from %s://%s:%s%s "
+				"failed: %s%s", s->zname, u->tls ? "https" :
+				"http", u->host, u->port, u->path, err,
+				s->have ? "; the version served stays" : "");
+			continue;
+		}
+		if(!xfr_rrs_soa(&next, s->zone, &soa)) {
+			xfr_rrs_clear(&next);
+			continue;
+		}
+		if(s->have && !xfr_serial_newer(soa.serial, s->soa.serial)) {
+			verbose(VERB_ALGO, "auth zone %s: download from %s:%s: "
+				"serial %u is current", s->zname, u->host,
+				u->port, (unsigned)soa.serial);
+			xfr_rrs_clear(&next);
+			renewed(e, s);
+			return;
+		}
+		if(s->accept && !s->accept(s->accept_arg, &next)) {
+			log_err("auth zone %s: download from %s:%s: serial %u "
+				"refused%s", s->zname, u->host, u->port,
+				(unsigned)soa.serial, s->have ? ", the version "
+				"served stays" : "");
+			xfr_rrs_clear(&next);
+			continue;
+		}
+		xfr_rrs_clear(&s->content);
+		s->content = next;
+		s->soa = soa;
+		verbose(VERB_OPS, "auth zone %s: downloaded from %s:%s: serial "
+			"%u, %zu records", s->zname, u->host, u->port,
+			(unsigned)soa.serial, s->content.n);
+		renewed(e, s);
+		have_new(e, s);
+		return;
+	}
+	failed(e, s);
+}
+
 /* One check of s: each primary's SOA in turn; a newer serial is
  * transferred from the primary that has it. When no primary answers
  * the probe, a transfer is tried from each (compat: unbound-1.17: as
@@ -430,6 +533,10 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 	size_t i;
 	int answered = 0;
 	char err[256];
+	if(s->nurl) {
+		check_urls(e, s);
+		return;
+	}
 	for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
 		struct xfr_primary* p = &s->prim[i];
 		uint32_t serial = 0;
@@ -474,9 +581,14 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 			return;
 		}
 	}
+	failed(e, s);
+}
+
+/* Every primary (or url) failed: retry; past expire the zone goes. */
+static void failed(struct xfr_engine* e, struct xfr_src* s)
+{
 	if(atomic_load(&e->stop))
 		return;
-	/* every primary failed: retry; past expire the zone goes */
 	pthread_mutex_lock(&e->lock);
 	s->next = now_s() + (s->have ? at_least_1(s->soa.retry) : 10);
 	pthread_mutex_unlock(&e->lock);
