@@ -60,13 +60,14 @@ def write(d, name, text):
     return path
 
 
-def flip_digest(text):
-    """The first ZONEMD's digest with its first hex digit changed."""
+def flip_digest(text, count=1):
+    """The first ZONEMD's digest (count 0: every one) with its first hex
+    digit changed."""
     def one(m):
         dig = m.group(2)
         return m.group(1) + ("0" if dig[0] != "0" else "1") + dig[1:]
     return re.sub(r"(ZONEMD\s+\d+\s+\d+\s+\d+\s+)([0-9a-fA-F]+)", one, text,
-                  count=1)
+                  count=count)
 
 
 def keys_for(d, origin):
@@ -261,3 +262,37 @@ def test_transfer_with_wrong_digest_not_taken(tmp_path):
     finally:
         _finish(srv)
         p.close()
+
+
+def test_auth_zone_reload_checks(zones, tmp_path):
+    """unbound-control auth_zone_reload checks the ZONEMD of the file
+    read again: a wrong digest, the zone is not used; the good file
+    back, served again."""
+    from conftest import free_port
+    from test_control import ctl, rc_clause
+    files, ta = zones
+    zf = str(tmp_path / "good.zone")
+    good = open(files["good.zonemd"]).read()
+    with open(zf, "w") as f:
+        f.write(good)
+    (tmp_path / "o").mkdir()
+    srv = Server(tmp_path / "o")
+    port = free_port()
+    try:
+        srv.start('access-control: 127.0.0.0/8 allow\n',
+                  extra="auth-zone:\n\tname: \"good.zonemd\"\n"
+                  "\tzonefile: \"%s\"\n\tzonemd-check: yes\n" % zf +
+                  rc_clause(None, port, use_cert=False), verbosity=1)
+        assert rcode_of(srv.query("good.zonemd.", "SOA")) == "NOERROR"
+        with open(zf, "w") as f:
+            f.write(flip_digest(good, count=0))   # SHA-384 and SHA-512
+        out = ctl(srv.conf, "auth_zone_reload", "good.zonemd")
+        assert out.stdout == "ok\n", out
+        assert rcode_of(srv.query("good.zonemd.", "SOA")) == "SERVFAIL"
+        with open(zf, "w") as f:
+            f.write(good)
+        assert ctl(srv.conf, "auth_zone_reload", "good.zonemd").stdout \
+            == "ok\n"
+        assert rcode_of(srv.query("good.zonemd.", "SOA")) == "NOERROR"
+    finally:
+        _finish(srv)
