@@ -73,6 +73,9 @@ static struct serve_env* env_complete(struct serve_env* env)
 		if(!auth_zones_create(env->cfg, anchor_paths ==
 			VAL_PATHS_INSIDE, &env->auth))
 			goto fail;
+		/* zonemd-check: a zone that fails is not used */
+		auth_zones_zonemd_check(env->auth, env->cfg, env->anchors,
+			NULL);
 		if(env->auth && !(env->auth_refs = malloc(
 			sizeof(*env->auth_refs)))) {
 			auth_zones_delete(env->auth);

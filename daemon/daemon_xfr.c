@@ -62,6 +62,16 @@ static void publish_zone(void* arg, const uint8_t* zone,
 		daemon_publish_auth(d, az);
 }
 
+static int zonemd_accept(void* arg, const struct xfr_rrs* content)
+{
+	return auth_zonemd_accept(arg, content);
+}
+
+static void zonemd_free(void* arg)
+{
+	auth_zonemd_delete(arg);
+}
+
 /* A zone file's path as the process opens it now (inside the chroot). */
 char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f)
 {
@@ -78,7 +88,7 @@ int daemon_xfr_start(struct daemon* d)
 	const struct config_file* cfg = d->env->cfg;
 	int any = 0, ok = 1;
 	for(c = cfg->auths; c; c = c->next)
-		if(!c->isrpz && c->name && c->masters)
+		if(!c->isrpz && c->name && (c->masters || c->urls))
 			any = 1;
 	if(!any)
 		return 1;
@@ -97,7 +107,7 @@ int daemon_xfr_start(struct daemon* d)
 		struct xfr_rrs content;
 		uint8_t zone[256];
 		char* path = NULL;
-		if(c->isrpz || !c->name || !c->masters)
+		if(c->isrpz || !c->name || (!c->masters && !c->urls))
 			continue;
 		if(!dname_from_str(c->name, zone))
 			continue;   /* reported when the zone was built */
@@ -115,9 +125,18 @@ int daemon_xfr_start(struct daemon* d)
 		sc.zone = zone;
 		sc.primaries = c->masters;
 		sc.allow_notify = c->allow_notify;
+		sc.urls = c->urls;
+		sc.cabundle = cfg->tls_cert_bundle;
 		sc.zonefile = path;
 		sc.max_transfer_size = c->max_transfer_size;
 		sc.max_transfer_time = c->max_transfer_time;
+		/* zonemd-check: each transferred version is checked in the
+		 * transfer thread before it is taken */
+		if((sc.accept_arg = auth_zonemd_create(cfg, d->env->anchors,
+			zone)) != NULL) {
+			sc.accept = zonemd_accept;
+			sc.accept_free = zonemd_free;
+		}
 		ok = xfr_engine_add(d->xfr, &sc, &content);
 		xfr_rrs_clear(&content);
 		free(path);

@@ -433,6 +433,7 @@ static void do_auth_zone_reload(struct daemon_remote* rc, char* arg,
 		strbuf_printf(b, "error failed to read %s\n", arg);
 		return;
 	}
+	auth_zones_zonemd_check(az, d->env->cfg, d->env->anchors, nm);
 	daemon_publish_auth(d, az);
 	if(xfr_engine_has(d->xfr, nm)) {
 		daemon_xfr_stop(d);

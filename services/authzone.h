@@ -80,8 +80,28 @@ struct auth_zones* auth_zones_reread(const struct auth_zones* az,
 /* Is zone one of az's? */
 int auth_zones_has(const struct auth_zones* az, const uint8_t* zone);
 /* The content of zone as an RR list into out (initialised here; empty
- * when the zone has no data). 0 when out of memory. */
+ * when the zone has no data or is not used). 0 when out of memory. */
 int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,
 	struct xfr_rrs* out);
+
+/* ZONEMD (services/authzone_zonemd.c): zonemd-check of the auth-zone
+ * clause of zone in cfg, with the trust anchor at its apex from
+ * anchors (copied). NULL when the zone has no zonemd-check (or out of
+ * memory, logged). */
+struct val_anchors;
+struct auth_zonemd;
+struct auth_zonemd* auth_zonemd_create(const struct config_file* cfg,
+	const struct val_anchors* anchors, const uint8_t* zone);
+void auth_zonemd_delete(struct auth_zonemd* m);
+/* Is content (a new version of the zone) to be used? Logs the failure
+ * as Unbound ("auth zone NAME: ZONEMD verification failed: REASON");
+ * zonemd-permissive-mode: logged, and used. m NULL: yes. Any thread. */
+int auth_zonemd_accept(const struct auth_zonemd* m,
+	const struct xfr_rrs* content);
+/* The check of each zone of az (only: just that zone; NULL: all) before
+ * az is published: a zone that fails is not used. */
+void auth_zones_zonemd_check(struct auth_zones* az,
+	const struct config_file* cfg, const struct val_anchors* anchors,
+	const uint8_t* only);
 
 #endif

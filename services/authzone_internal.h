@@ -64,6 +64,10 @@ struct xfr_rrs;
  * data, not usable). 0 on an error (logged). */
 int az_zone_from_xfr(struct az_zone* z, const struct xfr_rrs* content);
 
+/* z's RRs (RRSIGs included) as an RR list into out (initialised here).
+ * 0 when out of memory (authzone_xfr.c). */
+int az_zone_rrs(const struct az_zone* z, struct xfr_rrs* out);
+
 /* The node with exactly this name, or NULL (authzone.c). */
 const struct az_node* az_find_name(const struct az_zone* z,
 	const uint8_t* name);

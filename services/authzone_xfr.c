@@ -105,17 +105,10 @@ int auth_zones_has(const struct auth_zones* az, const uint8_t* zone)
 	return 0;
 }
 
-int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,
-	struct xfr_rrs* out)
+int az_zone_rrs(const struct az_zone* z, struct xfr_rrs* out)
 {
 	size_t i, j, k;
-	const struct az_zone* z = NULL;
 	xfr_rrs_init(out);
-	for(i = 0; az && i < az->count; i++)
-		if(query_dname_compare(az->zones[i]->name, zone) == 0)
-			z = az->zones[i];
-	if(!z)
-		return 1;
 	for(i = 0; i < z->count; i++) {
 		const struct az_rrset* s;
 		for(s = z->nodes[i].rrsets; s; s = s->next) {
@@ -135,4 +128,20 @@ int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,
 		}
 	}
 	return 1;
+}
+
+int auth_zone_content(const struct auth_zones* az, const uint8_t* zone,
+	struct xfr_rrs* out)
+{
+	size_t i;
+	const struct az_zone* z = NULL;
+	xfr_rrs_init(out);
+	for(i = 0; az && i < az->count; i++)
+		if(query_dname_compare(az->zones[i]->name, zone) == 0)
+			z = az->zones[i];
+	/* a zone not used (no SOA, a failed ZONEMD) is no version to
+	 * keep: the transfers start from nothing */
+	if(!z || !z->usable)
+		return 1;
+	return az_zone_rrs(z, out);
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "services/xfr_source.h"
 #include "services/xfr_net.h"
+#include "services/xfr_http.h"
 #include "services/xfr_zonefile.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -46,9 +47,15 @@ struct xfr_src {
 	size_t nprim;
 	struct xfr_allow* allow;
 	size_t nallow;
+	struct xfr_url* urls;
+	size_t nurl;
+	char* cabundle;
 	char* zonefile;
 	size_t max_size;
 	int max_time;
+	int (*accept)(void* arg, const struct xfr_rrs* content);
+	void* accept_arg;
+	void (*accept_free)(void* arg);
 	/* the thread's: the content served now */
 	struct xfr_rrs content;
 	int have, expired;
@@ -106,7 +113,11 @@ static void src_delete(struct xfr_src* s)
 		free(s->prim[i].text);
 	free(s->prim);
 	free(s->allow);
+	free(s->urls);
+	free(s->cabundle);
 	free(s->zonefile);
+	if(s->accept_free)
+		s->accept_free(s->accept_arg);
 	xfr_rrs_clear(&s->content);
 	free(s);
 }
@@ -172,8 +183,14 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 	const struct config_strlist* l;
 	struct xfr_src** ns;
 	size_t n;
-	if(!s)
+	if(!s) {
+		if(c->accept_free)
+			c->accept_free(c->accept_arg);
 		goto oom;
+	}
+	s->accept = c->accept;
+	s->accept_arg = c->accept_arg;
+	s->accept_free = c->accept_free;
 	s->zone_len = dname_valid(c->zone, 256);
 	memcpy(s->zone, c->zone, s->zone_len);
 	dname_tolower(s->zone);
@@ -203,6 +220,23 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 		}
 		s->nallow++;
 	}
+	for(n = 0, l = c->urls; l; l = l->next)
+		n++;
+	if(n && !(s->urls = calloc(n, sizeof(*s->urls))))
+		goto oom;
+	for(l = c->urls; l; l = l->next) {
+		char err[128];
+		if(!xfr_url_parse(l->str, &s->urls[s->nurl], err,
+			sizeof(err))) {
+			log_err("auth zone %s: url %s: %s", s->zname, l->str,
+				err);
+			goto fail;
+		}
+		s->nurl++;
+	}
+	if(c->cabundle && c->cabundle[0] && !(s->cabundle =
+		strdup(c->cabundle)))
+		goto oom;
 	if(c->zonefile && c->zonefile[0] && !(s->zonefile =
 		strdup(c->zonefile)))
 		goto oom;
@@ -296,42 +330,37 @@ static void renewed(struct xfr_engine* e, struct xfr_src* s)
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Apply w's result to s's content. 1: s->content is the new version. */
-static int take_result(struct xfr_src* s, struct xfr_wire* w, char* err,
-	size_t errlen)
+/* w's result applied to s's content, into *next (s unchanged). 1 on
+ * success; 0 with err set. */
+static int take_result(struct xfr_src* s, struct xfr_wire* w,
+	struct xfr_rrs* next, struct xfr_soa* soa, char* err, size_t errlen)
 {
-	struct xfr_rrs next;
-	struct xfr_soa soa;
 	size_t i;
 	if(w->kind == XFR_KIND_FULL) {
-		xfr_rrs_clear(&s->content);
-		s->content = w->full;
+		*next = w->full;
 		xfr_rrs_init(&w->full);
-		s->soa = w->soa;
+		*soa = w->soa;
 		return 1;
 	}
 	/* XFR_KIND_DIFF: on a copy, so a bad sequence changes nothing */
-	if(!xfr_rrs_copy(&next, &s->content)) {
+	if(!xfr_rrs_copy(next, &s->content)) {
 		snprintf(err, errlen, "out of memory");
 		return 0;
 	}
 	for(i = 0; i < w->ndiffs; i++) {
-		if(!xfr_rrs_apply(&next, &w->diffs[i].del, &w->diffs[i].add,
+		if(!xfr_rrs_apply(next, &w->diffs[i].del, &w->diffs[i].add,
 			err, errlen)) {
-			xfr_rrs_clear(&next);
+			xfr_rrs_clear(next);
 			return 0;
 		}
 	}
-	if(!xfr_rrs_soa(&next, s->zone, &soa) || soa.serial !=
+	if(!xfr_rrs_soa(next, s->zone, soa) || soa->serial !=
 		w->soa.serial) {
 		snprintf(err, errlen, "the zone after the IXFR does not have "
 			"the new SOA serial %u", (unsigned)w->soa.serial);
-		xfr_rrs_clear(&next);
+		xfr_rrs_clear(next);
 		return 0;
 	}
-	xfr_rrs_clear(&s->content);
-	s->content = next;
-	s->soa = soa;
 	return 1;
 }
 
@@ -344,6 +373,8 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 	struct xfr_primary* p)
 {
 	struct xfr_wire w;
+	struct xfr_rrs next;
+	struct xfr_soa soa;
 	char err[256];
 	enum xfr_net_result r;
 	int ixfr = s->have;
@@ -366,8 +397,20 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 			return GOT_SAME;
 		}
 		if(r == XFR_NET_OK && w.kind != XFR_KIND_NEED_AXFR &&
-			take_result(s, &w, err, sizeof(err))) {
+			take_result(s, &w, &next, &soa, err, sizeof(err))) {
 			xfr_wire_clear(&w);
+			if(s->accept && !s->accept(s->accept_arg, &next)) {
+				/* logged by accept */
+				log_err("auth zone %s: %s from %s: serial %u "
+					"refused%s", s->zname, kind, p->text,
+					(unsigned)soa.serial, s->have ?
+					", the version served stays" : "");
+				xfr_rrs_clear(&next);
+				return GOT_NOTHING;
+			}
+			xfr_rrs_clear(&s->content);
+			s->content = next;
+			s->soa = soa;
 			verbose(VERB_OPS, "auth zone %s: %s from %s: serial %u, "
 				"%zu records", s->zname, w.kind ==
 				XFR_KIND_DIFF ? "IXFR" : kind, p->text,
@@ -401,6 +444,86 @@ static void have_new(struct xfr_engine* e, struct xfr_src* s)
 	publish(e, s, 0);
 }
 
+static void failed(struct xfr_engine* e, struct xfr_src* s);
+
+/* A download from each url in turn (compat: unbound-1.17: url: with
+ * primaries: their SOA serial says when; without: the SOA refresh
+ * timer, the downloaded serial compared with the one served). */
+static void check_urls(struct xfr_engine* e, struct xfr_src* s)
+{
+	size_t i;
+	char err[256];
+	if(s->nprim && s->have) {
+		int answered = 0;
+		for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
+			uint32_t serial = 0;
+			enum xfr_net_result r = xfr_net_probe(&s->prim[i].addr,
+				s->prim[i].len, s->zone, s->zone_len, CLASS_IN,
+				PROBE_MS, &serial, &e->stop, err, sizeof(err));
+			if(r == XFR_NET_STOPPED)
+				return;
+			if(r != XFR_NET_OK)
+				continue;
+			answered = 1;
+			if(!xfr_serial_newer(serial, s->soa.serial)) {
+				renewed(e, s);
+				return;
+			}
+			break;
+		}
+		if(!answered)
+			verbose(VERB_ALGO, "auth zone %s: no primary answered "
+				"the SOA probe, downloading", s->zname);
+	}
+	for(i = 0; i < s->nurl && !atomic_load(&e->stop); i++) {
+		struct xfr_url* u = &s->urls[i];
+		struct xfr_rrs next;
+		struct xfr_soa soa;
+		enum xfr_net_result r = xfr_http_fetch(u, s->cabundle, s->zone,
+			s->max_size, IDLE_MS, s->max_time, &e->stop, &next,
+			err, sizeof(err));
+		if(r == XFR_NET_STOPPED)
+			return;
+		if(r != XFR_NET_OK) {
+			log_err("auth zone %s: download from %s://%s:%s%s "
+				"failed: %s%s", s->zname, u->tls ? "https" :
+				"http", u->host, u->port, u->path, err,
+				s->have ? "; the version served stays" : "");
+			continue;
+		}
+		if(!xfr_rrs_soa(&next, s->zone, &soa)) {
+			xfr_rrs_clear(&next);
+			continue;
+		}
+		if(s->have && !xfr_serial_newer(soa.serial, s->soa.serial)) {
+			verbose(VERB_ALGO, "auth zone %s: download from %s:%s: "
+				"serial %u is current", s->zname, u->host,
+				u->port, (unsigned)soa.serial);
+			xfr_rrs_clear(&next);
+			renewed(e, s);
+			return;
+		}
+		if(s->accept && !s->accept(s->accept_arg, &next)) {
+			log_err("auth zone %s: download from %s:%s: serial %u "
+				"refused%s", s->zname, u->host, u->port,
+				(unsigned)soa.serial, s->have ? ", the version "
+				"served stays" : "");
+			xfr_rrs_clear(&next);
+			continue;
+		}
+		xfr_rrs_clear(&s->content);
+		s->content = next;
+		s->soa = soa;
+		verbose(VERB_OPS, "auth zone %s: downloaded from %s:%s: serial "
+			"%u, %zu records", s->zname, u->host, u->port,
+			(unsigned)soa.serial, s->content.n);
+		renewed(e, s);
+		have_new(e, s);
+		return;
+	}
+	failed(e, s);
+}
+
 /* One check of s: each primary's SOA in turn; a newer serial is
  * transferred from the primary that has it. When no primary answers
  * the probe, a transfer is tried from each (compat: unbound-1.17: as
@@ -410,6 +533,10 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 	size_t i;
 	int answered = 0;
 	char err[256];
+	if(s->nurl) {
+		check_urls(e, s);
+		return;
+	}
 	for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
 		struct xfr_primary* p = &s->prim[i];
 		uint32_t serial = 0;
@@ -454,9 +581,14 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 			return;
 		}
 	}
+	failed(e, s);
+}
+
+/* Every primary (or url) failed: retry; past expire the zone goes. */
+static void failed(struct xfr_engine* e, struct xfr_src* s)
+{
 	if(atomic_load(&e->stop))
 		return;
-	/* every primary failed: retry; past expire the zone goes */
 	pthread_mutex_lock(&e->lock);
 	s->next = now_s() + (s->have ? at_least_1(s->soa.retry) : 10);
 	pthread_mutex_unlock(&e->lock);

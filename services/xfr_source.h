@@ -32,6 +32,14 @@ struct xfr_source_cfg {
 	const char* zonefile;   /* path to write after a transfer, or NULL */
 	size_t max_transfer_size;  /* bytes, 0: no limit */
 	int max_transfer_time;     /* seconds, 0: no limit */
+	const struct config_strlist* urls;    /* url: (HTTP, HTTPS) */
+	const char* cabundle;   /* tls-cert-bundle for https, or NULL */
+	/* optional: asked in the transfer thread before a new version is
+	 * taken; 0 refuses it (the version served stays, the next primary
+	 * is tried). accept_arg is taken over, freed with accept_free. */
+	int (*accept)(void* arg, const struct xfr_rrs* content);
+	void* accept_arg;
+	void (*accept_free)(void* arg);
 };
 
 /* The consumer, called in the main thread: content is the zone's new

@@ -62,6 +62,7 @@ struct config_auth {
 	int for_downstream, for_upstream, fallback_enabled, isrpz;
 	size_t max_transfer_size;   /* bytes, 0: no limit (unbound-1.26) */
 	int max_transfer_time;      /* seconds, 0: no limit */
+	int zonemd_check, zonemd_reject_absence;   /* RFC 8976 */
 	/* rpz: only (respip/rpz.c) */
 	char* rpz_action_override;
 	char* rpz_cname_override;
@@ -197,6 +198,7 @@ struct config_file {
 	int aggressive_nsec;             /* RFC 8198, default yes */
 	size_t neg_cache_size;           /* its bound, default 1m */
 	int harden_algo_downgrade;
+	int zonemd_permissive_mode;      /* ZONEMD failures only logged */
 	int ede;                         /* RFC 8914 Extended DNS Errors */
 	/* DNS cookies to clients (RFC 7873, RFC 9018; util/edns_cookie.h) */
 	int do_answer_cookie;             /* answer-cookie, default no */

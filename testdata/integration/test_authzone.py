@@ -10,7 +10,8 @@ that does not parse (an error at start; at reload the old zone keeps
 serving).
 
 Zone transfers (primary:, allow-notify:) are tested in
-test_auth_xfr.py (NSD as the primary); url: is not implemented."""
+test_auth_xfr.py (NSD as the primary); url: in test_auth_url.py,
+ZONEMD in test_auth_zonemd.py."""
 import os
 import shutil
 import subprocess
