@@ -378,6 +378,7 @@ struct config_file {
 	int stat_interval;
 	int stat_cumulative;
 	int stat_extended;
+	int stat_inhibit_zero;  /* extended stats: zero counters left out */
 
 	/* clauses */
 	struct config_stub* stubs;

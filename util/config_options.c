@@ -225,7 +225,7 @@ const struct cfg_option cfg_options[] = {
 		CFGF_MODULES, "validator iterator", 0, 0 },
 
 	/* server: not implemented, no field */
-	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
+	IMPL("statistics-inhibit-zero", CT_YESNO, stat_inhibit_zero, "yes"),
 	SRV("interface-automatic", CT_YESNO, "no"),
 	SRV("interface-automatic-ports", CT_STR, ""),
 	/* services/port_pool.c, both in file order in one list */
