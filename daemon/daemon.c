@@ -51,6 +51,24 @@
  * dropped. */
 static enum val_anchor_paths anchor_paths = VAL_PATHS_OUTSIDE;
 
+/* The EDNS options replies may carry, from env's config. */
+static void env_reply_options(struct serve_env* env)
+{
+	const struct config_file* cfg = env->cfg;
+	int n = cfg->nsid ? cfg_nsid_parse(cfg->nsid, env->nsid_opt + 4,
+		CFG_NSID_MAX) : 0;
+	env->nsid_opt_len = 0;
+	if(n > 0) {
+		env->nsid_opt[0] = 0;
+		env->nsid_opt[1] = 3;   /* NSID, RFC 5001 */
+		env->nsid_opt[2] = (uint8_t)(n >> 8);
+		env->nsid_opt[3] = (uint8_t)n;
+		env->nsid_opt_len = 4 + n;
+	}
+	env->reply_options = cfg->do_answer_cookie || env->nsid_opt_len > 0 ||
+		cfg->do_tcp_keepalive;
+}
+
 /* The rest of a serve_env from its config; lz is built from cfg when
  * NULL, the anchors read from their files when NULL. Takes both over
  * (freed with env on error). */
@@ -93,6 +111,7 @@ static struct serve_env* env_complete(struct serve_env* env)
 	env->serve_policy.expired_ttl = (uint32_t)env->cfg->serve_expired_ttl;
 	env->serve_policy.expired_reply_ttl =
 		(uint32_t)env->cfg->serve_expired_reply_ttl;
+	env_reply_options(env);
 	return env;
 fail:
 	serve_env_release(env);

@@ -13,6 +13,7 @@
 #include "services/cache/msgcache.h"
 #include "services/modstack.h"
 #include "util/edns_cookie.h"
+#include "util/config_options.h"
 
 struct config_file;
 struct acl_list;
@@ -51,6 +52,14 @@ struct serve_env {
 	struct val_anchors* anchors; /* trust anchors and domain-insecure */
 	struct msg_serve_policy serve_policy; /* serve-expired, prefetch */
 	struct cookie_secrets cookies; /* answer-cookie's secrets, fixed */
+	/* a query's EDNS options are read for its reply (daemon/query.c's
+	 * reply_options): answer-cookie, nsid or edns-tcp-keepalive on;
+	 * the one flag the hit path checks for them */
+	int reply_options;
+	/* nsid: the reply's option (code, length, data), nsid_opt_len 0:
+	 * none */
+	int nsid_opt_len;
+	uint8_t nsid_opt[4 + CFG_NSID_MAX];
 	atomic_int refs;
 };
 

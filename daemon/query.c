@@ -26,6 +26,7 @@
 #include "util/random.h"
 #include "util/config_file.h"
 #include "util/msgparse.h"
+#include "util/dname.h"
 #include "util/msgencode.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -64,32 +65,63 @@ static void dest_text(const struct client_info* ci, char* buf, size_t len)
 }
 
 static void log_query_line(const struct config_file* cfg,
-	const struct query_info* qi, const struct client_info* ci,
-	const struct sockaddr_storage* addr, socklen_t addrlen,
-	const uint8_t* reply, size_t replylen)
+	const struct query_info* qi, const struct sockaddr_storage* addr,
+	socklen_t addrlen)
 {
-	char ip[64], name[1024], *t, *c, dest[128];
-	const char* tag = !cfg->log_tag_queryreply ? "info" :
-		reply ? "reply" : "query";
+	char ip[64], name[1024], *t, *c;
+	const char* tag = !cfg->log_tag_queryreply ? "info" : "query";
 	addr_to_str(addr, addrlen, ip, sizeof(ip));
 	if(qi->qname_len)
 		dname_to_str(qi->qname, name, sizeof(name));
 	else	snprintf(name, sizeof(name), "<none>");
 	t = ldns_rr_type2str((ldns_rr_type)qi->qtype);
 	c = ldns_rr_class2str((ldns_rr_class)qi->qclass);
-	if(!reply) {
-		log_tagged(tag, "%s %s %s %s", ip, name, t ? t : "?",
-			c ? c : "?");
-	} else {
-		ldns_lookup_table* rc = ldns_lookup_by_id(ldns_rcodes,
-			reply[3] & 0xf);
-		dest[0] = 0;
-		if(cfg->log_destaddr)
-			dest_text(ci, dest, sizeof(dest));
-		log_tagged(tag, "%s %s %s %s %s 0.000000 0 %d%s", ip, name,
-			t ? t : "?", c ? c : "?", rc ? rc->name : "?",
-			(int)replylen, dest);
+	log_tagged(tag, "%s %s %s %s", ip, name, t ? t : "?", c ? c : "?");
+	free(t);
+	free(c);
+}
+
+void query_log_reply(const struct config_file* cfg,
+	const struct client_info* ci, const uint8_t* reply, size_t len,
+	long long usec, int cached)
+{
+	char ip[64], name[1024] = "null", dest[128], *t, *c;
+	const char* tag = !cfg->log_tag_queryreply ? "info" : "reply";
+	ldns_lookup_table* rc;
+	uint16_t qtype = 0, qclass = 0;
+	if(len < LDNS_HEADER_SIZE)
+		return;
+	rc = ldns_lookup_by_id(ldns_rcodes, reply[3] & 0xf);
+	addr_to_str(ci->addr, ci->addrlen, ip, sizeof(ip));
+	dest[0] = 0;
+	if(cfg->log_destaddr)
+		dest_text(ci, dest, sizeof(dest));
+	if((reply[3] & 0xf) == RCODE_FORMERR) {
+		/* compat: unbound-1.17: a FORMERR line has no question */
+		log_tagged(tag, "%s - - - %s - - -%s", ip, rc ? rc->name :
+			"FORMERR", dest);
+		return;
 	}
+	if(reply[4] != 0 || reply[5] != 0) {
+		/* the question as the reply carries it */
+		uint8_t qn[256];
+		size_t pos = LDNS_HEADER_SIZE;
+		if(dname_read_wire(reply, len, &pos, qn) && pos + 4 <= len) {
+			dname_to_str(qn, name, sizeof(name));
+			qtype = (uint16_t)(reply[pos] << 8 | reply[pos + 1]);
+			qclass = (uint16_t)(reply[pos + 2] << 8 |
+				reply[pos + 3]);
+		}
+	}
+	t = ldns_rr_type2str((ldns_rr_type)qtype);
+	c = ldns_rr_class2str((ldns_rr_class)qclass);
+	/* compat: unbound-1.17: "... NOERROR 0.000123 0 45": the time the
+	 * query took (answered from the worker: 0), whether the worker
+	 * answered it (cache, local data: 1) and the reply's length */
+	log_tagged(tag, "%s %s %s %s %s %lld.%6.6d %d %d%s", ip, name,
+		t ? t : "?", c ? c : "?", rc ? rc->name : "?",
+		usec / 1000000, (int)(usec % 1000000), cached, (int)len,
+		dest);
 	free(t);
 	free(c);
 }
@@ -236,7 +268,7 @@ static int __attribute__((noinline)) screen(struct worker* w,
 		return 1;
 	}
 	if(cfg->log_queries)
-		log_query_line(cfg, qi, ci, ci->addr, ci->addrlen, NULL, 0);
+		log_query_line(cfg, qi, ci->addr, ci->addrlen);
 	/* query_parse marked AXFR/IXFR and meta types with an echo rcode */
 	if(qi->echo_rcode && (qi->qtype == TYPE_AXFR ||
 		qi->qtype == TYPE_IXFR))
@@ -325,6 +357,68 @@ static inline int ip_rate_after_cookie(const struct config_file* cfg,
 		(pkt[10] | pkt[11]) != 0;
 }
 
+/* compat: unbound-1.17: nsid: (RFC 5001) answered to a query with the
+ * NSID option; edns-tcp-keepalive: (RFC 7828) to a TCP or TLS query with
+ * the keepalive option, which must be empty (else FORMERR, returned 0).
+ * Unlike Unbound, a later query on the same connection without the option
+ * gets none (doc/compat.md). Sets ck (opts, room, add) and qi->reply_opts. */
+static int other_options(struct worker* w, const uint8_t* pkt, size_t len,
+	struct query_info* qi, const struct client_info* ci,
+	struct query_cookie* ck)
+{
+	const uint8_t* data;
+	if(w->env->nsid_opt_len > 0 &&
+		edns_get_option(pkt, len, EDNS_OPT_NSID, &data) >= 0) {
+		ck->opts |= QUERY_OPT_NSID;
+		ck->room += (size_t)w->env->nsid_opt_len;
+	}
+	if(w->env->cfg->do_tcp_keepalive && ci->tcp) {
+		int l = edns_get_option(pkt, len, EDNS_OPT_KEEPALIVE, &data);
+		if(l > 0)
+			return 0;
+		if(l == 0) {
+			ck->opts |= QUERY_OPT_KEEPALIVE;
+			ck->room += EDNS_KEEPALIVE_LEN;
+		}
+	}
+	qi->reply_opts = ck->opts;
+	ck->add = ck->opts != 0;
+	return 1;
+}
+
+/* The keepalive option: its timeout in units of 100 ms (RFC 7828). */
+static void keepalive_opt(const struct config_file* cfg, uint8_t* o)
+{
+	int t = cfg->tcp_keepalive_timeout / 100;
+	if(t > 0xffff)
+		t = 0xffff;
+	o[0] = 0;
+	o[1] = EDNS_OPT_KEEPALIVE;
+	o[2] = 0;
+	o[3] = 2;
+	o[4] = (uint8_t)(t >> 8);
+	o[5] = (uint8_t)t;
+}
+
+size_t query_reply_options(const struct serve_env* env, uint8_t* msg,
+	size_t len, size_t cap, const uint8_t* cookie, int opts)
+{
+	if(cookie) {
+		struct query_cookie ck;
+		ck.opt = cookie;
+		len = query_cookie_add(msg, len, cap, &ck);
+	}
+	if((opts & QUERY_OPT_NSID) && env->nsid_opt_len > 0)
+		len = edns_add_option(msg, len, cap, env->nsid_opt,
+			(size_t)env->nsid_opt_len);
+	if(opts & QUERY_OPT_KEEPALIVE) {
+		uint8_t o[EDNS_KEEPALIVE_LEN];
+		keepalive_opt(env->cfg, o);
+		len = edns_add_option(msg, len, cap, o, sizeof(o));
+	}
+	return len;
+}
+
 /* compat: unbound-1.21: DNS cookies (answer-cookie: yes, or access-control
  * allow_cookie), between the EDNS checks and CHAOS as in Unbound: a malformed
  * cookie option is FORMERR; allow_cookie over UDP without a valid server
@@ -340,8 +434,19 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 	const struct config_file* cfg = w->env->cfg;
 	uint16_t edns_size = (uint16_t)cfg->edns_buffer_size;
 	ck->add = ck->present = ck->valid = ck->client_only = 0;
+	ck->has_cookie = ck->opts = 0;
+	ck->room = 0;
 	qi->cookie = NULL;
 	qi->cookie_valid = 0;
+	qi->reply_opts = 0;
+	if(qi->has_edns && (w->env->nsid_opt_len > 0 ||
+		cfg->do_tcp_keepalive) && !other_options(w, pkt, len, qi, ci,
+		ck)) {
+		verbose(VERB_ALGO, "query with bad edns keepalive.");
+		*n = msg_error_reply(out, outcap, qi, RCODE_FORMERR,
+			edns_size);
+		return 1;
+	}
 	if(cfg->do_answer_cookie && qi->has_edns) {
 		if(query_cookie_read(w->cookie_memo, &w->env->cookies, qi,
 			ci->addr, (uint32_t)w->now, ck) ==
@@ -352,8 +457,11 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
 				edns_size);
 			return 1;
 		}
-		if(ck->add)
+		if(ck->add) {
 			qi->cookie = ck->opt;
+			ck->has_cookie = 1;
+			ck->room += COOKIE_OPT_LEN;
+		}
 		qi->cookie_valid = ck->valid;
 		if(ck->present) {
 			if(ck->valid)
@@ -405,8 +513,12 @@ interface_match(const struct serve_env* env, const struct client_info* ci,
 	return acl_list_interface(env->acl, &local, len);
 }
 
-static struct query_result answer(struct worker* w, const uint8_t* pkt,
-	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap,
+/* always inlined into answer_plain, its one caller: out of line it costs
+ * about 30 instructions a cache hit, and the inliner's choice turned on
+ * the size of answer_plain's cold branches */
+static inline __attribute__((always_inline)) struct query_result answer(
+	struct worker* w, const uint8_t* pkt, size_t len,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
 	struct query_cookie* ck)
 {
 	const struct serve_env* env = w->env;
@@ -478,7 +590,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 	if(w->daemon->msg_cache && qi.qclass == CLASS_IN)
 		have_qk = msg_cache_qkey(w->daemon->msg_cache, &qi, &qk);
 
-	if(__builtin_expect(cfg->do_answer_cookie || acl == acl_allow_cookie,
+	if(__builtin_expect(env->reply_options || acl == acl_allow_cookie,
 		0) && cookie_screen(w, pkt, len, &qi, ci, acl, ck, out,
 		outcap, &n))
 		return reply_of(n);
@@ -487,10 +599,10 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		edns_limit(cfg, &qi, is_tcp) < LDNS_HEADER_SIZE)
 		return reply_of(too_small_reply(&qi, out));
 	limit = reply_limit(cfg, &qi, is_tcp, outcap);
-	/* room for the cookie the reply gets */
+	/* room for the cookie and options the reply gets */
 	if(__builtin_expect(ck->add, 0))
-		limit = limit > LDNS_HEADER_SIZE + COOKIE_OPT_LEN ?
-			limit - COOKIE_OPT_LEN : LDNS_HEADER_SIZE;
+		limit = limit > LDNS_HEADER_SIZE + ck->room ?
+			limit - ck->room : LDNS_HEADER_SIZE;
 	if(qi.qclass == CLASS_CH &&
 		chaos_answer(cfg, &qi, out, limit, edns_size, &n)) {
 		st->num_local++;
@@ -567,6 +679,7 @@ static struct query_result answer(struct worker* w, const uint8_t* pkt,
 		 * query (cache or recursion) has no OPT record, telling the
 		 * client there is no DNSSEC; its size limit stays */
 		qi.has_edns = 0;
+		qi.reply_opts = 0;
 		ck->add = 0;
 	}
 	/* The fast path: a reply template from the shared message cache. */
@@ -646,15 +759,14 @@ static __attribute__((noinline)) struct query_result answer_plain(
 	r = answer(w, pkt, len, ci, out, outcap, &ck);
 	if(r.what == QUERY_REPLY) {
 		if(__builtin_expect(ck.add, 0))
-			r.len = query_cookie_add(out, r.len, outcap, &ck);
+			r.len = ck.opts ? query_reply_options(w->env, out,
+				r.len, outcap, ck.has_cookie ? ck.opt : NULL,
+				ck.opts) : query_cookie_add(out, r.len, outcap,
+				&ck);
 		if(w->env->cfg->stat_extended)
 			stats_note_reply(&w->stats, out, r.len);
-		if(w->env->cfg->log_replies) {
-			struct query_info qi;
-			if(query_parse(pkt, len, &qi) != PARSE_DROP)
-				log_query_line(w->env->cfg, &qi, ci, ci->addr,
-					ci->addrlen, out, r.len);
-		}
+		if(w->env->cfg->log_replies)
+			query_log_reply(w->env->cfg, ci, out, r.len, 0, 1);
 	} else if(r.what == QUERY_DROP)
 		w->stats.num_dropped++;
 	return r;

@@ -47,4 +47,21 @@ struct query_result {
 struct query_result query_answer(struct worker* w, const uint8_t* pkt,
 	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap);
 
+struct serve_env;
+struct config_file;
+/* compat: unbound-1.17: log-replies: the line Unbound logs for a reply
+ * sent to ci's client (info:, or reply: with log-tag-queryreply; with
+ * log-destaddr where the query came to): the question from the reply,
+ * usec the time the query took, cached 1 for a reply the worker made
+ * (cache, local data), 0 for one after recursion. Cold. */
+void query_log_reply(const struct config_file* cfg,
+	const struct client_info* ci, const uint8_t* reply, size_t len,
+	long long usec, int cached);
+/* Add to the reply msg (len bytes, room for cap) the cookie option
+ * (COOKIE_OPT_LEN bytes; NULL: none) and the options of opts
+ * (QUERY_OPT_*: env's NSID, the keepalive timeout); returns the new
+ * length. Cold: only when a query asked for them. */
+size_t query_reply_options(const struct serve_env* env, uint8_t* msg,
+	size_t len, size_t cap, const uint8_t* cookie, int opts);
+
 #endif

@@ -25,6 +25,10 @@ struct query_cookie {
 	int present;  /* the query has a well-formed cookie option */
 	int valid;    /* ... with a valid server cookie of ours */
 	int client_only; /* ... a client cookie alone (8 bytes) */
+	/* add: opt is the cookie (else only the options of opts) */
+	int has_cookie;
+	int opts;        /* QUERY_OPT_* the reply gets as well */
+	size_t room;     /* bytes all of them take in the reply */
 };
 
 /* Per worker: server cookies checked valid with the active secret, so

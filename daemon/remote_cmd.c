@@ -417,6 +417,7 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 	if(d->env->cfg->stat_extended) {
 		struct stats_cache_info ci;
 		stats_cache_info_fill(d, &ci);
+		ci.show_zero = !d->env->cfg->stat_inhibit_zero;
 		stats_print_extended(b, tot, &ci);
 	}
 	if(reset && !cumulative) {

@@ -313,27 +313,27 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	}
 	for(i = 0; i < 256; i++) {
 		char* t;
-		if(s->qtype[i] == 0)
+		if(s->qtype[i] == 0 && !c->show_zero)
 			continue;
 		t = ldns_rr_type2str((ldns_rr_type)i);
 		print_named(b, "query.type", t ? t : "?", s->qtype[i]);
 		free(t);
 	}
-	if(s->qtype_other)
+	if(s->qtype_other || c->show_zero)
 		print_named(b, "query.type", "other", s->qtype_other);
 	for(i = 0; i < 256; i++) {
-		char* c;
-		if(s->qclass[i] == 0)
+		char* cl;
+		if(s->qclass[i] == 0 && !c->show_zero)
 			continue;
-		c = ldns_rr_class2str((ldns_rr_class)i);
-		print_named(b, "query.class", c ? c : "?", s->qclass[i]);
-		free(c);
+		cl = ldns_rr_class2str((ldns_rr_class)i);
+		print_named(b, "query.class", cl ? cl : "?", s->qclass[i]);
+		free(cl);
 	}
-	if(s->qclass_other)
+	if(s->qclass_other || c->show_zero)
 		print_named(b, "query.class", "other", s->qclass_other);
 	for(i = 0; i < 16; i++) {
 		ldns_lookup_table* o;
-		if(s->opcode[i] == 0)
+		if(s->opcode[i] == 0 && !c->show_zero)
 			continue;
 		o = ldns_lookup_by_id(ldns_opcodes, i);
 		if(o)
@@ -362,7 +362,7 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	for(i = 0; i < 16; i++) {
 		ldns_lookup_table* r;
 		/* compat: unbound-1.17: RCODEs 0-5 always, as Unbound */
-		if(i > 5 && s->rcode[i] == 0)
+		if(i > 5 && s->rcode[i] == 0 && !c->show_zero)
 			continue;
 		r = ldns_lookup_by_id(ldns_rcodes, i);
 		if(r)
@@ -370,7 +370,7 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		else	snprintf(nm, sizeof(nm), "RCODE%d", i);
 		print_named(b, "answer.rcode", nm, s->rcode[i]);
 	}
-	if(s->ans_nodata)
+	if(s->ans_nodata || c->show_zero)
 		print_named(b, "answer.rcode", "nodata", s->ans_nodata);
 	strbuf_printf(b, "num.query.ratelimited=%llu\nnum.answer.secure=%llu\n"
 		"num.answer.bogus=%llu\nnum.rrset.bogus=%llu\n"
@@ -402,7 +402,7 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 			"rpz-nodata", "rpz-passthru", "rpz-drop", "rpz-tcp-only",
 			"rpz-invalid", "rpz-local-data", "rpz-disabled",
 			"rpz-cname-override", "rpz-no-override" };
-		if(i == 9 || s->rpz_action[i] == 0)
+		if(i == 9 || (s->rpz_action[i] == 0 && !c->show_zero))
 			continue;
 		strbuf_printf(b, "num.rpz.action.%s=%llu\n", rpz_names[i],
 			(unsigned long long)s->rpz_action[i]);

@@ -148,6 +148,9 @@ struct stats_cache_info {
 	size_t key_count;            /* key.cache.count: the modules' */
 	size_t mem_mod[STATS_MEM_MODS];  /* mem.mod.<name>, in the order of
 	                                  * stats_mem_mod_names */
+	/* compat: unbound-1.26: statistics-inhibit-zero: no: the extended
+	 * counters printed when zero too (0: left out, the default) */
+	int show_zero;
 	size_t mem_http_query, mem_http_response;  /* mem.http.* */
 };
 struct daemon;

@@ -82,6 +82,7 @@ struct pending_reply {
 	size_t limit;
 	uint16_t edns_size;
 	int has_cookie;          /* answer-cookie: the reply gets cookie */
+	int reply_opts;          /* QUERY_OPT_*: and these options */
 	uint8_t cookie[COOKIE_OPT_LEN];
 	int filtered_out;        /* a reply filter (respip deny) dropped
 	                          * the answer the mesh gave at once */
@@ -161,6 +162,15 @@ static void retire_env(struct worker* w, struct serve_env* old)
 }
 
 /* http-* options, at start and on reload */
+/* compat: unbound-1.17: the idle timeout of client streams: with
+ * edns-tcp-keepalive, edns-tcp-keepalive-timeout (the value the option
+ * tells clients), else tcp-idle-timeout, as Unbound's listeners. */
+static int stream_idle_ms(const struct config_file* cfg)
+{
+	return cfg->do_tcp_keepalive ? cfg->tcp_keepalive_timeout :
+		cfg->tcp_idle_timeout;
+}
+
 static void worker_doh_apply(struct worker* w)
 {
 	const struct config_file* cfg = w->env->cfg;
@@ -173,7 +183,7 @@ static void worker_doh_apply(struct worker* w)
 	s.max_streams = cfg->http_max_streams;
 	s.nodelay = cfg->http_nodelay;
 	s.max_conns = cfg->incoming_num_tcp;
-	s.idle_timeout_ms = cfg->tcp_idle_timeout;
+	s.idle_timeout_ms = stream_idle_ms(cfg);
 	s.conn_limit = w->env->conn_limit;
 	(void)doh_pool_apply(w->doh, &s);
 }
@@ -188,12 +198,12 @@ void worker_refresh_env(struct worker* w)
 	old = w->env;
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	retire_env(w, old);
-	tcp_pool_set_idle_timeout(w->tcp, w->env->cfg->tcp_idle_timeout);
+	tcp_pool_set_idle_timeout(w->tcp, stream_idle_ms(w->env->cfg));
 	tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);
 	worker_doh_apply(w);
 	if(w->tls) {
 		tcp_pool_set_idle_timeout(w->tls,
-			w->env->cfg->tcp_idle_timeout);
+			stream_idle_ms(w->env->cfg));
 		tcp_pool_set_conn_limit(w->tls, w->env->conn_limit);
 	}
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
@@ -313,6 +323,27 @@ int worker_view_index(const struct worker* w, const struct acl_policy* pol)
 	return (int)(pol->view - vs->v);
 }
 
+/* compat: unbound-1.17: log-replies for an answer after recursion: the
+ * time since the query came, cached 0, as Unbound's mesh logs it. */
+static void __attribute__((noinline)) log_pending_reply(
+	const struct pending_reply* p, const uint8_t* reply, size_t len)
+{
+	struct client_info ci;
+	struct timespec now;
+	long long us;
+	memset(&ci, 0, sizeof(ci));
+	ci.addr = &p->addr;
+	ci.addrlen = p->addrlen;
+	ci.is_tcp = p->is_tcp;
+	ci.udp_fd = p->is_tcp || p->is_doh ? -1 : p->udp_fd;
+	ci.tcp = p->is_tcp && !p->is_doh ? &p->tcp : NULL;
+	ci.doh = p->is_doh ? &p->doh : NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (long long)(now.tv_sec - p->start.tv_sec) * 1000000 +
+		(now.tv_nsec - p->start.tv_nsec) / 1000;
+	query_log_reply(p->w->env->cfg, &ci, reply, len, us < 0 ? 0 : us, 0);
+}
+
 /* Send a reply to a client that waited for the mesh. */
 static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
@@ -331,15 +362,15 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 			reply = len ? fbuf : NULL;
 		}
 	}
-	if(p->has_cookie && len > 0) {
-		/* cold: the reply copied with room for the cookie (the mesh
-		 * encoded it COOKIE_OPT_LEN bytes short of the limit) */
+	if((p->has_cookie || p->reply_opts) && len > 0) {
+		/* cold: the reply copied with room for the cookie and options
+		 * (the mesh encoded it that many bytes short of the limit) */
 		static _Thread_local uint8_t cbuf[65535];
-		struct query_cookie ck;
 		if(len <= sizeof(cbuf)) {
 			memcpy(cbuf, reply, len);
-			ck.opt = p->cookie;
-			len = query_cookie_add(cbuf, len, sizeof(cbuf), &ck);
+			len = query_reply_options(p->w->env, cbuf, len,
+				sizeof(cbuf), p->has_cookie ? p->cookie : NULL,
+				p->reply_opts);
 			reply = cbuf;
 		}
 	}
@@ -353,6 +384,8 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 			reply = buf;
 		}
 	}
+	if(p->w->env->cfg->log_replies && len > 0)
+		log_pending_reply(p, reply, len);
 	if(__builtin_expect(p->w->tap_client != NULL, 0) && len > 0)
 		dnstap_client_response(p->w->tap_client, &p->addr, p->addrlen,
 			p->is_doh ? DNSTAP_DOH : p->is_tcp ? DNSTAP_TCP :
@@ -664,6 +697,8 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		p->has_cookie = 1;
 		memcpy(p->cookie, qi->cookie, COOKIE_OPT_LEN);
 	}
+	if(w->env->reply_options)
+		p->reply_opts = qi->reply_opts;
 	p->sync_out = out;
 	p->sync_cap = outcap;
 	p->limit = limit;
@@ -946,7 +981,7 @@ static int worker_doh_listen(struct worker* w, const struct listen_socket* s)
 		ds.max_streams = cfg->http_max_streams;
 		ds.nodelay = cfg->http_nodelay;
 		ds.max_conns = cfg->incoming_num_tcp;
-		ds.idle_timeout_ms = cfg->tcp_idle_timeout;
+		ds.idle_timeout_ms = stream_idle_ms(cfg);
 		ds.conn_limit = w->env->conn_limit;
 		w->doh = doh_pool_create(w->base, &ds, worker_doh_answer,
 			worker_doh_closed, w);
@@ -1157,7 +1192,7 @@ struct worker* worker_create(struct daemon* d, int num)
 		event_add(w->post_ev, NULL) != 0)
 		goto fail;
 	w->tcp = tcp_pool_create(w->base, w->env->cfg->incoming_num_tcp,
-		w->env->cfg->tcp_idle_timeout, worker_tcp_answer, w);
+		stream_idle_ms(w->env->cfg), worker_tcp_answer, w);
 	if(w->tcp) {
 		tcp_pool_set_close_hook(w->tcp, worker_tcp_closed);
 		tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);
@@ -1165,7 +1200,7 @@ struct worker* worker_create(struct daemon* d, int num)
 	if(w->tcp && d->tls && listen_sockets_have_tls(ls)) {
 		const struct config_file* cfg = w->env->cfg;
 		w->tls = tcp_pool_create_tls(w->base, cfg->incoming_num_tcp,
-			cfg->tcp_idle_timeout, tls_handshake_ms(cfg),
+			stream_idle_ms(cfg), tls_handshake_ms(cfg),
 			worker_tls_answer, w);
 		if(!w->tls)
 			goto fail;

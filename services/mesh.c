@@ -19,6 +19,7 @@
 #include "util/edns_pad.h"
 #include "util/fnv.h"
 #include <event2/event.h>
+#include <ldns/ldns.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -580,6 +581,25 @@ static size_t waiter_reply(struct mesh_area* m, struct mesh_state* s,
 	return len;
 }
 
+/* compat: unbound-1.17: log-servfail: "SERVFAIL <name type class>: why",
+ * at error level, for a SERVFAIL a client waits for. Unlike Unbound, the
+ * reason is the validator's for bogus data and "misc failure" otherwise:
+ * the iterator keeps no failure texts (doc/compat.md). */
+static void __attribute__((noinline)) log_servfail(const struct mesh_state* s)
+{
+	char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+	char* t = ldns_rr_type2str((ldns_rr_type)s->qs.qtype);
+	char* c = ldns_rr_class2str((ldns_rr_class)s->qs.qclass);
+	const char* why = s->qs.res.security == SEC_BOGUS &&
+		s->qs.res.why_bogus.text ? s->qs.res.why_bogus.text :
+		"misc failure";
+	dname_to_str(s->qs.qname, n, sizeof(n));
+	log_err("SERVFAIL <%s %s %s>: %s", n, t ? t : "TYPE?",
+		c ? c : "CLASS?", why);
+	free(t);
+	free(c);
+}
+
 /* A state is done: answer its waiters, inform the states waiting for
  * it, free it. */
 static void state_finish(struct mesh_area* m, struct mesh_state* s)
@@ -608,6 +628,9 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	 * may detach later waiters of the list (a TCP connection that
 	 * closes while its answer is sent), so each is taken off it
 	 * before its call and the rest stays where detach sees it */
+	if(s->replies && s->qs.res.rcode == RCODE_SERVFAIL && m->env->cfg &&
+		m->env->cfg->log_servfail)
+		log_servfail(s);
 	d.list = s->replies;
 	d.up = m->delivering;
 	s->replies = NULL;

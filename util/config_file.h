@@ -124,6 +124,8 @@ struct config_file {
 	char* tls_ciphersuites;          /* TLS 1.3 suites, "" default */
 	int pad_responses;               /* RFC 7830 padding to TLS clients */
 	int pad_responses_block_size;    /* default 468 (RFC 8467) */
+	int do_tcp_keepalive;            /* RFC 7828 to TCP clients */
+	int tcp_keepalive_timeout;       /* ms: their idle timeout then */
 
 	/* server: daemon life cycle and logging */
 	int do_daemonize;               /* default yes */
@@ -214,7 +216,7 @@ struct config_file {
 	int hide_trustanchor;
 	char* identity;   /* NULL: hostname */
 	char* version;    /* NULL: package version */
-	char* nsid;
+	char* nsid;       /* RFC 5001: cfg_nsid_parse's text, NULL none */
 
 	/* server: resolution (used from the iterator issue on) */
 	struct config_strlist* root_hints;
@@ -378,6 +380,7 @@ struct config_file {
 	int stat_interval;
 	int stat_cumulative;
 	int stat_extended;
+	int stat_inhibit_zero;  /* extended stats: zero counters left out */
 
 	/* clauses */
 	struct config_stub* stubs;

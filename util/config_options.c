@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
@@ -148,7 +149,7 @@ const struct cfg_option cfg_options[] = {
 	/* services/localzone.c: every local-zone answer logged */
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
-	KEEP("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
+	USE("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
 	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
 	/* daemon/acl_list.c: a listening address's access entry */
 	USE("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
@@ -159,7 +160,7 @@ const struct cfg_option cfg_options[] = {
 	/* services/chaos.c: trustanchor.unbound refused */
 	USE("hide-trustanchor", CL_SERVER, CT_YESNO, F(hide_trustanchor),
 		"no"),
-	KEEP("nsid", CL_SERVER, CT_STR, F(nsid), NULL),
+	{ "nsid", CL_SERVER, CT_STR, F(nsid), NULL, 1, CFGF_NSID, NULL, 0, 0 },
 	USE("root-hints", CL_SERVER, CT_STRLIST, F(root_hints), NULL),
 	USE("do-not-query-localhost", CL_SERVER, CT_YESNO,
 		F(do_not_query_localhost), "yes"),
@@ -224,7 +225,7 @@ const struct cfg_option cfg_options[] = {
 		CFGF_MODULES, "validator iterator", 0, 0 },
 
 	/* server: not implemented, no field */
-	SRV("statistics-inhibit-zero", CT_YESNO, "yes"),
+	IMPL("statistics-inhibit-zero", CT_YESNO, stat_inhibit_zero, "yes"),
 	SRV("interface-automatic", CT_YESNO, "no"),
 	SRV("interface-automatic-ports", CT_STR, ""),
 	/* services/port_pool.c, both in file order in one list */
@@ -257,8 +258,9 @@ const struct cfg_option cfg_options[] = {
 		CFGF_OBSOLETE, NULL, 0, 0 },
 	USE("define-tag", CL_SERVER, CT_STRLIST, F(define_tags), NULL),
 	SRV("outgoing-tcp-mss", CT_INT, "0"),
-	SRV("edns-tcp-keepalive", CT_YESNO, "no"),
-	SRV("edns-tcp-keepalive-timeout", CT_INT, "120000"),
+	IMPL("edns-tcp-keepalive", CT_YESNO, do_tcp_keepalive, "no"),
+	IMPLR("edns-tcp-keepalive-timeout", CT_INT, tcp_keepalive_timeout,
+		"120000", 0, INT_MAX),
 	SRV("udp-upstream-without-downstream", CT_YESNO, "no"),
 	USE("tls-upstream", CL_SERVER, CT_YESNO, F(tls_upstream), "no"),
 	USE("ssl-upstream", CL_SERVER, CT_YESNO, F(tls_upstream), "no"),
@@ -1161,6 +1163,16 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 			return 0;
 		}
 	}
+	if(r == 1 && (o->flags & CFGF_NSID)) {
+		uint8_t nsid[CFG_NSID_MAX];
+		if(cfg_nsid_parse(args[0], nsid, sizeof(nsid)) < 0) {
+			/* compat: unbound-1.17: its words */
+			cfg_error(p, "the NSID must be either a hex string or "
+				"an ascii character string prepended with "
+				"ascii_.");
+			return 0;
+		}
+	}
 	if(r == 1 && (o->flags & CFGF_MODULES) && !modules_where(p))
 		r = -1;
 	if(r == 1 && o->handler == h_cookie_secret &&
@@ -1206,6 +1218,28 @@ int cfg_option_defaults(void* base, unsigned clause)
 			return 0;
 	}
 	return 1;
+}
+
+int cfg_nsid_parse(const char* s, uint8_t* out, size_t cap)
+{
+	size_t n = 0;
+	if(strncasecmp(s, "ascii_", 6) == 0) {
+		n = strlen(s + 6);
+		if(n > cap)
+			return -1;
+		memcpy(out, s + 6, n);
+		return (int)n;
+	}
+	if(strlen(s) % 2 != 0 || strlen(s) / 2 > cap)
+		return -1;
+	for(; s[0]; s += 2) {
+		char hex[3] = { s[0], s[1], 0 };
+		if(!isxdigit((unsigned char)s[0]) ||
+			!isxdigit((unsigned char)s[1]))
+			return -1;
+		out[n++] = (uint8_t)strtoul(hex, NULL, 16);
+	}
+	return (int)n;
 }
 
 int cfg_ifspec_ok(const char* s, int names, char* err, size_t errlen)

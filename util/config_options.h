@@ -7,6 +7,7 @@
 #ifndef UTIL_CONFIG_OPTIONS_H
 #define UTIL_CONFIG_OPTIONS_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct config_file;
 struct config_strlist;
@@ -63,6 +64,10 @@ enum cfg_type {
                                 * dns64/dns64_synth.h) */
 #define CFGF_DNAME 0x200 /* a domain name */
 #define CFGF_RESPIPACT 0x400 /* response-ip: the action a respip one */
+#define CFGF_NSID 0x800 /* nsid: hex or ascii_TEXT (cfg_nsid_parse) */
+/* compat: unbound-1.17: unlike Unbound (any length), an NSID of at most
+ * this many bytes: its option goes into replies of any size */
+#define CFG_NSID_MAX 1024
 
 #define CFG_NOFIELD ((size_t)-1)
 
@@ -133,6 +138,12 @@ void cfg_error(struct cfg_parser* p, const char* format, ...)
 /* Is s an interface "address[@port]" (IPv6 with %scope allowed), or
  * with names set an existing interface's name[@port]? When not, a
  * message is put in err. */
+/* compat: unbound-1.17: nsid: as Unbound reads it: "ascii_" and the
+ * text, or an even number of hex digits. The option's data into out (cap
+ * bytes); returns its length, -1 when s is neither or longer than cap.
+ * "" is no NSID (0). */
+int cfg_nsid_parse(const char* s, uint8_t* out, size_t cap);
+
 int cfg_ifspec_ok(const char* s, int names, char* err, size_t errlen);
 /* Append to lists, keeping file order. 0 on malloc failure; the strings
  * are copied. */

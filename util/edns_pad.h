@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define EDNS_OPT_PADDING 12
+#define EDNS_OPT_NSID 3        /* RFC 5001 */
+#define EDNS_OPT_KEEPALIVE 11  /* RFC 7828 */
+#define EDNS_KEEPALIVE_LEN 6   /* the option with its 2-byte timeout */
 
 /* Does the query's OPT record hold a padding option? 0 also when the
  * message is malformed. */

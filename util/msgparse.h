@@ -60,7 +60,12 @@ struct query_info {
 	/* the query carried a valid server cookie: set with cookie, read
 	 * only when answer-cookie is on (wait-limit-cookie) */
 	int cookie_valid;
+	/* QUERY_OPT_NSID, QUERY_OPT_KEEPALIVE: options the reply gets; set
+	 * by query_answer when serve_env.reply_options, not read otherwise */
+	int reply_opts;
 };
+#define QUERY_OPT_NSID 1       /* nsid: and the query asked for it */
+#define QUERY_OPT_KEEPALIVE 2  /* edns-tcp-keepalive: TCP, it asked */
 
 /* Outcome of parsing a query packet. */
 enum parse_result {
