@@ -30,7 +30,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES=(build-essential autoconf automake pkg-config libevent-dev
 	libldns-dev libssl-dev libcmocka-dev ldnsutils knot-dnsutils
-	python3-dnspython python3-cryptography python3-pytest iproute2 unbound
+	python3-dnspython python3-cryptography python3-pytest python3-pytest-xdist iproute2 unbound
 	nsd dnsperf procps dns-root-data clang libclang-rt-14-dev
 	libexpat1-dev unbound-anchor libnghttp2-dev python3-h2 curl
 	libhiredis-dev redis-server haproxy libfstrm-dev libprotobuf-c-dev
