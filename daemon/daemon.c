@@ -807,10 +807,10 @@ out:
 		stop_workers(d, started);
 	env_reaper_delete(d->reaper);
 	d->reaper = NULL;
-	daemon_xfr_delete(d);
 	for(i = 0; i < 4; i++)
 		if(sigev[i])
 			event_free(sigev[i]);
+	daemon_xfr_delete(d);
 	if(d->base)
 		event_base_free(d->base);
 	delete_shared(d);
