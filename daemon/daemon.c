@@ -19,6 +19,7 @@
 #include "daemon/daemon_xfr.h"
 #include "daemon/env_reaper.h"
 #include "daemon/reload.h"
+#include "daemon/stats.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/kernel_ports.h"
@@ -457,21 +458,6 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	drop_caches(d);
 }
 
-int daemon_reload_keep(struct daemon* d, int keep_cache)
-{
-	struct serve_env* env;
-	const char* file = daemon_cfgfile_inside(d);
-	log_info("service reload: reading %s", file);
-	env = serve_env_create(file, d->cmdline_verbose);
-	if(!env) {
-		log_err("reload of %s failed: errors in the configuration; "
-			"still serving the previous configuration", file);
-		return 0;
-	}
-	daemon_reload_apply(d, env, 1, keep_cache);
-	return 1;
-}
-
 const char* daemon_cfgfile_inside(const struct daemon* d)
 {
 	const char* file = d->cfgfile;
@@ -499,9 +485,13 @@ static void signal_cb(evutil_socket_t sig, short ev, void* arg)
 		case RELOAD_BUSY:   /* read the file again after it */
 			d->reload_again = 1;
 			break;
-		case RELOAD_FAILED:
-			(void)daemon_reload_keep(d, 0);
+		case RELOAD_FAILED: {   /* no thread: in this one */
+			struct strbuf b;
+			memset(&b, 0, sizeof(b));
+			(void)daemon_reload_inline(d, &o, &b);
+			strbuf_clear(&b);
 			break;
+		}
 		}
 		break;
 	}

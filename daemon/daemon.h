@@ -148,20 +148,14 @@ struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
 /* The config file's path as the process opens it now (inside the
  * chroot once chrooted). */
 const char* daemon_cfgfile_inside(const struct daemon* d);
-/* compat: unbound-1.17: Reload the config file in the main thread (blocking
- * it while the config loads; SIGHUP and the control commands use
- * daemon/reload.h, which builds it in a thread), then drop the RRset and
- * message caches' contents (as Unbound's reload and SIGHUP), unless
- * keep_cache and the cache sizes and slabs did not change (reload
- * +keep-cache). Returns 0 when the new config has errors (the old one keeps
- * serving). */
-int daemon_reload_keep(struct daemon* d, int keep_cache);
-/* The main thread's part of a reload: make env (built from the file,
+/* compat: unbound-1.17: The main thread's part of a reload (daemon/reload.h
+ * reads and builds env): make env (built from the file,
  * taken over) the current one, with what lives outside it (log
  * settings, outgoing ports, TLS keys, zone transfers, Prometheus).
- * full: as reload: the statistics restart, and the caches are dropped
- * unless keep_cache and their sizes did not change; else (fast_reload)
- * both are kept. */
+ * full: as Unbound's reload: the statistics restart, and the RRset and
+ * message caches are emptied unless keep_cache (reload +keep-cache) and
+ * their sizes and slabs did not change; else (fast_reload) both are
+ * kept. */
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	int keep_cache);
 

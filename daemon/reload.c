@@ -300,17 +300,13 @@ static void timing_line(struct strbuf* b, const char* what,
 		(int)(ns / 1000 % 1000000));
 }
 
-/* Main thread, once the thread has built (or refused) the new env. */
-static void done_cb(evutil_socket_t fd, short ev, void* arg)
+/* Main thread, once the env is built (or refused): publish it and
+ * write the answer's text to j->out. */
+static int finish(struct reload_job* j)
 {
-	struct reload_job* j = arg;
 	struct daemon* d = j->d;
 	struct timespec t_reload, t_end;
 	int ok = j->env != NULL;
-	(void)fd;
-	(void)ev;
-	pthread_join(j->thr, NULL);
-	d->reload = NULL;
 	if(ok) {
 		struct serve_env* env = j->env;
 		j->env = NULL;
@@ -344,9 +340,27 @@ static void done_cb(evutil_socket_t fd, short ev, void* arg)
 		log_err("fast_reload of %s failed; still serving the previous "
 			"configuration", j->file);
 	}
+	return ok;
+}
+
+static const char* job_text(const struct reload_job* j)
+{
+	return j->out.oom ? "error out of memory\n" : j->out.s ? j->out.s : "";
+}
+
+/* Main thread, once the thread has built (or refused) the new env. */
+static void done_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	struct reload_job* j = arg;
+	struct daemon* d = j->d;
+	int ok;
+	(void)fd;
+	(void)ev;
+	pthread_join(j->thr, NULL);
+	d->reload = NULL;
+	ok = finish(j);
 	if(j->done)
-		j->done(j->arg, ok, j->out.oom ? "error out of memory\n" :
-			(j->out.s ? j->out.s : ""));
+		j->done(j->arg, ok, job_text(j));
 	job_free(j);
 	if(d->reload_again) {
 		struct reload_opts o;
@@ -357,26 +371,19 @@ static void done_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 }
 
-enum reload_start daemon_reload_start(struct daemon* d,
-	const struct reload_opts* o, reload_done_fn done, void* arg)
+/* A job for d and o, with a reference to the current env; NULL: out of
+ * memory (logged). */
+static struct reload_job* job_create(struct daemon* d,
+	const struct reload_opts* o)
 {
-	struct reload_job* j;
-	if(d->reload)
-		return RELOAD_BUSY;
-	if(!(j = calloc(1, sizeof(*j))) ||
-		!(j->file = strdup(daemon_cfgfile_inside(d))) ||
-		!(j->done_ev = event_new(d->base, -1, 0, done_cb, j))) {
+	struct reload_job* j = calloc(1, sizeof(*j));
+	if(!j || !(j->file = strdup(daemon_cfgfile_inside(d)))) {
 		log_err("reload: out of memory");
-		if(j) {
-			free(j->file);
-			free(j);
-		}
-		return RELOAD_FAILED;
+		free(j);
+		return NULL;
 	}
 	j->d = d;
 	j->o = *o;
-	j->done = done;
-	j->arg = arg;
 	j->cmdline_verbose = d->cmdline_verbose;
 	j->old = d->env;
 	atomic_fetch_add(&j->old->refs, 1);
@@ -385,6 +392,40 @@ enum reload_start daemon_reload_start(struct daemon* d,
 	if(o->kind == RELOAD_FULL)
 		log_info("service reload: reading %s", j->file);
 	else	verbose(VERB_ALGO, "start fast reload thread");
+	return j;
+}
+
+int daemon_reload_inline(struct daemon* d, const struct reload_opts* o,
+	struct strbuf* b)
+{
+	struct reload_job* j = job_create(d, o);
+	int ok;
+	if(!j) {
+		strbuf_printf(b, "error out of memory\n");
+		return 0;
+	}
+	build(j);
+	ok = finish(j);
+	strbuf_printf(b, "%s", job_text(j));
+	job_free(j);
+	return ok;
+}
+
+enum reload_start daemon_reload_start(struct daemon* d,
+	const struct reload_opts* o, reload_done_fn done, void* arg)
+{
+	struct reload_job* j;
+	if(d->reload)
+		return RELOAD_BUSY;
+	if(!(j = job_create(d, o)))
+		return RELOAD_FAILED;
+	if(!(j->done_ev = event_new(d->base, -1, 0, done_cb, j))) {
+		log_err("reload: out of memory");
+		job_free(j);
+		return RELOAD_FAILED;
+	}
+	j->done = done;
+	j->arg = arg;
 	if(pthread_create(&j->thr, NULL, reload_main, j) != 0) {
 		log_err("reload: could not start a thread: %s",
 			strerror(errno));

@@ -40,6 +40,11 @@ enum reload_start {
  * refused. */
 enum reload_start daemon_reload_start(struct daemon* d,
 	const struct reload_opts* o, reload_done_fn done, void* arg);
+/* The same in this thread, blocking it (no worker threads: the control
+ * fuzz harness; or no thread could be started); the answer's text goes
+ * to b. Returns 1 when the new config is in use. */
+int daemon_reload_inline(struct daemon* d, const struct reload_opts* o,
+	struct strbuf* b);
 /* The requester of the running reload, arg, goes away: no callback. */
 void daemon_reload_forget(struct daemon* d, void* arg);
 /* At exit: wait for the thread and drop what it built. */

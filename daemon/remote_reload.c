@@ -23,8 +23,14 @@ static void reload_done(void* arg, int ok, const char* text)
 static void start(struct daemon_remote* rc, const struct reload_opts* o,
 	struct strbuf* b)
 {
-	struct rc_ticket* t = calloc(1, sizeof(*t));
-	if(!t) {
+	struct rc_ticket* t;
+	if(!rc->d->workers) {
+		/* no worker threads to keep answering (the control fuzz
+		 * harness): in this thread */
+		(void)daemon_reload_inline(rc->d, o, b);
+		return;
+	}
+	if(!(t = calloc(1, sizeof(*t)))) {
 		strbuf_printf(b, "error out of memory\n");
 		return;
 	}
@@ -44,15 +50,8 @@ static void start(struct daemon_remote* rc, const struct reload_opts* o,
 		free(t);
 		break;
 	}
-	/* no thread (or no event base: the control fuzz harness): in
-	 * this thread, as before */
-	if(o->kind == RELOAD_FAST)
-		strbuf_printf(b, "error could not setup thread\n");
-	else if(daemon_reload_keep(rc->d, o->keep_cache))
-		strbuf_printf(b, "ok\n");
-	else	strbuf_printf(b, "error reload failed: errors in the "
-			"configuration; still serving the previous "
-			"configuration\n");
+	/* no thread: in this one */
+	(void)daemon_reload_inline(rc->d, o, b);
 }
 
 void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
