@@ -256,3 +256,40 @@ def test_sighup_and_reload_while_querying(daemon):
     finally:
         seen = q.finish()
     assert len(seen) > 5 and "lost" not in seen, seen
+
+
+def test_control_and_dns_served_while_a_big_config_builds(daemon):
+    """The reload thread builds 100,000 local-data names while the main
+    thread answers other control commands and the workers answer
+    queries; then the new names answer."""
+    big = os.path.join(daemon.dir, "big.conf")
+    with open(big, "w") as f:
+        f.write("server:\n\tlocal-zone: \"big.test.\" static\n")
+        for i in range(100000):
+            f.write('\tlocal-data: "n%d.big.test. A 10.0.%d.%d"\n' %
+                    (i, (i >> 8) & 255, i & 255))
+    set_addr(daemon, "192.0.2.14")
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+    daemon.configure('local-data: "fr.example. A 192.0.2.14"',
+                     extra='include: "%s"\n' % big)
+    reload = subprocess.Popen([CTL, "-c", daemon.ctl_conf, "reload"],
+                              stdout=subprocess.PIPE, text=True)
+    during = 0
+    try:
+        while reload.poll() is None:
+            r = daemon.ctl("status")
+            assert r.returncode == 0 and "is running" in r.stdout, r.stdout
+            assert address(daemon, "fr.example.") == "192.0.2.14"
+            if reload.poll() is None:
+                during += 1
+        assert reload.communicate(timeout=60 * SLOW)[0] == "ok\n"
+    finally:
+        if reload.poll() is None:
+            reload.kill()
+            reload.wait()
+    # a main thread held up by the build answers one status, the one
+    # that waited, as the reload ends
+    assert during >= 3, "%d status answers while the reload ran" % during
+    assert address(daemon, "n99999.big.test.") == "10.0.134.159"
+    set_addr(daemon, "192.0.2.14")
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
