@@ -259,13 +259,13 @@ def test_sighup_and_reload_while_querying(daemon):
 
 
 def test_control_and_dns_served_while_a_big_config_builds(daemon):
-    """The reload thread builds 100,000 local-data names while the main
+    """The reload thread builds 50,000 local-data names while the main
     thread answers other control commands and the workers answer
     queries; then the new names answer."""
     big = os.path.join(daemon.dir, "big.conf")
     with open(big, "w") as f:
         f.write("server:\n\tlocal-zone: \"big.test.\" static\n")
-        for i in range(100000):
+        for i in range(50000):
             f.write('\tlocal-data: "n%d.big.test. A 10.0.%d.%d"\n' %
                     (i, (i >> 8) & 255, i & 255))
     set_addr(daemon, "192.0.2.14")
@@ -290,6 +290,6 @@ def test_control_and_dns_served_while_a_big_config_builds(daemon):
     # a main thread held up by the build answers one status, the one
     # that waited, as the reload ends
     assert during >= 3, "%d status answers while the reload ran" % during
-    assert address(daemon, "n99999.big.test.") == "10.0.134.159"
+    assert address(daemon, "n49999.big.test.") == "10.0.195.79"
     set_addr(daemon, "192.0.2.14")
     assert daemon.ctl("fast_reload").stdout == "ok\n"
