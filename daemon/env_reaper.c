@@ -4,6 +4,7 @@
 #include "config.h"
 #include "daemon/env_reaper.h"
 #include "daemon/daemon.h"
+#include "util/alloc_policy.h"
 #include "util/log.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,6 +38,9 @@ static void* reaper_main(void* arg)
 		pthread_mutex_unlock(&r->lock);
 		serve_env_free(it->env);
 		free(it);
+		/* a big config's pages back to the system (glibc keeps them
+		 * in its arenas otherwise) */
+		alloc_policy_trim();
 		pthread_mutex_lock(&r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
