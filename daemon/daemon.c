@@ -17,6 +17,9 @@
 #include <openssl/ssl.h>
 #include "services/authzone.h"
 #include "daemon/daemon_xfr.h"
+#include "daemon/env_reaper.h"
+#include "daemon/reload.h"
+#include "daemon/stats.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
 #include "services/kernel_ports.h"
@@ -157,27 +160,42 @@ static int env_cookies(struct serve_env* env, const struct serve_env* from)
 	return 1;
 }
 
-struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
+struct config_file* serve_env_read_config(const char* cfgfile,
+	int cmdline_verbose)
 {
-	struct serve_env* env = calloc(1, sizeof(*env));
-	if(!env)
-		return NULL;
-	atomic_init(&env->refs, 1);
-	env->cfg = config_create();
+	struct config_file* cfg = config_create();
 	/* a module-config this build cannot run is refused here: at the
 	 * start, and at reload (the old config keeps serving) */
-	if(!env->cfg || !config_read(env->cfg, cfgfile, NULL) ||
-		!config_check(env->cfg) || !modstack_check_cfg(env->cfg) ||
-		!modstack_check_start(env->cfg)) {
-		serve_env_release(env);
+	if(!cfg || !config_read(cfg, cfgfile, NULL) || !config_check(cfg) ||
+		!modstack_check_cfg(cfg) || !modstack_check_start(cfg)) {
+		config_delete(cfg);
 		return NULL;
 	}
-	env->cfg->verbosity += cmdline_verbose;
+	cfg->verbosity += cmdline_verbose;
+	return cfg;
+}
+
+struct serve_env* serve_env_build(struct config_file* cfg)
+{
+	struct serve_env* env = calloc(1, sizeof(*env));
+	if(!env) {
+		config_delete(cfg);
+		return NULL;
+	}
+	atomic_init(&env->refs, 1);
+	env->cfg = cfg;
 	if(!env_cookies(env, NULL)) {
 		serve_env_release(env);
 		return NULL;
 	}
 	return env_complete(env);
+}
+
+struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose)
+{
+	struct config_file* cfg = serve_env_read_config(cfgfile,
+		cmdline_verbose);
+	return cfg ? serve_env_build(cfg) : NULL;
 }
 
 struct serve_env* serve_env_derive(struct config_file* cfg,
@@ -231,10 +249,19 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
 	return env_complete(env);
 }
 
+int serve_env_drop(struct serve_env* env)
+{
+	return env && atomic_fetch_sub(&env->refs, 1) == 1;
+}
+
 void serve_env_release(struct serve_env* env)
 {
-	if(!env || atomic_fetch_sub(&env->refs, 1) != 1)
-		return;
+	if(serve_env_drop(env))
+		serve_env_free(env);
+}
+
+void serve_env_free(struct serve_env* env)
+{
 	iter_hints_delete(env->hints);
 	val_anchors_delete(env->anchors);
 	local_zones_delete(env->lz);
@@ -406,22 +433,31 @@ static void refresh_workers(struct daemon* d)
 				d->workers[i]);
 }
 
-int daemon_reload(struct daemon* d)
+/* compat: unbound-1.17: as Unbound: the RRset and message caches start
+ * empty; the infrastructure cache stays */
+static void drop_caches(struct daemon* d)
 {
-	struct serve_env* env;
-	const char* file = d->cfgfile;
-	const char* chr = d->env->cfg->chrootdir;
-	/* once chrooted, the file is found relative to the new root */
-	if(chr && chr[0] && strncmp(file, chr, strlen(chr)) == 0)
-		file += strlen(chr);
-	log_info("service reload: reading %s", file);
-	env = serve_env_create(file, d->cmdline_verbose);
-	if(!env) {
-		log_err("reload of %s failed: errors in the configuration; "
-			"still serving the previous configuration", file);
-		return 0;
-	}
-	if(env->cfg->num_threads != d->env->cfg->num_threads)
+	rrset_cache_flush_all(d->rrset_cache);
+	msg_cache_flush_all(d->msg_cache);
+	(void)modstack_flush(&d->modules, NULL, MODULE_FLUSH_ALL);
+	neg_cache_flush_all(d->neg_cache);
+	/* glibc keeps the freed entries' pages in its arenas: without this
+	 * RSS stays at the old caches' peak, and repeated reloads fragment
+	 * it upward (the soak: +26% in 15 minutes of SIGHUP every 30 s
+	 * while the live heap was flat) */
+	alloc_policy_trim();
+}
+
+void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
+	int keep_cache)
+{
+	const struct config_file* o = d->env->cfg;
+	const struct config_file* n = env->cfg;
+	int same_sizes = n->msg_cache_size == o->msg_cache_size &&
+		n->msg_cache_slabs == o->msg_cache_slabs &&
+		n->rrset_cache_size == o->rrset_cache_size &&
+		n->rrset_cache_slabs == o->rrset_cache_slabs;
+	if(n->num_threads != o->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
 	outgoing_reload(d, env->cfg);
@@ -432,39 +468,26 @@ int daemon_reload(struct daemon* d)
 	daemon_xfr_stop(d);
 	if(!daemon_xfr_start(d))
 		log_err("reload: zone transfers could not be started");
-	daemon_remote_reload_stats(d->rc);
+	if(full)
+		daemon_remote_reload_stats(d->rc);
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");
-	return 1;
-}
-
-int daemon_reload_keep(struct daemon* d, int keep_cache)
-{
-	const struct config_file* o = d->env->cfg;
-	size_t msz = o->msg_cache_size, rsz = o->rrset_cache_size;
-	int msl = o->msg_cache_slabs, rsl = o->rrset_cache_slabs;
-	const struct config_file* n;
-	if(!daemon_reload(d))
-		return 0;
-	n = d->env->cfg;
-	if(keep_cache && n->msg_cache_size == msz && n->msg_cache_slabs ==
-		msl && n->rrset_cache_size == rsz && n->rrset_cache_slabs == rsl)
-		return 1;
-	/* compat: unbound-1.17: as Unbound: the RRset and message caches start
-	 * empty; the infrastructure cache stays */
+	if(!full || (keep_cache && same_sizes))
+		return;
 	if(keep_cache)
 		log_info("reload: cache sizes changed, the caches are dropped");
-	rrset_cache_flush_all(d->rrset_cache);
-	msg_cache_flush_all(d->msg_cache);
-	(void)modstack_flush(&d->modules, NULL, MODULE_FLUSH_ALL);
-	neg_cache_flush_all(d->neg_cache);
-	/* glibc keeps the freed entries' pages in its arenas: without this
-	 * RSS stays at the old caches' peak, and repeated reloads fragment
-	 * it upward (the soak: +26% in 15 minutes of SIGHUP every 30 s
-	 * while the live heap was flat) */
-	alloc_policy_trim();
-	return 1;
+	drop_caches(d);
+}
+
+const char* daemon_cfgfile_inside(const struct daemon* d)
+{
+	const char* file = d->cfgfile;
+	const char* chr = d->env->cfg->chrootdir;
+	/* once chrooted, the file is found relative to the new root */
+	if(chr && chr[0] && strncmp(file, chr, strlen(chr)) == 0)
+		file += strlen(chr);
+	return file;
 }
 
 static void signal_cb(evutil_socket_t sig, short ev, void* arg)
@@ -472,9 +495,28 @@ static void signal_cb(evutil_socket_t sig, short ev, void* arg)
 	struct daemon* d = arg;
 	(void)ev;
 	switch(sig) {
-	case SIGHUP:
-		(void)daemon_reload_keep(d, 0);
+	case SIGHUP: {
+		/* built in a thread: the main thread keeps serving the
+		 * control channel and transfers meanwhile */
+		struct reload_opts o;
+		memset(&o, 0, sizeof(o));
+		o.kind = RELOAD_FULL;
+		switch(daemon_reload_start(d, &o, NULL, NULL)) {
+		case RELOAD_STARTED:
+			break;
+		case RELOAD_BUSY:   /* read the file again after it */
+			d->reload_again = 1;
+			break;
+		case RELOAD_FAILED: {   /* no thread: in this one */
+			struct strbuf b;
+			memset(&b, 0, sizeof(b));
+			(void)daemon_reload_inline(d, &o, &b);
+			strbuf_clear(&b);
+			break;
+		}
+		}
 		break;
+	}
 	case SIGTERM:
 	case SIGINT:
 	case SIGQUIT:
@@ -745,6 +787,8 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	}
 	if(!create_shared(d, cfg))
 		goto out;
+	if(!(d->reaper = env_reaper_create()))
+		goto out;
 	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
 	if(!d->workers)
 		goto out;
@@ -765,16 +809,20 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
 	rc = 0;
 out:
+	/* a reload being built: waited for, and dropped */
+	daemon_reload_stop(d);
 	prom_server_delete(d->prom);
 	d->prom = NULL;
 	daemon_remote_delete(d->rc);
 	d->rc = NULL;
 	if(d->workers)
 		stop_workers(d, started);
-	daemon_xfr_delete(d);
+	env_reaper_delete(d->reaper);
+	d->reaper = NULL;
 	for(i = 0; i < 4; i++)
 		if(sigev[i])
 			event_free(sigev[i]);
+	daemon_xfr_delete(d);
 	if(d->base)
 		event_base_free(d->base);
 	delete_shared(d);

@@ -94,6 +94,12 @@ struct daemon {
 	struct serve_env* env;
 	atomic_uint env_gen;
 	int need_reload;
+	/* the reload being built in its own thread (daemon/reload.h), NULL
+	 * when none; reload_again: a SIGHUP came meanwhile */
+	struct reload_job* reload;
+	int reload_again;
+	/* frees replaced envs off the workers (daemon/env_reaper.h) */
+	struct env_reaper* reaper;
 
 	/* zone transfers (daemon/daemon_xfr.h), NULL without primaries */
 	struct xfr_engine* xfr;
@@ -114,6 +120,13 @@ struct daemon {
  * zones and trust anchors (a broken anchor file is an error, naming
  * file and line). Errors are printed; NULL on any error. */
 struct serve_env* serve_env_create(const char* cfgfile, int cmdline_verbose);
+/* serve_env_create's two halves, for a reload that reports them apart:
+ * read and check the file (NULL on error, logged; cmdline_verbose is
+ * added to its verbosity), then build the env from cfg (taken over,
+ * also on error; NULL on error, logged). Any thread. */
+struct config_file* serve_env_read_config(const char* cfgfile,
+	int cmdline_verbose);
+struct serve_env* serve_env_build(struct config_file* cfg);
 /* A serve_env for a runtime change (unbound-control local_data,
  * forward_add, set_option, ...): cfg is a copy of the current config
  * with the change applied, lz the current local zones edited (NULL:
@@ -134,16 +147,26 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
 void daemon_env_publish(struct daemon* d, struct serve_env* env);
 /* Drop a reference; frees at zero. */
 void serve_env_release(struct serve_env* env);
+/* Drop a reference; 1 when it was the last (the caller then frees it
+ * with serve_env_free, in the thread it chooses). */
+int serve_env_drop(struct serve_env* env);
+void serve_env_free(struct serve_env* env);
 /* A worker's reference to the current env (takes env_lock briefly). */
 struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen);
 
-/* Reload the config file as SIGHUP does (main thread). Returns 0 when
- * the new config has errors (the old one keeps serving). */
-int daemon_reload(struct daemon* d);
-/* compat: unbound-1.17: daemon_reload, then drop the RRset and message caches'
- * contents (as Unbound's reload and SIGHUP), unless keep_cache and the cache
- * sizes and slabs did not change (reload +keep-cache). */
-int daemon_reload_keep(struct daemon* d, int keep_cache);
+/* The config file's path as the process opens it now (inside the
+ * chroot once chrooted). */
+const char* daemon_cfgfile_inside(const struct daemon* d);
+/* compat: unbound-1.17: The main thread's part of a reload (daemon/reload.h
+ * reads and builds env): make env (built from the file,
+ * taken over) the current one, with what lives outside it (log
+ * settings, outgoing ports, TLS keys, zone transfers, Prometheus).
+ * full: as Unbound's reload: the statistics restart, and the RRset and
+ * message caches are emptied unless keep_cache (reload +keep-cache) and
+ * their sizes and slabs did not change; else (fast_reload) both are
+ * kept. */
+void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
+	int keep_cache);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until
  * stopped. Returns the process exit code. */

@@ -21,7 +21,8 @@ char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f);
 int daemon_xfr_start(struct daemon* d);
 /* Stop them (before a reload's restart, or at exit). */
 void daemon_xfr_stop(struct daemon* d);
-/* Free the engine at exit. */
+/* Free the engine at exit (after the signal events are freed), and
+ * drop the versions it handed over that the main loop did not run. */
 void daemon_xfr_delete(struct daemon* d);
 
 #endif

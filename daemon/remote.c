@@ -8,6 +8,7 @@
 #include "daemon/remote.h"
 #include "daemon/remote_cmd.h"
 #include "daemon/daemon.h"
+#include "daemon/reload.h"
 #include "daemon/stats.h"
 #include "services/stream_conn.h"
 #include "util/config_file.h"
@@ -30,7 +31,11 @@
  * RC_DATA: what the client sends after it (load_cache: a cache dump up
  * to its "EOF" line); RC_BULK: the lines of a bulk command (local_datas,
  * ...: up to a "\004" line); RC_WRITE: the answer is queued. */
-enum rc_state { RC_READ, RC_DATA, RC_BULK, RC_WRITE };
+enum rc_state { RC_READ, RC_DATA, RC_BULK, RC_WAIT, RC_WRITE };
+
+/* A connection waits this long for a deferred answer (a reload that
+ * builds a big config: minutes, not RC_TIMEOUT_SECS) */
+#define RC_WAIT_MS (3600 * 1000)
 
 /* The protocol's state of one connection (by its slot). */
 struct rc_conn {
@@ -43,6 +48,7 @@ struct rc_conn {
 	size_t scan;             /* start of the first line not ended yet */
 	struct rc_bulk* bulk;    /* a bulk command reading its lines */
 	int skip_line;           /* dropping the rest of a too long line */
+	struct rc_ticket* ticket; /* RC_WAIT: the answer comes to it */
 };
 
 /* Append n bytes to the command's data; 0 when over the limit or out
@@ -165,7 +171,14 @@ static void run_line(struct daemon_remote* rc, struct rc_conn* r,
 		stream_in_consume(c, c->in_len);
 		return;
 	}
+	rc->cur_slot = c->slot;
+	rc->deferred = NULL;
 	r->after = rc_cmd_execute(rc, cmd, &r->out);
+	if(rc->deferred) {
+		r->ticket = rc->deferred;
+		r->ticket->gen = c->gen;
+		rc->deferred = NULL;
+	}
 	if(r->out.oom) {
 		strbuf_clear(&r->out);
 		strbuf_printf(&r->out, "error out of memory\n");
@@ -206,7 +219,9 @@ static void rc_readable(void* arg, struct stream_conn* c)
 					"too long\n");
 			else	run_line(rc, r, c, nl);
 			r->state = r->want_data ? RC_DATA : r->bulk ? RC_BULK :
-				RC_WRITE;
+				r->ticket ? RC_WAIT : RC_WRITE;
+			if(r->state == RC_WAIT)
+				stream_conn_set_timeout(c, RC_WAIT_MS);
 			break;
 		case RC_DATA:
 			if(r->want_data > 0 && c->in_len > 0 && !data_add(rc,
@@ -240,6 +255,10 @@ static void rc_readable(void* arg, struct stream_conn* c)
 				stream_in_consume(c, c->in_len);
 			}
 			return;
+		case RC_WAIT:
+			/* rc_answer_deferred writes the answer */
+			stream_conn_pause_read(c, 1);
+			return;
 		case RC_WRITE:
 			/* the layer writes it (a long answer to a client
 			 * that reads it: the time limit is for a write that
@@ -270,6 +289,12 @@ static void rc_closed(void* arg, struct stream_conn* c,
 	if(why == STREAM_CLOSE_TIMEOUT || why == STREAM_CLOSE_EVICTED ||
 		why == STREAM_CLOSE_SHUTDOWN)
 		after = RC_AFTER_NONE;
+	if(r->ticket) {
+		/* gone before its answer: the reload goes on without it */
+		daemon_reload_forget(rc->d, r->ticket);
+		free(r->ticket);
+		r->ticket = NULL;
+	}
 	if(why == STREAM_CLOSE_SHUTDOWN) {
 		/* stopping: a bulk command's lines are not applied */
 		rc_bulk_delete(r->bulk);
@@ -283,6 +308,31 @@ static void rc_closed(void* arg, struct stream_conn* c,
 	free(r->data);
 	memset(r, 0, sizeof(*r));
 	rc_cmd_after(rc, after);
+}
+
+void rc_answer_deferred(struct rc_ticket* t, const char* text)
+{
+	struct daemon_remote* rc = t->rc;
+	struct stream_conn* c = stream_pool_conn(rc->pool, t->slot);
+	struct rc_conn* r = &rc->slots[t->slot];
+	if(c->state == STREAM_FREE || c->gen != t->gen || r->ticket != t ||
+		r->state != RC_WAIT) {
+		free(t);   /* not expected: rc_closed forgets it */
+		return;
+	}
+	r->ticket = NULL;
+	free(t);
+	strbuf_printf(&r->out, "%s", text);
+	if(r->out.oom) {
+		strbuf_clear(&r->out);
+		strbuf_printf(&r->out, "error out of memory\n");
+	}
+	r->state = RC_WRITE;
+	stream_conn_set_timeout(c, RC_TIMEOUT_SECS * 1000);
+	stream_conn_give(c, r->out.s, r->out.len);
+	memset(&r->out, 0, sizeof(r->out));
+	stream_conn_finish(c, 0, 0);
+	(void)stream_conn_flush(c);
 }
 
 static const struct stream_proto rc_proto = {

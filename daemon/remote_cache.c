@@ -64,27 +64,6 @@ void rc_do_load_cache(struct daemon_remote* rc, const char* data,
 	strbuf_printf(b, "ok\n");
 }
 
-void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
-	struct strbuf* b)
-{
-	char* w;
-	args = str_skip_blank(args);
-	w = args;
-	if(*w) {
-		/* compat: unbound-1.17: Unbound 1.17's only option */
-		if(strcmp(w, "+keep-cache") != 0 || keep) {
-			strbuf_printf(b, "error unknown option '%s'\n", w);
-			return;
-		}
-		keep = 1;
-	}
-	if(daemon_reload_keep(rc->d, keep))
-		strbuf_printf(b, "ok\n");
-	else	strbuf_printf(b, "error reload failed: errors in the "
-			"configuration; still serving the previous "
-			"configuration\n");
-}
-
 struct infra_dump {
 	struct strbuf* b;
 	time_t now;

@@ -527,6 +527,8 @@ int rc_cmd_execute(struct daemon_remote* rc, char* p, struct strbuf* b)
 		rc_do_reload(rc, args, 0, b);
 	} else if(cmd_is(p, "reload_keep_cache")) {
 		rc_do_reload(rc, args, 1, b);
+	} else if(cmd_is(p, "fast_reload")) {
+		rc_do_fast_reload(rc, args, b);
 	} else if(cmd_is(p, "dump_cache")) {
 		rc_do_dump_cache(rc, b);
 	} else if(cmd_is(p, "verbosity")) {

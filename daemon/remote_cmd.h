@@ -37,6 +37,17 @@ struct daemon_remote {
 	int num_base;
 	struct timespec start, last;   /* CLOCK_REALTIME */
 	struct event* stat_timer;
+	/* the connection whose command runs now (rc_cmd_execute), and
+	 * whether the command deferred its answer to a ticket */
+	int cur_slot;
+	struct rc_ticket* deferred;
+};
+
+/* A deferred answer's way back to its connection. */
+struct rc_ticket {
+	struct daemon_remote* rc;
+	int slot;
+	uint32_t gen;
 };
 
 /* What to do once the answer is written and the connection closed. */
@@ -67,9 +78,17 @@ size_t rc_data_max(struct daemon_remote* rc);
 /* load_cache with the data the client sent after the command line. */
 void rc_do_load_cache(struct daemon_remote* rc, const char* data,
 	size_t len, struct strbuf* b);
-/* reload [+keep-cache] (keep 0) and reload_keep_cache (keep 1). */
+/* reload [+keep-cache] (keep 0) and reload_keep_cache (keep 1), and
+ * fast_reload [+dpv] (remote_reload.c): the config is built in a thread
+ * (daemon/reload.h); the command's connection waits for the answer
+ * (rc->deferred set), which rc_answer_deferred writes. */
 void rc_do_reload(struct daemon_remote* rc, char* args, int keep,
 	struct strbuf* b);
+void rc_do_fast_reload(struct daemon_remote* rc, char* args,
+	struct strbuf* b);
+/* The deferred answer of the command of connection slot (remote.c). */
+struct rc_ticket;
+void rc_answer_deferred(struct rc_ticket* t, const char* text);
 /* dump_infra, flush_infra all|IP[@port], dump_requestlist (thread 0's
  * queries, read in that thread). */
 void rc_do_dump_infra(struct daemon_remote* rc, struct strbuf* b);

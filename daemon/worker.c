@@ -6,6 +6,7 @@
 #include "util/spare_list.h"
 #include "daemon/worker.h"
 #include "daemon/daemon.h"
+#include "daemon/env_reaper.h"
 #include "daemon/query.h"
 #include "services/listen_dnsport.h"
 #include "services/tcp_conn.h"
@@ -133,7 +134,9 @@ static void retire_cb(evutil_socket_t fd, short ev, void* arg)
 		struct retired_env* r = *p;
 		if(now >= r->until) {
 			*p = r->next;
-			serve_env_release(r->env);
+			/* a big env's free would stop this worker's answering:
+			 * the last holder hands it to the reaper's thread */
+			env_reaper_release(w->daemon->reaper, r->env);
 			free(r);
 		} else	p = &r->next;
 	}

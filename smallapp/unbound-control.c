@@ -33,6 +33,8 @@ static void usage(void)
 	printf("  status\t\tdisplay status of server\n");
 	printf("  stop\t\t\tstops the server\n");
 	printf("  reload\t\treloads the server (as SIGHUP)\n");
+	printf("  fast_reload [+dpv]\treloads the server, keeping the "
+		"caches\n");
 	printf("  verbosity <number>\tchange logging detail\n");
 	printf("  log_reopen\t\tclose and open the logfile\n");
 	printf("  stats\t\t\tprint statistics\n");

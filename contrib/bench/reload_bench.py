@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""contrib/bench/reload_bench.py - cache-hit latency and lost queries
+while the daemon reloads a config with a big local zone (1,000,000
+local-data names by default): this resolver (build/unbound: SIGHUP,
+unbound-control reload and fast_reload) beside Debian's Unbound 1.17
+(/usr/sbin/unbound: SIGHUP), on loopback.
+
+    contrib/bench/reload_bench.py                  # 1M names, 1000 q/s
+    contrib/bench/reload_bench.py --names 200000 --rate 2000
+    contrib/bench/reload_bench.py --runs ours:fast_reload,unbound:sighup
+
+Each run: start the server on the big config (a forward zone for the
+cached name, to a responder in this script), ask the cached name once,
+then send it at a fixed rate (open loop, one UDP socket, one thread that
+sends and reads, so its own jitter is small) and, every 20 ms, a marker
+name whose address the new config changes. After --before seconds the
+new config is written and the reload started; the run goes on until the
+marker's new address is seen and --after seconds more, then waits 3 s
+for late answers. A query is lost when no answer came by then. The
+latency figures are over all the cached-name queries of the run (before,
+during and after the reload); "reload s" is from the trigger to the
+first answer with the new marker. Everything started is stopped by PID.
+"""
+import argparse
+import os
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+
+HIT = "hit.bench."
+MARKER = "marker.bench."
+
+
+def qname_wire(name):
+    out = b""
+    for label in name.rstrip(".").split("."):
+        out += bytes([len(label)]) + label.encode()
+    return out + b"\0"
+
+
+def query_wire(qid, name, qtype=1):
+    return struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0) + \
+        qname_wire(name) + struct.pack("!HH", qtype, 1)
+
+
+def answer_addr(wire):
+    """The first A record's address of a reply, or None."""
+    try:
+        qd, an = struct.unpack("!HH", wire[4:8])
+        p = 12
+        for _ in range(qd):
+            while wire[p]:
+                p += wire[p] + 1
+            p += 5
+        for _ in range(an):
+            if wire[p] & 0xc0 == 0xc0:
+                p += 2
+            else:
+                while wire[p]:
+                    p += wire[p] + 1
+                p += 1
+            rtype, _, _, rdlen = struct.unpack("!HHIH", wire[p:p + 10])
+            p += 10
+            if rtype == 1 and rdlen == 4:
+                return socket.inet_ntoa(wire[p:p + 4])
+            p += rdlen
+    except (IndexError, struct.error):
+        pass
+    return None
+
+
+class Responder(threading.Thread):
+    """The forward zone's server: any question gets A 192.0.2.53, TTL one
+    day (so the resolver answers the cached name from its cache)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.sock.settimeout(0.5)
+        self.stopping = False
+
+    def run(self):
+        while not self.stopping:
+            try:
+                q, addr = self.sock.recvfrom(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if len(q) < 12:
+                continue
+            p = 12
+            while p < len(q) and q[p]:
+                p += q[p] + 1
+            question = q[12:p + 5]
+            r = q[:2] + struct.pack("!HHHHH", 0x8580, 1, 1, 0, 0) + \
+                question + struct.pack("!HHHIH", 0xc00c, 1, 1, 86400, 4) + \
+                socket.inet_aton("192.0.2.53")
+            self.sock.sendto(r, addr)
+
+    def stop(self):
+        self.stopping = True
+        self.sock.close()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_zone(path, names):
+    with open(path, "w") as f:
+        f.write("server:\n\tlocal-zone: \"big.bench.\" static\n")
+        for i in range(names):
+            f.write('\tlocal-data: "n%d.big.bench. A 10.%d.%d.%d"\n' %
+                    (i, (i >> 16) & 255, (i >> 8) & 255, i & 255))
+
+
+class Target:
+    def __init__(self, kind, binary, control, tmp, zone, upstream, threads):
+        self.kind = kind
+        self.binary = binary
+        self.control = control
+        self.dir = os.path.join(tmp, kind)
+        os.makedirs(self.dir, exist_ok=True)
+        self.port = free_port()
+        self.conf = os.path.join(self.dir, "unbound.conf")
+        self.zone = zone
+        self.upstream = upstream
+        self.threads = threads
+        self.proc = None
+
+    def write(self, marker):
+        d = self.dir
+        with open(self.conf, "w") as f:
+            f.write("server:\n"
+                    "\tverbosity: 1\n\tnum-threads: %d\n"
+                    "\tinterface: 127.0.0.1\n\tport: %d\n"
+                    "\tdo-daemonize: no\n\tuse-syslog: no\n"
+                    '\tchroot: ""\n\tusername: ""\n\tdirectory: "%s"\n'
+                    '\tpidfile: "%s/unbound.pid"\n'
+                    '\tlogfile: "%s/unbound.log"\n'
+                    "\tdo-not-query-localhost: no\n"
+                    '\troot-hints: "%s/root.hints"\n'
+                    '\tmodule-config: "iterator"\n'
+                    '\tlocal-data: "%s A %s"\n'
+                    'include: "%s"\n'
+                    "forward-zone:\n\tname: \"bench.\"\n"
+                    "\tforward-addr: 127.0.0.1@%d\n"
+                    "remote-control:\n\tcontrol-enable: yes\n"
+                    '\tcontrol-interface: "%s/ctl.sock"\n'
+                    "\tcontrol-use-cert: no\n" %
+                    (self.threads, self.port, d, d, d, d, MARKER, marker,
+                     self.zone, self.upstream, d))
+        with open(os.path.join(d, "root.hints"), "w") as f:
+            f.write(". 3600000 NS a.root.bench.\n"
+                    "a.root.bench. 3600000 A 127.0.0.1\n")
+
+    def start(self, timeout):
+        self.write("10.255.0.1")
+        self.proc = subprocess.Popen([self.binary, "-d", "-c", self.conf],
+                                     stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL,
+                                     cwd=self.dir)
+        deadline = time.time() + timeout
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(0.5)
+            while time.time() < deadline:
+                if self.proc.poll() is not None:
+                    sys.exit("%s exited at start, see %s/unbound.log" %
+                             (self.kind, self.dir))
+                s.sendto(query_wire(7, MARKER), ("127.0.0.1", self.port))
+                try:
+                    if answer_addr(s.recv(4096)) == "10.255.0.1":
+                        return
+                except socket.timeout:
+                    pass
+        sys.exit("%s did not start in %d s" % (self.kind, timeout))
+
+    def trigger(self, how):
+        if how == "none":   # the baseline: the same load, no reload
+            return None
+        if how == "sighup":
+            self.proc.send_signal(signal.SIGHUP)
+            return None
+        # the control command returns when the reload is done; it runs
+        # beside the load
+        return subprocess.Popen([self.control, "-c", self.conf] +
+                                how.split(), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def run_load(t, how, rate, before, after, max_wait):
+    """The open-loop load and the marker probe; returns the figures."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    sock.connect(("127.0.0.1", t.port))
+    sock.setblocking(False)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.connect(("127.0.0.1", t.port))
+    probe.setblocking(False)
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ, "load")
+    sel.register(probe, selectors.EVENT_READ, "probe")
+    # prime the cache
+    sock.send(query_wire(0, HIT))
+    time.sleep(0.3)
+    try:
+        while True:
+            sock.recv(4096)
+    except BlockingIOError:
+        pass
+    queries = [query_wire(i, HIT) for i in range(65536)]
+    sent_at = {}
+    lat = []
+    interval = 1.0 / rate
+    start = time.perf_counter()
+    next_send = start
+    next_probe = start
+    trigger_at = start + before
+    triggered = None
+    switched = None
+    ctl = None
+    seq = 0
+    stop_sending = None
+    end = None
+    while True:
+        now = time.perf_counter()
+        if triggered is None and now >= trigger_at:
+            if how != "none":
+                t.write("10.255.0.2")
+            triggered = time.perf_counter()
+            ctl = t.trigger(how)
+            if how == "none":
+                switched = triggered
+        if stop_sending is None and (
+                (switched is not None and now >= switched + after) or
+                (triggered is not None and now >= triggered + max_wait)):
+            stop_sending = now
+            end = now + 3.0
+        if end is not None and now >= end:
+            break
+        if stop_sending is None and now >= next_send:
+            qid = seq & 0xffff
+            sent_at[qid] = (seq, now)
+            try:
+                sock.send(queries[qid])
+            except BlockingIOError:
+                pass
+            seq += 1
+            next_send += interval
+            continue
+        if switched is None and now >= next_probe:
+            try:
+                probe.send(query_wire(1, MARKER))
+            except BlockingIOError:
+                pass
+            next_probe = now + 0.02
+        due = [next_send if stop_sending is None else end]
+        if switched is None:
+            due.append(next_probe)
+        if triggered is None:
+            due.append(trigger_at)
+        wait = min(due) - now
+        for key, _ in sel.select(max(wait, 0)):
+            while True:
+                try:
+                    wire = key.fileobj.recv(4096)
+                except BlockingIOError:
+                    break
+                got = time.perf_counter()
+                if key.data == "probe":
+                    if switched is None and triggered is not None and \
+                            answer_addr(wire) == "10.255.0.2":
+                        switched = got
+                    continue
+                qid = struct.unpack("!H", wire[:2])[0]
+                s = sent_at.pop(qid, None)
+                if s is not None and answer_addr(wire) == "192.0.2.53":
+                    lat.append(got - s[1])
+    out = ctl.communicate(timeout=600)[0] if ctl else ""
+    sock.close()
+    probe.close()
+    lat.sort()
+
+    def pct(p):
+        return lat[min(len(lat) - 1, int(len(lat) * p))] * 1000 \
+            if lat else float("nan")
+    return {
+        "sent": seq, "answered": len(lat), "lost": seq - len(lat),
+        "reload_s": (switched - triggered) if switched else float("nan"),
+        "p50": pct(0.50), "p99": pct(0.99), "p999": pct(0.999),
+        "max": lat[-1] * 1000 if lat else float("nan"),
+        "control": out.strip().replace("\n", " | "),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--names", type=int, default=1000000)
+    ap.add_argument("--rate", type=int, default=1000,
+                    help="cached-name queries per second")
+    ap.add_argument("--before", type=float, default=2.0)
+    ap.add_argument("--after", type=float, default=3.0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--max-wait", type=float, default=300.0,
+                    help="give up on a reload after this many seconds")
+    ap.add_argument("--runs", default="ours:fast_reload,ours:sighup,"
+                    "unbound:sighup",
+                    help="comma separated SERVER:HOW, SERVER ours or "
+                    "unbound, HOW sighup, reload, fast_reload, "
+                    "'fast_reload +p' ..., or none (no reload: the "
+                    "baseline)")
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("--unbound", default="/usr/sbin/unbound")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the temporary directory")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="reload_bench.")
+    zone = os.path.join(tmp, "zone.conf")
+    t0 = time.time()
+    write_zone(zone, a.names)
+    print("# %d local-data names, %.0f MB of config, written in %.1f s" %
+          (a.names, os.path.getsize(zone) / 1e6, time.time() - t0))
+    up = Responder()
+    up.start()
+    binaries = {"ours": (os.path.join(a.build, "unbound"),
+                         os.path.join(a.build, "unbound-control")),
+                "unbound": (a.unbound, "/usr/sbin/unbound-control")}
+    rows = []
+    try:
+        for i, run in enumerate(a.runs.split(",")):
+            kind, how = run.split(":", 1)
+            binary, control = binaries[kind]
+            t = Target("%s%d" % (kind, i), binary, control, tmp, zone,
+                       up.port, a.threads)
+            try:
+                t0 = time.time()
+                t.start(a.max_wait)
+                started = time.time() - t0
+                r = run_load(t, how, a.rate, a.before, a.after, a.max_wait)
+            finally:
+                t.stop()
+            r.update(server=kind, how=how, start_s=started)
+            rows.append(r)
+            print("%-8s %-18s start %5.1f s  reload %6.2f s  sent %6d  "
+                  "lost %6d  p50 %6.2f ms  p99 %8.2f ms  p99.9 %8.2f ms  "
+                  "max %8.2f ms%s" %
+                  (kind, how, started, r["reload_s"], r["sent"], r["lost"],
+                   r["p50"], r["p99"], r["p999"], r["max"],
+                   ("  [" + r["control"][:120] + "]") if r["control"]
+                   else ""), flush=True)
+    finally:
+        up.stop()
+        if a.keep:
+            print("# kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
