@@ -439,7 +439,9 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		worker_stats_reply(p, reply, len);
 	if(p->in_call) {
 		/* answered inside mesh_new_client: the caller sends it */
-		if(len <= p->sync_cap) {
+		if(len == 0)
+			p->filtered_out = 1;   /* a policy's DROP: no reply */
+		else if(len <= p->sync_cap) {
 			memcpy(p->sync_out, reply, len);
 			p->sync_len = len;
 			if(__builtin_expect(
