@@ -284,6 +284,7 @@ static void rpz_client_of(const struct module_reply_client* client,
 	rc->addr = client->addr;
 	rc->addrlen = client->addrlen;
 	rc->is_tcp = client->is_stream;
+	rc->tags = client->tags;
 }
 
 /* The rpz policy on the reply pkt, counted (num.rpz.action.*) and

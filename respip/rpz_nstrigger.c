@@ -52,7 +52,10 @@ int rpz_policy_ns_match(const struct rpz_policy* p,
 	for(i = 0; i < p->num; i++) {
 		const struct rpz_policy_zone* z = &p->zones[i];
 		const struct rpz_zone* zz = z->zone;
-		if(z->disabled)
+		/* compat: unbound-1.17: a zone with tags: applies to the
+		 * clients with one of them; the state here may serve several
+		 * clients, so such a zone's NS triggers apply to none */
+		if(z->disabled || z->tags)
 			continue;
 		/* compat: unbound-1.17: the NS names first, in the
 		 * delegation's order, then its addresses */

@@ -582,7 +582,7 @@ const struct cfg_option cfg_options[] = {
 	USE("rpz-log-name", CL_RPZ, CT_STR, FA(rpz_log_name), NULL),
 	USE("rpz-signal-nxdomain-ra", CL_RPZ, CT_YESNO,
 		FA(rpz_signal_nxdomain_ra), "no"),
-	OTHER("tags", CL_RPZ, CT_STR, NULL),
+	USE("tags", CL_RPZ, CT_STR, FA(rpz_tags), NULL),
 
 	/* view: (struct config_view) */
 	USE("name", CL_VIEW, CT_STR, FV(name), NULL),

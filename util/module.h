@@ -312,6 +312,9 @@ struct module_reply_client {
 	 * views; -1: none. A number, not a pointer: a reply that waited
 	 * for recursion may outlive the views it was matched against. */
 	int view;
+	/* its access-control-tag bits (services/tags.h): RPZ tags:,
+	 * response-ip-tag: */
+	uint64_t tags;
 	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
 	int is_stream;
 };

@@ -5,6 +5,8 @@ side by side with Debian's Unbound 1.17 over the signed test internet:
 a delegation whose NS name or NS address matches decides the client's
 answer (NXDOMAIN, NODATA, local data, DROP, PASSTHRU), not AD; names
 beside them resolve; num.rpz.action counts them and rpz-log logs them.
+An rpz: zone with tags: applies only to clients with a shared
+access-control-tag (asked from 127.0.0.7).
 
 Compared per question: rcode, header flags, the three sections (records
 as text without TTLs). Needs nsd, Debian's unbound and root (port 53);
@@ -43,6 +45,9 @@ do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes
 extended-statistics: yes
+define-tag: "kids guests"
+access-control: 127.0.0.7/32 allow
+access-control-tag: 127.0.0.7/32 "guests"
 """
 
 # host 6 of the signed net serves unsigned.sec1. and unsigned.sec2.
@@ -57,11 +62,23 @@ ns.rsasha1.sec1.rpz-nsdname CNAME rpz-drop.
 32.6.%(rev)s.rpz-nsip CNAME .
 """
 
+# a zone for tagged clients only (tags:)
+TAG_ZONE = """$ORIGIN rpz.tag.
+$TTL 60
+@ SOA ns.rpz.tag. admin.rpz.tag. 1 3600 600 86400 60
+@ NS ns.rpz.tag.
+www.insec CNAME .
+"""
+
 CLAUSE = """rpz:
 \tname: rpz.ns.
 \tzonefile: "%s"
 \trpz-log: yes
 \trpz-log-name: ns
+rpz:
+\tname: rpz.tag.
+\tzonefile: "%s"
+\ttags: "kids guests"
 """
 
 
@@ -69,16 +86,19 @@ CLAUSE = """rpz:
 def pair(signednet_net, tmp_path_factory):
     net = signednet_net
     rev = ".".join(reversed(net.prefix.split(".")))
-    zone = str(tmp_path_factory.mktemp("zones") / "ns.zone")
+    zdir = tmp_path_factory.mktemp("zones")
+    zone, tzone = str(zdir / "ns.zone"), str(zdir / "tag.zone")
     with open(zone, "w") as f:
         f.write(ZONE % {"rev": rev})
+    with open(tzone, "w") as f:
+        f.write(TAG_ZONE)
     ours = Server(tmp_path_factory.mktemp("ours"))
     ref = RefServer(tmp_path_factory.mktemp("reference"))
     ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
     try:
         for s in (ours, ref):
             s.start(BODY % net.anchor, root_hints=net.root_hints,
-                    extra=CLAUSE % zone + rc_clause(None, free_port(),
+                    extra=CLAUSE % (zone, tzone) + rc_clause(None, free_port(),
                                                     use_cert=False))
         yield ours, ref
     finally:
@@ -86,19 +106,19 @@ def pair(signednet_net, tmp_path_factory):
             _finish(s)
 
 
-def ask(srv, qname, qtype, do=False):
+def ask(srv, qname, qtype, do=False, source="127.0.0.1"):
     q = dns.message.make_query(qname, qtype, use_edns=0, payload=1232,
                                want_dnssec=do)
-    return view(srv.query(q, timeout=5.0 * SLOW))
+    return view(srv.query(q, timeout=5.0 * SLOW, source=source))
 
 
-def both(pair, qname, qtype, do=False):
+def both(pair, qname, qtype, do=False, source="127.0.0.1"):
     """Ours and the reference's answers, each asked twice (the second
     time the delegation is cached): all four agree."""
     seen = []
     for srv in pair:
-        first, second = ask(srv, qname, qtype, do), ask(srv, qname, qtype,
-                                                        do)
+        first, second = (ask(srv, qname, qtype, do, source),
+                         ask(srv, qname, qtype, do, source))
         assert first == second, "%s: first %s\nsecond %s" % (
             srv.binary, first, second)
         seen.append(first)
@@ -171,3 +191,16 @@ def test_counted_and_logged(pair):
         while not pat.search(srv.log()) and time.time() < deadline:
             time.sleep(0.05)
         assert pat.search(srv.log()), (srv.binary, srv.log()[-3000:])
+
+
+def test_rpz_tags(pair):
+    # compat: unbound-1.17: a zone with tags: applies to the clients
+    # whose access-control-tag shares one; others get the real answer,
+    # also when it is cached (asked first from an untagged client)
+    name = "www.insec."
+    v = both(pair, name, "A")
+    assert v[0] == "NOERROR" and v[4] == [name + " A 192.0.2.9"], v
+    v = both(pair, name, "A", source="127.0.0.7")
+    assert v[0] == "NXDOMAIN" and "AA" in v[1], v
+    v = both(pair, name, "A")
+    assert v[4] == [name + " A 192.0.2.9"], v
