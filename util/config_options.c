@@ -564,7 +564,7 @@ const struct cfg_option cfg_options[] = {
 	USE("fallback-enabled", CL_AUTH, CT_YESNO, FA(fallback_enabled),
 		"no"),
 	USE("for-downstream", CL_AUTH, CT_YESNO, FA(for_downstream), "yes"),
-	KEEP("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
+	USE("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
 	USE("for-upstream", CL_AUTH, CT_YESNO, FA(for_upstream), "yes"),
 	OTHER("zonemd-check", CL_AUTH, CT_YESNO, "no"),
 	USE("max-transfer-size", CL_AUTH, CT_MEMSIZE, FA(max_transfer_size),

@@ -6,7 +6,8 @@ a delegation whose NS name or NS address matches decides the client's
 answer (NXDOMAIN, NODATA, local data, DROP, PASSTHRU), not AD; names
 beside them resolve; num.rpz.action counts them and rpz-log logs them.
 An rpz: zone with tags: applies only to clients with a shared
-access-control-tag (asked from 127.0.0.7).
+access-control-tag (asked from 127.0.0.7); one with for-downstream: yes
+is answered to clients as an auth zone.
 
 Compared per question: rcode, header flags, the three sections (records
 as text without TTLs). Needs nsd, Debian's unbound and root (port 53);
@@ -79,6 +80,7 @@ rpz:
 \tname: rpz.tag.
 \tzonefile: "%s"
 \ttags: "kids guests"
+\tfor-downstream: yes
 """
 
 
@@ -204,3 +206,17 @@ def test_rpz_tags(pair):
     assert v[0] == "NXDOMAIN" and "AA" in v[1], v
     v = both(pair, name, "A")
     assert v[4] == [name + " A 192.0.2.9"], v
+
+
+def test_for_downstream(pair):
+    # compat: unbound-1.17: the rpz: zone with for-downstream: yes is
+    # answered to clients as an auth zone (its own records, AA)
+    v = both(pair, "rpz.tag.", "SOA")
+    assert v[0] == "NOERROR" and "AA" in v[1], v
+    assert v[4] == ["rpz.tag. SOA ns.rpz.tag. admin.rpz.tag. 1 3600 600 "
+                    "86400 60"], v
+    v = both(pair, "www.insec.rpz.tag.", "CNAME")
+    assert v[4] == ["www.insec.rpz.tag. CNAME ."], v
+    # the zone without it is not answered from its data
+    v = both(pair, "rpz.ns.", "SOA")
+    assert "AA" not in v[1], v
