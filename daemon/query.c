@@ -667,7 +667,8 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		 * is no cache miss: num.cachehits (queries not missed)
 		 * counts it, as Unbound's RPZ answers */
 		if(worker_answer_query(w, addr, addrlen,
-			worker_view_index(w, am.policy), ci->is_tcp || ci->doh,
+			worker_view_index(w, am.policy), am.policy ?
+			am.policy->tags : 0, ci->is_tcp || ci->doh,
 			&qi, out, limit, edns_size, &n))
 			return reply_of(n);
 		if(modstack_skips_cache(&w->daemon->modules, &qi))
@@ -694,7 +695,8 @@ static inline __attribute__((always_inline)) struct query_result answer(
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
 			&& n > 0 && (n = worker_filter_reply(w, addr, addrlen,
-			worker_view_index(w, am.policy), ci->is_tcp ||
+			worker_view_index(w, am.policy), am.policy ?
+			am.policy->tags : 0, ci->is_tcp ||
 			ci->doh, out, n, limit)) == 0) {
 			/* compat: unbound-1.17: respip deny: no reply */
 			st->num_cachehits++;

@@ -68,6 +68,7 @@ struct pending_reply {
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
 	int view;       /* reply filters: the client's view, -1 none */
+	uint64_t tags;  /* and its access-control-tag bits */
 	/* set while mesh_new_client runs: an answer ready at once is
 	 * returned to the caller instead of sent from the callback */
 	uint8_t* sync_out;
@@ -272,12 +273,13 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
  * addr, in buf (room for cap); the new length, 0 when it is dropped. */
 static size_t filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	int is_stream, uint8_t* buf, size_t len, size_t cap)
+	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap)
 {
 	struct module_reply_client cl;
 	cl.addr = addr;
 	cl.addrlen = addrlen;
 	cl.view = view;
+	cl.tags = tags;
 	cl.is_stream = is_stream;
 	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
 		MODULE_REPLY_DROP)
@@ -287,16 +289,16 @@ static size_t filter_reply(struct worker* w,
 
 size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	int is_stream, uint8_t* buf, size_t len, size_t cap)
+	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap)
 {
-	return filter_reply(w, addr, addrlen, view, is_stream, buf, len,
+	return filter_reply(w, addr, addrlen, view, tags, is_stream, buf, len,
 		cap);
 }
 
 int worker_answer_query(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	int is_stream, const struct query_info* qi, uint8_t* out,
-	size_t limit, uint16_t edns_size, size_t* n)
+	uint64_t tags, int is_stream, const struct query_info* qi,
+	uint8_t* out, size_t limit, uint16_t edns_size, size_t* n)
 {
 	struct module_reply_client cl;
 	size_t len;
@@ -304,6 +306,7 @@ int worker_answer_query(struct worker* w,
 	cl.addr = addr;
 	cl.addrlen = addrlen;
 	cl.view = view;
+	cl.tags = tags;
 	cl.is_stream = is_stream;
 	/* the empty reply, its EDNS as the daemon's error replies */
 	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);
@@ -361,7 +364,8 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		if(len <= cap) {
 			memcpy(fbuf, reply, len);
 			len = filter_reply(p->w, &p->addr, p->addrlen,
-				p->view, p->is_tcp || p->is_doh, fbuf, len, cap);
+				p->view, p->tags, p->is_tcp || p->is_doh, fbuf,
+				len, cap);
 			reply = len ? fbuf : NULL;
 		}
 	}
@@ -475,13 +479,16 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		worker_stats_reply(p, reply, len);
 	if(p->in_call) {
 		/* answered inside mesh_new_client: the caller sends it */
-		if(len <= p->sync_cap) {
+		if(len == 0)
+			p->filtered_out = 1;   /* a policy's DROP: no reply */
+		else if(len <= p->sync_cap) {
 			memcpy(p->sync_out, reply, len);
 			p->sync_len = len;
 			if(__builtin_expect(
 				p->w->daemon->modules.query_before_cache, 0) &&
 				len > 0 && (p->sync_len = filter_reply(p->w,
-				&p->addr, p->addrlen, p->view, p->is_tcp ||
+				&p->addr, p->addrlen, p->view, p->tags,
+				p->is_tcp ||
 				p->is_doh, p->sync_out, len,
 				p->limit && p->limit < p->sync_cap ? p->limit :
 				p->sync_cap)) == 0)
@@ -692,9 +699,13 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	/* cold: a reply filter (respip) needs the client's view; a second
 	 * acl lookup here keeps it off the cache-hit path's arguments */
 	p->view = -1;
-	if(__builtin_expect(w->daemon->modules.query_before_cache, 0))
-		p->view = worker_view_index(w, acl_list_match(w->env->acl,
-			ci->addr, ci->addrlen).policy);
+	p->tags = 0;
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
+		const struct acl_policy* pol = acl_list_match(w->env->acl,
+			ci->addr, ci->addrlen).policy;
+		p->view = worker_view_index(w, pol);
+		p->tags = pol ? pol->tags : 0;
+	}
 	/* qi->cookie is set only when answer-cookie is on */
 	if(w->env->cfg->do_answer_cookie && qi->cookie) {
 		p->has_cookie = 1;

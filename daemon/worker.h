@@ -99,12 +99,13 @@ void worker_refresh_env(struct worker* w);
  * and serve-expired. One refresh per question at a time. */
 void worker_refresh_cached(struct worker* w, const struct query_info* qi);
 /* The module stack's reply filters (respip) on a reply to the client at
- * addr in view (worker_view_index; -1: none), over TCP, TLS or HTTPS when
+ * addr in view (worker_view_index; -1: none) with its access-control
+ * tags (tags, services/tags.h), over TCP, TLS or HTTPS when
  * is_stream, in buf (len bytes, room for cap): the new length, 0 when the
  * reply is dropped. Only when the stack's query_before_cache is set. */
 size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	int is_stream, uint8_t* buf, size_t len, size_t cap);
+	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap);
 /* Cold: the module stack's answer_query (respip's RPZ QNAME and
  * client-ip triggers) on the question qi from the client at addr (view,
  * is_stream as worker_filter_reply), before the message cache: 1 when
@@ -113,7 +114,7 @@ size_t worker_filter_reply(struct worker* w,
  * query_before_cache is set. */
 int worker_answer_query(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	int is_stream, const struct query_info* qi, uint8_t* out,
+	uint64_t tags, int is_stream, const struct query_info* qi, uint8_t* out,
 	size_t limit, uint16_t edns_size, size_t* n);
 struct acl_policy;
 /* The place of the access-control policy's view among the worker's

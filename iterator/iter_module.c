@@ -235,6 +235,23 @@ static enum module_state finish(struct iter_env* ie, struct module_qstate* qs,
 		drop_repeats(iq->answer);
 		drop_repeats(iq->authority);
 	}
+	if(iq->policy_done) {
+		/* compat: unbound-1.14: a policy answer (deleg_hook) in
+		 * res, after the CNAME chain so far (Unbound's
+		 * iter_prepend); never stored */
+		if(iq->answer && ldns_rr_list_rr_count(iq->answer) > 0) {
+			if(res->answer && !ldns_rr_list_cat(iq->answer,
+				res->answer)) {
+				module_result_servfail(res);
+				return MODULE_FINISHED;
+			}
+			ldns_rr_list_free(res->answer);
+			res->answer = iq->answer;
+			iq->answer = NULL;
+		}
+		res->no_store = 1;
+		return MODULE_FINISHED;
+	}
 	module_result_clear_keep_from(res);
 	res->rcode = iq->rcode;
 	res->answer = iq->answer;

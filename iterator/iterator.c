@@ -1082,6 +1082,35 @@ static int auth_step(struct iter_env* env, struct iter_qstate* iq)
 	return iq->state != ITER_DONE;
 }
 
+/* compat: unbound-1.14: a module's say on the delegation about to be used
+ * (RPZ's NSDNAME and NSIP triggers, as Unbound's
+ * rpz_callback_from_iterator_module before each target selection): 1 when
+ * it decided the answer. Cold: only with a module that set the hook. */
+static int deleg_policy(struct iter_qstate* iq)
+{
+	struct module_env* me = iq->qs->env;
+	struct module_deleg d;
+	const struct delegpt_ns* ns;
+	const struct delegpt_addr* a;
+	d.zone = iq->dp->name;
+	d.num_ns = d.num_addr = 0;
+	for(ns = iq->dp->nslist; ns && d.num_ns < MODULE_DELEG_MAX_NS;
+		ns = ns->next)
+		d.ns[d.num_ns++] = ns->name;
+	for(a = iq->dp->addrs; a && d.num_addr < MODULE_DELEG_MAX_ADDR;
+		a = a->next) {
+		d.addr[d.num_addr] = &a->addr;
+		d.addrlen[d.num_addr++] = a->addrlen;
+	}
+	/* the iterator runs on the mesh's state, its own while it runs */
+	if(!me->deleg_hook->check((struct module_qstate*)iq->qs,
+		me->deleg_hook_id, &d))
+		return 0;
+	iq->policy_done = 1;
+	iter_done(iq, iq->qs->res.rcode);
+	return 1;
+}
+
 /* ITER_TARGETS: send to a server, or wait for / start target lookups. */
 static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 {
@@ -1093,6 +1122,9 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		if(r >= 0)
 			return r;
 	}
+	if(__builtin_expect(iq->qs && iq->qs->env->deleg_hook != NULL, 0) &&
+		!iq->dp->auth && deleg_policy(iq))
+		return 0;
 	if(iq->budget->sent >= global_quota(env)) {
 		iter_fail(iq, "query budget exhausted (max-global-quota) for");
 		return 0;

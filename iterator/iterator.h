@@ -261,6 +261,8 @@ struct iter_qstate {
 	int caps_confirmed;
 	uint8_t* caps_pkt;
 	size_t caps_len;
+	/* a module's deleg_hook decided the answer (in qs->res) */
+	int policy_done;
 	/* the result, once ITER_DONE */
 	int rcode;
 	ldns_rr_list* answer;      /* CNAME/DNAME chain, then the answer */

@@ -17,6 +17,7 @@
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
 #include "respip/rpz.h"
+#include "respip/rpz_nstrigger.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -136,6 +137,8 @@ static size_t respip_get_mem(void* global)
 /* In the stack, every reply is looked at (a reload may add rules):
  * filter_reply sets the stack's flag (services/modstack.c). */
 
+static const struct module_deleg_hook respip_deleg_hook;
+
 static int respip_init(struct module_env* env, int id)
 {
 	struct respip_env* re = calloc(1, sizeof(*re));
@@ -150,6 +153,10 @@ static int respip_init(struct module_env* env, int id)
 	}
 	if(re->rules->rpz)
 		rpz_switch_apply(re->rules->rpz);
+	/* a reload may bring rpz: clauses: the hook is there from the
+	 * start and returns at once without them */
+	env->deleg_hook = &respip_deleg_hook;
+	env->deleg_hook_id = id;
 	return 1;
 }
 
@@ -277,6 +284,7 @@ static void rpz_client_of(const struct module_reply_client* client,
 	rc->addr = client->addr;
 	rc->addrlen = client->addrlen;
 	rc->is_tcp = client->is_stream;
+	rc->tags = client->tags;
 }
 
 /* The rpz policy on the reply pkt, counted (num.rpz.action.*) and
@@ -381,6 +389,36 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 		return MODULE_REPLY_KEEP;
 	}
 }
+
+/* qs->minfo[id] of a state that met a PASSTHRU trigger at a delegation:
+ * compat: unbound-1.17: no later NSDNAME/NSIP trigger applies to it
+ * (Unbound's rpz_passthru). */
+static int ns_passthru_mark;
+
+/* compat: unbound-1.14: the NSDNAME and NSIP triggers, on the delegation
+ * the iterator is about to use (module_env.deleg_hook): counted and
+ * logged as Unbound's rpz_apply_nsdname_trigger/rpz_apply_nsip_trigger. */
+static int respip_deleg_check(struct module_qstate* qs, int id,
+	const struct module_deleg* d)
+{
+	struct respip_env* re = qs->env->modinfo[id];
+	struct rpz_policy* p;
+	struct rpz_ns_match m;
+	if(!re || !(p = current_rpz(re)) || qs->minfo[id] == &ns_passthru_mark)
+		return 0;
+	if(!rpz_policy_ns_match(p, d, &m))
+		return 0;
+	if(p->zones[m.zone].log)
+		rpz_ns_log(p, &m, qs);
+	qs->env->counters.rpz_action[m.action]++;
+	if(m.action == RPZ_PASSTHRU)
+		qs->minfo[id] = &ns_passthru_mark;
+	return rpz_ns_answer(p, &m, qs);
+}
+
+static const struct module_deleg_hook respip_deleg_hook = {
+	.check = respip_deleg_check,
+};
 
 const struct module_func_block respip_module_block = {
 	.name = "respip",

@@ -6,6 +6,7 @@
 #include "respip/rpz_load.h"
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -101,6 +102,11 @@ static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
 	if(z->override == RPZ_CNAME_OVERRIDE && !z->cname_len) {
 		log_err("rpz: cname override action without a cname "
 			"override for %s", c->name);
+		return 0;
+	}
+	if(c->rpz_tags && c->rpz_tags[0] && !tags_parse_list(cfg,
+		c->rpz_tags, &z->tags)) {
+		log_err("rpz: cannot parse tags for %s", c->name);
 		return 0;
 	}
 	z->log = c->rpz_log;
@@ -445,14 +451,14 @@ struct rpz_match {
 /* The first zone from *i on (enabled) whose client-ip, else QNAME,
  * trigger matches; 0 when none. */
 static int next_trigger(const struct rpz_policy* p, size_t* i,
-	const uint8_t* caddr, int nbytes, const uint8_t* qname, size_t qlen,
-	struct rpz_match* m)
+	const struct rpz_client* cl, const uint8_t* caddr, int nbytes,
+	const uint8_t* qname, size_t qlen, struct rpz_match* m)
 {
 	for(; *i < p->num; (*i)++) {
 		const struct rpz_policy_zone* z = &p->zones[*i];
 		m->r = NULL;
 		m->n = NULL;
-		if(z->disabled)
+		if(z->disabled || !rpz_zone_applies(z, cl->tags))
 			continue;
 		if(caddr)
 			m->r = respip_set_lookup(z->zone->client, caddr,
@@ -499,7 +505,7 @@ int rpz_policy_answers_query(const struct rpz_policy* p,
 	if(!read_question(pkt, len, qname, &qlen, &qtype, &qclass, &qend))
 		return 0;
 	caddr = addr_bytes(cl->addr, cl->addrlen, &nbytes);
-	for(; next_trigger(p, &i, caddr, nbytes, qname, qlen, &m); i++) {
+	for(; next_trigger(p, &i, cl, caddr, nbytes, qname, qlen, &m); i++) {
 		switch(m.a) {
 		case RPZ_DISABLED:
 			continue;   /* the next zone decides */
@@ -535,7 +541,7 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 	if(!read_question(pkt, len, qname, &qlen, &qtype, &qclass, &pos))
 		return RPZ_OUT_NONE;
 	caddr = addr_bytes(cl->addr, cl->addrlen, &nbytes);
-	for(i = 0; next_trigger(p, &i, caddr, nbytes, qname, qlen, &m);
+	for(i = 0; next_trigger(p, &i, cl, caddr, nbytes, qname, qlen, &m);
 		i++) {
 		const struct rpz_policy_zone* z = &p->zones[i];
 		enum rpz_action a = m.a;
@@ -571,7 +577,8 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 		const struct respip_rule* r = NULL;
 		enum respip_outcome o;
 		enum rpz_action a;
-		if(z->disabled || respip_set_empty(z->zone->ip))
+		if(z->disabled || respip_set_empty(z->zone->ip) ||
+			!rpz_zone_applies(z, cl->tags))
 			continue;
 		o = respip_rewrite(z->zone->ip, pkt, len, out, cap, outlen,
 			&r);

@@ -31,6 +31,9 @@ struct rpz_policy_zone {
 	char* log_name;              /* rpz-log-name, NULL: none */
 	int signal_nxdomain_ra;
 	int disabled;                /* rpz_disable */
+	/* compat: unbound-1.17: tags: the zone applies only to clients
+	 * with one of these access-control tags; 0: to every client */
+	uint64_t tags;
 };
 
 struct rpz_policy {
@@ -43,7 +46,15 @@ struct rpz_client {
 	const struct sockaddr_storage* addr;
 	socklen_t addrlen;
 	int is_tcp;
+	uint64_t tags;   /* its access-control-tag bits */
 };
+
+/* Does zone z apply to a client with these tags? */
+static inline int rpz_zone_applies(const struct rpz_policy_zone* z,
+	uint64_t client_tags)
+{
+	return z->tags == 0 || (z->tags & client_tags) != 0;
+}
 
 enum rpz_outcome {
 	RPZ_OUT_NONE,     /* no trigger: the response-ip rules next */

@@ -21,7 +21,7 @@
 #define T_NSEC3 50
 #define T_NSEC3PARAM 51
 
-enum trigger_kind { TRIG_QNAME, TRIG_IP, TRIG_CLIENT };
+enum trigger_kind { TRIG_QNAME, TRIG_IP, TRIG_CLIENT, TRIG_NSIP };
 
 /* One record, as a trigger and its data (in the builder's blob). */
 struct item {
@@ -311,16 +311,15 @@ int rpz_builder_add(struct rpz_builder* b, const uint8_t* owner,
 		return ignore(b, name, "no RPZ action");
 	it.seq = (uint32_t)b->num;
 	if(label_is(labs[rel - 1], "rpz-ip") || label_is(labs[rel - 1],
-		"rpz-client-ip")) {
+		"rpz-client-ip") || label_is(labs[rel - 1], "rpz-nsip")) {
 		it.kind = label_is(labs[rel - 1], "rpz-ip") ? TRIG_IP :
+			label_is(labs[rel - 1], "rpz-nsip") ? TRIG_NSIP :
 			TRIG_CLIENT;
 		if(!parse_prefix(labs, rel - 1, &it))
 			return ignore(b, name, "not an address prefix");
-	} else if(label_is(labs[rel - 1], "rpz-nsip") ||
-		label_is(labs[rel - 1], "rpz-nsdname")) {
-		return ignore(b, name, "NSIP and NSDNAME triggers are not "
-			"implemented");
 	} else {
+		/* QNAME, and NSDNAME (kept with its rpz-nsdname label:
+		 * rpz_nstrigger.c looks the NS names up that way) */
 		uint8_t z = 0;
 		it.kind = TRIG_QNAME;
 		if(!blob_add(b, name, rel_len, &it.name_off) ||
@@ -405,8 +404,11 @@ void rpz_zone_delete(struct rpz_zone* z)
 		z->ip->blob = NULL;
 	if(z->client)
 		z->client->blob = NULL;
+	if(z->nsip)
+		z->nsip->blob = NULL;
 	respip_set_delete(z->ip);
 	respip_set_delete(z->client);
+	respip_set_delete(z->nsip);
 	free(z);
 }
 
@@ -469,7 +471,8 @@ struct rpz_zone* rpz_builder_finish(struct rpz_builder* b)
 {
 	struct rpz_zone* z = calloc(1, sizeof(*z));
 	size_t i, j, used = 0;
-	if(!z || !(z->ip = new_set()) || !(z->client = new_set()))
+	if(!z || !(z->ip = new_set()) || !(z->client = new_set()) ||
+		!(z->nsip = new_set()))
 		goto oom;
 	sort_blob = b->blob;
 	if(b->num)
@@ -504,8 +507,9 @@ struct rpz_zone* rpz_builder_finish(struct rpz_builder* b)
 		}
 		a = merge(b->items, i, j, b->blob, z->blob, &used, &off, &len,
 			&count);
-		if(!add_rule(it->kind == TRIG_IP ? z->ip : z->client, it, a,
-			off, len, count))
+		if(!add_rule(it->kind == TRIG_IP ? z->ip : it->kind ==
+			TRIG_NSIP ? z->nsip : z->client, it, a, off, len,
+			count))
 			goto oom;
 	}
 	z->blob_len = used;
@@ -513,8 +517,11 @@ struct rpz_zone* rpz_builder_finish(struct rpz_builder* b)
 	z->ip->blob_len = used;
 	z->client->blob = z->blob;
 	z->client->blob_len = used;
+	z->nsip->blob = z->blob;
+	z->nsip->blob_len = used;
 	respip_set_index(z->ip);
 	respip_set_index(z->client);
+	respip_set_index(z->nsip);
 	z->num_ignored = b->ignored;
 	rpz_builder_delete(b);
 	return z;
@@ -531,7 +538,8 @@ size_t rpz_zone_mem(const struct rpz_zone* z)
 		return 0;
 	return sizeof(*z) + z->blob_len + z->num_names * sizeof(*z->names) +
 		(z->ip->v4.count + z->ip->v6.count + z->client->v4.count +
-		z->client->v6.count) * sizeof(struct respip_rule);
+		z->client->v6.count + z->nsip->v4.count + z->nsip->v6.count) *
+		sizeof(struct respip_rule);
 }
 
 static const struct rpz_name* find(const struct rpz_zone* z,

@@ -50,6 +50,9 @@ struct rpz_zone {
 	size_t num_names;
 	struct respip_set* ip;       /* .rpz-ip: respip actions */
 	struct respip_set* client;   /* .rpz-client-ip: respip actions */
+	/* compat: unbound-1.14: .rpz-nsip: respip actions; the NSDNAME
+	 * triggers are names (names[]) that end in the rpz-nsdname label */
+	struct respip_set* nsip;
 	size_t num_ignored;          /* records no trigger takes */
 };
 

@@ -480,8 +480,10 @@ int auth_zones_create(const struct config_file* cfg, int inside,
 	struct auth_zones* az;
 	size_t n = 0;
 	*out = NULL;
+	/* compat: unbound-1.17: an rpz: clause with for-downstream: yes
+	 * is answered to clients as an auth zone too (never upstream) */
 	for(c = cfg->auths; c; c = c->next)
-		if(!c->isrpz && c->name)
+		if(c->name && (!c->isrpz || c->for_downstream))
 			n++;
 	if(n == 0)
 		return 1;
@@ -496,10 +498,12 @@ int auth_zones_create(const struct config_file* cfg, int inside,
 		char* path = NULL;
 		size_t i;
 		int dup = 0;
-		if(c->isrpz || !c->name)
+		if(!c->name || (c->isrpz && !c->for_downstream))
 			continue;
 		if(!(z = zone_new(c)))
 			goto fail;
+		if(c->isrpz)
+			z->for_upstream = 0;
 		for(i = 0; i < az->count; i++)
 			if(query_dname_compare(az->zones[i]->name, z->name) == 0)
 				dup = 1;

@@ -639,8 +639,9 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	list_leave(m, s);
 	m->delivering = &d;
 	while((r = d.list) != NULL) {
-		size_t len = waiter_reply(m, s, r, cached, &keys,
-			rr_rotate, now);
+		/* a policy's DROP (RPZ): the waiters get no reply */
+		size_t len = s->qs.res.drop ? 0 : waiter_reply(m, s, r,
+			cached, &keys, rr_rotate, now);
 		if(s->qs.client && s->qs.client->reply_opt_len &&
 			r->qi.has_edns && len)
 			len = edns_add_option(m->buf, len, MESH_BUF_SIZE,

@@ -55,7 +55,7 @@ size_t reply_encode(const struct module_result* res,
 			res->ede_text);
 	/* AD for secure data when the client can take it (RFC 6840 5.7;
 	 * the message cache clears it per reply the same way) */
-	msg_begin(&b, buf, limit, qi, FLAG_RA |
+	msg_begin(&b, buf, limit, qi, FLAG_RA | (res->policy ? FLAG_AA : 0) |
 		((res->security == SEC_SECURE &&
 		((qi->flags & FLAG_AD) || qi->edns_do)) ? FLAG_AD : 0), rcode);
 	/* the shape the cache keeps: RRsets it can rotate per reply */

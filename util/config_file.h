@@ -69,6 +69,7 @@ struct config_auth {
 	int rpz_log;
 	char* rpz_log_name;
 	int rpz_signal_nxdomain_ra;
+	char* rpz_tags;            /* tags: (rpz), define-tag names */
 };
 
 struct config_file {

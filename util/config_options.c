@@ -567,7 +567,7 @@ const struct cfg_option cfg_options[] = {
 	USE("fallback-enabled", CL_AUTH, CT_YESNO, FA(fallback_enabled),
 		"no"),
 	USE("for-downstream", CL_AUTH, CT_YESNO, FA(for_downstream), "yes"),
-	KEEP("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
+	USE("for-downstream", CL_RPZ, CT_YESNO, FA(for_downstream), "no"),
 	USE("for-upstream", CL_AUTH, CT_YESNO, FA(for_upstream), "yes"),
 	USE("zonemd-check", CL_AUTH, CT_YESNO, FA(zonemd_check), "no"),
 	USE("max-transfer-size", CL_AUTH, CT_MEMSIZE, FA(max_transfer_size),
@@ -586,7 +586,7 @@ const struct cfg_option cfg_options[] = {
 	USE("rpz-log-name", CL_RPZ, CT_STR, FA(rpz_log_name), NULL),
 	USE("rpz-signal-nxdomain-ra", CL_RPZ, CT_YESNO,
 		FA(rpz_signal_nxdomain_ra), "no"),
-	OTHER("tags", CL_RPZ, CT_STR, NULL),
+	USE("tags", CL_RPZ, CT_STR, FA(rpz_tags), NULL),
 
 	/* view: (struct config_view) */
 	USE("name", CL_VIEW, CT_STR, FV(name), NULL),

@@ -139,6 +139,33 @@ struct module_edns_hook {
 		size_t len);
 };
 
+/* A delegation the iterator is about to use: its zone, its NS names and
+ * the addresses it knows for them (all wire / sockaddr, borrowed for the
+ * call). */
+#define MODULE_DELEG_MAX_NS 16
+#define MODULE_DELEG_MAX_ADDR 64
+struct module_deleg {
+	const uint8_t* zone;
+	const uint8_t* ns[MODULE_DELEG_MAX_NS];
+	size_t num_ns;
+	const struct sockaddr_storage* addr[MODULE_DELEG_MAX_ADDR];
+	socklen_t addrlen[MODULE_DELEG_MAX_ADDR];
+	size_t num_addr;
+};
+
+/* compat: unbound-1.14: A module's say on the delegations the iterator
+ * uses (RPZ's NSDNAME and NSIP triggers, Unbound's
+ * rpz_callback_from_iterator_module): one module may set it
+ * (module_env.deleg_hook). Without one the iterator pays one NULL
+ * test per target selection. */
+struct module_deleg_hook {
+	/* qs is about to ask a server of d. 1: the module decided qs's
+	 * answer and put it in qs->res (res.policy set): the iterator
+	 * finishes with it; 0: go on. */
+	int (*check)(struct module_qstate* qs, int id,
+		const struct module_deleg* d);
+};
+
 /* Longest reason text (val-log-level 2, EDE EXTRA-TEXT). */
 #define MODULE_REASON_LEN 480
 
@@ -154,6 +181,12 @@ struct module_result {
 	struct val_reason why_bogus; /* EDE and text when not secure */
 	int no_store;              /* not for the message cache (made from
 	                            * cached data, or a no-cache zone) */
+	/* compat: unbound-1.14: made by a policy module in place of
+	 * resolution (RPZ's NSDNAME and NSIP triggers, through
+	 * module_env.deleg_hook): AA in the reply, not validated (insecure,
+	 * as Unbound's rpz_applied), never stored */
+	int policy;
+	int drop;                  /* with policy: no reply at all */
 	int synthesized;           /* made by a module from other data
 	                            * (dns64's AAAA from A records): the
 	                            * message cache serves it to clients,
@@ -246,6 +279,9 @@ struct module_env {
 	/* set by a module's init: its say on upstream queries; NULL: none */
 	const struct module_edns_hook* edns_hook;
 	int edns_hook_id;
+	/* set by a module's init: its say on delegations; NULL: none */
+	const struct module_deleg_hook* deleg_hook;
+	int deleg_hook_id;
 	int num_modules;
 	const struct module_func_block* mods[MODULE_MAX];
 	void* modinfo[MODULE_MAX];    /* each module's, per worker (init) */
@@ -276,6 +312,9 @@ struct module_reply_client {
 	 * views; -1: none. A number, not a pointer: a reply that waited
 	 * for recursion may outlive the views it was matched against. */
 	int view;
+	/* its access-control-tag bits (services/tags.h): RPZ tags:,
+	 * response-ip-tag: */
+	uint64_t tags;
 	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
 	int is_stream;
 };

@@ -668,6 +668,11 @@ static enum module_state val_operate(struct module_qstate* qs,
 		module_result_servfail(&qs->res);
 		return MODULE_FINISHED;
 	}
+	if(ev == MODULE_EVENT_MODDONE && qs->res.policy) {
+		/* compat: unbound-1.17: "rpz applied, mark it as insecure" */
+		qs->res.security = SEC_INSECURE;
+		return MODULE_FINISHED;
+	}
 	if(ev == MODULE_EVENT_MODDONE)
 		return start_check(qs, vq, ve);
 	return run(qs, vq, ve);
