@@ -169,8 +169,10 @@ static enum module_state take_lookup(struct module_qstate* qs, int id,
 	struct cachedb_env* ce = qs->env->modinfo[id];
 	enum cachedb_value_verdict v;
 	char key[CACHEDB_KEY_LEN];
-	if(r != CACHEDB_LOOKUP_FOUND)
+	if(r != CACHEDB_LOOKUP_FOUND) {
+		mesh_stale_now(qs->ms);
 		return MODULE_WAIT_MODULE;
+	}
 	module_result_clear(&qs->res);
 	v = cachedb_value_decode(data, len, qs->qname, qs->qname_len,
 		qs->qtype, qs->qclass, time(NULL), &qs->res);
@@ -197,6 +199,7 @@ static enum module_state take_lookup(struct module_qstate* qs, int id,
 		break;
 	}
 	module_result_clear(&qs->res);
+	mesh_stale_now(qs->ms);
 	return MODULE_WAIT_MODULE;
 }
 
@@ -325,7 +328,15 @@ static void cachedb_describe(const struct module_qstate* qs, int id,
 		ce->ops->name : "");
 }
 
+/* compat: unbound-1.24: cachedb-check-when-serve-expired (default yes):
+ * with serve-expired, an expired answer waits for the backend's */
+static int cachedb_checks_before_stale(const struct config_file* cfg)
+{
+	return cfg->serve_expired && cfg->cachedb_check_when_serve_expired;
+}
+
 const struct module_func_block cachedb_module_block = {
+	.checks_before_stale = cachedb_checks_before_stale,
 	.name = "cachedb",
 	.startup = cachedb_startup,
 	.destartup = cachedb_destartup,

@@ -78,6 +78,10 @@ struct pending_reply {
 	 * this timer fires first, or when resolution fails */
 	struct event* stale_timer;
 	int stale;
+	/* cachedb-check-when-serve-expired: the expired answer as soon
+	 * as a module finds nothing fresh (mesh_stale_now); stale_soon:
+	 * it did so inside mesh_new_client */
+	int stale_on_miss, stale_soon;
 	struct query_info qi;    /* the question (pkt NULL) */
 	size_t limit;
 	uint16_t edns_size;
@@ -462,6 +466,25 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	pending_free(p);
 }
 
+/* The mesh's stale hook: a module found no fresh answer for p's
+ * question; with stale_on_miss its expired answer goes out now (from
+ * the timer, outside the mesh's run). */
+static void worker_stale_now(void* arg)
+{
+	struct pending_reply* p = arg;
+	struct timeval now = { 0, 0 };
+	if(!p->stale_on_miss)
+		return;
+	if(p->in_call) {
+		p->stale_soon = 1;   /* worker_resolve arms the timer so */
+		return;
+	}
+	if(p->stale_timer) {
+		evtimer_del(p->stale_timer);
+		evtimer_add(p->stale_timer, &now);
+	}
+}
+
 /* serve-expired-client-timeout passed before resolution ended: the
  * client gets the expired answer; resolution goes on and refreshes the
  * cache. */
@@ -667,6 +690,10 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	p->sync_out = out;
 	p->sync_cap = outcap;
 	p->limit = limit;
+	if(stale_ms < 0) {
+		stale_ms = -stale_ms;
+		p->stale_on_miss = 1;
+	}
 	if(stale_ms > 0) {
 		p->stale = 1;
 		p->qi = *qi;
@@ -722,8 +749,8 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	if(p->stale && (p->stale_timer = evtimer_new(w->base, stale_timer_cb,
 		p)) != NULL) {
 		struct timeval tv;
-		tv.tv_sec = stale_ms / 1000;
-		tv.tv_usec = (stale_ms % 1000) * 1000;
+		tv.tv_sec = p->stale_soon ? 0 : stale_ms / 1000;
+		tv.tv_usec = p->stale_soon ? 0 : (stale_ms % 1000) * 1000;
 		evtimer_add(p->stale_timer, &tv);
 	}
 	return RESOLVE_DEFERRED;
@@ -1007,6 +1034,7 @@ static int worker_setup_recursion(struct worker* w)
 		DNSTAP_OUTSIDE));
 	w->tap_client = dnstap_tap_of(d->dnstap, w->thread_num,
 		DNSTAP_CLIENT);
+	mesh_set_stale_hook(e->mesh, worker_reply_cb, worker_stale_now);
 	return 1;
 }
 

@@ -319,6 +319,12 @@ struct module_func_block {
 	 * flag (struct modstack) for the hit path. NULL: never. */
 	int (*needs_query_before_cache)(const struct config_file* cfg,
 		uint16_t* opt);
+	/* 1 when, under cfg, an expired answer of the message cache
+	 * (serve-expired without a client timeout) waits for this module's
+	 * own lookup first; the module calls mesh_stale_now when it has
+	 * no fresh answer (cachedb: cachedb-check-when-serve-expired).
+	 * Asked on the expired path only. NULL: never. */
+	int (*checks_before_stale)(const struct config_file* cfg);
 	/* A client's reply, from the message cache or the mesh, before it
 	 * is sent (respip: response-ip rules apply to cached answers too).
 	 * pkt holds *len bytes, room for cap. A module with this hook sets

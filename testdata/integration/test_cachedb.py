@@ -558,3 +558,64 @@ def test_testframe_backend(tmp_path, upstream):
         assert len(upstream.queries(name, "A")) == 1
     finally:
         _finish(srv)
+
+
+def start_serve_expired(tmp_path, sub, up, redis, check):
+    d = tmp_path / sub
+    d.mkdir()
+    srv = Server(d)
+    srv.ctl_port = free_port()
+    srv.start('module-config: "validator cachedb iterator"\n'
+              "qname-minimisation: no\nextended-statistics: yes\n"
+              # local entries expire after 1 s; Redis keeps its own
+              "serve-expired: yes\ncache-max-ttl: 1\n",
+              extra=up.stub_zone(ZONE) + cachedb_clause(
+                  redis, cachedb_check_when_serve_expired=check) +
+              rc_clause(None, srv.ctl_port, use_cert=False))
+    return srv
+
+
+@pytest.mark.parametrize("check", ["yes", "no"])
+def test_check_when_serve_expired(tmp_path, upstream, redis, check):
+    """compat: unbound-1.24: cachedb-check-when-serve-expired: an
+    expired local answer waits for the backend's: a fresh value there
+    is the answer; without one the expired answer comes, and upstream
+    refreshes. With no: the expired answer at once."""
+    srv = start_serve_expired(tmp_path, check, upstream, redis, check)
+    try:
+        name = "stale-%s.%s" % (check, ZONE)
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+        t0 = time.time()
+        poll(lambda: redis.cmd("EXISTS", key_of(name)) == 1,
+             what="the answer in Redis")
+        # another resolver stored a newer answer meanwhile
+        redis.cmd("SET", key_of(name), unbound_value(
+            name, "A", "198.51.100.9", 3600, int(time.time())))
+        # the local entry (TTL 1, whole seconds) expires: a state in
+        # time, not a sleep
+        poll(lambda: time.time() > t0 + 2.1, what="expiry")
+        mine = redis.cmd("GET", key_of(name))
+        assert b"\xc6\x33\x64\x09" in mine, "overwritten"
+        r = srv.query(name, "A")
+        if check == "no":
+            assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+            assert stat(srv, "num.query.cachedb") == 0
+            return
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.9"]
+        assert stat(srv, "num.query.cachedb") == 1
+        assert len(upstream.queries(name, "A")) == 1
+        # nothing fresh in Redis: the expired answer, then a refresh
+        redis.cmd("DEL", key_of(name))
+        t0 = time.time()
+        poll(lambda: time.time() > t0 + 2.1, what="expiry")
+        start = time.time()
+        r = srv.query(name, "A")
+        took = time.time() - start
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.9"]
+        # not after the 1.8 s fallback: when Redis said it has none
+        assert took < 1.5, took
+        poll(lambda: len(upstream.queries(name, "A")) == 2,
+             what="the refresh upstream")
+    finally:
+        _finish(srv)
