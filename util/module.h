@@ -89,6 +89,14 @@ enum module_state {
                               * client-subnet-always-forward): the
                               * iterator neither answers from nor
                               * stores to the shared caches */
+#define MODQ_BELOW_ONLY 0x100 /* compat: unbound-1.17: the iterator's
+                              * own lookup (NS addresses, priming, its
+                              * detached ones): Unbound starts those at
+                              * the iterator, so the modules above pass
+                              * it through (cachedb neither looks it up
+                              * nor stores it); the validator's DS,
+                              * DNSKEY and key tag queries go through
+                              * the whole stack */
 
 /* compat: unbound-1.17: The servers whose replies made an answer (newest
  * first), for the "from 127.0.0.5" of val-log-level and the EDE text, as

@@ -15,6 +15,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import time
 
 import dns.edns
@@ -26,8 +27,13 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import REFERENCE, Server, _finish, free_port  # noqa: F401
+from conftest import REFERENCE, SLOW, Server, _finish, free_port  # noqa
 from test_control import ctl, rc_clause, stats_dict
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+from testnet.fixture import signednet_net  # noqa: E402,F401
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -619,3 +625,66 @@ def test_check_when_serve_expired(tmp_path, upstream, redis, check):
              what="the refresh upstream")
     finally:
         _finish(srv)
+
+
+def start_validating(tmp_path, sub, net, redis):
+    d = tmp_path / sub
+    d.mkdir()
+    srv = Server(d)
+    srv.ctl_port = free_port()
+    srv.start('module-config: "validator cachedb iterator"\n'
+              'trust-anchor-file: "%s"\n'
+              "qname-minimisation: no\ndo-ip6: no\n"
+              "extended-statistics: yes\n" % net.anchor,
+              extra=cachedb_clause(redis) +
+              rc_clause(None, srv.ctl_port, use_cert=False),
+              root_hints=net.root_hints)
+    return srv
+
+
+def sent_upstream(srv):
+    return stat(srv, "num.query.udpout") + stat(srv, "num.query.tcpout")
+
+
+def ask_secure(srv, name):
+    q = dns.message.make_query(name, "A", want_dnssec=True)
+    r = srv.query(q, timeout=10.0 * SLOW)
+    assert r.rcode() == dns.rcode.NOERROR
+    assert r.flags & dns.flags.AD, "not validated as secure"
+    return [x[1] for x in answer_of(r) if x[0] == name]
+
+
+# compat: unbound-1.17: the validator's fetches on the way from the root
+# anchor down to the answer's zone, each through the whole module stack
+KEY_FETCHES = [(".", "DNSKEY"), ("sec1.", "DS"), ("sec1.", "DNSKEY"),
+               ("ed25519.sec1.", "DS"), ("ed25519.sec1.", "DNSKEY")]
+
+
+def test_validator_fetches_shared(signednet_net, tmp_path, redis):
+    """compat: unbound-1.17: the validator's DS and DNSKEY fetches go
+    through cachedb as Unbound's do: the first resolver stores them
+    beside the answer; a second one, fresh, answers the question and
+    validates it from Redis alone, sending no query upstream. The
+    iterator's own lookups (priming) are not stored."""
+    name = "www.ed25519.sec1."
+    a = start_validating(tmp_path, "a", signednet_net, redis)
+    try:
+        want = ask_secure(a, name)
+        assert want
+        # the answer, the five fetches and the key tag query (RFC 8145,
+        # detached: stored when its answer comes)
+        poll(lambda: redis.cmd("DBSIZE") >= 7, what="7 values in Redis")
+        for n, t in [(name, "A")] + KEY_FETCHES:
+            assert redis.cmd("EXISTS", key_of(n, t)) == 1, (n, t)
+    finally:
+        _finish(a)
+    # nothing else: not the iterator's own lookups (priming)
+    assert redis.cmd("DBSIZE") == 7
+    b = start_validating(tmp_path, "b", signednet_net, redis)
+    try:
+        assert ask_secure(b, name) == want
+        assert sent_upstream(b) == 0
+        # clients' answers only, as Unbound counts them
+        assert stat(b, "num.query.cachedb") == 1
+    finally:
+        _finish(b)
