@@ -27,7 +27,7 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import REFERENCE, SLOW, Server, _finish, free_port  # noqa
+from conftest import REFERENCE, SLOW, Server, Upstream, _finish, free_port  # noqa
 from test_control import ctl, rc_clause, stats_dict
 
 TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -688,3 +688,45 @@ def test_validator_fetches_shared(signednet_net, tmp_path, redis):
         assert stat(b, "num.query.cachedb") == 1
     finally:
         _finish(b)
+
+
+class LoopbackNS(Upstream):
+    """Addresses on loopback only: the NS name the iterator looks up
+    must not send it off the machine (nothing answers on 127.0.0.1:53:
+    the question itself fails, which this test does not need)."""
+    RDATA = dict(Upstream.RDATA, A="127.0.0.1")
+
+
+def test_iterator_lookups_not_stored(tmp_path, redis):
+    """compat: unbound-1.17: the iterator's own lookups (here the address
+    of a stub-host) are neither looked up in nor stored to Redis: Unbound
+    starts them at the iterator, below cachedb. A client's question to
+    the same server afterwards is stored: one thread, one connection,
+    so its SET follows any the lookup would have made."""
+    up = LoopbackNS()
+    d = tmp_path / "r"
+    d.mkdir()
+    srv = Server(d)
+    try:
+        srv.start('module-config: "validator cachedb iterator"\n'
+                  "qname-minimisation: no\n",
+                  extra='stub-zone:\n\tname: "nsl.example.com."\n'
+                  "\tstub-host: ns1.cdb-host.example.com.\n" +
+                  up.stub_zone("cdb-host.example.com.") +
+                  cachedb_clause(redis))
+        # its reply does not matter (nothing on 127.0.0.1:53): sent only
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(dns.message.make_query("www.nsl.example.com.",
+                                            "A").to_wire(),
+                     ("127.0.0.1", srv.port))
+        poll(lambda: up.queries("ns1.cdb-host.example.com.", "A"),
+             what="the stub-host's address asked")
+        marker = "marker.cdb-host.example.com."
+        assert answer_of(srv.query(marker, "A"))
+        poll(lambda: redis.cmd("EXISTS", key_of(marker)) == 1,
+             what="the client's answer in Redis")
+        assert redis.cmd("EXISTS", key_of("ns1.cdb-host.example.com.")) \
+            == 0
+    finally:
+        _finish(srv)
+        up.close()
