@@ -12,15 +12,22 @@
  * send the question on to the iterator, whose answer is stored in the
  * backend (unless cachedb-no-store:) without waiting for it.
  *
- * Only clients' questions are looked up and stored: not the modules'
- * own lookups (NS addresses, DNSKEY and DS), not priming, and not a
- * prefetch or a question asked again after a bogus answer (those want
- * fresh data; their answer is stored). Unbound looks its sub-queries up
- * too (doc/compat.md). */
+ * Client questions and the validator's DS, DNSKEY and key tag
+ * (RFC 8145) queries are looked up and stored, as Unbound's (its sub-queries go through the
+ * whole stack), so a resolver validating an answer from the backend
+ * finds the keys there too; a sub-query the local caches can answer is
+ * left to the iterator (Unbound's cachedb looks in its own cache
+ * first). Not the iterator's own lookups (NS addresses, priming:
+ * MODQ_BELOW_ONLY; Unbound starts those at the iterator), not a
+ * prefetch, a question asked again after a bogus answer or without
+ * some servers (those want fresh data; their answer is stored), nor a
+ * question that must bypass the shared caches (MODQ_NO_CACHE). */
 #include "config.h"
 #include "cachedb/cachedb.h"
 #include "cachedb/cachedb_backend.h"
 #include "cachedb/cachedb_value.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
 #include "util/config_file.h"
@@ -134,11 +141,62 @@ static void cachedb_deinit(struct module_env* env, int id)
 	env->modinfo[id] = NULL;
 }
 
-/* A client's question, not one that wants fresh data. */
+/* Would the local caches answer this sub-query (the message cache, with
+ * or without DNSSEC records, or the RRset itself or a CNAME at the
+ * name)? Then the iterator answers it from there, no backend lookup.
+ * A client's question reaches the modules on a message-cache miss. */
+static int cached_here(const struct module_qstate* qs)
+{
+	struct module_env* env = qs->env;
+	time_t now = time(NULL);
+	struct query_info qi;
+	int d;
+	memset(&qi, 0, sizeof(qi));
+	memcpy(qi.qname, qs->qname, qs->qname_len);
+	qi.qname_len = qs->qname_len;
+	qi.qtype = qs->qtype;
+	qi.qclass = qs->qclass;
+	for(d = 0; env->msg_cache && d < 2; d++) {
+		struct msg_entry* m;
+		qi.edns_do = d;
+		m = msg_cache_lookup(env->msg_cache, &qi,
+			msg_cache_hash(env->msg_cache, &qi), now);
+		if(m) {
+			msg_cache_release(env->msg_cache, m);
+			return 1;
+		}
+	}
+	if(env->rrset_cache) {
+		struct rrset_entry* e = rrset_cache_lookup(env->rrset_cache,
+			qs->qname, qs->qtype, qs->qclass, 0, now);
+		if(!e && qs->qtype != TYPE_CNAME)
+			e = rrset_cache_lookup(env->rrset_cache, qs->qname,
+				TYPE_CNAME, qs->qclass, 0, now);
+		if(e) {
+			rrset_cache_release(env->rrset_cache, e);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* compat: unbound-1.17: Not for the backend: the iterator's own lookups
+ * (Unbound's never pass through cachedb), priming, and a question for no
+ * shared cache. */
+static int outside_backend(const struct module_qstate* qs)
+{
+	return (qs->flags & (MODQ_PRIME | MODQ_BELOW_ONLY |
+		MODQ_NO_CACHE)) != 0;
+}
+
+/* A client's question or a validator's fetch, not one that wants fresh
+ * data (Unbound's blacklist and no_cache_lookup). */
 static int lookup_wanted(const struct module_qstate* qs)
 {
-	return qs->depth == 0 && !(qs->flags & (MODQ_PRIME | MODQ_PREFETCH |
-		MODQ_REFETCH | MODQ_DETACHED | MODQ_NOVAL));
+	if(outside_backend(qs) || (qs->flags & (MODQ_PREFETCH |
+		MODQ_REFETCH)) || qs->num_avoid > 0)
+		return 0;
+	return qs->depth == 0 || !cached_here(qs);
 }
 
 static void log_bad_value(struct cachedb_env* ce,
@@ -169,14 +227,19 @@ static enum module_state take_lookup(struct module_qstate* qs, int id,
 	struct cachedb_env* ce = qs->env->modinfo[id];
 	enum cachedb_value_verdict v;
 	char key[CACHEDB_KEY_LEN];
-	if(r != CACHEDB_LOOKUP_FOUND)
+	if(r != CACHEDB_LOOKUP_FOUND) {
+		mesh_stale_now(qs->ms);
 		return MODULE_WAIT_MODULE;
+	}
 	module_result_clear(&qs->res);
 	v = cachedb_value_decode(data, len, qs->qname, qs->qname_len,
 		qs->qtype, qs->qclass, time(NULL), &qs->res);
 	switch(v) {
 	case CACHEDB_VALUE_OK:
-		qs->env->counters.cachedb_answers++;
+		/* compat: unbound-1.17: num.query.cachedb counts clients'
+		 * answers, not the validator's fetches */
+		if(qs->depth == 0)
+			qs->env->counters.cachedb_answers++;
 		verbose(VERB_ALGO, "cachedb: answer from the %s backend",
 			ce->ops->name);
 		return MODULE_FINISHED;
@@ -197,6 +260,7 @@ static enum module_state take_lookup(struct module_qstate* qs, int id,
 		break;
 	}
 	module_result_clear(&qs->res);
+	mesh_stale_now(qs->ms);
 	return MODULE_WAIT_MODULE;
 }
 
@@ -261,8 +325,7 @@ static void store_answer(struct module_qstate* qs, int id)
 	char key[CACHEDB_KEY_LEN];
 	uint32_t ttl = 0;
 	size_t n;
-	if(qs->env->cfg->cachedb_no_store || qs->depth != 0 ||
-		(qs->flags & (MODQ_PRIME | MODQ_DETACHED | MODQ_NOVAL)) ||
+	if(qs->env->cfg->cachedb_no_store || outside_backend(qs) ||
 		res->no_store || res->synthesized ||
 		res->security == SEC_BOGUS)
 		return;
@@ -325,7 +388,15 @@ static void cachedb_describe(const struct module_qstate* qs, int id,
 		ce->ops->name : "");
 }
 
+/* compat: unbound-1.24: cachedb-check-when-serve-expired (default yes):
+ * with serve-expired, an expired answer waits for the backend's */
+static int cachedb_checks_before_stale(const struct config_file* cfg)
+{
+	return cfg->serve_expired && cfg->cachedb_check_when_serve_expired;
+}
+
 const struct module_func_block cachedb_module_block = {
+	.checks_before_stale = cachedb_checks_before_stale,
 	.name = "cachedb",
 	.startup = cachedb_startup,
 	.destartup = cachedb_destartup,

@@ -190,14 +190,20 @@ static inline struct query_result deferred(void)
 	return r;
 }
 
+#define QUERY_STALE_CHECK_MS 1800
+
 static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
 	size_t limit, uint16_t edns_size, const struct client_info* ci,
 	uint8_t* out, size_t outcap, size_t stale)
 {
 	size_t n;
 	w->stats.num_cachemiss++;
+	/* compat: unbound-1.24: cachedb-check-when-serve-expired without
+	 * a client timeout: the expired answer once the backend has none
+	 * (at most RFC 8767's 1.8 s: a state joined past that lookup) */
+	int ms = w->env->cfg->serve_expired_client_timeout;
 	switch(worker_resolve(w, qi, limit, edns_size, ci, out, outcap,
-		w->env->cfg->serve_expired_client_timeout, &n)) {
+		ms > 0 ? ms : -QUERY_STALE_CHECK_MS, &n)) {
 	case RESOLVE_DEFERRED:
 		return deferred();
 	case RESOLVE_ANSWERED:
@@ -690,7 +696,8 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		n = msg_cache_answer_k(w->daemon->msg_cache, &qi, &qk, w->now,
 			out, limit, edns_size, &env->serve_policy, &hit, &sec);
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
-			cfg->serve_expired_client_timeout > 0)
+			(cfg->serve_expired_client_timeout > 0 ||
+			modstack_checks_before_stale(&w->daemon->modules, cfg)))
 			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)

@@ -157,7 +157,9 @@ enum resolve_outcome {
 /* Hand a question the cache could not answer to the mesh. stale_ms > 0:
  * the cache holds an expired answer that may be served
  * (serve-expired-client-timeout): the client gets it when resolution
- * has not ended after stale_ms or fails. */
+ * has not ended after stale_ms or fails. stale_ms < 0: the same after
+ * -stale_ms, or sooner when a module found no fresh answer of its own
+ * (cachedb-check-when-serve-expired, mesh_stale_now). */
 enum resolve_outcome worker_resolve(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	const struct client_info* ci, uint8_t* out, size_t outcap,

@@ -151,7 +151,8 @@ int iter_attach_sub(struct iter_env* env, struct iter_qstate* iq,
 {
 	struct module_qstate* sub;
 	enum mesh_attach r = mesh_attach_sub(env->mesh, iq->ms, name, qtype,
-		qclass, MODQ_NOVAL | (is_priming ? MODQ_PRIME : 0), &sub);
+		qclass, MODQ_NOVAL | MODQ_BELOW_ONLY |
+		(is_priming ? MODQ_PRIME : 0), &sub);
 	if(r == MESH_ATTACH_NEW && !sub->minfo[env->id])
 		/* one level deeper, on the asker's budget; on out of
 		 * memory it starts as a query of its own instead */
@@ -168,6 +169,7 @@ int iter_new_detached(struct iter_env* env, const uint8_t* name,
 	struct iter_qstate* iq;
 	if(!sub)
 		return 0;
+	sub->flags |= MODQ_BELOW_ONLY;   /* queued: set before it runs */
 	iq = state_new(env, sub, depth, NULL);
 	if(iq && !iter_qstate_preset_dp(iq, dp)) {
 		state_free(env, iq);
@@ -184,6 +186,7 @@ int iter_new_probe(struct iter_env* env, const struct iter_qstate* iq)
 	struct iter_qstate* p;
 	if(!sub)
 		return 0;
+	sub->flags |= MODQ_BELOW_ONLY;
 	p = state_new(env, sub, iq->depth, NULL);
 	if(p && !iter_qstate_preset_dp(p, iq->dp)) {
 		state_free(env, p);

@@ -111,6 +111,8 @@ struct mesh_area {
 	/* the waiters state_finish is answering now (innermost first: a
 	 * callback can finish another state): detach finds them here */
 	struct mesh_delivery* delivering;
+	mesh_stale_hook_t stale_hook;   /* mesh_set_stale_hook */
+	mesh_cb_t stale_cb;
 };
 
 /* One state_finish's waiters not answered yet. */
@@ -925,6 +927,23 @@ static int detach(struct mesh_area* m, void* arg, int keep_running);
 int mesh_detach_client(struct mesh_area* m, void* arg)
 {
 	return detach(m, arg, 0);
+}
+
+void mesh_set_stale_hook(struct mesh_area* m, mesh_cb_t cb,
+	mesh_stale_hook_t hook)
+{
+	m->stale_cb = cb;
+	m->stale_hook = hook;
+}
+
+void mesh_stale_now(struct mesh_state* ms)
+{
+	struct mesh_reply* r;
+	if(!ms || !ms->m->stale_hook)
+		return;
+	for(r = ms->replies; r; r = r->next)
+		if(r->cb == ms->m->stale_cb)
+			ms->m->stale_hook(r->arg);
 }
 
 int mesh_detach_waiter(struct mesh_area* m, void* arg)

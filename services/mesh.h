@@ -126,6 +126,17 @@ int mesh_detach_client(struct mesh_area* m, void* arg);
  * answer is still cached): serve-expired-client-timeout. */
 int mesh_detach_waiter(struct mesh_area* m, void* arg);
 
+/* compat: unbound-1.24: cachedb-check-when-serve-expired: a waiter
+ * that was given an expired answer to fall back on may take it as soon
+ * as a module found nothing fresh of its own. The mesh calls hook(arg)
+ * for each waiter of ms whose callback is cb (the hook only notes it:
+ * no mesh call from it); set once per mesh by its owner. */
+typedef void (*mesh_stale_hook_t)(void* arg);
+void mesh_set_stale_hook(struct mesh_area* m, mesh_cb_t cb,
+	mesh_stale_hook_t hook);
+/* From a module's step: ms's waiters may take their expired answer. */
+void mesh_stale_now(struct mesh_state* ms);
+
 /* Sub-query dependency chains end at this depth. */
 #define MESH_MAX_DEPTH 8
 

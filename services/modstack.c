@@ -204,6 +204,17 @@ int modstack_startup(struct modstack* st, const struct config_file* cfg)
 	return 1;
 }
 
+int modstack_checks_before_stale(const struct modstack* st,
+	const struct config_file* cfg)
+{
+	int i;
+	for(i = 0; i < st->num; i++)
+		if(st->mods[i]->checks_before_stale &&
+			st->mods[i]->checks_before_stale(cfg))
+			return 1;
+	return 0;
+}
+
 void modstack_destartup(struct modstack* st)
 {
 	int i;

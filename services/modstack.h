@@ -36,6 +36,10 @@ struct modstack {
 };
 
 struct query_info;
+/* Does an expired answer wait for a module's lookup first (a module's
+ * checks_before_stale under cfg)? The expired path only. */
+int modstack_checks_before_stale(const struct modstack* st,
+	const struct config_file* cfg);
 /* Does this client query go to the modules before the message cache
  * (st->query_before_cache is set)? */
 int modstack_skips_cache(const struct modstack* st,

@@ -261,6 +261,7 @@ struct config_file {
 	char* cachedb_backend;
 	char* cachedb_secret;
 	int cachedb_no_store;
+	int cachedb_check_when_serve_expired;
 	char* redis_server_host;
 	int redis_server_port;
 	char* redis_server_path;

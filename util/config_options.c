@@ -650,7 +650,8 @@ const struct cfg_option cfg_options[] = {
 		F(redis_replica_logical_db), NULL, 1, 0, "0", 0, INT_MAX },
 	USE("cachedb-no-store", CL_CACHEDB, CT_YESNO, F(cachedb_no_store),
 		"no"),
-	OTHER("cachedb-check-when-serve-expired", CL_CACHEDB, CT_YESNO, "yes"),
+	USE("cachedb-check-when-serve-expired", CL_CACHEDB, CT_YESNO,
+		F(cachedb_check_when_serve_expired), "yes"),
 
 	/* dnstap: (dnstap/dnstap.c); TLS to the collector and a
 	 * unidirectional stream are not implemented (libfstrm has neither):

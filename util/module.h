@@ -89,6 +89,14 @@ enum module_state {
                               * client-subnet-always-forward): the
                               * iterator neither answers from nor
                               * stores to the shared caches */
+#define MODQ_BELOW_ONLY 0x100 /* compat: unbound-1.17: the iterator's
+                              * own lookup (NS addresses, priming, its
+                              * detached ones): Unbound starts those at
+                              * the iterator, so the modules above pass
+                              * it through (cachedb neither looks it up
+                              * nor stores it); the validator's DS,
+                              * DNSKEY and key tag queries go through
+                              * the whole stack */
 
 /* compat: unbound-1.17: The servers whose replies made an answer (newest
  * first), for the "from 127.0.0.5" of val-log-level and the EDE text, as
@@ -358,6 +366,12 @@ struct module_func_block {
 	 * flag (struct modstack) for the hit path. NULL: never. */
 	int (*needs_query_before_cache)(const struct config_file* cfg,
 		uint16_t* opt);
+	/* 1 when, under cfg, an expired answer of the message cache
+	 * (serve-expired without a client timeout) waits for this module's
+	 * own lookup first; the module calls mesh_stale_now when it has
+	 * no fresh answer (cachedb: cachedb-check-when-serve-expired).
+	 * Asked on the expired path only. NULL: never. */
+	int (*checks_before_stale)(const struct config_file* cfg);
 	/* A client's reply, from the message cache or the mesh, before it
 	 * is sent (respip: response-ip rules apply to cached answers too).
 	 * pkt holds *len bytes, room for cap. A module with this hook sets

@@ -15,6 +15,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import time
 
 import dns.edns
@@ -26,8 +27,13 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import REFERENCE, Server, _finish, free_port  # noqa: F401
+from conftest import REFERENCE, SLOW, Server, Upstream, _finish, free_port  # noqa
 from test_control import ctl, rc_clause, stats_dict
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+from testnet.fixture import signednet_net  # noqa: E402,F401
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -558,3 +564,169 @@ def test_testframe_backend(tmp_path, upstream):
         assert len(upstream.queries(name, "A")) == 1
     finally:
         _finish(srv)
+
+
+def start_serve_expired(tmp_path, sub, up, redis, check):
+    d = tmp_path / sub
+    d.mkdir()
+    srv = Server(d)
+    srv.ctl_port = free_port()
+    srv.start('module-config: "validator cachedb iterator"\n'
+              "qname-minimisation: no\nextended-statistics: yes\n"
+              # local entries expire after 1 s; Redis keeps its own
+              "serve-expired: yes\ncache-max-ttl: 1\n",
+              extra=up.stub_zone(ZONE) + cachedb_clause(
+                  redis, cachedb_check_when_serve_expired=check) +
+              rc_clause(None, srv.ctl_port, use_cert=False))
+    return srv
+
+
+@pytest.mark.parametrize("check", ["yes", "no"])
+def test_check_when_serve_expired(tmp_path, upstream, redis, check):
+    """compat: unbound-1.24: cachedb-check-when-serve-expired: an
+    expired local answer waits for the backend's: a fresh value there
+    is the answer; without one the expired answer comes, and upstream
+    refreshes. With no: the expired answer at once."""
+    srv = start_serve_expired(tmp_path, check, upstream, redis, check)
+    try:
+        name = "stale-%s.%s" % (check, ZONE)
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+        t0 = time.time()
+        poll(lambda: redis.cmd("EXISTS", key_of(name)) == 1,
+             what="the answer in Redis")
+        # another resolver stored a newer answer meanwhile
+        redis.cmd("SET", key_of(name), unbound_value(
+            name, "A", "198.51.100.9", 3600, int(time.time())))
+        # the local entry (TTL 1, whole seconds) expires: a state in
+        # time, not a sleep
+        poll(lambda: time.time() > t0 + 2.1, what="expiry")
+        mine = redis.cmd("GET", key_of(name))
+        assert b"\xc6\x33\x64\x09" in mine, "overwritten"
+        r = srv.query(name, "A")
+        if check == "no":
+            assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+            assert stat(srv, "num.query.cachedb") == 0
+            return
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.9"]
+        assert stat(srv, "num.query.cachedb") == 1
+        assert len(upstream.queries(name, "A")) == 1
+        # nothing fresh in Redis: the expired answer, then a refresh
+        redis.cmd("DEL", key_of(name))
+        t0 = time.time()
+        poll(lambda: time.time() > t0 + 2.1, what="expiry")
+        start = time.time()
+        r = srv.query(name, "A")
+        took = time.time() - start
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.9"]
+        # not after the 1.8 s fallback: when Redis said it has none
+        assert took < 1.5, took
+        poll(lambda: len(upstream.queries(name, "A")) == 2,
+             what="the refresh upstream")
+    finally:
+        _finish(srv)
+
+
+def start_validating(tmp_path, sub, net, redis):
+    d = tmp_path / sub
+    d.mkdir()
+    srv = Server(d)
+    srv.ctl_port = free_port()
+    srv.start('module-config: "validator cachedb iterator"\n'
+              'trust-anchor-file: "%s"\n'
+              "qname-minimisation: no\ndo-ip6: no\n"
+              "extended-statistics: yes\n" % net.anchor,
+              extra=cachedb_clause(redis) +
+              rc_clause(None, srv.ctl_port, use_cert=False),
+              root_hints=net.root_hints)
+    return srv
+
+
+def sent_upstream(srv):
+    return stat(srv, "num.query.udpout") + stat(srv, "num.query.tcpout")
+
+
+def ask_secure(srv, name):
+    q = dns.message.make_query(name, "A", want_dnssec=True)
+    r = srv.query(q, timeout=10.0 * SLOW)
+    assert r.rcode() == dns.rcode.NOERROR
+    assert r.flags & dns.flags.AD, "not validated as secure"
+    return [x[1] for x in answer_of(r) if x[0] == name]
+
+
+# compat: unbound-1.17: the validator's fetches on the way from the root
+# anchor down to the answer's zone, each through the whole module stack
+KEY_FETCHES = [(".", "DNSKEY"), ("sec1.", "DS"), ("sec1.", "DNSKEY"),
+               ("ed25519.sec1.", "DS"), ("ed25519.sec1.", "DNSKEY")]
+
+
+def test_validator_fetches_shared(signednet_net, tmp_path, redis):
+    """compat: unbound-1.17: the validator's DS and DNSKEY fetches go
+    through cachedb as Unbound's do: the first resolver stores them
+    beside the answer; a second one, fresh, answers the question and
+    validates it from Redis alone, sending no query upstream. The
+    iterator's own lookups (priming) are not stored."""
+    name = "www.ed25519.sec1."
+    a = start_validating(tmp_path, "a", signednet_net, redis)
+    try:
+        want = ask_secure(a, name)
+        assert want
+        # the answer, the five fetches and the key tag query (RFC 8145,
+        # detached: stored when its answer comes)
+        poll(lambda: redis.cmd("DBSIZE") >= 7, what="7 values in Redis")
+        for n, t in [(name, "A")] + KEY_FETCHES:
+            assert redis.cmd("EXISTS", key_of(n, t)) == 1, (n, t)
+    finally:
+        _finish(a)
+    # nothing else: not the iterator's own lookups (priming)
+    assert redis.cmd("DBSIZE") == 7
+    b = start_validating(tmp_path, "b", signednet_net, redis)
+    try:
+        assert ask_secure(b, name) == want
+        assert sent_upstream(b) == 0
+        # clients' answers only, as Unbound counts them
+        assert stat(b, "num.query.cachedb") == 1
+    finally:
+        _finish(b)
+
+
+class LoopbackNS(Upstream):
+    """Addresses on loopback only: the NS name the iterator looks up
+    must not send it off the machine (nothing answers on 127.0.0.1:53:
+    the question itself fails, which this test does not need)."""
+    RDATA = dict(Upstream.RDATA, A="127.0.0.1")
+
+
+def test_iterator_lookups_not_stored(tmp_path, redis):
+    """compat: unbound-1.17: the iterator's own lookups (here the address
+    of a stub-host) are neither looked up in nor stored to Redis: Unbound
+    starts them at the iterator, below cachedb. A client's question to
+    the same server afterwards is stored: one thread, one connection,
+    so its SET follows any the lookup would have made."""
+    up = LoopbackNS()
+    d = tmp_path / "r"
+    d.mkdir()
+    srv = Server(d)
+    try:
+        srv.start('module-config: "validator cachedb iterator"\n'
+                  "qname-minimisation: no\n",
+                  extra='stub-zone:\n\tname: "nsl.example.com."\n'
+                  "\tstub-host: ns1.cdb-host.example.com.\n" +
+                  up.stub_zone("cdb-host.example.com.") +
+                  cachedb_clause(redis))
+        # its reply does not matter (nothing on 127.0.0.1:53): sent only
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(dns.message.make_query("www.nsl.example.com.",
+                                            "A").to_wire(),
+                     ("127.0.0.1", srv.port))
+        poll(lambda: up.queries("ns1.cdb-host.example.com.", "A"),
+             what="the stub-host's address asked")
+        marker = "marker.cdb-host.example.com."
+        assert answer_of(srv.query(marker, "A"))
+        poll(lambda: redis.cmd("EXISTS", key_of(marker)) == 1,
+             what="the client's answer in Redis")
+        assert redis.cmd("EXISTS", key_of("ns1.cdb-host.example.com.")) \
+            == 0
+    finally:
+        _finish(srv)
+        up.close()
