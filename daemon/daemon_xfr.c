@@ -9,6 +9,7 @@
 #include "daemon/daemon.h"
 #include "services/authzone.h"
 #include "services/localzone.h"
+#include "services/xfr_consumer.h"
 #include "services/xfr_source.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -72,6 +73,33 @@ char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f)
 	return strdup(f);
 }
 
+/* A module's zone (services/xfr_consumer.h) as a source. */
+static int add_consumer(void* arg, const struct xfr_consumer* c)
+{
+	struct daemon* d = arg;
+	struct xfr_source_cfg sc;
+	struct xfr_rrs content;
+	int ok;
+	xfr_rrs_init(&content);
+	if(c->content && !c->content(c->arg, c->zone, &content)) {
+		xfr_rrs_clear(&content);
+		log_err("out of memory");
+		return 0;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.zone = c->zone;
+	sc.primaries = c->primaries;
+	sc.allow_notify = c->allow_notify;
+	sc.zonefile = c->zonefile;
+	sc.max_transfer_size = c->max_transfer_size;
+	sc.max_transfer_time = c->max_transfer_time;
+	sc.publish = c->publish;
+	sc.publish_arg = c->arg;
+	ok = xfr_engine_add(d->xfr, &sc, &content);
+	xfr_rrs_clear(&content);
+	return ok;
+}
+
 int daemon_xfr_start(struct daemon* d)
 {
 	const struct config_auth* c;
@@ -80,6 +108,8 @@ int daemon_xfr_start(struct daemon* d)
 	for(c = cfg->auths; c; c = c->next)
 		if(!c->isrpz && c->name && c->masters)
 			any = 1;
+	if(xfr_consumer_any())
+		any = 1;
 	if(!any)
 		return 1;
 	if(!d->xfr) {
@@ -122,6 +152,8 @@ int daemon_xfr_start(struct daemon* d)
 		xfr_rrs_clear(&content);
 		free(path);
 	}
+	if(ok)
+		ok = xfr_consumer_each(add_consumer, d);
 	if(!ok)
 		return 0;
 	return xfr_engine_start(d->xfr);

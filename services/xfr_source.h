@@ -32,6 +32,11 @@ struct xfr_source_cfg {
 	const char* zonefile;   /* path to write after a transfer, or NULL */
 	size_t max_transfer_size;  /* bytes, 0: no limit */
 	int max_transfer_time;     /* seconds, 0: no limit */
+	/* this zone's consumer (services/xfr_consumer.h); NULL: the
+	 * engine's */
+	void (*publish)(void* arg, const uint8_t* zone,
+		struct xfr_rrs* content);
+	void* publish_arg;
 };
 
 /* The consumer, called in the main thread: content is the zone's new
