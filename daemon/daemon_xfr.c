@@ -14,6 +14,7 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,8 @@ static int add_consumer(void* arg, const struct xfr_consumer* c)
 	struct xfr_source_cfg sc;
 	struct xfr_rrs content;
 	int ok;
+	if(!c->primaries)
+		return 1;   /* listed only */
 	xfr_rrs_init(&content);
 	if(c->content && !c->content(c->arg, c->zone, &content)) {
 		xfr_rrs_clear(&content);
@@ -169,4 +172,91 @@ void daemon_xfr_delete(struct daemon* d)
 	/* at exit, after the workers stopped */
 	xfr_engine_delete(d->xfr);
 	d->xfr = NULL;
+}
+
+/* list_auth_zones: the auth zones' lines and the modules' zones, sorted
+ * together by name. */
+struct zone_line {
+	uint8_t name[256];
+	char* line;
+};
+
+struct zone_lines {
+	struct zone_line* v;
+	size_t n, cap;
+	int oom;
+};
+
+static void lines_add(struct zone_lines* l, const uint8_t* name,
+	const char* line)
+{
+	if(l->oom)
+		return;
+	if(l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct zone_line* v = realloc(l->v, cap * sizeof(*v));
+		if(!v) {
+			l->oom = 1;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	memcpy(l->v[l->n].name, name, dname_valid(name, 256));
+	if(!(l->v[l->n].line = strdup(line))) {
+		l->oom = 1;
+		return;
+	}
+	l->n++;
+}
+
+static void auth_line(void* arg, const char* line)
+{
+	uint8_t nm[256];
+	char zn[LDNS_MAX_DOMAINLEN * 4 + 8];
+	size_t k = strcspn(line, "\t");
+	snprintf(zn, sizeof(zn), "%.*s", (int)k, line);
+	if(dname_from_str(zn, nm))
+		lines_add(arg, nm, line);
+}
+
+static int module_line(void* arg, const struct xfr_consumer* c)
+{
+	char zn[LDNS_MAX_DOMAINLEN * 4 + 8], line[sizeof(zn) + 64];
+	uint32_t serial = 0;
+	dname_to_str(c->zone, zn, sizeof(zn));
+	/* compat: unbound-1.17: its rpz: zones are auth zones, listed */
+	if(c->serial && c->serial(c->arg, c->zone, &serial))
+		snprintf(line, sizeof(line), "%s\tserial %u\n", zn,
+			(unsigned)serial);
+	else	snprintf(line, sizeof(line), "%s\tno serial\n", zn);
+	lines_add(arg, c->zone, line);
+	return 1;
+}
+
+static int line_order(const void* a, const void* b)
+{
+	return dname_tree_compare(((const struct zone_line*)a)->name,
+		((const struct zone_line*)b)->name);
+}
+
+int daemon_list_zones(struct daemon* d,
+	void (*out)(void* arg, const char* line), void* arg)
+{
+	struct zone_lines l;
+	size_t i;
+	int ok;
+	memset(&l, 0, sizeof(l));
+	ok = auth_zones_list(d->env->auth, auth_line, &l);
+	(void)xfr_consumer_each(module_line, &l);
+	ok = ok && !l.oom;
+	if(ok) {
+		qsort(l.v, l.n, sizeof(*l.v), line_order);
+		for(i = 0; i < l.n; i++)
+			out(arg, l.v[i].line);
+	}
+	for(i = 0; i < l.n; i++)
+		free(l.v[i].line);
+	free(l.v);
+	return ok;
 }

@@ -291,7 +291,22 @@ static void xfr_publish(void* arg, const uint8_t* zone,
 		z->text, (unsigned)serial, (unsigned)nz->num_names);
 }
 
-/* Register the zones with primaries for transfers (again). */
+static int zone_serial(void* arg, const uint8_t* zone, uint32_t* serial)
+{
+	struct rpz_store* s = arg;
+	struct store_zone* z;
+	int have = 0;
+	pthread_mutex_lock(&s->lock);
+	if((z = find_zone(s, zone)) && z->ref->have_soa) {
+		*serial = z->ref->serial;
+		have = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return have;
+}
+
+/* Register the zones (again): those with primaries for transfers, all
+ * for list_auth_zones. */
 static int register_xfr(struct rpz_store* s)
 {
 	const struct config_auth* c;
@@ -303,10 +318,15 @@ static int register_xfr(struct rpz_store* s)
 		if(!c->isrpz || !c->name)
 			continue;
 		z = &s->zones[i++];
-		if(!z->xfr)
-			continue;
 		memset(&xc, 0, sizeof(xc));
 		xc.zone = z->name;
+		xc.serial = zone_serial;
+		xc.arg = s;
+		if(!z->xfr) {
+			if(!xfr_consumer_register(&xc))
+				return 0;
+			continue;
+		}
 		xc.primaries = c->masters;
 		xc.allow_notify = c->allow_notify;
 		xc.zonefile = z->path;

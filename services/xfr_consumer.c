@@ -135,9 +135,13 @@ int xfr_consumer_each(int (*fn)(void* farg, const struct xfr_consumer* c),
 
 int xfr_consumer_any(void)
 {
+	struct entry* e;
 	int any;
 	pthread_mutex_lock(&reg_lock);
-	any = reg_first != NULL;
+	any = 0;
+	for(e = reg_first; e; e = e->next)
+		if(e->c.primaries)
+			any = 1;
 	pthread_mutex_unlock(&reg_lock);
 	return any;
 }

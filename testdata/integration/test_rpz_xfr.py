@@ -181,21 +181,26 @@ def test_notify_refused_from_unlisted_address(nsd_setup):
 
 
 def test_control_on_the_rpz_zone(nsd_setup):
-    """auth_zone_transfer names an RPZ zone with primaries as Unbound's;
-    rpz_disable holds across a transferred version."""
+    """list_auth_zones lists the RPZ zone with its serial and
+    auth_zone_transfer names it, as Unbound's; rpz_disable holds across a
+    transferred version."""
     nsd, servers = nsd_setup
     outs = {}
+    serial = nsd.serial()
     for name, srv in servers.items():
-        outs[name] = [ctl(srv.conf, "auth_zone_transfer", "example.com",
+        poll("%s: serial %d" % (name, serial),
+             lambda: applies(srv, serial))
+        outs[name] = [ctl(srv.conf, "list_auth_zones",
+                          binary=srv.ctl_bin).stdout,
+                      ctl(srv.conf, "auth_zone_transfer", "example.com",
                           binary=srv.ctl_bin).stdout,
                       ctl(srv.conf, "auth_zone_transfer", "example.net",
                           binary=srv.ctl_bin).stdout]
-    assert outs["ours"][0] == "ok\n"
+    assert outs["ours"][0] == "example.com.\tserial %d\n" % serial
+    assert outs["ours"][1] == "ok\n"
     if "ref" in outs:
         assert outs["ours"] == outs["ref"], outs
     ours = servers["ours"]
-    serial = nsd.serial()
-    poll("serial %d" % serial, lambda: applies(ours, serial))
     assert ctl(ours.conf, "rpz_disable", "example.com").stdout == "ok\n"
     poll("the zone disabled", lambda: ask(ours, "www.", "A") == RECURSED)
     nsd.write_zone(serial + 1)
