@@ -463,6 +463,7 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	outgoing_reload(d, env->cfg);
 	tls_service_reload(d, env->cfg);
 	doh_tls_reload(d, env->cfg);
+	modstack_reload_global(&d->modules, env->cfg);
 	daemon_env_publish(d, env);
 	refresh_workers(d);
 	daemon_xfr_stop(d);

@@ -9,11 +9,13 @@
 #include "daemon/daemon.h"
 #include "services/authzone.h"
 #include "services/localzone.h"
+#include "services/xfr_consumer.h"
 #include "services/xfr_source.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include <event2/event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +93,35 @@ char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f)
 	return strdup(f);
 }
 
+/* A module's zone (services/xfr_consumer.h) as a source. */
+static int add_consumer(void* arg, const struct xfr_consumer* c)
+{
+	struct daemon* d = arg;
+	struct xfr_source_cfg sc;
+	struct xfr_rrs content;
+	int ok;
+	if(!c->primaries)
+		return 1;   /* listed only */
+	xfr_rrs_init(&content);
+	if(c->content && !c->content(c->arg, c->zone, &content)) {
+		xfr_rrs_clear(&content);
+		log_err("out of memory");
+		return 0;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.zone = c->zone;
+	sc.primaries = c->primaries;
+	sc.allow_notify = c->allow_notify;
+	sc.zonefile = c->zonefile;
+	sc.max_transfer_size = c->max_transfer_size;
+	sc.max_transfer_time = c->max_transfer_time;
+	sc.publish = c->publish;
+	sc.publish_arg = c->arg;
+	ok = xfr_engine_add(d->xfr, &sc, &content);
+	xfr_rrs_clear(&content);
+	return ok;
+}
+
 int daemon_xfr_start(struct daemon* d)
 {
 	const struct config_auth* c;
@@ -99,6 +130,8 @@ int daemon_xfr_start(struct daemon* d)
 	for(c = cfg->auths; c; c = c->next)
 		if(!c->isrpz && c->name && (c->masters || c->urls))
 			any = 1;
+	if(xfr_consumer_any())
+		any = 1;
 	if(!any)
 		return 1;
 	if(!d->xfr) {
@@ -150,6 +183,8 @@ int daemon_xfr_start(struct daemon* d)
 		xfr_rrs_clear(&content);
 		free(path);
 	}
+	if(ok)
+		ok = xfr_consumer_each(add_consumer, d);
 	if(!ok)
 		return 0;
 	return xfr_engine_start(d->xfr);
@@ -172,4 +207,91 @@ void daemon_xfr_delete(struct daemon* d)
 	 * publish_zone drops it. The signal events are gone by now. */
 	if(d->base)
 		(void)event_base_loop(d->base, EVLOOP_NONBLOCK);
+}
+
+/* list_auth_zones: the auth zones' lines and the modules' zones, sorted
+ * together by name. */
+struct zone_line {
+	uint8_t name[256];
+	char* line;
+};
+
+struct zone_lines {
+	struct zone_line* v;
+	size_t n, cap;
+	int oom;
+};
+
+static void lines_add(struct zone_lines* l, const uint8_t* name,
+	const char* line)
+{
+	if(l->oom)
+		return;
+	if(l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct zone_line* v = realloc(l->v, cap * sizeof(*v));
+		if(!v) {
+			l->oom = 1;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	memcpy(l->v[l->n].name, name, dname_valid(name, 256));
+	if(!(l->v[l->n].line = strdup(line))) {
+		l->oom = 1;
+		return;
+	}
+	l->n++;
+}
+
+static void auth_line(void* arg, const char* line)
+{
+	uint8_t nm[256];
+	char zn[LDNS_MAX_DOMAINLEN * 4 + 8];
+	size_t k = strcspn(line, "\t");
+	snprintf(zn, sizeof(zn), "%.*s", (int)k, line);
+	if(dname_from_str(zn, nm))
+		lines_add(arg, nm, line);
+}
+
+static int module_line(void* arg, const struct xfr_consumer* c)
+{
+	char zn[LDNS_MAX_DOMAINLEN * 4 + 8], line[sizeof(zn) + 64];
+	uint32_t serial = 0;
+	dname_to_str(c->zone, zn, sizeof(zn));
+	/* compat: unbound-1.17: its rpz: zones are auth zones, listed */
+	if(c->serial && c->serial(c->arg, c->zone, &serial))
+		snprintf(line, sizeof(line), "%s\tserial %u\n", zn,
+			(unsigned)serial);
+	else	snprintf(line, sizeof(line), "%s\tno serial\n", zn);
+	lines_add(arg, c->zone, line);
+	return 1;
+}
+
+static int line_order(const void* a, const void* b)
+{
+	return dname_tree_compare(((const struct zone_line*)a)->name,
+		((const struct zone_line*)b)->name);
+}
+
+int daemon_list_zones(struct daemon* d,
+	void (*out)(void* arg, const char* line), void* arg)
+{
+	struct zone_lines l;
+	size_t i;
+	int ok;
+	memset(&l, 0, sizeof(l));
+	ok = auth_zones_list(d->env->auth, auth_line, &l);
+	(void)xfr_consumer_each(module_line, &l);
+	ok = ok && !l.oom;
+	if(ok) {
+		qsort(l.v, l.n, sizeof(*l.v), line_order);
+		for(i = 0; i < l.n; i++)
+			out(arg, l.v[i].line);
+	}
+	for(i = 0; i < l.n; i++)
+		free(l.v[i].line);
+	free(l.v);
+	return ok;
 }

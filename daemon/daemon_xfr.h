@@ -21,6 +21,11 @@ char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f);
 int daemon_xfr_start(struct daemon* d);
 /* Stop them (before a reload's restart, or at exit). */
 void daemon_xfr_stop(struct daemon* d);
+/* list_auth_zones: "name.<tab>serial N" lines of the auth zones and the
+ * zones modules registered (services/xfr_consumer.h), in Unbound's
+ * order, each handed to out. 0 on OOM. */
+int daemon_list_zones(struct daemon* d,
+	void (*out)(void* arg, const char* line), void* arg);
 /* Free the engine at exit (after the signal events are freed), and
  * drop the versions it handed over that the main loop did not run. */
 void daemon_xfr_delete(struct daemon* d);

@@ -493,7 +493,7 @@ int rc_local_cmd(struct daemon_remote* rc, const char* p, char* args,
 		if(!local_zones_list(rc->d->env->lz, 0, out_line, b))
 			strbuf_printf(b, "error out of memory\n");
 	} else if(word_is(p, "list_auth_zones")) {
-		if(!auth_zones_list(rc->d->env->auth, out_line, b))
+		if(!daemon_list_zones(rc->d, out_line, b))
 			strbuf_printf(b, "error out of memory\n");
 	} else if(word_is(p, "auth_zone_reload")) {
 		do_auth_zone_reload(rc, args, b);

@@ -11,13 +11,15 @@
  * The rules are the config's (respip_set.h), the server: clause's and
  * each view: clause's own, one copy per worker, made again on reload; a
  * client's view comes as its place among the view: clauses
- * (client->view). */
+ * (client->view). The rpz: policy, zones of any size, is one snapshot
+ * all workers share (respip/rpz_store.h, the module's global state). */
 #include "config.h"
 #include "respip/respip.h"
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
 #include "respip/rpz.h"
 #include "respip/rpz_nstrigger.h"
+#include "respip/rpz_store.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -43,7 +45,6 @@ struct respip_rules {
 	struct respip_set* global;
 	struct respip_view* views;
 	size_t num_views;
-	struct rpz_policy* rpz;  /* the rpz: clauses, NULL: none */
 	int none;      /* no rule anywhere: every reply passes */
 };
 
@@ -56,7 +57,6 @@ static void rules_delete(struct respip_rules* r)
 	for(i = 0; i < r->num_views; i++)
 		respip_set_delete(r->views[i].set);
 	free(r->views);
-	rpz_policy_delete(r->rpz);
 	free(r);
 }
 
@@ -64,16 +64,18 @@ static struct respip_rules* rules_create(const struct config_file* cfg)
 {
 	struct respip_rules* r = calloc(1, sizeof(*r));
 	const struct config_view* cv;
+	const struct config_auth* a;
 	size_t n = 0;
 	int no_rpz = 1;
 	if(!r)
 		goto oom;
-	if(!(r->rpz = rpz_policy_create(cfg, &no_rpz)) && !no_rpz)
-		goto fail;
+	for(a = cfg->auths; a; a = a->next)
+		if(a->isrpz && a->name)
+			no_rpz = 0;
 	if(!(r->global = respip_set_create(cfg->respip_actions,
 		cfg->respip_data)))
 		goto fail;
-	r->none = respip_set_empty(r->global) && !r->rpz;
+	r->none = respip_set_empty(r->global) && no_rpz;
 	for(cv = cfg->views; cv; cv = cv->next)
 		n++;
 	if(n && !(r->views = calloc(n, sizeof(*r->views))))
@@ -101,33 +103,63 @@ fail:
 	return NULL;
 }
 
-/* Per worker: the rules, and room to build a new reply in. */
+/* Per worker: the rules, the shared rpz policy it holds, and room to
+ * build a new reply in. */
 struct respip_env {
 	struct respip_rules* rules;
-	unsigned rpz_gen;   /* the rpz_enable/rpz_disable switch applied */
+	struct rpz_store* store;
+	struct rpz_reader rpz;
 	uint8_t scratch[SCRATCH_SIZE];
 };
 
-/* The start's rules, checked once (a bad rule stops the start, as
- * Unbound's "could not set up response IP set"); mem.mod.respip. */
-static void* respip_startup(const struct config_file* cfg)
-{
-	return rules_create(cfg);
-}
+/* The module's global state: the rpz: policy all workers share, and the
+ * start's rules, checked once (a bad rule stops the start, as Unbound's
+ * "could not set up response IP set"); mem.mod.respip. */
+struct respip_global {
+	struct rpz_store* rpz;
+	struct respip_rules* rules;
+};
 
 static void respip_destartup(void* global)
 {
-	rules_delete(global);
+	struct respip_global* g = global;
+	if(!g)
+		return;
+	rpz_store_delete(g->rpz);
+	rules_delete(g->rules);
+	free(g);
+}
+
+static void* respip_startup(const struct config_file* cfg)
+{
+	struct respip_global* g = calloc(1, sizeof(*g));
+	if(!g) {
+		log_err("respip: out of memory");
+		return NULL;
+	}
+	if(!(g->rules = rules_create(cfg)) ||
+		!(g->rpz = rpz_store_create(cfg))) {
+		respip_destartup(g);
+		return NULL;
+	}
+	return g;
+}
+
+static int respip_reload_global(void* global, const struct config_file* cfg)
+{
+	struct respip_global* g = global;
+	return rpz_store_reload(g->rpz, cfg);
 }
 
 static size_t respip_get_mem(void* global)
 {
-	const struct respip_rules* r = global;
+	const struct respip_global* g = global;
+	const struct respip_rules* r = g ? g->rules : NULL;
 	size_t i, m;
 	if(!r)
 		return 0;
-	m = sizeof(*r) + r->num_views * sizeof(*r->views) +
-		respip_set_mem(r->global) + rpz_policy_mem(r->rpz);
+	m = sizeof(*g) + sizeof(*r) + r->num_views * sizeof(*r->views) +
+		respip_set_mem(r->global) + rpz_store_mem(g->rpz);
 	for(i = 0; i < r->num_views; i++)
 		if(r->views[i].set)
 			m += respip_set_mem(r->views[i].set);
@@ -147,12 +179,11 @@ static int respip_init(struct module_env* env, int id)
 		return 0;
 	}
 	env->modinfo[id] = re;
+	re->store = ((struct respip_global*)env->modglobal[id])->rpz;
 	if(!(re->rules = rules_create(env->cfg))) {
 		log_err("could not set up response IP set");
 		return 0;
 	}
-	if(re->rules->rpz)
-		rpz_switch_apply(re->rules->rpz);
 	/* a reload may bring rpz: clauses: the hook is there from the
 	 * start and returns at once without them */
 	env->deleg_hook = &respip_deleg_hook;
@@ -166,6 +197,7 @@ static void respip_deinit(struct module_env* env, int id)
 	if(!re)
 		return;
 	rules_delete(re->rules);
+	rpz_reader_clear(&re->rpz);
 	free(re);
 	env->modinfo[id] = NULL;
 }
@@ -180,8 +212,8 @@ static void respip_reconfigure(struct module_env* env, int id)
 		return;
 	rules_delete(re->rules);
 	re->rules = r;
-	if(r->rpz)
-		rpz_switch_apply(r->rpz);
+	/* the reload's rpz snapshot now, not at the next reply */
+	(void)rpz_reader_policy(re->store, &re->rpz);
 }
 
 /* The result goes up as it came: the rules apply per client, on the
@@ -263,19 +295,11 @@ static void log_inform(const struct respip_rule* r,
 		type_name(qtype, tb, sizeof(tb)), cls);
 }
 
-/* The worker's rpz policy with the rpz_enable/rpz_disable switch
- * applied; NULL: no rpz: clause. */
-static struct rpz_policy* current_rpz(struct respip_env* re)
+/* The shared rpz policy (the rpz_enable/rpz_disable switch applied);
+ * NULL: no rpz: clause. */
+static const struct rpz_policy* current_rpz(struct respip_env* re)
 {
-	unsigned g;
-	if(!re->rules->rpz)
-		return NULL;
-	g = rpz_switch_generation();
-	if(__builtin_expect(g != re->rpz_gen, 0)) {
-		re->rpz_gen = g;
-		rpz_switch_apply(re->rules->rpz);
-	}
-	return re->rules->rpz;
+	return rpz_reader_policy(re->store, &re->rpz);
 }
 
 static void rpz_client_of(const struct module_reply_client* client,
@@ -291,7 +315,7 @@ static void rpz_client_of(const struct module_reply_client* client,
  * logged; *decided 0 when no trigger decided (the response-ip rules
  * next). */
 static enum module_reply_verdict apply_rpz(struct module_env* env,
-	struct respip_env* re, struct rpz_policy* p,
+	struct respip_env* re, const struct rpz_policy* p,
 	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
 	size_t room, int* decided)
 {
@@ -332,7 +356,7 @@ static enum module_reply_verdict respip_answer_query(struct module_env* env,
 	size_t* len, size_t cap)
 {
 	struct respip_env* re = env->modinfo[id];
-	struct rpz_policy* p;
+	const struct rpz_policy* p;
 	struct rpz_client rc;
 	int decided;
 	if(!re || !(p = current_rpz(re)))
@@ -353,7 +377,7 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	const struct respip_view* v = NULL;
 	size_t n = 0, room = cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE;
 	enum respip_outcome o = RESPIP_PASS;
-	struct rpz_policy* p;
+	const struct rpz_policy* p;
 	if(!re || re->rules->none)
 		return MODULE_REPLY_KEEP;
 	if((p = current_rpz(re))) {
@@ -402,7 +426,7 @@ static int respip_deleg_check(struct module_qstate* qs, int id,
 	const struct module_deleg* d)
 {
 	struct respip_env* re = qs->env->modinfo[id];
-	struct rpz_policy* p;
+	const struct rpz_policy* p;
 	struct rpz_ns_match m;
 	if(!re || !(p = current_rpz(re)) || qs->minfo[id] == &ns_passthru_mark)
 		return 0;
@@ -424,6 +448,7 @@ const struct module_func_block respip_module_block = {
 	.name = "respip",
 	.startup = respip_startup,
 	.destartup = respip_destartup,
+	.reload_global = respip_reload_global,
 	.get_mem = respip_get_mem,
 	.filter_reply = respip_filter_reply,
 	.answer_query = respip_answer_query,

@@ -55,11 +55,12 @@ static int override_from_str(const char* s, enum rpz_action* a)
 	return 0;
 }
 
-static void zone_clear(struct rpz_policy_zone* z)
+static void zone_clear(struct rpz_policy_zone* z, int borrowed)
 {
 	free(z->name);
 	free(z->log_name);
-	rpz_zone_delete(z->zone);
+	if(!borrowed)
+		rpz_zone_delete(z->zone);
 }
 
 void rpz_policy_delete(struct rpz_policy* p)
@@ -68,13 +69,13 @@ void rpz_policy_delete(struct rpz_policy* p)
 	if(!p)
 		return;
 	for(i = 0; i < p->num; i++)
-		zone_clear(&p->zones[i]);
+		zone_clear(&p->zones[i], p->borrowed);
 	free(p->zones);
 	free(p);
 }
 
 static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
-	const struct config_file* cfg)
+	const struct config_file* cfg, rpz_zone_of_fn zone_of, void* arg)
 {
 	const char* path = c->zonefile;
 	z->override = RPZ_NO_OVERRIDE;
@@ -111,6 +112,8 @@ static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
 	}
 	z->log = c->rpz_log;
 	z->signal_nxdomain_ra = c->rpz_signal_nxdomain_ra;
+	if(zone_of)
+		return (z->zone = zone_of(arg, c)) != NULL;
 	/* the zone file inside the chroot, as the daemon sees it */
 	if(path && cfg->chrootdir && cfg->chrootdir[0] && strncmp(path,
 		cfg->chrootdir, strlen(cfg->chrootdir)) == 0)
@@ -122,6 +125,12 @@ static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
 
 struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
 	int* none)
+{
+	return rpz_policy_create_with(cfg, none, NULL, NULL);
+}
+
+struct rpz_policy* rpz_policy_create_with(const struct config_file* cfg,
+	int* none, rpz_zone_of_fn zone_of, void* arg)
 {
 	const struct config_auth* c;
 	struct rpz_policy* p;
@@ -140,10 +149,11 @@ struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
 		log_err("out of memory");
 		return NULL;
 	}
+	p->borrowed = zone_of != NULL;
 	for(c = cfg->auths; c; c = c->next) {
 		if(!c->isrpz || !c->name)
 			continue;
-		if(!zone_setup(&p->zones[p->num++], c, cfg)) {
+		if(!zone_setup(&p->zones[p->num++], c, cfg, zone_of, arg)) {
 			rpz_policy_delete(p);
 			return NULL;
 		}

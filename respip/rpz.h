@@ -39,6 +39,7 @@ struct rpz_policy_zone {
 struct rpz_policy {
 	struct rpz_policy_zone* zones;
 	size_t num;
+	int borrowed;   /* the zones are rpz_policy_create_with's: kept */
 };
 
 /* The client a reply goes to. */
@@ -68,6 +69,13 @@ enum rpz_outcome {
  * returned then). NULL otherwise: an error, logged. */
 struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
 	int* none);
+/* As rpz_policy_create, each clause's zone from zone_of (borrowed: the
+ * policy does not delete it; NULL: fail) in place of its file: the
+ * shared snapshot (respip/rpz_store.h) keeps the zones. */
+typedef struct rpz_zone* (*rpz_zone_of_fn)(void* arg,
+	const struct config_auth* c);
+struct rpz_policy* rpz_policy_create_with(const struct config_file* cfg,
+	int* none, rpz_zone_of_fn zone_of, void* arg);
 /* compat: unbound-1.17: rpz_enable/rpz_disable (unbound-control): a
  * process-wide switch by zone name (wire), set by the control thread;
  * each worker applies it to its own policy copy on its next reply, when

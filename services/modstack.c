@@ -226,6 +226,15 @@ void modstack_destartup(struct modstack* st)
 	st->started = 0;
 }
 
+void modstack_reload_global(const struct modstack* st,
+	const struct config_file* cfg)
+{
+	int i;
+	for(i = 0; i < st->started; i++)
+		if(st->mods[i]->reload_global)
+			(void)st->mods[i]->reload_global(st->global[i], cfg);
+}
+
 int modstack_init(const struct modstack* st, struct module_env* env)
 {
 	int i;

@@ -82,6 +82,10 @@ int modstack_check_start(const struct config_file* cfg);
 int modstack_startup(struct modstack* st, const struct config_file* cfg);
 /* After the workers stopped: each startup undone (last first). */
 void modstack_destartup(struct modstack* st);
+/* A reload: each module's reload_global with the new cfg (main thread,
+ * before the workers take it). */
+void modstack_reload_global(const struct modstack* st,
+	const struct config_file* cfg);
 
 /* Per worker, after the shared parts of env are set (cfg, caches,
  * outnet, mesh): env->mods, modglobal and validating from st, each

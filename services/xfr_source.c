@@ -56,6 +56,8 @@ struct xfr_src {
 	int (*accept)(void* arg, const struct xfr_rrs* content);
 	void* accept_arg;
 	void (*accept_free)(void* arg);
+	xfr_publish_fn publish;   /* NULL: the engine's */
+	void* publish_arg;
 	/* the thread's: the content served now */
 	struct xfr_rrs content;
 	int have, expired;
@@ -242,6 +244,8 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 		goto oom;
 	s->max_size = c->max_transfer_size;
 	s->max_time = c->max_transfer_time;
+	s->publish = c->publish;
+	s->publish_arg = c->publish_arg;
 	xfr_rrs_init(&s->content);
 	if(content && content->n) {
 		if(!xfr_rrs_copy(&s->content, content))
@@ -291,8 +295,8 @@ static void publish(struct xfr_engine* e, struct xfr_src* s, int expired)
 	struct timeval tv = { 0, 0 };
 	if(!h)
 		goto oom;
-	h->publish = e->publish;
-	h->arg = e->arg;
+	h->publish = s->publish ? s->publish : e->publish;
+	h->arg = s->publish ? s->publish_arg : e->arg;
 	memcpy(h->zone, s->zone, s->zone_len);
 	if(!expired) {
 		if(!(h->content = malloc(sizeof(*h->content))))

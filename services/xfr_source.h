@@ -40,6 +40,11 @@ struct xfr_source_cfg {
 	int (*accept)(void* arg, const struct xfr_rrs* content);
 	void* accept_arg;
 	void (*accept_free)(void* arg);
+	/* this zone's consumer (services/xfr_consumer.h); NULL: the
+	 * engine's */
+	void (*publish)(void* arg, const uint8_t* zone,
+		struct xfr_rrs* content);
+	void* publish_arg;
 };
 
 /* The consumer, called in the main thread: content is the zone's new

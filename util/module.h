@@ -349,6 +349,10 @@ struct module_func_block {
 	void* (*startup)(const struct config_file* cfg);
 	/* After the workers stopped: free what startup made. */
 	void (*destartup)(void* global);
+	/* A reload, in the main thread, before the workers take the new
+	 * config: renew the global state from cfg (the rpz: zones, read
+	 * once for all workers). 0 (logged): the old state serves on. */
+	int (*reload_global)(void* global, const struct config_file* cfg);
 	/* Bytes the global state uses (mem.mod.<name>). */
 	size_t (*get_mem)(void* global);
 	/* Add what the global state holds to info (statistics). */
