@@ -7,7 +7,9 @@ benchmark, not a test; figures for doc/performance.md). As root:
 
 1. Random-subdomain attack: dnsperf sends new names under attack.tld9.
    (NSD on 127.0.0.1, RRL off, a wildcard) at up to --rate q/s to the
-   daemon with `ratelimit: --ratelimit`. Printed: the upstream queries
+   daemon with `ratelimit: --ratelimit` (ratelimit-factor 0 and 10, the
+   default, which lets one in 10 of the queries over the limit go
+   upstream). Printed: the upstream queries
    per second NSD saw for attack.tld9. (its own instance, nsd-control
    stats), and the latency (p50, p99) of a probe that resolves new names
    of other.tld9. (a second NSD) meanwhile, against the same probe
@@ -155,8 +157,9 @@ def pct(v, p):
     return v[min(len(v) - 1, int(len(v) * p))] if v else float("nan")
 
 
-def attack(a, work, a_nsd, o_nsd):
-    p, port = start_daemon(a, work, ["ratelimit: %d" % a.ratelimit],
+def attack(a, work, a_nsd, o_nsd, factor):
+    p, port = start_daemon(a, work, ["ratelimit: %d" % a.ratelimit,
+                                     "ratelimit-factor: %d" % factor],
                            a_nsd, o_nsd)
     try:
         other = lambda: rand_label() + ".other.tld9."  # noqa: E731
@@ -172,7 +175,8 @@ def attack(a, work, a_nsd, o_nsd):
         done, qps = dnsperf_done(dp)
         secs = time.monotonic() - t0
         up = (nsd_queries(a_nsd) - n0) / secs
-        print("random-subdomain attack, ratelimit: %d" % a.ratelimit)
+        print("random-subdomain attack, ratelimit: %d, ratelimit-factor: "
+              "%d" % (a.ratelimit, factor))
         print("  attack sent at %d q/s for %d s; replies %.0f/s"
               % (a.rate, a.seconds, qps))
         print("  upstream queries to attack.tld9.: %.0f/s" % up)
@@ -211,12 +215,18 @@ def main():
     ap.add_argument("--rate", type=int, default=50000)
     ap.add_argument("--ratelimit", type=int, default=100)
     ap.add_argument("--ip-ratelimit", type=int, default=1000)
+    ap.add_argument("--factor", type=int, action="append",
+                    help="ratelimit-factor values to run (default 0, 10)")
     a = ap.parse_args()
+    a.factor = a.factor or [0, 10]
     work = tempfile.mkdtemp(prefix="attack_bench.")
     try:
         a_nsd = start_nsd(work, "nsd-attack", "attack.tld9.")
         o_nsd = start_nsd(work, "nsd-other", "other.tld9.")
-        attack(a, work, a_nsd, o_nsd)
+        # factor 0: nothing over the limit goes upstream; 10 (the
+        # default): one in 10 of the queries over it does
+        for factor in a.factor:
+            attack(a, work, a_nsd, o_nsd, factor)
         flood(a, work, a_nsd, o_nsd)
     finally:
         for p in reversed(STARTED):
