@@ -27,9 +27,9 @@
  * answer's chain ends after iter-scrub-cname CNAME/DNAME hops (the
  * iterator asks for the rest itself), an RRset keeps at most
  * iter-scrub-rrsig RRSIGs. With iter-scrub-promiscuous (on by
- * default) an authority NS set is kept only in a referral (NOERROR, no
- * answer, no SOA, an NS owner below the zone asked): in an answer it
- * could poison the zone's delegation for names it does not answer.
+ * default) an authority NS set is not kept in an answer or an error
+ * reply: it could poison the delegation of names the reply does not
+ * answer.
  * compat: unbound-1.17: an NXDOMAIN's or a NODATA's (with SOA) NS set
  * goes in any case.
  *

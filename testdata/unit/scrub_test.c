@@ -361,7 +361,8 @@ static void test_scrub_promiscuous(void** state)
 			"example.tld1. SOA ns1.example.tld1.", 0 },
 		{ ref, "www.sub.example.tld1.", 0, 1,
 			"sub.example.tld1. NS ns.sub.example.tld1.", 1 },
-		{ self, "www.example.tld1.", 0, 1, "", 0 },
+		{ self, "www.example.tld1.", 0, 1,
+			"example.tld1. NS ns1.example.tld1.", 0 },
 		{ self, "www.example.tld1.", 0, 0,
 			"example.tld1. NS ns1.example.tld1.", 0 },
 	};
