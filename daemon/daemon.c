@@ -9,6 +9,7 @@
 #include "daemon/worker.h"
 #include "daemon/acl_list.h"
 #include "services/conn_limit.h"
+#include "daemon/wait_limit.h"
 #include "daemon/remote.h"
 #include "daemon/prometheus.h"
 #include "services/listen_dnsport.h"
@@ -85,6 +86,8 @@ static struct serve_env* env_complete(struct serve_env* env)
 	if(!(env->acl = acl_list_create_views(env->cfg, env->views)))
 		goto fail;
 	if(!conn_limit_create(env->cfg, &env->conn_limit))
+		goto fail;
+	if(!(env->wait_blocks = wait_blocks_create(env->cfg)))
 		goto fail;
 	if(!env->lz && !(env->lz = local_zones_create(env->cfg)))
 		goto fail;
@@ -271,6 +274,7 @@ void serve_env_free(struct serve_env* env)
 	}
 	acl_list_delete(env->acl);
 	conn_limit_release(env->conn_limit);
+	wait_blocks_delete(env->wait_blocks);
 	views_delete(env->views);
 	config_delete(env->cfg);
 	free(env);

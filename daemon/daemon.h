@@ -18,6 +18,7 @@
 struct config_file;
 struct acl_list;
 struct conn_limit;
+struct wait_blocks;
 struct local_zones;
 struct iter_hints;
 struct listen_sockets;
@@ -41,6 +42,9 @@ struct serve_env {
 	struct acl_list* acl;
 	/* tcp-connection-limit (services/conn_limit.h), NULL without */
 	struct conn_limit* conn_limit;
+	/* wait-limit-netblock lines and the loopback's defaults
+	 * (daemon/wait_limit.h) */
+	struct wait_blocks* wait_blocks;
 	struct local_zones* lz;
 	/* view: clauses (services/view.h); the acl points into them */
 	struct views* views;

@@ -409,10 +409,10 @@ void rc_print_stats(struct daemon_remote* rc, struct strbuf* b, int reset)
 		stats_subtract(&diff, &rc->base_stats[i]);
 		snprintf(pfx, sizeof(pfx), "thread%d", i);
 		stats_print_thread(b, pfx, &diff,
-			d->env->cfg->do_answer_cookie);
+			stats_print_flags(d->env->cfg));
 		stats_add(tot, &diff);
 	}
-	stats_print_thread(b, "total", tot, d->env->cfg->do_answer_cookie);
+	stats_print_thread(b, "total", tot, stats_print_flags(d->env->cfg));
 	stats_print_time(b, &now, &rc->start, &rc->last);
 	if(d->env->cfg->stat_extended) {
 		struct stats_cache_info ci;

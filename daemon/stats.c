@@ -4,6 +4,7 @@
  * Unbound 1.17's unbound-control stats. */
 #include "config.h"
 #include "daemon/stats.h"
+#include "util/config_file.h"
 #include "util/msgparse.h"
 #include <ldns/ldns.h>
 #include <stdarg.h>
@@ -207,8 +208,18 @@ static void print_secs(struct strbuf* b, const char* name, uint64_t us)
 		(unsigned long long)(us / 1000000), (unsigned)(us % 1000000));
 }
 
+int stats_print_flags(const struct config_file* cfg)
+{
+	/* a 1.21 option set away from its default */
+	int v = cfg->do_answer_cookie || cfg->sock_queue_timeout > 0 ||
+		cfg->discard_timeout != 1900 ||
+		cfg->wait_limit_netblocks || cfg->wait_limit_cookie_netblocks;
+	return (cfg->do_answer_cookie ? STATS_COOKIES : 0) |
+		(v ? STATS_DROPS : 0);
+}
+
 void stats_print_thread(struct strbuf* b, const char* p,
-	const struct worker_stats* s, int cookies)
+	const struct worker_stats* s, int flags)
 {
 	char name[64];
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
@@ -217,13 +228,20 @@ void stats_print_thread(struct strbuf* b, const char* p,
 		(unsigned long long)s->num_ip_ratelimited);
 	/* compat: unbound-1.18: these lines are 1.18's; printed only with
 	 * answer-cookie on, so a 1.17 configuration gets 1.17's names */
-	if(cookies) {
+	if(flags & STATS_COOKIES) {
 		strbuf_printf(b, "%s.num.queries_cookie_valid=%llu\n", p,
 			(unsigned long long)s->num_cookie_valid);
 		strbuf_printf(b, "%s.num.queries_cookie_client=%llu\n", p,
 			(unsigned long long)s->num_cookie_client);
 		strbuf_printf(b, "%s.num.queries_cookie_invalid=%llu\n", p,
 			(unsigned long long)s->num_cookie_invalid);
+	}
+	/* compat: unbound-1.21: in Unbound's order */
+	if(flags & STATS_DROPS) {
+		strbuf_printf(b, "%s.num.queries_discard_timeout=%llu\n", p,
+			(unsigned long long)s->num_discard_timeout);
+		strbuf_printf(b, "%s.num.queries_wait_limit=%llu\n", p,
+			(unsigned long long)s->num_wait_limited);
 	}
 	/* compat: unbound-1.17: as Unbound: every query not handed to
 	 * recursion */
@@ -234,6 +252,9 @@ void stats_print_thread(struct strbuf* b, const char* p,
 		(unsigned long long)s->num_cachemiss);
 	strbuf_printf(b, "%s.num.prefetch=%llu\n", p,
 		(unsigned long long)s->num_prefetch);
+	if(flags & STATS_DROPS)
+		strbuf_printf(b, "%s.num.queries_timed_out=%llu\n", p,
+			(unsigned long long)s->num_sock_timed_out);
 	strbuf_printf(b, "%s.num.expired=%llu\n", p,
 		(unsigned long long)s->num_expired);
 	strbuf_printf(b, "%s.num.recursivereplies=%llu\n", p,

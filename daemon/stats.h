@@ -35,6 +35,8 @@ struct worker_stats {
 	uint64_t num_cachemiss;   /* handed to recursion */
 	uint64_t num_recursive_replies; /* replies recursion sent */
 	uint64_t num_wait_limited;  /* dropped: too many replies waiting */
+	uint64_t num_discard_timeout; /* replies dropped: discard-timeout */
+	uint64_t num_sock_timed_out;  /* dropped: sock-queue-timeout */
 	uint64_t num_expired;       /* answered with expired data */
 	uint64_t num_prefetch;      /* cache refreshes started by a hit */
 	uint64_t num_ip_ratelimited; /* dropped: over ip-ratelimit */
@@ -125,10 +127,18 @@ void stats_subtract(struct worker_stats* a, const struct worker_stats* base);
 /* tot += a: counters summed, gauges summed too (max: the largest). */
 void stats_add(struct worker_stats* tot, const struct worker_stats* a);
 
-/* Print one thread's (prefix "thread0") or the total's lines; cookies:
- * with the num.queries_cookie_* lines. */
+/* What stats_print_thread prints beyond Unbound 1.17's lines: */
+#define STATS_COOKIES 1  /* num.queries_cookie_* (answer-cookie on) */
+#define STATS_DROPS 2    /* 1.21's num.queries_discard_timeout,
+                          * _wait_limit and _timed_out */
+struct config_file;
+/* compat: unbound-1.17: the flags for cfg: a config that uses none of
+ * the later options gets 1.17's names (test_control's side by side) */
+int stats_print_flags(const struct config_file* cfg);
+/* Print one thread's (prefix "thread0") or the total's lines; flags:
+ * STATS_COOKIES, STATS_DROPS. */
 void stats_print_thread(struct strbuf* b, const char* prefix,
-	const struct worker_stats* s, int cookies);
+	const struct worker_stats* s, int flags);
 /* The time.* lines; now, start and last are absolute times. */
 void stats_print_time(struct strbuf* b, const struct timespec* now,
 	const struct timespec* start, const struct timespec* last);

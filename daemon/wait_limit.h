@@ -22,4 +22,21 @@ void wait_limit_give(struct wait_limit* wl,
 /* Addresses with replies waiting now (for tests and stats). */
 int wait_limit_count(const struct wait_limit* wl);
 
+/* compat: unbound-1.22: wait-limit-netblock and
+ * wait-limit-cookie-netblock: a limit per netblock (the longest match
+ * counts) over wait-limit and wait-limit-cookie; -1 is no limit. The
+ * loopback (127.0.0.0/8, ::1) is -1 in both unless a line sets it: it
+ * cannot be spoofed from outside. Read only once made; part of a
+ * config's serve_env, so a reload brings new ones. */
+struct config_file;
+struct wait_blocks;
+/* From cfg's lines; NULL (logged) on a bad line or out of memory. */
+struct wait_blocks* wait_blocks_create(const struct config_file* cfg);
+void wait_blocks_delete(struct wait_blocks* wb);
+/* The limit for addr: the netblock's (cookie: the cookie list's), or
+ * dflt where no netblock matches; -1 when it is not limited. */
+int wait_blocks_limit(const struct wait_blocks* wb,
+	const struct sockaddr_storage* addr, socklen_t addrlen, int cookie,
+	int dflt);
+
 #endif

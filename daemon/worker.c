@@ -116,6 +116,12 @@ struct udp_batch {
 	uint8_t query[UDP_BATCH][UDP_QUERY_MAX];
 	uint8_t* reply;  /* UDP_BATCH replies of UDP_REPLY_MAX */
 	int dirty;       /* rmsg entries the last recvmmsg wrote to */
+	/* sock-queue-timeout: each datagram's receive time (SO_TIMESTAMPNS);
+	 * msg_control points here only when it is configured */
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+	} stamp[UDP_BATCH];
 };
 
 /* recvmmsg and sendmmsg without the libc wrappers' cancellation-point
@@ -451,6 +457,17 @@ static int send_stale(struct pending_reply* p)
 	return n > 0;
 }
 
+/* Has the client of p waited over discard-timeout? */
+static int too_old(const struct pending_reply* p)
+{
+	struct timespec now;
+	int64_t ms;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (int64_t)(now.tv_sec - p->start.tv_sec) * 1000 +
+		(now.tv_nsec - p->start.tv_nsec) / 1000000;
+	return ms > (int64_t)p->w->env->cfg->discard_timeout;
+}
+
 /* The mesh's answer for one client. */
 static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	int rcode, int security)
@@ -467,6 +484,19 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		pending_unlink(p);
 		if(p->is_tcp)
 			pending_send(p, NULL, 0);
+		pending_free(p);
+		return;
+	}
+	if(!p->in_call && !p->is_tcp && !p->is_doh &&
+		p->w->env->cfg->discard_timeout > 0 && too_old(p)) {
+		/* compat: unbound-1.21: discard-timeout: a UDP reply that
+		 * waited too long is dropped (the client has given up; a
+		 * pile of late replies is what DNSBomb sends); the cache
+		 * has the answer. A stream's waits: its peer is there. */
+		p->w->stats.num_discard_timeout++;
+		verbose(VERB_ALGO, "drop reply, it is older than "
+			"discard-timeout");
+		pending_unlink(p);
 		pending_free(p);
 		return;
 	}
@@ -693,13 +723,24 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	int limit_n = w->env->cfg->wait_limit;
 	*reply_len = 0;
 	/* compat: unbound-1.20: a query with a valid server cookie has the
-	 * wait-limit-cookie limit (0: none); wait-limit 0 turns both off */
-	if(limit_n > 0 && w->env->cfg->do_answer_cookie && qi->cookie_valid)
-		limit_n = w->env->cfg->wait_limit_cookie;
+	 * wait-limit-cookie limit (0: none); wait-limit 0 turns both off.
+	 * compat: unbound-1.22: a wait-limit(-cookie)-netblock over them
+	 * (-1: none; the loopback is -1 unless set) */
+	if(limit_n > 0) {
+		int cookie = w->env->cfg->do_answer_cookie &&
+			qi->cookie_valid;
+		if(cookie)
+			limit_n = w->env->cfg->wait_limit_cookie;
+		if(limit_n > 0)
+			limit_n = wait_blocks_limit(w->env->wait_blocks,
+				ci->addr, ci->addrlen, cookie, limit_n);
+		else	limit_n = -1;
+	} else	limit_n = -1;
 	if(!w->menv.mesh)
 		return RESOLVE_FAILED;
-	if(limit_n > 0 && !wait_limit_take(w->waits, ci->addr, ci->addrlen,
-		limit_n)) {
+	/* a netblock's 0: nothing of it may wait */
+	if(limit_n >= 0 && (limit_n == 0 || !wait_limit_take(w->waits,
+		ci->addr, ci->addrlen, limit_n))) {
 		w->stats.num_wait_limited++;
 		return RESOLVE_WAIT_LIMITED;
 	}
@@ -874,9 +915,37 @@ static struct query_result __attribute__((noinline)) proxied_answer(
 
 /* One wake-up of a UDP socket; inlined into each callback, so the
  * plain one has no proxy code in it. */
-static inline __attribute__((always_inline)) void udp_read(struct worker* w,
-	evutil_socket_t fd, int proxy)
+/* Cold, sock-queue-timeout only: did datagram h wait in the socket
+ * buffer longer than the limit (now: CLOCK_REALTIME of the batch)? */
+static int __attribute__((noinline)) waited_too_long(struct worker* w,
+	struct msghdr* h, const struct timespec* now)
 {
+	struct cmsghdr* c;
+	for(c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		struct timespec ts;
+		int64_t ns;
+		if(c->cmsg_level != SOL_SOCKET || c->cmsg_type !=
+			SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		ns = (int64_t)(now->tv_sec - ts.tv_sec) * 1000000000 +
+			(now->tv_nsec - ts.tv_nsec);
+		/* compat: unbound-1.18: dropped before it counts as a
+		 * query, as Unbound */
+		if(ns > (int64_t)w->env->cfg->sock_queue_timeout *
+			1000000000) {
+			w->stats.num_sock_timed_out++;
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void udp_read(struct worker* w,
+	evutil_socket_t fd, int proxy, int stamped)
+{
+	struct timespec now_rt;
 	struct udp_batch* b = w->udp;
 	int round, i, n, nsend;
 	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
@@ -888,6 +957,9 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 		for(i = 0; i < b->dirty; i++) {
 			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
 			b->rmsg[i].msg_hdr.msg_flags = 0;
+			if(stamped)
+				b->rmsg[i].msg_hdr.msg_controllen =
+					sizeof(b->stamp[i].buf);
 		}
 		b->dirty = 0;
 		n = udp_recv_batch(fd, b->rmsg, UDP_BATCH);
@@ -901,11 +973,15 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 			return;
 		}
 		nsend = 0;
+		if(stamped)
+			clock_gettime(CLOCK_REALTIME, &now_rt);
 		for(i = 0; i < n; i++) {
 			struct msghdr* h = &b->rmsg[i].msg_hdr;
 			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
 			struct client_info ci;
 			struct query_result r;
+			if(stamped && waited_too_long(w, h, &now_rt))
+				continue;
 			if(h->msg_flags & MSG_TRUNC) {
 				/* over UDP_QUERY_MAX: parse what we have,
 				 * which is missing its end: FORMERR */
@@ -941,14 +1017,41 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 0);
+	udp_read(arg, fd, 0, 0);
 }
 
 /* A proxy-protocol-port's socket. */
 static void udp_proxy_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 1);
+	udp_read(arg, fd, 1, 0);
+}
+
+/* A socket with receive times (sock-queue-timeout): a copy of its own,
+ * so the plain one pays nothing for the option. */
+static void udp_stamped_read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)ev;
+	udp_read(arg, fd, 0, 1);
+}
+
+/* compat: unbound-1.18: sock-queue-timeout: receive times on a UDP
+ * socket (Linux SO_TIMESTAMPNS); 0 when the system has none (logged,
+ * the option is then not followed on it). */
+static int udp_want_stamps(int fd)
+{
+	int on = 1;
+#ifdef SO_TIMESTAMPNS
+	if(setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) == 0)
+		return 1;
+	log_warn("sock-queue-timeout: setsockopt(SO_TIMESTAMPNS): %s",
+		strerror(errno));
+#else
+	(void)fd;
+	(void)on;
+	log_warn("sock-queue-timeout: no SO_TIMESTAMPNS on this system");
+#endif
+	return 0;
 }
 
 /* A query's outcome as the stream protocols take it. */
@@ -1099,7 +1202,7 @@ static int worker_setup_recursion(struct worker* w)
 	return 1;
 }
 
-static struct udp_batch* udp_batch_create(void)
+static struct udp_batch* udp_batch_create(int stamped)
 {
 	struct udp_batch* b = calloc(1, sizeof(*b));
 	int i;
@@ -1119,6 +1222,11 @@ static struct udp_batch* udp_batch_create(void)
 		b->rmsg[i].msg_hdr.msg_iovlen = 1;
 		b->smsg[i].msg_hdr.msg_iov = &b->siov[i];
 		b->smsg[i].msg_hdr.msg_iovlen = 1;
+		if(stamped) {
+			b->rmsg[i].msg_hdr.msg_control = b->stamp[i].buf;
+			b->rmsg[i].msg_hdr.msg_controllen =
+				sizeof(b->stamp[i].buf);
+		}
 	}
 	return b;
 }
@@ -1224,7 +1332,7 @@ struct worker* worker_create(struct daemon* d, int num)
 	atomic_init(&w->stopping, 0);
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	w->base = worker_base_new();
-	w->udp = udp_batch_create();
+	w->udp = udp_batch_create(w->env->cfg->sock_queue_timeout > 0);
 	/* answer-cookie's checked cookies (12 KiB; a reload may turn
 	 * cookies on, so made always) */
 	w->cookie_memo = calloc(1, sizeof(*w->cookie_memo));
@@ -1292,6 +1400,8 @@ struct worker* worker_create(struct daemon* d, int num)
 		}
 		w->events[w->num_events] = event_new(w->base, s->fd,
 			EV_READ | EV_PERSIST, s->is_proxy ? udp_proxy_read_cb :
+			w->env->cfg->sock_queue_timeout > 0 &&
+			udp_want_stamps(s->fd) ? udp_stamped_read_cb :
 			udp_read_cb, w);
 		if(!w->events[w->num_events] ||
 			event_add(w->events[w->num_events], NULL) != 0)

@@ -622,6 +622,7 @@ static void scrub_opts_of(const struct iter_env* env, struct scrub_opts* o)
 	o->max_ns = c->iter_scrub_ns;
 	o->max_chain = c->iter_scrub_cname;
 	o->max_sigs = c->iter_scrub_rrsig;
+	o->promiscuous = c->iter_scrub_promiscuous;
 }
 
 /* The reply parsed and scrubbed with its authority and additional

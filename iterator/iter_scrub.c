@@ -316,10 +316,44 @@ static int sigs_taken(const ldns_rr_list* list, const uint8_t* taken,
  * SOA left out leaves its signature out too); those kept are marked in
  * taken (no clones, kept in place by keep_taken). referral: the reply
  * has no answer, no SOA, no AA and NOERROR: its NS set is followed. */
+/* Has the authority section an SOA record (any owner)? */
+static int soa_in_auth(const ldns_rr_list* auth)
+{
+	size_t i, n = ldns_rr_list_rr_count(auth);
+	for(i = 0; i < n; i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
+			LDNS_RR_TYPE_SOA)
+			return 1;
+	return 0;
+}
+
+/* compat: unbound-1.22: may an authority NS set owned by owner stay,
+ * for a reply of rcode with nans answer records (scrubbed) and an SOA
+ * in authority or not? */
+static int ns_set_stays(int rcode, size_t nans, int soa,
+	const uint8_t* owner, const uint8_t* zone, int promiscuous)
+{
+	/* unbound-1.17 too: negative answers bring no NS set */
+	if(rcode == LDNS_RCODE_NXDOMAIN ||
+		(rcode == LDNS_RCODE_NOERROR && soa && nans == 0))
+		return 0;
+	if(!promiscuous)
+		return 1;
+	/* not in an answer or an error. compat: unbound-1.22 also takes
+	 * the zone's own NS set from a NOERROR reply without answer and
+	 * SOA, then calls the emptied reply lame; here it stays and the
+	 * iterator takes such a reply for what it is (the next server is
+	 * asked, the server is not lame: test_iter_resolution.py) */
+	(void)owner;
+	(void)zone;
+	return rcode == LDNS_RCODE_NOERROR && nans == 0;
+}
+
 static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 	uint16_t qclass, const uint8_t* zone, struct scrub_result* res,
-	const struct scrub_opts* op, int referral)
+	const struct scrub_opts* op, int referral, int rcode, size_t nans)
 {
+	int soa = soa_in_auth(auth);
 	const uint8_t* o, *nsowner = NULL;
 	size_t i, n = ldns_rr_list_rr_count(auth);
 	int have_ns = 0, have_soa = 0, have_sigs = 0, ns_cut = 0;
@@ -330,7 +364,9 @@ static void scrub_authority(const ldns_rr_list* auth, uint8_t* taken,
 			continue;
 		switch(ty) {
 		case LDNS_RR_TYPE_NS:
-			if(!dname_subdomain_c(res->sname, o))
+			if(!dname_subdomain_c(res->sname, o) ||
+				!ns_set_stays(rcode, nans, soa, o, zone,
+				op->promiscuous))
 				continue;
 			/* the first NS record's owner (it stays in auth,
 			 * which lives on) */
@@ -534,6 +570,7 @@ void scrub_opts_default(struct scrub_opts* o, int harden_glue)
 	o->max_ns = SCRUB_MAX_NS;
 	o->max_chain = SCRUB_MAX_CHAIN;
 	o->max_sigs = SCRUB_MAX_SIGS;
+	o->promiscuous = 1;
 }
 
 /* A reply that is a referral, for the NS limit: NOERROR, no AA, nothing
@@ -590,7 +627,8 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	ok = scrub_answer(old_ans, taken, ans, qtype, qclass, zone, res, op);
 	if(ok)
 		scrub_authority(old_auth, taken + nan, qclass, zone, res, op,
-			is_referral(pkt));
+			is_referral(pkt), (int)ldns_pkt_get_rcode(pkt),
+			ldns_rr_list_rr_count(ans));
 	keep_taken(old_auth, taken + nan);
 	if(ok)
 		scrub_additional(old_addl, taken + nan + nns, ans, old_auth,

@@ -26,7 +26,12 @@
  * goes with them; a signed one in an answer goes whole, as Unbound), the
  * answer's chain ends after iter-scrub-cname CNAME/DNAME hops (the
  * iterator asks for the rest itself), an RRset keeps at most
- * iter-scrub-rrsig RRSIGs.
+ * iter-scrub-rrsig RRSIGs. With iter-scrub-promiscuous (on by
+ * default) an authority NS set is not kept in an answer or an error
+ * reply: it could poison the delegation of names the reply does not
+ * answer.
+ * compat: unbound-1.17: an NXDOMAIN's or a NODATA's (with SOA) NS set
+ * goes in any case.
  *
  * Work is bounded by the packet (at most 65535 bytes of records). */
 #ifndef ITERATOR_ITER_SCRUB_H
@@ -57,6 +62,8 @@ struct scrub_opts {
 	int max_ns;          /* iter-scrub-ns; 0: no limit */
 	int max_chain;       /* iter-scrub-cname */
 	int max_sigs;        /* iter-scrub-rrsig */
+	int promiscuous;     /* iter-scrub-promiscuous: an NS set goes
+	                      * but in a referral to a zone below */
 };
 
 /* compat: unbound-1.22: the defaults of iter-scrub-ns, -cname, -rrsig */

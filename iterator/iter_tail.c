@@ -32,7 +32,10 @@ size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 	size_t i, kept = 0;
 	for(i = 0; i < t->nauth; i++) {
 		struct reply_tail_rr* r = &t->rr[i];
-		r->kept = r->rclass == qclass &&
+		/* an answer: iter-scrub-promiscuous takes its NS set (as
+		 * scrub_authority's ns_set_stays; an NXDOMAIN's goes too) */
+		r->kept = !o->promiscuous && !t->nxdomain &&
+			r->rclass == qclass &&
 			dname_subdomain_c(r->owner, zone) &&
 			dname_subdomain_c(sname, r->owner) &&
 			(!nsowner || query_dname_compare(r->owner, nsowner)
@@ -68,6 +71,7 @@ int iter_tail_scrub_answer(ldns_pkt* pkt, struct reply_tail* t,
 		o) != SCRUB_OK || !res->final_found ||
 		res->dname_too_long)
 		return 0;
+	t->nxdomain = ldns_pkt_get_rcode(pkt) == LDNS_RCODE_NXDOMAIN;
 	kept = iter_tail_scrub(t, ldns_pkt_answer(pkt), qclass, zone,
 		res->sname, o);
 	for(i = t->nauth; i < t->nauth + t->nadd; i++)

@@ -326,6 +326,13 @@ struct config_file {
 	int num_queries_per_thread;
 	int wait_limit;              /* replies waiting per client address */
 	int wait_limit_cookie;       /* the same with a valid cookie */
+	/* wait-limit-netblock, wait-limit-cookie-netblock: netblock and
+	 * limit (-1: none) lines (daemon/wait_limit.h) */
+	struct config_str2list* wait_limit_netblocks;
+	struct config_str2list* wait_limit_cookie_netblocks;
+	int discard_timeout;         /* ms a UDP reply may wait, 0: off */
+	int sock_queue_timeout;      /* s a UDP query may wait in the
+	                              * socket buffer, 0: off */
 	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
 	int deny_any;                /* deny-any */
 	int harden_unknown_additional; /* read; always so (iter_scrub.c) */
@@ -353,6 +360,7 @@ struct config_file {
 	int iter_scrub_ns;       /* NS records kept of one set, 20 */
 	int iter_scrub_cname;    /* CNAME/DNAME hops kept of a reply, 11 */
 	int iter_scrub_rrsig;    /* RRSIGs kept per RRset, 8 */
+	int iter_scrub_promiscuous; /* NS sets only in referrals, yes */
 	int min_negative_ttl;            /* cache-min-negative-ttl, 0: off */
 	/* rate limits (services/cache/rate_zone.h, rate_ip.h) */
 	int ratelimit;                   /* qps to one zone's servers, 0 off */

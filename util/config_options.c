@@ -238,10 +238,13 @@ const struct cfg_option cfg_options[] = {
 	/* services/cache/infra.c: the rto of a server not heard from */
 	USE("unknown-server-time-limit", CL_SERVER, CT_INT,
 		F(unknown_server_time_limit), "376"),
-	SRV("discard-timeout", CT_INT, "1900"),
+	/* daemon/worker.c: a UDP reply older than this is dropped */
+	IMPLR("discard-timeout", CT_INT, discard_timeout, "1900", 0,
+		INT_MAX),
 	USE("wait-limit", CL_SERVER, CT_INT, F(wait_limit), "1000"),
-	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL, 0, 0 },
+	/* daemon/wait_limit.c */
+	{ "wait-limit-netblock", CL_SERVER, CT_STR2LIST,
+		F(wait_limit_netblocks), NULL, 1, CFGF_NUM2, NULL, 0, 0 },
 	{ "infra-cache-slabs", CL_SERVER, CT_INT, F(infra_cache_slabs), NULL,
 		1, CFGF_POW2, "4", 0, 0 },
 	USE("infra-cache-max-rtt", CL_SERVER, CT_INT, F(infra_cache_max_rtt),
@@ -414,7 +417,9 @@ const struct cfg_option cfg_options[] = {
 	 * iterator); Unbound 1.17's fixed limit was 11 too */
 	IMPLR("max-query-restarts", CT_INT, max_query_restarts, "11", 0,
 		INT_MAX),
-	SRV("iter-scrub-promiscuous", CT_YESNO, "yes"),
+	/* iterator/iter_scrub.c: NS sets kept only in referrals */
+	IMPL("iter-scrub-promiscuous", CT_YESNO, iter_scrub_promiscuous,
+		"yes"),
 	SRV("fast-server-permil", CT_INT, "0"),
 	SRV("fast-server-num", CT_INT, "3"),
 	/* compat: unbound-1.17: old names of fast-server-permil, and
@@ -475,8 +480,9 @@ const struct cfg_option cfg_options[] = {
 	/* daemon/worker.c: wait-limit for queries with a valid cookie */
 	IMPLR("wait-limit-cookie", CT_INT, wait_limit_cookie, "10000", 0,
 		INT_MAX),
-	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST, NOF, NULL, 0,
-		CFGF_NUM2, NULL, 0, 0 },
+	{ "wait-limit-cookie-netblock", CL_SERVER, CT_STR2LIST,
+		F(wait_limit_cookie_netblocks), NULL, 1, CFGF_NUM2, NULL, 0,
+		0 },
 	/* iterator (upstream), daemon/query.c (clients) */
 	IMPL("disable-edns-do", CT_YESNO, disable_edns_do, "no"),
 	SRV("dns-error-reporting", CT_YESNO, "no"),
@@ -501,7 +507,9 @@ const struct cfg_option cfg_options[] = {
 	IMPL("log-time-iso", CT_YESNO, log_time_iso, "no"),
 	SRV("quic-port", CT_INT, "853"),
 	SRV("quic-size", CT_MEMSIZE, "8m"),
-	SRV("sock-queue-timeout", CT_INT, "0"),
+	/* daemon/worker.c: SO_TIMESTAMPNS on the UDP sockets */
+	IMPLR("sock-queue-timeout", CT_INT, sock_queue_timeout, "0", 0,
+		INT_MAX),
 	SRV("tls-protocols", CT_STR, "TLSv1.2 TLSv1.3"),
 
 	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,

@@ -79,6 +79,7 @@ static int scan_tail(const uint8_t* w, size_t len, size_t pos,
 {
 	size_t i;
 	t->nauth = t->nadd = 0;
+	t->nxdomain = 0;
 	*opt_at = 0;
 	for(i = 0; i < nauth + nadd; i++) {
 		size_t at = pos, k = t->nauth + t->nadd, rd;

@@ -35,6 +35,7 @@ struct reply_tail {
 	 * section stays empty (iter_tail_scrub_answer checks this one) */
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
 	uint16_t qtype, qclass;
+	int nxdomain;   /* the rcode, for iter_tail_scrub */
 	struct reply_tail_rr rr[REPLY_TAIL_MAX];
 };
 

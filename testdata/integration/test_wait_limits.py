@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""wait-limit-cookie (Unbound 1.20): a client that sends a valid DNS
+"""wait-limit-cookie (Unbound 1.20) and wait-limit(-cookie)-netblock
+(1.22): a client that sends a valid DNS
 server cookie has proved its address, so it gets this limit of replies
 waiting for recursion instead of wait-limit (0: no limit). Under the
 DNSBomb pattern (20 queries from one address, all waiting for a slow
@@ -69,10 +70,25 @@ def replies_to_flood(unbound, cookie):
     return len(got)
 
 
-@pytest.mark.parametrize("cookie_limit,use_cookie,want", [
-    (10, False, 5), (10, True, 10), (0, True, 20)])
-def test_wait_limit_cookie(unbound, net, cookie_limit, use_cookie, want):
-    unbound.start("wait-limit: 5\nwait-limit-cookie: %d\nanswer-cookie: yes"
-                  % cookie_limit, root_hints=net.root_hints)
+# compat: unbound-1.22: the loopback is not wait-limited unless a
+# wait-limit(-cookie)-netblock line says so (its default is -1), so the
+# limits here are given for 127.0.0.0/8: the plain wait-limit of an
+# address outside every netblock is in wait_limit_test (unit).
+BLOCK5 = "wait-limit-netblock: 127.0.0.0/8 5\n"
+COOKIE10 = "wait-limit-cookie-netblock: 127.0.0.0/8 10\n"
+
+
+@pytest.mark.parametrize("body,use_cookie,want", [
+    # the loopback default: wait-limit: 5 does not apply to it
+    ("", False, 20),
+    (BLOCK5 + COOKIE10, False, 5),
+    (BLOCK5 + COOKIE10, True, 10),
+    # wait-limit-cookie: 0 lifts the limit for a valid cookie
+    (BLOCK5 + COOKIE10 + "wait-limit-cookie: 0", True, 20),
+    # the longest netblock counts
+    (BLOCK5 + "wait-limit-netblock: 127.0.0.1/32 -1", False, 20)])
+def test_wait_limit_netblocks(unbound, net, body, use_cookie, want):
+    unbound.start("wait-limit: 5\nwait-limit-cookie: 10\n"
+                  "answer-cookie: yes\n" + body, root_hints=net.root_hints)
     cookie = server_cookie(unbound) if use_cookie else None
     assert replies_to_flood(unbound, cookie) == want

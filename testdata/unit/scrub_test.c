@@ -306,6 +306,7 @@ static void test_authority_soa(void** state)
 		"N example.tld1. NS ns1.example.tld1.",
 		NULL };
 	struct scrub_result r;
+	struct scrub_opts o;
 	ldns_pkt* p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 3, neg);
 	(void)state;
 	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
@@ -313,12 +314,76 @@ static void test_authority_soa(void** state)
 	assert_string_equal(sect(ldns_pkt_authority(p)),
 		"example.tld1. SOA ns1.example.tld1.");
 	ldns_pkt_free(p);
+	/* iter-scrub-promiscuous: no (1.17): the answer's NS set stays */
 	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, pos);
-	assert_int_equal(iter_scrub_message(p, W("www.example.tld1."), TYPE_A,
-		CLASS_IN, W("example.tld1."), &r, 1), SCRUB_OK);
+	scrub_opts_default(&o, 1);
+	o.promiscuous = 0;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
 	assert_string_equal(sect(ldns_pkt_authority(p)),
 		"example.tld1. NS ns1.example.tld1.");
 	ldns_pkt_free(p);
+}
+
+/* iter-scrub-promiscuous: an authority NS set stays only in a referral
+ * (yes, the default); with no, an answer's stays; an NXDOMAIN's goes
+ * either way. */
+static void test_scrub_promiscuous(void** state)
+{
+	static const char* ans[] = {
+		"A www.example.tld1. A 192.0.2.1",
+		"N example.tld1. NS ns.elsewhere.example.tld1.",
+		"D ns.elsewhere.example.tld1. A 192.0.2.66",
+		NULL };
+	static const char* nx[] = {
+		"N example.tld1. SOA ns1.example.tld1. h.example.tld1. "
+			"1 3600 900 604800 300",
+		"N example.tld1. NS ns1.example.tld1.",
+		NULL };
+	static const char* ref[] = {
+		"N sub.example.tld1. NS ns.sub.example.tld1.",
+		"D ns.sub.example.tld1. A 192.0.2.7",
+		NULL };
+	static const char* self[] = {
+		"N example.tld1. NS ns1.example.tld1.",
+		NULL };
+	struct {
+		const char* const* rrs;
+		const char* qname;
+		int rcode, promiscuous;
+		const char* auth;
+		size_t addl;
+	} cases[] = {
+		{ ans, "www.example.tld1.", 0, 1, "", 0 },
+		{ ans, "www.example.tld1.", 0, 0,
+			"example.tld1. NS ns.elsewhere.example.tld1.", 1 },
+		{ nx, "www.example.tld1.", 3, 0,
+			"example.tld1. SOA ns1.example.tld1.", 0 },
+		{ ref, "www.sub.example.tld1.", 0, 1,
+			"sub.example.tld1. NS ns.sub.example.tld1.", 1 },
+		{ self, "www.example.tld1.", 0, 1,
+			"example.tld1. NS ns1.example.tld1.", 0 },
+		{ self, "www.example.tld1.", 0, 0,
+			"example.tld1. NS ns1.example.tld1.", 0 },
+	};
+	size_t i;
+	(void)state;
+	for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct scrub_result r;
+		struct scrub_opts o;
+		ldns_pkt* p = make_reply(cases[i].qname, LDNS_RR_TYPE_A,
+			cases[i].rcode, cases[i].rrs);
+		scrub_opts_default(&o, 1);
+		o.promiscuous = cases[i].promiscuous;
+		assert_int_equal(iter_scrub_message_opts(p, W(cases[i].qname),
+			TYPE_A, CLASS_IN, W("example.tld1."), &r, &o),
+			SCRUB_OK);
+		assert_string_equal(sect(ldns_pkt_authority(p)),
+			cases[i].auth);
+		assert_int_equal(ldns_rr_list_rr_count(
+			ldns_pkt_additional(p)), cases[i].addl);
+		ldns_pkt_free(p);
+	}
 }
 
 static void test_ns_query_answer_glue(void** state)
@@ -416,6 +481,7 @@ static void test_limit_rrsig(void** state)
 	(void)state;
 	scrub_opts_default(&o, 1);
 	o.max_sigs = 2;
+	o.promiscuous = 0;   /* the NS set of an answer stays */
 	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
 		TYPE_A, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
 	assert_int_equal(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 3);
@@ -546,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_ns_query_answer_glue),
 		cmocka_unit_test(test_limit_ns),
 		cmocka_unit_test(test_limit_rrsig),
+		cmocka_unit_test(test_scrub_promiscuous),
 		cmocka_unit_test(test_limit_cname),
 		cmocka_unit_test(test_mutated_replies),
 	};
