@@ -47,4 +47,11 @@ struct query_result {
 struct query_result query_answer(struct worker* w, const uint8_t* pkt,
 	size_t len, const struct client_info* ci, uint8_t* out, size_t outcap);
 
+/* compat: unbound-1.17: ede-serve-expired: EDE 3 added to an expired
+ * answer (n bytes in out, at most limit) when ede and ede-serve-expired
+ * are on; returns its length. */
+struct config_file;
+size_t query_stale_ede(const struct config_file* cfg, uint8_t* out,
+	size_t n, size_t limit);
+
 #endif
