@@ -177,6 +177,17 @@ static int qtype_is_meta(uint16_t t)
 /* Cold path: serve-expired-client-timeout (RFC 8767). The cache has an
  * expired answer (in out, stale bytes): resolve first, and answer with
  * it only when resolution takes longer than the timeout or fails. */
+/* compat: unbound-1.17: ede-serve-expired (with ede): an expired answer
+ * carries EDE 3, "Stale Answer" (RFC 8914), in its OPT record when the
+ * query had one; returns the reply's length. */
+size_t query_stale_ede(const struct config_file* cfg, uint8_t* out,
+	size_t n, size_t limit)
+{
+	if(cfg->ede && cfg->ede_serve_expired)
+		return msg_add_ede(out, n, limit, EDE_STALE_ANSWER);
+	return n;
+}
+
 /* The result for a reply of n bytes (0: none, the query is dropped). */
 static inline struct query_result reply_of(size_t n)
 {
@@ -215,7 +226,7 @@ static struct query_result resolve_or_stale(struct worker* w, const struct query
 	}
 	/* the mesh cannot take it: out still holds the stale reply */
 	w->stats.num_expired++;
-	return reply_of(stale);
+	return reply_of(query_stale_ede(w->env->cfg, out, stale, limit));
 }
 
 /* compat: unbound-1.17: A query access-control turned away (unwanted.queries),
@@ -721,8 +732,10 @@ static inline __attribute__((always_inline)) struct query_result answer(
 				 * stale now, fresh data soon; counted as
 				 * Unbound does
 				 */
-				if(hit == MSG_HIT_EXPIRED)
+				if(hit == MSG_HIT_EXPIRED) {
 					st->num_expired++;
+					n = query_stale_ede(cfg, out, n, limit);
+				}
 				st->num_prefetch++;
 				worker_refresh_cached(w, &qi);
 			}

@@ -63,5 +63,11 @@ void query_log_reply(const struct config_file* cfg,
  * length. Cold: only when a query asked for them. */
 size_t query_reply_options(const struct serve_env* env, uint8_t* msg,
 	size_t len, size_t cap, const uint8_t* cookie, int opts);
+/* compat: unbound-1.17: ede-serve-expired: EDE 3 added to an expired
+ * answer (n bytes in out, at most limit) when ede and ede-serve-expired
+ * are on; returns its length. */
+struct config_file;
+size_t query_stale_ede(const struct config_file* cfg, uint8_t* out,
+	size_t n, size_t limit);
 
 #endif

@@ -436,11 +436,13 @@ static size_t stale_answer(struct worker* w, const struct pending_reply* p,
 {
 	struct msg_cache* c = w->daemon->msg_cache;
 	enum msg_hit hit = MSG_HIT_FRESH;
+	size_t n;
 	if(!c)
 		return 0;
-	return msg_cache_answer_ex(c, &p->qi, msg_cache_hash(c, &p->qi),
+	n = msg_cache_answer_ex(c, &p->qi, msg_cache_hash(c, &p->qi),
 		time(NULL), out, p->limit, p->edns_size,
 		&w->env->serve_policy, &hit);
+	return n ? query_stale_ede(w->env->cfg, out, n, p->limit) : 0;
 }
 
 /* Answer p with the expired entry (after the client timeout, or when

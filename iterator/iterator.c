@@ -620,6 +620,50 @@ static int nat64_apply(struct iter_env* env, struct iter_qstate* iq,
 	return 1;
 }
 
+/* compat: unbound-1.17: fast-server-permil and fast-server-num, then
+ * prefer-ip6 or prefer-ip4, as Unbound's iter_filter_order: for
+ * fast-server-permil of 1000 client queries (not prefetches) with more
+ * than fast-server-num candidates, the band narrows to the
+ * fast-server-num fastest; then, when a candidate of the preferred
+ * family is in the band, the choice is among those (*family), else
+ * among all. Candidates count at the fewest attempts (min_attempts). */
+static void narrow_choice(struct iter_env* env, struct iter_qstate* iq,
+	struct delegpt_addr* const* cand, const int* rtts, int n,
+	int min_attempts, int best, int* band, int* family)
+{
+	const struct config_file* cfg = env->cfg;
+	int i, k = 0, pref = cfg->prefer_ip6 ? AF_INET6 :
+		cfg->prefer_ip4 ? AF_INET : 0;
+	if(cfg->fast_server_permil > 0 && !iq->refresh &&
+		ub_random_max(env->rnd, 1000) <
+		(uint32_t)cfg->fast_server_permil) {
+		int sorted[DELEGPT_MAX_ADDR], j, nth;
+		for(i = 0; i < n; i++) {
+			if(cand[i]->attempts != min_attempts)
+				continue;
+			/* insertion sort: a handful of addresses */
+			for(j = k; j > 0 && sorted[j - 1] > rtts[i]; j--)
+				sorted[j] = sorted[j - 1];
+			sorted[j] = rtts[i];
+			k++;
+		}
+		if(k > cfg->fast_server_num && cfg->fast_server_num > 0) {
+			nth = sorted[cfg->fast_server_num - 1];
+			if(nth - best < *band)
+				*band = nth - best;
+		}
+	}
+	if(!pref)
+		return;
+	for(i = 0; i < n; i++)
+		if(cand[i]->attempts == min_attempts &&
+			rtts[i] <= best + *band &&
+			cand[i]->addr.ss_family == pref) {
+			*family = pref;
+			return;
+		}
+}
+
 /* The usable address to send to next, by RTT: addresses not tried yet
  * first, then the fastest band, random inside the band. NULL if none. */
 static struct delegpt_addr* select_addr(struct iter_env* env,
@@ -627,7 +671,7 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 {
 	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
 	int rtts[DELEGPT_MAX_ADDR], briefs[DELEGPT_MAX_ADDR];
-	int n = 0, i, best = -1, inband = 0;
+	int n = 0, i, best = -1, inband = 0, band, family;
 	int max_attempts = env->max_attempts > 0 ? env->max_attempts :
 		ITER_MAX_ATTEMPTS;
 	int min_attempts;
@@ -704,14 +748,22 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 			best = rtts[i];
 	if(best < 0)
 		return NULL;
+	band = ITER_RTT_BAND;
+	family = 0;
+	if(env->cfg && (env->cfg->fast_server_permil ||
+		env->cfg->prefer_ip4 || env->cfg->prefer_ip6))
+		narrow_choice(env, iq, cand, rtts, n, min_attempts, best,
+			&band, &family);
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
-			rtts[i] <= best + ITER_RTT_BAND)
+			rtts[i] <= best + band && (!family ||
+			cand[i]->addr.ss_family == family))
 			inband++;
 	inband = (int)ub_random_max(env->rnd, (uint32_t)inband);
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
-			rtts[i] <= best + ITER_RTT_BAND && inband-- == 0) {
+			rtts[i] <= best + band && (!family ||
+			cand[i]->addr.ss_family == family) && inband-- == 0) {
 			iq->sel_rtt = briefs[i] ? env->unknown_rtt : rtts[i];
 			iq->sel_brief = briefs[i];
 			return cand[i];

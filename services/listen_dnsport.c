@@ -49,6 +49,11 @@ static int set_common_opts(int fd, const struct config_file* cfg,
 	if(is_tcp && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
 		sizeof(on)) != 0)
 		log_warn("setsockopt(SO_REUSEADDR) failed: %s", strerror(errno));
+	/* compat: unbound-1.17: a DSCP the kernel refuses is a warning */
+	if(!fd_set_dscp(fd, family, cfg->ip_dscp))
+		log_warn("error setting IP DiffServ codepoint %d on %s socket: "
+			"%s", cfg->ip_dscp, is_tcp ? "TCP" : "UDP",
+			strerror(errno));
 	if(cfg->ip_freebind && setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on,
 		sizeof(on)) != 0)
 		log_warn("setsockopt(IP_FREEBIND) failed: %s", strerror(errno));

@@ -503,6 +503,24 @@ static int store_variant(struct mesh_area* m, struct mesh_state* s,
 	return 1;
 }
 
+/* compat: unbound-1.17: serve-expired-ttl-reset: resolution failed (a
+ * refresh of an expired answer, typically): what the cache has for the
+ * question stays servable expired for serve-expired-ttl from now, as
+ * Unbound's error_response_cache resets the entry's serve_expired_ttl. */
+static void expired_ttl_reset(struct mesh_area* m, struct mesh_state* s,
+	time_t now)
+{
+	const struct config_file* cfg = m->env->cfg;
+	if(!cfg->serve_expired || cfg->serve_expired_ttl <= 0)
+		return;
+	if(msg_cache_expired_reset(m->env->msg_cache, s->qs.qname,
+		s->qs.qname_len, s->qs.qtype, s->qs.qclass,
+		(s->qs.flags & MODQ_CD) != 0,
+		now + (time_t)cfg->serve_expired_ttl) > 0)
+		verbose(VERB_ALGO, "reset serve-expired-ttl for response in "
+			"cache");
+}
+
 /* Store a state's answer in the message cache: the variant without
  * DNSSEC records, and the one with them for signed data or when a
  * waiter set DO. Data no module checked is stored as such
@@ -531,6 +549,9 @@ static int store_msg(struct mesh_area* m, struct mesh_state* s, time_t now,
 			s->qs.qtype, s->qs.qclass);
 		return 0;
 	}
+	if(m->env->msg_cache && res->rcode == RCODE_SERVFAIL &&
+		m->env->cfg && m->env->cfg->serve_expired_ttl_reset)
+		expired_ttl_reset(m, s, now);
 	if(!m->env->msg_cache || res->no_store ||
 		(res->rcode != RCODE_NOERROR && res->rcode != RCODE_NXDOMAIN))
 		return 0;

@@ -296,6 +296,10 @@ static struct outnet_tcp_conn* conn_open(struct outside_network* o,
 		log_err("outgoing tcp socket: %s", strerror(errno));
 		return NULL;
 	}
+	if(o->s.ip_dscp && !fd_set_dscp(fd, q->addr.ss_family,
+		o->s.ip_dscp))
+		verbose(VERB_ALGO, "outgoing tcp: ip-dscp: %s",
+			strerror(errno));
 	if(q->is_tls) {
 		/* pipelined TLS records are small: Nagle would hold each
 		 * one until the last is acknowledged (a delayed ACK) */

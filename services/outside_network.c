@@ -123,6 +123,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->max_waiting = cfg->num_queries_per_thread;
 	s->tls_use_sni = cfg->tls_use_sni;
 	s->unwanted_threshold = cfg->unwanted_threshold;
+	s->ip_dscp = cfg->ip_dscp;
 	if(cfg->do_nat64 && cfg->do_ip6) {
 		/* checked by the parser; the default is dns64-prefix's */
 		char err[128];
@@ -621,6 +622,9 @@ static struct kudp_sock* kudp_get(struct outside_network* o, int family,
 		free(ks);
 		return NULL;
 	}
+	if(o->s.ip_dscp && !fd_set_dscp(ks->fd, family, o->s.ip_dscp))
+		verbose(VERB_ALGO, "outgoing udp: ip-dscp: %s",
+			strerror(errno));
 	if(o->any_ifs) {
 		/* the address bound now, the port only at connect; a port
 		 * bound here would stay bound at the disconnect */
@@ -807,6 +811,10 @@ static int udp_open(struct outnet_query* q)
 			log_err("outgoing udp socket: %s", strerror(errno));
 			return -1;
 		}
+		if(o->s.ip_dscp && !fd_set_dscp(fd, q->addr.ss_family,
+			o->s.ip_dscp))
+			verbose(VERB_ALGO, "outgoing udp: ip-dscp: %s",
+				strerror(errno));
 		if(bind(fd, (struct sockaddr*)&src, srclen) != 0) {
 			int e = errno;
 			nc_close(fd);

@@ -101,6 +101,7 @@ struct outnet_settings {
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
 	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
+	int ip_dscp;               /* ip-dscp: DSCP of queries (0: none) */
 	int nat64;                 /* do-nat64 (with do-ip6): IPv4 servers
 	                            * through nat64_prefix */
 	struct dns64_prefix nat64_prefix;

@@ -84,7 +84,9 @@ struct config_file {
 	int num_ifs;
 	struct config_strlist* out_ifs;  /* outgoing-interface: */
 	int do_ip4, do_ip6, do_udp, do_tcp;
-	int prefer_ip4, prefer_ip6;
+	int prefer_ip4, prefer_ip6;      /* the iterator's choice of server */
+	int fast_server_permil;          /* fast-server-permil, 0: off */
+	int fast_server_num;
 	size_t so_rcvbuf;               /* 0: leave the OS default */
 	size_t so_sndbuf;
 	int so_reuseport;
@@ -344,7 +346,7 @@ struct config_file {
 	int infra_cache_min_rtt;
 	int infra_cache_slabs;           /* power of 2, default 4 */
 	int infra_cache_max_rtt;         /* ms, the top timeout, 120000 */
-	int infra_keep_probing;          /* not honoured yet (infra.c) */
+	int infra_keep_probing;          /* probe servers that are down */
 	int unknown_server_time_limit;   /* ms, rto of a new server, 376 */
 	/* outgoing-port-permit and outgoing-port-avoid in file order (each
 	 * marks on the set the earlier ones left): str is "permit" or
@@ -380,6 +382,10 @@ struct config_file {
 	int serve_expired_ttl;
 	int serve_expired_reply_ttl;
 	int serve_expired_client_timeout;
+	int serve_expired_ttl_reset;     /* a failed refresh extends the
+	                                  * serve-expired-ttl window */
+	int serve_original_ttl;          /* TTLs as received, not aged */
+	int ede_serve_expired;           /* EDE 3 on stale answers */
 	char* module_conf;
 	/* "FILE:LINE" of module-config: (NULL: the default), for the error
 	 * of the stack's check (services/modstack.h): the parser keeps the

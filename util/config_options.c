@@ -142,9 +142,9 @@ const struct cfg_option cfg_options[] = {
 	USE("outgoing-range", CL_SERVER, CT_INT, F(outgoing_num_ports),
 		"4096"),
 	USE("outgoing-num-tcp", CL_SERVER, CT_INT, F(outgoing_num_tcp), "10"),
-	KEEP("prefer-ip4", CL_SERVER, CT_YESNO, F(prefer_ip4), "no"),
-	KEEP("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
-	KEEP("ip-dscp", CL_SERVER, CT_INT, F(ip_dscp), "0"),
+	USE("prefer-ip4", CL_SERVER, CT_YESNO, F(prefer_ip4), "no"),
+	USE("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
+	IMPLR("ip-dscp", CT_INT, ip_dscp, "0", 0, 63),
 	KEEP("tcp-mss", CL_SERVER, CT_INT, F(tcp_mss), "0"),
 	/* services/localzone.c: every local-zone answer logged */
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
@@ -221,6 +221,12 @@ const struct cfg_option cfg_options[] = {
 		F(serve_expired_reply_ttl), "30"),
 	USE("serve-expired-client-timeout", CL_SERVER, CT_INT,
 		F(serve_expired_client_timeout), "0"),
+	USE("serve-expired-ttl-reset", CL_SERVER, CT_YESNO,
+		F(serve_expired_ttl_reset), "no"),
+	USE("serve-original-ttl", CL_SERVER, CT_YESNO,
+		F(serve_original_ttl), "no"),
+	USE("ede-serve-expired", CL_SERVER, CT_YESNO, F(ede_serve_expired),
+		"no"),
 	{ "module-config", CL_SERVER, CT_STR, F(module_conf), NULL, 1,
 		CFGF_MODULES, "validator iterator", 0, 0 },
 
@@ -251,7 +257,7 @@ const struct cfg_option cfg_options[] = {
 		"120000"),
 	/* read into the infra settings, but no probing of down servers
 	 * after their back-off yet (services/cache/infra.c) */
-	KEEP("infra-keep-probing", CL_SERVER, CT_YESNO, F(infra_keep_probing),
+	USE("infra-keep-probing", CL_SERVER, CT_YESNO, F(infra_keep_probing),
 		"no"),
 	/* compat: unbound-1.17: obsolete in Unbound, which accepts any
 	 * value and ignores it */
@@ -357,8 +363,6 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("val-log-level", CT_INT, val_log_level, "0", 0, INT_MAX),
 	IMPL("val-permissive-mode", CT_YESNO, val_permissive_mode, "no"),
 	IMPL("ignore-cd-flag", CT_YESNO, ignore_cd, "no"),
-	SRV("serve-expired-ttl-reset", CT_YESNO, "no"),
-	SRV("serve-original-ttl", CT_YESNO, "no"),
 	{ "val-nsec3-keysize-iterations", CL_SERVER, CT_STR,
 		F(val_nsec3_key_iterations), NULL, 1, CFGF_NSEC3ITER,
 		"1024 150 2048 150 4096 150", 0, 0 },
@@ -420,12 +424,13 @@ const struct cfg_option cfg_options[] = {
 	/* iterator/iter_scrub.c: NS sets kept only in referrals */
 	IMPL("iter-scrub-promiscuous", CT_YESNO, iter_scrub_promiscuous,
 		"yes"),
-	SRV("fast-server-permil", CT_INT, "0"),
-	SRV("fast-server-num", CT_INT, "3"),
+	USE("fast-server-permil", CL_SERVER, CT_INT, F(fast_server_permil),
+		"0"),
+	IMPLR("fast-server-num", CT_INT, fast_server_num, "3", 1, INT_MAX),
 	/* compat: unbound-1.17: old names of fast-server-permil, and
 	 * low-rtt, which Unbound ignores (any value) */
-	SRV("low-rtt-permil", CT_INT, "0"),
-	SRV("low-rtt-pct", CT_INT, "0"),
+	USE("low-rtt-permil", CL_SERVER, CT_INT, F(fast_server_permil), "0"),
+	USE("low-rtt-pct", CL_SERVER, CT_INT, F(fast_server_permil), "0"),
 	{ "low-rtt", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL, 0,
 		0 },
 	/* compat: unbound-1.17: test options (DSA and SHA1 signatures
@@ -435,7 +440,6 @@ const struct cfg_option cfg_options[] = {
 	SRV("edns-client-string", CT_STR2LIST, NULL),
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
 	IMPL("ede", CT_YESNO, ede, "no"),
-	SRV("ede-serve-expired", CT_YESNO, "no"),
 	/* the dns64 module (dns64/): the prefix checked here, so a bad
 	 * one is an error naming FILE:LINE */
 	{ "dns64-prefix", CL_SERVER, CT_STR, F(dns64_prefix), NULL, 1,

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "util/msgencode.h"
 #include "util/wire_int.h"
+#include "util/edns_pad.h"
 #include <string.h>
 
 #define PTR_MAX_OFFSET 0x3fff
@@ -354,4 +355,13 @@ size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
 		wire_wr16(buf + 2, (uint16_t)(((qi->flags | FLAG_QR) &
 			~FLAG_TC & ~0xf) | RCODE_REFUSED));
 	return len;
+}
+
+size_t msg_add_ede(uint8_t* msg, size_t len, size_t cap, uint16_t code)
+{
+	uint8_t opt[6];
+	wire_wr16(opt, EDNS_OPT_EDE);
+	wire_wr16(opt + 2, 2);
+	wire_wr16(opt + 4, code);
+	return edns_add_option(msg, len, cap, opt, sizeof(opt));
 }

@@ -12,6 +12,7 @@
 #define EDNS_OPT_LEN 11         /* an OPT RR without options */
 #define EDNS_OPT_EDE 15         /* RFC 8914 Extended DNS Error */
 #define EDE_OTHER 0             /* its codes outside validation */
+#define EDE_STALE_ANSWER 3
 #define EDE_PROHIBITED 18
 #define EDE_NOT_AUTHORITATIVE 20
 
@@ -110,5 +111,10 @@ size_t msg_refuse_reply(uint8_t* buf, size_t limit,
  * (its flags still the query's); without EDNS, msg_refuse_reply. */
 size_t msg_refuse_reply_ede(uint8_t* buf, size_t limit,
 	const struct query_info* qi, uint16_t edns_size, int ede_code);
+
+/* An EDE option (RFC 8914) with code and no EXTRA-TEXT added to msg's OPT
+ * record (len bytes, at most cap); returns the new length. Unchanged: no
+ * OPT record, malformed, or no room. */
+size_t msg_add_ede(uint8_t* msg, size_t len, size_t cap, uint16_t code);
 
 #endif

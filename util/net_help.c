@@ -243,3 +243,14 @@ fd_set_nonblock(int fd)
 		return 0;
 	return 1;
 }
+
+int fd_set_dscp(int fd, int family, int dscp)
+{
+	int ds = dscp << 2;
+	if(dscp == 0)
+		return 1;
+	if(family == AF_INET6)
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &ds,
+			sizeof(ds)) == 0;
+	return setsockopt(fd, IPPROTO_IP, IP_TOS, &ds, sizeof(ds)) == 0;
+}

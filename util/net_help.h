@@ -37,5 +37,9 @@ const uint8_t* addr_bytes(const struct sockaddr_storage* addr, socklen_t len,
 	int* nbytes);
 /* Set the fd to non-blocking. Returns 0 on failure. */
 int fd_set_nonblock(int fd);
+/* compat: unbound-1.17: ip-dscp: the DSCP (0-63) in the DS field of the
+ * socket's packets (IP_TOS, for IPv6 IPV6_TCLASS: dscp << 2). 0 does
+ * nothing. Returns 0 (errno set) when the kernel refuses it. */
+int fd_set_dscp(int fd, int family, int dscp);
 
 #endif

@@ -121,7 +121,7 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 	s->max_rtt = cfg->infra_cache_max_rtt;
 	s->slabs = cfg->infra_cache_slabs;
 	s->unknown_rtt = cfg->unknown_server_time_limit;
-	/* infra-keep-probing is not acted on yet: keep_probing stays 0 */
+	s->keep_probing = cfg->infra_keep_probing;
 	s->rate_size = cfg->ratelimit_size;
 	s->rate_slabs = cfg->ratelimit_slabs;
 	s->ip_rate_size = cfg->ip_ratelimit_size;

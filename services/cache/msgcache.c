@@ -54,8 +54,16 @@ struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg)
 		cfg->msg_cache_slabs > 0 ? (size_t)cfg->msg_cache_slabs : 1,
 		cfg_ttl(cfg->min_ttl), cfg_ttl(cfg->max_ttl),
 		cfg_ttl(cfg->max_negative_ttl));
-	if(c)
+	if(c) {
 		c->min_neg_ttl = cfg_ttl(cfg->min_negative_ttl);
+		/* compat: unbound-1.17: serve-original-ttl ignores
+		 * cache-min-ttl and cache-max-ttl */
+		c->original_ttl = cfg->serve_original_ttl;
+		if(c->original_ttl) {
+			c->min_ttl = 0;
+			c->max_ttl = UINT32_MAX;
+		}
+	}
 	return c;
 }
 
@@ -262,7 +270,38 @@ static int servable_expired(const struct msg_entry* m, time_t now,
 	if(!pol || !pol->serve_expired)
 		return 0;
 	past = now - m->stored - (time_t)m->ttl;
-	return pol->expired_ttl == 0 || past < (time_t)pol->expired_ttl;
+	return pol->expired_ttl == 0 || past < (time_t)pol->expired_ttl ||
+		now < __atomic_load_n(&m->expired_until, __ATOMIC_RELAXED);
+}
+
+int msg_cache_expired_reset(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int cd,
+	time_t until)
+{
+	uint8_t key[MSG_KEY_BUF], name[MSG_KEY_BUF];
+	int n = 0, d;
+	if(qname_len == 0 || qname_len > LDNS_MAX_DOMAINLEN + 1)
+		return 0;
+	memcpy(name, qname, qname_len);  /* msg_key_make reads whole words */
+	for(d = 0; d < 2; d++) {
+		uint8_t f = (uint8_t)((cd ? MSG_KEY_CD : 0) |
+			(d ? MSG_KEY_DO : 0));
+		size_t kl = msg_key_make(key, name, qname_len, qtype, qclass,
+			f);
+		struct msg_entry* m = (struct msg_entry*)lruhash_lookup(
+			c->table, msg_key_hash(c->seed, name, qname_len, qtype,
+			qclass, f), key, (uint16_t)kl);
+		if(!m)
+			continue;
+		if(__atomic_load_n(&m->expired_until, __ATOMIC_RELAXED) <
+			until) {
+			__atomic_store_n(&m->expired_until, until,
+				__ATOMIC_RELAXED);
+			n++;
+		}
+		lruhash_release(c->table, &m->lh);
+	}
+	return n;
 }
 
 /* The hit path once the key is made: lookup, reply, release (inlined

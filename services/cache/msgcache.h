@@ -38,6 +38,9 @@ struct msg_cache {
 	uint32_t max_ttl;     /* cache-max-ttl */
 	uint32_t max_neg_ttl; /* cache-max-negative-ttl */
 	uint32_t min_neg_ttl; /* cache-min-negative-ttl, 0: none */
+	/* serve-original-ttl: TTLs stored as received (no cache-min-ttl
+	 * or cache-max-ttl) and served so (entries patch no TTL) */
+	int original_ttl;
 	int need_checked;     /* a validator runs: entries it did not check
 	                       * (SEC_UNCHECKED) answer only CD queries */
 	/* set (never cleared) once a SECURE NXDOMAIN was stored: until
@@ -75,7 +78,8 @@ struct msg_entry {
 	uint16_t qend;        /* end of the question section */
 	uint16_t flags;       /* template header flags (QR, AA, RA, AD, rcode);
 	                       * RD, CD, TC are 0 and set per reply */
-	uint16_t num_ttl;
+	uint16_t num_ttl;     /* TTLs a reply patches (0 with
+	                       * serve-original-ttl: served as stored) */
 	uint16_t num_sets;
 	uint16_t num_rot;     /* RRsets that rotate; 0 for most answers */
 	uint8_t security;     /* enum sec_status (in the padding here) */
@@ -87,6 +91,10 @@ struct msg_entry {
 	const struct msg_rrset_end* sets;   /* in packet order */
 	const struct msg_rot* rot;          /* in packet order */
 	const uint16_t* rr_start;           /* where each RR begins */
+	/* serve-expired-ttl-reset: servable expired until this time when
+	 * later than the serve-expired-ttl window (0: not reset); the one
+	 * field written after store, atomically (msg_cache_expired_reset) */
+	time_t expired_until;
 	/* the key (lh.key), TTL offsets, template and RRset ends follow */
 };
 
@@ -171,6 +179,13 @@ size_t msg_cache_answer_k(struct msg_cache* c, const struct query_info* qi,
 	const struct msg_qkey* k, time_t now, uint8_t* out, size_t limit,
 	uint16_t edns_size, const struct msg_serve_policy* pol,
 	enum msg_hit* hit, uint8_t* sec);
+
+/* compat: unbound-1.17: serve-expired-ttl-reset: a resolution of the
+ * question failed; its cached entries (both DO variants of cd) stay
+ * servable expired until at least `until`. Returns how many it moved. */
+int msg_cache_expired_reset(struct msg_cache* c, const uint8_t* qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int cd,
+	time_t until);
 
 /* msg_cache_answer_ex that computes the hash itself, from the key it
  * makes anyway (one lowercasing pass instead of two): the hit path.

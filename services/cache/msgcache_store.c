@@ -245,7 +245,7 @@ static int build_template(const struct msg_cache* c,
 	wire_wr16(t + 2, m->flags);
 	wire_wr16(t + 10, counts[SEC_ADDITIONAL]);
 	m->len = (uint16_t)tlen;
-	m->num_ttl = (uint16_t)nttl;
+	m->num_ttl = c->original_ttl ? 0 : (uint16_t)nttl;
 	m->num_sets = (uint16_t)nsets;
 	m->num_rot = keep_rotatable(rot, nsets, sets, targets);
 	m->ttl = nttl ? minttl : MSG_NORR_TTL;
@@ -309,6 +309,7 @@ static int store_entry(struct msg_cache* c, const struct query_info* qi,
 	m->rr_start = rr_start;
 	m->tmpl = t;
 	m->stored = now;
+	m->expired_until = 0;
 	m->security = (uint8_t)security;
 	m->synthesized = (uint8_t)(synthesized != 0);
 	if(security == SEC_SECURE && (m->flags & 0xf) == RCODE_NXDOMAIN)

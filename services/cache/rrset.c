@@ -43,10 +43,14 @@ struct rrset_cache* rrset_cache_create(size_t maxmem, size_t slabs,
 
 struct rrset_cache* rrset_cache_create_cfg(const struct config_file* cfg)
 {
+	/* compat: unbound-1.17: serve-original-ttl ignores cache-min-ttl
+	 * and cache-max-ttl */
+	int orig = cfg->serve_original_ttl;
 	return rrset_cache_create(cfg->rrset_cache_size,
 		cfg->rrset_cache_slabs > 0 ? (size_t)cfg->rrset_cache_slabs : 1,
-		cfg->min_ttl < 0 ? 0 : (uint32_t)cfg->min_ttl,
-		cfg->max_ttl < 0 ? 0 : (uint32_t)cfg->max_ttl);
+		cfg->min_ttl < 0 || orig ? 0 : (uint32_t)cfg->min_ttl,
+		orig ? UINT32_MAX : cfg->max_ttl < 0 ? 0 :
+		(uint32_t)cfg->max_ttl);
 }
 
 void rrset_cache_delete(struct rrset_cache* c)

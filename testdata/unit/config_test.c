@@ -660,7 +660,7 @@ static void test_unimplemented(void** state)
 	size_t n;
 	(void)state;
 	cfg = good("server:\n prefetch: yes\n ede-serve-expired: yes\n"
-		" deny-any: no\n harden-glue: yes\n"
+		" zonemd-permissive-mode: yes\n deny-any: no\n harden-glue: yes\n"
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
 		" access-control-tag-action: 10.0.0.0/8 t1 refuse\n"
@@ -669,7 +669,9 @@ static void test_unimplemented(void** state)
 		" module-config: \"iterator\"\n");
 	/* set to something else than the default: recorded */
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
-	assert_true(has_unimpl(cfg, "server:ede-serve-expired", "yes"));
+	assert_false(has_unimpl(cfg, "server:ede-serve-expired", NULL));
+	assert_int_equal(cfg->ede_serve_expired, 1);
+	assert_true(has_unimpl(cfg, "server:zonemd-permissive-mode", "yes"));
 	assert_true(has_unimpl(cfg, "server:response-ip-tag",
 		"10.0.0.0/8 t1"));
 	/* a three-value option kept: the second and third joined */
@@ -717,7 +719,7 @@ static void test_unimplemented(void** state)
 		n++;
 	}
 	fclose(f);
-	assert_int_equal(n, 2); /* ede-serve-expired, the tag */
+	assert_int_equal(n, 2); /* zonemd-permissive-mode, the tag */
 	verbosity = VERB_OPS;
 	config_delete(cfg);
 }

@@ -308,6 +308,43 @@ static void test_probe(void** state)
 	infra_delete(c);
 }
 
+/* compat: unbound-1.17: infra-keep-probing: a server backed off to the
+ * top (infra-cache-max-rtt) is not used until the host entry expires;
+ * with keep_probing it is ranked just under the top once its probe
+ * delay passed, so one probe at a time still goes to it. */
+static void test_keep_probing(void** state)
+{
+	int keep;
+	(void)state;
+	for(keep = 0; keep < 2; keep++) {
+		struct infra_settings s;
+		struct infra_cache* c;
+		socklen_t len;
+		struct sockaddr_storage a = addr("192.0.2.9", &len);
+		uint8_t z[256];
+		size_t zl = zone("example.", z);
+		int i, vs, to, lame, dl, rl, rtt;
+		uint8_t known;
+		infra_settings_default(&s);
+		s.keep_probing = keep;
+		c = infra_create(&s);
+		infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+		for(i = 0; i < 10; i++)   /* 376 doubled up to the top */
+			infra_rtt_update(c, &a, len, z, zl, 1, -1,
+				rto_of(c, &a, len, z, zl), 1000);
+		assert_int_equal(rto_of(c, &a, len, z, zl), 120000);
+		infra_host(c, &a, len, z, zl, 1000, &vs, &known, &to);
+		/* the probe delay (121 s) passed */
+		infra_get_lame_rtt(c, &a, len, z, zl, 1, &lame, &dl, &rl,
+			&rtt, 1200);
+		if(keep)
+			assert_int_equal(rtt, 120000 - 1000);
+		else
+			assert_true(rtt >= 120000);
+		infra_delete(c);
+	}
+}
+
 /* Three timeouts in a row for a qtype class: backed off for it (not
  * for the others), until a reply; one background probe per rto. */
 static void test_backed_off(void** state)
@@ -387,9 +424,8 @@ static void test_settings_cfg(void** state)
 	assert_int_equal(s.numhosts, 77);
 	assert_int_equal(s.min_rtt, 20);
 	assert_int_equal(s.unknown_rtt, 100);
-	/* infra-keep-probing is kept (typed) but not acted on yet */
 	assert_int_equal(cfg->infra_keep_probing, 1);
-	assert_int_equal(s.keep_probing, 0);
+	assert_int_equal(s.keep_probing, 1);
 	assert_int_equal(s.slabs, 2);
 	config_delete(cfg);
 	cfg = config_create();
@@ -526,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_backed_off),
 		cmocka_unit_test(test_settings_cfg),
+		cmocka_unit_test(test_keep_probing),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_walk_remove),
 	};
