@@ -134,7 +134,7 @@ def test_checkconf_logs_the_not_implemented_option(tmp_path):
     conf = tmp_path / "u.conf"
     conf.write_text('server:\n\tdirectory: ""\n\tchroot: ""\n'
                     '\tusername: ""\n\tpidfile: ""\n'
-                    '\tzonemd-permissive-mode: yes\n'
+                    '\tquic-size: 16m\n'
                     '\tlog-local-actions: yes\n\tinfra-cache-slabs: 8\n'
                     '\tunknown-server-time-limit: 500\n'
                     '\tcache-min-negative-ttl: 30\n')
@@ -143,7 +143,7 @@ def test_checkconf_logs_the_not_implemented_option(tmp_path):
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     logged = re.findall(r"option server:(\S+) is not implemented", out)
-    assert logged == ["zonemd-permissive-mode"], out
+    assert logged == ["quic-size"], out
 
 
 def test_infra_lame_ttl_starts(unbound):

@@ -634,9 +634,9 @@ static void test_clauses(void** state)
 		NULL));
 	/* views are implemented */
 	assert_false(has_unimpl(cfg, "view:local-zone", NULL));
-	/* RPZ is implemented (respip/rpz.c), its tags are not yet */
+	/* RPZ is implemented (respip/rpz.c), its tags too */
 	assert_false(has_unimpl(cfg, "rpz:rpz-log", NULL));
-	assert_true(has_unimpl(cfg, "rpz:tags", "a"));
+	assert_false(has_unimpl(cfg, "rpz:tags", NULL));
 	/* the cachedb module's options are implemented (cachedb/) */
 	assert_false(has_unimpl(cfg, "cachedb:backend", NULL));
 	assert_string_equal(cfg->cachedb_backend, "redis");
@@ -660,7 +660,7 @@ static void test_unimplemented(void** state)
 	size_t n;
 	(void)state;
 	cfg = good("server:\n prefetch: yes\n ede-serve-expired: yes\n"
-		" zonemd-permissive-mode: yes\n deny-any: no\n harden-glue: yes\n"
+		" quic-size: 16m\n deny-any: no\n harden-glue: yes\n"
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
 		" access-control-tag-action: 10.0.0.0/8 t1 refuse\n"
@@ -671,7 +671,7 @@ static void test_unimplemented(void** state)
 	assert_false(has_unimpl(cfg, "server:prefetch", NULL));  /* done */
 	assert_false(has_unimpl(cfg, "server:ede-serve-expired", NULL));
 	assert_int_equal(cfg->ede_serve_expired, 1);
-	assert_true(has_unimpl(cfg, "server:zonemd-permissive-mode", "yes"));
+	assert_true(has_unimpl(cfg, "server:quic-size", "16m"));
 	assert_true(has_unimpl(cfg, "server:response-ip-tag",
 		"10.0.0.0/8 t1"));
 	/* a three-value option kept: the second and third joined */
@@ -719,7 +719,7 @@ static void test_unimplemented(void** state)
 		n++;
 	}
 	fclose(f);
-	assert_int_equal(n, 2); /* zonemd-permissive-mode, the tag */
+	assert_int_equal(n, 2); /* quic-size, the tag */
 	verbosity = VERB_OPS;
 	config_delete(cfg);
 }
