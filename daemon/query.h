@@ -12,6 +12,7 @@
 struct worker;
 struct tcp_handle;
 struct doh_handle;
+struct udp_dst;
 
 /* Where a query came from, and how a later reply gets back there. */
 struct client_info {
@@ -26,6 +27,9 @@ struct client_info {
 	 * names); NULL: addr itself */
 	const struct sockaddr_storage* peer;
 	socklen_t peerlen;
+	/* UDP on an interface-automatic socket: the address the query came
+	 * to, where a later reply leaves from; NULL: any other socket */
+	const struct udp_dst* dst;
 };
 
 /* What became of a query. */
