@@ -845,16 +845,11 @@ static struct query_result __attribute__((noinline)) proxied_answer(
 }
 
 /* One wake-up of a UDP socket; inlined into each callback, so the
- * plain one has no proxy code and no control messages in it (pktinfo:
- * an interface-automatic socket, with the headers of w->udp_pi). */
+ * plain one has no proxy code in it. */
 static inline __attribute__((always_inline)) void udp_read(struct worker* w,
-	evutil_socket_t fd, int proxy, int pktinfo)
+	evutil_socket_t fd, int proxy)
 {
 	struct udp_batch* b = w->udp;
-	struct udp_pktinfo_batch* pi = w->udp_pi;
-	struct mmsghdr* rmsg = pktinfo ? pi->rmsg : b->rmsg;
-	struct mmsghdr* smsg = pktinfo ? pi->smsg : b->smsg;
-	int* dirty = pktinfo ? &pi->dirty : &b->dirty;
 	int round, i, n, nsend;
 	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
 		!= w->env_gen)
@@ -862,17 +857,14 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 	w->now = time(NULL);
 	for(round = 0; round < UDP_ROUNDS; round++) {
 		/* only the entries the kernel wrote to need resetting */
-		for(i = 0; i < *dirty; i++) {
-			rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
-			rmsg[i].msg_hdr.msg_flags = 0;
-			if(pktinfo)
-				rmsg[i].msg_hdr.msg_controllen =
-					sizeof(pi->rctl[i]);
+		for(i = 0; i < b->dirty; i++) {
+			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
+			b->rmsg[i].msg_hdr.msg_flags = 0;
 		}
-		*dirty = 0;
-		n = udp_recv_batch(fd, rmsg, UDP_BATCH);
+		b->dirty = 0;
+		n = udp_recv_batch(fd, b->rmsg, UDP_BATCH);
 		if(n > 0)
-			*dirty = n;
+			b->dirty = n;
 		if(n <= 0) {
 			if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR)
@@ -882,14 +874,14 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 		}
 		nsend = 0;
 		for(i = 0; i < n; i++) {
-			struct msghdr* h = &rmsg[i].msg_hdr;
+			struct msghdr* h = &b->rmsg[i].msg_hdr;
 			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
 			struct client_info ci;
 			struct query_result r;
 			if(h->msg_flags & MSG_TRUNC) {
 				/* over UDP_QUERY_MAX: parse what we have,
 				 * which is missing its end: FORMERR */
-				rmsg[i].msg_len = UDP_QUERY_MAX;
+				b->rmsg[i].msg_len = UDP_QUERY_MAX;
 			}
 			ci.addr = &b->addr[i];
 			ci.addrlen = h->msg_namelen;
@@ -899,29 +891,97 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 			ci.doh = NULL;
 			ci.peer = NULL;
 			ci.dst = NULL;
-			if(pktinfo) {
-				udp_pktinfo_read(h, &pi->dst[i]);
-				ci.dst = &pi->dst[i];
-			}
 			if(__builtin_expect(proxy, 0))
 				r = proxied_answer(w, b->query[i],
-					rmsg[i].msg_len, &ci, out);
+					b->rmsg[i].msg_len, &ci, out);
 			else	r = query_answer(w, b->query[i],
-				rmsg[i].msg_len, &ci, out, UDP_REPLY_MAX);
+				b->rmsg[i].msg_len, &ci, out, UDP_REPLY_MAX);
 			if(r.what != QUERY_REPLY)
 				continue;
 			b->siov[nsend].iov_base = out;
 			b->siov[nsend].iov_len = r.len;
-			smsg[nsend].msg_hdr.msg_name = &b->addr[i];
-			smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
-			/* plain: iov, no control data: set once
-			 * (udp_batch_create); pktinfo: the source address */
-			if(pktinfo)
-				udp_pktinfo_put(&smsg[nsend].msg_hdr,
-					&pi->sctl[nsend], &pi->dst[i]);
+			b->smsg[nsend].msg_hdr.msg_name = &b->addr[i];
+			b->smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
+			/* iov, no control data: set once (udp_batch_create) */
 			nsend++;
 		}
-		udp_send_all(fd, smsg, nsend);
+		udp_send_all(fd, b->smsg, nsend);
+		if(n < UDP_BATCH)
+			return;
+	}
+}
+
+/* One wake-up of an interface-automatic socket: udp_read with each
+ * datagram's destination read and the reply sent from it, over the
+ * headers of w->udp_pi. A copy of its own, so that udp_read, the plain
+ * sockets' path, stays as it was (sharing it by a constant parameter
+ * still changed its register use: one more load a query). */
+static inline __attribute__((always_inline)) void udp_read_pktinfo(
+	struct worker* w, evutil_socket_t fd, int proxy)
+{
+	struct udp_batch* b = w->udp;
+	struct udp_pktinfo_batch* pi = w->udp_pi;
+	int round, i, n, nsend;
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
+	w->now = time(NULL);
+	for(round = 0; round < UDP_ROUNDS; round++) {
+		/* only the entries the kernel wrote to need resetting */
+		for(i = 0; i < pi->dirty; i++) {
+			pi->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
+			pi->rmsg[i].msg_hdr.msg_flags = 0;
+			pi->rmsg[i].msg_hdr.msg_controllen =
+				sizeof(pi->rctl[i]);
+		}
+		pi->dirty = 0;
+		n = udp_recv_batch(fd, pi->rmsg, UDP_BATCH);
+		if(n > 0)
+			pi->dirty = n;
+		if(n <= 0) {
+			if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR)
+				verbose(VERB_ALGO, "recvmmsg: %s",
+					strerror(errno));
+			return;
+		}
+		nsend = 0;
+		for(i = 0; i < n; i++) {
+			struct msghdr* h = &pi->rmsg[i].msg_hdr;
+			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
+			struct client_info ci;
+			struct query_result r;
+			if(h->msg_flags & MSG_TRUNC) {
+				/* over UDP_QUERY_MAX: parse what we have,
+				 * which is missing its end: FORMERR */
+				pi->rmsg[i].msg_len = UDP_QUERY_MAX;
+			}
+			ci.addr = &b->addr[i];
+			ci.addrlen = h->msg_namelen;
+			ci.is_tcp = 0;
+			ci.udp_fd = fd;
+			ci.tcp = NULL;
+			ci.doh = NULL;
+			ci.peer = NULL;
+			udp_pktinfo_read(h, &pi->dst[i]);
+			ci.dst = &pi->dst[i];
+			if(__builtin_expect(proxy, 0))
+				r = proxied_answer(w, b->query[i],
+					pi->rmsg[i].msg_len, &ci, out);
+			else	r = query_answer(w, b->query[i],
+				pi->rmsg[i].msg_len, &ci, out, UDP_REPLY_MAX);
+			if(r.what != QUERY_REPLY)
+				continue;
+			b->siov[nsend].iov_base = out;
+			b->siov[nsend].iov_len = r.len;
+			pi->smsg[nsend].msg_hdr.msg_name = &b->addr[i];
+			pi->smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
+			/* iov: set once; the source address: per reply */
+			udp_pktinfo_put(&pi->smsg[nsend].msg_hdr,
+				&pi->sctl[nsend], &pi->dst[i]);
+			nsend++;
+		}
+		udp_send_all(fd, pi->smsg, nsend);
 		if(n < UDP_BATCH)
 			return;
 	}
@@ -930,14 +990,14 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 static void udp_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 0, 0);
+	udp_read(arg, fd, 0);
 }
 
 /* A proxy-protocol-port's socket. */
 static void udp_proxy_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 1, 0);
+	udp_read(arg, fd, 1);
 }
 
 /* An interface-automatic socket: each datagram's destination read,
@@ -945,7 +1005,7 @@ static void udp_proxy_read_cb(evutil_socket_t fd, short ev, void* arg)
 static void udp_pktinfo_read_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 0, 1);
+	udp_read_pktinfo(arg, fd, 0);
 }
 
 /* The same on a proxy-protocol-port. */
@@ -953,7 +1013,7 @@ static void udp_pktinfo_proxy_read_cb(evutil_socket_t fd, short ev,
 	void* arg)
 {
 	(void)ev;
-	udp_read(arg, fd, 1, 1);
+	udp_read_pktinfo(arg, fd, 1);
 }
 
 /* A query's outcome as the stream protocols take it. */
