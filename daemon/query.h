@@ -12,6 +12,7 @@
 struct worker;
 struct tcp_handle;
 struct doh_handle;
+struct udp_dst;
 
 /* Where a query came from, and how a later reply gets back there. */
 struct client_info {
@@ -21,6 +22,10 @@ struct client_info {
 	int udp_fd;                    /* UDP: the socket it came in on */
 	const struct tcp_handle* tcp;  /* TCP: its connection */
 	const struct doh_handle* doh;  /* HTTPS: its stream */
+	/* UDP on an interface-automatic socket: the address the query came
+	 * to, where a later reply leaves from; NULL: any other socket.
+	 * Next to the other NULLs: one 16-byte store zeroes it with peer */
+	const struct udp_dst* dst;
 	/* UDP on a proxy-protocol-port: the proxy the datagram came from,
 	 * where a later reply goes (addr is the client the PROXYv2 header
 	 * names); NULL: addr itself */

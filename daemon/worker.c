@@ -9,6 +9,7 @@
 #include "daemon/env_reaper.h"
 #include "daemon/query.h"
 #include "services/listen_dnsport.h"
+#include "services/udp_pktinfo.h"
 #include "services/tcp_conn.h"
 #include "services/doh.h"
 #include "services/tls_server.h"
@@ -67,6 +68,9 @@ struct pending_reply {
 	 * to addr) */
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
+	/* interface-automatic: the reply leaves from here (family 0: an
+	 * ordinary socket) */
+	struct udp_dst dst;
 	int view;       /* reply filters: the client's view, -1 none */
 	uint64_t tags;  /* and its access-control-tag bits */
 	/* set while mesh_new_client runs: an answer ready at once is
@@ -122,6 +126,18 @@ struct udp_batch {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(struct timespec))];
 	} stamp[UDP_BATCH];
+};
+
+/* interface-automatic sockets: their own message headers, with control
+ * data, over the udp_batch's buffers (made only for a worker that has
+ * such a socket), so the plain sockets' headers never carry any. */
+struct udp_pktinfo_batch {
+	struct mmsghdr rmsg[UDP_BATCH];
+	struct mmsghdr smsg[UDP_BATCH];
+	struct udp_dst dst[UDP_BATCH];
+	union udp_pktinfo_ctl rctl[UDP_BATCH];
+	union udp_pktinfo_ctl sctl[UDP_BATCH];
+	int dirty;
 };
 
 /* recvmmsg and sendmmsg without the libc wrappers' cancellation-point
@@ -412,9 +428,16 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	else if(p->is_tcp)
 		tcp_pool_deferred_reply(&p->tcp, reply, len);
 	else if(__builtin_expect(p->peerlen != 0, 0)) {
-		if(len > 0 && nc_sendto(p->udp_fd, reply, len, 0,
-			(const struct sockaddr*)&p->peer, p->peerlen) < 0)
+		if(len > 0 && udp_pktinfo_sendto(p->udp_fd, reply, len,
+			(const struct sockaddr*)&p->peer, p->peerlen, &p->dst) < 0)
 			verbose(VERB_ALGO, "sendto: %s", strerror(errno));
+	}
+	else if(__builtin_expect(p->dst.family != 0, 0)) {
+		/* interface-automatic: from the address the query came to;
+		 * one sendmsg, the reply batch has no control data */
+		if(len > 0 && udp_pktinfo_sendto(p->udp_fd, reply, len,
+			(const struct sockaddr*)&p->addr, p->addrlen, &p->dst) < 0)
+			verbose(VERB_ALGO, "sendmsg: %s", strerror(errno));
 	}
 	else if(len > 0 && p->w->replies) {
 		reply_batch_add(p->w->replies, p->udp_fd,
@@ -771,6 +794,8 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		memcpy(&p->peer, ci->peer, ci->peerlen);
 		p->peerlen = ci->peerlen;
 	}
+	if(__builtin_expect(ci->dst != NULL, 0))
+		p->dst = *ci->dst;
 	/* cold: a reply filter (respip) needs the client's view; a second
 	 * acl lookup here keeps it off the cache-hit path's arguments */
 	p->view = -1;
@@ -996,6 +1021,7 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 			ci.tcp = NULL;
 			ci.doh = NULL;
 			ci.peer = NULL;
+			ci.dst = NULL;
 			if(__builtin_expect(proxy, 0))
 				r = proxied_answer(w, b->query[i],
 					b->rmsg[i].msg_len, &ci, out);
@@ -1011,6 +1037,82 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 			nsend++;
 		}
 		udp_send_all(fd, b->smsg, nsend);
+		if(n < UDP_BATCH)
+			return;
+	}
+}
+
+/* One wake-up of an interface-automatic socket: udp_read with each
+ * datagram's destination read and the reply sent from it, over the
+ * headers of w->udp_pi. A copy of its own, so that udp_read, the plain
+ * sockets' path, stays as it was (sharing it by a constant parameter
+ * still changed its register use: one more load a query). */
+static inline __attribute__((always_inline)) void udp_read_pktinfo(
+	struct worker* w, evutil_socket_t fd, int proxy)
+{
+	struct udp_batch* b = w->udp;
+	struct udp_pktinfo_batch* pi = w->udp_pi;
+	int round, i, n, nsend;
+	if(atomic_load_explicit(&w->daemon->env_gen, memory_order_acquire)
+		!= w->env_gen)
+		worker_refresh_env(w);
+	w->now = time(NULL);
+	for(round = 0; round < UDP_ROUNDS; round++) {
+		/* only the entries the kernel wrote to need resetting */
+		for(i = 0; i < pi->dirty; i++) {
+			pi->rmsg[i].msg_hdr.msg_namelen = sizeof(b->addr[i]);
+			pi->rmsg[i].msg_hdr.msg_flags = 0;
+			pi->rmsg[i].msg_hdr.msg_controllen =
+				sizeof(pi->rctl[i]);
+		}
+		pi->dirty = 0;
+		n = udp_recv_batch(fd, pi->rmsg, UDP_BATCH);
+		if(n > 0)
+			pi->dirty = n;
+		if(n <= 0) {
+			if(n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR)
+				verbose(VERB_ALGO, "recvmmsg: %s",
+					strerror(errno));
+			return;
+		}
+		nsend = 0;
+		for(i = 0; i < n; i++) {
+			struct msghdr* h = &pi->rmsg[i].msg_hdr;
+			uint8_t* out = b->reply + (size_t)i * UDP_REPLY_MAX;
+			struct client_info ci;
+			struct query_result r;
+			if(h->msg_flags & MSG_TRUNC) {
+				/* over UDP_QUERY_MAX: parse what we have,
+				 * which is missing its end: FORMERR */
+				pi->rmsg[i].msg_len = UDP_QUERY_MAX;
+			}
+			ci.addr = &b->addr[i];
+			ci.addrlen = h->msg_namelen;
+			ci.is_tcp = 0;
+			ci.udp_fd = fd;
+			ci.tcp = NULL;
+			ci.doh = NULL;
+			ci.peer = NULL;
+			udp_pktinfo_read(h, &pi->dst[i]);
+			ci.dst = &pi->dst[i];
+			if(__builtin_expect(proxy, 0))
+				r = proxied_answer(w, b->query[i],
+					pi->rmsg[i].msg_len, &ci, out);
+			else	r = query_answer(w, b->query[i],
+				pi->rmsg[i].msg_len, &ci, out, UDP_REPLY_MAX);
+			if(r.what != QUERY_REPLY)
+				continue;
+			b->siov[nsend].iov_base = out;
+			b->siov[nsend].iov_len = r.len;
+			pi->smsg[nsend].msg_hdr.msg_name = &b->addr[i];
+			pi->smsg[nsend].msg_hdr.msg_namelen = h->msg_namelen;
+			/* iov: set once; the source address: per reply */
+			udp_pktinfo_put(&pi->smsg[nsend].msg_hdr,
+				&pi->sctl[nsend], &pi->dst[i]);
+			nsend++;
+		}
+		udp_send_all(fd, pi->smsg, nsend);
 		if(n < UDP_BATCH)
 			return;
 	}
@@ -1056,6 +1158,22 @@ static int udp_want_stamps(int fd)
 	return 0;
 }
 
+/* An interface-automatic socket: each datagram's destination read,
+ * the reply sent from it. */
+static void udp_pktinfo_read_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	(void)ev;
+	udp_read_pktinfo(arg, fd, 0);
+}
+
+/* The same on a proxy-protocol-port. */
+static void udp_pktinfo_proxy_read_cb(evutil_socket_t fd, short ev,
+	void* arg)
+{
+	(void)ev;
+	udp_read_pktinfo(arg, fd, 1);
+}
+
 /* A query's outcome as the stream protocols take it. */
 static struct stream_answer stream_answer_of(struct query_result r)
 {
@@ -1083,6 +1201,7 @@ static void stream_query_start(struct worker* w, struct client_info* ci,
 	ci->tcp = NULL;
 	ci->doh = NULL;
 	ci->peer = NULL;
+	ci->dst = NULL;
 }
 
 struct stream_answer worker_tcp_answer(void* arg, const uint8_t* pkt,
@@ -1231,6 +1350,23 @@ static struct udp_batch* udp_batch_create(int stamped)
 		}
 	}
 	return b;
+}
+
+/* The headers for interface-automatic sockets, over b's buffers. */
+static struct udp_pktinfo_batch* udp_pktinfo_batch_create(
+	struct udp_batch* b)
+{
+	struct udp_pktinfo_batch* pi = calloc(1, sizeof(*pi));
+	int i;
+	if(!pi)
+		return NULL;
+	for(i = 0; i < UDP_BATCH; i++) {
+		pi->rmsg[i].msg_hdr = b->rmsg[i].msg_hdr;
+		pi->rmsg[i].msg_hdr.msg_control = pi->rctl[i].buf;
+		pi->rmsg[i].msg_hdr.msg_controllen = sizeof(pi->rctl[i]);
+		pi->smsg[i].msg_hdr = b->smsg[i].msg_hdr;
+	}
+	return pi;
 }
 
 /* The eventfd woke the loop: stop, or run what was posted, in order. */
@@ -1400,8 +1536,13 @@ struct worker* worker_create(struct daemon* d, int num)
 				goto fail;
 			continue;
 		}
+		if(s->is_pktinfo && !w->udp_pi &&
+			!(w->udp_pi = udp_pktinfo_batch_create(w->udp)))
+			goto fail;
 		w->events[w->num_events] = event_new(w->base, s->fd,
-			EV_READ | EV_PERSIST, s->is_proxy ? udp_proxy_read_cb :
+			EV_READ | EV_PERSIST, s->is_pktinfo ? (s->is_proxy ?
+			udp_pktinfo_proxy_read_cb : udp_pktinfo_read_cb) :
+			s->is_proxy ? udp_proxy_read_cb :
 			w->env->cfg->sock_queue_timeout > 0 &&
 			udp_want_stamps(s->fd) ? udp_stamped_read_cb :
 			udp_read_cb, w);
@@ -1500,6 +1641,7 @@ void worker_delete(struct worker* w)
 	if(w->udp)
 		free(w->udp->reply);
 	free(w->udp);
+	free(w->udp_pi);
 	serve_env_release(w->env);
 	free(w);
 }

@@ -23,6 +23,7 @@ struct doh_pool;
 struct query_info;
 struct client_info;
 struct pending_reply;
+struct udp_pktinfo_batch;
 struct query_cookie_memo;
 struct retired_env;
 struct wait_limit;
@@ -47,6 +48,8 @@ struct worker {
 	struct doh_pool* doh;    /* DNS over HTTPS; NULL: no https-port */
 	struct tcp_pool* tls;    /* DNS over TLS; NULL: no TLS listener */
 	struct udp_batch* udp;   /* recvmmsg/sendmmsg buffers */
+	struct udp_pktinfo_batch* udp_pi; /* their headers for the
+	                          * interface-automatic sockets; NULL: none */
 	struct reply_batch* replies; /* mesh answers to UDP clients, sent
 	                          * at the end of the loop turn; NULL: each
 	                          * at once */

@@ -3,9 +3,11 @@
  * SO_REUSEPORT at run time and falling back to shared sockets. */
 #include "config.h"
 #include "services/listen_dnsport.h"
+#include "services/udp_pktinfo.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/net_help.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,8 +266,62 @@ static int add_ifname(struct addr_list* l, struct ifaddrs* ifas,
 	return added;
 }
 
+/* interface-automatic applies: it needs UDP (as Unbound: without
+ * do-udp the interface lines are used). */
+static int automatic_on(const struct config_file* cfg)
+{
+	return cfg->if_automatic && cfg->do_udp;
+}
+
+/* compat: unbound-1.17: interface-automatic listens on :: and 0.0.0.0,
+ * the interface lines unused, on each port of interface-automatic-ports
+ * (separated by spaces) or, when that is empty, on port. A number out of
+ * range or text that is not one is an error, logged as Unbound does.
+ * Returns the number of addresses, -1 on error. */
+static int collect_automatic(const struct config_file* cfg,
+	struct addr_list* l)
+{
+	const char* list = cfg->if_automatic_ports ? cfg->if_automatic_ports
+		: "";
+	const char* now = list;
+	int any = 0;
+	while(1) {
+		int port = cfg->port;
+		if(*list) {
+			char* after;
+			long v;
+			while(isspace((unsigned char)*now))
+				now++;
+			if(!*now)
+				break;
+			v = strtol(now, &after, 10);
+			if(v < 0 || v > 65535) {
+				log_err("interface-automatic-ports port number "
+					"out of range, at position %d of '%s'",
+					(int)(now - list) + 1, list);
+				return -1;
+			}
+			if(after == now) {
+				log_err("interface-automatic-ports could not be "
+					"parsed, at position %d of '%s'",
+					(int)(now - list) + 1, list);
+				return -1;
+			}
+			now = after;
+			port = (int)v;
+		} else if(any)
+			break;
+		any = 1;
+		if((cfg->do_ip6 && addr_list_add(l, "::0", port) <= 0) ||
+			(cfg->do_ip4 && addr_list_add(l, "0.0.0.0", port) <= 0))
+			return -1;
+	}
+	return l->num;
+}
+
 /* The interfaces to listen on: the configured ones (addresses or
- * interface names), or localhost. */
+ * interface names), or localhost; with interface-automatic the
+ * wildcard addresses. */
 static int collect_addrs(const struct config_file* cfg,
 	struct addr_list* l, int* implicit)
 {
@@ -275,6 +331,11 @@ static int collect_addrs(const struct config_file* cfg,
 	int r = 0;
 	memset(l, 0, sizeof(*l));
 	*implicit = cfg->ifs == NULL;
+	if(automatic_on(cfg)) {
+		/* :: is optional, as ::1 is: a host without IPv6 */
+		*implicit = 1;
+		return collect_automatic(cfg, l);
+	}
 	for(p = cfg->ifs; p; p = p->next) {
 		if((r = addr_list_add(l, p->str, cfg->port)) < 0)
 			break;
@@ -347,7 +408,14 @@ static enum open_result open_all(const struct config_file* cfg,
 			continue;
 		for(proto = 0; proto < 2 && res == OPEN_OK; proto++) {
 			int is_tcp = proto == 1;
+			int pktinfo = !is_tcp && automatic_on(cfg);
 			if((is_tcp && !cfg->do_tcp) || (!is_tcp && !cfg->do_udp))
+				continue;
+			/* compat: unbound-1.17: an automatic tls-port or
+			 * https-port has TCP only */
+			if(pktinfo && (listen_port_is_tls(cfg,
+				addr_port(&addrs[i])) || addr_port(&addrs[i]) ==
+				cfg->https_port))
 				continue;
 			for(t = 0; t < per; t++) {
 				struct listen_socket* s = &ls->socks[ls->num];
@@ -362,9 +430,16 @@ static enum open_result open_all(const struct config_file* cfg,
 					res = OPEN_OK;
 					break;
 				}
+				if(res == OPEN_OK && pktinfo &&
+					!udp_pktinfo_enable(s->fd,
+					addrs[i].ss_family)) {
+					close(s->fd);
+					res = OPEN_FAIL;
+				}
 				if(res != OPEN_OK)
 					break;
 				s->is_tcp = is_tcp;
+				s->is_pktinfo = pktinfo;
 				s->is_https = is_tcp &&
 					addr_port(&addrs[i]) == cfg->https_port;
 				s->is_tls = is_tcp && listen_port_is_tls(cfg,

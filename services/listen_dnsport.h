@@ -21,6 +21,9 @@ struct listen_socket {
 	int is_tls;     /* TCP on tls-port or a tls-additional-port: DoT */
 	int is_proxy;   /* on a proxy-protocol-port: each datagram and
 	                 * connection starts with a PROXYv2 header */
+	int is_pktinfo; /* UDP of interface-automatic: a wildcard address,
+	                 * each datagram's destination read (IP_PKTINFO)
+	                 * and the reply sent from it (udp_pktinfo.h) */
 	int thread;     /* worker that owns it, or -1: shared by all */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;

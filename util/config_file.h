@@ -93,6 +93,10 @@ struct config_file {
 	int ip_freebind;
 	int ip_transparent;
 	int ip_dscp;
+	/* interface-automatic: wildcard UDP sockets with IP_PKTINFO, on the
+	 * ports of interface-automatic-ports ("": port) */
+	int if_automatic;
+	char* if_automatic_ports;
 	size_t edns_buffer_size;        /* default 1232 */
 	/* compat: unbound-1.17: default 4096 (as Unbound 1.17) */
 	size_t max_udp_size;

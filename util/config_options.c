@@ -91,6 +91,8 @@ const struct cfg_option cfg_options[] = {
 	IMPL("so-sndbuf", CT_MEMSIZE, so_sndbuf, "0"),
 	IMPL("so-reuseport", CT_YESNO, so_reuseport, "yes"),
 	IMPL("ip-freebind", CT_YESNO, ip_freebind, "no"),
+	IMPL("interface-automatic", CT_YESNO, if_automatic, "no"),
+	IMPL("interface-automatic-ports", CT_STR, if_automatic_ports, ""),
 	IMPL("ip-transparent", CT_YESNO, ip_transparent, "no"),
 	IMPLR("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232", 512,
 		65535),
@@ -232,8 +234,6 @@ const struct cfg_option cfg_options[] = {
 
 	/* server: not implemented, no field */
 	IMPL("statistics-inhibit-zero", CT_YESNO, stat_inhibit_zero, "yes"),
-	SRV("interface-automatic", CT_YESNO, "no"),
-	SRV("interface-automatic-ports", CT_STR, ""),
 	/* services/port_pool.c, both in file order in one list */
 	{ "outgoing-port-permit", CL_SERVER, CT_STRLIST, F(outgoing_port_ranges),
 		NULL, 1, CFGF_NAMED, NULL, 0, 0 },

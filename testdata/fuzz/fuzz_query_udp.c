@@ -106,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	ci.tcp = NULL;
 	ci.doh = NULL;
 	ci.peer = NULL;
+	ci.dst = NULL;
 	ci.peerlen = 0;
 	w->env = size >= 4 && (data[3] & 0x40) ? env_b : env_a;
 	w->now = FUZZ_T0 + ((id & 1) ? 95 : 5);
