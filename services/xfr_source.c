@@ -190,8 +190,10 @@ static int primary_parse(const char* text, const struct xfr_source_cfg* c,
 				"transfer over TLS", text);
 			return 0;
 		}
-		if(!(p->tls_name = strdup(hash)))
+		if(!(p->tls_name = strdup(hash))) {
+			log_err("out of memory");
 			return 0;
+		}
 	}
 	if(!extstrtoaddr(buf, p->tls_name ? 853 : 53, &p->addr, &p->len)) {
 		log_err("auth zone primary %s: not an IP address (host names "

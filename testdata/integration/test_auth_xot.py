@@ -236,3 +236,20 @@ def test_no_bundle_fails_with_log_line(xot):
         poll("Debian's Unbound to take the zone unverified",
              lambda: served(ref, "example.com.", 1) or
              served(ref, "example.com.", 2))
+
+
+def test_no_name_after_hash_is_a_start_error(tmp_path):
+    """`master:` (the old name) with '#' and nothing after it: an error
+    at start naming the primary, not a transfer without a name."""
+    srv = Server(tmp_path)
+    bad = "127.0.0.1@%d#" % free_port()
+    srv.start("", extra="auth-zone:\n\tname: \"example.org\"\n"
+              "\tmaster: %s\n" % bad, wait=False)
+    try:
+        status = srv.proc.wait(15)
+    finally:
+        if srv.proc.poll() is None:
+            srv.stop()
+    assert status != 0
+    assert "auth zone primary %s: no name after '#'" % bad in \
+        srv.output(), srv.output()[-2000:]
