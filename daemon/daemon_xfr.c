@@ -9,6 +9,7 @@
 #include "daemon/daemon.h"
 #include "services/authzone.h"
 #include "services/localzone.h"
+#include "services/tls_client.h"
 #include "services/xfr_consumer.h"
 #include "services/xfr_source.h"
 #include "util/config_file.h"
@@ -127,6 +128,7 @@ int daemon_xfr_start(struct daemon* d)
 	const struct config_auth* c;
 	const struct config_file* cfg = d->env->cfg;
 	int any = 0, ok = 1;
+	SSL_CTX* tls_ctx = NULL;
 	for(c = cfg->auths; c; c = c->next)
 		if(!c->isrpz && c->name && (c->masters || c->urls))
 			any = 1;
@@ -144,6 +146,18 @@ int daemon_xfr_start(struct daemon* d)
 		/* workers read it for NOTIFY */
 		__atomic_store_n(&d->xfr, e, __ATOMIC_RELEASE);
 	}
+	/* one TLS client context for the primaries written ADDR#name (the
+	 * context of TLS upstreams: tls-cert-bundle, tls-system-cert) */
+	for(c = cfg->auths; c && !tls_ctx; c = c->next) {
+		const struct config_strlist* m;
+		if(c->isrpz || !c->name)
+			continue;
+		for(m = c->masters; m; m = m->next)
+			if(strchr(m->str, '#'))
+				break;
+		if(m && !(tls_ctx = tls_client_ctx_create(cfg)))
+			return 0;   /* logged, naming the bundle */
+	}
 	for(c = cfg->auths; c && ok; c = c->next) {
 		struct xfr_source_cfg sc;
 		struct xfr_rrs content;
@@ -155,12 +169,14 @@ int daemon_xfr_start(struct daemon* d)
 			continue;   /* reported when the zone was built */
 		if(!auth_zone_content(d->env->auth, zone, &content)) {
 			log_err("out of memory");
+			tls_client_ctx_free(tls_ctx);
 			return 0;
 		}
 		if(c->zonefile && c->zonefile[0] && !(path =
 			daemon_xfr_inside_path(cfg, c->zonefile))) {
 			xfr_rrs_clear(&content);
 			log_err("out of memory");
+			tls_client_ctx_free(tls_ctx);
 			return 0;
 		}
 		memset(&sc, 0, sizeof(sc));
@@ -169,6 +185,10 @@ int daemon_xfr_start(struct daemon* d)
 		sc.allow_notify = c->allow_notify;
 		sc.urls = c->urls;
 		sc.cabundle = cfg->tls_cert_bundle;
+		sc.tls_ctx = tls_ctx;
+		sc.tls_use_sni = cfg->tls_use_sni;
+		sc.tls_port = cfg->tls_port;
+		sc.dns_port = cfg->port;
 		sc.zonefile = path;
 		sc.max_transfer_size = c->max_transfer_size;
 		sc.max_transfer_time = c->max_transfer_time;
@@ -185,6 +205,8 @@ int daemon_xfr_start(struct daemon* d)
 	}
 	if(ok)
 		ok = xfr_consumer_each(add_consumer, d);
+	/* each source holds its own reference */
+	tls_client_ctx_free(tls_ctx);
 	if(!ok)
 		return 0;
 	return xfr_engine_start(d->xfr);

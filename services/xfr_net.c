@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* services/xfr_net.c - SOA probes over UDP and transfers over TCP, with
- * blocking sockets waited on with poll in short slices, so a stop is
- * seen within a fifth of a second. Runs only in the transfer thread. */
+/* services/xfr_net.c - SOA probes over UDP and transfers over TCP or TLS,
+ * with non-blocking sockets waited on with poll in short slices, so a
+ * stop is seen within a fifth of a second. Runs only in the transfer
+ * thread. */
 #include "config.h"
 #include "services/xfr_net.h"
+#include "services/stream_tls.h"
+#include "services/tls_client.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
@@ -130,47 +133,116 @@ enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
 	return r;
 }
 
-/* Read exactly n bytes. */
-static enum xfr_net_result read_n(int fd, uint8_t* buf, size_t n,
-	int idle_ms, long total_deadline, const atomic_int* stop, char* err,
-	size_t errlen)
+/* The transfer's connection: plain TCP, or TLS on it (ssl set). */
+struct xfr_stream {
+	int fd;
+	SSL* ssl;
+};
+
+/* One read or write of up to n bytes: > 0 bytes moved, 0 the peer
+ * closed, or a STREAM_IO_* (WANT_*: wait and call again). */
+static ssize_t stream_io(struct xfr_stream* st, uint8_t* buf, size_t n,
+	int writing)
+{
+	ssize_t k;
+	if(st->ssl)
+		return writing ? stream_tls_write(st->ssl, buf, n) :
+			stream_tls_read(st->ssl, buf, n);
+	k = writing ? send(st->fd, buf, n, 0) : recv(st->fd, buf, n, 0);
+	if(k >= 0)
+		return k;
+	if(errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+		return writing ? STREAM_IO_WANT_WRITE : STREAM_IO_WANT_READ;
+	return STREAM_IO_ERROR;
+}
+
+/* Move exactly n bytes (read, or write when writing). A read tries
+ * first and waits after: TLS may hold bytes the socket no longer
+ * shows. */
+static enum xfr_net_result move_n(struct xfr_stream* st, uint8_t* buf,
+	size_t n, int writing, int idle_ms, long total_deadline,
+	const atomic_int* stop, char* err, size_t errlen)
 {
 	size_t got = 0;
 	while(got < n) {
-		long d = now_ms() + idle_ms;
+		long d;
 		enum xfr_net_result r;
-		ssize_t k;
+		ssize_t k = stream_io(st, buf + got, n - got, writing);
+		if(k > 0) {
+			got += (size_t)k;
+			continue;
+		}
+		if(k == 0) {
+			snprintf(err, errlen, "the primary closed the "
+				"connection in the middle of the transfer");
+			return XFR_NET_FAILED;
+		}
+		if(k == STREAM_IO_ERROR) {
+			snprintf(err, errlen, "%s", st->ssl ? (writing ?
+				"TLS write failed" : "TLS read failed") :
+				strerror(errno));
+			return XFR_NET_FAILED;
+		}
+		d = now_ms() + idle_ms;
 		if(total_deadline && total_deadline < d)
 			d = total_deadline;
-		if((r = wait_fd(fd, POLLIN, d, stop)) != XFR_NET_OK) {
+		if((r = wait_fd(st->fd, k == STREAM_IO_WANT_WRITE ? POLLOUT :
+			POLLIN, d, stop)) != XFR_NET_OK) {
 			if(r == XFR_NET_TIMEOUT)
 				snprintf(err, errlen, total_deadline &&
 					now_ms() >= total_deadline ?
 					"transfer took longer than "
 					"max-transfer-time" :
 					"the primary stopped sending");
+			else if(r == XFR_NET_FAILED)
+				snprintf(err, errlen, "poll: %s",
+					strerror(errno));
 			return r;
 		}
-		k = recv(fd, buf + got, n - got, 0);
-		if(k == 0) {
-			snprintf(err, errlen, "the primary closed the "
-				"connection in the middle of the transfer");
-			return XFR_NET_FAILED;
-		}
-		if(k < 0) {
-			if(errno == EINTR || errno == EAGAIN)
-				continue;
-			snprintf(err, errlen, "%s", strerror(errno));
-			return XFR_NET_FAILED;
-		}
-		got += (size_t)k;
 	}
 	return XFR_NET_OK;
 }
 
-enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
-	socklen_t addrlen, struct xfr_wire* w, int idle_ms, int total_secs,
+/* compat: unbound-1.17: the TLS handshake with the client of TLS
+ * upstreams; the certificate is checked against tls->name before
+ * anything is sent. */
+static enum xfr_net_result tls_handshake(struct xfr_stream* st,
+	struct tls_peer* peer, const struct xfr_tls* tls, int idle_ms,
 	const atomic_int* stop, char* err, size_t errlen)
+{
+	long deadline = now_ms() + idle_ms;
+	snprintf(peer->name, sizeof(peer->name), "%s", tls->name);
+	peer->cache = NULL;
+	peer->ctx = tls->ctx;
+	if(!(st->ssl = tls_client_new(peer, st->fd, tls->use_sni))) {
+		snprintf(err, errlen, "cannot set up TLS");
+		return XFR_NET_FAILED;
+	}
+	for(;;) {
+		const char* why = NULL;
+		enum xfr_net_result r;
+		int h = tls_client_handshake(st->ssl, &why);
+		if(h == 1)
+			return XFR_NET_OK;
+		if(h == STREAM_IO_ERROR) {
+			snprintf(err, errlen, "TLS handshake failed (the "
+				"certificate must be for %s): %s", tls->name,
+				why ? why : "unknown error");
+			return XFR_NET_FAILED;
+		}
+		if((r = wait_fd(st->fd, h == STREAM_IO_WANT_WRITE ? POLLOUT :
+			POLLIN, deadline, stop)) != XFR_NET_OK) {
+			if(r == XFR_NET_TIMEOUT)
+				snprintf(err, errlen, "TLS handshake timed out");
+			return r;
+		}
+	}
+}
+
+enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
+	socklen_t addrlen, const struct xfr_tls* tls, struct xfr_wire* w,
+	int idle_ms, int total_secs, const atomic_int* stop, char* err,
+	size_t errlen)
 {
 	uint8_t q[2 + 512];
 	uint8_t* msg = NULL;
@@ -178,60 +250,65 @@ enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 	long total_deadline = total_secs > 0 ? now_ms() +
 		(long)total_secs * 1000 : 0;
 	enum xfr_net_result r;
-	int fd = socket(addr->ss_family, SOCK_STREAM, 0), soerr = 0;
+	struct xfr_stream st;
+	struct tls_peer peer;
+	int soerr = 0;
 	socklen_t sl = sizeof(soerr);
+	st.fd = socket(addr->ss_family, SOCK_STREAM, 0);
+	st.ssl = NULL;
 	w->id = random_id();
 	qlen = xfr_wire_query(q + 2, sizeof(q) - 2, w->zone, w->zone_len,
 		w->id, w->qtype, w->qclass, w->have_serial);
 	q[0] = (uint8_t)(qlen >> 8);
 	q[1] = (uint8_t)qlen;
-	if(fd < 0 || !fd_set_nonblock(fd)) {
+	if(st.fd < 0 || !fd_set_nonblock(st.fd)) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
-		if(fd >= 0)
-			close(fd);
+		if(st.fd >= 0)
+			close(st.fd);
 		return XFR_NET_FAILED;
 	}
-	if(connect(fd, (const struct sockaddr*)addr, addrlen) != 0 &&
+	if(connect(st.fd, (const struct sockaddr*)addr, addrlen) != 0 &&
 		errno != EINPROGRESS) {
 		snprintf(err, errlen, "connect: %s", strerror(errno));
-		close(fd);
+		close(st.fd);
 		return XFR_NET_FAILED;
 	}
-	r = wait_fd(fd, POLLOUT, now_ms() + idle_ms, stop);
-	if(r == XFR_NET_OK && (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
+	r = wait_fd(st.fd, POLLOUT, now_ms() + idle_ms, stop);
+	if(r == XFR_NET_OK && (getsockopt(st.fd, SOL_SOCKET, SO_ERROR, &soerr,
 		&sl) != 0 || soerr != 0)) {
 		snprintf(err, errlen, "connect: %s", strerror(soerr));
 		r = XFR_NET_FAILED;
 	} else if(r == XFR_NET_TIMEOUT)
 		snprintf(err, errlen, "connect timed out");
-	/* the query is small: one send goes into an empty socket buffer */
-	if(r == XFR_NET_OK && send(fd, q, qlen + 2, 0) != (ssize_t)(qlen + 2)) {
-		snprintf(err, errlen, "send: %s", strerror(errno));
-		r = XFR_NET_FAILED;
-	}
+	if(r == XFR_NET_OK && tls)
+		r = tls_handshake(&st, &peer, tls, idle_ms, stop, err, errlen);
+	if(r == XFR_NET_OK)
+		r = move_n(&st, q, qlen + 2, 1, idle_ms, total_deadline, stop,
+			err, errlen);
 	if(r == XFR_NET_OK && !(msg = malloc(65535)))
 		r = XFR_NET_FAILED;
 	while(r == XFR_NET_OK) {
 		uint8_t lb[2];
 		size_t len;
-		enum xfr_wire_state st;
-		if((r = read_n(fd, lb, 2, idle_ms, total_deadline, stop, err,
-			errlen)) != XFR_NET_OK) {
+		enum xfr_wire_state ws;
+		if((r = move_n(&st, lb, 2, 0, idle_ms, total_deadline, stop,
+			err, errlen)) != XFR_NET_OK) {
 			if(r == XFR_NET_FAILED && xfr_wire_end(w))
 				r = XFR_NET_OK;
 			break;
 		}
 		len = ((size_t)lb[0] << 8) | lb[1];
-		if((r = read_n(fd, msg, len, idle_ms, total_deadline, stop,
+		if((r = move_n(&st, msg, len, 0, idle_ms, total_deadline, stop,
 			err, errlen)) != XFR_NET_OK)
 			break;
-		st = xfr_wire_msg(w, msg, len, err, errlen);
-		if(st == XFR_WIRE_DONE)
+		ws = xfr_wire_msg(w, msg, len, err, errlen);
+		if(ws == XFR_WIRE_DONE)
 			break;
-		if(st == XFR_WIRE_ERROR)
+		if(ws == XFR_WIRE_ERROR)
 			r = XFR_NET_FAILED;
 	}
 	free(msg);
-	close(fd);
+	tls_client_close(st.ssl);
+	close(st.fd);
 	return r;
 }

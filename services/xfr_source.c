@@ -8,13 +8,17 @@
 #include "services/xfr_source.h"
 #include "services/xfr_net.h"
 #include "services/xfr_http.h"
+#include "services/tls_client.h"
 #include "services/xfr_zonefile.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include <arpa/inet.h>
 #include <event2/event.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +35,9 @@ struct xfr_primary {
 	struct sockaddr_storage addr;
 	socklen_t len;
 	char* text;
+	char* tls_name;   /* after '#': transfers over TLS; NULL: TCP */
+	struct sockaddr_storage probe;   /* where the SOA probe goes */
+	socklen_t probe_len;
 };
 
 struct xfr_allow {
@@ -50,6 +57,8 @@ struct xfr_src {
 	struct xfr_url* urls;
 	size_t nurl;
 	char* cabundle;
+	SSL_CTX* tls_ctx;   /* a reference, for the TLS primaries */
+	int tls_use_sni;
 	char* zonefile;
 	size_t max_size;
 	int max_time;
@@ -111,8 +120,11 @@ static void src_delete(struct xfr_src* s)
 	size_t i;
 	if(!s)
 		return;
-	for(i = 0; i < s->nprim; i++)
+	for(i = 0; i < s->nprim; i++) {
 		free(s->prim[i].text);
+		free(s->prim[i].tls_name);
+	}
+	tls_client_ctx_free(s->tls_ctx);
 	free(s->prim);
 	free(s->allow);
 	free(s->urls);
@@ -157,23 +169,50 @@ void xfr_engine_delete(struct xfr_engine* e)
 	free(e);
 }
 
-/* "ADDR", "ADDR@PORT", "ADDR@PORT#tlsname". compat: unbound-1.17: Unbound
- * also takes host names (looked up with its own resolver): numeric
- * addresses only here. */
-static int primary_parse(const char* text, struct xfr_primary* p)
+/* "ADDR", "ADDR@PORT", "ADDR#tlsname", "ADDR@PORT#tlsname" (compat:
+ * unbound-1.17: a name after '#' means TLS, on port 853 unless '@'
+ * says another; '@853' without a name is plain TCP). Unbound also takes
+ * host names (looked up with its own resolver): numeric addresses only
+ * here. */
+static int primary_parse(const char* text, const struct xfr_source_cfg* c,
+	struct xfr_primary* p)
 {
 	char buf[256];
 	char* hash;
 	snprintf(buf, sizeof(buf), "%s", text);
 	if((hash = strchr(buf, '#')) != NULL) {
-		log_err("auth zone primary %s: transfers over TLS are not "
-			"implemented", text);
-		return 0;
+		*hash++ = 0;
+		if(!*hash) {
+			log_err("auth zone primary %s: no name after '#'",
+				text);
+			return 0;
+		}
+		if(!c->tls_ctx) {
+			log_err("auth zone primary %s: no TLS context for the "
+				"transfer over TLS", text);
+			return 0;
+		}
+		if(!(p->tls_name = strdup(hash))) {
+			log_err("out of memory");
+			return 0;
+		}
 	}
-	if(!extstrtoaddr(buf, 53, &p->addr, &p->len)) {
+	if(!extstrtoaddr(buf, p->tls_name ? 853 : 53, &p->addr, &p->len)) {
 		log_err("auth zone primary %s: not an IP address (host names "
 			"are not supported)", text);
 		return 0;
+	}
+	p->probe = p->addr;
+	p->probe_len = p->len;
+	/* compat: unbound-1.17: a TLS primary at tls-port is probed at
+	 * port (the DNS port, 53 unless set) over UDP */
+	if(p->tls_name && addr_port(&p->probe) == c->tls_port &&
+		c->dns_port > 0) {
+		if(p->probe.ss_family == AF_INET6)
+			((struct sockaddr_in6*)&p->probe)->sin6_port =
+				htons((uint16_t)c->dns_port);
+		else	((struct sockaddr_in*)&p->probe)->sin_port =
+				htons((uint16_t)c->dns_port);
 	}
 	return (p->text = strdup(text)) != NULL;
 }
@@ -202,9 +241,10 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 	if(n && !(s->prim = calloc(n, sizeof(*s->prim))))
 		goto oom;
 	for(l = c->primaries; l; l = l->next) {
-		if(!primary_parse(l->str, &s->prim[s->nprim]))
-			goto fail;
+		/* counted first: a failed parse frees what it made */
 		s->nprim++;
+		if(!primary_parse(l->str, c, &s->prim[s->nprim - 1]))
+			goto fail;
 	}
 	for(n = 0, l = c->allow_notify; l; l = l->next)
 		n++;
@@ -239,6 +279,12 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 	if(c->cabundle && c->cabundle[0] && !(s->cabundle =
 		strdup(c->cabundle)))
 		goto oom;
+	if(c->tls_ctx) {
+		if(!SSL_CTX_up_ref(c->tls_ctx))
+			goto oom;
+		s->tls_ctx = c->tls_ctx;
+		s->tls_use_sni = c->tls_use_sni;
+	}
 	if(c->zonefile && c->zonefile[0] && !(s->zonefile =
 		strdup(c->zonefile)))
 		goto oom;
@@ -382,13 +428,15 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 	char err[256];
 	enum xfr_net_result r;
 	int ixfr = s->have;
+	struct xfr_tls tls = { s->tls_ctx, p->tls_name, s->tls_use_sni };
 	for(;;) {
 		const char* kind = ixfr ? "IXFR" : "AXFR";
 		err[0] = 0;
 		xfr_wire_init(&w, s->zone, 0, ixfr ? TYPE_IXFR_ : TYPE_AXFR_,
 			CLASS_IN, s->soa.serial, s->max_size);
-		r = xfr_net_transfer(&p->addr, p->len, &w, IDLE_MS,
-			s->max_time, &e->stop, err, sizeof(err));
+		r = xfr_net_transfer(&p->addr, p->len, p->tls_name ? &tls :
+			NULL, &w, IDLE_MS, s->max_time, &e->stop, err,
+			sizeof(err));
 		if(r == XFR_NET_STOPPED) {
 			xfr_wire_clear(&w);
 			return GOT_STOPPED;
@@ -461,8 +509,8 @@ static void check_urls(struct xfr_engine* e, struct xfr_src* s)
 		int answered = 0;
 		for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
 			uint32_t serial = 0;
-			enum xfr_net_result r = xfr_net_probe(&s->prim[i].addr,
-				s->prim[i].len, s->zone, s->zone_len, CLASS_IN,
+			enum xfr_net_result r = xfr_net_probe(&s->prim[i].probe,
+				s->prim[i].probe_len, s->zone, s->zone_len, CLASS_IN,
 				PROBE_MS, &serial, &e->stop, err, sizeof(err));
 			if(r == XFR_NET_STOPPED)
 				return;
@@ -546,7 +594,7 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 		uint32_t serial = 0;
 		enum xfr_net_result r;
 		enum outcome o;
-		r = xfr_net_probe(&p->addr, p->len, s->zone, s->zone_len,
+		r = xfr_net_probe(&p->probe, p->probe_len, s->zone, s->zone_len,
 			CLASS_IN, PROBE_MS, &serial, &e->stop, err,
 			sizeof(err));
 		if(r == XFR_NET_STOPPED)

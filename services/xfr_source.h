@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 struct event_base;
+typedef struct ssl_ctx_st SSL_CTX;
 struct config_strlist;
 struct xfr_engine;
 
@@ -34,6 +35,13 @@ struct xfr_source_cfg {
 	int max_transfer_time;     /* seconds, 0: no limit */
 	const struct config_strlist* urls;    /* url: (HTTP, HTTPS) */
 	const char* cabundle;   /* tls-cert-bundle for https, or NULL */
+	/* primaries written ADDR@PORT#name (XoT): the TLS client context
+	 * (services/tls_client.h, a reference is taken; NULL when no
+	 * primary has a name), tls-use-sni, and tls-port and port: a SOA
+	 * probe to a TLS primary at tls-port goes to port over UDP */
+	SSL_CTX* tls_ctx;
+	int tls_use_sni;
+	int tls_port, dns_port;
 	/* optional: asked in the transfer thread before a new version is
 	 * taken; 0 refuses it (the version served stays, the next primary
 	 * is tried). accept_arg is taken over, freed with accept_free. */
