@@ -623,6 +623,7 @@ static void scrub_opts_of(const struct iter_env* env, struct scrub_opts* o)
 	o->max_chain = c->iter_scrub_cname;
 	o->max_sigs = c->iter_scrub_rrsig;
 	o->promiscuous = c->iter_scrub_promiscuous;
+	o->unverified_glue = c->harden_unverified_glue;
 }
 
 /* The reply parsed and scrubbed with its authority and additional

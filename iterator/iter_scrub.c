@@ -461,14 +461,39 @@ int iter_scrub_answer_target(const ldns_rr_list* list, const uint8_t* name)
 	return 0;
 }
 
+/* The owner of the first NS record of list; NULL if none. */
+static const uint8_t* ns_owner(const ldns_rr_list* list)
+{
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
+		ldns_rr* rr = ldns_rr_list_rr(list, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NS)
+			return owner_name(rr);
+	}
+	return NULL;
+}
+
+int iter_scrub_glue_verified(const uint8_t* name, const uint8_t* nsowner)
+{
+	return !nsowner || (dname_subdomain_c(name, nsowner) &&
+		query_dname_compare(name, nsowner) != 0);
+}
+
 /* Additional: glue for the NS names and the answer's targets; marked
  * in taken as scrub_authority does. */
 static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 	const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
-	const uint8_t* zone, int harden_glue)
+	const uint8_t* zone, const struct scrub_opts* op)
 {
 	const uint8_t* o;
+	const uint8_t* nsowner = NULL;
+	int harden_glue = op->harden_glue;
 	size_t i, n = ldns_rr_list_rr_count(addl);
+	/* compat: unbound-1.21: the NS set the glue is checked against is
+	 * the authority's (a referral's) before the answer's, as
+	 * Unbound's last one seen */
+	if(op->unverified_glue && n != 0 && !(nsowner = ns_owner(auth)))
+		nsowner = ns_owner(ans);
 	for(i = 0; i < n; i++) {
 		ldns_rr* rr = ldns_rr_list_rr(addl, i);
 		ldns_rr_type ty = ldns_rr_get_type(rr);
@@ -479,6 +504,12 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 			(const uint8_t*)"")))
 			continue;
 		if(!is_ns_target(auth, o) && !iter_scrub_answer_target(ans, o))
+			continue;
+		/* harden-unverified-glue: only glue below the NS set's
+		 * owner; glue outside the zone (harden-glue: no) is not
+		 * looked at, as Unbound takes that from its cache */
+		if(nsowner && dname_subdomain_c(o, zone) &&
+			!iter_scrub_glue_verified(o, nsowner))
 			continue;
 		taken[i] = 1;
 	}
@@ -567,6 +598,7 @@ static int referral_out_of_zone(const ldns_pkt* pkt, uint16_t qclass,
 void scrub_opts_default(struct scrub_opts* o, int harden_glue)
 {
 	o->harden_glue = harden_glue;
+	o->unverified_glue = 0;
 	o->max_ns = SCRUB_MAX_NS;
 	o->max_chain = SCRUB_MAX_CHAIN;
 	o->max_sigs = SCRUB_MAX_SIGS;
@@ -632,7 +664,7 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	keep_taken(old_auth, taken + nan);
 	if(ok)
 		scrub_additional(old_addl, taken + nan + nns, ans, old_auth,
-			qclass, zone, op->harden_glue);
+			qclass, zone, op);
 	keep_taken(old_addl, taken + nan + nns);
 	/* also on failure: the packet then owns every record once (the
 	 * caller frees it) */

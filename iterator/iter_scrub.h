@@ -21,6 +21,13 @@
  *   With harden-glue: no, such addresses outside the zone are kept too
  *   (the referral then uses them, as Unbound uses them from its cache).
  *
+ * compat: unbound-1.21: with harden-unverified-glue, glue under the zone
+ * that is not strictly below the owner of the reply's NS set (the zone
+ * delegated to, or the zone whose NS set answers) goes too: the server
+ * asked is not authoritative for that name in the new zone, so the
+ * iterator resolves the address itself. (Unbound keeps such glue apart
+ * in its cache as a last resort; here it is dropped: see doc/compat.md.)
+ *
  * compat: unbound-1.22: limits on what one reply may bring (struct
  * scrub_opts): an NS set is cut to iter-scrub-ns records (their glue
  * goes with them; a signed one in an answer goes whole, as Unbound), the
@@ -59,6 +66,8 @@ struct scrub_result {
 /* How the scrub is done: the options of unbound.conf it follows. */
 struct scrub_opts {
 	int harden_glue;     /* harden-glue: glue outside the zone goes */
+	int unverified_glue; /* harden-unverified-glue: glue not strictly
+	                      * below the NS set's owner goes */
 	int max_ns;          /* iter-scrub-ns; 0: no limit */
 	int max_chain;       /* iter-scrub-cname */
 	int max_sigs;        /* iter-scrub-rrsig */
@@ -71,7 +80,8 @@ struct scrub_opts {
 #define SCRUB_MAX_CHAIN 11
 #define SCRUB_MAX_SIGS 8
 
-/* o with Unbound's default limits and the given harden_glue. */
+/* o with Unbound's default limits and the given harden_glue
+ * (harden-unverified-glue off). */
 void scrub_opts_default(struct scrub_opts* o, int harden_glue);
 
 enum scrub_status {
@@ -112,5 +122,10 @@ enum scrub_status iter_scrub_message_wireq(ldns_pkt* pkt,
  * answer) asks additional processing for (Unbound's: NS, MX, KX, SRV
  * targets)? For the glue rule here and in iter_tail.c. */
 int iter_scrub_answer_target(const ldns_rr_list* list, const uint8_t* name);
+
+/* compat: unbound-1.21: may glue for name be used with
+ * harden-unverified-glue, the reply's NS set being of nsowner? Only
+ * strictly below it (a NULL nsowner: no NS set, no check). */
+int iter_scrub_glue_verified(const uint8_t* name, const uint8_t* nsowner);
 
 #endif

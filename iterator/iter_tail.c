@@ -50,7 +50,11 @@ size_t iter_tail_scrub(struct reply_tail* t, const ldns_rr_list* ans,
 			dname_subdomain_c(r->owner, harden_glue ? zone :
 			(const uint8_t*)"") &&
 			(kept_ns_target(t, r->owner) ||
-			iter_scrub_answer_target(ans, r->owner));
+			iter_scrub_answer_target(ans, r->owner)) &&
+			/* harden-unverified-glue, as scrub_additional */
+			(!o->unverified_glue ||
+			!dname_subdomain_c(r->owner, zone) ||
+			iter_scrub_glue_verified(r->owner, nsowner));
 		kept += r->kept;
 	}
 	return kept;

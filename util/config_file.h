@@ -342,6 +342,7 @@ struct config_file {
 	int unwanted_threshold;      /* unwanted-reply-threshold, 0: off */
 	int deny_any;                /* deny-any */
 	int harden_unknown_additional; /* read; always so (iter_scrub.c) */
+	int harden_unverified_glue; /* glue only below the delegation */
 	int disable_edns_do;         /* disable-edns-do, see edns_do_off */
 	int jostle_time;
 	int max_ttl, min_ttl, max_negative_ttl;

@@ -499,7 +499,9 @@ const struct cfg_option cfg_options[] = {
 	 * (iter_scrub.c), as yes; no is read and not followed */
 	IMPL("harden-unknown-additional", CT_YESNO,
 		harden_unknown_additional, "no"),
-	SRV("harden-unverified-glue", CT_YESNO, "no"),
+	/* iterator/iter_scrub.c */
+	IMPL("harden-unverified-glue", CT_YESNO, harden_unverified_glue,
+		"no"),
 	/* iterator/iter_scrub.c: limits on what a reply may bring */
 	IMPLR("iter-scrub-ns", CT_INT, iter_scrub_ns, "20", 0, INT_MAX),
 	IMPLR("iter-scrub-cname", CT_INT, iter_scrub_cname, "11", 0, INT_MAX),

@@ -24,7 +24,8 @@
  * (the question's name minus 1-4 labels, at least the root); 2 a
  * forward zone; 3 a minimised question ("x." in front of the name,
  * asked as type A); 4 the second config (harden-glue: no,
- * minimal-responses: no, qname-minimisation-strict, private-address);
+ * harden-unverified-glue, minimal-responses: no,
+ * qname-minimisation-strict, private-address);
  * 5 the query ID differs by one (no match). The caches persist across
  * inputs (bounded by their size), as in a running resolver. */
 #include "config.h"
@@ -53,6 +54,7 @@ static const char* const CONF_A =
 static const char* const CONF_B =
 	"server:\n	verbosity: 0\n	use-syslog: no\n"
 	"	harden-glue: no\n	minimal-responses: no\n"
+	"	harden-unverified-glue: yes\n"
 	"	qname-minimisation-strict: yes\n"
 	"	private-address: 10.0.0.0/8\n"
 	"	private-address: 192.168.0.0/16\n"

@@ -163,6 +163,36 @@ def test_harden_glue(net, tmp_path):
         assert bool(asked) == used, (harden, asked)
 
 
+def test_harden_unverified_glue(net, tmp_path):
+    """A referral for uvg.bad.tld2. to ns.bad.tld2. with glue pointing at
+    another server (the noedns responder): the name is in the sending
+    server's zone (harden-glue keeps it) but not below the zone
+    delegated to. harden-unverified-glue: no (the default) uses the glue
+    (its address gets the query); yes drops it and takes ns.bad.tld2.'s
+    own address (the responder itself gets the query, the other never)."""
+    bad = net.responder("bad")
+    other = net.responder("noedns")
+    bad.set_behaviour(rules=[{"name": "uvg.bad.tld2.", "suffix": True,
+                              "actions": [{
+                                  "type": "referral",
+                                  "zone": "uvg.bad.tld2.",
+                                  "ns": ["ns.bad.tld2."],
+                                  "glue": {"ns.bad.tld2.":
+                                           [other.address]}}]}])
+    for harden, used in (("yes", False), ("no", True), (None, True)):
+        other.clear_log()
+        bad.clear_log()
+        extra = "harden-unverified-glue: %s" % harden if harden else ""
+        conf = write_conf(tmp_path, net, extra)
+        run = Run(conf, ["www.uvg.bad.tld2./A"])
+        assert rcode(run.reply(0)) == "SERVFAIL"   # nobody serves it
+        # the one with the delegation's address was asked, the other not
+        asked_bad = logged(bad, "www.uvg.bad.tld2.", wait=0 if used else 1)
+        assert bool(asked_bad) != used, (harden, asked_bad)
+        asked_other = other.queries("www.uvg.bad.tld2.")
+        assert bool(asked_other) == used, (harden, asked_other)
+
+
 def test_target_fetch_policy(net, tmp_path):
     """The responder delegates tfp.bad.tld2. to ns.bad.tld2. (with glue:
     itself) and ns-glueless.bad.tld2. (no address). The default policy

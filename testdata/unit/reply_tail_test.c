@@ -382,13 +382,25 @@ static void same_caches(struct rrset_cache* a, struct rrset_cache* b)
 /* Scrub and store the reply both ways; the results must agree. pre: a
  * reply to x1.w.bench.tld1. stored into both caches first (its NS set
  * and glue already there). */
+static void both_ways_opts(const char* qname, const char* const* rrs,
+	const char* zone, const struct scrub_opts* so, const char* const* pre);
+
 static void both_ways(const char* qname, const char* const* rrs,
 	const char* zone, int harden_glue, const char* const* pre)
 {
+	struct scrub_opts so;
+	scrub_opts_default(&so, harden_glue);
+	both_ways_opts(qname, rrs, zone, &so, pre);
+}
+
+/* both_ways with the scrub's options so */
+static void both_ways_opts(const char* qname, const char* const* rrs,
+	const char* zone, const struct scrub_opts* so, const char* const* pre)
+{
+	int harden_glue = so->harden_glue;
 	struct rrset_cache* c1 = rrset_cache_create(1 << 20, 1, 0, 86400);
 	struct rrset_cache* c2 = rrset_cache_create(1 << 20, 1, 0, 86400);
 	struct scrub_result r1, r2;
-	struct scrub_opts so;
 	struct reply_tail t;
 	ldns_pkt* full = NULL, *part = NULL;
 	uint8_t w[4096], q[256], z[256];
@@ -407,12 +419,11 @@ static void both_ways(const char* qname, const char* const* rrs,
 	}
 	n = make_wire(w, qname, LDNS_RR_TYPE_A, 0, 1, rrs);
 	assert_int_equal(reply_wire2pkt(&full, w, n), LDNS_STATUS_OK);
-	assert_int_equal(iter_scrub_message(full, q, TYPE_A, CLASS_IN, z, &r1,
-		harden_glue), SCRUB_OK);
+	assert_int_equal(iter_scrub_message_opts(full, q, TYPE_A, CLASS_IN, z,
+		&r1, so), SCRUB_OK);
 	assert_true(reply_parse_tail(&part, w, n, &t));
-	scrub_opts_default(&so, harden_glue);
 	assert_true(iter_tail_scrub_answer(part, &t, q, TYPE_A, CLASS_IN, z,
-		&r2, &so));
+		&r2, so));
 	assert_int_equal(r1.removed, r2.removed);
 	assert_int_equal(r1.final_found, r2.final_found);
 	assert_int_equal(r1.chain_len, r2.chain_len);
@@ -532,6 +543,31 @@ static void question_both_ways(const char* name, ldns_rr_type type,
 	ldns_pkt_free(part);
 }
 
+/* harden-unverified-glue: the tail's scrub drops the same glue (an
+ * answer's NS set stays with iter-scrub-promiscuous: no) */
+static void test_unverified_glue_as_whole(void** state)
+{
+	static const char* const rrs[] = {
+		"A www.example.tld1. 60 IN A 192.0.2.1",
+		"N example.tld1. 60 IN NS ns.example.tld1.",
+		"N example.tld1. 60 IN NS ns.other.tld1.",
+		"N example.tld1. 60 IN NS ns.far.tld2.",
+		"D ns.example.tld1. 60 IN A 192.0.2.53",
+		"D ns.other.tld1. 60 IN A 192.0.2.54",
+		"D ns.far.tld2. 60 IN A 192.0.2.55",
+		NULL };
+	struct scrub_opts so;
+	(void)state;
+	scrub_opts_default(&so, 1);
+	so.promiscuous = 0;
+	so.unverified_glue = 1;
+	both_ways_opts("www.example.tld1.", rrs, "tld1.", &so, NULL);
+	so.harden_glue = 0;
+	both_ways_opts("www.example.tld1.", rrs, "tld1.", &so, NULL);
+	so.unverified_glue = 0;
+	both_ways_opts("www.example.tld1.", rrs, "tld1.", &so, NULL);
+}
+
 static void test_question_check(void** state)
 {
 	(void)state;
@@ -587,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_and_corrupted),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_scrub_and_store_as_whole),
+		cmocka_unit_test(test_unverified_glue_as_whole),
 		cmocka_unit_test(test_not_an_answer),
 		cmocka_unit_test(test_question_check),
 	};

@@ -290,6 +290,81 @@ static void test_referral_glue(void** state)
 	ldns_pkt_free(p);
 }
 
+/* harden-unverified-glue (1.21): glue only strictly below the owner of
+ * the reply's NS set; glue elsewhere in the sending zone goes, glue
+ * outside it follows harden-glue; off (the default) keeps it. */
+static void test_unverified_glue(void** state)
+{
+	static const char* rrs[] = {
+		"N example.tld1. NS ns1.example.tld1.",
+		"N example.tld1. NS ns.other.tld1.",
+		"N example.tld1. NS example.tld1.",
+		"N example.tld1. NS ns.far.tld2.",
+		"D ns1.example.tld1. A 192.0.2.53",
+		"D ns.other.tld1. A 192.0.2.54",
+		"D ns.other.tld1. AAAA 2001:db8::54",
+		"D example.tld1. A 192.0.2.55",     /* the zone's apex */
+		"D ns.far.tld2. A 192.0.2.66",
+		NULL };
+	static const char* nsq[] = {
+		"A example.tld1. NS ns1.example.tld1.",
+		"A example.tld1. NS ns.other.tld1.",
+		"D ns1.example.tld1. A 192.0.2.53",
+		"D ns.other.tld1. A 192.0.2.54",
+		NULL };
+	struct scrub_result r;
+	struct scrub_opts o;
+	ldns_pkt* p;
+	(void)state;
+	/* off: the glue under tld1. is used */
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	scrub_opts_default(&o, 1);
+	assert_int_equal(o.unverified_glue, 0);
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53|ns.other.tld1. A 192.0.2.54|"
+		"ns.other.tld1. AAAA 2001:db8::54|example.tld1. A 192.0.2.55");
+	ldns_pkt_free(p);
+	/* on: only the glue below example.tld1. (not its apex) stays */
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	o.unverified_glue = 1;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_authority(p)),
+		"example.tld1. NS ns1.example.tld1.|"
+		"example.tld1. NS ns.other.tld1.|"
+		"example.tld1. NS example.tld1.|"
+		"example.tld1. NS ns.far.tld2.");
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53");
+	assert_int_equal(ldns_pkt_arcount(p), 1);
+	assert_int_equal(r.removed, 4);
+	ldns_pkt_free(p);
+	/* on, with harden-glue: no: glue outside tld1. is harden-glue's
+	 * (Unbound takes it from its cache), still kept */
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	o.harden_glue = 0;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53|ns.far.tld2. A 192.0.2.66");
+	ldns_pkt_free(p);
+	/* the answer to an NS query: checked against the answer's owner */
+	p = make_reply("example.tld1.", LDNS_RR_TYPE_NS, 0, nsq);
+	o.harden_glue = 1;
+	assert_int_equal(iter_scrub_message_opts(p, W("example.tld1."),
+		TYPE_NS, CLASS_IN, W("example.tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53");
+	ldns_pkt_free(p);
+	/* the rule itself: strictly below; no NS set, no check */
+	assert_true(iter_scrub_glue_verified(W("a.b."), W("b.")));
+	assert_false(iter_scrub_glue_verified(W("b."), W("b.")));
+	assert_false(iter_scrub_glue_verified(W("a.c."), W("b.")));
+	assert_true(iter_scrub_glue_verified(W("a.c."), NULL));
+}
+
 static void test_authority_soa(void** state)
 {
 	static const char* neg[] = {
@@ -608,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_record_kept_twice),
 		cmocka_unit_test(test_dname_too_long),
 		cmocka_unit_test(test_referral_glue),
+		cmocka_unit_test(test_unverified_glue),
 		cmocka_unit_test(test_authority_soa),
 		cmocka_unit_test(test_ns_query_answer_glue),
 		cmocka_unit_test(test_limit_ns),
