@@ -7,10 +7,11 @@ daemon's SYN-ACK advertised, less the timestamp option), and a TCP
 upstream (tcp-upstream: yes) the size of the daemon's SYN. A value the
 kernel refuses is an error in the log and the port still serves."""
 import os
+import signal
 import socket
-import struct
 import subprocess
 import threading
+import time
 
 import dns.flags
 import dns.message
@@ -18,8 +19,8 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import (CHECKCONF_BIN, RefServer, Server, _finish, free_port,
-                      make_query, recv_tcp_msg, tcp_frame)
+from conftest import (CHECKCONF_BIN, SLOW, RefServer, Server, _finish,
+                      free_port, make_query, recv_tcp_msg, tcp_frame)
 
 LISTEN_MSS = 1000
 OUT_MSS = 800
@@ -37,7 +38,8 @@ def in_range(mss, wanted):
 
 class TcpUpstream:
     """The server of ZONE over TCP: notes the MSS of each connection
-    the daemon opens, answers A queries."""
+    the daemon opens, answers one A query on it and closes it (so the
+    next query opens a new one)."""
 
     def __init__(self):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -66,7 +68,7 @@ class TcpUpstream:
     def _serve(self, c):
         c.settimeout(5)
         try:
-            while not self.done:
+            if not self.done:
                 q = dns.message.from_wire(recv_tcp_msg(c))
                 r = dns.message.make_response(q)
                 r.flags |= dns.flags.AA
@@ -168,6 +170,38 @@ def test_refused_value_logged_port_serves(cls, tmp_path):
             in s.output(), s.output()[-2000:]
     finally:
         _finish(s)
+
+
+@pytest.mark.parametrize("cls", [Server, RefServer],
+                         ids=["ours", "reference"])
+def test_outgoing_mss_taken_at_reload(cls, tmp_path):
+    """outgoing-tcp-mss added by a reload (SIGHUP): connections opened
+    after it carry it."""
+    up = TcpUpstream()
+    s = cls(tmp_path)
+    body = ('local-zone: "test." nodefault\ndomain-insecure: "test."\n'
+            "qname-minimisation: no\ntcp-upstream: yes\n")
+    extra = ('stub-zone:\n\tname: "%s"\n\tstub-addr: 127.0.0.1@%d\n'
+             % (ZONE, up.port))
+    try:
+        s.start(body, extra=extra)
+        s.query("a." + ZONE, timeout=3 * SLOW)
+        assert up.mss and in_range(up.mss[-1], 0), up.mss
+        s.write_config(body + "outgoing-tcp-mss: %d\n" % OUT_MSS,
+                       extra=extra)
+        s.send_signal(signal.SIGHUP)
+        deadline = time.time() + 5 * SLOW
+        i = 0
+        while not in_range(up.mss[-1], OUT_MSS):
+            assert time.time() < deadline, up.mss
+            i += 1
+            try:
+                s.query("b%d.%s" % (i, ZONE), timeout=0.5)
+            except Exception:   # the reload is under way
+                time.sleep(0.05)
+    finally:
+        _finish(s)
+        up.close()
 
 
 @pytest.mark.parametrize("checkconf", [CHECKCONF_BIN,
