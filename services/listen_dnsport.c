@@ -89,6 +89,19 @@ static void set_nodelay(int fd)
 		log_warn("setsockopt(TCP_NODELAY) failed: %s", strerror(errno));
 }
 
+/* compat: unbound-1.17: tcp-mss: the segment size the listener
+ * advertises in its SYN-ACK (accepted sockets inherit it); a value the
+ * kernel refuses is logged and the socket kept. 0: nothing is set. */
+static void set_listen_mss(int fd, int mss)
+{
+	if(mss <= 0)
+		return;
+	if(setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)) != 0)
+		log_err(" setsockopt(.. TCP_MAXSEG ..) failed: %s",
+			strerror(errno));
+	else	verbose(VERB_ALGO, " tcp socket mss set to %d", mss);
+}
+
 /* Create and bind one socket. *fd is -1 on failure. */
 static enum open_result open_one(const struct config_file* cfg,
 	const struct sockaddr_storage* addr, socklen_t addrlen, int is_tcp,
@@ -131,6 +144,7 @@ static enum open_result open_one(const struct config_file* cfg,
 	}
 	if(is_tcp) {
 		int qlen = 5;
+		set_listen_mss(s, cfg->tcp_mss);
 		/* queries arrive with the handshake's final ACK mostly */
 		(void)setsockopt(s, IPPROTO_TCP, TCP_DEFER_ACCEPT, &qlen,
 			sizeof(qlen));

@@ -300,6 +300,12 @@ static struct outnet_tcp_conn* conn_open(struct outside_network* o,
 		o->s.ip_dscp))
 		verbose(VERB_ALGO, "outgoing tcp: ip-dscp: %s",
 			strerror(errno));
+	/* compat: unbound-1.17: outgoing-tcp-mss, a refusal only logged at
+	 * verbosity 4 */
+	if(o->s.tcp_mss > 0 && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG,
+		&o->s.tcp_mss, (socklen_t)sizeof(o->s.tcp_mss)) != 0)
+		verbose(VERB_ALGO, "outgoing tcp: setsockopt(.. TCP_MAXSEG "
+			"..) failed");
 	if(q->is_tls) {
 		/* pipelined TLS records are small: Nagle would hold each
 		 * one until the last is acknowledged (a delayed ACK) */

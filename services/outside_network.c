@@ -124,6 +124,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->tls_use_sni = cfg->tls_use_sni;
 	s->unwanted_threshold = cfg->unwanted_threshold;
 	s->ip_dscp = cfg->ip_dscp;
+	s->tcp_mss = cfg->outgoing_tcp_mss;
 	if(cfg->do_nat64 && cfg->do_ip6) {
 		/* checked by the parser; the default is dns64-prefix's */
 		char err[128];
@@ -1381,6 +1382,12 @@ void outnet_set_num_tcp(struct outside_network* o, int num_tcp)
 	o->s.num_tcp = num_tcp < 0 ? 0 : num_tcp;
 	if(o->wait_tcp.head)
 		outnet_timer_after(o->tcp_serve, 0);
+}
+
+void outnet_set_tcp_mss(struct outside_network* o, int mss)
+{
+	if(o)
+		o->s.tcp_mss = mss;
 }
 
 int outnet_num_tcp_conns(const struct outside_network* o)

@@ -102,6 +102,8 @@ struct outnet_settings {
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
 	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
 	int ip_dscp;               /* ip-dscp: DSCP of queries (0: none) */
+	int tcp_mss;               /* outgoing-tcp-mss: TCP_MAXSEG of new
+	                            * connections (0: the system's) */
 	int nat64;                 /* do-nat64 (with do-ip6): IPv4 servers
 	                            * through nat64_prefix */
 	struct dns64_prefix nat64_prefix;
@@ -124,6 +126,9 @@ struct outside_network* outside_network_create(struct event_base* base,
  * outside network again). Connections over a smaller number stay until
  * they close; queries waiting for a connection are served again. */
 void outnet_set_num_tcp(struct outside_network* o, int num_tcp);
+/* compat: unbound-1.17: reload: outgoing-tcp-mss, for connections
+ * opened from now on. */
+void outnet_set_tcp_mss(struct outside_network* o, int mss);
 /* compat: unbound-1.17: unwanted-reply-threshold: after that many
  * unwanted UDP replies (since start or the last time) the outside
  * network logs a warning and calls action(arg): the cache-poisoning

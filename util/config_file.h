@@ -109,7 +109,11 @@ struct config_file {
 	int tcp_auth_query_timeout;     /* msec, least TCP query timeout,
 	                                 * default 3000 */
 	int tcp_idle_timeout;           /* msec, default 30000 */
-	int tcp_mss;
+	int tcp_mss;                    /* TCP_MAXSEG of the listening TCP,
+	                                 * TLS and HTTPS sockets; 0: the
+	                                 * system's */
+	int outgoing_tcp_mss;           /* TCP_MAXSEG of upstream TCP and TLS
+	                                 * connections; 0: the system's */
 
 	/* server: DNS over HTTPS to clients (services/doh.c) */
 	int https_port;                 /* default 443 */

@@ -147,7 +147,8 @@ const struct cfg_option cfg_options[] = {
 	USE("prefer-ip4", CL_SERVER, CT_YESNO, F(prefer_ip4), "no"),
 	USE("prefer-ip6", CL_SERVER, CT_YESNO, F(prefer_ip6), "no"),
 	IMPLR("ip-dscp", CT_INT, ip_dscp, "0", 0, 63),
-	KEEP("tcp-mss", CL_SERVER, CT_INT, F(tcp_mss), "0"),
+	IMPL("tcp-mss", CT_INT, tcp_mss, "0"),
+	IMPL("outgoing-tcp-mss", CT_INT, outgoing_tcp_mss, "0"),
 	/* services/localzone.c: every local-zone answer logged */
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
@@ -266,7 +267,6 @@ const struct cfg_option cfg_options[] = {
 	{ "infra-cache-lame-size", CL_SERVER, CT_STR, NOF, NULL, 0,
 		CFGF_OBSOLETE, NULL, 0, 0 },
 	USE("define-tag", CL_SERVER, CT_STRLIST, F(define_tags), NULL),
-	SRV("outgoing-tcp-mss", CT_INT, "0"),
 	IMPL("edns-tcp-keepalive", CT_YESNO, do_tcp_keepalive, "no"),
 	IMPLR("edns-tcp-keepalive-timeout", CT_INT, tcp_keepalive_timeout,
 		"120000", 0, INT_MAX),
