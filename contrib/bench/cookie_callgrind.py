@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Instructions per UDP cache hit in query_answer (the daemon's whole
-answer of a query, without the socket calls), with and without DNS cookies.
+"""Instructions per UDP cache hit in udp_read_cb (the whole wake-up of one
+query: the answer and the socket calls' wrappers; query_answer itself is
+inlined into it), with and without DNS cookies.
 
-Runs BUILDDIR/unbound under callgrind (--toggle-collect=query_answer), loads
+Runs BUILDDIR/unbound under callgrind (--toggle-collect=udp_read_cb), loads
 one answer into its cache with unbound-control load_cache, and for each kind
 of query (no cookie; a client cookie only; a valid server cookie) sends
 --warm queries, zeroes the counters, sends -n more one at a time and divides
@@ -15,8 +16,6 @@ none leaves the options out (a build without cookies, to compare).
 import argparse
 import glob
 import os
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -24,49 +23,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "testdata", "integration"))
-import dns.edns  # noqa: E402
-import dns.message  # noqa: E402
 from test_cookies import SECRET, server_cookie  # noqa: E402
 
-DUMP = ("START_RRSET_CACHE\n;rrset 86400 1 0 8 0\n"
-        "www.example.com.\t86400\tIN\tA\t192.0.2.80\n"
-        "END_RRSET_CACHE\nSTART_MSG_CACHE\n"
-        "msg www.example.com. IN A 32896 1 86400 0 1 0 0\n"
-        "www.example.com. IN A 0\nEND_MSG_CACHE\nEOF\n")
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def query(opt):
-    q = dns.message.make_query("www.example.com.", "A", use_edns=0,
-                               payload=1232)
-    if opt is not None:
-        q.use_edns(0, payload=1232,
-                   options=[dns.edns.GenericOption(10, opt)])
-    return q.to_wire()
-
-
-def send(port, wire, n):
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        s.settimeout(5)
-        for i in range(n):
-            w = struct.pack(">H", i & 0xffff) + wire[2:]
-            s.sendto(w, ("127.0.0.1", port))
-            s.recv(4096)
-
-
-def total(path):
-    tot = 0
-    with open(path, errors="replace") as f:
-        for line in f:
-            if line.startswith(("totals:", "summary:")):
-                tot = int(line.split()[1])
-    return tot
+from callgrind_common import DUMP, free_port, query, send, total  # noqa: E402
 
 
 def main():
@@ -92,7 +51,7 @@ def main():
                         a.cookies, SECRET.hex()), sock))
     out = os.path.join(work, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--toggle-collect=query_answer",
+                          "--toggle-collect=udp_read_cb",
                           "--callgrind-out-file=" + out,
                           os.path.join(a.builddir, "unbound"), "-d", "-c",
                           conf], stdout=subprocess.DEVNULL,
@@ -131,7 +90,7 @@ def main():
             for f in new:
                 os.rename(f, f + ".done")
             print("answer-cookie: %s, %-20s %7.0f Ir per hit in "
-                  "query_answer" % (a.cookies, label + ":", tot / a.n))
+                  "udp_read_cb" % (a.cookies, label + ":", tot / a.n))
     finally:
         p.terminate()
         p.wait()
