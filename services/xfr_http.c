@@ -23,7 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLICE_MS 200
 #define HEAD_MAX 65536   /* status line and headers */
 
 int xfr_url_parse(const char* text, struct xfr_url* u, char* err,
@@ -406,35 +405,6 @@ int xfr_zonetext_parse(const char* text, size_t len, const uint8_t* zone,
 
 /* ---- the download ---- */
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static enum xfr_net_result wait_fd(int fd, short ev, long deadline,
-	const atomic_int* stop)
-{
-	for(;;) {
-		struct pollfd p;
-		long left = deadline - now_ms();
-		int r;
-		if(stop && atomic_load(stop))
-			return XFR_NET_STOPPED;
-		if(left <= 0)
-			return XFR_NET_TIMEOUT;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		r = poll(&p, 1, (int)(left < SLICE_MS ? left : SLICE_MS));
-		if(r > 0)
-			return XFR_NET_OK;
-		if(r < 0 && errno != EINTR)
-			return XFR_NET_FAILED;
-	}
-}
-
 struct conn {
 	int fd;
 	SSL_CTX* ctx;
@@ -446,7 +416,7 @@ struct conn {
 
 static long deadline_of(const struct conn* c)
 {
-	long d = now_ms() + c->idle_ms;
+	long d = xfr_net_now_ms() + c->idle_ms;
 	if(c->total_deadline && c->total_deadline < d)
 		d = c->total_deadline;
 	return d;
@@ -454,7 +424,7 @@ static long deadline_of(const struct conn* c)
 
 static const char* timeout_text(const struct conn* c)
 {
-	return c->total_deadline && now_ms() >= c->total_deadline ?
+	return c->total_deadline && xfr_net_now_ms() >= c->total_deadline ?
 		"the download took longer than max-transfer-time" :
 		"the server stopped sending";
 }
@@ -466,7 +436,7 @@ static enum xfr_net_result tls_io(struct conn* c, int ret, char* err,
 	int e = SSL_get_error(c->ssl, ret);
 	enum xfr_net_result r;
 	if(e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-		r = wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN :
+		r = xfr_net_wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN :
 			POLLOUT, deadline_of(c), c->stop);
 		if(r == XFR_NET_TIMEOUT)
 			snprintf(err, errlen, "%s", timeout_text(c));
@@ -561,7 +531,7 @@ static enum xfr_net_result conn_write(struct conn* c, const char* d,
 			continue;
 		}
 		if(k < 0 && (errno == EAGAIN || errno == EINTR)) {
-			enum xfr_net_result r = wait_fd(c->fd, POLLOUT,
+			enum xfr_net_result r = xfr_net_wait_fd(c->fd, POLLOUT,
 				deadline_of(c), c->stop);
 			if(r == XFR_NET_TIMEOUT)
 				snprintf(err, errlen, "%s", timeout_text(c));
@@ -610,7 +580,7 @@ static enum xfr_net_result conn_read(struct conn* c, uint8_t* d, size_t n,
 			return XFR_NET_OK;
 		}
 		if(errno == EAGAIN || errno == EINTR) {
-			enum xfr_net_result r = wait_fd(c->fd, POLLIN,
+			enum xfr_net_result r = xfr_net_wait_fd(c->fd, POLLIN,
 				deadline_of(c), c->stop);
 			if(r == XFR_NET_TIMEOUT)
 				snprintf(err, errlen, "%s", timeout_text(c));
@@ -650,7 +620,7 @@ static enum xfr_net_result conn_open(struct conn* c, const struct xfr_url* u,
 		return XFR_NET_FAILED;
 	}
 	freeaddrinfo(res);
-	r = wait_fd(c->fd, POLLOUT, deadline_of(c), c->stop);
+	r = xfr_net_wait_fd(c->fd, POLLOUT, deadline_of(c), c->stop);
 	if(r == XFR_NET_OK && (getsockopt(c->fd, SOL_SOCKET, SO_ERROR,
 		&soerr, &sl) != 0 || soerr != 0)) {
 		snprintf(err, errlen, "connect: %s", strerror(soerr));
@@ -677,7 +647,7 @@ enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	c.idle_ms = idle_ms;
-	c.total_deadline = total_secs > 0 ? now_ms() + (long)total_secs *
+	c.total_deadline = total_secs > 0 ? xfr_net_now_ms() + (long)total_secs *
 		1000 : 0;
 	c.stop = stop;
 	err[0] = 0;

@@ -22,7 +22,7 @@
 
 #define SLICE_MS 200
 
-static long now_ms(void)
+long xfr_net_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -33,17 +33,16 @@ static uint16_t random_id(void)
 {
 	uint16_t id = 0;
 	if(RAND_bytes((unsigned char*)&id, sizeof(id)) != 1)
-		id = (uint16_t)(now_ms() & 0xffff);
+		id = (uint16_t)(xfr_net_now_ms() & 0xffff);
 	return id;
 }
 
-/* Wait for ev on fd until deadline (ms, monotonic). */
-static enum xfr_net_result wait_fd(int fd, short ev, long deadline,
+enum xfr_net_result xfr_net_wait_fd(int fd, short ev, long deadline,
 	const atomic_int* stop)
 {
 	for(;;) {
 		struct pollfd p;
-		long left = deadline - now_ms();
+		long left = deadline - xfr_net_now_ms();
 		int r;
 		if(stop && atomic_load(stop))
 			return XFR_NET_STOPPED;
@@ -69,7 +68,7 @@ enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
 	uint16_t id = random_id();
 	size_t qlen = xfr_wire_query(q, sizeof(q), zone, zone_len, id,
 		TYPE_SOA, qclass, 0);
-	long deadline = now_ms() + timeout_ms;
+	long deadline = xfr_net_now_ms() + timeout_ms;
 	int fd = socket(addr->ss_family, SOCK_DGRAM, 0);
 	enum xfr_net_result r;
 	if(fd < 0 || connect(fd, (const struct sockaddr*)addr, addrlen) != 0 ||
@@ -84,7 +83,7 @@ enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
 		size_t pos = 12;
 		uint8_t name[256];
 		uint16_t an;
-		if((r = wait_fd(fd, POLLIN, deadline, stop)) != XFR_NET_OK)
+		if((r = xfr_net_wait_fd(fd, POLLIN, deadline, stop)) != XFR_NET_OK)
 			break;
 		n = recv(fd, a, sizeof(a), 0);
 		if(n < 0) {
@@ -183,14 +182,14 @@ static enum xfr_net_result move_n(struct xfr_stream* st, uint8_t* buf,
 				strerror(errno));
 			return XFR_NET_FAILED;
 		}
-		d = now_ms() + idle_ms;
+		d = xfr_net_now_ms() + idle_ms;
 		if(total_deadline && total_deadline < d)
 			d = total_deadline;
-		if((r = wait_fd(st->fd, k == STREAM_IO_WANT_WRITE ? POLLOUT :
+		if((r = xfr_net_wait_fd(st->fd, k == STREAM_IO_WANT_WRITE ? POLLOUT :
 			POLLIN, d, stop)) != XFR_NET_OK) {
 			if(r == XFR_NET_TIMEOUT)
 				snprintf(err, errlen, total_deadline &&
-					now_ms() >= total_deadline ?
+					xfr_net_now_ms() >= total_deadline ?
 					"transfer took longer than "
 					"max-transfer-time" :
 					"the primary stopped sending");
@@ -210,7 +209,7 @@ static enum xfr_net_result tls_handshake(struct xfr_stream* st,
 	struct tls_peer* peer, const struct xfr_tls* tls, int idle_ms,
 	const atomic_int* stop, char* err, size_t errlen)
 {
-	long deadline = now_ms() + idle_ms;
+	long deadline = xfr_net_now_ms() + idle_ms;
 	snprintf(peer->name, sizeof(peer->name), "%s", tls->name);
 	peer->cache = NULL;
 	peer->ctx = tls->ctx;
@@ -230,7 +229,7 @@ static enum xfr_net_result tls_handshake(struct xfr_stream* st,
 				why ? why : "unknown error");
 			return XFR_NET_FAILED;
 		}
-		if((r = wait_fd(st->fd, h == STREAM_IO_WANT_WRITE ? POLLOUT :
+		if((r = xfr_net_wait_fd(st->fd, h == STREAM_IO_WANT_WRITE ? POLLOUT :
 			POLLIN, deadline, stop)) != XFR_NET_OK) {
 			if(r == XFR_NET_TIMEOUT)
 				snprintf(err, errlen, "TLS handshake timed out");
@@ -247,7 +246,7 @@ enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 	uint8_t q[2 + 512];
 	uint8_t* msg = NULL;
 	size_t qlen;
-	long total_deadline = total_secs > 0 ? now_ms() +
+	long total_deadline = total_secs > 0 ? xfr_net_now_ms() +
 		(long)total_secs * 1000 : 0;
 	enum xfr_net_result r;
 	struct xfr_stream st;
@@ -273,7 +272,7 @@ enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 		close(st.fd);
 		return XFR_NET_FAILED;
 	}
-	r = wait_fd(st.fd, POLLOUT, now_ms() + idle_ms, stop);
+	r = xfr_net_wait_fd(st.fd, POLLOUT, xfr_net_now_ms() + idle_ms, stop);
 	if(r == XFR_NET_OK && (getsockopt(st.fd, SOL_SOCKET, SO_ERROR, &soerr,
 		&sl) != 0 || soerr != 0)) {
 		snprintf(err, errlen, "connect: %s", strerror(soerr));

@@ -27,6 +27,13 @@ enum xfr_net_result {
 	XFR_NET_STOPPED     /* *stop was set while waiting */
 };
 
+/* The monotonic clock in ms, the transfers' deadlines. */
+long xfr_net_now_ms(void);
+/* Wait for ev (POLLIN, POLLOUT) on fd until deadline (xfr_net_now_ms),
+ * in slices so that *stop (when not NULL) is seen within 200 ms. */
+enum xfr_net_result xfr_net_wait_fd(int fd, short ev, long deadline,
+	const atomic_int* stop);
+
 /* The SOA serial of zone at addr over UDP, waiting at most timeout_ms. */
 enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
 	socklen_t addrlen, const uint8_t* zone, size_t zone_len,
