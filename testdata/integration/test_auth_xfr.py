@@ -306,12 +306,7 @@ class Nsd:
             f.write(zone_text(serial))
 
     def serial(self):
-        q = dns.message.make_query(ORIGIN, "SOA")
-        try:
-            r = dns.query.udp(q, "127.0.0.1", port=self.port, timeout=0.3)
-            return r.answer[0][0].serial
-        except Exception:
-            return None
+        return soa_serial(self.port, ORIGIN)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -320,6 +315,17 @@ class Nsd:
 
 
 import dns.query  # noqa: E402
+
+
+def soa_serial(port, zone):
+    """The SOA serial of zone from the server on 127.0.0.1@port; None
+    while it does not answer with one."""
+    q = dns.message.make_query(zone, "SOA")
+    try:
+        r = dns.query.udp(q, "127.0.0.1", port=port, timeout=0.3)
+        return r.answer[0][0].serial
+    except Exception:
+        return None
 
 
 @pytest.fixture(scope="module")

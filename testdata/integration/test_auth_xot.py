@@ -29,6 +29,7 @@ from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
                       _finish, answer_texts, free_port)
 from testnet import nsd as nsd_mod  # noqa: E402
 from testnet import tls_pki  # noqa: E402
+from test_auth_xfr import soa_serial  # noqa: E402
 
 DEADLINE = 15.0
 TLS_NAME = "xfr.test"
@@ -113,12 +114,7 @@ class TlsNsd:
             f.write(zone_text(z, serial))
 
     def serial(self, z):
-        q = dns.message.make_query(z, "SOA")
-        try:
-            r = dns.query.udp(q, "127.0.0.1", port=self.port, timeout=0.3)
-            return r.answer[0][0].serial
-        except Exception:
-            return None
+        return soa_serial(self.port, z)
 
     def stop(self):
         if self.proc.poll() is None:
