@@ -65,11 +65,24 @@ build_only() {
 	cd "$SRC" || return 1
 }
 
-# dir: make check there (the environment as given)
+# dir: make check there (the environment as given); the output also goes
+# to DIR/check.log, whose failures the last lines repeat (CI shows only the
+# tail of a long log)
 check_only() {
 	say "$1: make check"
-	cd "$SRC/$1" && make check || return 1
+	cd "$SRC/$1" || return 1
+	make check 2>&1 | tee "$SRC/$1/check.log"
+	local rc=${PIPESTATUS[0]}
 	cd "$SRC" || return 1
+	return "$rc"
+}
+
+# dir: the failure lines of its check.log (pytest's summary, unit tests)
+show_failures() {
+	[ -f "$SRC/$1/check.log" ] || return 0
+	echo "--- $1: failures (from $1/check.log)"
+	grep -E '(FAILED|ERROR) \.\./|^(FAILED|ERROR) |^[^ ]+ (FAILED|ERROR)|^FAIL:|^\[  FAILED  \]|Error [0-9]+$|^=+ .*(failed|error).* =+$' \
+		"$SRC/$1/check.log" | sort -u | head -60
 }
 
 # The sanitizer and fuzzing builds compile at the lowest priority while
@@ -133,6 +146,7 @@ cat "$SRC/fuzz.log"
 
 if [ ${#failed[@]} -gt 0 ]; then
 	say "FAILED: ${failed[*]}"
+	for f in "${failed[@]}"; do show_failures "$f"; done
 	exit 1
 fi
 say "all builds and tests passed"
