@@ -312,7 +312,13 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
              "the fourth query dropped")
     assert s["total.requestlist.overwritten"] == "1", s
     assert s["total.requestlist.exceeded"] == "1", s
-    assert s["total.requestlist.current.user"] == "2", s
+    # a (the slot that is kept) and c wait; on a loaded machine a may
+    # have given up on the silent server by now (a SERVFAIL to its
+    # client): then c alone (read after the stats, so a reply that came
+    # since allows both counts)
+    a_done = got_reply(a, 0.05)
+    assert s["total.requestlist.current.user"] in (
+        ("1", "2") if a_done else ("2",)), s
     # the jostled and the dropped client never get a reply
     assert not got_reply(b, 0.2)
     assert not got_reply(d, 0.2)
