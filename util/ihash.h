@@ -54,11 +54,14 @@ static inline void ihash_free(struct ihash* t)
 	t->count = 0;
 }
 
-/* The first node of hash h's chain (walk with ->next, compare ->hash). */
+/* The first node of hash h's chain (walk with ->next, compare ->hash).
+ * The table has buckets (ihash_init, or count > 0 after
+ * ihash_reserve_one): no test for that here, as it is on the cache-hit
+ * path (the local zones). */
 static inline struct ihash_node* ihash_bucket(const struct ihash* t,
 	uint32_t h)
 {
-	return t->tab ? t->tab[h & t->mask] : NULL;
+	return t->tab[h & t->mask];
 }
 
 static inline void ihash_add(struct ihash* t, struct ihash_node* n,
