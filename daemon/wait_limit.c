@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* daemon/wait_limit.c - per client address counts of waiting replies:
- * a chained hash of the address bytes; an entry lives while its count
+ * a hash table of the address bytes; an entry lives while its count
  * is above zero. Only on the cache-miss path; freed entries are kept for
  * reuse (util/spare_list.h). */
 #include "config.h"
 #include "util/spare_list.h"
+#include "util/ihash.h"
 #include "daemon/wait_limit.h"
 #include "util/net_help.h"
 #include "util/fnv.h"
@@ -17,15 +18,14 @@
 #define WL_BUCKETS 1024
 
 struct wl_entry {
-	struct wl_entry* next;
+	struct ihash_node hn;
 	uint8_t addr[16];
 	int alen;
 	int count;
 };
 
 struct wait_limit {
-	struct wl_entry* tab[WL_BUCKETS];
-	int num;
+	struct ihash tab;
 	/* freed entries: most misses take and give back one */
 	struct spare_list spare;
 };
@@ -33,40 +33,43 @@ struct wait_limit {
 struct wait_limit* wait_limit_create(void)
 {
 	struct wait_limit* wl = calloc(1, sizeof(struct wait_limit));
-	if(wl)
-		spare_list_init(&wl->spare, 64);
+	if(!wl)
+		return NULL;
+	if(!ihash_init(&wl->tab, WL_BUCKETS)) {
+		free(wl);
+		return NULL;
+	}
+	spare_list_init(&wl->spare, 64);
 	return wl;
 }
 
 void wait_limit_delete(struct wait_limit* wl)
 {
-	int i;
+	size_t i = 0;
+	struct ihash_node* n;
 	if(!wl)
 		return;
-	for(i = 0; i < WL_BUCKETS; i++) {
-		while(wl->tab[i]) {
-			struct wl_entry* e = wl->tab[i];
-			wl->tab[i] = e->next;
-			free(e);
-		}
+	while((n = ihash_next(&wl->tab, &i, NULL)) != NULL) {
+		ihash_remove(&wl->tab, n);
+		free(IHASH_ITEM(n, struct wl_entry, hn));
 	}
+	ihash_free(&wl->tab);
 	spare_list_clear(&wl->spare);
 	free(wl);
 }
 
-static unsigned wl_hash(const uint8_t* a, int n)
+/* addr's entry, NULL if none (h: its hash). */
+static struct wl_entry* wl_find(struct wait_limit* wl, const uint8_t* a,
+	int n, uint32_t h)
 {
-	return fnv1a32(FNV32_START, a, (size_t)n) % WL_BUCKETS;
-}
-
-/* The slot pointing at addr's entry (or at the NULL ending its chain). */
-static struct wl_entry** wl_find(struct wait_limit* wl, const uint8_t* a,
-	int n)
-{
-	struct wl_entry** p = &wl->tab[wl_hash(a, n)];
-	while(*p && ((*p)->alen != n || memcmp((*p)->addr, a, (size_t)n)))
-		p = &(*p)->next;
-	return p;
+	struct ihash_node* hn;
+	for(hn = ihash_bucket(&wl->tab, h); hn; hn = hn->next) {
+		struct wl_entry* e = IHASH_ITEM(hn, struct wl_entry, hn);
+		if(hn->hash == h && e->alen == n &&
+			memcmp(e->addr, a, (size_t)n) == 0)
+			return e;
+	}
+	return NULL;
 }
 
 int wait_limit_take(struct wait_limit* wl,
@@ -74,22 +77,23 @@ int wait_limit_take(struct wait_limit* wl,
 {
 	int n;
 	const uint8_t* a = addr_bytes(addr, addrlen, &n);
-	struct wl_entry** p;
+	struct wl_entry* e;
+	uint32_t h;
 	if(!wl || !a || limit <= 0)
 		return 1;
-	p = wl_find(wl, a, n);
-	if(*p) {
-		if((*p)->count >= limit)
+	h = fnv1a32(FNV32_START, a, (size_t)n);
+	if((e = wl_find(wl, a, n, h)) != NULL) {
+		if(e->count >= limit)
 			return 0;
-		(*p)->count++;
+		e->count++;
 		return 1;
 	}
-	if(!(*p = spare_zalloc(&wl->spare, sizeof(**p))))
+	if(!(e = spare_zalloc(&wl->spare, sizeof(*e))))
 		return 0;
-	memcpy((*p)->addr, a, (size_t)n);
-	(*p)->alen = n;
-	(*p)->count = 1;
-	wl->num++;
+	memcpy(e->addr, a, (size_t)n);
+	e->alen = n;
+	e->count = 1;
+	ihash_add(&wl->tab, &e->hn, h);
 	return 1;
 }
 
@@ -98,22 +102,20 @@ void wait_limit_give(struct wait_limit* wl,
 {
 	int n;
 	const uint8_t* a = addr_bytes(addr, addrlen, &n);
-	struct wl_entry** p, *e;
+	struct wl_entry* e;
 	if(!wl || !a)
 		return;
-	p = wl_find(wl, a, n);
-	if(!(e = *p))
+	if(!(e = wl_find(wl, a, n, fnv1a32(FNV32_START, a, (size_t)n))))
 		return;
 	if(--e->count == 0) {
-		*p = e->next;
+		ihash_remove(&wl->tab, &e->hn);
 		spare_free(&wl->spare, e);
-		wl->num--;
 	}
 }
 
 int wait_limit_count(const struct wait_limit* wl)
 {
-	return wl ? wl->num : 0;
+	return wl ? (int)wl->tab.count : 0;
 }
 
 /* One netblock's limit; a list per kind, longest prefix first, so the

@@ -58,21 +58,23 @@ local_zone_type2str(enum localzone_type t)
 uint32_t
 lz_node_seed(const struct lz_zone* z)
 {
-	return z->hash * 2654435761u + 1;
+	return z->hn.hash * 2654435761u + 1;
 }
 
 struct lz_zone*
 lz_zone_find(const struct local_zones* lz, const uint8_t* name, uint16_t dclass)
 {
-	struct lz_zone* z;
+	struct ihash_node* n;
 	uint32_t h;
-	if(!lz->zcount)
+	if(!lz->zones.count)
 		return NULL;
 	h = dname_hash(name, dclass);
-	for(z = lz->ztab[h & (lz->zsize-1)]; z; z = z->hnext)
-		if(z->hash == h && z->dclass == dclass &&
+	for(n = ihash_bucket(&lz->zones, h); n; n = n->next) {
+		struct lz_zone* z = IHASH_ITEM(n, struct lz_zone, hn);
+		if(n->hash == h && z->dclass == dclass &&
 			query_dname_compare(z->name, name) == 0)
 			return z;
+	}
 	return NULL;
 }
 
@@ -82,7 +84,7 @@ lz_zone_lookup(const struct local_zones* lz, const uint8_t* name,
 	uint16_t dclass, uint16_t qtype)
 {
 	struct lz_zone* z;
-	if(!lz->zcount)
+	if(!lz->zones.count)
 		return NULL;
 	if(qtype == TYPE_DS && name[0] != 0)
 		name = dname_remove_label(name);
@@ -100,7 +102,7 @@ lz_zone_lookup_tags(const struct local_zones* lz, const uint8_t* name,
 	uint16_t dclass, uint16_t qtype, uint64_t tags)
 {
 	struct lz_zone* z;
-	if(!lz->zcount)
+	if(!lz->zones.count)
 		return NULL;
 	if(qtype == TYPE_DS && name[0] != 0)
 		name = dname_remove_label(name);
@@ -118,15 +120,17 @@ struct lz_node*
 lz_node_find(const struct local_zones* lz, const struct lz_zone* z,
 	const uint8_t* name)
 {
-	struct lz_node* d;
+	struct ihash_node* n;
 	uint32_t h;
-	if(!lz->dcount)
+	if(!lz->names.count)
 		return NULL;
 	h = dname_hash(name, lz_node_seed(z));
-	for(d = lz->dtab[h & (lz->dsize-1)]; d; d = d->hnext)
-		if(d->hash == h && d->zone == z &&
+	for(n = ihash_bucket(&lz->names, h); n; n = n->next) {
+		struct lz_node* d = IHASH_ITEM(n, struct lz_node, hn);
+		if(n->hash == h && d->zone == z &&
 			query_dname_compare(d->name, name) == 0)
 			return d;
+	}
 	return NULL;
 }
 

@@ -69,54 +69,6 @@ arena_dup(struct local_zones* lz, const void* p, size_t n)
 	return r;
 }
 
-/* ---- hash tables ---- */
-
-static int
-ztab_grow(struct local_zones* lz)
-{
-	size_t nsize = lz->zsize ? lz->zsize * 2 : 256, i;
-	struct lz_zone** t = calloc(nsize, sizeof(*t));
-	if(!t) {
-		log_err("out of memory");
-		return 0;
-	}
-	for(i = 0; i < lz->zsize; i++) {
-		struct lz_zone* z = lz->ztab[i], *nx;
-		for(; z; z = nx) {
-			nx = z->hnext;
-			z->hnext = t[z->hash & (nsize-1)];
-			t[z->hash & (nsize-1)] = z;
-		}
-	}
-	free(lz->ztab);
-	lz->ztab = t;
-	lz->zsize = nsize;
-	return 1;
-}
-
-static int
-dtab_grow(struct local_zones* lz)
-{
-	size_t nsize = lz->dsize ? lz->dsize * 2 : 256, i;
-	struct lz_node** t = calloc(nsize, sizeof(*t));
-	if(!t) {
-		log_err("out of memory");
-		return 0;
-	}
-	for(i = 0; i < lz->dsize; i++) {
-		struct lz_node* d = lz->dtab[i], *nx;
-		for(; d; d = nx) {
-			nx = d->hnext;
-			d->hnext = t[d->hash & (nsize-1)];
-			t[d->hash & (nsize-1)] = d;
-		}
-	}
-	free(lz->dtab);
-	lz->dtab = t;
-	lz->dsize = nsize;
-	return 1;
-}
-
 /* ---- building ---- */
 
 /* Zone named by wire name nm; an existing one gets the new type. */
@@ -138,8 +90,10 @@ lz_zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 		z->type = t;
 		return z;
 	}
-	if((lz->zcount + 1) > lz->zsize && !ztab_grow(lz))
+	if(!ihash_reserve_one(&lz->zones)) {
+		log_err("out of memory");
 		return NULL;
+	}
 	len = dname_valid(nm, LDNS_MAX_DOMAINLEN + 1);
 	if(!(z = lz_arena_alloc(lz, sizeof(*z))) ||
 		!(z->name = arena_dup(lz, nm, len)))
@@ -148,10 +102,7 @@ lz_zone_enter(struct local_zones* lz, const uint8_t* nm, uint16_t dclass,
 	z->labs = dname_count_labels(nm);
 	z->dclass = dclass;
 	z->type = t;
-	z->hash = dname_hash(nm, dclass);
-	z->hnext = lz->ztab[z->hash & (lz->zsize-1)];
-	lz->ztab[z->hash & (lz->zsize-1)] = z;
-	lz->zcount++;
+	ihash_add(&lz->zones, &z->hn, dname_hash(nm, dclass));
 	if((tld = lz_tld_bit(nm)) < 0)
 		lz->has_root_zone = 1;
 	else	lz->tld_bits[tld >> 6] |= (uint64_t)1 << (tld & 63);
@@ -164,17 +115,16 @@ node_create(struct local_zones* lz, const struct lz_zone* z,
 {
 	struct lz_node* d;
 	size_t len = dname_valid(nm, LDNS_MAX_DOMAINLEN + 1);
-	if((lz->dcount + 1) > lz->dsize && !dtab_grow(lz))
+	if(!ihash_reserve_one(&lz->names)) {
+		log_err("out of memory");
 		return NULL;
+	}
 	if(!(d = lz_arena_alloc(lz, sizeof(*d))) ||
 		!(d->name = arena_dup(lz, nm, len)))
 		return NULL;
 	d->namelen = len;
 	d->zone = z;
-	d->hash = dname_hash(nm, lz_node_seed(z));
-	d->hnext = lz->dtab[d->hash & (lz->dsize-1)];
-	lz->dtab[d->hash & (lz->dsize-1)] = d;
-	lz->dcount++;
+	ihash_add(&lz->names, &d->hn, dname_hash(nm, lz_node_seed(z)));
 	return d;
 }
 
@@ -919,8 +869,8 @@ local_zones_delete(struct local_zones* lz)
 		nx = c->next;
 		free(c);
 	}
-	free(lz->ztab);
-	free(lz->dtab);
+	ihash_free(&lz->zones);
+	ihash_free(&lz->names);
 	free(lz);
 }
 

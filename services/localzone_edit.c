@@ -71,6 +71,7 @@ static int copy_node(struct local_zones* dst, struct lz_zone* z,
 struct local_zones* local_zones_copy(const struct local_zones* lz)
 {
 	struct local_zones* c = calloc(1, sizeof(*c));
+	struct ihash_node* hn = NULL;
 	size_t i;
 	if(!c) {
 		log_err("out of memory");
@@ -79,33 +80,31 @@ struct local_zones* local_zones_copy(const struct local_zones* lz)
 	c->log_local_actions = lz->log_local_actions;
 	c->roundrobin = lz->roundrobin;
 	c->list_seq = lz->list_seq;
-	for(i = 0; i < lz->zsize; i++) {
-		const struct lz_zone* z;
-		for(z = lz->ztab[i]; z; z = z->hnext) {
-			struct lz_zone* n = lz_zone_enter(c, z->name, z->dclass,
-				z->type, 0);
-			if(!n)
-				goto fail;
-			n->lan = z->lan;
-			n->tags = z->tags;
-			if(!lz_copy_overrides(c, n, z))
-				goto fail;
-			n->insecure = z->insecure;
-		}
+	i = 0;
+	while((hn = ihash_next(&lz->zones, &i, hn)) != NULL) {
+		const struct lz_zone* z = IHASH_ITEM(hn, struct lz_zone, hn);
+		struct lz_zone* n = lz_zone_enter(c, z->name, z->dclass,
+			z->type, 0);
+		if(!n)
+			goto fail;
+		n->lan = z->lan;
+		n->tags = z->tags;
+		if(!lz_copy_overrides(c, n, z))
+			goto fail;
+		n->insecure = z->insecure;
 	}
-	for(i = 0; i < lz->dsize; i++) {
-		const struct lz_node* d;
-		for(d = lz->dtab[i]; d; d = d->hnext) {
-			struct lz_zone* z;
-			/* compat: unbound-1.17: an emptied apex stays, as in
-			 * Unbound: NODATA */
-			if(!zone_linked(lz, d->zone) || (!d->rrsets &&
-				query_dname_compare(d->name, d->zone->name)))
-				continue;
-			z = lz_zone_find(c, d->zone->name, d->zone->dclass);
-			if(!z || !copy_node(c, z, d))
-				goto fail;
-		}
+	i = 0;
+	while((hn = ihash_next(&lz->names, &i, hn)) != NULL) {
+		const struct lz_node* d = IHASH_ITEM(hn, struct lz_node, hn);
+		struct lz_zone* z;
+		/* compat: unbound-1.17: an emptied apex stays, as in
+		 * Unbound: NODATA */
+		if(!zone_linked(lz, d->zone) || (!d->rrsets &&
+			query_dname_compare(d->name, d->zone->name)))
+			continue;
+		z = lz_zone_find(c, d->zone->name, d->zone->dclass);
+		if(!z || !copy_node(c, z, d))
+			goto fail;
 	}
 	return c;
 fail:
@@ -121,16 +120,11 @@ int local_zones_set_zone(struct local_zones* lz, const uint8_t* name,
 
 int local_zones_remove_zone(struct local_zones* lz, const uint8_t* name)
 {
-	struct lz_zone* z = lz_zone_find(lz, name, CLASS_IN), **pp;
+	struct lz_zone* z = lz_zone_find(lz, name, CLASS_IN);
 	if(!z)
 		return 0;
-	for(pp = &lz->ztab[z->hash & (lz->zsize-1)]; *pp; pp = &(*pp)->hnext)
-		if(*pp == z) {
-			*pp = z->hnext;
-			lz->zcount--;
-			break;
-		}
-	/* its nodes stay in dtab, unreachable (their zone is gone), until
+	ihash_remove(&lz->zones, &z->hn);
+	/* its nodes stay in the names table, unreachable (their zone is gone), until
 	 * the next local_zones_copy; the TLD filter may keep a bit: it
 	 * only says where to look */
 	return 1;

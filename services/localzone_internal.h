@@ -6,6 +6,7 @@
 #define SERVICES_LOCALZONE_INTERNAL_H
 #include "services/localzone.h"
 #include "util/msgencode.h"
+#include "util/ihash.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,20 +40,18 @@ struct lz_rrset {
 
 /* A name with local data (or an empty non-terminal) in a zone. */
 struct lz_node {
-	struct lz_node* hnext;
+	struct ihash_node hn;    /* in local_zones.names */
 	const struct lz_zone* zone;
 	uint8_t* name;
 	size_t namelen;
-	uint32_t hash;
 	struct lz_rrset* rrsets;
 };
 
 struct lz_zone {
-	struct lz_zone* hnext;
+	struct ihash_node hn;    /* in local_zones.zones */
 	uint8_t* name;
 	size_t namelen;
 	int labs;
-	uint32_t hash;
 	uint16_t dclass;
 	enum localzone_type type;
 	int lan;        /* an AS112 / RFC 6303 default zone */
@@ -67,10 +66,8 @@ struct lz_zone {
 
 struct local_zones {
 	struct arena_chunk* arena;
-	struct lz_zone** ztab;
-	size_t zsize, zcount;
-	struct lz_node** dtab;
-	size_t dsize, dcount;
+	struct ihash zones;      /* lz_zone by (class, name) */
+	struct ihash names;      /* lz_node by (zone, name) */
 	int log_local_actions;
 	int roundrobin;
 	/* A filter of the top-level labels of all zones (256 bits), so a

@@ -76,23 +76,22 @@ static void print_rr(const struct lz_rrset* r, size_t i,
 int local_zones_list(const struct local_zones* lz, int data,
 	void (*out)(void* arg, const char* line), void* arg)
 {
-	size_t n = data ? lz->dcount : lz->zcount, k = 0, i;
+	const struct ihash* t = data ? &lz->names : &lz->zones;
+	size_t n = t->count, k = 0, i = 0;
+	struct ihash_node* hn = NULL;
 	const void** v = calloc(n + 1, sizeof(*v));
 	if(!v)
 		return 0;
-	for(i = 0; i < (data ? lz->dsize : lz->zsize); i++) {
+	while(k < n && (hn = ihash_next(t, &i, hn)) != NULL) {
 		if(data) {
-			const struct lz_node* d;
-			for(d = lz->dtab[i]; d && k < n; d = d->hnext)
-				/* nodes of removed zones wait for the copy */
-				if(lz_zone_find(lz, d->zone->name,
-					d->zone->dclass) == d->zone)
-					v[k++] = d;
-		} else {
-			const struct lz_zone* z;
-			for(z = lz->ztab[i]; z && k < n; z = z->hnext)
-				v[k++] = z;
-		}
+			const struct lz_node* d = IHASH_ITEM(hn,
+				struct lz_node, hn);
+			/* nodes of removed zones wait for the copy */
+			if(lz_zone_find(lz, d->zone->name,
+				d->zone->dclass) == d->zone)
+				v[k++] = d;
+		} else
+			v[k++] = IHASH_ITEM(hn, struct lz_zone, hn);
 	}
 	qsort(v, k, sizeof(*v), data ? node_cmp : zone_cmp);
 	for(i = 0; i < k; i++) {

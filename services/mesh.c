@@ -5,6 +5,7 @@
  * nested inside another one's step. */
 #include "config.h"
 #include "util/spare_list.h"
+#include "util/ihash.h"
 #include "services/mesh.h"
 #include "services/reply_encode.h"
 #include "services/cache/msgcache.h"
@@ -48,8 +49,7 @@ struct mesh_ref {
 };
 
 struct mesh_state {
-	struct mesh_state* hnext;
-	uint32_t hash;
+	struct ihash_node hn;           /* in the table; a spare's next */
 	uint8_t key[MESH_KEY_MAX];
 	size_t keylen;
 	int in_table;
@@ -92,7 +92,7 @@ struct mesh_state {
 
 struct mesh_area {
 	struct module_env* env;
-	struct mesh_state* spare;       /* freed states, linked by hnext */
+	struct mesh_state* spare;       /* freed states, linked by hn.next */
 	size_t num_spare;
 	struct spare_list reply_spare;  /* freed mesh_replies */
 	size_t max_client, max_states;
@@ -100,8 +100,7 @@ struct mesh_area {
 	size_t max_forever, num_forever;
 	size_t num_detached;            /* detached states in the table */
 	struct mesh_state* jostle_head, *jostle_tail;
-	struct mesh_state** table;
-	size_t tmask;
+	struct ihash table;
 	struct mesh_state* rq_head, *rq_tail;
 	unsigned visit_gen;
 	int running;
@@ -133,15 +132,13 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 	m->max_forever = (m->max_client + 1) / 2;
 	while(ts < m->max_states && ts < (1u << 20))
 		ts <<= 1;
-	m->table = calloc(ts, sizeof(*m->table));
 	m->buf = malloc(MESH_BUF_SIZE);
-	if(!m->table || !m->buf) {
-		free(m->table);
+	if(!ihash_init(&m->table, ts) || !m->buf) {
+		ihash_free(&m->table);
 		free(m->buf);
 		free(m);
 		return NULL;
 	}
-	m->tmask = ts - 1;
 	spare_list_init(&m->reply_spare, MESH_SPARE_MAX);
 	m->seed = (uint32_t)time(NULL) * 2654435761u;
 	env->mesh = m;
@@ -175,24 +172,21 @@ static uint8_t key_flags(unsigned flags)
 static struct mesh_state* find_state(struct mesh_area* m, const uint8_t* key,
 	size_t keylen, uint32_t hash)
 {
-	struct mesh_state* s;
-	for(s = m->table[hash & m->tmask]; s; s = s->hnext)
-		if(s->hash == hash && s->keylen == keylen && !s->unique &&
+	struct ihash_node* n;
+	for(n = ihash_bucket(&m->table, hash); n; n = n->next) {
+		struct mesh_state* s = IHASH_ITEM(n, struct mesh_state, hn);
+		if(n->hash == hash && s->keylen == keylen && !s->unique &&
 			memcmp(s->key, key, keylen) == 0)
 			return s;
+	}
 	return NULL;
 }
 
 static void table_remove(struct mesh_area* m, struct mesh_state* s)
 {
-	struct mesh_state** p;
 	if(!s->in_table)
 		return;
-	for(p = &m->table[s->hash & m->tmask]; *p; p = &(*p)->hnext)
-		if(*p == s) {
-			*p = s->hnext;
-			break;
-		}
+	ihash_remove(&m->table, &s->hn);
 	s->in_table = 0;
 }
 
@@ -285,7 +279,7 @@ static void list_leave(struct mesh_area* m, struct mesh_state* s)
  * about 200 instructions a miss less. */
 static void state_clear(struct mesh_state* s)
 {
-	ZERO_SPAN(s, hnext, key);
+	ZERO_SPAN(s, hn, key);
 	ZERO_SPAN(s, keylen, qs.qname);
 	ZERO_SPAN(s, qs.qname_len, qs.res.from);
 	ZERO_SPAN(s, qs.res.num_from, qs.res.ede_text);
@@ -304,7 +298,8 @@ static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	struct mesh_state* s = m->spare;
 	size_t qlen = keylen - 5;
 	if(s) {
-		m->spare = s->hnext;
+		m->spare = s->hn.next ?
+			IHASH_ITEM(s->hn.next, struct mesh_state, hn) : NULL;
 		m->num_spare--;
 		state_clear(s);
 	} else if(!(s = calloc(1, sizeof(*s))))
@@ -322,10 +317,8 @@ static struct mesh_state* state_new(struct mesh_area* m, const uint8_t* key,
 	s->qs.res.why_bogus.ede = VAL_EDE_NONE;
 	memcpy(s->key, key, keylen);
 	s->keylen = keylen;
-	s->hash = hash;
 	s->m = m;
-	s->hnext = m->table[hash & m->tmask];
-	m->table[hash & m->tmask] = s;
+	ihash_add(&m->table, &s->hn, hash);
 	s->in_table = 1;
 	m->num_states++;
 	m->stats.states++;
@@ -405,7 +398,7 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	module_result_free_lists(&s->qs.res);
 	m->num_states--;
 	if(m->num_spare < MESH_SPARE_MAX) {
-		s->hnext = m->spare;
+		s->hn.next = m->spare ? &m->spare->hn : NULL;
 		m->spare = s;
 		m->num_spare++;
 	} else
@@ -414,32 +407,31 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 
 void mesh_delete(struct mesh_area* m)
 {
-	size_t i;
+	size_t i = 0;
+	struct ihash_node* n = NULL;
 	if(!m)
 		return;
 	/* break every link first, then free, so no state is freed twice */
-	for(i = 0; i <= m->tmask; i++) {
-		struct mesh_state* s;
-		for(s = m->table[i]; s; s = s->hnext) {
-			while(s->subs)
-				ref_remove(&s->subs, s->subs->s);
-			while(s->supers)
-				ref_remove(&s->supers, s->supers->s);
-		}
+	while((n = ihash_next(&m->table, &i, n)) != NULL) {
+		struct mesh_state* s = IHASH_ITEM(n, struct mesh_state, hn);
+		while(s->subs)
+			ref_remove(&s->subs, s->subs->s);
+		while(s->supers)
+			ref_remove(&s->supers, s->supers->s);
 	}
-	for(i = 0; i <= m->tmask; i++) {
-		while(m->table[i])
-			state_delete(m, m->table[i]);
-	}
+	i = 0;
+	while((n = ihash_next(&m->table, &i, NULL)) != NULL)
+		state_delete(m, IHASH_ITEM(n, struct mesh_state, hn));
 	if(m->env && m->env->mesh == m)
 		m->env->mesh = NULL;
 	while(m->spare) {
 		struct mesh_state* s = m->spare;
-		m->spare = s->hnext;
+		m->spare = s->hn.next ?
+			IHASH_ITEM(s->hn.next, struct mesh_state, hn) : NULL;
 		free(s);
 	}
 	spare_list_clear(&m->reply_spare);
-	free(m->table);
+	ihash_free(&m->table);
 	free(m->buf);
 	free(m);
 }
@@ -994,7 +986,8 @@ static int detach(struct mesh_area* m, void* arg, int keep_running)
 {
 	struct mesh_state** gone;
 	struct mesh_delivery* d;
-	size_t i, ngone = 0;
+	size_t i = 0, ngone = 0;
+	struct ihash_node* hn = NULL;
 	int n = 0;
 	/* states left without a reason to run; none of them is a sub of
 	 * another (no supers), so freeing one never frees another. Out of
@@ -1003,17 +996,15 @@ static int detach(struct mesh_area* m, void* arg, int keep_running)
 	gone = calloc(m->num_states ? m->num_states : 1, sizeof(*gone));
 	for(d = m->delivering; d; d = d->up)
 		n += detach_list(m, &d->list, arg);
-	for(i = 0; i <= m->tmask; i++) {
-		struct mesh_state* s;
-		for(s = m->table[i]; s; s = s->hnext) {
-			int had = s->replies != NULL;
-			n += detach_list(m, &s->replies, arg);
-			if(had && !s->replies) {
-				m->num_client--;
-				list_leave(m, s);
-				if(gone && !s->supers && !keep_running)
-					gone[ngone++] = s;
-			}
+	while((hn = ihash_next(&m->table, &i, hn)) != NULL) {
+		struct mesh_state* s = IHASH_ITEM(hn, struct mesh_state, hn);
+		int had = s->replies != NULL;
+		n += detach_list(m, &s->replies, arg);
+		if(had && !s->replies) {
+			m->num_client--;
+			list_leave(m, s);
+			if(gone && !s->supers && !keep_running)
+				gone[ngone++] = s;
 		}
 	}
 	for(i = 0; i < ngone; i++)
@@ -1204,19 +1195,18 @@ static void state_status(const struct mesh_area* m,
 
 void mesh_walk_states(struct mesh_area* m, mesh_walk_func fn, void* arg)
 {
-	size_t i;
-	for(i = 0; i <= m->tmask; i++) {
-		struct mesh_state* s;
-		for(s = m->table[i]; s; s = s->hnext) {
-			struct mesh_state_view v;
-			memset(&v, 0, sizeof(v));
-			v.qname = s->qs.qname;
-			v.qtype = s->qs.qtype;
-			v.qclass = s->qs.qclass;
-			v.has_clients = s->replies != NULL;
-			v.age_ms = v.has_clients ? mono_ms() - s->start_ms : 0;
-			state_status(m, s, v.status, sizeof(v.status));
-			fn(&v, arg);
-		}
+	size_t i = 0;
+	struct ihash_node* n = NULL;
+	while((n = ihash_next(&m->table, &i, n)) != NULL) {
+		struct mesh_state* s = IHASH_ITEM(n, struct mesh_state, hn);
+		struct mesh_state_view v;
+		memset(&v, 0, sizeof(v));
+		v.qname = s->qs.qname;
+		v.qtype = s->qs.qtype;
+		v.qclass = s->qs.qclass;
+		v.has_clients = s->replies != NULL;
+		v.age_ms = v.has_clients ? mono_ms() - s->start_ms : 0;
+		state_status(m, s, v.status, sizeof(v.status));
+		fn(&v, arg);
 	}
 }

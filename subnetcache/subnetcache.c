@@ -34,6 +34,7 @@
 #include "config.h"
 #include "subnetcache/ecs.h"
 #include "services/reply_encode.h"
+#include "util/ihash.h"
 #include "util/fnv.h"
 #include "util/config_file.h"
 #include "util/dname.h"
@@ -68,13 +69,12 @@ struct subnet_answer {
 
 /* One question's answers, per family. */
 struct subnet_question {
-	struct subnet_question* hnext;
+	struct ihash_node hn;
 	struct subnet_question* older, *newer;   /* insertion order */
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];
 	size_t qname_len;
 	uint16_t qtype, qclass;
 	int cd;
-	uint32_t hash;
 	struct subnet_answer* fam[2];
 	int count[2];
 };
@@ -82,7 +82,7 @@ struct subnet_question {
 /* Global: shared by the workers. */
 struct subnet_global {
 	pthread_mutex_t lock;
-	struct subnet_question* table[SUBNET_HASH_SIZE];
+	struct ihash table;
 	struct subnet_question* oldest, *newest;
 	size_t bytes, max_bytes;
 	int max_depth[2], max_count[2];
@@ -138,13 +138,8 @@ static void answer_free(struct subnet_global* g, struct subnet_answer* a)
 static void question_unlink_free(struct subnet_global* g,
 	struct subnet_question* q)
 {
-	struct subnet_question** p;
 	int f;
-	for(p = &g->table[q->hash % SUBNET_HASH_SIZE]; *p; p = &(*p)->hnext)
-		if(*p == q) {
-			*p = q->hnext;
-			break;
-		}
+	ihash_remove(&g->table, &q->hn);
 	if(q->older)
 		q->older->newer = q->newer;
 	else	g->oldest = q->newer;
@@ -164,13 +159,16 @@ static void question_unlink_free(struct subnet_global* g,
 static struct subnet_question* question_find(struct subnet_global* g,
 	const struct module_qstate* qs, uint32_t h, int cd)
 {
-	struct subnet_question* q;
-	for(q = g->table[h % SUBNET_HASH_SIZE]; q; q = q->hnext)
-		if(q->hash == h && q->qtype == qs->qtype && q->qclass ==
+	struct ihash_node* n;
+	for(n = ihash_bucket(&g->table, h); n; n = n->next) {
+		struct subnet_question* q = IHASH_ITEM(n,
+			struct subnet_question, hn);
+		if(n->hash == h && q->qtype == qs->qtype && q->qclass ==
 			qs->qclass && q->cd == cd && q->qname_len ==
 			qs->qname_len && memcmp(q->qname, qs->qname,
 			qs->qname_len) == 0)
 			return q;
+	}
 	return NULL;
 }
 
@@ -198,7 +196,8 @@ static struct subnet_answer* answer_find(struct subnet_question* q,
 static struct subnet_global* global_create(const struct config_file* cfg)
 {
 	struct subnet_global* g = calloc(1, sizeof(*g));
-	if(!g) {
+	if(!g || !ihash_init(&g->table, SUBNET_HASH_SIZE)) {
+		free(g);
 		log_err("subnetcache: out of memory");
 		return NULL;
 	}
@@ -226,6 +225,7 @@ static void subnet_destartup(void* global)
 		return;
 	while(g->oldest)
 		question_unlink_free(g, g->oldest);
+	ihash_free(&g->table);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
 }
@@ -310,9 +310,7 @@ static void cache_store(struct subnet_global* g, struct module_qstate* qs,
 		q->qtype = qs->qtype;
 		q->qclass = qs->qclass;
 		q->cd = cd;
-		q->hash = h;
-		q->hnext = g->table[h % SUBNET_HASH_SIZE];
-		g->table[h % SUBNET_HASH_SIZE] = q;
+		ihash_add(&g->table, &q->hn, h);
 		q->older = g->newest;
 		if(g->newest)
 			g->newest->newer = q;
