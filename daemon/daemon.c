@@ -170,7 +170,8 @@ struct config_file* serve_env_read_config(const char* cfgfile,
 	/* a module-config this build cannot run is refused here: at the
 	 * start, and at reload (the old config keeps serving) */
 	if(!cfg || !config_read(cfg, cfgfile, NULL) || !config_check(cfg) ||
-		!modstack_check_cfg(cfg) || !modstack_check_start(cfg)) {
+		!config_check_start(cfg) || !modstack_check_cfg(cfg) ||
+		!modstack_check_start(cfg)) {
 		config_delete(cfg);
 		return NULL;
 	}

@@ -229,8 +229,8 @@ static void build(struct reload_job* j)
 			return;
 		}
 	}
-	if(!config_check(cfg) || !modstack_check_cfg(cfg) ||
-		!modstack_check_start(cfg)) {
+	if(!config_check(cfg) || !config_check_start(cfg) ||
+		!modstack_check_cfg(cfg) || !modstack_check_start(cfg)) {
 		fast_printf(j, construct_error);
 		config_delete(cfg);
 		return;

@@ -110,6 +110,7 @@ struct config_file* config_copy(const struct config_file* cfg)
 	c->module_conf_where = NULL;
 	c->local_zones_nodefault = NULL;
 	c->unimplemented = NULL;
+	c->notbuilt = NULL;
 	c->stubs = c->forwards = NULL;
 	c->views = NULL;
 	c->auths = NULL;
@@ -120,6 +121,7 @@ struct config_file* config_copy(const struct config_file* cfg)
 	ok = ok && strlist_copy(&c->local_zones_nodefault,
 		cfg->local_zones_nodefault);
 	ok = ok && str2list_copy(&c->unimplemented, cfg->unimplemented);
+	ok = ok && str2list_copy(&c->notbuilt, cfg->notbuilt);
 	ok = ok && clauses_copy((void**)&c->stubs, cfg->stubs,
 		sizeof(struct config_stub), CL_STUB);
 	ok = ok && clauses_copy((void**)&c->forwards, cfg->forwards,

@@ -156,6 +156,7 @@ void config_delete(struct config_file* cfg)
 	free(cfg->module_conf_where);
 	cfg_strlist_delete(cfg->local_zones_nodefault);
 	cfg_str2list_free(cfg->unimplemented);
+	cfg_str2list_free(cfg->notbuilt);
 	free_stubs(cfg->stubs, CL_STUB);
 	free_stubs(cfg->forwards, CL_FORWARD);
 	while(cfg->views) {
@@ -263,7 +264,8 @@ int config_print_option(struct config_file* cfg, const char* opt, FILE* out)
 	/* no field: the values as set, else the default */
 	list = o->type == CT_STRLIST || o->type == CT_STR2LIST ||
 		o->type == CT_STR3;
-	for(u = cfg->unimplemented; u; u = u->next) {
+	for(u = (o->flags & CFGF_NOTBUILT) ? cfg->notbuilt :
+		cfg->unimplemented; u; u = u->next) {
 		size_t l = strlen(u->str);
 		if(l <= n || u->str[l-n-1] != ':' ||
 			strcmp(u->str + l - n, opt) != 0)
@@ -383,7 +385,24 @@ int config_check(struct config_file* cfg)
 	if(cfg->so_rcvbuf > (size_t)1 << 30 || cfg->so_sndbuf > (size_t)1 << 30)
 		check_err(cfg, &ok, "so-rcvbuf/so-sndbuf: more than 1g");
 	check_names(cfg, &ok);
+	/* compat: unbound-1.17: as Unbound, which says it while parsing */
+	if(cfg->fake_dsa)
+		log_warn("test option fake_dsa is enabled");
+	if(cfg->fake_sha1)
+		log_warn("test option fake_sha1 is enabled");
 	return ok;
+}
+
+int config_check_start(const struct config_file* cfg)
+{
+	/* compat: unbound-1.17: Unbound built without dnscrypt refuses to
+	 * start (its unbound-checkconf accepts the config, as ours) */
+	if(cfg->dnscrypt_enable) {
+		log_err("dnscrypt enabled in config but unbound was not built "
+			"with dnscrypt support");
+		return 0;
+	}
+	return 1;
 }
 
 char* cfg_fname_after_chroot(const char* fname, struct config_file* cfg,

@@ -213,6 +213,7 @@ struct config_file {
 	int harden_algo_downgrade;
 	int zonemd_permissive_mode;      /* ZONEMD failures only logged */
 	int ede;                         /* RFC 8914 Extended DNS Errors */
+	int fake_dsa, fake_sha1;         /* test options: val_crypto_faked */
 	/* DNS cookies to clients (RFC 7873, RFC 9018; util/edns_cookie.h) */
 	int do_answer_cookie;             /* answer-cookie, default no */
 	uint8_t cookie_secret[16];        /* cookie-secret, else random */
@@ -286,6 +287,8 @@ struct config_file {
 	int redis_replica_timeout, redis_replica_command_timeout;
 	int redis_replica_connect_timeout;
 	int redis_replica_logical_db;
+	/* dnscrypt: dnscrypt-enable; yes is refused (not built here) */
+	int dnscrypt_enable;
 	/* dnstap (dnstap/dnstap.c, the dnstap: clause): where the frames
 	 * go (a unix socket, or dnstap-ip over TCP), what is logged */
 	int dnstap_enable;
@@ -431,6 +434,9 @@ struct config_file {
 	 * value other than their default: str is "clause:option"
 	 * ("server:prefetch-key"), str2 the value(s) as written. */
 	struct config_str2list* unimplemented;
+	/* the same for options of features not built (CFGF_NOTBUILT):
+	 * kept for unbound-checkconf -o only, never logged */
+	struct config_str2list* notbuilt;
 };
 
 /* compat: unbound-1.17: A config with Unbound's defaults. NULL when out of
@@ -469,6 +475,10 @@ void config_log_unimplemented(struct config_file* cfg);
  * are checked by building them (acl_list_create, local_zones_create).
  * Errors are printed to stderr; returns 1 when fine. */
 int config_check(struct config_file* cfg);
+/* What only the daemon refuses, at start and reload (unbound-checkconf
+ * accepts it, as Unbound's): a feature this build does not have turned
+ * on (dnscrypt-enable: yes). 1: good; 0: logged why. */
+int config_check_start(const struct config_file* cfg);
 /* The path of fname as seen from outside the chroot (for
  * unbound-checkconf -f -o pidfile): chrootdir is prepended unless fname
  * already starts with it, and directory too when fname is relative and

@@ -7,6 +7,7 @@
 #include "util/config_options.h"
 #include "util/config_file.h"
 #include "util/dname.h"
+#include "util/log.h"
 #include "dns64/dns64_synth.h"
 #include "respip/respip_set.h"
 #include "util/edns_cookie.h"
@@ -51,6 +52,15 @@ static int h_cookie_secret(struct cfg_parser* p,
 /* not implemented, no field: only checked and recorded */
 #define SRV(n, t, d) { n, CL_SERVER, t, NOF, NULL, 0, 0, d, 0, 0 }
 #define OTHER(n, c, t, d) { n, c, t, NOF, NULL, 0, 0, d, 0, 0 }
+/* compat: unbound-1.17: obsolete in Unbound, which accepts any value and
+ * ignores it (saying so for some: obsolete_note) */
+#define OBSOLETE(n) { n, CL_SERVER, CT_STR, NOF, NULL, 1, CFGF_OBSOLETE, \
+	NULL, 0, 0 }
+/* compat: unbound-1.26: an option of a feature this daemon does not have,
+ * taken as Unbound configured without it takes it: checked, no effect;
+ * turning the feature on is refused (module-config:, dnscrypt-enable:) */
+#define NOTBUILT(n, c, t, d) { n, c, t, NOF, NULL, 1, CFGF_NOTBUILT, d, \
+	0, 0 }
 
 /* a number of slabs: a power of 2 */
 #define SLABS(n, c) { n, c, CT_INT, NOF, NULL, 0, CFGF_POW2, "4", 0, 0 }
@@ -260,12 +270,8 @@ const struct cfg_option cfg_options[] = {
 	 * after their back-off yet (services/cache/infra.c) */
 	USE("infra-keep-probing", CL_SERVER, CT_YESNO, F(infra_keep_probing),
 		"no"),
-	/* compat: unbound-1.17: obsolete in Unbound, which accepts any
-	 * value and ignores it */
-	{ "infra-lame-ttl", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
-		NULL, 0, 0 },
-	{ "infra-cache-lame-size", CL_SERVER, CT_STR, NOF, NULL, 0,
-		CFGF_OBSOLETE, NULL, 0, 0 },
+	OBSOLETE("infra-lame-ttl"),
+	OBSOLETE("infra-cache-lame-size"),
 	USE("define-tag", CL_SERVER, CT_STRLIST, F(define_tags), NULL),
 	IMPL("edns-tcp-keepalive", CT_YESNO, do_tcp_keepalive, "no"),
 	IMPLR("edns-tcp-keepalive-timeout", CT_INT, tcp_keepalive_timeout,
@@ -431,12 +437,11 @@ const struct cfg_option cfg_options[] = {
 	 * low-rtt, which Unbound ignores (any value) */
 	USE("low-rtt-permil", CL_SERVER, CT_INT, F(fast_server_permil), "0"),
 	USE("low-rtt-pct", CL_SERVER, CT_INT, F(fast_server_permil), "0"),
-	{ "low-rtt", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL, 0,
-		0 },
-	/* compat: unbound-1.17: test options (DSA and SHA1 signatures
-	 * taken as valid without checking); not here */
-	SRV("fake-dsa", CT_YESNO, "no"),
-	SRV("fake-sha1", CT_YESNO, "no"),
+	OBSOLETE("low-rtt"),
+	/* compat: unbound-1.17: test options: DSA (and SHA1) signatures
+	 * taken as valid without checking (validator/val_sig.h) */
+	IMPL("fake-dsa", CT_YESNO, fake_dsa, "no"),
+	IMPL("fake-sha1", CT_YESNO, fake_sha1, "no"),
 	SRV("edns-client-string", CT_STR2LIST, NULL),
 	SRV("edns-client-string-opcode", CT_INT, "65001"),
 	IMPL("ede", CT_YESNO, ede, "no"),
@@ -470,13 +475,13 @@ const struct cfg_option cfg_options[] = {
 		65535),
 	IMPL("max-ecs-tree-size-ipv4", CT_INT, max_ecs_tree_size_ipv4, "100"),
 	IMPL("max-ecs-tree-size-ipv6", CT_INT, max_ecs_tree_size_ipv6, "100"),
-	SRV("ipsecmod-enabled", CT_YESNO, "yes"),
-	SRV("ipsecmod-hook", CT_STR, NULL),
-	SRV("ipsecmod-strict", CT_YESNO, "no"),
-	SRV("ipsecmod-max-ttl", CT_INT, "3600"),
-	SRV("ipsecmod-ignore-bogus", CT_YESNO, "no"),
-	SRV("ipsecmod-allow", CT_STRLIST, NULL),
-	SRV("ipsecmod-whitelist", CT_STRLIST, NULL),
+	NOTBUILT("ipsecmod-enabled", CL_SERVER, CT_YESNO, "yes"),
+	NOTBUILT("ipsecmod-hook", CL_SERVER, CT_STR, NULL),
+	NOTBUILT("ipsecmod-strict", CL_SERVER, CT_YESNO, "no"),
+	NOTBUILT("ipsecmod-max-ttl", CL_SERVER, CT_INT, "3600"),
+	NOTBUILT("ipsecmod-ignore-bogus", CL_SERVER, CT_YESNO, "no"),
+	NOTBUILT("ipsecmod-allow", CL_SERVER, CT_STRLIST, NULL),
+	NOTBUILT("ipsecmod-whitelist", CL_SERVER, CT_STRLIST, NULL),
 	SRV("shm-enable", CT_YESNO, "no"),
 	SRV("shm-key", CT_INT, "11777"),
 
@@ -511,17 +516,17 @@ const struct cfg_option cfg_options[] = {
 	IMPL("log-destaddr", CT_YESNO, log_destaddr, "no"),
 	IMPL("log-thread-id", CT_YESNO, log_thread_id, "no"),
 	IMPL("log-time-iso", CT_YESNO, log_time_iso, "no"),
-	SRV("quic-port", CT_INT, "853"),
-	SRV("quic-size", CT_MEMSIZE, "8m"),
+	/* compat: unbound-1.22: DNS over QUIC needs libngtcp2; without
+	 * it Unbound takes quic-port as a port like any other */
+	NOTBUILT("quic-port", CL_SERVER, CT_INT, "853"),
+	NOTBUILT("quic-size", CL_SERVER, CT_MEMSIZE, "8m"),
 	/* daemon/worker.c: SO_TIMESTAMPNS on the UDP sockets */
 	IMPLR("sock-queue-timeout", CT_INT, sock_queue_timeout, "0", 0,
 		INT_MAX),
 	SRV("tls-protocols", CT_STR, "TLSv1.2 TLSv1.3"),
 
-	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
-		NULL, 0, 0 },
-	{ "dlv-anchor", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE, NULL,
-		0, 0 },
+	OBSOLETE("dlv-anchor-file"),
+	OBSOLETE("dlv-anchor"),
 
 	/* remote-control: */
 	USE("control-enable", CL_REMOTE, CT_YESNO, F(remote_control_enable),
@@ -606,21 +611,25 @@ const struct cfg_option cfg_options[] = {
 	USE("view-first", CL_VIEW, CT_YESNO, FV(view_first), "no"),
 
 	/* python:, dynlib: */
-	OTHER("python-script", CL_PYTHON, CT_STRLIST, NULL),
-	OTHER("dynlib-file", CL_DYNLIB, CT_STRLIST, NULL),
+	NOTBUILT("python-script", CL_PYTHON, CT_STRLIST, NULL),
+	NOTBUILT("dynlib-file", CL_DYNLIB, CT_STRLIST, NULL),
 
 	/* dnscrypt: */
-	OTHER("dnscrypt-enable", CL_DNSCRYPT, CT_YESNO, "no"),
-	OTHER("dnscrypt-port", CL_DNSCRYPT, CT_INT, "0"),
-	OTHER("dnscrypt-provider", CL_DNSCRYPT, CT_STR, NULL),
-	OTHER("dnscrypt-secret-key", CL_DNSCRYPT, CT_STRLIST, NULL),
-	OTHER("dnscrypt-provider-cert", CL_DNSCRYPT, CT_STRLIST, NULL),
-	OTHER("dnscrypt-provider-cert-rotated", CL_DNSCRYPT, CT_STRLIST, NULL),
-	OTHER("dnscrypt-shared-secret-cache-size", CL_DNSCRYPT, CT_MEMSIZE,
+	/* compat: unbound-1.17: yes is refused at start (config_check) */
+	USE("dnscrypt-enable", CL_DNSCRYPT, CT_YESNO, F(dnscrypt_enable),
+		"no"),
+	NOTBUILT("dnscrypt-port", CL_DNSCRYPT, CT_INT, "0"),
+	NOTBUILT("dnscrypt-provider", CL_DNSCRYPT, CT_STR, NULL),
+	NOTBUILT("dnscrypt-secret-key", CL_DNSCRYPT, CT_STRLIST, NULL),
+	NOTBUILT("dnscrypt-provider-cert", CL_DNSCRYPT, CT_STRLIST, NULL),
+	NOTBUILT("dnscrypt-provider-cert-rotated", CL_DNSCRYPT, CT_STRLIST, NULL),
+	NOTBUILT("dnscrypt-shared-secret-cache-size", CL_DNSCRYPT, CT_MEMSIZE,
 		CACHE_4M),
-	SLABS("dnscrypt-shared-secret-cache-slabs", CL_DNSCRYPT),
-	OTHER("dnscrypt-nonce-cache-size", CL_DNSCRYPT, CT_MEMSIZE, CACHE_4M),
-	SLABS("dnscrypt-nonce-cache-slabs", CL_DNSCRYPT),
+	{ "dnscrypt-shared-secret-cache-slabs", CL_DNSCRYPT, CT_INT, NOF,
+		NULL, 1, CFGF_POW2 | CFGF_NOTBUILT, "4", 0, 0 },
+	NOTBUILT("dnscrypt-nonce-cache-size", CL_DNSCRYPT, CT_MEMSIZE, CACHE_4M),
+	{ "dnscrypt-nonce-cache-slabs", CL_DNSCRYPT, CT_INT, NOF, NULL, 1,
+		CFGF_POW2 | CFGF_NOTBUILT, "4", 0, 0 },
 
 	/* cachedb: */
 	USE("backend", CL_CACHEDB, CT_STR, F(cachedb_backend), "testframe"),
@@ -703,8 +712,8 @@ const struct cfg_option cfg_options[] = {
 		F(dnstap_log_forwarder_response_messages), "no"),
 
 	/* ipset: */
-	OTHER("name-v4", CL_IPSET, CT_STR, NULL),
-	OTHER("name-v6", CL_IPSET, CT_STR, NULL),
+	NOTBUILT("name-v4", CL_IPSET, CT_STR, NULL),
+	NOTBUILT("name-v6", CL_IPSET, CT_STR, NULL),
 };
 
 const size_t cfg_options_num = sizeof(cfg_options) / sizeof(cfg_options[0]);
@@ -1069,6 +1078,7 @@ static void* clause_base(struct cfg_parser* p)
 	case CL_SERVER:
 	case CL_REMOTE:
 	case CL_CACHEDB:
+	case CL_DNSCRYPT:
 	case CL_DNSTAP: return p->cfg;
 	case CL_STUB:
 	case CL_FORWARD: return p->stub;
@@ -1079,7 +1089,8 @@ static void* clause_base(struct cfg_parser* p)
 	}
 }
 
-/* Remember "clause:option" = value for an option that does nothing. */
+/* Remember "clause:option" = value for an option that does nothing (in
+ * cfg->notbuilt for one of a feature not built). */
 static int record_unimplemented(struct cfg_parser* p,
 	const struct cfg_option* o, char** args)
 {
@@ -1096,7 +1107,8 @@ static int record_unimplemented(struct cfg_parser* p,
 			break; /* kept truncated: it is only shown */
 		len += (size_t)w;
 	}
-	return cfg_parser_str2list_append(p, &p->cfg->unimplemented, key, val);
+	return cfg_parser_str2list_append(p, (o->flags & CFGF_NOTBUILT) ?
+		&p->cfg->notbuilt : &p->cfg->unimplemented, key, val);
 }
 
 /* Is the (valid) number in args[0] in the range of o? */
@@ -1123,6 +1135,20 @@ static int in_range(struct cfg_parser* p, const struct cfg_option* o,
 	return 0;
 }
 
+/* compat: unbound-1.17: what Unbound logs when it reads an obsolete
+ * option (its parser's words, at the same verbosity); low-rtt: nothing */
+static void obsolete_note(const struct cfg_option* o, const char* value)
+{
+	if(strcmp(o->name, "infra-lame-ttl") == 0)
+		verbose(VERB_DETAIL, "ignored infra-lame-ttl: %s (option "
+			"removed, use infra-host-ttl)", value);
+	else if(strcmp(o->name, "infra-cache-lame-size") == 0)
+		verbose(VERB_DETAIL, "ignored infra-cache-lame-size: %s "
+			"(option removed, use infra-cache-numhosts)", value);
+	else if(strncmp(o->name, "dlv-anchor", 10) == 0)
+		log_warn("option %s ignored: DLV is decommissioned", o->name);
+}
+
 int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	char** args)
 {
@@ -1130,8 +1156,7 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 	char ebuf[256];
 	int r;
 	if(o->flags & CFGF_OBSOLETE) {
-		fprintf(stderr, "%s:%d: warning: option %s: is obsolete and "
-			"ignored\n", p->fname, p->line, o->name);
+		obsolete_note(o, args[0]);
 		return 1;
 	}
 	/* check first, store only good values */
@@ -1205,7 +1230,8 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		else	cfg_error(p, "%s for %s:", err, o->name);
 		return 0;
 	}
-	if(r > 0 && !o->implemented && !is_default(o, args))
+	if(r > 0 && (!o->implemented || (o->flags & CFGF_NOTBUILT)) &&
+		!is_default(o, args))
 		r = record_unimplemented(p, o, args) ? 1 : -1;
 	if(r < 0) {
 		cfg_error(p, "out of memory");

@@ -26,7 +26,8 @@ enum cfg_clause {
 	CL_IPSET = 1 << 12
 };
 /* The clauses whose options have fields in struct config_file. */
-#define CL_FIELDS (CL_SERVER | CL_REMOTE | CL_CACHEDB | CL_DNSTAP)
+#define CL_FIELDS (CL_SERVER | CL_REMOTE | CL_CACHEDB | CL_DNSTAP | \
+	CL_DNSCRYPT)
 
 enum cfg_type {
 	CT_CLAUSE,      /* starts a clause; no value */
@@ -47,7 +48,8 @@ enum cfg_type {
 /* flags */
 #define CFGF_NUM2   0x1 /* second of two values must be a number */
 #define CFGF_EMPTY0 0x2 /* "" is accepted as 0 (statistics-interval) */
-#define CFGF_OBSOLETE 0x4 /* accepted with a warning, ignored */
+#define CFGF_OBSOLETE 0x4 /* accepted, any value, ignored; Unbound's note
+                           * logged (obsolete_note) */
 #define CFGF_POW2   0x8 /* number must be a power of 2 (slabs) */
 #define CFGF_IFSPEC 0x10 /* an address[@port], checked as interface: */
 #define CFGF_NAMED  0x20 /* a CT_STRLIST row whose field is a
@@ -65,6 +67,9 @@ enum cfg_type {
 #define CFGF_DNAME 0x200 /* a domain name */
 #define CFGF_RESPIPACT 0x400 /* response-ip: the action a respip one */
 #define CFGF_NSID 0x800 /* nsid: hex or ascii_TEXT (cfg_nsid_parse) */
+#define CFGF_NOTBUILT 0x1000 /* of a feature this daemon does not have:
+                              * checked, no effect, as in an Unbound
+                              * configured without it */
 /* compat: unbound-1.17: unlike Unbound (any length), an NSID of at most
  * this many bytes: its option goes into replies of any size */
 #define CFG_NSID_MAX 1024
@@ -84,7 +89,9 @@ struct cfg_option {
 	enum cfg_type type;
 	size_t off;            /* into the clause's struct, or CFG_NOFIELD */
 	cfg_handler_t handler; /* NULL: store by type at off */
-	int implemented;       /* 1: this daemon acts on it */
+	int implemented;       /* 1: this daemon acts on it as Unbound does
+	                        * (CFGF_OBSOLETE, CFGF_NOTBUILT: by taking
+	                        * it without effect, as Unbound) */
 	unsigned flags;
 	const char* def;       /* default as config text; NULL: none/unset */
 	long long min, max;    /* numbers: allowed range, unless both 0 */

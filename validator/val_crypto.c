@@ -17,9 +17,30 @@
 #define RSA_MAX_MODULUS_BYTES 512
 #define RSA_MAX_EXPONENT_BYTES 8
 
+/* written before the workers start (val_crypto_set_fake), then read */
+static int fake_dsa_on, fake_sha1_on;
+
+void val_crypto_set_fake(int fake_dsa, int fake_sha1)
+{
+	fake_dsa_on = fake_dsa;
+	fake_sha1_on = fake_sha1;
+}
+
+int val_crypto_faked(int alg)
+{
+	if(alg == LDNS_DSA || alg == LDNS_DSA_NSEC3)
+		return fake_dsa_on || fake_sha1_on;
+	if(alg == LDNS_RSASHA1 || alg == LDNS_RSASHA1_NSEC3)
+		return fake_sha1_on;
+	return 0;
+}
+
 int val_algo_supported(int alg)
 {
 	switch(alg) {
+	case LDNS_DSA:
+	case LDNS_DSA_NSEC3:
+		return fake_dsa_on || fake_sha1_on;
 	case LDNS_RSASHA1:
 	case LDNS_RSASHA1_NSEC3:
 	case LDNS_RSASHA256:

@@ -258,6 +258,9 @@ static int verify_one_sig(struct val_sig_ctx* ctx, const struct val_rrsig* s,
 		 * no public key operation */
 		if(!check_dates(set, now, s, res))
 			return 0;
+		/* fake-dsa, fake-sha1: no crypto, no budget spent */
+		if(val_crypto_faked(s->alg))
+			return 1;
 		if(!datalen && !(datalen = val_canon_signed_data(ctx, s))) {
 			set_reason(res, "out of memory", VAL_EDE_OTHER);
 			return 0;

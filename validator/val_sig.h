@@ -110,8 +110,18 @@ void val_sig_ctx_delete(struct val_sig_ctx* ctx);
 void val_sig_ctx_forget(struct val_sig_ctx* ctx);
 
 /* Algorithms. 1 when this build verifies DNSKEY algorithm alg:
- * 5, 7, 8, 10, 13, 14, 15, 16 (RSAMD5, DSA, GOST, private: 0). */
+ * 5, 7, 8, 10, 13, 14, 15, 16 (RSAMD5, DSA, GOST, private: 0); with
+ * fake-dsa or fake-sha1 also DSA (3, 6). */
 int val_algo_supported(int alg);
+/* compat: unbound-1.17: Unbound's test options fake-dsa and fake-sha1,
+ * process-wide as in Unbound (set by the validator's startup, before the
+ * workers run). fake-dsa: DSA signatures (algorithms 3, 6) are taken as
+ * valid without a check (as Unbound built without DSA, as this daemon
+ * is); fake-sha1: those and RSASHA1 ones (5, 7) too. DS digests are
+ * checked all the same (this build has SHA-1). */
+void val_crypto_set_fake(int fake_dsa, int fake_sha1);
+/* 1 when a signature of algorithm alg is taken as valid unchecked. */
+int val_crypto_faked(int alg);
 /* 1 for DS digest types 1 (SHA-1), 2 (SHA-256), 4 (SHA-384). */
 int val_ds_digest_supported(int digest);
 /* Key tag (RFC 4034 Appendix B) of DNSKEY rdata (flags onwards). */

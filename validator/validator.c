@@ -742,6 +742,7 @@ static void val_describe(const struct module_qstate* qs, int id, char* buf,
 static void* val_startup(const struct config_file* cfg)
 {
 	struct val_kcache* kc = val_kcache_create_cfg(cfg);
+	val_crypto_set_fake(cfg->fake_dsa, cfg->fake_sha1);
 	if(!kc)
 		log_err("validator: could not create the key cache");
 	return kc;

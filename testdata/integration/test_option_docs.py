@@ -58,6 +58,8 @@ MACROS = {
     "SRV": ("server", 0),
     "OTHER": (1, 0),
     "SLABS": (1, 0),
+    "OBSOLETE": ("server", 1),
+    "NOTBUILT": (1, 1),
 }
 
 

@@ -232,6 +232,76 @@ static void test_supported(void** state)
 	assert_false(val_ds_digest_supported(5));
 }
 
+/* compat: unbound-1.17: fake-sha1 takes RSASHA1 signatures (and DSA
+ * ones) as valid unchecked, fake-dsa DSA ones; the dates still count,
+ * other algorithms are still checked */
+static void test_fake_algorithms(void** state)
+{
+	struct tkey t1 = mkkey(LDNS_SIGN_RSASHA1, "example.", 256);
+	struct tkey t2 = mkkey(LDNS_SIGN_RSASHA256, "example.", 256);
+	ldns_rr_list* a = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* s1 = sign(a, &t1, NULL);
+	ldns_rr_list* s2 = sign(a, &t2, NULL);
+	struct val_keyset* k1 = keyset_of(t1.dnskey);
+	struct val_keyset* k2 = keyset_of(t2.dnskey);
+	struct val_verify_result res;
+	ldns_rr* dsakey = rr("example. 3600 IN DNSKEY 256 3 3 "
+		"CI3KFwAJYWmwEvHRQi0k4EEAjJ8bPlSOfr1rMTzPbGG3IgxJmwqmKVGVh9+X"
+		"8dyK3TI8dCgcaRmWLeRvZxafN2P2E5Dn");
+	ldns_rr_list* d = list("www.example. 3600 IN A 192.0.2.1", NULL);
+	ldns_rr_list* ds;
+	struct val_keyset* kd = keyset_of(dsakey);
+	char sigtxt[512];
+	size_t sl;
+	(void)state;
+	snprintf(sigtxt, sizeof(sigtxt), "www.example. 3600 IN RRSIG A 3 2 "
+		"3600 %u %u %u example. "
+		"AKzTwK5V3pb1s9eZpP0fIGiN7Y7rB8Vb7rWlZkA+Yl0e0J4QH3oqJuE=",
+		(unsigned)EXPI, (unsigned)INCEP, (unsigned)tag_of(dsakey));
+	ds = list(sigtxt, NULL);
+	sigbytes(ldns_rr_list_rr(s1, 0), &sl)[sl / 2] ^= 0x01;
+	sigbytes(ldns_rr_list_rr(s2, 0), &sl)[sl / 2] ^= 0x01;
+
+	assert_false(val_algo_supported(LDNS_DSA));
+	assert_false(val_crypto_faked(LDNS_RSASHA1));
+	assert_int_equal(verify(a, s1, k1, NOW, &res), SEC_BOGUS);
+	assert_int_equal(verify(d, ds, kd, NOW, &res), SEC_BOGUS);
+	assert_string_equal(res.reason.text, "unsupported DNSKEY algorithm");
+
+	val_crypto_set_fake(1, 0);
+	assert_true(val_algo_supported(LDNS_DSA));
+	assert_true(val_algo_supported(LDNS_DSA_NSEC3));
+	assert_int_equal(verify(d, ds, kd, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(a, s1, k1, NOW, &res), SEC_BOGUS);
+
+	val_crypto_set_fake(0, 1);
+	assert_true(val_algo_supported(LDNS_DSA));
+	assert_int_equal(verify(d, ds, kd, NOW, &res), SEC_SECURE);
+	assert_int_equal(verify(a, s1, k1, NOW, &res), SEC_SECURE);
+	assert_int_equal(res.verifications, 0);
+	/* expired: the dates are checked all the same */
+	assert_int_equal(verify(a, s1, k1, EXPI + 2 * 86400, &res),
+		SEC_BOGUS);
+	/* RSASHA256 is checked */
+	assert_int_equal(verify(a, s2, k2, NOW, &res), SEC_BOGUS);
+
+	val_crypto_set_fake(0, 0);
+	assert_int_equal(verify(a, s1, k1, NOW, &res), SEC_BOGUS);
+	assert_false(val_algo_supported(LDNS_DSA));
+
+	val_keyset_delete(k1);
+	val_keyset_delete(k2);
+	val_keyset_delete(kd);
+	ldns_rr_list_deep_free(s1);
+	ldns_rr_list_deep_free(s2);
+	ldns_rr_list_deep_free(ds);
+	ldns_rr_list_deep_free(a);
+	ldns_rr_list_deep_free(d);
+	ldns_rr_free(dsakey);
+	freekey(&t1);
+	freekey(&t2);
+}
+
 /* every algorithm: a good signature is secure; one flipped octet in the
  * signature, in the data or in the key (same tag) is bogus */
 static void test_each_algorithm(void** state)
@@ -1469,6 +1539,7 @@ int main(void)
 		cmocka_unit_test(test_supported),
 		cmocka_unit_test(test_keytag),
 		cmocka_unit_test(test_each_algorithm),
+		cmocka_unit_test(test_fake_algorithms),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_sig_selection),
