@@ -3,6 +3,7 @@
  * view), checked and packed at start-up (see the header). */
 #include "config.h"
 #include "respip/respip_set.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/net_help.h"
@@ -229,6 +230,14 @@ static void family_index(struct respip_family* f)
 struct respip_set* respip_set_create(const struct config_str2list* actions,
 	const struct config_str2list* data)
 {
+	return respip_set_create_tagged(NULL, NULL, actions, data);
+}
+
+struct respip_set* respip_set_create_tagged(const struct config_file* cfg,
+	const struct config_str2list* tags,
+	const struct config_str2list* actions,
+	const struct config_str2list* data)
+{
 	struct respip_set* s = calloc(1, sizeof(*s));
 	struct builder b;
 	const struct config_str2list* p;
@@ -237,6 +246,23 @@ struct respip_set* respip_set_create(const struct config_str2list* actions,
 	if(!s) {
 		log_err("out of memory");
 		return NULL;
+	}
+	/* compat: unbound-1.17: the tags first (they make the netblock's
+	 * node), a later line for a netblock replacing the earlier */
+	for(p = tags; p; p = p->next) {
+		struct respip_rule* r = find_rule(&b, p->str, 1);
+		uint64_t bits = 0;
+		if(!r)
+			goto fail;
+		if(!cfg || !tags_parse_list(cfg, p->str2, &bits)) {
+			log_err("cannot parse response-ip-tag: %s %s", p->str,
+				p->str2);
+			goto fail;
+		}
+		if(r->tags)
+			log_warn("duplicate response-address-tag for '%s', "
+				"overridden.", p->str);
+		r->tags = bits;
 	}
 	/* compat: unbound-1.17: every action first, then the data (a data
 	 * line may come before its response-ip line); a later action for a

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct config_file;
 struct config_str2list;
 
 /* compat: unbound-1.17: the actions; the config accepts the first seven
@@ -27,7 +28,13 @@ enum respip_action {
 	RESPIP_ALWAYS_REFUSE,
 	RESPIP_ALWAYS_NXDOMAIN,
 	RESPIP_ALWAYS_NODATA,
-	RESPIP_ALWAYS_DENY
+	RESPIP_ALWAYS_DENY,
+	/* compat: unbound-1.17: only as a client's access-control-tag-action
+	 * on a tagged rule (response-ip-tag) */
+	RESPIP_REFUSE,            /* the data, else REFUSED */
+	RESPIP_STATIC,            /* the data, else NODATA */
+	RESPIP_INFORM_REDIRECT,   /* the data, else NODATA */
+	RESPIP_TRANSPARENT        /* the data, else the answer as it is */
 };
 
 /* One netblock. data: response-ip-data records, each as it follows an
@@ -41,6 +48,7 @@ struct respip_rule {
 	uint8_t data_is_cname;
 	uint16_t data_count;  /* records in data */
 	uint32_t data_off, data_len; /* in the set's blob */
+	uint64_t tags;        /* response-ip-tag bits (services/tags.h) */
 };
 
 /* Rules of one family, grouped by prefix length, longest first: a
@@ -66,6 +74,15 @@ struct respip_set {
  * or type, a CNAME beside other data. Each error logged in Unbound's
  * words; NULL then (or out of memory). An empty set is a set. */
 struct respip_set* respip_set_create(const struct config_str2list* actions,
+	const struct config_str2list* data);
+/* compat: unbound-1.17: the server: clause's set, with its response-ip-tag
+ * lines (netblock, "tag ..."; cfg's define-tag names them): a netblock
+ * with tags and no response-ip action is a rule of action RESPIP_NONE,
+ * which only a client's tag action gives an action. An unknown tag is an
+ * error (logged). */
+struct respip_set* respip_set_create_tagged(const struct config_file* cfg,
+	const struct config_str2list* tags,
+	const struct config_str2list* actions,
 	const struct config_str2list* data);
 void respip_set_delete(struct respip_set* set);
 /* Sort and index a set whose rules and blob were filled in directly

@@ -388,7 +388,7 @@ const struct cfg_option cfg_options[] = {
 		CFGF_RESPIPACT, NULL, 0, 0 },
 	{ "response-ip-data", CL_VIEW, CT_STR2LIST, FV(respip_data), NULL,
 		1, 0, NULL, 0, 0 },
-	SRV("response-ip-tag", CT_STR2LIST, NULL),
+	USE("response-ip-tag", CL_SERVER, CT_STR2LIST, F(respip_tags), NULL),
 	/* rate limits (services/cache/rate_zone.c, rate_ip.c) */
 	IMPLR("ratelimit", CT_INT, ratelimit, "0", 0, INT_MAX),
 	IMPL("ratelimit-size", CT_MEMSIZE, ratelimit_size, CACHE_4M),
