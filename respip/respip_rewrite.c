@@ -161,8 +161,9 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 		return RESPIP_PASS;
 	*matched = rule;
 	act = (enum respip_action)rule->action;
-	if(tc && (rule->tags & tc->tags)) {
-		int tag = __builtin_ctzll(rule->tags & tc->tags);
+	if(tc && (respip_rule_tags(set, rule) & tc->tags)) {
+		int tag = __builtin_ctzll(respip_rule_tags(set, rule) &
+			tc->tags);
 		enum respip_action ta = tc->action ? tc->action(tc->arg, tag) :
 			RESPIP_NONE;
 		if(ta != RESPIP_NONE)

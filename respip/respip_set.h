@@ -47,8 +47,11 @@ struct respip_rule {
 	uint8_t action;       /* enum respip_action */
 	uint8_t data_is_cname;
 	uint16_t data_count;  /* records in data */
+	/* response-ip-tag: 1 + the index of its bits (services/tags.h) in
+	 * the set's tag_sets; 0: none (in the padding: a rule stays 32
+	 * bytes, as RPZ's IP triggers are rules too) */
+	uint16_t tag_idx;
 	uint32_t data_off, data_len; /* in the set's blob */
-	uint64_t tags;        /* response-ip-tag bits (services/tags.h) */
 };
 
 /* Rules of one family, grouped by prefix length, longest first: a
@@ -65,7 +68,16 @@ struct respip_set {
 	struct respip_family v4, v6;
 	uint8_t* blob;              /* the data records */
 	size_t blob_len;
+	uint64_t* tag_sets;         /* the rules' response-ip-tag bits */
+	size_t num_tag_sets;
 };
+
+/* The rule's response-ip-tag bits; 0: none. */
+static inline uint64_t respip_rule_tags(const struct respip_set* set,
+	const struct respip_rule* r)
+{
+	return r->tag_idx ? set->tag_sets[r->tag_idx - 1] : 0;
+}
 
 /* compat: unbound-1.17: The set from response-ip (actions) and
  * response-ip-data lists (either may be NULL), checked as Unbound checks

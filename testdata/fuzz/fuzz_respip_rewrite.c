@@ -60,10 +60,14 @@ static void make_sets(void)
 		if(!(sets[i] = respip_set_create(a, d)))
 			abort();
 		/* every rule tagged: tag 0 on even sets, tag 5 on odd */
+		if(!(sets[i]->tag_sets = malloc(sizeof(uint64_t))))
+			abort();
+		sets[i]->tag_sets[0] = (uint64_t)1 << (i & 1 ? 5 : 0);
+		sets[i]->num_tag_sets = 1;
 		for(size_t k = 0; k < sets[i]->v4.count; k++)
-			sets[i]->v4.rules[k].tags = (uint64_t)1 << (i & 1 ? 5 : 0);
+			sets[i]->v4.rules[k].tag_idx = 1;
 		for(size_t k = 0; k < sets[i]->v6.count; k++)
-			sets[i]->v6.rules[k].tags = (uint64_t)1 << (i & 1 ? 5 : 0);
+			sets[i]->v6.rules[k].tag_idx = 1;
 		list_free(a);
 		list_free(d);
 	}

@@ -281,6 +281,16 @@ static size_t client_data(void* arg, int tag, uint16_t type, uint16_t rclass,
 	return 1;
 }
 
+/* Give the set's one IPv4 rule these tags. */
+static void tag_rule(struct respip_set* s, uint64_t bits)
+{
+	s->tag_sets = malloc(sizeof(uint64_t));
+	assert_non_null(s->tag_sets);
+	s->tag_sets[0] = bits;
+	s->num_tag_sets = 1;
+	s->v4.rules[0].tag_idx = 1;
+}
+
 /* compat: unbound-1.17: response-ip-tag's rules */
 static void test_rewrite_tags(void** state)
 {
@@ -293,7 +303,7 @@ static void test_rewrite_tags(void** state)
 	(void)state;
 	/* a tagged redirect rule with data */
 	s = one_rule("192.0.2.1", "redirect", "A 10.0.0.1");
-	s->v4.rules[0].tags = (uint64_t)1 << 2 | (uint64_t)1 << 5;
+	tag_rule(s, (uint64_t)1 << 2 | (uint64_t)1 << 5);
 	/* no tag in common: the rule's data */
 	tc.tags = (uint64_t)1 << 3;
 	tag2_action = RESPIP_DENY;
@@ -322,7 +332,7 @@ static void test_rewrite_tags(void** state)
 	/* a rule with tags and no action: passes, unless a tag acts */
 	s = one_rule("192.0.2.1", "deny", NULL);
 	s->v4.rules[0].action = RESPIP_NONE;
-	s->v4.rules[0].tags = (uint64_t)1 << 2;
+	tag_rule(s, (uint64_t)1 << 2);
 	assert_int_equal(respip_rewrite_client(s, NULL, in, len, out,
 		sizeof(out), &n, &r, &a), RESPIP_PASS);
 	assert_non_null(r);
