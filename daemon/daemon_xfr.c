@@ -101,7 +101,7 @@ static int add_consumer(void* arg, const struct xfr_consumer* c)
 	struct xfr_source_cfg sc;
 	struct xfr_rrs content;
 	int ok;
-	if(!c->primaries)
+	if(!c->primaries && !c->urls)
 		return 1;   /* listed only */
 	xfr_rrs_init(&content);
 	if(c->content && !c->content(c->arg, c->zone, &content)) {
@@ -113,6 +113,8 @@ static int add_consumer(void* arg, const struct xfr_consumer* c)
 	sc.zone = c->zone;
 	sc.primaries = c->primaries;
 	sc.allow_notify = c->allow_notify;
+	sc.urls = c->urls;
+	sc.cabundle = d->env->cfg->tls_cert_bundle;
 	sc.zonefile = c->zonefile;
 	sc.max_transfer_size = c->max_transfer_size;
 	sc.max_transfer_time = c->max_transfer_time;

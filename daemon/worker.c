@@ -296,6 +296,20 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	st->req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 }
 
+/* Cold: a tagged client's access-control-tag-action and -data
+ * (response-ip-tag), looked up now in the config that answers: the reply
+ * may have waited across a reload. NULL: none. */
+static const struct lz_client_tags* client_tag_changes(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	uint64_t tags)
+{
+	const struct acl_policy* pol;
+	if(!tags)
+		return NULL;
+	pol = acl_list_match(w->env->acl, addr, addrlen).policy;
+	return pol ? pol->tag_changes : NULL;
+}
+
 /* Cold: the stack's reply filters (respip) on a reply to the client at
  * addr, in buf (room for cap); the new length, 0 when it is dropped. */
 static size_t filter_reply(struct worker* w,
@@ -307,6 +321,7 @@ static size_t filter_reply(struct worker* w,
 	cl.addrlen = addrlen;
 	cl.view = view;
 	cl.tags = tags;
+	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
 	cl.is_stream = is_stream;
 	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
 		MODULE_REPLY_DROP)
@@ -334,6 +349,7 @@ int worker_answer_query(struct worker* w,
 	cl.addrlen = addrlen;
 	cl.view = view;
 	cl.tags = tags;
+	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
 	cl.is_stream = is_stream;
 	/* the empty reply, its EDNS as the daemon's error replies */
 	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);

@@ -20,6 +20,7 @@
 #include "respip/rpz.h"
 #include "respip/rpz_nstrigger.h"
 #include "respip/rpz_store.h"
+#include "services/localzone.h"
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "util/log.h"
@@ -72,8 +73,8 @@ static struct respip_rules* rules_create(const struct config_file* cfg)
 	for(a = cfg->auths; a; a = a->next)
 		if(a->isrpz && a->name)
 			no_rpz = 0;
-	if(!(r->global = respip_set_create(cfg->respip_actions,
-		cfg->respip_data)))
+	if(!(r->global = respip_set_create_tagged(cfg, cfg->respip_tags,
+		cfg->respip_actions, cfg->respip_data)))
 		goto fail;
 	r->none = respip_set_empty(r->global) && no_rpz;
 	for(cv = cfg->views; cv; cv = cv->next)
@@ -295,6 +296,39 @@ static void log_inform(const struct respip_rule* r,
 		type_name(qtype, tb, sizeof(tb)), cls);
 }
 
+/* compat: unbound-1.17: a client's access-control-tag-action on a
+ * response-ip-tag rule: the local-zone type as the respip action of the
+ * same name (Unbound casts one to the other); the types respip has no
+ * action for apply the rule's data, else pass the answer. */
+static enum respip_action tag_action(void* arg, int tag)
+{
+	enum localzone_type t;
+	if(!lz_client_tags_get_action(arg, tag, &t))
+		return RESPIP_NONE;
+	switch(t) {
+	case local_zone_deny: return RESPIP_DENY;
+	case local_zone_refuse: return RESPIP_REFUSE;
+	case local_zone_static: return RESPIP_STATIC;
+	case local_zone_redirect: return RESPIP_REDIRECT;
+	case local_zone_inform: return RESPIP_INFORM;
+	case local_zone_inform_deny: return RESPIP_INFORM_DENY;
+	case local_zone_inform_redirect: return RESPIP_INFORM_REDIRECT;
+	case local_zone_always_transparent:
+		return RESPIP_ALWAYS_TRANSPARENT;
+	case local_zone_always_refuse: return RESPIP_ALWAYS_REFUSE;
+	case local_zone_always_nxdomain: return RESPIP_ALWAYS_NXDOMAIN;
+	case local_zone_always_nodata: return RESPIP_ALWAYS_NODATA;
+	case local_zone_always_deny: return RESPIP_ALWAYS_DENY;
+	default: return RESPIP_TRANSPARENT;
+	}
+}
+
+static size_t tag_data(void* arg, int tag, uint16_t type, uint16_t rclass,
+	uint8_t* buf, size_t cap, size_t* len)
+{
+	return lz_client_tags_records(arg, tag, type, rclass, buf, cap, len);
+}
+
 /* The shared rpz policy (the rpz_enable/rpz_disable switch applied);
  * NULL: no rpz: clause. */
 static const struct rpz_policy* current_rpz(struct respip_env* re)
@@ -377,6 +411,8 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	const struct respip_view* v = NULL;
 	size_t n = 0, room = cap < SCRATCH_SIZE ? cap : SCRATCH_SIZE;
 	enum respip_outcome o = RESPIP_PASS;
+	enum respip_action act = RESPIP_NONE;
+	struct respip_tag_client tc;
 	const struct rpz_policy* p;
 	if(!re || re->rules->none)
 		return MODULE_REPLY_KEEP;
@@ -393,13 +429,20 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	 * rules first; when none matches (or the view has none), the
 	 * global rules only with view-first */
 	if(v && v->set)
-		o = respip_rewrite(v->set, pkt, *len, re->scratch, room, &n,
-			&rule);
-	if(!rule && (!v || v->isfirst))
-		o = respip_rewrite(re->rules->global, pkt, *len, re->scratch,
-			room, &n, &rule);
-	if(rule && (rule->action == RESPIP_INFORM ||
-		rule->action == RESPIP_INFORM_DENY))
+		o = respip_rewrite_client(v->set, NULL, pkt, *len,
+			re->scratch, room, &n, &rule, &act);
+	if(!rule && (!v || v->isfirst)) {
+		/* the global rules' tags (response-ip-tag) meet the
+		 * client's; a view's rules have none */
+		tc.tags = client->tags;
+		tc.action = tag_action;
+		tc.data = tag_data;
+		tc.arg = (void*)client->tag_changes;
+		o = respip_rewrite_client(re->rules->global,
+			client->tags ? &tc : NULL, pkt, *len, re->scratch,
+			room, &n, &rule, &act);
+	}
+	if(rule && (act == RESPIP_INFORM || act == RESPIP_INFORM_DENY))
 		log_inform(rule, client, pkt, *len);
 	switch(o) {
 	case RESPIP_DROPPED:

@@ -92,12 +92,36 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	const uint8_t* pkt, size_t len, uint8_t* out, size_t cap,
 	size_t* outlen, const struct respip_rule** matched)
 {
+	enum respip_action a;
+	return respip_rewrite_client(set, NULL, pkt, len, out, cap, outlen,
+		matched, &a);
+}
+
+/* Is a an always_ action (its data never used)? */
+static int always_action(enum respip_action a)
+{
+	return a == RESPIP_ALWAYS_TRANSPARENT || a == RESPIP_ALWAYS_REFUSE ||
+		a == RESPIP_ALWAYS_NXDOMAIN || a == RESPIP_ALWAYS_NODATA ||
+		a == RESPIP_ALWAYS_DENY;
+}
+
+enum respip_outcome respip_rewrite_client(const struct respip_set* set,
+	const struct respip_tag_client* tc, const uint8_t* pkt, size_t len,
+	uint8_t* out, size_t cap, size_t* outlen,
+	const struct respip_rule** matched, enum respip_action* action)
+{
+	uint8_t tag_buf[4096];
+	const uint8_t* dat = NULL;
+	size_t dat_count = 0, dat_len = 0;
+	enum respip_action act;
+	uint16_t run_class = 0;
 	size_t pos = LDNS_HEADER_SIZE, run_start = 0, run_owner_at = 0;
 	size_t run_owner_end = 0, kept_rrs = 0, run_first_rr = 0;
 	size_t opt_at = 0, opt_len = 0, i, o, an_start;
 	uint16_t qtype, run_type = 0, ancount, nscount, arcount, rcode;
 	const struct respip_rule* rule = NULL;
 	*matched = NULL;
+	*action = RESPIP_NONE;
 	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1)
 		return RESPIP_PASS;
 	if(!skip_name(pkt, len, &pos) || pos + 4 > len)
@@ -127,6 +151,7 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 			run_type = eff;
 			run_owner_at = at;
 			run_owner_end = oend;
+			run_class = rd16(pkt + oend + 2);
 		}
 		if((type == T_A && rdlen == 4) || (type == T_AAAA &&
 			rdlen == 16))
@@ -135,18 +160,43 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 	if(!rule)
 		return RESPIP_PASS;
 	*matched = rule;
-	switch(rule->action) {
-	case RESPIP_INFORM:
-	case RESPIP_ALWAYS_TRANSPARENT:
-		return RESPIP_PASS;
-	case RESPIP_DENY:
-	case RESPIP_INFORM_DENY:
-	case RESPIP_ALWAYS_DENY:
-		/* compat: unbound-1.17: no reply (its data, when redirect
-		 * data applied, is only for redirect) */
-		return RESPIP_DROPPED;
-	default:
-		break;
+	act = (enum respip_action)rule->action;
+	if(tc && (respip_rule_tags(set, rule) & tc->tags)) {
+		int tag = __builtin_ctzll(respip_rule_tags(set, rule) &
+			tc->tags);
+		enum respip_action ta = tc->action ? tc->action(tc->arg, tag) :
+			RESPIP_NONE;
+		if(ta != RESPIP_NONE)
+			act = ta;
+		if(act == RESPIP_REDIRECT && tc->data)
+			dat_count = tc->data(tc->arg, tag, run_type, run_class,
+				tag_buf, sizeof(tag_buf), &dat_len);
+		if(dat_count)
+			dat = tag_buf;
+	}
+	*action = act;
+	/* compat: unbound-1.17: as respip_data_answer: the data replaces
+	 * the address RRset for every action but the always_ ones, a deny
+	 * included (its reply then is not dropped) */
+	if(!dat && rule->data_len && !always_action(act)) {
+		dat = set->blob + rule->data_off;
+		dat_count = rule->data_count;
+	}
+	if(!dat) {
+		switch(act) {
+		case RESPIP_NONE:
+		case RESPIP_INFORM:
+		case RESPIP_ALWAYS_TRANSPARENT:
+		case RESPIP_TRANSPARENT:
+			return RESPIP_PASS;
+		case RESPIP_DENY:
+		case RESPIP_INFORM_DENY:
+		case RESPIP_ALWAYS_DENY:
+			/* compat: unbound-1.17: no reply */
+			return RESPIP_DROPPED;
+		default:
+			break;
+		}
 	}
 	/* the OPT record, kept for the new reply */
 	/* i: the answer records read so far */
@@ -171,17 +221,17 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 		return RESPIP_PASS;
 	memcpy(out, pkt, o);
 	rcode = pkt[3] & 0xf;
-	if(rule->action == RESPIP_ALWAYS_REFUSE) {
+	if(!dat && (act == RESPIP_ALWAYS_REFUSE || act == RESPIP_REFUSE)) {
 		o = an_start;
 		kept_rrs = 0;
 		rcode = RCODE_REFUSED;
-	} else if(rule->action == RESPIP_REDIRECT && rule->data_len) {
+	} else if(dat) {
 		/* the data, owned by the matched RRset's name (its bytes as
 		 * they were: at the same offset, a pointer stays right) */
 		size_t olen = run_owner_end - run_owner_at, d = 0;
-		uint16_t k;
-		for(k = 0; k < rule->data_count; k++) {
-			const uint8_t* rec = set->blob + rule->data_off + d;
+		size_t k;
+		for(k = 0; k < dat_count; k++) {
+			const uint8_t* rec = dat + d;
 			size_t rl = 10 + rd16(rec + 8);
 			if(o + olen + rl > cap)
 				return RESPIP_PASS;
@@ -191,11 +241,12 @@ enum respip_outcome respip_rewrite(const struct respip_set* set,
 			o += rl;
 			d += rl;
 		}
-		kept_rrs += rule->data_count;
+		kept_rrs += dat_count;
 	} else {
-		/* redirect without data: NODATA; always_nxdomain: NXDOMAIN;
-		 * the CNAMEs before the address kept */
-		rcode = rule->action == RESPIP_ALWAYS_NXDOMAIN ?
+		/* redirect without data (static, always_nodata):
+		 * NODATA; always_nxdomain: NXDOMAIN; the CNAMEs before
+		 * the address kept */
+		rcode = act == RESPIP_ALWAYS_NXDOMAIN ?
 			RCODE_NXDOMAIN : RCODE_NOERROR;
 	}
 	if(opt_len) {

@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct respip_set;
-struct respip_rule;
+#include "respip/respip_set.h"
 
 enum respip_outcome {
 	RESPIP_PASS,     /* sent as it is (no match, inform, transparent) */
@@ -24,5 +23,31 @@ enum respip_outcome {
 enum respip_outcome respip_rewrite(const struct respip_set* set,
 	const uint8_t* pkt, size_t len, uint8_t* out, size_t cap,
 	size_t* outlen, const struct respip_rule** matched);
+
+/* compat: unbound-1.17: what a client's tags change in a rule with
+ * response-ip-tag (local_data_find_tag_action): the first tag (lowest
+ * id) the rule and the client share picks the client's
+ * access-control-tag-action for it, when it has one, in place of the
+ * rule's action; with redirect, that tag's access-control-tag-data of
+ * the matched RRset's type (or a CNAME) in place of the rule's data. */
+struct respip_tag_client {
+	uint64_t tags;   /* the client's access-control-tag bits */
+	/* the client's action for tag; RESPIP_NONE: none */
+	enum respip_action (*action)(void* arg, int tag);
+	/* the client's data for tag and an RRset of type and class, as
+	 * records after an owner name (type, class, TTL, rdlength, rdata)
+	 * into buf (cap bytes), *len their bytes; the count, 0: none */
+	size_t (*data)(void* arg, int tag, uint16_t type, uint16_t rclass,
+		uint8_t* buf, size_t cap, size_t* len);
+	void* arg;
+};
+
+/* respip_rewrite for a client with tags (tc NULL: none); *action: the
+ * action applied (the rule's or the tag's), RESPIP_NONE when no rule
+ * matched. */
+enum respip_outcome respip_rewrite_client(const struct respip_set* set,
+	const struct respip_tag_client* tc, const uint8_t* pkt, size_t len,
+	uint8_t* out, size_t cap, size_t* outlen,
+	const struct respip_rule** matched, enum respip_action* action);
 
 #endif

@@ -3,6 +3,7 @@
  * view), checked and packed at start-up (see the header). */
 #include "config.h"
 #include "respip/respip_set.h"
+#include "services/tags.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/net_help.h"
@@ -41,6 +42,9 @@ int respip_action_configurable(const char* s)
 			return 1;
 	return 0;
 }
+
+/* a rule's size, RPZ's IP triggers counted in them */
+_Static_assert(sizeof(struct respip_rule) == 32, "respip_rule: 32 bytes");
 
 /* Rules while the set is built: growing arrays. */
 struct builder {
@@ -229,6 +233,14 @@ static void family_index(struct respip_family* f)
 struct respip_set* respip_set_create(const struct config_str2list* actions,
 	const struct config_str2list* data)
 {
+	return respip_set_create_tagged(NULL, NULL, actions, data);
+}
+
+struct respip_set* respip_set_create_tagged(const struct config_file* cfg,
+	const struct config_str2list* tags,
+	const struct config_str2list* actions,
+	const struct config_str2list* data)
+{
 	struct respip_set* s = calloc(1, sizeof(*s));
 	struct builder b;
 	const struct config_str2list* p;
@@ -237,6 +249,40 @@ struct respip_set* respip_set_create(const struct config_str2list* actions,
 	if(!s) {
 		log_err("out of memory");
 		return NULL;
+	}
+	/* compat: unbound-1.17: the tags first (they make the netblock's
+	 * node), a later line for a netblock replacing the earlier */
+	for(p = tags; p; p = p->next) {
+		struct respip_rule* r = find_rule(&b, p->str, 1);
+		uint64_t bits = 0;
+		if(!r)
+			goto fail;
+		if(!cfg || !tags_parse_list(cfg, p->str2, &bits)) {
+			log_err("cannot parse response-ip-tag: %s %s", p->str,
+				p->str2);
+			goto fail;
+		}
+		if(r->tag_idx) {
+			log_warn("duplicate response-address-tag for '%s', "
+				"overridden.", p->str);
+			s->tag_sets[r->tag_idx - 1] = bits;
+			continue;
+		}
+		if(s->num_tag_sets == 65535) {
+			log_err("too many response-ip-tag lines: %s", p->str);
+			goto fail;
+		}
+		if((s->num_tag_sets & (s->num_tag_sets - 1)) == 0) {
+			size_t nc = s->num_tag_sets ? 2 * s->num_tag_sets : 4;
+			uint64_t* nt = realloc(s->tag_sets, nc * sizeof(*nt));
+			if(!nt) {
+				log_err("out of memory");
+				goto fail;
+			}
+			s->tag_sets = nt;
+		}
+		s->tag_sets[s->num_tag_sets++] = bits;
+		r->tag_idx = (uint16_t)s->num_tag_sets;
 	}
 	/* compat: unbound-1.17: every action first, then the data (a data
 	 * line may come before its response-ip line); a later action for a
@@ -269,6 +315,7 @@ fail:
 	free(b.r[0]);
 	free(b.r[1]);
 	free(s->blob);
+	free(s->tag_sets);
 	free(s);
 	return NULL;
 }
@@ -280,6 +327,7 @@ void respip_set_delete(struct respip_set* set)
 	free(set->v4.rules);
 	free(set->v6.rules);
 	free(set->blob);
+	free(set->tag_sets);
 	free(set);
 }
 
@@ -326,5 +374,6 @@ size_t respip_set_mem(const struct respip_set* set)
 	if(!set)
 		return 0;
 	return sizeof(*set) + (set->v4.count + set->v6.count) *
-		sizeof(struct respip_rule) + set->blob_len;
+		sizeof(struct respip_rule) + set->blob_len +
+		set->num_tag_sets * sizeof(*set->tag_sets);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct config_file;
 struct config_str2list;
 
 /* compat: unbound-1.17: the actions; the config accepts the first seven
@@ -27,7 +28,13 @@ enum respip_action {
 	RESPIP_ALWAYS_REFUSE,
 	RESPIP_ALWAYS_NXDOMAIN,
 	RESPIP_ALWAYS_NODATA,
-	RESPIP_ALWAYS_DENY
+	RESPIP_ALWAYS_DENY,
+	/* compat: unbound-1.17: only as a client's access-control-tag-action
+	 * on a tagged rule (response-ip-tag) */
+	RESPIP_REFUSE,            /* the data, else REFUSED */
+	RESPIP_STATIC,            /* the data, else NODATA */
+	RESPIP_INFORM_REDIRECT,   /* the data, else NODATA */
+	RESPIP_TRANSPARENT        /* the data, else the answer as it is */
 };
 
 /* One netblock. data: response-ip-data records, each as it follows an
@@ -40,6 +47,10 @@ struct respip_rule {
 	uint8_t action;       /* enum respip_action */
 	uint8_t data_is_cname;
 	uint16_t data_count;  /* records in data */
+	/* response-ip-tag: 1 + the index of its bits (services/tags.h) in
+	 * the set's tag_sets; 0: none (in the padding: a rule stays 32
+	 * bytes, as RPZ's IP triggers are rules too) */
+	uint16_t tag_idx;
 	uint32_t data_off, data_len; /* in the set's blob */
 };
 
@@ -57,7 +68,16 @@ struct respip_set {
 	struct respip_family v4, v6;
 	uint8_t* blob;              /* the data records */
 	size_t blob_len;
+	uint64_t* tag_sets;         /* the rules' response-ip-tag bits */
+	size_t num_tag_sets;
 };
+
+/* The rule's response-ip-tag bits; 0: none. */
+static inline uint64_t respip_rule_tags(const struct respip_set* set,
+	const struct respip_rule* r)
+{
+	return r->tag_idx ? set->tag_sets[r->tag_idx - 1] : 0;
+}
 
 /* compat: unbound-1.17: The set from response-ip (actions) and
  * response-ip-data lists (either may be NULL), checked as Unbound checks
@@ -66,6 +86,15 @@ struct respip_set {
  * or type, a CNAME beside other data. Each error logged in Unbound's
  * words; NULL then (or out of memory). An empty set is a set. */
 struct respip_set* respip_set_create(const struct config_str2list* actions,
+	const struct config_str2list* data);
+/* compat: unbound-1.17: the server: clause's set, with its response-ip-tag
+ * lines (netblock, "tag ..."; cfg's define-tag names them): a netblock
+ * with tags and no response-ip action is a rule of action RESPIP_NONE,
+ * which only a client's tag action gives an action. An unknown tag is an
+ * error (logged). */
+struct respip_set* respip_set_create_tagged(const struct config_file* cfg,
+	const struct config_str2list* tags,
+	const struct config_str2list* actions,
 	const struct config_str2list* data);
 void respip_set_delete(struct respip_set* set);
 /* Sort and index a set whose rules and blob were filled in directly

@@ -40,7 +40,7 @@ struct store_zone {
 	uint8_t name[LDNS_MAX_DOMAINLEN + 1];
 	char* text;             /* the name: line */
 	char* path;             /* the zone file as opened now; NULL: none */
-	int xfr;                /* has primaries: registered for transfers */
+	int xfr;                /* has primaries or URLs: transferred */
 	struct zone_ref* ref;   /* the version served now */
 };
 
@@ -189,10 +189,10 @@ static int zone_read(struct store_zone* z, const struct config_auth* c,
 		log_err("out of memory");
 		return 0;
 	}
-	z->xfr = c->masters != NULL;
+	z->xfr = c->masters != NULL || c->urls != NULL;
 	path = z->path;
-	/* compat: unbound-1.17: with primaries, a zone file not there yet
-	 * is an empty zone until the first transfer */
+	/* compat: unbound-1.17: with primaries or URLs, a zone file not
+	 * there yet is an empty zone until the first transfer */
 	if(z->xfr && path && access(path, F_OK) != 0 && errno == ENOENT)
 		path = NULL;
 	if(!(zone = rpz_zone_load(c->name, path, &serial, &have)))
@@ -328,6 +328,7 @@ static int register_xfr(struct rpz_store* s)
 			continue;
 		}
 		xc.primaries = c->masters;
+		xc.urls = c->urls;
 		xc.allow_notify = c->allow_notify;
 		xc.zonefile = z->path;
 		xc.max_transfer_size = c->max_transfer_size;

@@ -68,6 +68,16 @@ int lz_client_tags_action(const struct config_file* cfg,
 int lz_client_tags_data(const struct config_file* cfg,
 	struct lz_client_tags** ct, const char* where, const char* tag_data);
 void lz_client_tags_delete(struct lz_client_tags* ct);
+/* compat: unbound-1.17: for response-ip-tag (respip/): the client's
+ * access-control-tag-action for tag into *t (1), 0: none; and its
+ * access-control-tag-data for tag and an RRset of type (its records, or
+ * a CNAME) as records after an owner name (type, class, TTL, rdlength,
+ * rdata) into buf (cap bytes; *len used): the count, 0 when none. */
+int lz_client_tags_get_action(const struct lz_client_tags* ct, int tag,
+	enum localzone_type* t);
+size_t lz_client_tags_records(const struct lz_client_tags* ct, int tag,
+	uint16_t type, uint16_t rclass, uint8_t* buf, size_t cap,
+	size_t* len);
 
 enum localzone_result {
 	LZ_NO_ANSWER = 0, /* not answered locally: go on (cache/recursion) */

@@ -193,6 +193,54 @@ lz_tag_data_rrset(const struct lz_tag_data* d, const struct query_info* qi,
 	return 1;
 }
 
+int
+lz_client_tags_get_action(const struct lz_client_tags* ct, int tag,
+	enum localzone_type* t)
+{
+	if(!ct || tag < 0 || tag >= TAGS_MAX || !ct->action[tag])
+		return 0;
+	*t = (enum localzone_type)(ct->action[tag] - 1);
+	return 1;
+}
+
+size_t
+lz_client_tags_records(const struct lz_client_tags* ct, int tag,
+	uint16_t type, uint16_t rclass, uint8_t* buf, size_t cap,
+	size_t* len)
+{
+	struct query_info qi;
+	struct lz_tag_rrset r;
+	size_t i, o = 0;
+	*len = 0;
+	if(!ct || tag < 0 || tag >= TAGS_MAX || !ct->data[tag])
+		return 0;
+	memset(&qi, 0, sizeof(qi));
+	qi.qtype = type;
+	qi.qclass = rclass;
+	memset(&r, 0, sizeof(r));
+	if(!lz_tag_data_rrset(ct->data[tag], &qi, &r))
+		return 0;
+	for(i = 0; i < r.rr.count; i++) {
+		uint32_t ttl = r.ttls[i];
+		if(o + 10 + r.rdlen[i] > cap)
+			return 0;
+		buf[o] = (uint8_t)(r.rr.type >> 8);
+		buf[o+1] = (uint8_t)r.rr.type;
+		buf[o+2] = (uint8_t)(rclass >> 8);
+		buf[o+3] = (uint8_t)rclass;
+		buf[o+4] = (uint8_t)(ttl >> 24);
+		buf[o+5] = (uint8_t)(ttl >> 16);
+		buf[o+6] = (uint8_t)(ttl >> 8);
+		buf[o+7] = (uint8_t)ttl;
+		buf[o+8] = (uint8_t)(r.rdlen[i] >> 8);
+		buf[o+9] = (uint8_t)r.rdlen[i];
+		memcpy(buf + o + 10, r.rdata[i], r.rdlen[i]);
+		o += 10 + r.rdlen[i];
+	}
+	*len = o;
+	return r.rr.count;
+}
+
 /* ---- local-zone-override ---- */
 
 struct lz_override {

@@ -16,6 +16,7 @@ struct entry {
 	uint8_t zone[256];
 	struct config_strlist* primaries;
 	struct config_strlist* allow_notify;
+	struct config_strlist* urls;
 	char* zonefile;
 	struct entry* next;
 };
@@ -56,6 +57,7 @@ static void entry_delete(struct entry* e)
 		return;
 	strlist_delete(e->primaries);
 	strlist_delete(e->allow_notify);
+	strlist_delete(e->urls);
 	free(e->zonefile);
 	free(e);
 }
@@ -72,12 +74,14 @@ int xfr_consumer_register(const struct xfr_consumer* c)
 	e->c.zone = e->zone;
 	e->primaries = strlist_copy(c->primaries, &ok);
 	e->allow_notify = strlist_copy(c->allow_notify, &ok);
+	e->urls = strlist_copy(c->urls, &ok);
 	if(c->zonefile && !(e->zonefile = strdup(c->zonefile)))
 		ok = 0;
 	if(!ok)
 		goto fail;
 	e->c.primaries = e->primaries;
 	e->c.allow_notify = e->allow_notify;
+	e->c.urls = e->urls;
 	e->c.zonefile = e->zonefile;
 	pthread_mutex_lock(&reg_lock);
 	for(at = &reg_first; *at; at = &(*at)->next)
@@ -140,7 +144,7 @@ int xfr_consumer_any(void)
 	pthread_mutex_lock(&reg_lock);
 	any = 0;
 	for(e = reg_first; e; e = e->next)
-		if(e->c.primaries)
+		if(e->c.primaries || e->c.urls)
 			any = 1;
 	pthread_mutex_unlock(&reg_lock);
 	return any;

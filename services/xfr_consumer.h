@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* services/xfr_consumer.h - zones a module wants kept up to date from
- * primaries (rpz: with primary:/allow-notify:), so the daemon's transfer
+ * primaries or URLs (rpz: with primary:/allow-notify:/url:), so the daemon's transfer
  * engine (services/xfr_source.h) serves them beside auth-zone without
- * the daemon knowing the module; a zone without primaries is only
+ * the daemon knowing the module; a zone without primaries or URLs is only
  * listed (list_auth_zones, as Unbound lists its rpz: zones). A module registers its zones at
  * startup (and again at a reload), with the content it serves now and
  * a callback that receives each new version in the main thread. The
@@ -19,7 +19,8 @@ struct config_strlist;
 /* One zone to transfer, as the module configured it. */
 struct xfr_consumer {
 	const uint8_t* zone;                      /* wire name */
-	const struct config_strlist* primaries;   /* NULL: listed only */
+	const struct config_strlist* primaries;   /* NULL, no urls: listed */
+	const struct config_strlist* urls;        /* url: (HTTP, HTTPS) */
 	const struct config_strlist* allow_notify;
 	const char* zonefile;   /* written after a transfer; NULL: none */
 	size_t max_transfer_size;
@@ -47,7 +48,7 @@ void xfr_consumer_unregister(void* arg);
  * first 0 fn returns; 1 when all returned 1. */
 int xfr_consumer_each(int (*fn)(void* farg, const struct xfr_consumer* c),
 	void* farg);
-/* Is any zone with primaries registered? */
+/* Is any zone with primaries or URLs registered? */
 int xfr_consumer_any(void);
 
 #endif

@@ -85,7 +85,8 @@ static int build_checks(struct config_file* cfg)
 	auth_zones_delete(az);
 	/* compat: unbound-1.17: the response-ip rules, as Unbound's
 	 * checkconf builds its respip set (each error logged) */
-	if(!(rs = respip_set_create(cfg->respip_actions, cfg->respip_data))) {
+	if(!(rs = respip_set_create_tagged(cfg,
+		cfg->respip_tags, cfg->respip_actions, cfg->respip_data))) {
 		fprintf(stderr, "%s: error: could not setup respip set\n",
 			cfg->filename ? cfg->filename : "config");
 		ok = 0;

@@ -311,9 +311,11 @@ struct config_file {
 	int dnstap_log_forwarder_query_messages;
 	int dnstap_log_forwarder_response_messages;
 	/* the respip module: response-ip: netblock action, and
-	 * response-ip-data: netblock "RR" (server: clause) */
+	 * response-ip-data: netblock "RR" (server: clause) and
+	 * response-ip-tag: netblock "tag ..." */
 	struct config_str2list* respip_actions;
 	struct config_str2list* respip_data;
+	struct config_str2list* respip_tags;
 	int prefetch;
 	int prefetch_key;                /* DNSKEYs refetched before expiry */
 	/* RFC 5011 (auto-trust-anchor-file), in seconds */

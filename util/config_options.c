@@ -394,7 +394,7 @@ const struct cfg_option cfg_options[] = {
 		CFGF_RESPIPACT, NULL, 0, 0 },
 	{ "response-ip-data", CL_VIEW, CT_STR2LIST, FV(respip_data), NULL,
 		1, 0, NULL, 0, 0 },
-	SRV("response-ip-tag", CT_STR2LIST, NULL),
+	USE("response-ip-tag", CL_SERVER, CT_STR2LIST, F(respip_tags), NULL),
 	/* rate limits (services/cache/rate_zone.c, rate_ip.c) */
 	IMPLR("ratelimit", CT_INT, ratelimit, "0", 0, INT_MAX),
 	IMPL("ratelimit-size", CT_MEMSIZE, ratelimit_size, CACHE_4M),
@@ -576,8 +576,7 @@ const struct cfg_option cfg_options[] = {
 	USE("name", CL_AUTH | CL_RPZ, CT_STR, FA(name), NULL),
 	USE("primary", CL_AUTH | CL_RPZ, CT_STRLIST, FA(masters), NULL),
 	USE("master", CL_AUTH | CL_RPZ, CT_STRLIST, FA(masters), NULL),
-	USE("url", CL_AUTH, CT_STRLIST, FA(urls), NULL),
-	KEEP("url", CL_RPZ, CT_STRLIST, FA(urls), NULL),
+	USE("url", CL_AUTH | CL_RPZ, CT_STRLIST, FA(urls), NULL),
 	USE("allow-notify", CL_AUTH | CL_RPZ, CT_STRLIST, FA(allow_notify),
 		NULL),
 	USE("zonefile", CL_AUTH | CL_RPZ, CT_STR, FA(zonefile), NULL),

@@ -312,6 +312,7 @@ struct module_cache_info {
 };
 
 /* The client a reply goes to (filter_reply). */
+struct lz_client_tags;
 struct module_reply_client {
 	const struct sockaddr_storage* addr;  /* for log lines */
 	socklen_t addrlen;
@@ -323,6 +324,9 @@ struct module_reply_client {
 	/* its access-control-tag bits (services/tags.h): RPZ tags:,
 	 * response-ip-tag: */
 	uint64_t tags;
+	/* its access-control-tag-action and -data (services/localzone.h;
+	 * response-ip-tag), NULL: none; valid during the call */
+	const struct lz_client_tags* tag_changes;
 	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
 	int is_stream;
 };

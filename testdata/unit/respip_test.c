@@ -258,12 +258,106 @@ static void test_rewrite_actions(void** state)
 	respip_set_delete(s);
 }
 
+/* A client for test_rewrite_tags: tag 2's action and an A record. */
+static enum respip_action tag2_action;
+
+static enum respip_action client_action(void* arg, int tag)
+{
+	(void)arg;
+	return tag == 2 ? tag2_action : RESPIP_NONE;
+}
+
+static size_t client_data(void* arg, int tag, uint16_t type, uint16_t rclass,
+	uint8_t* buf, size_t cap, size_t* len)
+{
+	static const uint8_t a[] = { 0, 1, 0, 1, 0, 0, 0, 7, 0, 4,
+		10, 9, 9, 9 };
+	(void)arg;
+	(void)rclass;
+	if(tag != 2 || type != 1 || cap < sizeof(a))
+		return 0;
+	memcpy(buf, a, sizeof(a));
+	*len = sizeof(a);
+	return 1;
+}
+
+/* Give the set's one IPv4 rule these tags. */
+static void tag_rule(struct respip_set* s, uint64_t bits)
+{
+	s->tag_sets = malloc(sizeof(uint64_t));
+	assert_non_null(s->tag_sets);
+	s->tag_sets[0] = bits;
+	s->num_tag_sets = 1;
+	s->v4.rules[0].tag_idx = 1;
+}
+
+/* compat: unbound-1.17: response-ip-tag's rules */
+static void test_rewrite_tags(void** state)
+{
+	uint8_t in[512], out[512];
+	size_t len = reply(in, 1), n = 0;
+	const struct respip_rule* r;
+	enum respip_action a;
+	struct respip_tag_client tc = { 0, client_action, client_data, NULL };
+	struct respip_set* s;
+	(void)state;
+	/* a tagged redirect rule with data */
+	s = one_rule("192.0.2.1", "redirect", "A 10.0.0.1");
+	tag_rule(s, (uint64_t)1 << 2 | (uint64_t)1 << 5);
+	/* no tag in common: the rule's data */
+	tc.tags = (uint64_t)1 << 3;
+	tag2_action = RESPIP_DENY;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_int_equal(a, RESPIP_REDIRECT);
+	assert_int_equal(out[62], 1);   /* 10.0.0.1 */
+	/* tag 2 in common, its action deny: the rule's data still
+	 * replaces the address (not dropped), the action is deny */
+	tc.tags = (uint64_t)1 << 2;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_int_equal(a, RESPIP_DENY);
+	/* tag action redirect: the tag's data, TTL 7 */
+	tag2_action = RESPIP_REDIRECT;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_memory_equal(out + 53, "\000\000\000\007\000\004\012\011\011\011",
+		10);
+	/* always_nxdomain: the data is not used */
+	tag2_action = RESPIP_ALWAYS_NXDOMAIN;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_int_equal(out[3] & 0xf, 3);
+	respip_set_delete(s);
+	/* a rule with tags and no action: passes, unless a tag acts */
+	s = one_rule("192.0.2.1", "deny", NULL);
+	s->v4.rules[0].action = RESPIP_NONE;
+	tag_rule(s, (uint64_t)1 << 2);
+	assert_int_equal(respip_rewrite_client(s, NULL, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_PASS);
+	assert_non_null(r);
+	tag2_action = RESPIP_REFUSE;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_int_equal(out[3] & 0xf, 5);
+	tag2_action = RESPIP_STATIC;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_CHANGED);
+	assert_int_equal(out[3] & 0xf, 0);
+	assert_int_equal(out[7], 1);   /* the CNAME kept */
+	tag2_action = RESPIP_TRANSPARENT;
+	assert_int_equal(respip_rewrite_client(s, &tc, in, len, out,
+		sizeof(out), &n, &r, &a), RESPIP_PASS);
+	respip_set_delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_longest_match),
 		cmocka_unit_test(test_data_checks),
 		cmocka_unit_test(test_rewrite_actions),
+		cmocka_unit_test(test_rewrite_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
