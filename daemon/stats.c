@@ -212,7 +212,7 @@ int stats_print_flags(const struct config_file* cfg)
 {
 	/* a 1.21 option set away from its default */
 	int v = cfg->do_answer_cookie || cfg->sock_queue_timeout > 0 ||
-		cfg->discard_timeout != 0 ||
+		cfg->discard_timeout != 1900 ||
 		cfg->wait_limit_netblocks || cfg->wait_limit_cookie_netblocks;
 	return (cfg->do_answer_cookie ? STATS_COOKIES : 0) |
 		(v ? STATS_DROPS : 0);

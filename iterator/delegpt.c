@@ -167,36 +167,47 @@ int delegpt_add_rr_addr(struct delegpt* dp, const ldns_rr* rr, int port)
 	return delegpt_add_rr_addr_ns(dp, ns, rr, port);
 }
 
+int delegpt_rr_sockaddr(const ldns_rr* rr, int port,
+	struct sockaddr_storage* ss, socklen_t* len)
+{
+	ldns_rdf* rd;
+	if(ldns_rr_rd_count(rr) != 1)
+		return 0;
+	rd = ldns_rr_rdf(rr, 0);
+	memset(ss, 0, sizeof(*ss));
+	if(port == 0)
+		port = 53;
+	if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
+		ldns_rdf_size(rd) == 4) {
+		struct sockaddr_in* s4 = (struct sockaddr_in*)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		memcpy(&s4->sin_addr, ldns_rdf_data(rd), 4);
+		*len = sizeof(*s4);
+		return 4;
+	}
+	if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
+		ldns_rdf_size(rd) == 16) {
+		struct sockaddr_in6* s6 = (struct sockaddr_in6*)ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		memcpy(&s6->sin6_addr, ldns_rdf_data(rd), 16);
+		*len = sizeof(*s6);
+		return 6;
+	}
+	return 0;
+}
+
 int delegpt_add_rr_addr_ns(struct delegpt* dp, struct delegpt_ns* ns,
 	const ldns_rr* rr, int port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	ldns_rdf* rd;
-	if(ldns_rr_rd_count(rr) != 1)
-		return 0;
-	rd = ldns_rr_rdf(rr, 0);
-	memset(&ss, 0, sizeof(ss));
-	if(port == 0)
-		port = 53;
-	if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
-		ldns_rdf_size(rd) == 4) {
-		struct sockaddr_in* s4 = (struct sockaddr_in*)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		memcpy(&s4->sin_addr, ldns_rdf_data(rd), 4);
-		len = sizeof(*s4);
-		ns->got4 = 1;
-	} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
-		ldns_rdf_size(rd) == 16) {
-		struct sockaddr_in6* s6 = (struct sockaddr_in6*)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		memcpy(&s6->sin6_addr, ldns_rdf_data(rd), 16);
-		len = sizeof(*s6);
-		ns->got6 = 1;
-	} else
-		return 0;
+	switch(delegpt_rr_sockaddr(rr, port, &ss, &len)) {
+	case 4: ns->got4 = 1; break;
+	case 6: ns->got6 = 1; break;
+	default: return 0;
+	}
 	return delegpt_add_addr(dp, &ss, len);
 }
 

@@ -83,6 +83,11 @@ int delegpt_add_rr_addr(struct delegpt* dp, const ldns_rr* rr, int port);
 int delegpt_add_rr_addr_ns(struct delegpt* dp, struct delegpt_ns* ns,
 	const ldns_rr* rr, int port);
 
+/* The address of an A or AAAA record (port 53, or port when not 0) in
+ * ss and len: 4 or 6 for its family, 0 for another type or bad rdata. */
+int delegpt_rr_sockaddr(const ldns_rr* rr, int port,
+	struct sockaddr_storage* ss, socklen_t* len);
+
 /* Build a delegation point from the NS records with owner zone in the
  * list ns (others ignored) and the A/AAAA glue in addl whose owner is
  * one of those NS names and under bailiwick (the zone of the server

@@ -20,6 +20,7 @@
 #define ITERATOR_ITER_PARENTSIDE_H
 #include <stdint.h>
 #include <time.h>
+#include <ldns/ldns.h>
 
 #define ITER_PARENTSIDE_SLOTS 64
 #define ITER_PARENTSIDE_ADDRS 8
@@ -41,6 +42,25 @@ void iter_parentside_put(struct iter_parentside* ps, const struct delegpt* dp,
 /* Add the kept parent-side addresses of dp->name that dp lacks; the
  * number added (0: none kept, expired, or all there already). */
 int iter_parentside_add_to(const struct iter_parentside* ps,
+	struct delegpt* dp, time_t now);
+
+/* compat: unbound-1.21: harden-unverified-glue. The glue the scrub set
+ * aside (iter_scrub.h: A and AAAA records a referral or NS answer
+ * brought for NS names not below the zone they serve) is parent-side
+ * data too; it is kept in a store of its own of this kind, by the
+ * record's owner (the NS name) instead of the zone, and used only when
+ * a delegation's own addresses all failed (Unbound keeps it in its
+ * RRset cache under a flag of its own and takes it at its last resort,
+ * "try unverified glue from cache"). */
+
+/* Keep the addresses of the A and AAAA records of glue (others
+ * ignored) for their TTL, at most max_ttl (0: no cap). */
+void iter_parentside_put_glue(struct iter_parentside* ps,
+	const ldns_rr_list* glue, uint32_t max_ttl, time_t now);
+
+/* Add to dp the kept glue addresses of its NS names that dp lacks
+ * (marking those names got4/got6); the number added. */
+int iter_parentside_add_glue(const struct iter_parentside* ps,
 	struct delegpt* dp, time_t now);
 
 /* Forget everything (reload, cache flush, shutdown). */

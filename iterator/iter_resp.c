@@ -663,9 +663,22 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 			server_unusable(env, iq, 0);
 			return;
 		}
+		/* compat: unbound-1.21: harden-unverified-glue's glue is
+		 * kept for the last resort (a referral's and an NS answer's
+		 * come this way, not through the answer tail) */
+		so.unverified_aside = so.unverified_glue;
 		ss = iter_scrub_message_opts(pkt, iq->ask, iq->asktype,
 			iq->qclass, iq->dp_forward ? (const uint8_t*)"" :
 			iq->dp->name, &sr, &so);
+		if(__builtin_expect(sr.unverified != NULL, 0)) {
+			if(ss == SCRUB_OK)
+				iter_parentside_put_glue(&env->unverified_glue,
+					sr.unverified, env->cfg ?
+					(uint32_t)env->cfg->max_ttl : 0,
+					time(NULL));
+			ldns_rr_list_deep_free(sr.unverified);
+			sr.unverified = NULL;
+		}
 	}
 	if(ss != SCRUB_OK) {
 		env->stats.bad_replies++;

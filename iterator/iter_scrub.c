@@ -479,8 +479,11 @@ int iter_scrub_glue_verified(const uint8_t* name, const uint8_t* nsowner)
 		query_dname_compare(name, nsowner) != 0);
 }
 
+/* taken[] for a record that goes, a copy of it kept apart (set_aside) */
+#define TAKEN_ASIDE 2
+
 /* Additional: glue for the NS names and the answer's targets; marked
- * in taken as scrub_authority does. */
+ * in taken as scrub_authority does (TAKEN_ASIDE: unverified glue). */
 static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 	const ldns_rr_list* ans, const ldns_rr_list* auth, uint16_t qclass,
 	const uint8_t* zone, const struct scrub_opts* op)
@@ -509,8 +512,10 @@ static void scrub_additional(const ldns_rr_list* addl, uint8_t* taken,
 		 * owner; glue outside the zone (harden-glue: no) is not
 		 * looked at, as Unbound takes that from its cache */
 		if(nsowner && dname_subdomain_c(o, zone) &&
-			!iter_scrub_glue_verified(o, nsowner))
+			!iter_scrub_glue_verified(o, nsowner)) {
+			taken[i] = op->unverified_aside ? TAKEN_ASIDE : 0;
 			continue;
+		}
 		taken[i] = 1;
 	}
 }
@@ -532,6 +537,27 @@ static int question_ok(const ldns_pkt* pkt, const struct scrub_question* wq,
 	return owner_is(rr, qname) &&
 		(uint16_t)ldns_rr_get_type(rr) == qtype &&
 		(uint16_t)ldns_rr_get_class(rr) == qclass;
+}
+
+/* compat: unbound-1.21: the records of list marked TAKEN_ASIDE are
+ * copied to res->unverified and then go as the untaken do (a copy: only
+ * with harden-unverified-glue, for the few sibling glue records; out of
+ * memory loses the copy, which only costs the last resort). */
+static void set_aside(const ldns_rr_list* list, uint8_t* taken,
+	struct scrub_result* res)
+{
+	size_t i, n = ldns_rr_list_rr_count(list);
+	for(i = 0; i < n; i++) {
+		ldns_rr* copy;
+		if(taken[i] != TAKEN_ASIDE)
+			continue;
+		taken[i] = 0;
+		if(!res->unverified && !(res->unverified = ldns_rr_list_new()))
+			continue;
+		if((copy = ldns_rr_clone(ldns_rr_list_rr(list, i))) &&
+			!ldns_rr_list_push_rr(res->unverified, copy))
+			ldns_rr_free(copy);
+	}
 }
 
 /* Free the records of list that were not taken, and the list. */
@@ -599,6 +625,7 @@ void scrub_opts_default(struct scrub_opts* o, int harden_glue)
 {
 	o->harden_glue = harden_glue;
 	o->unverified_glue = 0;
+	o->unverified_aside = 0;
 	o->max_ns = SCRUB_MAX_NS;
 	o->max_chain = SCRUB_MAX_CHAIN;
 	o->max_sigs = SCRUB_MAX_SIGS;
@@ -665,6 +692,8 @@ static enum scrub_status scrub_message(ldns_pkt* pkt,
 	if(ok)
 		scrub_additional(old_addl, taken + nan + nns, ans, old_auth,
 			qclass, zone, op);
+	if(ok && op->unverified_aside)
+		set_aside(old_addl, taken + nan + nns, res);
 	keep_taken(old_addl, taken + nan + nns);
 	/* also on failure: the packet then owns every record once (the
 	 * caller frees it) */

@@ -25,8 +25,9 @@
  * that is not strictly below the owner of the reply's NS set (the zone
  * delegated to, or the zone whose NS set answers) goes too: the server
  * asked is not authoritative for that name in the new zone, so the
- * iterator resolves the address itself. (Unbound keeps such glue apart
- * in its cache as a last resort; here it is dropped: see doc/compat.md.)
+ * iterator resolves the address itself. With unverified_aside such glue
+ * is handed back apart (scrub_result's unverified), for the iterator's
+ * last resort, as Unbound keeps it apart in its cache.
  *
  * compat: unbound-1.22: limits on what one reply may bring (struct
  * scrub_opts): an NS set is cut to iter-scrub-ns records (their glue
@@ -61,6 +62,11 @@ struct scrub_result {
 	 * left the reply empty. The server is lame for the zone (RFC 4697
 	 * 2.3), not saying NODATA. */
 	int lame_referral;
+	/* harden-unverified-glue with scrub_opts' unverified_aside: copies
+	 * of the glue records that went for not being below the NS set's
+	 * owner; NULL when none. The caller frees it
+	 * (ldns_rr_list_deep_free), whatever the status. */
+	ldns_rr_list* unverified;
 };
 
 /* How the scrub is done: the options of unbound.conf it follows. */
@@ -68,6 +74,8 @@ struct scrub_opts {
 	int harden_glue;     /* harden-glue: glue outside the zone goes */
 	int unverified_glue; /* harden-unverified-glue: glue not strictly
 	                      * below the NS set's owner goes */
+	int unverified_aside; /* and a copy of it goes to the result's
+	                       * unverified list */
 	int max_ns;          /* iter-scrub-ns; 0: no limit */
 	int max_chain;       /* iter-scrub-cname */
 	int max_sigs;        /* iter-scrub-rrsig */

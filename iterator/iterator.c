@@ -49,6 +49,7 @@ void iter_env_clear(struct iter_env* env)
 	env->primed_until = 0;
 	iter_noncut_clear(&env->noncut);
 	iter_parentside_clear(&env->parentside);
+	iter_parentside_clear(&env->unverified_glue);
 }
 
 void iter_budget_init(struct iter_budget* b)
@@ -166,6 +167,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_first = 0;
 	iq->dp_cached = 0;
 	iq->parentside_used = 0;
+	iq->unverified_used = 0;
 	iq->dp_targets = 0;
 	iq->dp_nx = 0;
 	iq->sent_to = NULL;
@@ -1016,6 +1018,27 @@ static int parentside_addrs(struct iter_env* env, struct iter_qstate* iq)
 	return 1;
 }
 
+/* compat: unbound-1.21: harden-unverified-glue: the delegation's
+ * addresses are spent and its names' lookups failed; the glue the scrub
+ * set aside for its NS names (iter_parentside.h) is added and tried,
+ * before the parent side (Unbound's processLastResort: "try unverified
+ * glue from cache" first). Once per delegation. 1 when there are new
+ * addresses to try. */
+static int unverified_glue(struct iter_env* env, struct iter_qstate* iq)
+{
+	if(iq->unverified_used || !env->cfg ||
+		!env->cfg->harden_unverified_glue || iq->dp_forward ||
+		iq->is_priming)
+		return 0;
+	iq->unverified_used = 1;
+	if(iter_parentside_add_glue(&env->unverified_glue, iq->dp,
+		time(NULL)) == 0)
+		return 0;
+	verbose(VERB_ALGO, "try unverified glue from cache");
+	iq->state = ITER_TARGETS;
+	return 1;
+}
+
 /* compat: unbound-1.17: No server left and some were backed off
  * (infra_backed_off): the client gets its SERVFAIL now, and one background
  * query at a time per server (its probedelay) asks them again, as Unbound
@@ -1219,6 +1242,8 @@ static int iter_targets(struct iter_env* env, struct iter_qstate* iq)
 		return 1;
 	}
 	probe_backed_off(env, iq);
+	if(unverified_glue(env, iq))
+		return 1;
 	if(parentside_addrs(env, iq))
 		return 1;
 	if(parent_side_retry(env, iq))

@@ -147,6 +147,9 @@ struct iter_env {
 	struct iter_noncut noncut;
 	/* parent-side addresses the last resort needed (per worker) */
 	struct iter_parentside parentside;
+	/* harden-unverified-glue's glue set aside, by NS name (per
+	 * worker) */
+	struct iter_parentside unverified_glue;
 	/* freed query states and budgets, for the next ones
 	 * (iter_module.c) */
 	struct spare_list iq_spare, budget_spare;
@@ -249,6 +252,7 @@ struct iter_qstate {
 	 * them */
 	struct delegpt* parent_retry;
 	int parentside_used;   /* kept parent-side addresses were added */
+	int unverified_used;   /* harden-unverified-glue's glue was added */
 	int probe;          /* a background probe of backed-off servers:
 	                     * they are asked anyway */
 	struct iter_budget* budget;

@@ -256,7 +256,7 @@ const struct cfg_option cfg_options[] = {
 	USE("unknown-server-time-limit", CL_SERVER, CT_INT,
 		F(unknown_server_time_limit), "376"),
 	/* daemon/worker.c: a UDP reply older than this is dropped */
-	IMPLR("discard-timeout", CT_INT, discard_timeout, "0", 0,
+	IMPLR("discard-timeout", CT_INT, discard_timeout, "1900", 0,
 		INT_MAX),
 	USE("wait-limit", CL_SERVER, CT_INT, F(wait_limit), "1000"),
 	/* daemon/wait_limit.c */

@@ -376,8 +376,10 @@ def test_bad_cookie_secret_option(unbound):
 
 def test_mesh_reply_has_cookie(unbound):
     """An answer the mesh sends later (here SERVFAIL: the harness's root is
-    a dead loopback address) carries the cookie too, over UDP and TCP."""
-    unbound.start(BODY)
+    a dead loopback address) carries the cookie too, over UDP and TCP.
+    The SERVFAIL comes after the dead root's timeouts, later than
+    discard-timeout (1.9 s by default), which would drop it over UDP."""
+    unbound.start(BODY + "discard-timeout: 0\n")
     for tcp in (False, True):
         q = cookie_query(CLIENT_COOKIE, "mesh%d.example." % tcp)
         r = unbound.query(q, tcp=tcp, timeout=30)

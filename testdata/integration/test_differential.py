@@ -112,6 +112,14 @@ DIFFERENCES = {
         "section, which a client would take for NODATA"),
 }
 
+# Questions whose answer (a SERVFAIL after the servers failed) takes
+# longer than discard-timeout (1.9 s, Unbound 1.21's default, ours too):
+# over UDP ours drops the late reply, as Unbound 1.21 does (Debian's
+# 1.17 has no discard-timeout), so they are asked over TCP, where the
+# client waits for the answer (the UDP drop: test_recursion.py).
+OVER_TCP = {"x.dead.tld2.-A", "drop.bad.tld2.-A", "wrongid.bad.tld2.-A",
+            "x.deadref.bad.tld2.-A", "wrongq.bad.tld2.-A"}
+
 # Questions where the reference's answer depends on its state (seen
 # both ways in runs of this test): ours must give the answer named here,
 # the reference is not compared. qid -> (rcode, answer rdata, why).
@@ -159,16 +167,16 @@ def pair(testnet_net, tmp_path_factory):
             _finish(s)
 
 
-def ask(srv, qname, qtype, opts):
+def ask(srv, qname, qtype, opts, tcp=False):
     """(udp reply, full reply): UDP with EDNS 1232, then TCP when the UDP
-    reply was truncated."""
+    reply was truncated; with tcp, both the TCP reply."""
     kw = {"rd": opts.get("rd", True)}
     from conftest import make_query
     q = make_query(qname, qtype, payload=1232, **kw)
     if opts.get("cd"):
         q.flags |= dns.flags.CD
     try:
-        udp = srv.query(q, timeout=15.0 * SLOW)
+        udp = srv.query(q, tcp=tcp, timeout=15.0 * SLOW)
     except dns.exception.Timeout:
         return None, None
     full = udp
@@ -238,8 +246,9 @@ def differences(a, b, may_drop=False):
 def test_same_reply_as_unbound(pair, q):
     ours, ref = pair
     qname, qtype, why, opts = q
-    ua, fa = ask(ours, qname, qtype, opts)
-    ub, fb = ask(ref, qname, qtype, opts)
+    tcp = qid(q) in OVER_TCP
+    ua, fa = ask(ours, qname, qtype, opts, tcp)
+    ub, fb = ask(ref, qname, qtype, opts, tcp)
     may_drop = qid(q) in MUST_DROP
     diff = []
     if ua is not None and ub is not None and (fa is not ua or fb is not ub):

@@ -340,7 +340,25 @@ static void test_unverified_glue(void** state)
 		"ns1.example.tld1. A 192.0.2.53");
 	assert_int_equal(ldns_pkt_arcount(p), 1);
 	assert_int_equal(r.removed, 4);
+	assert_null(r.unverified);
 	ldns_pkt_free(p);
+	/* on, set aside: the same reply, and the glue that went (under the
+	 * zone asked, not below example.tld1.) comes back apart for the
+	 * last resort; the address outside tld1. is harden-glue's */
+	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
+	o.unverified_aside = 1;
+	assert_int_equal(iter_scrub_message_opts(p, W("www.example.tld1."),
+		TYPE_A, CLASS_IN, W("tld1."), &r, &o), SCRUB_OK);
+	assert_string_equal(sect(ldns_pkt_additional(p)),
+		"ns1.example.tld1. A 192.0.2.53");
+	assert_int_equal(r.removed, 4);
+	assert_non_null(r.unverified);
+	assert_string_equal(sect(r.unverified),
+		"ns.other.tld1. A 192.0.2.54|ns.other.tld1. AAAA 2001:db8::54|"
+		"example.tld1. A 192.0.2.55");
+	ldns_rr_list_deep_free(r.unverified);
+	ldns_pkt_free(p);
+	o.unverified_aside = 0;
 	/* on, with harden-glue: no: glue outside tld1. is harden-glue's
 	 * (Unbound takes it from its cache), still kept */
 	p = make_reply("www.example.tld1.", LDNS_RR_TYPE_A, 0, rrs);
