@@ -189,6 +189,7 @@ static struct tcp_pool* pool_create(struct event_base* base,
 	cfg.out_cap = TCP_OUT_CAP;
 	cfg.timeout_ms = idle_timeout_ms;
 	cfg.write_touches = 1;
+	cfg.count_wait = 1;   /* stream-wait-size */
 	cfg.handshake_ms = handshake_ms;
 	/* TLS: idle connections hold no buffers (plain ones keep theirs
 	 * for the hot path's sake; see services/stream_conn.h) */
