@@ -111,6 +111,8 @@ static int check_runtime_changeable(struct reload_job* j,
 	NUM("ip-transparent", ip_transparent);
 	NUM("ip-freebind", ip_freebind);
 	NUM("udp-connect", udp_connect);
+	NUM("udp-upstream-without-downstream",
+		udp_upstream_without_downstream);
 	NUM("msg-buffer-size", msg_buffer_size);
 	NUM("tcp-idle-timeout", tcp_idle_timeout);
 	NUM("harden-large-queries", harden_large_queries);

@@ -322,9 +322,9 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	for(i = 0; i < STATS_MEM_MODS; i++)
 		strbuf_printf(b, "mem.mod.%s=%zu\n", stats_mem_mod_names[i],
 			c->mem_mod[i]);
-	strbuf_printf(b, "mem.streamwait=0\n"
+	strbuf_printf(b, "mem.streamwait=%zu\n"
 		"mem.http.query_buffer=%zu\nmem.http.response_buffer=%zu\n",
-		c->mem_http_query, c->mem_http_response);
+		c->mem_stream_wait, c->mem_http_query, c->mem_http_response);
 	for(i = 0; i < STATS_HIST_BUCKETS; i++) {
 		char lo[32], hi[32];
 		print_hist_time(lo, sizeof(lo), bucket_lo(i));

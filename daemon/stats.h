@@ -162,6 +162,7 @@ struct stats_cache_info {
 	 * counters printed when zero too (0: left out, the default) */
 	int show_zero;
 	size_t mem_http_query, mem_http_response;  /* mem.http.* */
+	size_t mem_stream_wait;                    /* mem.streamwait */
 };
 struct daemon;
 /* Fill c from the daemon's caches (daemon/stats_cache.c); the remote

@@ -6,6 +6,7 @@
 #include "daemon/stats.h"
 #include "daemon/daemon.h"
 #include "services/doh.h"
+#include "services/stream_conn.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -28,6 +29,7 @@ void stats_cache_info_fill(const struct daemon* d, struct stats_cache_info* ci)
 		ci->infra_count = infra_count(d->infra);
 	ci->mem_http_query = doh_mem_query_buffer();
 	ci->mem_http_response = doh_mem_response_buffer();
+	ci->mem_stream_wait = stream_wait_bytes();
 	/* the modules' global state: its memory (mem.mod.<name>) and what
 	 * it holds (key.cache.count: the validator's key cache) */
 	for(i = 0; i < STATS_MEM_MODS; i++)

@@ -207,6 +207,7 @@ static void worker_doh_apply(struct worker* w)
 	struct doh_settings s;
 	doh_set_mem_limits(cfg->http_query_buffer_size,
 		cfg->http_response_buffer_size);
+	stream_wait_set_max(cfg->stream_wait_size);
 	if(!w->doh)
 		return;
 	s.endpoint = cfg->http_endpoint;
@@ -238,6 +239,7 @@ void worker_refresh_env(struct worker* w)
 	}
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
 	outnet_set_tcp_mss(w->menv.outnet, w->env->cfg->outgoing_tcp_mss);
+	outnet_set_transport(w->menv.outnet, w->env->cfg);
 	outnet_set_unwanted_threshold(w->menv.outnet,
 		(unsigned)w->env->cfg->unwanted_threshold);
 	/* new hints: the primed root is redone from them */

@@ -227,6 +227,7 @@ struct delegpt* delegpt_copy(const struct delegpt* dp)
 	c->namelen = dp->namelen;
 	c->ttl = dp->ttl;
 	c->tls = dp->tls;
+	c->tcp = dp->tcp;
 	ntail = &c->nslist;
 	for(ns = dp->nslist; ns; ns = ns->next) {
 		struct delegpt_ns* cn = zalloc(sizeof(*cn));

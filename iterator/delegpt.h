@@ -48,6 +48,8 @@ struct delegpt {
 	                     * (no servers are asked) */
 	int tls;            /* queries go over TLS (forward-tls-upstream,
 	                     * stub-tls-upstream); kept by delegpt_copy */
+	int tcp;            /* queries go over TCP (forward-tcp-upstream,
+	                     * stub-tcp-upstream); kept by delegpt_copy */
 	/* the storage of the first address added (the head of addrs, as
 	 * addresses are only ever appended): a delegation point copied for
 	 * a query mostly has one, and this saves its malloc and free */

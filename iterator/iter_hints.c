@@ -113,6 +113,7 @@ static struct iter_hint* hint_from_stub(const struct config_stub* s,
 		}
 	}
 	h->dp->tls = s->ssl_upstream;
+	h->dp->tcp = s->tcp_upstream;
 	for(p = s->addrs; p; p = p->next) {
 		struct sockaddr_storage a;
 		socklen_t len;

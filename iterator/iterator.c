@@ -405,6 +405,7 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 		*dp = iq->stub_primed;
 		iq->stub_primed = NULL;
 		(*dp)->tls = h->dp->tls;   /* stub-tls-upstream holds on */
+		(*dp)->tcp = h->dp->tcp;   /* and stub-tcp-upstream */
 		return 1;
 	}
 	if(env->rrset_cache && !iq->no_cache) {
@@ -415,6 +416,7 @@ static int stub_prime(struct iter_env* env, struct iter_qstate* iq,
 		if(*dp && query_dname_compare((*dp)->name, h->dp->name) == 0
 			&& (*dp)->num_addr > 0) {
 			(*dp)->tls = h->dp->tls;
+			(*dp)->tcp = h->dp->tcp;
 			return 1;
 		}
 		delegpt_delete(*dp);
@@ -555,6 +557,8 @@ static int iter_init(struct iter_env* env, struct iter_qstate* iq)
 			return 0;
 		}
 		dp = delegpt_copy(env->primed_root);
+		if(dp)   /* a stub-zone for "." with stub-tcp-upstream */
+			dp->tcp = h->dp->tcp;
 	} else if(h->prime && !h->is_root && !h->is_forward &&
 		!iq->is_priming) {
 		int r = stub_prime(env, iq, h, now, &dp);
@@ -681,8 +685,8 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 	/* over TCP or TLS from the start a timeout is no lost datagram
 	 * but a server that does not answer, each at least the TCP
 	 * timeout (the rto does not grow past it): fewer tries */
-	if(iq->dp->tls || (env->cfg && (env->cfg->tls_upstream ||
-		env->cfg->tcp_upstream)))
+	if(iq->dp->tls || iq->dp->tcp || (env->cfg &&
+		(env->cfg->tls_upstream || outnet_cfg_tcp_upstream(env->cfg))))
 		if(max_attempts > ITER_MAX_STREAM_ATTEMPTS)
 			max_attempts = ITER_MAX_STREAM_ATTEMPTS;
 	min_attempts = max_attempts;
@@ -842,6 +846,7 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 	/* compat: unbound-1.17: as Unbound: RRSIG, NSEC, NSEC3 for the
 	 * validator; unbound-1.18: none with disable-edns-do */
 	req.dnssec_ok = !env->no_edns_do;
+	req.tcp = iq->dp->tcp;   /* stub-/forward-tcp-upstream */
 	req.tcp_on_tc = 1;
 	req.udp_resend = 1;
 	req.edns_fallback = 1;

@@ -25,7 +25,9 @@ enum qstate {
 	Q_UDP,         /* sent, waiting for the reply */
 	Q_WAIT_TCP,    /* no connection or TCP slot for it yet */
 	Q_TCP,         /* on a connection: to be written, or sent */
-	Q_FAILED       /* error found while starting: deliver soon */
+	Q_FAILED,      /* error found while starting: deliver soon */
+	Q_LINGER       /* delay-close: a timed out query's socket, kept
+	                * open (no callback) so a late reply finds it */
 };
 
 struct qlist {
@@ -100,8 +102,9 @@ struct outside_network {
 	struct sockaddr_storage* ifs4, * ifs6;  /* outgoing-interface */
 	int num_ifs4, num_ifs6;
 	int any_ifs;               /* outgoing-interface was configured */
-	struct outnet_query* all;  /* live queries */
-	int num_active;
+	struct outnet_query* all;  /* live queries, lingering ones too */
+	int num_active;            /* not counting the lingering ones */
+	int num_lingering;         /* Q_LINGER sockets (delay-close) */
 	/* freed queries kept for reuse (linked by all.next), with their
 	 * events: a query is over 1 KiB, and glibc sorts its free chunks
 	 * (malloc_consolidate) at every allocation that large */

@@ -103,12 +103,21 @@ int donotq_lookup(const struct donotq* dq,
 
 /* ---- settings ---- */
 
+int outnet_cfg_tcp_upstream(const struct config_file* cfg)
+{
+	/* compat: unbound-1.17: do-udp: no takes UDP from the upstream
+	 * queries too, unless udp-upstream-without-downstream: yes */
+	return cfg->tcp_upstream || (!cfg->do_udp &&
+		!cfg->udp_upstream_without_downstream);
+}
+
 void outnet_settings_from_cfg(const struct config_file* cfg,
 	struct outnet_settings* s)
 {
 	memset(s, 0, sizeof(*s));
 	s->udp_connect = cfg->udp_connect;
-	s->tcp_upstream = cfg->tcp_upstream;
+	s->tcp_upstream = outnet_cfg_tcp_upstream(cfg);
+	s->delay_close = cfg->delay_close > 0 ? cfg->delay_close : 0;
 	s->num_tcp = cfg->outgoing_num_tcp;
 	s->do_ip4 = cfg->do_ip4;
 	s->do_ip6 = cfg->do_ip6;
@@ -242,6 +251,7 @@ static void query_free_mem(struct outnet_query* q)
 static void query_free(struct outnet_query* q)
 {
 	struct outside_network* o = q->o;
+	int lingering = q->state == Q_LINGER;
 	outnet_release_io(q);
 	if(q->timer)
 		(void)evtimer_del(q->timer);
@@ -250,7 +260,9 @@ static void query_free(struct outnet_query* q)
 	else	o->all = q->all.next;
 	if(q->all.next)
 		q->all.next->all.prev = q->all.prev;
-	o->num_active--;
+	if(lingering)
+		o->num_lingering--;
+	else	o->num_active--;
 	if(o->num_spare < SPARE_QUERIES_MAX && q->timer) {
 		q->all.next = o->spare;
 		o->spare = q;
@@ -1056,6 +1068,15 @@ static void udp_read(struct outnet_query* q, evutil_socket_t fd)
 			udp_unwanted(o);
 			continue;
 		}
+		if(__builtin_expect(q->state == Q_LINGER, 0)) {
+			/* compat: unbound-1.17: delay-close: the late reply
+			 * is taken and dropped, not counted (as Unbound);
+			 * the socket closes now */
+			verbose(VERB_ALGO, "outgoing udp: late reply taken "
+				"by delay-close");
+			query_free(q);
+			return;
+		}
 		if(!outnet_caps_check(q, o->udp_buf, (size_t)n, m))
 			outnet_got_reply(q, o->udp_buf, (size_t)n);
 		return;
@@ -1080,6 +1101,67 @@ static int udp_resend_wanted(const struct outnet_query* q)
 		q->addrlen, q->zone, q->zonelen, q->qtype) == 0;
 }
 
+/* compat: unbound-1.17: delay-close: a UDP query timed out; its socket
+ * and port move to a new Q_LINGER object that keeps them open for
+ * delay-close ms, so a late reply lands on an open port (no ICMP port
+ * unreachable back to the server) and is taken quietly; q goes on (a
+ * resend on a new socket, or the timeout). As Unbound, not while
+ * queries wait for a port: serving them comes first. Nothing is done
+ * (q keeps its socket) without delay-close, or out of memory. */
+static void udp_linger(struct outnet_query* q)
+{
+	struct outside_network* o = q->o;
+	struct outnet_query* l;
+	if(!o->s.delay_close || o->wait_udp.head || q->fd == -1 ||
+		!(l = query_new(o)))
+		return;
+	l->o = o;
+	l->state = Q_LINGER;
+	l->fd = q->fd;
+	l->port = q->port;
+	l->ks = q->ks;
+	l->addr = q->addr;
+	l->addrlen = q->addrlen;
+	l->req.caps = q->req.caps;
+	l->qtype = q->qtype;
+	l->qname_len = q->qname_len;
+	l->pktlen = q->pktlen;
+	memcpy(l->pkt, q->pkt, q->pktlen);
+	if(l->ks)   /* its event, added for its life, reads for l now */
+		l->ks->q = l;
+	else {
+		(void)event_del(q->ev);
+		if(l->ev && event_assign(l->ev, o->base, l->fd,
+			EV_READ | EV_PERSIST, udp_cb, l) != 0) {
+			event_free(l->ev);
+			l->ev = NULL;
+		}
+		if(!l->ev)
+			l->ev = event_new(o->base, l->fd, EV_READ |
+				EV_PERSIST, udp_cb, l);
+		if(!l->ev || event_add(l->ev, NULL) != 0) {
+			/* cannot read it: closed as without delay-close */
+			l->ks = NULL;
+			l->fd = -1;
+			l->port = -1;
+			l->state = Q_FAILED;
+			query_free_mem(l);
+			(void)event_add(q->ev, NULL);
+			return;
+		}
+	}
+	q->fd = -1;
+	q->port = -1;
+	q->ks = NULL;
+	l->all.prev = NULL;
+	l->all.next = o->all;
+	if(o->all)
+		o->all->all.prev = l;
+	o->all = l;
+	o->num_lingering++;
+	timer_set(l, o->s.delay_close);
+}
+
 static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct outnet_query* q = arg;
@@ -1096,7 +1178,12 @@ static void timer_cb(evutil_socket_t fd, short ev, void* arg)
 	case Q_WAIT_TCP:   /* no connection came free in time */
 		deliver(q, OUTNET_ERROR, NULL, 0, 0);
 		return;
+	case Q_LINGER:
+		verbose(VERB_ALGO, "timeout udp with delay");
+		query_free(q);
+		return;
 	case Q_UDP:
+		udp_linger(q);
 		if(udp_resend_wanted(q)) {
 			o->stats.udp_resends++;
 			q->resent = 1;
@@ -1388,6 +1475,15 @@ void outnet_set_tcp_mss(struct outside_network* o, int mss)
 {
 	if(o)
 		o->s.tcp_mss = mss;
+}
+
+void outnet_set_transport(struct outside_network* o,
+	const struct config_file* cfg)
+{
+	if(!o)
+		return;
+	o->s.tcp_upstream = outnet_cfg_tcp_upstream(cfg);
+	o->s.delay_close = cfg->delay_close > 0 ? cfg->delay_close : 0;
 }
 
 int outnet_num_tcp_conns(const struct outside_network* o)

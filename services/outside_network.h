@@ -43,7 +43,10 @@
  * (Unbound's rule), not its life: a new one costs a handshake.
  * A query ends in exactly one callback (reply, timeout or error) unless
  * it is cancelled; its socket is closed and its port returned then, so a
- * late reply is dropped by the kernel.
+ * late reply is dropped by the kernel. With delay-close, the socket (and
+ * its port) of a UDP query that timed out stays open that many ms: a
+ * late reply is read and dropped there, uncounted, and closes it; other
+ * datagrams count as unwanted. Not while queries wait for a port.
  *
  * The infra cache (services/cache/infra.h) gives the timeout (rto) and
  * EDNS status per server+zone; the outside network records the RTT of
@@ -83,7 +86,10 @@ int donotq_lookup(const struct donotq* dq,
 
 struct outnet_settings {
 	int udp_connect;           /* udp-connect (yes) */
-	int tcp_upstream;          /* tcp-upstream: all queries over TCP */
+	int tcp_upstream;          /* all queries over TCP (tcp-upstream,
+	                            * or do-udp: no, outnet_cfg_tcp_upstream) */
+	int delay_close;           /* delay-close: ms a timed out UDP socket
+	                            * stays open (0: closed at the timeout) */
 	int num_tcp;               /* outgoing-num-tcp, per worker (10) */
 	int do_ip4, do_ip6;
 	int do_not_query_localhost;
@@ -109,6 +115,9 @@ struct outnet_settings {
 	struct dns64_prefix nat64_prefix;
 };
 
+/* Do all upstream queries go over TCP: tcp-upstream, or do-udp: no
+ * without udp-upstream-without-downstream. */
+int outnet_cfg_tcp_upstream(const struct config_file* cfg);
 /* Settings from the config (the pointers point into cfg: keep it until
  * outside_network_create returned). */
 void outnet_settings_from_cfg(const struct config_file* cfg,
@@ -129,6 +138,11 @@ void outnet_set_num_tcp(struct outside_network* o, int num_tcp);
 /* compat: unbound-1.17: reload: outgoing-tcp-mss, for connections
  * opened from now on. */
 void outnet_set_tcp_mss(struct outside_network* o, int mss);
+/* reload: tcp-upstream (with do-udp and udp-upstream-without-downstream)
+ * for queries sent from now on, and delay-close for sockets of queries
+ * that time out from now on. */
+void outnet_set_transport(struct outside_network* o,
+	const struct config_file* cfg);
 /* compat: unbound-1.17: unwanted-reply-threshold: after that many
  * unwanted UDP replies (since start or the last time) the outside
  * network logs a warning and calls action(arg): the cache-poisoning

@@ -11,6 +11,7 @@
 #include "util/sys_nocancel.h"
 #include <event2/event.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,6 +67,51 @@ static void write_cb(evutil_socket_t fd, short ev, void* arg);
 static void timer_cb(evutil_socket_t fd, short ev, void* arg);
 static void conn_close(struct stream_conn* c, enum stream_close_why why);
 
+
+/* -- stream-wait-size ---------------------------------------------------- */
+
+static atomic_size_t wait_bytes;
+static atomic_size_t wait_max = 4 * 1024 * 1024;   /* Unbound's default */
+
+void stream_wait_set_max(size_t max)
+{
+	atomic_store(&wait_max, max);
+}
+
+size_t stream_wait_bytes(void)
+{
+	return atomic_load_explicit(&wait_bytes, memory_order_relaxed);
+}
+
+/* The connection's output waits for the client now (a write blocked),
+ * now bytes of it: counted. 0 when that takes the total over
+ * stream-wait-size: the caller closes the connection. */
+static int wait_count(struct stream_conn* c, size_t now)
+{
+	size_t more, lim;
+	if(now <= c->wait_counted) {
+		atomic_fetch_sub(&wait_bytes, c->wait_counted - now);
+		c->wait_counted = now;
+		return 1;
+	}
+	more = now - c->wait_counted;
+	lim = atomic_load_explicit(&wait_max, memory_order_relaxed);
+	if(atomic_fetch_add(&wait_bytes, more) + more > lim) {
+		atomic_fetch_sub(&wait_bytes, more);
+		return 0;
+	}
+	c->wait_counted = now;
+	return 1;
+}
+
+/* Its output was written, or it closes: nothing of it waits. */
+static void wait_clear(struct stream_conn* c)
+{
+	if(c->wait_counted) {
+		atomic_fetch_sub(&wait_bytes, c->wait_counted);
+		c->wait_counted = 0;
+	}
+}
 
 /* Bytes written to fd that the peer has not taken yet, or -1. */
 static int unsent(int fd)
@@ -411,6 +457,15 @@ static int flush_blocked(struct stream_conn* c, ssize_t r)
 		conn_close(c, STREAM_CLOSE_ERROR);
 		return 0;
 	}
+	if(p->cfg.count_wait && !wait_count(c, c->out_end - c->out_start +
+		tls_unsent(c))) {
+		/* compat: unbound-1.17: its log line; the connection is
+		 * dropped, as Unbound does */
+		verbose(VERB_ALGO, "drop stream reply, no space left, in "
+			"stream-wait-size");
+		conn_close(c, STREAM_CLOSE_ERROR);
+		return 0;
+	}
 	c->wr_need = r == STREAM_IO_WANT_READ ? EV_READ : EV_WRITE;
 	c->writing = 1;
 	c->ev_dirty = 1;
@@ -461,6 +516,7 @@ static inline __attribute__((always_inline)) int flush_inline(
 	c->out_start = c->out_end = 0;
 	if((c->finish | c->ev_dirty | c->writing) || !c->fast) {
 		c->writing = 0;
+		wait_clear(c);   /* only a blocked write counted any */
 		if(c->finish)
 			return finish_now(c);
 		update_events_slow(c);
@@ -752,6 +808,7 @@ static void conn_close(struct stream_conn* c, enum stream_close_why why)
 		return;
 	if(p->proto->closed)
 		p->proto->closed(p->arg, c, why);
+	wait_clear(c);
 	if(c->read_on)
 		(void)event_del(&c->ev_read);
 	if(c->write_on)

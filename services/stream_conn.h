@@ -123,6 +123,8 @@ struct stream_conn {
 	int tmo_default;         /* tmo follows the pool's */
 	struct timespec last_active;
 	struct conn_limit_entry* limit_held; /* counted there (accept) */
+	size_t wait_counted;     /* count_wait: its bytes in the
+	                          * stream-wait count */
 };
 
 struct stream_proto {
@@ -170,6 +172,10 @@ struct stream_pool_cfg {
 	                          * connection holds no buffers; outside
 	                          * the callbacks the protocol calls
 	                          * stream_conn_buffers before using them */
+	int count_wait;          /* output that waits for a client that
+	                          * does not read counts toward
+	                          * stream-wait-size (stream_wait_set_max):
+	                          * DNS over TCP and TLS */
 	int tls_batch;           /* TLS: one recv() for many records, and
 	                          * the records of one wake-up (see
 	                          * stream_conn_seal) sent with one send()
@@ -222,6 +228,18 @@ struct stream_conn* stream_pool_conn(struct stream_pool* p, int slot);
 /* Bytes of connection buffers the pool holds now, the connections' and
  * the stash's (the pool's thread only; walks every slot). */
 size_t stream_pool_buffer_bytes(const struct stream_pool* p);
+
+/* compat: unbound-1.17: stream-wait-size: the bytes of DNS replies
+ * (count_wait pools, all threads) that wait for a client that does not
+ * read them, and their limit. When a write blocks and the connection's
+ * waiting output would take the total over max, the connection is
+ * closed (Unbound drops the connection whose queued reply does not
+ * fit). Unlike Unbound, which counts the replies queued behind the one
+ * being written, the count holds every byte the socket has not taken
+ * (the one being written too): doc/compat.md. Thread-safe. */
+void stream_wait_set_max(size_t max);
+/* mem.streamwait: the bytes counted now (a value a moment old). */
+size_t stream_wait_bytes(void);
 
 /* Drop the first n bytes of input (n <= in_len). Reading, stopped
  * while the buffer was full, resumes when the callback returns or at

@@ -189,6 +189,7 @@ static struct tcp_pool* pool_create(struct event_base* base,
 	cfg.out_cap = TCP_OUT_CAP;
 	cfg.timeout_ms = idle_timeout_ms;
 	cfg.write_touches = 1;
+	cfg.count_wait = 1;   /* stream-wait-size */
 	cfg.handshake_ms = handshake_ms;
 	/* TLS: idle connections hold no buffers (plain ones keep theirs
 	 * for the hot path's sake; see services/stream_conn.h) */
@@ -295,8 +296,21 @@ void tcp_pool_deferred_reply(const struct tcp_handle* h,
 	dns_process(p, c);
 	if(c->gen != h->gen)
 		return;  /* closed while writing */
-	if(stream_conn_flush(c) && c->gen == h->gen)
-		stream_conn_release_idle(c);
+	if(!stream_conn_flush(c) || c->gen != h->gen)
+		return;
+	/* queries held back for output room while a write waited: when
+	 * this flush wrote it all, no writable callback comes to serve
+	 * them (the client had read meanwhile), so they go on here */
+	while(c->paused && !c->writing && has_whole_msg(c)) {
+		size_t before = c->in_len;
+		dns_process(p, c);
+		if(c->gen != h->gen || !stream_conn_flush(c) ||
+			c->gen != h->gen)
+			return;
+		if(c->in_len == before)
+			break;   /* held by TCP_MAX_PENDING: a reply resumes */
+	}
+	stream_conn_release_idle(c);
 }
 
 void tcp_pool_set_close_hook(struct tcp_pool* p, tcp_close_fn fn)

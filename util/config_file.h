@@ -114,6 +114,12 @@ struct config_file {
 	                                 * system's */
 	int outgoing_tcp_mss;           /* TCP_MAXSEG of upstream TCP and TLS
 	                                 * connections; 0: the system's */
+	int delay_close;                /* msec a timed out upstream UDP
+	                                 * socket stays open; 0: none */
+	int udp_upstream_without_downstream;  /* do-udp: no still asks
+	                                 * upstreams over UDP */
+	size_t stream_wait_size;        /* bytes of TCP/TLS replies waiting
+	                                 * for their client, all threads */
 
 	/* server: DNS over HTTPS to clients (services/doh.c) */
 	int https_port;                 /* default 443 */

@@ -250,8 +250,10 @@ const struct cfg_option cfg_options[] = {
 		NULL, 1, CFGF_NAMED, NULL, 0, 0 },
 	{ "outgoing-port-avoid", CL_SERVER, CT_STRLIST, F(outgoing_port_ranges),
 		NULL, 1, CFGF_NAMED, NULL, 0, 0 },
-	SRV("stream-wait-size", CT_MEMSIZE, CACHE_4M),
-	SRV("delay-close", CT_INT, "0"),
+	/* services/stream_conn.c: replies waiting for their TCP/TLS client */
+	IMPL("stream-wait-size", CT_MEMSIZE, stream_wait_size, CACHE_4M),
+	/* services/outside_network.c: timed out UDP sockets kept open */
+	IMPL("delay-close", CT_INT, delay_close, "0"),
 	/* services/cache/infra.c: the rto of a server not heard from */
 	USE("unknown-server-time-limit", CL_SERVER, CT_INT,
 		F(unknown_server_time_limit), "376"),
@@ -276,7 +278,8 @@ const struct cfg_option cfg_options[] = {
 	IMPL("edns-tcp-keepalive", CT_YESNO, do_tcp_keepalive, "no"),
 	IMPLR("edns-tcp-keepalive-timeout", CT_INT, tcp_keepalive_timeout,
 		"120000", 0, INT_MAX),
-	SRV("udp-upstream-without-downstream", CT_YESNO, "no"),
+	IMPL("udp-upstream-without-downstream", CT_YESNO,
+		udp_upstream_without_downstream, "no"),
 	USE("tls-upstream", CL_SERVER, CT_YESNO, F(tls_upstream), "no"),
 	USE("ssl-upstream", CL_SERVER, CT_YESNO, F(tls_upstream), "no"),
 	/* DNS over TLS to clients (services/tls_server.c) */
@@ -559,7 +562,7 @@ const struct cfg_option cfg_options[] = {
 	USE("stub-first", CL_STUB, CT_YESNO, FS(isfirst), "no"),
 	USE("stub-tls-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
 	USE("stub-ssl-upstream", CL_STUB, CT_YESNO, FS(ssl_upstream), "no"),
-	KEEP("stub-tcp-upstream", CL_STUB, CT_YESNO, FS(tcp_upstream), "no"),
+	USE("stub-tcp-upstream", CL_STUB, CT_YESNO, FS(tcp_upstream), "no"),
 	USE("stub-no-cache", CL_STUB, CT_YESNO, FS(no_cache), "no"),
 	USE("forward-host", CL_FORWARD, CT_STRLIST, FS(hosts), NULL),
 	USE("forward-addr", CL_FORWARD, CT_STRLIST, FS(addrs), NULL),
@@ -568,7 +571,7 @@ const struct cfg_option cfg_options[] = {
 		"no"),
 	USE("forward-ssl-upstream", CL_FORWARD, CT_YESNO, FS(ssl_upstream),
 		"no"),
-	KEEP("forward-tcp-upstream", CL_FORWARD, CT_YESNO, FS(tcp_upstream),
+	USE("forward-tcp-upstream", CL_FORWARD, CT_YESNO, FS(tcp_upstream),
 		"no"),
 	USE("forward-no-cache", CL_FORWARD, CT_YESNO, FS(no_cache), "no"),
 

@@ -564,6 +564,8 @@ static void run_until(int* done, int want, int ms)
 
 /* set.tcp_timeout of the next setup_net (ms) */
 static int next_tcp_timeout = 1000;
+/* set.delay_close of the next setup_net (ms) */
+static int next_delay_close = 0;
 /* the permitted ports of the next setup_net */
 static const char* next_permit = "30000-39999";
 
@@ -594,6 +596,7 @@ static void setup_net(int udp_connect, int range, int num_tcp,
 	set.tcp_write_chunk = 3;          /* partial writes over TCP */
 	set.max_reuse_tcp = 200;          /* Unbound's defaults */
 	set.tcp_reuse_timeout = 60000;
+	set.delay_close = next_delay_close;
 	outnet = outside_network_create(base, &set, pool, infra);
 	assert_non_null(outnet);
 	zone_len = dname_from_str("example.", zone_wire);
@@ -1015,6 +1018,51 @@ static void test_late(void** state)
 	run_until(NULL, 0, 250);
 	assert_int_equal(r.done, 1);
 	assert_int_equal(r.res, OUTNET_TIMEOUT);
+	teardown_net();
+}
+
+/* delay-close: the socket of a timed out query stays open (its port
+ * taken) until the late reply comes, which is taken quietly (not
+ * unwanted, no second callback) and closes it; a reply that never
+ * comes: closed when delay-close runs out. Without it (test_late) the
+ * port is free at the timeout. */
+static void test_delay_close(void** state)
+{
+	struct result r;
+	struct outnet_request q;
+	(void)state;
+	next_delay_close = 400;
+	setup_net(1, 100, 4, 376);
+	next_delay_close = 0;
+	R.mode = M_LATE;   /* the reply 150 ms after the query */
+	memset(&r, 0, sizeof(r));
+	q = request();
+	q.timeout_ms = 50;
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_TIMEOUT);
+	assert_int_equal(port_pool_inuse(pool), 1);   /* kept open */
+	assert_int_equal(outnet_num_active(outnet), 0);
+	run_until(NULL, 0, 200);
+	assert_int_equal(port_pool_inuse(pool), 0);   /* late reply: closed */
+	assert_int_equal(r.done, 1);
+	assert_int_equal(outnet_get_stats(outnet)->unwanted, 0);
+	/* no reply at all: open for delay-close, then closed */
+	R.mode = M_DROP;
+	memset(&r, 0, sizeof(r));
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(r.res, OUTNET_TIMEOUT);
+	run_until(NULL, 0, 250);
+	assert_int_equal(port_pool_inuse(pool), 1);
+	run_until(NULL, 0, 300);
+	assert_int_equal(port_pool_inuse(pool), 0);
+	/* a lingering socket when the network goes: closed (teardown
+	 * checks the pool) */
+	memset(&r, 0, sizeof(r));
+	assert_non_null(outnet_send(outnet, &q, cb, &r));
+	run_until(&r.done, 1, 2000);
+	assert_int_equal(port_pool_inuse(pool), 1);
 	teardown_net();
 }
 
@@ -1863,6 +1911,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_udp_resend_slip),
 		cmocka_unit_test(test_late),
+		cmocka_unit_test(test_delay_close),
 		cmocka_unit_test(test_tc_tcp),
 		cmocka_unit_test(test_tcp_slots),
 		cmocka_unit_test(test_edns_fallback),
