@@ -111,7 +111,8 @@ class Collector:
                     self.tls_failures += 1
                 conn.close()
                 return
-        stream = {"control": [], "msgs": []}
+        stream = {"control": [], "msgs": [],
+                  "client_cert": conn.getpeercert() if self.tls else None}
         with self.lock:
             self.streams.append(stream)
         try:
@@ -140,6 +141,10 @@ class Collector:
     def messages(self):
         with self.lock:
             return [m for s in self.streams for m in s["msgs"]]
+
+    def client_certs(self):
+        with self.lock:
+            return [s["client_cert"] for s in self.streams]
 
     def controls(self):
         with self.lock:
@@ -251,6 +256,8 @@ def test_tls_bidirectional_handshake(tls_world):
     query_until(srv, col, 0x5152)
     ctl = col.controls()
     assert ctl and ctl[-1][:2] == ["READY", "START"], ctl
+    subject = dict(x[0] for x in col.client_certs()[-1]["subject"])
+    assert subject["commonName"] == "client.test"
 
 
 def test_wrong_server_name(pki, tmp_path):
