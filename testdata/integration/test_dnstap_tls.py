@@ -339,7 +339,8 @@ def _rewrite(srv, clause):
 def test_reload_changes_socket_path_and_identity(tmp_path, how):
     """A reload with a new dnstap-socket-path and dnstap-identity: the
     frames go to the new collector with the new identity, none to the
-    old one."""
+    old one. A control command (local_data) before it keeps the one
+    stream."""
     d = str(tmp_path)
     a = Collector(path=os.path.join(d, "a.sock"))
     b = Collector(path=os.path.join(d, "b.sock"))
@@ -354,6 +355,15 @@ def test_reload_changes_socket_path_and_identity(tmp_path, how):
     try:
         query_until(srv, a, 0x7171,
                     lambda m: m.get("identity") == b"one")
+        # a control command's new config keeps the stream as it is
+        out = subprocess.run([OUR_CTL, "-c", srv.conf, "local_data",
+                              "y.tap.example. A 192.0.2.2"],
+                             capture_output=True, text=True,
+                             timeout=20 * SLOW)
+        assert out.stdout.strip() == "ok", out
+        query_until(srv, a, 0x7173,
+                    lambda m: m.get("identity") == b"one")
+        assert len(a.controls()) == 1, a.controls()
         _rewrite(srv, clause(b, "two"))
         if how == "sighup":
             srv.send_signal(signal.SIGHUP)
