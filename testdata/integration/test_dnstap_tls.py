@@ -314,6 +314,35 @@ def test_tcp_bidirectional_option(tmp_path, bidir, cls):
         col.stop()
 
 
+@ours_only
+def test_stuck_collector_never_stalls(pki, tmp_path):
+    """A collector that takes the TCP connection and then says nothing
+    (no TLS handshake, no ACCEPT): answers go on at once, and the daemon
+    stops cleanly and in time (each connect, read and write to the
+    collector gives up after 2 s)."""
+    stuck = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    stuck.bind(("127.0.0.1", 0))
+    stuck.listen(64)     # the kernel accepts; nobody reads
+    where = "127.0.0.1@%d" % stuck.getsockname()[1]
+    srv = start(Server, str(tmp_path), tap_clause(
+        '\tdnstap-ip: "%s"\n\tdnstap-tls: yes\n' % where,
+        '\tdnstap-tls-cert-bundle: "%s"\n' % pki["ca"]))
+    try:
+        q = dns.message.make_query("x.tap.example.", "A")
+        t = time.time()
+        for i in range(200):
+            reply, _ = udp_exchange(srv.port, q.to_wire(), timeout=1.0)
+            assert dns.message.from_wire(reply).answer
+        assert time.time() - t < 5 * SLOW
+        t = time.time()
+        status = srv.stop()
+        assert status == 0, srv.output()[-2000:]
+        assert time.time() - t < 6 * SLOW
+    finally:
+        _finish(srv)
+        stuck.close()
+
+
 def test_unreadable_cert_bundle_refused(pki, tmp_path):
     """A dnstap-tls-cert-bundle that cannot be read stops the start
     with Unbound's line, rather than tapping unverified."""
