@@ -238,9 +238,12 @@ void worker_refresh_env(struct worker* w)
 	old = w->env;
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	/* the old env (and its dnstap) stays until it is retired: nothing
-	 * of this worker points into it after this */
-	if(w->env->dnstap != old->dnstap && w->menv.outnet)
+	 * of this worker points into that dnstap after this, and when no
+	 * worker does, its stream is closed */
+	if(w->env->dnstap != old->dnstap && w->menv.outnet) {
 		worker_set_taps(w);
+		dnstap_leave(old->dnstap);
+	}
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, stream_idle_ms(w->env->cfg));
 	tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);

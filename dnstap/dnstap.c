@@ -64,6 +64,7 @@ int dnstap_same_config(const struct config_file* a,
 #ifdef HAVE_DNSTAP
 #include <fstrm.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <protobuf-c/protobuf-c.h>
 #include "dnstap/dnstap.pb-c.h"
 #include "dnstap/dnstap_out.h"
@@ -81,6 +82,9 @@ struct dnstap_tap {
 
 struct dnstap {
 	atomic_int holders;      /* envs that share it (dnstap_share) */
+	atomic_int users;        /* workers tapping it (dnstap_leave) */
+	atomic_int stopper_started;
+	pthread_t stopper;       /* closes the stream once users is 0 */
 	struct fstrm_iothr* iothr;
 	char* identity;          /* NULL: not sent */
 	char* version;
@@ -181,6 +185,8 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 	}
 	memset(dt->taps, 0, sizeof(*dt->taps) * (size_t)num_workers);
 	atomic_init(&dt->holders, 1);
+	atomic_init(&dt->users, num_workers);
+	atomic_init(&dt->stopper_started, 0);
 	dt->num = num_workers;
 	dt->identity = identity_of(cfg);
 	dt->version = version_of(cfg);
@@ -223,11 +229,33 @@ struct dnstap* dnstap_share(struct dnstap* dt)
 	return dt;
 }
 
+/* The I/O thread flushes, closes the stream (STOP, FINISH) and stops:
+ * up to a few seconds with a slow collector, so never in a worker. */
+static void* stopper_main(void* arg)
+{
+	struct dnstap* dt = arg;
+	fstrm_iothr_destroy(&dt->iothr);
+	verbose(VERB_DETAIL, "dnstap: the replaced stream to the collector "
+		"is closed");
+	return NULL;
+}
+
+void dnstap_leave(struct dnstap* dt)
+{
+	if(!dt || atomic_fetch_sub(&dt->users, 1) != 1)
+		return;
+	/* no thread: it is closed when the last config holding it goes */
+	if(pthread_create(&dt->stopper, NULL, stopper_main, dt) == 0)
+		atomic_store(&dt->stopper_started, 1);
+}
+
 void dnstap_delete(struct dnstap* dt)
 {
 	if(!dt || atomic_fetch_sub(&dt->holders, 1) != 1)
 		return;
-	if(dt->iothr)
+	if(atomic_load(&dt->stopper_started))
+		pthread_join(dt->stopper, NULL);
+	else if(dt->iothr)
 		fstrm_iothr_destroy(&dt->iothr);
 	free(dt->identity);
 	free(dt->version);
@@ -496,6 +524,11 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 struct dnstap* dnstap_share(struct dnstap* dt)
 {
 	return dt;
+}
+
+void dnstap_leave(struct dnstap* dt)
+{
+	(void)dt;
 }
 
 void dnstap_delete(struct dnstap* dt)

@@ -62,6 +62,11 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 /* One more holder of dt (a serve_env that shares it); returns dt, NULL
  * ok. */
 struct dnstap* dnstap_share(struct dnstap* dt);
+/* A worker has stopped using its taps of dt (a reload moved it to
+ * another dnstap; called in that worker). Once every worker has, the
+ * stream is flushed and closed in a thread of its own; dt itself stays
+ * until its last holder deletes it. NULL ok. */
+void dnstap_leave(struct dnstap* dt);
 /* Drop one holder; the last flushes what is queued (the I/O thread
  * writes it, each write at most a couple of seconds) and stops. NULL
  * ok. */
