@@ -83,7 +83,9 @@ static int connect_timed(struct dnstap_out* o)
 		return 0;
 	if(connect(o->fd, (struct sockaddr*)&o->addr, o->addrlen) == 0)
 		return 1;
-	if(errno != EINPROGRESS && errno != EAGAIN)
+	/* a unix socket's full backlog (EAGAIN) is not a connect in
+	 * progress: tried again later */
+	if(errno != EINPROGRESS)
 		return 0;
 	p.fd = o->fd;
 	p.events = POLLOUT;
