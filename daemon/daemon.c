@@ -246,6 +246,9 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
 		env->auth_refs = from->auth_refs;
 		atomic_fetch_add(env->auth_refs, 1);
 	}
+	/* the dnstap clause is the same: its stream goes on */
+	if(from)
+		env->dnstap = dnstap_share(from->dnstap);
 	if(!env_cookies(env, from)) {
 		serve_env_release(env);
 		return NULL;
@@ -277,8 +280,23 @@ void serve_env_free(struct serve_env* env)
 	conn_limit_release(env->conn_limit);
 	wait_blocks_delete(env->wait_blocks);
 	views_delete(env->views);
+	/* the last holder: what the workers queued is written, then the
+	 * stream is closed */
+	dnstap_delete(env->dnstap);
 	config_delete(env->cfg);
 	free(env);
+}
+
+int serve_env_start_dnstap(struct serve_env* env,
+	const struct serve_env* old, int num_workers)
+{
+	int failed = 0;
+	if(old && dnstap_same_config(old->cfg, env->cfg)) {
+		env->dnstap = dnstap_share(old->dnstap);
+		return 1;
+	}
+	env->dnstap = dnstap_create(env->cfg, num_workers, &failed);
+	return !failed;
 }
 
 struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen)
@@ -627,7 +645,6 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 {
 	uint8_t* avail = malloc(PORT_SET_SIZE);
 	struct infra_settings is;
-	int failed = 0;
 	if(!avail || !port_set_from_cfg(avail, cfg)) {
 		free(avail);
 		return 0;
@@ -653,8 +670,7 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 		return 0;
 	d->msg_cache->need_checked = d->modules.validates;
 	/* after the fork: the I/O thread must be the daemon's */
-	d->dnstap = dnstap_create(cfg, d->num_workers, &failed);
-	return !failed;
+	return serve_env_start_dnstap(d->env, NULL, d->num_workers);
 }
 
 static void delete_shared(struct daemon* d)
@@ -665,9 +681,6 @@ static void delete_shared(struct daemon* d)
 	neg_cache_delete(d->neg_cache);
 	infra_delete(d->infra);
 	port_pool_delete(d->out_ports);
-	/* the workers are gone: what they queued is written, then closed */
-	dnstap_delete(d->dnstap);
-	d->dnstap = NULL;
 }
 
 static void stop_workers(struct daemon* d, int started)

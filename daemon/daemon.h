@@ -64,6 +64,11 @@ struct serve_env {
 	 * none */
 	int nsid_opt_len;
 	uint8_t nsid_opt[4 + CFG_NSID_MAX];
+	/* dnstap's I/O thread and the workers' queues (dnstap/dnstap.h),
+	 * NULL: not enabled. Shared with a derived env and with a reload
+	 * that leaves the dnstap clause as it was; the workers take their
+	 * taps from their env. Set by serve_env_start_dnstap. */
+	struct dnstap* dnstap;
 	atomic_int refs;
 };
 
@@ -89,10 +94,6 @@ struct daemon {
 	/* the module stack of the start, each module's global state (the
 	 * validator's key cache); a reload keeps it */
 	struct modstack modules;
-	/* dnstap's I/O thread and the workers' queues; NULL: not enabled
-	 * (made at the start, kept across reloads) */
-	struct dnstap* dnstap;
-
 	/* the current serve_env, swapped under env_lock on reload */
 	pthread_mutex_t env_lock;
 	struct serve_env* env;
@@ -145,6 +146,12 @@ struct serve_env* serve_env_derive(struct config_file* cfg,
 struct serve_env* serve_env_derive_views(struct config_file* cfg,
 	struct local_zones* lz, struct views* views,
 	const struct serve_env* from);
+/* env's dnstap (num_workers queues), after the fork: old's when old's
+ * config has the same dnstap clause (NULL old: none), else a new one
+ * (none when not enabled). 0 when it cannot start (logged). Any
+ * thread. */
+int serve_env_start_dnstap(struct serve_env* env,
+	const struct serve_env* old, int num_workers);
 /* compat: unbound-1.17: Make env the current one (main thread): workers take
  * it before their next query; the old one is freed when the last worker lets
  * go. Such changes are lost at the next reload, as Unbound's. */

@@ -243,6 +243,14 @@ static void build(struct reload_job* j)
 		fast_printf(j, construct_error);
 		return;
 	}
+	/* compat: unbound-1.17: a changed dnstap clause takes effect (a new
+	 * collector connection); unchanged, the stream goes on */
+	if(!serve_env_start_dnstap(j->env, j->old, j->d->num_workers)) {
+		fast_printf(j, construct_error);
+		serve_env_release(j->env);
+		j->env = NULL;
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &j->t_construct);
 	/* compat: unbound-1.23: +vv: the memory the new config took; here the
 	 * heap's growth while it was built (other threads' allocations in

@@ -219,6 +219,16 @@ static void worker_doh_apply(struct worker* w)
 	(void)doh_pool_apply(w->doh, &s);
 }
 
+/* This worker's dnstap queues, from its env's dnstap: at the start,
+ * and when a reload changed the dnstap clause. */
+static void worker_set_taps(struct worker* w)
+{
+	outnet_set_tap(w->menv.outnet, dnstap_tap_of(w->env->dnstap,
+		w->thread_num, DNSTAP_OUTSIDE));
+	w->tap_client = dnstap_tap_of(w->env->dnstap, w->thread_num,
+		DNSTAP_CLIENT);
+}
+
 void worker_refresh_env(struct worker* w)
 {
 	struct daemon* d = w->daemon;
@@ -228,6 +238,13 @@ void worker_refresh_env(struct worker* w)
 		return;
 	old = w->env;
 	w->env = daemon_env_acquire(d, &w->env_gen);
+	/* the old env (and its dnstap) stays until it is retired: nothing
+	 * of this worker points into that dnstap after this, and when no
+	 * worker does, its stream is closed */
+	if(w->env->dnstap != old->dnstap && w->menv.outnet) {
+		worker_set_taps(w);
+		dnstap_leave(old->dnstap);
+	}
 	retire_env(w, old);
 	tcp_pool_set_idle_timeout(w->tcp, stream_idle_ms(w->env->cfg));
 	tcp_pool_set_conn_limit(w->tcp, w->env->conn_limit);
@@ -1334,10 +1351,7 @@ static int worker_setup_recursion(struct worker* w)
 	if(!worker_resolver_start(e, &d->modules, w->base, d->out_ports))
 		return 0;
 	outnet_set_unwanted_action(e->outnet, worker_unwanted_flush, w);
-	outnet_set_tap(e->outnet, dnstap_tap_of(d->dnstap, w->thread_num,
-		DNSTAP_OUTSIDE));
-	w->tap_client = dnstap_tap_of(d->dnstap, w->thread_num,
-		DNSTAP_CLIENT);
+	worker_set_taps(w);
 	mesh_set_stale_hook(e->mesh, worker_reply_cb, worker_stale_now);
 	return 1;
 }

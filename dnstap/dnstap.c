@@ -10,6 +10,7 @@
 #include "util/config_file.h"
 #include "util/log.h"
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,27 +26,50 @@ int dnstap_config_ok(const struct config_file* cfg)
 			"support");
 		return 0;
 	}
-	if(cfg->dnstap_ip && cfg->dnstap_ip[0] && cfg->dnstap_tls) {
-		/* libfstrm has no TLS: never plain TCP instead */
-		log_err("dnstap-ip with dnstap-tls: yes: TLS to the dnstap "
-			"collector is not implemented; set dnstap-tls: no");
-		return 0;
-	}
-	if(!cfg->dnstap_bidirectional)
-		log_warn("dnstap-bidirectional: no is not implemented: the "
-			"stream is bidirectional (libfstrm)");
 	return 1;
+}
+
+static int str_same(const char* a, const char* b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+int dnstap_same_config(const struct config_file* a,
+	const struct config_file* b)
+{
+#define SAME_INT(f) (a->f == b->f)
+#define SAME_STR(f) str_same(a->f, b->f)
+	return SAME_INT(dnstap_enable) && SAME_INT(dnstap_bidirectional) &&
+		SAME_STR(dnstap_socket_path) && SAME_STR(dnstap_ip) &&
+		SAME_INT(dnstap_tls) && SAME_STR(dnstap_tls_server_name) &&
+		SAME_STR(dnstap_tls_cert_bundle) &&
+		SAME_STR(dnstap_tls_client_key_file) &&
+		SAME_STR(dnstap_tls_client_cert_file) &&
+		SAME_INT(dnstap_send_identity) &&
+		SAME_INT(dnstap_send_version) && SAME_STR(dnstap_identity) &&
+		SAME_STR(dnstap_version) && SAME_INT(dnstap_sample_rate) &&
+		SAME_INT(dnstap_log_resolver_query_messages) &&
+		SAME_INT(dnstap_log_resolver_response_messages) &&
+		SAME_INT(dnstap_log_client_query_messages) &&
+		SAME_INT(dnstap_log_client_response_messages) &&
+		SAME_INT(dnstap_log_forwarder_query_messages) &&
+		SAME_INT(dnstap_log_forwarder_response_messages) &&
+		/* the TLS context reads these */
+		SAME_STR(tls_cert_bundle) && SAME_INT(tls_use_sni) &&
+		SAME_STR(chrootdir);
+#undef SAME_INT
+#undef SAME_STR
 }
 
 #ifdef HAVE_DNSTAP
 #include <fstrm.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <protobuf-c/protobuf-c.h>
 #include "dnstap/dnstap.pb-c.h"
+#include "dnstap/dnstap_out.h"
 
 #define DNSTAP_CONTENT_TYPE "protobuf:dnstap.Dnstap"
-/* compat: unbound-1.17: dnstap-ip without a port: 6000, as Unbound */
-#define DNSTAP_DEFAULT_PORT "6000"
 
 struct dnstap_tap {
 	struct dnstap* dt;
@@ -57,6 +81,10 @@ struct dnstap_tap {
 } __attribute__((aligned(64)));
 
 struct dnstap {
+	atomic_int holders;      /* envs that share it (dnstap_share) */
+	atomic_int users;        /* workers tapping it (dnstap_leave) */
+	atomic_int stopper_started;
+	pthread_t stopper;       /* closes the stream once users is 0 */
 	struct fstrm_iothr* iothr;
 	char* identity;          /* NULL: not sent */
 	char* version;
@@ -109,49 +137,25 @@ static unsigned which_of(const struct config_file* cfg)
 		DNSTAP_FORWARDER_RESPONSE : 0);
 }
 
-/* The writer: dnstap-ip (address[@port]) over TCP, else the unix
- * socket. NULL (logged) on a bad address. */
+/* The Frame Streams writer over cfg's collector connection
+ * (dnstap_out.h); NULL, logged. */
 static struct fstrm_writer* writer_of(const struct config_file* cfg)
 {
-	struct fstrm_writer_options* wo = fstrm_writer_options_init();
-	struct fstrm_writer* w = NULL;
+	struct fstrm_rdwr* rw = dnstap_out_create(cfg);
+	struct fstrm_writer_options* wo;
+	struct fstrm_writer* w;
+	if(!rw)
+		return NULL;
+	wo = fstrm_writer_options_init();
 	fstrm_writer_options_add_content_type(wo, DNSTAP_CONTENT_TYPE,
 		strlen(DNSTAP_CONTENT_TYPE));
-	if(cfg->dnstap_ip && cfg->dnstap_ip[0]) {
-		char addr[128];
-		const char* port = DNSTAP_DEFAULT_PORT;
-		char* at;
-		struct fstrm_tcp_writer_options* to;
-		if(strlen(cfg->dnstap_ip) >= sizeof(addr)) {
-			log_err("dnstap-ip %s: too long", cfg->dnstap_ip);
-			fstrm_writer_options_destroy(&wo);
-			return NULL;
-		}
-		strcpy(addr, cfg->dnstap_ip);
-		if((at = strchr(addr, '@')) != NULL) {
-			*at = 0;
-			port = at + 1;
-		}
-		to = fstrm_tcp_writer_options_init();
-		fstrm_tcp_writer_options_set_socket_address(to, addr);
-		fstrm_tcp_writer_options_set_socket_port(to, port);
-		w = fstrm_tcp_writer_init(to, wo);
-		fstrm_tcp_writer_options_destroy(&to);
-		verbose(VERB_OPS, "dnstap to %s port %s (TCP)", addr, port);
-	} else {
-		struct fstrm_unix_writer_options* uo =
-			fstrm_unix_writer_options_init();
-		const char* path = cfg->dnstap_socket_path &&
-			cfg->dnstap_socket_path[0] ? cfg->dnstap_socket_path :
-			"/run/dnstap.sock";
-		fstrm_unix_writer_options_set_socket_path(uo, path);
-		w = fstrm_unix_writer_init(uo, wo);
-		fstrm_unix_writer_options_destroy(&uo);
-		verbose(VERB_OPS, "dnstap to socket %s", path);
-	}
+	w = fstrm_writer_init(wo, &rw);
 	fstrm_writer_options_destroy(&wo);
-	if(!w)
+	if(!w) {
+		if(rw)
+			fstrm_rdwr_destroy(&rw);
 		log_err("dnstap: could not make the frame streams writer");
+	}
 	return w;
 }
 
@@ -180,6 +184,9 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 		return NULL;
 	}
 	memset(dt->taps, 0, sizeof(*dt->taps) * (size_t)num_workers);
+	atomic_init(&dt->holders, 1);
+	atomic_init(&dt->users, num_workers);
+	atomic_init(&dt->stopper_started, 0);
 	dt->num = num_workers;
 	dt->identity = identity_of(cfg);
 	dt->version = version_of(cfg);
@@ -215,11 +222,40 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 	return dt;
 }
 
+struct dnstap* dnstap_share(struct dnstap* dt)
+{
+	if(dt)
+		atomic_fetch_add(&dt->holders, 1);
+	return dt;
+}
+
+/* The I/O thread flushes, closes the stream (STOP, FINISH) and stops:
+ * up to a few seconds with a slow collector, so never in a worker. */
+static void* stopper_main(void* arg)
+{
+	struct dnstap* dt = arg;
+	fstrm_iothr_destroy(&dt->iothr);
+	verbose(VERB_DETAIL, "dnstap: the replaced stream to the collector "
+		"is closed");
+	return NULL;
+}
+
+void dnstap_leave(struct dnstap* dt)
+{
+	if(!dt || atomic_fetch_sub(&dt->users, 1) != 1)
+		return;
+	/* no thread: it is closed when the last config holding it goes */
+	if(pthread_create(&dt->stopper, NULL, stopper_main, dt) == 0)
+		atomic_store(&dt->stopper_started, 1);
+}
+
 void dnstap_delete(struct dnstap* dt)
 {
-	if(!dt)
+	if(!dt || atomic_fetch_sub(&dt->holders, 1) != 1)
 		return;
-	if(dt->iothr)
+	if(atomic_load(&dt->stopper_started))
+		pthread_join(dt->stopper, NULL);
+	else if(dt->iothr)
 		fstrm_iothr_destroy(&dt->iothr);
 	free(dt->identity);
 	free(dt->version);
@@ -483,6 +519,16 @@ struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 	(void)num_workers;
 	*failed = cfg->dnstap_enable && !dnstap_config_ok(cfg);
 	return NULL;
+}
+
+struct dnstap* dnstap_share(struct dnstap* dt)
+{
+	return dt;
+}
+
+void dnstap_leave(struct dnstap* dt)
+{
+	(void)dt;
 }
 
 void dnstap_delete(struct dnstap* dt)

@@ -4,10 +4,13 @@
  * the worker, resolver and forwarder queries and responses on its
  * outside network) as dnstap protobuf frames and hands them to
  * libfstrm's I/O thread through a queue of its own (single producer:
- * no lock, no blocking). A full queue or a collector that is gone
- * drops the message and counts it; answering never waits for the
- * collector. Built without libfstrm/protobuf-c, dnstap_create refuses
- * dnstap-enable: yes. */
+ * no lock, no blocking). The I/O thread writes them to the collector
+ * over a unix socket, TCP or TLS (dnstap_out.h). A full queue or a
+ * collector that is gone drops the message and counts it; answering
+ * never waits for the collector. A serve_env holds the dnstap of its
+ * config: a reload that changes the dnstap clause starts a new one and
+ * the workers move to it with the new env. Built without
+ * libfstrm/protobuf-c, dnstap_create refuses dnstap-enable: yes. */
 #ifndef DNSTAP_DNSTAP_H
 #define DNSTAP_DNSTAP_H
 #include <stddef.h>
@@ -42,16 +45,31 @@ enum dnstap_proto {
 int dnstap_built(void);
 
 /* Can dnstap start with cfg? 1 yes (or not enabled); 0, logged: built
- * without dnstap, or dnstap-ip with dnstap-tls: yes. Called before the
- * daemon forks, so the error reaches the terminal. */
+ * without dnstap. Called before the daemon forks, so the error reaches
+ * the terminal. */
 int dnstap_config_ok(const struct config_file* cfg);
+/* Do a and b configure the same dnstap (every dnstap option, and the
+ * server options its TLS reads)? A reload keeps the running one then. */
+int dnstap_same_config(const struct config_file* a,
+	const struct config_file* b);
 /* Start dnstap from cfg for num_workers workers (its I/O thread and one
  * queue each). NULL when dnstap-enable is no, and NULL with *failed set
- * (and logged) when it cannot start: built without dnstap, dnstap-ip
- * with dnstap-tls: yes, no memory. */
+ * (and logged) when it cannot start: built without dnstap, a bad
+ * dnstap-ip, TLS files that cannot be read, no memory. A collector that
+ * is not there is no failure: it is tried again every second. */
 struct dnstap* dnstap_create(const struct config_file* cfg, int num_workers,
 	int* failed);
-/* Flush what is queued (the I/O thread writes it) and stop; NULL ok. */
+/* One more holder of dt (a serve_env that shares it); returns dt, NULL
+ * ok. */
+struct dnstap* dnstap_share(struct dnstap* dt);
+/* A worker has stopped using its taps of dt (a reload moved it to
+ * another dnstap; called in that worker). Once every worker has, the
+ * stream is flushed and closed in a thread of its own; dt itself stays
+ * until its last holder deletes it. NULL ok. */
+void dnstap_leave(struct dnstap* dt);
+/* Drop one holder; the last flushes what is queued (the I/O thread
+ * writes it, each write at most a couple of seconds) and stops. NULL
+ * ok. */
 void dnstap_delete(struct dnstap* dt);
 /* Worker num's tap, NULL when dt is NULL or none of the messages in
  * which (DNSTAP_* bits) is logged. Used by that worker's thread only. */

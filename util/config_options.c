@@ -674,25 +674,24 @@ const struct cfg_option cfg_options[] = {
 	USE("cachedb-check-when-serve-expired", CL_CACHEDB, CT_YESNO,
 		F(cachedb_check_when_serve_expired), "yes"),
 
-	/* dnstap: (dnstap/dnstap.c); TLS to the collector and a
-	 * unidirectional stream are not implemented (libfstrm has neither):
-	 * kept, and dnstap-ip with dnstap-tls: yes is refused at start */
+	/* dnstap: (dnstap/dnstap.c; the collector connection, TCP, TLS and
+	 * bidirectional or not: dnstap/dnstap_out.c) */
 	USE("dnstap-enable", CL_DNSTAP, CT_YESNO, F(dnstap_enable), "no"),
 	{ "dnstap-sample-rate", CL_DNSTAP, CT_INT, F(dnstap_sample_rate), NULL,
 		1, 0, "0", 0, INT_MAX },
-	KEEP("dnstap-bidirectional", CL_DNSTAP, CT_YESNO,
+	USE("dnstap-bidirectional", CL_DNSTAP, CT_YESNO,
 		F(dnstap_bidirectional), "yes"),
 	USE("dnstap-socket-path", CL_DNSTAP, CT_STR, F(dnstap_socket_path),
 		"/run/dnstap.sock"),
 	USE("dnstap-ip", CL_DNSTAP, CT_STR, F(dnstap_ip), ""),
-	KEEP("dnstap-tls", CL_DNSTAP, CT_YESNO, F(dnstap_tls), "yes"),
-	KEEP("dnstap-tls-server-name", CL_DNSTAP, CT_STR,
+	USE("dnstap-tls", CL_DNSTAP, CT_YESNO, F(dnstap_tls), "yes"),
+	USE("dnstap-tls-server-name", CL_DNSTAP, CT_STR,
 		F(dnstap_tls_server_name), ""),
-	KEEP("dnstap-tls-cert-bundle", CL_DNSTAP, CT_STR,
+	USE("dnstap-tls-cert-bundle", CL_DNSTAP, CT_STR,
 		F(dnstap_tls_cert_bundle), ""),
-	KEEP("dnstap-tls-client-key-file", CL_DNSTAP, CT_STR,
+	USE("dnstap-tls-client-key-file", CL_DNSTAP, CT_STR,
 		F(dnstap_tls_client_key_file), ""),
-	KEEP("dnstap-tls-client-cert-file", CL_DNSTAP, CT_STR,
+	USE("dnstap-tls-client-cert-file", CL_DNSTAP, CT_STR,
 		F(dnstap_tls_client_cert_file), ""),
 	USE("dnstap-send-identity", CL_DNSTAP, CT_YESNO,
 		F(dnstap_send_identity), "no"),

@@ -9,9 +9,10 @@ too) with the client's address and port and the exact wire messages,
 resolver queries and responses to a stub (RD clear) and forwarder ones
 (RD set) with query_zone, the server's address and port and times,
 identity and version; dnstap-sample-rate; a collector that is not there
-never stalls answering; dnstap-ip with dnstap-tls: yes is refused at
-start. Side by side with Debian's Unbound 1.17 (built with dnstap) on
-the same config: the same set of message types for the same queries."""
+never stalls answering. Side by side with Debian's Unbound 1.17 (built
+with dnstap) on the same config: the same set of message types for the
+same queries. TCP and TLS collectors, dnstap-bidirectional and the
+clause on reload: test_dnstap_tls.py."""
 import os
 import shutil
 import signal
@@ -522,23 +523,6 @@ def test_no_collector_never_stalls(tmp_path):
         assert time.time() - t < 5 * SLOW
     finally:
         _finish(srv)
-
-
-@needs_dnstap
-@ours_only   # Unbound has TLS to the collector
-def test_dnstap_tls_refused(tmp_path):
-    """dnstap-ip with dnstap-tls: yes (TLS not implemented) is refused
-    at start, never sent in the clear."""
-    srv = Server(tmp_path)
-    srv.start("", extra="dnstap:\n\tdnstap-enable: yes\n"
-              '\tdnstap-ip: "127.0.0.1@9"\n\tdnstap-tls: yes\n',
-              wait=False)
-    try:
-        srv.proc.wait(10 * SLOW)
-    finally:
-        _finish(srv)
-    assert srv.proc.returncode != 0
-    assert "dnstap-tls" in srv.output()
 
 
 @pytest.mark.skipif(BUILT, reason="this build has dnstap")
