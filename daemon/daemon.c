@@ -20,6 +20,7 @@
 #include "daemon/daemon_xfr.h"
 #include "daemon/env_reaper.h"
 #include "daemon/reload.h"
+#include "daemon/stats_shm.h"
 #include "daemon/stats.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
@@ -452,6 +453,30 @@ static void drop_caches(struct daemon* d)
 	alloc_policy_trim();
 }
 
+/* compat: unbound-1.17: shm-enable: the segments, made after the privilege
+ * drop and once the workers run, as Unbound; a failure is logged and the
+ * daemon serves without them */
+static void shm_start(struct daemon* d, const struct config_file* cfg)
+{
+	if(!cfg->shm_enable)
+		return;
+	if(!(d->shm = stats_shm_create(cfg, d->num_workers)))
+		log_warn("SHM has failed");
+}
+
+/* compat: unbound-1.17: Unbound makes the segments again at each reload;
+ * here only when shm-enable or shm-key changed, so a reader never finds
+ * them gone while the daemon runs on */
+static void shm_reload(struct daemon* d, int changed,
+	const struct config_file* n)
+{
+	if(!changed && (d->shm || !n->shm_enable))
+		return;
+	stats_shm_delete(d->shm);
+	d->shm = NULL;
+	shm_start(d, n);
+}
+
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	int keep_cache)
 {
@@ -461,6 +486,9 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 		n->msg_cache_slabs == o->msg_cache_slabs &&
 		n->rrset_cache_size == o->rrset_cache_size &&
 		n->rrset_cache_slabs == o->rrset_cache_slabs;
+	/* read now: o may be freed once env is published */
+	int shm_changed = n->shm_enable != o->shm_enable ||
+		n->shm_key != o->shm_key;
 	if(n->num_threads != o->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
@@ -473,8 +501,10 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	daemon_xfr_stop(d);
 	if(!daemon_xfr_start(d))
 		log_err("reload: zone transfers could not be started");
-	if(full)
+	if(full) {
 		daemon_remote_reload_stats(d->rc);
+		shm_reload(d, shm_changed, n);
+	}
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");
@@ -809,6 +839,7 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		goto out;
 	if(!daemon_xfr_start(d))
 		goto out;
+	shm_start(d, cfg);
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
@@ -820,6 +851,9 @@ out:
 	d->prom = NULL;
 	daemon_remote_delete(d->rc);
 	d->rc = NULL;
+	/* compat: unbound-1.17: the segments are removed at exit */
+	stats_shm_delete(d->shm);
+	d->shm = NULL;
 	if(d->workers)
 		stop_workers(d, started);
 	env_reaper_delete(d->reaper);

@@ -111,6 +111,9 @@ struct daemon {
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
 	struct prom_server* prom;
+	/* shm-enable: the statistics' shared memory (daemon/stats_shm.h),
+	 * NULL when off or when making it failed */
+	struct stats_shm* shm;
 	/* DNS over TLS: the server context (services/tls_server.h), NULL
 	 * without TLS listeners; its certificate is re-read on reload */
 	struct tls_server_ref* tls;
