@@ -21,6 +21,7 @@
 #include "daemon/env_reaper.h"
 #include "daemon/reload.h"
 #include "daemon/stats_shm.h"
+#include "daemon/notify.h"
 #include "daemon/stats.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
@@ -783,6 +784,9 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	signal(SIGPIPE, SIG_IGN);
 	if(!dnstap_config_ok(cfg))
 		goto out;
+	/* before chroot: the socket's path may be outside it */
+	if(daemon_notify_create(&d->notify) == NOTIFY_FAILED)
+		goto out;
 
 	d->num_workers = cfg->num_threads;
 	d->ports = listen_sockets_open(cfg, d->num_workers);
@@ -840,8 +844,14 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	if(!daemon_xfr_start(d))
 		goto out;
 	shm_start(d, cfg);
+	/* compat: unbound-1.17: READY=1 once every worker serves, before
+	 * the "start of service" line; a failure stops the start, as
+	 * Unbound's fatal error */
+	if(!daemon_notify_send(d->notify, "READY=1"))
+		goto out;
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
+	(void)daemon_notify_send(d->notify, "STOPPING=1");
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
 	rc = 0;
 out:
@@ -882,6 +892,8 @@ out:
 				p, strerror(errno));
 		free(pidfile);
 	}
+	daemon_notify_delete(d->notify);
+	d->notify = NULL;
 	serve_env_release(d->env);
 	pthread_mutex_destroy(&d->env_lock);
 	libevent_global_shutdown();
