@@ -6,6 +6,7 @@
  * printer, so stats_shm and stats_noreset print the same names. */
 #include "config.h"
 #include "daemon/stats_shm.h"
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,9 +22,11 @@ static long long rescale(uint64_t a, uint64_t from, uint64_t to)
 {
 	if(from == to)
 		return (long long)a;
+	double r;
 	if(from == 0)
 		return 0;
-	return (long long)((double)a * (double)to / (double)from + 0.5);
+	r = (double)a * (double)to / (double)from + 0.5;
+	return r >= 9.2e18 ? LLONG_MAX : (long long)r;
 }
 
 void stats_shm_from_worker(struct ub_stats_info* o,
@@ -117,18 +120,21 @@ void stats_shm_from_worker(struct ub_stats_info* o,
 static uint64_t wait_avg_us(const struct ub_stats_info* in)
 {
 	long long d = in->mesh_replies_sent, sec, usec, left;
+	uint64_t extra = 0;
 	if(d <= 0)
 		return 0;
 	sec = in->mesh_replies_sum_wait_sec / d;
 	usec = in->mesh_replies_sum_wait_usec / d;
 	left = in->mesh_replies_sum_wait_sec - sec * d;
+	/* unsigned from here: the segment is outside input, and whatever
+	 * it holds wraps rather than overflows */
 	if(left > 0)
-		usec += left * 1000000 / d;
+		extra = (uint64_t)left * 1000000ULL / (uint64_t)d;
 	if(sec < 0)
 		sec = 0;
 	if(usec < 0)
 		usec = 0;
-	return (uint64_t)sec * 1000000 + (uint64_t)usec;
+	return (uint64_t)sec * 1000000ULL + (uint64_t)usec + extra;
 }
 
 /* The counters of one entry as this daemon's printer takes them. */
@@ -198,29 +204,21 @@ static void to_worker(const struct ub_stats_info* in, struct worker_stats* s)
 	s->num_auth_down = (uint64_t)v->num_query_authzone_down;
 	/* the printer prints the sum of these two as num.query.subnet */
 	s->subnet_cache_answers = (uint64_t)v->num_query_subnet_cache;
-	s->subnet_answers = (uint64_t)(v->num_query_subnet -
-		v->num_query_subnet_cache);
+	s->subnet_answers = (uint64_t)v->num_query_subnet -
+		(uint64_t)v->num_query_subnet_cache;
 }
 
-static struct timespec ts_of(long long sec, long long usec)
+/* seconds and microseconds as microseconds, wrapping (outside input) */
+static uint64_t us_of(long long sec, long long usec)
 {
-	struct timespec t;
-	t.tv_sec = (time_t)sec;
-	t.tv_nsec = (long)(usec * 1000);
-	return t;
+	return (uint64_t)sec * 1000000ULL + (uint64_t)usec;
 }
 
-/* a - b in microseconds, as a timespec at 0 + the result (the printer
- * takes absolute times and subtracts) */
-static struct timespec ts_before(const struct timespec* now, long long sec,
-	long long usec)
+static struct timespec ts_of_us(uint64_t us)
 {
-	long long n = (long long)now->tv_sec * 1000000 + now->tv_nsec / 1000;
-	long long d = sec * 1000000 + usec;
-	long long r = n - d;
 	struct timespec t;
-	t.tv_sec = (time_t)(r / 1000000);
-	t.tv_nsec = (long)((r % 1000000) * 1000);
+	t.tv_sec = (time_t)(us / 1000000);
+	t.tv_nsec = (long)(us % 1000000 * 1000);
 	return t;
 }
 
@@ -230,6 +228,7 @@ void stats_shm_print(struct strbuf* b, const struct ub_shm_stat_info* info,
 {
 	struct worker_stats s;
 	struct timespec now, start, last;
+	uint64_t n_us;
 	int i;
 	/* compat: unbound-1.17: the lines of Unbound 1.17's stats: no
 	 * cookie or drop counters (the layout has no place for them) */
@@ -242,10 +241,13 @@ void stats_shm_print(struct strbuf* b, const struct ub_shm_stat_info* info,
 	}
 	to_worker(&arr[0], &s);
 	stats_print_thread_median(b, "total", &s, 0, arr[0].mesh_time_median);
-	now = ts_of(info->time.now_sec, info->time.now_usec);
-	start = ts_before(&now, info->time.up_sec, info->time.up_usec);
-	last = ts_before(&now, info->time.elapsed_sec,
-		info->time.elapsed_usec);
+	/* the printer takes absolute times and subtracts: the start and
+	 * the last reset are now less up and elapsed */
+	n_us = us_of(info->time.now_sec, info->time.now_usec);
+	now = ts_of_us(n_us);
+	start = ts_of_us(n_us - us_of(info->time.up_sec, info->time.up_usec));
+	last = ts_of_us(n_us - us_of(info->time.elapsed_sec,
+		info->time.elapsed_usec));
 	stats_print_time(b, &now, &start, &last);
 	if(extended) {
 		struct stats_cache_info ci;
