@@ -491,8 +491,6 @@ void rc_log_stats(struct daemon_remote* rc)
 	int i;
 	if(!d->workers)
 		return;
-	if(d->shm && !(th = calloc((size_t)d->num_workers, sizeof(*th))))
-		log_err("shm: out of memory");
 	if(!rc->base_stats) {
 		rc->base_stats = calloc((size_t)d->num_workers,
 			sizeof(*rc->base_stats));
@@ -500,6 +498,8 @@ void rc_log_stats(struct daemon_remote* rc)
 			return;
 		rc->num_base = d->num_workers;
 	}
+	if(d->shm && !(th = calloc((size_t)d->num_workers, sizeof(*th))))
+		log_err("shm: out of memory");
 	for(i = 0; i < d->num_workers; i++) {
 		struct worker_stats cur;
 		worker_stats_snapshot(d->workers[i], &cur);
