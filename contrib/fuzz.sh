@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 SRC=$(pwd)
 SECS=${1:-60}
 JOBS=${FUZZ_JOBS:-2}
-NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite proxy_v2 xfr_wire rpz_zone zonemd xfr_http"}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite proxy_v2 xfr_wire rpz_zone zonemd xfr_http stats_shm"}
 B=$SRC/build-fuzz
 
 dict_of() {

@@ -20,6 +20,8 @@
 #include "daemon/daemon_xfr.h"
 #include "daemon/env_reaper.h"
 #include "daemon/reload.h"
+#include "daemon/stats_shm.h"
+#include "daemon/notify.h"
 #include "daemon/stats.h"
 #include "services/localzone.h"
 #include "services/port_pool.h"
@@ -471,6 +473,30 @@ static void drop_caches(struct daemon* d)
 	alloc_policy_trim();
 }
 
+/* compat: unbound-1.17: shm-enable: the segments, made after the privilege
+ * drop and once the workers run, as Unbound; a failure is logged and the
+ * daemon serves without them */
+static void shm_start(struct daemon* d, const struct config_file* cfg)
+{
+	if(!cfg->shm_enable)
+		return;
+	if(!(d->shm = stats_shm_create(cfg, d->num_workers)))
+		log_warn("SHM has failed");
+}
+
+/* compat: unbound-1.17: Unbound makes the segments again at each reload;
+ * here only when shm-enable or shm-key changed, so a reader never finds
+ * them gone while the daemon runs on */
+static void shm_reload(struct daemon* d, int changed,
+	const struct config_file* n)
+{
+	if(!changed && (d->shm || !n->shm_enable))
+		return;
+	stats_shm_delete(d->shm);
+	d->shm = NULL;
+	shm_start(d, n);
+}
+
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	int keep_cache)
 {
@@ -480,6 +506,9 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 		n->msg_cache_slabs == o->msg_cache_slabs &&
 		n->rrset_cache_size == o->rrset_cache_size &&
 		n->rrset_cache_slabs == o->rrset_cache_slabs;
+	/* read now: o may be freed once env is published */
+	int shm_changed = n->shm_enable != o->shm_enable ||
+		n->shm_key != o->shm_key;
 	if(n->num_threads != o->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	apply_log_settings(d, env->cfg);
@@ -492,8 +521,10 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	daemon_xfr_stop(d);
 	if(!daemon_xfr_start(d))
 		log_err("reload: zone transfers could not be started");
-	if(full)
+	if(full) {
 		daemon_remote_reload_stats(d->rc);
+		shm_reload(d, shm_changed, n);
+	}
 	prom_server_reload(d->prom, env->cfg);
 	config_log_unimplemented(env->cfg);
 	log_info("service reloaded");
@@ -767,6 +798,9 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	signal(SIGPIPE, SIG_IGN);
 	if(!dnstap_config_ok(cfg))
 		goto out;
+	/* before chroot: the socket's path may be outside it */
+	if(daemon_notify_create(&d->notify) == NOTIFY_FAILED)
+		goto out;
 
 	d->num_workers = cfg->num_threads;
 	d->ports = listen_sockets_open(cfg, d->num_workers);
@@ -823,8 +857,15 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 		goto out;
 	if(!daemon_xfr_start(d))
 		goto out;
+	shm_start(d, cfg);
+	/* compat: unbound-1.17: READY=1 once every worker serves, before
+	 * the "start of service" line; a failure stops the start, as
+	 * Unbound's fatal error */
+	if(!daemon_notify_send(d->notify, "READY=1"))
+		goto out;
 	log_info("start of service (unbound %s).", PACKAGE_VERSION);
 	event_base_dispatch(d->base);
+	(void)daemon_notify_send(d->notify, "STOPPING=1");
 	log_info("service stopped (unbound %s).", PACKAGE_VERSION);
 	rc = 0;
 out:
@@ -834,6 +875,9 @@ out:
 	d->prom = NULL;
 	daemon_remote_delete(d->rc);
 	d->rc = NULL;
+	/* compat: unbound-1.17: the segments are removed at exit */
+	stats_shm_delete(d->shm);
+	d->shm = NULL;
 	if(d->workers)
 		stop_workers(d, started);
 	env_reaper_delete(d->reaper);
@@ -862,6 +906,8 @@ out:
 				p, strerror(errno));
 		free(pidfile);
 	}
+	daemon_notify_delete(d->notify);
+	d->notify = NULL;
 	serve_env_release(d->env);
 	pthread_mutex_destroy(&d->env_lock);
 	libevent_global_shutdown();

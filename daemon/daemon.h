@@ -112,6 +112,12 @@ struct daemon {
 	struct daemon_remote* rc;
 	/* Prometheus metrics over HTTP (daemon/prometheus.h) */
 	struct prom_server* prom;
+	/* shm-enable: the statistics' shared memory (daemon/stats_shm.h),
+	 * NULL when off or when making it failed */
+	struct stats_shm* shm;
+	/* $NOTIFY_SOCKET, systemd's notifications (daemon/notify.h), NULL
+	 * when there is none */
+	struct daemon_notify* notify;
 	/* DNS over TLS: the server context (services/tls_server.h), NULL
 	 * without TLS listeners; its certificate is re-read on reload */
 	struct tls_server_ref* tls;

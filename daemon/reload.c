@@ -12,6 +12,7 @@
 #include "config.h"
 #include "daemon/reload.h"
 #include "daemon/daemon.h"
+#include "daemon/notify.h"
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "services/modstack.h"
@@ -350,6 +351,8 @@ static int finish(struct reload_job* j)
 		log_err("fast_reload of %s failed; still serving the previous "
 			"configuration", j->file);
 	}
+	if(j->o.kind == RELOAD_FULL)
+		(void)daemon_notify_send(d->notify, "READY=1");
 	return ok;
 }
 
@@ -399,8 +402,12 @@ static struct reload_job* job_create(struct daemon* d,
 	atomic_fetch_add(&j->old->refs, 1);
 	if(o->kind == RELOAD_FAST && o->verbose >= 1)
 		strbuf_printf(&j->out, "start fast_reload\n");
-	if(o->kind == RELOAD_FULL)
+	/* compat: unbound-1.17: RELOADING=1 while a reload is built, READY=1
+	 * after (finish) */
+	if(o->kind == RELOAD_FULL) {
+		daemon_notify_reloading(d->notify);
 		log_info("service reload: reading %s", j->file);
+	}
 	else	verbose(VERB_ALGO, "start fast reload thread");
 	return j;
 }

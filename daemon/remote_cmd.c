@@ -4,6 +4,7 @@
  * never written to: caches lock inside, counters are read (stats.h). */
 #include "config.h"
 #include "daemon/remote_cmd.h"
+#include "daemon/stats_shm.h"
 #include "daemon/remote.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
@@ -468,10 +469,25 @@ void daemon_remote_reload_stats(struct daemon_remote* rc)
 		(void)rebaseline(rc);
 }
 
+/* compat: unbound-1.17: shm-enable: the round of the statistics timer
+ * copied to the shared memory, before the reset, as Unbound's */
+static void write_shm(struct daemon_remote* rc, const struct worker_stats* th)
+{
+	struct daemon* d = rc->d;
+	struct stats_cache_info ci;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	stats_cache_info_fill(d, &ci);
+	stats_shm_write(d->shm, th, d->num_workers, &ci,
+		d->env->cfg->stat_extended, &now, &rc->start, &rc->last);
+}
+
 void rc_log_stats(struct daemon_remote* rc)
 {
 	struct daemon* d = rc->d;
 	struct worker_stats s;
+	/* the threads' rounds, for the shared memory (NULL without) */
+	struct worker_stats* th = NULL;
 	int i;
 	if(!d->workers)
 		return;
@@ -482,6 +498,8 @@ void rc_log_stats(struct daemon_remote* rc)
 			return;
 		rc->num_base = d->num_workers;
 	}
+	if(d->shm && !(th = calloc((size_t)d->num_workers, sizeof(*th))))
+		log_err("shm: out of memory");
 	for(i = 0; i < d->num_workers; i++) {
 		struct worker_stats cur;
 		worker_stats_snapshot(d->workers[i], &cur);
@@ -504,8 +522,14 @@ void rc_log_stats(struct daemon_remote* rc)
 			(double)s.req_sum / (double)s.req_samples : 0.0,
 			(unsigned long long)s.req_exceeded,
 			(unsigned long long)s.req_overwritten);
+		if(th)
+			th[i] = s;
 		if(!d->env->cfg->stat_cumulative)
 			rc->base_stats[i] = cur;
+	}
+	if(th) {
+		write_shm(rc, th);
+		free(th);
 	}
 	if(!d->env->cfg->stat_cumulative)
 		reset_worker_gauges(d);

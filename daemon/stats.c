@@ -221,6 +221,12 @@ int stats_print_flags(const struct config_file* cfg)
 void stats_print_thread(struct strbuf* b, const char* p,
 	const struct worker_stats* s, int flags)
 {
+	stats_print_thread_median(b, p, s, flags, stats_hist_median(s));
+}
+
+void stats_print_thread_median(struct strbuf* b, const char* p,
+	const struct worker_stats* s, int flags, double median)
+{
 	char name[64];
 	strbuf_printf(b, "%s.num.queries=%llu\n", p,
 		(unsigned long long)s->num_queries);
@@ -273,8 +279,7 @@ void stats_print_thread(struct strbuf* b, const char* p,
 		(unsigned long long)s->req_cur_user);
 	snprintf(name, sizeof(name), "%s.recursion.time.avg", p);
 	print_secs(b, name, s->rec_count ? s->rec_time_us / s->rec_count : 0);
-	strbuf_printf(b, "%s.recursion.time.median=%g\n", p,
-		stats_hist_median(s));
+	strbuf_printf(b, "%s.recursion.time.median=%g\n", p, median);
 	strbuf_printf(b, "%s.tcpusage=%llu\n", p,
 		(unsigned long long)s->tcpusage);
 }
@@ -365,10 +370,10 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
 	strbuf_printf(b, "num.query.tcpout=%llu\nnum.query.udpout=%llu\n"
-		"num.query.tls=%llu\nnum.query.tls.resume=%llu\n",
+		"num.query.tls=%llu\nnum.query.tls%sresume=%llu\n",
 		(unsigned long long)s->qtcp_out,
 		(unsigned long long)s->qudp_out,
-		(unsigned long long)s->num_tls,
+		(unsigned long long)s->num_tls, c->shm_names ? "_" : ".",
 		(unsigned long long)s->num_tls_resume);
 	strbuf_printf(b, "num.query.ipv6=%llu\n",
 		(unsigned long long)s->qipv6);

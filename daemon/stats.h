@@ -139,6 +139,10 @@ int stats_print_flags(const struct config_file* cfg);
  * STATS_COOKIES, STATS_DROPS. */
 void stats_print_thread(struct strbuf* b, const char* prefix,
 	const struct worker_stats* s, int flags);
+/* The same with recursion.time.median given (stats_shm: the median
+ * Unbound stored, in seconds) instead of taken from s's histogram. */
+void stats_print_thread_median(struct strbuf* b, const char* prefix,
+	const struct worker_stats* s, int flags, double median);
 /* The time.* lines; now, start and last are absolute times. */
 void stats_print_time(struct strbuf* b, const struct timespec* now,
 	const struct timespec* start, const struct timespec* last);
@@ -162,7 +166,11 @@ struct stats_cache_info {
 	 * counters printed when zero too (0: left out, the default) */
 	int show_zero;
 	size_t mem_http_query, mem_http_response;  /* mem.http.* */
-	size_t mem_stream_wait;                    /* mem.streamwait */
+	size_t mem_stream_wait;      /* mem.streamwait */
+	/* compat: unbound-1.17: Unbound's unbound-control stats_shm prints
+	 * num.query.tls_resume where its stats prints num.query.tls.resume;
+	 * 1: print the stats_shm name */
+	int shm_names;
 };
 struct daemon;
 /* Fill c from the daemon's caches (daemon/stats_cache.c); the remote

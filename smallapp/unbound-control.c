@@ -8,6 +8,7 @@
 #include "config.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
+#include "daemon/stats_shm.h"
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <errno.h>
@@ -16,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -39,6 +43,7 @@ static void usage(void)
 	printf("  log_reopen\t\tclose and open the logfile\n");
 	printf("  stats\t\t\tprint statistics\n");
 	printf("  stats_noreset\t\tpeek at statistics\n");
+	printf("  stats_shm\t\tprint statistics using shm\n");
 	printf("  flush <name>\t\tflushes common types for name from cache\n");
 	printf("  flush_type <name> <type>\tflush name, type from cache\n");
 	printf("  flush_zone <name>\tflush everything at or under name\n");
@@ -58,6 +63,70 @@ static void fatal(const char* cmd, const char* what)
 		exit(3);
 	}
 	exit(1);
+}
+
+/* compat: unbound-1.17: as Unbound's fatal_exit: the error on stderr with
+ * the time and the program's name, exit 1 */
+static void shm_fatal(const char* call, int arg)
+{
+	fprintf(stderr, "[%lld] unbound-control[%d:0] fatal error: %s(%d): "
+		"%s\n", (long long)time(NULL), (int)getpid(), call, arg,
+		strerror(errno));
+	exit(1);
+}
+
+/* The segment key's id and its size; exits with Unbound's message when
+ * there is none. */
+static int shm_open_seg(int key, size_t* size)
+{
+	struct shmid_ds ds;
+	int id = shmget((key_t)key, sizeof(int), SHM_R);
+	if(id == -1)
+		shm_fatal("shmget", key);
+	if(shmctl(id, IPC_STAT, &ds) != 0)
+		shm_fatal("shmctl", id);
+	*size = ds.shm_segsz;
+	return id;
+}
+
+/* compat: unbound-1.17: stats_shm: the statistics from the shared memory
+ * of shm-key (no connection to the daemon), printed as stats_noreset
+ * prints them. The segments are outside input: read only within their
+ * sizes. */
+static int stats_shm(const struct config_file* cfg, int quiet)
+{
+	size_t ctl_size, arr_size;
+	int id_ctl = shm_open_seg(cfg->shm_key, &ctl_size);
+	int id_arr = shm_open_seg(cfg->shm_key + 1, &arr_size);
+	const struct ub_shm_stat_info* info;
+	const struct ub_stats_info* arr;
+	struct strbuf b;
+	int n = cfg->num_threads;
+	if(ctl_size < sizeof(*info) || arr_size < sizeof(*arr)) {
+		fprintf(stderr, "unbound-control: error: shm-key %d: the "
+			"segments are too small for the statistics\n",
+			cfg->shm_key);
+		return 1;
+	}
+	if((info = shmat(id_ctl, NULL, SHM_RDONLY)) == (void*)-1)
+		shm_fatal("shmat", id_ctl);
+	if((arr = shmat(id_arr, NULL, SHM_RDONLY)) == (void*)-1)
+		shm_fatal("shmat", id_arr);
+	/* the threads of the config, as Unbound; no more than are there */
+	if(n < 0 || (size_t)n > arr_size / sizeof(*arr) - 1)
+		n = (int)(arr_size / sizeof(*arr) - 1);
+	memset(&b, 0, sizeof(b));
+	if(!quiet) {
+		stats_shm_print(&b, info, arr, n, cfg->stat_extended,
+			cfg->stat_inhibit_zero);
+		if(b.oom)
+			fatal("stats_shm", "out of memory");
+		fwrite(b.s, 1, b.len, stdout);
+	}
+	strbuf_clear(&b);
+	(void)shmdt(info);
+	(void)shmdt(arr);
+	return 0;
 }
 
 /* Connect to the server; *is_unix tells whether it is a unix socket. */
@@ -262,6 +331,11 @@ int main(int argc, char** argv)
 		fprintf(stderr, "unbound-control: error: could not read "
 			"config file\n");
 		return 1;
+	}
+	if(strcmp(argv[0], "stats_shm") == 0) {
+		rc = stats_shm(cfg, quiet);
+		config_delete(cfg);
+		return rc;
 	}
 	if(!cfg->remote_control_enable)
 		fprintf(stderr, "unbound-control: warning: control-enable is "

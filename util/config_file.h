@@ -417,6 +417,8 @@ struct config_file {
 	int stat_cumulative;
 	int stat_extended;
 	int stat_inhibit_zero;  /* extended stats: zero counters left out */
+	int shm_enable;         /* the statistics in shared memory */
+	int shm_key;            /* its segments: shm-key and shm-key + 1 */
 
 	/* clauses */
 	struct config_stub* stubs;

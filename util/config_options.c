@@ -150,6 +150,10 @@ const struct cfg_option cfg_options[] = {
 		"no"),
 	USE("extended-statistics", CL_SERVER, CT_YESNO, F(stat_extended),
 		"no"),
+	/* compat: unbound-1.17: the statistics in System V shared memory
+	 * (daemon/stats_shm.h) */
+	IMPL("shm-enable", CT_YESNO, shm_enable, "no"),
+	IMPL("shm-key", CT_INT, shm_key, "11777"),
 	USE("outgoing-interface", CL_SERVER, CT_STRLIST, F(out_ifs), NULL),
 	USE("outgoing-range", CL_SERVER, CT_INT, F(outgoing_num_ports),
 		"4096"),
@@ -485,8 +489,6 @@ const struct cfg_option cfg_options[] = {
 	NOTBUILT("ipsecmod-ignore-bogus", CL_SERVER, CT_YESNO, "no"),
 	NOTBUILT("ipsecmod-allow", CL_SERVER, CT_STRLIST, NULL),
 	NOTBUILT("ipsecmod-whitelist", CL_SERVER, CT_STRLIST, NULL),
-	SRV("shm-enable", CT_YESNO, "no"),
-	SRV("shm-key", CT_INT, "11777"),
 
 	/* server: options of Unbound 1.18 to 1.26, not implemented yet */
 	/* daemon/worker.c: wait-limit for queries with a valid cookie */

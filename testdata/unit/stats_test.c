@@ -2,7 +2,9 @@
 /* testdata/unit/stats_test.c - the statistics sums: baseline subtraction
  * (a reset never writes the workers' counters), totals, the recursion
  * time histogram and median on Unbound's bucket bounds, rcode and
- * nodata counting, and the printed names. */
+ * nodata counting, and the printed names; the shared memory statistics
+ * (shm-enable) converted to Unbound's layout and printed back as
+ * stats_noreset prints them. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/stats.h"
+#include "daemon/stats_shm.h"
 #include "util/msgparse.h"
 
 static struct worker_stats* new_stats(void)
@@ -183,6 +186,134 @@ static void test_print(void** state)
 	free(s);
 }
 
+/* Every counter the 1.17 layout has a place for, a distinct value. */
+static void fill_distinct(struct worker_stats* s)
+{
+	int i;
+	s->num_queries = 1000;
+	s->num_ip_ratelimited = 3;
+	s->num_cachemiss = 40;
+	s->num_prefetch = 5;
+	s->num_expired = 6;
+	s->num_recursive_replies = 3;
+	s->req_sum = 90;
+	s->req_samples = 45;   /* misses + prefetches, as Unbound divides */
+	s->req_max = 9;
+	s->req_overwritten = 10;
+	s->req_exceeded = 11;
+	s->req_cur_all = 12;
+	s->req_cur_user = 13;
+	s->rec_time_us = 3000007;
+	s->rec_count = 3;
+	s->tcpusage = 14;
+	for(i = 0; i < STATS_HIST_BUCKETS; i++)
+		s->rec_hist[i] = (uint64_t)(i % 3);
+	for(i = 0; i < 256; i++) {
+		s->qtype[i] = (uint64_t)(i % 5);
+		s->qclass[i] = (uint64_t)(i % 7);
+	}
+	s->qtype_other = 15;
+	s->qclass_other = 16;
+	for(i = 0; i < 16; i++) {
+		s->opcode[i] = (uint64_t)(i % 2);
+		s->rcode[i] = (uint64_t)(i % 4);
+	}
+	s->num_tcp = 17;
+	s->qtcp_out = 18;
+	s->qudp_out = 19;
+	s->num_tls = 20;
+	s->num_tls_resume = 21;
+	s->qipv6 = 22;
+	s->num_https = 23;
+	for(i = 0; i < 8; i++)
+		s->qflags[i] = (uint64_t)(30 + i);
+	s->edns_present = 24;
+	s->edns_do = 25;
+	s->ans_nodata = 26;
+	s->queries_ratelimited = 27;
+	s->ans_secure = 28;
+	s->ans_bogus = 29;
+	s->rrset_bogus = 40;
+	s->aggr_noerror = 41;
+	s->aggr_nxdomain = 42;
+	s->unwanted_queries = 43;
+	s->unwanted_replies = 44;
+	for(i = 0; i < 10; i++)
+		s->rpz_action[i] = (uint64_t)(50 + i);
+	s->auth_up = 45;
+	s->num_auth_down = 46;
+	s->subnet_answers = 47;
+	s->subnet_cache_answers = 48;
+}
+
+static void test_shm_round_trip(void** state)
+{
+	struct worker_stats* s = new_stats();
+	struct ub_stats_info* arr = calloc(2, sizeof(*arr));
+	struct ub_shm_stat_info info;
+	struct strbuf want = { NULL, 0, 0, 0 }, got = { NULL, 0, 0, 0 };
+	struct stats_cache_info ci = { .mem_rrset = 100, .mem_msg = 200,
+		.rrset_count = 1, .msg_count = 2, .infra_count = 3,
+		.key_count = 7, .mem_mod = { 11, 12, 13, 14 },
+		.mem_http_query = 15, .mem_http_response = 16,
+		.mem_stream_wait = 17, .show_zero = 0 };
+	struct timespec now = { 1000, 500000000 }, start = { 990, 0 },
+		last = { 995, 250000000 };
+	char* p;
+	(void)state;
+	assert_non_null(arr);
+	fill_distinct(s);
+	stats_print_thread(&want, "thread0", s, 0);
+	stats_print_thread(&want, "total", s, 0);
+	stats_print_time(&want, &now, &start, &last);
+	stats_print_extended(&want, s, &ci);
+	assert_false(want.oom);
+	/* compat: unbound-1.17: the one name stats_shm prints otherwise */
+	p = strstr(want.s, "num.query.tls.resume=");
+	assert_non_null(p);
+	p[13] = '_';
+
+	stats_shm_from_worker(&arr[1], s, &ci, 1);
+	stats_shm_from_worker(&arr[0], s, &ci, 1);
+	assert_int_equal(arr[0].svr.extended, 1);
+	assert_int_equal(arr[0].svr.num_queries_missed_cache, 40);
+	assert_int_equal(arr[0].svr.qtls_resume, 21);
+	assert_int_equal(arr[0].mesh_replies_sum_wait_sec, 3);
+	assert_int_equal(arr[0].mesh_replies_sum_wait_usec, 7);
+	memset(&info, 0, sizeof(info));
+	info.num_threads = 1;
+	info.time.now_sec = 1000;
+	info.time.now_usec = 500000;
+	info.time.up_sec = 10;
+	info.time.up_usec = 500000;
+	info.time.elapsed_sec = 5;
+	info.time.elapsed_usec = 250000;
+	info.mem.msg = 200;
+	info.mem.rrset = 100;
+	info.mem.iter = 11;
+	info.mem.val = 12;
+	info.mem.respip = 13;
+	info.mem.subnet = 14;
+	stats_shm_print(&got, &info, arr, 1, 1, 1);
+	assert_false(got.oom);
+	assert_string_equal(got.s, want.s);
+	strbuf_clear(&want);
+	strbuf_clear(&got);
+
+	/* Unbound's averages: a sum over the denominators it divides by,
+	 * whatever this daemon counted its samples with */
+	s->req_samples = 90;
+	s->req_sum = 90;   /* average 1 */
+	s->rec_count = 6;
+	s->rec_time_us = 6000000;  /* average 1 s */
+	stats_shm_from_worker(&arr[0], s, &ci, 0);
+	assert_int_equal(arr[0].svr.sum_query_list_size, 45);
+	assert_int_equal(arr[0].mesh_replies_sum_wait_sec, 3);
+	assert_int_equal(arr[0].svr.extended, 0);
+	free(arr);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_histogram_median),
 		cmocka_unit_test(test_note_query_reply),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_shm_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
