@@ -139,15 +139,14 @@ def test_checkconf_logs_the_not_implemented_option(tmp_path):
                     '\tlog-local-actions: yes\n\tinfra-cache-slabs: 8\n'
                     '\tunknown-server-time-limit: 500\n'
                     '\tcache-min-negative-ttl: 30\n'
-                    'rpz:\n\tname: rpz.test.\n'
-                    '\turl: http://127.0.0.1/rpz.test.zone\n')
+                    '\tuse-systemd: yes\n')
     r = subprocess.run([CHECKCONF_BIN, str(conf)], capture_output=True,
                        text=True, timeout=30, stdin=subprocess.DEVNULL)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     # quic-size: of a feature not built (DNS over QUIC), not listed
     logged = re.findall(r"option (\S+) is not implemented", out)
-    assert logged == ["rpz:url"], out
+    assert logged == ["server:use-systemd"], out
 
 
 def test_infra_lame_ttl_starts(unbound):
