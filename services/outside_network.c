@@ -122,6 +122,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->max_reuse_tcp = cfg->max_reuse_tcp_queries;
 	s->max_waiting = cfg->num_queries_per_thread;
 	s->tls_use_sni = cfg->tls_use_sni;
+	s->pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	s->unwanted_threshold = cfg->unwanted_threshold;
 	s->ip_dscp = cfg->ip_dscp;
 	s->tcp_mss = cfg->outgoing_tcp_mss;

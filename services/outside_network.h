@@ -100,6 +100,9 @@ struct outnet_settings {
 	                            * TCP slot (num-queries-per-thread) */
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
+	int pad_block;             /* pad-queries-block-size when
+	                            * pad-queries: EDNS padding of queries
+	                            * over TLS (0: none) */
 	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
 	int ip_dscp;               /* ip-dscp: DSCP of queries (0: none) */
 	int tcp_mss;               /* outgoing-tcp-mss: TCP_MAXSEG of new

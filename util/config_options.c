@@ -296,8 +296,10 @@ const struct cfg_option cfg_options[] = {
 	IMPL("pad-responses", CT_YESNO, pad_responses, "yes"),
 	IMPLR("pad-responses-block-size", CT_INT, pad_responses_block_size,
 		"468", 1, 65535),
-	SRV("pad-queries", CT_YESNO, "yes"),
-	SRV("pad-queries-block-size", CT_INT, "128"),
+	/* services/outnet_tcp.c: queries on TLS connections */
+	IMPL("pad-queries", CT_YESNO, pad_queries, "yes"),
+	IMPLR("pad-queries-block-size", CT_INT, pad_queries_block_size, "128",
+		1, INT_MAX),
 	USE("tls-use-sni", CL_SERVER, CT_YESNO, F(tls_use_sni), "yes"),
 	IMPLR("https-port", CT_INT, https_port, "443", 1, 65535),
 	IMPL("http-endpoint", CT_STR, http_endpoint, "/dns-query"),
@@ -327,8 +329,9 @@ const struct cfg_option cfg_options[] = {
 	USE("interface-view", CL_SERVER, CT_STR2LIST, F(interface_views),
 		NULL),
 	IMPL("log-tag-queryreply", CT_YESNO, log_tag_queryreply, "no"),
-	SRV("hide-http-user-agent", CT_YESNO, "no"),
-	SRV("http-user-agent", CT_STR, ""),
+	/* services/xfr_http.c: auth-zone url: downloads */
+	IMPL("hide-http-user-agent", CT_YESNO, hide_http_user_agent, "no"),
+	IMPL("http-user-agent", CT_STR, http_user_agent, ""),
 	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),
 	USE("harden-large-queries", CL_SERVER, CT_YESNO,
 		F(harden_large_queries), "no"),
@@ -516,7 +519,8 @@ const struct cfg_option cfg_options[] = {
 	/* daemon/worker.c: SO_TIMESTAMPNS on the UDP sockets */
 	IMPLR("sock-queue-timeout", CT_INT, sock_queue_timeout, "0", 0,
 		INT_MAX),
-	SRV("tls-protocols", CT_STR, "TLSv1.2 TLSv1.3"),
+	/* services/tls_server.c, daemon/remote.c: the listening contexts */
+	IMPL("tls-protocols", CT_STR, tls_protocols, "TLSv1.2 TLSv1.3"),
 
 	{ "dlv-anchor-file", CL_SERVER, CT_STR, NOF, NULL, 0, CFGF_OBSOLETE,
 		NULL, 0, 0 },
