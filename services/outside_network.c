@@ -1391,6 +1391,12 @@ void outnet_set_tcp_mss(struct outside_network* o, int mss)
 		o->s.tcp_mss = mss;
 }
 
+void outnet_set_pad_block(struct outside_network* o, int block)
+{
+	if(o)
+		o->s.pad_block = block;
+}
+
 int outnet_num_tcp_conns(const struct outside_network* o)
 {
 	return o->num_conns;

@@ -132,6 +132,9 @@ void outnet_set_num_tcp(struct outside_network* o, int num_tcp);
 /* compat: unbound-1.17: reload: outgoing-tcp-mss, for connections
  * opened from now on. */
 void outnet_set_tcp_mss(struct outside_network* o, int mss);
+/* reload: pad-queries (its block size, 0: off) for the frames written
+ * from now on */
+void outnet_set_pad_block(struct outside_network* o, int block);
 /* compat: unbound-1.17: unwanted-reply-threshold: after that many
  * unwanted UDP replies (since start or the last time) the outside
  * network logs a warning and calls action(arg): the cache-poisoning

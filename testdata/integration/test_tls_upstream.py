@@ -420,6 +420,31 @@ def test_pad_queries(unbound, pki, pyserver, body, block):
         assert max(len(w) for w in srv.wires) > 64
 
 
+def test_pad_queries_reload(unbound, pki, pyserver):
+    """A reload (SIGHUP) takes pad-queries: from off to on, the queries
+    after it are padded (Unbound builds everything again)."""
+    srv = pyserver(*pki["good"])
+    zones = forward("py.tlsup.", ["127.0.0.1@%d#dns.test" % srv.port])
+    start(unbound, pki, zones, body="pad-queries: no\n")
+    assert addrs_of(unbound.query("r0.py.tlsup.")) == [PY_IP]
+    assert padding(srv.wires[-1]) is None
+    unbound.write_config('tls-cert-bundle: "%s"\npad-queries: yes\n'
+                         % pki["ca"], extra=zones, verbosity=2)
+    unbound.send_signal(signal.SIGHUP)
+    asked = []
+
+    def padded_now():
+        name = "r%d.py.tlsup." % (len(asked) + 1)
+        asked.append(name)
+        try:
+            unbound.query(name, timeout=1)
+        except Exception:  # noqa: BLE001 - reloading: ask again
+            return False
+        return padding(srv.wires[-1]) is not None and \
+            len(srv.wires[-1]) % 128 == 0
+    assert wait_for(padded_now)
+
+
 @pytest.mark.parametrize("body", ["", "tcp-upstream: yes\n"])
 def test_plain_upstream_not_padded(unbound, pki, pyserver, body):
     """A forward-zone without TLS (UDP, or TCP with tcp-upstream): the
