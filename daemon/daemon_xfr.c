@@ -187,6 +187,11 @@ int daemon_xfr_start(struct daemon* d)
 		sc.allow_notify = c->allow_notify;
 		sc.urls = c->urls;
 		sc.cabundle = cfg->tls_cert_bundle;
+		/* compat: unbound-1.17: PACKAGE_NAME/PACKAGE_VERSION unless
+		 * http-user-agent is set (Unbound's is "unbound/1.17.1") */
+		sc.user_agent = cfg->hide_http_user_agent ? NULL :
+			cfg->http_user_agent && cfg->http_user_agent[0] ?
+			cfg->http_user_agent : PACKAGE_NAME "/" PACKAGE_VERSION;
 		sc.tls_ctx = tls_ctx;
 		sc.tls_use_sni = cfg->tls_use_sni;
 		sc.tls_port = cfg->tls_port;

@@ -123,6 +123,8 @@ static int check_runtime_changeable(struct reload_job* j,
 	NUM("http_notls_downstream", http_notls_downstream);
 	NUM("https-port", https_port);
 	NUM("tls-port", tls_port);
+	if(str_differ(o->tls_protocols, n->tls_protocols))
+		add_name(s, sizeof(s), "tls-protocols");
 	if(strlist_differ(o->proxy_protocol_ports, n->proxy_protocol_ports))
 		add_name(s, sizeof(s), "proxy-protocol-port");
 	if(strlist_differ(o->tls_additional_ports, n->tls_additional_ports))

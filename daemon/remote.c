@@ -11,6 +11,7 @@
 #include "daemon/reload.h"
 #include "daemon/stats.h"
 #include "services/stream_conn.h"
+#include "services/tls_server.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
 #include "util/log.h"
@@ -352,7 +353,7 @@ static SSL_CTX* setup_ctx(const struct config_file* cfg)
 	}
 	/* partial writes, so a long answer to a slow reader shows its
 	 * progress, are set per connection (services/stream_tls.c) */
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	tls_server_set_protocols(ctx, cfg);
 	if(!SSL_CTX_use_certificate_chain_file(ctx, cfg->server_cert_file)) {
 		log_err("error for cert file: %s", cfg->server_cert_file);
 		goto fail;

@@ -257,6 +257,8 @@ void worker_refresh_env(struct worker* w)
 	outnet_set_num_tcp(w->menv.outnet, atomic_load(&d->out_num_tcp));
 	outnet_set_tcp_mss(w->menv.outnet, w->env->cfg->outgoing_tcp_mss);
 	outnet_set_transport(w->menv.outnet, w->env->cfg);
+	outnet_set_pad_block(w->menv.outnet, w->env->cfg->pad_queries ?
+		w->env->cfg->pad_queries_block_size : 0);
 	outnet_set_unwanted_threshold(w->menv.outnet,
 		(unsigned)w->env->cfg->unwanted_threshold);
 	/* new hints: the primed root is redone from them */

@@ -6,6 +6,7 @@
 #include "services/outnet_internal.h"
 #include "services/tls_client.h"
 #include "services/stream_tls.h"
+#include "util/edns_pad.h"
 #include "util/log.h"
 #include "util/net_help.h"
 #include "util/random.h"
@@ -32,6 +33,8 @@
                                  * a drop (late answers are fine) */
 #define TCP_WBUF_SIZE 4096      /* queued frames go out together (one
                                  * TLS record, one send) */
+#define PAD_QUERY_MAX 4000      /* pad-queries: a query padded to more
+                                 * goes unpadded (one fits in wbuf) */
 
 struct outnet_tcp_conn {
 	struct outside_network* o;
@@ -558,14 +561,30 @@ static int conn_handshake(struct outnet_tcp_conn* c)
 	return 1;
 }
 
+/* compat: unbound-1.17: pad-queries (RFC 8467): the length q goes out
+ * with: over TLS with EDNS, the EDNS padding option makes the message a
+ * multiple of the block (Unbound: the next multiple with room for the
+ * option's 4 bytes). Otherwise, and past PAD_QUERY_MAX, its own. */
+static size_t frame_len(const struct outnet_tcp_conn* c,
+	const struct outnet_query* q)
+{
+	size_t block = (size_t)c->o->s.pad_block, padded;
+	if(!c->is_tls || block < 2 || !q->use_edns)
+		return q->pktlen;
+	padded = (q->pktlen + 4 + block - 1) / block * block;
+	return padded <= PAD_QUERY_MAX ? padded : q->pktlen;
+}
+
 /* Copy queued frames to wbuf, as many as fit (one with the test aid
- * tcp_write_chunk). The frames are copied: a query cancelled while it
- * is half written leaves the stream whole. 0 when none is queued. */
+ * tcp_write_chunk), padded as frame_len says. The frames are copied: a
+ * query cancelled while it is half written leaves the stream whole. 0
+ * when none is queued. */
 static int conn_fill_wbuf(struct outnet_tcp_conn* c)
 {
 	struct outside_network* o = c->o;
+	size_t len;
 	c->wlen = c->wpos = 0;
-	while(c->wq_head && c->wlen + 2 + c->wq_head->pktlen <=
+	while(c->wq_head && c->wlen + 2 + (len = frame_len(c, c->wq_head)) <=
 		sizeof(c->wbuf)) {
 		struct outnet_query* q = c->wq_head;
 		c->wq_head = q->wq_next;
@@ -574,9 +593,12 @@ static int conn_fill_wbuf(struct outnet_tcp_conn* c)
 		q->wq_next = NULL;
 		q->in_wq = 0;
 		q->tcp_sent = 1;
-		wire_wr16(c->wbuf + c->wlen, (uint16_t)q->pktlen);
 		memcpy(c->wbuf + c->wlen + 2, q->pkt, q->pktlen);
-		c->wlen += 2 + q->pktlen;
+		if(len != q->pktlen)   /* room for exactly len bytes */
+			len = edns_pad_reply(c->wbuf + c->wlen + 2, q->pktlen,
+				len, (size_t)o->s.pad_block);
+		wire_wr16(c->wbuf + c->wlen, (uint16_t)len);
+		c->wlen += 2 + len;
 		o->stats.sent_tcp++;
 		if(__builtin_expect(o->tap != NULL, 0))
 			outnet_tap_query(q);

@@ -131,6 +131,7 @@ void outnet_settings_from_cfg(const struct config_file* cfg,
 	s->max_reuse_tcp = cfg->max_reuse_tcp_queries;
 	s->max_waiting = cfg->num_queries_per_thread;
 	s->tls_use_sni = cfg->tls_use_sni;
+	s->pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	s->unwanted_threshold = cfg->unwanted_threshold;
 	s->ip_dscp = cfg->ip_dscp;
 	s->tcp_mss = cfg->outgoing_tcp_mss;
@@ -1484,6 +1485,12 @@ void outnet_set_transport(struct outside_network* o,
 		return;
 	o->s.tcp_upstream = outnet_cfg_tcp_upstream(cfg);
 	o->s.delay_close = cfg->delay_close > 0 ? cfg->delay_close : 0;
+}
+
+void outnet_set_pad_block(struct outside_network* o, int block)
+{
+	if(o)
+		o->s.pad_block = block;
 }
 
 int outnet_num_tcp_conns(const struct outside_network* o)

@@ -106,6 +106,9 @@ struct outnet_settings {
 	                            * TCP slot (num-queries-per-thread) */
 	size_t tcp_write_chunk;    /* test aid: bytes per write, 0: no limit */
 	int tls_use_sni;           /* tls-use-sni: the name as SNI (yes) */
+	int pad_block;             /* pad-queries-block-size when
+	                            * pad-queries: EDNS padding of queries
+	                            * over TLS (0: none) */
 	unsigned unwanted_threshold; /* unwanted-reply-threshold (0: off) */
 	int ip_dscp;               /* ip-dscp: DSCP of queries (0: none) */
 	int tcp_mss;               /* outgoing-tcp-mss: TCP_MAXSEG of new
@@ -143,6 +146,9 @@ void outnet_set_tcp_mss(struct outside_network* o, int mss);
  * that time out from now on. */
 void outnet_set_transport(struct outside_network* o,
 	const struct config_file* cfg);
+/* reload: pad-queries (its block size, 0: off) for the frames written
+ * from now on */
+void outnet_set_pad_block(struct outside_network* o, int block);
 /* compat: unbound-1.17: unwanted-reply-threshold: after that many
  * unwanted UDP replies (since start or the last time) the outside
  * network logs a warning and calls action(arg): the cache-poisoning

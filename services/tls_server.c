@@ -252,6 +252,21 @@ static int set_ciphers(SSL_CTX* ctx, const struct config_file* cfg)
 	return 1;
 }
 
+void tls_server_set_protocols(SSL_CTX* ctx, const struct config_file* cfg)
+{
+	int tls12 = 1, tls13 = 1;
+	long off = 0;
+	/* config_check refused a list with other words */
+	(void)cfg_tls_protocols_parse(cfg->tls_protocols, &tls12, &tls13);
+	if(!tls12)
+		off |= SSL_OP_NO_TLSv1_2;
+	if(!tls13)
+		off |= SSL_OP_NO_TLSv1_3;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	if(off)
+		SSL_CTX_set_options(ctx, off);
+}
+
 SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 	const char* alpn_proto)
 {
@@ -275,7 +290,7 @@ SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 		data_free(d);
 		goto fail;
 	}
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	tls_server_set_protocols(ctx, cfg);
 	/* no renegotiation (a client cannot make us do handshakes for
 	 * free), no compression (CRIME), our cipher order */
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION |

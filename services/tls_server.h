@@ -33,6 +33,11 @@ int tls_server_configured(const struct config_file* cfg);
 SSL_CTX* tls_server_ctx_new(const struct config_file* cfg,
 	const char* alpn_proto);
 
+/* compat: unbound-1.26: tls-protocols: TLS 1.2 is the least version, and
+ * 1.2 or 1.3 is switched off when the list does not name it (as Unbound,
+ * for the DNS over TLS and HTTPS contexts and unbound-control's). */
+void tls_server_set_protocols(SSL_CTX* ctx, const struct config_file* cfg);
+
 /* Drop the caller's reference (connections keep theirs). NULL is fine. */
 void tls_server_ctx_free(SSL_CTX* ctx);
 

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #define HEAD_MAX 65536   /* status line and headers */
+#define UA_MAX 512       /* the User-Agent header value kept (with the
+                          * url's path and host it fits req[]) */
 
 int xfr_url_parse(const char* text, struct xfr_url* u, char* err,
 	size_t errlen)
@@ -631,12 +633,12 @@ static enum xfr_net_result conn_open(struct conn* c, const struct xfr_url* u,
 }
 
 enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
-	const char* cabundle, const uint8_t* zone, size_t max_size,
-	int idle_ms, int total_secs, const atomic_int* stop,
+	const char* cabundle, const char* user_agent, const uint8_t* zone,
+	size_t max_size, int idle_ms, int total_secs, const atomic_int* stop,
 	struct xfr_rrs* out, char* err, size_t errlen)
 {
 	struct conn c;
-	char req[1536];
+	char req[2048];
 	uint8_t* buf = NULL;
 	size_t len = 0, cap = 0, off = 0, blen = 0;
 	size_t max_body = max_size ? max_size : XFR_HTTP_MAX_DEFAULT;
@@ -652,8 +654,9 @@ enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
 	c.stop = stop;
 	err[0] = 0;
 	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n"
-		"User-Agent: unbound\r\nConnection: close\r\n\r\n", u->path,
-		u->host);
+		"%s%.*s%sConnection: close\r\n\r\n", u->path, u->host,
+		user_agent ? "User-Agent: " : "", UA_MAX, user_agent ?
+		user_agent : "", user_agent ? "\r\n" : "");
 	if((r = conn_open(&c, u, err, errlen)) == XFR_NET_OK && u->tls)
 		r = tls_start(&c, u, cabundle, err, errlen);
 	if(r == XFR_NET_OK)

@@ -44,12 +44,14 @@ enum xfr_http_state xfr_http_parse(uint8_t* buf, size_t len, int eof,
 	size_t errlen);
 
 /* Download u (cabundle: tls-cert-bundle for https, "" or NULL: the
- * system's store) and read it as the zone file of zone into out
+ * system's store; user_agent: the User-Agent header, NULL: none) and
+ * read it as the zone file of zone into out
  * (initialised here). max_size: max-transfer-size (0: the default cap);
  * total_secs: max-transfer-time (0: none); idle_ms: the longest
  * silence. */
 enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
-	const char* cabundle, const uint8_t* zone, size_t max_size,
+	const char* cabundle, const char* user_agent, const uint8_t* zone,
+	size_t max_size,
 	int idle_ms, int total_secs, const atomic_int* stop,
 	struct xfr_rrs* out, char* err, size_t errlen);
 

@@ -57,6 +57,7 @@ struct xfr_src {
 	struct xfr_url* urls;
 	size_t nurl;
 	char* cabundle;
+	char* user_agent;   /* NULL: no User-Agent header */
 	SSL_CTX* tls_ctx;   /* a reference, for the TLS primaries */
 	int tls_use_sni;
 	char* zonefile;
@@ -129,6 +130,7 @@ static void src_delete(struct xfr_src* s)
 	free(s->allow);
 	free(s->urls);
 	free(s->cabundle);
+	free(s->user_agent);
 	free(s->zonefile);
 	if(s->accept_free)
 		s->accept_free(s->accept_arg);
@@ -278,6 +280,8 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 	}
 	if(c->cabundle && c->cabundle[0] && !(s->cabundle =
 		strdup(c->cabundle)))
+		goto oom;
+	if(c->user_agent && !(s->user_agent = strdup(c->user_agent)))
 		goto oom;
 	if(c->tls_ctx) {
 		if(!SSL_CTX_up_ref(c->tls_ctx))
@@ -531,7 +535,8 @@ static void check_urls(struct xfr_engine* e, struct xfr_src* s)
 		struct xfr_url* u = &s->urls[i];
 		struct xfr_rrs next;
 		struct xfr_soa soa;
-		enum xfr_net_result r = xfr_http_fetch(u, s->cabundle, s->zone,
+		enum xfr_net_result r = xfr_http_fetch(u, s->cabundle,
+			s->user_agent, s->zone,
 			s->max_size, IDLE_MS, s->max_time, &e->stop, &next,
 			err, sizeof(err));
 		if(r == XFR_NET_STOPPED)

@@ -35,6 +35,9 @@ struct xfr_source_cfg {
 	int max_transfer_time;     /* seconds, 0: no limit */
 	const struct config_strlist* urls;    /* url: (HTTP, HTTPS) */
 	const char* cabundle;   /* tls-cert-bundle for https, or NULL */
+	/* the User-Agent header of url: downloads; NULL: none sent
+	 * (hide-http-user-agent) */
+	const char* user_agent;
 	/* primaries written ADDR@PORT#name (XoT): the TLS client context
 	 * (services/tls_client.h, a reference is taken; NULL when no
 	 * primary has a name), tls-use-sni, and tls-port and port: a SOA

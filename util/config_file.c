@@ -352,8 +352,28 @@ static void check_names(struct config_file* cfg, int* ok)
 				a->isrpz ? "rpz" : "auth-zone");
 }
 
+int cfg_tls_protocols_parse(const char* s, int* tls12, int* tls13)
+{
+	*tls12 = *tls13 = 0;
+	while(s && *s) {
+		size_t n;
+		while(*s == ' ' || *s == '\t')
+			s++;
+		n = strcspn(s, " \t");
+		if(n == 7 && strncmp(s, "TLSv1.2", 7) == 0)
+			*tls12 = 1;
+		else if(n == 7 && strncmp(s, "TLSv1.3", 7) == 0)
+			*tls13 = 1;
+		else if(n)
+			return 0;
+		s += n;
+	}
+	return 1;
+}
+
 int config_check(struct config_file* cfg)
 {
+	int tls12, tls13;
 	const struct config_strlist* p;
 	int ok = 1;
 	if(!cfg)
@@ -378,6 +398,11 @@ int config_check(struct config_file* cfg)
 	if(cfg->msg_buffer_size < 4096)
 		check_err(cfg, &ok, "msg-buffer-size: %zu is too small (use "
 			"4096 or more)", cfg->msg_buffer_size);
+	/* compat: unbound-1.26: words TLSv1.2 and TLSv1.3 only, any order;
+	 * none (an empty string) is accepted and then serves no version */
+	if(!cfg_tls_protocols_parse(cfg->tls_protocols, &tls12, &tls13))
+		check_err(cfg, &ok, "tls-protocols: \"%s\" is not a list of "
+			"TLSv1.2 and TLSv1.3", cfg->tls_protocols);
 	if(cfg->incoming_num_tcp < 0)
 		check_err(cfg, &ok, "incoming-num-tcp: must not be negative");
 	if(cfg->tcp_idle_timeout < 0)

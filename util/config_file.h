@@ -141,6 +141,8 @@ struct config_file {
 	char* tls_ciphersuites;          /* TLS 1.3 suites, "" default */
 	int pad_responses;               /* RFC 7830 padding to TLS clients */
 	int pad_responses_block_size;    /* default 468 (RFC 8467) */
+	char* tls_protocols;             /* "TLSv1.2 TLSv1.3": the versions
+	                                  * served (and to unbound-control) */
 	int do_tcp_keepalive;            /* RFC 7828 to TCP clients */
 	int tcp_keepalive_timeout;       /* ms: their idle timeout then */
 
@@ -337,6 +339,11 @@ struct config_file {
 	 * store too */
 	int tls_win_cert;
 	int tls_use_sni;                /* tls-use-sni */
+	int pad_queries;                /* RFC 8467 padding to TLS upstreams */
+	int pad_queries_block_size;     /* default 128 */
+	/* auth-zone url: downloads (services/xfr_http.c) */
+	int hide_http_user_agent;       /* no User-Agent header */
+	char* http_user_agent;          /* "": PACKAGE_NAME/PACKAGE_VERSION */
 	char* target_fetch_policy;
 	struct config_strlist* private_address;
 	struct config_strlist* private_domain;
@@ -495,6 +502,9 @@ int config_check_start(const struct config_file* cfg);
  * use_chdir is set. Malloced; NULL when out of memory. */
 char* cfg_fname_after_chroot(const char* fname, struct config_file* cfg,
 	int use_chdir);
+/* tls-protocols: which of TLS 1.2 and 1.3 the words of s name (NULL
+ * or "": neither). 0 when a word is something else. */
+int cfg_tls_protocols_parse(const char* s, int* tls12, int* tls13);
 /* Parse "yes"/"no" (1/0), -1 if neither. */
 int cfg_parse_yesno(const char* s);
 /* compat: unbound-1.17: Parse a size with optional k/m/g (case-insensitive,

@@ -107,8 +107,10 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232", 512,
 		65535),
 	IMPL("max-udp-size", CT_NUMSIZE, max_udp_size, "4096"),
-	IMPLR("msg-buffer-size", CT_NUMSIZE, msg_buffer_size, "65552", 4096,
-		INT_MAX),
+	/* not implemented (doc/compat.md): no buffer here has this size;
+	 * kept for its range, the fast_reload check and -o */
+	{ "msg-buffer-size", CL_SERVER, CT_NUMSIZE, F(msg_buffer_size), NULL,
+		0, 0, "65552", 4096, INT_MAX },
 	IMPLR("incoming-num-tcp", CT_INT, incoming_num_tcp, "10", 0,
 		INT_MAX),
 	IMPLR("tcp-reuse-timeout", CT_INT, tcp_reuse_timeout, "60000", 0,
@@ -309,8 +311,10 @@ const struct cfg_option cfg_options[] = {
 	IMPL("pad-responses", CT_YESNO, pad_responses, "yes"),
 	IMPLR("pad-responses-block-size", CT_INT, pad_responses_block_size,
 		"468", 1, 65535),
-	SRV("pad-queries", CT_YESNO, "yes"),
-	SRV("pad-queries-block-size", CT_INT, "128"),
+	/* services/outnet_tcp.c: queries on TLS connections */
+	IMPL("pad-queries", CT_YESNO, pad_queries, "yes"),
+	IMPLR("pad-queries-block-size", CT_INT, pad_queries_block_size, "128",
+		1, INT_MAX),
 	USE("tls-use-sni", CL_SERVER, CT_YESNO, F(tls_use_sni), "yes"),
 	IMPLR("https-port", CT_INT, https_port, "443", 1, 65535),
 	IMPL("http-endpoint", CT_STR, http_endpoint, "/dns-query"),
@@ -340,8 +344,9 @@ const struct cfg_option cfg_options[] = {
 	USE("interface-view", CL_SERVER, CT_STR2LIST, F(interface_views),
 		NULL),
 	IMPL("log-tag-queryreply", CT_YESNO, log_tag_queryreply, "no"),
-	SRV("hide-http-user-agent", CT_YESNO, "no"),
-	SRV("http-user-agent", CT_STR, ""),
+	/* services/xfr_http.c: auth-zone url: downloads */
+	IMPL("hide-http-user-agent", CT_YESNO, hide_http_user_agent, "no"),
+	IMPL("http-user-agent", CT_STR, http_user_agent, ""),
 	IMPL("harden-short-bufsize", CT_YESNO, harden_short_bufsize, "yes"),
 	USE("harden-large-queries", CL_SERVER, CT_YESNO,
 		F(harden_large_queries), "no"),
@@ -528,7 +533,8 @@ const struct cfg_option cfg_options[] = {
 	/* daemon/worker.c: SO_TIMESTAMPNS on the UDP sockets */
 	IMPLR("sock-queue-timeout", CT_INT, sock_queue_timeout, "0", 0,
 		INT_MAX),
-	SRV("tls-protocols", CT_STR, "TLSv1.2 TLSv1.3"),
+	/* services/tls_server.c, daemon/remote.c: the listening contexts */
+	IMPL("tls-protocols", CT_STR, tls_protocols, "TLSv1.2 TLSv1.3"),
 
 	OBSOLETE("dlv-anchor-file"),
 	OBSOLETE("dlv-anchor"),

@@ -6,8 +6,10 @@ HTTPS; stopped by PID), served, and downloaded again on the SOA refresh
 timer when it changes. Bad responses (404, a body cut short, one larger
 than max-transfer-size, a certificate the bundle does not vouch for)
 get a clear log line and the zone is not served. Side by side with
-Debian's Unbound 1.17 for the good downloads."""
+Debian's Unbound 1.17 for the good downloads. The User-Agent header
+(http-user-agent, hide-http-user-agent) as the server saw it."""
 import os
+import re
 import subprocess
 import sys
 
@@ -17,13 +19,13 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
-                      _finish, answer_texts, rcode_of)
+from conftest import (DEB_UNBOUND, REFERENCE, UNBOUND_BIN,  # noqa
+                      RefServer, Server, _finish, answer_texts, rcode_of)
 from test_auth_xfr import poll  # noqa: E402
 
 SERVER = r'''
 import http.server, os, socketserver, ssl, sys
-root, cert, key = sys.argv[1], sys.argv[2], sys.argv[3]
+root, cert, key, ualog = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 os.chdir(root)
 
 class H(http.server.SimpleHTTPRequestHandler):
@@ -31,6 +33,9 @@ class H(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        with open(ualog, "a") as f:
+            f.write("%s\t%s\n" % (self.path,
+                                   self.headers.get("User-Agent", "(none)")))
         if self.path == "/truncated":
             self.send_response(200)
             self.send_header("Content-Length", "5000")
@@ -89,19 +94,21 @@ def web(tmp_path_factory):
                     "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"],
                    check=True, capture_output=True)
-    for name in ("plain.urlzone", "tls.urlzone"):
+    for name in ("plain.urlzone", "tls.urlzone", "ua-default.urlzone",
+                 "ua-set.urlzone", "ua-hidden.urlzone", "ua-ref.urlzone"):
         write(root, name, zone_text(name, 1))
     write(root, "big.urlzone", zone_text("big.urlzone", 1, big=True))
     script = os.path.join(d, "server.py")
     with open(script, "w") as f:
         f.write(SERVER)
-    proc = subprocess.Popen(["/usr/bin/python3", script, root, cert, key],
-                            stdout=subprocess.PIPE, text=True)
+    ualog = os.path.join(d, "user-agents.log")
+    proc = subprocess.Popen(["/usr/bin/python3", script, root, cert, key,
+                             ualog], stdout=subprocess.PIPE, text=True)
     try:
         ports = proc.stdout.readline().split()
         assert len(ports) == 2, "the web server did not start"
         yield {"root": root, "cert": cert, "http": int(ports[0]),
-               "https": int(ports[1])}
+               "https": int(ports[1]), "ualog": ualog}
     finally:
         proc.terminate()
         proc.wait(10)
@@ -129,6 +136,25 @@ def bad_zones(web):
                  web["http"], ["max-transfer-size: 1k"]))
 
 
+def ua_zone(web, name):
+    """A zone downloaded over HTTPS from a path of its own, so the
+    User-Agent the server saw for that path is one daemon's."""
+    return auth(name + ".urlzone", "https://127.0.0.1:%d/%s.urlzone" %
+                (web["https"], name))
+
+
+def user_agents(web, name):
+    """The User-Agent headers of the requests for NAME.urlzone so far
+    ("(none)": no header)."""
+    try:
+        with open(web["ualog"]) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    return [l.split("\t", 1)[1] for l in lines
+            if l.split("\t", 1)[0] == "/%s.urlzone" % name]
+
+
 def served(srv, name, serial):
     try:
         r = srv.query("serial.%s." % name, "TXT", timeout=0.5)
@@ -142,7 +168,8 @@ def served(srv, name, serial):
 def ours(web, tmp_path_factory):
     srv = Server(tmp_path_factory.mktemp("ours"))
     srv.start('tls-cert-bundle: "%s"\n' % web["cert"],
-              extra=good_zones(web) + bad_zones(web), verbosity=1)
+              extra=good_zones(web) + bad_zones(web) +
+              ua_zone(web, "ua-default"), verbosity=1)
     yield srv
     _finish(srv)
 
@@ -186,6 +213,32 @@ def test_certificate_not_in_bundle(web, tmp_path):
         _finish(srv)
 
 
+def test_user_agent(web, ours, tmp_path):
+    """compat: unbound-1.17: the package's NAME/VERSION by default,
+    http-user-agent's text when set, no header with
+    hide-http-user-agent: yes (which wins over http-user-agent)."""
+    version = subprocess.run([UNBOUND_BIN, "-V"], capture_output=True,
+                             text=True).stdout.split()[1]
+    poll("ua-default.urlzone", lambda: served(ours, "ua-default.urlzone", 1))
+    agents = user_agents(web, "ua-default")
+    assert agents and all(re.fullmatch(r"[\w.-]+/" + re.escape(version), a)
+                          for a in agents), agents
+    for name, body, want in (
+            ("ua-set", 'http-user-agent: "resolver-test/2.5 (ops)"',
+             "resolver-test/2.5 (ops)"),
+            ("ua-hidden", 'hide-http-user-agent: yes\n'
+             'http-user-agent: "not-sent"', "(none)")):
+        (tmp_path / name).mkdir()
+        srv = Server(tmp_path / name)
+        try:
+            srv.start('tls-cert-bundle: "%s"\n%s\n' % (web["cert"], body),
+                      extra=ua_zone(web, name), verbosity=1)
+            poll(name, lambda: served(srv, name + ".urlzone", 1))
+            assert set(user_agents(web, name)) == {want}
+        finally:
+            _finish(srv)
+
+
 def test_side_by_side(web, ours, tmp_path):
     """Debian's Unbound 1.17 downloads the same zones (HTTP and HTTPS
     with the bundle) and answers the same."""
@@ -195,7 +248,8 @@ def test_side_by_side(web, ours, tmp_path):
     ref = RefServer(tmp_path / "r")
     try:
         ref.start('tls-cert-bundle: "%s"\n' % web["cert"],
-                  extra=good_zones(web), verbosity=1)
+                  extra=good_zones(web) + ua_zone(web, "ua-ref"),
+                  verbosity=1)
         for name in ("plain.urlzone", "tls.urlzone"):
             poll("ref " + name, lambda: answer_texts(ref.query(
                 "www.%s." % name, "A", timeout=1)) != [])
@@ -203,5 +257,9 @@ def test_side_by_side(web, ours, tmp_path):
             b = ref.query("www.%s." % name, "A")
             assert (rcode_of(a), answer_texts(a)) == \
                 (rcode_of(b), answer_texts(b))
+        # Unbound's default User-Agent is its package name and version
+        poll("ref ua-ref.urlzone", lambda: user_agents(web, "ua-ref"))
+        assert all(re.fullmatch(r"unbound/1\.\d+\.\d+", a)
+                   for a in user_agents(web, "ua-ref"))
     finally:
         _finish(ref)

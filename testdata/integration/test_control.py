@@ -206,6 +206,28 @@ def test_tls_client_without_certificate_refused(unbound, keys):
         assert unbound.query("version.server.", "TXT", "CH").rcode() == 0
 
 
+@ours_only   # tls-protocols is Unbound 1.26's: Debian's 1.17 refuses it
+def test_tls_protocols_on_the_control_port(unbound, keys):
+    """tls-protocols applies to the control port too, as Unbound: with
+    "TLSv1.3" a TLS 1.2 client (with the right certificate) fails the
+    handshake; unbound-control (TLS 1.3) is served."""
+    import ssl
+    start_tls(unbound, keys, body='tls-protocols: "TLSv1.3"\n')
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(os.path.join(keys, "unbound_server.pem"))
+    ctx.load_cert_chain(os.path.join(keys, "unbound_control.pem"),
+                        os.path.join(keys, "unbound_control.key"))
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    with socket.create_connection(("127.0.0.1", unbound.ctl_port),
+                                  5) as raw:
+        with pytest.raises((ssl.SSLError, ConnectionError)):
+            ctx.wrap_socket(raw)
+    r = ctl(unbound.conf, "status")
+    assert r.returncode == 0 and "is running" in r.stdout, r.stdout + \
+        r.stderr
+
+
 def test_slow_client_does_not_block(unbound, keys):
     start_tls(unbound, keys)
     # a client that connects and says nothing, and one that sends a

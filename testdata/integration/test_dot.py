@@ -242,6 +242,38 @@ def test_tls12_and_tls13_and_no_tls11(dot):
     assert a_of(dot.srv.query("h1.dot.test.")) == ["192.0.2.1"]
 
 
+TLS_VERSIONS = ((ssl.TLSVersion.TLSv1_2, "TLSv1.2"),
+                (ssl.TLSVersion.TLSv1_3, "TLSv1.3"))
+
+
+@ours_only   # tls-protocols is Unbound 1.26's: Debian's 1.17 refuses it
+@pytest.mark.parametrize("protocols", ["TLSv1.2", "TLSv1.3",
+                                       " TLSv1.3   TLSv1.2 "])
+def test_tls_protocols(dot, protocols):
+    """tls-protocols: a client that offers only a version the list
+    leaves out fails the handshake; the versions it names serve."""
+    dot.start('tls-protocols: "%s"' % protocols)
+    for v, name in TLS_VERSIONS:
+        ctx = dot.ctx(minimum_version=v, maximum_version=v)
+        if name in protocols.split():
+            with dot.connect(ctx) as s:
+                assert s.version() == name
+                assert a_of(query(s, "h3.dot.test.")) == ["192.0.2.3"]
+        else:
+            with pytest.raises((ssl.SSLError, ConnectionError)):
+                dot.connect(ctx)
+
+
+@ours_only
+def test_tls_protocols_bad_word(dot):
+    """A word other than TLSv1.2 and TLSv1.3 is a config error."""
+    dot.srv.write_config(dot.body('tls-protocols: "TLSv1.2 TLSv1.1"'))
+    c = subprocess.run([CHECKCONF_BIN, dot.srv.conf], capture_output=True,
+                       text=True, timeout=20)
+    assert c.returncode != 0
+    assert "tls-protocols" in c.stdout + c.stderr, c.stdout + c.stderr
+
+
 @pytest.mark.parametrize("shim", [False, pytest.param(True, marks=[
     pytest.mark.skipif(not os.path.exists(SHIM), reason="no " + SHIM),
     ours_only])])

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """DNS over TLS to upstreams (forward-tls-upstream, ADDR@port#name,
-tls-cert-bundle, tls-system-cert).
+tls-cert-bundle, tls-system-cert, pad-queries).
 
 The upstream is Debian's Unbound serving a local zone over TLS
 (tls-service-key/pem on a loopback port) with a certificate for
@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+import dns.message
 import pytest
 
 from conftest import (Server, answer_texts, rcode_of, ours_only, REFERENCE,
@@ -377,6 +378,88 @@ def test_system_store(unbound, pki, pyserver):
         "127.0.0.1@%d#dns.test" % srv.port]), body="tls-system-cert: yes\n",
         bundle=False, env={"SSL_CERT_FILE": pki["ca"]})
     assert addrs_of(unbound.query("y.py.tlsup.")) == [PY_IP]
+
+
+# ---- pad-queries (RFC 8467) ----
+
+LONG_NAME = "%s.%s.py.tlsup." % ("a" * 60, "b" * 60)
+
+
+def padding(wire):
+    """The query's EDNS padding option data, or None without one."""
+    m = dns.message.from_wire(wire)
+    assert m.edns >= 0, "a query without EDNS says nothing of padding"
+    pads = [o for o in m.options if o.otype == 12]
+    return pads[0].to_wire() if pads else None
+
+
+@pytest.mark.parametrize("body,block", [
+    ("", 128),
+    ("pad-queries-block-size: 64\n", 64),
+    ("pad-queries: no\n", None),
+])
+def test_pad_queries(unbound, pki, pyserver, body, block):
+    """Queries over TLS carry the padding option, of zero bytes, that
+    makes each a multiple of the block (128 by default, as Unbound), a
+    short name and one of 120 characters alike; pad-queries: no sends
+    none."""
+    srv = pyserver(*pki["good"])
+    start(unbound, pki, forward("py.tlsup.", [
+        "127.0.0.1@%d#dns.test" % srv.port]), body=body)
+    for name in ("p.py.tlsup.", LONG_NAME):
+        assert addrs_of(unbound.query(name)) == [PY_IP]
+    assert len(srv.wires) >= 2
+    for w in srv.wires:
+        pad = padding(w)
+        if block is None:
+            assert pad is None
+        else:
+            assert pad is not None and pad == bytes(len(pad))
+            assert len(w) % block == 0, (len(w), block)
+    if block == 64:   # the long name's query is longer than one block
+        assert max(len(w) for w in srv.wires) > 64
+
+
+def test_pad_queries_reload(unbound, pki, pyserver):
+    """A reload (SIGHUP) takes pad-queries: from off to on, the queries
+    after it are padded (Unbound builds everything again)."""
+    srv = pyserver(*pki["good"])
+    zones = forward("py.tlsup.", ["127.0.0.1@%d#dns.test" % srv.port])
+    start(unbound, pki, zones, body="pad-queries: no\n")
+    assert addrs_of(unbound.query("r0.py.tlsup.")) == [PY_IP]
+    assert padding(srv.wires[-1]) is None
+    unbound.write_config('tls-cert-bundle: "%s"\npad-queries: yes\n'
+                         % pki["ca"], extra=zones, verbosity=2)
+    unbound.send_signal(signal.SIGHUP)
+    asked = []
+
+    def padded_now():
+        name = "r%d.py.tlsup." % (len(asked) + 1)
+        asked.append(name)
+        try:
+            unbound.query(name, timeout=1)
+        except Exception:  # noqa: BLE001 - reloading: ask again
+            return False
+        return padding(srv.wires[-1]) is not None and \
+            len(srv.wires[-1]) % 128 == 0
+    assert wait_for(padded_now)
+
+
+@pytest.mark.parametrize("body", ["", "tcp-upstream: yes\n"])
+def test_plain_upstream_not_padded(unbound, pki, pyserver, body):
+    """A forward-zone without TLS (UDP, or TCP with tcp-upstream): the
+    query has EDNS but no padding option (pad-queries is for TLS). The
+    server only listens, so the query is not answered."""
+    srv = pyserver(*pki["good"])
+    start(unbound, pki, "forward-zone:\n\tname: \"py.tlsup.\"\n"
+          "\tforward-addr: 127.0.0.1@%d\n" % srv.port, body=body)
+    try:
+        unbound.query(LONG_NAME, timeout=0.3)
+    except Exception:  # noqa: BLE001 - unanswered by design
+        pass
+    assert wait_for(lambda: srv.plain_wires)
+    for w in srv.plain_wires:
+        assert padding(w) is None
 
 
 # ---- the upstream dies mid-answer ----

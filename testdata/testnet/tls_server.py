@@ -6,7 +6,9 @@ a connection after half an answer, and records what a client did:
 connections, handshakes that failed (the client refused the
 certificate), resumed sessions, and any plain DNS: a TCP connection
 whose first byte is not a TLS handshake record, or a UDP datagram on
-the same address and port (a plain listener that must see nothing)."""
+the same address and port (a plain listener that must see nothing).
+The query messages are kept as they came: `wires` over TLS,
+`plain_wires` over UDP and plain TCP (the first frame; not answered)."""
 import socket
 import ssl
 import struct
@@ -36,6 +38,8 @@ class TlsDnsServer:
         self.queries = 0
         self.plain_tcp = 0
         self.plain_udp = 0
+        self.wires = []
+        self.plain_wires = []
         self.sni = []
         self.ctx.sni_callback = self._sni
         self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -67,6 +71,8 @@ class TlsDnsServer:
                 return
             if data and not self.stopping:
                 self._count("plain_udp")
+                with self.lock:
+                    self.plain_wires.append(data)
 
     def _accept(self):
         while not self.stopping:
@@ -101,6 +107,7 @@ class TlsDnsServer:
         self._count("connections")
         if first[0] != 0x16:   # not a TLS handshake record: plain DNS
             self._count("plain_tcp")
+            self._keep_plain_frame(conn)
             conn.close()
             return
         if self.mode == "mute":
@@ -129,6 +136,21 @@ class TlsDnsServer:
             except OSError:
                 pass
 
+    def _keep_plain_frame(self, conn):
+        buf = b""
+        try:
+            while len(buf) < 2 or len(buf) < 2 + struct.unpack(
+                    "!H", buf[:2])[0]:
+                chunk = conn.recv(65535)
+                if not chunk:
+                    return
+                buf += chunk
+        except OSError:
+            return
+        with self.lock:
+            self.plain_wires.append(buf[2:2 + struct.unpack("!H",
+                                                            buf[:2])[0]])
+
     def _frames(self, tls):
         buf = b""
         while True:
@@ -141,6 +163,8 @@ class TlsDnsServer:
             n = struct.unpack("!H", buf[:2])[0]
             wire, buf = buf[2:2 + n], buf[2 + n:]
             self._count("queries")
+            with self.lock:
+                self.wires.append(wire)
             out = self._reply(wire)
             frame = struct.pack("!H", len(out)) + out
             if self.mode == "garbage":

@@ -736,8 +736,15 @@ static void test_check(void** state)
 	(void)state;
 	cfg = good("server:\n interface: 127.0.0.1\n interface: ::1@5353\n"
 		" interface: 0.0.0.0@53\n interface: fe80::1%lo\n"
-		" edns-buffer-size: 65535\n msg-buffer-size: 4096\n");
+		" edns-buffer-size: 65535\n msg-buffer-size: 4096\n"
+		" pad-queries: no\n tls-protocols: \"TLSv1.3\"\n");
 	assert_int_equal(config_check(cfg), 1);
+	/* msg-buffer-size is kept and checked, but logged (compat.md);
+	 * issue 29's options are not */
+	assert_true(has_unimpl(cfg, "server:msg-buffer-size", "4096"));
+	assert_int_equal(cfg->msg_buffer_size, 4096);
+	assert_false(has_unimpl(cfg, "server:pad-queries", NULL));
+	assert_false(has_unimpl(cfg, "server:tls-protocols", NULL));
 	/* the same checks hold for values set by a program */
 	cfg->port = 0;
 	assert_int_equal(check_quiet(cfg), 0);
@@ -748,6 +755,16 @@ static void test_check(void** state)
 	cfg->edns_buffer_size = 100;
 	assert_int_equal(check_quiet(cfg), 0);
 	cfg->edns_buffer_size = 1232;
+	assert_int_equal(check_quiet(cfg), 1);
+	/* tls-protocols: TLSv1.2 and TLSv1.3 only; "" is accepted */
+	free(cfg->tls_protocols);
+	cfg->tls_protocols = strdup("TLSv1.2 TLSv1.1");
+	assert_int_equal(check_quiet(cfg), 0);
+	free(cfg->tls_protocols);
+	cfg->tls_protocols = strdup("TLSv1.3x");
+	assert_int_equal(check_quiet(cfg), 0);
+	free(cfg->tls_protocols);
+	cfg->tls_protocols = strdup("");
 	assert_int_equal(check_quiet(cfg), 1);
 	config_delete(cfg);
 	/* values out of range are found while reading, with their line */
@@ -767,6 +784,7 @@ static void test_check(void** state)
 	bad("server:\n port: 65536\n", 2, "out of range");
 	bad("server:\n edns-buffer-size: 511\n", 2, "out of range");
 	bad("server:\n msg-buffer-size: 1000\n", 2, "too small");
+	bad("server:\n pad-queries-block-size: 0\n", 2, "too small");
 	bad("server:\n verbosity: -1\n", 2, "too small");
 	bad("server:\n incoming-num-tcp: -1\n", 2, "too small");
 	/* checks across options */
