@@ -497,6 +497,33 @@ static void shm_reload(struct daemon* d, int changed,
 	shm_start(d, n);
 }
 
+/* compat: unbound-1.26: as its fast_reload, a new msg-cache-size,
+ * rrset-cache-size or neg-cache-size bounds the shared caches in place
+ * (the entries over it, least recently used first, go now; the rest
+ * stay); key-cache-size goes through the validator's reload_global.
+ * Unlike Unbound's reload, which makes new caches, the slab counts stay
+ * until a restart (doc/compat.md): the workers hold the caches. */
+static void resize_caches(struct daemon* d, const struct config_file* o,
+	const struct config_file* n)
+{
+	if(n->msg_cache_size != o->msg_cache_size && d->msg_cache) {
+		msg_cache_set_max_mem(d->msg_cache, n->msg_cache_size);
+		verbose(VERB_OPS, "reload: msg-cache-size %zu",
+			n->msg_cache_size);
+	}
+	if(n->rrset_cache_size != o->rrset_cache_size && d->rrset_cache) {
+		rrset_cache_set_max_mem(d->rrset_cache, n->rrset_cache_size);
+		verbose(VERB_OPS, "reload: rrset-cache-size %zu",
+			n->rrset_cache_size);
+	}
+	if(n->neg_cache_size != o->neg_cache_size)
+		neg_cache_set_max_mem(d->neg_cache, n->neg_cache_size);
+	if(n->msg_cache_slabs != o->msg_cache_slabs ||
+		n->rrset_cache_slabs != o->rrset_cache_slabs ||
+		n->key_cache_slabs != o->key_cache_slabs)
+		log_warn("cache slabs changed: takes effect at restart");
+}
+
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	int keep_cache)
 {
@@ -511,6 +538,7 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 		n->shm_key != o->shm_key;
 	if(n->num_threads != o->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
+	resize_caches(d, o, n);
 	apply_log_settings(d, env->cfg);
 	outgoing_reload(d, env->cfg);
 	tls_service_reload(d, env->cfg);

@@ -94,10 +94,20 @@ char* daemon_xfr_inside_path(const struct config_file* cfg, const char* f)
 	return strdup(f);
 }
 
-/* A module's zone (services/xfr_consumer.h) as a source. */
+/* What add_consumer needs besides the zone. */
+struct consumer_arg {
+	struct daemon* d;
+	SSL_CTX* tls_ctx;   /* for primaries written ADDR#name; or NULL */
+};
+
+/* A module's zone (services/xfr_consumer.h) as a source. compat:
+ * unbound-1.17: an rpz: clause's primary: takes the forms an auth-zone's
+ * does (ADDR@port, ADDR#name over TLS), as both are auth zones there. */
 static int add_consumer(void* arg, const struct xfr_consumer* c)
 {
-	struct daemon* d = arg;
+	struct consumer_arg* ca = arg;
+	struct daemon* d = ca->d;
+	const struct config_file* cfg = d->env->cfg;
 	struct xfr_source_cfg sc;
 	struct xfr_rrs content;
 	int ok;
@@ -118,6 +128,11 @@ static int add_consumer(void* arg, const struct xfr_consumer* c)
 	sc.zonefile = c->zonefile;
 	sc.max_transfer_size = c->max_transfer_size;
 	sc.max_transfer_time = c->max_transfer_time;
+	sc.cabundle = cfg->tls_cert_bundle;
+	sc.tls_ctx = ca->tls_ctx;
+	sc.tls_use_sni = cfg->tls_use_sni;
+	sc.tls_port = cfg->tls_port;
+	sc.dns_port = cfg->port;
 	sc.publish = c->publish;
 	sc.publish_arg = c->arg;
 	ok = xfr_engine_add(d->xfr, &sc, &content);
@@ -149,10 +164,11 @@ int daemon_xfr_start(struct daemon* d)
 		__atomic_store_n(&d->xfr, e, __ATOMIC_RELEASE);
 	}
 	/* one TLS client context for the primaries written ADDR#name (the
-	 * context of TLS upstreams: tls-cert-bundle, tls-system-cert) */
+	 * context of TLS upstreams: tls-cert-bundle, tls-system-cert), of
+	 * auth-zone: and rpz: clauses */
 	for(c = cfg->auths; c && !tls_ctx; c = c->next) {
 		const struct config_strlist* m;
-		if(c->isrpz || !c->name)
+		if(!c->name)
 			continue;
 		for(m = c->masters; m; m = m->next)
 			if(strchr(m->str, '#'))
@@ -210,8 +226,10 @@ int daemon_xfr_start(struct daemon* d)
 		xfr_rrs_clear(&content);
 		free(path);
 	}
-	if(ok)
-		ok = xfr_consumer_each(add_consumer, d);
+	if(ok) {
+		struct consumer_arg ca = { d, tls_ctx };
+		ok = xfr_consumer_each(add_consumer, &ca);
+	}
 	/* each source holds its own reference */
 	tls_client_ctx_free(tls_ctx);
 	if(!ok)

@@ -46,6 +46,11 @@ struct val_kcache* val_kcache_create_cfg(const struct config_file* cfg)
 		cfg->bogus_ttl < 0 ? 0 : (uint32_t)cfg->bogus_ttl);
 }
 
+void val_kcache_set_max_mem(struct val_kcache* kc, size_t maxmem)
+{
+	lruhash_set_max_mem(kc->table, maxmem);
+}
+
 void val_kcache_delete(struct val_kcache* kc)
 {
 	if(!kc)

@@ -63,6 +63,9 @@ struct val_kcache* val_kcache_create(size_t maxmem, size_t slabs,
 /* From key-cache-size, key-cache-slabs and val-bogus-ttl. */
 struct val_kcache* val_kcache_create_cfg(const struct config_file* cfg);
 void val_kcache_delete(struct val_kcache* kc);
+/* A new key-cache-size (a reload): the keys over it, least recently
+ * used first, go now. Any thread. */
+void val_kcache_set_max_mem(struct val_kcache* kc, size_t maxmem);
 
 /* Store (replacing any entry for the zone). dnskey: its owner is the
  * zone, its class the entry's; kept until now + dnskey->ttl. Returns

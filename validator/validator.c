@@ -748,6 +748,17 @@ static void* val_startup(const struct config_file* cfg)
 	return kc;
 }
 
+/* compat: unbound-1.26: a reload's new key-cache-size applies to the
+ * cache in place (its fast_reload adjusts it; its reload made a new
+ * one): keys over it go, least recently used first; the slab count
+ * stays until a restart. */
+static int val_reload_global(void* global, const struct config_file* cfg)
+{
+	if(global)
+		val_kcache_set_max_mem(global, cfg->key_cache_size);
+	return 1;
+}
+
 static void val_destartup(void* global)
 {
 	val_kcache_delete(global);
@@ -788,6 +799,7 @@ const struct module_func_block val_module_block = {
 	.validates = 1,
 	.startup = val_startup,
 	.destartup = val_destartup,
+	.reload_global = val_reload_global,
 	.get_mem = val_get_mem,
 	.cache_info = val_cache_info,
 	.flush = val_flush,

@@ -236,6 +236,7 @@ def run_load(t, how, rate, before, after, max_wait):
     queries = [query_wire(i, HIT) for i in range(65536)]
     sent_at = {}
     lat = []
+    phased = []   # (sent, latency): the figures per phase
     interval = 1.0 / rate
     start = time.perf_counter()
     next_send = start
@@ -301,6 +302,7 @@ def run_load(t, how, rate, before, after, max_wait):
                 s = sent_at.pop(qid, None)
                 if s is not None and answer_addr(wire) == "192.0.2.53":
                     lat.append(got - s[1])
+                    phased.append((s[1], got - s[1]))
     out = ctl.communicate(timeout=600)[0] if ctl else ""
     sock.close()
     probe.close()
@@ -309,7 +311,19 @@ def run_load(t, how, rate, before, after, max_wait):
     def pct(p):
         return lat[min(len(lat) - 1, int(len(lat) * p))] * 1000 \
             if lat else float("nan")
+    def phase_p99(lo, hi):
+        v = sorted(x for at, x in phased if lo <= at < hi)
+        return (v[min(len(v) - 1, int(len(v) * 0.99))] * 1000, len(v)) \
+            if v else (float("nan"), 0)
+    # before the trigger, while the new config is built (until its
+    # answer is seen), and after: tells a stall of the reload from the
+    # machine's noise
+    inf = float("inf")
+    phases = {"before": phase_p99(0, triggered or inf),
+              "during": phase_p99(triggered or inf, switched or inf),
+              "after": phase_p99(switched or inf, inf)}
     return {
+        "phases": phases,
         "sent": seq, "answered": len(lat), "lost": seq - len(lat),
         "reload_s": (switched - triggered) if switched else float("nan"),
         "p50": pct(0.50), "p99": pct(0.99), "p999": pct(0.999),
@@ -373,6 +387,9 @@ def main():
                    r["p50"], r["p99"], r["p999"], r["max"],
                    ("  [" + r["control"][:120] + "]") if r["control"]
                    else ""), flush=True)
+            print("         p99 by phase: " + ", ".join(
+                "%s %.2f ms (%d)" % (k, v[0], v[1])
+                for k, v in r["phases"].items()), flush=True)
     finally:
         up.stop()
         if a.keep:

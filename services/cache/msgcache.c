@@ -480,6 +480,11 @@ void msg_cache_flush_all(struct msg_cache* c)
 	lruhash_clear(c->table);
 }
 
+void msg_cache_set_max_mem(struct msg_cache* c, size_t maxmem)
+{
+	lruhash_set_max_mem(c->table, maxmem);
+}
+
 struct walk_arg {
 	int (*fn)(struct msg_entry* m, void* arg);
 	void* arg;

@@ -247,6 +247,9 @@ int msg_cache_remove(struct msg_cache* c, const uint8_t* qname,
 /* Remove every entry at or below zone; returns how many. */
 size_t msg_cache_flush_zone(struct msg_cache* c, const uint8_t* zone);
 void msg_cache_flush_all(struct msg_cache* c);
+/* A new msg-cache-size (a reload): the entries over it, least recently
+ * used first, are evicted now; the rest stay. Any thread. */
+void msg_cache_set_max_mem(struct msg_cache* c, size_t maxmem);
 /* Call fn for every entry (dump_cache). fn runs under a slab lock: keep
  * it short, or take a reference with lruhash_ref(&m->lh), collect, and
  * msg_cache_release after. Return 1 from fn to remove the entry. */

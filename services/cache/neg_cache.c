@@ -456,7 +456,8 @@ void neg_cache_add(struct neg_cache* c, const ldns_rr_list* answer,
 {
 	if(!c)
 		return;
-	if(c->maxmem != 0 && c->rrsets) {
+	/* unlocked: neg_cache_set_max_mem may change it */
+	if(__atomic_load_n(&c->maxmem, __ATOMIC_RELAXED) != 0 && c->rrsets) {
 		pthread_mutex_lock(&c->lock);
 		add_nsecs(c, authority, now);
 		add_wildcards(c, answer, now);
@@ -770,7 +771,7 @@ enum neg_answer neg_cache_synth(struct neg_cache* c,
 	struct synth s;
 	enum neg_answer kind;
 	*answer = *authority = NULL;
-	if(!c || c->maxmem == 0)
+	if(!c || __atomic_load_n(&c->maxmem, __ATOMIC_RELAXED) == 0)
 		return NEG_NONE;
 	s.now = now;
 	s.ttl = UINT32_MAX;
@@ -789,6 +790,17 @@ enum neg_answer neg_cache_synth(struct neg_cache* c,
 	set_ttls(*answer, s.ttl);
 	set_ttls(*authority, s.ttl);
 	return kind;
+}
+
+void neg_cache_set_max_mem(struct neg_cache* c, size_t maxmem)
+{
+	if(!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	__atomic_store_n(&c->maxmem, maxmem, __ATOMIC_RELAXED);
+	shrink(c, NULL);
+	pthread_mutex_unlock(&c->lock);
+	neg_nsec3_set_max_mem(c->nsec3, maxmem);
 }
 
 void neg_cache_flush_all(struct neg_cache* c)

@@ -91,6 +91,9 @@ struct neg_nsec3* neg_nsec3_of(struct neg_cache* c);
  * entries (and kept NSEC3s) whose owner is at or below zone (returns how
  * many went). The RRset cache is flushed on its own. */
 void neg_cache_flush_all(struct neg_cache* c);
+/* A new neg-cache-size (a reload): the NSEC and NSEC3 records over it,
+ * least recently used first, go now; 0 stops the cache. Any thread. */
+void neg_cache_set_max_mem(struct neg_cache* c, size_t maxmem);
 size_t neg_cache_flush_zone(struct neg_cache* c, const uint8_t* zone);
 /* NSEC owners in the index, and the bytes it uses. */
 size_t neg_cache_count(struct neg_cache* c);

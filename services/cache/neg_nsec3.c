@@ -429,7 +429,7 @@ void neg_nsec3_add(struct neg_nsec3* c, const ldns_rr_list* authority,
 {
 	size_t i, j, n = authority ? ldns_rr_list_rr_count(authority) : 0;
 	int owners = 0;
-	if(!c || c->maxmem == 0)
+	if(!c || __atomic_load_n(&c->maxmem, __ATOMIC_RELAXED) == 0)
 		return;
 	/* most referrals and answers have none: no lock for them */
 	for(i = 0; i < n; i++)
@@ -601,7 +601,7 @@ int neg_nsec3_ds(struct neg_nsec3* c, const uint8_t* qname,
 	size_t i;
 	int ok;
 	*authority = NULL;
-	if(!c || c->maxmem == 0 || !(*authority = ldns_rr_list_new()))
+	if(!c || __atomic_load_n(&c->maxmem, __ATOMIC_RELAXED) == 0 || !(*authority = ldns_rr_list_new()))
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	ok = c->count && ds_locked(c, qname, now, checked_only, dnssec, &ttl,
@@ -636,6 +636,17 @@ void neg_nsec3_forget(struct neg_nsec3* c, const ldns_rr_list* list)
 			!((struct n3_item*)n)->soa)
 			item_remove(c, (struct n3_item*)n);
 	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void neg_nsec3_set_max_mem(struct neg_nsec3* c, size_t maxmem)
+{
+	if(!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	/* atomic: read without the lock before taking it */
+	__atomic_store_n(&c->maxmem, maxmem, __ATOMIC_RELAXED);
+	shrink(c, NULL);
 	pthread_mutex_unlock(&c->lock);
 }
 

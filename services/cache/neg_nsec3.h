@@ -73,6 +73,9 @@ int neg_nsec3_ds(struct neg_nsec3* c, const uint8_t* qname,
  * the walk found bogus: its next try asks upstream). */
 void neg_nsec3_forget(struct neg_nsec3* c, const ldns_rr_list* list);
 void neg_nsec3_flush_all(struct neg_nsec3* c);
+/* A new bound (neg-cache-size at a reload): the least recently used
+ * over it go now. */
+void neg_nsec3_set_max_mem(struct neg_nsec3* c, size_t maxmem);
 /* Drop what is at or below zone (records, and zones' SOA); returns the
  * records dropped. */
 size_t neg_nsec3_flush_zone(struct neg_nsec3* c, const uint8_t* zone);

@@ -400,6 +400,11 @@ void rrset_cache_flush_all(struct rrset_cache* c)
 	lruhash_clear(c->table);
 }
 
+void rrset_cache_set_max_mem(struct rrset_cache* c, size_t maxmem)
+{
+	lruhash_set_max_mem(c->table, maxmem);
+}
+
 struct walk_arg {
 	int (*fn)(struct rrset_entry* e, void* arg);
 	void* arg;

@@ -126,6 +126,8 @@ int rrset_cache_remove(struct rrset_cache* c, const uint8_t* name,
 /* Remove every RRset owned at or below zone; returns how many. */
 size_t rrset_cache_flush_zone(struct rrset_cache* c, const uint8_t* zone);
 void rrset_cache_flush_all(struct rrset_cache* c);
+/* A new rrset-cache-size (a reload), as msg_cache_set_max_mem. */
+void rrset_cache_set_max_mem(struct rrset_cache* c, size_t maxmem);
 /* Call fn for every entry, under a slab lock (see lruhash_walk_func);
  * return 1 from fn to remove the entry. */
 size_t rrset_cache_walk(struct rrset_cache* c,

@@ -9,8 +9,10 @@ The primary is NSD 4.6 on loopback, plain DNS on one port and TLS
 (tls-service-key/-pem, tls-port) on another, with a certificate made at
 test time (testnet.tls_pki) for xfr.test. Side by side with Debian's
 Unbound 1.17 on the same configs, where it behaves alike; without a
-bundle it transfers anyway (no verification: doc/compat.md). Every wait
-polls for a state with a deadline."""
+bundle it transfers anyway (no verification: doc/compat.md). An rpz:
+clause takes the same primary forms (ADDR@PORT#name over TLS): its zone
+arrives over TLS and its triggers apply. Every wait polls for a state
+with a deadline."""
 import os
 import subprocess
 import sys
@@ -75,7 +77,7 @@ class TlsNsd:
     over TLS (and so AXFR over TLS) on tls_port with a certificate for
     TLS_NAME signed by ca; NOTIFY for example.com to notify_ports."""
 
-    ZONES = ("example.com.", "example.net.")
+    ZONES = ("example.com.", "example.net.", "rpz.test.")
 
     def __init__(self, d, ca, notify_ports):
         self.dir = d
@@ -146,6 +148,7 @@ def xot(tmp_path_factory):
         servers[kind + "-nobundle"] = cls(tmp_path_factory.mktemp(
             kind + "-nobundle"))
     nsd = TlsNsd(d, ca, [servers[k].port for k, _ in kinds])
+    nsd.ca = ca
     started = []
     try:
         good = "127.0.0.1@%d#%s" % (nsd.tls_port, TLS_NAME)
@@ -249,3 +252,47 @@ def test_no_name_after_hash_is_a_start_error(tmp_path):
     assert status != 0
     assert "auth zone primary %s: no name after '#'" % bad in \
         srv.output(), srv.output()[-2000:]
+
+
+@pytest.fixture(scope="module")
+def rpz_xot(xot, tmp_path_factory):
+    """An rpz: zone (rpz.test: "serialN" is a QNAME trigger for serialN.
+    with TXT "vN") from the same NSD over TLS, ours and Debian's Unbound
+    beside it."""
+    nsd, _ = xot
+    kinds = [("ours", Server)]
+    if os.access(DEB_UNBOUND, os.X_OK) and not REFERENCE:
+        kinds.append(("ref", RefServer))
+    started = {}
+    try:
+        for kind, cls in kinds:
+            srv = cls(tmp_path_factory.mktemp("rpz-" + kind))
+            srv.start('module-config: "respip iterator"\n'
+                      'tls-cert-bundle: "%s"' % nsd.ca.cert_file,
+                      extra="rpz:\n\tname: \"rpz.test\"\n"
+                      "\tprimary: 127.0.0.1@%d#%s\n" % (nsd.tls_port,
+                                                         TLS_NAME),
+                      verbosity=2)
+            started[kind] = srv
+        yield nsd, started
+    finally:
+        for srv in started.values():
+            _finish(srv)
+
+
+def rpz_applies(srv, serial):
+    try:
+        r = srv.query("serial%d." % serial, "TXT", timeout=2.0, retries=3)
+    except Exception:
+        return False
+    return ('"v%d"' % serial) in " ".join(answer_texts(r))
+
+
+def test_rpz_primary_over_tls(rpz_xot):
+    nsd, servers = rpz_xot
+    for kind, srv in servers.items():
+        poll("%s to apply the RPZ zone from TLS" % kind,
+             lambda: rpz_applies(srv, 1))
+    log = servers["ours"].log()
+    assert "rpz.test.: AXFR from 127.0.0.1@%d#%s: serial 1" % (
+        nsd.tls_port, TLS_NAME) in log, log[-2000:]

@@ -149,6 +149,65 @@ def test_fast_reload_keeps_statistics_reload_resets(daemon):
     assert total() < before
 
 
+def stat(d, name):
+    s = d.ctl("stats_noreset").stdout
+    return int(re.search(r"^%s=(\d+)$" % re.escape(name), s, re.M).group(1))
+
+
+def load_names(d, first, count):
+    """count cached A answers (RRset and message) through load_cache:
+    c<N>.cache.example. for N from first."""
+    rr, msg = [], []
+    for i in range(first, first + count):
+        n = "c%d.cache.example." % i
+        rr.append(";rrset 3600 1 0 8 0\n%s\t3600\tIN\tA\t192.0.2.%d\n"
+                  % (n, i % 250 + 1))
+        msg.append("msg %s IN A 32896 1 3600 0 1 0 0\n%s IN A 0\n"
+                   % (n, n))
+    text = ("START_RRSET_CACHE\n" + "".join(rr) + "END_RRSET_CACHE\n"
+            "START_MSG_CACHE\n" + "".join(msg) + "END_MSG_CACHE\nEOF\n")
+    r = subprocess.run([CTL, "-c", d.ctl_conf, "load_cache"], input=text,
+                       capture_output=True, text=True, timeout=30 * SLOW)
+    assert r.stdout == "ok\n", r.stdout + r.stderr
+
+
+def test_fast_reload_resizes_caches_in_place(daemon):
+    """compat: unbound-1.26: fast_reload applies new msg-cache-size and
+    rrset-cache-size to the caches it keeps: a smaller bound evicts the
+    least recently used entries at once, the recent ones stay and are
+    answered from the cache, and a larger one lets them grow again."""
+    big, small = 8 << 20, 64 << 10
+    sizes = ("extended-statistics: yes\nmsg-cache-size: %d\n"
+             "rrset-cache-size: %d\n")
+    set_addr(daemon, "192.0.2.9", sizes % (big, big))
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+    load_names(daemon, 0, 1000)
+    assert stat(daemon, "mem.cache.rrset") > 2 * small
+    assert stat(daemon, "mem.cache.message") > 2 * small
+    set_addr(daemon, "192.0.2.9", sizes % (small, small))
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+    assert daemon.ctl("get_option", "rrset-cache-size").stdout == \
+        "%d\n" % small
+    assert daemon.ctl("get_option", "msg-cache-size").stdout == \
+        "%d\n" % small
+    for cache in ("rrset", "message"):
+        used = stat(daemon, "mem.cache." + cache)
+        assert 0 < used <= small, (cache, used)
+    # the last loaded, most recently used, are still answered from it
+    r = daemon.query("c999.cache.example.", timeout=2)
+    assert r.rcode() == dns.rcode.NOERROR and r.answer, r
+    assert r.answer[0][0].address == "192.0.2.%d" % (999 % 250 + 1), r
+    assert serving(daemon, "192.0.2.9")
+    # larger again: the caches fill past the small bound
+    set_addr(daemon, "192.0.2.9", sizes % (big, big))
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+    load_names(daemon, 10000, 1000)
+    assert stat(daemon, "mem.cache.rrset") > 2 * small
+    assert stat(daemon, "mem.cache.message") > 2 * small
+    set_addr(daemon, "192.0.2.9")
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+
+
 def test_fast_reload_verbose_output(daemon):
     set_addr(daemon, "192.0.2.6")
     r = daemon.ctl("fast_reload", "+v")

@@ -429,6 +429,58 @@ static size_t rss_bytes(void)
 
 /* 100,000 distinct entries into 1 MiB: the accounted bytes never pass
  * the bound, RSS stays bounded, and recently used entries survive. */
+/* A new bound (a reload's new cache size): a smaller one evicts the
+ * least recently used entries at once and shrinks the bucket arrays
+ * with it; the recently used stay, and a larger one lets the table grow
+ * past the old bound. */
+static void test_set_max_mem(void** state)
+{
+	const size_t big = 1 << 20, small = 64 << 10;
+	struct counters c = {0, 0};
+	struct lruhash* h = lruhash_create(4, big, tdel, &c);
+	struct tent* t;
+	size_t n_big;
+	uint32_t i;
+	(void)state;
+	for(i = 0; i < 20000; i++)
+		lruhash_insert(h, &mk(&c, i, i)->lh, NULL, NULL);
+	/* 19990..19999 used last */
+	for(i = 19990; i < 20000; i++) {
+		t = find(h, i);
+		assert_non_null(t);
+		lruhash_release(h, &t->lh);
+	}
+	n_big = lruhash_count(h);
+	assert_true(lruhash_get_mem(h) > small * 4);
+	lruhash_set_max_mem(h, small);
+	assert_int_equal(lruhash_slab_max(h), small / 4);
+	assert_true(lruhash_get_mem(h) <= small);
+	assert_true(lruhash_count(h) < n_big);
+	assert_true(lruhash_count(h) > 100);   /* not emptied */
+	assert_int_equal((size_t)atomic_load(&c.allocs) - lruhash_count(h),
+		(size_t)atomic_load(&c.frees));
+	for(i = 19990; i < 20000; i++) {
+		t = find(h, i);
+		assert_non_null(t);
+		assert_int_equal(t->check, i * 7 + 1);
+		lruhash_release(h, &t->lh);
+	}
+	assert_null(find(h, 0));
+	/* inserts keep the new bound */
+	for(i = 20000; i < 30000; i++) {
+		lruhash_insert(h, &mk(&c, i, i)->lh, NULL, NULL);
+		assert_true(lruhash_get_mem(h) <= small);
+	}
+	/* larger again: it fills past the small bound */
+	lruhash_set_max_mem(h, big);
+	for(i = 30000; i < 50000; i++)
+		lruhash_insert(h, &mk(&c, i, i)->lh, NULL, NULL);
+	assert_true(lruhash_get_mem(h) > small * 4);
+	assert_true(lruhash_get_mem(h) <= big);
+	lruhash_delete(h);
+	assert_int_equal(atomic_load(&c.allocs), atomic_load(&c.frees));
+}
+
 static void test_memory_bound(void** state)
 {
 	const size_t max = 1 << 20;
@@ -679,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_prefetch_while_growing),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_memory_bound),
+		cmocka_unit_test(test_set_max_mem),
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_lock_entry),
 		cmocka_unit_test(test_threads_one_slab),

@@ -238,20 +238,15 @@ static void release_chain(struct lruhash* t, struct lruhash_entry* e)
 	}
 }
 
-/* Link e in at the LRU front, then evict from the tail (never e) until
- * the slab is within its bounds; returns dead with the evicted ones
- * chained on (through bucket_next), to release after unlocking. */
-static struct lruhash_entry* link_and_evict(struct lruhash_slab* s,
-	struct lruhash_entry* e, struct lruhash_entry* dead)
+/* Evict from the LRU tail (never keep, which may be NULL) until the
+ * slab is within its bounds; the evicted are chained on dead (through
+ * bucket_next), to release after unlocking. */
+static struct lruhash_entry* evict_over(struct lruhash_slab* s,
+	const struct lruhash_entry* keep, struct lruhash_entry* dead)
 {
 	struct lruhash_entry** pp;
-	bucket_push(bucket_of(s, e->hash), e);
-	lru_front(s, e);
-	s->count++;
-	s->used += e->size;
-	maybe_grow(s);
 	while((s->used > s->max || s->count > s->max_count) && s->lru_last &&
-		s->lru_last != e) {
+		s->lru_last != keep) {
 		struct lruhash_entry* v = s->lru_last;
 		struct lruhash_bucket* b = bucket_of(s, v->hash);
 		pp = &b->first;
@@ -262,6 +257,20 @@ static struct lruhash_entry* link_and_evict(struct lruhash_slab* s,
 		dead = v;
 	}
 	return dead;
+}
+
+/* Link e in at the LRU front, then evict from the tail (never e) until
+ * the slab is within its bounds; returns dead with the evicted ones
+ * chained on (through bucket_next), to release after unlocking. */
+static struct lruhash_entry* link_and_evict(struct lruhash_slab* s,
+	struct lruhash_entry* e, struct lruhash_entry* dead)
+{
+	bucket_push(bucket_of(s, e->hash), e);
+	lru_front(s, e);
+	s->count++;
+	s->used += e->size;
+	maybe_grow(s);
+	return evict_over(s, e, dead);
 }
 
 /* A used entry to the LRU front, unless it went there recently: at most
@@ -358,7 +367,8 @@ int lruhash_insert(struct lruhash* t, struct lruhash_entry* e,
 	struct lruhash_entry** pp, *dead = NULL;
 	/* Half the share at most, so the entry plus the buckets (at most a
 	 * quarter) always fit and eviction below always ends under max. */
-	if(e->size > s->max / 2) {
+	/* unlocked read: lruhash_set_max_mem may change it */
+	if(e->size > __atomic_load_n(&s->max, __ATOMIC_RELAXED) / 2) {
 		lruhash_release(t, e);
 		return 0;
 	}
@@ -389,7 +399,8 @@ int lruhash_insert_keeps(struct lruhash* t, uint32_t hash,
 	struct lruhash_slab* s = slab_of(t, hash);
 	struct lruhash_entry* e;
 	int r = 0;
-	if(size > s->max / 2)   /* as lruhash_insert: not stored at all */
+	/* as lruhash_insert: not stored at all */
+	if(size > __atomic_load_n(&s->max, __ATOMIC_RELAXED) / 2)
 		return 0;
 	slab_lock(&s->lock);
 	e = find_entry(s, hash, key, keylen);
@@ -549,7 +560,48 @@ size_t lruhash_count(struct lruhash* t)
 
 size_t lruhash_slab_max(const struct lruhash* t)
 {
-	return t->slabs[0].max;
+	return __atomic_load_n(&t->slabs[0].max, __ATOMIC_RELAXED);
+}
+
+/* Halve the bucket array until it is within a quarter of the slab's
+ * bound again (as lruhash_create sizes it), so a smaller bound is not
+ * spent on empty buckets. On no memory the array stays. */
+static void shrink_buckets(struct lruhash_slab* s)
+{
+	size_t n = s->mask + 1, nn = n, i;
+	struct lruhash_bucket* nb;
+	while(nn > 1 && bucket_bytes(nn) > s->max / 4)
+		nn /= 2;
+	if(nn == n || !(nb = buckets_new(nn)))
+		return;
+	for(i = 0; i < n; i++) {
+		struct lruhash_entry* e = s->buckets[i].first, *next;
+		for(; e; e = next) {
+			next = e->bucket_next;
+			bucket_push(&nb[e->hash & (nn - 1)], e);
+		}
+	}
+	free(s->buckets);
+	/* atomic stores: lruhash_prefetch reads these without the lock */
+	__atomic_store_n(&s->buckets, nb, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->mask, nn - 1, __ATOMIC_RELAXED);
+	s->used -= bucket_bytes(n) - bucket_bytes(nn);
+}
+
+void lruhash_set_max_mem(struct lruhash* t, size_t maxmem)
+{
+	size_t i;
+	for(i = 0; i < t->num_slabs; i++) {
+		struct lruhash_slab* s = &t->slabs[i];
+		struct lruhash_entry* dead;
+		slab_lock(&s->lock);
+		__atomic_store_n(&s->max, maxmem / t->num_slabs,
+			__ATOMIC_RELAXED);
+		shrink_buckets(s);
+		dead = evict_over(s, NULL, NULL);
+		slab_unlock(&s->lock);
+		release_chain(t, dead);
+	}
 }
 
 static int under_zone(struct lruhash_entry* e, void* arg)

@@ -167,5 +167,10 @@ size_t lruhash_get_mem(struct lruhash* t);
 size_t lruhash_count(struct lruhash* t);
 /* The bound each slab keeps under. */
 size_t lruhash_slab_max(const struct lruhash* t);
+/* A new bound of maxmem bytes (a reload's new cache size), split over
+ * the slabs as lruhash_create does; the slab count stays. Entries stay
+ * unless over the new bound: then the least recently used are evicted
+ * at once. Safe while other threads use the table. */
+void lruhash_set_max_mem(struct lruhash* t, size_t maxmem);
 
 #endif
