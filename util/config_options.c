@@ -442,8 +442,10 @@ const struct cfg_option cfg_options[] = {
 	 * taken as valid without checking (validator/val_sig.h) */
 	IMPL("fake-dsa", CT_YESNO, fake_dsa, "no"),
 	IMPL("fake-sha1", CT_YESNO, fake_sha1, "no"),
-	SRV("edns-client-string", CT_STR2LIST, NULL),
-	SRV("edns-client-string-opcode", CT_INT, "65001"),
+	USE("edns-client-string", CL_SERVER, CT_STR2LIST,
+		F(edns_client_strings), NULL),
+	IMPLR("edns-client-string-opcode", CT_INT, edns_client_string_opcode,
+		"65001", 0, 65535),
 	IMPL("ede", CT_YESNO, ede, "no"),
 	/* the dns64 module (dns64/): the prefix checked here, so a bad
 	 * one is an error naming FILE:LINE */
