@@ -9,14 +9,18 @@ the test) record the EDNS options of the queries they get:
 - five.test. on 127.0.0.5, in no netblock: no option.
 
 The option code is 65001 unless edns-client-string-opcode: says
-otherwise. A string longer than this daemon supports is refused at
-start (ours only; doc/compat.md)."""
+otherwise. A new string is used after SIGHUP. A string longer than
+this daemon supports, or a bad netblock, is refused by the config
+parser: at start, and at SIGHUP, where the old strings stay (ours
+only; doc/compat.md)."""
 import os
+import signal
+import time
 
 import pytest
 
-from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
-                      Upstream, _finish)
+from conftest import (DEB_UNBOUND, REFERENCE, START_TIMEOUT,  # noqa
+                      RefServer, Server, Upstream, _finish)
 
 pytestmark = [
     pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
@@ -102,12 +106,55 @@ def test_opcode_changes_the_code(world):
     assert string_options(ups[2], "b.two.test.", 65001) == [None]
 
 
-def test_too_long_string_refused(tmp_path):
+def wait_for(cond, timeout, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(step)
+    return cond()
+
+
+@pytest.mark.parametrize("line,said", [
+    ('127.0.0.0/8 "%s"' % ("x" * 257), "at most 256 are supported"),
+    ("127.0.0.0/33 x", "cannot parse netblock 127.0.0.0/33"),
+])
+def test_bad_entry_refused_at_start(tmp_path, line, said):
     srv = Server(tmp_path)
-    body = 'edns-client-string: 127.0.0.0/8 "%s"\n' % ("x" * 257)
     try:
-        srv.start(body, wait=False)
+        srv.start("edns-client-string: %s\n" % line, wait=False)
         assert srv.proc.wait(timeout=10) != 0
-        assert "at most 256 are supported" in srv.output()
+        assert said in srv.output()
     finally:
         _finish(srv)
+
+
+def test_reload_takes_new_strings_and_keeps_them_on_error(tmp_path):
+    up = Upstream("127.0.0.3")
+    srv = Server(tmp_path)
+    stubs = up.stub_zone("three.test.")
+    try:
+        srv.start(BODY, extra=stubs)
+        ask(srv, "r1.three.test.")
+        assert string_options(up, "r1.three.test.", 65001) == [b"block"]
+        srv.write_config(BODY + "edns-client-string: 127.0.0.3 later\n",
+                         extra=stubs)
+        srv.send_signal(signal.SIGHUP)
+        n = [0]
+
+        def later():
+            n[0] += 1
+            name = "r%d.later.three.test." % n[0]
+            ask(srv, name)
+            return string_options(up, name, 65001) == [b"later"]
+        assert wait_for(later, START_TIMEOUT), srv.output()
+        srv.write_config(BODY + "edns-client-string: 127.0.0.3/99 bad\n",
+                         extra=stubs)
+        srv.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "still serving the previous configuration"
+                        in srv.output(), START_TIMEOUT), srv.output()
+        ask(srv, "r3.three.test.")
+        assert string_options(up, "r3.three.test.", 65001) == [b"later"]
+    finally:
+        _finish(srv)
+        up.close()
