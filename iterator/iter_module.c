@@ -5,6 +5,7 @@
 #include "config.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_harden.h"
+#include "iterator/iter_edns_strings.h"
 #include "iterator/delegpt.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
@@ -21,10 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shared parts of the module env the iterator works with. */
-static void take_env(struct iter_env* ie, const struct module_env* env)
+/* The shared parts of the module env the iterator works with. 0 when
+ * the edns-client-string: entries cannot be used (logged; the old ones
+ * are kept). */
+static int take_env(struct iter_env* ie, const struct module_env* env)
 {
 	struct infra_settings is;
+	struct edns_strings* es;
 	ie->cfg = env->cfg;
 	ie->hints = env->hints;
 	ie->auth = env->auth;
@@ -53,6 +57,11 @@ static void take_env(struct iter_env* ie, const struct module_env* env)
 	ie->rate_domains = NULL;
 	if(env->cfg->ratelimit_for_domain || env->cfg->ratelimit_below_domain)
 		ie->rate_domains = rate_domains_create(env->cfg);
+	if(edns_strings_create(env->cfg, &es) != EDNS_STRINGS_OK)
+		return 0;
+	edns_strings_delete(ie->edns_strings);
+	ie->edns_strings = es;
+	return 1;
 }
 
 static int iter_mod_init(struct module_env* env, int id)
@@ -63,8 +72,13 @@ static int iter_mod_init(struct module_env* env, int id)
 	ie->id = id;
 	spare_list_init(&ie->iq_spare, 512);
 	spare_list_init(&ie->budget_spare, 512);
-	take_env(ie, env);
 	env->modinfo[id] = ie;
+	if(!take_env(ie, env)) {
+		env->modinfo[id] = NULL;
+		rate_domains_delete(ie->rate_domains);
+		free(ie);
+		return 0;
+	}
 	return 1;
 }
 
@@ -76,6 +90,7 @@ static void iter_mod_deinit(struct module_env* env, int id)
 	iter_env_clear(ie);
 	free(ie->auth_buf);
 	rate_domains_delete(ie->rate_domains);
+	edns_strings_delete(ie->edns_strings);
 	spare_list_clear(&ie->iq_spare);
 	spare_list_clear(&ie->budget_spare);
 	free(ie);
@@ -84,7 +99,7 @@ static void iter_mod_deinit(struct module_env* env, int id)
 static void iter_mod_reconfigure(struct module_env* env, int id)
 {
 	struct iter_env* ie = env->modinfo[id];
-	take_env(ie, env);
+	(void)take_env(ie, env);
 	/* the root may be another one now */
 	iter_env_clear(ie);
 }

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "iterator/iterator.h"
 #include "iterator/iter_keyprefetch.h"
+#include "iterator/iter_edns_strings.h"
 #include "iterator/delegpt.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_util.h"
@@ -858,6 +859,9 @@ static int send_query(struct iter_env* env, struct iter_qstate* iq,
 			me->edns_hook_id, &a->addr, a->addrlen, iq->dp->name,
 			req.opt, sizeof(req.opt));
 	}
+	if(env->edns_strings)
+		edns_strings_append(env->edns_strings, &a->addr, a->addrlen,
+			req.opt, &req.opt_len, sizeof(req.opt));
 	if(iq->dp->tls || (env->cfg && env->cfg->tls_upstream)) {
 		/* DNS over TLS or nothing: without a context (none was
 		 * made for this config) outnet_send refuses */

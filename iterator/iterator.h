@@ -133,6 +133,8 @@ struct iter_env {
 	int do_ip4, do_ip6;
 	int validating;                /* a validator runs above (prefetch-key) */
 	int no_edns_do;                /* disable-edns-do in effect */
+	/* edns-client-string: (per worker); NULL: none */
+	struct edns_strings* edns_strings;
 	int unknown_rtt;               /* ms, for servers the infra cache
 	                                * does not know */
 	int max_attempts;              /* outbound-msg-retry: sends to one

@@ -188,8 +188,10 @@ enum outnet_refuse outnet_nat64(const struct outside_network* o,
 	struct sockaddr_storage* addr, socklen_t* addrlen);
 
 /* One query. The pointers need only be valid during outnet_send. */
-/* The longest EDNS option a request carries (module.h MODULE_OPT_MAX). */
-#define OUTNET_OPT_MAX 32
+/* The EDNS options a request carries: a module's (module.h
+ * MODULE_OPT_MAX) and an edns-client-string: option (4 + 256 bytes,
+ * iterator/iter_edns_strings.h EDNS_STRING_MAX). */
+#define OUTNET_OPT_MAX (32 + 4 + 256)
 
 struct outnet_request {
 	struct sockaddr_storage addr;   /* the server, with port */
@@ -227,8 +229,9 @@ struct outnet_request {
 	 * ends as OUTNET_CAPSFAIL (not for PTR, as Unbound: some boxes rewrite
 	 * those) */
 	int caps;
-	/* an EDNS option (code, length, data) for the OPT RR, opt_len
-	 * bytes; 0: none (a module's: subnetcache's ECS) */
+	/* EDNS options (code, length, data) for the OPT RR, opt_len
+	 * bytes; 0: none (a module's: subnetcache's ECS; then
+	 * edns-client-string's) */
 	uint8_t opt[OUTNET_OPT_MAX];
 	size_t opt_len;
 };

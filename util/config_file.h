@@ -271,6 +271,9 @@ struct config_file {
 	struct config_strlist* client_subnet_zone;
 	int client_subnet_always_forward;
 	int client_subnet_opcode;
+	/* edns-client-string: netblock string (iterator/iter_edns_strings.h) */
+	struct config_str2list* edns_client_strings;
+	int edns_client_string_opcode;   /* its option code */
 	int max_client_subnet_ipv4, max_client_subnet_ipv6;
 	int min_client_subnet_ipv4, min_client_subnet_ipv6;
 	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;

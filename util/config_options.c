@@ -11,6 +11,8 @@
 #include "dns64/dns64_synth.h"
 #include "respip/respip_set.h"
 #include "util/edns_cookie.h"
+#include "util/net_help.h"
+#include "iterator/iter_edns_strings.h"
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +31,10 @@ static int h_interface(struct cfg_parser* p, const struct cfg_option* o,
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,
 	char** args);
 static int modules_where(struct cfg_parser* p);
+static int h_edns_client_string(struct cfg_parser* p,
+	const struct cfg_option* o, char** args);
+static int edns_client_string_ok(struct cfg_parser* p,
+	const struct cfg_option* o, char** args);
 static int h_cookie_secret(struct cfg_parser* p,
 	const struct cfg_option* o, char** args);
 
@@ -454,8 +460,10 @@ const struct cfg_option cfg_options[] = {
 	 * taken as valid without checking (validator/val_sig.h) */
 	IMPL("fake-dsa", CT_YESNO, fake_dsa, "no"),
 	IMPL("fake-sha1", CT_YESNO, fake_sha1, "no"),
-	SRV("edns-client-string", CT_STR2LIST, NULL),
-	SRV("edns-client-string-opcode", CT_INT, "65001"),
+	{ "edns-client-string", CL_SERVER, CT_STR2LIST, F(edns_client_strings),
+		h_edns_client_string, 1, 0, NULL, 0, 0 },
+	IMPLR("edns-client-string-opcode", CT_INT, edns_client_string_opcode,
+		"65001", 0, 65535),
 	IMPL("ede", CT_YESNO, ede, "no"),
 	/* the dns64 module (dns64/): the prefix checked here, so a bad
 	 * one is an error naming FILE:LINE */
@@ -1227,6 +1235,9 @@ int cfg_option_apply(struct cfg_parser* p, const struct cfg_option* o,
 		cfg_error(p, "expected 128 bit hex string");
 		return 0;
 	}
+	if(r == 1 && o->handler == h_edns_client_string &&
+		!edns_client_string_ok(p, o, args))
+		return 0;
 	if(r == 1)
 		r = store_value(p, o->handler ? NULL : clause_base(p), o, args,
 			&err);
@@ -1358,6 +1369,35 @@ static int h_cookie_secret(struct cfg_parser* p,
 	(void)args;
 	p->cfg->cookie_secret_len = COOKIE_SECRET_SIZE;
 	return 1;
+}
+
+/* edns-client-string: netblock string; checked while parsing so that a
+ * bad one is refused by unbound-checkconf and at reload, not only at
+ * start. 0: not good (said). */
+static int edns_client_string_ok(struct cfg_parser* p,
+	const struct cfg_option* o, char** args)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	int net;
+	if(!netblockstrtoaddr(args[0], 0, &a, &alen, &net)) {
+		cfg_error(p, "%s: cannot parse netblock %s", o->name, args[0]);
+		return 0;
+	}
+	if(strlen(args[1]) > EDNS_STRING_MAX) {
+		cfg_error(p, "%s: string of %zu bytes, at most %d are "
+			"supported", o->name, strlen(args[1]), EDNS_STRING_MAX);
+		return 0;
+	}
+	return 1;
+}
+
+static int h_edns_client_string(struct cfg_parser* p,
+	const struct cfg_option* o, char** args)
+{
+	(void)o;
+	return cfg_parser_str2list_append(p, &p->cfg->edns_client_strings,
+		args[0], args[1]);
 }
 
 static int h_local_zone(struct cfg_parser* p, const struct cfg_option* o,

@@ -668,7 +668,7 @@ static void test_unimplemented(void** state)
 		" msg-cache-size: 4m\n key-cache-size: 8m\n"
 		" domain-insecure: a.example\n domain-insecure: b.example\n"
 		" access-control-tag-action: 10.0.0.0/8 t1 refuse\n"
-		" edns-client-string: 10.0.0.0/8 abc\n"
+		" dns-error-reporting: yes\n"
 		" verbosity: 2\n interface: 127.0.0.1\n"
 		" module-config: \"iterator\"\n");
 	/* set to something else than the default: recorded */
@@ -678,8 +678,7 @@ static void test_unimplemented(void** state)
 	/* DNS over QUIC is not built: no effect, not listed, printed */
 	assert_false(has_unimpl(cfg, "server:quic-size", NULL));
 	assert_string_equal(printed(cfg, "quic-size"), "16777216\n");
-	assert_true(has_unimpl(cfg, "server:edns-client-string",
-		"10.0.0.0/8 abc"));
+	assert_true(has_unimpl(cfg, "server:dns-error-reporting", "yes"));
 	/* a three-value option kept: the second and third joined */
 	assert_false(has_unimpl(cfg, "server:access-control-tag-action",
 		NULL));
