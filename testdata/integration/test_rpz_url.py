@@ -68,7 +68,9 @@ def web(tmp_path_factory):
     script = os.path.join(d, "server.py")
     with open(script, "w") as f:
         f.write(SERVER)
-    proc = subprocess.Popen(["/usr/bin/python3", script, root, cert, key],
+    # (the server's fourth argument: where it logs User-Agent headers)
+    proc = subprocess.Popen(["/usr/bin/python3", script, root, cert, key,
+                             os.path.join(d, "user-agents.log")],
                             stdout=subprocess.PIPE, text=True)
     try:
         ports = proc.stdout.readline().split()
