@@ -80,13 +80,9 @@ def write(d, name, text):
     os.rename(tmp, os.path.join(d, name))
 
 
-@pytest.fixture(scope="module")
-def web(tmp_path_factory):
-    """The loopback HTTP and HTTPS servers, their files and the CA
-    bundle (a self-signed certificate for IP 127.0.0.1)."""
-    d = str(tmp_path_factory.mktemp("web"))
-    root = os.path.join(d, "root")
-    os.mkdir(root)
+def self_signed_cert(d):
+    """A certificate and key in folder d for IP 127.0.0.1 (the web
+    servers' TLS; the certificate is also the resolver's CA bundle)."""
     cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
                     "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -94,6 +90,17 @@ def web(tmp_path_factory):
                     "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"],
                    check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    """The loopback HTTP and HTTPS servers, their files and the CA
+    bundle (a self-signed certificate for IP 127.0.0.1)."""
+    d = str(tmp_path_factory.mktemp("web"))
+    root = os.path.join(d, "root")
+    os.mkdir(root)
+    cert, key = self_signed_cert(d)
     for name in ("plain.urlzone", "tls.urlzone", "ua-default.urlzone",
                  "ua-set.urlzone", "ua-hidden.urlzone", "ua-ref.urlzone"):
         write(root, name, zone_text(name, 1))

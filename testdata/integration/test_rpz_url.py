@@ -24,7 +24,7 @@ if TESTDATA not in sys.path:
 
 from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
                       Upstream, _finish, answer_texts)
-from test_auth_url import SERVER, write  # noqa: E402
+from test_auth_url import SERVER, self_signed_cert, write  # noqa: E402
 from test_auth_xfr import poll  # noqa: E402
 
 pytestmark = [
@@ -53,13 +53,7 @@ def web(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("web"))
     root = os.path.join(d, "root")
     os.mkdir(root)
-    cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
-                    "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-keyout", key, "-out", cert, "-days", "2",
-                    "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    cert, key = self_signed_cert(d)
     write(root, "rpz.zone", rpz_text("rpz.example", 1))
     # the HTTPS zone has only its NODATA trigger
     write(root, "tls.zone", "$ORIGIN tls.rpz.example.\n$TTL 300\n"

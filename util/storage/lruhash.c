@@ -197,22 +197,11 @@ static void unlink_entry(struct lruhash_slab* s, struct lruhash_bucket* b,
 	s->used -= e->size;
 }
 
-/* Double the buckets when there are more entries than half of them: a
- * key that is not there (a cache miss) then mostly finds an empty
- * bucket or one entry of another hash, and reads no entry (perf,
- * contrib/bench --misses: lruhash's share of a miss's CPU 10.9% with
- * 8-byte buckets filled up to one entry each, 7.3% with these filled
- * to 0.5). Bucket arrays stay within a quarter of the slab's bound so
- * entries keep most of it. On no memory the chains just get longer. */
-static void maybe_grow(struct lruhash_slab* s)
+/* Move every entry of s into the nn buckets nb, which replace its own. */
+static void rehash_into(struct lruhash_slab* s, struct lruhash_bucket* nb,
+	size_t nn)
 {
-	size_t n = s->mask + 1, nn = n * 2, i;
-	struct lruhash_bucket* nb;
-	if(s->count <= n / 2 || bucket_bytes(nn) > s->max / 4)
-		return;
-	nb = buckets_new(nn);
-	if(!nb)
-		return;
+	size_t n = s->mask + 1, i;
 	for(i = 0; i < n; i++) {
 		struct lruhash_entry* e = s->buckets[i].first, *next;
 		for(; e; e = next) {
@@ -224,6 +213,25 @@ static void maybe_grow(struct lruhash_slab* s)
 	/* atomic stores: lruhash_prefetch reads these without the lock */
 	__atomic_store_n(&s->buckets, nb, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->mask, nn - 1, __ATOMIC_RELAXED);
+}
+
+/* Double the buckets when there are more entries than half of them: a
+ * key that is not there (a cache miss) then mostly finds an empty
+ * bucket or one entry of another hash, and reads no entry (perf,
+ * contrib/bench --misses: lruhash's share of a miss's CPU 10.9% with
+ * 8-byte buckets filled up to one entry each, 7.3% with these filled
+ * to 0.5). Bucket arrays stay within a quarter of the slab's bound so
+ * entries keep most of it. On no memory the chains just get longer. */
+static void maybe_grow(struct lruhash_slab* s)
+{
+	size_t n = s->mask + 1, nn = n * 2;
+	struct lruhash_bucket* nb;
+	if(s->count <= n / 2 || bucket_bytes(nn) > s->max / 4)
+		return;
+	nb = buckets_new(nn);
+	if(!nb)
+		return;
+	rehash_into(s, nb, nn);
 	s->used += bucket_bytes(nn) - bucket_bytes(n);
 }
 
@@ -568,23 +576,13 @@ size_t lruhash_slab_max(const struct lruhash* t)
  * spent on empty buckets. On no memory the array stays. */
 static void shrink_buckets(struct lruhash_slab* s)
 {
-	size_t n = s->mask + 1, nn = n, i;
+	size_t n = s->mask + 1, nn = n;
 	struct lruhash_bucket* nb;
 	while(nn > 1 && bucket_bytes(nn) > s->max / 4)
 		nn /= 2;
 	if(nn == n || !(nb = buckets_new(nn)))
 		return;
-	for(i = 0; i < n; i++) {
-		struct lruhash_entry* e = s->buckets[i].first, *next;
-		for(; e; e = next) {
-			next = e->bucket_next;
-			bucket_push(&nb[e->hash & (nn - 1)], e);
-		}
-	}
-	free(s->buckets);
-	/* atomic stores: lruhash_prefetch reads these without the lock */
-	__atomic_store_n(&s->buckets, nb, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->mask, nn - 1, __ATOMIC_RELAXED);
+	rehash_into(s, nb, nn);
 	s->used -= bucket_bytes(n) - bucket_bytes(nn);
 }
 
