@@ -150,8 +150,9 @@ static void to_worker(const struct ub_stats_info* in, struct worker_stats* s)
 	s->num_expired = (uint64_t)v->ans_expired;
 	s->num_recursive_replies = (uint64_t)in->mesh_replies_sent;
 	s->req_sum = (uint64_t)v->sum_query_list_size;
-	s->req_samples = (uint64_t)(v->num_queries_missed_cache +
-		v->num_queries_prefetch);
+	/* unsigned before the sum: the segment is outside input */
+	s->req_samples = (uint64_t)v->num_queries_missed_cache +
+		(uint64_t)v->num_queries_prefetch;
 	s->req_max = (uint64_t)v->max_query_list_size;
 	s->req_overwritten = (uint64_t)in->mesh_jostled;
 	s->req_exceeded = (uint64_t)in->mesh_dropped;
