@@ -19,26 +19,7 @@
 #include "util/config_file.h"
 #include "util/dname.h"
 #include "testdata/unit/wire_name.h"
-
-static struct config_file* conf(const char* text)
-{
-	char path[64];
-	struct config_file* cfg = config_create();
-	int fd, ok;
-	snprintf(path, sizeof(path), "/tmp/iter_caps_test.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
-	close(fd);
-	assert_non_null(cfg);
-	ok = config_read(cfg, path, NULL);
-	unlink(path);
-	if(!ok) {
-		config_delete(cfg);
-		return NULL;
-	}
-	return cfg;
-}
+#include "testdata/unit/conf_text.h"
 
 static void test_caps_exempt(void** state)
 {

@@ -16,26 +16,7 @@
 #include "iterator/iter_edns_strings.h"
 #include "util/config_file.h"
 #include "util/net_help.h"
-
-static struct config_file* conf(const char* text)
-{
-	char path[64];
-	struct config_file* cfg = config_create();
-	int fd, ok;
-	snprintf(path, sizeof(path), "/tmp/iter_edns_strings_test.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
-	close(fd);
-	assert_non_null(cfg);
-	ok = config_read(cfg, path, NULL);
-	unlink(path);
-	if(!ok) {
-		config_delete(cfg);
-		return NULL;
-	}
-	return cfg;
-}
+#include "testdata/unit/conf_text.h"
 
 /* The string looked up for ip (port 5353), or NULL. */
 static const char* lookup(const struct edns_strings* es, const char* ip,
