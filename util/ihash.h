@@ -8,7 +8,8 @@
  *     for(n = ihash_bucket(t, h); n; n = n->next)
  *         if(n->hash == h && keys_equal(IHASH_ITEM(n, struct x, hn), ...))
  *
- * The bucket count is a power of two. One owner thread; no locks. Used by
+ * The bucket count is a power of two. No locks of its own: one thread
+ * owns the table, or the owner's lock guards it (the subnet cache). Used by
  * the mesh's states, the local zones and their names, the wait limit and
  * the subnet cache's questions. */
 #ifndef UTIL_IHASH_H
