@@ -122,16 +122,19 @@ enum val_phase {
 struct val_qstate {
 	enum val_phase phase;
 	int id;
-	struct val_zone zones[VAL_MAX_ZONES];
+	/* Per-query state is sized to what the query uses: a fresh cache
+	 * line costs the next query too. Each zone, the walk, the wildcard
+	 * closest enclosers and the restart state are made on first use. */
+	struct val_zone* zones[VAL_MAX_ZONES];
 	int num_zones;
-	struct val_walk walk;
+	struct val_walk* walk;       /* made when a walk starts */
 	struct val_budget budget;
 	struct nsec3_hash_cache nsec3_cache;
 	/* signature checks done before a suspend, kept for the resume */
 	int verify_from;             /* RRsets checked so far */
 	uint8_t verified[VAL_MAX_SETS];   /* their enum sec_status */
 	int8_t wild[VAL_MAX_SETS];        /* -1, or index in wild_ce */
-	uint8_t wild_ce[VAL_MAX_WILD][LDNS_MAX_DOMAINLEN + 1];
+	uint8_t (*wild_ce)[LDNS_MAX_DOMAINLEN + 1];  /* VAL_MAX_WILD */
 	int num_wild;
 	int cd;                      /* the client set CD (and it counts) */
 	int preset;                  /* made by the walk of the validator
@@ -141,11 +144,11 @@ struct val_qstate {
 	/* val-max-restart: times the question was asked again, and the
 	 * servers whose bogus data made it (qs->avoid points here) */
 	int restarts;
-	struct module_from avoid[VAL_MAX_AVOID];
+	struct module_from* avoid;   /* VAL_MAX_AVOID */
 	int num_avoid;
 	/* the bogus result before the last restart: the verdict again when
 	 * no other server gives an answer */
-	struct module_result first;
+	struct module_result* first; /* NULL: none (have_first 0) */
 	struct val_reason first_why;
 	int have_first;
 	/* the last DS/DNSKEY lookup of the walk and who answered it, for

@@ -475,7 +475,9 @@ enum sec_status val_msg_check(struct module_qstate* qs,
 			vq->verified[i] = (uint8_t)r;
 			qs->env->counters.rrset_bogus += (r == SEC_BOGUS);
 			vq->wild[i] = -1;
-			if(wf && nw < MAX_WILD && vq->num_wild < MAX_WILD) {
+			if(wf && nw < MAX_WILD && vq->num_wild < MAX_WILD &&
+				(vq->wild_ce || (vq->wild_ce = calloc(
+				VAL_MAX_WILD, sizeof(*vq->wild_ce))))) {
 				vq->wild[i] = (int8_t)vq->num_wild;
 				memcpy(vq->wild_ce[vq->num_wild++], tmp.ce,
 					sizeof(tmp.ce));

@@ -54,13 +54,13 @@ struct val_zone* val_zone_get(struct val_qstate* vq, const uint8_t* target,
 	struct val_zone* z;
 	int i;
 	for(i = 0; i < vq->num_zones; i++)
-		if(vq->zones[i].signer == signer &&
-			query_dname_compare(vq->zones[i].target, target) == 0)
-			return &vq->zones[i];
-	if(vq->num_zones >= VAL_MAX_ZONES)
+		if(vq->zones[i]->signer == signer &&
+			query_dname_compare(vq->zones[i]->target, target) == 0)
+			return vq->zones[i];
+	if(vq->num_zones >= VAL_MAX_ZONES ||
+		!(z = calloc(1, sizeof(*z))))
 		return NULL;
-	z = &vq->zones[vq->num_zones++];
-	memset(z, 0, sizeof(*z));
+	vq->zones[vq->num_zones++] = z;
 	name_copy(z->target, target);
 	z->signer = signer;
 	z->status = SEC_UNCHECKED;
@@ -70,6 +70,8 @@ struct val_zone* val_zone_get(struct val_qstate* vq, const uint8_t* target,
 
 void val_walk_clear(struct val_walk* w)
 {
+	if(!w)
+		return;
 	val_keyset_delete(w->keys);
 	ldns_rr_list_deep_free(w->dnskeys);
 	ldns_rr_list_deep_free(w->ds);
@@ -82,8 +84,10 @@ void val_zones_clear(struct val_qstate* vq)
 {
 	int i;
 	for(i = 0; i < vq->num_zones; i++) {
-		val_keyset_delete(vq->zones[i].keys);
-		ldns_rr_list_deep_free(vq->zones[i].dnskeys);
+		val_keyset_delete(vq->zones[i]->keys);
+		ldns_rr_list_deep_free(vq->zones[i]->dnskeys);
+		free(vq->zones[i]);
+		vq->zones[i] = NULL;
 	}
 	vq->num_zones = 0;
 }
@@ -274,7 +278,7 @@ static int send_sub(struct module_qstate* qs, struct val_walk* w,
 static int ask(struct module_qstate* qs, struct val_qstate* vq,
 	const uint8_t* name, uint16_t type)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	if(name != w->next)
 		name_copy(w->next, name);
 	w->num_avoid = 0;
@@ -294,7 +298,7 @@ static int walk_retry(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_reason* why)
 {
 	struct val_env* ve = qs->env->modinfo[vq->id];
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	int i, j, added = 0;
 	uint16_t type = w->wait == WALK_WAIT_DS ? TYPE_DS : TYPE_DNSKEY;
 	int first = w->num_avoid == 0 && !w->refetched;
@@ -347,7 +351,7 @@ static int walk_retry(struct module_qstate* qs, struct val_qstate* vq,
 static int walk_bad(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_zone* z, const uint8_t* name, const struct val_reason* why)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	struct val_reason r = *why;
 	if(walk_retry(qs, vq, &r))
 		return 0;
@@ -366,7 +370,7 @@ static int walk_bad_proof(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_reason r = *why;
 	if(walk_retry(qs, vq, &r))
 		return 0;
-	return walk_bogus(&vq->walk, z, &r);
+	return walk_bogus(vq->walk, z, &r);
 }
 
 /* Begin: the anchor, and what the key cache knows below it. Returns 1
@@ -374,7 +378,7 @@ static int walk_bad_proof(struct module_qstate* qs, struct val_qstate* vq,
 static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	const struct val_anchor* a = qs->env->anchors ? val_anchor_find(
 		qs->env->anchors, z->target, qs->qclass) : NULL;
 	const struct val_kentry* e = NULL;
@@ -448,7 +452,7 @@ static int walk_start(struct module_qstate* qs, struct val_qstate* vq,
 static int take_dnskey(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	ldns_rr_list* keys = rrs_of(w->sub_answer, LDNS_RR_TYPE_DNSKEY,
 		w->next, 0);
 	ldns_rr_list* sigs = rrs_of(w->sub_answer, LDNS_RR_TYPE_DNSKEY,
@@ -557,7 +561,7 @@ static int denial_secure(struct val_walk* w, struct val_env* ve,
 static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	ldns_rr_list* nsec = rrs_of(w->sub_authority, LDNS_RR_TYPE_NSEC,
 		NULL, 0);
 	ldns_rr_list* nsec3 = rrs_of(w->sub_authority, LDNS_RR_TYPE_NSEC3,
@@ -643,7 +647,7 @@ static int take_no_ds(struct module_qstate* qs, struct val_qstate* vq,
 static int take_ds(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w = vq->walk;
 	ldns_rr_list* ds, *sigs;
 	struct val_verify_result res;
 	struct val_budget b;
@@ -704,10 +708,17 @@ static const uint8_t* one_below(const uint8_t* target, const uint8_t* pos)
 int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 	struct val_env* ve, struct val_zone* z)
 {
-	struct val_walk* w = &vq->walk;
+	struct val_walk* w;
 	uint8_t pos[LDNS_MAX_DOMAINLEN + 1];
 	if(z->status != SEC_UNCHECKED)
 		return 1;
+	if(!vq->walk && !(vq->walk = calloc(1, sizeof(*vq->walk)))) {
+		z->status = SEC_BOGUS;
+		z->why.text = "out of memory";
+		z->why.ede = VAL_EDE_DNSSEC_BOGUS;
+		return 1;
+	}
+	w = vq->walk;
 	if(!w->active || w->z != z) {
 		if(walk_start(qs, vq, ve, z))
 			return 1;

@@ -94,14 +94,20 @@ static void val_clear(struct module_qstate* qs, int id)
 		return;
 	if(vq->deadline)
 		event_free(vq->deadline);
-	val_walk_clear(&vq->walk);
+	val_walk_clear(vq->walk);
+	free(vq->walk);
 	val_zones_clear(vq);
 	val_nsec3_cache_clear(&vq->nsec3_cache);
-	module_result_clear(&vq->first);
-	if(qs->avoid == vq->avoid) {
+	if(vq->first) {
+		module_result_clear(vq->first);
+		free(vq->first);
+	}
+	if(vq->avoid && qs->avoid == vq->avoid) {
 		qs->avoid = NULL;
 		qs->num_avoid = 0;
 	}
+	free(vq->avoid);
+	free(vq->wild_ce);
 	free(vq);
 	qs->minfo[id] = NULL;
 }
@@ -181,9 +187,9 @@ static const struct val_zone* failed_zone(const struct val_qstate* vq,
 {
 	int i;
 	for(i = 0; i < vq->num_zones; i++)
-		if(vq->zones[i].status == SEC_BOGUS &&
-			vq->zones[i].why.text == why->text)
-			return &vq->zones[i];
+		if(vq->zones[i]->status == SEC_BOGUS &&
+			vq->zones[i]->why.text == why->text)
+			return vq->zones[i];
 	return NULL;
 }
 
@@ -286,8 +292,13 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 	if(vq->cd || vq->restarts >= ve->max_restart)
 		return 0;
 	for(i = 0; i < vq->num_zones; i++)
-		if(vq->zones[i].status == SEC_BOGUS && vq->zones[i].sticky)
+		if(vq->zones[i]->status == SEC_BOGUS && vq->zones[i]->sticky)
 			return 0;
+	if(!vq->avoid && !(vq->avoid = calloc(VAL_MAX_AVOID,
+		sizeof(*vq->avoid))))
+		return 0;
+	if(!vq->first && !(vq->first = calloc(1, sizeof(*vq->first))))
+		return 0;
 	for(i = 0; i < qs->res.num_from && vq->num_avoid < VAL_MAX_AVOID;
 		i++) {
 		const struct module_from* f = &qs->res.from[i];
@@ -319,15 +330,15 @@ static int restart(struct module_qstate* qs, struct val_qstate* vq,
 	}
 	/* the zones stay as found (keys of secure ones, the verdict on
 	 * unsigned data); the new answer is checked from the start */
-	val_walk_clear(&vq->walk);
+	val_walk_clear(vq->walk);
 	val_nsec3_cache_clear(&vq->nsec3_cache);
 	val_nsec3_cache_init(&vq->nsec3_cache);
 	val_budget_init(&vq->budget);
 	vq->verify_from = 0;
 	vq->num_wild = 0;
 	vq->phase = VP_INIT;
-	module_result_clear(&vq->first);
-	vq->first = qs->res;     /* the lists move */
+	module_result_clear(vq->first);
+	*vq->first = qs->res;    /* the lists move */
 	vq->first_why = *why;
 	vq->have_first = 1;
 	memset(&qs->res, 0, sizeof(qs->res));
@@ -486,7 +497,7 @@ static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 			return finish(qs, vq, ve, SEC_BOGUS, &why);
 		}
 		for(i = 0; i < vq->num_zones; i++)
-			if(!val_walk_step(qs, vq, ve, &vq->zones[i])) {
+			if(!val_walk_step(qs, vq, ve, vq->zones[i])) {
 				arm_deadline(qs, vq);
 				return MODULE_WAIT_SUBQUERY;
 			}
@@ -530,8 +541,8 @@ static enum module_state start_check(struct module_qstate* qs,
 		/* restarted, and no other server answered: the bogus
 		 * answer of before is the verdict */
 		module_result_clear(&qs->res);
-		qs->res = vq->first;
-		memset(&vq->first, 0, sizeof(vq->first));
+		qs->res = *vq->first;
+		memset(vq->first, 0, sizeof(*vq->first));
 		vq->have_first = 0;
 		return finish(qs, vq, ve, SEC_BOGUS, &vq->first_why);
 	}
@@ -689,6 +700,8 @@ int val_sub_avoid(struct module_qstate* sub, int id,
 		return 0;
 	if(num_avoid > VAL_MAX_AVOID)
 		num_avoid = VAL_MAX_AVOID;
+	if(!(vq->avoid = calloc(VAL_MAX_AVOID, sizeof(*vq->avoid))))
+		return 0;
 	memcpy(vq->avoid, avoid, sizeof(*avoid) * (size_t)num_avoid);
 	vq->num_avoid = num_avoid;
 	vq->preset = 1;
@@ -705,8 +718,8 @@ static void val_inform_super(struct module_qstate* sub, int id,
 	struct val_walk* w;
 	if(!vq)
 		return;
-	w = &vq->walk;
-	if(!w->active || w->wait == WALK_IDLE || w->sub_done ||
+	w = vq->walk;
+	if(!w || !w->active || w->wait == WALK_IDLE || w->sub_done ||
 		sub->qtype != (w->wait == WALK_WAIT_DS ? TYPE_DS : TYPE_DNSKEY)
 		|| query_dname_compare(sub->qname, w->next) != 0)
 		return;
@@ -730,11 +743,12 @@ static void val_describe(const struct module_qstate* qs, int id, char* buf,
 {
 	const struct val_qstate* vq = qs->minfo[id];
 	char n[LDNS_MAX_DOMAINLEN * 4 + 8];
-	if(!vq || !vq->walk.active || vq->walk.wait == WALK_IDLE)
+	if(!vq || !vq->walk || !vq->walk->active ||
+		vq->walk->wait == WALK_IDLE)
 		return;
-	dname_to_str(vq->walk.next, n, sizeof(n));
+	dname_to_str(vq->walk->next, n, sizeof(n));
 	snprintf(buf, len, "validator wants %s IN %s",
-		vq->walk.wait == WALK_WAIT_DS ? "DS" : "DNSKEY", n);
+		vq->walk->wait == WALK_WAIT_DS ? "DS" : "DNSKEY", n);
 }
 
 /* The key cache: one for the daemon, made from the config of the
