@@ -7,8 +7,9 @@
 - every relative link names a file that exists, and a #fragment into a
   Markdown file names one of its headings;
 - every row of the feature table has a status (supported, differs,
-  not yet, not built, extension) and says where it is documented; a
-  section of unbound.conf(5) quoted there exists in the man page;
+  not yet, not built, extension) and says where it is documented (a
+  "differs" row in doc/compat.md among others); a section of
+  unbound.conf(5) quoted there exists in the man page;
 - the "not yet" row names exactly the options unbound.conf(5) lists as
   accepted but not implemented (the list test_option_docs.py checks
   against the option table), so an option implemented later cannot stay
@@ -97,6 +98,10 @@ def problems(text=None):
                        % (cap, status, ", ".join(STATUSES)))
         if not doc:
             out.append("feature %r: no 'documented in'" % cap)
+        if status.lower().startswith("differs") and \
+                "compat.md" not in doc:
+            out.append("feature %r differs but does not point to "
+                       "doc/compat.md" % cap)
         # quoted section names after unbound.conf.5 (not after another page)
         for part in doc.split(";"):
             if "unbound.conf.5" not in part:
@@ -142,6 +147,10 @@ def test_check_catches_a_broken_readme():
     # a not-implemented option missing from it
     first = re.search(r"`[a-z0-9-]+`, ", nyrow).group(0)
     assert problems(text.replace(nyrow, nyrow.replace(first, "", 1)))
+    drow = next(line for line in text.splitlines()
+                if line.startswith("| ") and "| differs |" in line)
+    assert problems(text.replace(drow, re.sub(
+        r"\[compat\.md\]\([^)]*\)|compat\.md", "", drow)))
     assert problems(text.replace('"Recursion and caching"',
                                  '"No such section"'))
 
