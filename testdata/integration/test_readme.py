@@ -13,7 +13,9 @@
 - the "not yet" row names exactly the options unbound.conf(5) lists as
   accepted but not implemented (the list test_option_docs.py checks
   against the option table), so an option implemented later cannot stay
-  "not yet" here.
+  "not yet" here;
+- and doc/testing.md describes every fuzz harness of Makefile.in's
+  FUZZ_NAMES.
 
 Reads text files only: no build, no daemon, well under a second.
 Run alone: python3 testdata/integration/test_readme.py
@@ -155,7 +157,38 @@ def test_check_catches_a_broken_readme():
                                  '"No such section"'))
 
 
+def fuzz_names():
+    """FUZZ_NAMES of Makefile.in (the harnesses make check replays)."""
+    with open(os.path.join(SRCDIR, "Makefile.in"), encoding="utf-8") as f:
+        m = re.search(r"^FUZZ_NAMES = ((?:.*\\\n)*.*)$", f.read(), re.M)
+    return m.group(1).replace("\\\n", " ").split()
+
+
+def undescribed_harnesses(text=None):
+    """The harnesses doc/testing.md does not describe (a "- `NAME`:"
+    item of its Fuzzing section)."""
+    if text is None:
+        with open(os.path.join(SRCDIR, "doc", "testing.md"),
+                  encoding="utf-8") as f:
+            text = f.read()
+    return [n for n in fuzz_names()
+            if not re.search(r"^- `%s`:" % re.escape(n), text, re.M)]
+
+
+def test_testing_md_describes_every_fuzz_harness():
+    names = fuzz_names()
+    assert len(names) >= 21 and "query_udp" in names
+    assert not undescribed_harnesses()
+    # break it once: the first one's item left out
+    with open(os.path.join(SRCDIR, "doc", "testing.md"),
+              encoding="utf-8") as f:
+        text = f.read()
+    assert undescribed_harnesses(text.replace(
+        "- `%s`:" % names[0], "- %s:" % names[0])) == [names[0]]
+
+
 if __name__ == "__main__":
-    found = problems()
-    print("\n".join(found) or "README.md: ok")
+    found = problems() + ["doc/testing.md does not describe harness "
+                          + n for n in undescribed_harnesses()]
+    print("\n".join(found) or "README.md, doc/testing.md: ok")
     sys.exit(1 if found else 0)
