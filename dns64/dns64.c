@@ -326,9 +326,10 @@ int dns64_result_from_a(struct module_result* res,
 		}
 	}
 	take_result(res, a, an, ns, ar);
-	/* differs from unbound-1.17: Unbound keeps the A's status (AD on a
-	 * synthesised answer from a signed zone); the AAAA records are
-	 * made here, nothing signed them (RFC 6147 5.5) */
+	/* compat: unbound-1.17: unlike Unbound, which keeps the A's status
+	 * (AD on a synthesised answer from a signed zone), not secure: the
+	 * AAAA records are made here, nothing signed them (RFC 6147 5.5;
+	 * doc/compat.md) */
 	if(res->security == SEC_SECURE)
 		res->security = SEC_INSECURE;
 	return 1;

@@ -49,9 +49,9 @@ int dns64_prefix_parse(const char* s, struct dns64_prefix* p, char* err,
 			"56, 64 or 96: %s", s);
 		return 0;
 	}
-	/* differs from unbound-1.17: it masks the bits after the length
-	 * away; here they are an error (the address is not the prefix the
-	 * writer meant, or a typo) */
+	/* compat: unbound-1.17: unlike Unbound, which masks the bits after
+	 * the length away, they are an error here (the address is not the
+	 * prefix the writer meant, or a typo; doc/compat.md) */
 	for(i = (int)len; i < 128; i++)
 		if(p->addr[i / 8] & (0x80 >> (i % 8))) {
 			snprintf(err, errlen, "dns64-prefix has bits set after "

@@ -107,7 +107,7 @@ def ask(srv, qname, qtype, do=False, tcp=False):
                                want_dnssec=do)
     r = srv.query(q, timeout=5.0 * SLOW, tcp=tcp)
     if r.flags & dns.flags.TC:
-        # differs from unbound-1.17 (doc/compat.md): a UDP reply cut
+        # unlike Unbound 1.17 (doc/compat.md), a UDP reply cut
         # before the address keeps AD here; the full one over TCP
         r = srv.query(q, timeout=5.0 * SLOW, tcp=True)
     return r
