@@ -22,6 +22,7 @@ over the rounds at the end.
 Everything started is stopped by PID."""
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -60,9 +61,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reference", default="/usr/sbin/unbound")
     a = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     if os.geteuid() != 0:
         sys.exit("the signed test internet needs port 53: run as root")
-    binaries = [("ours", os.path.join(a.builddir, "unbound"))]
+    binaries = [("ours", os.path.abspath(os.path.join(a.builddir,
+                                                     "unbound")))]
     if os.access(a.reference, os.X_OK):
         binaries.append(("unbound", a.reference))
     work = tempfile.mkdtemp(prefix="keytrap_bench.")
