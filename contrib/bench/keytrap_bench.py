@@ -16,8 +16,8 @@ Debian's Unbound (/usr/sbin/unbound) one after the other, a new daemon
 (the root's and sec1.'s keys into its caches), then www.ed25519.sec1. A
 (one more secure zone: the baseline) and www.keytrap.sec1. A (one more
 zone, bogus). Printed for the last two: the wall time of the query and
-the daemon's CPU time (utime + stime from /proc) while it ran; medians
-over the rounds at the end.
+the daemon's CPU time while it ran (every thread's, from
+/proc/PID/task/*/schedstat); medians over the rounds at the end.
 
 Everything started is stopped by PID."""
 import argparse
@@ -35,14 +35,17 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "testdata"))
 from testnet import pick_prefix, reference  # noqa: E402
 from testnet.signed_net import SignedNet  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
 def cpu_ms(pid):
-    """utime + stime of pid in ms (clock-tick resolution: 10 ms)."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000.0 / TICK
+    """CPU time of every thread of pid in ms (/proc schedstat, ns)."""
+    total = 0
+    task = "/proc/%d/task" % pid
+    for t in os.listdir(task):
+        try:
+            with open(os.path.join(task, t, "schedstat")) as f:
+                total += int(f.read().split()[0])
+        except FileNotFoundError:
+            pass        # a thread that ended meanwhile
+    return total / 1e6
 
 
 def timed(ref, name):
@@ -90,7 +93,7 @@ def main():
                                         "www.keytrap.sec1.")):
                         rc, wall, cpu = timed(ref, name)
                         print("round %d %-8s %-13s %-9s %7.1f ms wall, "
-                              "%5.0f ms CPU" % (rnd, label, case, rc, wall,
+                              "%6.1f ms CPU" % (rnd, label, case, rc, wall,
                                                 cpu))
                         results.setdefault((label, case, rc), []).append(
                             (wall, cpu))
@@ -102,7 +105,7 @@ def main():
     for (label, case, rc), v in results.items():
         walls = sorted(w for w, _ in v)
         cpus = sorted(c for _, c in v)
-        print("  %-8s %-13s %-9s %7.1f ms wall  %5.0f ms CPU  (%d runs)"
+        print("  %-8s %-13s %-9s %7.1f ms wall  %6.1f ms CPU  (%d runs)"
               % (label, case, rc, walls[len(walls) // 2],
                  cpus[len(cpus) // 2], len(v)))
 
