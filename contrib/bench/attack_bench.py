@@ -97,18 +97,21 @@ def start_daemon(a, work, lines, a_nsd, o_nsd):
                 'stub-zone:\n\tname: other.tld9.\n\tstub-addr: 127.0.0.1@%d\n'
                 % (port, work, hints, "".join("\t%s\n" % l for l in lines),
                    a_nsd.port, o_nsd.port))
+    log = open(os.path.join(work, "daemon-%d.log" % port), "wb")
     p = subprocess.Popen([a.binary, "-d", "-c", conf],
-                         stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stdout=log, stderr=subprocess.STDOUT)
     STARTED.append(p)
-    for _ in range(100):
+    deadline = time.monotonic() + 120    # a loaded machine is slow
+    while time.monotonic() < deadline and p.poll() is None:
         try:
             dns.query.udp(dns.message.make_query("ns.other.tld9.", "A"),
                           "127.0.0.1", port=port, timeout=0.3)
             return p, port
         except Exception:
             time.sleep(0.1)
-    sys.exit("daemon did not come up")
+    with open(log.name, errors="replace") as f:
+        sys.exit("%s did not come up (exit %s):\n%s"
+                 % (a.binary, p.poll(), f.read()[-2000:]))
 
 
 def stop(p):
