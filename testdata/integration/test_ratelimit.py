@@ -363,3 +363,38 @@ def test_ip_ratelimit_backoff(unbound, net, tmp_path):
         except dns.exception.Timeout:
             assert time.monotonic() < deadline, "127.0.0.1 still limited"
     assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+
+
+def test_ratelimit_factor_lets_some_through(unbound, net, tmp_path):
+    """ratelimit: 20, ratelimit-factor: 5: of the attack's queries over
+    the limit about one in 5 still goes upstream (so the zone keeps some
+    answers coming), where factor 0 (the tests above) lets none: at
+    300 new names a second, about 20 + 280 / 5 = 76 a second."""
+    unbound.start("ratelimit: 20\nratelimit-factor: 5",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    f, per, _ = attack(unbound, net, rate=300)
+    secs = f.end - f.start
+    over = max(0.0, f.sent - 20 * secs)
+    total = sum(per.values())
+    # one in 5 of those over the limit (random in Unbound: wide bounds)
+    assert 20 * (secs - 1) + over / 5 * 0.5 <= total, (total, f.sent, per)
+    assert total <= 20 * (secs + 1) + over / 5 * 1.6, (total, f.sent, per)
+
+
+def test_ip_ratelimit_factor_answers_some(unbound, net, tmp_path):
+    """ip-ratelimit: 10, ip-ratelimit-factor: 4: a flood from one
+    address gets its 10 a second and about one in 4 of the rest."""
+    unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 4",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+    with Flood(unbound, lambda: "www.bad.tld2.", 200, 2.0) as f:
+        pass
+    secs = f.end - f.start
+    over = max(0.0, f.sent - 10 * secs)
+    assert 10 * (secs - 1) + over / 4 * 0.5 <= f.answered, (f.answered,
+                                                             f.sent)
+    assert f.answered <= 10 * (secs + 1) + over / 4 * 1.6, (f.answered,
+                                                            f.sent)
