@@ -248,6 +248,7 @@ static void kc_done(struct key_check* kc, struct val_budget* budget)
 	if(budget) {
 		budget->msg_used += kc->checks;
 		budget->total += kc->checks;
+		budget->ds_fails += kc->ds_fails;
 	}
 }
 

@@ -62,6 +62,7 @@ struct val_budget {
 	int suspend_max;   /* suspends before the message is bogus */
 	int msg_used;      /* verifications since the start or last resume */
 	int total;         /* verifications over the whole message */
+	int ds_fails;      /* failed DS digest matches, all DS sets (logged) */
 	int suspends;      /* times the message suspended */
 };
 void val_budget_init(struct val_budget* b);

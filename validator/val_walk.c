@@ -480,6 +480,15 @@ static int take_dnskey(struct module_qstate* qs, struct val_qstate* vq,
 	else
 		st = val_verify_dnskey_with_keys(ve->sigctx, keys, sigs,
 			w->anchor_keys, &ve->sig, now, &b, &res, &ks);
+	if(verbosity >= VERB_ALGO) {
+		/* the KeyTrap bounds at work, for the log (and its tests) */
+		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
+		dname_to_str(w->next, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: DNSKEY of %s: %d signature "
+			"checks (bound %d), %d failed DS digest matches "
+			"(bound %d)", n, b.total, b.rrset_max, b.ds_fails,
+			b.ds_fail_max);
+	}
 	if(st == SEC_SECURE && ks) {
 		ldns_rr_list* copy = ldns_rr_list_clone(keys);
 		/* what the keys were checked with: kept until now for a

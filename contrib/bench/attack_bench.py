@@ -4,6 +4,12 @@
 benchmark, not a test; figures for doc/performance.md). As root:
 
     contrib/bench/attack_bench.py BUILDDIR [--seconds 10] [--rate 50000]
+        [--runs 3] [--server ours] [--server unbound]
+
+Each run is made with this daemon (BUILDDIR/unbound, "ours") and
+Debian's Unbound (/usr/sbin/unbound, "unbound") side by side, one after
+the other on the same NSD instances; --server picks some. With --runs N
+the medians of the N runs are printed at the end.
 
 1. Random-subdomain attack: dnsperf sends new names under attack.tld9.
    (NSD on 127.0.0.1, RRL off, a wildcard) at up to --rate q/s to the
@@ -23,12 +29,12 @@ Everything started is stopped by PID."""
 import argparse
 import os
 import random
+import signal
 import socket
 import string
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import dns.message
@@ -91,18 +97,21 @@ def start_daemon(a, work, lines, a_nsd, o_nsd):
                 'stub-zone:\n\tname: other.tld9.\n\tstub-addr: 127.0.0.1@%d\n'
                 % (port, work, hints, "".join("\t%s\n" % l for l in lines),
                    a_nsd.port, o_nsd.port))
-    p = subprocess.Popen([os.path.join(a.builddir, "unbound"), "-d", "-c",
-                          conf], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+    log = open(os.path.join(work, "daemon-%d.log" % port), "wb")
+    p = subprocess.Popen([a.binary, "-d", "-c", conf],
+                         stdout=log, stderr=subprocess.STDOUT)
     STARTED.append(p)
-    for _ in range(100):
+    deadline = time.monotonic() + 120    # a loaded machine is slow
+    while time.monotonic() < deadline and p.poll() is None:
         try:
             dns.query.udp(dns.message.make_query("ns.other.tld9.", "A"),
                           "127.0.0.1", port=port, timeout=0.3)
             return p, port
         except Exception:
             time.sleep(0.1)
-    sys.exit("daemon did not come up")
+    with open(log.name, errors="replace") as f:
+        sys.exit("%s did not come up (exit %s):\n%s"
+                 % (a.binary, p.poll(), f.read()[-2000:]))
 
 
 def stop(p):
@@ -118,21 +127,29 @@ def rand_label():
 def dnsperf(port, qfile, rate, secs):
     return subprocess.Popen(["dnsperf", "-s", "127.0.0.1", "-p", str(port),
                              "-d", qfile, "-Q", str(rate), "-l", str(secs),
-                             "-c", "8", "-t", "1"],
+                             "-c", "8", "-t", "1",
+                             # queries in flight: a dropped query holds
+                             # its slot for the 1 s timeout, so dnsperf's
+                             # 100 would cap a flood at 100/s a client
+                             "-q", str(max(100, rate // 2))],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
 
 
 def dnsperf_done(p):
+    """(queries sent, completed, replies per second) of a dnsperf run;
+    what it sent is what this machine could offer of --rate."""
     out = p.communicate()[0]
-    done = qps = 0.0
+    sent = done = qps = 0.0
     for line in out.splitlines():
         line = line.strip()
+        if line.startswith("Queries sent:"):
+            sent = float(line.split()[2])
         if line.startswith("Queries completed:"):
             done = float(line.split()[2])
         if line.startswith("Queries per second:"):
             qps = float(line.split()[3])
-    return done, qps
+    return sent, done, qps
 
 
 def probe(port, secs, source, make_name, per_s=20):
@@ -172,18 +189,25 @@ def attack(a, work, a_nsd, o_nsd, factor):
         t0 = time.monotonic()
         dp = dnsperf(port, qfile, a.rate, a.seconds)
         lat, sent = probe(port, a.seconds, "127.0.0.1", other)
-        done, qps = dnsperf_done(dp)
+        qsent, done, qps = dnsperf_done(dp)
         secs = time.monotonic() - t0
         up = (nsd_queries(a_nsd) - n0) / secs
-        print("random-subdomain attack, ratelimit: %d, ratelimit-factor: "
-              "%d" % (a.ratelimit, factor))
-        print("  attack sent at %d q/s for %d s; replies %.0f/s"
-              % (a.rate, a.seconds, qps))
+        print("%s: random-subdomain attack, ratelimit: %d, "
+              "ratelimit-factor: %d" % (a.label, a.ratelimit, factor))
+        print("  attack offered %d q/s for %d s: dnsperf sent %.0f/s, "
+              "replies %.0f/s" % (a.rate, a.seconds, qsent / a.seconds,
+                                  qps))
         print("  upstream queries to attack.tld9.: %.0f/s" % up)
         print("  other.tld9. probe: p50 %.1f ms, p99 %.1f ms (%d/%d "
               "answered); without attack p50 %.1f ms, p99 %.1f ms"
               % (pct(lat, .5), pct(lat, .99), len(lat), sent,
                  pct(base, .5), pct(base, .99)))
+        record(a, "attack factor %d" % factor, [
+            ("sent/s", qsent / a.seconds), ("replies/s", qps),
+            ("upstream/s", up), ("p50 ms", pct(lat, .5)),
+            ("p99 ms", pct(lat, .99)), ("answered", len(lat)),
+            ("probes", sent), ("base p50 ms", pct(base, .5)),
+            ("base p99 ms", pct(base, .99))])
     finally:
         stop(p)
 
@@ -198,17 +222,39 @@ def flood(a, work, a_nsd, o_nsd):
         dp = dnsperf(port, qfile, a.rate, a.seconds)
         lat, sent = probe(port, a.seconds, "127.0.0.2",
                           lambda: "ns.other.tld9.", per_s=50)
-        done, qps = dnsperf_done(dp)
-        print("flood from 127.0.0.1, ip-ratelimit: %d" % a.ip_ratelimit)
-        print("  flooding client: %.0f replies/s of %d q/s sent"
-              % (qps, a.rate))
+        qsent, done, qps = dnsperf_done(dp)
+        print("%s: flood from 127.0.0.1, ip-ratelimit: %d"
+              % (a.label, a.ip_ratelimit))
+        print("  flooding client: %.0f replies/s; offered %d q/s, "
+              "dnsperf sent %.0f/s" % (qps, a.rate, qsent / a.seconds))
         print("  other client (127.0.0.2): %d/%d answered, p50 %.2f ms"
               % (len(lat), sent, pct(lat, .5)))
+        record(a, "flood", [("sent/s", qsent / a.seconds),
+                            ("replies/s", qps), ("answered", len(lat)),
+                            ("probes", sent), ("p50 ms", pct(lat, .5))])
     finally:
         stop(p)
 
 
+RESULTS = {}
+
+
+def record(a, case, values):
+    for name, v in values:
+        RESULTS.setdefault((a.label, case, name), []).append(v)
+
+
+def medians():
+    print("\nmedians over the runs (server, case, figure: median [runs])")
+    for (label, case, name), vs in RESULTS.items():
+        s = sorted(vs)
+        print("  %-8s %-16s %-12s %10.1f  %s" % (
+            label, case, name, s[len(s) // 2],
+            " ".join("%.1f" % v for v in vs)))
+
+
 def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     ap = argparse.ArgumentParser()
     ap.add_argument("builddir")
     ap.add_argument("--seconds", type=int, default=10)
@@ -217,17 +263,30 @@ def main():
     ap.add_argument("--ip-ratelimit", type=int, default=1000)
     ap.add_argument("--factor", type=int, action="append",
                     help="ratelimit-factor values to run (default 0, 10)")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--server", action="append", choices=["ours", "unbound"],
+                    help="which daemons (default both)")
+    ap.add_argument("--reference", default="/usr/sbin/unbound",
+                    help="Debian's Unbound binary")
     a = ap.parse_args()
     a.factor = a.factor or [0, 10]
+    binaries = {"ours": os.path.join(a.builddir, "unbound"),
+                "unbound": a.reference}
+    servers = a.server or [s for s in ("ours", "unbound")
+                           if os.access(binaries[s], os.X_OK)]
     work = tempfile.mkdtemp(prefix="attack_bench.")
     try:
         a_nsd = start_nsd(work, "nsd-attack", "attack.tld9.")
         o_nsd = start_nsd(work, "nsd-other", "other.tld9.")
         # factor 0: nothing over the limit goes upstream; 10 (the
         # default): one in 10 of the queries over it does
-        for factor in a.factor:
-            attack(a, work, a_nsd, o_nsd, factor)
-        flood(a, work, a_nsd, o_nsd)
+        for _ in range(a.runs):
+            for a.label in servers:
+                a.binary = binaries[a.label]
+                for factor in a.factor:
+                    attack(a, work, a_nsd, o_nsd, factor)
+                flood(a, work, a_nsd, o_nsd)
+        medians()
     finally:
         for p in reversed(STARTED):
             stop(p)

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 
+import dns.exception
 import dns.message
 import dns.rcode
 import pytest
@@ -312,3 +313,88 @@ def test_ip_ratelimit_off_lists_nothing(unbound, net, tmp_path):
     assert f.answered == f.sent
     assert ctl(unbound, "ip_ratelimit_list") == ""
     assert ctl(unbound, "ratelimit_list") == ""
+
+
+def test_ratelimit_backoff(unbound, net, tmp_path):
+    """ratelimit: 20, factor 0, ratelimit-backoff: yes: under the attack
+    the rate is the larger count of this second and the one before, and
+    the queries held back count too, so once bad.tld2. went over the
+    limit it stays limited while the attack lasts: at most about two
+    seconds' worth of upstream queries in 4 s (without backoff 20 a
+    second get through: about 100). After the attack it is asked again
+    once its count dropped (polled for)."""
+    unbound.start("ratelimit: 20\nratelimit-factor: 0\n"
+                  "ratelimit-backoff: yes", extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    f, per, _ = attack(unbound, net, rate=300, secs=4.0)
+    total = sum(per.values())
+    assert f.sent > 600, f.sent
+    assert 10 <= total <= 2 * 20 + 6, (total, per)
+    deadline = time.monotonic() + 6.0 * SLOW
+    while True:
+        r = unbound.query(rand_label() + ".bad.tld2.", "A", timeout=2.0)
+        if dns.rcode.to_text(r.rcode()) == "NXDOMAIN":
+            break
+        assert time.monotonic() < deadline, "bad.tld2. still limited"
+        time.sleep(0.2)
+
+
+def test_ip_ratelimit_backoff(unbound, net, tmp_path):
+    """ip-ratelimit: 10, factor 0, ip-ratelimit-backoff: yes: a flood
+    from 127.0.0.1 is cut off once over the limit and stays cut off
+    while it lasts (the dropped queries count: at most about two
+    seconds' worth answered in 3 s; without backoff 10 a second); after
+    it stops the address is answered again (polled for)."""
+    unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 0\n"
+                  "ip-ratelimit-backoff: yes",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+    with Flood(unbound, lambda: "www.bad.tld2.", 200, 3.0) as f:
+        pass
+    assert f.sent > 400, f.sent
+    assert 5 <= f.answered <= 2 * 10 + 2, (f.answered, f.sent)
+    deadline = time.monotonic() + 6.0 * SLOW
+    while True:
+        try:
+            r = unbound.query("www.bad.tld2.", "A", timeout=0.5)
+            break
+        except dns.exception.Timeout:
+            assert time.monotonic() < deadline, "127.0.0.1 still limited"
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+
+
+def test_ratelimit_factor_lets_some_through(unbound, net, tmp_path):
+    """ratelimit: 20, ratelimit-factor: 5: of the attack's queries over
+    the limit about one in 5 still goes upstream (so the zone keeps some
+    answers coming), where factor 0 (the tests above) lets none: at
+    300 new names a second, about 20 + 280 / 5 = 76 a second."""
+    unbound.start("ratelimit: 20\nratelimit-factor: 5",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    f, per, _ = attack(unbound, net, rate=300)
+    secs = f.end - f.start
+    over = max(0.0, f.sent - 20 * secs)
+    total = sum(per.values())
+    # one in 5 of those over the limit (random in Unbound: wide bounds)
+    assert 20 * (secs - 1) + over / 5 * 0.5 <= total, (total, f.sent, per)
+    assert total <= 20 * (secs + 1) + over / 5 * 1.6, (total, f.sent, per)
+
+
+def test_ip_ratelimit_factor_answers_some(unbound, net, tmp_path):
+    """ip-ratelimit: 10, ip-ratelimit-factor: 4: a flood from one
+    address gets its 10 a second and about one in 4 of the rest."""
+    unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 4",
+                  extra=control_clause(tmp_path),
+                  root_hints=net.root_hints)
+    r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
+    assert dns.rcode.to_text(r.rcode()) == "NOERROR"
+    with Flood(unbound, lambda: "www.bad.tld2.", 200, 2.0) as f:
+        pass
+    secs = f.end - f.start
+    over = max(0.0, f.sent - 10 * secs)
+    assert 10 * (secs - 1) + over / 4 * 0.5 <= f.answered, (f.answered,
+                                                             f.sent)
+    assert f.answered <= 10 * (secs + 1) + over / 4 * 1.6, (f.answered,
+                                                            f.sent)

@@ -24,7 +24,7 @@ if TESTDATA not in sys.path:
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from testnet.zones import cases  # noqa: E402
-from conftest import _finish, ours_only, reference_differs  # noqa: E402
+from conftest import _finish, reference_differs  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -325,14 +325,20 @@ def test_small_message_cache_stays_bounded(unbound, net):
 
 
 
-@ours_only
-@pytest.mark.parametrize("limit,rcode", [(1, "SERVFAIL"), (2, "NOERROR")])
+@pytest.mark.parametrize("limit,rcode", [
+    (1, "SERVFAIL"),
+    pytest.param(2, "NOERROR", marks=reference_differs(
+        "its backport of max-query-restarts (1.17.1-2+deb12u3) is "
+        "SERVFAIL at 2 for this chain and answers at 3, one restart "
+        "more than this daemon counts (doc/compat.md)")),
+    (3, "NOERROR")])
 def test_max_query_restarts(unbound, net, limit, rcode):
-    """max-query-restarts (Unbound 1.22; 1.17 has no such option): the
+    """max-query-restarts (Unbound 1.22; Debian's 1.17 package has it as
+    a backport, run side by side): the
     chain chain.example.tld1. -> chain2 (same zone, one reply) ->
     alias.example.tld2. -> www.dns-host.tld3. needs two restarts at a
-    new name: with a limit of 1 it is SERVFAIL, with 2 the whole chain
-    and the address."""
+    new name: with a limit of 1 it is SERVFAIL, with 2 or more the whole
+    chain and the address."""
     unbound.start("max-query-restarts: %d" % limit,
                   root_hints=net.root_hints)
     r = ask(unbound, "chain.example.tld1.", "A")

@@ -117,6 +117,36 @@ static void test_zone_table(void** st)
 	rate_zone_delete(t);
 }
 
+/* ratelimit-size under its attack: queries for 50,000 new zones in one
+ * second (each a delegation of its own) stay within the table's 64 KiB,
+ * and the zone under attack, counted all along, keeps its count and
+ * stays limited while the others are dropped (least recently counted
+ * first). */
+static void test_zone_table_bounded(void** st)
+{
+	const size_t bytes = 64 * 1024;
+	struct rate_zone_table* t = rate_zone_create(4, bytes);
+	uint8_t heavy[256], z[256];
+	size_t hn = dname_from_str("attack.example.", heavy), n;
+	int crossed, i;
+	char name[64];
+	(void)st;
+	assert_non_null(t);
+	for(i = 0; i < 50000; i++) {
+		snprintf(name, sizeof(name), "z%d.example.", i);
+		n = dname_from_str(name, z);
+		(void)rate_zone_inc(t, z, n, 700, 0, 100, &crossed);
+		if(i % 10 == 0)
+			(void)rate_zone_inc(t, heavy, hn, 700, 0, 100,
+				&crossed);
+		assert_true(rate_zone_mem(t) <= bytes + 4096);
+	}
+	/* 5,000 counted this second: over its 100 */
+	assert_int_equal(rate_zone_inc(t, heavy, hn, 700, 0, 100, &crossed),
+		0);
+	rate_zone_delete(t);
+}
+
 static struct sockaddr_storage v4(uint32_t a, socklen_t* len)
 {
 	struct sockaddr_storage ss;
@@ -241,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_window_counts_per_second),
 		cmocka_unit_test(test_domain_limits),
 		cmocka_unit_test(test_zone_table),
+		cmocka_unit_test(test_zone_table_bounded),
 		cmocka_unit_test(test_ip_table_flood),
 		cmocka_unit_test(test_ip_table_v6_and_seconds),
 		cmocka_unit_test(test_ip_table_threads),
