@@ -525,7 +525,7 @@ static void resize_caches(struct daemon* d, const struct config_file* o,
 }
 
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
-	int keep_cache)
+	int keep_cache, struct modstack_prep* prep)
 {
 	const struct config_file* o = d->env->cfg;
 	const struct config_file* n = env->cfg;
@@ -543,7 +543,7 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	outgoing_reload(d, env->cfg);
 	tls_service_reload(d, env->cfg);
 	doh_tls_reload(d, env->cfg);
-	modstack_reload_global(&d->modules, env->cfg);
+	modstack_reload_global(&d->modules, env->cfg, prep);
 	daemon_env_publish(d, env);
 	refresh_workers(d);
 	daemon_xfr_stop(d);

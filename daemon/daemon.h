@@ -181,9 +181,10 @@ const char* daemon_cfgfile_inside(const struct daemon* d);
  * full: as Unbound's reload: the statistics restart, and the RRset and
  * message caches are emptied unless keep_cache (reload +keep-cache) and
  * their sizes and slabs did not change; else (fast_reload) both are
- * kept. */
+ * kept. prep: what the modules' reload_prepare built in the reload
+ * thread (taken, emptied), NULL: none. */
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
-	int keep_cache);
+	int keep_cache, struct modstack_prep* prep);
 
 /* Run the daemon: open sockets, daemonize, start workers, serve until
  * stopped. Returns the process exit code. */

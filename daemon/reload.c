@@ -38,6 +38,7 @@ struct reload_job {
 	struct serve_env* old;   /* a reference: the checks compare to it */
 	/* the thread's results, read by the main thread after the join */
 	struct serve_env* env;   /* NULL: refused */
+	struct modstack_prep prep;   /* the modules' part, read aside */
 	struct strbuf out;
 	struct timespec t_start, t_read, t_construct;
 };
@@ -254,6 +255,9 @@ static void build(struct reload_job* j)
 		j->env = NULL;
 		return;
 	}
+	/* the modules' files (the rpz: zones) are read here too, not in
+	 * the main thread at the swap */
+	modstack_reload_prepare(&j->d->modules, cfg, &j->prep);
 	clock_gettime(CLOCK_MONOTONIC, &j->t_construct);
 	/* compat: unbound-1.23: +vv: the memory the new config took; here the
 	 * heap's growth while it was built (other threads' allocations in
@@ -280,6 +284,7 @@ static void job_free(struct reload_job* j)
 		event_free(j->done_ev);
 	serve_env_release(j->old);
 	serve_env_release(j->env);
+	modstack_reload_discard(&j->d->modules, &j->prep);
 	strbuf_clear(&j->out);
 	free(j->file);
 	free(j);
@@ -324,7 +329,7 @@ static int finish(struct reload_job* j)
 		struct serve_env* env = j->env;
 		j->env = NULL;
 		daemon_reload_apply(d, env, j->o.kind == RELOAD_FULL,
-			j->o.keep_cache);
+			j->o.keep_cache, &j->prep);
 		if(j->o.drop_mesh)
 			drop_queries(d);
 		clock_gettime(CLOCK_MONOTONIC, &t_reload);

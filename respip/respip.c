@@ -146,10 +146,24 @@ static void* respip_startup(const struct config_file* cfg)
 	return g;
 }
 
-static int respip_reload_global(void* global, const struct config_file* cfg)
+/* The reload thread: the rpz: zones read aside. */
+static void* respip_reload_prepare(void* global, const struct config_file* cfg)
 {
 	struct respip_global* g = global;
-	return rpz_store_reload(g->rpz, cfg);
+	return rpz_store_prepare(g->rpz, cfg);
+}
+
+static void respip_reload_discard(void* global, void* prepared)
+{
+	(void)global;
+	rpz_store_prep_delete(prepared);
+}
+
+static int respip_reload_global(void* global, const struct config_file* cfg,
+	void* prepared)
+{
+	struct respip_global* g = global;
+	return rpz_store_reload(g->rpz, cfg, prepared);
 }
 
 static size_t respip_get_mem(void* global)
@@ -491,6 +505,8 @@ const struct module_func_block respip_module_block = {
 	.name = "respip",
 	.startup = respip_startup,
 	.destartup = respip_destartup,
+	.reload_prepare = respip_reload_prepare,
+	.reload_discard = respip_reload_discard,
 	.reload_global = respip_reload_global,
 	.get_mem = respip_get_mem,
 	.filter_reply = respip_filter_reply,

@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* One version of one zone, shared by the snapshots that use it. */
@@ -42,6 +43,14 @@ struct store_zone {
 	char* path;             /* the zone file as opened now; NULL: none */
 	int xfr;                /* has primaries or URLs: transferred */
 	struct zone_ref* ref;   /* the version served now */
+	struct stat st;         /* the file when it was read */
+	int have_st;            /* st is set: a reload may keep ref */
+};
+
+struct rpz_store_prep {
+	struct store_zone* zones;
+	size_t num;
+	int failed;             /* a zone could not be read (logged) */
 };
 
 struct rpz_store {
@@ -172,9 +181,41 @@ static char* inside_path(const struct config_file* cfg, const char* f)
 	return p;
 }
 
-/* Read clause c into z. 0: an error (logged). */
+static struct store_zone* find_zone(struct rpz_store* s, const uint8_t* nm);
+
+static int same_file(const struct stat* a, const struct stat* b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+		a->st_size == b->st_size &&
+		a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+		a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* A reload: the version of z that old (the store, NULL at the start)
+ * serves, when z's file is the one it read then: a zone without
+ * transfers, the same name and path, the file unchanged. */
+static struct zone_ref* zone_unchanged(struct rpz_store* old,
+	const struct store_zone* z)
+{
+	struct store_zone* o;
+	struct zone_ref* ref = NULL;
+	if(!old || z->xfr || !z->have_st)
+		return NULL;
+	pthread_mutex_lock(&old->lock);
+	if((o = find_zone(old, z->name)) && !o->xfr && o->have_st &&
+		o->path && strcmp(o->path, z->path) == 0 &&
+		same_file(&o->st, &z->st)) {
+		ref = o->ref;
+		atomic_fetch_add(&ref->refs, 1);
+	}
+	pthread_mutex_unlock(&old->lock);
+	return ref;
+}
+
+/* Read clause c into z, or share the version old serves when its file
+ * did not change. 0: an error (logged). */
 static int zone_read(struct store_zone* z, const struct config_auth* c,
-	const struct config_file* cfg)
+	const struct config_file* cfg, struct rpz_store* old)
 {
 	struct rpz_zone* zone;
 	const char* path;
@@ -190,6 +231,15 @@ static int zone_read(struct store_zone* z, const struct config_auth* c,
 		return 0;
 	}
 	z->xfr = c->masters != NULL || c->urls != NULL;
+	/* taken before the read: a change while it reads is seen at the
+	 * next reload */
+	z->have_st = z->path && stat(z->path, &z->st) == 0 &&
+		S_ISREG(z->st.st_mode);
+	if((z->ref = zone_unchanged(old, z))) {
+		verbose(VERB_ALGO, "rpz: zone %s: %s unchanged, kept",
+			z->text, z->path);
+		return 1;
+	}
 	path = z->path;
 	/* compat: unbound-1.17: with primaries or URLs, a zone file not
 	 * there yet is an empty zone until the first transfer */
@@ -200,9 +250,10 @@ static int zone_read(struct store_zone* z, const struct config_auth* c,
 	return (z->ref = zref_create(zone, serial, have)) != NULL;
 }
 
-/* cfg's clauses read into *out (*n of them). 0: an error (logged). */
+/* cfg's clauses read into *out (*n of them), sharing the unchanged
+ * ones of old (NULL: none). 0: an error (logged). */
 static int zones_read(const struct config_file* cfg, struct store_zone** out,
-	size_t* n)
+	size_t* n, struct rpz_store* old)
 {
 	const struct config_auth* c;
 	size_t k = 0;
@@ -220,7 +271,7 @@ static int zones_read(const struct config_file* cfg, struct store_zone** out,
 	for(c = cfg->auths; c; c = c->next) {
 		if(!c->isrpz || !c->name)
 			continue;
-		if(!zone_read(&(*out)[(*n)++], c, cfg)) {
+		if(!zone_read(&(*out)[(*n)++], c, cfg, old)) {
 			zones_delete(*out, *n);
 			*out = NULL;
 			*n = 0;
@@ -391,7 +442,7 @@ struct rpz_store* rpz_store_create(const struct config_file* cfg)
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->gen = 1;
-	if(!zones_read(cfg, &zones, &n) || !install(s, cfg, zones, n)) {
+	if(!zones_read(cfg, &zones, &n, NULL) || !install(s, cfg, zones, n)) {
 		rpz_store_delete(s);
 		return NULL;
 	}
@@ -410,11 +461,41 @@ void rpz_store_delete(struct rpz_store* s)
 	free(s);
 }
 
-int rpz_store_reload(struct rpz_store* s, const struct config_file* cfg)
+struct rpz_store_prep* rpz_store_prepare(struct rpz_store* s,
+	const struct config_file* cfg)
+{
+	struct rpz_store_prep* p = calloc(1, sizeof(*p));
+	if(!p) {
+		log_err("out of memory");
+		return NULL;
+	}
+	p->failed = !zones_read(cfg, &p->zones, &p->num, s);
+	return p;
+}
+
+void rpz_store_prep_delete(struct rpz_store_prep* p)
+{
+	if(!p)
+		return;
+	zones_delete(p->zones, p->num);
+	free(p);
+}
+
+int rpz_store_reload(struct rpz_store* s, const struct config_file* cfg,
+	struct rpz_store_prep* prep)
 {
 	struct store_zone* zones;
 	size_t n;
-	if(!zones_read(cfg, &zones, &n) || !install(s, cfg, zones, n)) {
+	int ok;
+	if(prep) {
+		ok = !prep->failed;
+		zones = prep->zones;
+		n = prep->num;
+		prep->zones = NULL;
+		prep->num = 0;
+		rpz_store_prep_delete(prep);
+	} else	ok = zones_read(cfg, &zones, &n, s);
+	if(!ok || !install(s, cfg, zones, n)) {
 		log_err("rpz: the reload's zones could not be read; the "
 			"previous ones serve on");
 		return 0;

@@ -3,7 +3,8 @@
  * by all workers (the respip module's global state): built once at
  * startup (the zone files read once, not per worker), and replaced
  * whole, built aside and published with a pointer swap, at a reload
- * (main thread), when a zone transfer brings a new version of a zone
+ * (the zones read in the reload thread, published by the main thread),
+ * when a zone transfer brings a new version of a zone
  * with primary: (services/xfr_consumer.h; main thread), and at
  * rpz_enable/rpz_disable. A snapshot shares the unchanged zones of the
  * one before it (reference counts).
@@ -27,9 +28,26 @@ struct rpz_snap;
 struct rpz_store* rpz_store_create(const struct config_file* cfg);
 /* After the workers released their snapshots. */
 void rpz_store_delete(struct rpz_store* s);
-/* A reload: the rpz: clauses of cfg read anew and published. 0: an
- * error (logged), the old policy keeps serving. Main thread. */
-int rpz_store_reload(struct rpz_store* s, const struct config_file* cfg);
+/* A reload's zones, read aside. */
+struct rpz_store_prep;
+/* A reload's first step (the reload thread, while the workers answer
+ * with the policy in use): the zone files of cfg's rpz: clauses read.
+ * A zone without primaries or URLs whose name and file did not change
+ * since the store read it (the same path, device, inode, size and
+ * modification time) is shared, not read again. NULL: out of memory
+ * (logged; rpz_store_reload then reads the zones itself). A failed
+ * read is kept in it for rpz_store_reload to report. Thread-safe
+ * against the store's other users. */
+struct rpz_store_prep* rpz_store_prepare(struct rpz_store* s,
+	const struct config_file* cfg);
+/* A prepared set no reload took. NULL is fine. */
+void rpz_store_prep_delete(struct rpz_store_prep* p);
+/* A reload: the rpz: clauses of cfg published, with the zones of prep
+ * (taken over; cfg must be the config it was prepared from), or read
+ * here when prep is NULL. 0: an error (logged), the old policy keeps
+ * serving. Main thread. */
+int rpz_store_reload(struct rpz_store* s, const struct config_file* cfg,
+	struct rpz_store_prep* prep);
 /* Bytes of the current snapshot (mem.mod.respip). */
 size_t rpz_store_mem(struct rpz_store* s);
 

@@ -226,13 +226,41 @@ void modstack_destartup(struct modstack* st)
 	st->started = 0;
 }
 
-void modstack_reload_global(const struct modstack* st,
-	const struct config_file* cfg)
+void modstack_reload_prepare(const struct modstack* st,
+	const struct config_file* cfg, struct modstack_prep* prep)
 {
 	int i;
+	memset(prep, 0, sizeof(*prep));
 	for(i = 0; i < st->started; i++)
+		if(st->mods[i]->reload_prepare)
+			prep->p[i] = st->mods[i]->reload_prepare(st->global[i],
+				cfg);
+}
+
+void modstack_reload_discard(const struct modstack* st,
+	struct modstack_prep* prep)
+{
+	int i;
+	for(i = 0; i < st->started; i++) {
+		if(prep->p[i] && st->mods[i]->reload_discard)
+			st->mods[i]->reload_discard(st->global[i], prep->p[i]);
+		prep->p[i] = NULL;
+	}
+}
+
+void modstack_reload_global(const struct modstack* st,
+	const struct config_file* cfg, struct modstack_prep* prep)
+{
+	int i;
+	for(i = 0; i < st->started; i++) {
+		void* p = prep ? prep->p[i] : NULL;
+		if(prep)
+			prep->p[i] = NULL;
 		if(st->mods[i]->reload_global)
-			(void)st->mods[i]->reload_global(st->global[i], cfg);
+			(void)st->mods[i]->reload_global(st->global[i], cfg, p);
+		else if(p && st->mods[i]->reload_discard)
+			st->mods[i]->reload_discard(st->global[i], p);
+	}
 }
 
 int modstack_init(const struct modstack* st, struct module_env* env)

@@ -82,10 +82,22 @@ int modstack_check_start(const struct config_file* cfg);
 int modstack_startup(struct modstack* st, const struct config_file* cfg);
 /* After the workers stopped: each startup undone (last first). */
 void modstack_destartup(struct modstack* st);
-/* A reload: each module's reload_global with the new cfg (main thread,
- * before the workers take it). */
+/* What the modules' reload_prepare built for one reload. */
+struct modstack_prep {
+	void* p[MODULE_MAX];
+};
+/* A reload's first step, in the reload thread: each module's
+ * reload_prepare with the new cfg into prep. */
+void modstack_reload_prepare(const struct modstack* st,
+	const struct config_file* cfg, struct modstack_prep* prep);
+/* What a refused reload prepared, freed (prep emptied). */
+void modstack_reload_discard(const struct modstack* st,
+	struct modstack_prep* prep);
+/* A reload: each module's reload_global with the new cfg and what it
+ * prepared (main thread, before the workers take it); prep (NULL:
+ * nothing prepared) is emptied. */
 void modstack_reload_global(const struct modstack* st,
-	const struct config_file* cfg);
+	const struct config_file* cfg, struct modstack_prep* prep);
 
 /* Per worker, after the shared parts of env are set (cfg, caches,
  * outnet, mesh): env->mods, modglobal and validating from st, each

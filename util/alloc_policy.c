@@ -29,9 +29,20 @@ static int threshold_in_env(void)
 	return t && strstr(t, "glibc.malloc.mmap_threshold") != NULL;
 }
 
+/* Whether the operator chose a trim threshold in the environment. */
+static int trim_in_env(void)
+{
+	const char* t = getenv("GLIBC_TUNABLES");
+	if(getenv("MALLOC_TRIM_THRESHOLD_"))
+		return 1;
+	return t && strstr(t, "glibc.malloc.trim_threshold") != NULL;
+}
+
 int alloc_policy_init(void)
 {
 #ifdef __GLIBC__
+	if(!trim_in_env())
+		(void)mallopt(M_TRIM_THRESHOLD, ALLOC_POLICY_TRIM_THRESHOLD);
 	if(threshold_in_env())
 		return 0;
 	return mallopt(M_MMAP_THRESHOLD, ALLOC_POLICY_MMAP_THRESHOLD) == 1;

@@ -353,10 +353,20 @@ struct module_func_block {
 	void* (*startup)(const struct config_file* cfg);
 	/* After the workers stopped: free what startup made. */
 	void (*destartup)(void* global);
+	/* A reload, first step, in the reload thread while the workers
+	 * and the main thread go on with the old config: read and build
+	 * what reload_global will take (the rpz: zone files), aside. The
+	 * result goes to reload_global, or to reload_discard when the
+	 * reload is refused; NULL is passed on as it is. Optional. */
+	void* (*reload_prepare)(void* global, const struct config_file* cfg);
+	/* A prepared result that no reload_global will take. */
+	void (*reload_discard)(void* global, void* prepared);
 	/* A reload, in the main thread, before the workers take the new
-	 * config: renew the global state from cfg (the rpz: zones, read
-	 * once for all workers). 0 (logged): the old state serves on. */
-	int (*reload_global)(void* global, const struct config_file* cfg);
+	 * config: renew the global state from cfg with what
+	 * reload_prepare built (NULL: none, or no reload_prepare: read it
+	 * here). 0 (logged): the old state serves on. */
+	int (*reload_global)(void* global, const struct config_file* cfg,
+		void* prepared);
 	/* Bytes the global state uses (mem.mod.<name>). */
 	size_t (*get_mem)(void* global);
 	/* Add what the global state holds to info (statistics). */

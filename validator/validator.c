@@ -766,8 +766,10 @@ static void* val_startup(const struct config_file* cfg)
  * cache in place (its fast_reload adjusts it; its reload made a new
  * one): keys over it go, least recently used first; the slab count
  * stays until a restart. */
-static int val_reload_global(void* global, const struct config_file* cfg)
+static int val_reload_global(void* global, const struct config_file* cfg,
+	void* prepared)
 {
+	(void)prepared;
 	if(global)
 		val_kcache_set_max_mem(global, cfg->key_cache_size);
 	return 1;

@@ -9,6 +9,13 @@ unbound-control reload and fast_reload) beside Debian's Unbound 1.17
     contrib/bench/reload_bench.py                  # 1M names, 1000 q/s
     contrib/bench/reload_bench.py --names 200000 --rate 2000
     contrib/bench/reload_bench.py --runs ours:fast_reload,unbound:sighup
+    contrib/bench/reload_bench.py --rpz            # a 1M-trigger rpz: zone
+
+--rpz: the big zone is an rpz: zone file of QNAME triggers (module-config
+"respip iterator") instead of local-data; one trigger is added to it
+before the reload, so the reload reads it again (--rpz-same: it is left
+as it is). Each run also asks the control channel for `status` every
+0.2 s (a thread, unbound-control) and reports its latency by phase.
 
 Each run: start the server on the big config (a forward zone for the
 cached name, to a responder in this script), ask the cached name once,
@@ -122,6 +129,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def write_rpz(path, names):
+    with open(path, "w") as f:
+        f.write("$ORIGIN rpz.bench.\n$TTL 3600\n"
+                "@ IN SOA ns.rpz.bench. host.rpz.bench. 1 3600 600 "
+                "86400 300\n@ IN NS ns.rpz.bench.\n")
+        for i in range(names):
+            f.write("b%d.blocked CNAME .\n" % i)
+
+
 def write_zone(path, names):
     with open(path, "w") as f:
         f.write("server:\n\tlocal-zone: \"big.bench.\" static\n")
@@ -131,7 +147,9 @@ def write_zone(path, names):
 
 
 class Target:
-    def __init__(self, kind, binary, control, tmp, zone, upstream, threads):
+    def __init__(self, kind, binary, control, tmp, zone, upstream, threads,
+                 rpz=False):
+        self.rpz = rpz
         self.kind = kind
         self.binary = binary
         self.control = control
@@ -156,16 +174,20 @@ class Target:
                     '\tlogfile: "%s/unbound.log"\n'
                     "\tdo-not-query-localhost: no\n"
                     '\troot-hints: "%s/root.hints"\n'
-                    '\tmodule-config: "iterator"\n'
+                    '\tmodule-config: "%s"\n'
                     '\tlocal-data: "%s A %s"\n'
-                    'include: "%s"\n'
+                    '%s'
                     "forward-zone:\n\tname: \"bench.\"\n"
                     "\tforward-addr: 127.0.0.1@%d\n"
                     "remote-control:\n\tcontrol-enable: yes\n"
                     '\tcontrol-interface: "%s/ctl.sock"\n'
                     "\tcontrol-use-cert: no\n" %
-                    (self.threads, self.port, d, d, d, d, MARKER, marker,
-                     self.zone, self.upstream, d))
+                    (self.threads, self.port, d, d, d, d,
+                     "respip iterator" if self.rpz else "iterator",
+                     MARKER, marker,
+                     ('rpz:\n\tname: "rpz.bench."\n\tzonefile: "%s"\n'
+                      if self.rpz else 'include: "%s"\n') % self.zone,
+                     self.upstream, d))
         with open(os.path.join(d, "root.hints"), "w") as f:
             f.write(". 3600000 NS a.root.bench.\n"
                     "a.root.bench. 3600000 A 127.0.0.1\n")
@@ -213,8 +235,31 @@ class Target:
                 self.proc.wait()
 
 
-def run_load(t, how, rate, before, after, max_wait):
-    """The open-loop load and the marker probe; returns the figures."""
+class StatusProbe(threading.Thread):
+    """unbound-control status every 0.2 s: (sent, latency) pairs."""
+
+    def __init__(self, t):
+        super().__init__(daemon=True)
+        self.t = t
+        self.stopping = False
+        self.got = []
+
+    def run(self):
+        while not self.stopping:
+            at = time.perf_counter()
+            try:
+                subprocess.run([self.t.control, "-c", self.t.conf, "status"],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=120)
+            except subprocess.TimeoutExpired:
+                pass
+            self.got.append((at, time.perf_counter() - at))
+            time.sleep(max(0.0, 0.2 - (time.perf_counter() - at)))
+
+
+def run_load(t, how, rate, before, after, max_wait, touch=None):
+    """The open-loop load, the marker probe and the status probe;
+    returns the figures. touch: called just before the reload."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     sock.connect(("127.0.0.1", t.port))
@@ -234,6 +279,8 @@ def run_load(t, how, rate, before, after, max_wait):
     except BlockingIOError:
         pass
     queries = [query_wire(i, HIT) for i in range(65536)]
+    status = StatusProbe(t)
+    status.start()
     sent_at = {}
     lat = []
     phased = []   # (sent, latency): the figures per phase
@@ -253,6 +300,8 @@ def run_load(t, how, rate, before, after, max_wait):
         if triggered is None and now >= trigger_at:
             if how != "none":
                 t.write("10.255.0.2")
+                if touch:
+                    touch()
             triggered = time.perf_counter()
             ctl = t.trigger(how)
             if how == "none":
@@ -304,6 +353,8 @@ def run_load(t, how, rate, before, after, max_wait):
                     lat.append(got - s[1])
                     phased.append((s[1], got - s[1]))
     out = ctl.communicate(timeout=600)[0] if ctl else ""
+    status.stopping = True
+    status.join()
     sock.close()
     probe.close()
     lat.sort()
@@ -322,8 +373,16 @@ def run_load(t, how, rate, before, after, max_wait):
     phases = {"before": phase_p99(0, triggered or inf),
               "during": phase_p99(triggered or inf, switched or inf),
               "after": phase_p99(switched or inf, inf)}
+    def status_phase(lo, hi):
+        v = sorted(x for at, x in status.got if lo <= at < hi)
+        return (v[len(v) // 2] * 1000, v[-1] * 1000, len(v)) if v else \
+            (float("nan"), float("nan"), 0)
+    status_phases = {
+        "before": status_phase(0, triggered or inf),
+        "during": status_phase(triggered or inf, switched or inf),
+        "after": status_phase(switched or inf, inf)}
     return {
-        "phases": phases,
+        "phases": phases, "status": status_phases,
         "sent": seq, "answered": len(lat), "lost": seq - len(lat),
         "reload_s": (switched - triggered) if switched else float("nan"),
         "p50": pct(0.50), "p99": pct(0.99), "p999": pct(0.999),
@@ -350,15 +409,26 @@ def main():
                     "baseline)")
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--unbound", default="/usr/sbin/unbound")
+    ap.add_argument("--rpz", action="store_true",
+                    help="the big zone is an rpz: zone of QNAME triggers")
+    ap.add_argument("--rpz-same", action="store_true",
+                    help="with --rpz: leave the zone file unchanged at "
+                    "the reload")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="reload_bench.")
-    zone = os.path.join(tmp, "zone.conf")
+    zone = os.path.join(tmp, "rpz.zone" if a.rpz else "zone.conf")
     t0 = time.time()
-    write_zone(zone, a.names)
-    print("# %d local-data names, %.0f MB of config, written in %.1f s" %
-          (a.names, os.path.getsize(zone) / 1e6, time.time() - t0))
+    (write_rpz if a.rpz else write_zone)(zone, a.names)
+    print("# %d %s, %.0f MB, written in %.1f s" %
+          (a.names, "rpz: QNAME triggers" if a.rpz else "local-data names",
+           os.path.getsize(zone) / 1e6, time.time() - t0))
+
+    def touch():
+        if a.rpz and not a.rpz_same:
+            with open(zone, "a") as f:
+                f.write("added%d.blocked CNAME .\n" % time.time_ns())
     up = Responder()
     up.start()
     binaries = {"ours": (os.path.join(a.build, "unbound"),
@@ -370,12 +440,13 @@ def main():
             kind, how = run.split(":", 1)
             binary, control = binaries[kind]
             t = Target("%s%d" % (kind, i), binary, control, tmp, zone,
-                       up.port, a.threads)
+                       up.port, a.threads, a.rpz)
             try:
                 t0 = time.time()
                 t.start(a.max_wait)
                 started = time.time() - t0
-                r = run_load(t, how, a.rate, a.before, a.after, a.max_wait)
+                r = run_load(t, how, a.rate, a.before, a.after, a.max_wait,
+                             touch)
             finally:
                 t.stop()
             r.update(server=kind, how=how, start_s=started)
@@ -390,6 +461,9 @@ def main():
             print("         p99 by phase: " + ", ".join(
                 "%s %.2f ms (%d)" % (k, v[0], v[1])
                 for k, v in r["phases"].items()), flush=True)
+            print("         status p50/max by phase: " + ", ".join(
+                "%s %.1f/%.1f ms (%d)" % (k, v[0], v[1], v[2])
+                for k, v in r["status"].items()), flush=True)
     finally:
         up.stop()
         if a.keep:
