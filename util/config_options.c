@@ -175,7 +175,8 @@ const struct cfg_option cfg_options[] = {
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
 	USE("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
-	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
+	/* services/listen_activated.c: systemd's socket activation */
+	IMPL("use-systemd", CT_YESNO, use_systemd, "no"),
 	/* daemon/acl_list.c: a listening address's access entry */
 	USE("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
 		NULL),
