@@ -22,12 +22,12 @@ cd "$(dirname "$0")/.." || exit 1
 SRC=$(pwd)
 SECS=${1:-60}
 JOBS=${FUZZ_JOBS:-2}
-NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite proxy_v2 xfr_wire rpz_zone zonemd xfr_http stats_shm"}
+NAMES=${FUZZ_ONLY:-"query_udp query_tcp upstream config cacheload control prom_http validate query_https autotrust anchor_xml cookie_file ecs cachedb_value respip_rewrite proxy_v2 xfr_wire rpz_zone zonemd xfr_http stats_shm error_report"}
 B=$SRC/build-fuzz
 
 dict_of() {
 	case $1 in
-	query_udp|query_tcp|upstream|validate|query_https|ecs|respip_rewrite|cachedb_value|xfr_wire|rpz_zone|zonemd) echo "$SRC/testdata/fuzz/dns.dict" ;;
+	query_udp|query_tcp|upstream|validate|query_https|ecs|error_report|respip_rewrite|cachedb_value|xfr_wire|rpz_zone|zonemd) echo "$SRC/testdata/fuzz/dns.dict" ;;
 	config) echo "$SRC/testdata/fuzz/config.dict" ;;
 	control) echo "$SRC/testdata/fuzz/control.dict" ;;
 	autotrust) echo "$SRC/testdata/fuzz/autotrust.dict" ;;

@@ -830,6 +830,11 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	if(daemon_notify_create(&d->notify) == NOTIFY_FAILED)
 		goto out;
 
+	/* compat: unbound-1.17: said whatever -d says (Unbound's check
+	 * reads the option only) */
+	if(cfg->use_systemd && cfg->do_daemonize)
+		log_warn("use-systemd and do-daemonize should not be enabled "
+			"at the same time");
 	d->num_workers = cfg->num_threads;
 	d->ports = listen_sockets_open(cfg, d->num_workers);
 	if(!d->ports) {

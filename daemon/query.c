@@ -141,13 +141,16 @@ static size_t edns_limit(const struct config_file* cfg,
 }
 
 /* compat: unbound-1.17: The largest reply the client accepts, as Unbound
- * computes it. */
+ * computes it. Over TCP (TLS, HTTPS) that is msg-buffer-size, the size of
+ * Unbound's buffer for a connection's message: a longer answer is cut as
+ * a UDP answer is (TC set, the records that do not fit left out). */
 static size_t reply_limit(const struct config_file* cfg,
 	const struct query_info* qi, int is_tcp, size_t outcap)
 {
 	size_t lim;
 	if(is_tcp)
-		lim = 65535;
+		lim = cfg->msg_buffer_size < 65535 ? cfg->msg_buffer_size :
+			65535;
 	else if(!qi->has_edns)
 		lim = 512;
 	else

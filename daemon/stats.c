@@ -215,7 +215,8 @@ int stats_print_flags(const struct config_file* cfg)
 		cfg->discard_timeout != 1900 ||
 		cfg->wait_limit_netblocks || cfg->wait_limit_cookie_netblocks;
 	return (cfg->do_answer_cookie ? STATS_COOKIES : 0) |
-		(v ? STATS_DROPS : 0);
+		(v ? STATS_DROPS : 0) |
+		(cfg->dns_error_reporting ? STATS_ERROR_REPORTS : 0);
 }
 
 void stats_print_thread(struct strbuf* b, const char* p,
@@ -265,6 +266,10 @@ void stats_print_thread_median(struct strbuf* b, const char* p,
 		(unsigned long long)s->num_expired);
 	strbuf_printf(b, "%s.num.recursivereplies=%llu\n", p,
 		(unsigned long long)s->num_recursive_replies);
+	/* compat: unbound-1.23: before requestlist.avg, as Unbound */
+	if(flags & STATS_ERROR_REPORTS)
+		strbuf_printf(b, "%s.num.dns_error_reports=%llu\n", p,
+			(unsigned long long)s->dns_error_reports);
 	strbuf_printf(b, "%s.requestlist.avg=%g\n", p, s->req_samples ?
 		(double)s->req_sum / (double)s->req_samples : 0.0);
 	strbuf_printf(b, "%s.requestlist.max=%llu\n", p,

@@ -84,6 +84,7 @@ struct worker_stats {
 	uint64_t rpz_action[10];  /* the same: num.rpz.action.<action> */
 	/* the same: the subnetcache module's answers (module.h) */
 	uint64_t subnet_answers, subnet_cache_answers;
+	uint64_t dns_error_reports; /* the same: RFC 9567 reports sent */
 	/* gauges (not summed over a reset): keep them last */
 	uint64_t req_max;         /* most mesh states seen */
 	uint64_t req_cur_all;     /* mesh states now */
@@ -131,6 +132,8 @@ void stats_add(struct worker_stats* tot, const struct worker_stats* a);
 #define STATS_COOKIES 1  /* num.queries_cookie_* (answer-cookie on) */
 #define STATS_DROPS 2    /* 1.21's num.queries_discard_timeout,
                           * _wait_limit and _timed_out */
+#define STATS_ERROR_REPORTS 4 /* 1.23's num.dns_error_reports
+                          * (dns-error-reporting on) */
 struct config_file;
 /* compat: unbound-1.17: the flags for cfg: a config that uses none of
  * the later options gets 1.17's names (test_control's side by side) */

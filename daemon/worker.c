@@ -693,6 +693,8 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 		&w->menv.counters.subnet_answers, __ATOMIC_RELAXED);
 	out->subnet_cache_answers = __atomic_load_n(
 		&w->menv.counters.subnet_cache_answers, __ATOMIC_RELAXED);
+	out->dns_error_reports = __atomic_load_n(
+		&w->menv.counters.dns_error_reports, __ATOMIC_RELAXED);
 }
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)

@@ -9,6 +9,7 @@
 #include "iterator/delegpt.h"
 #include "services/mesh.h"
 #include "services/outside_network.h"
+#include "util/error_report.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/module.h"
@@ -331,6 +332,13 @@ static enum module_state iter_operate(struct module_qstate* qs,
 			alen = iq->sent_to->addrlen;
 			memcpy(&addr, &iq->sent_to->addr, alen);
 		}
+		/* compat: unbound-1.23: dns-error-reporting: the agent of
+		 * the last reply, as Unbound keeps each reply's options in
+		 * place of the last's (edns_opts_back_in) */
+		if(reply && reply->result == OUTNET_REPLY && ie->cfg &&
+			ie->cfg->dns_error_reporting)
+			qs->report_agent_len = error_report_agent(reply->pkt,
+				reply->len, qs->report_agent);
 		iter_handle_reply(ie, iq, reply);
 		if(alen && (rr_count(iq->answer) > an ||
 			rr_count(iq->authority) > ns))

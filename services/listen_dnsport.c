@@ -3,6 +3,7 @@
  * SO_REUSEPORT at run time and falling back to shared sockets. */
 #include "config.h"
 #include "services/listen_dnsport.h"
+#include "services/listen_activated.h"
 #include "services/udp_pktinfo.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -188,6 +189,60 @@ static int spread_udp_queries(int fd, int nsocks)
 	errno = ENOPROTOOPT;  /* headers older than Linux 4.5 */
 	return 0;
 #endif
+}
+
+/* The fields of a socket that is open (bound or passed). */
+static void fill_socket(const struct config_file* cfg,
+	struct listen_socket* s, const struct sockaddr_storage* addr,
+	socklen_t addrlen, int is_tcp, int pktinfo, int thread)
+{
+	s->is_tcp = is_tcp;
+	s->is_pktinfo = pktinfo;
+	s->is_https = is_tcp && addr_port(addr) == cfg->https_port;
+	s->is_tls = is_tcp && listen_port_is_tls(cfg, addr_port(addr));
+	if(s->is_tls)
+		set_nodelay(s->fd);
+	/* compat: unbound-1.17: not on the https-port: Unbound reads no
+	 * PROXYv2 header over DoH */
+	s->is_proxy = !s->is_https && listen_port_is_proxy(cfg,
+		addr_port(addr));
+	s->thread = thread;
+	memcpy(&s->addr, addr, addrlen);
+	s->addrlen = addrlen;
+}
+
+/* Use a socket systemd passed (bound already; a stream one listening):
+ * the options that still apply after bind. */
+static enum open_result adopt_one(const struct config_file* cfg, int fd,
+	int is_tcp, int pktinfo, int* out, const char* ifname)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	int family = AF_INET;
+	if(getsockname(fd, (struct sockaddr*)&a, &len) == 0)
+		family = a.ss_family;
+	*out = -1;
+	if(!fd_set_dscp(fd, family, cfg->ip_dscp))
+		log_warn("error setting IP DiffServ codepoint %d on %s socket: "
+			"%s", cfg->ip_dscp, is_tcp ? "TCP" : "UDP",
+			strerror(errno));
+	if(is_tcp) {
+		int qlen = 5;
+		set_listen_mss(fd, cfg->tcp_mss);
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &qlen,
+			sizeof(qlen));
+	} else {
+		set_bufsize(fd, SO_RCVBUF, SO_RCVBUFFORCE, cfg->so_rcvbuf,
+			"SO_RCVBUF");
+		set_bufsize(fd, SO_SNDBUF, SO_SNDBUFFORCE, cfg->so_sndbuf,
+			"SO_SNDBUF");
+		if(pktinfo && !udp_pktinfo_enable(fd, family))
+			return OPEN_FAIL;
+	}
+	verbose(VERB_OPS, "using %s socket fd %d passed by systemd for %s",
+		is_tcp ? "tcp" : "udp", fd, ifname);
+	*out = fd;
+	return OPEN_OK;
 }
 
 /* A growing list of the addresses to listen on, with their names for
@@ -394,13 +449,14 @@ static int family_enabled(const struct config_file* cfg, int family)
 /* Open everything in one mode; OPEN_NO_REUSEPORT asks the caller to try
  * again without SO_REUSEPORT. */
 static enum open_result open_all(const struct config_file* cfg,
-	int num_threads, int reuseport, struct listen_sockets* ls)
+	int num_threads, int reuseport, struct listen_activated* act,
+	struct listen_sockets* ls)
 {
 	struct addr_list l;
 	struct sockaddr_storage* addrs;
 	socklen_t* lens;
 	char** names;
-	int implicit, n, i, proto, t;
+	int implicit, n, i, proto, t, afd;
 	int per = reuseport ? num_threads : 1;
 	enum open_result res = OPEN_OK;
 
@@ -431,6 +487,20 @@ static enum open_result open_all(const struct config_file* cfg,
 				addr_port(&addrs[i])) || addr_port(&addrs[i]) ==
 				cfg->https_port))
 				continue;
+			afd = listen_activated_take(act, &addrs[i], is_tcp);
+			if(afd != -1) {
+				/* one passed socket, shared by the workers */
+				struct listen_socket* s = &ls->socks[ls->num];
+				res = adopt_one(cfg, afd, is_tcp, pktinfo,
+					&s->fd, names[i]);
+				if(res != OPEN_OK)
+					break;
+				fill_socket(cfg, s, &addrs[i], lens[i], is_tcp,
+					pktinfo, -1);
+				s->is_activated = 1;
+				ls->num++;
+				continue;
+			}
 			for(t = 0; t < per; t++) {
 				struct listen_socket* s = &ls->socks[ls->num];
 				res = open_one(cfg, &addrs[i], lens[i], is_tcp,
@@ -452,22 +522,8 @@ static enum open_result open_all(const struct config_file* cfg,
 				}
 				if(res != OPEN_OK)
 					break;
-				s->is_tcp = is_tcp;
-				s->is_pktinfo = pktinfo;
-				s->is_https = is_tcp &&
-					addr_port(&addrs[i]) == cfg->https_port;
-				s->is_tls = is_tcp && listen_port_is_tls(cfg,
-					addr_port(&addrs[i]));
-				if(s->is_tls)
-					set_nodelay(s->fd);
-				/* compat: unbound-1.17: not on the https-port:
-				 * Unbound reads no PROXYv2 header over DoH */
-				s->is_proxy = !s->is_https &&
-					listen_port_is_proxy(cfg,
-					addr_port(&addrs[i]));
-				s->thread = reuseport ? t : -1;
-				memcpy(&s->addr, &addrs[i], lens[i]);
-				s->addrlen = lens[i];
+				fill_socket(cfg, s, &addrs[i], lens[i], is_tcp,
+					pktinfo, reuseport ? t : -1);
 				ls->num++;
 			}
 			/* the group is complete: spread it per datagram */
@@ -488,7 +544,8 @@ static enum open_result open_all(const struct config_file* cfg,
 out:
 	if(res != OPEN_OK) {
 		for(i = 0; i < ls->num; i++)
-			close(ls->socks[i].fd);
+			if(!ls->socks[i].is_activated)
+				close(ls->socks[i].fd);
 		free(ls->socks);
 		ls->socks = NULL;
 		ls->num = 0;
@@ -501,16 +558,21 @@ struct listen_sockets* listen_sockets_open(const struct config_file* cfg,
 	int num_threads)
 {
 	struct listen_sockets* ls = calloc(1, sizeof(*ls));
+	struct listen_activated* act = NULL;
 	enum open_result r;
 	if(!ls)
 		return NULL;
+	/* compat: unbound-1.17: use-systemd: passed sockets first */
+	if(cfg->use_systemd)
+		act = listen_activated_create();
 	ls->reuseport = cfg->so_reuseport;
-	r = open_all(cfg, num_threads, ls->reuseport, ls);
+	r = open_all(cfg, num_threads, ls->reuseport, act, ls);
 	if(r == OPEN_NO_REUSEPORT) {
 		/* the warning was logged where it failed, once */
 		ls->reuseport = 0;
-		r = open_all(cfg, num_threads, 0, ls);
+		r = open_all(cfg, num_threads, 0, act, ls);
 	}
+	listen_activated_delete(act);
 	if(r != OPEN_OK) {
 		free(ls);
 		return NULL;

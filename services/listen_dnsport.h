@@ -25,6 +25,7 @@ struct listen_socket {
 	                 * each datagram's destination read (IP_PKTINFO)
 	                 * and the reply sent from it (udp_pktinfo.h) */
 	int thread;     /* worker that owns it, or -1: shared by all */
+	int is_activated; /* passed by systemd (use-systemd), not bound here */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 };

@@ -18,6 +18,7 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include "util/edns_pad.h"
+#include "util/error_report.h"
 #include "util/fnv.h"
 #include <event2/event.h>
 #include <ldns/ldns.h>
@@ -615,6 +616,49 @@ static void __attribute__((noinline)) log_servfail(const struct mesh_state* s)
 	free(c);
 }
 
+/* compat: unbound-1.23: dns-error-reporting (RFC 9567): a client's
+ * question that ends not secure with an extended error (the
+ * validator's, 5 for an answer under no trust anchor; not OTHER, which
+ * means nothing without its text), whose
+ * last upstream reply named a reporting agent, makes one report query,
+ * TXT _er.<qtype>.<qname>.<code>._er.<agent>, resolved as a detached
+ * query (its answer is not used; a report in flight or cached is not
+ * sent again), as Unbound's dns_error_reporting in mesh_query_done.
+ * Unlike Unbound the report query is not validated (detached states
+ * are not) and is counted only when it starts. */
+static void __attribute__((noinline)) error_report_send(struct mesh_area* m,
+	const struct mesh_state* s)
+{
+	const struct module_result* res = &s->qs.res;
+	uint8_t name[LDNS_MAX_DOMAINLEN];
+	char str[LDNS_MAX_DOMAINLEN * 4 + 8];
+	enum val_ede ede = res->why_bogus.ede;
+	size_t n;
+	/* compat: unbound-1.23: an answer under no trust anchor has
+	 * Unbound's EDE 5 (its validator sets it on the message), and is
+	 * reported */
+	if(ede == VAL_EDE_NONE && res->security == SEC_INDETERMINATE)
+		ede = VAL_EDE_DNSSEC_INDETERMINATE;
+	if(res->security == SEC_SECURE || ede == VAL_EDE_NONE ||
+		ede == VAL_EDE_OTHER)
+		return;
+	n = error_report_qname(name, s->qs.qname, s->qs.qname_len,
+		s->qs.qtype, (int)ede, s->qs.report_agent,
+		s->qs.report_agent_len);
+	if(n == 0) {
+		verbose(VERB_ALGO, "DNS Error Reporting: report query qname "
+			"too long; skip");
+		return;
+	}
+	if(verbosity >= VERB_ALGO) {
+		dname_to_str(name, str, sizeof(str));
+		verbose(VERB_ALGO, "DNS Error Reporting: generating report "
+			"query for %s TXT", str);
+	}
+	if(mesh_new_detached(m, name, TYPE_TXT, s->qs.qclass, 0))
+		m->env->counters.dns_error_reports++;
+}
+
 /* A state is done: answer its waiters, inform the states waiting for
  * it, free it. */
 static void state_finish(struct mesh_area* m, struct mesh_state* s)
@@ -646,6 +690,9 @@ static void state_finish(struct mesh_area* m, struct mesh_state* s)
 	if(s->replies && s->qs.res.rcode == RCODE_SERVFAIL && m->env->cfg &&
 		m->env->cfg->log_servfail)
 		log_servfail(s);
+	if(s->replies && s->qs.report_agent_len && m->env->cfg &&
+		m->env->cfg->dns_error_reporting)
+		error_report_send(m, s);
 	d.list = s->replies;
 	d.up = m->delivering;
 	s->replies = NULL;

@@ -166,6 +166,7 @@ struct config_file {
 	char* chrootdir;
 	char* directory;
 	int use_systemd;
+	int dns_error_reporting;        /* RFC 9567 (util/error_report.h) */
 
 	/* server: access control */
 	struct config_str2list* acls;   /* access-control: netblock action */

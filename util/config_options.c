@@ -113,10 +113,9 @@ const struct cfg_option cfg_options[] = {
 	IMPLR("edns-buffer-size", CT_NUMSIZE, edns_buffer_size, "1232", 512,
 		65535),
 	IMPL("max-udp-size", CT_NUMSIZE, max_udp_size, "4096"),
-	/* not implemented (doc/compat.md): no buffer here has this size;
-	 * kept for its range, the fast_reload check and -o */
+	/* daemon/query.c: the largest TCP answer (doc/compat.md) */
 	{ "msg-buffer-size", CL_SERVER, CT_NUMSIZE, F(msg_buffer_size), NULL,
-		0, 0, "65552", 4096, INT_MAX },
+		1, 0, "65552", 4096, INT_MAX },
 	IMPLR("incoming-num-tcp", CT_INT, incoming_num_tcp, "10", 0,
 		INT_MAX),
 	IMPLR("tcp-reuse-timeout", CT_INT, tcp_reuse_timeout, "60000", 0,
@@ -175,7 +174,8 @@ const struct cfg_option cfg_options[] = {
 	USE("log-local-actions", CL_SERVER, CT_YESNO, F(log_local_actions),
 		"no"),
 	USE("log-servfail", CL_SERVER, CT_YESNO, F(log_servfail), "no"),
-	KEEP("use-systemd", CL_SERVER, CT_YESNO, F(use_systemd), "no"),
+	/* services/listen_activated.c: systemd's socket activation */
+	IMPL("use-systemd", CT_YESNO, use_systemd, "no"),
 	/* daemon/acl_list.c: a listening address's access entry */
 	USE("interface-action", CL_SERVER, CT_STR2LIST, F(interface_actions),
 		NULL),
@@ -512,7 +512,8 @@ const struct cfg_option cfg_options[] = {
 		0 },
 	/* iterator (upstream), daemon/query.c (clients) */
 	IMPL("disable-edns-do", CT_YESNO, disable_edns_do, "no"),
-	SRV("dns-error-reporting", CT_YESNO, "no"),
+	/* iterator/iter_resp.c, services/mesh.c: RFC 9567 reports */
+	IMPL("dns-error-reporting", CT_YESNO, dns_error_reporting, "no"),
 	/* iterator: IPv4-only servers through a NAT64 prefix (1.19);
 	 * compat: unbound-1.19: nat64-prefix unset is dns64-prefix */
 	IMPL("do-nat64", CT_YESNO, do_nat64, "no"),

@@ -212,6 +212,11 @@ struct module_result {
 /* One question in flight, owned by the mesh. */
 struct module_qstate {
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];   /* lowercased */
+	/* dns-error-reporting: the agent domain (wire, lowercased) of the
+	 * Report-Channel option in the last upstream reply to this
+	 * question, report_agent_len bytes (0: none); here, before
+	 * qname_len, so that a new state clears only the length */
+	uint8_t report_agent[LDNS_MAX_DOMAINLEN];
 	size_t qname_len;
 	uint16_t qtype, qclass;
 	unsigned flags;          /* MODQ_* */
@@ -223,6 +228,7 @@ struct module_qstate {
 	struct module_env* env;
 	struct mesh_state* ms;   /* for mesh_* calls and outnet callbacks */
 	struct module_client* client;  /* module_env.per_client only */
+	size_t report_agent_len;
 	void* minfo[MODULE_MAX]; /* each module's own data; a module that
 	                          * starts a new sub-query may fill its own
 	                          * slot of the sub's before the sub runs */
@@ -256,6 +262,9 @@ struct module_counters {
 	 * ECS option) and from its own cache (num.query.subnet is both,
 	 * num.query.subnet_cache the second) */
 	uint64_t subnet_answers, subnet_cache_answers;
+	/* RFC 9567 error report queries started (num.dns_error_reports,
+	 * services/mesh.c) */
+	uint64_t dns_error_reports;
 };
 
 /* Per worker: what the modules share, and each module's own data. */

@@ -139,14 +139,14 @@ def test_checkconf_logs_the_not_implemented_option(tmp_path):
                     '\tlog-local-actions: yes\n\tinfra-cache-slabs: 8\n'
                     '\tunknown-server-time-limit: 500\n'
                     '\tcache-min-negative-ttl: 30\n'
-                    '\tuse-systemd: yes\n')
+                    '\tdisable-dnssec-lame-check: yes\n')
     r = subprocess.run([CHECKCONF_BIN, str(conf)], capture_output=True,
                        text=True, timeout=30, stdin=subprocess.DEVNULL)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     # quic-size: of a feature not built (DNS over QUIC), not listed
     logged = re.findall(r"option (\S+) is not implemented", out)
-    assert logged == ["server:use-systemd"], out
+    assert logged == ["server:disable-dnssec-lame-check"], out
 
 
 def test_infra_lame_ttl_starts(unbound):
