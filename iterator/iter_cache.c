@@ -133,9 +133,12 @@ int iter_store_reply(struct rrset_cache* c, const ldns_pkt* pkt, time_t now)
 	a.trust = RRSET_TRUST_AUTHORITY;
 	/* only the types that section may give */
 	a.section = ldns_pkt_authority(pkt);
+	/* compat: unbound-1.17: a referral's DS set too, with its RRSIGs:
+	 * it answers the validator's DS question later (iter_cache_answer),
+	 * with no DS query to the parent's servers */
 	if(iter_authority_ns_credible(pkt))
 		(void)rrlist_for_each_rrset_of(ldns_pkt_authority(pkt),
-			TYPE_NS, TYPE_NS, store_one, &a);
+			TYPE_NS, TYPE_DS, store_one, &a);
 	a.trust = RRSET_TRUST_GLUE;
 	a.section = ldns_pkt_additional(pkt);
 	(void)rrlist_for_each_rrset_of(ldns_pkt_additional(pkt), TYPE_A,
@@ -235,8 +238,12 @@ static int cache_rrs(struct rrset_cache* c, const uint8_t* name,
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list)
 {
-	return cache_rrs(c, name, type, qclass, now, list,
-		RRSET_TRUST_ANSWER);
+	/* compat: unbound-1.17: a DS set that came with a referral answers
+	 * the DS question (dns_cache_lookup takes any but additional-section
+	 * trust for DS): the validator checks it, and the parent's servers
+	 * need not answer the DS question too */
+	return cache_rrs(c, name, type, qclass, now, list, type == TYPE_DS ?
+		RRSET_TRUST_AUTHORITY : RRSET_TRUST_ANSWER);
 }
 
 int iter_cache_any(struct rrset_cache* c, const uint8_t* name,

@@ -28,7 +28,7 @@ int iter_authority_ns_credible(const ldns_pkt* pkt);
 
 /* Store the RRsets of a scrubbed reply: answer section with answer
  * trust (authoritative when aa; a CNAME synthesized from a DNAME is not
- * stored), authority NS as authority trust (when
+ * stored), authority NS and DS as authority trust (when
  * iter_authority_ns_credible), additional addresses as glue. Nothing here may extend a cached entry's life (can_refresh 0)
  * except an authoritative answer from the zone's own servers. Returns
  * the number stored. */
@@ -41,8 +41,9 @@ struct delegpt* iter_cache_delegation(struct rrset_cache* c,
 	const uint8_t* qname, uint16_t qclass, int min_labels, time_t now);
 
 /* Append the cached RRset (name, type, class) with at least answer
- * trust to list, as records with the time left as TTL. Returns 1 when
- * found and appended, 0 when not (or OOM). */
+ * trust (a DS set: authority trust, a referral's) to list, as records
+ * with the time left as TTL. Returns 1 when found and appended, 0 when
+ * not (or OOM). */
 int iter_cache_answer(struct rrset_cache* c, const uint8_t* name,
 	uint16_t type, uint16_t qclass, time_t now, ldns_rr_list* list);
 

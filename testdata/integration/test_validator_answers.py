@@ -246,3 +246,17 @@ def test_referral_proof_of_no_ds(resolver, qname, addr):
     r = ask(resolver, qname, "A")
     assert rcode(r) == "NOERROR" and not ad(r), r
     assert [rd.to_text() for rr in r.answer for rd in rr] == [addr], r
+
+
+@pytest.mark.parametrize("qname,addr", [
+    ("www.sgn.nsdrop.sec1.", "192.0.2.167"),
+    ("www.sgn.n3drop.sec1.", "192.0.2.166")], ids=["nsec", "nsec3"])
+def test_referral_ds_set_used(resolver, qname, addr):
+    """The same parents, a signed child: the MITM never answers its DS
+    question, so the chain of trust has to use the signed DS set the
+    referral carried (Unbound 1.26, and 1.17, take it from the referral
+    into the cache). Secure: the address with AD."""
+    r = ask(resolver, qname, "A")
+    assert rcode(r) == "NOERROR" and ad(r), r
+    assert [rd.to_text() for rr in r.answer for rd in rr
+            if rr.rdtype == dns.rdatatype.A] == [addr], r

@@ -167,6 +167,10 @@ def cases():
                  "ds_response_to_ke)"),
         secure_a("www.child.ent.entnx3.sec1.", "the same in an NSEC3 "
                  "zone: the empty non-terminal's own NSEC3 (no NS)"),
+        secure_a("www.sgn.nsdrop.sec1.", "the parent's server never "
+                 "answers the child's DS question: the signed DS set of "
+                 "the referral has to do"),
+        secure_a("www.sgn.n3drop.sec1.", "the same below an NSEC3 parent"),
         case("unsigned.sec2.", "DS", "NOERROR", "insecure", [],
              soa("sec2.") + nsec3("match", "sec2.", "sec2.") +
              nsec3("cover", "unsigned.sec2.", "sec2."),

@@ -206,6 +206,10 @@ def zones():
         SZone("nsdrop.sec1.", MITM, ["www A 192.0.2.157"], hidden=HIDDEN),
         SZone("child.nsdrop.sec1.", UNSIGNED, ["www A 192.0.2.165"], None,
               ds=False),
+        # signed children of both: the referral carries the signed DS
+        # set, which has to do when the DS question goes unanswered
+        SZone("sgn.n3drop.sec1.", CHILDREN, ["www A 192.0.2.166"]),
+        SZone("sgn.nsdrop.sec1.", CHILDREN, ["www A 192.0.2.167"]),
         SZone("unsigned.sec1.", UNSIGNED, ["www A 192.0.2.160"], None,
               ds=False),
         SZone("unsigned.sec2.", UNSIGNED, ["www A 192.0.2.161"], None,
@@ -255,6 +259,10 @@ def mitm_rules(prefix, port):
         {"name": "flaky.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy")]},
         {"name": "child.n3drop.sec1.", "qtype": "DS",
+         "actions": [{"type": "drop"}]},
+        {"name": "sgn.n3drop.sec1.", "qtype": "DS",
+         "actions": [{"type": "drop"}]},
+        {"name": "sgn.nsdrop.sec1.", "qtype": "DS",
          "actions": [{"type": "drop"}]},
         {"name": "n3drop.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy")]},
