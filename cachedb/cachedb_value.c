@@ -9,6 +9,7 @@
 #include "util/module.h"
 #include "util/msgparse.h"
 #include "util/reply_parse.h"
+#include "util/wire_int.h"
 #include <openssl/sha.h>
 #include <string.h>
 
@@ -61,11 +62,6 @@ const char* cachedb_value_verdict_str(enum cachedb_value_verdict v)
 	return "?";
 }
 
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
 static uint64_t rd64(const uint8_t* p)
 {
 	uint64_t v = 0;
@@ -95,23 +91,23 @@ static int walk_msg(const uint8_t* m, size_t len, uint8_t* qname,
 	size_t pos = LDNS_HEADER_SIZE, i, nrr;
 	if(len < LDNS_HEADER_SIZE)
 		return 0;
-	flags = rd16(m + 2);
+	flags = wire_rd16(m + 2);
 	if(!(flags & FLAG_QR) || FLAGS_OPCODE(flags) != 0 ||
-		(flags & FLAG_TC) || rd16(m + 4) != 1)
+		(flags & FLAG_TC) || wire_rd16(m + 4) != 1)
 		return 0;
-	nrr = (size_t)rd16(m + 6) + rd16(m + 8) + rd16(m + 10);
+	nrr = (size_t)wire_rd16(m + 6) + wire_rd16(m + 8) + wire_rd16(m + 10);
 	if(!(*qname_len = dname_read_wire(m, len, &pos, qname)) ||
 		pos + 4 > len)
 		return 0;
 	dname_tolower(qname);
-	*qtype = rd16(m + pos);
-	*qclass = rd16(m + pos + 2);
+	*qtype = wire_rd16(m + pos);
+	*qclass = wire_rd16(m + pos + 2);
 	pos += 4;
 	for(i = 0; i < nrr; i++) {
 		size_t rdlen;
 		if(!dname_read_wire(m, len, &pos, name) || pos + 10 > len)
 			return 0;
-		rdlen = rd16(m + pos + 8);
+		rdlen = wire_rd16(m + pos + 8);
 		pos += 10;
 		if(pos + rdlen > len)
 			return 0;

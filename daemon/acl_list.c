@@ -14,6 +14,7 @@
 #include "services/localzone.h"
 #include "services/tags.h"
 #include "util/config_file.h"
+#include "util/hash_mix.h"
 #include "util/net_help.h"
 #include "util/log.h"
 #include <stdint.h>
@@ -126,8 +127,7 @@ acl_mask_of(int net)
 static size_t
 acl_hash(const struct acl_key* k)
 {
-	uint64_t h = (k->w[0] ^ (k->w[1] * 0xBF58476D1CE4E5B9ULL)) *
-		0x9E3779B97F4A7C15ULL;
+	uint64_t h = (k->w[0] ^ (k->w[1] * HASH_FOLD_MUL)) * HASH_MIX_MUL;
 	return (size_t)(h >> 32);
 }
 

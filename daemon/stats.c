@@ -309,6 +309,46 @@ static void print_named(struct strbuf* b, const char* what, const char* nm,
 	strbuf_printf(b, "num.%s.%s=%llu\n", what, nm, (unsigned long long)v);
 }
 
+static char* type_name(int i)
+{
+	return ldns_rr_type2str((ldns_rr_type)i);
+}
+
+static char* class_name(int i)
+{
+	return ldns_rr_class2str((ldns_rr_class)i);
+}
+
+/* num.<what>.<name>=N for the 256 counts (the zero ones with show_zero
+ * only), then the count of the numbers above them as "other". */
+static void print_by_number(struct strbuf* b, const char* what,
+	const uint64_t counts[256], uint64_t other, char* (*name)(int),
+	int show_zero)
+{
+	int i;
+	for(i = 0; i < 256; i++) {
+		char* t;
+		if(counts[i] == 0 && !show_zero)
+			continue;
+		t = name(i);
+		print_named(b, what, t ? t : "?", counts[i]);
+		free(t);
+	}
+	if(other || show_zero)
+		print_named(b, what, "other", other);
+}
+
+/* The name of code i in ldns' table, or fallback followed by i. */
+static const char* code_name(char* nm, size_t len, ldns_lookup_table* tab,
+	int i, const char* fallback)
+{
+	ldns_lookup_table* e = ldns_lookup_by_id(tab, i);
+	if(e)
+		snprintf(nm, len, "%s", e->name);
+	else	snprintf(nm, len, "%s%d", fallback, i);
+	return nm;
+}
+
 static void print_hist_time(char* buf, size_t len, uint64_t us)
 {
 	snprintf(buf, len, "%6.6llu.%6.6llu", (unsigned long long)(us /
@@ -342,35 +382,15 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 		strbuf_printf(b, "histogram.%s.to.%s=%llu\n", lo, hi,
 			(unsigned long long)s->rec_hist[i]);
 	}
-	for(i = 0; i < 256; i++) {
-		char* t;
-		if(s->qtype[i] == 0 && !c->show_zero)
-			continue;
-		t = ldns_rr_type2str((ldns_rr_type)i);
-		print_named(b, "query.type", t ? t : "?", s->qtype[i]);
-		free(t);
-	}
-	if(s->qtype_other || c->show_zero)
-		print_named(b, "query.type", "other", s->qtype_other);
-	for(i = 0; i < 256; i++) {
-		char* cl;
-		if(s->qclass[i] == 0 && !c->show_zero)
-			continue;
-		cl = ldns_rr_class2str((ldns_rr_class)i);
-		print_named(b, "query.class", cl ? cl : "?", s->qclass[i]);
-		free(cl);
-	}
-	if(s->qclass_other || c->show_zero)
-		print_named(b, "query.class", "other", s->qclass_other);
+	print_by_number(b, "query.type", s->qtype, s->qtype_other, type_name,
+		c->show_zero);
+	print_by_number(b, "query.class", s->qclass, s->qclass_other,
+		class_name, c->show_zero);
 	for(i = 0; i < 16; i++) {
-		ldns_lookup_table* o;
 		if(s->opcode[i] == 0 && !c->show_zero)
 			continue;
-		o = ldns_lookup_by_id(ldns_opcodes, i);
-		if(o)
-			snprintf(nm, sizeof(nm), "%s", o->name);
-		else	snprintf(nm, sizeof(nm), "OPCODE%d", i);
-		print_named(b, "query.opcode", nm, s->opcode[i]);
+		print_named(b, "query.opcode", code_name(nm, sizeof(nm),
+			ldns_opcodes, i, "OPCODE"), s->opcode[i]);
 	}
 	strbuf_printf(b, "num.query.tcp=%llu\n",
 		(unsigned long long)s->num_tcp);
@@ -391,15 +411,11 @@ void stats_print_extended(struct strbuf* b, const struct worker_stats* s,
 	strbuf_printf(b, "num.query.edns.DO=%llu\n",
 		(unsigned long long)s->edns_do);
 	for(i = 0; i < 16; i++) {
-		ldns_lookup_table* r;
 		/* compat: unbound-1.17: RCODEs 0-5 always, as Unbound */
 		if(i > 5 && s->rcode[i] == 0 && !c->show_zero)
 			continue;
-		r = ldns_lookup_by_id(ldns_rcodes, i);
-		if(r)
-			snprintf(nm, sizeof(nm), "%s", r->name);
-		else	snprintf(nm, sizeof(nm), "RCODE%d", i);
-		print_named(b, "answer.rcode", nm, s->rcode[i]);
+		print_named(b, "answer.rcode", code_name(nm, sizeof(nm),
+			ldns_rcodes, i, "RCODE"), s->rcode[i]);
 	}
 	if(s->ans_nodata || c->show_zero)
 		print_named(b, "answer.rcode", "nodata", s->ans_nodata);

@@ -29,6 +29,63 @@ static long long rescale(uint64_t a, uint64_t from, uint64_t to)
 	return r >= 9.2e18 ? LLONG_MAX : (long long)r;
 }
 
+/* The counters copied as they are, both ways: X(field of struct
+ * ub_stats_info, field of struct worker_stats). What is scaled, summed
+ * or taken from the cache sizes is done by hand below. */
+#define SHM_PLAIN_FIELDS(X) \
+	X(svr.num_queries, num_queries) \
+	X(svr.num_queries_ip_ratelimited, num_ip_ratelimited) \
+	X(svr.num_queries_missed_cache, num_cachemiss) \
+	X(svr.num_queries_prefetch, num_prefetch) \
+	X(svr.max_query_list_size, req_max) \
+	X(svr.qtype_big, qtype_other) \
+	X(svr.qclass_big, qclass_other) \
+	X(svr.qtcp, num_tcp) \
+	X(svr.qtcp_outgoing, qtcp_out) \
+	X(svr.qudp_outgoing, qudp_out) \
+	X(svr.qtls, num_tls) \
+	X(svr.qtls_resume, num_tls_resume) \
+	X(svr.qhttps, num_https) \
+	X(svr.qipv6, qipv6) \
+	X(svr.qbit_QR, qflags[0]) \
+	X(svr.qbit_AA, qflags[1]) \
+	X(svr.qbit_TC, qflags[2]) \
+	X(svr.qbit_RD, qflags[3]) \
+	X(svr.qbit_RA, qflags[4]) \
+	X(svr.qbit_Z, qflags[5]) \
+	X(svr.qbit_AD, qflags[6]) \
+	X(svr.qbit_CD, qflags[7]) \
+	X(svr.qEDNS, edns_present) \
+	X(svr.qEDNS_DO, edns_do) \
+	X(svr.ans_rcode_nodata, ans_nodata) \
+	X(svr.ans_secure, ans_secure) \
+	X(svr.ans_bogus, ans_bogus) \
+	X(svr.rrset_bogus, rrset_bogus) \
+	X(svr.queries_ratelimited, queries_ratelimited) \
+	X(svr.unwanted_replies, unwanted_replies) \
+	X(svr.unwanted_queries, unwanted_queries) \
+	X(svr.tcp_accept_usage, tcpusage) \
+	X(svr.ans_expired, num_expired) \
+	X(svr.num_query_authzone_up, auth_up) \
+	X(svr.num_query_authzone_down, num_auth_down) \
+	X(svr.num_neg_cache_noerror, aggr_noerror) \
+	X(svr.num_neg_cache_nxdomain, aggr_nxdomain) \
+	X(mesh_num_states, req_cur_all) \
+	X(mesh_num_reply_states, req_cur_user) \
+	X(mesh_jostled, req_overwritten) \
+	X(mesh_dropped, req_exceeded) \
+	X(mesh_replies_sent, num_recursive_replies)
+
+/* The arrays copied element by element, both ways: X(field of struct
+ * ub_stats_info, field of struct worker_stats, length). */
+#define SHM_ARRAY_FIELDS(X) \
+	X(svr.qtype, qtype, 256) \
+	X(svr.qclass, qclass, 256) \
+	X(svr.qopcode, opcode, 16) \
+	X(svr.ans_rcode, rcode, 16) \
+	X(svr.hist, rec_hist, STATS_HIST_BUCKETS) \
+	X(svr.rpz_action, rpz_action, UB_SHM_RPZ_ACTION_NUM)
+
 void stats_shm_from_worker(struct ub_stats_info* o,
 	const struct worker_stats* s, const struct stats_cache_info* ci,
 	int extended)
@@ -37,61 +94,23 @@ void stats_shm_from_worker(struct ub_stats_info* o,
 	long long wait_us;
 	int i;
 	memset(o, 0, sizeof(*o));
-	v->num_queries = (long long)s->num_queries;
-	v->num_queries_ip_ratelimited = (long long)s->num_ip_ratelimited;
-	v->num_queries_missed_cache = (long long)s->num_cachemiss;
-	v->num_queries_prefetch = (long long)s->num_prefetch;
+#define SHM_FROM_PLAIN(shm, w) o->shm = (long long)s->w;
+#define SHM_FROM_ARRAY(shm, w, n) \
+	for(i = 0; i < (n); i++) \
+		o->shm[i] = (long long)s->w[i];
+	SHM_PLAIN_FIELDS(SHM_FROM_PLAIN)
+	SHM_ARRAY_FIELDS(SHM_FROM_ARRAY)
+#undef SHM_FROM_PLAIN
+#undef SHM_FROM_ARRAY
 	/* Unbound divides the sum by misses plus prefetches; this daemon
 	 * by its samples (the same queries, counted in another place) */
 	v->sum_query_list_size = rescale(s->req_sum, s->req_samples,
 		s->num_cachemiss + s->num_prefetch);
-	v->max_query_list_size = (long long)s->req_max;
 	v->extended = extended;
-	for(i = 0; i < 256; i++) {
-		v->qtype[i] = (long long)s->qtype[i];
-		v->qclass[i] = (long long)s->qclass[i];
-	}
-	v->qtype_big = (long long)s->qtype_other;
-	v->qclass_big = (long long)s->qclass_other;
-	for(i = 0; i < 16; i++) {
-		v->qopcode[i] = (long long)s->opcode[i];
-		v->ans_rcode[i] = (long long)s->rcode[i];
-	}
-	v->qtcp = (long long)s->num_tcp;
-	v->qtcp_outgoing = (long long)s->qtcp_out;
-	v->qudp_outgoing = (long long)s->qudp_out;
-	v->qtls = (long long)s->num_tls;
-	v->qhttps = (long long)s->num_https;
-	v->qipv6 = (long long)s->qipv6;
-	v->qbit_QR = (long long)s->qflags[0];
-	v->qbit_AA = (long long)s->qflags[1];
-	v->qbit_TC = (long long)s->qflags[2];
-	v->qbit_RD = (long long)s->qflags[3];
-	v->qbit_RA = (long long)s->qflags[4];
-	v->qbit_Z = (long long)s->qflags[5];
-	v->qbit_AD = (long long)s->qflags[6];
-	v->qbit_CD = (long long)s->qflags[7];
-	v->qEDNS = (long long)s->edns_present;
-	v->qEDNS_DO = (long long)s->edns_do;
-	v->ans_rcode_nodata = (long long)s->ans_nodata;
-	v->ans_secure = (long long)s->ans_secure;
-	v->ans_bogus = (long long)s->ans_bogus;
-	v->rrset_bogus = (long long)s->rrset_bogus;
-	v->queries_ratelimited = (long long)s->queries_ratelimited;
-	v->unwanted_replies = (long long)s->unwanted_replies;
-	v->unwanted_queries = (long long)s->unwanted_queries;
-	v->tcp_accept_usage = (long long)s->tcpusage;
-	v->ans_expired = (long long)s->num_expired;
-	for(i = 0; i < STATS_HIST_BUCKETS; i++)
-		v->hist[i] = (long long)s->rec_hist[i];
 	v->msg_cache_count = (long long)ci->msg_count;
 	v->rrset_cache_count = (long long)ci->rrset_count;
 	v->infra_cache_count = (long long)ci->infra_count;
 	v->key_cache_count = (long long)ci->key_count;
-	v->num_query_authzone_up = (long long)s->auth_up;
-	v->num_query_authzone_down = (long long)s->num_auth_down;
-	v->num_neg_cache_noerror = (long long)s->aggr_noerror;
-	v->num_neg_cache_nxdomain = (long long)s->aggr_nxdomain;
 	/* compat: unbound-1.17: num.query.subnet counts the answers from
 	 * upstream and from the module's cache together (stats.c) */
 	v->num_query_subnet = (long long)(s->subnet_answers +
@@ -100,14 +119,6 @@ void stats_shm_from_worker(struct ub_stats_info* o,
 	v->mem_stream_wait = (long long)ci->mem_stream_wait;
 	v->mem_http2_query_buffer = (long long)ci->mem_http_query;
 	v->mem_http2_response_buffer = (long long)ci->mem_http_response;
-	v->qtls_resume = (long long)s->num_tls_resume;
-	for(i = 0; i < UB_SHM_RPZ_ACTION_NUM; i++)
-		v->rpz_action[i] = (long long)s->rpz_action[i];
-	o->mesh_num_states = (long long)s->req_cur_all;
-	o->mesh_num_reply_states = (long long)s->req_cur_user;
-	o->mesh_jostled = (long long)s->req_overwritten;
-	o->mesh_dropped = (long long)s->req_exceeded;
-	o->mesh_replies_sent = (long long)s->num_recursive_replies;
 	wait_us = rescale(s->rec_time_us, s->rec_count,
 		s->num_recursive_replies);
 	o->mesh_replies_sum_wait_sec = wait_us / 1000000;
@@ -143,66 +154,20 @@ static void to_worker(const struct ub_stats_info* in, struct worker_stats* s)
 	const struct ub_server_stats* v = &in->svr;
 	int i;
 	memset(s, 0, sizeof(*s));
-	s->num_queries = (uint64_t)v->num_queries;
-	s->num_ip_ratelimited = (uint64_t)v->num_queries_ip_ratelimited;
-	s->num_cachemiss = (uint64_t)v->num_queries_missed_cache;
-	s->num_prefetch = (uint64_t)v->num_queries_prefetch;
-	s->num_expired = (uint64_t)v->ans_expired;
-	s->num_recursive_replies = (uint64_t)in->mesh_replies_sent;
+#define SHM_TO_PLAIN(shm, w) s->w = (uint64_t)in->shm;
+#define SHM_TO_ARRAY(shm, w, n) \
+	for(i = 0; i < (n); i++) \
+		s->w[i] = (uint64_t)in->shm[i];
+	SHM_PLAIN_FIELDS(SHM_TO_PLAIN)
+	SHM_ARRAY_FIELDS(SHM_TO_ARRAY)
+#undef SHM_TO_PLAIN
+#undef SHM_TO_ARRAY
 	s->req_sum = (uint64_t)v->sum_query_list_size;
 	/* unsigned before the sum: the segment is outside input */
 	s->req_samples = (uint64_t)v->num_queries_missed_cache +
 		(uint64_t)v->num_queries_prefetch;
-	s->req_max = (uint64_t)v->max_query_list_size;
-	s->req_overwritten = (uint64_t)in->mesh_jostled;
-	s->req_exceeded = (uint64_t)in->mesh_dropped;
-	s->req_cur_all = (uint64_t)in->mesh_num_states;
-	s->req_cur_user = (uint64_t)in->mesh_num_reply_states;
 	s->rec_time_us = wait_avg_us(in);
 	s->rec_count = 1;
-	s->tcpusage = (uint64_t)v->tcp_accept_usage;
-	for(i = 0; i < STATS_HIST_BUCKETS; i++)
-		s->rec_hist[i] = (uint64_t)v->hist[i];
-	for(i = 0; i < 256; i++) {
-		s->qtype[i] = (uint64_t)v->qtype[i];
-		s->qclass[i] = (uint64_t)v->qclass[i];
-	}
-	s->qtype_other = (uint64_t)v->qtype_big;
-	s->qclass_other = (uint64_t)v->qclass_big;
-	for(i = 0; i < 16; i++) {
-		s->opcode[i] = (uint64_t)v->qopcode[i];
-		s->rcode[i] = (uint64_t)v->ans_rcode[i];
-	}
-	s->num_tcp = (uint64_t)v->qtcp;
-	s->qtcp_out = (uint64_t)v->qtcp_outgoing;
-	s->qudp_out = (uint64_t)v->qudp_outgoing;
-	s->num_tls = (uint64_t)v->qtls;
-	s->num_tls_resume = (uint64_t)v->qtls_resume;
-	s->qipv6 = (uint64_t)v->qipv6;
-	s->num_https = (uint64_t)v->qhttps;
-	s->qflags[0] = (uint64_t)v->qbit_QR;
-	s->qflags[1] = (uint64_t)v->qbit_AA;
-	s->qflags[2] = (uint64_t)v->qbit_TC;
-	s->qflags[3] = (uint64_t)v->qbit_RD;
-	s->qflags[4] = (uint64_t)v->qbit_RA;
-	s->qflags[5] = (uint64_t)v->qbit_Z;
-	s->qflags[6] = (uint64_t)v->qbit_AD;
-	s->qflags[7] = (uint64_t)v->qbit_CD;
-	s->edns_present = (uint64_t)v->qEDNS;
-	s->edns_do = (uint64_t)v->qEDNS_DO;
-	s->ans_nodata = (uint64_t)v->ans_rcode_nodata;
-	s->queries_ratelimited = (uint64_t)v->queries_ratelimited;
-	s->ans_secure = (uint64_t)v->ans_secure;
-	s->ans_bogus = (uint64_t)v->ans_bogus;
-	s->rrset_bogus = (uint64_t)v->rrset_bogus;
-	s->aggr_noerror = (uint64_t)v->num_neg_cache_noerror;
-	s->aggr_nxdomain = (uint64_t)v->num_neg_cache_nxdomain;
-	s->unwanted_queries = (uint64_t)v->unwanted_queries;
-	s->unwanted_replies = (uint64_t)v->unwanted_replies;
-	for(i = 0; i < UB_SHM_RPZ_ACTION_NUM; i++)
-		s->rpz_action[i] = (uint64_t)v->rpz_action[i];
-	s->auth_up = (uint64_t)v->num_query_authzone_up;
-	s->num_auth_down = (uint64_t)v->num_query_authzone_down;
 	/* the printer prints the sum of these two as num.query.subnet */
 	s->subnet_cache_answers = (uint64_t)v->num_query_subnet_cache;
 	s->subnet_answers = (uint64_t)v->num_query_subnet -

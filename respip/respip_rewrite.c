@@ -10,6 +10,7 @@
 #include "respip/respip_set.h"
 #include "util/dname.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <string.h>
 
 #define T_A 1
@@ -18,17 +19,6 @@
 #define T_OPT 41
 #define T_RRSIG 46
 #define T_ANY 255
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static void wr16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /* Step over the name at *pos (labels, ending in a root label or a
  * pointer, not followed): 0 when it runs past len or is too long. */
@@ -79,8 +69,8 @@ static int next_rr(const uint8_t* pkt, size_t len, size_t* pos,
 	if(!skip_name(pkt, len, pos) || *pos + 10 > len)
 		return 0;
 	*owner_end = *pos;
-	*type = rd16(pkt + *pos);
-	*rdlen = rd16(pkt + *pos + 8);
+	*type = wire_rd16(pkt + *pos);
+	*rdlen = wire_rd16(pkt + *pos + 8);
 	*rdata = *pos + 10;
 	if(*rdata + *rdlen > len)
 		return 0;
@@ -122,18 +112,18 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 	const struct respip_rule* rule = NULL;
 	*matched = NULL;
 	*action = RESPIP_NONE;
-	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1)
+	if(len < LDNS_HEADER_SIZE || wire_rd16(pkt + 4) != 1)
 		return RESPIP_PASS;
 	if(!skip_name(pkt, len, &pos) || pos + 4 > len)
 		return RESPIP_PASS;
-	qtype = rd16(pkt + pos);
+	qtype = wire_rd16(pkt + pos);
 	pos += 4;
 	if(qtype != T_A && qtype != T_AAAA && qtype != T_ANY)
 		return RESPIP_PASS;
 	an_start = pos;
-	ancount = rd16(pkt + 6);
-	nscount = rd16(pkt + 8);
-	arcount = rd16(pkt + 10);
+	ancount = wire_rd16(pkt + 6);
+	nscount = wire_rd16(pkt + 8);
+	arcount = wire_rd16(pkt + 10);
 	for(i = 0; i < ancount && !rule; i++) {
 		size_t at = pos, oend, rdata;
 		uint16_t type, rdlen, eff;
@@ -141,7 +131,7 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 			return RESPIP_PASS;
 		eff = type;
 		if(type == T_RRSIG && rdlen >= 2)
-			eff = rd16(pkt + rdata);
+			eff = wire_rd16(pkt + rdata);
 		/* an RRset: a run of records of one owner and type (its
 		 * RRSIGs with it) */
 		if(i == 0 || eff != run_type || !same_owner(pkt, len, at, oend,
@@ -151,7 +141,7 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 			run_type = eff;
 			run_owner_at = at;
 			run_owner_end = oend;
-			run_class = rd16(pkt + oend + 2);
+			run_class = wire_rd16(pkt + oend + 2);
 		}
 		if((type == T_A && rdlen == 4) || (type == T_AAAA &&
 			rdlen == 16))
@@ -232,7 +222,7 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 		size_t k;
 		for(k = 0; k < dat_count; k++) {
 			const uint8_t* rec = dat + d;
-			size_t rl = 10 + rd16(rec + 8);
+			size_t rl = 10 + wire_rd16(rec + 8);
 			if(o + olen + rl > cap)
 				return RESPIP_PASS;
 			memmove(out + o, pkt + run_owner_at, olen);
@@ -257,9 +247,9 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 	}
 	/* compat: unbound-1.17: a rewritten reply is not secure: no AD */
 	out[3] = (uint8_t)((out[3] & 0xd0) | rcode);
-	wr16(out + 6, (uint16_t)kept_rrs);
-	wr16(out + 8, 0);
-	wr16(out + 10, opt_len ? 1 : 0);
+	wire_wr16(out + 6, (uint16_t)kept_rrs);
+	wire_wr16(out + 8, 0);
+	wire_wr16(out + 10, opt_len ? 1 : 0);
 	*outlen = o;
 	return RESPIP_CHANGED;
 }

@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include "util/wire_int.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +27,6 @@
 #define F_RD 0x01
 #define F_RA 0x80
 #define F_CD 0x10
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static void wr16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /* compat: unbound-1.17: rpz-action-override's words. */
 static int override_from_str(const char* s, enum rpz_action* a)
@@ -250,18 +240,18 @@ static int skip_name(const uint8_t* pkt, size_t len, size_t* pos)
 static void find_opt(const uint8_t* pkt, size_t len, size_t pos,
 	size_t* opt_at, size_t* opt_len)
 {
-	size_t i, n = (size_t)rd16(pkt + 6) + rd16(pkt + 8) + rd16(pkt + 10);
+	size_t i, n = (size_t)wire_rd16(pkt + 6) + wire_rd16(pkt + 8) + wire_rd16(pkt + 10);
 	*opt_len = 0;
 	for(i = 0; i < n; i++) {
 		size_t at = pos;
 		if(!skip_name(pkt, len, &pos) || pos + 10 > len ||
-			pos + 10 + rd16(pkt + pos + 8) > len)
+			pos + 10 + wire_rd16(pkt + pos + 8) > len)
 			return;
-		if(rd16(pkt + pos) == T_OPT) {
+		if(wire_rd16(pkt + pos) == T_OPT) {
 			*opt_at = at;
-			*opt_len = pos + 10 + rd16(pkt + pos + 8) - at;
+			*opt_len = pos + 10 + wire_rd16(pkt + pos + 8) - at;
 		}
-		pos += 10 + rd16(pkt + pos + 8);
+		pos += 10 + wire_rd16(pkt + pos + 8);
 	}
 }
 
@@ -269,7 +259,7 @@ static void find_opt(const uint8_t* pkt, size_t len, size_t pos,
  * name (a pointer to it) at out+*o; 0 when it does not fit. */
 static int put_rr(uint8_t* out, size_t cap, size_t* o, const uint8_t* rec)
 {
-	size_t rl = 10 + (size_t)rd16(rec + 8);
+	size_t rl = 10 + (size_t)wire_rd16(rec + 8);
 	if(*o + 2 + rl > cap)
 		return 0;
 	out[*o] = 0xc0;
@@ -310,7 +300,7 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 		 * the zone's default; 3600 here */
 		cname_rec[6] = 0x0e;
 		cname_rec[7] = 0x10;
-		wr16(cname_rec + 8, (uint16_t)z->cname_len);
+		wire_wr16(cname_rec + 8, (uint16_t)z->cname_len);
 		memcpy(cname_rec + 10, z->cname, z->cname_len);
 		if(!put_rr(out, cap, &o, cname_rec))
 			return RPZ_OUT_PASS;
@@ -320,8 +310,8 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 		const uint8_t* cname = NULL;
 		for(i = 0, d = 0; i < count; i++) {
 			const uint8_t* rec = data + d;
-			uint16_t t = rd16(rec);
-			d += 10 + (size_t)rd16(rec + 8);
+			uint16_t t = wire_rd16(rec);
+			d += 10 + (size_t)wire_rd16(rec + 8);
 			if(t == T_CNAME)
 				cname = rec;
 		}
@@ -333,8 +323,8 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 		}
 		for(i = 0, d = 0; i < count; i++) {
 			const uint8_t* rec = data + d;
-			uint16_t t = rd16(rec);
-			d += 10 + (size_t)rd16(rec + 8);
+			uint16_t t = wire_rd16(rec);
+			d += 10 + (size_t)wire_rd16(rec + 8);
 			if(t != qtype && qtype != T_ANY)
 				continue;
 			if(!put_rr(out, cap, &o, rec))
@@ -357,9 +347,9 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 	out[3] = (uint8_t)(F_RA | (pkt[3] & F_CD) | rcode);
 	if(rcode == 3 && z->signal_nxdomain_ra)
 		out[3] &= (uint8_t)~F_RA;
-	wr16(out + 6, (uint16_t)an);
-	wr16(out + 8, 0);
-	wr16(out + 10, opt_len ? 1 : 0);
+	wire_wr16(out + 6, (uint16_t)an);
+	wire_wr16(out + 8, 0);
+	wire_wr16(out + 10, opt_len ? 1 : 0);
 	*outlen = o;
 	return RPZ_OUT_CHANGED;
 }
@@ -439,12 +429,12 @@ static int read_question(const uint8_t* pkt, size_t len, uint8_t* qname,
 	size_t* qlen, uint16_t* qtype, uint16_t* qclass, size_t* qend)
 {
 	size_t pos = LDNS_HEADER_SIZE;
-	if(len < LDNS_HEADER_SIZE || rd16(pkt + 4) != 1 ||
+	if(len < LDNS_HEADER_SIZE || wire_rd16(pkt + 4) != 1 ||
 		!(*qlen = dname_read_wire(pkt, len, &pos, qname)) ||
 		pos + 4 > len)
 		return 0;
-	*qtype = rd16(pkt + pos);
-	*qclass = rd16(pkt + pos + 2);
+	*qtype = wire_rd16(pkt + pos);
+	*qclass = wire_rd16(pkt + pos + 2);
 	*qend = pos + 4;
 	return 1;
 }
@@ -496,9 +486,9 @@ static int data_has_cname(const uint8_t* data, size_t count)
 {
 	size_t i, d = 0;
 	for(i = 0; i < count; i++) {
-		if(rd16(data + d) == T_CNAME)
+		if(wire_rd16(data + d) == T_CNAME)
 			return 1;
-		d += 10 + (size_t)rd16(data + d + 8);
+		d += 10 + (size_t)wire_rd16(data + d + 8);
 	}
 	return 0;
 }

@@ -9,17 +9,13 @@
 #include "util/log.h"
 #include "util/module.h"
 #include "util/net_help.h"
+#include "util/wire_int.h"
 #include <stdio.h>
 #include <string.h>
 #include <ldns/ldns.h>
 
 #define T_CNAME 5
 #define T_ANY 255
-
-static uint16_t rd16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* The NSDNAME key of the NS name ns: ns with the rpz-nsdname label
  * before its root ("ns.example.rpz-nsdname."), as rpz_zone keeps it;
@@ -97,7 +93,7 @@ static int add_rec(ldns_rr_list* list, const uint8_t* qname, size_t qlen,
 	const uint8_t* rec)
 {
 	uint8_t w[LDNS_MAX_DOMAINLEN + 1 + 10 + 65535];
-	size_t rl = 10 + (size_t)rd16(rec + 8), pos = 0;
+	size_t rl = 10 + (size_t)wire_rd16(rec + 8), pos = 0;
 	ldns_rr* rr = NULL;
 	memcpy(w, qname, qlen);
 	memcpy(w + qlen, rec, rl);
@@ -121,16 +117,16 @@ static int add_local_data(ldns_rr_list* list, const struct rpz_ns_match* m,
 	const uint8_t* cname = NULL;
 	for(i = 0, d = 0; i < m->count; i++) {
 		const uint8_t* rec = m->data + d;
-		d += 10 + (size_t)rd16(rec + 8);
-		if(rd16(rec) == T_CNAME)
+		d += 10 + (size_t)wire_rd16(rec + 8);
+		if(wire_rd16(rec) == T_CNAME)
 			cname = rec;
 	}
 	if(cname && qs->qtype != T_CNAME)
 		return add_rec(list, qs->qname, qs->qname_len, cname);
 	for(i = 0, d = 0; i < m->count; i++) {
 		const uint8_t* rec = m->data + d;
-		d += 10 + (size_t)rd16(rec + 8);
-		if((rd16(rec) == qs->qtype || qs->qtype == T_ANY) &&
+		d += 10 + (size_t)wire_rd16(rec + 8);
+		if((wire_rd16(rec) == qs->qtype || qs->qtype == T_ANY) &&
 			!add_rec(list, qs->qname, qs->qname_len, rec))
 			return 0;
 	}

@@ -7,23 +7,13 @@
 #include "util/dname.h"
 #include "util/msgencode.h"
 #include "util/msgparse.h"
+#include "util/wire_int.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TYPE_AXFR_ 252
 #define TYPE_IXFR_ 251
-
-static uint16_t get16(const uint8_t* p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static void put16(uint8_t* p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 void xfr_wire_init(struct xfr_wire* w, const uint8_t* zone, uint16_t id,
 	uint16_t qtype, uint16_t qclass, uint32_t have_serial,
@@ -62,23 +52,23 @@ size_t xfr_wire_query(uint8_t* buf, size_t cap, const uint8_t* zone,
 	if(cap < 12 + zone_len + 4 + (qtype == TYPE_IXFR_ ? 2 + 10 + 22 : 0))
 		return 0;
 	memset(buf, 0, 12);
-	put16(buf, id);
-	put16(buf + 4, 1);
+	wire_wr16(buf, id);
+	wire_wr16(buf + 4, 1);
 	memcpy(buf + n, zone, zone_len);
 	n += zone_len;
-	put16(buf + n, qtype);
-	put16(buf + n + 2, qclass);
+	wire_wr16(buf + n, qtype);
+	wire_wr16(buf + n + 2, qclass);
 	n += 4;
 	if(qtype == TYPE_IXFR_) {
 		/* owner: a pointer to the question's name; an SOA whose
 		 * names are the root: only the serial counts (RFC 1995) */
-		put16(buf + 8, 1);
+		wire_wr16(buf + 8, 1);
 		buf[n++] = 0xc0;
 		buf[n++] = 12;
-		put16(buf + n, TYPE_SOA);
-		put16(buf + n + 2, qclass);
+		wire_wr16(buf + n, TYPE_SOA);
+		wire_wr16(buf + n + 2, qclass);
 		memset(buf + n + 4, 0, 4);
-		put16(buf + n + 8, 22);
+		wire_wr16(buf + n + 8, 22);
 		n += 10;
 		memset(buf + n, 0, 22);
 		buf[n + 2] = (uint8_t)(have_serial >> 24);
@@ -276,8 +266,8 @@ enum xfr_wire_state xfr_wire_msg(struct xfr_wire* w, const uint8_t* msg,
 		snprintf(err, errlen, "message shorter than a header");
 		return XFR_WIRE_ERROR;
 	}
-	flags = get16(msg + 2);
-	if(get16(msg) != w->id || !(flags & 0x8000)) {
+	flags = wire_rd16(msg + 2);
+	if(wire_rd16(msg) != w->id || !(flags & 0x8000)) {
 		snprintf(err, errlen, "not a reply to our query (ID or QR)");
 		return XFR_WIRE_ERROR;
 	}
@@ -290,8 +280,8 @@ enum xfr_wire_state xfr_wire_msg(struct xfr_wire* w, const uint8_t* msg,
 		snprintf(err, errlen, "truncated (TC) reply");
 		return XFR_WIRE_ERROR;
 	}
-	qd = get16(msg + 4);
-	an = get16(msg + 6);
+	qd = wire_rd16(msg + 4);
+	an = wire_rd16(msg + 6);
 	w->msgs++;
 	if(qd > 1 || (w->msgs == 1 && qd != 1)) {
 		snprintf(err, errlen, "bad question count %u", (unsigned)qd);
@@ -300,8 +290,8 @@ enum xfr_wire_state xfr_wire_msg(struct xfr_wire* w, const uint8_t* msg,
 	if(qd == 1) {
 		size_t n = dname_read_wire(msg, len, &pos, name);
 		if(!n || pos + 4 > len || query_dname_compare(name,
-			w->zone) != 0 || get16(msg + pos) != w->qtype ||
-			get16(msg + pos + 2) != w->qclass) {
+			w->zone) != 0 || wire_rd16(msg + pos) != w->qtype ||
+			wire_rd16(msg + pos + 2) != w->qclass) {
 			snprintf(err, errlen, "the reply's question is not "
 				"ours");
 			return XFR_WIRE_ERROR;
@@ -326,11 +316,11 @@ enum xfr_wire_state xfr_wire_msg(struct xfr_wire* w, const uint8_t* msg,
 			st = XFR_WIRE_ERROR;
 			break;
 		}
-		type = get16(msg + pos);
-		rclass = get16(msg + pos + 2);
-		ttl = ((uint32_t)get16(msg + pos + 4) << 16) |
-			get16(msg + pos + 6);
-		rdlen = get16(msg + pos + 8);
+		type = wire_rd16(msg + pos);
+		rclass = wire_rd16(msg + pos + 2);
+		ttl = ((uint32_t)wire_rd16(msg + pos + 4) << 16) |
+			wire_rd16(msg + pos + 6);
+		rdlen = wire_rd16(msg + pos + 8);
 		pos += 10;
 		if(pos + rdlen > len) {
 			snprintf(err, errlen, "record data past the message");

@@ -319,7 +319,6 @@ void dname_to_str(const uint8_t* dname, char* buf, size_t buflen)
 /* dname_hash's steps, shared with dname_key_hash: a word at a time
  * over the lowercased name (the root label's 0 not hashed), then the
  * tail's bytes and the length. */
-#define HASH_MUL HASH_MIX_MUL
 static inline uint64_t hash_start(uint32_t seed)
 {
 	return seed ^ 0x5bd1e995ULL;
@@ -333,9 +332,9 @@ static inline uint64_t hash_word(uint64_t h, uint64_t lowered)
 static inline uint32_t hash_end(uint64_t h, uint64_t lowered_tail,
 	size_t n)
 {
-	h = (h ^ lowered_tail ^ n) * HASH_MUL;
+	h = (h ^ lowered_tail ^ n) * HASH_MIX_MUL;
 	h ^= h >> 32;
-	h *= HASH_MUL;
+	h *= HASH_MIX_MUL;
 	return (uint32_t)(h >> 32);
 }
 

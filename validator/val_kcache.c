@@ -6,6 +6,7 @@
 #include "validator/val_kcache.h"
 #include "util/config_file.h"
 #include "util/dname.h"
+#include "util/hash_mix.h"
 #include "util/msgencode.h"
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +72,7 @@ static uint32_t key_hash(const struct val_kcache* kc, const uint8_t* name,
 {
 	uint64_t h = dname_hash(name, kc->seed);
 	h ^= (uint64_t)dclass << 40;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	h ^= h >> 31;
-	return (uint32_t)(h >> 32);
+	return hash_fold32(h);
 }
 
 /* A new entry with room for n RRs of bytes RDATA and a reason of

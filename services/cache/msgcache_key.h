@@ -78,9 +78,7 @@ static inline uint32_t msg_key_hash_of(uint32_t seed, const uint8_t* qname,
 		h = (h ^ (lower ? msg_lower8(w) : w)) * HASH_MIX_MUL;
 	}
 	h ^= ((uint64_t)qtype << 32) ^ ((uint64_t)qclass << 48) ^ qlen;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	h ^= h >> 31;
-	return (uint32_t)(h >> 32) ^ (kf & 3);
+	return hash_fold32(h) ^ (kf & 3);
 }
 
 /* The hash of the key msg_key_make would make, without making it. */

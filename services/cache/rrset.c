@@ -5,6 +5,7 @@
 #include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/dname.h"
+#include "util/hash_mix.h"
 #include "util/log.h"
 #include "util/wire_int.h"
 #include <stdlib.h>
@@ -94,9 +95,7 @@ static size_t rrset_key(const struct rrset_cache* c, uint8_t* key,
 	wire_wr16(key + n, (uint16_t)(flags >> 16));
 	wire_wr16(key + n + 2, (uint16_t)flags);
 	h ^= (uint64_t)rclass << 48;
-	h *= 0xBF58476D1CE4E5B9ULL;
-	h ^= h >> 31;
-	*hash = (uint32_t)(h >> 32) ^ type_slot(type, flags);
+	*hash = hash_fold32(h) ^ type_slot(type, flags);
 	return n + 4;
 }
 

@@ -2,7 +2,8 @@
 /* testdata/unit/rate_test.c - rate limits: the two-second counting (as
  * Unbound's), the per-name limits (ratelimit-for-domain, -below-domain),
  * the zone table and the fixed client table (bounded, a flood of new
- * sources does not evict a source over the limit), threads. */
+ * sources does not evict a source over the limit, neighbouring addresses
+ * spread over it), threads. */
 #include "config.h"
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +205,43 @@ static void test_ip_table_flood(void** st)
 	rate_ip_delete(t);
 }
 
+static void count_entries(const char* addr, uint32_t rate, void* arg)
+{
+	(void)addr;
+	(void)rate;
+	(*(int*)arg)++;
+}
+
+/* Clients that differ only in their last bytes (hosts of one IPv4 /22,
+ * of one IPv6 /64) spread over the buckets: nearly all are kept in a
+ * table with room for twice as many (a hash whose index bits missed the
+ * last bytes put them all in 8 buckets, 16 kept, sharing their counts'
+ * slots). */
+static void test_ip_table_spread(void** st)
+{
+	struct rate_ip_table* t = rate_ip_create(1024 * 64);
+	struct sockaddr_storage ss;
+	struct sockaddr_in6* s6 = (struct sockaddr_in6*)&ss;
+	socklen_t len;
+	int crossed, i, n = 0;
+	(void)st;
+	for(i = 0; i < 512; i++) {
+		struct sockaddr_storage a = v4(0x0a000000 + (uint32_t)i, &len);
+		(void)rate_ip_inc(t, &a, len, 700, 0, 100, &crossed);
+	}
+	memset(&ss, 0, sizeof(ss));
+	s6->sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8::", &s6->sin6_addr);
+	for(i = 0; i < 512; i++) {
+		s6->sin6_addr.s6_addr[14] = (uint8_t)(i >> 8);
+		s6->sin6_addr.s6_addr[15] = (uint8_t)i;
+		(void)rate_ip_inc(t, &ss, sizeof(*s6), 700, 0, 100, &crossed);
+	}
+	rate_ip_walk(t, 700, 0, count_entries, &n);
+	assert_true(n >= 950);
+	rate_ip_delete(t);
+}
+
 static void test_ip_table_v6_and_seconds(void** st)
 {
 	struct rate_ip_table* t = rate_ip_create(4096);
@@ -273,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_zone_table),
 		cmocka_unit_test(test_zone_table_bounded),
 		cmocka_unit_test(test_ip_table_flood),
+		cmocka_unit_test(test_ip_table_spread),
 		cmocka_unit_test(test_ip_table_v6_and_seconds),
 		cmocka_unit_test(test_ip_table_threads),
 	};
