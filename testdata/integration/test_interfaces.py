@@ -116,14 +116,14 @@ def test_chroot(world_tmpdir):
 
 @ours_only
 def test_unimplemented_option_logged_once(unbound):
-    unbound.start(LOCAL + "\ndisable-dnssec-lame-check: yes\n"
-                  "disable-dnssec-lame-check: no\n"
+    unbound.start(LOCAL + "\ndns-error-reporting: yes\n"
+                  "dns-error-reporting: no\n"
                   "quic-size: 16m")
     assert answer_texts(unbound.query("www.if.test.", "A")) == WANT
     log = unbound.output()
     lines = [l for l in log.splitlines() if "not implemented" in l]
     assert len([l for l in lines if re.search(
-        r"\bdisable-dnssec-lame-check\b", l)]) == 1, log
+        r"\bdns-error-reporting\b", l)]) == 1, log
     # DNS over QUIC is not built: no effect, as Unbound without
     # libngtcp2, and not listed as not implemented
     assert [l for l in lines if "quic-size" in l] == [], log
