@@ -131,6 +131,7 @@ static int add_consumer(void* arg, const struct xfr_consumer* c)
 	sc.cabundle = cfg->tls_cert_bundle;
 	sc.tls_ctx = ca->tls_ctx;
 	sc.tls_use_sni = cfg->tls_use_sni;
+	sc.tcp_mss = cfg->outgoing_tcp_mss;
 	sc.tls_port = cfg->tls_port;
 	sc.dns_port = cfg->port;
 	sc.publish = c->publish;
@@ -210,6 +211,7 @@ int daemon_xfr_start(struct daemon* d)
 			cfg->http_user_agent : PACKAGE_NAME "/" PACKAGE_VERSION;
 		sc.tls_ctx = tls_ctx;
 		sc.tls_use_sni = cfg->tls_use_sni;
+		sc.tcp_mss = cfg->outgoing_tcp_mss;
 		sc.tls_port = cfg->tls_port;
 		sc.dns_port = cfg->port;
 		sc.zonefile = path;

@@ -378,7 +378,7 @@ static inline int ip_rate_after_cookie(const struct config_file* cfg,
 }
 
 /* compat: unbound-1.17: nsid: (RFC 5001) answered to a query with the
- * NSID option; edns-tcp-keepalive: (RFC 7828) to a TCP or TLS query with
+ * NSID option; edns-tcp-keepalive: (RFC 7828) to a TCP, TLS or HTTPS query with
  * the keepalive option, which must be empty (else FORMERR, returned 0).
  * Unlike Unbound, a later query on the same connection without the option
  * gets none (doc/compat.md). Sets ck (opts, room, add) and qi->reply_opts. */
@@ -392,7 +392,9 @@ static int other_options(struct worker* w, const uint8_t* pkt, size_t len,
 		ck->opts |= QUERY_OPT_NSID;
 		ck->room += (size_t)w->env->nsid_opt_len;
 	}
-	if(w->env->cfg->do_tcp_keepalive && ci->tcp) {
+	/* compat: unbound-1.17: over DNS over HTTPS too (Unbound leaves
+	 * only UDP out; the timeout is the same) */
+	if(w->env->cfg->do_tcp_keepalive && (ci->tcp || ci->doh)) {
 		int l = edns_get_option(pkt, len, EDNS_OPT_KEEPALIVE, &data);
 		if(l > 0)
 			return 0;

@@ -33,6 +33,9 @@ struct delegpt_addr {
 	socklen_t addrlen;
 	int attempts;       /* queries sent to it by this query state */
 	int dead;           /* error, lame or too many timeouts: skip */
+	int dnsseclame;     /* its reply lacked the signatures the zone
+	                     * has (iter_dnsseclame.h): asked only when
+	                     * every server left is such */
 	char* tls_name;     /* forward-addr/stub-addr ADDR#name: the name
 	                     * its TLS certificate must match; NULL: none */
 };

@@ -13,6 +13,7 @@
 #include "iterator/iter_scrub.h"
 #include "iterator/iter_tail.h"
 #include "iterator/iter_caps.h"
+#include "iterator/iter_dnsseclame.h"
 #include "iterator/iter_hints.h"
 #include "iterator/iter_priv.h"
 #include "services/outside_network.h"
@@ -433,6 +434,8 @@ static void process_reply(struct iter_env* env, struct iter_qstate* iq,
 		parent = iq->dp;   /* kept for the checks, which start there */
 		iq->dp = NULL;
 		iter_set_dp(iq, dp, 0);
+		iq->dp_ds = iter_has_type(ldns_pkt_authority(pkt),
+			LDNS_RR_TYPE_DS);
 		iq->state = ITER_TARGETS;
 		iter_referral_checks(env, iq, pkt, parent);
 		delegpt_delete(parent);
@@ -706,6 +709,10 @@ void iter_process_wire(struct iter_env* env, struct iter_qstate* iq,
 		ldns_pkt_set_arcount(pkt, (uint16_t)ldns_rr_list_rr_count(
 			ldns_pkt_additional(pkt)));
 		env->stats.scrub_removed += (uint64_t)n;
+	}
+	if(__builtin_expect(iter_dnsseclame_reply(env, iq, pkt, &sr), 0)) {
+		ldns_pkt_free(pkt);
+		return;
 	}
 	iq->tail = in_tail ? &tail : NULL;
 	if(iter_minimised(iq))

@@ -167,6 +167,7 @@ void iter_set_dp(struct iter_qstate* iq, struct delegpt* dp, int fwd)
 	iq->dp_forward = fwd;
 	iq->dp_first = 0;
 	iq->dp_cached = 0;
+	iq->dp_ds = 0;
 	iq->parentside_used = 0;
 	iq->unverified_used = 0;
 	iq->dp_targets = 0;
@@ -678,7 +679,8 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 {
 	struct delegpt_addr* a, *cand[DELEGPT_MAX_ADDR];
 	int rtts[DELEGPT_MAX_ADDR], briefs[DELEGPT_MAX_ADDR];
-	int n = 0, i, best = -1, inband = 0, band, family;
+	uint8_t dlames[DELEGPT_MAX_ADDR];
+	int n = 0, i, best = -1, inband = 0, band, family, num_dlame = 0;
 	int max_attempts = env->max_attempts > 0 ? env->max_attempts :
 		ITER_MAX_ATTEMPTS;
 	int min_attempts;
@@ -747,8 +749,32 @@ static struct delegpt_addr* select_addr(struct iter_env* env,
 		cand[n] = a;
 		rtts[n] = rtt;
 		briefs[n] = brief;
+		dlames[n] = (uint8_t)(dlame || a->dnsseclame);
+		num_dlame += dlames[n];
 		n++;
 	}
+	/* compat: unbound-1.17: DNSSEC-lame servers (iter_dnsseclame.h)
+	 * rank after every other usable one (Unbound adds twice its top
+	 * timeout to their rtt); when only they are left, one is asked and
+	 * its reply taken as it is (Unbound's dnssec_lame_query) */
+	iq->dnssec_lame_query = n > 0 && num_dlame == n;
+	if(num_dlame > 0 && num_dlame < n) {
+		int k = 0;
+		min_attempts = max_attempts;
+		for(i = 0; i < n; i++) {
+			if(dlames[i])
+				continue;
+			if(cand[i]->attempts < min_attempts)
+				min_attempts = cand[i]->attempts;
+			cand[k] = cand[i];
+			rtts[k] = rtts[i];
+			briefs[k] = briefs[i];
+			k++;
+		}
+		n = k;
+	}
+	if(iq->dnssec_lame_query)
+		verbose(VERB_ALGO, "chase to dnssec lame server");
 	for(i = 0; i < n; i++)
 		if(cand[i]->attempts == min_attempts &&
 			(best < 0 || rtts[i] < best))

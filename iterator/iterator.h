@@ -245,6 +245,11 @@ struct iter_qstate {
 	int sent_count;
 	int backed_off;     /* a server was passed over as backed off */
 	int dp_cached;      /* dp came from the RRset cache (child side) */
+	/* compat: unbound-1.17: DNSSEC-lame detection (iter_dnsseclame.h):
+	 * the referral to dp carried its DS; the server picked was
+	 * DNSSEC-lame, as every one left (its reply is taken as it is) */
+	int dp_ds;
+	int dnssec_lame_query;
 	/* compat: unbound-1.17: the auth zone failed and falls back to its
 	 * servers (fallback-enabled): it is not asked again by this state */
 	int auth_avoid;

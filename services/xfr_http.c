@@ -409,6 +409,7 @@ int xfr_zonetext_parse(const char* text, size_t len, const uint8_t* zone,
 
 struct conn {
 	int fd;
+	int tcp_mss;        /* outgoing-tcp-mss, 0: none */
 	SSL_CTX* ctx;
 	SSL* ssl;
 	int idle_ms;
@@ -615,6 +616,7 @@ static enum xfr_net_result conn_open(struct conn* c, const struct xfr_url* u,
 		freeaddrinfo(res);
 		return XFR_NET_FAILED;
 	}
+	xfr_net_set_mss(c->fd, c->tcp_mss);
 	if(connect(c->fd, res->ai_addr, res->ai_addrlen) != 0 &&
 		errno != EINPROGRESS) {
 		snprintf(err, errlen, "connect: %s", strerror(errno));
@@ -634,8 +636,8 @@ static enum xfr_net_result conn_open(struct conn* c, const struct xfr_url* u,
 
 enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
 	const char* cabundle, const char* user_agent, const uint8_t* zone,
-	size_t max_size, int idle_ms, int total_secs, const atomic_int* stop,
-	struct xfr_rrs* out, char* err, size_t errlen)
+	size_t max_size, int idle_ms, int total_secs, int tcp_mss,
+	const atomic_int* stop, struct xfr_rrs* out, char* err, size_t errlen)
 {
 	struct conn c;
 	char req[2048];
@@ -649,6 +651,7 @@ enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	c.idle_ms = idle_ms;
+	c.tcp_mss = tcp_mss;
 	c.total_deadline = total_secs > 0 ? xfr_net_now_ms() + (long)total_secs *
 		1000 : 0;
 	c.stop = stop;

@@ -48,11 +48,11 @@ enum xfr_http_state xfr_http_parse(uint8_t* buf, size_t len, int eof,
  * read it as the zone file of zone into out
  * (initialised here). max_size: max-transfer-size (0: the default cap);
  * total_secs: max-transfer-time (0: none); idle_ms: the longest
- * silence. */
+ * silence; tcp_mss: outgoing-tcp-mss (0: none). */
 enum xfr_net_result xfr_http_fetch(const struct xfr_url* u,
 	const char* cabundle, const char* user_agent, const uint8_t* zone,
 	size_t max_size,
-	int idle_ms, int total_secs, const atomic_int* stop,
+	int idle_ms, int total_secs, int tcp_mss, const atomic_int* stop,
 	struct xfr_rrs* out, char* err, size_t errlen);
 
 /* Zone file text (len bytes) of zone into out (initialised here), as

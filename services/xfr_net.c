@@ -8,10 +8,13 @@
 #include "services/stream_tls.h"
 #include "services/tls_client.h"
 #include "util/dname.h"
+#include "util/log.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/rand.h>
 #include <poll.h>
 #include <stdio.h>
@@ -238,10 +241,21 @@ static enum xfr_net_result tls_handshake(struct xfr_stream* st,
 	}
 }
 
+void xfr_net_set_mss(int fd, int tcp_mss)
+{
+	/* compat: unbound-1.17: outgoing-tcp-mss on every outgoing TCP
+	 * socket, the zone transfer's and the url download's too; a value
+	 * the kernel refuses is logged and the connection goes on */
+	if(tcp_mss > 0 && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &tcp_mss,
+		(socklen_t)sizeof(tcp_mss)) != 0)
+		verbose(VERB_ALGO, "xfr: setsockopt(.. TCP_MAXSEG %d): %s",
+			tcp_mss, strerror(errno));
+}
+
 enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 	socklen_t addrlen, const struct xfr_tls* tls, struct xfr_wire* w,
-	int idle_ms, int total_secs, const atomic_int* stop, char* err,
-	size_t errlen)
+	int idle_ms, int total_secs, int tcp_mss, const atomic_int* stop,
+	char* err, size_t errlen)
 {
 	uint8_t q[2 + 512];
 	uint8_t* msg = NULL;
@@ -266,6 +280,7 @@ enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 			close(st.fd);
 		return XFR_NET_FAILED;
 	}
+	xfr_net_set_mss(st.fd, tcp_mss);
 	if(connect(st.fd, (const struct sockaddr*)addr, addrlen) != 0 &&
 		errno != EINPROGRESS) {
 		snprintf(err, errlen, "connect: %s", strerror(errno));

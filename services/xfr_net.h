@@ -43,12 +43,17 @@ enum xfr_net_result xfr_net_probe(const struct sockaddr_storage* addr,
 /* A transfer over TCP, or TLS when tls is not NULL: the query w was set
  * up for (xfr_wire_init), the replies read into w until complete.
  * idle_ms: the longest wait for the next bytes; total_secs: the whole
- * transfer's limit (0: none). A certificate that does not verify (or
+ * transfer's limit (0: none); tcp_mss: TCP_MAXSEG of the connection
+ * (outgoing-tcp-mss; 0: the kernel's). A certificate that does not verify (or
  * does not carry tls->name) fails the transfer before the query goes
  * out; err says why. */
+/* TCP_MAXSEG tcp_mss on fd when above 0 (a refusal is logged at
+ * verbosity 4, as for the other upstream sockets). */
+void xfr_net_set_mss(int fd, int tcp_mss);
+
 enum xfr_net_result xfr_net_transfer(const struct sockaddr_storage* addr,
 	socklen_t addrlen, const struct xfr_tls* tls, struct xfr_wire* w,
-	int idle_ms, int total_secs,
+	int idle_ms, int total_secs, int tcp_mss,
 	const atomic_int* stop, char* err, size_t errlen);
 
 #endif

@@ -63,6 +63,7 @@ struct xfr_src {
 	char* zonefile;
 	size_t max_size;
 	int max_time;
+	int tcp_mss;        /* outgoing-tcp-mss, 0: none */
 	int (*accept)(void* arg, const struct xfr_rrs* content);
 	void* accept_arg;
 	void (*accept_free)(void* arg);
@@ -294,6 +295,7 @@ int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
 		goto oom;
 	s->max_size = c->max_transfer_size;
 	s->max_time = c->max_transfer_time;
+	s->tcp_mss = c->tcp_mss;
 	s->publish = c->publish;
 	s->publish_arg = c->publish_arg;
 	xfr_rrs_init(&s->content);
@@ -439,8 +441,8 @@ static enum outcome transfer(struct xfr_engine* e, struct xfr_src* s,
 		xfr_wire_init(&w, s->zone, 0, ixfr ? TYPE_IXFR_ : TYPE_AXFR_,
 			CLASS_IN, s->soa.serial, s->max_size);
 		r = xfr_net_transfer(&p->addr, p->len, p->tls_name ? &tls :
-			NULL, &w, IDLE_MS, s->max_time, &e->stop, err,
-			sizeof(err));
+			NULL, &w, IDLE_MS, s->max_time, s->tcp_mss, &e->stop,
+			err, sizeof(err));
 		if(r == XFR_NET_STOPPED) {
 			xfr_wire_clear(&w);
 			return GOT_STOPPED;
@@ -537,7 +539,8 @@ static void check_urls(struct xfr_engine* e, struct xfr_src* s)
 		struct xfr_soa soa;
 		enum xfr_net_result r = xfr_http_fetch(u, s->cabundle,
 			s->user_agent, s->zone,
-			s->max_size, IDLE_MS, s->max_time, &e->stop, &next,
+			s->max_size, IDLE_MS, s->max_time, s->tcp_mss,
+			&e->stop, &next,
 			err, sizeof(err));
 		if(r == XFR_NET_STOPPED)
 			return;

@@ -45,6 +45,9 @@ struct xfr_source_cfg {
 	SSL_CTX* tls_ctx;
 	int tls_use_sni;
 	int tls_port, dns_port;
+	/* compat: unbound-1.17: outgoing-tcp-mss (0: none), set on the
+	 * transfer's and the download's TCP socket as Unbound does */
+	int tcp_mss;
 	/* optional: asked in the transfer thread before a new version is
 	 * taken; 0 refuses it (the version served stays, the next primary
 	 * is tried). accept_arg is taken over, freed with accept_free. */

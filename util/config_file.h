@@ -370,6 +370,7 @@ struct config_file {
 	int harden_unknown_additional; /* read; always so (iter_scrub.c) */
 	int harden_unverified_glue; /* glue only below the delegation */
 	int disable_edns_do;         /* disable-edns-do, see edns_do_off */
+	int disable_dnssec_lame_check; /* iterator/iter_dnsseclame.h */
 	int jostle_time;
 	int max_ttl, min_ttl, max_negative_ttl;
 	int infra_host_ttl;

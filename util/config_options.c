@@ -366,7 +366,8 @@ const struct cfg_option cfg_options[] = {
 		0, INT_MAX),
 	IMPL("prefetch-key", CT_YESNO, prefetch_key, "no"),
 	IMPL("deny-any", CT_YESNO, deny_any, "no"),   /* iterator.c */
-	SRV("disable-dnssec-lame-check", CT_YESNO, "no"),
+	IMPL("disable-dnssec-lame-check", CT_YESNO,
+		disable_dnssec_lame_check, "no"),
 	IMPL("trust-anchor-file", CT_STRLIST, trust_anchor_file_list, NULL),
 	IMPL("auto-trust-anchor-file", CT_STRLIST,
 		auto_trust_anchor_file_list, NULL),

@@ -118,7 +118,8 @@ def tls_srv(tmp_path_factory, upstream):
 @pytest.fixture(scope="module")
 def h2c_srv(tmp_path_factory, upstream):
     srv = start_doh(tmp_path_factory.mktemp("doh_h2c"), upstream, False,
-                    "http-max-streams: 4\n")
+                    "http-max-streams: 4\nedns-tcp-keepalive: yes\n"
+                    "edns-tcp-keepalive-timeout: 30000\n")
     yield srv
     _finish(srv)
 
@@ -623,3 +624,21 @@ def test_prometheus_names(tmp_path, upstream):
                          r'buffer"\} 0$', text, re.M)
     finally:
         _finish(srv)
+
+
+def test_keepalive_over_doh(h2c_srv):
+    """edns-tcp-keepalive: a query with the empty keepalive option gets
+    the timeout in 100 ms units over DNS over HTTPS too, as Unbound
+    (which leaves only UDP out): from local data and from the mesh."""
+    c = H2Client(h2c_srv.https)
+    got = []
+    for name in ("a.doh.test", "k.slow.example"):
+        q = dns.message.make_query(name, "A", use_edns=0, options=[
+            dns.edns.GenericOption(11, b"")])
+        q.id = 0
+        status, _, body = c.wait([c.post(q.to_wire())])[0]
+        assert status == 200, status
+        m = dns.message.from_wire(body)
+        got.append([o.data for o in m.options if o.otype == 11])
+    c.close()
+    assert got == [[b"\x01\x2c"], [b"\x01\x2c"]], got

@@ -204,6 +204,31 @@ def test_outgoing_mss_taken_at_reload(cls, tmp_path):
         up.close()
 
 
+@pytest.mark.parametrize("cls,mss", [(Server, OUT_MSS), (Server, 0)],
+                         ids=["ours", "ours-unset"])
+def test_outgoing_mss_on_zone_transfer(cls, mss, tmp_path):
+    """An auth-zone's transfer connection to its primary carries
+    outgoing-tcp-mss, as Unbound sets it on every outgoing TCP socket
+    (its outnet_comm_point_for_tcp, which auth-zone transfers use; the
+    primary answers no UDP probe, so ours tries the transfer over TCP
+    at once). Debian's Unbound is not run: with no probe answered it
+    opened no transfer connection within 30 s."""
+    up = TcpUpstream()
+    s = cls(tmp_path)
+    body = "outgoing-tcp-mss: %d\n" % mss if mss else ""
+    try:
+        s.start(body, extra='auth-zone:\n\tname: "xfr.%s"\n'
+                '\tprimary: 127.0.0.1@%d\n' % (ZONE, up.port))
+        deadline = time.time() + 10 * SLOW
+        while not up.mss:
+            assert time.time() < deadline, "no transfer connection"
+            time.sleep(0.05)
+        assert in_range(up.mss[0], mss), up.mss
+    finally:
+        _finish(s)
+        up.close()
+
+
 @pytest.mark.parametrize("checkconf", [CHECKCONF_BIN,
                                        "/usr/sbin/unbound-checkconf"],
                          ids=["ours", "reference"])

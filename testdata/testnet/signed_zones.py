@@ -180,6 +180,12 @@ def zones():
         SZone("flaky.sec1.", HIDDEN, ["www A 192.0.2.143",
                                       "*.w A 192.0.2.144"],
               "ED25519", extra_hosts=[MITM]),
+        # two servers: the hidden NSD, and the MITM, which strips every
+        # RRSIG of the zone: DNSSEC-lame (disable-dnssec-lame-check,
+        # test_dnssec_lame.py)
+        SZone("lame.sec1.", HIDDEN, ["www A 192.0.2.158",
+                                     "*.w A 192.0.2.159"],
+              "ED25519", extra_hosts=[MITM]),
         # two servers again: the MITM strips the RRSIGs of the DNSKEY
         # answer (val-max-restart for the chain of trust: the key is
         # asked again of the other server before it is called bad)
@@ -254,6 +260,8 @@ def mitm_rules(prefix, port):
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "nonsec.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["NSEC", "NSEC3"])]},
+        {"name": "lame.sec1.", "suffix": True,
+         "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "w.flaky.sec1.", "suffix": True,
          "actions": [dict(up, type="proxy", strip=["RRSIG"])]},
         {"name": "flaky.sec1.", "suffix": True,
