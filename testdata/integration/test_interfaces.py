@@ -2,7 +2,6 @@
 """Interfaces, IPv6, do-udp/do-tcp, concurrency across workers, chroot and
 the log line for options that are not implemented yet."""
 import os
-import re
 import threading
 
 import pytest
