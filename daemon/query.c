@@ -201,6 +201,28 @@ static inline struct query_result deferred(void)
 	return r;
 }
 
+/* Cold: out holds a reply a filter ended with a CNAME to chase (n
+ * bytes, mode chase): the client waits for its target (worker_chase). */
+static __attribute__((noinline)) struct query_result chased(
+	struct worker* w, const struct query_info* qi, size_t limit,
+	uint16_t edns_size, const struct client_info* ci, uint8_t* out,
+	size_t n, int chase)
+{
+	size_t len = 0;
+	switch(worker_chase(w, qi, limit, edns_size, ci, out, n, chase,
+		&len)) {
+	case RESOLVE_DEFERRED:
+		return deferred();
+	case RESOLVE_ANSWERED:
+		return reply_of(len);
+	case RESOLVE_FAILED:
+	case RESOLVE_MESH_FULL:
+	case RESOLVE_WAIT_LIMITED:
+		break;
+	}
+	return reply_of(0);
+}
+
 #define QUERY_STALE_CHECK_MS 1800
 
 static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
@@ -683,11 +705,13 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		/* compat: unbound-1.17: an answer or drop from the module
 		 * is no cache miss: num.cachehits (queries not missed)
 		 * counts it, as Unbound's RPZ answers */
+		int chase = 0;
 		if(worker_answer_query(w, addr, addrlen,
 			worker_view_index(w, am.policy), am.policy ?
 			am.policy->tags : 0, ci->is_tcp || ci->doh,
-			&qi, out, limit, edns_size, &n))
-			return reply_of(n);
+			&qi, out, limit, edns_size, &n, &chase))
+			return chase && n > 0 ? chased(w, &qi, limit,
+				edns_size, ci, out, n, chase) : reply_of(n);
 		if(modstack_skips_cache(&w->daemon->modules, &qi))
 			have_qk = 0;
 	}
@@ -712,13 +736,23 @@ static inline __attribute__((always_inline)) struct query_result answer(
 			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
-			&& n > 0 && (n = worker_filter_reply(w, addr, addrlen,
-			worker_view_index(w, am.policy), am.policy ?
-			am.policy->tags : 0, ci->is_tcp ||
-			ci->doh, out, n, limit)) == 0) {
-			/* compat: unbound-1.17: respip deny: no reply */
-			st->num_cachehits++;
-			return reply_of(0);
+			&& n > 0) {
+			int chase = 0;
+			n = worker_filter_reply(w, addr, addrlen,
+				worker_view_index(w, am.policy), am.policy ?
+				am.policy->tags : 0, ci->is_tcp || ci->doh,
+				out, n, limit, &chase);
+			if(n == 0) {
+				/* compat: unbound-1.17: respip deny: no
+				 * reply */
+				st->num_cachehits++;
+				return reply_of(0);
+			}
+			if(chase) {
+				st->num_cachehits++;
+				return chased(w, &qi, limit, edns_size, ci, out,
+					n, chase);
+			}
 		}
 		if(n > 0) {
 			st->num_cachehits++;
