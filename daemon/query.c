@@ -538,16 +538,23 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
  * gets the entry of the address it asked (interface-*). Cold: only on
  * the refuse branch, with interface lines; one getsockname. DNS over
  * HTTPS has no socket here: refused as before. */
+int query_local_addr(const struct client_info* ci,
+	struct sockaddr_storage* local, socklen_t* len)
+{
+	int is_tls;
+	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp, &is_tls) : -1) :
+		ci->udp_fd;
+	*len = sizeof(*local);
+	return fd >= 0 && getsockname(fd, (struct sockaddr*)local, len) == 0;
+}
+
 static struct acl_match __attribute__((noinline))
 interface_match(const struct serve_env* env, const struct client_info* ci,
 	struct acl_match am)
 {
 	struct sockaddr_storage local;
-	socklen_t len = sizeof(local);
-	int is_tls;
-	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp, &is_tls) : -1) :
-		ci->udp_fd;
-	if(fd < 0 || getsockname(fd, (struct sockaddr*)&local, &len) != 0)
+	socklen_t len;
+	if(!query_local_addr(ci, &local, &len))
 		return am;
 	return acl_list_interface(env->acl, &local, len);
 }
@@ -706,10 +713,9 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		 * is no cache miss: num.cachehits (queries not missed)
 		 * counts it, as Unbound's RPZ answers */
 		int chase = 0;
-		if(worker_answer_query(w, addr, addrlen,
-			worker_view_index(w, am.policy), am.policy ?
-			am.policy->tags : 0, ci->is_tcp || ci->doh,
-			&qi, out, limit, edns_size, &n, &chase))
+		if(worker_answer_query(w, addr, addrlen, am.policy,
+			ci->is_tcp || ci->doh, &qi, out, limit, edns_size, &n,
+			&chase))
 			return chase && n > 0 ? chased(w, &qi, limit,
 				edns_size, ci, out, n, chase) : reply_of(n);
 		if(modstack_skips_cache(&w->daemon->modules, &qi))
@@ -738,10 +744,8 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
 			&& n > 0) {
 			int chase = 0;
-			n = worker_filter_reply(w, addr, addrlen,
-				worker_view_index(w, am.policy), am.policy ?
-				am.policy->tags : 0, ci->is_tcp || ci->doh,
-				out, n, limit, &chase);
+			n = worker_filter_reply(w, addr, addrlen, am.policy,
+				ci->is_tcp || ci->doh, out, n, limit, &chase);
 			if(n == 0) {
 				/* compat: unbound-1.17: respip deny: no
 				 * reply */

@@ -74,6 +74,10 @@ struct pending_reply {
 	struct udp_dst dst;
 	int view;       /* reply filters: the client's view, -1 none */
 	uint64_t tags;  /* and its access-control-tag bits */
+	/* a client no netblock holds: the address its query came to,
+	 * whose interface-* entry it has (local_len 0: none) */
+	struct sockaddr_storage local;
+	socklen_t local_len;
 	/* set while mesh_new_client runs: an answer ready at once is
 	 * returned to the caller instead of sent from the callback */
 	uint8_t* sync_out;
@@ -332,17 +336,31 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	st->req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 }
 
-/* Cold: a tagged client's access-control-tag-action and -data
- * (response-ip-tag), looked up now in the config that answers: the reply
- * may have waited across a reload. NULL: none. */
-static const struct lz_client_tags* client_tag_changes(struct worker* w,
+/* Cold: a client's access-control entry, looked up now in the config
+ * that answers (a reply may have waited across a reload): its
+ * netblock's, or when none holds it, the entry of the address its query
+ * came to (local, locallen 0: not known; interface-*). NULL: none. */
+static const struct acl_policy* client_policy(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	uint64_t tags)
+	const struct sockaddr_storage* local, socklen_t locallen)
+{
+	struct acl_match am = acl_list_match(w->env->acl, addr, addrlen);
+	if(locallen && am.action == acl_refuse &&
+		acl_list_unheld(w->env->acl, am))
+		am = acl_list_interface(w->env->acl, local, locallen);
+	return am.policy;
+}
+
+/* Cold: p's client's access-control-tag-action and -data (or
+ * interface-tag-*: response-ip-tag), NULL: none. */
+static const struct lz_client_tags* pending_tag_changes(
+	struct pending_reply* p)
 {
 	const struct acl_policy* pol;
-	if(!tags)
+	if(!p->tags)
 		return NULL;
-	pol = acl_list_match(w->env->acl, addr, addrlen).policy;
+	pol = client_policy(p->w, &p->addr, p->addrlen, &p->local,
+		p->local_len);
 	return pol ? pol->tag_changes : NULL;
 }
 
@@ -362,65 +380,84 @@ static int chase_of(enum module_reply_verdict v)
 	return REPLY_CHASE_NONE;
 }
 
-/* Cold: the stack's reply filters (respip) on a reply to the client at
- * addr, in buf (room for cap); the new length, 0 when it is dropped.
- * chased: buf is the reply for a chased CNAME's target. *v: the
+/* Cold: the stack's reply filters (respip) on a reply to the client cl,
+ * in buf (room for cap); the new length, 0 when it is dropped. *v: the
  * verdict. */
-static size_t filter_reply_v(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, int chased, uint8_t* buf, size_t len,
+static size_t filter_client(struct worker* w,
+	const struct module_reply_client* cl, uint8_t* buf, size_t len,
 	size_t cap, enum module_reply_verdict* v)
 {
-	struct module_reply_client cl;
-	cl.addr = addr;
-	cl.addrlen = addrlen;
-	cl.view = view;
-	cl.tags = tags;
-	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
-	cl.is_stream = is_stream;
-	cl.chased = chased;
-	*v = modstack_filter_reply(&w->menv, &cl, buf, &len, cap);
+	*v = modstack_filter_reply(&w->menv, cl, buf, &len, cap);
 	if(*v == MODULE_REPLY_DROP)
 		return 0;
 	return len;
 }
 
-static size_t filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap,
-	int* chase)
+/* The client p waits for, as the reply filters see it; chased: the
+ * reply is for a chased CNAME's target. */
+static void pending_client(struct pending_reply* p, int chased,
+	struct module_reply_client* cl)
 {
+	cl->addr = &p->addr;
+	cl->addrlen = p->addrlen;
+	cl->view = p->view;
+	cl->tags = p->tags;
+	cl->tag_changes = pending_tag_changes(p);
+	cl->is_stream = p->is_tcp || p->is_doh;
+	cl->chased = chased;
+}
+
+/* Cold: the reply filters on a reply to p's client (filter_client);
+ * *chase: the chase the verdict asks for. */
+static size_t filter_reply(struct pending_reply* p, uint8_t* buf,
+	size_t len, size_t cap, int* chase)
+{
+	struct module_reply_client cl;
 	enum module_reply_verdict v;
-	len = filter_reply_v(w, addr, addrlen, view, tags, is_stream, 0, buf,
-		len, cap, &v);
+	pending_client(p, 0, &cl);
+	len = filter_client(p->w, &cl, buf, len, cap, &v);
 	*chase = chase_of(v);
 	return len;
 }
 
-size_t worker_filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap,
-	int* chase)
+/* The client at addr whose access-control entry is pol (NULL: none). */
+static void policy_client(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	struct module_reply_client* cl)
 {
-	return filter_reply(w, addr, addrlen, view, tags, is_stream, buf, len,
-		cap, chase);
+	cl->addr = addr;
+	cl->addrlen = addrlen;
+	cl->view = worker_view_index(w, pol);
+	cl->tags = pol ? pol->tags : 0;
+	cl->tag_changes = cl->tags ? pol->tag_changes : NULL;
+	cl->is_stream = is_stream;
+	cl->chased = 0;
+}
+
+size_t worker_filter_reply(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream, uint8_t* buf, size_t len,
+	size_t cap, int* chase)
+{
+	struct module_reply_client cl;
+	enum module_reply_verdict v;
+	policy_client(w, addr, addrlen, pol, is_stream, &cl);
+	len = filter_client(w, &cl, buf, len, cap, &v);
+	*chase = chase_of(v);
+	return len;
 }
 
 int worker_answer_query(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, const struct query_info* qi,
-	uint8_t* out, size_t limit, uint16_t edns_size, size_t* n, int* chase)
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint8_t* out, size_t limit,
+	uint16_t edns_size, size_t* n, int* chase)
 {
 	struct module_reply_client cl;
 	size_t len;
 	enum module_reply_verdict v;
-	cl.addr = addr;
-	cl.addrlen = addrlen;
-	cl.view = view;
-	cl.tags = tags;
-	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
-	cl.is_stream = is_stream;
-	cl.chased = 0;
+	policy_client(w, addr, addrlen, pol, is_stream, &cl);
 	/* the empty reply, its EDNS as the daemon's error replies */
 	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);
 	if(len == 0)
@@ -479,9 +516,7 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 		int chase;
 		if(len <= cap) {
 			memcpy(fbuf, reply, len);
-			len = filter_reply(p->w, &p->addr, p->addrlen,
-				p->view, p->tags, p->is_tcp || p->is_doh, fbuf,
-				len, cap, &chase);
+			len = filter_reply(p, fbuf, len, cap, &chase);
 			reply = len ? fbuf : NULL;
 		}
 	}
@@ -593,14 +628,15 @@ static size_t chase_join(struct pending_reply* p, const uint8_t* tgt,
 	size_t tlen, uint8_t* out, size_t cap, int* again)
 {
 	static _Thread_local uint8_t tbuf[65535];
+	struct module_reply_client cl;
 	enum module_reply_verdict v;
 	size_t n;
 	*again = 0;
 	if(tlen > sizeof(tbuf))
 		tlen = 0;
 	memcpy(tbuf, tgt, tlen);
-	n = filter_reply_v(p->w, &p->addr, p->addrlen, p->view, p->tags,
-		p->is_tcp || p->is_doh, 1, tbuf, tlen, sizeof(tbuf), &v);
+	pending_client(p, 1, &cl);
+	n = filter_client(p->w, &cl, tbuf, tlen, sizeof(tbuf), &v);
 	if(v != MODULE_REPLY_KEEP && p->chase_mode == REPLY_CHASE_MERGE) {
 		/* compat: unbound-1.17: respip_merge_cname: the CNAME
 		 * alone, in its words */
@@ -774,10 +810,8 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 			p->sync_len = len;
 			if(__builtin_expect(
 				p->w->daemon->modules.query_before_cache, 0) &&
-				len > 0 && (p->sync_len = filter_reply(p->w,
-				&p->addr, p->addrlen, p->view, p->tags,
-				p->is_tcp ||
-				p->is_doh, p->sync_out, len,
+				len > 0 && (p->sync_len = filter_reply(p,
+				p->sync_out, len,
 				p->limit && p->limit < p->sync_cap ? p->limit :
 				p->sync_cap, &p->chase_wanted)) == 0)
 				p->filtered_out = 1;
@@ -802,9 +836,8 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 			} else {
 				int chase;
 				memcpy(cbuf, reply, len);
-				len = filter_reply(p->w, &p->addr, p->addrlen,
-					p->view, p->tags, p->is_tcp ||
-					p->is_doh, cbuf, len, cap, &chase);
+				len = filter_reply(p, cbuf, len, cap,
+					&chase);
 				if(chase && len > 0 &&
 					chase_begin(p, cbuf, len, chase))
 					return;   /* waits on, listed */
@@ -1059,8 +1092,17 @@ static struct pending_reply* pending_create(struct worker* w,
 	p->view = -1;
 	p->tags = 0;
 	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
-		const struct acl_policy* pol = acl_list_match(w->env->acl,
-			ci->addr, ci->addrlen).policy;
+		/* compat: unbound-1.17: interface-view and interface-tag
+		 * for a client no netblock holds, as on the hit path */
+		struct acl_match am = acl_list_match(w->env->acl, ci->addr,
+			ci->addrlen);
+		const struct acl_policy* pol = am.policy;
+		if(am.action == acl_refuse && acl_list_unheld(w->env->acl,
+			am) && query_local_addr(ci, &p->local, &p->local_len))
+			pol = client_policy(w, ci->addr, ci->addrlen,
+				&p->local, p->local_len);
+		else
+			p->local_len = 0;
 		p->view = worker_view_index(w, pol);
 		p->tags = pol ? pol->tags : 0;
 		/* the question, for a CNAME a filter puts in to chase */

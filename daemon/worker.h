@@ -101,17 +101,19 @@ void worker_refresh_env(struct worker* w);
 /* Refresh qi's cache entry in the background (no client waits): prefetch
  * and serve-expired. One refresh per question at a time. */
 void worker_refresh_cached(struct worker* w, const struct query_info* qi);
+struct acl_policy;
 /* The module stack's reply filters (respip) on a reply to the client at
- * addr in view (worker_view_index; -1: none) with its access-control
- * tags (tags, services/tags.h), over TCP, TLS or HTTPS when
+ * addr whose access-control entry is pol (its netblock's, or for a
+ * client no netblock holds its interface's; NULL: none: its view, tags
+ * and tag actions), over TCP, TLS or HTTPS when
  * is_stream, in buf (len bytes, room for cap): the new length, 0 when the
  * reply is dropped. *chase (enum reply_chase_mode): nonzero when the new
  * reply ends in a CNAME whose target is to be resolved and appended
  * (worker_chase). Only when the stack's query_before_cache is set. */
 size_t worker_filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap,
-	int* chase);
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream, uint8_t* buf, size_t len,
+	size_t cap, int* chase);
 /* Cold: the module stack's answer_query (respip's RPZ QNAME and
  * client-ip triggers) on the question qi from the client at addr (view,
  * is_stream as worker_filter_reply), before the message cache: 1 when
@@ -119,10 +121,10 @@ size_t worker_filter_reply(struct worker* w,
  * dropped, *chase as worker_filter_reply's; 0: not answered, go on.
  * Only when the stack's query_before_cache is set. */
 int worker_answer_query(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, const struct query_info* qi, uint8_t* out,
-	size_t limit, uint16_t edns_size, size_t* n, int* chase);
-struct acl_policy;
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint8_t* out, size_t limit,
+	uint16_t edns_size, size_t* n, int* chase);
 /* The place of the access-control policy's view among the worker's
  * views (config order); -1 when there is none. */
 int worker_view_index(const struct worker* w, const struct acl_policy* pol);
