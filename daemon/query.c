@@ -223,6 +223,49 @@ static __attribute__((noinline)) struct query_result chased(
 	return reply_of(0);
 }
 
+/* Cold, out of line (the hit path stays small enough for LTO to
+ * inline the cache lookup): the module stack's answer before the cache
+ * (RPZ QNAME and client-ip triggers); 1 with *r when answered. */
+static __attribute__((noinline)) int policy_answer(struct worker* w,
+	const struct query_info* qi, const struct acl_policy* pol,
+	const struct client_info* ci, uint8_t* out, size_t limit,
+	uint16_t edns_size, struct query_result* r)
+{
+	int chase = 0;
+	size_t n = 0;
+	if(!worker_answer_query(w, ci->addr, ci->addrlen, pol,
+		ci->is_tcp || ci->doh, qi, out, limit, edns_size, &n, &chase))
+		return 0;
+	*r = chase && n > 0 ? chased(w, qi, limit, edns_size, ci, out, n,
+		chase) : reply_of(n);
+	return 1;
+}
+
+/* Cold, out of line as policy_answer: the reply filters on a cache hit
+ * (*n bytes in out, its new length back); 1 with *r when that ends the
+ * query here (dropped, or a CNAME to chase), 0: send the hit on. */
+static __attribute__((noinline)) int policy_hit(struct worker* w,
+	const struct query_info* qi, const struct acl_policy* pol,
+	const struct client_info* ci, uint8_t* out, size_t* n, size_t limit,
+	uint16_t edns_size, struct query_result* r)
+{
+	int chase = 0;
+	*n = worker_filter_reply(w, ci->addr, ci->addrlen, pol,
+		ci->is_tcp || ci->doh, out, *n, limit, &chase);
+	if(*n == 0) {
+		/* compat: unbound-1.17: respip deny: no reply */
+		w->stats.num_cachehits++;
+		*r = reply_of(0);
+		return 1;
+	}
+	if(chase) {
+		w->stats.num_cachehits++;
+		*r = chased(w, qi, limit, edns_size, ci, out, *n, chase);
+		return 1;
+	}
+	return 0;
+}
+
 #define QUERY_STALE_CHECK_MS 1800
 
 static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
@@ -712,12 +755,10 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		/* compat: unbound-1.17: an answer or drop from the module
 		 * is no cache miss: num.cachehits (queries not missed)
 		 * counts it, as Unbound's RPZ answers */
-		int chase = 0;
-		if(worker_answer_query(w, addr, addrlen, am.policy,
-			ci->is_tcp || ci->doh, &qi, out, limit, edns_size, &n,
-			&chase))
-			return chase && n > 0 ? chased(w, &qi, limit,
-				edns_size, ci, out, n, chase) : reply_of(n);
+		struct query_result r;
+		if(policy_answer(w, &qi, am.policy, ci, out, limit,
+			edns_size, &r))
+			return r;
 		if(modstack_skips_cache(&w->daemon->modules, &qi))
 			have_qk = 0;
 	}
@@ -743,20 +784,10 @@ static inline __attribute__((always_inline)) struct query_result answer(
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
 			&& n > 0) {
-			int chase = 0;
-			n = worker_filter_reply(w, addr, addrlen, am.policy,
-				ci->is_tcp || ci->doh, out, n, limit, &chase);
-			if(n == 0) {
-				/* compat: unbound-1.17: respip deny: no
-				 * reply */
-				st->num_cachehits++;
-				return reply_of(0);
-			}
-			if(chase) {
-				st->num_cachehits++;
-				return chased(w, &qi, limit, edns_size, ci, out,
-					n, chase);
-			}
+			struct query_result r;
+			if(policy_hit(w, &qi, am.policy, ci, out, &n, limit,
+				edns_size, &r))
+				return r;
 		}
 		if(n > 0) {
 			st->num_cachehits++;
