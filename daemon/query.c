@@ -204,6 +204,71 @@ static inline struct query_result deferred(void)
 	return r;
 }
 
+/* Cold: out holds a reply a filter ended with a CNAME to chase (n
+ * bytes, mode chase): the client waits for its target (worker_chase). */
+static __attribute__((noinline)) struct query_result chased(
+	struct worker* w, const struct query_info* qi, size_t limit,
+	uint16_t edns_size, const struct client_info* ci, uint8_t* out,
+	size_t n, int chase)
+{
+	size_t len = 0;
+	switch(worker_chase(w, qi, limit, edns_size, ci, out, n, chase,
+		&len)) {
+	case RESOLVE_DEFERRED:
+		return deferred();
+	case RESOLVE_ANSWERED:
+		return reply_of(len);
+	case RESOLVE_FAILED:
+	case RESOLVE_MESH_FULL:
+	case RESOLVE_WAIT_LIMITED:
+		break;
+	}
+	return reply_of(0);
+}
+
+/* Cold, out of line (the hit path stays small enough for LTO to
+ * inline the cache lookup): the module stack's answer before the cache
+ * (RPZ QNAME and client-ip triggers); 1 with *r when answered. */
+static __attribute__((noinline)) int policy_answer(struct worker* w,
+	const struct query_info* qi, const struct acl_policy* pol,
+	const struct client_info* ci, uint8_t* out, size_t limit,
+	uint16_t edns_size, struct query_result* r)
+{
+	int chase = 0;
+	size_t n = 0;
+	if(!worker_answer_query(w, ci->addr, ci->addrlen, pol,
+		ci->is_tcp || ci->doh, qi, out, limit, edns_size, &n, &chase))
+		return 0;
+	*r = chase && n > 0 ? chased(w, qi, limit, edns_size, ci, out, n,
+		chase) : reply_of(n);
+	return 1;
+}
+
+/* Cold, out of line as policy_answer: the reply filters on a cache hit
+ * (*n bytes in out, its new length back); 1 with *r when that ends the
+ * query here (dropped, or a CNAME to chase), 0: send the hit on. */
+static __attribute__((noinline)) int policy_hit(struct worker* w,
+	const struct query_info* qi, const struct acl_policy* pol,
+	const struct client_info* ci, uint8_t* out, size_t* n, size_t limit,
+	uint16_t edns_size, struct query_result* r)
+{
+	int chase = 0;
+	*n = worker_filter_reply(w, ci->addr, ci->addrlen, pol,
+		ci->is_tcp || ci->doh, out, *n, limit, &chase);
+	if(*n == 0) {
+		/* compat: unbound-1.17: respip deny: no reply */
+		w->stats.num_cachehits++;
+		*r = reply_of(0);
+		return 1;
+	}
+	if(chase) {
+		w->stats.num_cachehits++;
+		*r = chased(w, qi, limit, edns_size, ci, out, *n, chase);
+		return 1;
+	}
+	return 0;
+}
+
 #define QUERY_STALE_CHECK_MS 1800
 
 static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
@@ -521,16 +586,23 @@ static int __attribute__((noinline)) cookie_screen(struct worker* w,
  * gets the entry of the address it asked (interface-*). Cold: only on
  * the refuse branch, with interface lines; one getsockname. DNS over
  * HTTPS has no socket here: refused as before. */
+int query_local_addr(const struct client_info* ci,
+	struct sockaddr_storage* local, socklen_t* len)
+{
+	int is_tls;
+	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp, &is_tls) : -1) :
+		ci->udp_fd;
+	*len = sizeof(*local);
+	return fd >= 0 && getsockname(fd, (struct sockaddr*)local, len) == 0;
+}
+
 static struct acl_match __attribute__((noinline))
 interface_match(const struct serve_env* env, const struct client_info* ci,
 	struct acl_match am)
 {
 	struct sockaddr_storage local;
-	socklen_t len = sizeof(local);
-	int is_tls;
-	int fd = ci->is_tcp ? (ci->tcp ? tcp_handle_fd(ci->tcp, &is_tls) : -1) :
-		ci->udp_fd;
-	if(fd < 0 || getsockname(fd, (struct sockaddr*)&local, &len) != 0)
+	socklen_t len;
+	if(!query_local_addr(ci, &local, &len))
 		return am;
 	return acl_list_interface(env->acl, &local, len);
 }
@@ -688,11 +760,10 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		/* compat: unbound-1.17: an answer or drop from the module
 		 * is no cache miss: num.cachehits (queries not missed)
 		 * counts it, as Unbound's RPZ answers */
-		if(worker_answer_query(w, addr, addrlen,
-			worker_view_index(w, am.policy), am.policy ?
-			am.policy->tags : 0, ci->is_tcp || ci->doh,
-			&qi, out, limit, edns_size, &n))
-			return reply_of(n);
+		struct query_result r;
+		if(policy_answer(w, &qi, am.policy, ci, out, limit,
+			edns_size, &r))
+			return r;
 		if(modstack_skips_cache(&w->daemon->modules, &qi))
 			have_qk = 0;
 	}
@@ -717,13 +788,11 @@ static inline __attribute__((always_inline)) struct query_result answer(
 			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
 				outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
-			&& n > 0 && (n = worker_filter_reply(w, addr, addrlen,
-			worker_view_index(w, am.policy), am.policy ?
-			am.policy->tags : 0, ci->is_tcp ||
-			ci->doh, out, n, limit)) == 0) {
-			/* compat: unbound-1.17: respip deny: no reply */
-			st->num_cachehits++;
-			return reply_of(0);
+			&& n > 0) {
+			struct query_result r;
+			if(policy_hit(w, &qi, am.policy, ci, out, &n, limit,
+				edns_size, &r))
+				return r;
 		}
 		if(n > 0) {
 			st->num_cachehits++;

@@ -47,6 +47,11 @@ struct query_result {
 	enum query_outcome what;
 };
 
+/* Cold: the local address (and port) ci's query came to, its socket's
+ * (interface-*); 0 when there is none to ask (DNS over HTTPS). */
+int query_local_addr(const struct client_info* ci,
+	struct sockaddr_storage* local, socklen_t* len);
+
 /* Answer pkt (len bytes). out has room for outcap bytes (for TCP 65535;
  * for UDP the largest reply this server may send). */
 struct query_result query_answer(struct worker* w, const uint8_t* pkt,

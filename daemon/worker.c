@@ -22,6 +22,7 @@
 #include "services/outside_network.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/reply_chase.h"
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
 #include "daemon/reply_batch.h"
@@ -73,6 +74,10 @@ struct pending_reply {
 	struct udp_dst dst;
 	int view;       /* reply filters: the client's view, -1 none */
 	uint64_t tags;  /* and its access-control-tag bits */
+	/* a client no netblock holds: the address its query came to,
+	 * whose interface-* entry it has (local_len 0: none) */
+	struct sockaddr_storage local;
+	socklen_t local_len;
 	/* set while mesh_new_client runs: an answer ready at once is
 	 * returned to the caller instead of sent from the callback */
 	uint8_t* sync_out;
@@ -96,6 +101,17 @@ struct pending_reply {
 	uint8_t cookie[COOKIE_OPT_LEN];
 	int filtered_out;        /* a reply filter (respip deny) dropped
 	                          * the answer the mesh gave at once */
+	/* a reply filter's CNAME to chase (enum reply_chase_mode): the
+	 * answer the mesh gave at once ends in one (in sync_out) */
+	int chase_wanted;
+	/* the client waits for that CNAME's target: the reply so far
+	 * (malloc'd), its mode; chase_ev starts the lookup from the event
+	 * loop (not inside the mesh's callback) */
+	uint8_t* chase_base;
+	size_t chase_len;
+	int chase_mode;
+	struct event* chase_ev;
+	int filter_done;         /* the reply filters ran: send as it is */
 };
 
 /* Work another thread posted (worker_post). */
@@ -271,6 +287,9 @@ static void pending_free(struct pending_reply* p)
 {
 	if(p->stale_timer)
 		event_free(p->stale_timer);
+	if(p->chase_ev)
+		event_free(p->chase_ev);
+	free(p->chase_base);
 	spare_free(&p->w->pending_spare, p);
 }
 
@@ -317,61 +336,130 @@ static void worker_stats_reply(struct pending_reply* p, const uint8_t* reply,
 	st->req_cur_user = mesh_num_waiters(p->w->menv.mesh);
 }
 
-/* Cold: a tagged client's access-control-tag-action and -data
- * (response-ip-tag), looked up now in the config that answers: the reply
- * may have waited across a reload. NULL: none. */
-static const struct lz_client_tags* client_tag_changes(struct worker* w,
+/* Cold: a client's access-control entry, looked up now in the config
+ * that answers (a reply may have waited across a reload): its
+ * netblock's, or when none holds it, the entry of the address its query
+ * came to (local, locallen 0: not known; interface-*). NULL: none. */
+static const struct acl_policy* client_policy(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
-	uint64_t tags)
+	const struct sockaddr_storage* local, socklen_t locallen)
+{
+	struct acl_match am = acl_list_match(w->env->acl, addr, addrlen);
+	if(locallen && am.action == acl_refuse &&
+		acl_list_unheld(w->env->acl, am))
+		am = acl_list_interface(w->env->acl, local, locallen);
+	return am.policy;
+}
+
+/* Cold: p's client's access-control-tag-action and -data (or
+ * interface-tag-*: response-ip-tag), NULL: none. */
+static const struct lz_client_tags* pending_tag_changes(
+	struct pending_reply* p)
 {
 	const struct acl_policy* pol;
-	if(!tags)
+	if(!p->tags)
 		return NULL;
-	pol = acl_list_match(w->env->acl, addr, addrlen).policy;
+	pol = client_policy(p->w, &p->addr, p->addrlen, &p->local,
+		p->local_len);
 	return pol ? pol->tag_changes : NULL;
 }
 
-/* Cold: the stack's reply filters (respip) on a reply to the client at
- * addr, in buf (room for cap); the new length, 0 when it is dropped. */
-static size_t filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap)
+/* The chase a reply filter's verdict asks for (enum reply_chase_mode). */
+static int chase_of(enum module_reply_verdict v)
 {
-	struct module_reply_client cl;
-	cl.addr = addr;
-	cl.addrlen = addrlen;
-	cl.view = view;
-	cl.tags = tags;
-	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
-	cl.is_stream = is_stream;
-	if(modstack_filter_reply(&w->menv, &cl, buf, &len, cap) ==
-		MODULE_REPLY_DROP)
+	switch(v) {
+	case MODULE_REPLY_CHASE:
+		return REPLY_CHASE_MERGE;
+	case MODULE_REPLY_ALIAS:
+		return REPLY_CHASE_ALIAS;
+	case MODULE_REPLY_KEEP:
+	case MODULE_REPLY_CHANGED:
+	case MODULE_REPLY_DROP:
+		break;
+	}
+	return REPLY_CHASE_NONE;
+}
+
+/* Cold: the stack's reply filters (respip) on a reply to the client cl,
+ * in buf (room for cap); the new length, 0 when it is dropped. *v: the
+ * verdict. */
+static size_t filter_client(struct worker* w,
+	const struct module_reply_client* cl, uint8_t* buf, size_t len,
+	size_t cap, enum module_reply_verdict* v)
+{
+	*v = modstack_filter_reply(&w->menv, cl, buf, &len, cap);
+	if(*v == MODULE_REPLY_DROP)
 		return 0;
 	return len;
 }
 
-size_t worker_filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap)
+/* The client p waits for, as the reply filters see it; chased: the
+ * reply is for a chased CNAME's target. */
+static void pending_client(struct pending_reply* p, int chased,
+	struct module_reply_client* cl)
 {
-	return filter_reply(w, addr, addrlen, view, tags, is_stream, buf, len,
-		cap);
+	cl->addr = &p->addr;
+	cl->addrlen = p->addrlen;
+	cl->view = p->view;
+	cl->tags = p->tags;
+	cl->tag_changes = pending_tag_changes(p);
+	cl->is_stream = p->is_tcp || p->is_doh;
+	cl->chased = chased;
 }
 
-int worker_answer_query(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, const struct query_info* qi,
-	uint8_t* out, size_t limit, uint16_t edns_size, size_t* n)
+/* Cold: the reply filters on a reply to p's client (filter_client);
+ * *chase: the chase the verdict asks for. */
+static size_t filter_reply(struct pending_reply* p, uint8_t* buf,
+	size_t len, size_t cap, int* chase)
+{
+	struct module_reply_client cl;
+	enum module_reply_verdict v;
+	pending_client(p, 0, &cl);
+	len = filter_client(p->w, &cl, buf, len, cap, &v);
+	*chase = chase_of(v);
+	return len;
+}
+
+/* The client at addr whose access-control entry is pol (NULL: none). */
+static void policy_client(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	struct module_reply_client* cl)
+{
+	cl->addr = addr;
+	cl->addrlen = addrlen;
+	cl->view = worker_view_index(w, pol);
+	cl->tags = pol ? pol->tags : 0;
+	cl->tag_changes = cl->tags ? pol->tag_changes : NULL;
+	cl->is_stream = is_stream;
+	cl->chased = 0;
+}
+
+/* out of line: the hit path calls it on its cold branch only (inlined,
+ * it made answer_plain too large for LTO to inline the cache lookup) */
+__attribute__((noinline)) size_t worker_filter_reply(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream, uint8_t* buf, size_t len,
+	size_t cap, int* chase)
+{
+	struct module_reply_client cl;
+	enum module_reply_verdict v;
+	policy_client(w, addr, addrlen, pol, is_stream, &cl);
+	len = filter_client(w, &cl, buf, len, cap, &v);
+	*chase = chase_of(v);
+	return len;
+}
+
+__attribute__((noinline)) int worker_answer_query(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint8_t* out, size_t limit,
+	uint16_t edns_size, size_t* n, int* chase)
 {
 	struct module_reply_client cl;
 	size_t len;
 	enum module_reply_verdict v;
-	cl.addr = addr;
-	cl.addrlen = addrlen;
-	cl.view = view;
-	cl.tags = tags;
-	cl.tag_changes = client_tag_changes(w, addr, addrlen, tags);
-	cl.is_stream = is_stream;
+	policy_client(w, addr, addrlen, pol, is_stream, &cl);
 	/* the empty reply, its EDNS as the daemon's error replies */
 	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);
 	if(len == 0)
@@ -380,6 +468,7 @@ int worker_answer_query(struct worker* w,
 	if(v == MODULE_REPLY_KEEP)
 		return 0;
 	*n = v == MODULE_REPLY_DROP ? 0 : len;
+	*chase = chase_of(v);
 	return 1;
 }
 
@@ -419,17 +508,17 @@ static void pending_send(struct pending_reply* p, const uint8_t* reply,
 	size_t len)
 {
 	if(__builtin_expect(p->w->daemon->modules.query_before_cache, 0) &&
-		len > 0) {
+		len > 0 && !p->filter_done) {
 		/* a reply filter (respip): on a copy, the mesh's buffer is
-		 * shared by the state's waiters */
+		 * shared by the state's waiters; a CNAME to chase goes as
+		 * it is here (an expired answer) */
 		static _Thread_local uint8_t fbuf[65535];
 		size_t cap = p->limit && p->limit < sizeof(fbuf) ? p->limit :
 			sizeof(fbuf);
+		int chase;
 		if(len <= cap) {
 			memcpy(fbuf, reply, len);
-			len = filter_reply(p->w, &p->addr, p->addrlen,
-				p->view, p->tags, p->is_tcp || p->is_doh, fbuf,
-				len, cap);
+			len = filter_reply(p, fbuf, len, cap, &chase);
 			reply = len ? fbuf : NULL;
 		}
 	}
@@ -531,6 +620,148 @@ static int too_old(const struct pending_reply* p)
 	return ms > (int64_t)p->w->env->cfg->discard_timeout;
 }
 
+/* Cold: the reply tgt (tlen bytes) for the target p chased, made with
+ * p's base into the client's reply in out (cap bytes): the reply filters
+ * look at the target's answer first (chased: its addresses only).
+ * Returns the length, 0: no reply. *again: instead, p's base is now
+ * that reply, ending in a response-ip CNAME to chase next (mode
+ * merge). */
+static size_t chase_join(struct pending_reply* p, const uint8_t* tgt,
+	size_t tlen, uint8_t* out, size_t cap, int* again)
+{
+	static _Thread_local uint8_t tbuf[65535];
+	struct module_reply_client cl;
+	enum module_reply_verdict v;
+	size_t n;
+	*again = 0;
+	if(tlen > sizeof(tbuf))
+		tlen = 0;
+	memcpy(tbuf, tgt, tlen);
+	pending_client(p, 1, &cl);
+	n = filter_client(p->w, &cl, tbuf, tlen, sizeof(tbuf), &v);
+	if(v != MODULE_REPLY_KEEP && p->chase_mode == REPLY_CHASE_MERGE) {
+		/* compat: unbound-1.17: respip_merge_cname: the CNAME
+		 * alone, in its words */
+		log_info("CNAME target of redirect response-ip action would "
+			"be subject to response-ip action, too; stripped");
+		n = p->chase_len <= cap ? p->chase_len : 0;
+		memcpy(out, p->chase_base, n);
+		return n;
+	}
+	if(v == MODULE_REPLY_DROP)
+		return 0;
+	n = reply_chase_merge(p->chase_base, p->chase_len, tbuf, n,
+		(enum reply_chase_mode)p->chase_mode, out, cap);
+	if(n == 0)
+		return reply_chase_servfail(p->chase_base, p->chase_len, out,
+			cap);
+	if(v == MODULE_REPLY_CHASE) {
+		/* compat: unbound-1.17: an alias target's address that a
+		 * response-ip CNAME replaces: that CNAME's target merged
+		 * too (Unbound's respip on the target's state); the
+		 * merge strips what comes after, so the chase ends */
+		uint8_t* b = malloc(n);
+		if(b) {
+			memcpy(b, out, n);
+			free(p->chase_base);
+			p->chase_base = b;
+			p->chase_len = n;
+			p->chase_mode = REPLY_CHASE_MERGE;
+			event_active(p->chase_ev, EV_TIMEOUT, 1);
+			*again = 1;
+		}
+	}
+	return n;
+}
+
+static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
+	int rcode, int security);
+
+/* Cold, from the event loop: p waits for the target of the CNAME that
+ * ends p->chase_base: from the message cache when it holds a fresh,
+ * not bogus answer, else from the mesh (worker_reply_cb joins the
+ * two). */
+static void chase_cb(evutil_socket_t fd, short ev, void* arg)
+{
+	static _Thread_local uint8_t buf[65535], joined[65535];
+	struct pending_reply* p = arg;
+	struct worker* w = p->w;
+	struct msg_cache* c = w->daemon->msg_cache;
+	struct query_info tq;
+	size_t n = 0, cap = p->limit && p->limit < sizeof(joined) ? p->limit :
+		sizeof(joined);
+	(void)fd;
+	(void)ev;
+	tq = p->qi;
+	if(!reply_chase_target(p->chase_base, p->chase_len, tq.qname,
+		&tq.qname_len))
+		tq.qname_len = 0;
+	if(tq.qname_len && c) {
+		/* msg_cache_answer_ex, not _q: a second caller of the hit
+		 * path's lookup kept LTO from inlining it there (callgrind:
+		 * about 40 instructions a cache hit) */
+		enum msg_hit hit = MSG_HIT_FRESH;
+		n = msg_cache_answer_ex(c, &tq, msg_cache_hash(c, &tq),
+			time(NULL), buf, cap, p->edns_size, NULL, &hit);
+		if(hit == MSG_HIT_EXPIRED)
+			n = 0;
+	}
+	if(n == 0 && tq.qname_len && w->menv.mesh) {
+		enum mesh_new_outcome added;
+		p->in_call = 0;
+		p->answered = 0;
+		/* an answer at once comes to worker_reply_cb as a later
+		 * one does: p is not touched after an ADDED */
+		added = mesh_new_client_from(w->menv.mesh, &tq, &p->addr,
+			p->addrlen, p->limit, p->edns_size, worker_reply_cb, p);
+		if(added == MESH_NEW_ADDED)
+			return;
+		w->stats.req_cur_all = mesh_num_states(w->menv.mesh);
+		w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
+	}
+	if(n > 0) {
+		int again;
+		n = chase_join(p, buf, n, joined, cap, &again);
+		if(again)
+			return;   /* waits on for the next target */
+	} else if(tq.qname_len)   /* the mesh is full, or no memory */
+		n = reply_chase_servfail(p->chase_base, p->chase_len, joined,
+			cap);
+	else {
+		n = p->chase_len <= cap ? p->chase_len : 0;
+		memcpy(joined, p->chase_base, n);
+	}
+	p->filter_done = 1;
+	pending_unlink(p);
+	pending_send(p, n ? joined : NULL, n);
+	pending_free(p);
+}
+
+/* Cold: p (listed) waits now for the target of the CNAME that ends
+ * base (blen bytes), a reply filter's rewrite (mode); the lookup starts
+ * from the event loop, outside the mesh's callback. 0: no target or no
+ * memory (the caller sends base as it is). */
+static int chase_begin(struct pending_reply* p, const uint8_t* base,
+	size_t blen, int mode)
+{
+	uint8_t target[LDNS_MAX_DOMAINLEN + 1];
+	size_t tl;
+	if(!reply_chase_target(base, blen, target, &tl) ||
+		!(p->chase_base = malloc(blen)))
+		return 0;
+	if(!p->chase_ev && !(p->chase_ev = evtimer_new(p->w->base, chase_cb,
+		p))) {
+		free(p->chase_base);
+		p->chase_base = NULL;
+		return 0;
+	}
+	memcpy(p->chase_base, base, blen);
+	p->chase_len = blen;
+	p->chase_mode = mode;
+	event_active(p->chase_ev, EV_TIMEOUT, 1);
+	return 1;
+}
+
 /* The mesh's answer for one client. */
 static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	int rcode, int security)
@@ -583,16 +814,41 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 			p->sync_len = len;
 			if(__builtin_expect(
 				p->w->daemon->modules.query_before_cache, 0) &&
-				len > 0 && (p->sync_len = filter_reply(p->w,
-				&p->addr, p->addrlen, p->view, p->tags,
-				p->is_tcp ||
-				p->is_doh, p->sync_out, len,
+				len > 0 && (p->sync_len = filter_reply(p,
+				p->sync_out, len,
 				p->limit && p->limit < p->sync_cap ? p->limit :
-				p->sync_cap)) == 0)
+				p->sync_cap, &p->chase_wanted)) == 0)
 				p->filtered_out = 1;
 		}
 		p->answered = 1;
 		return;
+	}
+	if(__builtin_expect(p->w->daemon->modules.query_before_cache, 0) &&
+		len > 0 && !(p->stale && rcode == RCODE_SERVFAIL)) {
+		/* cold: the reply filters here, so that a CNAME they put
+		 * in can be chased (the client waits on) */
+		static _Thread_local uint8_t cbuf[65535];
+		size_t cap = p->limit && p->limit < sizeof(cbuf) ? p->limit :
+			sizeof(cbuf);
+		if(len <= cap) {
+			if(p->chase_base) {
+				int again;
+				len = chase_join(p, reply, len, cbuf, cap,
+					&again);
+				if(again)
+					return;   /* waits on, listed */
+			} else {
+				int chase;
+				memcpy(cbuf, reply, len);
+				len = filter_reply(p, cbuf, len, cap,
+					&chase);
+				if(chase && len > 0 &&
+					chase_begin(p, cbuf, len, chase))
+					return;   /* waits on, listed */
+			}
+			p->filter_done = 1;
+			reply = len ? cbuf : NULL;
+		}
 	}
 	/* off the list first: sending may close the TCP connection, whose
 	 * close hook must not see this waiter, answered now */
@@ -778,15 +1034,14 @@ void worker_flush_requestlist(struct worker* w)
 	w->stats.req_cur_user = mesh_num_waiters(w->menv.mesh);
 }
 
-enum resolve_outcome worker_resolve(struct worker* w,
+/* A waiter for qi from the client ci, listed (not in the mesh yet);
+ * NULL with *why (wait-limited, no memory). */
+static struct pending_reply* pending_create(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
-	const struct client_info* ci, uint8_t* out, size_t outcap,
-	int stale_ms, size_t* reply_len)
+	const struct client_info* ci, enum resolve_outcome* why)
 {
 	struct pending_reply* p;
-	enum mesh_new_outcome added;
 	int limit_n = w->env->cfg->wait_limit;
-	*reply_len = 0;
 	/* compat: unbound-1.20: a query with a valid server cookie has the
 	 * wait-limit-cookie limit (0: none); wait-limit 0 turns both off.
 	 * compat: unbound-1.22: a wait-limit(-cookie)-netblock over them
@@ -801,18 +1056,20 @@ enum resolve_outcome worker_resolve(struct worker* w,
 				ci->addr, ci->addrlen, cookie, limit_n);
 		else	limit_n = -1;
 	} else	limit_n = -1;
+	*why = RESOLVE_FAILED;
 	if(!w->menv.mesh)
-		return RESOLVE_FAILED;
+		return NULL;
 	/* a netblock's 0: nothing of it may wait */
 	if(limit_n >= 0 && (limit_n == 0 || !wait_limit_take(w->waits,
 		ci->addr, ci->addrlen, limit_n))) {
 		w->stats.num_wait_limited++;
-		return RESOLVE_WAIT_LIMITED;
+		*why = RESOLVE_WAIT_LIMITED;
+		return NULL;
 	}
 	if(!(p = spare_zalloc(&w->pending_spare, sizeof(*p)))) {
 		if(limit_n > 0)
 			wait_limit_give(w->waits, ci->addr, ci->addrlen);
-		return RESOLVE_FAILED;
+		return NULL;
 	}
 	p->counted = limit_n > 0;
 	p->w = w;
@@ -841,10 +1098,24 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	p->view = -1;
 	p->tags = 0;
 	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
-		const struct acl_policy* pol = acl_list_match(w->env->acl,
-			ci->addr, ci->addrlen).policy;
+		/* compat: unbound-1.17: interface-view and interface-tag
+		 * for a client no netblock holds, as on the hit path */
+		struct acl_match am = acl_list_match(w->env->acl, ci->addr,
+			ci->addrlen);
+		const struct acl_policy* pol = am.policy;
+		if(am.action == acl_refuse && acl_list_unheld(w->env->acl,
+			am) && query_local_addr(ci, &p->local, &p->local_len))
+			pol = client_policy(w, ci->addr, ci->addrlen,
+				&p->local, p->local_len);
+		else
+			p->local_len = 0;
 		p->view = worker_view_index(w, pol);
 		p->tags = pol ? pol->tags : 0;
+		/* the question, for a CNAME a filter puts in to chase */
+		p->qi = *qi;
+		p->qi.pkt = NULL;
+		p->qi.pkt_len = 0;
+		p->qi.cookie = NULL;
 	}
 	/* qi->cookie is set only when answer-cookie is on */
 	if(w->env->cfg->do_answer_cookie && qi->cookie) {
@@ -853,9 +1124,48 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	}
 	if(w->env->reply_options)
 		p->reply_opts = qi->reply_opts;
+	p->limit = limit;
+	p->edns_size = edns_size;
+	p->next = w->pending;
+	if(w->pending)
+		w->pending->prev = p;
+	w->pending = p;
+	worker_stats_enter(w, p);
+	return p;
+}
+
+enum resolve_outcome worker_chase(struct worker* w,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t base_len, int mode,
+	size_t* reply_len)
+{
+	enum resolve_outcome why;
+	struct pending_reply* p = pending_create(w, qi, limit, edns_size, ci,
+		&why);
+	*reply_len = base_len;
+	if(!p)
+		return why == RESOLVE_WAIT_LIMITED ? why : RESOLVE_ANSWERED;
+	p->filter_done = 1;
+	if(chase_begin(p, out, base_len, mode))
+		return RESOLVE_DEFERRED;
+	pending_unlink(p);
+	pending_free(p);
+	return RESOLVE_ANSWERED;
+}
+
+enum resolve_outcome worker_resolve(struct worker* w,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	int stale_ms, size_t* reply_len)
+{
+	struct pending_reply* p;
+	enum mesh_new_outcome added;
+	enum resolve_outcome why;
+	*reply_len = 0;
+	if(!(p = pending_create(w, qi, limit, edns_size, ci, &why)))
+		return why;
 	p->sync_out = out;
 	p->sync_cap = outcap;
-	p->limit = limit;
 	if(stale_ms < 0) {
 		stale_ms = -stale_ms;
 		p->stale_on_miss = 1;
@@ -866,13 +1176,7 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		p->qi.pkt = NULL;
 		p->qi.pkt_len = 0;
 		p->qi.cookie = NULL;  /* the query's stack: p->cookie has it */
-		p->edns_size = edns_size;
 	}
-	p->next = w->pending;
-	if(w->pending)
-		w->pending->prev = p;
-	w->pending = p;
-	worker_stats_enter(w, p);
 	p->in_call = 1;
 	added = mesh_new_client_from(w->menv.mesh, qi, ci->addr, ci->addrlen,
 		limit, edns_size, worker_reply_cb, p);
@@ -904,6 +1208,13 @@ enum resolve_outcome worker_resolve(struct worker* w,
 			pending_free(p);
 			*reply_len = 0;
 			return RESOLVE_ANSWERED;
+		}
+		if(p->chase_wanted && n > 0 && added == MESH_NEW_ADDED &&
+			chase_begin(p, out, n, p->chase_wanted)) {
+			/* cold: a CNAME a filter put in: p waits for its
+			 * target, listed */
+			p->filter_done = 1;
+			return RESOLVE_DEFERRED;
 		}
 		pending_unlink(p);
 		pending_free(p);

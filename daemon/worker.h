@@ -101,25 +101,30 @@ void worker_refresh_env(struct worker* w);
 /* Refresh qi's cache entry in the background (no client waits): prefetch
  * and serve-expired. One refresh per question at a time. */
 void worker_refresh_cached(struct worker* w, const struct query_info* qi);
+struct acl_policy;
 /* The module stack's reply filters (respip) on a reply to the client at
- * addr in view (worker_view_index; -1: none) with its access-control
- * tags (tags, services/tags.h), over TCP, TLS or HTTPS when
+ * addr whose access-control entry is pol (its netblock's, or for a
+ * client no netblock holds its interface's; NULL: none: its view, tags
+ * and tag actions), over TCP, TLS or HTTPS when
  * is_stream, in buf (len bytes, room for cap): the new length, 0 when the
- * reply is dropped. Only when the stack's query_before_cache is set. */
+ * reply is dropped. *chase (enum reply_chase_mode): nonzero when the new
+ * reply ends in a CNAME whose target is to be resolved and appended
+ * (worker_chase). Only when the stack's query_before_cache is set. */
 size_t worker_filter_reply(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, uint8_t* buf, size_t len, size_t cap);
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream, uint8_t* buf, size_t len,
+	size_t cap, int* chase);
 /* Cold: the module stack's answer_query (respip's RPZ QNAME and
  * client-ip triggers) on the question qi from the client at addr (view,
  * is_stream as worker_filter_reply), before the message cache: 1 when
  * answered, the reply in out (room for limit) and *n its length, 0 when
- * dropped; 0: not answered, go on. Only when the stack's
- * query_before_cache is set. */
+ * dropped, *chase as worker_filter_reply's; 0: not answered, go on.
+ * Only when the stack's query_before_cache is set. */
 int worker_answer_query(struct worker* w,
-	const struct sockaddr_storage* addr, socklen_t addrlen, int view,
-	uint64_t tags, int is_stream, const struct query_info* qi, uint8_t* out,
-	size_t limit, uint16_t edns_size, size_t* n);
-struct acl_policy;
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint8_t* out, size_t limit,
+	uint16_t edns_size, size_t* n, int* chase);
 /* The place of the access-control policy's view among the worker's
  * views (config order); -1 when there is none. */
 int worker_view_index(const struct worker* w, const struct acl_policy* pol);
@@ -167,5 +172,15 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	const struct client_info* ci, uint8_t* out, size_t outcap,
 	int stale_ms, size_t* reply_len);
+/* Cold: out holds a reply to qi (base_len bytes) that a reply filter
+ * ended with a CNAME to chase (mode: enum reply_chase_mode): the client
+ * waits for the CNAME's target (from the cache or the mesh) and gets
+ * both in one reply (services/reply_chase.h). RESOLVE_DEFERRED: it
+ * waits; RESOLVE_ANSWERED: the reply as it is, *reply_len bytes in out
+ * (no memory); RESOLVE_WAIT_LIMITED as worker_resolve. */
+enum resolve_outcome worker_chase(struct worker* w,
+	const struct query_info* qi, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t base_len, int mode,
+	size_t* reply_len);
 
 #endif

@@ -357,6 +357,7 @@ static void rpz_client_of(const struct module_reply_client* client,
 	rc->addrlen = client->addrlen;
 	rc->is_tcp = client->is_stream;
 	rc->tags = client->tags;
+	rc->chased = client->chased;
 }
 
 /* The rpz policy on the reply pkt, counted (num.rpz.action.*) and
@@ -369,11 +370,12 @@ static enum module_reply_verdict apply_rpz(struct module_env* env,
 {
 	struct rpz_client rc;
 	enum rpz_action a;
+	enum rpz_outcome o;
 	size_t n = 0;
 	rpz_client_of(client, &rc);
 	*decided = 1;
-	switch(rpz_policy_apply(p, &rc, pkt, *len, re->scratch, room, &n,
-		&a)) {
+	o = rpz_policy_apply(p, &rc, pkt, *len, re->scratch, room, &n, &a);
+	switch(o) {
 	case RPZ_OUT_NONE:
 		break;
 	case RPZ_OUT_PASS:
@@ -383,9 +385,16 @@ static enum module_reply_verdict apply_rpz(struct module_env* env,
 		env->counters.rpz_action[a]++;
 		return MODULE_REPLY_DROP;
 	case RPZ_OUT_CHANGED:
+	case RPZ_OUT_CHASE:
+	case RPZ_OUT_ALIAS:
 		env->counters.rpz_action[a]++;
 		memcpy(pkt, re->scratch, n);
 		*len = n;
+		/* a CNAME whose target the daemon resolves */
+		if(o == RPZ_OUT_CHASE)
+			return MODULE_REPLY_CHASE;
+		if(o == RPZ_OUT_ALIAS)
+			return MODULE_REPLY_ALIAS;
 		return MODULE_REPLY_CHANGED;
 	}
 	if(a < RPZ_ACTION_COUNT)   /* disabled: counted */
@@ -462,9 +471,14 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 	case RESPIP_DROPPED:
 		return MODULE_REPLY_DROP;
 	case RESPIP_CHANGED:
+	case RESPIP_CHASE:
 		memcpy(pkt, re->scratch, n);
 		*len = n;
-		return MODULE_REPLY_CHANGED;
+		/* compat: unbound-1.17: a CNAME in the data: its target
+		 * resolved and merged (respip_merge_cname); the daemon
+		 * bounds the chase (daemon/worker.c chase_join) */
+		return o == RESPIP_CHASE ? MODULE_REPLY_CHASE :
+			MODULE_REPLY_CHANGED;
 	case RESPIP_PASS:
 	default:
 		return MODULE_REPLY_KEEP;

@@ -14,7 +14,11 @@
 enum respip_outcome {
 	RESPIP_PASS,     /* sent as it is (no match, inform, transparent) */
 	RESPIP_CHANGED,  /* the new reply is in out */
-	RESPIP_DROPPED   /* no reply (deny, inform_deny) */
+	RESPIP_DROPPED,  /* no reply (deny, inform_deny) */
+	/* the new reply is in out, the address replaced by CNAME data:
+	 * compat: unbound-1.17: its target is to be resolved and merged
+	 * (respip_merge_cname; services/reply_chase.h) */
+	RESPIP_CHASE
 };
 
 /* Apply set to the reply pkt (len bytes); a changed reply goes to out

@@ -273,10 +273,10 @@ static int put_rr(uint8_t* out, size_t cap, size_t* o, const uint8_t* rec)
  * as its local zone answers: AA, no AD, the RD and CD of the query; for
  * local data the records of the question's type (a CNAME for any type);
  * NODATA when it has none of them. */
-static enum rpz_outcome synth(const struct rpz_policy_zone* z,
+static enum rpz_outcome synth_reply(const struct rpz_policy_zone* z,
 	enum rpz_action a, const uint8_t* data, size_t count,
 	const uint8_t* pkt, size_t len, size_t qend, uint16_t qtype,
-	uint8_t* out, size_t cap, size_t* outlen)
+	uint8_t* out, size_t cap, size_t* outlen, int* cname_put)
 {
 	size_t o = qend, opt_at = 0, opt_len = 0, i, d = 0, an = 0;
 	uint8_t rcode = 0, tc = 0;
@@ -305,6 +305,7 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 		if(!put_rr(out, cap, &o, cname_rec))
 			return RPZ_OUT_PASS;
 		an = 1;
+		*cname_put = qtype != T_CNAME;
 		break;
 	case RPZ_LOCAL_DATA: {
 		const uint8_t* cname = NULL;
@@ -319,6 +320,7 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 			if(!put_rr(out, cap, &o, cname))
 				return RPZ_OUT_PASS;
 			an = 1;
+			*cname_put = 1;
 			break;
 		}
 		for(i = 0, d = 0; i < count; i++) {
@@ -352,6 +354,20 @@ static enum rpz_outcome synth(const struct rpz_policy_zone* z,
 	wire_wr16(out + 10, opt_len ? 1 : 0);
 	*outlen = o;
 	return RPZ_OUT_CHANGED;
+}
+
+/* synth_reply; a CNAME put in for another type is to be chased: the
+ * outcome then is chase (RPZ_OUT_ALIAS or RPZ_OUT_CHASE, as the trigger
+ * wants it) instead of RPZ_OUT_CHANGED. */
+static enum rpz_outcome synth(const struct rpz_policy_zone* z,
+	enum rpz_action a, const uint8_t* data, size_t count,
+	const uint8_t* pkt, size_t len, size_t qend, uint16_t qtype,
+	uint8_t* out, size_t cap, size_t* outlen, enum rpz_outcome chase)
+{
+	int cname_put = 0;
+	enum rpz_outcome o = synth_reply(z, a, data, count, pkt, len, qend,
+		qtype, out, cap, outlen, &cname_put);
+	return o == RPZ_OUT_CHANGED && cname_put ? chase : o;
 }
 
 static const char* type_str(uint16_t t, char* buf, size_t len)
@@ -481,18 +497,6 @@ static int next_trigger(const struct rpz_policy* p, size_t* i,
 	return 0;
 }
 
-/* Does local data hold a CNAME (an answer that needs resolving)? */
-static int data_has_cname(const uint8_t* data, size_t count)
-{
-	size_t i, d = 0;
-	for(i = 0; i < count; i++) {
-		if(wire_rd16(data + d) == T_CNAME)
-			return 1;
-		d += 10 + (size_t)wire_rd16(data + d + 8);
-	}
-	return 0;
-}
-
 int rpz_policy_answers_query(const struct rpz_policy* p,
 	const struct rpz_client* cl, const uint8_t* pkt, size_t len)
 {
@@ -516,12 +520,14 @@ int rpz_policy_answers_query(const struct rpz_policy* p,
 		case RPZ_TCP_ONLY:
 			return !cl->is_tcp;
 		case RPZ_LOCAL_DATA:
-			/* compat: unbound-1.17: a CNAME there is chased
-			 * (resolved), the rest answers as is */
-			return qtype == T_CNAME || !data_has_cname(m.data,
-				m.count);
+		case RPZ_CNAME_OVERRIDE:
+			/* compat: unbound-1.17: answered before the
+			 * name is resolved; a QNAME trigger's CNAME as
+			 * a local alias: only its target is resolved
+			 * (the worker chases it: MODULE_REPLY_ALIAS) */
+			return 1;
 		default:
-			return 0;   /* passthru, cname override: resolved */
+			return 0;   /* passthru: resolved */
 		}
 	}
 	return 0;
@@ -541,8 +547,9 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 	if(!read_question(pkt, len, qname, &qlen, &qtype, &qclass, &pos))
 		return RPZ_OUT_NONE;
 	caddr = addr_bytes(cl->addr, cl->addrlen, &nbytes);
-	for(i = 0; next_trigger(p, &i, cl, caddr, nbytes, qname, qlen, &m);
-		i++) {
+	/* a chased target's reply: only its addresses (below) */
+	for(i = 0; !cl->chased && next_trigger(p, &i, cl, caddr, nbytes,
+		qname, qlen, &m); i++) {
 		const struct rpz_policy_zone* z = &p->zones[i];
 		enum rpz_action a = m.a;
 		char what[LDNS_MAX_DOMAINLEN * 4 + 80];
@@ -567,8 +574,12 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 				return RPZ_OUT_PASS;
 			/* fallthrough */
 		default:
+			/* compat: unbound-1.17: a QNAME trigger's CNAME
+			 * is a local alias (its target resolved); a
+			 * client-ip trigger's is answered as it is */
 			return synth(z, a, m.data, m.count, pkt, len, pos,
-				qtype, out, cap, outlen);
+				qtype, out, cap, outlen, m.r || cl->chased ?
+				RPZ_OUT_CHANGED : RPZ_OUT_ALIAS);
 		}
 	}
 	/* the answer's addresses */
@@ -604,13 +615,14 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 			if(cl->is_tcp)
 				return RPZ_OUT_PASS;
 			return synth(z, a, NULL, 0, pkt, len, pos, qtype, out,
-				cap, outlen);
+				cap, outlen, RPZ_OUT_CHANGED);
 		case RPZ_NXDOMAIN:
 		case RPZ_NODATA:
 		case RPZ_CNAME_OVERRIDE:
 			if(z->override != RPZ_NO_OVERRIDE)
 				return synth(z, a, NULL, 0, pkt, len, pos,
-					qtype, out, cap, outlen);
+					qtype, out, cap, outlen,
+					RPZ_OUT_CHASE);
 			/* fallthrough */
 		default:
 			break;
@@ -618,6 +630,8 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 		switch(o) {
 		case RESPIP_CHANGED:
 			return RPZ_OUT_CHANGED;
+		case RESPIP_CHASE:
+			return RPZ_OUT_CHASE;
 		case RESPIP_DROPPED:
 			return RPZ_OUT_DROPPED;
 		case RESPIP_PASS:

@@ -48,6 +48,9 @@ struct rpz_client {
 	socklen_t addrlen;
 	int is_tcp;
 	uint64_t tags;   /* its access-control-tag bits */
+	/* 1: the reply to a chased CNAME's target: compat: unbound-1.17:
+	 * its QNAME and client-ip triggers are not looked at */
+	int chased;
 };
 
 /* Does zone z apply to a client with these tags? */
@@ -61,7 +64,12 @@ enum rpz_outcome {
 	RPZ_OUT_NONE,     /* no trigger: the response-ip rules next */
 	RPZ_OUT_PASS,     /* passthru (or disabled): the reply as it is */
 	RPZ_OUT_CHANGED,  /* the new reply is in out */
-	RPZ_OUT_DROPPED   /* no reply */
+	RPZ_OUT_DROPPED,  /* no reply */
+	/* the new reply is in out and ends in a CNAME whose target is to
+	 * be resolved: as Unbound's respip merge (a Response IP trigger),
+	 * or as a local alias (a QNAME trigger) */
+	RPZ_OUT_CHASE,
+	RPZ_OUT_ALIAS
 };
 
 /* The rpz: clauses of cfg with their zones read (from the zone files;
@@ -92,8 +100,9 @@ size_t rpz_policy_mem(const struct rpz_policy* p);
  * out (cap bytes). *applied: the action counted (num.rpz.action.*), or
  * RPZ_ACTION_COUNT when none. */
 /* Before resolution: 1 when p's client-ip or QNAME triggers decide an
- * answer that needs no resolution (NXDOMAIN, NODATA, DROP, TCP-ONLY
- * over UDP, local data without a CNAME to chase) for the question in
+ * answer that needs no resolution of the name (NXDOMAIN, NODATA, DROP,
+ * TCP-ONLY over UDP, local data; a CNAME's target is chased after:
+ * RPZ_OUT_ALIAS) for the question in
  * pkt (a query, or an empty reply to it); rpz_policy_apply on that
  * empty reply then gives the answer. No logging, no counting. */
 int rpz_policy_answers_query(const struct rpz_policy* p,

@@ -316,6 +316,9 @@ enum module_reply_verdict modstack_filter_reply(struct module_env* env,
 		r = env->mods[i]->filter_reply(env, i, client, pkt, len, cap);
 		if(r == MODULE_REPLY_DROP)
 			return r;
+		/* a CNAME to chase is the last change: it is chased */
+		if(r == MODULE_REPLY_CHASE || r == MODULE_REPLY_ALIAS)
+			return r;
 		if(r == MODULE_REPLY_CHANGED)
 			v = r;
 	}

@@ -338,13 +338,26 @@ struct module_reply_client {
 	const struct lz_client_tags* tag_changes;
 	/* 1: over TCP, TLS or HTTPS (RPZ's TCP-ONLY answers UDP with TC) */
 	int is_stream;
+	/* 1: the reply for the target of a CNAME this filter put in
+	 * (MODULE_REPLY_CHASE/_ALIAS): compat: unbound-1.17: only the
+	 * answer's addresses are looked at (response-ip, RPZ Response IP),
+	 * not the question's triggers; the daemon bounds what it chases
+	 * after that (one response-ip CNAME behind an alias) */
+	int chased;
 };
 
 /* What filter_reply did to a reply. */
 enum module_reply_verdict {
 	MODULE_REPLY_KEEP,     /* send it as it is */
 	MODULE_REPLY_CHANGED,  /* rewritten in place, *len its new length */
-	MODULE_REPLY_DROP      /* send nothing */
+	MODULE_REPLY_DROP,     /* send nothing */
+	/* rewritten in place, *len its new length, its answer ending in a
+	 * CNAME whose target the daemon resolves (cache or mesh) and
+	 * appends (services/reply_chase.h): REPLY_CHASE_MERGE for CHASE
+	 * (response-ip-data, RPZ Response IP), REPLY_CHASE_ALIAS for
+	 * ALIAS (RPZ QNAME) */
+	MODULE_REPLY_CHASE,
+	MODULE_REPLY_ALIAS
 };
 
 /* One module: a line in services/modstack.c's known[] table. Only name,

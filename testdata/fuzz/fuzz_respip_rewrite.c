@@ -7,10 +7,13 @@
  * with tag data: an A record, a CNAME for AAAA), the rest is the
  * reply. Checked besides the sanitizers: a changed reply fits the
  * room given and its header counts what it holds (parsed again, it is a
- * reply the rules leave as it is, or change again). */
+ * reply the rules leave as it is, or change again). A changed reply is
+ * also merged with the input as its CNAME target's reply
+ * (services/reply_chase.h, both modes): the merge fits its room. */
 #include "config.h"
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
+#include "services/reply_chase.h"
 #include "util/config_file.h"
 #include <stdlib.h>
 #include <string.h>
@@ -117,14 +120,29 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	tc.data = fuzz_tag_data;
 	tc.arg = &which;
 	cap = 12 + (size_t)data[1] * 8;
-	if(respip_rewrite_client(sets[data[0] % NSETS], data[0] & 8 ? &tc :
-		NULL, data + 2, size - 2, out, cap, &n, &r, &act) !=
-		RESPIP_CHANGED)
+	switch(respip_rewrite_client(sets[data[0] % NSETS], data[0] & 8 ?
+		&tc : NULL, data + 2, size - 2, out, cap, &n, &r, &act)) {
+	case RESPIP_CHANGED:
+	case RESPIP_CHASE:
+		break;
+	default:
 		return 0;
+	}
 	if(!r || n > cap || n < 12 || out[4] != 0 || out[5] != 1)
 		abort();
 	/* the new reply is one the rules can read again */
 	(void)respip_rewrite(sets[data[0] % NSETS], out, n, again,
 		sizeof(again), &m, &r);
+	{
+		uint8_t target[256];
+		size_t tl, k = reply_chase_merge(out, n, data + 2, size - 2,
+			data[0] & 16 ? REPLY_CHASE_ALIAS : REPLY_CHASE_MERGE,
+			again, cap);
+		if(k > cap || (k && k < 12))
+			abort();
+		(void)reply_chase_target(out, n, target, &tl);
+		if(reply_chase_servfail(out, n, again, cap) > cap)
+			abort();
+	}
 	return 0;
 }

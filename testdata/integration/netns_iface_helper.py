@@ -11,7 +11,8 @@ config (the spec's body, the interfaces, port), starts it, asks every
 question of the spec (qname, qtype, source, destination) over UDP and
 TCP, stops it by PID and prints one JSON object with the answers (rcode,
 flags, sections as text without TTLs; "none" for no reply). Used by
-test_interface_tags.py.
+test_interface_tags.py and test_interface_respip.py (the spec's
+"modules": module-config, "iterator" unless given).
 """
 import json
 import os
@@ -32,7 +33,7 @@ FLAGS = (dns.flags.QR, dns.flags.AA, dns.flags.TC, dns.flags.RD,
          dns.flags.RA, dns.flags.AD, dns.flags.CD)
 
 
-def config(d, port, ifaces, body):
+def config(d, port, ifaces, body, modules="iterator"):
     return "\n".join([
         "server:",
         "\tverbosity: 1",
@@ -45,7 +46,7 @@ def config(d, port, ifaces, body):
         '\tpidfile: ""',
         '\tdirectory: "%s"' % d,
         '\tlogfile: "%s/unbound.log"' % d,
-        '\tmodule-config: "iterator"',
+        '\tmodule-config: "%s"' % modules,
     ] + ["\tinterface: %s" % i for i in ifaces] +
         ["\t" + l for l in body.splitlines()] + [""])
 
@@ -80,7 +81,8 @@ def run_one(spec, common):
     conf = os.path.join(d, "unbound.conf")
     port = common["port"]
     with open(conf, "w") as f:
-        f.write(config(d, port, common["interfaces"], common["body"]))
+        f.write(config(d, port, common["interfaces"], common["body"],
+                       common.get("modules", "iterator")))
     out = {"name": spec["name"], "answers": []}
     with open(os.path.join(d, "stderr.txt"), "wb") as err:
         proc = subprocess.Popen([spec["unbound"], "-d", "-c", conf],

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CNAME target chase (services/reply_chase.c, daemon/worker.c
+worker_chase): a policy that answers with a CNAME gets the target
+resolved and appended, side by side with Debian's Unbound 1.17 on the
+same config over the signed test internet. response-ip-data CNAMEs and
+RPZ Response IP CNAMEs are merged as Unbound's respip_merge_cname (the
+target's answer records, its rcode; a target that a rule would change
+too leaves the CNAME alone: two rules pointing at each other end there);
+RPZ QNAME CNAMEs are local aliases (the target's whole reply after the
+CNAME, AA). Targets: names of the test internet, a chain, a bogus name
+(SERVFAIL), a name that does not exist, a name only local-data holds.
+Each question asked twice (the second from the message cache).
+
+Compared per question: rcode, the header flags, the three sections
+(records as text without TTLs; OPT left out). Needs nsd, Debian's
+unbound and root (port 53); skips otherwise."""
+import os
+import sys
+
+import pytest
+
+TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTDATA not in sys.path:
+    sys.path.insert(0, TESTDATA)
+
+from testnet import have_nsd  # noqa: E402
+from testnet.fixture import signednet_net  # noqa: E402,F401
+from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
+                      RefServer, Server, _finish, free_port)
+from test_control import DEB_CTL, OUR_CTL, rc_clause  # noqa: E402
+from test_respip import both, answer_of  # noqa: E402
+
+
+pytestmark = [
+    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
+    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
+                       reason="Debian's unbound is not installed"),
+    pytest.mark.skipif(REFERENCE, reason="compares this build with "
+                       "the reference; UNBOUND_BIN is the reference"),
+]
+
+BODY = """module-config: "respip validator iterator"
+trust-anchor-file: "%s"
+do-ip6: no
+access-control: 127.0.0.0/8 allow
+minimal-responses: yes
+local-zone: "lz." static
+local-data: "t.lz. A 10.5.5.5"
+response-ip: 192.0.2.100/32 redirect
+response-ip-data: 192.0.2.100/32 "CNAME www.insec."
+response-ip: 192.0.2.101/32 redirect
+response-ip-data: 192.0.2.101/32 "CNAME example3.sec1."
+response-ip: 192.0.2.103/32 redirect
+response-ip-data: 192.0.2.103/32 "CNAME www.example.sec1."
+response-ip: 192.0.2.110/32 redirect
+response-ip-data: 192.0.2.110/32 "CNAME www.insec."
+response-ip: 192.0.2.131/32 redirect
+response-ip-data: 192.0.2.131/32 "CNAME www.badsig.sec1."
+response-ip: 192.0.2.2/32 redirect
+response-ip-data: 192.0.2.2/32 "CNAME nosuch.sec1."
+rpz:
+\tname: rpz.chase.
+\tzonefile: "%s"
+"""
+
+ZONE = """$ORIGIN rpz.chase.
+$TTL 60
+@ SOA ns.rpz.chase. admin.rpz.chase. 1 3600 600 86400 60
+@ NS ns.rpz.chase.
+www.sec1 CNAME www.insec.
+loopa.sec1 CNAME loopb.sec1.
+loopb.sec1 CNAME loopa.sec1.
+fail.sec1 CNAME www.badsig.sec1.
+localt.sec1 CNAME t.lz.
+chain.sec1 CNAME long.example.sec1.
+32.132.2.0.192.rpz-ip CNAME www.insec.
+"""
+
+
+@pytest.fixture(scope="module")
+def pair(signednet_net, tmp_path_factory):
+    zdir = tmp_path_factory.mktemp("zones")
+    zone = str(zdir / "chase.zone")
+    with open(zone, "w") as f:
+        f.write(ZONE)
+    ours = Server(tmp_path_factory.mktemp("ours"))
+    ref = RefServer(tmp_path_factory.mktemp("reference"))
+    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
+    try:
+        for s in (ours, ref):
+            s.start(BODY % (signednet_net.anchor, zone),
+                    root_hints=signednet_net.root_hints,
+                    extra=rc_clause(None, free_port(), use_cert=False))
+        yield ours, ref
+    finally:
+        for s in (ours, ref):
+            _finish(s)
+
+
+def test_respip_cname_to_internet_name(pair):
+    for do in (False, True):
+        v = both(pair, "example.sec1.", "A", do=do)
+        assert v[0] == "NOERROR" and "AD" not in v[1], v
+        assert answer_of(v) == ["example.sec1. CNAME www.insec.",
+                                "www.insec. A 192.0.2.9"], v
+
+
+def test_respip_cname_at_chain_end(pair):
+    v = both(pair, "long.example.sec1.", "A")
+    a = answer_of(v)
+    assert "l10.example.sec1. CNAME www.insec." in a, v
+    assert "www.insec. A 192.0.2.9" in a, v
+
+
+def test_respip_rules_pointing_at_each_other(pair):
+    # the target's address meets the other rule: the CNAME alone
+    for name, target in (("www.example.sec1.", "example3.sec1."),
+                         ("example3.sec1.", "www.example.sec1.")):
+        v = both(pair, name, "A")
+        assert answer_of(v) == [name + " CNAME " + target], v
+
+
+def test_respip_target_fails(pair):
+    v = both(pair, "www.example3.sec1.", "A", cached=False)
+    assert v[0] == "SERVFAIL", v
+
+
+def test_respip_target_nxdomain(pair):
+    v = both(pair, "www.sec2.", "A")
+    assert v[0] == "NXDOMAIN", v
+    assert answer_of(v) == ["www.sec2. CNAME nosuch.sec1."], v
+
+
+def test_rpz_qname_cname(pair):
+    for do in (False, True):
+        v = both(pair, "www.sec1.", "A", do=do, cached=False)
+        assert v[0] == "NOERROR" and "AA" in v[1], v
+        assert answer_of(v) == sorted(["www.sec1. CNAME www.insec.",
+                                       "www.insec. A 192.0.2.9"]), v
+
+
+def test_rpz_qname_cname_to_chain(pair):
+    v = both(pair, "chain.sec1.", "A", cached=False)
+    a = answer_of(v)
+    assert "chain.sec1. CNAME long.example.sec1." in a, v
+    assert any(" A " in x for x in a), v
+
+
+def test_rpz_qname_cname_loop(pair):
+    v = both(pair, "loopa.sec1.", "A", cached=False)
+    assert "loopa.sec1. CNAME loopb.sec1." in answer_of(v), v
+
+
+def test_rpz_qname_target_fails(pair):
+    v = both(pair, "fail.sec1.", "A", cached=False)
+    assert v[0] == "SERVFAIL", v
+
+
+def test_rpz_qname_local_target(pair):
+    v = both(pair, "localt.sec1.", "A", cached=False)
+    assert "localt.sec1. CNAME t.lz." in answer_of(v), v
+
+
+def test_rpz_response_ip_cname(pair):
+    v = both(pair, "d2.example3.sec1.", "A")
+    assert answer_of(v) == sorted(["d2.example3.sec1. CNAME www.insec.",
+                                   "www.insec. A 192.0.2.9"]), v
