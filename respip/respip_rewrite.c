@@ -251,7 +251,7 @@ enum respip_outcome respip_rewrite_client(const struct respip_set* set,
 	wire_wr16(out + 8, 0);
 	wire_wr16(out + 10, opt_len ? 1 : 0);
 	*outlen = o;
-	if(dat && qtype != T_ANY && rd16(dat) == T_CNAME)
+	if(dat && qtype != T_ANY && wire_rd16(dat) == T_CNAME)
 		return RESPIP_CHASE;
 	return RESPIP_CHANGED;
 }
