@@ -26,7 +26,7 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE  # noqa: E402
+from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -307,22 +307,33 @@ def test_jostle_replaces_old_query_when_full(unbound, net, tmp_path):
     time.sleep(max(0.0, b_in + 2.1 - time.time()))
     c = send_udp(unbound, "c.silent.bad.tld2.", 3)
     d = send_udp(unbound, "d.silent.bad.tld2.", 4)
-    s = poll(lambda: (lambda s: s if s["total.requestlist.exceeded"] !=
-                      "0" else None)(stats(unbound)), 10,
-             "the fourth query dropped")
+    # On a loaded machine (the sanitizer build) a may give up on the
+    # silent server before d comes: d then takes a's slot, and a fifth
+    # query, sent once a's reply is seen, is the one with no room (c and
+    # d both younger than jostle-timeout).
+    extra = []
+
+    def dropped():
+        st = stats(unbound)
+        if st["total.requestlist.exceeded"] != "0":
+            return st
+        if not extra and got_reply(a, 0.01):
+            extra.append(send_udp(unbound, "e.silent.bad.tld2.", 5))
+        return None
+    s = poll(dropped, 10 * SLOW, "a query dropped for want of room")
     assert s["total.requestlist.overwritten"] == "1", s
     assert s["total.requestlist.exceeded"] == "1", s
-    # a (the slot that is kept) and c wait; on a loaded machine a may
-    # have given up on the silent server by now (a SERVFAIL to its
-    # client): then c alone (read after the stats, so a reply that came
-    # since allows both counts)
-    a_done = got_reply(a, 0.05)
+    # a (the slot that is kept) and c wait; a may have given up on the
+    # silent server by now (a SERVFAIL to its client): then c alone, or
+    # c and d (read after the stats, so a reply that came since allows
+    # both counts)
+    a_done = bool(extra) or got_reply(a, 0.05)
     assert s["total.requestlist.current.user"] in (
         ("1", "2") if a_done else ("2",)), s
     # the jostled and the dropped client never get a reply
     assert not got_reply(b, 0.2)
-    assert not got_reply(d, 0.2)
-    for x in (a, b, c, d):
+    assert not got_reply(extra[0] if extra else d, 0.2)
+    for x in [a, b, c, d] + extra:
         x.close()
 
 
