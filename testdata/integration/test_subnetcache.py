@@ -337,3 +337,79 @@ def test_subnet_statistics(srv):
     ask(srv, "plain.stats.ecs.test.", source="127.0.0.1")
     ask(srv, "geo.stats.noecs.test.", source="127.0.0.1")
     assert subnet_stats(srv) == (sub + 3, cached + 1)
+
+
+# -- the prefix bounds and the option code (issue 29) --------------------
+
+BOUNDS = BODY + """max-client-subnet-ipv6: 48
+min-client-subnet-ipv4: 20
+min-client-subnet-ipv6: 40
+"""
+
+
+@pytest.fixture(scope="module", params=["ours", "reference"])
+def bounded(request, tmp_path_factory):
+    cls = Server if request.param == "ours" else RefServer
+    s = start(cls, tmp_path_factory, "bounds-" + request.param, BOUNDS)
+    yield s
+    _finish(s)
+    s.ecs_up.close()
+    s.other_up.close()
+
+
+def test_max_client_subnet_ipv6(bounded):
+    """A client's IPv6 /64 goes upstream cut to max-client-subnet-ipv6."""
+    name = "flat.v6max.ecs.test."
+    r = ask(bounded, name, ecs=dns.edns.ECSOption("2001:db8:1:2::", 64))
+    assert addresses(r) == ["192.0.2.50"]
+    assert bounded.ecs_up.asked(name) == [("2001:db8:1::", 48)]
+
+
+@pytest.mark.parametrize("addr,srclen,refused", [
+    ("198.51.0.0", 16, True), ("198.51.96.0", 20, False),
+    ("0.0.0.0", 0, False),
+    ("2001:db8::", 32, True), ("2001:db8::", 40, False)],
+    ids=["v4-16", "v4-20", "v4-0", "v6-32", "v6-40"])
+def test_min_client_subnet(bounded, addr, srclen, refused):
+    """A client's source prefix shorter than min-client-subnet-ipv4/6
+    (and not 0) is REFUSED, never asked upstream."""
+    name = "flat.min%s-%d.ecs.test." % ("6" if ":" in addr else "4",
+                                        srclen)
+    r = ask(bounded, name, ecs=dns.edns.ECSOption(addr, srclen))
+    if refused:
+        assert r.rcode() == dns.rcode.REFUSED, r
+        assert not bounded.ecs_up.asked(name)
+    else:
+        assert r.rcode() == dns.rcode.NOERROR, r
+        assert addresses(r) == ["192.0.2.50"]
+
+
+OPCODE = 65001
+
+
+@pytest.fixture(scope="module", params=["ours", "reference"])
+def opcoded(request, tmp_path_factory):
+    cls = Server if request.param == "ours" else RefServer
+    s = start(cls, tmp_path_factory, "opcode-" + request.param,
+              BODY + "client-subnet-opcode: %d\n" % OPCODE)
+    yield s
+    _finish(s)
+    s.ecs_up.close()
+    s.other_up.close()
+
+
+def test_client_subnet_opcode_is_ignored(opcoded):
+    """compat: unbound-1.17: client-subnet-opcode is deprecated and
+    ignored: the option goes upstream under code 8 (the client's
+    address, cut to /24), never under the configured code."""
+    name = "flat.opcode.ecs.test."
+    r = ask(opcoded, name, source="127.3.4.5")
+    assert r.rcode() == dns.rcode.NOERROR, r
+    with opcoded.ecs_up.lock:
+        queries = [q for _, n, _, q in opcoded.ecs_up.received
+                   if n == name]
+    assert queries
+    for q in queries:
+        codes = [o.otype for o in q.options]
+        assert OPCODE not in codes, codes
+        assert opcoded.ecs_up.asked(name) == [("127.3.4.0", 24)]
