@@ -68,6 +68,10 @@ class EcsResponder(Upstream):
                 rdata, scope = "10.%s.%s.%s" % (a, b, c), 24
             else:
                 rdata, scope = "192.0.2.1", 0
+        elif qtype == "A" and name.startswith("geo6."):
+            # any subnet, one answer, scope as asked (IPv6 clients)
+            rdata = "192.0.2.6"
+            scope = ecs.srclen if ecs and ecs.srclen > 0 else 0
         elif qtype == "A" and name.startswith("flat."):
             rdata, scope = "192.0.2.50", 0
         elif qtype == "A" and name.startswith("plain."):
@@ -79,7 +83,9 @@ class EcsResponder(Upstream):
                                                 rdata))
         if ecs is not None and scope is not None:
             r.use_edns(0, 0, 1232, options=[dns.edns.ECSOption(
-                ecs.address, ecs.srclen, min(scope, 24))])
+                ecs.address, ecs.srclen, min(scope, 24 if
+                                             ":" not in ecs.address
+                                             else 128))])
         return r
 
     def asked(self, name, qtype="A"):
@@ -344,6 +350,8 @@ def test_subnet_statistics(srv):
 BOUNDS = BODY + """max-client-subnet-ipv6: 48
 min-client-subnet-ipv4: 20
 min-client-subnet-ipv6: 40
+max-ecs-tree-size-ipv4: 1
+max-ecs-tree-size-ipv6: 1
 """
 
 
@@ -413,3 +421,22 @@ def test_client_subnet_opcode_is_ignored(opcoded):
         codes = [o.otype for o in q.options]
         assert OPCODE not in codes, codes
         assert opcoded.ecs_up.asked(name) == [("127.3.4.0", 24)]
+
+
+@pytest.mark.parametrize("v6", [False, True], ids=["ipv4", "ipv6"])
+def test_max_ecs_tree_size(bounded, v6):
+    """max-ecs-tree-size-ipv4/6 1: one subnet's answer kept per
+    question; a second subnet's answer pushes the first out, so the
+    first subnet is asked upstream again (with the default 100 it is
+    not: test_clients_in_two_subnets_get_their_own_answers)."""
+    if v6:
+        name = "geo6.tree.ecs.test."
+        one, two = (dns.edns.ECSOption("2001:db8:1::", 48),
+                    dns.edns.ECSOption("2001:db8:2::", 48))
+    else:
+        name = "geo.tree.ecs.test."
+        one, two = (dns.edns.ECSOption("198.51.100.0", 24),
+                    dns.edns.ECSOption("203.0.113.0", 24))
+    for ecs in (one, two, one):
+        assert ask(bounded, name, ecs=ecs).rcode() == dns.rcode.NOERROR
+    assert len(bounded.ecs_up.asked(name)) == 3
