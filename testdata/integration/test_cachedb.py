@@ -464,24 +464,30 @@ def _in_db_auth(r, db, *args):
         return read_reply(f)
 
 
-@pytest.mark.parametrize("via", ["tcp", "unix"])
+@pytest.mark.parametrize("via", ["tcp", "unix", "timeout-only"])
 def test_replica_takes_the_reads(tmp_path, upstream, redis, via):
     """redis-replica-server-host/-port (or -path), -password and
     -logical-db: reads go to the replica, in that database, with that
     password; writes to the primary. redis-replica-command-timeout: a
     replica that takes connections and never answers (SIGSTOP) holds a
-    miss that long, not redis-replica-timeout's 5 s."""
+    miss that long, not redis-replica-timeout's 5 s; without it,
+    redis-replica-timeout (0.5 s, not the default 0.1 s) does."""
     rdir = tmp_path / "replica"
     rdir.mkdir()
     rep = Redis(rdir, password="rep-pw").start()
-    where = ({"redis_replica_server_host": "127.0.0.1",
-              "redis_replica_server_port": rep.port} if via == "tcp" else
-             {"redis_replica_server_path": '"%s"' % rep.unixsocket})
+    if via == "unix":
+        where = {"redis_replica_server_path": '"%s"' % rep.unixsocket}
+    else:
+        where = {"redis_replica_server_host": "127.0.0.1",
+                 "redis_replica_server_port": rep.port}
+    if via == "timeout-only":
+        where["redis_replica_timeout"] = 500
+    else:
+        where["redis_replica_timeout"] = 5000
+        where["redis_replica_command_timeout"] = 500
     srv = start_resolver(tmp_path, "a", upstream, redis,
                          redis_replica_server_password='"rep-pw"',
-                         redis_replica_logical_db=2,
-                         redis_replica_timeout=5000,
-                         redis_replica_command_timeout=500, **where)
+                         redis_replica_logical_db=2, **where)
     try:
         name = "from-replica." + ZONE
         _in_db_auth(rep, 2, "SET", key_of(name), unbound_value(
