@@ -516,6 +516,62 @@ def test_replica_takes_the_reads(tmp_path, upstream, redis, via):
         rep.stop()
 
 
+@pytest.mark.parametrize("role", ["primary", "replica"])
+def test_connect_timeout(tmp_path, upstream, redis, role):
+    """redis-connect-timeout (redis-replica-connect-timeout): a server
+    whose TCP connect never completes (a listener with its accept queue
+    full: the kernel drops the SYNs) is given up after that long, not
+    after redis-timeout (5 s); the miss then goes upstream."""
+    hole = socket.socket()
+    fill = []
+    try:
+        hole.bind(("127.0.0.1", 0))
+        hole.listen(0)
+        for _ in range(2):
+            c = socket.socket()
+            c.setblocking(False)
+            try:
+                c.connect(hole.getsockname())
+            except BlockingIOError:
+                pass
+            fill.append(c)
+        port = hole.getsockname()[1]
+        if role == "primary":
+            opts = {"redis_server_port": port, "redis_timeout": 5000,
+                    "redis_connect_timeout": 300}
+        else:
+            opts = {"redis_replica_server_host": "127.0.0.1",
+                    "redis_replica_server_port": port,
+                    "redis_replica_timeout": 5000,
+                    "redis_replica_connect_timeout": 300}
+        d = tmp_path / "a"
+        d.mkdir()
+        srv = Server(d)
+        srv.ctl_port = free_port()
+        lines = cachedb_clause(redis).replace(
+            "\tredis-server-port: %d\n" % redis.port, "").replace(
+            "\tredis-timeout: 1000\n", "")
+        lines += "".join("\t%s: %s\n" % (k.replace("_", "-"), v)
+                         for k, v in opts.items())
+        srv.start('module-config: "validator cachedb iterator"\n'
+                  "qname-minimisation: no\n",
+                  extra=upstream.stub_zone(ZONE) + lines)
+        try:
+            t0 = time.time()
+            r = srv.query("hole-%s.%s" % (role, ZONE), "A", timeout=8)
+            took = time.time() - t0
+            assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+            assert took < 2.5 * SLOW, took
+            assert poll(lambda: "connect timed out" in srv.log(),
+                        what="the timeout logged")
+        finally:
+            _finish(srv)
+    finally:
+        for c in fill:
+            c.close()
+        hole.close()
+
+
 # An Unbound built with cachedb and libhiredis (Debian's has no cachedb):
 # e.g. ./configure --enable-cachedb --with-libhiredis of Unbound 1.26.
 UNBOUND_CACHEDB = os.environ.get("UNBOUND_CACHEDB_BIN", "")
