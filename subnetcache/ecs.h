@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+/* the option code (RFC 7871); compat: unbound-1.17: client-subnet-opcode
+ * is deprecated and ignored, the code is always this one */
+#define ECS_OPTION_CODE 8
 #define ECS_FAMILY_IP4 1
 #define ECS_FAMILY_IP6 2
 /* code, length, family, source, scope, 16 address bytes */

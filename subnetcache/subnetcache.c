@@ -461,7 +461,7 @@ static int env_from_cfg(struct subnet_env* se, const struct config_file* cfg)
 	for(s = cfg->client_subnet_zone; s; s = s->next)
 		if(dname_from_str(s->str, se->zones[se->num_zones]))
 			dname_tolower(se->zones[se->num_zones++]);
-	se->code = (uint16_t)cfg->client_subnet_opcode;
+	se->code = ECS_OPTION_CODE;
 	return 1;
 }
 
@@ -756,7 +756,7 @@ static int subnet_before_cache(const struct config_file* cfg, uint16_t* opt)
 {
 	if(!cfg->client_subnet_always_forward)
 		return 0;
-	*opt = (uint16_t)cfg->client_subnet_opcode;
+	*opt = ECS_OPTION_CODE;
 	return 1;
 }
 

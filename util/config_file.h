@@ -271,7 +271,6 @@ struct config_file {
 	struct config_strlist* client_subnet;
 	struct config_strlist* client_subnet_zone;
 	int client_subnet_always_forward;
-	int client_subnet_opcode;
 	/* edns-client-string: netblock string (iterator/iter_edns_strings.h) */
 	struct config_str2list* edns_client_strings;
 	int edns_client_string_opcode;   /* its option code */

@@ -491,9 +491,9 @@ const struct cfg_option cfg_options[] = {
 		0, 128),
 	IMPLR("min-client-subnet-ipv4", CT_INT, min_client_subnet_ipv4, "0",
 		0, 32),
-	/* compat: unbound-1.17: the option code (8, RFC 7871) */
-	IMPLR("client-subnet-opcode", CT_INT, client_subnet_opcode, "8", 0,
-		65535),
+	/* compat: unbound-1.17: deprecated in Unbound (1.17 to 1.26), which
+	 * takes any value and ignores it: the option code stays 8 */
+	OBSOLETE("client-subnet-opcode"),
 	IMPL("max-ecs-tree-size-ipv4", CT_INT, max_ecs_tree_size_ipv4, "100"),
 	IMPL("max-ecs-tree-size-ipv6", CT_INT, max_ecs_tree_size_ipv6, "100"),
 	NOTBUILT("ipsecmod-enabled", CL_SERVER, CT_YESNO, "yes"),

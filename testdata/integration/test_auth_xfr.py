@@ -215,7 +215,7 @@ class XfrPrimary:
         if qt == dns.rdatatype.SOA:
             self._send(c, q, [self._soa(cur)])
             return
-        if qt == dns.rdatatype.IXFR and mode == "refuse_ixfr":
+        if qt == dns.rdatatype.IXFR and "refuse_ixfr" in mode:
             self._send(c, q, [], rcode=dns.rcode.REFUSED)
             return
         if qt == dns.rdatatype.IXFR and asked in vers:
@@ -240,6 +240,8 @@ class XfrPrimary:
         if "broken" in mode:
             seq = seq[:-2]
         for i, s in enumerate(seq):
+            if "slow" in mode and i:
+                time.sleep(0.4)   # each gap well inside the idle wait
             self._send(c, q, [s], first=(i == 0))
 
 
@@ -492,6 +494,22 @@ def test_oversized_transfer_refused(primary, ours):
                                    for i in range(20)])
     poll("the size limit logged", lambda: log_has(
         ours, "larger than max-transfer-size"))
+    assert txt_answered(ours, 10)
+    assert not txt_answered(ours, 11)
+
+
+def test_slow_transfer_cut_at_max_transfer_time(primary, ours):
+    """max-transfer-time: 1: an AXFR whose messages come 0.4 s apart
+    (1 RR each, so it would take longer) is given up and logged; the
+    old serial serves on."""
+    start(ours, auth_conf(["127.0.0.1@%d" % primary.port],
+                          extra=["max-transfer-time: 1"]))
+    poll("serial 10", lambda: txt_answered(ours, 10))
+    primary.mode = "refuse_ixfr slow"
+    primary.new_version(11, extra=["slow%d IN TXT \"s\"" % i
+                                   for i in range(4)])
+    poll("the time limit logged", lambda: log_has(
+        ours, "transfer took longer than max-transfer-time"))
     assert txt_answered(ours, 10)
     assert not txt_answered(ours, 11)
 

@@ -453,6 +453,125 @@ def _in_db(redis, db, key, what="EXISTS"):
         return read_reply(f)
 
 
+def _in_db_auth(r, db, *args):
+    """One command in logical database db of Redis r (with its AUTH)."""
+    with socket.create_connection(("127.0.0.1", r.port), 2) as s:
+        f = s.makefile("rb")
+        s.sendall(resp("AUTH", r.password) + resp("SELECT", str(db)) +
+                  resp(*args))
+        read_reply(f)
+        read_reply(f)
+        return read_reply(f)
+
+
+@pytest.mark.parametrize("via", ["tcp", "unix", "timeout-only"])
+def test_replica_takes_the_reads(tmp_path, upstream, redis, via):
+    """redis-replica-server-host/-port (or -path), -password and
+    -logical-db: reads go to the replica, in that database, with that
+    password; writes to the primary. redis-replica-command-timeout: a
+    replica that takes connections and never answers (SIGSTOP) holds a
+    miss that long, not redis-replica-timeout's 5 s; without it,
+    redis-replica-timeout (0.5 s, not the default 0.1 s) does."""
+    rdir = tmp_path / "replica"
+    rdir.mkdir()
+    rep = Redis(rdir, password="rep-pw").start()
+    if via == "unix":
+        where = {"redis_replica_server_path": '"%s"' % rep.unixsocket}
+    else:
+        where = {"redis_replica_server_host": "127.0.0.1",
+                 "redis_replica_server_port": rep.port}
+    if via == "timeout-only":
+        where["redis_replica_timeout"] = 500
+    else:
+        where["redis_replica_timeout"] = 5000
+        where["redis_replica_command_timeout"] = 500
+    srv = start_resolver(tmp_path, "a", upstream, redis,
+                         redis_replica_server_password='"rep-pw"',
+                         redis_replica_logical_db=2, **where)
+    try:
+        name = "from-replica." + ZONE
+        _in_db_auth(rep, 2, "SET", key_of(name), unbound_value(
+            name, "A", "198.51.100.9", 3600, int(time.time())))
+        r = srv.query(name, "A")
+        assert [x[1] for x in answer_of(r)] == ["198.51.100.9"]
+        assert upstream.queries(name) == []
+        # a miss: asked upstream, stored in the primary (db 0) only
+        miss = "to-primary." + ZONE
+        assert [x[1] for x in answer_of(srv.query(miss, "A"))] == \
+            ["192.0.2.253"]
+        poll(lambda: redis.cmd("EXISTS", key_of(miss)) == 1,
+             what="stored in the primary")
+        assert _in_db_auth(rep, 2, "EXISTS", key_of(miss)) == 0
+        rep.proc.send_signal(19)  # SIGSTOP
+        try:
+            t0 = time.time()
+            r = srv.query("stalled." + ZONE, "A", timeout=8)
+            took = time.time() - t0
+            assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+            assert 0.45 < took < 2.5, took
+        finally:
+            rep.proc.send_signal(18)  # SIGCONT
+    finally:
+        _finish(srv)
+        rep.stop()
+
+
+@pytest.mark.parametrize("role", ["primary", "replica"])
+def test_connect_timeout(tmp_path, upstream, redis, role):
+    """redis-connect-timeout (redis-replica-connect-timeout): a server
+    whose TCP connect never completes (a listener with its accept queue
+    full: the kernel drops the SYNs) is given up after that long, not
+    after redis-timeout (5 s); the miss then goes upstream."""
+    hole = socket.socket()
+    fill = []
+    try:
+        hole.bind(("127.0.0.1", 0))
+        hole.listen(0)
+        for _ in range(2):
+            c = socket.socket()
+            c.setblocking(False)
+            try:
+                c.connect(hole.getsockname())
+            except BlockingIOError:
+                pass
+            fill.append(c)
+        port = hole.getsockname()[1]
+        if role == "primary":
+            opts = {"redis_server_port": port, "redis_timeout": 5000,
+                    "redis_connect_timeout": 300}
+        else:
+            opts = {"redis_replica_server_host": "127.0.0.1",
+                    "redis_replica_server_port": port,
+                    "redis_replica_timeout": 5000,
+                    "redis_replica_connect_timeout": 300}
+        d = tmp_path / "a"
+        d.mkdir()
+        srv = Server(d)
+        srv.ctl_port = free_port()
+        lines = cachedb_clause(redis).replace(
+            "\tredis-server-port: %d\n" % redis.port, "").replace(
+            "\tredis-timeout: 1000\n", "")
+        lines += "".join("\t%s: %s\n" % (k.replace("_", "-"), v)
+                         for k, v in opts.items())
+        srv.start('module-config: "validator cachedb iterator"\n'
+                  "qname-minimisation: no\n",
+                  extra=upstream.stub_zone(ZONE) + lines)
+        try:
+            t0 = time.time()
+            r = srv.query("hole-%s.%s" % (role, ZONE), "A", timeout=8)
+            took = time.time() - t0
+            assert [x[1] for x in answer_of(r)] == ["192.0.2.253"]
+            assert took < 2.5 * SLOW, took
+            assert poll(lambda: "connect timed out" in srv.log(),
+                        what="the timeout logged")
+        finally:
+            _finish(srv)
+    finally:
+        for c in fill:
+            c.close()
+        hole.close()
+
+
 # An Unbound built with cachedb and libhiredis (Debian's has no cachedb):
 # e.g. ./configure --enable-cachedb --with-libhiredis of Unbound 1.26.
 UNBOUND_CACHEDB = os.environ.get("UNBOUND_CACHEDB_BIN", "")

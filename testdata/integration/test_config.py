@@ -162,3 +162,35 @@ def test_checkconf_does_not_listen(unbound):
     time.sleep(0.1)
     assert sockets_on_port(unbound.port, "udp") == []
     assert not os.path.exists(unbound.pidfile)
+
+
+# compat: unbound-1.17: the old names Unbound still takes for server
+# options: each sets what its main name sets (read back with -o MAIN),
+# checked on this build and on Debian's unbound-checkconf.
+ALIASES = [
+    ("ssl-upstream", "tls-upstream", "yes"),
+    ("ssl-port", "tls-port", "8853"),
+    ("ssl-service-key", "tls-service-key", "/nonexistent/alias.key"),
+    ("ssl-service-pem", "tls-service-pem", "/nonexistent/alias.pem"),
+    ("ssl-cert-bundle", "tls-cert-bundle", "/nonexistent/alias.ca"),
+    ("additional-ssl-port", "tls-additional-port", "9953"),
+    ("additional-tls-port", "tls-additional-port", "9954"),
+    ("tls-additional-ports", "tls-additional-port", "9955"),
+    ("low-rtt-permil", "fast-server-permil", "400"),
+    ("low-rtt-pct", "fast-server-permil", "300"),
+]
+DEB_CHECKCONF = "/usr/sbin/unbound-checkconf"
+
+
+@pytest.mark.parametrize("which", ["ours", "reference"])
+@pytest.mark.parametrize("alias,main,value", ALIASES,
+                         ids=[a[0] for a in ALIASES])
+def test_alias_sets_the_main_option(tmp_path, which, alias, main, value):
+    binary = CHECKCONF_BIN if which == "ours" else DEB_CHECKCONF
+    if not os.access(binary, os.X_OK):
+        pytest.skip("Debian's unbound-checkconf is not installed")
+    conf = tmp_path / "alias.conf"
+    conf.write_text("server:\n\t%s: %s\n" % (alias, value))
+    res = run([binary, "-o", main, str(conf)])
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == [value]

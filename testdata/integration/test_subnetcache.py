@@ -68,6 +68,10 @@ class EcsResponder(Upstream):
                 rdata, scope = "10.%s.%s.%s" % (a, b, c), 24
             else:
                 rdata, scope = "192.0.2.1", 0
+        elif qtype == "A" and name.startswith("geo6."):
+            # any subnet, one answer, scope as asked (IPv6 clients)
+            rdata = "192.0.2.6"
+            scope = ecs.srclen if ecs and ecs.srclen > 0 else 0
         elif qtype == "A" and name.startswith("flat."):
             rdata, scope = "192.0.2.50", 0
         elif qtype == "A" and name.startswith("plain."):
@@ -79,7 +83,9 @@ class EcsResponder(Upstream):
                                                 rdata))
         if ecs is not None and scope is not None:
             r.use_edns(0, 0, 1232, options=[dns.edns.ECSOption(
-                ecs.address, ecs.srclen, min(scope, 24))])
+                ecs.address, ecs.srclen, min(scope, 24 if
+                                             ":" not in ecs.address
+                                             else 128))])
         return r
 
     def asked(self, name, qtype="A"):
@@ -337,3 +343,100 @@ def test_subnet_statistics(srv):
     ask(srv, "plain.stats.ecs.test.", source="127.0.0.1")
     ask(srv, "geo.stats.noecs.test.", source="127.0.0.1")
     assert subnet_stats(srv) == (sub + 3, cached + 1)
+
+
+# -- the prefix bounds and the option code (issue 29) --------------------
+
+BOUNDS = BODY + """max-client-subnet-ipv6: 48
+min-client-subnet-ipv4: 20
+min-client-subnet-ipv6: 40
+max-ecs-tree-size-ipv4: 1
+max-ecs-tree-size-ipv6: 1
+"""
+
+
+@pytest.fixture(scope="module", params=["ours", "reference"])
+def bounded(request, tmp_path_factory):
+    cls = Server if request.param == "ours" else RefServer
+    s = start(cls, tmp_path_factory, "bounds-" + request.param, BOUNDS)
+    yield s
+    _finish(s)
+    s.ecs_up.close()
+    s.other_up.close()
+
+
+def test_max_client_subnet_ipv6(bounded):
+    """A client's IPv6 /64 goes upstream cut to max-client-subnet-ipv6."""
+    name = "flat.v6max.ecs.test."
+    r = ask(bounded, name, ecs=dns.edns.ECSOption("2001:db8:1:2::", 64))
+    assert addresses(r) == ["192.0.2.50"]
+    assert bounded.ecs_up.asked(name) == [("2001:db8:1::", 48)]
+
+
+@pytest.mark.parametrize("addr,srclen,refused", [
+    ("198.51.0.0", 16, True), ("198.51.96.0", 20, False),
+    ("0.0.0.0", 0, False),
+    ("2001:db8::", 32, True), ("2001:db8::", 40, False)],
+    ids=["v4-16", "v4-20", "v4-0", "v6-32", "v6-40"])
+def test_min_client_subnet(bounded, addr, srclen, refused):
+    """A client's source prefix shorter than min-client-subnet-ipv4/6
+    (and not 0) is REFUSED, never asked upstream."""
+    name = "flat.min%s-%d.ecs.test." % ("6" if ":" in addr else "4",
+                                        srclen)
+    r = ask(bounded, name, ecs=dns.edns.ECSOption(addr, srclen))
+    if refused:
+        assert r.rcode() == dns.rcode.REFUSED, r
+        assert not bounded.ecs_up.asked(name)
+    else:
+        assert r.rcode() == dns.rcode.NOERROR, r
+        assert addresses(r) == ["192.0.2.50"]
+
+
+OPCODE = 65001
+
+
+@pytest.fixture(scope="module", params=["ours", "reference"])
+def opcoded(request, tmp_path_factory):
+    cls = Server if request.param == "ours" else RefServer
+    s = start(cls, tmp_path_factory, "opcode-" + request.param,
+              BODY + "client-subnet-opcode: %d\n" % OPCODE)
+    yield s
+    _finish(s)
+    s.ecs_up.close()
+    s.other_up.close()
+
+
+def test_client_subnet_opcode_is_ignored(opcoded):
+    """compat: unbound-1.17: client-subnet-opcode is deprecated and
+    ignored: the option goes upstream under code 8 (the client's
+    address, cut to /24), never under the configured code."""
+    name = "flat.opcode.ecs.test."
+    r = ask(opcoded, name, source="127.3.4.5")
+    assert r.rcode() == dns.rcode.NOERROR, r
+    with opcoded.ecs_up.lock:
+        queries = [q for _, n, _, q in opcoded.ecs_up.received
+                   if n == name]
+    assert queries
+    for q in queries:
+        codes = [o.otype for o in q.options]
+        assert OPCODE not in codes, codes
+        assert opcoded.ecs_up.asked(name) == [("127.3.4.0", 24)]
+
+
+@pytest.mark.parametrize("v6", [False, True], ids=["ipv4", "ipv6"])
+def test_max_ecs_tree_size(bounded, v6):
+    """max-ecs-tree-size-ipv4/6 1: one subnet's answer kept per
+    question; a second subnet's answer pushes the first out, so the
+    first subnet is asked upstream again (with the default 100 it is
+    not: test_clients_in_two_subnets_get_their_own_answers)."""
+    if v6:
+        name = "geo6.tree.ecs.test."
+        one, two = (dns.edns.ECSOption("2001:db8:1::", 48),
+                    dns.edns.ECSOption("2001:db8:2::", 48))
+    else:
+        name = "geo.tree.ecs.test."
+        one, two = (dns.edns.ECSOption("198.51.100.0", 24),
+                    dns.edns.ECSOption("203.0.113.0", 24))
+    for ecs in (one, two, one):
+        assert ask(bounded, name, ecs=ecs).rcode() == dns.rcode.NOERROR
+    assert len(bounded.ecs_up.asked(name)) == 3

@@ -25,7 +25,8 @@ import dns.message
 import pytest
 
 from conftest import (Server, answer_texts, rcode_of, ours_only, REFERENCE,
-                      free_port, SLOW, reference_differs)
+                      free_port, SLOW, reference_differs, RefServer,
+                      _finish)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -160,6 +161,34 @@ def test_right_name_answers(unbound, pki, upstream):
     assert rcode_of(r) == "NOERROR", r
     assert addrs_of(r) == [UPSTREAM_IP]
     assert upstream.stat("num.query.tls") >= before + 1
+
+
+ZONE_TLS = ["forward-tls-upstream", "forward-ssl-upstream",
+            "stub-tls-upstream", "stub-ssl-upstream"]
+
+
+@pytest.mark.parametrize("which", ["ours", "reference"])
+@pytest.mark.parametrize("option", ZONE_TLS)
+def test_zone_tls_option_and_alias(tmp_path, pki, upstream, option, which):
+    """forward-/stub-tls-upstream and their old ssl names: the zone's
+    queries go over TLS (the upstream counts them), on this daemon and
+    on Debian's."""
+    if which == "reference" and not os.access(DEBIAN_UNBOUND, os.X_OK):
+        pytest.skip("Debian's unbound is not installed")
+    kind = option.split("-")[0]
+    addr = "127.0.0.1@%d#dns.test" % upstream.tls_port
+    zone = '%s-zone:\n\tname: "alias.many.tlsup."\n\t%s: yes\n' \
+        '\t%s-addr: %s\n' % (kind, option, kind, addr)
+    srv = (Server if which == "ours" else RefServer)(tmp_path)
+    try:
+        srv.start('tls-cert-bundle: "%s"\n' % pki["ca"], extra=zone)
+        before = upstream.stat("num.query.tls")
+        r = srv.query("www.alias.many.tlsup.", timeout=5)
+        assert rcode_of(r) == "NOERROR", r
+        assert addrs_of(r) == [UPSTREAM_IP]
+        assert upstream.stat("num.query.tls") >= before + 1
+    finally:
+        _finish(srv)
 
 
 def test_many_queries_one_connection(unbound, pki, upstream):
