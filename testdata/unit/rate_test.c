@@ -238,7 +238,9 @@ static void test_ip_table_spread(void** st)
 		(void)rate_ip_inc(t, &ss, sizeof(*s6), 700, 0, 100, &crossed);
 	}
 	rate_ip_walk(t, 700, 0, count_entries, &n);
-	assert_true(n >= 950);
+	/* kept: 734 to 1,015 of 1,024 over 20 runs (the hash seed is drawn
+	 * per process); the index bug this guards against kept 16 */
+	assert_true(n >= 512);
 	rate_ip_delete(t);
 }
 
