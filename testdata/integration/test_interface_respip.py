@@ -15,20 +15,13 @@ and 10.53.0.3 (allowed, tag "ads", view "blue"), each question twice
 for-upstream (auth-zone "."), so resolution needs no network.
 Compared per question: rcode, flags and every section, records without
 TTLs."""
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import BUILDDIR, REFERENCE, SLOW
+from conftest import REFERENCE, SLOW
 from test_builtin_hints import UNSHARE_PROBLEM
-
-HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                      "netns_iface_helper.py")
-OUR_UNBOUND = os.path.join(BUILDDIR, "unbound")
-DEB_UNBOUND = "/usr/sbin/unbound"
+from test_interface_tags import DEB_UNBOUND, run_both_in_netns
 
 pytestmark = [
     pytest.mark.skipif(REFERENCE or not os.access(DEB_UNBOUND, os.X_OK),
@@ -105,21 +98,8 @@ def answers(tmp_path_factory):
         "questions": QUESTIONS,
         "query_timeout": 2.0 * SLOW,
         "start_timeout": 15 * SLOW,
-        "resolvers": [{"name": n, "dir": str(tmp / n), "unbound": b}
-                      for n, b in (("ours", OUR_UNBOUND),
-                                   ("debian", DEB_UNBOUND))],
     }
-    path = tmp / "spec.json"
-    path.write_text(json.dumps(spec))
-    r = subprocess.run(["unshare", "-n", sys.executable, HELPER, str(path)],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-    assert out["isolation"] is None, out["isolation"]
-    res = {x["name"]: x for x in out["results"]}
-    for n in ("ours", "debian"):
-        assert "error" not in res[n], res[n]
-    return res
+    return run_both_in_netns(tmp, spec)
 
 
 def answer(answers, who, qname, src, dst, tcp=False, second=False):

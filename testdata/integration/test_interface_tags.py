@@ -80,10 +80,18 @@ def answers(tmp_path_factory):
         "questions": QUESTIONS,
         "query_timeout": 0.5 * SLOW,
         "start_timeout": 15 * SLOW,
-        "resolvers": [{"name": n, "dir": str(tmp / n), "unbound": b}
-                      for n, b in (("ours", OUR_UNBOUND),
-                                   ("debian", DEB_UNBOUND))],
     }
+    return run_both_in_netns(tmp, spec)
+
+
+def run_both_in_netns(tmp, spec):
+    """Ours and Debian's Unbound, each started on spec (interfaces,
+    loopback addresses, body, questions) in a network namespace of
+    their own by the helper; their results by name, neither in error.
+    Shared with test_interface_respip.py."""
+    spec = dict(spec, resolvers=[
+        {"name": n, "dir": str(tmp / n), "unbound": b}
+        for n, b in (("ours", OUR_UNBOUND), ("debian", DEB_UNBOUND))])
     path = tmp / "spec.json"
     path.write_text(json.dumps(spec))
     r = subprocess.run(["unshare", "-n", sys.executable, HELPER, str(path)],
