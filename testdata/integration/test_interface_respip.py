@@ -21,7 +21,8 @@ import pytest
 
 from conftest import REFERENCE, SLOW
 from test_builtin_hints import UNSHARE_PROBLEM
-from test_interface_tags import DEB_UNBOUND, run_both_in_netns
+from test_interface_tags import (DEB_UNBOUND, assert_same_answers,
+                                 run_both_in_netns)
 
 pytestmark = [
     pytest.mark.skipif(REFERENCE or not os.access(DEB_UNBOUND, os.X_OK),
@@ -109,11 +110,7 @@ def answer(answers, who, qname, src, dst, tcp=False, second=False):
 
 
 def test_same_as_unbound(answers):
-    ours, deb = answers["ours"]["answers"], answers["debian"]["answers"]
-    diff = [(QUESTIONS[i % len(QUESTIONS)], "tcp" if i >= len(QUESTIONS)
-             else "udp", ours[i], deb[i])
-            for i in range(len(ours)) if ours[i] != deb[i]]
-    assert not diff, "\n".join(map(str, diff))
+    assert_same_answers(answers, QUESTIONS)
 
 
 @pytest.mark.parametrize("tcp", [False, True], ids=["udp", "tcp"])
