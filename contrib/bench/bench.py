@@ -156,7 +156,8 @@ def doh_conf(a, port):
                 port, port, a.tls_key, a.tls_pem))
 
 
-def resolver_conf(path, port, a, nsd_port, hints, workdir, tls_port=0):
+def resolver_conf(path, port, a, nsd_port, hints, workdir, tls_port=0,
+                  variant=()):
     text = """server:
   interface: 127.0.0.1@{port}
 {tls}  port: {port}
@@ -193,13 +194,59 @@ remote-control:
            ctl=path + ".ctl", num_tcp=a.num_tcp,
            workdir=workdir, hints=hints, zone=BENCH_ZONE, nsd_port=nsd_port,
            msg_cache=a.msg_cache, rrset_cache=a.rrset_cache,
-           modules="validator iterator" if a.validator else "iterator",
+           modules=modules(a),
            dnssec=dnssec_conf(a),
            extra="".join("  %s\n" % line for line in a.conf_line))
+    text = apply_variant(text, variant)
     with open(path, "w") as f:
         f.write(text)
     # --conf-line must not open a way to the real root servers
     loopback_guard.check(path)
+
+
+def modules(a):
+    """The module-config of both resolvers (a variant may change it)."""
+    return "validator iterator" if a.validator else "iterator"
+
+
+def apply_variant(text, lines):
+    """--ours-variant: each line replaces the server: line that sets the
+    same option (module-config, num-threads, ...), or is added to
+    server: when the template has none."""
+    m = re.search(r"\n[^ \n]", text)     # the clause after server:
+    server, rest = (text[:m.start() + 1], text[m.start() + 1:]) if m \
+        else (text, "")
+    for line in lines:
+        name = line.split(":", 1)[0].strip()
+        pat = re.compile(r"^  %s:.*$" % re.escape(name), re.M)
+        if pat.search(server):
+            server = pat.sub(lambda _m: "  " + line, server)
+        else:
+            server += "  %s\n" % line
+    return server + rest
+
+
+def parse_variants(specs):
+    """--ours-variant LABEL='OPTION: VALUE; OPTION: VALUE' -> [(label,
+    [lines])]; an empty list of lines is the base config again (an A/A
+    column: the noise of the ratios)."""
+    out = []
+    for spec in specs:
+        label, sep, lines = spec.partition("=")
+        label = label.strip()
+        if not sep or not label or label in ("ours", "unbound", "trivial") \
+                or label in [v[0] for v in out] or \
+                not re.match(r"^[A-Za-z0-9_.+-]+$", label):
+            sys.exit("--ours-variant %r: LABEL='OPTION: VALUE; ...' with a "
+                     "label of its own (letters, digits, _.+-)" % spec)
+        out.append((label, [l.strip() for l in lines.split(";")
+                            if l.strip()]))
+    return out
+
+
+def load_avg():
+    """The 1, 5 and 15 minute load averages, as text."""
+    return "%.1f %.1f %.1f" % os.getloadavg()
 
 
 def dnssec_conf(a):
@@ -544,13 +591,21 @@ def check_secure(a, srv, qname, qtype="A"):
 
 
 def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
+    """ours, Debian's Unbound (unless --no-ref), one server of our binary
+    per --ours-variant (the same config with that variant's lines), and
+    the trivial responder (trivial, unless --no-trivial)."""
     servers = []
     port = nsd_port + 1
-    for label, binary in (("ours", a.ours), ("unbound", a.ref)):
+    resolvers = [("ours", a.ours, [])]
+    if not a.no_ref:
+        resolvers.append(("unbound", a.ref, []))
+    resolvers += [(label, a.ours, lines) for label, lines in a.variants]
+    for label, binary, lines in resolvers:
         port = free_port(port + 1)
         tls_port = free_port(port + 1) if a.tls else 0
         conf = os.path.join(work, "%s-%s.conf" % (label, a.reuseport))
-        resolver_conf(conf, port, a, nsd_port, hints, work, tls_port)
+        resolver_conf(conf, port, a, nsd_port, hints, work, tls_port,
+                      variant=lines)
         args = ["taskset", "-c", a.server_cpus] + list(wrap(label)
                                                         if wrap else []) + \
             [binary, "-d", "-c", conf]
@@ -558,7 +613,7 @@ def make_servers(a, work, nsd_port, hints, trivial=True, wrap=()):
         servers[-1].conf = conf
         servers[-1].tls_port = tls_port
         port = max(port, tls_port)
-    if trivial and not a.tls:
+    if trivial and not a.tls and not a.no_trivial:
         port = free_port(port + 1)
         servers.append(Server("trivial", ["taskset", "-c", a.server_cpus,
                                           a.trivial, "127.0.0.1", str(port)],
@@ -589,22 +644,25 @@ def run_qps(a, work, nsd_port, qfile, hints):
         s.start()
         print("started %-8s pid %d port %d: %s" % (
             s.label, s.pid, s.port, " ".join(s.args)))
-    for s in servers[:2]:
+    resolvers = [s for s in servers if s.conf]
+    for s in resolvers:
         warm(a, s, qfile, work)
         check_secure(a, s, "h0." + BENCH_ZONE)
-    before = {s.label: thread_queries(s.conf) for s in servers[:2]}
+    before = {s.label: thread_queries(s.conf) for s in resolvers}
     res = {s.label: [] for s in servers}
+    loads = [load_avg()]
     for rnd in range(a.rounds):
-        for s in servers:
+        for s in round_order(a, servers, rnd):
             out = os.path.join(work, "perf-%s-%d.txt" % (s.label, rnd))
             r = measure(a, s, qfile, out)
             res[s.label].append(r)
             print("round %d %-8s %8.0f q/s lost %.2f%% avg %s ms "
-                  "cpu %.2f us/q (user %.2f sys %.2f)" % (
+                  "cpu %.2f us/q (user %.2f sys %.2f) load %s" % (
                       rnd + 1, s.label, r["qps"], r["lost_pct"],
                       fmt(r["avg_ms"], 3), r["cpu_us"],
-                      r["user_us"], r["sys_us"]))
+                      r["user_us"], r["sys_us"], load_avg()))
             sys.stdout.flush()
+    loads.append(load_avg())
     # latency: dnsperf -v prints every query's time, which costs the
     # client about half its speed, so it gets its own runs at a fixed
     # rate, interleaved like the rounds; the median over them (one run's
@@ -641,12 +699,19 @@ def run_qps(a, work, nsd_port, qfile, hints):
             ("server CPU us/query", [med(res[c], "cpu_us") for c in cols], 2),
             ("  user us/query", [med(res[c], "user_us") for c in cols], 2),
             ("  sys us/query", [med(res[c], "sys_us") for c in cols], 2)]
+    pairs = ratio_pairs(a, cols)
     table("mode %s, threads %d, so-reuseport %s, %d x %ds, dnsperf -c %d "
-          "-q %d%s (medians over rounds)" % (
+          "-q %d%s (medians over rounds)%s%s" % (
               a.mode, a.threads, a.reuseport, a.rounds, a.seconds,
-              a.clients, a.outstanding, " -Q %d" % a.rate if a.rate else ""),
-          cols, rows, [(0, j) for j in (1, 2) if j < len(cols)])
-    for s in servers[:2]:
+              a.clients, a.outstanding, " -Q %d" % a.rate if a.rate else "",
+              variants_text(a), "; load average (1, 5, 15 min) %s at the "
+              "start, %s at the end" % tuple(loads)),
+          cols, rows, pairs)
+    # the same round's runs saw the same machine: their ratios are the
+    # figure least moved by other load
+    for i, j in pairs:
+        per_round_ratios(res, cols[i], cols[j])
+    for s in resolvers:
         tot = {}
         for r in res[s.label]:
             for tid, (name, t) in r["threads"].items():
@@ -667,6 +732,39 @@ def run_qps(a, work, nsd_port, qfile, hints):
             if got else "statistics not readable"))
     for s in servers:
         s.stop()
+
+
+def round_order(a, servers, rnd):
+    """The servers of round rnd: in their order, except with
+    --ours-variant columns, where each round starts one further along
+    (no column always runs first, or always right after another)."""
+    if not a.variants:
+        return servers
+    k = rnd % len(servers)
+    return servers[k:] + servers[:k]
+
+
+def ratio_pairs(a, cols):
+    """Index pairs (i, j) of the columns printed as cols[i]/cols[j]:
+    ours/unbound, each variant/ours, ours/trivial."""
+    pairs = []
+    if "unbound" in cols:
+        pairs.append((cols.index("ours"), cols.index("unbound")))
+    for label, _ in a.variants:
+        if label in cols:
+            pairs.append((cols.index(label), cols.index("ours")))
+    if "trivial" in cols:
+        pairs.append((cols.index("ours"), cols.index("trivial")))
+    return pairs
+
+
+def variants_text(a):
+    """The --ours-variant columns for a table's title."""
+    if not a.variants:
+        return ""
+    return "; variants of ours: %s" % "; ".join(
+        "%s = %s" % (label, ", ".join(lines) or "the same config (A/A)")
+        for label, lines in a.variants)
 
 
 def run_connrate(a, work, nsd_port, qfile, hints):
@@ -700,7 +798,7 @@ def run_connrate(a, work, nsd_port, qfile, hints):
                 sys.stdout.flush()
         for s in servers:
             s.stop()
-    cols = ["ours", "unbound", "trivial"]
+    cols = [s.label for s in servers]
     rows = []
     for reuse in ("yes", "no"):
         rows.append(("conn/s, reuseport %s" % reuse,
@@ -712,7 +810,7 @@ def run_connrate(a, work, nsd_port, qfile, hints):
     table("connection rate: one query per TCP connection, %d client "
           "threads, threads %d, %d x %ds (medians)" % (
               a.conn_clients, a.threads, a.rounds, a.seconds),
-          cols, rows, [(0, 1), (0, 2)])
+          cols, rows, ratio_pairs(a, cols))
 
 
 def stat_counter(conf, name):
@@ -934,12 +1032,14 @@ def run_misses(a, work, nsd_port, hints):
             s.label, r["completed"], r["sent"], r["noerror_pct"]))
         check_secure(a, s, "check-0.w." + BENCH_ZONE)
     res = {s.label: [] for s in servers}
+    loads = [load_avg()]
     for rnd in range(a.rounds):
         n = a.miss_names
         if a.miss_zone == "names":
             n = (a.miss_pool - MISS_NEXT[0]) // (a.rounds - rnd)
         qfile = miss_queries(work, "r%d" % rnd, n, a)
-        order = servers if rnd % 2 == 0 else servers[::-1]
+        order = round_order(a, servers, rnd) if a.variants else \
+            servers if rnd % 2 == 0 else servers[::-1]
         for s in order:
             out = os.path.join(work, "miss-%s-%d.txt" % (s.label, rnd))
             # the floor has no statistics: one upstream query per
@@ -952,14 +1052,15 @@ def run_misses(a, work, nsd_port, hints):
             res[s.label].append(r)
             print("round %d %-8s %8.0f q/s lost %.2f%% NOERROR %.2f%% "
                   "avg %s ms cpu %.2f us/q (user %.2f sys %.2f) upstream "
-                  "%.3f/q%s" % (
+                  "%.3f/q load %s%s" % (
                       rnd + 1, s.label, r["qps"], r["lost_pct"],
                       r["noerror_pct"], fmt(r["avg_ms"], 3), r["cpu_us"],
-                      r["user_us"], r["sys_us"], r["up_per_q"],
+                      r["user_us"], r["sys_us"], r["up_per_q"], load_avg(),
                       "  <-- names ran out: hits counted"
                       if r["sent"] > n else ""))
             sys.stdout.flush()
         os.unlink(qfile)
+    loads.append(load_avg())
     lat = miss_latency(a, work, servers)
     for s in servers:
         check_secure(a, s, "check-1.w." + BENCH_ZONE)
@@ -984,20 +1085,26 @@ def run_misses(a, work, nsd_port, hints):
              [lat[c]["p50_ms"] for c in cols], 3),
             ("p99 latency ms at -Q %d (median)" % a.miss_lat_rate,
              [lat[c]["p99_ms"] for c in cols], 3)]
-    kind = ("misses, unsigned zone, module-config iterator" if a.unsigned
-            else "validated misses (%s)" % a.alg)
+    kind = ("misses, unsigned zone, module-config %s" % modules(a)
+            if a.unsigned else "validated misses (%s)" % a.alg)
+    # the floors (missfloor.c) against Unbound, and ours against each
+    pairs = ratio_pairs(a, cols)
+    floors = [k for k, c in enumerate(cols) if c not in ("ours", "unbound")
+              and c not in [v[0] for v in a.variants]]
+    if "unbound" in cols:
+        pairs += [(k, cols.index("unbound")) for k in floors]
     table("%s: a new name %s in every query, threads "
           "%d, %d x %ds interleaved, dnsperf -c %d -q %d%s%s (medians over "
-          "rounds)" % (
+          "rounds)%s; load average (1, 5, 15 min) %s at the start, %s at "
+          "the end" % (
               kind, "under the wildcard" if a.miss_zone == "wildcard"
               else "of the zone", a.threads, a.rounds, a.seconds, a.clients,
               a.outstanding, " -Q %d" % a.rate if a.rate else "",
-              " -D" if a.do else ""),
-          cols, rows, [(0, 1)] + [(j, 1) for j in range(2, len(cols))])
-    # the same round's two runs saw the same machine: their ratio is the
+              " -D" if a.do else "", variants_text(a), loads[0], loads[1]),
+          cols, rows, pairs)
+    # the same round's runs saw the same machine: their ratios are the
     # figure least moved by other load
-    for i, j in [(0, 1)] + [(k, 1) for k in range(2, len(cols))] + \
-            [(0, k) for k in range(2, len(cols))]:
+    for i, j in pairs + [(cols.index("ours"), k) for k in floors]:
         per_round_ratios(res, cols[i], cols[j])
     for s in servers:
         s.stop()
@@ -1014,9 +1121,10 @@ def per_round_ratios(res, x_label, y_label):
                       ("sys_us", "sys/query"), ("user_us", "user/query")):
         v = [x[key] / y[key] for x, y in zip(res[x_label], res[y_label])
              if y[key]]
-        parts.append("%s %s (median %s)" % (
+        parts.append("%s %s (median %s, range %s-%s)" % (
             name, " ".join("%.2f" % r for r in v),
-            fmt(statistics.median(v) if v else None, 2)))
+            fmt(statistics.median(v) if v else None, 2),
+            fmt(min(v) if v else None, 2), fmt(max(v) if v else None, 2)))
     print("per-round %s/%s: %s" % (x_label, y_label, ", ".join(parts)))
 
 
@@ -1480,6 +1588,19 @@ def main(argv=None):
     ap.add_argument("--conf-line", action="append", default=[],
                     metavar="'OPTION: VALUE'",
                     help="add to server: of both resolvers (repeatable)")
+    ap.add_argument("--ours-variant", action="append", default=[],
+                    metavar="LABEL='OPTION: VALUE; ...'",
+                    help="one more column: this resolver's binary again "
+                    "with these server: lines (each replaces the line "
+                    "that sets the same option, e.g. module-config, or is "
+                    "added); measured in the same rounds as the others, "
+                    "each round starting one column further along; "
+                    "per-round LABEL/ours ratios printed (repeatable; "
+                    "LABEL= alone: the same config, the ratios' noise)")
+    ap.add_argument("--no-ref", action="store_true",
+                    help="leave Debian's Unbound out (unbound column)")
+    ap.add_argument("--no-trivial", action="store_true",
+                    help="leave the trivial responder out")
     ap.add_argument("--server-cpus", default="0")
     ap.add_argument("--client-cpus", default="1")
     ap.add_argument("--port-base", type=int, default=25353)
@@ -1510,6 +1631,7 @@ def main(argv=None):
                     "the kernel's range, so that every upstream UDP query "
                     "of ours takes the kernel's draw at connect")
     a = ap.parse_args(argv)
+    a.variants = parse_variants(a.ours_variant)
     if a.clients is None:
         # UDP: many client sockets, so SO_REUSEPORT's hash spreads them.
         # TCP: each connection carries -q/-c queries in flight (12 with

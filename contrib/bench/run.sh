@@ -18,6 +18,10 @@
 #         and nothing else (doc/performance.md "The floor of a miss")
 #     contrib/bench/run.sh --misses --unsigned --floor-variant floor= \
 #         --floor-variant nodel=-k --floor-variant sendto=-s  # variants
+#     contrib/bench/run.sh --no-ref --no-trivial \
+#         --ours-variant iprl='ip-ratelimit: 1000000' --ours-variant aa=
+#         # this resolver twice or more, one config a column, the rounds
+#         # interleaved; per-round ratios against ours (aa=: an A/A column)
 #
 # Other options: --rate Q (dnsperf -Q), --seconds S, --rounds R,
 # --names N, --clients C (dnsperf -c, default 32, TCP 16), --server-cpus 0,
