@@ -6,6 +6,15 @@ benchmark, not a test; figures for doc/performance.md). As root:
     contrib/bench/attack_bench.py BUILDDIR [--seconds 10] [--rate 50000]
         [--runs 3] [--server ours] [--server unbound]
 
+The attack traffic comes from contrib/bench/udpflood.c (--sender
+udpflood, the default; BUILDDIR/bench/udpflood as run.sh builds it, or
+compiled here into the work directory): it sends at the rate asked
+without waiting for replies, from 64 source ports, and counts the
+replies, so a daemon that drops (the limits do) still gets the rate.
+--sender dnsperf is the closed-loop client of before: it keeps each
+query in flight until its reply or its 1 s timeout, which caps what it
+sends at a dropping server (at most 10,900 q/s were sent of 50,000).
+
 Each run is made with this daemon (BUILDDIR/unbound, "ours") and
 Debian's Unbound (/usr/sbin/unbound, "unbound") side by side, one after
 the other on the same NSD instances; --server picks some. With --runs N
@@ -29,6 +38,7 @@ Everything started is stopped by PID."""
 import argparse
 import os
 import random
+import resource
 import signal
 import socket
 import string
@@ -92,11 +102,18 @@ def start_daemon(a, work, lines, a_nsd, o_nsd):
                 '\tchroot: ""\n\tusername: ""\n\tdirectory: "%s"\n'
                 '\tpidfile: ""\n\tnum-threads: 1\n'
                 '\tdo-not-query-localhost: no\n\troot-hints: "%s"\n'
-                '\tqname-minimisation: no\n%s'
+                '\tqname-minimisation: no\n'
+                # num.query.ratelimited is an extended statistic
+                '\textended-statistics: yes\n%s'
                 'stub-zone:\n\tname: attack.tld9.\n\tstub-addr: 127.0.0.1@%d\n'
                 'stub-zone:\n\tname: other.tld9.\n\tstub-addr: 127.0.0.1@%d\n'
+                # its counters (num.queries, the ratelimited ones) over a
+                # unix socket: no keys
+                'remote-control:\n\tcontrol-enable: yes\n'
+                '\tcontrol-interface: "%s"\n'
                 % (port, work, hints, "".join("\t%s\n" % l for l in lines),
-                   a_nsd.port, o_nsd.port))
+                   a_nsd.port, o_nsd.port, conf + ".ctl"))
+    a.conf = conf
     log = open(os.path.join(work, "daemon-%d.log" % port), "wb")
     p = subprocess.Popen([a.binary, "-d", "-c", conf],
                          stdout=log, stderr=subprocess.STDOUT)
@@ -122,6 +139,141 @@ def stop(p):
 
 def rand_label():
     return "".join(random.choice(string.ascii_lowercase) for _ in range(12))
+
+
+def daemon_stats(a):
+    """unbound-control stats_noreset of the daemon running now: {name:
+    value} (Debian's client: it talks to both); {} when unread."""
+    try:
+        r = subprocess.run(["/usr/sbin/unbound-control", "-c", a.conf,
+                            "stats_noreset"], capture_output=True,
+                           text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition("=")
+        try:
+            out[k] = float(v)
+        except ValueError:
+            pass
+    return out
+
+
+def stat_delta(s0, s1, *names):
+    """The first of names both snapshots have: its growth; nan if none."""
+    for n in names:
+        if n in s0 and n in s1:
+            return s1[n] - s0[n]
+    return float("nan")
+
+
+def cpu_s(pid):
+    """utime+stime of pid in seconds (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_s():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def udp_rcvbuf_errors():
+    """UDP datagrams the kernel dropped for a full receive buffer, the
+    whole network namespace (/proc/net/snmp)."""
+    with open("/proc/net/snmp") as f:
+        rows = [l.split() for l in f if l.startswith("Udp:")]
+    return int(rows[1][rows[0].index("RcvbufErrors")])
+
+
+class Window:
+    """What the daemon, the sender and the kernel did while an attack
+    ran: the daemon's CPU, the sender's CPU (reaped children), the UDP
+    receive-buffer drops, the load average; the daemon's counters."""
+
+    def __init__(self, a, pid):
+        self.a, self.pid = a, pid
+        self.cpu0, self.kid0 = cpu_s(pid), children_cpu_s()
+        self.drop0 = udp_rcvbuf_errors()
+        self.stats0 = daemon_stats(a)
+
+    def close(self):
+        # rates over the attack's --seconds: what the window holds
+        # besides (the sender's wait for late replies, the daemon's
+        # backlog) is work the attack caused
+        secs = self.a.seconds
+        s1 = daemon_stats(self.a)
+        self.values = [
+            ("daemon CPU %", 100.0 * (cpu_s(self.pid) - self.cpu0) / secs),
+            ("sender CPU %", 100.0 * (children_cpu_s() - self.kid0) / secs),
+            ("rcvbuf drops/s", (udp_rcvbuf_errors() - self.drop0) / secs),
+            ("daemon queries/s", stat_delta(
+                self.stats0, s1, "total.num.queries") / secs),
+            ("ratelimited/s", stat_delta(
+                self.stats0, s1, "total.num.query.ratelimited",
+                "num.query.ratelimited") / secs),
+            ("ip-ratelimited/s", stat_delta(
+                self.stats0, s1, "total.num.queries_ip_ratelimited")
+             / secs),
+            ("load 1 min", os.getloadavg()[0])]
+        return self.values
+
+    def text(self):
+        v = dict(self.values)
+        return ("  daemon read %.0f q/s (its num.queries), ratelimited "
+                "%.0f/s, ip-ratelimited %.0f/s; daemon CPU %.0f%% of a "
+                "core, sender %.0f%%; kernel UDP receive-buffer drops "
+                "%.0f/s; load average %.1f" % (
+                    v["daemon queries/s"], v["ratelimited/s"],
+                    v["ip-ratelimited/s"], v["daemon CPU %"],
+                    v["sender CPU %"], v["rcvbuf drops/s"],
+                    v["load 1 min"]))
+
+
+def sender(a, port, qname, qfile, source=None):
+    """Start the attack: udpflood (open loop) or dnsperf (closed)."""
+    if a.sender == "udpflood":
+        cmd = [a.udpflood, "-r", str(a.rate), "-t", str(a.seconds),
+               "-n", str(a.sockets)]
+        if source:
+            cmd += ["-b", source]
+        return subprocess.Popen(cmd + ["127.0.0.1", str(port), qname],
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+    return dnsperf(port, qfile, a.rate, a.seconds)
+
+
+def sender_done(a, p):
+    """(queries sent, replies, replies per second, rcode text)."""
+    if a.sender != "udpflood":
+        sent, done, qps = dnsperf_done(p)
+        return sent, done, qps, ""
+    out = p.communicate()[0]
+    kv = dict(w.split("=", 1) for w in out.split() if "=" in w)
+    if "sent" not in kv:
+        sys.exit("udpflood failed: %s" % out)
+    rcodes = " ".join("%s %s" % (k, kv[k]) for k in (
+        "noerror", "nxdomain", "servfail", "refused", "other_rcode",
+        "truncated") if kv.get(k, "0") != "0")
+    return (float(kv["sent"]), float(kv["replies"]),
+            float(kv["replies_per_s"]), "%s; send errors %s" % (
+                rcodes or "none", kv["send_errors"]))
+
+
+def build_udpflood(a, work):
+    """BUILDDIR/bench/udpflood (run.sh builds it), or a fresh build of
+    contrib/bench/udpflood.c in the work directory."""
+    built = os.path.join(a.builddir, "bench", "udpflood")
+    src = os.path.join(HERE, "udpflood.c")
+    if os.access(built, os.X_OK) and \
+            os.path.getmtime(built) >= os.path.getmtime(src):
+        return built
+    out = os.path.join(work, "udpflood")
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-o", out, src],
+                   check=True)
+    return out
 
 
 def dnsperf(port, qfile, rate, secs):
@@ -182,21 +334,25 @@ def attack(a, work, a_nsd, o_nsd, factor):
         other = lambda: rand_label() + ".other.tld9."  # noqa: E731
         base, _ = probe(port, 3, "127.0.0.1", other)
         qfile = os.path.join(work, "attack.txt")
-        with open(qfile, "w") as f:
-            for _ in range(min(a.rate * a.seconds, 2000000)):
-                f.write("%s.attack.tld9. A\n" % rand_label())
+        if a.sender == "dnsperf":
+            with open(qfile, "w") as f:
+                for _ in range(min(a.rate * a.seconds, 2000000)):
+                    f.write("%s.attack.tld9. A\n" % rand_label())
         n0 = nsd_queries(a_nsd)
         t0 = time.monotonic()
-        dp = dnsperf(port, qfile, a.rate, a.seconds)
+        win = Window(a, p.pid)
+        dp = sender(a, port, "*.attack.tld9.", qfile)
         lat, sent = probe(port, a.seconds, "127.0.0.1", other)
-        qsent, done, qps = dnsperf_done(dp)
+        qsent, done, qps, rcodes = sender_done(a, dp)
         secs = time.monotonic() - t0
         up = (nsd_queries(a_nsd) - n0) / secs
+        extra = win.close()
         print("%s: random-subdomain attack, ratelimit: %d, "
               "ratelimit-factor: %d" % (a.label, a.ratelimit, factor))
-        print("  attack offered %d q/s for %d s: dnsperf sent %.0f/s, "
-              "replies %.0f/s" % (a.rate, a.seconds, qsent / a.seconds,
-                                  qps))
+        print("  attack offered %d q/s for %d s: %s sent %.0f/s, "
+              "replies %.0f/s (%s)" % (a.rate, a.seconds, a.sender,
+                                       qsent / a.seconds, qps, rcodes))
+        print(win.text())
         print("  upstream queries to attack.tld9.: %.0f/s" % up)
         print("  other.tld9. probe: p50 %.1f ms, p99 %.1f ms (%d/%d "
               "answered); without attack p50 %.1f ms, p99 %.1f ms"
@@ -207,7 +363,7 @@ def attack(a, work, a_nsd, o_nsd, factor):
             ("upstream/s", up), ("p50 ms", pct(lat, .5)),
             ("p99 ms", pct(lat, .99)), ("answered", len(lat)),
             ("probes", sent), ("base p50 ms", pct(base, .5)),
-            ("base p99 ms", pct(base, .99))])
+            ("base p99 ms", pct(base, .99))] + extra)
     finally:
         stop(p)
 
@@ -219,19 +375,24 @@ def flood(a, work, a_nsd, o_nsd):
         qfile = os.path.join(work, "flood.txt")
         with open(qfile, "w") as f:
             f.write("ns.other.tld9. A\n")
-        dp = dnsperf(port, qfile, a.rate, a.seconds)
+        win = Window(a, p.pid)
+        dp = sender(a, port, "ns.other.tld9.", qfile, source="127.0.0.1")
         lat, sent = probe(port, a.seconds, "127.0.0.2",
                           lambda: "ns.other.tld9.", per_s=50)
-        qsent, done, qps = dnsperf_done(dp)
+        qsent, done, qps, rcodes = sender_done(a, dp)
+        extra = win.close()
         print("%s: flood from 127.0.0.1, ip-ratelimit: %d"
               % (a.label, a.ip_ratelimit))
-        print("  flooding client: %.0f replies/s; offered %d q/s, "
-              "dnsperf sent %.0f/s" % (qps, a.rate, qsent / a.seconds))
+        print("  flooding client: %.0f replies/s (%s); offered %d q/s, "
+              "%s sent %.0f/s" % (qps, rcodes, a.rate, a.sender,
+                                  qsent / a.seconds))
+        print(win.text())
         print("  other client (127.0.0.2): %d/%d answered, p50 %.2f ms"
               % (len(lat), sent, pct(lat, .5)))
         record(a, "flood", [("sent/s", qsent / a.seconds),
                             ("replies/s", qps), ("answered", len(lat)),
-                            ("probes", sent), ("p50 ms", pct(lat, .5))])
+                            ("probes", sent), ("p50 ms", pct(lat, .5))]
+               + extra)
     finally:
         stop(p)
 
@@ -268,7 +429,15 @@ def main():
                     help="which daemons (default both)")
     ap.add_argument("--reference", default="/usr/sbin/unbound",
                     help="Debian's Unbound binary")
+    ap.add_argument("--sender", choices=["udpflood", "dnsperf"],
+                    default="udpflood",
+                    help="the attack's client: udpflood sends --rate "
+                    "without waiting for replies (default); dnsperf "
+                    "waits (capped by its in-flight queries)")
+    ap.add_argument("--sockets", type=int, default=64,
+                    help="udpflood: source ports (sockets)")
     a = ap.parse_args()
+    a.builddir = os.path.abspath(a.builddir)
     a.factor = a.factor or [0, 10]
     binaries = {"ours": os.path.join(a.builddir, "unbound"),
                 "unbound": a.reference}
@@ -276,6 +445,11 @@ def main():
                            if os.access(binaries[s], os.X_OK)]
     work = tempfile.mkdtemp(prefix="attack_bench.")
     try:
+        if a.sender == "udpflood":
+            a.udpflood = build_udpflood(a, work)
+        print("%s; load average %.1f %.1f %.1f; sender %s at %d q/s" % (
+            time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            *os.getloadavg(), a.sender, a.rate))
         a_nsd = start_nsd(work, "nsd-attack", "attack.tld9.")
         o_nsd = start_nsd(work, "nsd-other", "other.tld9.")
         # factor 0: nothing over the limit goes upstream; 10 (the

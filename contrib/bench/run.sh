@@ -33,7 +33,8 @@
 #    starts),
 # 2. builds the project in $BUILD (default build/) when needed (NO_BUILD=1:
 #    use the unbound binary there as it is), and the
-#    helpers trivial_responder and connrate in $BUILD/bench/,
+#    helpers trivial_responder, connrate, dohload, missfloor and udpflood
+#    (attack_bench.py's sender) in $BUILD/bench/,
 # 3. runs contrib/bench/bench.py, which starts NSD, the servers and the
 #    clients, prints the tables, and stops everything it started by PID
 #    (also on Ctrl-C, kill, hang-up: its signal handler and finally).
@@ -78,6 +79,9 @@ cc -O2 -Wall -Wextra -o "$BUILD/bench/dohload" contrib/bench/dohload.c \
 	-lnghttp2 -lssl -lcrypto || die "dohload build"
 cc -O2 -Wall -Wextra -o "$BUILD/bench/missfloor" contrib/bench/missfloor.c \
 	|| die "missfloor build"
+# the open-loop attack sender of contrib/bench/attack_bench.py
+cc -O2 -Wall -Wextra -o "$BUILD/bench/udpflood" contrib/bench/udpflood.c \
+	|| die "udpflood build"
 
 # exec: bench.py is then the process a signal (Ctrl-C, kill) reaches; its
 # handler and its finally stop, by PID, everything it started.
