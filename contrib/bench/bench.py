@@ -46,6 +46,7 @@ NOWHERE = "127.0.0.254"      # the only root server in the root hints
 STARTED = []                 # (pidfile, Popen) of everything we started
 CLIENTS = []                 # the client (dnsperf, connrate) running now
 CONTROL = "/usr/sbin/unbound-control"   # Debian's client: talks to both
+OURS_CONTROL = [None]    # ours, next to --ours: reads every option
 
 
 def run_client(cmd, stdout):
@@ -264,17 +265,30 @@ def dnssec_conf(a):
         "  extended-statistics: yes\n" if a.nxflood else "")
 
 
+def control_stats(conf):
+    """unbound-control stats_noreset over the unix socket in conf, as
+    text ('' when unread). Debian's client first (it talks to both);
+    ours (OURS_CONTROL) when that one fails, as it does on a config
+    with an option 1.17 does not know (answer-cookie, ...)."""
+    for ctl in (CONTROL, OURS_CONTROL[0]):
+        if not ctl:
+            continue
+        try:
+            r = subprocess.run([ctl, "-c", conf, "stats_noreset"],
+                               capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if r.returncode == 0 and r.stdout:
+            return r.stdout
+    return ""
+
+
 def thread_queries(conf):
     """thread N -> num.queries, from the daemon's own statistics
     (unbound-control stats_noreset over the unix socket in conf); {} when
     they cannot be read."""
-    try:
-        r = subprocess.run([CONTROL, "-c", conf, "stats_noreset"],
-                           capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
     out = {}
-    for line in r.stdout.splitlines():
+    for line in control_stats(conf).splitlines():
         m = re.match(r"thread(\d+)\.num\.queries=(\d+)$", line)
         if m:
             out[int(m.group(1))] = int(m.group(2))
@@ -362,6 +376,7 @@ def dnsperf(a, port, qfile, outfile, seconds=None, runs=None, rate=None,
         cmd += ["-O", "doh-method=%s" % a.doh_method]
     if a.do:
         cmd += ["-D"]
+    cmd += a.dnsperf_arg
     with open(outfile, "w") as out:
         run_client(cmd, out)
     return parse_dnsperf(outfile, verbose)
@@ -815,12 +830,7 @@ def run_connrate(a, work, nsd_port, qfile, hints):
 
 def stat_counter(conf, name):
     """One counter of unbound-control stats_noreset (None if unread)."""
-    try:
-        r = subprocess.run([CONTROL, "-c", conf, "stats_noreset"],
-                           capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in r.stdout.splitlines():
+    for line in control_stats(conf).splitlines():
         k, _, v = line.partition("=")
         if k in (name, "total." + name):
             return int(v)
@@ -1597,6 +1607,12 @@ def main(argv=None):
                     "each round starting one column further along; "
                     "per-round LABEL/ours ratios printed (repeatable; "
                     "LABEL= alone: the same config, the ratios' noise)")
+    ap.add_argument("--dnsperf-arg", action="append", default=[],
+                    metavar="ARG",
+                    help="one more argument to every dnsperf run "
+                    "(repeatable), e.g. --dnsperf-arg=-E "
+                    "--dnsperf-arg=10:0102030405060708: a client cookie "
+                    "in every query")
     ap.add_argument("--no-ref", action="store_true",
                     help="leave Debian's Unbound out (unbound column)")
     ap.add_argument("--no-trivial", action="store_true",
@@ -1632,6 +1648,9 @@ def main(argv=None):
                     "of ours takes the kernel's draw at connect")
     a = ap.parse_args(argv)
     a.variants = parse_variants(a.ours_variant)
+    ctl = os.path.join(os.path.dirname(os.path.abspath(a.ours)),
+                       "unbound-control")
+    OURS_CONTROL[0] = ctl if os.access(ctl, os.X_OK) else None
     if a.clients is None:
         # UDP: many client sockets, so SO_REUSEPORT's hash spreads them.
         # TCP: each connection carries -q/-c queries in flight (12 with
