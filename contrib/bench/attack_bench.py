@@ -34,6 +34,10 @@ the medians of the N runs are printed at the end.
    printed: the replies per second that client got, and the share of a
    probe's queries from 127.0.0.2 answered meanwhile.
 
+The probes ask the daemon at 127.0.0.1, the address (the socket) the
+attack fills, unless --probe-to 127.0.0.2: the daemon's other
+interface, a socket of its own.
+
 Everything started is stopped by PID."""
 import argparse
 import os
@@ -304,8 +308,12 @@ def dnsperf_done(p):
     return sent, done, qps
 
 
+PROBE_TO = ["127.0.0.1"]     # --probe-to
+
+
 def probe(port, secs, source, make_name, per_s=20):
-    """Queries at per_s from source for secs: (latencies ms, sent)."""
+    """Queries at per_s from source for secs, to --probe-to: (latencies
+    ms, sent)."""
     lat, sent = [], 0
     end = time.monotonic() + secs
     while time.monotonic() < end:
@@ -313,7 +321,7 @@ def probe(port, secs, source, make_name, per_s=20):
         sent += 1
         try:
             dns.query.udp(dns.message.make_query(make_name(), "A"),
-                          "127.0.0.1", port=port, timeout=1.0,
+                          PROBE_TO[0], port=port, timeout=1.0,
                           source=source)
             lat.append((time.monotonic() - t0) * 1000)
         except Exception:
@@ -436,7 +444,14 @@ def main():
                     "waits (capped by its in-flight queries)")
     ap.add_argument("--sockets", type=int, default=64,
                     help="udpflood: source ports (sockets)")
+    ap.add_argument("--probe-to", choices=["127.0.0.1", "127.0.0.2"],
+                    default="127.0.0.1",
+                    help="the daemon address the probes ask: 127.0.0.1, "
+                    "the socket the attack fills (default), or "
+                    "127.0.0.2, its other interface, a socket of its "
+                    "own (what the worker does, not its socket buffer)")
     a = ap.parse_args()
+    PROBE_TO[0] = a.probe_to
     a.builddir = os.path.abspath(a.builddir)
     a.factor = a.factor or [0, 10]
     binaries = {"ours": os.path.join(a.builddir, "unbound"),
@@ -447,9 +462,10 @@ def main():
     try:
         if a.sender == "udpflood":
             a.udpflood = build_udpflood(a, work)
-        print("%s; load average %.1f %.1f %.1f; sender %s at %d q/s" % (
-            time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-            *os.getloadavg(), a.sender, a.rate))
+        print("%s; load average %.1f %.1f %.1f; sender %s at %d q/s; "
+              "probes to %s" % (
+                  time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                  *os.getloadavg(), a.sender, a.rate, a.probe_to))
         a_nsd = start_nsd(work, "nsd-attack", "attack.tld9.")
         o_nsd = start_nsd(work, "nsd-other", "other.tld9.")
         # factor 0: nothing over the limit goes upstream; 10 (the
