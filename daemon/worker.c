@@ -1160,6 +1160,21 @@ enum resolve_outcome worker_chase(struct worker* w,
 	return RESOLVE_ANSWERED;
 }
 
+/* Cold: compat: unbound-1.25.2: the expired answer (n bytes in out,
+ * p's sync_out) that replaces a SERVFAIL the mesh gave at once passes
+ * the reply filters as every answer does (Unbound's serve-expired
+ * callback sends respip's answer since 1.25.2; before, the expired one
+ * unchanged); their verdict replaces the SERVFAIL's. */
+static size_t filter_stale_now(struct pending_reply* p, uint8_t* out,
+	size_t n)
+{
+	size_t cap = p->limit && p->limit < p->sync_cap ? p->limit :
+		p->sync_cap;
+	n = filter_reply(p, out, n, cap, &p->chase_wanted);
+	p->filtered_out = n == 0;
+	return n;
+}
+
 enum resolve_outcome worker_resolve(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	const struct client_info* ci, uint8_t* out, size_t outcap,
@@ -1207,6 +1222,10 @@ enum resolve_outcome worker_resolve(struct worker* w,
 			if(e > 0) {
 				w->stats.num_expired++;
 				n = e;
+				if(__builtin_expect(
+					w->daemon->modules.query_before_cache,
+					0))
+					n = filter_stale_now(p, out, e);
 			}
 		}
 		if(p->filtered_out) {
