@@ -271,9 +271,11 @@ static __attribute__((noinline)) int policy_hit(struct worker* w,
 
 #define QUERY_STALE_CHECK_MS 1800
 
-static struct query_result resolve_or_stale(struct worker* w, const struct query_info* qi,
-	size_t limit, uint16_t edns_size, const struct client_info* ci,
-	uint8_t* out, size_t outcap, size_t stale)
+static __attribute__((noinline)) struct query_result resolve_or_stale(
+	struct worker* w, const struct query_info* qi,
+	const struct acl_policy* pol, size_t limit, uint16_t edns_size,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	size_t stale)
 {
 	size_t n;
 	w->stats.num_cachemiss++;
@@ -294,6 +296,16 @@ static struct query_result resolve_or_stale(struct worker* w, const struct query
 	}
 	/* the mesh cannot take it: out still holds the stale reply */
 	w->stats.num_expired++;
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
+		/* compat: unbound-1.25.2: it passes the reply filters
+		 * (respip) as every answer; a CNAME they put in goes as it
+		 * is, as from the stale timer (pending_send) */
+		int chase;
+		stale = worker_filter_reply(w, ci->addr, ci->addrlen, pol,
+			ci->is_tcp || ci->doh, out, stale, limit, &chase);
+		if(stale == 0)
+			return reply_of(0);
+	}
 	return reply_of(query_stale_ede(w->env->cfg, out, stale, limit));
 }
 
@@ -785,8 +797,8 @@ static inline __attribute__((always_inline)) struct query_result answer(
 		if(n > 0 && hit == MSG_HIT_EXPIRED &&
 			(cfg->serve_expired_client_timeout > 0 ||
 			modstack_checks_before_stale(&w->daemon->modules, cfg)))
-			return resolve_or_stale(w, &qi, limit, edns_size, ci, out,
-				outcap, n);
+			return resolve_or_stale(w, &qi, am.policy, limit,
+				edns_size, ci, out, outcap, n);
 		if(__builtin_expect(w->daemon->modules.query_before_cache, 0)
 			&& n > 0) {
 			struct query_result r;

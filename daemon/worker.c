@@ -375,6 +375,7 @@ static int chase_of(enum module_reply_verdict v)
 	case MODULE_REPLY_KEEP:
 	case MODULE_REPLY_CHANGED:
 	case MODULE_REPLY_DROP:
+	case MODULE_REPLY_MATCHED:
 		break;
 	}
 	return REPLY_CHASE_NONE;
@@ -405,6 +406,7 @@ static void pending_client(struct pending_reply* p, int chased,
 	cl->tag_changes = pending_tag_changes(p);
 	cl->is_stream = p->is_tcp || p->is_doh;
 	cl->chased = chased;
+	cl->search_only = 0;
 }
 
 /* Cold: the reply filters on a reply to p's client (filter_client);
@@ -433,6 +435,7 @@ static void policy_client(struct worker* w,
 	cl->tag_changes = cl->tags ? pol->tag_changes : NULL;
 	cl->is_stream = is_stream;
 	cl->chased = 0;
+	cl->search_only = 0;
 }
 
 /* out of line: the hit path calls it on its cold branch only (inlined,
@@ -638,6 +641,10 @@ static size_t chase_join(struct pending_reply* p, const uint8_t* tgt,
 		tlen = 0;
 	memcpy(tbuf, tgt, tlen);
 	pending_client(p, 1, &cl);
+	/* compat: unbound-1.17: a merged target is only searched
+	 * (respip_merge_cname): any rule that meets it, inform and
+	 * always_transparent too, leaves the CNAME alone */
+	cl.search_only = p->chase_mode == REPLY_CHASE_MERGE;
 	n = filter_client(p->w, &cl, tbuf, tlen, sizeof(tbuf), &v);
 	if(v != MODULE_REPLY_KEEP && p->chase_mode == REPLY_CHASE_MERGE) {
 		/* compat: unbound-1.17: respip_merge_cname: the CNAME
@@ -1153,6 +1160,21 @@ enum resolve_outcome worker_chase(struct worker* w,
 	return RESOLVE_ANSWERED;
 }
 
+/* Cold: compat: unbound-1.25.2: the expired answer (n bytes in out,
+ * p's sync_out) that replaces a SERVFAIL the mesh gave at once passes
+ * the reply filters as every answer does (Unbound's serve-expired
+ * callback sends respip's answer since 1.25.2; before, the expired one
+ * unchanged); their verdict replaces the SERVFAIL's. */
+static size_t filter_stale_now(struct pending_reply* p, uint8_t* out,
+	size_t n)
+{
+	size_t cap = p->limit && p->limit < p->sync_cap ? p->limit :
+		p->sync_cap;
+	n = filter_reply(p, out, n, cap, &p->chase_wanted);
+	p->filtered_out = n == 0;
+	return n;
+}
+
 enum resolve_outcome worker_resolve(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	const struct client_info* ci, uint8_t* out, size_t outcap,
@@ -1200,6 +1222,10 @@ enum resolve_outcome worker_resolve(struct worker* w,
 			if(e > 0) {
 				w->stats.num_expired++;
 				n = e;
+				if(__builtin_expect(
+					w->daemon->modules.query_before_cache,
+					0))
+					n = filter_stale_now(p, out, e);
 			}
 		}
 		if(p->filtered_out) {

@@ -444,7 +444,7 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 		enum module_reply_verdict r = apply_rpz(env, re, p, client,
 			pkt, len, room, &decided);
 		if(decided)
-			return r;
+			return client->search_only ? MODULE_REPLY_MATCHED : r;
 	}
 	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
 		v = &re->rules->views[client->view];
@@ -465,6 +465,9 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 			client->tags ? &tc : NULL, pkt, *len, re->scratch,
 			room, &n, &rule, &act);
 	}
+	if(client->search_only)
+		return rule && act != RESPIP_NONE ? MODULE_REPLY_MATCHED :
+			MODULE_REPLY_KEEP;
 	if(rule && (act == RESPIP_INFORM || act == RESPIP_INFORM_DENY))
 		log_inform(rule, client, pkt, *len);
 	switch(o) {

@@ -314,7 +314,8 @@ enum module_reply_verdict modstack_filter_reply(struct module_env* env,
 		if(!env->mods[i]->filter_reply)
 			continue;
 		r = env->mods[i]->filter_reply(env, i, client, pkt, len, cap);
-		if(r == MODULE_REPLY_DROP)
+		/* a search's first match decides too */
+		if(r == MODULE_REPLY_DROP || r == MODULE_REPLY_MATCHED)
 			return r;
 		/* a CNAME to chase is the last change: it is chased */
 		if(r == MODULE_REPLY_CHASE || r == MODULE_REPLY_ALIAS)

@@ -111,7 +111,8 @@ void modstack_deinit(struct module_env* env);
 void modstack_reconfigure(struct module_env* env);
 
 /* Every filter_reply of env's modules on a client's reply, top first;
- * MODULE_REPLY_DROP as soon as one drops it. */
+ * MODULE_REPLY_DROP as soon as one drops it (MODULE_REPLY_MATCHED as
+ * soon as one matches a search_only reply). */
 enum module_reply_verdict modstack_filter_reply(struct module_env* env,
 	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
 	size_t cap);

@@ -344,6 +344,12 @@ struct module_reply_client {
 	 * not the question's triggers; the daemon bounds what it chases
 	 * after that (one response-ip CNAME behind an alias) */
 	int chased;
+	/* 1: look only (a merged CNAME target's reply, chased too):
+	 * compat: unbound-1.17: as respip_merge_cname's search,
+	 * MODULE_REPLY_MATCHED when a rule of any action (inform,
+	 * always_transparent too) meets the reply; no inform line; the
+	 * reply is not sent after */
+	int search_only;
 };
 
 /* What filter_reply did to a reply. */
@@ -357,7 +363,9 @@ enum module_reply_verdict {
 	 * (response-ip-data, RPZ Response IP), REPLY_CHASE_ALIAS for
 	 * ALIAS (RPZ QNAME) */
 	MODULE_REPLY_CHASE,
-	MODULE_REPLY_ALIAS
+	MODULE_REPLY_ALIAS,
+	/* search_only: a rule met the reply (left as it is) */
+	MODULE_REPLY_MATCHED
 };
 
 /* One module: a line in services/modstack.c's known[] table. Only name,

@@ -577,7 +577,8 @@ class Upstream:
                        for z in zones)
 
     def respond(self, q, qname, qtype):
-        """The reply to the query q (qname, qtype text)."""
+        """The reply to the query q (qname, qtype text); None: no
+        reply."""
         r = dns.message.make_response(q)
         r.flags |= self.FLAGS
         if qtype in self.RDATA:
@@ -603,9 +604,11 @@ class Upstream:
             with self.lock:
                 self.received.append((src[0], qname.to_text().lower(),
                                       qtype, q))
+            r = self.respond(q, qname, qtype)
+            if r is None:       # a silent server
+                continue
             try:
-                self.sock.sendto(self.respond(q, qname, qtype).to_wire(),
-                                 src)
+                self.sock.sendto(r.to_wire(), src)
             except OSError:
                 pass
 

@@ -56,6 +56,14 @@ response-ip: 192.0.2.110/32 redirect
 response-ip-data: 192.0.2.110/32 "CNAME www.insec."
 response-ip: 192.0.2.131/32 redirect
 response-ip-data: 192.0.2.131/32 "CNAME www.badsig.sec1."
+response-ip: 192.0.2.142/32 redirect
+response-ip-data: 192.0.2.142/32 "CNAME www.rsasha512.sec1."
+response-ip: 192.0.2.14/32 inform
+response-ip: 192.0.2.152/32 redirect
+response-ip-data: 192.0.2.152/32 "CNAME www.ecdsap384sha384.sec1."
+response-ip: 192.0.2.16/32 always_transparent
+response-ip: 192.0.2.154/32 redirect
+response-ip-data: 192.0.2.154/32 "CNAME www.ecdsap256sha256.sec1."
 response-ip: 192.0.2.2/32 redirect
 response-ip-data: 192.0.2.2/32 "CNAME nosuch.sec1."
 rpz:
@@ -74,6 +82,7 @@ fail.sec1 CNAME www.badsig.sec1.
 localt.sec1 CNAME t.lz.
 chain.sec1 CNAME long.example.sec1.
 32.132.2.0.192.rpz-ip CNAME www.insec.
+32.15.2.0.192.rpz-ip CNAME rpz-passthru.
 """
 
 
@@ -118,6 +127,23 @@ def test_respip_rules_pointing_at_each_other(pair):
                          ("example3.sec1.", "www.example.sec1.")):
         v = both(pair, name, "A")
         assert answer_of(v) == [name + " CNAME " + target], v
+
+
+def test_respip_target_meets_inform_or_transparent(pair):
+    # compat: unbound-1.17: respip_merge_cname leaves the CNAME alone
+    # when any rule meets the target's address: one that only informs,
+    # always_transparent, an RPZ passthru; the target's inform rule
+    # logs nothing (only the question's rules log)
+    for name, target in (("www.ok.sec2.", "www.rsasha512.sec1."),
+                         ("a.ent.example.sec1.",
+                          "www.ecdsap384sha384.sec1."),
+                         ("a.ent.example3.sec1.",
+                          "www.ecdsap256sha256.sec1.")):
+        v = both(pair, name, "A")
+        assert v[0] == "NOERROR", v
+        assert answer_of(v) == [name + " CNAME " + target], v
+    for srv in pair:
+        assert " inform " not in srv.log(), srv.binary
 
 
 def test_respip_target_fails(pair):

@@ -266,6 +266,49 @@ static void test_answer_query(void** state)
 	assert_null(modstack_find("iterator")->answer_query);
 }
 
+static enum module_reply_verdict match_stub(struct module_env* env, int id,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap)
+{
+	(void)env; (void)id; (void)pkt; (void)len; (void)cap;
+	answer_calls++;
+	return client->search_only ? MODULE_REPLY_MATCHED : MODULE_REPLY_KEEP;
+}
+
+/* modstack_filter_reply on a search_only reply: the first module that
+ * matches decides (the merged CNAME target is stripped), those below
+ * are not asked; without search_only the stub keeps it and all are */
+static void test_filter_search_only(void** state)
+{
+	struct module_func_block plain, keep, match;
+	struct module_env env;
+	struct module_reply_client cl;
+	uint8_t pkt[4] = { 1, 2, 3, 4 };
+	size_t len = sizeof(pkt);
+	(void)state;
+	memset(&plain, 0, sizeof(plain));
+	memset(&env, 0, sizeof(env));
+	memset(&cl, 0, sizeof(cl));
+	keep = plain;
+	keep.filter_reply = keep_query;
+	match = plain;
+	match.filter_reply = match_stub;
+	env.mods[0] = &match;
+	env.mods[1] = &keep;
+	env.num_modules = 2;
+	keep_calls = answer_calls = 0;
+	assert_int_equal(modstack_filter_reply(&env, &cl, pkt, &len,
+		sizeof(pkt)), MODULE_REPLY_KEEP);
+	assert_int_equal(keep_calls, 1);
+	cl.search_only = 1;
+	assert_int_equal(modstack_filter_reply(&env, &cl, pkt, &len,
+		sizeof(pkt)), MODULE_REPLY_MATCHED);
+	assert_int_equal(answer_calls, 2);
+	assert_int_equal(keep_calls, 1);   /* not asked after the match */
+	assert_int_equal(len, sizeof(pkt));
+	assert_int_equal(pkt[0], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_needs_respip),
 		cmocka_unit_test(test_view_needs_respip),
 		cmocka_unit_test(test_answer_query),
+		cmocka_unit_test(test_filter_search_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
