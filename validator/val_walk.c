@@ -302,22 +302,23 @@ static int walk_retry(struct module_qstate* qs, struct val_qstate* vq,
 	int i, j, added = 0;
 	uint16_t type = w->wait == WALK_WAIT_DS ? TYPE_DS : TYPE_DNSKEY;
 	int first = w->num_avoid == 0 && !w->refetched;
-	if(!first && vq->sub_num_from == 0) {
+	struct val_lookup* last = vq->last;   /* made with the walk */
+	if(!first && last->num_from == 0) {
 		*why = w->first_why;
-		memcpy(vq->sub_from, w->first_from, sizeof(vq->sub_from));
-		vq->sub_num_from = w->first_num_from;
+		memcpy(last->from, w->first_from, sizeof(last->from));
+		last->num_from = w->first_num_from;
 		return 0;
 	}
 	if(!ve || vq->restarts >= ve->max_restart)
 		return 0;
 	if(first) {
 		w->first_why = *why;
-		memcpy(w->first_from, vq->sub_from, sizeof(w->first_from));
-		w->first_num_from = vq->sub_num_from;
+		memcpy(w->first_from, last->from, sizeof(w->first_from));
+		w->first_num_from = last->num_from;
 	}
-	for(i = 0; i < vq->sub_num_from && w->num_avoid < VAL_MAX_AVOID;
+	for(i = 0; i < last->num_from && w->num_avoid < VAL_MAX_AVOID;
 		i++) {
-		const struct module_from* f = &vq->sub_from[i];
+		const struct module_from* f = &last->from[i];
 		for(j = 0; j < w->num_avoid; j++)
 			if(w->avoid[j].len == f->len && memcmp(
 				&w->avoid[j].addr, &f->addr, f->len) == 0)
@@ -329,12 +330,12 @@ static int walk_retry(struct module_qstate* qs, struct val_qstate* vq,
 	}
 	if(!added) {
 		/* from the caches: asked of the servers once */
-		if(vq->sub_num_from > 0 || w->refetched)
+		if(last->num_from > 0 || w->refetched)
 			return 0;
 		w->refetched = 1;
 	}
 	vq->restarts++;
-	vq->sub_num_from = 0;
+	last->num_from = 0;
 	ldns_rr_list_deep_free(w->sub_answer);
 	ldns_rr_list_deep_free(w->sub_authority);
 	w->sub_answer = w->sub_authority = NULL;
@@ -721,7 +722,8 @@ int val_walk_step(struct module_qstate* qs, struct val_qstate* vq,
 	uint8_t pos[LDNS_MAX_DOMAINLEN + 1];
 	if(z->status != SEC_UNCHECKED)
 		return 1;
-	if(!vq->walk && !(vq->walk = calloc(1, sizeof(*vq->walk)))) {
+	if((!vq->walk && !(vq->walk = calloc(1, sizeof(*vq->walk)))) ||
+		(!vq->last && !(vq->last = calloc(1, sizeof(*vq->last))))) {
 		z->status = SEC_BOGUS;
 		z->why.text = "out of memory";
 		z->why.ede = VAL_EDE_DNSSEC_BOGUS;

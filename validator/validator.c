@@ -64,6 +64,7 @@ static int val_init(struct module_env* env, int id)
 		return 0;
 	}
 	settings_from_cfg(ve, env->cfg);
+	spare_list_init(&ve->state_spare, VAL_STATE_SPARE_MAX);
 	ve->kc = env->modglobal[id];
 	env->modinfo[id] = ve;
 	ve->prober = val_autotrust_prober_start(env, ve);
@@ -77,6 +78,7 @@ static void val_deinit(struct module_env* env, int id)
 		return;
 	val_autotrust_prober_stop(ve->prober);
 	val_sig_ctx_delete(ve->sigctx);
+	spare_list_clear(&ve->state_spare);
 	free(ve);
 }
 
@@ -89,6 +91,7 @@ static void val_reconfigure(struct module_env* env, int id)
 
 static void val_clear(struct module_qstate* qs, int id)
 {
+	struct val_env* ve = qs->env->modinfo[id];
 	struct val_qstate* vq = qs->minfo[id];
 	if(!vq)
 		return;
@@ -96,6 +99,7 @@ static void val_clear(struct module_qstate* qs, int id)
 		event_free(vq->deadline);
 	val_walk_clear(vq->walk);
 	free(vq->walk);
+	free(vq->last);
 	val_zones_clear(vq);
 	val_nsec3_cache_clear(&vq->nsec3_cache);
 	if(vq->first) {
@@ -108,7 +112,9 @@ static void val_clear(struct module_qstate* qs, int id)
 	}
 	free(vq->avoid);
 	free(vq->wild_ce);
-	free(vq);
+	if(ve)
+		spare_free(&ve->state_spare, vq);
+	else	free(vq);
 	qs->minfo[id] = NULL;
 }
 
@@ -125,9 +131,17 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* glibc 2.36 serves a request over 1 KiB past its per-thread cache and
+ * consolidates its free lists for it: about 1,000 instructions a miss
+ * more (issue 32) */
+_Static_assert(sizeof(struct val_qstate) <= 1024,
+	"struct val_qstate over 1 KiB: keep rarely used parts apart");
+
 static struct val_qstate* state_new(struct module_qstate* qs, int id)
 {
-	struct val_qstate* vq = calloc(1, sizeof(*vq));
+	struct val_env* ve = qs->env->modinfo[id];
+	struct val_qstate* vq = ve ? spare_zalloc(&ve->state_spare,
+		sizeof(*vq)) : zalloc(sizeof(*vq));
 	if(!vq)
 		return NULL;
 	vq->id = id;
@@ -234,16 +248,17 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 		}
 		if(e)
 			val_kcache_release(ve->kc, e);
-	} else if(z && vq->sub_qtype) {
+	} else if(z && vq->last && vq->last->qtype) {
+		const struct val_lookup* last = vq->last;
 		char n[LDNS_MAX_DOMAINLEN * 4 + 8];
 		struct val_reason kept;
 		size_t l;
-		dname_to_str(vq->sub_name, n, sizeof(n));
+		dname_to_str(last->name, n, sizeof(n));
 		textf(d, sizeof(d), "%s", why->text);
-		append_from(d, sizeof(d), vq->sub_from, vq->sub_num_from);
+		append_from(d, sizeof(d), last->from, last->num_from);
 		l = strlen(d);
 		textf(d + l, sizeof(d) - l, " for %s %s while building "
-			"chain of trust", vq->sub_qtype == TYPE_DS ? "DS" :
+			"chain of trust", last->qtype == TYPE_DS ? "DS" :
 			"key", n);
 		/* what the key cache keeps: the question and this */
 		textf(out, MODULE_REASON_LEN, "<%s>: %s", q, d);
@@ -251,14 +266,14 @@ static int explain(struct module_qstate* qs, struct val_qstate* vq,
 		kept.ede = why->ede;
 		if(ve->kc) {
 			const struct val_kentry* e = val_kcache_lookup(
-				ve->kc, vq->sub_name, qs->qclass,
+				ve->kc, last->name, qs->qclass,
 				time(NULL));
 			int bad = e && e->status == VAL_KEY_BAD;
 			if(e)
 				val_kcache_release(ve->kc, e);
 			if(bad)
 				(void)val_kcache_store_bad(ve->kc,
-					vq->sub_name, qs->qclass, &kept,
+					last->name, qs->qclass, &kept,
 					time(NULL));
 		}
 		/* compat: unbound-1.17: Unbound 1.17 keeps the key failure's
@@ -530,13 +545,31 @@ static enum module_state run(struct module_qstate* qs, struct val_qstate* vq,
 	return MODULE_FINISHED;
 }
 
-/* The module below answered: what must be checked? */
+/* The state of a client's question (or a module's lookup, passed
+ * through unchecked), or NULL when out of memory. */
+static struct val_qstate* question_state_new(struct module_qstate* qs,
+	int id, const struct val_env* ve)
+{
+	struct val_qstate* vq = state_new(qs, id);
+	if(!vq)
+		return NULL;
+	/* a module's own lookup (DS, DNSKEY, NS addresses) is checked
+	 * where it is used */
+	vq->passthrough = (qs->flags & MODQ_NOVAL) != 0;
+	vq->cd = (qs->flags & MODQ_CD) && !ve->ignore_cd;
+	return vq;
+}
+
+/* The module below answered: what must be checked? vq is NULL when the
+ * question came while no trust anchor had keys (val_operate). */
 static enum module_state start_check(struct module_qstate* qs,
-	struct val_qstate* vq, struct val_env* ve)
+	struct val_qstate* vq, struct val_env* ve, int id)
 {
 	struct val_reason why = { "answer spans too many zones",
 		VAL_EDE_DNSSEC_BOGUS };
-	if(!vq->passthrough && vq->have_first &&
+	int passthrough = vq ? vq->passthrough :
+		(qs->flags & MODQ_NOVAL) != 0;
+	if(vq && !vq->passthrough && vq->have_first &&
 		qs->res.rcode != RCODE_NOERROR && qs->res.rcode != RCODE_NXDOMAIN) {
 		/* restarted, and no other server answered: the bogus
 		 * answer of before is the verdict */
@@ -546,7 +579,7 @@ static enum module_state start_check(struct module_qstate* qs,
 		vq->have_first = 0;
 		return finish(qs, vq, ve, SEC_BOGUS, &vq->first_why);
 	}
-	if(vq->passthrough || (qs->res.rcode != RCODE_NOERROR &&
+	if(passthrough || (qs->res.rcode != RCODE_NOERROR &&
 		qs->res.rcode != RCODE_NXDOMAIN))
 		return MODULE_FINISHED;   /* unchecked, or a failure */
 	/* compat: unbound-1.17: RFC 4035 3.1.5 and 5: the answer to an RRSIG
@@ -558,6 +591,12 @@ static enum module_state start_check(struct module_qstate* qs,
 		ldns_rr_list_rr_count(qs->res.answer) > 0)) {
 		qs->res.security = SEC_INDETERMINATE;
 		ve->stats.indeterminate++;
+		return MODULE_FINISHED;
+	}
+	if(!vq && !(vq = question_state_new(qs, id, ve))) {
+		/* an anchor with keys came with a reload meanwhile */
+		log_err("validator: out of memory");
+		module_result_servfail(&qs->res);
 		return MODULE_FINISHED;
 	}
 	if(!val_msg_list_zones(qs, vq))
@@ -653,6 +692,7 @@ static enum module_state val_operate(struct module_qstate* qs,
 	struct val_qstate* vq = qs->minfo[id];
 	(void)reply;
 	if(ev == MODULE_EVENT_NEW) {
+		int again = vq != NULL;   /* the state asked anew */
 		if(vq && vq->preset) {
 			/* a walk's lookup asked again: the servers to
 			 * leave out are set (val_sub_avoid) */
@@ -660,24 +700,22 @@ static enum module_state val_operate(struct module_qstate* qs,
 			vq->passthrough = (qs->flags & MODQ_NOVAL) != 0;
 			return MODULE_WAIT_MODULE;
 		}
-		if(vq)
+		if(again)
 			val_clear(qs, id);
-		else if(aggressive_answer(qs, ve))
+		/* without an anchor with keys nothing is validated, no
+		 * walk starts and no answer is bogus: the question needs no
+		 * state (start_check marks the result); a miss spares its
+		 * making and clearing */
+		if(!val_anchors_any_keys(qs->env->anchors))
+			return MODULE_WAIT_MODULE;
+		if(!again && aggressive_answer(qs, ve))
 			return MODULE_FINISHED;
-		if(!(vq = state_new(qs, id))) {
+		if(!(vq = question_state_new(qs, id, ve))) {
 			log_err("validator: out of memory");
 			module_result_servfail(&qs->res);
 			return MODULE_FINISHED;
 		}
-		/* a module's own lookup (DS, DNSKEY, NS addresses) is
-		 * checked where it is used */
-		vq->passthrough = (qs->flags & MODQ_NOVAL) != 0;
-		vq->cd = (qs->flags & MODQ_CD) && !ve->ignore_cd;
 		return MODULE_WAIT_MODULE;
-	}
-	if(!vq) {
-		module_result_servfail(&qs->res);
-		return MODULE_FINISHED;
 	}
 	if(ev == MODULE_EVENT_MODDONE && qs->res.policy) {
 		/* compat: unbound-1.17: "rpz applied, mark it as insecure" */
@@ -685,7 +723,11 @@ static enum module_state val_operate(struct module_qstate* qs,
 		return MODULE_FINISHED;
 	}
 	if(ev == MODULE_EVENT_MODDONE)
-		return start_check(qs, vq, ve);
+		return start_check(qs, vq, ve, id);
+	if(!vq) {
+		module_result_servfail(&qs->res);
+		return MODULE_FINISHED;
+	}
 	return run(qs, vq, ve);
 }
 
@@ -732,10 +774,11 @@ static void val_inform_super(struct module_qstate* sub, int id,
 		(sub->res.authority && !w->sub_authority))
 		w->sub_rcode = RCODE_SERVFAIL;   /* out of memory */
 	w->sub_done = 1;
-	vq->sub_qtype = sub->qtype;
-	memcpy(vq->sub_name, sub->qname, sub->qname_len);
-	memcpy(vq->sub_from, sub->res.from, sizeof(vq->sub_from));
-	vq->sub_num_from = sub->res.num_from;
+	/* made with the walk (val_walk_step) */
+	vq->last->qtype = sub->qtype;
+	memcpy(vq->last->name, sub->qname, sub->qname_len);
+	memcpy(vq->last->from, sub->res.from, sizeof(vq->last->from));
+	vq->last->num_from = sub->res.num_from;
 }
 
 static void val_describe(const struct module_qstate* qs, int id, char* buf,
