@@ -305,6 +305,25 @@ static void note_origin(struct module_result* res,
 	res->from[0].len = len;
 }
 
+/* compat: unbound-1.23: dns-error-reporting: the agent of the last
+ * reply, as Unbound keeps each reply's options in place of the last's
+ * (edns_opts_back_in). The state gets its buffer when a reply first
+ * names an agent (the mesh frees it); without memory, no report. */
+static void note_report_agent(struct module_qstate* qs,
+	const struct outnet_reply* reply)
+{
+	uint8_t agent[LDNS_MAX_DOMAINLEN];
+	size_t n = error_report_agent(reply->pkt, reply->len, agent);
+	if(n && !qs->report_agent &&
+		!(qs->report_agent = malloc(LDNS_MAX_DOMAINLEN))) {
+		log_err("iterator: out of memory for a report agent");
+		n = 0;
+	}
+	if(n)
+		memcpy(qs->report_agent, agent, n);
+	qs->report_agent_len = n;
+}
+
 static enum module_state iter_operate(struct module_qstate* qs,
 	enum module_event ev, int id, const struct outnet_reply* reply)
 {
@@ -332,13 +351,9 @@ static enum module_state iter_operate(struct module_qstate* qs,
 			alen = iq->sent_to->addrlen;
 			memcpy(&addr, &iq->sent_to->addr, alen);
 		}
-		/* compat: unbound-1.23: dns-error-reporting: the agent of
-		 * the last reply, as Unbound keeps each reply's options in
-		 * place of the last's (edns_opts_back_in) */
 		if(reply && reply->result == OUTNET_REPLY && ie->cfg &&
 			ie->cfg->dns_error_reporting)
-			qs->report_agent_len = error_report_agent(reply->pkt,
-				reply->len, qs->report_agent);
+			note_report_agent(qs, reply);
 		iter_handle_reply(ie, iq, reply);
 		if(alen && (rr_count(iq->answer) > an ||
 			rr_count(iq->authority) > ns))

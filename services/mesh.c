@@ -394,6 +394,10 @@ static void state_delete(struct mesh_area* m, struct mesh_state* s)
 	clear_modules(m, s);
 	free(s->qs.client);
 	s->qs.client = NULL;
+	if(s->qs.report_agent) {   /* dns-error-reporting only */
+		free(s->qs.report_agent);
+		s->qs.report_agent = NULL;
+	}
 	/* the lists only: state_new zeroes a spare state when it reuses
 	 * it */
 	module_result_free_lists(&s->qs.res);

@@ -212,11 +212,6 @@ struct module_result {
 /* One question in flight, owned by the mesh. */
 struct module_qstate {
 	uint8_t qname[LDNS_MAX_DOMAINLEN + 1];   /* lowercased */
-	/* dns-error-reporting: the agent domain (wire, lowercased) of the
-	 * Report-Channel option in the last upstream reply to this
-	 * question, report_agent_len bytes (0: none); here, before
-	 * qname_len, so that a new state clears only the length */
-	uint8_t report_agent[LDNS_MAX_DOMAINLEN];
 	size_t qname_len;
 	uint16_t qtype, qclass;
 	unsigned flags;          /* MODQ_* */
@@ -228,6 +223,13 @@ struct module_qstate {
 	struct module_env* env;
 	struct mesh_state* ms;   /* for mesh_* calls and outnet callbacks */
 	struct module_client* client;  /* module_env.per_client only */
+	/* dns-error-reporting: the agent domain (wire, lowercased) of the
+	 * Report-Channel option in the last upstream reply to this
+	 * question, report_agent_len bytes (0: none). NULL until a reply
+	 * names one (LDNS_MAX_DOMAINLEN bytes, malloc'd by the module that
+	 * reads it, freed by the mesh with the state): with the option off
+	 * a state carries 8 bytes for it, not 255 */
+	uint8_t* report_agent;
 	size_t report_agent_len;
 	void* minfo[MODULE_MAX]; /* each module's own data; a module that
 	                          * starts a new sub-query may fill its own

@@ -51,7 +51,8 @@ def main():
                         a.cookies, SECRET.hex()), sock))
     out = os.path.join(work, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--toggle-collect=udp_read_cb",
+                          # *: an LTO build names it .lto_priv.0
+                          "--toggle-collect=udp_read_cb*",
                           "--callgrind-out-file=" + out,
                           os.path.join(a.builddir, "unbound"), "-d", "-c",
                           conf], stdout=subprocess.DEVNULL,

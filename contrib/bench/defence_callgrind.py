@@ -60,8 +60,9 @@ def measure(a, lines):
                     sock))
     out = os.path.join(work, "cg.out")
     p = subprocess.Popen(["valgrind", "--tool=callgrind",
-                          "--toggle-collect=udp_read_cb",
-                          "--toggle-collect=udp_stamped_read_cb",
+                          # *: an LTO build names them .lto_priv.0
+                          "--toggle-collect=udp_read_cb*",
+                          "--toggle-collect=udp_stamped_read_cb*",
                           "--callgrind-out-file=" + out,
                           os.path.join(a.builddir, "unbound"), "-d", "-c",
                           conf], stdout=subprocess.DEVNULL,

@@ -11,33 +11,18 @@ Compared per question: rcode, AD, and the answer section without TTLs.
 Where ours differs on purpose, the test says so and checks ours.
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise."""
-import os
-import sys
-
 import dns.flags
 import dns.message
 import dns.rcode
 import dns.rdatatype
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: F401
+                            signednet_net)
+from test_control import ctl, stats_dict
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import (DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa
-                      _finish, free_port)
-from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
-
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 BODY = """module-config: "dns64 validator iterator"
 trust-anchor-file: "%s"
@@ -58,22 +43,16 @@ PTR6_OUTSIDE = ("1.0.2.0.0.0.0.c.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
                 "8.b.d.0.1.0.0.2.ip6.arpa.")  # 2001:db8::c000:201
 
 
-def start_pair(net, tmp_path_factory, extra):
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    for s in (ours, ref):
-        s.start(BODY % net.anchor + extra, root_hints=net.root_hints,
-                extra=rc_clause(None, free_port(), use_cert=False))
-    return ours, ref
+def running(net, tmp_path_factory, options):
+    """Ours and the reference on BODY and options, with control."""
+    return running_pair(net, tmp_path_factory, BODY % net.anchor + options,
+                        control=True)
 
 
 @pytest.fixture(scope="module")
 def plain(signednet_net, tmp_path_factory):
-    pair = start_pair(signednet_net, tmp_path_factory, "")
-    yield pair
-    for s in pair:
-        _finish(s)
+    with running(signednet_net, tmp_path_factory, "") as pair:
+        yield pair
 
 
 def ask(srv, qname, qtype, do=False, cd=False):
@@ -173,12 +152,10 @@ def test_ptr_under_prefix(plain):
 
 @pytest.fixture(scope="module")
 def options(signednet_net, tmp_path_factory):
-    pair = start_pair(signednet_net, tmp_path_factory,
-                      "dns64-prefix: 2001:db8:122:344::/64\n"
-                      "dns64-ignore-aaaa: example.sec1.\n")
-    yield pair
-    for s in pair:
-        _finish(s)
+    with running(signednet_net, tmp_path_factory,
+                 "dns64-prefix: 2001:db8:122:344::/64\n"
+                 "dns64-ignore-aaaa: example.sec1.\n") as pair:
+        yield pair
 
 
 def test_ignore_aaaa_and_prefix64(options):
@@ -195,11 +172,9 @@ def test_ignore_aaaa_and_prefix64(options):
 
 @pytest.fixture(scope="module")
 def synthall(signednet_net, tmp_path_factory):
-    pair = start_pair(signednet_net, tmp_path_factory,
-                      "dns64-synthall: yes\n")
-    yield pair
-    for s in pair:
-        _finish(s)
+    with running(signednet_net, tmp_path_factory,
+                 "dns64-synthall: yes\n") as pair:
+        yield pair
 
 
 def test_synthall(synthall):

@@ -18,30 +18,15 @@ bogus, as Unbound's.
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise.
 """
-import os
-import sys
-
 import dns.flags
 import dns.message
 import dns.rcode
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW, _finish
+from signednet_pair import SKIP_MARKS, signednet_net, start_one  # noqa: F401
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
-
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 # aggressive-nsec: no, or the wildcard's NSEC answers later names from
 # the cache and they reach no server
@@ -77,11 +62,8 @@ def mitm_lame(mitm, since=0):
 
 
 def start(binary, tmp_path, net, check):
-    os.makedirs(tmp_path / binary, exist_ok=True)
-    srv = (Server if binary == "ours" else RefServer)(tmp_path / binary)
-    srv.start(BODY % (net.anchor, "no" if check else "yes"),
-              root_hints=net.root_hints)
-    return srv
+    return start_one(binary, tmp_path, net,
+                     BODY % (net.anchor, "no" if check else "yes"))
 
 
 def run(srv, mitm, tag):

@@ -20,9 +20,7 @@ not missed": no cache miss), and the test internet never sees the name
 Compared per question: rcode, the header flags, the three sections
 (records as text without TTLs; OPT left out). Needs nsd, Debian's unbound
 and root (port 53); skips otherwise."""
-import os
 import re
-import sys
 import time
 
 import dns.exception
@@ -30,25 +28,13 @@ import dns.flags
 import dns.message
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW, RefServer, Server, Upstream
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: F401
+                            signednet_net, write_zones)
+from test_control import ctl, stats_dict
+from test_respip import hits, view
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import (DEB_UNBOUND, REFERENCE, SLOW,  # noqa: E402
-                      RefServer, Server, Upstream, _finish, free_port)
-from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
-from test_respip import hits, view  # noqa: E402
-
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 BODY = """module-config: "respip validator iterator"
 trust-anchor-file: "%s"
@@ -103,27 +89,18 @@ rpz:
 
 @pytest.fixture(scope="module")
 def pair(signednet_net, tmp_path_factory):
-    zdir = tmp_path_factory.mktemp("zones")
-    one, two = str(zdir / "one.zone"), str(zdir / "two.zone")
-    with open(one, "w") as f:
-        f.write(ZONE_ONE)
-    with open(two, "w") as f:
-        f.write(ZONE_TWO)
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
+    zones = write_zones(tmp_path_factory, ("one.zone", ZONE_ONE),
+                        ("two.zone", ZONE_TWO))
     up = Upstream()
-    ours.upstream = ref.upstream = up
     try:
-        for s in (ours, ref):
-            s.start(BODY % signednet_net.anchor,
-                    root_hints=signednet_net.root_hints,
-                    extra=CLAUSES % (one, two) + up.stub_zone("blk.up") +
-                    rc_clause(None, free_port(), use_cert=False))
-        yield ours, ref
+        with running_pair(signednet_net, tmp_path_factory,
+                          BODY % signednet_net.anchor,
+                          extra=CLAUSES % tuple(zones) +
+                          up.stub_zone("blk.up"), control=True) as both:
+            for s in both:
+                s.upstream = up
+            yield both
     finally:
-        for s in (ours, ref):
-            _finish(s)
         up.close()
 
 

@@ -12,33 +12,20 @@ is answered to clients as an auth zone.
 Compared per question: rcode, header flags, the three sections (records
 as text without TTLs). Needs nsd, Debian's unbound and root (port 53);
 skips otherwise."""
-import os
 import re
-import sys
 import time
 
 import dns.exception
 import dns.message
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: F401
+                            signednet_net, write_zones)
+from test_control import ctl, stats_dict
+from test_respip import view
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import (DEB_UNBOUND, REFERENCE, SLOW,  # noqa: E402
-                      RefServer, Server, _finish, free_port)
-from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
-from test_respip import view  # noqa: E402
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 BODY = """module-config: "respip validator iterator"
 trust-anchor-file: "%s"
@@ -88,24 +75,11 @@ rpz:
 def pair(signednet_net, tmp_path_factory):
     net = signednet_net
     rev = ".".join(reversed(net.prefix.split(".")))
-    zdir = tmp_path_factory.mktemp("zones")
-    zone, tzone = str(zdir / "ns.zone"), str(zdir / "tag.zone")
-    with open(zone, "w") as f:
-        f.write(ZONE % {"rev": rev})
-    with open(tzone, "w") as f:
-        f.write(TAG_ZONE)
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    try:
-        for s in (ours, ref):
-            s.start(BODY % net.anchor, root_hints=net.root_hints,
-                    extra=CLAUSE % (zone, tzone) + rc_clause(None, free_port(),
-                                                    use_cert=False))
-        yield ours, ref
-    finally:
-        for s in (ours, ref):
-            _finish(s)
+    zones = write_zones(tmp_path_factory, ("ns.zone", ZONE % {"rev": rev}),
+                        ("tag.zone", TAG_ZONE))
+    with running_pair(net, tmp_path_factory, BODY % net.anchor,
+                      extra=CLAUSE % tuple(zones), control=True) as both:
+        yield both
 
 
 def ask(srv, qname, qtype, do=False, source="127.0.0.1"):

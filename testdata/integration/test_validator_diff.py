@@ -23,8 +23,6 @@ that no longer shows fails the test too, so the lists stay true.
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise. Every config names only the signed net's loopback root.
 """
-import os
-import sys
 import time
 
 import dns.edns
@@ -35,22 +33,12 @@ import dns.rcode
 import dns.rdatatype
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: F401
+                            signednet_net)
+from testnet import signed_cases
 
-from testnet import have_nsd, signed_cases  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
-
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 # The options both resolvers get, besides the harness's port, paths and
 # the signed net's root hints.
@@ -164,19 +152,12 @@ class Pair(tuple):
 @pytest.fixture(scope="module")
 def pair(signednet_net, tmp_path_factory):
     """(ours, reference), both validating through the signed net."""
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    try:
-        started = time.time()
-        for s in (ours, ref):
-            s.start(BODY % signednet_net.anchor,
-                    root_hints=signednet_net.root_hints)
-        p = Pair((ours, ref))
+    started = time.time()
+    with running_pair(signednet_net, tmp_path_factory,
+                      BODY % signednet_net.anchor) as both:
+        p = Pair(both)
         p.started = started
         yield p
-    finally:
-        for s in (ours, ref):
-            _finish(s)
 
 
 def ask(srv, qname, qtype, do, cd):

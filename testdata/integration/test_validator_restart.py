@@ -21,31 +21,16 @@ each picks a server anew.
 Needs nsd, ldnsutils, Debian's unbound and root (port 53); skips
 otherwise.
 """
-import os
-import sys
-
 import dns.flags
 import dns.message
 import dns.rcode
 import pytest
 
-TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTDATA not in sys.path:
-    sys.path.insert(0, TESTDATA)
+from conftest import SLOW, Server, _finish
+from signednet_pair import SKIP_MARKS, signednet_net, start_one  # noqa: F401
+from test_control import ctl, rc_clause
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
-from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause  # noqa: E402
-
-
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 # aggressive-nsec: no, or the first secure wildcard answer (with its
 # NSEC) answers the later names from the cache and none reaches the MITM;
@@ -80,11 +65,9 @@ def answers(srv, tag):
 @pytest.mark.parametrize("binary", ["ours", "debian"])
 def test_bogus_answer_retried_at_the_other_server(signednet_net, tmp_path,
                                                   binary):
-    os.makedirs(tmp_path / binary, exist_ok=True)
-    srv = (Server if binary == "ours" else RefServer)(tmp_path / binary)
+    srv = start_one(binary, tmp_path, signednet_net,
+                    BODY % (signednet_net.anchor, 5))
     try:
-        srv.start(BODY % (signednet_net.anchor, 5),
-                  root_hints=signednet_net.root_hints)
         secure, bogus = answers(srv, "r")
         assert (secure, bogus) == (NAMES, 0), (secure, bogus)
     finally:
@@ -110,15 +93,14 @@ def test_no_restart_leaves_the_mitm_answers_bogus(signednet_net, tmp_path):
 KEY_ROUNDS = 12     # each a fresh choice between the two servers
 
 
-def key_rounds(srv, binary):
+def key_rounds(srv):
     """(secure, bogus) over KEY_ROUNDS rounds of www.keyretry.sec1. A,
     each after the zone's keys, answers and server RTTs are forgotten."""
-    control = OUR_CTL if binary == "ours" else DEB_CTL
     secure = bogus = 0
     for _ in range(KEY_ROUNDS):
         for args in (("flush_zone", "keyretry.sec1."), ("flush_bogus",),
                      ("flush_infra", "all")):
-            r = ctl(srv.conf, *args, binary=control)
+            r = ctl(srv.conf, *args, binary=srv.ctl_bin)
             assert r.returncode == 0, (args, r.stdout, r.stderr)
         q = dns.message.make_query("www.keyretry.sec1.", "A",
                                    want_dnssec=True)
@@ -131,13 +113,10 @@ def key_rounds(srv, binary):
 
 
 def start_with_control(binary, tmp_path, net, restarts):
-    os.makedirs(tmp_path / binary, exist_ok=True)
-    srv = (Server if binary == "ours" else RefServer)(tmp_path / binary)
-    srv.start(BODY % (net.anchor, restarts),
-              extra=rc_clause(None, iface=str(tmp_path / binary / "c.sock"),
-                              use_cert=False),
-              root_hints=net.root_hints)
-    return srv
+    return start_one(binary, tmp_path, net, BODY % (net.anchor, restarts),
+                     extra=rc_clause(None,
+                                     iface=str(tmp_path / binary / "c.sock"),
+                                     use_cert=False))
 
 
 @pytest.mark.parametrize("binary", ["ours", "debian"])
@@ -145,7 +124,7 @@ def test_bad_dnskey_retried_at_the_other_server(signednet_net, tmp_path,
                                                 binary):
     srv = start_with_control(binary, tmp_path, signednet_net, 5)
     try:
-        secure, bogus = key_rounds(srv, binary)
+        secure, bogus = key_rounds(srv)
         assert (secure, bogus) == (KEY_ROUNDS, 0), (secure, bogus)
     finally:
         _finish(srv)
@@ -157,7 +136,7 @@ def test_no_restart_leaves_the_mitm_key_bad(signednet_net, tmp_path):
     retry (a chance of 2^-12 that the MITM is never chosen)."""
     srv = start_with_control("ours", tmp_path, signednet_net, 0)
     try:
-        secure, bogus = key_rounds(srv, "ours")
+        secure, bogus = key_rounds(srv)
         assert bogus > 0 and secure + bogus == KEY_ROUNDS, (secure, bogus)
     finally:
         _finish(srv)
