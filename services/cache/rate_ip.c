@@ -29,6 +29,7 @@ struct rate_ip_table {
 	struct rate_ip_bucket* b;
 	size_t mask;          /* buckets - 1 */
 	uint64_t seed;        /* against chosen collisions */
+	atomic_int holders;   /* the serve_envs that share it */
 };
 
 struct rate_ip_table* rate_ip_create(size_t bytes)
@@ -46,14 +47,22 @@ struct rate_ip_table* rate_ip_create(size_t bytes)
 		return NULL;
 	}
 	t->mask = n - 1;
+	atomic_init(&t->holders, 1);
 	if(RAND_bytes((unsigned char*)&t->seed, sizeof(t->seed)) != 1)
 		t->seed = (uint64_t)time(NULL) * HASH_MIX_MUL;
 	return t;
 }
 
+struct rate_ip_table* rate_ip_share(struct rate_ip_table* t)
+{
+	if(t)
+		atomic_fetch_add(&t->holders, 1);
+	return t;
+}
+
 void rate_ip_delete(struct rate_ip_table* t)
 {
-	if(!t)
+	if(!t || atomic_fetch_sub(&t->holders, 1) != 1)
 		return;
 	free(t->b);
 	free(t);
