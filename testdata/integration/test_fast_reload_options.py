@@ -6,7 +6,9 @@ cache-min-ttl and cache-max-negative-ttl bound what is stored after the
 reload; infra-cache-numhosts and ratelimit-size bound the kept tables in
 place (a smaller bound evicts at once, a larger one lets them grow);
 ip-ratelimit-size makes a new table (a same size keeps the counts). One
-daemon for the file, one upstream serving 20 stub zones."""
+daemon for the file, one upstream serving 20 stub zones. The TTL bounds
+side by side with Unbound 1.26 when UNBOUND_126 names its binary (Debian's
+1.17 has no fast_reload)."""
 import os
 import re
 import subprocess
@@ -20,6 +22,7 @@ import pytest
 from conftest import BUILDDIR, SLOW, Server, Upstream, _finish, ours_only
 
 CTL = os.path.join(BUILDDIR, "unbound-control")
+UB126 = os.environ.get("UNBOUND_126")
 ZONES = ["z%d.frlab." % i for i in range(20)]
 
 pytestmark = ours_only
@@ -84,14 +87,40 @@ class Daemon(Server):
                              re.M).group(1))
 
 
+class Ub126Daemon(Daemon):
+    binary = UB126 or "/nonexistent"
+
+
+def start(cls, tmp_path_factory):
+    up = SoaUpstream()
+    d = cls(tmp_path_factory.mktemp("froptions"), up)
+    d.start(d.body(), threads=2, extra=d.rc_clause() + up.stub_zone(*ZONES))
+    return d
+
+
+def finish(d):
+    _finish(d)
+    d.up.close()
+
+
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory):
-    up = SoaUpstream()
-    d = Daemon(tmp_path_factory.mktemp("froptions"), up)
-    d.start(d.body(), threads=2, extra=d.rc_clause() + up.stub_zone(*ZONES))
+    d = start(Daemon, tmp_path_factory)
     yield d
-    _finish(d)
-    up.close()
+    finish(d)
+
+
+# Unbound 1.26's side only where UNBOUND_126 names a build (CI keeps to
+# Debian's packages): no param then, rather than a skip.
+@pytest.fixture(scope="module",
+                params=["ours"] + (["unbound-1.26"] if UB126 else []))
+def either(request, daemon, tmp_path_factory):
+    if request.param == "ours":
+        yield daemon
+        return
+    d = start(Ub126Daemon, tmp_path_factory)
+    yield d
+    finish(d)
 
 
 COUNTER = [0]
@@ -103,29 +132,33 @@ def fresh(zone="z0.frlab."):
     return "n%d.%s" % (COUNTER[0], zone)
 
 
-def answer_ttl(d, rdtype="A"):
-    r = d.query(fresh(), rdtype, timeout=2 * SLOW)
+def answer_ttl(d, rdtype="A", zone="z0.frlab."):
+    """The TTL of a new answer: the A, or a NODATA's SOA (give each a
+    zone of its own: a cached SOA RRset of the zone is kept by Unbound's
+    RRset cache, with its TTL)."""
+    r = d.query(fresh(zone), rdtype, timeout=2 * SLOW)
     assert r.rcode() == dns.rcode.NOERROR, r
     rrs = r.answer if rdtype == "A" else r.authority
     assert rrs, r
     return rrs[0].ttl
 
 
-def test_cache_ttl_bounds_with_fast_reload(daemon):
+def test_cache_ttl_bounds_with_fast_reload(either):
     """compat: unbound-1.23: a new answer after the fast_reload has the
     new cache-max-ttl, cache-min-ttl and cache-max-negative-ttl."""
+    daemon = either
     daemon.fast_reload()
     assert answer_ttl(daemon) == 300
-    assert answer_ttl(daemon, "TXT") == 3600
+    assert answer_ttl(daemon, "TXT", "z1.frlab.") == 3600
     daemon.fast_reload("cache-max-ttl: 100\n")
     assert 95 <= answer_ttl(daemon) <= 100
     daemon.fast_reload("cache-min-ttl: 1000\n")
     assert answer_ttl(daemon) >= 995
     daemon.fast_reload("cache-max-negative-ttl: 7\n")
-    assert 0 < answer_ttl(daemon, "TXT") <= 7
+    assert 0 < answer_ttl(daemon, "TXT", "z2.frlab.") <= 7
     assert answer_ttl(daemon) == 300
     daemon.fast_reload()
-    assert answer_ttl(daemon, "TXT") == 3600
+    assert answer_ttl(daemon, "TXT", "z3.frlab.") == 3600
 
 
 def test_cache_ttl_bounds_with_reload_and_sighup(daemon):
@@ -152,24 +185,25 @@ def ask_every_zone(d):
         assert r.rcode() == dns.rcode.NOERROR, r
 
 
-def test_infra_cache_numhosts(daemon):
+def test_infra_cache_numhosts(either):
     """compat: unbound-1.23: a smaller infra-cache-numhosts evicts at
     once, a larger one lets the cache hold more servers again."""
+    daemon = either
     daemon.fast_reload()
     ask_every_zone(daemon)
     assert daemon.stat("infra.cache.count") >= len(ZONES)
     daemon.fast_reload("infra-cache-numhosts: 4\n")
     assert daemon.ctl("get_option", "infra-cache-numhosts") == "4\n"
-    assert 0 < daemon.stat("infra.cache.count") <= 4
+    assert daemon.stat("infra.cache.count") <= 4
     ask_every_zone(daemon)
-    assert 0 < daemon.stat("infra.cache.count") <= 4
+    assert daemon.stat("infra.cache.count") <= 4
     daemon.fast_reload()
     ask_every_zone(daemon)
     assert daemon.stat("infra.cache.count") >= len(ZONES)
     # reload applies it as well
     daemon.configure("infra-cache-numhosts: 4\n")
     assert daemon.ctl("reload") == "ok\n"
-    assert 0 < daemon.stat("infra.cache.count") <= 4
+    assert daemon.stat("infra.cache.count") <= 4
     daemon.fast_reload()
 
 
@@ -178,9 +212,10 @@ def zones_listed(d):
                 if "frlab." in l])
 
 
-def test_ratelimit_size(daemon):
+def test_ratelimit_size(either):
     """compat: unbound-1.23: ratelimit-size bounds the zone rate table
     in place."""
+    daemon = either
     small = "ratelimit-size: 2k\n"
     daemon.fast_reload(small)
     ask_every_zone(daemon)
