@@ -30,6 +30,7 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/rate_ip.h"
 #include "iterator/iter_hints.h"
 #include "validator/val_anchor.h"
 #include "services/cache/neg_cache.h"
@@ -251,6 +252,8 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
 	/* the dnstap clause is the same: its stream goes on */
 	if(from)
 		env->dnstap = dnstap_share(from->dnstap);
+	if(from)
+		env->ip_rates = rate_ip_share(from->ip_rates);
 	if(!env_cookies(env, from)) {
 		serve_env_release(env);
 		return NULL;
@@ -285,6 +288,7 @@ void serve_env_free(struct serve_env* env)
 	/* the last holder: what the workers queued is written, then the
 	 * stream is closed */
 	dnstap_delete(env->dnstap);
+	rate_ip_delete(env->ip_rates);
 	config_delete(env->cfg);
 	free(env);
 }
@@ -299,6 +303,29 @@ int serve_env_start_dnstap(struct serve_env* env,
 	}
 	env->dnstap = dnstap_create(env->cfg, num_workers, &failed);
 	return !failed;
+}
+
+/* compat: unbound-1.23: fast_reload applies a new ip-ratelimit-size
+ * (Unbound resizes its table in place, keeping the counts); here the
+ * table is a fixed array read without a lock, so the new size is a new
+ * table built aside and published with the env: the old one goes when
+ * the last env holding it does, and the counts start over. */
+int serve_env_ip_rates(struct serve_env* env, const struct serve_env* old)
+{
+	if(old && old->ip_rates &&
+		old->cfg->ip_ratelimit_size == env->cfg->ip_ratelimit_size) {
+		env->ip_rates = rate_ip_share(old->ip_rates);
+		return 1;
+	}
+	if(!(env->ip_rates = rate_ip_create(env->cfg->ip_ratelimit_size))) {
+		log_err("could not create the ip-ratelimit table: out of "
+			"memory");
+		return 0;
+	}
+	if(old)
+		verbose(VERB_OPS, "reload: ip-ratelimit-size %zu, a new table",
+			env->cfg->ip_ratelimit_size);
+	return 1;
 }
 
 struct serve_env* daemon_env_acquire(struct daemon* d, unsigned* gen)
@@ -520,8 +547,40 @@ static void resize_caches(struct daemon* d, const struct config_file* o,
 		neg_cache_set_max_mem(d->neg_cache, n->neg_cache_size);
 	if(n->msg_cache_slabs != o->msg_cache_slabs ||
 		n->rrset_cache_slabs != o->rrset_cache_slabs ||
-		n->key_cache_slabs != o->key_cache_slabs)
+		n->key_cache_slabs != o->key_cache_slabs ||
+		n->infra_cache_slabs != o->infra_cache_slabs ||
+		n->ratelimit_slabs != o->ratelimit_slabs)
 		log_warn("cache slabs changed: takes effect at restart");
+}
+
+/* compat: unbound-1.23: as its fast_reload (config_apply's globals, and
+ * fr_adjust_cache and fr_adjust_infra): the new cache-min-ttl,
+ * cache-max-ttl, cache-max-negative-ttl, cache-min-negative-ttl and
+ * serve-original-ttl for what is stored from now on; the infra cache's
+ * infra-cache-numhosts and ratelimit-size bounds (in place: the entries
+ * over them go now), its infra-host-ttl, infra-cache-min-rtt, -max-rtt,
+ * unknown-server-time-limit and infra-keep-probing. The same for reload
+ * and SIGHUP, where Unbound makes a new infra cache when a size changed
+ * (the RTTs are kept here: doc/compat.md). Set before the env is
+ * published: a query of the new config stores with its bounds. */
+static void apply_cache_settings(struct daemon* d,
+	const struct config_file* o, const struct config_file* n)
+{
+	struct infra_settings is;
+	if(d->msg_cache)
+		msg_cache_set_ttls(d->msg_cache, n);
+	if(d->rrset_cache)
+		rrset_cache_set_ttls(d->rrset_cache, n);
+	if(!d->infra)
+		return;
+	infra_settings_from_cfg(n, &is);
+	infra_reconfigure(d->infra, &is);
+	if(n->infra_cache_numhosts != o->infra_cache_numhosts)
+		verbose(VERB_OPS, "reload: infra-cache-numhosts %d",
+			n->infra_cache_numhosts);
+	if(n->ratelimit_size != o->ratelimit_size)
+		verbose(VERB_OPS, "reload: ratelimit-size %zu",
+			n->ratelimit_size);
 }
 
 void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
@@ -539,6 +598,7 @@ void daemon_reload_apply(struct daemon* d, struct serve_env* env, int full,
 	if(n->num_threads != o->num_threads)
 		log_warn("num-threads changed: takes effect at restart");
 	resize_caches(d, o, n);
+	apply_cache_settings(d, o, n);
 	apply_log_settings(d, env->cfg);
 	outgoing_reload(d, env->cfg);
 	tls_service_reload(d, env->cfg);
@@ -728,6 +788,8 @@ static int create_shared(struct daemon* d, const struct config_file* cfg)
 	if(!modstack_startup(&d->modules, cfg))
 		return 0;
 	d->msg_cache->need_checked = d->modules.validates;
+	if(!serve_env_ip_rates(d->env, NULL))
+		return 0;
 	/* after the fork: the I/O thread must be the daemon's */
 	return serve_env_start_dnstap(d->env, NULL, d->num_workers);
 }

@@ -26,6 +26,7 @@ struct port_pool;
 struct infra_cache;
 struct msg_cache;
 struct rrset_cache;
+struct rate_ip_table;
 struct val_anchors;
 struct xfr_engine;
 typedef struct ssl_ctx_st SSL_CTX;
@@ -69,6 +70,11 @@ struct serve_env {
 	 * that leaves the dnstap clause as it was; the workers take their
 	 * taps from their env. Set by serve_env_start_dnstap. */
 	struct dnstap* dnstap;
+	/* ip-ratelimit's counts per client (services/cache/rate_ip.h):
+	 * shared with the env before when ip-ratelimit-size is the same,
+	 * else a new table (serve_env_ip_rates). NULL: none made (the
+	 * fuzz harnesses' daemon) */
+	struct rate_ip_table* ip_rates;
 	atomic_int refs;
 };
 
@@ -158,6 +164,10 @@ struct serve_env* serve_env_derive_views(struct config_file* cfg,
  * thread. */
 int serve_env_start_dnstap(struct serve_env* env,
 	const struct serve_env* old, int num_workers);
+/* env's ip-ratelimit table: old's when old's ip-ratelimit-size is
+ * the same (the counts go on), else a new one (old NULL: the start). 0
+ * when out of memory (logged). Any thread. */
+int serve_env_ip_rates(struct serve_env* env, const struct serve_env* old);
 /* compat: unbound-1.17: Make env the current one (main thread): workers take
  * it before their next query; the old one is freed when the last worker lets
  * go. Such changes are lost at the next reload, as Unbound's. */

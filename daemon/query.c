@@ -393,8 +393,7 @@ static int __attribute__((noinline)) ip_rate_drop(struct worker* w,
 	int has_cookie)
 {
 	const struct config_file* cfg = w->env->cfg;
-	struct rate_ip_table* t = w->daemon->infra ?
-		infra_ip_rates(w->daemon->infra) : NULL;
+	struct rate_ip_table* t = w->env->ip_rates;
 	int limit = has_cookie ? cfg->ip_ratelimit_cookie : cfg->ip_ratelimit;
 	const char* tag = has_cookie ? "(cookie)" : "";
 	int crossed;

@@ -85,9 +85,10 @@ static int str2list_differ(const struct config_str2list* a,
 	return a != b;
 }
 
-/* compat: unbound-1.23: the options fast_reload cannot change (the
- * listening sockets, the threads, the per-connection buffers): refused
- * with Unbound's message, the old config keeps serving. 0 when refused. */
+/* compat: unbound-1.26: the options fast_reload cannot change (the
+ * listening sockets, the threads, the per-connection buffers), in
+ * Unbound's fr_check_compat_cfg order: refused with Unbound's message,
+ * the old config keeps serving. 0 when refused. */
 static int check_runtime_changeable(struct reload_job* j,
 	const struct config_file* o, const struct config_file* n)
 {
@@ -107,15 +108,16 @@ static int check_runtime_changeable(struct reload_job* j,
 		add_name(s, sizeof(s), "outgoing-interface");
 	if(o->num_ifs != n->num_ifs || strlist_differ(o->ifs, n->ifs))
 		add_name(s, sizeof(s), "interface");
+	NUM("interface-automatic", if_automatic);
 	NUM("so-rcvbuf", so_rcvbuf);
 	NUM("so-sndbuf", so_sndbuf);
 	NUM("so-reuseport", so_reuseport);
 	NUM("ip-transparent", ip_transparent);
 	NUM("ip-freebind", ip_freebind);
 	NUM("udp-connect", udp_connect);
-	NUM("udp-upstream-without-downstream",
-		udp_upstream_without_downstream);
 	NUM("msg-buffer-size", msg_buffer_size);
+	NUM("edns-tcp-keepalive", do_tcp_keepalive);
+	NUM("edns-tcp-keepalive-timeout", tcp_keepalive_timeout);
 	NUM("tcp-idle-timeout", tcp_idle_timeout);
 	NUM("harden-large-queries", harden_large_queries);
 	NUM("http-max-streams", http_max_streams);
@@ -130,6 +132,10 @@ static int check_runtime_changeable(struct reload_job* j,
 		add_name(s, sizeof(s), "proxy-protocol-port");
 	if(strlist_differ(o->tls_additional_ports, n->tls_additional_ports))
 		add_name(s, sizeof(s), "tls-additional-port");
+	if(str_differ(o->if_automatic_ports, n->if_automatic_ports))
+		add_name(s, sizeof(s), "interface-automatic-ports");
+	NUM("udp-upstream-without-downstream",
+		udp_upstream_without_downstream);
 #undef NUM
 	if(s[0] == 0)
 		return 1;
@@ -250,6 +256,13 @@ static void build(struct reload_job* j)
 	/* compat: unbound-1.17: a changed dnstap clause takes effect (a new
 	 * collector connection); unchanged, the stream goes on */
 	if(!serve_env_start_dnstap(j->env, j->old, j->d->num_workers)) {
+		fast_printf(j, construct_error);
+		serve_env_release(j->env);
+		j->env = NULL;
+		return;
+	}
+	/* a new ip-ratelimit-size: its table is made here, aside */
+	if(!serve_env_ip_rates(j->env, j->old)) {
 		fast_printf(j, construct_error);
 		serve_env_release(j->env);
 		j->env = NULL;

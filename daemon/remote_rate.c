@@ -60,8 +60,9 @@ void rc_do_ratelimit_list(struct daemon_remote* rc, const char* arg,
 	if(!rc->d->infra || (!a.all && a.deflt == 0))
 		return;   /* compat: unbound-1.17: nothing, not even "ok" */
 	if(ip) {
-		rate_ip_walk(infra_ip_rates(rc->d->infra), time(NULL),
-			cfg->ip_ratelimit_backoff, ip_line, &a);
+		if(rc->d->env->ip_rates)
+			rate_ip_walk(rc->d->env->ip_rates, time(NULL),
+				cfg->ip_ratelimit_backoff, ip_line, &a);
 		return;
 	}
 	if(cfg->ratelimit_for_domain || cfg->ratelimit_below_domain)

@@ -4,7 +4,6 @@
  * logic its services/cache/infra.c, so server selection behaves the same. */
 #include "config.h"
 #include "services/cache/infra.h"
-#include "services/cache/rate_ip.h"
 #include "util/hash_mix.h"
 #include "services/cache/rate_zone.h"
 #include "util/config_file.h"
@@ -40,8 +39,12 @@ struct infra_cache {
 	uint64_t seed;      /* random, against crafted hash collisions */
 	struct lruhash* table;
 	struct rate_zone_table* zone_rates;
-	struct rate_ip_table* ip_rates;
+	size_t nslabs;      /* the table's, fixed at create */
 };
+
+/* A setting a reload may change while workers read it (infra_reconfigure);
+ * relaxed: each read sees the old or the new value. */
+#define LIVE(c, f) __atomic_load_n(&(c)->s.f, __ATOMIC_RELAXED)
 
 /* compat: unbound-1.17: ---- RTT (Unbound's util/rtt.c, with configured
  * min/max) ---- */
@@ -49,17 +52,18 @@ struct infra_cache {
 static int calc_rto(const struct infra_cache* c, const struct rtt_info* r)
 {
 	int rto = r->srtt + 4 * r->rttvar;
-	if(rto < c->s.min_rtt)
-		rto = c->s.min_rtt;
-	if(rto > c->s.max_rtt)
-		rto = c->s.max_rtt;
+	int lo = LIVE(c, min_rtt), hi = LIVE(c, max_rtt);
+	if(rto < lo)
+		rto = lo;
+	if(rto > hi)
+		rto = hi;
 	return rto;
 }
 
 static void rtt_init(const struct infra_cache* c, struct rtt_info* r)
 {
 	r->srtt = 0;
-	r->rttvar = c->s.unknown_rtt / 4;
+	r->rttvar = LIVE(c, unknown_rtt) / 4;
 	r->rto = calc_rto(c, r);
 }
 
@@ -83,16 +87,17 @@ static void rtt_update(const struct infra_cache* c, struct rtt_info* r, int ms)
 
 static void rtt_lost(const struct infra_cache* c, struct rtt_info* r, int orig)
 {
+	int hi = LIVE(c, max_rtt);
 	/* a reply meanwhile lowered the rto: keep it. The original timeout
 	 * is doubled, not the current rto, so many queries timing out at
 	 * once back off only one step. */
 	if(r->rto < orig)
 		return;
-	if(orig > c->s.max_rtt / 2)
-		orig = c->s.max_rtt;
+	if(orig > hi / 2)
+		orig = hi;
 	else	orig *= 2;
 	if(r->rto <= orig)
-		r->rto = orig > c->s.max_rtt ? c->s.max_rtt : orig;
+		r->rto = orig > hi ? hi : orig;
 }
 
 /* ---- settings ---- */
@@ -108,7 +113,6 @@ void infra_settings_default(struct infra_settings* s)
 	s->keep_probing = 0;
 	s->rate_size = 4194304;
 	s->rate_slabs = 4;
-	s->ip_rate_size = 4194304;
 }
 
 void infra_settings_from_cfg(const struct config_file* cfg,
@@ -124,7 +128,6 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 	s->keep_probing = cfg->infra_keep_probing;
 	s->rate_size = cfg->ratelimit_size;
 	s->rate_slabs = cfg->ratelimit_slabs;
-	s->ip_rate_size = cfg->ip_ratelimit_size;
 }
 
 /* ---- table ---- */
@@ -181,7 +184,7 @@ static void data_init(const struct infra_cache* c, struct infra_info* d,
 	time_t now)
 {
 	memset(d, 0, sizeof(*d));
-	d->ttl = now + c->s.host_ttl;
+	d->ttl = now + LIVE(c, host_ttl);
 	rtt_init(c, &d->rtt);
 }
 
@@ -229,9 +232,10 @@ static struct infra_entry* get_entry(struct infra_cache* c,
 		k.len, entry_make, &m);
 	if(e && e->d.ttl < now) {
 		struct infra_info old = e->d;
+		int hi = LIVE(c, max_rtt);
 		data_init(c, &e->d, now);
-		if(old.rtt.rto >= c->s.max_rtt) {
-			e->d.rtt.rto = c->s.max_rtt;
+		if(old.rtt.rto >= hi) {
+			e->d.rtt.rto = hi;
 			e->d.probedelay = old.probedelay;
 			e->d.timeout_A = old.timeout_A;
 			e->d.timeout_AAAA = old.timeout_AAAA;
@@ -258,6 +262,27 @@ static void entry_unlock(struct infra_cache* c, struct infra_entry* e)
 	lruhash_unlock_entry(c->table, &e->h);
 }
 
+static void settings_clamp(struct infra_settings* s)
+{
+	if(s->numhosts < 1)
+		s->numhosts = 1;
+	if(s->min_rtt < 1)
+		s->min_rtt = 1;
+	if(s->max_rtt < s->min_rtt)
+		s->max_rtt = s->min_rtt;
+	if(s->unknown_rtt < 0)
+		s->unknown_rtt = 0;
+}
+
+/* The table's byte bound for per hosts in each of n slabs: bounded by
+ * the host count; the byte bound (twice the largest entries, plus room
+ * for buckets) never binds first. */
+static size_t table_bytes(size_t n, size_t per)
+{
+	return n * per * 2 * (sizeof(struct infra_entry) + INFRA_KEY_MAX) +
+		n * 4096;
+}
+
 struct infra_cache* infra_create(const struct infra_settings* set)
 {
 	struct infra_cache* c = calloc(1, sizeof(*c));
@@ -266,14 +291,7 @@ struct infra_cache* infra_create(const struct infra_settings* set)
 	if(!c)
 		return NULL;
 	c->s = *set;
-	if(c->s.numhosts < 1)
-		c->s.numhosts = 1;
-	if(c->s.min_rtt < 1)
-		c->s.min_rtt = 1;
-	if(c->s.max_rtt < c->s.min_rtt)
-		c->s.max_rtt = c->s.min_rtt;
-	if(c->s.unknown_rtt < 0)
-		c->s.unknown_rtt = 0;
+	settings_clamp(&c->s);
 	/* a power of 2, and no more slabs than hosts */
 	for(n = 1; n * 2 <= (size_t)c->s.slabs &&
 		n * 2 <= (size_t)c->s.numhosts && n < 1024; )
@@ -287,8 +305,8 @@ struct infra_cache* infra_create(const struct infra_settings* set)
 	ub_randfree(rnd);
 	/* bounded by the host count; the byte bound (twice the largest
 	 * entries, plus room for buckets) never binds first */
-	c->table = lruhash_create(n, n * per * 2 * (sizeof(struct infra_entry)
-		+ INFRA_KEY_MAX) + n * 4096, entry_free, NULL);
+	c->nslabs = n;
+	c->table = lruhash_create(n, table_bytes(n, per), entry_free, NULL);
 	if(!c->table) {
 		free(c);
 		return NULL;
@@ -296,8 +314,7 @@ struct infra_cache* infra_create(const struct infra_settings* set)
 	lruhash_set_max_entries(c->table, per);
 	c->zone_rates = rate_zone_create(c->s.rate_slabs > 0 ?
 		c->s.rate_slabs : 1, c->s.rate_size);
-	c->ip_rates = rate_ip_create(c->s.ip_rate_size);
-	if(!c->zone_rates || !c->ip_rates) {
+	if(!c->zone_rates) {
 		infra_delete(c);
 		return NULL;
 	}
@@ -309,9 +326,32 @@ void infra_delete(struct infra_cache* c)
 	if(!c)
 		return;
 	rate_zone_delete(c->zone_rates);
-	rate_ip_delete(c->ip_rates);
 	lruhash_delete(c->table);
 	free(c);
+}
+
+void infra_reconfigure(struct infra_cache* c,
+	const struct infra_settings* set)
+{
+	struct infra_settings n = *set;
+	settings_clamp(&n);
+	__atomic_store_n(&c->s.host_ttl, n.host_ttl, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->s.min_rtt, n.min_rtt, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->s.max_rtt, n.max_rtt, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->s.unknown_rtt, n.unknown_rtt, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->s.keep_probing, n.keep_probing,
+		__ATOMIC_RELAXED);
+	/* numhosts and rate_size are read by this thread only */
+	if(n.numhosts != c->s.numhosts) {
+		size_t per = ((size_t)n.numhosts + c->nslabs - 1) / c->nslabs;
+		lruhash_set_max_mem(c->table, table_bytes(c->nslabs, per));
+		lruhash_set_max_entries(c->table, per);
+		c->s.numhosts = n.numhosts;
+	}
+	if(n.rate_size != c->s.rate_size) {
+		rate_zone_set_max_mem(c->zone_rates, n.rate_size);
+		c->s.rate_size = n.rate_size;
+	}
 }
 
 struct rate_zone_table* infra_zone_rates(struct infra_cache* c)
@@ -319,14 +359,9 @@ struct rate_zone_table* infra_zone_rates(struct infra_cache* c)
 	return c->zone_rates;
 }
 
-struct rate_ip_table* infra_ip_rates(struct infra_cache* c)
-{
-	return c->ip_rates;
-}
-
 int infra_max_rtt(const struct infra_cache* c)
 {
-	return c->s.max_rtt;
+	return LIVE(c, max_rtt);
 }
 
 size_t infra_count(struct infra_cache* c)
@@ -345,7 +380,7 @@ int infra_host(struct infra_cache* c, const struct sockaddr_storage* addr,
 	*edns_vs = e->d.edns_version;
 	*edns_lame_known = (uint8_t)e->d.edns_lame_known;
 	*to = e->d.rtt.rto;
-	if(*to >= PROBE_MAXRTO && (c->s.keep_probing ||
+	if(*to >= PROBE_MAXRTO && (LIVE(c, keep_probing) ||
 		calc_rto(c, &e->d.rtt) * 4 <= *to)) {
 		/* this is the probe: hold others off until it timed out
 		 * (ms rounded up to s, plus a second) */
@@ -375,7 +410,7 @@ int infra_rtt_update(struct infra_cache* c,
 	} else {
 		/* a reply from a server that was backed off to the top:
 		 * forget the back-off, it is fully usable again */
-		if(rtt_unclamped(c, &e->d.rtt) >= c->s.max_rtt)
+		if(rtt_unclamped(c, &e->d.rtt) >= LIVE(c, max_rtt))
 			rtt_init(c, &e->d.rtt);
 		rtt_update(c, &e->d.rtt, roundtrip < 0 ? 0 : roundtrip);
 		e->d.probedelay = 0;
@@ -435,11 +470,11 @@ static int lame_rtt_of(struct infra_cache* c, struct infra_entry* e,
 	time_t now)
 {
 	struct infra_info* h = &e->d;
-	int top = c->s.max_rtt;
+	int top = LIVE(c, max_rtt);
 	*lame = *dnsseclame = *reclame = 0;
 	*rtt = rtt_unclamped(c, &h->rtt);
 	if(h->rtt.rto >= PROBE_MAXRTO && now >= h->probedelay &&
-		c->s.keep_probing) {
+		LIVE(c, keep_probing)) {
 		/* a probe may go: rank it just under the cut-off */
 		if(*rtt >= top)
 			*rtt = top - 1000;
@@ -606,8 +641,8 @@ static int walk_one(struct lruhash_entry* h, void* arg)
 	socklen_t len;
 	entry_addr(e, &a, &len);
 	w->fn(&a, len, e->key + INFRA_KEY_FIXED,
-		(size_t)e->h.keylen - INFRA_KEY_FIXED, &e->d, w->c->s.min_rtt,
-		w->c->s.max_rtt, w->arg);
+		(size_t)e->h.keylen - INFRA_KEY_FIXED, &e->d,
+		LIVE(w->c, min_rtt), LIVE(w->c, max_rtt), w->arg);
 	return 0;
 }
 

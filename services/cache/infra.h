@@ -21,7 +21,6 @@
 struct config_file;
 struct infra_cache;
 struct rate_zone_table;
-struct rate_ip_table;
 
 /* rto at or above this: the server gets only single probe queries */
 #define PROBE_MAXRTO 12000
@@ -40,11 +39,9 @@ struct infra_settings {
 	int max_rtt;         /* infra-cache-max-rtt, ms (120000) */
 	int unknown_rtt;     /* unknown-server-time-limit, ms (376) */
 	int keep_probing;    /* infra-keep-probing (no) */
-	/* the rate tables it holds, as Unbound's infra cache: sized at
-	 * creation (a reload keeps them) */
+	/* the zone rate table it holds, as Unbound's infra cache */
 	size_t rate_size;    /* ratelimit-size (4m) */
 	int rate_slabs;      /* ratelimit-slabs (4) */
-	size_t ip_rate_size; /* ip-ratelimit-size (4m) */
 };
 
 /* compat: unbound-1.17: The RTT state of one server (Unbound's rtt_info), in
@@ -75,10 +72,19 @@ void infra_settings_from_cfg(const struct config_file* cfg,
 /* NULL when out of memory. */
 struct infra_cache* infra_create(const struct infra_settings* s);
 void infra_delete(struct infra_cache* infra);
-/* The rate tables (services/cache/rate_zone.h, rate_ip.h): shared by
- * every thread, for the life of the cache. */
+/* compat: unbound-1.23: a reload's new settings, applied in place as
+ * Unbound's fast_reload (fr_adjust_cache, fr_adjust_infra) does: a new
+ * numhosts bounds the table now (the least recently used entries over it
+ * go, the others stay), a new rate_size the zone rate table; host_ttl,
+ * the RTT bounds, unknown_rtt and keep_probing apply to the entries'
+ * next use. The slab counts stay until a restart. One thread (the
+ * main one) at a time, while the workers use the cache. */
+void infra_reconfigure(struct infra_cache* infra,
+	const struct infra_settings* s);
+/* The zone rate table (services/cache/rate_zone.h): shared by every
+ * thread, for the life of the cache. (The client address rates are the
+ * serve_env's: daemon/daemon.h.) */
 struct rate_zone_table* infra_zone_rates(struct infra_cache* infra);
-struct rate_ip_table* infra_ip_rates(struct infra_cache* infra);
 /* compat: unbound-1.17: The cap used for "unusable server"
  * (infra-cache-max-rtt); Unbound's USEFUL_SERVER_TOP_TIMEOUT. */
 int infra_max_rtt(const struct infra_cache* infra);

@@ -48,22 +48,29 @@ static uint32_t cfg_ttl(int v)
 	return v < 0 ? 0 : (uint32_t)v;
 }
 
+/* Relaxed atomic stores: a reload sets them while workers store
+ * (msgcache_store.c reads them the same way). */
+#define SET_TTL(f, v) __atomic_store_n(&c->f, (v), __ATOMIC_RELAXED)
+
+void msg_cache_set_ttls(struct msg_cache* c, const struct config_file* cfg)
+{
+	/* compat: unbound-1.17: serve-original-ttl ignores cache-min-ttl
+	 * and cache-max-ttl */
+	int orig = cfg->serve_original_ttl;
+	SET_TTL(min_ttl, orig ? 0 : cfg_ttl(cfg->min_ttl));
+	SET_TTL(max_ttl, orig ? UINT32_MAX : cfg_ttl(cfg->max_ttl));
+	SET_TTL(max_neg_ttl, cfg_ttl(cfg->max_negative_ttl));
+	SET_TTL(min_neg_ttl, cfg_ttl(cfg->min_negative_ttl));
+	SET_TTL(original_ttl, orig);
+}
+
 struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg)
 {
 	struct msg_cache* c = msg_cache_create(cfg->msg_cache_size,
 		cfg->msg_cache_slabs > 0 ? (size_t)cfg->msg_cache_slabs : 1,
-		cfg_ttl(cfg->min_ttl), cfg_ttl(cfg->max_ttl),
-		cfg_ttl(cfg->max_negative_ttl));
-	if(c) {
-		c->min_neg_ttl = cfg_ttl(cfg->min_negative_ttl);
-		/* compat: unbound-1.17: serve-original-ttl ignores
-		 * cache-min-ttl and cache-max-ttl */
-		c->original_ttl = cfg->serve_original_ttl;
-		if(c->original_ttl) {
-			c->min_ttl = 0;
-			c->max_ttl = UINT32_MAX;
-		}
-	}
+		0, 0, 0);
+	if(c)
+		msg_cache_set_ttls(c, cfg);
 	return c;
 }
 

@@ -105,6 +105,11 @@ struct msg_cache* msg_cache_create(size_t maxmem, size_t slabs,
 /* The same from msg-cache-size, msg-cache-slabs, cache-min-ttl,
  * cache-max-ttl, cache-max-negative-ttl, cache-min-negative-ttl. */
 struct msg_cache* msg_cache_create_cfg(const struct config_file* cfg);
+/* The TTL clamps from cfg (cache-min-ttl, cache-max-ttl,
+ * cache-max-negative-ttl, cache-min-negative-ttl, serve-original-ttl):
+ * at create, and at a reload for the entries stored after it (the
+ * cached ones keep their TTLs). Any thread, while others store. */
+void msg_cache_set_ttls(struct msg_cache* c, const struct config_file* cfg);
 void msg_cache_delete(struct msg_cache* c);
 
 /* The hash of qi's key (qname, qtype, qclass, CD, DO), to compute once

@@ -32,27 +32,34 @@ struct cur_set {
 static uint32_t clamp_ttl(const struct msg_cache* c, uint32_t ttl,
 	uint16_t type, int section, const uint8_t* rd, uint16_t rdlen)
 {
+	/* a reload may change them meanwhile (msg_cache_set_ttls) */
+	uint32_t min_ttl = __atomic_load_n(&c->min_ttl, __ATOMIC_RELAXED);
+	uint32_t max_ttl = __atomic_load_n(&c->max_ttl, __ATOMIC_RELAXED);
 	if(ttl & 0x80000000U)  /* RFC 2181 8: as if zero */
 		ttl = 0;
 	if(type == TYPE_SOA && section == SEC_AUTHORITY && rdlen >= 22) {
 		/* negative answer: at most the SOA MINIMUM (RFC 2308 5) */
 		uint32_t minimum = wire_rd32(rd + rdlen - 4);
+		uint32_t max_neg = __atomic_load_n(&c->max_neg_ttl,
+			__ATOMIC_RELAXED);
+		uint32_t min_neg = __atomic_load_n(&c->min_neg_ttl,
+			__ATOMIC_RELAXED);
 		if(ttl > minimum)
 			ttl = minimum;
-		if(c->min_neg_ttl) {
-			if(ttl > c->max_ttl)
-				ttl = c->max_ttl;
-			if(ttl > c->max_neg_ttl)
-				ttl = c->max_neg_ttl;
-			return ttl < c->min_neg_ttl ? c->min_neg_ttl : ttl;
+		if(min_neg) {
+			if(ttl > max_ttl)
+				ttl = max_ttl;
+			if(ttl > max_neg)
+				ttl = max_neg;
+			return ttl < min_neg ? min_neg : ttl;
 		}
-		if(ttl > c->max_neg_ttl)
-			ttl = c->max_neg_ttl;
+		if(ttl > max_neg)
+			ttl = max_neg;
 	}
-	if(ttl < c->min_ttl)
-		ttl = c->min_ttl;
-	if(ttl > c->max_ttl)
-		ttl = c->max_ttl;
+	if(ttl < min_ttl)
+		ttl = min_ttl;
+	if(ttl > max_ttl)
+		ttl = max_ttl;
 	return ttl;
 }
 
@@ -245,7 +252,8 @@ static int build_template(const struct msg_cache* c,
 	wire_wr16(t + 2, m->flags);
 	wire_wr16(t + 10, counts[SEC_ADDITIONAL]);
 	m->len = (uint16_t)tlen;
-	m->num_ttl = c->original_ttl ? 0 : (uint16_t)nttl;
+	m->num_ttl = __atomic_load_n(&c->original_ttl, __ATOMIC_RELAXED) ?
+		0 : (uint16_t)nttl;
 	m->num_sets = (uint16_t)nsets;
 	m->num_rot = keep_rotatable(rot, nsets, sets, targets);
 	m->ttl = nttl ? minttl : MSG_NORR_TTL;

@@ -26,9 +26,11 @@ struct rate_ip_bucket {
 } __attribute__((aligned(64)));
 
 struct rate_ip_table {
-	struct rate_ip_bucket* b;
+	struct rate_ip_bucket* b;   /* in mem, on a 64-byte boundary */
+	void* mem;
 	size_t mask;          /* buckets - 1 */
 	uint64_t seed;        /* against chosen collisions */
+	atomic_int holders;   /* the serve_envs that share it */
 };
 
 struct rate_ip_table* rate_ip_create(size_t bytes)
@@ -39,23 +41,36 @@ struct rate_ip_table* rate_ip_create(size_t bytes)
 		return NULL;
 	while(n * 2 * sizeof(struct rate_ip_bucket) <= bytes)
 		n *= 2;
-	/* calloc: pages the table never touches stay unbacked */
-	t->b = calloc(n, sizeof(struct rate_ip_bucket));
-	if(!t->b) {
+	/* calloc: pages the table never touches stay unbacked. One bucket
+	 * more, to start on a line: a small table (under glibc's mmap
+	 * threshold) is only 16-byte aligned */
+	t->mem = calloc(n + 1, sizeof(struct rate_ip_bucket));
+	if(!t->mem) {
 		free(t);
 		return NULL;
 	}
+	t->b = (struct rate_ip_bucket*)(((uintptr_t)t->mem +
+		sizeof(struct rate_ip_bucket) - 1) &
+		~(uintptr_t)(sizeof(struct rate_ip_bucket) - 1));
 	t->mask = n - 1;
+	atomic_init(&t->holders, 1);
 	if(RAND_bytes((unsigned char*)&t->seed, sizeof(t->seed)) != 1)
 		t->seed = (uint64_t)time(NULL) * HASH_MIX_MUL;
 	return t;
 }
 
+struct rate_ip_table* rate_ip_share(struct rate_ip_table* t)
+{
+	if(t)
+		atomic_fetch_add(&t->holders, 1);
+	return t;
+}
+
 void rate_ip_delete(struct rate_ip_table* t)
 {
-	if(!t)
+	if(!t || atomic_fetch_sub(&t->holders, 1) != 1)
 		return;
-	free(t->b);
+	free(t->mem);
 	free(t);
 }
 

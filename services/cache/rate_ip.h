@@ -5,9 +5,10 @@
  *
  * Design: one table shared by all workers, a fixed array of 64-byte
  * buckets (one cache line each) of two entries, each bucket with its own
- * spin flag; sized once from ip-ratelimit-size (rounded down to a power
- * of two of buckets), allocated at start and never grown, so a flood of
- * spoofed sources cannot make it grow. A source that is not in its
+ * spin flag; sized from ip-ratelimit-size (rounded down to a power of
+ * two of buckets), allocated at start and never grown, so a flood of
+ * spoofed sources cannot make it grow (a reload with a new
+ * ip-ratelimit-size builds a new table aside for its serve_env). A source that is not in its
  * bucket takes an entry that is unused or idle for RATE_WINDOW seconds,
  * else the one with the lower rate: a source over the limit keeps its
  * entry while spoofed one-query sources replace each other.
@@ -37,6 +38,10 @@ struct rate_ip_table;
 
 /* A table of about bytes (at least one bucket). NULL: no memory. */
 struct rate_ip_table* rate_ip_create(size_t bytes);
+/* One more holder (a serve_env that keeps the table of the one before
+ * it: the counts go on); t may be NULL. Any thread. */
+struct rate_ip_table* rate_ip_share(struct rate_ip_table* t);
+/* Drop a holder; the last frees it. */
 void rate_ip_delete(struct rate_ip_table* t);
 /* Bytes it holds (its fixed array). */
 size_t rate_ip_mem(const struct rate_ip_table* t);

@@ -51,6 +51,11 @@ void rate_zone_delete(struct rate_zone_table* t)
 	free(t);
 }
 
+void rate_zone_set_max_mem(struct rate_zone_table* t, size_t bytes)
+{
+	lruhash_set_max_mem(t->table, bytes);
+}
+
 size_t rate_zone_mem(struct rate_zone_table* t)
 {
 	return t ? sizeof(*t) + lruhash_get_mem(t->table) : 0;

@@ -28,6 +28,9 @@ struct rate_domains;
 struct rate_zone_table* rate_zone_create(int slabs, size_t bytes);
 void rate_zone_delete(struct rate_zone_table* t);
 size_t rate_zone_mem(struct rate_zone_table* t);
+/* A new ratelimit-size (a reload), while others count: the least
+ * recently counted zones over it go now. */
+void rate_zone_set_max_mem(struct rate_zone_table* t, size_t bytes);
 
 /* Count one query sent for zone (wire format, any case). Returns 1 when
  * the zone's rate is at or under limit, 0 when over; *crossed is 1 when

@@ -42,16 +42,26 @@ struct rrset_cache* rrset_cache_create(size_t maxmem, size_t slabs,
 	return c;
 }
 
-struct rrset_cache* rrset_cache_create_cfg(const struct config_file* cfg)
+void rrset_cache_set_ttls(struct rrset_cache* c, const struct config_file* cfg)
 {
 	/* compat: unbound-1.17: serve-original-ttl ignores cache-min-ttl
 	 * and cache-max-ttl */
 	int orig = cfg->serve_original_ttl;
-	return rrset_cache_create(cfg->rrset_cache_size,
+	/* relaxed: a reload sets them while workers store (clamp_ttl) */
+	__atomic_store_n(&c->min_ttl, cfg->min_ttl < 0 || orig ? 0 :
+		(uint32_t)cfg->min_ttl, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->max_ttl, orig ? UINT32_MAX : cfg->max_ttl < 0 ?
+		0 : (uint32_t)cfg->max_ttl, __ATOMIC_RELAXED);
+}
+
+struct rrset_cache* rrset_cache_create_cfg(const struct config_file* cfg)
+{
+	struct rrset_cache* c = rrset_cache_create(cfg->rrset_cache_size,
 		cfg->rrset_cache_slabs > 0 ? (size_t)cfg->rrset_cache_slabs : 1,
-		cfg->min_ttl < 0 || orig ? 0 : (uint32_t)cfg->min_ttl,
-		orig ? UINT32_MAX : cfg->max_ttl < 0 ? 0 :
-		(uint32_t)cfg->max_ttl);
+		0, 0);
+	if(c)
+		rrset_cache_set_ttls(c, cfg);
+	return c;
 }
 
 void rrset_cache_delete(struct rrset_cache* c)
@@ -101,12 +111,15 @@ static size_t rrset_key(const struct rrset_cache* c, uint8_t* key,
 
 static uint32_t clamp_ttl(const struct rrset_cache* c, uint32_t ttl)
 {
+	/* a reload may change them meanwhile (rrset_cache_set_ttls) */
+	uint32_t min_ttl = __atomic_load_n(&c->min_ttl, __ATOMIC_RELAXED);
+	uint32_t max_ttl = __atomic_load_n(&c->max_ttl, __ATOMIC_RELAXED);
 	if(ttl & 0x80000000U)  /* RFC 2181 8: as if zero */
 		ttl = 0;
-	if(ttl < c->min_ttl)
-		ttl = c->min_ttl;
-	if(ttl > c->max_ttl)
-		ttl = c->max_ttl;
+	if(ttl < min_ttl)
+		ttl = min_ttl;
+	if(ttl > max_ttl)
+		ttl = max_ttl;
 	return ttl;
 }
 

@@ -72,6 +72,10 @@ struct rrset_cache* rrset_cache_create(size_t maxmem, size_t slabs,
 	uint32_t min_ttl, uint32_t max_ttl);
 /* From rrset-cache-size, rrset-cache-slabs, cache-min-ttl, cache-max-ttl. */
 struct rrset_cache* rrset_cache_create_cfg(const struct config_file* cfg);
+/* The TTL clamps from cfg (cache-min-ttl, cache-max-ttl,
+ * serve-original-ttl): at create, and at a reload for the RRsets stored
+ * after it. Any thread, while others store. */
+void rrset_cache_set_ttls(struct rrset_cache* c, const struct config_file* cfg);
 void rrset_cache_delete(struct rrset_cache* c);
 
 /* Store rrset (and its RRSIGs, sigs may be NULL) for its owner, type,

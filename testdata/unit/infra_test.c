@@ -552,6 +552,54 @@ static void test_walk_remove(void** state)
 	infra_delete(c);
 }
 
+/* A reload's settings (infra_reconfigure): a smaller numhosts evicts the
+ * least recently used at once, a larger one lets it grow; a new
+ * host_ttl and max_rtt apply to the next use. */
+static void test_reconfigure(void** state)
+{
+	struct infra_settings s;
+	struct infra_cache* c;
+	socklen_t len;
+	struct sockaddr_storage a[20];
+	uint8_t z[256];
+	size_t zl = zone("example.", z);
+	int i, vs, to;
+	uint8_t known;
+	struct infra_info info = { 0 };
+	(void)state;
+	infra_settings_default(&s);
+	s.slabs = 1;
+	c = infra_create(&s);
+	assert_non_null(c);
+	for(i = 0; i < 20; i++) {
+		char t[32];
+		snprintf(t, sizeof(t), "192.0.2.%d", i + 1);
+		a[i] = addr(t, &len);
+		infra_host(c, &a[i], len, z, zl, 1000, &vs, &known, &to);
+	}
+	assert_int_equal(infra_count(c), 20);
+	s.numhosts = 5;
+	infra_reconfigure(c, &s);
+	assert_int_equal(infra_count(c), 5);
+	assert_int_equal(infra_get_info(c, &a[19], len, z, zl, &info), 1);
+	assert_int_equal(infra_get_info(c, &a[0], len, z, zl, &info), 0);
+	s.numhosts = 100;
+	s.host_ttl = 7;
+	s.max_rtt = 1000;
+	infra_reconfigure(c, &s);
+	for(i = 0; i < 20; i++)
+		infra_host(c, &a[i], len, z, zl, 1000, &vs, &known, &to);
+	assert_int_equal(infra_count(c), 20);
+	assert_int_equal(infra_max_rtt(c), 1000);
+	assert_int_equal(infra_get_info(c, &a[0], len, z, zl, &info), 1);
+	assert_int_equal(info.ttl, 1007);
+	for(i = 0; i < 5; i++)
+		infra_rtt_update(c, &a[0], len, z, zl, 1, -1,
+			rto_of(c, &a[0], len, z, zl), 1000);
+	assert_int_equal(rto_of(c, &a[0], len, z, zl), 1000);
+	infra_delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_keep_probing),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_walk_remove),
+		cmocka_unit_test(test_reconfigure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

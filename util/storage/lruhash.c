@@ -448,8 +448,15 @@ struct lruhash_entry* lruhash_lookup(struct lruhash* t, uint32_t hash,
 void lruhash_set_max_entries(struct lruhash* t, size_t per_slab)
 {
 	size_t i;
-	for(i = 0; i < t->num_slabs; i++)
-		t->slabs[i].max_count = per_slab;
+	for(i = 0; i < t->num_slabs; i++) {
+		struct lruhash_slab* s = &t->slabs[i];
+		struct lruhash_entry* dead;
+		slab_lock(&s->lock);
+		s->max_count = per_slab;
+		dead = evict_over(s, NULL, NULL);
+		slab_unlock(&s->lock);
+		release_chain(t, dead);
+	}
 }
 
 struct lruhash_entry* lruhash_lock_entry(struct lruhash* t, uint32_t hash,

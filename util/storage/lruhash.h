@@ -126,8 +126,9 @@ static inline void lruhash_release(struct lruhash* t, struct lruhash_entry* e)
 }
 
 /* Bound each slab to per_slab entries besides its bytes (the
- * infrastructure cache is sized in hosts: infra-cache-numhosts). Call
- * before the table is used. */
+ * infrastructure cache is sized in hosts: infra-cache-numhosts). At
+ * create, or later (a reload) while other threads use the table: the
+ * least recently used entries over the new bound go now. */
 void lruhash_set_max_entries(struct lruhash* t, size_t per_slab);
 
 /* Builds the entry for a key lruhash_lock_entry did not find: allocate
