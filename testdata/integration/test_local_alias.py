@@ -31,6 +31,7 @@ from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
                       RefServer, Server, _finish, free_port)
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
 from test_respip import both, both_from, answer_of  # noqa: E402
+from test_respip import ask, view  # noqa: E402
 
 
 pytestmark = [
@@ -211,3 +212,55 @@ def test_tag_data_alias(pair):
 def test_no_alias_for_non_local_refused(pair):
     v = both_from(pair, "www.ra.", "A", NO_RECURSION)
     assert v[0] == "REFUSED", v
+
+
+RPZ_ZONE = """$ORIGIN rpz.alias.
+$TTL 60
+@ SOA ns.rpz.alias. admin.rpz.alias. 1 3600 600 86400 60
+@ NS ns.rpz.alias.
+32.6.0.0.127.rpz-client-ip CNAME www.insec.
+"""
+
+CLIENT_IP = "127.0.0.6"
+
+
+@pytest.fixture(scope="module")
+def rpzpair(signednet_net, tmp_path_factory):
+    """The same local zones with the respip module and an RPZ zone: its
+    client-ip trigger for 127.0.0.6 is a CNAME."""
+    zone = str(tmp_path_factory.mktemp("zones") / "alias.zone")
+    with open(zone, "w") as f:
+        f.write(RPZ_ZONE)
+    ours = Server(tmp_path_factory.mktemp("ours"))
+    ref = RefServer(tmp_path_factory.mktemp("reference"))
+    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
+    try:
+        for s in (ours, ref):
+            s.start('module-config: "respip validator iterator"\n' +
+                    BODY % signednet_net.anchor +
+                    'rpz:\n\tname: rpz.alias.\n\tzonefile: "%s"\n' %
+                    zone,
+                    root_hints=signednet_net.root_hints,
+                    extra=rc_clause(None, free_port(), use_cert=False))
+        yield ours, ref
+    finally:
+        for s in (ours, ref):
+            _finish(s)
+
+
+def test_alias_with_respip(rpzpair):
+    v = both(rpzpair, "www.ra.", "A")
+    assert answer_of(v) == ["www.insec. A 192.0.2.9",
+                            "www.ra. CNAME www.insec."], v
+    v = both(rpzpair, "rf.", "A", cached=False)
+    assert v[0] == "SERVFAIL" and answer_of(v) == [], v
+
+
+@pytest.mark.parametrize("qtype", ["A", "CNAME", "TXT"])
+def test_client_ip_cname(rpzpair, qtype):
+    """A client-ip trigger's CNAME is answered alone for every type, its
+    target not resolved: as Debian's 1.17 does (no local alias there,
+    unlike a QNAME trigger's CNAME)."""
+    v = both_from(rpzpair, "www.ra.", qtype, CLIENT_IP)
+    assert v[0] == "NOERROR" and "AA" in v[1], v
+    assert answer_of(v) == ["www.ra. CNAME www.insec."], v
