@@ -677,7 +677,7 @@ static inline __attribute__((always_inline)) int not_local(struct worker* w,
  * recursion, and its reply joined after the CNAME (worker_chase,
  * REPLY_CHASE_ALIAS). The target's own local zones are not looked at,
  * as Unbound's iterator does not: a chain of aliases cannot loop. */
-static __attribute__((noinline)) struct query_result local_alias(
+static __attribute__((cold, noinline)) struct query_result local_alias(
 	struct worker* w, struct query_info* qi, struct acl_match am,
 	const struct client_info* ci, uint8_t* out, size_t outcap,
 	size_t limit, uint16_t edns_size, size_t n)
@@ -695,6 +695,27 @@ static __attribute__((noinline)) struct query_result local_alias(
 		return r;
 	memcpy(out, base, n);
 	return chased(w, qi, limit, edns_size, ci, out, n, REPLY_CHASE_ALIAS);
+}
+
+/* Out of line: what local zones answered (lzr, not LZ_NO_ANSWER), the
+ * reply (n bytes) in out. */
+static __attribute__((cold, noinline)) struct query_result local_answer(
+	struct worker* w, enum localzone_result lzr, struct query_info* qi,
+	struct acl_match am, const struct client_info* ci, uint8_t* out,
+	size_t outcap, size_t limit, uint16_t edns_size, size_t n)
+{
+	switch(lzr) {
+	case LZ_ANSWERED:
+		w->stats.num_local++;
+		return reply_of(n);
+	case LZ_ALIAS:
+		return local_alias(w, qi, am, ci, out, outcap, limit,
+			edns_size, n);
+	case LZ_DROP:
+	case LZ_NO_ANSWER:
+		break;
+	}
+	return reply_of(0);
 }
 
 /* always inlined into answer_plain, its one caller: out of line it costs
@@ -799,18 +820,10 @@ static inline __attribute__((always_inline)) struct query_result answer(
 			edns_size, &n);
 	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
 			limit, edns_size, &n);
-	switch(lzr) {
-	case LZ_ANSWERED:
-		st->num_local++;
-		return reply_of(n);
-	case LZ_DROP:
-		return reply_of(0);
-	case LZ_ALIAS:
-		return local_alias(w, &qi, am, ci, out, outcap, limit,
+	/* one branch on the hit path: the local answers are out of line */
+	if(__builtin_expect(lzr != LZ_NO_ANSWER, 0))
+		return local_answer(w, lzr, &qi, am, ci, out, outcap, limit,
 			edns_size, n);
-	case LZ_NO_ANSWER:
-		break;
-	}
 	if(not_local(w, acl, &qi, out, outcap, limit, edns_size, &lr))
 		return lr;
 	/* a module that answers the question first (respip's RPZ
