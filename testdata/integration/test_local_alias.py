@@ -31,7 +31,6 @@ from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
                       RefServer, Server, _finish, free_port)
 from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
 from test_respip import both, both_from, answer_of  # noqa: E402
-from test_respip import ask, view  # noqa: E402
 
 
 pytestmark = [
