@@ -16,6 +16,7 @@
 #include "services/chaos.h"
 #include "services/tcp_conn.h"
 #include "services/modstack.h"
+#include "services/reply_chase.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -618,6 +619,116 @@ interface_match(const struct serve_env* env, const struct client_info* ci,
 	return acl_list_interface(env->acl, &local, len);
 }
 
+/* A question no local zone answered: the auth zones for clients, then
+ * the access rules for names not answered locally, RD, and the class.
+ * 1 with *r when they end the query. Inlined into answer (the hit path)
+ * and local_alias. */
+static inline __attribute__((always_inline)) int not_local(struct worker* w,
+	enum acl_access acl, struct query_info* qi, uint8_t* out,
+	size_t outcap, size_t limit, uint16_t edns_size,
+	struct query_result* r)
+{
+	const struct serve_env* env = w->env;
+	const struct config_file* cfg = env->cfg;
+	struct worker_stats* st = &w->stats;
+	size_t n;
+	if(__builtin_expect(env->auth != NULL, 0) &&
+		auth_zones_answer(env->auth, qi, cfg->minimal_responses, out,
+		limit, edns_size, &n) ==
+		AUTH_ANSWERED) {
+		/* compat: unbound-1.17: RA for whoever may recurse */
+		if((qi->flags & FLAG_RD) && acl != acl_deny_non_local &&
+			acl != acl_refuse_non_local && n >= LDNS_HEADER_SIZE)
+			out[3] |= (uint8_t)FLAG_RA;
+		st->num_auth_down++;
+		*r = reply_of(n);
+		return 1;
+	}
+	/* Not answered locally: the non-local access rules apply now. */
+	if(acl == acl_deny_non_local) {
+		note_unwanted(st, cfg);
+		*r = reply_of(0);
+		return 1;
+	}
+	if(acl == acl_refuse_non_local) {
+		/* compat: unbound-1.17: its deny_refuse reply, as for
+		 * refuse */
+		note_unwanted(st, cfg);
+		*r = reply_of(msg_refuse_reply_ede(out, outcap, qi, edns_size,
+			cfg->ede ? EDE_PROHIBITED : -1));
+		return 1;
+	}
+	if(!(qi->flags & FLAG_RD)) {
+		if(acl == acl_allow_setrd)
+			qi->flags |= FLAG_RD;
+		else if(acl != acl_allow_snoop) {
+			/* compat: unbound-1.17: ede: yes: "Not Authoritative"
+			 * (20), as Unbound */
+			*r = reply_of(msg_error_reply_ede(out, outcap, qi,
+				RCODE_REFUSED, edns_size, cfg->ede ?
+				EDE_NOT_AUTHORITATIVE : -1, NULL));
+			return 1;
+		}
+	}
+	/* compat: unbound-1.17: Only class IN has root hints: Unbound's
+	 * iterator refuses others. */
+	if(qi->qclass != CLASS_IN) {
+		*r = reply_of(msg_error_reply(out, outcap, qi, RCODE_REFUSED,
+			edns_size));
+		return 1;
+	}
+	return 0;
+}
+
+/* Cold, out of line: a local alias (LZ_ALIAS), the CNAME's reply in out
+ * (n bytes). compat: unbound-1.17: the query goes on as one that no
+ * local zone answered (worker_handle_request with qinfo.local_alias):
+ * not_local's rules, then the RPZ triggers of the question's own name;
+ * then the CNAME's target is resolved, from the message cache or by
+ * recursion, and its reply joined after the CNAME (worker_chase,
+ * REPLY_CHASE_ALIAS). The target's own local zones are not looked at,
+ * as Unbound's iterator does not: a chain of aliases cannot loop. */
+static __attribute__((cold, noinline)) struct query_result local_alias(
+	struct worker* w, struct query_info* qi, struct acl_match am,
+	const struct client_info* ci, uint8_t* out, size_t outcap,
+	size_t limit, uint16_t edns_size, size_t n)
+{
+	static _Thread_local uint8_t base[65535];
+	struct query_result r;
+	if(n == 0 || n > sizeof(base))
+		return reply_of(n);
+	/* the checks may write into out */
+	memcpy(base, out, n);
+	if(not_local(w, am.action, qi, out, outcap, limit, edns_size, &r))
+		return r;
+	if(__builtin_expect(w->daemon->modules.query_before_cache, 0) &&
+		policy_answer(w, qi, am.policy, ci, out, limit, edns_size, &r))
+		return r;
+	memcpy(out, base, n);
+	return chased(w, qi, limit, edns_size, ci, out, n, REPLY_CHASE_ALIAS);
+}
+
+/* Out of line: what local zones answered (lzr, not LZ_NO_ANSWER), the
+ * reply (n bytes) in out. */
+static __attribute__((cold, noinline)) struct query_result local_answer(
+	struct worker* w, enum localzone_result lzr, struct query_info* qi,
+	struct acl_match am, const struct client_info* ci, uint8_t* out,
+	size_t outcap, size_t limit, uint16_t edns_size, size_t n)
+{
+	switch(lzr) {
+	case LZ_ANSWERED:
+		w->stats.num_local++;
+		return reply_of(n);
+	case LZ_ALIAS:
+		return local_alias(w, qi, am, ci, out, outcap, limit,
+			edns_size, n);
+	case LZ_DROP:
+	case LZ_NO_ANSWER:
+		break;
+	}
+	return reply_of(0);
+}
+
 /* always inlined into answer_plain, its one caller: out of line it costs
  * about 30 instructions a cache hit, and the inliner's choice turned on
  * the size of answer_plain's cold branches */
@@ -639,6 +750,7 @@ static inline __attribute__((always_inline)) struct query_result answer(
 	enum parse_result pr;
 	enum acl_access acl;
 	enum localzone_result lzr;
+	struct query_result lr;
 	size_t n, limit;
 	/* view and tags come with the access-control match (NULL: none) */
 	struct acl_match am = acl_list_match(env->acl, addr, addrlen);
@@ -719,51 +831,12 @@ static inline __attribute__((always_inline)) struct query_result answer(
 			edns_size, &n);
 	else	lzr = local_zones_answer(env->lz, &qi, addr, addrlen, out,
 			limit, edns_size, &n);
-	switch(lzr) {
-	case LZ_ANSWERED:
-		st->num_local++;
-		return reply_of(n);
-	case LZ_DROP:
-		return reply_of(0);
-	case LZ_NO_ANSWER:
-		break;
-	}
-	if(__builtin_expect(env->auth != NULL, 0) &&
-		auth_zones_answer(env->auth, &qi, cfg->minimal_responses, out,
-		limit, edns_size, &n) ==
-		AUTH_ANSWERED) {
-		/* compat: unbound-1.17: RA for whoever may recurse */
-		if((qi.flags & FLAG_RD) && acl != acl_deny_non_local &&
-			acl != acl_refuse_non_local && n >= LDNS_HEADER_SIZE)
-			out[3] |= (uint8_t)FLAG_RA;
-		st->num_auth_down++;
-		return reply_of(n);
-	}
-	/* Not answered locally: the non-local access rules apply now. */
-	if(acl == acl_deny_non_local) {
-		note_unwanted(st, cfg);
-		return reply_of(0);
-	}
-	if(acl == acl_refuse_non_local) {
-		note_unwanted(st, cfg);
-		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size));
-	}
-	if(!(qi.flags & FLAG_RD)) {
-		if(acl == acl_allow_setrd)
-			qi.flags |= FLAG_RD;
-		else if(acl != acl_allow_snoop)
-			/* compat: unbound-1.17: ede: yes: "Not Authoritative"
-			 * (20), as Unbound */
-			return reply_of(msg_error_reply_ede(out, outcap, &qi,
-				RCODE_REFUSED, edns_size, cfg->ede ?
-				EDE_NOT_AUTHORITATIVE : -1, NULL));
-	}
-	/* compat: unbound-1.17: Only class IN has root hints: Unbound's
-	 * iterator refuses others. */
-	if(qi.qclass != CLASS_IN)
-		return reply_of(msg_error_reply(out, outcap, &qi, RCODE_REFUSED,
-			edns_size));
+	/* one branch on the hit path: the local answers are out of line */
+	if(__builtin_expect(lzr != LZ_NO_ANSWER, 0))
+		return local_answer(w, lzr, &qi, am, ci, out, outcap, limit,
+			edns_size, n);
+	if(not_local(w, acl, &qi, out, outcap, limit, edns_size, &lr))
+		return lr;
 	/* a module that answers the question first (respip's RPZ
 	 * triggers), or must see it before the cache (subnetcache with
 	 * client-subnet-always-forward and an ECS option): one flag */

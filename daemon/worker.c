@@ -715,6 +715,11 @@ static void chase_cb(evutil_socket_t fd, short ev, void* arg)
 	}
 	if(n == 0 && tq.qname_len && w->menv.mesh) {
 		enum mesh_new_outcome added;
+		/* compat: unbound-1.17: an alias's target not in the cache
+		 * is a cache miss (Unbound looks the target up as the
+		 * query's name) */
+		if(p->chase_mode == REPLY_CHASE_ALIAS)
+			w->stats.num_cachemiss++;
 		p->in_call = 0;
 		p->answered = 0;
 		/* an answer at once comes to worker_reply_cb as a later
@@ -830,10 +835,12 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 		p->answered = 1;
 		return;
 	}
-	if(__builtin_expect(p->w->daemon->modules.query_before_cache, 0) &&
+	if(__builtin_expect(p->w->daemon->modules.query_before_cache ||
+		p->chase_base != NULL, 0) &&
 		len > 0 && !(p->stale && rcode == RCODE_SERVFAIL)) {
 		/* cold: the reply filters here, so that a CNAME they put
-		 * in can be chased (the client waits on) */
+		 * in can be chased (the client waits on); a chased target's
+		 * reply (a local alias's too, filters or not) is joined */
 		static _Thread_local uint8_t cbuf[65535];
 		size_t cap = p->limit && p->limit < sizeof(cbuf) ? p->limit :
 			sizeof(cbuf);
@@ -1153,6 +1160,12 @@ enum resolve_outcome worker_chase(struct worker* w,
 	if(!p)
 		return why == RESOLVE_WAIT_LIMITED ? why : RESOLVE_ANSWERED;
 	p->filter_done = 1;
+	/* the question (pending_create keeps it only for reply filters):
+	 * the target is asked with its type, class and flags */
+	p->qi = *qi;
+	p->qi.pkt = NULL;
+	p->qi.pkt_len = 0;
+	p->qi.cookie = NULL;
 	if(chase_begin(p, out, base_len, mode))
 		return RESOLVE_DEFERRED;
 	pending_unlink(p);

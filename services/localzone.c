@@ -301,6 +301,47 @@ maybe_local(const struct local_zones* lz, const uint8_t* qname)
 	return b >= 0 && (lz->tld_bits[b >> 6] >> (b & 63)) & 1;
 }
 
+/* compat: unbound-1.17: a redirect type's CNAME answering another type
+ * is a local alias (local_data_answer there): the CNAME, owned by the
+ * query name, AA; the caller resolves its target. A target "*.name" is
+ * the query name with name appended (TTL 0), and YXDOMAIN (AA) when
+ * that is longer than a name may be (Unbound adds EDE "DNAME expansion
+ * became too large" with ede: yes; not here). Out of line: cold. */
+static enum localzone_result __attribute__((noinline))
+alias_answer(const struct local_zones* zones, const struct query_info* qi,
+	const struct packed_rrset* cname, int synth_ok, uint8_t* out,
+	size_t limit, uint16_t edns_size, size_t* outlen)
+{
+	struct packed_rrset r = *cname;
+	uint8_t target[LDNS_MAX_DOMAINLEN + 1];
+	const uint8_t* rd = target;
+	uint16_t rl;
+	size_t tl = cname->count ? cname->rdlen[0] : 0;
+	if(synth_ok && tl >= 3 && cname->rdata[0][0] == 1 &&
+		cname->rdata[0][1] == '*') {
+		/* the query name without its root label, then the
+		 * target without its wildcard label */
+		size_t n = qi->qname_len - 1 + tl - 2;
+		if(n > LDNS_MAX_DOMAINLEN) {
+			*outlen = msg_error_reply(out, limit, qi,
+				LDNS_RCODE_YXDOMAIN, edns_size);
+			if(*outlen >= LDNS_HEADER_SIZE)
+				out[2] |= (uint8_t)(FLAG_AA >> 8);
+			return LZ_ANSWERED;
+		}
+		memcpy(target, qi->qname, qi->qname_len - 1);
+		memcpy(target + qi->qname_len - 1, cname->rdata[0] + 2,
+			tl - 2);
+		rl = (uint16_t)n;
+		r.rdata = &rd;
+		r.rdlen = &rl;
+		r.count = 1;
+		r.ttl = 0;
+	}
+	*outlen = encode_answer(zones, qi, &r, NULL, out, limit, edns_size);
+	return LZ_ALIAS;
+}
+
 /* The answer of zone z (of zones) to qi, as a zone of type t (its own,
  * or the client's override or tag action); td: the client's tag data for
  * this zone (a redirect type answers with it), NULL if none. */
@@ -323,6 +364,12 @@ answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 		memset(&tr.rr, 0, sizeof(tr.rr));
 		tr.mixed_ttl = 0;
 		if(lz_tag_data_rrset(td, qi, &tr)) {
+			/* compat: unbound-1.17: its CNAME is a local alias
+			 * too (find_tag_datas), the target as it is */
+			if(tr.rr.type == TYPE_CNAME &&
+				qi->qtype != TYPE_CNAME)
+				return alias_answer(zones, qi, &tr.rr, 0, out,
+					limit, edns_size, outlen);
 			*outlen = encode_answer(zones, qi, &tr.rr,
 				tr.mixed_ttl ? tr.ttls : NULL, out, limit,
 				edns_size);
@@ -335,6 +382,12 @@ answer_in_zone(const struct local_zones* zones, const struct lz_zone* z,
 			const struct lz_rrset* r = node_answer_type(ld,
 				qi->qtype);
 			if(r) {
+				if(__builtin_expect(r->rr.type == TYPE_CNAME,
+					0) && qi->qtype != TYPE_CNAME &&
+					lz_is_redirect(t))
+					return alias_answer(zones, qi, &r->rr,
+						1, out, limit, edns_size,
+						outlen);
 				*outlen = encode_answer(zones, qi, &r->rr,
 					r->mixed_ttl ? r->ttls : NULL, out,
 					limit, edns_size);

@@ -82,7 +82,14 @@ size_t lz_client_tags_records(const struct lz_client_tags* ct, int tag,
 enum localzone_result {
 	LZ_NO_ANSWER = 0, /* not answered locally: go on (cache/recursion) */
 	LZ_ANSWERED,      /* reply written to out, *outlen set */
-	LZ_DROP           /* deny/inform_deny: send nothing */
+	LZ_DROP,          /* deny/inform_deny: send nothing */
+	/* compat: unbound-1.17: a local alias (its local_alias): a
+	 * redirect type's CNAME (local-data or access-control-tag-data)
+	 * answering another type. The CNAME's reply is in out (AA), its
+	 * target to be resolved and its reply joined after it
+	 * (REPLY_CHASE_ALIAS, services/reply_chase.h); the access rules
+	 * for names not answered locally apply first, as in Unbound. */
+	LZ_ALIAS
 };
 
 /* Answer qi from local zones, writing the reply into out (at most limit

@@ -18,7 +18,12 @@ policy), over one passed name from the cache, and over the same passed
 name with no rpz: clause (the policy's cost on a cache hit); then
 unbound-control reload (ours also fast_reload) of the same config, timed
 from the command until the command answered and a blocked name answers
-NXDOMAIN again. Everything started is stopped by PID.
+NXDOMAIN again; then rpz_disable and rpz_enable of the zone while the
+passed name is asked from the cache at --rate q/s (open loop): each
+command timed until its effect shows (a blocked name resolved, then
+NXDOMAIN again), and the hits lost, their p99 and worst latency over
+the whole toggle (one second before, one after). Everything started is
+stopped by PID.
 Numbers are from one run: on a shared machine read them against the
 other server's in the same run.
 """
@@ -30,7 +35,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import selectors
+import struct
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +49,8 @@ from reload_bench import (Responder, answer_addr, free_port,  # noqa: E402
                           query_wire)
 
 PASSED = "pass.bench."
+# a trigger under the forward zone: resolved while the zone is disabled
+TOGGLE = "toggle.bench."
 
 
 def write_rpz(path, names):
@@ -48,7 +58,8 @@ def write_rpz(path, names):
         f.write("$ORIGIN rpz.bench.\n$TTL 3600\n"
                 "@ IN SOA ns.rpz.bench. host.rpz.bench. 1 3600 600 "
                 "86400 300\n@ IN NS ns.rpz.bench.\n")
-        for i in range(names):
+        f.write("toggle.bench CNAME .\n")
+        for i in range(names - 1):
             f.write("b%d.blocked CNAME .\n" % i)
 
 
@@ -140,6 +151,95 @@ class Server:
                 self.proc.wait()
 
 
+class HitLoad(threading.Thread):
+    """PASSED asked at rate q/s (open loop, one socket): each answer's
+    latency, the rest lost."""
+
+    def __init__(self, port, rate):
+        super().__init__(daemon=True)
+        self.port = port
+        self.rate = rate
+        self.stopping = False
+        self.sent = 0
+        self.lat = []
+
+    def run(self):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+        sock.connect(("127.0.0.1", self.port))
+        sock.setblocking(False)
+        sel = selectors.DefaultSelector()
+        sel.register(sock, selectors.EVENT_READ)
+        queries = [query_wire(i, PASSED) for i in range(65536)]
+        sent_at = {}
+        interval = 1.0 / self.rate
+        next_send = time.perf_counter()
+        end = None
+        while True:
+            now = time.perf_counter()
+            if self.stopping and end is None:
+                end = now + 2.0   # the late answers, then the rest lost
+            if end is not None and now >= end:
+                break
+            if end is None and now >= next_send:
+                qid = self.sent & 0xffff
+                sent_at[qid] = now
+                try:
+                    sock.send(queries[qid])
+                except BlockingIOError:
+                    pass
+                self.sent += 1
+                next_send += interval
+                continue
+            wait = (end if end is not None else next_send) - now
+            for _ in sel.select(max(wait, 0)):
+                while True:
+                    try:
+                        wire = sock.recv(4096)
+                    except BlockingIOError:
+                        break
+                    at = sent_at.pop(struct.unpack("!H", wire[:2])[0],
+                                     None)
+                    if at is not None and \
+                            answer_addr(wire) == "192.0.2.53":
+                        self.lat.append(time.perf_counter() - at)
+        sock.close()
+
+    def figures(self):
+        lat = sorted(self.lat)
+        if not lat:
+            return self.sent, self.sent, float("nan"), float("nan")
+        return (self.sent, self.sent - len(lat),
+                lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+                lat[-1] * 1000)
+
+
+def toggle_under_load(srv, blocked, rate, max_wait):
+    """rpz_disable, then rpz_enable, of rpz.bench. under HitLoad: each
+    command's seconds until its effect shows, and the load's figures."""
+    load = HitLoad(srv.port, rate)
+    load.start()
+    time.sleep(1.0)
+    took = []
+    for cmd, done in (("rpz_disable", lambda r: rcode_of(r) == 0 and
+                       answer_addr(r) == "192.0.2.53"),
+                      ("rpz_enable", blocked[1])):
+        t0 = time.time()
+        _, out = srv.ctl(cmd, "rpz.bench.")
+        while time.time() < t0 + max_wait:
+            r = srv.ask(TOGGLE)
+            if r is not None and done(r):
+                break
+            time.sleep(0.01)
+        took.append("%s %.2f s (%s)" % (cmd, time.time() - t0, out[:20]))
+    time.sleep(1.0)
+    load.stopping = True
+    load.join()
+    sent, lost, p99, worst = load.figures()
+    return "%s; hits at %d q/s: %d sent, %d lost, p99 %.2f ms, max " \
+        "%.1f ms" % ("; ".join(took), rate, sent, lost, p99, worst)
+
+
 def dnsperf(srv, qfile, seconds):
     """(answers per second, server CPU us per answer)."""
     c0 = srv.cpu_s()
@@ -162,6 +262,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--unbound", default="/usr/sbin/unbound")
     ap.add_argument("--max-wait", type=float, default=900.0)
+    ap.add_argument("--rate", type=int, default=2000,
+                    help="cache hits per second during rpz_disable/_enable")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="rpz_scale.")
     zone = os.path.join(tmp, "rpz.zone")
@@ -174,7 +276,7 @@ def main():
     blocked_q = os.path.join(tmp, "blocked.txt")
     with open(blocked_q, "w") as f:
         for _ in range(100000):
-            f.write("b%d.blocked A\n" % rnd.randrange(a.names))
+            f.write("b%d.blocked A\n" % rnd.randrange(a.names - 1))
     passed_q = os.path.join(tmp, "passed.txt")
     with open(passed_q, "w") as f:
         f.write("%s A\n" % PASSED)
@@ -183,7 +285,7 @@ def main():
     binaries = {"ours": (os.path.join(a.build, "unbound"),
                          os.path.join(a.build, "unbound-control")),
                 "unbound": (a.unbound, "/usr/sbin/unbound-control")}
-    blocked = ("b%d.blocked." % (a.names - 1),
+    blocked = ("b%d.blocked." % (a.names - 2),
                lambda r: rcode_of(r) == 3)
     passed = (PASSED, lambda r: answer_addr(r) == "192.0.2.53")
     try:
@@ -218,6 +320,8 @@ def main():
                     took = time.time() - t0
                     reloads.append("%s %.1f s (%s)" % (how[0], took,
                                                        out[:40]))
+                reloads.append(toggle_under_load(srv, blocked, a.rate,
+                                                 a.max_wait))
             finally:
                 srv.stop()
             print("%-8s load %6.1f s  RSS %7.1f MB (no-RPZ %5.1f MB)  "

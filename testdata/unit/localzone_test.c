@@ -70,7 +70,8 @@ tc_str(struct config_strlist** head, struct config_strlist* arr,
 #define tc_nodefault(t, s) tc_str(&(t)->cfg.local_zones_nodefault, \
 	(t)->nodef, s)
 
-/* Ask a question; on LZ_ANSWERED *pkt is the parsed reply. */
+/* Ask a question; on LZ_ANSWERED (or LZ_ALIAS) *pkt is the parsed
+ * reply. */
 static enum localzone_result
 ask_full(const struct local_zones* lz, const char* name, uint16_t type,
 	uint16_t dclass, int edns, int dnssec, ldns_pkt** pkt)
@@ -95,7 +96,7 @@ ask_full(const struct local_zones* lz, const char* name, uint16_t type,
 	*pkt = NULL;
 	r = local_zones_answer(lz, &qi, &addr, addrlen, out, sizeof(out),
 		1232, &outlen);
-	if(r == LZ_ANSWERED) {
+	if(r == LZ_ANSWERED || r == LZ_ALIAS) {
 		assert_true(outlen >= 12);
 		assert_int_equal(ldns_wire2pkt(pkt, out, outlen),
 			LDNS_STATUS_OK);
@@ -324,8 +325,46 @@ test_redirect(void** state)
 	check(lz, "www.foo.rd.example.", LDNS_RR_TYPE_A, 0, 1, 0,
 		"www.foo.rd.example.\t3600\tIN\tA\t5.5.5.5");
 	check(lz, "www.foo.rd.example.", LDNS_RR_TYPE_AAAA, 0, 0, 0, NULL);
-	check(lz, "x.rc.example.", LDNS_RR_TYPE_A, 0, 1, 0,
+	/* compat: unbound-1.17: a local alias for another type (the
+	 * caller resolves the target); the CNAME itself answered */
+	check_result(lz, "x.rc.example.", LDNS_RR_TYPE_A, LZ_ALIAS);
+	check(lz, "x.rc.example.", LDNS_RR_TYPE_CNAME, 0, 1, 0,
 		"x.rc.example.\t3600\tIN\tCNAME\ttarget.example.");
+	local_zones_delete(lz);
+}
+
+static void
+test_redirect_alias_wildcard(void** state)
+{
+	struct testcfg t;
+	struct local_zones* lz;
+	ldns_pkt* p;
+	(void)state;
+	tc_init(&t);
+	tc_zone(&t, "rw.example.", "redirect");
+	tc_data(&t, "rw.example. CNAME *.target.example.");
+	tc_zone(&t, "st.example.", "static");
+	tc_data(&t, "www.st.example. CNAME target.example.");
+	assert_non_null(lz = local_zones_create(&t.cfg));
+	/* compat: unbound-1.17: the question's name before the target's
+	 * wildcard label, TTL 0 */
+	assert_int_equal(ask(lz, "a.rw.example.", LDNS_RR_TYPE_A, &p),
+		LZ_ALIAS);
+	expect(p, 0, 1, 0);
+	assert_string_equal(rrtext(ldns_pkt_answer(p), 0),
+		"a.rw.example.\t0\tIN\tCNAME\ta.rw.example.target.example.");
+	ldns_pkt_free(p);
+	/* too long a name: YXDOMAIN (250 bytes + "target.example.") */
+	assert_int_equal(ask(lz, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa."
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa."
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa."
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.rw.example.",
+		LDNS_RR_TYPE_A, &p), LZ_ANSWERED);
+	expect(p, LDNS_RCODE_YXDOMAIN, 0, 0);
+	ldns_pkt_free(p);
+	/* other zone types: the CNAME alone */
+	check(lz, "www.st.example.", LDNS_RR_TYPE_A, 0, 1, 0,
+		"www.st.example.\t3600\tIN\tCNAME\ttarget.example.");
 	local_zones_delete(lz);
 }
 
@@ -805,6 +844,7 @@ main(void)
 		cmocka_unit_test(test_tld_filter),
 		cmocka_unit_test(test_transparent),
 		cmocka_unit_test(test_redirect),
+		cmocka_unit_test(test_redirect_alias_wildcard),
 		cmocka_unit_test(test_deny_refuse),
 		cmocka_unit_test(test_inform),
 		cmocka_unit_test(test_defaults),
