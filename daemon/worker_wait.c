@@ -20,6 +20,12 @@
 /* the most replies one UDP batch defers (worker.c's UDP_BATCH), and
  * room for them beside one poll per socket and the epoll fd's */
 #define DEFER_MAX 32
+/* events per epoll_wait request of the ring (libevent asks for 32 at
+ * first, more when it got all it asked for) */
+#define EPOLL_EVENTS 64
+#ifndef IORING_OP_EPOLL_WAIT
+#define IORING_OP_EPOLL_WAIT 59   /* Linux 6.15 */
+#endif
 
 struct wait_udp {
 	int fd;
@@ -72,6 +78,10 @@ struct worker_wait* worker_wait_create(struct event** evs, int num,
 		free(ww);
 		return NULL;
 	}
+	/* zeroed: memcheck takes what the kernel writes there as set */
+	if(uring_op_supported(ww->ring, IORING_OP_EPOLL_WAIT))
+		ww->epoll_events = calloc(EPOLL_EVENTS,
+			sizeof(*ww->epoll_events));
 	ww->epfd = -1;
 	ww->touched = touched;
 	ww->num_udp = num;
@@ -119,6 +129,7 @@ void worker_wait_delete(struct worker_wait* ww)
 		worker_wait_current = NULL;
 	flush_deferred(ww);
 	uring_delete(ww->ring);
+	free(ww->epoll_events);
 	free(ww->udp);
 	free(ww);
 }
@@ -169,6 +180,25 @@ static int wait_failed(struct worker_wait* ww, int err, int epfd,
 	return epoll_wait_bare(epfd, events, maxevents, 0);
 }
 
+/* The request that completes when libevent's epoll fd has events: the
+ * ring's epoll_wait into ww->epoll_events (at most maxevents, what
+ * libevent's array holds now; it only grows), or a poll. */
+static int epoll_request(struct worker_wait* ww, int epfd, int maxevents)
+{
+	struct io_uring_sqe* e;
+	if(!ww->epoll_events)
+		return uring_poll_in(ww->ring, epfd, TAG_EPOLL);
+	if(!(e = uring_sqe(ww->ring)))
+		return 0;
+	e->opcode = IORING_OP_EPOLL_WAIT;
+	e->fd = epfd;
+	e->addr = (uint64_t)(uintptr_t)ww->epoll_events;
+	e->len = (unsigned)(maxevents < EPOLL_EVENTS ? maxevents :
+		EPOLL_EVENTS);
+	e->user_data = TAG_EPOLL;
+	return 1;
+}
+
 /* The time left until the deadline, for kernels whose wait takes a
  * relative timeout only (before Linux 6.12). */
 static const struct timespec* time_left(const struct timespec* deadline,
@@ -202,8 +232,8 @@ int worker_wait_epoll(struct worker_wait* ww, int epfd,
 	*ww->touched = 0;
 	if(!ww->epoll_polled) {
 		/* armed after libevent read its events: what it left
-		 * ready completes the poll at once (level-triggered) */
-		if(!uring_poll_in(r, epfd, TAG_EPOLL))
+		 * ready completes the request at once (level-triggered) */
+		if(!epoll_request(ww, epfd, maxevents))
 			return wait_failed(ww, ENOSPC, epfd, events,
 				maxevents);
 		ww->epoll_polled = 1;
@@ -238,7 +268,8 @@ int worker_wait_epoll(struct worker_wait* ww, int epfd,
 			__ATOMIC_ACQUIRE), 0)) {
 			while((c = uring_cqe_peek(r))) {
 				if(c->user_data == TAG_EPOLL) {
-					epoll_ready = 1;
+					epoll_ready = ww->epoll_events &&
+						c->res > 0 ? c->res + 1 : 1;
 					ww->epoll_polled = 0;
 				} else if(c->user_data < (uint64_t)ww->num_udp)
 					(void)uring_poll_in(r, ww->udp[
@@ -281,7 +312,10 @@ int worker_wait_epoll(struct worker_wait* ww, int epfd,
 				(void)uring_poll_in(r, u->fd, tag);
 				u->cb(u->fd, EV_READ, u->arg);
 			} else if(tag == TAG_EPOLL) {
-				epoll_ready = 1;
+				/* the ring's epoll_wait: its events (or an
+				 * error: then epoll_wait's) */
+				epoll_ready = ww->epoll_events && res > 0 ?
+					res + 1 : 1;
 				ww->epoll_polled = 0;
 			} else if(res < 0)
 				verbose(VERB_ALGO, "sendmsg: %s",
@@ -291,6 +325,12 @@ int worker_wait_epoll(struct worker_wait* ww, int epfd,
 			/* libevent's events, now: the replies first, as
 			 * they would have gone before its callbacks */
 			flush_deferred(ww);
+			if(epoll_ready > 1) {
+				memcpy(events, ww->epoll_events,
+					(size_t)(epoll_ready - 1) *
+					sizeof(*events));
+				return epoll_ready - 1;
+			}
 			return epoll_wait_bare(epfd, events, maxevents, 0);
 		}
 		/* nothing came: the timeout (or a signal); or the UDP

@@ -15,7 +15,8 @@
  * never returning to libevent: a cache hit per wake-up costs the
  * io_uring_enter and the recvmmsg, no epoll_wait, sendmmsg or libevent
  * dispatch. The call returns to libevent when its epoll fd is readable
- * (then with epoll_wait's events), when the timeout passed, or when the
+ * (then with epoll_wait's events: from the ring's own epoll_wait
+ * request where the kernel has one, 6.15, else one epoll_wait), when the timeout passed, or when the
  * UDP path touched the event base (*touched: a miss, a prefetch, a
  * reload: new events or timers that libevent must see).
  *
@@ -34,6 +35,10 @@ struct worker_wait {
 	struct uring* ring;
 	int epfd;            /* libevent's epoll fd; -1 until it waits */
 	int epoll_polled;    /* a poll on epfd is in the ring */
+	/* the ring's own epoll_wait on epfd (Linux 6.15): its events
+	 * come with the completion, no epoll_wait call after it; NULL:
+	 * a poll, and epoll_wait when it completes */
+	struct epoll_event* epoll_events;
 	int* touched;        /* set by the UDP path when it touched the
 	                      * event base; cleared here */
 	int num_udp;

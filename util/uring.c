@@ -157,6 +157,29 @@ void uring_delete(struct uring* r)
 	free(r);
 }
 
+int uring_op_supported(struct uring* r, unsigned op)
+{
+	/* the probe, with room for 256 opcodes */
+	union {
+		struct io_uring_probe p;
+		char room[sizeof(struct io_uring_probe) +
+			256 * sizeof(struct io_uring_probe_op)];
+	} u;
+#ifdef __NR_io_uring_register
+	memset(&u, 0, sizeof(u));
+	if(op >= 256 || syscall(__NR_io_uring_register, r->fd,
+		IORING_REGISTER_PROBE, &u.p, 256) < 0)
+		return 0;
+	return op <= u.p.last_op &&
+		(u.p.ops[op].flags & IO_URING_OP_SUPPORTED) != 0;
+#else
+	(void)r;
+	(void)op;
+	(void)u;
+	return 0;
+#endif
+}
+
 int uring_poll_in(struct uring* r, int fd, uint64_t tag)
 {
 	struct io_uring_sqe* e = uring_sqe(r);
@@ -174,7 +197,10 @@ int uring_poll_in(struct uring* r, int fd, uint64_t tag)
 int uring_enter(struct uring* r, int wait, const struct timespec* deadline)
 {
 	struct io_uring_getevents_arg arg;
-	unsigned submit = r->sq_next - *r->sq_tail;
+	/* all the kernel has not taken yet, also those a call before
+	 * left (no room for their completions then) */
+	unsigned submit = r->sq_next - __atomic_load_n(r->sq_head,
+		__ATOMIC_ACQUIRE);
 	unsigned flags = 0;
 	int n;
 	/* the entries are written before the kernel may see the tail */
@@ -217,6 +243,13 @@ int uring_poll_in(struct uring* r, int fd, uint64_t tag)
 	(void)r;
 	(void)fd;
 	(void)tag;
+	return 0;
+}
+
+int uring_op_supported(struct uring* r, unsigned op)
+{
+	(void)r;
+	(void)op;
 	return 0;
 }
 

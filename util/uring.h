@@ -68,6 +68,10 @@ static inline unsigned uring_sq_room(const struct uring* r)
  * as an epoll without EPOLLET). 0 when the queue is full. */
 int uring_poll_in(struct uring* r, int fd, uint64_t tag);
 
+/* Does this kernel know request opcode op (IORING_REGISTER_PROBE,
+ * Linux 5.6)? 0 when it does not or cannot say. */
+int uring_op_supported(struct uring* r, unsigned op);
+
 /* Submit what uring_sqe handed out and, when wait, wait for at least
  * one completion or until the deadline (NULL: none; absolute on
  * CLOCK_MONOTONIC when r->abs_timer, else relative). Returns the
