@@ -7,6 +7,7 @@
 #include "dnstap/dnstap.h"
 #include "daemon/daemon.h"
 #include "daemon/worker.h"
+#include "daemon/worker_wait.h"
 #include "daemon/acl_list.h"
 #include "services/conn_limit.h"
 #include "daemon/wait_limit.h"
@@ -940,6 +941,13 @@ int daemon_run(struct daemon* d, struct serve_env* env)
 	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
 	if(!d->workers)
 		goto out;
+	{
+		char why[160];
+		d->wait_uring = worker_wait_probe(why, sizeof(why));
+		if(!d->wait_uring)
+			verbose(VERB_OPS, "workers wait in epoll, not io_uring: "
+				"%s", why);
+	}
 	for(i = 0; i < d->num_workers; i++)
 		if(!(d->workers[i] = worker_create(d, i)))
 			goto out;

@@ -87,6 +87,9 @@ struct daemon {
 	struct worker** workers;
 	struct listen_sockets* ports;
 	struct event_base* base;   /* main thread: signals */
+	/* workers wait on io_uring (daemon/worker_wait.h); 0: in epoll,
+	 * their UDP sockets libevent's events */
+	int wait_uring;
 
 	/* shared by all workers, kept across reloads */
 	struct port_pool* out_ports;   /* the one pool of source ports */

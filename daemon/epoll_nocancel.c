@@ -12,8 +12,13 @@
  * the dynamic linker binds libevent's call to; it is linked into the
  * daemon only, not the tools or tests. epoll_pwait with no signal mask
  * is epoll_wait, and every Linux architecture has it (some lack
- * epoll_wait itself). */
+ * epoll_wait itself).
+ *
+ * On a worker thread with an io_uring wait (daemon/worker_wait.h) the
+ * call is that wait's: it reads the UDP sockets itself and returns to
+ * libevent with its events, its timeout, or work the UDP path gave it. */
 #include "config.h"
+#include "daemon/worker_wait.h"
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -22,6 +27,9 @@
 int epoll_wait(int epfd, struct epoll_event* events, int maxevents,
 	int timeout)
 {
+	struct worker_wait* ww = worker_wait_current;
+	if(ww)
+		return worker_wait_epoll(ww, epfd, events, maxevents, timeout);
 	return (int)syscall(SYS_epoll_pwait, epfd, events, maxevents, timeout,
 		(const sigset_t*)NULL, (size_t)(_NSIG / 8));
 }

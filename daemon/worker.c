@@ -26,6 +26,7 @@
 #include "util/msgencode.h"
 #include "daemon/wait_limit.h"
 #include "daemon/reply_batch.h"
+#include "daemon/worker_wait.h"
 #include "dnstap/dnstap.h"
 #include "iterator/iter_hints.h"
 #include "util/config_file.h"
@@ -252,6 +253,7 @@ void worker_refresh_env(struct worker* w)
 	if(atomic_load_explicit(&d->env_gen, memory_order_acquire) ==
 		w->env_gen)
 		return;
+	w->base_touched = 1;   /* the retire timer */
 	old = w->env;
 	w->env = daemon_env_acquire(d, &w->env_gen);
 	/* the old env (and its dnstap) stays until it is retired: nothing
@@ -447,6 +449,7 @@ __attribute__((noinline)) size_t worker_filter_reply(struct worker* w,
 {
 	struct module_reply_client cl;
 	enum module_reply_verdict v;
+	w->base_touched = 1;   /* a module's work (cold: the wait's rule) */
 	policy_client(w, addr, addrlen, pol, is_stream, &cl);
 	len = filter_client(w, &cl, buf, len, cap, &v);
 	*chase = chase_of(v);
@@ -462,6 +465,7 @@ __attribute__((noinline)) int worker_answer_query(struct worker* w,
 	struct module_reply_client cl;
 	size_t len;
 	enum module_reply_verdict v;
+	w->base_touched = 1;   /* a module's work (cold: the wait's rule) */
 	policy_client(w, addr, addrlen, pol, is_stream, &cl);
 	/* the empty reply, its EDNS as the daemon's error replies */
 	len = msg_error_reply(out, limit, qi, RCODE_NOERROR, edns_size);
@@ -969,6 +973,7 @@ void worker_stats_snapshot(const struct worker* w, struct worker_stats* out)
 
 void worker_refresh_cached(struct worker* w, const struct query_info* qi)
 {
+	w->base_touched = 1;
 	/* one refresh per question at a time (none while it is in flight
 	 * already); its result replaces the cache entry */
 	if(!w->menv.mesh)
@@ -1156,6 +1161,7 @@ enum resolve_outcome worker_chase(struct worker* w,
 	enum resolve_outcome why;
 	struct pending_reply* p = pending_create(w, qi, limit, edns_size, ci,
 		&why);
+	w->base_touched = 1;
 	*reply_len = base_len;
 	if(!p)
 		return why == RESOLVE_WAIT_LIMITED ? why : RESOLVE_ANSWERED;
@@ -1196,6 +1202,7 @@ enum resolve_outcome worker_resolve(struct worker* w,
 	struct pending_reply* p;
 	enum mesh_new_outcome added;
 	enum resolve_outcome why;
+	w->base_touched = 1;
 	*reply_len = 0;
 	if(!(p = pending_create(w, qi, limit, edns_size, ci, &why)))
 		return why;
@@ -1426,6 +1433,12 @@ static inline __attribute__((always_inline)) void udp_read(struct worker* w,
 			/* iov, no control data: set once (udp_batch_create) */
 			nsend++;
 		}
+		if(n < UDP_BATCH && w->wait) {
+			/* the last batch: its replies go with the wait's
+			 * next system call */
+			worker_wait_defer(w->wait, fd, b->smsg, nsend);
+			return;
+		}
 		udp_send_all(fd, b->smsg, nsend);
 		if(n < UDP_BATCH)
 			return;
@@ -1501,6 +1514,10 @@ static inline __attribute__((always_inline)) void udp_read_pktinfo(
 			udp_pktinfo_put(&pi->smsg[nsend].msg_hdr,
 				&pi->sctl[nsend], &pi->dst[i]);
 			nsend++;
+		}
+		if(n < UDP_BATCH && w->wait) {
+			worker_wait_defer(w->wait, fd, pi->smsg, nsend);
+			return;
 		}
 		udp_send_all(fd, pi->smsg, nsend);
 		if(n < UDP_BATCH)
@@ -1933,8 +1950,8 @@ struct worker* worker_create(struct daemon* d, int num)
 			w->env->cfg->sock_queue_timeout > 0 &&
 			udp_want_stamps(s->fd) ? udp_stamped_read_cb :
 			udp_read_cb, w);
-		if(!w->events[w->num_events] ||
-			event_add(w->events[w->num_events], NULL) != 0)
+		if(!w->events[w->num_events] || (!d->wait_uring &&
+			event_add(w->events[w->num_events], NULL) != 0))
 			goto fail;
 		w->num_events++;
 	}
@@ -1945,12 +1962,38 @@ fail:
 	return NULL;
 }
 
+/* The UDP sockets' wait, made in the thread that waits (its ring is
+ * this thread's); without one, they go to libevent as before. */
+static void worker_wait_start(struct worker* w)
+{
+	struct worker_wait* ww;
+	int i;
+	if(!w->daemon->wait_uring)
+		return;   /* added to the base by worker_create */
+	ww = worker_wait_create(w->events, w->num_events, &w->base_touched);
+	if(ww && worker_wait_attach(ww, w->base)) {
+		w->wait = ww;
+		verbose(VERB_ALGO, "worker %d waits on io_uring",
+			w->thread_num);
+		return;
+	}
+	worker_wait_delete(ww);
+	for(i = 0; i < w->num_events; i++)
+		if(event_add(w->events[i], NULL) != 0)
+			log_err("worker %d: cannot add a UDP socket's event",
+				w->thread_num);
+}
+
 static void* worker_main(void* arg)
 {
 	struct worker* w = arg;
 	log_thread_set(w->thread_num);
 	verbose(VERB_ALGO, "worker %d start", w->thread_num);
+	worker_wait_start(w);
 	event_base_dispatch(w->base);
+	/* the replies it deferred go out now, with the thread's ring */
+	worker_wait_delete(w->wait);
+	w->wait = NULL;
 	verbose(VERB_ALGO, "worker %d stop", w->thread_num);
 	return NULL;
 }

@@ -74,6 +74,13 @@ struct worker {
 	int post_fd;              /* eventfd; -1 until created */
 	struct event* post_ev;
 	atomic_int stopping;      /* worker_stop was called */
+	/* the io_uring wait (daemon/worker_wait.h) that reads the UDP
+	 * sockets; NULL: they are libevent's events, as before */
+	struct worker_wait* wait;
+	/* set when the UDP path may have added, changed or activated an
+	 * event of base (a miss, a prefetch, a reload): the wait then
+	 * returns to libevent */
+	int base_touched;
 	struct worker_stats stats;
 } __attribute__((aligned(64)));
 
