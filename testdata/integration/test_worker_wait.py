@@ -65,11 +65,12 @@ def served(request, tmp_path_factory):
     env = {"UNBOUND_NO_IO_URING": "1"} if request.param == "epoll" else {}
     srv.start(LOCAL + "\nso-reuseport: yes\n", threads=2, env=env,
               extra=up.stub_zone("up.wait.example."))
-    if request.param == "io_uring" and FALLBACK_LINE in srv.log():
-        _finish(srv)
-        up.close()
-        pytest.skip("no io_uring here: " + srv.log())
-    yield request.param, srv, up
+    mode = request.param
+    if mode == "io_uring" and FALLBACK_LINE in srv.log():
+        # the system refuses io_uring (a seccomp filter, an old kernel):
+        # this daemon is then the probe's own fallback, tested as such
+        mode = "refused"
+    yield mode, srv, up
     _finish(srv)
     up.close()
 
@@ -83,7 +84,7 @@ def test_the_way_it_waits(served):
         assert ring_fds(srv.pid) == 0
         log = srv.log()
         assert log.count(FALLBACK_LINE) == 1, log
-        assert "UNBOUND_NO_IO_URING is set" in log
+        assert ("UNBOUND_NO_IO_URING is set" in log) == (mode == "epoll"), log
 
 
 def test_hits_in_batches(served):
