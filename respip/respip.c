@@ -358,11 +358,13 @@ static void rpz_client_of(const struct module_reply_client* client,
 	rc->is_tcp = client->is_stream;
 	rc->tags = client->tags;
 	rc->chased = client->chased;
+	rc->quiet = client->search_only;
 }
 
 /* The rpz policy on the reply pkt, counted (num.rpz.action.*) and
  * logged; *decided 0 when no trigger decided (the response-ip rules
- * next). */
+ * next). A search_only reply: MODULE_REPLY_MATCHED when one decided,
+ * pkt left as it is, nothing counted or logged. */
 static enum module_reply_verdict apply_rpz(struct module_env* env,
 	struct respip_env* re, const struct rpz_policy* p,
 	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
@@ -375,6 +377,13 @@ static enum module_reply_verdict apply_rpz(struct module_env* env,
 	rpz_client_of(client, &rc);
 	*decided = 1;
 	o = rpz_policy_apply(p, &rc, pkt, *len, re->scratch, room, &n, &a);
+	if(client->search_only) {
+		/* compat: unbound-1.17: respip_merge_cname's actinfo is its
+		 * own, dropped: no num.rpz.action.* (nor rpz-log line) for a
+		 * merged target */
+		*decided = o != RPZ_OUT_NONE;
+		return *decided ? MODULE_REPLY_MATCHED : MODULE_REPLY_KEEP;
+	}
 	switch(o) {
 	case RPZ_OUT_NONE:
 		break;
@@ -444,7 +453,7 @@ static enum module_reply_verdict respip_filter_reply(struct module_env* env,
 		enum module_reply_verdict r = apply_rpz(env, re, p, client,
 			pkt, len, room, &decided);
 		if(decided)
-			return client->search_only ? MODULE_REPLY_MATCHED : r;
+			return r;
 	}
 	if(client->view >= 0 && (size_t)client->view < re->rules->num_views)
 		v = &re->rules->views[client->view];

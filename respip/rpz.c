@@ -553,7 +553,7 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 		const struct rpz_policy_zone* z = &p->zones[i];
 		enum rpz_action a = m.a;
 		char what[LDNS_MAX_DOMAINLEN * 4 + 80];
-		if(z->log) {
+		if(z->log && !cl->quiet) {
 			if(m.r)
 				rule_str(m.r, what, sizeof(what));
 			else	name_str(z, m.n, what, sizeof(what));
@@ -598,7 +598,7 @@ enum rpz_outcome rpz_policy_apply(const struct rpz_policy* p,
 		a = rpz_action_from_respip(r->action);
 		if(z->override != RPZ_NO_OVERRIDE)
 			a = z->override;
-		if(z->log) {
+		if(z->log && !cl->quiet) {
 			char what[64];
 			rule_str(r, what, sizeof(what));
 			log_apply(z, "", what, a, cl, qname, qtype, qclass);

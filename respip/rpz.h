@@ -51,6 +51,10 @@ struct rpz_client {
 	/* 1: the reply to a chased CNAME's target: compat: unbound-1.17:
 	 * its QNAME and client-ip triggers are not looked at */
 	int chased;
+	/* 1: a search only (module_reply_client.search_only): compat:
+	 * unbound-1.17: respip_merge_cname's look at a merged target logs
+	 * no rpz-log line */
+	int quiet;
 };
 
 /* Does zone z apply to a client with these tags? */
@@ -97,8 +101,8 @@ void rpz_policy_delete(struct rpz_policy* p);
 size_t rpz_policy_mem(const struct rpz_policy* p);
 
 /* Apply p to the reply pkt (len bytes) for client; a new reply goes to
- * out (cap bytes). *applied: the action counted (num.rpz.action.*), or
- * RPZ_ACTION_COUNT when none. */
+ * out (cap bytes). *applied: the action to count (num.rpz.action.*), or
+ * RPZ_ACTION_COUNT when none. Logs (rpz-log) unless client->quiet. */
 /* Before resolution: 1 when p's client-ip or QNAME triggers decide an
  * answer that needs no resolution of the name (NXDOMAIN, NODATA, DROP,
  * TCP-ONLY over UDP, local data; a CNAME's target is chased after:

@@ -27,7 +27,8 @@ from testnet import have_nsd  # noqa: E402
 from testnet.fixture import signednet_net  # noqa: E402,F401
 from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
                       RefServer, Server, _finish, free_port)
-from test_control import DEB_CTL, OUR_CTL, rc_clause  # noqa: E402
+from test_control import (DEB_CTL, OUR_CTL, ctl, rc_clause,  # noqa: E402
+                          stats_dict)
 from test_respip import both, answer_of  # noqa: E402
 
 
@@ -44,6 +45,7 @@ trust-anchor-file: "%s"
 do-ip6: no
 access-control: 127.0.0.0/8 allow
 minimal-responses: yes
+extended-statistics: yes
 local-zone: "lz." static
 local-data: "t.lz. A 10.5.5.5"
 response-ip: 192.0.2.100/32 redirect
@@ -69,6 +71,8 @@ response-ip-data: 192.0.2.2/32 "CNAME nosuch.sec1."
 rpz:
 \tname: rpz.chase.
 \tzonefile: "%s"
+\trpz-log: yes
+\trpz-log-name: chase
 """
 
 ZONE = """$ORIGIN rpz.chase.
@@ -129,11 +133,22 @@ def test_respip_rules_pointing_at_each_other(pair):
         assert answer_of(v) == [name + " CNAME " + target], v
 
 
+def rpz_seen(srv):
+    """num.rpz.action.* (those not zero) and the rpz-log lines."""
+    out = ctl(srv.conf, "stats_noreset", binary=srv.ctl_bin)
+    assert out.returncode == 0, (srv.binary, out.stderr)
+    return ({k: v for k, v in stats_dict(out.stdout).items()
+             if k.startswith("num.rpz.action.")},
+            [x for x in srv.log().splitlines() if "rpz: applied" in x])
+
+
 def test_respip_target_meets_inform_or_transparent(pair):
     # compat: unbound-1.17: respip_merge_cname leaves the CNAME alone
     # when any rule meets the target's address: one that only informs,
     # always_transparent, an RPZ passthru; the target's inform rule
-    # logs nothing (only the question's rules log)
+    # logs nothing (only the question's rules log), and its RPZ
+    # passthru is neither counted (num.rpz.action.*) nor logged (rpz-log)
+    before = [rpz_seen(srv) for srv in pair]
     for name, target in (("www.ok.sec2.", "www.rsasha512.sec1."),
                          ("a.ent.example.sec1.",
                           "www.ecdsap384sha384.sec1."),
@@ -144,6 +159,12 @@ def test_respip_target_meets_inform_or_transparent(pair):
         assert answer_of(v) == [name + " CNAME " + target], v
     for srv in pair:
         assert " inform " not in srv.log(), srv.binary
+    # the replies came after the policy ran: its counts and lines, had
+    # there been any, are there now
+    after = [rpz_seen(srv) for srv in pair]
+    for srv, b, a in zip(pair, before, after):
+        assert a[0] == b[0], (srv.binary, b[0], a[0])
+        assert a[1] == b[1], (srv.binary, a[1][len(b[1]):])
 
 
 def test_respip_target_fails(pair):
