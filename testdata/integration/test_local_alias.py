@@ -25,21 +25,13 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
-                      RefServer, Server, _finish, free_port)
-from test_control import DEB_CTL, OUR_CTL, ctl, rc_clause, stats_dict  # noqa
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: E402,F401
+                            signednet_net, write_zones)
+from test_control import ctl, stats_dict  # noqa: E402
 from test_respip import both, both_from, answer_of  # noqa: E402
 
 
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 TAGGED = "127.0.0.7"
 IN_VIEW = "127.0.0.8"
@@ -90,18 +82,9 @@ view:
 
 @pytest.fixture(scope="module")
 def pair(signednet_net, tmp_path_factory):
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    try:
-        for s in (ours, ref):
-            s.start(BODY % signednet_net.anchor,
-                    root_hints=signednet_net.root_hints,
-                    extra=rc_clause(None, free_port(), use_cert=False))
-        yield ours, ref
-    finally:
-        for s in (ours, ref):
-            _finish(s)
+    with running_pair(signednet_net, tmp_path_factory,
+                      BODY % signednet_net.anchor, control=True) as p:
+        yield p
 
 
 def misses(srv):
@@ -227,24 +210,14 @@ CLIENT_IP = "127.0.0.6"
 def rpzpair(signednet_net, tmp_path_factory):
     """The same local zones with the respip module and an RPZ zone: its
     client-ip trigger for 127.0.0.6 is a CNAME."""
-    zone = str(tmp_path_factory.mktemp("zones") / "alias.zone")
-    with open(zone, "w") as f:
-        f.write(RPZ_ZONE)
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    try:
-        for s in (ours, ref):
-            s.start('module-config: "respip validator iterator"\n' +
-                    BODY % signednet_net.anchor +
-                    'rpz:\n\tname: rpz.alias.\n\tzonefile: "%s"\n' %
-                    zone,
-                    root_hints=signednet_net.root_hints,
-                    extra=rc_clause(None, free_port(), use_cert=False))
-        yield ours, ref
-    finally:
-        for s in (ours, ref):
-            _finish(s)
+    zone, = write_zones(tmp_path_factory, ("alias.zone", RPZ_ZONE))
+    with running_pair(
+            signednet_net, tmp_path_factory,
+            'module-config: "respip validator iterator"\n' +
+            BODY % signednet_net.anchor +
+            'rpz:\n\tname: rpz.alias.\n\tzonefile: "%s"\n' % zone,
+            control=True) as p:
+        yield p
 
 
 def test_alias_with_respip(rpzpair):
