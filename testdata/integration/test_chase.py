@@ -23,22 +23,13 @@ TESTDATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
-from testnet import have_nsd  # noqa: E402
-from testnet.fixture import signednet_net  # noqa: E402,F401
-from conftest import (DEB_UNBOUND, REFERENCE,  # noqa: E402
-                      RefServer, Server, _finish, free_port)
-from test_control import (DEB_CTL, OUR_CTL, ctl, rc_clause,  # noqa: E402
-                          stats_dict)
+from signednet_pair import (SKIP_MARKS, running_pair,  # noqa: E402,F401
+                            signednet_net, write_zones)
+from test_control import ctl, stats_dict  # noqa: E402
 from test_respip import both, answer_of  # noqa: E402
 
 
-pytestmark = [
-    pytest.mark.skipif(not have_nsd(), reason="nsd is not installed"),
-    pytest.mark.skipif(not os.access(DEB_UNBOUND, os.X_OK),
-                       reason="Debian's unbound is not installed"),
-    pytest.mark.skipif(REFERENCE, reason="compares this build with "
-                       "the reference; UNBOUND_BIN is the reference"),
-]
+pytestmark = SKIP_MARKS
 
 BODY = """module-config: "respip validator iterator"
 trust-anchor-file: "%s"
@@ -92,22 +83,11 @@ chain.sec1 CNAME long.example.sec1.
 
 @pytest.fixture(scope="module")
 def pair(signednet_net, tmp_path_factory):
-    zdir = tmp_path_factory.mktemp("zones")
-    zone = str(zdir / "chase.zone")
-    with open(zone, "w") as f:
-        f.write(ZONE)
-    ours = Server(tmp_path_factory.mktemp("ours"))
-    ref = RefServer(tmp_path_factory.mktemp("reference"))
-    ours.ctl_bin, ref.ctl_bin = OUR_CTL, DEB_CTL
-    try:
-        for s in (ours, ref):
-            s.start(BODY % (signednet_net.anchor, zone),
-                    root_hints=signednet_net.root_hints,
-                    extra=rc_clause(None, free_port(), use_cert=False))
-        yield ours, ref
-    finally:
-        for s in (ours, ref):
-            _finish(s)
+    zone, = write_zones(tmp_path_factory, ("chase.zone", ZONE))
+    with running_pair(signednet_net, tmp_path_factory,
+                      BODY % (signednet_net.anchor, zone),
+                      control=True) as p:
+        yield p
 
 
 def test_respip_cname_to_internet_name(pair):
