@@ -568,6 +568,10 @@ static int next_tcp_timeout = 1000;
 static int next_delay_close = 0;
 /* the permitted ports of the next setup_net */
 static const char* next_permit = "30000-39999";
+/* infra-cache-min-rtt of the next setup_net: the tests of ports set it
+ * high, so that a worker descheduled under load (ASan, CI's parallel
+ * suites) does not time a query out and fail a test about ports */
+static int next_min_rtt = 10;
 
 static void setup_net(int udp_connect, int range, int num_tcp,
 	int unknown_rtt)
@@ -583,7 +587,7 @@ static void setup_net(int udp_connect, int range, int num_tcp,
 	R.pool = pool;
 	infra_settings_default(&is);
 	is.unknown_rtt = unknown_rtt;
-	is.min_rtt = 10;
+	is.min_rtt = next_min_rtt;
 	infra = infra_create(&is);
 	memset(&set, 0, sizeof(set));
 	set.udp_connect = udp_connect;
@@ -712,7 +716,9 @@ static void test_kernel_port_path(void** state)
 	if(!kernel_ports_usable(&k, avail))
 		skip();
 	next_permit = "1024-65535";
-	setup_net(1, 100, 4, 376);
+	next_min_rtt = 1000;
+	setup_net(1, 100, 4, 1500);
+	next_min_rtt = 10;
 	next_permit = "30000-39999";
 	port_pool_set_kernel_range(pool, k.lo, k.hi);
 	answer_n(100);
@@ -734,7 +740,9 @@ static void test_kernel_port_path(void** state)
 	teardown_net();
 	/* udp-connect off: never the kernel's path */
 	next_permit = "1024-65535";
-	setup_net(0, 100, 4, 376);
+	next_min_rtt = 1000;
+	setup_net(0, 100, 4, 1500);
+	next_min_rtt = 10;
 	next_permit = "30000-39999";
 	port_pool_set_kernel_range(pool, k.lo, k.hi);
 	answer_n(30);
@@ -757,7 +765,9 @@ static void test_kernel_port_all(void** state)
 	kernel_ports_read("/proc/sys/net/ipv4", &k);
 	if(!k.readable || !k.reserved_empty || k.hi - k.lo < 200)
 		skip();
-	setup_net(1, 100, 4, 376);
+	next_min_rtt = 1000;
+	setup_net(1, 100, 4, 1500);
+	next_min_rtt = 10;
 	memset(avail, 0, sizeof(avail));
 	for(i = k.lo; i <= k.hi; i++)
 		avail[i] = 1;
