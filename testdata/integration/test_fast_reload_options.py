@@ -272,3 +272,37 @@ def test_fast_reload_refuses_unbound_126_names(daemon):
         "edns-tcp-keepalive-timeout interface-automatic-ports "
         "udp-upstream-without-downstream\n"), out
     daemon.fast_reload()
+
+
+RR_DATA = "".join('local-data: "rr.frlab. A 192.0.2.%d"\n' % i
+                  for i in (1, 2, 3))
+
+
+def rr_replies(d, n=6):
+    """The EDNS payloads and the answer orders of n asks of rr.frlab."""
+    payloads, orders = set(), set()
+    for _ in range(n):
+        q = dns.message.make_query("rr.frlab.", "A", use_edns=0,
+                                   payload=4096)
+        r = d.query(q, timeout=2 * SLOW)
+        payloads.add(r.payload)
+        orders.add(tuple(str(x) for x in r.answer[0]))
+    return payloads, orders
+
+
+def test_process_wide_values_with_fast_reload(either):
+    """compat: unbound-1.23: fast_reload applies the values the workers
+    read per query (Unbound's config_apply): edns-buffer-size in the
+    reply's OPT, rrset-roundrobin in the answer's order."""
+    d = either
+    d.fast_reload(RR_DATA + "edns-buffer-size: 1232\n"
+                  "rrset-roundrobin: no\n")
+    payloads, orders = rr_replies(d)
+    assert payloads == {1232}
+    assert len(orders) == 1, orders
+    d.fast_reload(RR_DATA + "edns-buffer-size: 1400\n"
+                  "rrset-roundrobin: yes\n")
+    payloads, orders = rr_replies(d)
+    assert payloads == {1400}
+    assert len(orders) > 1, orders
+    d.fast_reload()
