@@ -1990,7 +1990,11 @@ static void* worker_main(void* arg)
 	log_thread_set(w->thread_num);
 	verbose(VERB_ALGO, "worker %d start", w->thread_num);
 	worker_wait_start(w);
-	event_base_dispatch(w->base);
+	/* worker_wait_start runs the loop once (non-blocking): a stop posted
+	 * before it broke that run, and the next run would clear the break
+	 * and wait for ever; the flag is set before the wake-up */
+	if(!atomic_load(&w->stopping))
+		event_base_dispatch(w->base);
 	/* the replies it deferred go out now, with the thread's ring */
 	worker_wait_delete(w->wait);
 	w->wait = NULL;

@@ -325,6 +325,30 @@ class Server:
             self.port = free_port(self.ipv6)
         return self
 
+    def start_expecting_exit(self, body="", timeout=START_TIMEOUT, **kw):
+        """Start a config that should stop the daemon at start; returns
+        (exit status, output), or (None, output) when it was still running
+        after timeout (then it is stopped). The daemon binds its ports
+        before it reads zones and primaries, so another program taking
+        free_port's port between the pick and the bind would hide the
+        error under test: then the start is repeated on a new port, as
+        start() does (at most 3 times)."""
+        for attempt in range(4):
+            self.start(body, wait=False, **kw)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.stop()
+                return None, self.output()
+            rc = self.exit_status = self.proc.returncode
+            self.pid = None
+            own = "port %d: Address already in use" % self.port
+            if attempt == 3 or own not in self.output() or \
+                    not self._port_was_taken(body, kw):
+                return rc, self.output()
+            self.port = free_port(self.ipv6)
+        return rc, self.output()
+
     def _port_was_taken(self, body, kw):
         """The daemon exited at start because its port was in use, and
         neither the body nor another argument names that port."""

@@ -129,3 +129,22 @@ def test_miss_through_upstream(served):
     r = srv.query("tcp.up.wait.example.", "A", tcp=True, timeout=3.0 * SLOW)
     assert r.answer and r.answer[0].to_text().endswith(
         "A " + Upstream.RDATA["A"]), r
+
+
+def test_stop_right_after_start(tmp_path):
+    """A start error found after the workers started (an auth-zone primary
+    that names no TLS host) stops them at once: each of 30 starts exits
+    by itself. A stop posted before a worker's first turn on the ring
+    used to be lost (its break cleared by the next loop run; the CI run
+    saw the daemon wait for ever, about one start in six here)."""
+    from conftest import Server, free_port
+    bad = "127.0.0.1@%d#" % free_port()
+    for i in range(30):
+        srv = Server(tmp_path / str(i))
+        os.makedirs(srv.dir, exist_ok=True)
+        rc, out = srv.start_expecting_exit(
+            "so-reuseport: yes\n", threads=2,
+            extra='auth-zone:\n\tname: "example.org"\n\tmaster: %s\n' % bad)
+        assert rc is not None, "start %d: still running\n%s" % (
+            i, out[-2000:])
+        assert rc != 0 and "no name after '#'" in out, out[-2000:]
