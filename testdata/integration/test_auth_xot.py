@@ -242,16 +242,12 @@ def test_no_name_after_hash_is_a_start_error(tmp_path):
     at start naming the primary, not a transfer without a name."""
     srv = Server(tmp_path)
     bad = "127.0.0.1@%d#" % free_port()
-    srv.start("", extra="auth-zone:\n\tname: \"example.org\"\n"
-              "\tmaster: %s\n" % bad, wait=False)
-    try:
-        status = srv.proc.wait(15)
-    finally:
-        if srv.proc.poll() is None:
-            srv.stop()
-    assert status != 0
-    assert "auth zone primary %s: no name after '#'" % bad in \
-        srv.output(), srv.output()[-2000:]
+    status, out = srv.start_expecting_exit(
+        "", extra="auth-zone:\n\tname: \"example.org\"\n"
+        "\tmaster: %s\n" % bad)
+    assert status not in (0, None), out[-2000:]
+    assert "auth zone primary %s: no name after '#'" % bad in out, \
+        out[-2000:]
 
 
 @pytest.fixture(scope="module")

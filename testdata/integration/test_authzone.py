@@ -326,9 +326,8 @@ def test_bad_zonefile(tmp_path, unbound):
     zf = str(tmp_path / "bad.zone")
     with open(zf, "w") as f:
         f.write(ZONE + "www IN A not-an-address\n")
-    unbound.start(BODY, extra=auth_clause(zf), wait=False)
-    assert unbound.proc.wait(timeout=10 * SLOW) != 0
-    out = unbound.output()
+    rc, out = unbound.start_expecting_exit(BODY, extra=auth_clause(zf))
+    assert rc not in (0, None), out
     assert "error parsing zonefile %s for example.com." % zf in out, out
     # compat: unbound-1.17: unbound-checkconf reads the zone files too
     cc = subprocess.run([CHECKCONF_BIN, unbound.conf], capture_output=True,

@@ -358,11 +358,10 @@ def test_bad_secret_file_fails_start(unbound, content, msg):
     if content is not None:
         with open(fname, "w") as f:
             f.write(content)
-    unbound.start('answer-cookie: yes\ncookie-secret-file: "%s"\n' % fname,
-                  wait=False)
-    unbound.proc.wait(timeout=20)
-    assert unbound.proc.returncode != 0
-    assert msg in unbound.output()
+    rc, out = unbound.start_expecting_exit(
+        'answer-cookie: yes\ncookie-secret-file: "%s"\n' % fname)
+    assert rc not in (0, None), out[-2000:]
+    assert msg in out
 
 
 def test_bad_cookie_secret_option(unbound):

@@ -551,10 +551,8 @@ def test_missing_key_at_start(dot):
                            capture_output=True, text=True, timeout=20)
         assert c.returncode != 0
         assert missing in c.stdout + c.stderr, c.stdout + c.stderr
-    dot.srv.start(dot.body(), wait=False)
-    try:
-        rc = dot.srv.proc.wait(10 * SLOW)
-    except subprocess.TimeoutExpired:
+    rc, _ = dot.srv.start_expecting_exit(dot.body())
+    if rc is None:
         pytest.fail("daemon did not exit with a missing key")
     assert rc != 0
     assert missing in dot.srv.output(), dot.srv.output()

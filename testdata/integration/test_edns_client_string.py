@@ -122,9 +122,9 @@ def wait_for(cond, timeout, step=0.05):
 def test_bad_entry_refused_at_start(tmp_path, line, said):
     srv = Server(tmp_path)
     try:
-        srv.start("edns-client-string: %s\n" % line, wait=False)
-        assert srv.proc.wait(timeout=10) != 0
-        assert said in srv.output()
+        rc, out = srv.start_expecting_exit("edns-client-string: %s\n" % line)
+        assert rc not in (0, None), out[-2000:]
+        assert said in out
     finally:
         _finish(srv)
 

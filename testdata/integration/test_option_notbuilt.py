@@ -13,12 +13,11 @@ Debian's Unbound 1.17 (built without dynlib, ipset, ipsecmod, dnscrypt).
 - the obsolete ones log what Unbound logs (dlv-anchor), or nothing."""
 import os
 import subprocess
-import time
 
 import pytest
 
 from conftest import (CHECKCONF_BIN, DEB_UNBOUND, REFERENCE, RefServer,
-                      START_TIMEOUT, answer_texts, ours_only)
+                      answer_texts, ours_only)
 
 DEB_CHECKCONF = "/usr/sbin/unbound-checkconf"
 have_debian = pytest.mark.skipif(
@@ -67,13 +66,7 @@ def checkconf(binary, tmp_path, text):
 def refused_start(srv, body, extra=""):
     """Start srv with body (and extra clauses); it must exit non-zero by
     itself. Its output."""
-    srv.start(body, wait=False, extra=extra)
-    deadline = time.time() + START_TIMEOUT
-    while srv.proc.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    rc = srv.proc.poll()
-    out = srv.output()
-    srv.stop()
+    rc, out = srv.start_expecting_exit(body, extra=extra)
     assert rc not in (None, 0), "started:\n" + out
     return out
 

@@ -520,8 +520,9 @@ def test_bad_config_values(unbound, line, msg):
     assert msg in r.stdout + r.stderr, r.stdout + r.stderr
     assert "%s:%d:" % (unbound.conf, unbound.config_line(line)) in \
         r.stdout + r.stderr
-    unbound.start(extra="remote-control:\n\t%s\n" % line, wait=False)
-    assert unbound.proc.wait(START_TIMEOUT) != 0
+    rc, out = unbound.start_expecting_exit(
+        extra="remote-control:\n\t%s\n" % line)
+    assert rc not in (0, None), out[-2000:]
 
 
 def test_checkconf_prints_options(unbound):

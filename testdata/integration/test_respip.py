@@ -296,13 +296,10 @@ def test_v6_netblock_and_dns64(v6pair):
 
 
 def start_fails(srv, body):
-    srv.start(body, wait=False)
-    try:
-        srv.proc.wait(10 * SLOW)
-    except subprocess.TimeoutExpired:
-        srv.stop()
+    rc, out = srv.start_expecting_exit(body, timeout=10 * SLOW)
+    if rc is None:
         raise AssertionError("%s started" % srv.binary)
-    return srv.proc.returncode, srv.output()
+    return rc, out
 
 
 def test_response_ip_needs_respip(tmp_path):
@@ -498,13 +495,11 @@ def test_view_response_ip(viewpair, order):
 
 
 def start_fails_with_view(srv, body, view_clause):
-    srv.start(body, wait=False, extra=view_clause)
-    try:
-        srv.proc.wait(10 * SLOW)
-    except subprocess.TimeoutExpired:
-        srv.stop()
+    rc, out = srv.start_expecting_exit(body, timeout=10 * SLOW,
+                                       extra=view_clause)
+    if rc is None:
         raise AssertionError("%s started" % srv.binary)
-    return srv.proc.returncode, srv.output()
+    return rc, out
 
 
 @pytest.mark.parametrize("modules,view_lines,words", [

@@ -291,13 +291,10 @@ def test_log_lines(pair):
 
 
 def start_fails(srv, body, extra):
-    srv.start(body, wait=False, extra=extra)
-    try:
-        srv.proc.wait(10 * SLOW)
-    except Exception:
-        srv.stop()
+    rc, out = srv.start_expecting_exit(body, timeout=10 * SLOW, extra=extra)
+    if rc is None:
         raise AssertionError("%s started" % srv.binary)
-    return srv.proc.returncode, srv.output()
+    return rc, out
 
 
 def test_rpz_needs_respip(tmp_path):

@@ -108,12 +108,8 @@ def test_without_notify_socket_nothing(unbound, monkeypatch):
 def test_unreachable_socket_stops_the_start(tmp_path, cls):
     srv = cls(tmp_path)
     missing = str(tmp_path / "no-such.sock")
-    srv.start(BODY, wait=False, env={"NOTIFY_SOCKET": missing})
-    try:
-        srv.proc.wait(15)
-        assert srv.proc.returncode != 0
-        assert "sd_notify failed %s: No such file or directory. Make " \
-            "sure that unbound has access/permission to use the socket " \
-            "presented by systemd." % missing in srv.output()
-    finally:
-        srv.stop()
+    rc, out = srv.start_expecting_exit(BODY, env={"NOTIFY_SOCKET": missing})
+    assert rc not in (0, None), out[-2000:]
+    assert "sd_notify failed %s: No such file or directory. Make " \
+        "sure that unbound has access/permission to use the socket " \
+        "presented by systemd." % missing in out

@@ -9,7 +9,6 @@ names.
 
 Compared per question: rcode, AA and the answer records without TTLs."""
 import os
-import subprocess
 
 import pytest
 
@@ -105,13 +104,6 @@ def both_refuse_at_start(tmp_path, body, text):
     for cls in (Server, RefServer):
         s = cls(tmp_path / cls.__name__)
         os.makedirs(s.dir, exist_ok=True)
-        s.start(body, wait=False)
-        try:
-            s.proc.wait(20 * SLOW)
-        except subprocess.TimeoutExpired:
-            pass
-        rc = s.proc.poll()
-        out = s.output()
-        _finish(s)
+        rc, out = s.start_expecting_exit(body, timeout=20 * SLOW)
         assert rc not in (None, 0), (cls.__name__, rc, out)
         assert text in out, (cls.__name__, out)

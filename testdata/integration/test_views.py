@@ -286,14 +286,7 @@ def test_unknown_view_refused_at_start(tmp_path):
     for cls in (Server, RefServer):
         s = cls(tmp_path / cls.__name__)
         os.makedirs(s.dir, exist_ok=True)
-        s.start("access-control-view: 127.0.0.2/32 nosuch\n", wait=False)
-        try:
-            s.proc.wait(20 * SLOW)
-        except subprocess.TimeoutExpired:
-            pass
-        rc = s.proc.poll()
-        out = s.output()
-        _finish(s)
+        rc, out = s.start_expecting_exit("access-control-view: 127.0.0.2/32 nosuch\n", timeout=20 * SLOW)
         assert rc not in (None, 0), (cls.__name__, rc, out)
         assert "no view with name: nosuch" in out, (cls.__name__, out)
 
