@@ -58,6 +58,7 @@ TARGET = "tgt.stale.test."
 TARGET_X = "tgt-x.stale.test."
 TARGET_ADDR = "198.51.100.9"
 NOWHERE = "127.0.0.99"     # a do-not-query-address
+LIMITED = "127.0.0.2"      # ours: a client whose queries may not wait
 # serve-expired-reply-ttl under the target's TTL: Unbound 1.25 and later
 # cap it by a record's original TTL, this daemon and 1.17 do not
 REPLY_TTL = 2
@@ -91,6 +92,10 @@ response-ip: %s/32 redirect
 response-ip-data: %s/32 "CNAME %s"
 """ % (REPLY_TTL, NOWHERE, ADDR, ADDR, RULE_ADDR, CN_ADDR, CN_ADDR, TARGET,
        CX_ADDR, CX_ADDR, TARGET_X)
+
+
+# ours only (Debian's 1.17 has no such option)
+OURS_BODY = "wait-limit-netblock: %s/32 0\n" % LIMITED
 
 
 class Changing(Upstream):
@@ -176,7 +181,8 @@ def daemons(tmp_path_factory):
             srv = cls(tmp_path_factory.mktemp(kind))
             srv.up, srv.ctl_bin = up, binary
             servers[kind] = srv
-            srv.start(BODY, extra=up.stub_zone("stale.test.", "gone.test.")
+            srv.start(BODY + (OURS_BODY if kind == "ours" else ""),
+                      extra=up.stub_zone("stale.test.", "gone.test.")
                       + rc_clause(None, free_port(), use_cert=False))
         got = 0.0
         for srv in servers.values():
@@ -269,3 +275,24 @@ def test_expired_cname_target_not_cached(daemons, key):
             assert r is None or r[0] == "SERVFAIL", (kind, r)
         else:
             assert r == ("SERVFAIL", []), (kind, r)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_expired_answer_the_mesh_cannot_take(daemons, rule):
+    """Ours only (doc/compat.md): a query the mesh cannot take (here its
+    client's wait-limit-netblock is 0) gets the expired answer at once
+    through the rules, a CNAME joined to its cached target; one whose
+    target is not cached is dropped, as Unbound drops every such
+    query."""
+    srv = daemons["ours"]
+    qname = name("silent", rule)
+    try:
+        got = view(srv.query(qname, "A", source=LIMITED, timeout=1.0))
+    except dns.exception.Timeout:
+        got = None
+    want = {"a": ("NOERROR", ["%s 3600 IN A %s" % (qname, RULE_ADDR)]),
+            "cn": ("NOERROR", ["%s 3600 IN CNAME %s" % (qname, TARGET),
+                               "%s %d IN A %s" % (TARGET, REPLY_TTL,
+                                                  TARGET_ADDR)]),
+            "cx": None}[rule]
+    assert got == want
