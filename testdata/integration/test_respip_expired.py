@@ -15,9 +15,10 @@ client must get the rule's answer, not the expired address:
   (unbound-control stub_add): resolution fails without a query, in
   the mesh's first run (the daemon's answer at once).
 
-Each case three ways: a rule with an address (A), a rule whose data is
+Each case four ways: a rule with an address (A), a rule whose data is
 a CNAME whose target's answer is cached (expired too, as the name's),
-and one whose target's answer is not (flushed). Unbound 1.25.2 and
+the same from an RPZ Response IP trigger (rpz-ip CNAME), and a rule
+whose target's answer is not cached (flushed). Unbound 1.25.2 and
 later join the cached target to the CNAME, its TTL serve-expired-
 reply-ttl; an uncached target gives no answer from the serve-expired
 path: the client waits for resolution (silent), or gets its SERVFAIL.
@@ -54,6 +55,7 @@ ADDR = "192.0.2.7"         # the A rule's address
 RULE_ADDR = "10.7.7.7"
 CN_ADDR = "192.0.2.8"      # a CNAME rule's, target cached
 CX_ADDR = "192.0.2.9"      # a CNAME rule's, target not cached
+RN_ADDR = "192.0.2.10"     # an RPZ Response IP trigger's, CNAME, cached
 TARGET = "tgt.stale.test."
 TARGET_X = "tgt-x.stale.test."
 TARGET_ADDR = "198.51.100.9"
@@ -64,13 +66,13 @@ LIMITED = "127.0.0.2"      # ours: a client whose queries may not wait
 REPLY_TTL = 2
 TARGET_TTL = 3
 KEYS = ("silent", "refused", "gone")
-RULES = ("a", "cn", "cx")
+RULES = ("a", "cn", "cx", "rn")
 
 
 def name(key, rule):
     """The question of one case: silent and refused in stale.test.,
     gone in gone.test."""
-    label = {"a": "www", "cn": "cn", "cx": "cx"}[rule]
+    label = {"a": "www", "cn": "cn", "cx": "cx", "rn": "rn"}[rule]
     if key == "gone":
         return "%s.gone.test." % label
     return "%s-%s.stale.test." % (key, label)
@@ -92,6 +94,18 @@ response-ip: %s/32 redirect
 response-ip-data: %s/32 "CNAME %s"
 """ % (REPLY_TTL, NOWHERE, ADDR, ADDR, RULE_ADDR, CN_ADDR, CN_ADDR, TARGET,
        CX_ADDR, CX_ADDR, TARGET_X)
+
+RPZ_CLAUSE = """rpz:
+	name: rpz.expired.
+	zonefile: "%s"
+"""
+
+RPZ_ZONE = """$ORIGIN rpz.expired.
+$TTL 3600
+@ SOA ns.rpz.expired. admin.rpz.expired. 1 3600 600 86400 60
+@ NS ns.rpz.expired.
+32.%s.rpz-ip CNAME %s
+""" % (".".join(reversed(RN_ADDR.split("."))), TARGET)
 
 
 # ours only (Debian's 1.17 has no such option)
@@ -120,7 +134,8 @@ class Changing(Upstream):
         first = name.split(".")[0]
         addr = TARGET_ADDR if first.startswith("tgt") else \
             CN_ADDR if first.endswith("cn") else \
-            CX_ADDR if first.endswith("cx") else ADDR
+            CX_ADDR if first.endswith("cx") else \
+            RN_ADDR if first.endswith("rn") else ADDR
         if qtype == "A":
             r.answer.append(dns.rrset.from_text(
                 qname, TARGET_TTL if addr == TARGET_ADDR else 1, "IN",
@@ -158,7 +173,7 @@ def fresh_answer(rule, qname):
     """The answer a name gets while its upstream answers."""
     if rule == "a":
         return ["%s 3600 IN A %s" % (qname, RULE_ADDR)]
-    tgt = TARGET if rule == "cn" else TARGET_X
+    tgt = TARGET_X if rule == "cx" else TARGET
     return ["%s 3600 IN CNAME %s" % (qname, tgt),
             "%s TTL IN A %s" % (tgt, TARGET_ADDR)]
 
@@ -175,6 +190,8 @@ def daemons(tmp_path_factory):
                       os.path.join(os.path.dirname(UB126),
                                    "unbound-control")))
     servers = {}
+    zone = tmp_path_factory.mktemp("rpz") / "rpz.zone"
+    zone.write_text(RPZ_ZONE)
     try:
         for cls, kind, binary in kinds:
             up = Changing()
@@ -183,6 +200,7 @@ def daemons(tmp_path_factory):
             servers[kind] = srv
             srv.start(BODY + (OURS_BODY if kind == "ours" else ""),
                       extra=up.stub_zone("stale.test.", "gone.test.")
+                      + RPZ_CLAUSE % zone
                       + rc_clause(None, free_port(), use_cert=False))
         got = 0.0
         for srv in servers.values():
@@ -228,6 +246,13 @@ def expired_unchanged(got, addr):
         "reference %s" % (got,)
 
 
+def joined(qname):
+    """The expired answer of qname with its rule's CNAME joined to the
+    cached target."""
+    return ("NOERROR", ["%s 3600 IN CNAME %s" % (qname, TARGET),
+                        "%s %d IN A %s" % (TARGET, REPLY_TTL, TARGET_ADDR)])
+
+
 def resolvers(daemons):
     """The daemons but Debian's 1.17: a CNAME rule on the expired answer
     crashes it (CVE-2026-55717, fixed in 1.25.2)."""
@@ -244,16 +269,17 @@ def test_expired_answer_passes_response_ip(daemons, key):
             (kind, r)
 
 
+@pytest.mark.parametrize("rule", ("cn", "rn"))
 @pytest.mark.parametrize("key", KEYS)
-def test_expired_cname_joins_cached_target(daemons, key):
-    """compat: unbound-1.25.2: the rule's CNAME (its data's TTL) and
-    the target's answer from the cache, expired as the name's: its TTL
+def test_expired_cname_joins_cached_target(daemons, key, rule):
+    """compat: unbound-1.25.2: the rule's CNAME (response-ip-data, or an
+    RPZ Response IP trigger's; its data's TTL) and the target's answer
+    from the cache, expired as the name's: its TTL
     serve-expired-reply-ttl; the target is not asked upstream."""
-    qname = name(key, "cn")
+    qname = name(key, rule)
     servers = resolvers(daemons)
     got = ask_all(servers, qname)
-    want = ("NOERROR", ["%s 3600 IN CNAME %s" % (qname, TARGET),
-                        "%s %d IN A %s" % (TARGET, REPLY_TTL, TARGET_ADDR)])
+    want = joined(qname)
     for kind, r in got.items():
         assert r == want, (kind, r)
         srv = servers[kind]
@@ -291,8 +317,5 @@ def test_expired_answer_the_mesh_cannot_take(daemons, rule):
     except dns.exception.Timeout:
         got = None
     want = {"a": ("NOERROR", ["%s 3600 IN A %s" % (qname, RULE_ADDR)]),
-            "cn": ("NOERROR", ["%s 3600 IN CNAME %s" % (qname, TARGET),
-                               "%s %d IN A %s" % (TARGET, REPLY_TTL,
-                                                  TARGET_ADDR)]),
-            "cx": None}[rule]
+            "cx": None}.get(rule, joined(qname))
     assert got == want
