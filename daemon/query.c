@@ -296,17 +296,23 @@ static __attribute__((noinline)) struct query_result resolve_or_stale(
 		break;
 	}
 	/* the mesh cannot take it: out still holds the stale reply */
-	w->stats.num_expired++;
 	if(__builtin_expect(w->daemon->modules.query_before_cache, 0)) {
 		/* compat: unbound-1.25.2: it passes the reply filters
-		 * (respip) as every answer; a CNAME they put in goes as it
-		 * is, as from the stale timer (pending_send) */
+		 * (respip) as every answer; a CNAME they put in gets its
+		 * target from the cache, expired too, as from the stale
+		 * timer; without it cached, the query is dropped, as
+		 * Unbound drops a query its mesh cannot take */
 		int chase;
 		stale = worker_filter_reply(w, ci->addr, ci->addrlen, pol,
 			ci->is_tcp || ci->doh, out, stale, limit, &chase);
+		if(stale > 0 && chase)
+			stale = worker_stale_join(w, ci->addr, ci->addrlen,
+				pol, ci->is_tcp || ci->doh, qi, edns_size, out,
+				stale, limit, chase);
 		if(stale == 0)
 			return reply_of(0);
 	}
+	w->stats.num_expired++;
 	return reply_of(query_stale_ede(w->env->cfg, out, stale, limit));
 }
 

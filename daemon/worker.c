@@ -602,18 +602,124 @@ static size_t stale_answer(struct worker* w, const struct pending_reply* p,
 	return n ? query_stale_ede(w->env->cfg, out, n, p->limit) : 0;
 }
 
+/* compat: unbound-1.17: respip_merge_cname's words for a CNAME target
+ * that a rule meets too (the CNAME goes alone). */
+static void log_target_stripped(void)
+{
+	log_info("CNAME target of redirect response-ip action would "
+		"be subject to response-ip action, too; stripped");
+}
+
+/* Cold: compat: unbound-1.25.2: the expired answer in buf (n bytes,
+ * room for cap) that the reply filters (for the client cl) rewrote into
+ * a CNAME to chase (mode): the answer for that CNAME's target (qi's type
+ * and class) from the message cache, expired data allowed as for the
+ * answer itself (serve-expired-reply-ttl), joined to it in buf as a
+ * fresh reply's target is (chase_join). Unbound's serve-expired callback
+ * looks the target up so, and resolves nothing. Returns the new length:
+ * n (the CNAME alone) when a rule meets the target too; 0 when the
+ * cache has no answer for the target to give (or no memory): Unbound
+ * sends nothing from there then. */
+static size_t stale_join(struct worker* w,
+	const struct module_reply_client* cl, const struct query_info* qi,
+	uint16_t edns_size, uint8_t* buf, size_t n, size_t cap, int mode)
+{
+	struct msg_cache* c = w->daemon->msg_cache;
+	struct module_reply_client tcl = *cl;
+	struct query_info tq = *qi;
+	enum module_reply_verdict v;
+	enum msg_hit hit = MSG_HIT_FRESH;
+	uint8_t* tgt;
+	size_t tn, m = 0;
+	tq.pkt = NULL;
+	tq.pkt_len = 0;
+	tq.cookie = NULL;
+	if(!c || !reply_chase_target(buf, n, tq.qname, &tq.qname_len) ||
+		!(tgt = malloc(2 * cap)))
+		return 0;
+	tn = msg_cache_answer_ex(c, &tq, msg_cache_hash(c, &tq), time(NULL),
+		tgt, cap, edns_size, &w->env->serve_policy, &hit);
+	if(tn > 0) {
+		/* compat: unbound-1.17: the target only searched, as for a
+		 * fresh reply (respip_merge_cname) */
+		tcl.chased = 1;
+		tcl.search_only = mode == REPLY_CHASE_MERGE;
+		tn = filter_client(w, &tcl, tgt, tn, cap, &v);
+		if(v != MODULE_REPLY_KEEP && mode == REPLY_CHASE_MERGE) {
+			log_target_stripped();
+			m = n;
+		} else if(tn > 0 && (m = reply_chase_merge(buf, n, tgt, tn,
+			(enum reply_chase_mode)mode, tgt + cap, cap)) > 0)
+			memcpy(buf, tgt + cap, m);
+	}
+	free(tgt);
+	return m;
+}
+
+__attribute__((noinline)) size_t worker_stale_join(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint16_t edns_size, uint8_t* buf,
+	size_t len, size_t cap, int chase)
+{
+	struct module_reply_client cl;
+	policy_client(w, addr, addrlen, pol, is_stream, &cl);
+	return stale_join(w, &cl, qi, edns_size, buf, len, cap, chase);
+}
+
+/* What the expired answer for a waiting client's question came to. */
+enum stale_outcome {
+	STALE_NONE,       /* the cache has none servable any more */
+	STALE_READY,      /* made, the reply filters applied (length 0:
+	                   * they dropped it) */
+	/* compat: unbound-1.25.2: a filter's CNAME whose target the cache
+	 * cannot give: no answer from the expired data */
+	STALE_NO_TARGET
+};
+
+/* Cold path: the expired answer for p's question into buf (p->limit
+ * bytes), through the reply filters and with a CNAME they put in joined
+ * to its cached target (stale_join); its length in *len. */
+static enum stale_outcome stale_prepare(struct pending_reply* p,
+	uint8_t* buf, size_t* len)
+{
+	size_t n = stale_answer(p->w, p, buf);
+	int chase = REPLY_CHASE_NONE;
+	*len = 0;
+	if(n == 0)
+		return STALE_NONE;
+	if(__builtin_expect(p->w->daemon->modules.query_before_cache, 0)) {
+		/* compat: unbound-1.25.2: it passes the reply filters as
+		 * every answer (before, the expired one went unchanged) */
+		n = filter_reply(p, buf, n, p->limit, &chase);
+		if(n > 0 && chase != REPLY_CHASE_NONE) {
+			struct module_reply_client cl;
+			pending_client(p, 0, &cl);
+			n = stale_join(p->w, &cl, &p->qi, p->edns_size, buf, n,
+				p->limit, chase);
+			if(n == 0)
+				return STALE_NO_TARGET;
+		}
+	}
+	*len = n;
+	return STALE_READY;
+}
+
 /* Answer p with the expired entry (after the client timeout, or when
- * resolution failed); returns 0 when there is none. */
-static int send_stale(struct pending_reply* p)
+ * resolution failed); what it came to: nothing is sent unless
+ * STALE_READY. */
+static enum stale_outcome send_stale(struct pending_reply* p)
 {
 	uint8_t* buf = malloc(p->limit);
-	size_t n = buf ? stale_answer(p->w, p, buf) : 0;
-	if(n > 0) {
+	size_t n = 0;
+	enum stale_outcome o = buf ? stale_prepare(p, buf, &n) : STALE_NONE;
+	if(o == STALE_READY) {
 		p->w->stats.num_expired++;
-		pending_send(p, buf, n);
+		p->filter_done = 1;
+		pending_send(p, n ? buf : NULL, n);
 	}
 	free(buf);
-	return n > 0;
+	return o;
 }
 
 /* Has the client of p waited over discard-timeout? */
@@ -653,8 +759,7 @@ static size_t chase_join(struct pending_reply* p, const uint8_t* tgt,
 	if(v != MODULE_REPLY_KEEP && p->chase_mode == REPLY_CHASE_MERGE) {
 		/* compat: unbound-1.17: respip_merge_cname: the CNAME
 		 * alone, in its words */
-		log_info("CNAME target of redirect response-ip action would "
-			"be subject to response-ip action, too; stripped");
+		log_target_stripped();
 		n = p->chase_len <= cap ? p->chase_len : 0;
 		memcpy(out, p->chase_base, n);
 		return n;
@@ -871,7 +976,8 @@ static void worker_reply_cb(void* arg, const uint8_t* reply, size_t len,
 	/* off the list first: sending may close the TCP connection, whose
 	 * close hook must not see this waiter, answered now */
 	pending_unlink(p);
-	if(!(p->stale && rcode == RCODE_SERVFAIL && send_stale(p)))
+	if(!(p->stale && rcode == RCODE_SERVFAIL &&
+		send_stale(p) == STALE_READY))
 		pending_send(p, reply, len);
 	pending_free(p);
 }
@@ -911,18 +1017,33 @@ static void stale_timer_cb(evutil_socket_t fd, short ev, void* arg)
 {
 	struct pending_reply* p = arg;
 	struct worker* w = p->w;
+	uint8_t* buf = malloc(p->limit);
+	size_t n = 0;
+	enum stale_outcome o = buf ? stale_prepare(p, buf, &n) : STALE_NONE;
 	(void)fd;
 	(void)ev;
+	if(o == STALE_NO_TARGET) {
+		/* compat: unbound-1.25.2: its serve-expired callback sends
+		 * nothing: the client waits on for resolution (its answer,
+		 * or on failure the expired data again, or SERVFAIL) */
+		free(buf);
+		return;
+	}
 	if(w->menv.mesh)
 		(void)mesh_detach_waiter(w->menv.mesh, p);
 	pending_unlink(p);
-	if(!send_stale(p)) {
+	if(o == STALE_READY) {
+		w->stats.num_expired++;
+		p->filter_done = 1;
+		pending_send(p, n ? buf : NULL, n);
+	} else {
 		/* compat: unbound-1.17: evicted meanwhile: what Unbound would
 		 * answer then */
-		uint8_t buf[LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 64];
-		pending_send(p, buf, msg_error_reply(buf, sizeof(buf), &p->qi,
+		uint8_t sf[LDNS_HEADER_SIZE + LDNS_MAX_DOMAINLEN + 64];
+		pending_send(p, sf, msg_error_reply(sf, sizeof(sf), &p->qi,
 			RCODE_SERVFAIL, p->edns_size));
 	}
+	free(buf);
 	pending_free(p);
 }
 
@@ -1179,21 +1300,6 @@ enum resolve_outcome worker_chase(struct worker* w,
 	return RESOLVE_ANSWERED;
 }
 
-/* Cold: compat: unbound-1.25.2: the expired answer (n bytes in out,
- * p's sync_out) that replaces a SERVFAIL the mesh gave at once passes
- * the reply filters as every answer does (Unbound's serve-expired
- * callback sends respip's answer since 1.25.2; before, the expired one
- * unchanged); their verdict replaces the SERVFAIL's. */
-static size_t filter_stale_now(struct pending_reply* p, uint8_t* out,
-	size_t n)
-{
-	size_t cap = p->limit && p->limit < p->sync_cap ? p->limit :
-		p->sync_cap;
-	n = filter_reply(p, out, n, cap, &p->chase_wanted);
-	p->filtered_out = n == 0;
-	return n;
-}
-
 enum resolve_outcome worker_resolve(struct worker* w,
 	const struct query_info* qi, size_t limit, uint16_t edns_size,
 	const struct client_info* ci, uint8_t* out, size_t outcap,
@@ -1238,15 +1344,20 @@ enum resolve_outcome worker_resolve(struct worker* w,
 		size_t n = added == MESH_NEW_ADDED ? p->sync_len : 0;
 		if(p->stale && n >= LDNS_HEADER_SIZE &&
 			(out[3] & 0xf) == RCODE_SERVFAIL) {
-			size_t e = stale_answer(w, p, out);
-			if(e > 0) {
+			/* cold: the expired answer replaces the SERVFAIL,
+			 * the filters' verdict (and a CNAME's join) in;
+			 * compat: unbound-1.25.2: a CNAME whose target is
+			 * not cached leaves the SERVFAIL */
+			uint8_t* sb = p->limit <= outcap ? malloc(p->limit) :
+				NULL;
+			size_t e = 0;
+			if(sb && stale_prepare(p, sb, &e) == STALE_READY) {
 				w->stats.num_expired++;
+				memcpy(out, sb, e);
 				n = e;
-				if(__builtin_expect(
-					w->daemon->modules.query_before_cache,
-					0))
-					n = filter_stale_now(p, out, e);
+				p->filtered_out = e == 0;
 			}
+			free(sb);
 		}
 		if(p->filtered_out) {
 			/* compat: unbound-1.17: respip deny: no reply */

@@ -121,6 +121,18 @@ size_t worker_filter_reply(struct worker* w,
 	const struct sockaddr_storage* addr, socklen_t addrlen,
 	const struct acl_policy* pol, int is_stream, uint8_t* buf, size_t len,
 	size_t cap, int* chase);
+/* Cold: compat: unbound-1.25.2: an expired answer (len bytes in buf,
+ * room for cap) that worker_filter_reply rewrote into a CNAME to chase
+ * (*chase's value): the target's answer for qi's type from the message
+ * cache, expired data allowed, joined to it as a fresh reply's would
+ * be (no resolution). Returns the new length (len: the CNAME alone,
+ * when a rule meets the target too); 0 when the cache has none for the
+ * target. Client as for worker_filter_reply. */
+size_t worker_stale_join(struct worker* w,
+	const struct sockaddr_storage* addr, socklen_t addrlen,
+	const struct acl_policy* pol, int is_stream,
+	const struct query_info* qi, uint16_t edns_size, uint8_t* buf,
+	size_t len, size_t cap, int chase);
 /* Cold: the module stack's answer_query (respip's RPZ QNAME and
  * client-ip triggers) on the question qi from the client at addr (view,
  * is_stream as worker_filter_reply), before the message cache: 1 when
