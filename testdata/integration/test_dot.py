@@ -9,7 +9,6 @@ handshake that never ends, renegotiation, a client that never reads,
 10,000 connections at once. Also run against Debian's Unbound
 (UNBOUND_BIN=/usr/sbin/unbound) where it behaves the same."""
 import os
-import re
 import resource
 import signal
 import socket
