@@ -500,6 +500,13 @@ class RefServer(Server):
     binary = DEB_UNBOUND
 
 
+def control_clause(sock):
+    """A remote-control clause on the unix socket sock, no certificates:
+    what unbound-control needs to reach a test's daemon."""
+    return ("remote-control:\n\tcontrol-enable: yes\n"
+            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+
+
 class ControlServer(Server):
     """A Server with remote-control on a unix socket in its directory (no
     certificates) and a control config of its own beside it (ctl.conf,
@@ -518,9 +525,7 @@ class ControlServer(Server):
             f.write(self.rc_clause())
 
     def rc_clause(self):
-        return ("remote-control:\n\tcontrol-enable: yes\n"
-                "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                self.sock)
+        return control_clause(self.sock)
 
     def ctl_args(self, *args):
         return [self.control, "-c", self.ctl_conf] + list(args)

@@ -38,7 +38,7 @@ if TESTDATA not in sys.path:
 
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
 from conftest import (BUILDDIR, REFERENCE, SLOW, Server, _finish,  # noqa: E402
-                      free_port, ours_only, sockets_on_port)
+                      control_clause, free_port, ours_only, sockets_on_port)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -99,9 +99,7 @@ def start_doh(tmp, upstream, tls, extra_body=""):
     else:
         body += "http-notls-downstream: yes\n"
     body += "extended-statistics: yes\n" + extra_body
-    sock = os.path.join(str(tmp), "ctl.sock")
-    extra = ("remote-control:\n\tcontrol-enable: yes\n"
-             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+    extra = control_clause(os.path.join(str(tmp), "ctl.sock"))
     extra += ('forward-zone:\n\tname: "slow.example."\n'
               "\tforward-addr: 127.0.0.1@%d\n" % upstream.port)
     srv.start(body, extra=extra)

@@ -23,7 +23,8 @@ import dns.rcode
 import pytest
 
 from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SHIM, SLOW,
-                      asan_env, free_port, make_query, ours_only,
+                      asan_env, control_clause, free_port, make_query,
+                      ours_only,
                       recv_tcp_msg, reference_differs, rss_kib,
                       sockets_on_port, tcp_frame)
 
@@ -300,9 +301,7 @@ def test_reuseport_tls_sockets(dot, shim):
 # -- statistics, resumption, ticket keys ----------------------------------
 
 def ctl_clause(srv):
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-            os.path.join(srv.dir, "ctl.sock"))
+    return control_clause(os.path.join(srv.dir, "ctl.sock"))
 
 
 def stats(srv):

@@ -26,7 +26,7 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
+from conftest import BUILDDIR, REFERENCE, SLOW, control_clause  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -35,10 +35,8 @@ CTL = "/usr/sbin/unbound-control" if REFERENCE else \
 
 
 def start(srv, net, body, tmp_path):
-    sock = str(tmp_path / "ctl.sock")
-    extra = ("remote-control:\n\tcontrol-enable: yes\n"
-             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
-    srv.start(body, root_hints=net.root_hints, extra=extra)
+    srv.start(body, root_hints=net.root_hints,
+              extra=control_clause(tmp_path / "ctl.sock"))
 
 
 def stats(srv):
