@@ -507,6 +507,21 @@ def control_clause(sock):
             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
 
 
+def stats_dict(text):
+    """stats_noreset's name=value lines as {name: value text}."""
+    return dict(l.split("=", 1) for l in text.splitlines() if "=" in l)
+
+
+def control_stats(client, conf):
+    """The counters of the daemon that conf's remote-control clause
+    names, read with client (an unbound-control) stats_noreset; a failed
+    read fails the test."""
+    r = subprocess.run([client, "-c", conf, "stats_noreset"],
+                       capture_output=True, text=True, timeout=10 * SLOW)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return stats_dict(r.stdout)
+
+
 class ControlServer(Server):
     """A Server with remote-control on a unix socket in its directory (no
     certificates) and a control config of its own beside it (ctl.conf,

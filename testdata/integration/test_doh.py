@@ -38,7 +38,7 @@ if TESTDATA not in sys.path:
 
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
 from conftest import (BUILDDIR, REFERENCE, SLOW, Server, _finish,  # noqa: E402
-                      control_clause, free_port, ours_only, sockets_on_port)
+                      control_clause, control_stats, free_port, ours_only, sockets_on_port)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -133,10 +133,7 @@ def b64(wire):
 
 
 def stats(srv):
-    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def curl(srv, path, tls=False, args=()):

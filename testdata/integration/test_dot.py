@@ -23,10 +23,10 @@ import dns.rcode
 import pytest
 
 from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SHIM, SLOW,
-                      asan_env, control_clause, free_port, make_query,
-                      ours_only,
-                      recv_tcp_msg, reference_differs, rss_kib,
-                      sockets_on_port, tcp_frame)
+                      asan_env, control_clause, control_stats, free_port,
+                      make_query, ours_only, recv_tcp_msg,
+                      reference_differs, rss_kib, sockets_on_port,
+                      tcp_frame)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -305,9 +305,7 @@ def ctl_clause(srv):
 
 
 def stats(srv):
-    out = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                         capture_output=True, text=True, timeout=10).stdout
-    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def session_of(dot, ctx):

@@ -15,7 +15,6 @@ dropped."""
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 
@@ -28,8 +27,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import (BUILDDIR, control_clause, make_query,  # noqa: E402
-                      ours_only)
+from conftest import (BUILDDIR, control_clause, control_stats,  # noqa: E402
+                      make_query, ours_only)
 
 pytestmark = [ours_only]
 
@@ -37,10 +36,7 @@ CTL = os.path.join(BUILDDIR, "unbound-control")
 
 
 def stats(srv):
-    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def poll_stat(srv, key, want, secs=5.0):

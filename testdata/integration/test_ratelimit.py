@@ -35,7 +35,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW, control_clause  # noqa: E402
+from conftest import (BUILDDIR, REFERENCE, SLOW, control_clause,  # noqa: E402
+                      stats_dict)
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -52,11 +53,7 @@ def ctl(srv, *args):
 
 
 def stats(srv):
-    out = {}
-    for line in ctl(srv, "stats_noreset").splitlines():
-        k, _, v = line.partition("=")
-        out[k] = v
-    return out
+    return stats_dict(ctl(srv, "stats_noreset"))
 
 
 def rand_label():

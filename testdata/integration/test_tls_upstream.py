@@ -24,8 +24,8 @@ import time
 import dns.message
 import pytest
 
-from conftest import (ControlServer, Server, answer_texts, rcode_of,
-                      ours_only, REFERENCE, free_port, SLOW,
+from conftest import (ControlServer, Server, answer_texts, control_stats,
+                      rcode_of, ours_only, REFERENCE, free_port, SLOW,
                       reference_differs, RefServer, _finish)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -68,8 +68,7 @@ class DebianUpstream(ControlServer):
         return self.start(body, extra=self.rc_clause())
 
     def stats(self):
-        out = self.ctl("stats_noreset", timeout=10).stdout
-        return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        return control_stats(self.control, self.ctl_conf)
 
     def stat(self, name):
         return int(self.stats().get(name, "0"))
