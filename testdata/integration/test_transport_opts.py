@@ -10,7 +10,6 @@ not read its answers: the waiting bytes are mem.streamwait; over the
 limit the connection is dropped)."""
 import os
 import socket
-import struct
 import subprocess
 import threading
 import time
