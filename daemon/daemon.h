@@ -37,7 +37,8 @@ struct prom_server;
 struct val_anchors;
 
 /* Everything a worker needs to answer, built from one config. Read-only
- * after daemon_env_create, shared by the workers by reference count. */
+ * once built (serve_env_create, serve_env_build, serve_env_derive*),
+ * shared by the workers by reference count. */
 struct serve_env {
 	struct config_file* cfg;
 	struct acl_list* acl;

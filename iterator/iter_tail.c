@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* iterator/iter_tail.c - see the header. Each rule is the one the
  * scrubber and the store apply to the same records as ldns objects;
- * testdata/unit/iter_tail_test.c checks both ways give the same. */
+ * testdata/unit/reply_tail_test.c checks both ways give the same. */
 #include "config.h"
 #include "iterator/iter_tail.h"
 #include "iterator/iter_scrub.h"

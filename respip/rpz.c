@@ -3,7 +3,6 @@
  * to a reply on the wire (see the header). */
 #include "config.h"
 #include "respip/rpz.h"
-#include "respip/rpz_load.h"
 #include "respip/respip_set.h"
 #include "respip/respip_rewrite.h"
 #include "services/tags.h"
@@ -45,12 +44,10 @@ static int override_from_str(const char* s, enum rpz_action* a)
 	return 0;
 }
 
-static void zone_clear(struct rpz_policy_zone* z, int borrowed)
+static void zone_clear(struct rpz_policy_zone* z)
 {
 	free(z->name);
 	free(z->log_name);
-	if(!borrowed)
-		rpz_zone_delete(z->zone);
 }
 
 void rpz_policy_delete(struct rpz_policy* p)
@@ -59,7 +56,7 @@ void rpz_policy_delete(struct rpz_policy* p)
 	if(!p)
 		return;
 	for(i = 0; i < p->num; i++)
-		zone_clear(&p->zones[i], p->borrowed);
+		zone_clear(&p->zones[i]);
 	free(p->zones);
 	free(p);
 }
@@ -67,7 +64,6 @@ void rpz_policy_delete(struct rpz_policy* p)
 static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
 	const struct config_file* cfg, rpz_zone_of_fn zone_of, void* arg)
 {
-	const char* path = c->zonefile;
 	z->override = RPZ_NO_OVERRIDE;
 	if(!(z->name = strdup(c->name)) || (c->rpz_log_name &&
 		!(z->log_name = strdup(c->rpz_log_name)))) {
@@ -102,21 +98,7 @@ static int zone_setup(struct rpz_policy_zone* z, const struct config_auth* c,
 	}
 	z->log = c->rpz_log;
 	z->signal_nxdomain_ra = c->rpz_signal_nxdomain_ra;
-	if(zone_of)
-		return (z->zone = zone_of(arg, c)) != NULL;
-	/* the zone file inside the chroot, as the daemon sees it */
-	if(path && cfg->chrootdir && cfg->chrootdir[0] && strncmp(path,
-		cfg->chrootdir, strlen(cfg->chrootdir)) == 0)
-		path += strlen(cfg->chrootdir);
-	if(!(z->zone = rpz_zone_load_file(c->name, path)))
-		return 0;
-	return 1;
-}
-
-struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
-	int* none)
-{
-	return rpz_policy_create_with(cfg, none, NULL, NULL);
+	return (z->zone = zone_of(arg, c)) != NULL;
 }
 
 struct rpz_policy* rpz_policy_create_with(const struct config_file* cfg,
@@ -139,7 +121,6 @@ struct rpz_policy* rpz_policy_create_with(const struct config_file* cfg,
 		log_err("out of memory");
 		return NULL;
 	}
-	p->borrowed = zone_of != NULL;
 	for(c = cfg->auths; c; c = c->next) {
 		if(!c->isrpz || !c->name)
 			continue;

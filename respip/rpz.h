@@ -37,9 +37,10 @@ struct rpz_policy_zone {
 };
 
 struct rpz_policy {
+	/* each one's zone borrowed from the shared snapshot
+	 * (respip/rpz_store.h): not deleted with the policy */
 	struct rpz_policy_zone* zones;
 	size_t num;
-	int borrowed;   /* the zones are rpz_policy_create_with's: kept */
 };
 
 /* The client a reply goes to. */
@@ -76,14 +77,10 @@ enum rpz_outcome {
 	RPZ_OUT_ALIAS
 };
 
-/* The rpz: clauses of cfg with their zones read (from the zone files;
- * chroot: the path inside it when inside). *none: no rpz: clause (NULL
+/* The rpz: clauses of cfg, each one's zone from zone_of (borrowed: the
+ * policy does not delete it; NULL: fail): the shared snapshot
+ * (respip/rpz_store.h) keeps the zones. *none: no rpz: clause (NULL
  * returned then). NULL otherwise: an error, logged. */
-struct rpz_policy* rpz_policy_create(const struct config_file* cfg,
-	int* none);
-/* As rpz_policy_create, each clause's zone from zone_of (borrowed: the
- * policy does not delete it; NULL: fail) in place of its file: the
- * shared snapshot (respip/rpz_store.h) keeps the zones. */
 typedef struct rpz_zone* (*rpz_zone_of_fn)(void* arg,
 	const struct config_auth* c);
 struct rpz_policy* rpz_policy_create_with(const struct config_file* cfg,

@@ -151,11 +151,6 @@ struct rpz_zone* rpz_zone_load(const char* name, const char* path,
 	return rpz_builder_finish(k.b);
 }
 
-struct rpz_zone* rpz_zone_load_file(const char* name, const char* path)
-{
-	return rpz_zone_load(name, path, NULL, NULL);
-}
-
 int rpz_zone_file_rrs(const char* name, const char* path,
 	struct xfr_rrs* out)
 {

@@ -9,12 +9,10 @@
 struct rpz_zone;
 struct xfr_rrs;
 
-/* The zone name (text) and its file (NULL or "": an empty zone). NULL
- * when the file cannot be read or parsed, or out of memory (logged in
- * Unbound's words). */
-struct rpz_zone* rpz_zone_load_file(const char* name, const char* path);
-/* As rpz_zone_load_file; the apex SOA's serial into *serial and
- * *have_soa 1 when the file has one (both may be NULL). */
+/* The zone name (text) and its file (NULL or "": an empty zone); the
+ * apex SOA's serial into *serial and *have_soa 1 when the file has one
+ * (both may be NULL). NULL when the file cannot be read or parsed, or
+ * out of memory (logged in Unbound's words). */
 struct rpz_zone* rpz_zone_load(const char* name, const char* path,
 	uint32_t* serial, int* have_soa);
 /* The file's records as a list into out (initialised by the caller;

@@ -57,6 +57,7 @@ import dns.query
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "testdata"))
 from testnet import nsd as tn_nsd, zones  # noqa: E402
+from stats_reader import control_stats, nsd_stats  # noqa: E402
 
 STARTED = []
 
@@ -82,15 +83,6 @@ def start_nsd(work, name, origin):
     STARTED.append(inst.proc)
     inst.wait_ready()
     return inst
-
-
-def nsd_queries(inst):
-    r = subprocess.run(["nsd-control", "-c", inst.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    for line in r.stdout.splitlines():
-        if line.startswith("num.queries="):
-            return int(line.split("=")[1])
-    return 0
 
 
 def start_daemon(a, work, lines, a_nsd, o_nsd):
@@ -145,25 +137,6 @@ def rand_label():
     return "".join(random.choice(string.ascii_lowercase) for _ in range(12))
 
 
-def daemon_stats(a):
-    """unbound-control stats_noreset of the daemon running now: {name:
-    value} (Debian's client: it talks to both); {} when unread."""
-    try:
-        r = subprocess.run(["/usr/sbin/unbound-control", "-c", a.conf,
-                            "stats_noreset"], capture_output=True,
-                           text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    out = {}
-    for line in r.stdout.splitlines():
-        k, _, v = line.partition("=")
-        try:
-            out[k] = float(v)
-        except ValueError:
-            pass
-    return out
-
-
 def stat_delta(s0, s1, *names):
     """The first of names both snapshots have: its growth; nan if none."""
     for n in names:
@@ -201,14 +174,14 @@ class Window:
         self.a, self.pid = a, pid
         self.cpu0, self.kid0 = cpu_s(pid), children_cpu_s()
         self.drop0 = udp_rcvbuf_errors()
-        self.stats0 = daemon_stats(a)
+        self.stats0 = control_stats(a.conf)
 
     def close(self):
         # rates over the attack's --seconds: what the window holds
         # besides (the sender's wait for late replies, the daemon's
         # backlog) is work the attack caused
         secs = self.a.seconds
-        s1 = daemon_stats(self.a)
+        s1 = control_stats(self.a.conf)
         self.values = [
             ("daemon CPU %", 100.0 * (cpu_s(self.pid) - self.cpu0) / secs),
             ("sender CPU %", 100.0 * (children_cpu_s() - self.kid0) / secs),
@@ -346,14 +319,14 @@ def attack(a, work, a_nsd, o_nsd, factor):
             with open(qfile, "w") as f:
                 for _ in range(min(a.rate * a.seconds, 2000000)):
                     f.write("%s.attack.tld9. A\n" % rand_label())
-        n0 = nsd_queries(a_nsd)
+        n0 = nsd_stats(a_nsd.conf).get("num.queries", 0)
         t0 = time.monotonic()
         win = Window(a, p.pid)
         dp = sender(a, port, "*.attack.tld9.", qfile)
         lat, sent = probe(port, a.seconds, "127.0.0.1", other)
         qsent, done, qps, rcodes = sender_done(a, dp)
         secs = time.monotonic() - t0
-        up = (nsd_queries(a_nsd) - n0) / secs
+        up = (nsd_stats(a_nsd.conf).get("num.queries", 0) - n0) / secs
         extra = win.close()
         print("%s: random-subdomain attack, ratelimit: %d, "
               "ratelimit-factor: %d" % (a.label, a.ratelimit, factor))

@@ -39,13 +39,13 @@ import dns.rcode  # noqa: E402
 
 from testnet import loopback_guard, nsd as tn_nsd, procs, signer, zones  # noqa: E402
 import bench_dot  # noqa: E402
+from stats_reader import DEBIAN_CONTROL, control_stats, nsd_stats  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 BENCH_ZONE = "bench.tld1."
 NOWHERE = "127.0.0.254"      # the only root server in the root hints
 STARTED = []                 # (pidfile, Popen) of everything we started
 CLIENTS = []                 # the client (dnsperf, connrate) running now
-CONTROL = "/usr/sbin/unbound-control"   # Debian's client: talks to both
 OURS_CONTROL = [None]    # ours, next to --ours: reads every option
 
 
@@ -265,33 +265,22 @@ def dnssec_conf(a):
         "  extended-statistics: yes\n" if a.nxflood else "")
 
 
-def control_stats(conf):
-    """unbound-control stats_noreset over the unix socket in conf, as
-    text ('' when unread). Debian's client first (it talks to both);
-    ours (OURS_CONTROL) when that one fails, as it does on a config
-    with an option 1.17 does not know (answer-cookie, ...)."""
-    for ctl in (CONTROL, OURS_CONTROL[0]):
-        if not ctl:
-            continue
-        try:
-            r = subprocess.run([ctl, "-c", conf, "stats_noreset"],
-                               capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if r.returncode == 0 and r.stdout:
-            return r.stdout
-    return ""
+def daemon_stats(conf):
+    """The counters of the daemon whose unix control socket conf names
+    ({} when unread): Debian's client first (it talks to both); ours
+    (OURS_CONTROL) when that one fails, as it does on a config with an
+    option 1.17 does not know (answer-cookie, ...)."""
+    return control_stats(conf, (DEBIAN_CONTROL, OURS_CONTROL[0]))
 
 
 def thread_queries(conf):
-    """thread N -> num.queries, from the daemon's own statistics
-    (unbound-control stats_noreset over the unix socket in conf); {} when
-    they cannot be read."""
+    """thread N -> num.queries, from the daemon's own statistics; {}
+    when they cannot be read."""
     out = {}
-    for line in control_stats(conf).splitlines():
-        m = re.match(r"thread(\d+)\.num\.queries=(\d+)$", line)
+    for k, v in daemon_stats(conf).items():
+        m = re.match(r"thread(\d+)\.num\.queries$", k)
         if m:
-            out[int(m.group(1))] = int(m.group(2))
+            out[int(m.group(1))] = v
     return out
 
 
@@ -549,24 +538,6 @@ def nsd_rrl_default(conf):
 
 def nsd_control_socket(conf):
     return os.path.join(os.path.dirname(conf), "nsd.ctl")
-
-
-def nsd_stats(conf):
-    """NSD's counters (nsd-control stats_noreset), {} when unread: the
-    server side's own count of what each resolver sent."""
-    try:
-        r = subprocess.run(["nsd-control", "-c", conf, "stats_noreset"],
-                           capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    out = {}
-    for line in r.stdout.splitlines():
-        k, _, v = line.partition("=")
-        try:
-            out[k] = float(v)
-        except ValueError:
-            pass
-    return out
 
 
 def sign_bench_zone(a, zone, work):
@@ -830,11 +801,8 @@ def run_connrate(a, work, nsd_port, qfile, hints):
 
 def stat_counter(conf, name):
     """One counter of unbound-control stats_noreset (None if unread)."""
-    for line in control_stats(conf).splitlines():
-        k, _, v = line.partition("=")
-        if k in (name, "total." + name):
-            return int(v)
-    return None
+    stats = daemon_stats(conf)
+    return stats.get(name, stats.get("total." + name))
 
 
 def tcp_active_opens():

@@ -57,6 +57,8 @@ CHECKCONF_BIN = os.environ.get(
     "UNBOUND_CHECKCONF_BIN",
     os.path.join(os.path.dirname(os.path.abspath(UNBOUND_BIN)),
                  "unbound-checkconf"))
+# our unbound-control: reads every option this daemon reads
+OUR_CONTROL = os.path.join(BUILDDIR, "unbound-control")
 SHIM = os.environ.get("UNBOUND_SHIM",
                       os.path.join(BUILDDIR, "testdata", "reuseport_shim.so"))
 
@@ -496,6 +498,59 @@ class RefServer(Server):
     """Debian's Unbound, run beside this daemon by the side-by-side
     tests (the same start and stop, its binary)."""
     binary = DEB_UNBOUND
+
+
+def control_clause(sock):
+    """A remote-control clause on the unix socket sock, no certificates:
+    what unbound-control needs to reach a test's daemon."""
+    return ("remote-control:\n\tcontrol-enable: yes\n"
+            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+
+
+def stats_dict(text):
+    """stats_noreset's name=value lines as {name: value text}."""
+    return dict(l.split("=", 1) for l in text.splitlines() if "=" in l)
+
+
+def control_stats(client, conf):
+    """The counters of the daemon that conf's remote-control clause
+    names, read with client (an unbound-control) stats_noreset; a failed
+    read fails the test."""
+    r = subprocess.run([client, "-c", conf, "stats_noreset"],
+                       capture_output=True, text=True, timeout=10 * SLOW)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return stats_dict(r.stdout)
+
+
+class ControlServer(Server):
+    """A Server with remote-control on a unix socket in its directory (no
+    certificates) and a control config of its own beside it (ctl.conf,
+    that clause alone), so the client reaches the daemon even while a
+    test has made unbound.conf broken. A test puts rc_clause() in the
+    daemon's config (extra=) and asks with ctl()."""
+
+    # the client ctl() runs
+    control = OUR_CONTROL
+
+    def __init__(self, tmpdir, ipv6=False):
+        super().__init__(tmpdir, ipv6)
+        self.sock = os.path.join(self.dir, "ctl.sock")
+        self.ctl_conf = os.path.join(self.dir, "ctl.conf")
+        with open(self.ctl_conf, "w") as f:
+            f.write(self.rc_clause())
+
+    def rc_clause(self):
+        return control_clause(self.sock)
+
+    def ctl_args(self, *args):
+        return [self.control, "-c", self.ctl_conf] + list(args)
+
+    def ctl(self, *args, timeout=30, input=None):
+        """The client run with args (and input on its stdin), timeout
+        seconds at most (times SLOW): its CompletedProcess."""
+        return subprocess.run(self.ctl_args(*args), capture_output=True,
+                              text=True, input=input,
+                              timeout=timeout * SLOW)
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 
 from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server,  # noqa
-                      _finish, answer_texts, free_port, rcode_of)
+                      _finish, answer_texts, free_port)
 from testnet import nsd as nsd_mod  # noqa: E402
 from test_control import OUR_CTL, ctl, rc_clause  # noqa: E402
 

@@ -30,7 +30,7 @@ if TESTDATA not in sys.path:
 
 from conftest import (CHECKCONF_BIN, DEB_UNBOUND, REFERENCE, SLOW, RefServer, Server,  # noqa
                       _finish, answer_texts, free_port, rcode_of)
-from test_control import OUR_CTL, ctl, rc_clause, stats_dict  # noqa
+from test_control import ctl, rc_clause, stats_dict  # noqa
 
 ZONE = """$TTL 3600
 @ IN SOA ns1.example.com. host.example.com. 2024010101 3600 900 604800 300

@@ -23,7 +23,8 @@ if TESTDATA not in sys.path:
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
 from conftest import (BUILDDIR, DEB_UNBOUND, HAVE_IPV6, SLOW, RefServer,
-                      free_port, make_query, ours_only)
+                      free_port, make_query, ours_only,
+                      stats_dict)  # noqa: F401 (its importers read it here)
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 OUR_SETUP = os.path.join(BUILDDIR, "unbound-control-setup")
@@ -67,15 +68,6 @@ def rc_clause(keydir, port=None, iface="127.0.0.1", use_cert=True):
 def ctl(conf, *args, binary=OUR_CTL, timeout=10):
     return subprocess.run([binary, "-c", conf] + list(args),
                           capture_output=True, text=True, timeout=timeout)
-
-
-def stats_dict(text):
-    out = {}
-    for line in text.splitlines():
-        if "=" in line:
-            k, v = line.split("=", 1)
-            out[k] = v
-    return out
 
 
 def start_tls(srv, keys, body="", threads=1, **kw):

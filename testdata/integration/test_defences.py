@@ -26,7 +26,6 @@ import signal
 import sys
 import time
 
-import socket
 
 import dns.message
 import dns.rcode

@@ -29,7 +29,7 @@ import dns.message
 import pytest
 
 from conftest import (BUILDDIR, DEB_UNBOUND, REFERENCE, SLOW, RefServer,
-                      Server, _finish, ours_only)
+                      Server, _finish, control_clause, ours_only)
 from test_dnstap import (BUILT, CONTENT_TYPE, decode_dnstap, udp_exchange,
                          CLIENT)
 
@@ -370,8 +370,7 @@ def test_reload_changes_socket_path_and_identity(tmp_path, how):
     a = Collector(path=os.path.join(d, "a.sock"))
     b = Collector(path=os.path.join(d, "b.sock"))
     ctl = os.path.join(d, "ctl.sock")
-    rc = ("remote-control:\n\tcontrol-enable: yes\n"
-          '\tcontrol-interface: "%s"\n\tcontrol-use-cert: no\n' % ctl)
+    rc = control_clause(ctl)
 
     def clause(col, ident):
         return tap_clause('\tdnstap-socket-path: "%s"\n' % col.where,

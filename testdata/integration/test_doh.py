@@ -38,7 +38,7 @@ if TESTDATA not in sys.path:
 
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
 from conftest import (BUILDDIR, REFERENCE, SLOW, Server, _finish,  # noqa: E402
-                      free_port, ours_only, sockets_on_port)
+                      control_clause, control_stats, free_port, ours_only, sockets_on_port)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -99,9 +99,7 @@ def start_doh(tmp, upstream, tls, extra_body=""):
     else:
         body += "http-notls-downstream: yes\n"
     body += "extended-statistics: yes\n" + extra_body
-    sock = os.path.join(str(tmp), "ctl.sock")
-    extra = ("remote-control:\n\tcontrol-enable: yes\n"
-             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+    extra = control_clause(os.path.join(str(tmp), "ctl.sock"))
     extra += ('forward-zone:\n\tname: "slow.example."\n'
               "\tforward-addr: 127.0.0.1@%d\n" % upstream.port)
     srv.start(body, extra=extra)
@@ -135,10 +133,7 @@ def b64(wire):
 
 
 def stats(srv):
-    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def curl(srv, path, tls=False, args=()):
@@ -573,9 +568,7 @@ def test_reload_rereads_certificate(tmp_path, upstream):
     srv = start_doh(tmp_path, upstream, True)
     try:
         first = peer_cert_der(srv.https)
-        key, cert = os.path.join(str(tmp_path), "key.pem"), os.path.join(
-            str(tmp_path), "cert.pem")
-        make_cert(str(tmp_path))  # a new pair in the same files
+        key, _ = make_cert(str(tmp_path))  # a new pair in the same files
         srv.send_signal(signal.SIGHUP)
         deadline = time.time() + 10 * SLOW
         while peer_cert_der(srv.https) == first:

@@ -9,7 +9,6 @@ handshake that never ends, renegotiation, a client that never reads,
 10,000 connections at once. Also run against Debian's Unbound
 (UNBOUND_BIN=/usr/sbin/unbound) where it behaves the same."""
 import os
-import re
 import resource
 import signal
 import socket
@@ -24,9 +23,10 @@ import dns.rcode
 import pytest
 
 from conftest import (BUILDDIR, CHECKCONF_BIN, REFERENCE, SHIM, SLOW,
-                      asan_env, free_port, make_query, ours_only,
-                      recv_tcp_msg, reference_differs, rss_kib,
-                      sockets_on_port, tcp_frame)
+                      asan_env, control_clause, control_stats, free_port,
+                      make_query, ours_only, recv_tcp_msg,
+                      reference_differs, rss_kib, sockets_on_port,
+                      tcp_frame)
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
@@ -301,15 +301,11 @@ def test_reuseport_tls_sockets(dot, shim):
 # -- statistics, resumption, ticket keys ----------------------------------
 
 def ctl_clause(srv):
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-            os.path.join(srv.dir, "ctl.sock"))
+    return control_clause(os.path.join(srv.dir, "ctl.sock"))
 
 
 def stats(srv):
-    out = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                         capture_output=True, text=True, timeout=10).stdout
-    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def session_of(dot, ctx):

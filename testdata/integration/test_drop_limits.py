@@ -15,7 +15,6 @@ dropped."""
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 
@@ -28,24 +27,16 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, make_query, ours_only  # noqa: E402
+from conftest import (BUILDDIR, control_clause, control_stats,  # noqa: E402
+                      make_query, ours_only)
 
 pytestmark = [ours_only]
 
 CTL = os.path.join(BUILDDIR, "unbound-control")
 
 
-def control_clause(tmp_path):
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n"
-            % (tmp_path / "ctl.sock"))
-
-
 def stats(srv):
-    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+    return control_stats(CTL, srv.conf)
 
 
 def poll_stat(srv, key, want, secs=5.0):
@@ -62,7 +53,7 @@ def test_discard_timeout(unbound, net, tmp_path):
     # slow.bad.tld2. answers after 250 ms: past a 100 ms discard-timeout
     unbound.start("discard-timeout: 100\nqname-minimisation: no",
                   root_hints=net.root_hints,
-                  extra=control_clause(tmp_path))
+                  extra=control_clause(tmp_path / "ctl.sock"))
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.sendto(make_query("slow.bad.tld2.", "A").to_wire(),
              ("127.0.0.1", unbound.port))
@@ -127,7 +118,7 @@ def stop_process(pid, secs=10.0):
 
 def test_sock_queue_timeout(unbound, tmp_path):
     unbound.start('sock-queue-timeout: 1\nlocal-data: "a.example. A '
-                  '192.0.2.1"', extra=control_clause(tmp_path))
+                  '192.0.2.1"', extra=control_clause(tmp_path / "ctl.sock"))
     pid = unbound.pid
     # waited 0.2 s in the buffer: under the limit, answered
     stop_process(pid)

@@ -17,36 +17,17 @@ import dns.query
 import dns.rcode
 import pytest
 
-from conftest import BUILDDIR, SLOW, Server, _finish, ours_only
-
-CTL = os.path.join(BUILDDIR, "unbound-control")
+from conftest import SLOW, ControlServer, _finish, ours_only
 
 pytestmark = ours_only
 
 
-class Daemon(Server):
+class Daemon(ControlServer):
     """The daemon and a control config of its own (the client must not
     read the server's config: some tests make it broken)."""
 
-    def __init__(self, tmpdir):
-        super().__init__(tmpdir)
-        self.sock = os.path.join(self.dir, "ctl.sock")
-        self.ctl_conf = os.path.join(self.dir, "ctl.conf")
-        with open(self.ctl_conf, "w") as f:
-            f.write(self.rc_clause())
-
-    def rc_clause(self):
-        return ("remote-control:\n\tcontrol-enable: yes\n"
-                "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                self.sock)
-
     def configure(self, body, extra=""):
         self.write_config(body, threads=2, extra=self.rc_clause() + extra)
-
-    def ctl(self, *args):
-        return subprocess.run([CTL, "-c", self.ctl_conf] + list(args),
-                              capture_output=True, text=True,
-                              timeout=30 * SLOW)
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +147,7 @@ def load_names(d, first, count):
                    % (n, n))
     text = ("START_RRSET_CACHE\n" + "".join(rr) + "END_RRSET_CACHE\n"
             "START_MSG_CACHE\n" + "".join(msg) + "END_MSG_CACHE\nEOF\n")
-    r = subprocess.run([CTL, "-c", d.ctl_conf, "load_cache"], input=text,
-                       capture_output=True, text=True, timeout=30 * SLOW)
+    r = d.ctl("load_cache", input=text)
     assert r.stdout == "ok\n", r.stdout + r.stderr
 
 
@@ -331,7 +311,7 @@ def test_control_and_dns_served_while_a_big_config_builds(daemon):
     assert daemon.ctl("fast_reload").stdout == "ok\n"
     daemon.configure('local-data: "fr.example. A 192.0.2.14"',
                      extra='include: "%s"\n' % big)
-    reload = subprocess.Popen([CTL, "-c", daemon.ctl_conf, "reload"],
+    reload = subprocess.Popen(daemon.ctl_args("reload"),
                               stdout=subprocess.PIPE, text=True)
     during = 0
     try:

@@ -11,7 +11,6 @@ side by side with Unbound 1.26 when UNBOUND_126 names its binary (Debian's
 1.17 has no fast_reload)."""
 import os
 import re
-import subprocess
 import time
 
 import dns.message
@@ -19,9 +18,8 @@ import dns.rcode
 import dns.rrset
 import pytest
 
-from conftest import BUILDDIR, SLOW, Server, Upstream, _finish, ours_only
+from conftest import SLOW, ControlServer, Upstream, _finish, ours_only
 
-CTL = os.path.join(BUILDDIR, "unbound-control")
 UB126 = os.environ.get("UNBOUND_126")
 ZONES = ["z%d.frlab." % i for i in range(20)]
 
@@ -42,21 +40,12 @@ class SoaUpstream(Upstream):
         return r
 
 
-class Daemon(Server):
+class Daemon(ControlServer):
     """The daemon, with a control config of its own."""
 
     def __init__(self, tmpdir, up):
         super().__init__(tmpdir)
         self.up = up
-        self.sock = os.path.join(self.dir, "ctl.sock")
-        self.ctl_conf = os.path.join(self.dir, "ctl.conf")
-        with open(self.ctl_conf, "w") as f:
-            f.write(self.rc_clause())
-
-    def rc_clause(self):
-        return ("remote-control:\n\tcontrol-enable: yes\n"
-                "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                self.sock)
 
     def body(self, more=""):
         # ratelimit on (counted), far above what the tests send; slabs
@@ -71,9 +60,8 @@ class Daemon(Server):
                           self.up.stub_zone(*ZONES))
 
     def ctl(self, *args):
-        r = subprocess.run([CTL, "-c", self.ctl_conf] + list(args),
-                           capture_output=True, text=True,
-                           timeout=30 * SLOW)
+        """The client's stdout and stderr, as one text."""
+        r = super().ctl(*args)
         return r.stdout + r.stderr
 
     def fast_reload(self, more=""):

@@ -31,7 +31,8 @@ from testnet import have_nsd, zones  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
 from testnet.net import addresses_free  # noqa: E402
 from testnet.responder_ctl import ResponderInstance  # noqa: E402
-from conftest import REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server, _finish  # noqa: E402
+from conftest import (REFERENCE, SLOW, DEB_UNBOUND, RefServer, Server,  # noqa: E402
+                      _finish, control_clause)
 
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
@@ -74,9 +75,7 @@ def resolver(request, net, tmp_path):
 def control_extra(srv):
     """A remote-control clause on a unix socket in the server's
     directory (no certificates), for unbound-control."""
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-            os.path.join(srv.dir, "control.sock"))
+    return control_clause(os.path.join(srv.dir, "control.sock"))
 
 
 def control(srv, *args):

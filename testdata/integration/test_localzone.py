@@ -2,8 +2,8 @@
 """local-zone types, local-data, local-data-ptr and the default zones."""
 import pytest
 
-from conftest import (REFERENCE, answer_texts, assert_dropped,
-                      assert_recursion, rcode_of)
+from conftest import (answer_texts, assert_dropped, assert_recursion,
+                      rcode_of)
 
 ZONES = """
 local-zone: "static.test." static

@@ -11,7 +11,6 @@ Needs nsd and root (the test internet listens on port 53); skips
 otherwise. Every config names only the test internet's loopback root."""
 import os
 import socket
-import subprocess
 import sys
 import time
 
@@ -26,7 +25,8 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
+from conftest import (BUILDDIR, REFERENCE, SLOW, control_clause,  # noqa: E402
+                      control_stats)
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
@@ -35,18 +35,12 @@ CTL = "/usr/sbin/unbound-control" if REFERENCE else \
 
 
 def start(srv, net, body, tmp_path):
-    sock = str(tmp_path / "ctl.sock")
-    extra = ("remote-control:\n\tcontrol-enable: yes\n"
-             "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
-    srv.start(body, root_hints=net.root_hints, extra=extra)
+    srv.start(body, root_hints=net.root_hints,
+              extra=control_clause(tmp_path / "ctl.sock"))
 
 
 def stats(srv):
-    r = subprocess.run([CTL, "-c", srv.conf, "stats_noreset"],
-                       capture_output=True, text=True, timeout=10)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {k: v for k, v in (l.split("=", 1) for l in r.stdout.splitlines()
-                              if "=" in l)}
+    return control_stats(CTL, srv.conf)
 
 
 def rdata(reply):

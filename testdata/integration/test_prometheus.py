@@ -27,7 +27,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
-from conftest import (BUILDDIR, CHECKCONF_BIN, HAVE_IPV6, SLOW,  # noqa: E402
+from conftest import (BUILDDIR, CHECKCONF_BIN, SLOW,  # noqa: E402
                       START_TIMEOUT, free_port, needs_ipv6, ours_only,
                       rss_kib, sockets_on_port)
 

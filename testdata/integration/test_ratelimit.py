@@ -35,19 +35,14 @@ if TESTDATA not in sys.path:
 
 from testnet import have_nsd  # noqa: E402
 from testnet.fixture import testnet_net, net  # noqa: E402,F401
-from conftest import BUILDDIR, REFERENCE, SLOW  # noqa: E402
+from conftest import (BUILDDIR, REFERENCE, SLOW, control_clause,  # noqa: E402
+                      stats_dict)
 
 pytestmark = pytest.mark.skipif(not have_nsd(), reason="nsd is not installed")
 
 CTL = "/usr/sbin/unbound-control" if REFERENCE else \
     os.path.join(BUILDDIR, "unbound-control")
 ATTACK_SECS = 3.0
-
-
-def control_clause(tmp_path):
-    return ("remote-control:\n\tcontrol-enable: yes\n"
-            "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n"
-            % (tmp_path / "ctl.sock"))
 
 
 def ctl(srv, *args):
@@ -58,11 +53,7 @@ def ctl(srv, *args):
 
 
 def stats(srv):
-    out = {}
-    for line in ctl(srv, "stats_noreset").splitlines():
-        k, _, v = line.partition("=")
-        out[k] = v
-    return out
+    return stats_dict(ctl(srv, "stats_noreset"))
 
 
 def rand_label():
@@ -202,7 +193,7 @@ def test_ratelimit_random_subdomain_attack(unbound, net, tmp_path):
     num.query.ratelimited counts the SERVFAILs."""
     unbound.start("ratelimit: 20\nratelimit-factor: 0\nede: yes\n"
                   "extended-statistics: yes",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
 
     def during(f):
@@ -237,7 +228,7 @@ def test_ratelimit_below_domain(unbound, net, tmp_path):
     10 while ratelimit: 1000 is the default."""
     unbound.start("ratelimit: 1000\nratelimit-factor: 0\n"
                   "ratelimit-below-domain: tld2. 10",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     f, per, _ = attack(unbound, net, rate=200)
     assert_limited(f, per, 10, 4)
@@ -249,7 +240,7 @@ def test_ratelimit_for_domain_overrides(unbound, net, tmp_path):
     ratelimit_list shows that limit."""
     unbound.start("ratelimit: 5\nratelimit-factor: 0\n"
                   "ratelimit-for-domain: bad.tld2. 30",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
 
     def during(f):
@@ -268,7 +259,7 @@ def test_ip_ratelimit_flood_one_source(unbound, net, tmp_path):
     num.queries_ip_ratelimited), while 127.0.0.2 is answered at once;
     ip_ratelimit_list names 127.0.0.1 only, +a both."""
     unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 0",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     # in the cache, asked from the other source
     r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
@@ -305,7 +296,7 @@ def test_ip_ratelimit_flood_one_source(unbound, net, tmp_path):
 def test_ip_ratelimit_off_lists_nothing(unbound, net, tmp_path):
     """ip-ratelimit: 0 (the default): no query is dropped and the lists
     are empty (Unbound prints nothing)."""
-    unbound.start("", extra=control_clause(tmp_path),
+    unbound.start("", extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     unbound.query("www.bad.tld2.", "A", timeout=8.0)
     with Flood(unbound, lambda: "www.bad.tld2.", 200, 1.0) as f:
@@ -324,7 +315,7 @@ def test_ratelimit_backoff(unbound, net, tmp_path):
     second get through: about 100). After the attack it is asked again
     once its count dropped (polled for)."""
     unbound.start("ratelimit: 20\nratelimit-factor: 0\n"
-                  "ratelimit-backoff: yes", extra=control_clause(tmp_path),
+                  "ratelimit-backoff: yes", extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     f, per, _ = attack(unbound, net, rate=300, secs=4.0)
     total = sum(per.values())
@@ -347,7 +338,7 @@ def test_ip_ratelimit_backoff(unbound, net, tmp_path):
     it stops the address is answered again (polled for)."""
     unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 0\n"
                   "ip-ratelimit-backoff: yes",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
     assert dns.rcode.to_text(r.rcode()) == "NOERROR"
@@ -371,7 +362,7 @@ def test_ratelimit_factor_lets_some_through(unbound, net, tmp_path):
     answers coming), where factor 0 (the tests above) lets none: at
     300 new names a second, about 20 + 280 / 5 = 76 a second."""
     unbound.start("ratelimit: 20\nratelimit-factor: 5",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     f, per, _ = attack(unbound, net, rate=300)
     secs = f.end - f.start
@@ -386,7 +377,7 @@ def test_ip_ratelimit_factor_answers_some(unbound, net, tmp_path):
     """ip-ratelimit: 10, ip-ratelimit-factor: 4: a flood from one
     address gets its 10 a second and about one in 4 of the rest."""
     unbound.start("ip-ratelimit: 10\nip-ratelimit-factor: 4",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     r = unbound.query("www.bad.tld2.", "A", timeout=8.0, source="127.0.0.2")
     assert dns.rcode.to_text(r.rcode()) == "NOERROR"

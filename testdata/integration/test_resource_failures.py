@@ -9,8 +9,6 @@ ASan the shim sits in front of ASan's malloc (verify_asan_link_order=0).
 
 Resolves through the loopback test internet (needs nsd and root)."""
 import os
-import socket
-import sys
 import threading
 import time
 

@@ -14,9 +14,7 @@ import time
 import dns.rcode
 import pytest
 
-from conftest import BUILDDIR, SLOW, Server, _finish, ours_only
-
-CTL = os.path.join(BUILDDIR, "unbound-control")
+from conftest import SLOW, ControlServer, _finish, ours_only
 
 pytestmark = ours_only
 
@@ -28,19 +26,7 @@ $TTL 60
 """
 
 
-class Daemon(Server):
-    def __init__(self, tmpdir):
-        super().__init__(tmpdir)
-        self.sock = os.path.join(self.dir, "ctl.sock")
-        self.ctl_conf = os.path.join(self.dir, "ctl.conf")
-        with open(self.ctl_conf, "w") as f:
-            f.write(self.rc_clause())
-
-    def rc_clause(self):
-        return ("remote-control:\n\tcontrol-enable: yes\n"
-                "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                self.sock)
-
+class Daemon(ControlServer):
     def body(self, zonefile):
         return ('module-config: "respip iterator"\n'
                 'access-control: 127.0.0.0/8 allow\n'
@@ -49,17 +35,6 @@ class Daemon(Server):
     def configure(self, zonefile):
         self.write_config(self.body(zonefile), verbosity=4,
                           extra=self.rc_clause())
-
-    def ctl_args(self, *args):
-        return [CTL, "-c", self.ctl_conf] + list(args)
-
-    def ctl(self, *args, timeout=30):
-        return subprocess.run(self.ctl_args(*args), capture_output=True,
-                              text=True, timeout=timeout * SLOW)
-
-    def log(self):
-        with open(self.logfile, errors="replace") as f:
-            return f.read()
 
 
 def write_zone(path, triggers):

@@ -19,7 +19,6 @@ triggers: "www" (A 192.0.2.N, N the serial plus one) is a QNAME trigger
 for www. with local data, "serialN" one for serialN. (TXT "vN"). Every
 wait polls for the state with a deadline."""
 import os
-import socket
 import sys
 
 import dns.flags

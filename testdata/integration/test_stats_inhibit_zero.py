@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILDDIR, RefServer, Server
+from conftest import BUILDDIR, RefServer, Server, control_clause
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 # the counters the option governs
@@ -23,8 +23,7 @@ def stats_names(cls, tmpdir, inhibit):
     sock = os.path.join(srv.dir, "ctl.sock")
     srv.start('local-data: "www.stats.example. A 192.0.2.1"\n'
               "extended-statistics: yes\nstatistics-inhibit-zero: %s" %
-              inhibit, extra="remote-control:\n\tcontrol-enable: yes\n"
-              "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+              inhibit, extra=control_clause(sock))
     try:
         srv.query("www.stats.example.")
         r = subprocess.run([OUR_CTL, "-c", srv.conf, "stats_noreset"],

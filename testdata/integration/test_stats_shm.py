@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BUILDDIR, REFERENCE, RefServer, Server
+from conftest import BUILDDIR, REFERENCE, RefServer, Server, control_clause
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 DEB_CTL = "/usr/sbin/unbound-control"
@@ -84,8 +84,7 @@ def start(cls, tmpdir, key, threads):
     # Unbound 1.17's segment layout has no room for)
     srv.start(body(key, extra="" if cls is RefServer or REFERENCE
                    else "discard-timeout: 1900\n"), threads=threads,
-              extra="remote-control:\n\tcontrol-enable: yes\n"
-              "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" % sock)
+              extra=control_clause(sock))
     return srv
 
 

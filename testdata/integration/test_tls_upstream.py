@@ -24,9 +24,9 @@ import time
 import dns.message
 import pytest
 
-from conftest import (Server, answer_texts, rcode_of, ours_only, REFERENCE,
-                      free_port, SLOW, reference_differs, RefServer,
-                      _finish)
+from conftest import (ControlServer, Server, answer_texts, control_stats,
+                      rcode_of, ours_only, REFERENCE, free_port, SLOW,
+                      reference_differs, RefServer, _finish)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -45,14 +45,14 @@ def BIG_TXT(i):
     return "%03d-%s" % (i, "x" * 190)
 
 
-class DebianUpstream(Server):
+class DebianUpstream(ControlServer):
     """Debian's Unbound as the TLS upstream: many.tlsup. answers every
     name with UPSTREAM_IP."""
     binary = DEBIAN_UNBOUND
+    control = DEBIAN_CONTROL
 
     def start_tls(self, cert, key):
         self.tls_port = free_port()
-        self.ctl = os.path.join(self.dir, "ctl.sock")
         body = ("interface: 127.0.0.1@%d\n" % self.tls_port +
                 "tls-port: %d\n" % self.tls_port +
                 'tls-service-key: "%s"\n' % key +
@@ -65,16 +65,10 @@ class DebianUpstream(Server):
                 'local-data: "many.tlsup. 300 A %s"\n' % UPSTREAM_IP +
                 "".join('local-data: "many.tlsup. 300 TXT %s"\n' %
                         BIG_TXT(i) for i in range(BIG_RRS)))
-        extra = ("remote-control:\n\tcontrol-enable: yes\n"
-                 '\tcontrol-interface: "%s"\n\tcontrol-use-cert: no\n'
-                 % self.ctl)
-        return self.start(body, extra=extra)
+        return self.start(body, extra=self.rc_clause())
 
     def stats(self):
-        out = subprocess.run([DEBIAN_CONTROL, "-c", self.conf,
-                              "stats_noreset"], capture_output=True,
-                             text=True, timeout=10).stdout
-        return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        return control_stats(self.control, self.ctl_conf)
 
     def stat(self, name):
         return int(self.stats().get(name, "0"))

@@ -10,7 +10,6 @@ not read its answers: the waiting bytes are mem.streamwait; over the
 limit the connection is dropped)."""
 import os
 import socket
-import struct
 import subprocess
 import threading
 import time
@@ -22,7 +21,7 @@ import dns.rrset
 import pytest
 
 from conftest import (BUILDDIR, SLOW, RefServer, Server, _finish,
-                      make_query, recv_tcp_msg, tcp_frame)
+                      control_clause, make_query, recv_tcp_msg, tcp_frame)
 
 OUR_CTL = os.path.join(BUILDDIR, "unbound-control")
 IMPLS = [Server, RefServer]
@@ -376,10 +375,7 @@ def test_stream_wait_size(cls, size, up, tmp_path):
         body += "stream-wait-size: %s\n" % size
     s = None
     try:
-        srv.start(body, extra=up.stub("sw.test.") +
-                  "remote-control:\n\tcontrol-enable: yes\n"
-                  "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                  sock)
+        srv.start(body, extra=up.stub("sw.test.") + control_clause(sock))
         assert streamwait(srv) == 0
         s = non_reader(srv, "%s-%s" % (cls.__name__.lower(), size))
         if size == "default":

@@ -226,36 +226,54 @@ static enum module_reply_verdict answer_stub(struct module_env* env, int id,
 	return MODULE_REPLY_CHANGED;
 }
 
+/* The hook tests' modules: plain has no hooks, keep's hook passes, stub's
+ * is the test's; env and client zeroed, the call counts at 0. The tests
+ * put them in env.mods in the order they need. */
+struct hook_mods {
+	struct module_func_block plain, keep, stub;
+	struct module_env env;
+	struct module_reply_client cl;
+};
+
+typedef enum module_reply_verdict reply_hook(struct module_env* env, int id,
+	const struct module_reply_client* client, uint8_t* pkt, size_t* len,
+	size_t cap);
+
+/* answer: the hooks are answer_query; else filter_reply */
+static void hook_mods_init(struct hook_mods* m, int answer, reply_hook* stub)
+{
+	memset(m, 0, sizeof(*m));
+	if(answer) {
+		m->keep.answer_query = keep_query;
+		m->stub.answer_query = stub;
+	} else {
+		m->keep.filter_reply = keep_query;
+		m->stub.filter_reply = stub;
+	}
+	keep_calls = answer_calls = 0;
+}
+
 /* modstack_answer_query: top first, the first module that answers (or
  * drops) decides, those below are not asked; none: KEEP, pkt as it was */
 static void test_answer_query(void** state)
 {
-	struct module_func_block plain, keep, answer;
-	struct module_env env;
-	struct module_reply_client cl;
+	struct hook_mods m;
 	uint8_t pkt[4] = { 1, 2, 3, 4 };
 	size_t len = sizeof(pkt);
 	(void)state;
-	memset(&plain, 0, sizeof(plain));
-	memset(&env, 0, sizeof(env));
-	memset(&cl, 0, sizeof(cl));
-	keep = plain;
-	keep.answer_query = keep_query;
-	answer = plain;
-	answer.answer_query = answer_stub;
-	env.mods[0] = &plain;
-	env.mods[1] = &keep;
-	env.num_modules = 2;
-	keep_calls = answer_calls = 0;
-	assert_int_equal(modstack_answer_query(&env, &cl, pkt, &len,
+	hook_mods_init(&m, 1, answer_stub);
+	m.env.mods[0] = &m.plain;
+	m.env.mods[1] = &m.keep;
+	m.env.num_modules = 2;
+	assert_int_equal(modstack_answer_query(&m.env, &m.cl, pkt, &len,
 		sizeof(pkt)), MODULE_REPLY_KEEP);
 	assert_int_equal(len, sizeof(pkt));
 	assert_int_equal(pkt[0], 1);
 	assert_int_equal(keep_calls, 1);
-	env.mods[0] = &answer;
-	env.mods[2] = &keep;
-	env.num_modules = 3;
-	assert_int_equal(modstack_answer_query(&env, &cl, pkt, &len,
+	m.env.mods[0] = &m.stub;
+	m.env.mods[2] = &m.keep;
+	m.env.num_modules = 3;
+	assert_int_equal(modstack_answer_query(&m.env, &m.cl, pkt, &len,
 		sizeof(pkt)), MODULE_REPLY_CHANGED);
 	assert_int_equal(len, 1);
 	assert_int_equal(pkt[0], 0xaa);
@@ -280,28 +298,19 @@ static enum module_reply_verdict match_stub(struct module_env* env, int id,
  * are not asked; without search_only the stub keeps it and all are */
 static void test_filter_search_only(void** state)
 {
-	struct module_func_block plain, keep, match;
-	struct module_env env;
-	struct module_reply_client cl;
+	struct hook_mods m;
 	uint8_t pkt[4] = { 1, 2, 3, 4 };
 	size_t len = sizeof(pkt);
 	(void)state;
-	memset(&plain, 0, sizeof(plain));
-	memset(&env, 0, sizeof(env));
-	memset(&cl, 0, sizeof(cl));
-	keep = plain;
-	keep.filter_reply = keep_query;
-	match = plain;
-	match.filter_reply = match_stub;
-	env.mods[0] = &match;
-	env.mods[1] = &keep;
-	env.num_modules = 2;
-	keep_calls = answer_calls = 0;
-	assert_int_equal(modstack_filter_reply(&env, &cl, pkt, &len,
+	hook_mods_init(&m, 0, match_stub);
+	m.env.mods[0] = &m.stub;
+	m.env.mods[1] = &m.keep;
+	m.env.num_modules = 2;
+	assert_int_equal(modstack_filter_reply(&m.env, &m.cl, pkt, &len,
 		sizeof(pkt)), MODULE_REPLY_KEEP);
 	assert_int_equal(keep_calls, 1);
-	cl.search_only = 1;
-	assert_int_equal(modstack_filter_reply(&env, &cl, pkt, &len,
+	m.cl.search_only = 1;
+	assert_int_equal(modstack_filter_reply(&m.env, &m.cl, pkt, &len,
 		sizeof(pkt)), MODULE_REPLY_MATCHED);
 	assert_int_equal(answer_calls, 2);
 	assert_int_equal(keep_calls, 1);   /* not asked after the match */
