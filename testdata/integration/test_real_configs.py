@@ -19,7 +19,7 @@ test. For each config:
   1.17 lacks) starts on the same config and gives the same answers
   (rcode, AD, answer records without TTLs).
 
-A NAME.d/ directory beside NAME.conf is the config's include
+A NAME.conf.d/ directory beside NAME.conf is the config's include
 directory, copied with it. Placeholders @NAME@ are filled per run
 (fill())."""
 import glob
@@ -64,7 +64,7 @@ SECURE = ("www.sec1.", "A", "NOERROR", "secure")
 # reference that has all its options
 SPECS = {
     "pihole-recursive": ([SECURE], "117"),
-    "debian-default": ([SECURE], "117"),
+    "distro-debian": ([SECURE], "117"),
     "docker-hardened": ([SECURE, ("nas.home.lan.", "A", "NOERROR",
                                   "192.168.1.20")], "117"),
     "docker-ecs-subnet": ([SECURE], "117"),
@@ -106,6 +106,9 @@ AD_DIFFERS = {
 
 
 def configs():
+    """The config names (the test ids: none starts with "debian-",
+    "unbound-" or "reference-", which conftest takes for the
+    Debian's-Unbound half of a test)."""
     return sorted(os.path.basename(p)[:-5]
                   for p in glob.glob(os.path.join(REAL, "*.conf")))
 
@@ -246,16 +249,17 @@ def fill(text, values):
 
 
 def install(srv, name, values):
-    """name.conf (and name.d/) filled in for srv, in srv's directory."""
+    """name.conf (and name.conf.d/) filled in for srv, in srv's
+    directory."""
     shutil.copytree(values["FILES"], srv.dir, dirs_exist_ok=True)
     values = dict(values, DIR=srv.dir, PORT=srv.port)
-    src_d = os.path.join(REAL, name + ".d")
+    src_d = os.path.join(REAL, name + ".conf.d")
     if os.path.isdir(src_d):
-        os.makedirs(os.path.join(srv.dir, name + ".d"), exist_ok=True)
+        os.makedirs(os.path.join(srv.dir, name + ".conf.d"), exist_ok=True)
         for p in glob.glob(os.path.join(src_d, "*")):
             with open(p) as f:
                 text = fill(f.read(), values)
-            with open(os.path.join(srv.dir, name + ".d",
+            with open(os.path.join(srv.dir, name + ".conf.d",
                                    os.path.basename(p)), "w") as f:
                 f.write(text)
     with open(os.path.join(REAL, name + ".conf")) as f:
