@@ -95,6 +95,11 @@ SPECS = {
                          ("www.insec.", "A", "NOERROR", "any")], "117"),
     "hardening-dot": ([SECURE], "117"),
     "router-openbsd": ([SECURE], "117"),
+    "freebsd-local-unbound": ([SECURE, ("printer.lan.", "A", "NOERROR",
+                                        "192.168.1.9")], "117"),
+    "ansible-quoted": ([SECURE], "117"),
+    "nixos-module": ([SECURE, ("pp.home.example.", "A", "NOERROR",
+                               "10.100.0.1")], "117"),
     "lanparty-stub": ([("host.at.quakecon.org.", "A", "NOERROR",
                         Upstream.RDATA["A"])], "117"),
 }
@@ -224,6 +229,10 @@ def prepare(d, name, net, pki, resolver, redis, stub):
         "unbound_srv.conf": "# user server: options\n",
         "unbound_ext.conf": "# user clauses\n",
     }
+    # resolvconf's file for unbound: the system's name servers
+    files["unbound-resolvconf.conf"] = (
+        'forward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@%d\n' %
+        resolver.port)
     for fname, text in files.items():
         with open(os.path.join(d, fname), "w") as f:
             f.write(text)
@@ -254,13 +263,13 @@ def install(srv, name, values):
     shutil.copytree(values["FILES"], srv.dir, dirs_exist_ok=True)
     values = dict(values, DIR=srv.dir, PORT=srv.port)
     src_d = os.path.join(REAL, name + ".conf.d")
-    if os.path.isdir(src_d):
-        os.makedirs(os.path.join(srv.dir, name + ".conf.d"), exist_ok=True)
-        for p in glob.glob(os.path.join(src_d, "*")):
-            with open(p) as f:
+    for top, _, names in os.walk(src_d):
+        dst = os.path.join(srv.dir, os.path.relpath(top, REAL))
+        os.makedirs(dst, exist_ok=True)
+        for n in names:
+            with open(os.path.join(top, n)) as f:
                 text = fill(f.read(), values)
-            with open(os.path.join(srv.dir, name + ".conf.d",
-                                   os.path.basename(p)), "w") as f:
+            with open(os.path.join(dst, n), "w") as f:
                 f.write(text)
     with open(os.path.join(REAL, name + ".conf")) as f:
         srv.text = fill(f.read(), values) + harness_lines(srv)
