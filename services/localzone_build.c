@@ -234,32 +234,35 @@ squote_rewrite(const char* text, const ldns_rr* lr)
 	return res;
 }
 
-/* compat: unbound-1.17: Unbound's parser (sldns) takes a CAA value that is
- * not in double quotes (RFC 8659 allows either: "0 issue letsencrypt.org",
- * and "0 issue \"ca.example\"" where the quotes are escaped characters of
- * the value); ldns wants it quoted. The text with the value after the tag
+/* compat: unbound-1.17: Unbound's parser (sldns) takes the string that ends
+ * a CAA record (after flags and tag; RFC 8659 allows it unquoted: "0 issue
+ * letsencrypt.org") or a URI record (after priority and weight) without
+ * double quotes, and "0 issue \"ca.example\"", where the quotes are escaped
+ * characters of the value; ldns wants it quoted. The text with that string
  * put in double quotes (a bare '"' in it escaped), or NULL when the text is
- * not such a CAA record. Malloced. */
+ * not such a record. Malloced. */
 static char*
-caa_quote_value(const char* text)
+last_string_quote(const char* text)
 {
 	const char* p = text, *tok = NULL, *val;
 	size_t i, n;
 	char* res, *o;
 	int fields = 0;
-	/* the type token: CAA, within the first four (owner, TTL, class) */
+	/* the type token: CAA or URI, within the first four (owner, TTL,
+	 * class) */
 	for(i = 0; i < 4 && *p; i++) {
 		p = str_skip_blank(p);
 		tok = p;
 		while(*p && *p != ' ' && *p != '\t')
 			p++;
-		if(i > 0 && p - tok == 3 && strncasecmp(tok, "CAA", 3) == 0)
+		if(i > 0 && p - tok == 3 && (strncasecmp(tok, "CAA", 3) == 0 ||
+			strncasecmp(tok, "URI", 3) == 0))
 			break;
 		tok = NULL;
 	}
 	if(!tok)
 		return NULL;
-	/* the flags and the tag */
+	/* flags and tag, or priority and weight */
 	while(fields < 2) {
 		p = str_skip_blank(p);
 		if(!*p)
@@ -309,7 +312,7 @@ lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 	rr->text = text;
 	s = ldns_rr_new_frm_str(&lr, text, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK || !lr) {
-		char* caa = caa_quote_value(text);
+		char* caa = last_string_quote(text);
 		ldns_rr_free(lr);
 		lr = NULL;
 		if(caa && ldns_rr_new_frm_str(&lr, caa, 3600, NULL, NULL) ==

@@ -273,7 +273,7 @@ def test_user_zone_overrides_default(unbound):
     assert answer_texts(r) == ["3.2.1.10.in-addr.arpa. PTR box.lan."]
 
 
-# CAA local data as users write it: the value after the tag with or
+# CAA (and URI) local data as users write it: the value after the tag with or
 # without double quotes (RFC 8659 allows both), the quotes escaped
 # inside a double-quoted local-data (they are then part of the value,
 # as Unbound's parser has it), or in single quotes around the line.
@@ -282,6 +282,7 @@ local-data: "caa1.test. CAA 0 issue letsencrypt.org"
 local-data: "caa2.test. CAA 128 iodef mailto:hostmaster@example.org"
 local-data: "caa3.test. 3600 IN CAA 0 issue \\"ca.example.net\\""
 local-data: 'caa4.test. CAA 0 issue "ca.example.net"'
+local-data: "_http._tcp.uri.test. URI 10 1 http://www.example.org/"
 """
 CAA_WANT = {
     "caa1.test.": ['0 issue "letsencrypt.org"'],
@@ -289,12 +290,14 @@ CAA_WANT = {
     "caa3.test.": ['0 issue "\\"ca.example.net\\""'],
     "caa4.test.": ['0 issue "ca.example.net"'],
 }
+URI_WANT = ('_http._tcp.uri.test. URI 10 1 "http://www.example.org/"')
 
 
 @pytest.mark.parametrize("daemon", ["ours", "reference"])
 def test_caa_value_quoted_or_not(tmp_path, daemon):
-    """A CAA value without quotes once made the daemon refuse the
-    config (its RR parser wants them); Unbound 1.17 takes it."""
+    """A CAA value (or a URI target) without quotes once made the
+    daemon refuse the config (its RR parser wants them); Unbound 1.17
+    takes it."""
     if daemon == "reference" and not os.access(DEB_UNBOUND, os.X_OK):
         pytest.skip("Debian's unbound is not installed")
     srv = (Server if daemon == "ours" else RefServer)(tmp_path)
@@ -305,5 +308,7 @@ def test_caa_value_quoted_or_not(tmp_path, daemon):
             assert rcode_of(r) == "NOERROR", r
             assert answer_texts(r) == ["%s CAA %s" % (name, w)
                                        for w in want], r
+        r = srv.query("_http._tcp.uri.test.", "URI")
+        assert answer_texts(r) == [URI_WANT], r
     finally:
         _finish(srv)
