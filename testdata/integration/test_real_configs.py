@@ -27,14 +27,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import dns.flags
 import dns.message
 import dns.rcode
 import pytest
 
-from conftest import (BUILDDIR, CHECKCONF_BIN, DEB_UNBOUND, RefServer,
+from conftest import (CHECKCONF_BIN, DEB_UNBOUND, RefServer,
                       Server, SLOW, Upstream, _finish, answer_texts,
                       free_port, rcode_of)
 from signednet_pair import SKIP_MARKS, signednet_net  # noqa: F401
