@@ -21,6 +21,7 @@
 #include "util/msgencode.h"
 #include "util/msgparse.h"
 #include "util/net_help.h"
+#include <strings.h>
 #include "util/strutil.h"
 #include <ldns/ldns.h>
 #include <stdint.h>
@@ -233,6 +234,69 @@ squote_rewrite(const char* text, const ldns_rr* lr)
 	return res;
 }
 
+/* compat: unbound-1.17: Unbound's parser (sldns) takes the string that ends
+ * a CAA record (after flags and tag; RFC 8659 allows it unquoted: "0 issue
+ * letsencrypt.org") or a URI record (after priority and weight) without
+ * double quotes, and "0 issue \"ca.example\"", where the quotes are escaped
+ * characters of the value; ldns wants it quoted. The text with that string
+ * put in double quotes (a bare '"' in it escaped), or NULL when the text is
+ * not such a record. Malloced. */
+static char*
+last_string_quote(const char* text)
+{
+	const char* p = text, *tok = NULL, *val;
+	size_t i, n;
+	char* res, *o;
+	int fields = 0;
+	/* the type token: CAA or URI, within the first four (owner, TTL,
+	 * class) */
+	for(i = 0; i < 4 && *p; i++) {
+		p = str_skip_blank(p);
+		tok = p;
+		while(*p && *p != ' ' && *p != '\t')
+			p++;
+		if(i > 0 && p - tok == 3 && (strncasecmp(tok, "CAA", 3) == 0 ||
+			strncasecmp(tok, "URI", 3) == 0))
+			break;
+		tok = NULL;
+	}
+	if(!tok)
+		return NULL;
+	/* flags and tag, or priority and weight */
+	while(fields < 2) {
+		p = str_skip_blank(p);
+		if(!*p)
+			return NULL;
+		while(*p && *p != ' ' && *p != '\t')
+			p++;
+		fields++;
+	}
+	val = str_skip_blank(p);
+	n = strlen(val);
+	while(n && (val[n-1] == ' ' || val[n-1] == '\t'))
+		n--;
+	if(!n || val[0] == '"')
+		return NULL;
+	if(!(res = malloc((size_t)(val - text) + 2 * n + 3)))
+		return NULL;
+	memcpy(res, text, (size_t)(val - text));
+	o = res + (val - text);
+	*o++ = '"';
+	for(i = 0; i < n; i++) {
+		if(val[i] == '\\' && i + 1 < n) {
+			*o++ = val[i++];
+			*o++ = val[i];
+			continue;
+		}
+		if(val[i] == '"')
+			*o++ = '\\';
+		*o++ = val[i];
+	}
+	*o++ = '"';
+	*o = 0;
+	return res;
+}
+
 /* compat: unbound-1.17: Parse RR text as Unbound does: default TTL 3600, class
  * IN, names relative to the root. The wire form is copied into the arena at
  * once: holding on to ldns' buffers fragments the heap badly for big configs.
@@ -248,11 +312,23 @@ lz_rr_parse(struct local_zones* lz, const char* text, struct lz_rr* rr)
 	rr->text = text;
 	s = ldns_rr_new_frm_str(&lr, text, 3600, NULL, NULL);
 	if(s != LDNS_STATUS_OK || !lr) {
+		char* caa = last_string_quote(text);
+		ldns_rr_free(lr);
+		lr = NULL;
+		if(caa && ldns_rr_new_frm_str(&lr, caa, 3600, NULL, NULL) ==
+			LDNS_STATUS_OK && lr) {
+			free(caa);
+			goto parsed;
+		}
+		free(caa);
+	}
+	if(s != LDNS_STATUS_OK || !lr) {
 		log_err("error parsing local-data '%s': %s", text,
 			ldns_get_errorstr_by_id(s));
 		ldns_rr_free(lr);
 		return 0;
 	}
+parsed:
 	{
 		char* alt = squote_rewrite(text, lr);
 		ldns_rr* lr2 = NULL;

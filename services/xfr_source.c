@@ -16,7 +16,9 @@
 #include "util/msgparse.h"
 #include "util/net_help.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <event2/event.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <pthread.h>
@@ -38,7 +40,14 @@ struct xfr_primary {
 	char* tls_name;   /* after '#': transfers over TLS; NULL: TCP */
 	struct sockaddr_storage probe;   /* where the SOA probe goes */
 	socklen_t probe_len;
+	int tls_port, dns_port;          /* for the probe (set_probe) */
+	/* a host name (its port in port): looked up before each use, in
+	 * the engine's thread; len is 0 until it has an address */
+	char* host;
+	char port[8];
 };
+
+#define HOST_ADDRS 8      /* the addresses of a host name tried */
 
 struct xfr_allow {
 	struct sockaddr_storage addr;
@@ -125,6 +134,7 @@ static void src_delete(struct xfr_src* s)
 	for(i = 0; i < s->nprim; i++) {
 		free(s->prim[i].text);
 		free(s->prim[i].tls_name);
+		free(s->prim[i].host);
 	}
 	tls_client_ctx_free(s->tls_ctx);
 	free(s->prim);
@@ -177,6 +187,9 @@ void xfr_engine_delete(struct xfr_engine* e)
  * says another; '@853' without a name is plain TCP). Unbound also takes
  * host names (looked up with its own resolver): numeric addresses only
  * here. */
+static void set_probe(struct xfr_primary* p);
+static int host_parse(const char* text, int defport, struct xfr_primary* p);
+
 static int primary_parse(const char* text, const struct xfr_source_cfg* c,
 	struct xfr_primary* p)
 {
@@ -200,24 +213,105 @@ static int primary_parse(const char* text, const struct xfr_source_cfg* c,
 			return 0;
 		}
 	}
+	p->tls_port = c->tls_port;
+	p->dns_port = c->dns_port;
 	if(!extstrtoaddr(buf, p->tls_name ? 853 : 53, &p->addr, &p->len)) {
-		log_err("auth zone primary %s: not an IP address (host names "
-			"are not supported)", text);
-		return 0;
+		/* compat: unbound-1.17: a host name (as OpenWrt's and many
+		 * installers' root zone copies name their primaries) */
+		if(!host_parse(buf, p->tls_name ? 853 : 53, p)) {
+			log_err("auth zone primary %s: not an IP address or "
+				"host name", text);
+			return 0;
+		}
+		return (p->text = strdup(text)) != NULL;
 	}
+	set_probe(p);
+	return (p->text = strdup(text)) != NULL;
+}
+
+/* p's SOA probe address from p->addr. */
+static void set_probe(struct xfr_primary* p)
+{
 	p->probe = p->addr;
 	p->probe_len = p->len;
 	/* compat: unbound-1.17: a TLS primary at tls-port is probed at
 	 * port (the DNS port, 53 unless set) over UDP */
-	if(p->tls_name && addr_port(&p->probe) == c->tls_port &&
-		c->dns_port > 0) {
+	if(p->tls_name && addr_port(&p->probe) == p->tls_port &&
+		p->dns_port > 0) {
 		if(p->probe.ss_family == AF_INET6)
 			((struct sockaddr_in6*)&p->probe)->sin6_port =
-				htons((uint16_t)c->dns_port);
+				htons((uint16_t)p->dns_port);
 		else	((struct sockaddr_in*)&p->probe)->sin_port =
-				htons((uint16_t)c->dns_port);
+				htons((uint16_t)p->dns_port);
 	}
-	return (p->text = strdup(text)) != NULL;
+}
+
+/* "NAME" or "NAME@PORT" into p->host and p->port: letters, digits,
+ * '-', '_' and '.', a label at least. */
+static int host_parse(const char* text, int defport, struct xfr_primary* p)
+{
+	const char* at = strchr(text, '@');
+	size_t n = at ? (size_t)(at - text) : strlen(text), i;
+	int port = defport;
+	if(n == 0 || n > 253)
+		return 0;
+	for(i = 0; i < n; i++)
+		if(!isalnum((unsigned char)text[i]) && text[i] != '-' &&
+			text[i] != '_' && text[i] != '.')
+			return 0;
+	if(at) {
+		char* end;
+		long v = strtol(at + 1, &end, 10);
+		if(*end || v <= 0 || v > 65535)
+			return 0;
+		port = (int)v;
+	}
+	if(!(p->host = malloc(n + 1)))
+		return 0;
+	memcpy(p->host, text, n);
+	p->host[n] = 0;
+	snprintf(p->port, sizeof(p->port), "%d", port);
+	p->len = 0;
+	return 1;
+}
+
+/* The addresses of p's host name (at most max), looked up now with the
+ * system's resolver (compat: unbound-1.17 asks its own; the engine's
+ * thread may wait here, as for a url's host). 0 when there are none. */
+static int host_lookup(struct xfr_src* s, struct xfr_primary* p,
+	struct sockaddr_storage* addrs, socklen_t* lens, int max)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	int n = 0, e;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if((e = getaddrinfo(p->host, p->port, &hints, &res)) != 0) {
+		verbose(VERB_OPS, "auth zone %s: primary %s: cannot resolve "
+			"%s: %s", s->zname, p->text, p->host, gai_strerror(e));
+		return 0;
+	}
+	for(ai = res; ai && n < max; ai = ai->ai_next) {
+		if((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
+			ai->ai_addrlen > sizeof(addrs[n]))
+			continue;
+		memcpy(&addrs[n], ai->ai_addr, ai->ai_addrlen);
+		lens[n++] = (socklen_t)ai->ai_addrlen;
+	}
+	freeaddrinfo(res);
+	return n;
+}
+
+/* p now at addr (under the lock: a NOTIFY is matched against it from
+ * the main thread). */
+static void primary_at(struct xfr_engine* e, struct xfr_primary* p,
+	const struct sockaddr_storage* addr, socklen_t len)
+{
+	pthread_mutex_lock(&e->lock);
+	p->addr = *addr;
+	p->len = len;
+	set_probe(p);
+	pthread_mutex_unlock(&e->lock);
 }
 
 int xfr_engine_add(struct xfr_engine* e, const struct xfr_source_cfg* c,
@@ -599,46 +693,69 @@ static void check(struct xfr_engine* e, struct xfr_src* s)
 	}
 	for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
 		struct xfr_primary* p = &s->prim[i];
-		uint32_t serial = 0;
-		enum xfr_net_result r;
-		enum outcome o;
-		r = xfr_net_probe(&p->probe, p->probe_len, s->zone, s->zone_len,
-			CLASS_IN, PROBE_MS, &serial, &e->stop, err,
-			sizeof(err));
-		if(r == XFR_NET_STOPPED)
-			return;
-		if(r != XFR_NET_OK) {
-			verbose(VERB_ALGO, "auth zone %s: probe of %s: %s",
-				s->zname, p->text, err);
+		struct sockaddr_storage addrs[HOST_ADDRS];
+		socklen_t lens[HOST_ADDRS];
+		int j, n = 1;
+		if(p->host && (n = host_lookup(s, p, addrs, lens,
+			HOST_ADDRS)) == 0)
 			continue;
-		}
-		answered = 1;
-		if(s->have && !xfr_serial_newer(serial,
-			s->soa.serial)) {
-			verbose(VERB_ALGO, "auth zone %s: %s has serial %u, "
-				"current", s->zname, p->text, (unsigned)serial);
-			renewed(e, s);
-			return;
-		}
-		o = transfer(e, s, p);
-		if(o == GOT_STOPPED)
-			return;
-		if(o == GOT_NEW || o == GOT_SAME) {
-			renewed(e, s);
-			if(o == GOT_NEW)
-				have_new(e, s);
-			return;
+		for(j = 0; j < n && !atomic_load(&e->stop); j++) {
+			uint32_t serial = 0;
+			enum xfr_net_result r;
+			enum outcome o;
+			if(p->host)
+				primary_at(e, p, &addrs[j], lens[j]);
+			r = xfr_net_probe(&p->probe, p->probe_len, s->zone,
+				s->zone_len, CLASS_IN, PROBE_MS, &serial,
+				&e->stop, err, sizeof(err));
+			if(r == XFR_NET_STOPPED)
+				return;
+			if(r != XFR_NET_OK) {
+				verbose(VERB_ALGO, "auth zone %s: probe of "
+					"%s: %s", s->zname, p->text, err);
+				continue;
+			}
+			answered = 1;
+			if(s->have && !xfr_serial_newer(serial,
+				s->soa.serial)) {
+				verbose(VERB_ALGO, "auth zone %s: %s has "
+					"serial %u, current", s->zname,
+					p->text, (unsigned)serial);
+				renewed(e, s);
+				return;
+			}
+			o = transfer(e, s, p);
+			if(o == GOT_STOPPED)
+				return;
+			if(o == GOT_NEW || o == GOT_SAME) {
+				renewed(e, s);
+				if(o == GOT_NEW)
+					have_new(e, s);
+				return;
+			}
 		}
 	}
 	for(i = 0; !answered && i < s->nprim && !atomic_load(&e->stop); i++) {
-		enum outcome o = transfer(e, s, &s->prim[i]);
-		if(o == GOT_STOPPED)
-			return;
-		if(o == GOT_NEW || o == GOT_SAME) {
-			renewed(e, s);
-			if(o == GOT_NEW)
-				have_new(e, s);
-			return;
+		struct xfr_primary* p = &s->prim[i];
+		struct sockaddr_storage addrs[HOST_ADDRS];
+		socklen_t lens[HOST_ADDRS];
+		int j, n = 1;
+		if(p->host && (n = host_lookup(s, p, addrs, lens,
+			HOST_ADDRS)) == 0)
+			continue;
+		for(j = 0; j < n && !atomic_load(&e->stop); j++) {
+			enum outcome o;
+			if(p->host)
+				primary_at(e, p, &addrs[j], lens[j]);
+			o = transfer(e, s, p);
+			if(o == GOT_STOPPED)
+				return;
+			if(o == GOT_NEW || o == GOT_SAME) {
+				renewed(e, s);
+				if(o == GOT_NEW)
+					have_new(e, s);
+				return;
+			}
 		}
 	}
 	failed(e, s);

@@ -522,6 +522,29 @@ def test_failover_to_second_primary(primary, ours):
          lambda: txt_answered(ours, 10))
 
 
+def test_primary_by_host_name(primary, ours):
+    """primary: NAME, as OpenWrt's root zone copy (master:
+    lax.xfr.dns.icann.org) and installers naming the root servers write
+    it: the name is looked up (here "localhost", from /etc/hosts: no
+    query leaves the machine) and each of its addresses tried (the
+    primary listens on 127.0.0.1 only; localhost may be ::1 first).
+    NAME@PORT, which this test needs (Unbound 1.17 takes a host name on
+    port 53 only), is this daemon's. It once refused to start on a
+    host name."""
+    start(ours, auth_conf(["localhost@%d" % primary.port]))
+    poll("serial 10 from localhost", lambda: txt_answered(ours, 10))
+    assert primary.asked("AXFR")
+
+
+def test_primary_host_name_malformed(ours):
+    """Neither an address nor a host name: refused at start, as
+    before."""
+    rc, out = ours.start_expecting_exit(
+        "", extra=auth_conf(["bad!name@53"]))
+    assert rc == 1, out
+    assert "not an IP address or host name" in out
+
+
 def test_primary_gone_serves_until_expire(ours):
     p = XfrPrimary(20, refresh=1, retry=1, expire=3)
     try:

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """local-zone types, local-data, local-data-ptr and the default zones."""
+import os
+
 import pytest
 
-from conftest import (answer_texts, assert_dropped, assert_recursion,
-                      rcode_of)
+from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server, _finish,
+                      answer_texts, assert_dropped,
+                      assert_recursion, rcode_of)
 
 ZONES = """
 local-zone: "static.test." static
@@ -268,3 +271,44 @@ def test_user_zone_overrides_default(unbound):
                   'local-data-ptr: "10.1.2.3 box.lan."')
     r = unbound.query("3.2.1.10.in-addr.arpa.", "PTR")
     assert answer_texts(r) == ["3.2.1.10.in-addr.arpa. PTR box.lan."]
+
+
+# CAA (and URI) local data as users write it: the value after the tag with or
+# without double quotes (RFC 8659 allows both), the quotes escaped
+# inside a double-quoted local-data (they are then part of the value,
+# as Unbound's parser has it), or in single quotes around the line.
+CAA_DATA = """
+local-data: "caa1.test. CAA 0 issue letsencrypt.org"
+local-data: "caa2.test. CAA 128 iodef mailto:hostmaster@example.org"
+local-data: "caa3.test. 3600 IN CAA 0 issue \\"ca.example.net\\""
+local-data: 'caa4.test. CAA 0 issue "ca.example.net"'
+local-data: "_http._tcp.uri.test. URI 10 1 http://www.example.org/"
+"""
+CAA_WANT = {
+    "caa1.test.": ['0 issue "letsencrypt.org"'],
+    "caa2.test.": ['128 iodef "mailto:hostmaster@example.org"'],
+    "caa3.test.": ['0 issue "\\"ca.example.net\\""'],
+    "caa4.test.": ['0 issue "ca.example.net"'],
+}
+URI_WANT = ('_http._tcp.uri.test. URI 10 1 "http://www.example.org/"')
+
+
+@pytest.mark.parametrize("daemon", ["ours", "reference"])
+def test_caa_value_quoted_or_not(tmp_path, daemon):
+    """A CAA value (or a URI target) without quotes once made the
+    daemon refuse the config (its RR parser wants them); Unbound 1.17
+    takes it."""
+    if daemon == "reference" and not os.access(DEB_UNBOUND, os.X_OK):
+        pytest.skip("Debian's unbound is not installed")
+    srv = (Server if daemon == "ours" else RefServer)(tmp_path)
+    try:
+        srv.start(CAA_DATA)
+        for name, want in CAA_WANT.items():
+            r = srv.query(name, "CAA")
+            assert rcode_of(r) == "NOERROR", r
+            assert answer_texts(r) == ["%s CAA %s" % (name, w)
+                                       for w in want], r
+        r = srv.query("_http._tcp.uri.test.", "URI")
+        assert answer_texts(r) == [URI_WANT], r
+    finally:
+        _finish(srv)
