@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import (DEB_UNBOUND, REFERENCE, RefServer, Server, _finish,
+from conftest import (DEB_UNBOUND, RefServer, Server, _finish,
                       answer_texts, assert_dropped,
                       assert_recursion, rcode_of)
 
