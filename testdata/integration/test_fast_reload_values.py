@@ -333,6 +333,20 @@ def test_edns_buffer_size_upstream(d):
     d.fast_reload()
 
 
+def test_do_not_query_address(d):
+    """compat: unbound-1.26: do-not-query-address: the upstream's address
+    on it, no server is left to ask (its fast_reload swaps the
+    iterator's list in; here each worker's outside network takes it)."""
+    for _ in range(2):
+        d.fast_reload("do-not-query-address: 127.0.0.1\n")
+        n = fresh()
+        assert d.query(n, timeout=5 * SLOW).rcode() == dns.rcode.SERVFAIL
+        assert not d.up.queries(n)
+        d.fast_reload()
+        assert d.query(fresh(), timeout=5 * SLOW).rcode() == \
+            dns.rcode.NOERROR
+
+
 def test_serve_expired(d):
     """compat: unbound-1.26: serve-expired and serve-expired-reply-ttl:
     an expired answer (its first address), with the reply TTL, then
