@@ -329,7 +329,8 @@ def test_edns_buffer_size_upstream(d):
         for _ in range(4):   # both workers, most likely
             n = fresh()
             d.query(n, timeout=2 * SLOW)
-            assert d.up.payloads(n) == [size], (size, d.up.payloads(n))
+            # the first ask (a retry under load may fall back)
+            assert d.up.payloads(n)[0] == size, (size, d.up.payloads(n))
     d.fast_reload()
 
 
