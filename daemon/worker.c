@@ -279,6 +279,10 @@ void worker_refresh_env(struct worker* w)
 		w->env->cfg->pad_queries_block_size : 0);
 	outnet_set_unwanted_threshold(w->menv.outnet,
 		(unsigned)w->env->cfg->unwanted_threshold);
+	outnet_set_query_settings(w->menv.outnet, w->env->cfg);
+	if(w->menv.mesh)
+		mesh_set_max_queries(w->menv.mesh,
+			w->env->cfg->num_queries_per_thread);
 	/* new hints: the primed root is redone from them */
 	w->menv.auth = w->env->auth;
 	worker_resolver_reconfigure(&w->menv, w->env->cfg, w->env->hints,

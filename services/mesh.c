@@ -146,6 +146,19 @@ struct mesh_area* mesh_create(struct module_env* env, int max_queries)
 	return m;
 }
 
+void mesh_set_max_queries(struct mesh_area* m, int max_queries)
+{
+	size_t ts = m->table.mask + 1;
+	m->max_client = max_queries > 0 ? (size_t)max_queries : 1;
+	m->max_states = m->max_client * 4;
+	m->max_forever = (m->max_client + 1) / 2;
+	/* the buckets for the new bound, as mesh_create; smaller: kept */
+	while(ts < m->max_states && ts < (1u << 20))
+		ts <<= 1;
+	if(ts > m->table.mask + 1 && !ihash_resize(&m->table, ts))
+		log_err("reload: out of memory; the mesh keeps its table");
+}
+
 /* key = lowercased qname, type, class, the MODQ_* key flags; returns
  * its length, 0 for an invalid name; *hash: the key's hash. */
 static size_t mesh_key(const struct mesh_area* m, uint8_t* key,

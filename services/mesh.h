@@ -63,6 +63,10 @@ struct mesh_stats {
 /* max_queries: num-queries-per-thread. NULL on OOM. env->mesh is set;
  * env's modules (env->mods) run the states. */
 struct mesh_area* mesh_create(struct module_env* env, int max_queries);
+/* compat: unbound-1.26: reload: num-queries-per-thread (its fast_reload
+ * sets the mesh's bounds, fr_worker_pickup_mesh; its reload makes a new
+ * mesh); the states over a smaller bound finish as before. */
+void mesh_set_max_queries(struct mesh_area* m, int max_queries);
 /* Free every state, without callbacks; cancels upstream queries (so
  * delete the mesh before the outside network). */
 void mesh_delete(struct mesh_area* m);

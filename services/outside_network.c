@@ -1487,6 +1487,37 @@ void outnet_set_transport(struct outside_network* o,
 	o->s.delay_close = cfg->delay_close > 0 ? cfg->delay_close : 0;
 }
 
+/* compat: unbound-1.26: as its fast_reload (fr_worker_pickup_outside_network,
+ * the iterator's donotq and nat64 swapped in, EDNS_ADVERTISED_SIZE set by
+ * config_apply) and its reload (a new outside network): the queries sent
+ * from now on take them. */
+void outnet_set_query_settings(struct outside_network* o,
+	const struct config_file* cfg)
+{
+	struct outnet_settings s;
+	struct donotq* dq;
+	if(!o)
+		return;
+	outnet_settings_from_cfg(cfg, &s);
+	o->s.edns_size = s.edns_size;
+	o->s.tcp_timeout = s.tcp_timeout;
+	o->s.tcp_reuse_timeout = s.tcp_reuse_timeout < 0 ? 0 :
+		s.tcp_reuse_timeout;
+	o->s.max_reuse_tcp = s.max_reuse_tcp < 1 ? 1 : s.max_reuse_tcp;
+	o->s.max_waiting = s.max_waiting < 0 ? 0 : s.max_waiting;
+	o->s.tls_use_sni = s.tls_use_sni;
+	o->s.ip_dscp = s.ip_dscp;
+	o->s.nat64 = s.nat64;
+	o->s.nat64_prefix = s.nat64_prefix;
+	/* checked by the config's reader: NULL is out of memory */
+	if(!(dq = donotq_create(s.donotquery, s.do_not_query_localhost))) {
+		log_err("reload: out of memory; do-not-query-address stays");
+		return;
+	}
+	donotq_delete(o->dq);
+	o->dq = dq;
+}
+
 void outnet_set_pad_block(struct outside_network* o, int block)
 {
 	if(o)

@@ -146,6 +146,13 @@ void outnet_set_tcp_mss(struct outside_network* o, int mss);
  * that time out from now on. */
 void outnet_set_transport(struct outside_network* o,
 	const struct config_file* cfg);
+/* reload: edns-buffer-size, tcp-auth-query-timeout, tcp-reuse-timeout,
+ * max-reuse-tcp-queries, num-queries-per-thread (the queries that may
+ * wait), tls-use-sni, ip-dscp, do-nat64 with nat64-prefix,
+ * do-not-query-address and do-not-query-localhost, for the queries sent
+ * from now on. */
+void outnet_set_query_settings(struct outside_network* o,
+	const struct config_file* cfg);
 /* reload: pad-queries (its block size, 0: off) for the frames written
  * from now on */
 void outnet_set_pad_block(struct outside_network* o, int block);

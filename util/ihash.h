@@ -91,30 +91,36 @@ static inline int ihash_remove(struct ihash* t, struct ihash_node* n)
 	return 0;
 }
 
+/* Rehashes into n buckets (a power of two); 0 when out of memory, the
+ * table unchanged. */
+static inline int ihash_resize(struct ihash* t, size_t n)
+{
+	size_t i;
+	struct ihash_node** nt = calloc(n, sizeof(*nt));
+	if(!nt)
+		return 0;
+	for(i = 0; t->tab && i <= t->mask; i++) {
+		struct ihash_node* e = t->tab[i], *nx;
+		for(; e; e = nx) {
+			nx = e->next;
+			e->next = nt[e->hash & (n - 1)];
+			nt[e->hash & (n - 1)] = e;
+		}
+	}
+	free(t->tab);
+	t->tab = nt;
+	t->mask = n - 1;
+	return 1;
+}
+
 /* Doubles the buckets when one more node would make the chains longer
  * than one on average (for tables that grow: the local zones); 0 when out
  * of memory, the table unchanged. */
 static inline int ihash_reserve_one(struct ihash* t)
 {
-	size_t nsize, i;
-	struct ihash_node** nt;
 	if(t->tab && t->count + 1 <= t->mask + 1)
 		return 1;
-	nsize = t->tab ? (t->mask + 1) * 2 : 256;
-	if(!(nt = calloc(nsize, sizeof(*nt))))
-		return 0;
-	for(i = 0; t->tab && i <= t->mask; i++) {
-		struct ihash_node* n = t->tab[i], *nx;
-		for(; n; n = nx) {
-			nx = n->next;
-			n->next = nt[n->hash & (nsize - 1)];
-			nt[n->hash & (nsize - 1)] = n;
-		}
-	}
-	free(t->tab);
-	t->tab = nt;
-	t->mask = nsize - 1;
-	return 1;
+	return ihash_resize(t, t->tab ? (t->mask + 1) * 2 : 256);
 }
 
 /* Every node, in bucket order: start with *i = 0 and n = NULL; NULL at the

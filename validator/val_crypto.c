@@ -4,6 +4,7 @@
  * verification and DS digests, with a per-thread context that keeps the
  * buffers and the EVP_MD_CTX between calls. */
 #include "config.h"
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/core_names.h>
@@ -17,13 +18,18 @@
 #define RSA_MAX_MODULUS_BYTES 512
 #define RSA_MAX_EXPONENT_BYTES 8
 
-/* written before the workers start (val_crypto_set_fake), then read */
-static int fake_dsa_on, fake_sha1_on;
+/* written at start and at each reload (val_crypto_set_fake), read by
+ * the workers: relaxed atomics, each read on its own */
+static atomic_int fake_dsa_flag, fake_sha1_flag;
+#define fake_dsa_on atomic_load_explicit(&fake_dsa_flag, memory_order_relaxed)
+#define fake_sha1_on atomic_load_explicit(&fake_sha1_flag, \
+	memory_order_relaxed)
 
 void val_crypto_set_fake(int fake_dsa, int fake_sha1)
 {
-	fake_dsa_on = fake_dsa;
-	fake_sha1_on = fake_sha1;
+	atomic_store_explicit(&fake_dsa_flag, fake_dsa, memory_order_relaxed);
+	atomic_store_explicit(&fake_sha1_flag, fake_sha1,
+		memory_order_relaxed);
 }
 
 int val_crypto_faked(int alg)

@@ -808,11 +808,13 @@ static void* val_startup(const struct config_file* cfg)
 /* compat: unbound-1.26: a reload's new key-cache-size applies to the
  * cache in place (its fast_reload adjusts it; its reload made a new
  * one): keys over it go, least recently used first; the slab count
- * stays until a restart. */
+ * stays until a restart. fake-dsa and fake-sha1 too (Unbound's parser
+ * sets them at each read of the file). */
 static int val_reload_global(void* global, const struct config_file* cfg,
 	void* prepared)
 {
 	(void)prepared;
+	val_crypto_set_fake(cfg->fake_dsa, cfg->fake_sha1);
 	if(global)
 		val_kcache_set_max_mem(global, cfg->key_cache_size);
 	return 1;

@@ -113,6 +113,30 @@ static void test_grow_keeps_all(void** state)
 	ihash_free(&t);
 }
 
+/* ihash_resize (the mesh's table on a larger num-queries-per-thread):
+ * every node found in its new bucket. */
+static void test_resize_keeps_all(void** state)
+{
+	static struct item items[N];
+	static int seen[N];
+	struct ihash t;
+	int i;
+	(void)state;
+	assert_true(ihash_init(&t, 16));
+	for(i = 0; i < N; i++) {
+		items[i].key = i;
+		ihash_add(&t, &items[i].hn, key_hash(i));
+	}
+	assert_true(ihash_resize(&t, 4096));
+	assert_int_equal(t.mask + 1, 4096);
+	assert_int_equal(t.count, N);
+	for(i = 0; i < N; i++)
+		assert_ptr_equal(find(&t, i), &items[i]);
+	memset(seen, 0, sizeof(seen));
+	assert_int_equal(walk_count(&t, seen), N);
+	ihash_free(&t);
+}
+
 /* The owners' way to empty a table: take the first node, remove it,
  * again (mesh_delete, wait_limit_delete). */
 static void test_drain(void** state)
@@ -143,6 +167,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_find_remove),
 		cmocka_unit_test(test_grow_keeps_all),
+		cmocka_unit_test(test_resize_keeps_all),
 		cmocka_unit_test(test_drain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

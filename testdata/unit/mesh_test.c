@@ -329,6 +329,38 @@ static void test_num_queries_bound(void** state)
 	assert_int_equal(a[2].calls, 0);
 }
 
+/* A reload's num-queries-per-thread: a larger bound takes the refused
+ * question, a smaller one refuses the next while those in progress go
+ * on. */
+static void test_num_queries_bound_changed(void** state)
+{
+	struct world w;
+	struct answer a[4];
+	(void)state;
+	world_setup(&w, 1, 1);
+	memset(a, 0, sizeof(a));
+	question(&a[0].qi, "one.test.", 1);
+	question(&a[1].qi, "two.test.", 2);
+	question(&a[2].qi, "three.test.", 3);
+	question(&a[3].qi, "four.test.", 4);
+	assert_int_equal(mesh_new_client(w.mesh, &a[0].qi, 512, 1232,
+		on_reply, &a[0]), MESH_NEW_ADDED);
+	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
+		on_reply, &a[1]), MESH_NEW_FULL);
+	mesh_set_max_queries(w.mesh, 3);
+	assert_int_equal(mesh_new_client(w.mesh, &a[1].qi, 512, 1232,
+		on_reply, &a[1]), MESH_NEW_ADDED);
+	mesh_set_max_queries(w.mesh, 2);
+	assert_int_equal(mesh_new_client(w.mesh, &a[2].qi, 512, 1232,
+		on_reply, &a[2]), MESH_NEW_FULL);
+	mesh_set_max_queries(w.mesh, 1000);   /* the table grows */
+	assert_int_equal(mesh_new_client(w.mesh, &a[3].qi, 512, 1232,
+		on_reply, &a[3]), MESH_NEW_ADDED);
+	assert_int_equal((int)mesh_num_waiters(w.mesh), 3);
+	world_teardown(&w);
+	assert_int_equal(a[2].calls, 0);
+}
+
 static void test_detach_client(void** state)
 {
 	struct world w;
@@ -783,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_no_hints_servfail_at_once),
 		cmocka_unit_test(test_identical_questions_share),
 		cmocka_unit_test(test_timeouts_servfail),
+		cmocka_unit_test(test_num_queries_bound_changed),
 		cmocka_unit_test(test_num_queries_bound),
 		cmocka_unit_test(test_detach_client),
 		cmocka_unit_test(test_detach_during_answer),
