@@ -23,7 +23,7 @@ if TESTDATA not in sys.path:
     sys.path.insert(0, TESTDATA)
 from testnet.fixture import testnet_net  # noqa: E402,F401
 
-from conftest import free_port, make_query, ours_only, rss_kib  # noqa
+from conftest import SLOW, free_port, make_query, ours_only, rss_kib  # noqa
 from test_control import (CLIENTS, DEB_CTL, DEB_UNBOUND, OUR_CTL,  # noqa
                           RefServer, ctl, keys, rc_clause, start_tls,
                           stats_dict)
@@ -564,12 +564,15 @@ def test_dump_requestlist(unbound, keys, testnet_net):
             s.sendto(make_query("slow%d.bad.tld2." % i).to_wire(),
                      ("127.0.0.1", unbound.port))
             socks.append(s)
-        deadline = time.time() + 5
+        deadline = time.time() + 10 * SLOW
+        waiting = None
         while time.time() < deadline:
             st = stats_dict(ctl(unbound.conf, "stats_noreset").stdout)
-            if st["total.requestlist.current.user"] == "2":
+            waiting = st["total.requestlist.current.user"]
+            if waiting == "2":
                 break
             time.sleep(0.1)
+        assert waiting == "2", "requests waiting: %s" % waiting
         for binary in CLIENTS:
             out = ctl(unbound.conf, "dump_requestlist", binary=binary)
             assert out.returncode == 0, out
