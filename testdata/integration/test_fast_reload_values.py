@@ -9,7 +9,6 @@ serving the stub zones below. The audit's table: doc/compat.md,
 import os
 import re
 import socket
-import subprocess
 import time
 
 import dns.exception
@@ -20,9 +19,9 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import BUILDDIR, SLOW, Server, Upstream, _finish, ours_only
+from conftest import (SLOW, ControlServer, Upstream, _finish,
+                      ours_only)
 
-CTL = os.path.join(BUILDDIR, "unbound-control")
 UB126 = os.environ.get("UNBOUND_126")
 # v: answers; f: SERVFAIL; ta: a trust anchor its DNSKEY does not match
 ZONES = ["v.frlab.", "f.frlab.", "ta.frlab."]
@@ -89,21 +88,12 @@ class ValuesUpstream(Upstream):
                     if n == name.lower()]
 
 
-class Daemon(Server):
+class Daemon(ControlServer):
     """The daemon, with a control config of its own."""
 
     def __init__(self, tmpdir, up):
         super().__init__(tmpdir)
         self.up = up
-        self.sock = os.path.join(self.dir, "ctl.sock")
-        self.ctl_conf = os.path.join(self.dir, "ctl.conf")
-        with open(self.ctl_conf, "w") as f:
-            f.write(self.rc_clause())
-
-    def rc_clause(self):
-        return ("remote-control:\n\tcontrol-enable: yes\n"
-                "\tcontrol-interface: %s\n\tcontrol-use-cert: no\n" %
-                self.sock)
 
     def kw(self):
         return dict(threads=2, extra=self.rc_clause() +
@@ -118,9 +108,8 @@ class Daemon(Server):
         self.write_config(self.body(more), **self.kw())
 
     def ctl(self, *args):
-        r = subprocess.run([CTL, "-c", self.ctl_conf] + list(args),
-                           capture_output=True, text=True,
-                           timeout=30 * SLOW)
+        """The client's stdout and stderr, as one text."""
+        r = super().ctl(*args)
         return r.stdout + r.stderr
 
     def fast_reload(self, more=""):
