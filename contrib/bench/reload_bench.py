@@ -27,7 +27,12 @@ marker's new address is seen and --after seconds more, then waits 3 s
 for late answers. A query is lost when no answer came by then. The
 latency figures are over all the cached-name queries of the run (before,
 during and after the reload); "reload s" is from the trigger to the
-first answer with the new marker. Everything started is stopped by PID.
+first answer with the new marker. "worker's wait for a CPU per wake-up"
+(Linux: /proc/PID/task/TID/schedstat of the busiest thread but the main
+one, the worker with --threads 1): the mean time it waited on the run
+queue each time it ran, by phase; it rises during the reload when the
+reload thread takes the worker's CPU. Everything started is stopped by
+PID.
 """
 import argparse
 import os
