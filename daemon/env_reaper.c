@@ -6,6 +6,7 @@
 #include "daemon/daemon.h"
 #include "util/alloc_policy.h"
 #include "util/log.h"
+#include "util/thread_prio.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -25,6 +26,8 @@ struct env_reaper {
 static void* reaper_main(void* arg)
 {
 	struct env_reaper* r = arg;
+	/* the frees and the trim below the workers (util/thread_prio.c) */
+	(void)thread_prio_background("env-reaper");
 	pthread_mutex_lock(&r->lock);
 	for(;;) {
 		struct reap_item* it = r->queue;

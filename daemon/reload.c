@@ -18,6 +18,7 @@
 #include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "util/thread_prio.h"
 #include <event2/event.h>
 #include <errno.h>
 #include <malloc.h>
@@ -285,6 +286,9 @@ static void build(struct reload_job* j)
 static void* reload_main(void* arg)
 {
 	struct reload_job* j = arg;
+	/* below the workers: a worker woken by a query preempts the build
+	 * (util/thread_prio.c says why) */
+	(void)thread_prio_background("reload");
 	build(j);
 	/* d->base has pthread locks (evthread_use_pthreads before it) */
 	event_active(j->done_ev, EV_READ, 0);

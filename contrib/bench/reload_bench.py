@@ -27,7 +27,12 @@ marker's new address is seen and --after seconds more, then waits 3 s
 for late answers. A query is lost when no answer came by then. The
 latency figures are over all the cached-name queries of the run (before,
 during and after the reload); "reload s" is from the trigger to the
-first answer with the new marker. Everything started is stopped by PID.
+first answer with the new marker. "worker's wait for a CPU per wake-up"
+(Linux: /proc/PID/task/TID/schedstat of the busiest thread but the main
+one, the worker with --threads 1): the mean time it waited on the run
+queue each time it ran, by phase; it rises during the reload when the
+reload thread takes the worker's CPU. Everything started is stopped by
+PID.
 """
 import argparse
 import os
@@ -257,6 +262,40 @@ class StatusProbe(threading.Thread):
             time.sleep(max(0.0, 0.2 - (time.perf_counter() - at)))
 
 
+def sched_stats(pid):
+    """{tid: (run ns, run-queue wait ns, times run)} of the server's
+    threads, from /proc/PID/task/TID/schedstat (Linux); {} elsewhere."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                out[int(tid)] = tuple(int(x) for x in f.read().split()[:3])
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def worker_waits(marks, pid):
+    """The busiest thread other than the main one (the worker, with one
+    thread): its mean wait for a CPU per time it ran, in us, between
+    the marks (before, during, after the reload): how long a query that
+    woke it waited for a core."""
+    last = marks[-1][1]   # the reload thread has ended by then
+    tids = [tid for tid in last if tid != pid]
+    if not tids:
+        return {}
+    w = max(tids, key=lambda tid: last[tid][2])
+    out = {}
+    for (name, a), (_, b) in zip(marks, marks[1:]):
+        if w in a and w in b and b[w][2] > a[w][2]:
+            out[name] = (b[w][1] - a[w][1]) / (b[w][2] - a[w][2]) / 1000
+    return out
+
+
 def run_load(t, how, rate, before, after, max_wait, touch=None):
     """The open-loop load, the marker probe and the status probe;
     returns the figures. touch: called just before the reload."""
@@ -281,6 +320,8 @@ def run_load(t, how, rate, before, after, max_wait, touch=None):
     queries = [query_wire(i, HIT) for i in range(65536)]
     status = StatusProbe(t)
     status.start()
+    pid = t.proc.pid
+    marks = [("before", sched_stats(pid))]
     sent_at = {}
     lat = []
     phased = []   # (sent, latency): the figures per phase
@@ -298,6 +339,7 @@ def run_load(t, how, rate, before, after, max_wait, touch=None):
     while True:
         now = time.perf_counter()
         if triggered is None and now >= trigger_at:
+            marks.append(("during", sched_stats(pid)))
             if how != "none":
                 t.write("10.255.0.2")
                 if touch:
@@ -311,6 +353,7 @@ def run_load(t, how, rate, before, after, max_wait, touch=None):
                 (triggered is not None and now >= triggered + max_wait)):
             stop_sending = now
             end = now + 3.0
+            marks.append(("end", sched_stats(pid)))
         if end is not None and now >= end:
             break
         if stop_sending is None and now >= next_send:
@@ -346,6 +389,7 @@ def run_load(t, how, rate, before, after, max_wait, touch=None):
                     if switched is None and triggered is not None and \
                             answer_addr(wire) == "10.255.0.2":
                         switched = got
+                        marks.append(("after", sched_stats(pid)))
                     continue
                 qid = struct.unpack("!H", wire[:2])[0]
                 s = sent_at.pop(qid, None)
@@ -381,8 +425,11 @@ def run_load(t, how, rate, before, after, max_wait, touch=None):
         "before": status_phase(0, triggered or inf),
         "during": status_phase(triggered or inf, switched or inf),
         "after": status_phase(switched or inf, inf)}
+    if how == "none":   # no during phase: before, then after
+        marks = [("after" if n == "during" else n, m) for n, m in marks]
     return {
         "phases": phases, "status": status_phases,
+        "waits": worker_waits(marks, pid),
         "sent": seq, "answered": len(lat), "lost": seq - len(lat),
         "reload_s": (switched - triggered) if switched else float("nan"),
         "p50": pct(0.50), "p99": pct(0.99), "p999": pct(0.999),
@@ -461,6 +508,11 @@ def main():
             print("         p99 by phase: " + ", ".join(
                 "%s %.2f ms (%d)" % (k, v[0], v[1])
                 for k, v in r["phases"].items()), flush=True)
+            if r["waits"]:
+                print("         worker's wait for a CPU per wake-up by "
+                      "phase: " + ", ".join("%s %.1f us" % (k, v) for k, v
+                                            in r["waits"].items()),
+                      flush=True)
             print("         status p50/max by phase: " + ", ".join(
                 "%s %.1f/%.1f ms (%d)" % (k, v[0], v[1], v[2])
                 for k, v in r["status"].items()), flush=True)

@@ -297,16 +297,87 @@ def test_sighup_and_reload_while_querying(daemon):
     assert len(seen) > 5 and "lost" not in seen, seen
 
 
+def write_big(d, names=50000):
+    """A local zone of `names` names in big.conf; returns its path."""
+    big = os.path.join(d.dir, "big.conf")
+    with open(big, "w") as f:
+        f.write("server:\n\tlocal-zone: \"big.test.\" static\n")
+        for i in range(names):
+            f.write('\tlocal-data: "n%d.big.test. A 10.0.%d.%d"\n' %
+                    (i, (i >> 8) & 255, i & 255))
+    return big
+
+
+def threads(pid):
+    """{tid: (name, nice, policy)} of the daemon's threads, from
+    /proc/PID/task/TID/stat (nice: field 19, policy: field 41)."""
+    out = {}
+    base = "/proc/%d/task" % pid
+    for tid in os.listdir(base):
+        try:
+            with open(os.path.join(base, tid, "stat")) as f:
+                st = f.read()
+        except OSError:   # the thread ended meanwhile
+            continue
+        name = st[st.index("(") + 1:st.rindex(")")]
+        fields = st[st.rindex(")") + 2:].split()
+        out[int(tid)] = (name, int(fields[16]), int(fields[38]))
+    return out
+
+
+SCHED_OTHER = 0
+
+
+def test_reload_and_reaper_threads_run_below_the_workers(daemon):
+    """The reload thread (seen in /proc while a fast_reload of 50,000
+    names builds) and the thread that frees old configs run 10 nice
+    levels below the main thread (to at most 19), so a worker woken by a
+    query is ahead of them for the CPU; the main thread and the workers
+    keep their nice value and class."""
+    set_addr(daemon, "192.0.2.15")
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+    before = threads(daemon.pid)
+    names = sorted(n for n, _, _ in before.values())
+    assert "env-reaper" in names, names
+    main_nice = before[daemon.pid][1]
+    low = min(19, main_nice + 10)
+    assert low > main_nice, "run the test below nice 19"
+    for name, nice, policy in before.values():
+        if name == "env-reaper":
+            assert (nice, policy) == (low, SCHED_OTHER)
+        else:   # the main thread, the workers: as started
+            assert (nice, policy) == (main_nice, SCHED_OTHER), before
+    big = write_big(daemon)
+    daemon.configure('local-data: "fr.example. A 192.0.2.15"',
+                     extra='include: "%s"\n' % big)
+    seen = None
+    for _ in range(5):   # a fast machine may build it between two polls
+        reload = subprocess.Popen([CTL, "-c", daemon.ctl_conf,
+                                   "fast_reload"],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            while reload.poll() is None and seen is None:
+                seen = next((t for t in threads(daemon.pid).values()
+                             if t[0] == "reload"), None)
+            assert reload.communicate(timeout=60 * SLOW)[0] == "ok\n"
+        finally:
+            if reload.poll() is None:
+                reload.kill()
+                reload.wait()
+        if seen:
+            break
+    assert seen, "no thread named reload seen while 5 reloads ran"
+    assert seen[1:] == (low, SCHED_OTHER), seen
+    assert address(daemon, "n49999.big.test.") == "10.0.195.79"
+    set_addr(daemon, "192.0.2.15")
+    assert daemon.ctl("fast_reload").stdout == "ok\n"
+
+
 def test_control_and_dns_served_while_a_big_config_builds(daemon):
     """The reload thread builds 50,000 local-data names while the main
     thread answers other control commands and the workers answer
     queries; then the new names answer."""
-    big = os.path.join(daemon.dir, "big.conf")
-    with open(big, "w") as f:
-        f.write("server:\n\tlocal-zone: \"big.test.\" static\n")
-        for i in range(50000):
-            f.write('\tlocal-data: "n%d.big.test. A 10.0.%d.%d"\n' %
-                    (i, (i >> 8) & 255, i & 255))
+    big = write_big(daemon)
     set_addr(daemon, "192.0.2.14")
     assert daemon.ctl("fast_reload").stdout == "ok\n"
     daemon.configure('local-data: "fr.example. A 192.0.2.14"',
