@@ -352,8 +352,7 @@ def test_reload_and_reaper_threads_run_below_the_workers(daemon):
                      extra='include: "%s"\n' % big)
     seen = None
     for _ in range(5):   # a fast machine may build it between two polls
-        reload = subprocess.Popen([CTL, "-c", daemon.ctl_conf,
-                                   "fast_reload"],
+        reload = subprocess.Popen(daemon.ctl_args("fast_reload"),
                                   stdout=subprocess.PIPE, text=True)
         try:
             while reload.poll() is None and seen is None:
