@@ -154,8 +154,13 @@ class Server:
                                      stderr=subprocess.DEVNULL)
         while time.time() < t0 + timeout:
             if self.proc.poll() is not None:
-                sys.exit("%s exited at start, see %s/unbound.log" %
-                         (self.kind, self.dir))
+                try:
+                    with open(os.path.join(self.dir, "unbound.log")) as f:
+                        tail = f.read()[-2000:]
+                except OSError:
+                    tail = ""
+                sys.exit("%s exited at start (%s):\n%s" %
+                         (self.kind, self.dir, tail))
             r = self.ask(name)
             if r is not None and check(r):
                 return time.time() - t0
@@ -564,9 +569,10 @@ def xfr_runs(a, tmp, up, binaries):
     toggle = (TOGGLE, lambda r: rcode_of(r) == 3)
     rows = {}
     try:
-        for kind in a.servers.split(","):
-            binary, control = binaries[kind]
-            for rep in range(a.repeat):
+        # interleaved, so the machine's load falls on each alike
+        for rep in range(a.repeat):
+            for kind in a.servers.split(","):
+                binary, control = binaries[kind]
                 shutil.copy(small, nsd.zone)
                 nsd.start(1)
                 srv = Server("%s%d" % (kind, rep), binary, control, tmp,
@@ -667,6 +673,10 @@ def main():
     ap.add_argument("--servers", default="ours,unbound")
     ap.add_argument("--build", default=os.path.join(SRC, "build"))
     ap.add_argument("--unbound", default="/usr/sbin/unbound")
+    ap.add_argument("--base", default=None,
+                    help="a second build of ours (a directory with unbound "
+                    "and unbound-control), server name 'base' in "
+                    "--servers")
     ap.add_argument("--max-wait", type=float, default=900.0)
     ap.add_argument("--rate", type=int, default=2000,
                     help="cache hits per second during rpz_disable/_enable"
@@ -694,6 +704,9 @@ def main():
     binaries = {"ours": (os.path.join(a.build, "unbound"),
                          os.path.join(a.build, "unbound-control")),
                 "unbound": (a.unbound, "/usr/sbin/unbound-control")}
+    if a.base:
+        binaries["base"] = (os.path.join(a.base, "unbound"),
+                            os.path.join(a.base, "unbound-control"))
     if a.xfr:
         up = Responder()
         up.start()
