@@ -149,16 +149,20 @@ class Server:
         """Start; seconds until ready(reply to its name) holds."""
         name, check = ready
         t0 = time.time()
-        self.proc = subprocess.Popen([self.binary, "-d", "-c", self.conf],
-                                     stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        with open(os.path.join(self.dir, "stderr.txt"), "w") as err:
+            self.proc = subprocess.Popen([self.binary, "-d", "-c",
+                                          self.conf],
+                                         stdout=subprocess.DEVNULL,
+                                         stderr=err)
         while time.time() < t0 + timeout:
             if self.proc.poll() is not None:
-                try:
-                    with open(os.path.join(self.dir, "unbound.log")) as f:
-                        tail = f.read()[-2000:]
-                except OSError:
-                    tail = ""
+                tail = ""
+                for n in ("stderr.txt", "unbound.log"):
+                    try:
+                        with open(os.path.join(self.dir, n)) as f:
+                            tail += f.read()[-2000:]
+                    except OSError:
+                        pass
                 sys.exit("%s exited at start (%s):\n%s" %
                          (self.kind, self.dir, tail))
             r = self.ask(name)
