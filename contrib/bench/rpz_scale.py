@@ -527,6 +527,12 @@ def transfer_under_load(srv, primary, done, rate, before, after,
     during and after."""
     name, check = done
     srv.ask(PASSED, 2)   # into the cache
+    r = srv.ask(name, 2)
+    if r is None or check(r):
+        print("# %s: %s %s before the NOTIFY: this run's transfer time "
+              "is not the transfer's" % (srv.kind, name, "unanswered" if
+                                         r is None else "already done"),
+              flush=True)
     load = PhasedLoad(srv.port, rate)
     load.start()
     time.sleep(before)
