@@ -44,7 +44,10 @@ the NOTIFY, during the transfer and the --after seconds after; "CPU" is
 the resolver's user+system time from the NOTIFY until it answered.
 Everything started is stopped by PID.
 Numbers are from one run: on a shared machine read them against the
-other server's in the same run.
+other server's in the same run. The servers inherit the script's nice
+value: under `nice` on a machine shared with jobs of a lower nice
+value their workers wait for the CPU (hits lost in --xfr runs were
+that), so run it without `nice` for latency figures.
 """
 import argparse
 import os
