@@ -19,11 +19,12 @@
 #include <unistd.h>
 
 /* The length of the wire name at d (at most max bytes), 0 when it does
- * not end within them or has a compression pointer. */
+ * not end within them, is longer than a name may be (255) or has a
+ * compression pointer: left to ldns. */
 static size_t name_len(const uint8_t* d, size_t max)
 {
 	size_t n = 0;
-	while(n < max) {
+	while(n < max && n < 255) {
 		uint8_t lab = d[n];
 		if(lab == 0)
 			return n + 1;

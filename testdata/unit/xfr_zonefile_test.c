@@ -111,6 +111,19 @@ static void test_same_text_as_ldns(void** state)
 			'e', 'x', 'a', 'm', 'p', 'l', 'e', 0 };
 		assert_true(xfr_rrs_add(&l, o, 17, 1, 1, 60, a, 4));
 	}
+	{   /* the longest name there is: 255 octets */
+		uint8_t o[255];
+		size_t at = 0, lab;
+		for(lab = 0; lab < 4; lab++) {
+			size_t len = lab < 3 ? 63 : 61;
+			o[at++] = (uint8_t)len;
+			memset(o + at, 'a' + (int)lab, len);
+			at += len;
+		}
+		o[at++] = 0;
+		assert_int_equal(at, 255);
+		assert_true(xfr_rrs_add(&l, o, at, 1, 1, 60, a, 4));
+	}
 	add(&l, "a|rpz|example", 1, 1, 0, a, 4);
 	add(&l, "aaaa|rpz|example", 28, 1, 7, aaaa, 16);
 	/* through ldns: other types, another class */
