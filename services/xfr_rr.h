@@ -50,7 +50,8 @@ int xfr_serial_newer(uint32_t a, uint32_t b);
 /* RFC 1995: apply one difference sequence to zone: remove each RR of del
  * (owner, type, class and rdata equal; one not present is an error),
  * then add each RR of add. 1 on success; 0 when a deleted RR is missing
- * (why in err) or out of memory. zone is changed only on success. */
+ * (why in err) or out of memory. zone is changed only on success. A few
+ * deletions keep the order of the rest; many sort it. */
 int xfr_rrs_apply(struct xfr_rrs* zone, const struct xfr_rrs* del,
 	const struct xfr_rrs* add, char* err, size_t errlen);
 
