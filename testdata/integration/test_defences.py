@@ -83,7 +83,7 @@ def test_unwanted_reply_threshold(unbound, net, tmp_path, threshold,
     and 0 (off): no warning and the second ask is a cache hit."""
     unbound.start("unwanted-reply-threshold: %d\nextended-statistics: yes"
                   % threshold,
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     bad = net.responder("bad")
     assert rcode(unbound.query("www.bad.tld2.", "A", timeout=8.0)) == \
@@ -111,7 +111,7 @@ def test_unwanted_reply_threshold_counts_across_queries(unbound, net,
     again after the defence: threshold 8, 5 unwanted (nothing), 5 more
     (flushed once at 8), 5 more (total 7 since: nothing)."""
     unbound.start("unwanted-reply-threshold: 8\nextended-statistics: yes",
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     bad = net.responder("bad")
     spoofed_lookup(unbound, bad, "wid1.bad.tld2.", 5)
@@ -134,7 +134,7 @@ def test_deny_any(unbound, net, tmp_path, deny):
     ANY query; other types are answered. deny-any: no: ANY is answered
     (NOERROR, the cached A) and the unseen name's ANY goes upstream."""
     unbound.start("deny-any: %s" % ("yes" if deny else "no"),
-                  extra=control_clause(tmp_path),
+                  extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     bad = net.responder("bad")
     bad.set_behaviour(records=EXTRA)
@@ -204,7 +204,7 @@ def test_harden_unknown_additional(unbound, net, tmp_path, harden):
         "" if REFERENCE else "harden-unknown-additional: %s" % harden)
     if REFERENCE and harden == "yes":
         pytest.skip("Unbound 1.17 has no harden-unknown-additional")
-    unbound.start(body, extra=control_clause(tmp_path),
+    unbound.start(body, extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     unknown_rule(net)
     for _ in range(2):      # upstream, then from the cache
@@ -236,7 +236,7 @@ def test_disable_edns_do(unbound, net, tmp_path, case):
     is not in effect (it would break validation), as Unbound."""
     body = {"on": "disable-edns-do: yes", "off": "",
             "anchored": "disable-edns-do: yes\n" + ANCHOR}[case]
-    unbound.start(body, extra=control_clause(tmp_path),
+    unbound.start(body, extra=control_clause(tmp_path / "ctl.sock"),
                   root_hints=net.root_hints)
     bad = net.responder("bad")
     bad.clear_log()
