@@ -210,8 +210,23 @@ struct iter_hints* iter_hints_create(const struct config_file* cfg)
 		iter_hints_delete(h);
 		return NULL;
 	}
+	/* compat: unbound-1.17: the last non-empty root-hints: file is the
+	 * one used; each earlier one is read too (a broken one stops the
+	 * start) and then dropped with Unbound's line */
 	for(rh = cfg->root_hints; rh; rh = rh->next)
-		last = rh;
+		if(rh->str && rh->str[0])
+			last = rh;
+	for(rh = cfg->root_hints; last && rh != last; rh = rh->next) {
+		struct delegpt* extra;
+		if(!rh->str || !rh->str[0])
+			continue;
+		if(!(extra = iter_hints_read_file(rh->str))) {
+			iter_hints_delete(h);
+			return NULL;
+		}
+		delegpt_delete(extra);
+		log_err("second hints for zone . ignored.");
+	}
 	{
 		struct iter_hint* r = calloc(1, sizeof(*r));
 		if(!r) {
@@ -219,7 +234,7 @@ struct iter_hints* iter_hints_create(const struct config_file* cfg)
 			return NULL;
 		}
 		/* the file, or (none given) the compiled-in root servers */
-		if(last && last->str && last->str[0])
+		if(last)
 			r->dp = iter_hints_read_file(last->str);
 		else
 			r->dp = iter_hints_builtin_root(cfg->do_ip4 ||
