@@ -218,16 +218,17 @@ class Server:
 
 
 class HitLoad(threading.Thread):
-    """PASSED asked at rate q/s (open loop, one socket): each answer's
-    latency, the rest lost."""
+    """PASSED asked at rate q/s, open loop, one socket: when each query
+    was sent and its latency (None: lost), for figures by phase or over
+    the whole run."""
 
     def __init__(self, port, rate):
         super().__init__(daemon=True)
         self.port = port
         self.rate = rate
         self.stopping = False
-        self.sent = 0
-        self.lat = []
+        self.sent = []   # send time per query
+        self.lat = {}    # query number: latency
 
     def run(self):
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -237,7 +238,7 @@ class HitLoad(threading.Thread):
         sel = selectors.DefaultSelector()
         sel.register(sock, selectors.EVENT_READ)
         queries = [query_wire(i, PASSED) for i in range(65536)]
-        sent_at = {}
+        owner = {}
         interval = 1.0 / self.rate
         next_send = time.perf_counter()
         end = None
@@ -248,13 +249,13 @@ class HitLoad(threading.Thread):
             if end is not None and now >= end:
                 break
             if end is None and now >= next_send:
-                qid = self.sent & 0xffff
-                sent_at[qid] = now
+                n = len(self.sent)
+                owner[n & 0xffff] = n
+                self.sent.append(now)
                 try:
-                    sock.send(queries[qid])
+                    sock.send(queries[n & 0xffff])
                 except BlockingIOError:
                     pass
-                self.sent += 1
                 next_send += interval
                 continue
             wait = (end if end is not None else next_send) - now
@@ -264,20 +265,26 @@ class HitLoad(threading.Thread):
                         wire = sock.recv(4096)
                     except BlockingIOError:
                         break
-                    at = sent_at.pop(struct.unpack("!H", wire[:2])[0],
-                                     None)
-                    if at is not None and \
+                    got = time.perf_counter()
+                    n = owner.pop(struct.unpack("!H", wire[:2])[0], None)
+                    if n is not None and \
                             answer_addr(wire) == "192.0.2.53":
-                        self.lat.append(time.perf_counter() - at)
+                        self.lat[n] = got - self.sent[n]
         sock.close()
 
-    def figures(self):
-        lat = sorted(self.lat)
+    def phase(self, lo, hi):
+        """(sent, lost, p99 ms, max ms) of the queries sent in [lo, hi)."""
+        idx = [i for i, at in enumerate(self.sent) if lo <= at < hi]
+        lat = sorted(self.lat[i] for i in idx if i in self.lat)
         if not lat:
-            return self.sent, self.sent, float("nan"), float("nan")
-        return (self.sent, self.sent - len(lat),
+            return len(idx), len(idx), float("nan"), float("nan")
+        return (len(idx), len(idx) - len(lat),
                 lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
                 lat[-1] * 1000)
+
+    def figures(self):
+        """(sent, lost, p99 ms, max ms) of every query sent."""
+        return self.phase(float("-inf"), float("inf"))
 
 
 def toggle_under_load(srv, blocked, rate, max_wait):
@@ -473,71 +480,6 @@ def median(v):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
-class PhasedLoad(threading.Thread):
-    """PASSED asked at rate q/s, open loop, one socket: when each query
-    was sent and its latency (None: lost), for figures by phase."""
-
-    def __init__(self, port, rate):
-        super().__init__(daemon=True)
-        self.port = port
-        self.rate = rate
-        self.stopping = False
-        self.sent = []   # send time per query
-        self.lat = {}    # query number: latency
-
-    def run(self):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        sock.connect(("127.0.0.1", self.port))
-        sock.setblocking(False)
-        sel = selectors.DefaultSelector()
-        sel.register(sock, selectors.EVENT_READ)
-        queries = [query_wire(i, PASSED) for i in range(65536)]
-        owner = {}
-        interval = 1.0 / self.rate
-        next_send = time.perf_counter()
-        end = None
-        while True:
-            now = time.perf_counter()
-            if self.stopping and end is None:
-                end = now + 2.0   # the late answers, then the rest lost
-            if end is not None and now >= end:
-                break
-            if end is None and now >= next_send:
-                n = len(self.sent)
-                owner[n & 0xffff] = n
-                self.sent.append(now)
-                try:
-                    sock.send(queries[n & 0xffff])
-                except BlockingIOError:
-                    pass
-                next_send += interval
-                continue
-            wait = (end if end is not None else next_send) - now
-            for _ in sel.select(max(wait, 0)):
-                while True:
-                    try:
-                        wire = sock.recv(4096)
-                    except BlockingIOError:
-                        break
-                    got = time.perf_counter()
-                    n = owner.pop(struct.unpack("!H", wire[:2])[0], None)
-                    if n is not None and \
-                            answer_addr(wire) == "192.0.2.53":
-                        self.lat[n] = got - self.sent[n]
-        sock.close()
-
-    def phase(self, lo, hi):
-        """(sent, lost, p99 ms, max ms) of the queries sent in [lo, hi)."""
-        idx = [i for i, at in enumerate(self.sent) if lo <= at < hi]
-        lat = sorted(self.lat[i] for i in idx if i in self.lat)
-        if not lat:
-            return len(idx), len(idx), float("nan"), float("nan")
-        return (len(idx), len(idx) - len(lat),
-                lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
-                lat[-1] * 1000)
-
-
 def transfer_under_load(srv, primary, done, rate, before, after,
                         max_wait):
     """A NOTIFY to srv while PASSED is asked from its cache at rate:
@@ -552,7 +494,7 @@ def transfer_under_load(srv, primary, done, rate, before, after,
               "is not the transfer's" % (srv.kind, name, "unanswered" if
                                          r is None else "already done"),
               flush=True)
-    load = PhasedLoad(srv.port, rate)
+    load = HitLoad(srv.port, rate)
     load.start()
     time.sleep(before)
     c0 = srv.cpu_s()
