@@ -553,6 +553,43 @@ class ControlServer(Server):
                               timeout=timeout * SLOW)
 
 
+class FastReloadDaemon(ControlServer):
+    """A ControlServer that stubs `zones` to an Upstream `up` and is
+    reloaded with a changed config (fast_reload(more)): the daemon of the
+    fast_reload tests. A subclass gives zones and body()."""
+
+    zones = ()
+
+    def __init__(self, tmpdir, up):
+        super().__init__(tmpdir)
+        self.up = up
+
+    def body(self, more=""):
+        return more
+
+    def kw(self):
+        return dict(threads=2, extra=self.rc_clause() +
+                    self.up.stub_zone(*self.zones))
+
+    def configure(self, more=""):
+        self.write_config(self.body(more), **self.kw())
+
+    def ctl(self, *args):
+        """The client's stdout and stderr, as one text."""
+        r = super().ctl(*args)
+        return r.stdout + r.stderr
+
+    def fast_reload(self, more=""):
+        self.configure(more)
+        out = self.ctl("fast_reload")
+        assert out == "ok\n", out
+
+    def stat(self, name):
+        s = self.ctl("stats_noreset")
+        return int(re.search(r"^%s=(\d+)$" % re.escape(name), s,
+                             re.M).group(1))
+
+
 @pytest.fixture
 def unbound(tmp_path):
     """A Server, not started yet; stopped by PID when the test ends, and a

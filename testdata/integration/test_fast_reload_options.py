@@ -10,7 +10,6 @@ daemon for the file, one upstream serving 20 stub zones. The TTL bounds
 side by side with Unbound 1.26 when UNBOUND_126 names its binary (Debian's
 1.17 has no fast_reload)."""
 import os
-import re
 import time
 
 import dns.message
@@ -18,7 +17,7 @@ import dns.rcode
 import dns.rrset
 import pytest
 
-from conftest import SLOW, ControlServer, Upstream, _finish, ours_only
+from conftest import SLOW, FastReloadDaemon, Upstream, _finish, ours_only
 
 UB126 = os.environ.get("UNBOUND_126")
 ZONES = ["z%d.frlab." % i for i in range(20)]
@@ -40,12 +39,10 @@ class SoaUpstream(Upstream):
         return r
 
 
-class Daemon(ControlServer):
+class Daemon(FastReloadDaemon):
     """The daemon, with a control config of its own."""
 
-    def __init__(self, tmpdir, up):
-        super().__init__(tmpdir)
-        self.up = up
+    zones = ZONES
 
     def body(self, more=""):
         # ratelimit on (counted), far above what the tests send; slabs
@@ -53,26 +50,6 @@ class Daemon(ControlServer):
         return ("extended-statistics: yes\nqname-minimisation: no\n"
                 "ratelimit: 100000\nratelimit-slabs: 1\n"
                 "ip-ratelimit: 100000\n" + more)
-
-    def configure(self, more=""):
-        self.write_config(self.body(more), threads=2,
-                          extra=self.rc_clause() +
-                          self.up.stub_zone(*ZONES))
-
-    def ctl(self, *args):
-        """The client's stdout and stderr, as one text."""
-        r = super().ctl(*args)
-        return r.stdout + r.stderr
-
-    def fast_reload(self, more=""):
-        self.configure(more)
-        out = self.ctl("fast_reload")
-        assert out == "ok\n", out
-
-    def stat(self, name):
-        s = self.ctl("stats_noreset")
-        return int(re.search(r"^%s=(\d+)$" % re.escape(name), s,
-                             re.M).group(1))
 
 
 class Ub126Daemon(Daemon):
@@ -82,7 +59,7 @@ class Ub126Daemon(Daemon):
 def start(cls, tmp_path_factory):
     up = SoaUpstream()
     d = cls(tmp_path_factory.mktemp("froptions"), up)
-    d.start(d.body(), threads=2, extra=d.rc_clause() + up.stub_zone(*ZONES))
+    d.start(d.body(), **d.kw())
     return d
 
 

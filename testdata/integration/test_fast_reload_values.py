@@ -19,7 +19,7 @@ import dns.rdatatype
 import dns.rrset
 import pytest
 
-from conftest import (SLOW, ControlServer, Upstream, _finish,
+from conftest import (SLOW, FastReloadDaemon, Upstream, _finish,
                       ours_only)
 
 UB126 = os.environ.get("UNBOUND_126")
@@ -88,39 +88,14 @@ class ValuesUpstream(Upstream):
                     if n == name.lower()]
 
 
-class Daemon(ControlServer):
+class Daemon(FastReloadDaemon):
     """The daemon, with a control config of its own."""
 
-    def __init__(self, tmpdir, up):
-        super().__init__(tmpdir)
-        self.up = up
+    zones = ZONES
 
-    def kw(self):
-        return dict(threads=2, extra=self.rc_clause() +
-                    self.up.stub_zone(*ZONES))
-
-    @staticmethod
-    def body(more=""):
+    def body(self, more=""):
         return ("extended-statistics: yes\nqname-minimisation: no\n" +
                 LOCAL + more)
-
-    def configure(self, more=""):
-        self.write_config(self.body(more), **self.kw())
-
-    def ctl(self, *args):
-        """The client's stdout and stderr, as one text."""
-        r = super().ctl(*args)
-        return r.stdout + r.stderr
-
-    def fast_reload(self, more=""):
-        self.configure(more)
-        out = self.ctl("fast_reload")
-        assert out == "ok\n", out
-
-    def stat(self, name):
-        s = self.ctl("stats_noreset")
-        return int(re.search(r"^%s=(\d+)$" % re.escape(name), s,
-                             re.M).group(1))
 
 
 class Ub126Daemon(Daemon):
