@@ -678,6 +678,9 @@ static void check_urls(struct xfr_engine* e, struct xfr_src* s)
 	failed(e, s);
 }
 
+static int check_primary(struct xfr_engine* e, struct xfr_src* s,
+	struct xfr_primary* p, int probe, int* answered);
+
 /* One check of s: each primary's SOA in turn; a newer serial is
  * transferred from the primary that has it. When no primary answers
  * the probe, a transfer is tried from each (compat: unbound-1.17: as
@@ -685,80 +688,68 @@ static void check_urls(struct xfr_engine* e, struct xfr_src* s)
 static void check(struct xfr_engine* e, struct xfr_src* s)
 {
 	size_t i;
-	int answered = 0;
-	char err[256];
+	int answered = 0, probe;
 	if(s->nurl) {
 		check_urls(e, s);
 		return;
 	}
-	for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++) {
-		struct xfr_primary* p = &s->prim[i];
-		struct sockaddr_storage addrs[HOST_ADDRS];
-		socklen_t lens[HOST_ADDRS];
-		int j, n = 1;
-		if(p->host && (n = host_lookup(s, p, addrs, lens,
-			HOST_ADDRS)) == 0)
-			continue;
-		for(j = 0; j < n && !atomic_load(&e->stop); j++) {
-			uint32_t serial = 0;
-			enum xfr_net_result r;
-			enum outcome o;
-			if(p->host)
-				primary_at(e, p, &addrs[j], lens[j]);
-			r = xfr_net_probe(&p->probe, p->probe_len, s->zone,
-				s->zone_len, CLASS_IN, PROBE_MS, &serial,
-				&e->stop, err, sizeof(err));
-			if(r == XFR_NET_STOPPED)
+	/* the probing pass, then (none answered) the transferring one */
+	for(probe = 1; probe >= 0 && !answered; probe--)
+		for(i = 0; i < s->nprim && !atomic_load(&e->stop); i++)
+			if(check_primary(e, s, &s->prim[i], probe, &answered))
 				return;
+	failed(e, s);
+}
+
+/* One primary (each address of a host name in turn): its SOA first when
+ * probe is set (*answered set when it replies), then a transfer.
+ * 1: the check is over (renewed, a new version, or the engine stops). */
+static int check_primary(struct xfr_engine* e, struct xfr_src* s,
+	struct xfr_primary* p, int probe, int* answered)
+{
+	struct sockaddr_storage addrs[HOST_ADDRS];
+	socklen_t lens[HOST_ADDRS];
+	char err[256];
+	int j, n = 1;
+	if(p->host && (n = host_lookup(s, p, addrs, lens, HOST_ADDRS)) == 0)
+		return 0;
+	for(j = 0; j < n && !atomic_load(&e->stop); j++) {
+		enum outcome o;
+		if(p->host)
+			primary_at(e, p, &addrs[j], lens[j]);
+		if(probe) {
+			uint32_t serial = 0;
+			enum xfr_net_result r = xfr_net_probe(&p->probe,
+				p->probe_len, s->zone, s->zone_len, CLASS_IN,
+				PROBE_MS, &serial, &e->stop, err, sizeof(err));
+			if(r == XFR_NET_STOPPED)
+				return 1;
 			if(r != XFR_NET_OK) {
 				verbose(VERB_ALGO, "auth zone %s: probe of "
 					"%s: %s", s->zname, p->text, err);
 				continue;
 			}
-			answered = 1;
+			*answered = 1;
 			if(s->have && !xfr_serial_newer(serial,
 				s->soa.serial)) {
 				verbose(VERB_ALGO, "auth zone %s: %s has "
 					"serial %u, current", s->zname,
 					p->text, (unsigned)serial);
 				renewed(e, s);
-				return;
-			}
-			o = transfer(e, s, p);
-			if(o == GOT_STOPPED)
-				return;
-			if(o == GOT_NEW || o == GOT_SAME) {
-				renewed(e, s);
-				if(o == GOT_NEW)
-					have_new(e, s);
-				return;
+				return 1;
 			}
 		}
-	}
-	for(i = 0; !answered && i < s->nprim && !atomic_load(&e->stop); i++) {
-		struct xfr_primary* p = &s->prim[i];
-		struct sockaddr_storage addrs[HOST_ADDRS];
-		socklen_t lens[HOST_ADDRS];
-		int j, n = 1;
-		if(p->host && (n = host_lookup(s, p, addrs, lens,
-			HOST_ADDRS)) == 0)
-			continue;
-		for(j = 0; j < n && !atomic_load(&e->stop); j++) {
-			enum outcome o;
-			if(p->host)
-				primary_at(e, p, &addrs[j], lens[j]);
-			o = transfer(e, s, p);
-			if(o == GOT_STOPPED)
-				return;
-			if(o == GOT_NEW || o == GOT_SAME) {
-				renewed(e, s);
-				if(o == GOT_NEW)
-					have_new(e, s);
-				return;
-			}
+		o = transfer(e, s, p);
+		if(o == GOT_STOPPED)
+			return 1;
+		if(o == GOT_NEW || o == GOT_SAME) {
+			renewed(e, s);
+			if(o == GOT_NEW)
+				have_new(e, s);
+			return 1;
 		}
 	}
-	failed(e, s);
+	return 0;
 }
 
 /* Every primary (or url) failed: retry; past expire the zone goes. */
