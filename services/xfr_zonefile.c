@@ -10,6 +10,7 @@
 #include "services/xfr_zonefile.h"
 #include "util/dname.h"
 #include "util/log.h"
+#include "util/wire_int.h"
 #include <errno.h>
 #include <arpa/inet.h>
 #include <ldns/ldns.h>
@@ -115,29 +116,31 @@ static int write_rr_fast(FILE* out, const struct xfr_rr* r)
 		tn, rd) > 0;
 }
 
-/* One RR as text on out. 0 on an error. */
-static int write_rr(FILE* out, const struct xfr_rr* r)
+ldns_rr* xfr_rr_to_ldns(const struct xfr_rr* r)
 {
 	uint8_t buf[256 + 10 + 65535];
 	size_t n = r->owner_len, pos = 0;
 	ldns_rr* lr = NULL;
-	int ok = write_rr_fast(out, r);
-	if(ok >= 0)
-		return ok;
 	memcpy(buf, r->owner, n);
-	buf[n] = (uint8_t)(r->type >> 8);
-	buf[n+1] = (uint8_t)r->type;
-	buf[n+2] = (uint8_t)(r->rclass >> 8);
-	buf[n+3] = (uint8_t)r->rclass;
-	buf[n+4] = (uint8_t)(r->ttl >> 24);
-	buf[n+5] = (uint8_t)(r->ttl >> 16);
-	buf[n+6] = (uint8_t)(r->ttl >> 8);
-	buf[n+7] = (uint8_t)r->ttl;
-	buf[n+8] = (uint8_t)(r->rdlen >> 8);
-	buf[n+9] = (uint8_t)r->rdlen;
+	wire_wr16(buf + n, r->type);
+	wire_wr16(buf + n + 2, r->rclass);
+	wire_wr32(buf + n + 4, r->ttl);
+	wire_wr16(buf + n + 8, r->rdlen);
 	memcpy(buf + n + 10, r->rdata, r->rdlen);
 	if(ldns_wire2rr(&lr, buf, n + 10 + r->rdlen, &pos,
 		LDNS_SECTION_ANSWER) != LDNS_STATUS_OK)
+		return NULL;
+	return lr;
+}
+
+/* One RR as text on out. 0 on an error. */
+static int write_rr(FILE* out, const struct xfr_rr* r)
+{
+	ldns_rr* lr;
+	int ok = write_rr_fast(out, r);
+	if(ok >= 0)
+		return ok;
+	if(!(lr = xfr_rr_to_ldns(r)))
 		return 0;
 	ldns_rr_print(out, lr);
 	ok = !ferror(out);

@@ -10,4 +10,9 @@
 int xfr_zonefile_write(const char* path, const uint8_t* zone,
 	const struct xfr_rrs* content);
 
+/* r as an ldns RR (the writer's path for the types it does not print
+ * itself); NULL when ldns refuses it. The caller frees it. */
+struct ldns_struct_rr;
+struct ldns_struct_rr* xfr_rr_to_ldns(const struct xfr_rr* r);
+
 #endif

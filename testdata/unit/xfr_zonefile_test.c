@@ -52,24 +52,9 @@ static void add_name(struct xfr_rrs* l, const char* owner, uint16_t type,
 /* What ldns prints for r: the text the file had before this writer. */
 static char* ldns_text(const struct xfr_rr* r)
 {
-	uint8_t buf[256 + 10 + 65535];
-	size_t n = r->owner_len, pos = 0;
-	ldns_rr* lr = NULL;
+	ldns_rr* lr = xfr_rr_to_ldns(r);
 	char* s;
-	memcpy(buf, r->owner, n);
-	buf[n] = (uint8_t)(r->type >> 8);
-	buf[n+1] = (uint8_t)r->type;
-	buf[n+2] = (uint8_t)(r->rclass >> 8);
-	buf[n+3] = (uint8_t)r->rclass;
-	buf[n+4] = (uint8_t)(r->ttl >> 24);
-	buf[n+5] = (uint8_t)(r->ttl >> 16);
-	buf[n+6] = (uint8_t)(r->ttl >> 8);
-	buf[n+7] = (uint8_t)r->ttl;
-	buf[n+8] = (uint8_t)(r->rdlen >> 8);
-	buf[n+9] = (uint8_t)r->rdlen;
-	memcpy(buf + n + 10, r->rdata, r->rdlen);
-	assert_int_equal(ldns_wire2rr(&lr, buf, n + 10 + r->rdlen, &pos,
-		LDNS_SECTION_ANSWER), LDNS_STATUS_OK);
+	assert_non_null(lr);
 	s = ldns_rr2str(lr);
 	ldns_rr_free(lr);
 	return s;
